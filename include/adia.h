@@ -1,0 +1,233 @@
+/*
+ * adia.h -- the one public header of adia, sparse kernels for diagonal
+ * sparse matrices (stencils, banded, finite-element, structured sparse).
+ *
+ * Conventions
+ *  - Every function that can fail returns adia_status (0 = success,
+ *    negative = error); adia_last_error() then holds a thread-local message
+ *    saying what went wrong and where.  The library never exits or aborts.
+ *  - Row and column indices are 32-bit, counts of nonzeros 64-bit.
+ *  - Values are double or float (adia_value_type, a run-time enum).  The
+ *    master matrix (adia_matrix) always holds doubles; a storage format
+ *    (adia_format) is built from it in either precision.
+ *  - Handles are opaque and carry a magic word, so a freed or foreign
+ *    handle is reported as ADIA_ERR_INVALID_HANDLE instead of crashing.
+ *  - Section markers ("== module ==") say which source folder implements
+ *    the declarations below them.
+ */
+#ifndef ADIA_H
+#define ADIA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ADIA_VERSION_MAJOR 0
+#define ADIA_VERSION_MINOR 1
+#define ADIA_VERSION_PATCH 0
+#define ADIA_VERSION_STRING "0.1.0"
+
+/* ====================================================== errors (src/core) */
+
+typedef enum adia_status {
+    ADIA_OK = 0,
+    ADIA_ERR_INVALID_ARG = -1,     /* NULL pointer, bad parameter value      */
+    ADIA_ERR_NO_MEMORY = -2,       /* host or device allocation failed       */
+    ADIA_ERR_OVERFLOW = -3,        /* a size computation would overflow      */
+    ADIA_ERR_IO = -4,              /* cannot open / read / write a file      */
+    ADIA_ERR_PARSE = -5,           /* malformed input file                   */
+    ADIA_ERR_UNSUPPORTED = -6,     /* feature or format slot not available   */
+    ADIA_ERR_DIMENSION = -7,       /* shapes do not agree                    */
+    ADIA_ERR_INVALID_HANDLE = -8,  /* NULL, freed or uninitialised handle    */
+    ADIA_ERR_INVALID_MATRIX = -9,  /* CSR/COO arrays violate invariants      */
+    ADIA_ERR_NO_DEVICE = -10,      /* no CUDA device / built without CUDA    */
+    ADIA_ERR_CUDA = -11,           /* CUDA runtime or driver error           */
+    ADIA_ERR_CUSPARSE = -12,       /* cuSPARSE error                         */
+    ADIA_ERR_NVRTC = -13,          /* run-time compilation failed            */
+    ADIA_ERR_INTERNAL = -14        /* a bug in adia: please report           */
+} adia_status;
+
+/* Short fixed text for a status code ("out of memory", ...). */
+const char *adia_status_string(adia_status s);
+/* Thread-local message of the last error raised on this thread: what went
+ * wrong and where (file, line, value).  Never NULL; "" when none. */
+const char *adia_last_error(void);
+/* Forget the last error of this thread. */
+void adia_clear_error(void);
+
+/* ======================================================= types (src/core) */
+
+typedef enum adia_value_type { ADIA_DOUBLE = 0, ADIA_FLOAT = 1 } adia_value_type;
+
+/* Size in bytes of one value of type t (8 or 4). */
+size_t adia_value_size(adia_value_type t);
+const char *adia_value_type_name(adia_value_type t);
+
+/* A read-only view of CSR arrays (row pointers 64-bit, columns 32-bit). */
+typedef struct adia_csr_view {
+    int32_t rows, cols;
+    int64_t nnz;
+    const int64_t *rowptr;   /* rows + 1 entries, rowptr[0] = 0           */
+    const int32_t *colind;   /* nnz entries, sorted and unique in each row */
+    const double *values;    /* nnz entries                                */
+} adia_csr_view;
+
+/* ====================================================== matrix (src/core) */
+
+/* The master matrix: CSR with double values, validated (columns sorted and
+ * unique within each row, all indices in range).  Rectangular allowed. */
+typedef struct adia_matrix adia_matrix;
+
+/* Copy CSR arrays into a new matrix.  values may be double or float (vt).
+ * The arrays must be valid CSR: rowptr monotone, columns in range; columns
+ * may be unsorted and duplicated -- they are sorted and duplicates summed. */
+adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
+                                   const int64_t *rowptr, const int32_t *colind,
+                                   const void *values, adia_value_type vt,
+                                   adia_matrix **out);
+/* Copy COO triplets (0-based) into a new matrix; duplicates are summed (as
+ * Matrix Market specifies), order does not matter. values may be NULL
+ * (pattern: every value 1). */
+adia_status adia_matrix_create_coo(int32_t rows, int32_t cols, int64_t nnz,
+                                   const int32_t *row, const int32_t *col,
+                                   const void *values, adia_value_type vt,
+                                   adia_matrix **out);
+void adia_matrix_destroy(adia_matrix *A);          /* NULL is fine */
+adia_status adia_matrix_copy(const adia_matrix *A, adia_matrix **out);
+adia_status adia_matrix_transpose(const adia_matrix *A, adia_matrix **out);
+/* Export as COO triplets (0-based, row-major order); arrays allocated with
+ * malloc, freed by the caller with free(). */
+adia_status adia_matrix_to_coo(const adia_matrix *A, int32_t **row,
+                               int32_t **col, double **values);
+/* The CSR arrays of A, valid as long as A lives. */
+adia_status adia_matrix_csr(const adia_matrix *A, adia_csr_view *view);
+int32_t adia_matrix_rows(const adia_matrix *A);
+int32_t adia_matrix_cols(const adia_matrix *A);
+int64_t adia_matrix_nnz(const adia_matrix *A);
+/* A short name (file name without folder and suffix, or generator spec). */
+const char *adia_matrix_name(const adia_matrix *A);
+adia_status adia_matrix_set_name(adia_matrix *A, const char *name);
+/* Exact equality of structure and values (bitwise for values). */
+int adia_matrix_equal(const adia_matrix *A, const adia_matrix *B);
+
+/* Reference SpMV with OpenMP: y = alpha*A*x + beta*y, in double.
+ * beta == 0 overwrites y (NaN/Inf in y are not propagated). */
+adia_status adia_matrix_spmv(const adia_matrix *A, double alpha,
+                             const double *x, double beta, double *y);
+
+/* ============================================= Matrix Market I/O (src/io) */
+
+/* Read a Matrix Market file (coordinate real/integer/pattern, general/
+ * symmetric/skew-symmetric, or array real/integer general/symmetric/
+ * skew-symmetric), gzip-compressed if the name ends in .gz.  Symmetric
+ * storage is expanded.  Complex files are refused with ADIA_ERR_UNSUPPORTED
+ * ("complex matrices are not supported").  Errors name file, line, value. */
+adia_status adia_matrix_read_mtx(const char *path, adia_matrix **out);
+/* Parse Matrix Market text held in memory (name is used in messages). */
+adia_status adia_matrix_parse_mtx(const char *text, size_t len,
+                                  const char *name, adia_matrix **out);
+/* Write coordinate real general (17 significant digits: exact round trip);
+ * gzip-compressed if the name ends in .gz. */
+adia_status adia_matrix_write_mtx(const adia_matrix *A, const char *path);
+/* Binary format (see docs/binary-format.md): header + raw CSR arrays,
+ * loads at disk speed. */
+adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path);
+adia_status adia_matrix_read_bin(const char *path, adia_matrix **out);
+/* Either of the two, chosen by content (binary magic) -- what the CLI uses. */
+adia_status adia_matrix_load(const char *path, adia_matrix **out);
+
+/* ==================================================== generators (src/gen) */
+
+/* Build a matrix from a generator spec, deterministic for a given seed:
+ *   lap2d5:NX[xNY]      2D 5-point Laplacian        lap2d9:NX[xNY]
+ *   lap3d7:N[xNYxNZ]    3D 7-point                  lap3d27:N[xNYxNZ]
+ *   band:N,BW           banded, offsets -BW..BW (2*BW+1 diagonals)
+ *   type2:N             two coupled 2D fields: near stencil + offsets +-N/2
+ *   type3:N,K,FILL      K diagonals broken into long zero sections so that
+ *                       the DIA fill is about FILL, plus scatter points
+ *   randdiag:N,K,SPREAD K random diagonals with |offset| <= SPREAD
+ * optional ",seed=S" at the end of any spec.  Sizes up to 1e8 nonzeros. */
+adia_status adia_matrix_generate(const char *spec, adia_matrix **out);
+/* One line per generator kind, for --help texts. */
+const char *adia_generator_help(void);
+
+/* ======================================================= formats (src/formats) */
+
+/* Parameters of every format; a value <= 0 means "the format's default".
+ * Parsed from "key=value,key=value" by adia_format_params_parse. */
+typedef struct adia_format_params {
+    int32_t block_rows;      /* B: row block / threads per block (BRCSD, DIA)  */
+    int32_t eta;             /* BRCSD-I: minimum distance of piece points      */
+    int32_t hack;            /* HDI: rows per hack                             */
+    int32_t segment;         /* CRSD: rows per segment (2, 4, 8)               */
+    int32_t ell_width;       /* ELL: fixed width (<=0: longest row)            */
+    int32_t sell_c;          /* SELL-C-sigma: slice height C                   */
+    int32_t sell_sigma;      /* SELL-C-sigma: sorting window sigma             */
+    int32_t bcsr_r, bcsr_c;  /* BCSR block size r x c                          */
+    int32_t row_group;       /* row-grouped CSR: rows per group                */
+    int32_t strip;           /* CMRS: strip height                             */
+    int32_t qt_size;         /* quad-tree CSR: leaf (density) size             */
+    int32_t streams;         /* streamed CSR/BCSR: number of streams           */
+    int32_t pad;             /* padded CSR / BCSR-16: row padding multiple     */
+} adia_format_params;
+
+/* Fill p with "use the default" everywhere. */
+void adia_format_params_default(adia_format_params *p);
+/* Parse "B=256,eta=256,C=32,sigma=256,r=2,c=2,..." into p (keys: B eta hack
+ * seg width C sigma r c group strip qt streams pad). */
+adia_status adia_format_params_parse(adia_format_params *p, const char *text);
+
+/* A matrix stored in one format, in one precision, maybe also on a GPU. */
+typedef struct adia_format adia_format;
+
+/* Number of registered formats and their stable command-line names
+ * ("csr", "coo", ..., "dia", "hdi", "brcsd1", "brcsd2", "crsd"). */
+int adia_format_count(void);
+const char *adia_format_name_at(int i);
+/* Is this name registered? */
+int adia_format_exists(const char *name);
+
+adia_status adia_format_build(const adia_matrix *A, const char *name,
+                              const adia_format_params *p, adia_value_type vt,
+                              adia_format **out);
+void adia_format_destroy(adia_format *F);        /* NULL is fine; frees GPU copy too */
+const char *adia_format_name(const adia_format *F);
+adia_value_type adia_format_value_type(const adia_format *F);
+int32_t adia_format_rows(const adia_format *F);
+int32_t adia_format_cols(const adia_format *F);
+/* Back to the master form; exact (values converted back from float if the
+ * format is single precision). */
+adia_status adia_format_to_matrix(const adia_format *F, adia_matrix **out);
+/* Stored explicit zeros beyond the matrix's nonzeros (padding). */
+int64_t adia_format_padded_zeros(const adia_format *F);
+/* Bytes one SpMV moves through memory: every stored array read once, x read
+ * once, y read (if beta != 0) and written once. */
+int64_t adia_format_bytes(const adia_format *F);
+/* Bytes the format's arrays occupy. */
+int64_t adia_format_storage_bytes(const adia_format *F);
+/* CPU SpMV with OpenMP: y = alpha*A*x + beta*y; x, y of the format's value
+ * type (double* or float*). */
+adia_status adia_format_spmv(const adia_format *F, double alpha, const void *x,
+                             double beta, void *y);
+
+/* ================================================== GPU (src/cuda) */
+
+/* Number of usable CUDA devices; 0 (and ADIA_OK) when built without CUDA or
+ * when no device/driver is present. */
+adia_status adia_gpu_device_count(int *count);
+/* Copy the format to the current device (once; repeated calls are no-ops). */
+adia_status adia_format_upload(adia_format *F);
+/* y = alpha*A*x + beta*y on the device; d_x, d_y device pointers of the
+ * format's value type; stream is a cudaStream_t (NULL: default stream).
+ * Uploads first if needed. */
+adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
+                                 double beta, void *d_y, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ADIA_H */

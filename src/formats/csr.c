@@ -1,0 +1,82 @@
+/* csr.c -- the "csr" format: CSR arrays in double or float.  The simplest
+ * module, and the model for the others' operations tables. */
+#include "internal.h"
+
+#define VALUE double
+#define FN(name) name##_d
+#include "csr_kernel.inc"
+#define VALUE float
+#define FN(name) name##_f
+#include "csr_kernel.inc"
+
+static adia_status csr_build(const adia_csr *A, const adia_format_params *p,
+                             adia_value_type vt, void **impl)
+{
+    (void)p;
+    adia_csr *c = adia_alloc(1, sizeof *c, "csr format");
+    if (!c) return ADIA_ERR_NO_MEMORY;
+    adia_status s = adia_csr_copy(A, vt, c);
+    if (s != ADIA_OK) {
+        free(c);
+        return s;
+    }
+    *impl = c;
+    return ADIA_OK;
+}
+
+static adia_status csr_to_csr(const void *impl, adia_csr *out)
+{
+    return adia_csr_copy(impl, ADIA_DOUBLE, out);
+}
+
+static adia_status csr_check(const void *impl) { return adia_csr_check(impl); }
+
+static void csr_destroy(void *impl)
+{
+    adia_csr_free(impl);
+    free(impl);
+}
+
+static int64_t csr_padded_zeros(const void *impl)
+{
+    (void)impl;
+    return 0;
+}
+
+static int64_t csr_storage_bytes(const void *impl)
+{
+    const adia_csr *A = impl;
+    return ((int64_t)A->rows + 1) * 8 +
+           A->nnz * (4 + (int64_t)adia_value_size(A->vtype));
+}
+
+static int64_t csr_spmv_bytes(const void *impl)
+{
+    const adia_csr *A = impl;
+    return csr_storage_bytes(impl) + adia_vector_bytes(A->rows, A->cols, A->vtype);
+}
+
+static adia_status csr_spmv(const void *impl, double alpha, const void *x,
+                            double beta, void *y)
+{
+    const adia_csr *A = impl;
+    if (A->vtype == ADIA_DOUBLE)
+        csr_spmv_d(A, alpha, x, beta, y);
+    else
+        csr_spmv_f(A, alpha, x, beta, y);
+    return ADIA_OK;
+}
+
+const adia_format_ops adia_format_csr = {
+    .name = "csr",
+    .family = "row",
+    .description = "compressed sparse rows (64-bit row pointers)",
+    .build = csr_build,
+    .to_csr = csr_to_csr,
+    .check = csr_check,
+    .destroy = csr_destroy,
+    .padded_zeros = csr_padded_zeros,
+    .storage_bytes = csr_storage_bytes,
+    .spmv_bytes = csr_spmv_bytes,
+    .spmv = csr_spmv,
+};

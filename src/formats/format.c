@@ -1,0 +1,180 @@
+/* format.c -- the public adia_format_* wrappers: handle checks, the
+ * operations table dispatch, parameter parsing. */
+#include "internal.h"
+
+#include <errno.h>
+#include <inttypes.h>
+
+static adia_status check_format(const adia_format *F, const char *func)
+{
+    if (!F) return adia_error(ADIA_ERR_INVALID_HANDLE, "%s: format is NULL", func);
+    if (F->magic != ADIA_MAGIC_FORMAT)
+        return adia_error(ADIA_ERR_INVALID_HANDLE,
+                          "%s: not a live format handle (freed or uninitialised)", func);
+    return ADIA_OK;
+}
+
+static adia_status unsupported(const adia_format *F, const char *what)
+{
+    return adia_error(ADIA_ERR_UNSUPPORTED, "format %s does not support %s",
+                      F->ops->name, what);
+}
+
+void adia_format_params_default(adia_format_params *p)
+{
+    if (p) memset(p, 0, sizeof *p);
+}
+
+/* key=value names, in the order of the struct's fields. */
+static int32_t *param_field(adia_format_params *p, const char *key, size_t len)
+{
+    static const char *const keys[] = {"B",  "eta", "hack",  "seg", "width",
+                                       "C",  "sigma", "r",   "c",   "group",
+                                       "strip", "qt", "streams", "pad"};
+    int32_t *fields[] = {&p->block_rows, &p->eta,    &p->hack,  &p->segment,
+                         &p->ell_width,  &p->sell_c, &p->sell_sigma,
+                         &p->bcsr_r,     &p->bcsr_c, &p->row_group,
+                         &p->strip,      &p->qt_size, &p->streams, &p->pad};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strlen(keys[i]) == len && !strncmp(keys[i], key, len)) return fields[i];
+    return NULL;
+}
+
+adia_status adia_format_params_parse(adia_format_params *p, const char *text)
+{
+    if (!p || !text) return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: NULL argument");
+    const char *s = text;
+    while (*s) {
+        const char *eq = strchr(s, '=');
+        const char *end = strchr(s, ',');
+        if (!end) end = s + strlen(s);
+        if (!eq || eq > end)
+            return adia_error(ADIA_ERR_INVALID_ARG,
+                              "format parameters: expected key=value at '%.*s'",
+                              (int)(end - s), s);
+        int32_t *field = param_field(p, s, (size_t)(eq - s));
+        if (!field)
+            return adia_error(ADIA_ERR_INVALID_ARG,
+                              "format parameters: unknown key '%.*s' (known: B eta "
+                              "hack seg width C sigma r c group strip qt streams pad)",
+                              (int)(eq - s), s);
+        char *stop;
+        errno = 0;
+        long v = strtol(eq + 1, &stop, 10);
+        if (stop != end || stop == eq + 1 || errno || v <= 0 || v > INT32_MAX)
+            return adia_error(ADIA_ERR_INVALID_ARG,
+                              "format parameters: '%.*s' needs a positive integer",
+                              (int)(end - s), s);
+        *field = (int32_t)v;
+        s = *end ? end + 1 : end;
+    }
+    return ADIA_OK;
+}
+
+adia_status adia_format_build(const adia_matrix *A, const char *name,
+                              const adia_format_params *p, adia_value_type vt,
+                              adia_format **out)
+{
+    ADIA_TRY(adia_matrix_check_handle(A, "adia_format_build"));
+    if (!name || !out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_build: NULL argument");
+    *out = NULL;
+    if (vt != ADIA_DOUBLE && vt != ADIA_FLOAT)
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_build: bad value type %d", (int)vt);
+    const adia_format_ops *ops = adia_format_ops_find(name);
+    if (!ops) return adia_error(ADIA_ERR_INVALID_ARG, "unknown format '%s'", name);
+    adia_format *F = adia_calloc(1, sizeof *F, "format handle");
+    if (!F) return ADIA_ERR_NO_MEMORY;
+    F->magic = ADIA_MAGIC_FORMAT;
+    F->ops = ops;
+    F->vtype = vt;
+    F->rows = A->csr.rows;
+    F->cols = A->csr.cols;
+    F->nnz = A->csr.nnz;
+    if (p) F->params = *p;
+    adia_status s = ops->build(&A->csr, &F->params, vt, &F->impl);
+    if (s != ADIA_OK) {
+        F->magic = ADIA_MAGIC_DEAD;
+        free(F);
+        return s;
+    }
+    *out = F;
+    return ADIA_OK;
+}
+
+void adia_format_destroy(adia_format *F)
+{
+    if (!F || F->magic != ADIA_MAGIC_FORMAT) return;
+    if (F->gpu && F->dev) F->gpu->destroy(F->dev);
+    if (F->impl) F->ops->destroy(F->impl);
+    F->magic = ADIA_MAGIC_DEAD;
+    free(F);
+}
+
+const char *adia_format_name(const adia_format *F)
+{
+    return check_format(F, "adia_format_name") == ADIA_OK ? F->ops->name : "";
+}
+adia_value_type adia_format_value_type(const adia_format *F) { return F ? F->vtype : ADIA_DOUBLE; }
+int32_t adia_format_rows(const adia_format *F) { return F ? F->rows : 0; }
+int32_t adia_format_cols(const adia_format *F) { return F ? F->cols : 0; }
+
+adia_status adia_format_to_matrix(const adia_format *F, adia_matrix **out)
+{
+    ADIA_TRY(check_format(F, "adia_format_to_matrix"));
+    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_to_matrix: out is NULL");
+    if (!F->ops->to_csr) return unsupported(F, "conversion back to CSR");
+    adia_csr c;
+    ADIA_TRY(F->ops->to_csr(F->impl, &c));
+    return adia_matrix_wrap(&c, out);
+}
+
+int64_t adia_format_padded_zeros(const adia_format *F)
+{
+    if (check_format(F, "adia_format_padded_zeros") != ADIA_OK || !F->ops->padded_zeros) return -1;
+    return F->ops->padded_zeros(F->impl);
+}
+
+int64_t adia_format_bytes(const adia_format *F)
+{
+    if (check_format(F, "adia_format_bytes") != ADIA_OK || !F->ops->spmv_bytes) return -1;
+    return F->ops->spmv_bytes(F->impl);
+}
+
+int64_t adia_format_storage_bytes(const adia_format *F)
+{
+    if (check_format(F, "adia_format_storage_bytes") != ADIA_OK || !F->ops->storage_bytes) return -1;
+    return F->ops->storage_bytes(F->impl);
+}
+
+adia_status adia_format_spmv(const adia_format *F, double alpha, const void *x,
+                             double beta, void *y)
+{
+    ADIA_TRY(check_format(F, "adia_format_spmv"));
+    if ((!x && F->cols > 0) || (!y && F->rows > 0))
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_spmv: x or y is NULL");
+    if (!F->ops->spmv) return unsupported(F, "CPU SpMV");
+    return F->ops->spmv(F->impl, alpha, x, beta, y);
+}
+
+adia_status adia_format_upload(adia_format *F)
+{
+    ADIA_TRY(check_format(F, "adia_format_upload"));
+    if (F->dev) return ADIA_OK;
+    int n = 0;
+    ADIA_TRY(adia_gpu_device_count(&n));
+    if (n == 0) return adia_error(ADIA_ERR_NO_DEVICE, "adia_format_upload: no CUDA device");
+    const adia_gpu_ops *g = adia_gpu_ops_find(F->ops->name);
+    if (!g) return unsupported(F, "the GPU");
+    ADIA_TRY(g->upload(F->impl, F->vtype, &F->dev));
+    F->gpu = g;
+    return ADIA_OK;
+}
+
+adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
+                                 double beta, void *d_y, void *stream)
+{
+    ADIA_TRY(adia_format_upload(F));
+    if ((!d_x && F->cols > 0) || (!d_y && F->rows > 0))
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_spmv_gpu: x or y is NULL");
+    return F->gpu->spmv(F->dev, alpha, d_x, beta, d_y, stream);
+}

@@ -1,0 +1,120 @@
+/* test_core.c -- master matrix: creation, duplicates, validation, transpose,
+ * reference SpMV, error reporting, the "csr" format and format registry. */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+static void test_coo_duplicates_sorted(void)
+{
+    /* unsorted triplets with a duplicate (1,2) summed */
+    int32_t r[] = {1, 0, 1, 2, 1};
+    int32_t c[] = {2, 0, 0, 3, 2};
+    double v[] = {1.5, 2.0, 3.0, 4.0, 0.25};
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_matrix_create_coo(3, 4, 5, r, c, v, ADIA_DOUBLE, &A));
+    adia_csr_view cv;
+    CHECK_OK(adia_matrix_csr(A, &cv));
+    CHECK(cv.nnz == 4, "nnz %lld", (long long)cv.nnz);
+    int64_t rp[] = {0, 1, 3, 4};
+    int32_t ci[] = {0, 0, 2, 3};
+    double vv[] = {2.0, 3.0, 1.75, 4.0};
+    CHECK(!memcmp(cv.rowptr, rp, sizeof rp), "rowptr");
+    CHECK(!memcmp(cv.colind, ci, sizeof ci), "colind");
+    CHECK(!memcmp(cv.values, vv, sizeof vv), "values");
+    adia_matrix_destroy(A);
+}
+
+static void test_bad_input(void)
+{
+    adia_matrix *A = NULL;
+    int32_t r[] = {0, 5}, c[] = {0, 0};
+    double v[] = {1, 2};
+    CHECK_ERR(adia_matrix_create_coo(3, 3, 2, r, c, v, ADIA_DOUBLE, &A),
+              ADIA_ERR_INVALID_MATRIX, "entry 1 (5, 0)");
+    CHECK(A == NULL, "no matrix on error");
+    CHECK_ERR(adia_matrix_create_coo(-1, 3, 0, r, c, v, ADIA_DOUBLE, &A),
+              ADIA_ERR_INVALID_ARG, "negative size");
+    int64_t rp[] = {0, 2, 1};
+    int32_t ci[] = {0, 1};
+    CHECK_ERR(adia_matrix_create_csr(2, 2, 1, rp, ci, v, ADIA_DOUBLE, &A),
+              ADIA_ERR_INVALID_MATRIX, "rowptr");
+    CHECK_ERR(adia_matrix_spmv(NULL, 1, v, 0, v), ADIA_ERR_INVALID_HANDLE, "NULL");
+    CHECK(strlen(adia_status_string(ADIA_ERR_NO_MEMORY)) > 0, "status string");
+    adia_clear_error();
+    CHECK(adia_last_error()[0] == 0, "cleared");
+}
+
+static void test_transpose_and_spmv(void)
+{
+    for (int t = 0; t < 4; t++) {
+        int32_t m = 1 + t * 37, n = 3 + t * 53;
+        adia_matrix *A = test_random_matrix(t, m, n, 0.1), *T = NULL, *TT = NULL;
+        CHECK(A != NULL, "random matrix");
+        CHECK_OK(adia_matrix_transpose(A, &T));
+        CHECK_OK(adia_matrix_transpose(T, &TT));
+        CHECK(adia_matrix_rows(T) == n && adia_matrix_cols(T) == m, "transpose shape");
+        CHECK(adia_matrix_equal(A, TT), "A^T^T == A");
+        /* y = A x against a dense computation */
+        double *dense = calloc((size_t)m * n, sizeof *dense);
+        adia_csr_view cv;
+        adia_matrix_csr(A, &cv);
+        for (int32_t i = 0; i < m; i++)
+            for (int64_t k = cv.rowptr[i]; k < cv.rowptr[i + 1]; k++)
+                dense[(int64_t)i * n + cv.colind[k]] = cv.values[k];
+        double *x = malloc(n * sizeof *x), *y = malloc(m * sizeof *y), *ref = malloc(m * sizeof *ref);
+        uint64_t st = 5 + t;
+        test_rand_vector(&st, x, n);
+        test_rand_vector(&st, y, m);
+        for (int32_t i = 0; i < m; i++) {
+            double s = 0;
+            for (int32_t j = 0; j < n; j++) s += dense[(int64_t)i * n + j] * x[j];
+            ref[i] = 2.0 * s - 0.5 * y[i];
+        }
+        CHECK_OK(adia_matrix_spmv(A, 2.0, x, -0.5, y));
+        CHECK(test_rel_err(y, ref, m) < 1e-14, "spmv error %g", test_rel_err(y, ref, m));
+        free(dense); free(x); free(y); free(ref);
+        adia_matrix_destroy(A);
+        adia_matrix_destroy(T);
+        adia_matrix_destroy(TT);
+    }
+}
+
+static void test_csr_format(void)
+{
+    adia_matrix *A = test_random_matrix(9, 101, 77, 0.05), *B = NULL;
+    for (int vt = 0; vt < 2; vt++) {
+        adia_format *F = NULL;
+        CHECK_OK(adia_format_build(A, "csr", NULL, (adia_value_type)vt, &F));
+        CHECK(adia_format_padded_zeros(F) == 0, "no padding");
+        CHECK(adia_format_bytes(F) > adia_format_storage_bytes(F), "bytes include vectors");
+        double e = test_format_spmv_error(F, A, 3, 1.5, 0.5);
+        CHECK(e < (vt ? 1e-6 : 1e-14), "csr %s spmv err %g", vt ? "float" : "double", e);
+        if (vt == 0) {
+            CHECK_OK(adia_format_to_matrix(F, &B));
+            CHECK(adia_matrix_equal(A, B), "csr round trip");
+            adia_matrix_destroy(B);
+        }
+        adia_format_destroy(F);
+    }
+    adia_format *F = NULL;
+    CHECK_ERR(adia_format_build(A, "nosuch", NULL, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG, "nosuch");
+    adia_format_params p;
+    adia_format_params_default(&p);
+    CHECK_OK(adia_format_params_parse(&p, "B=128,C=32,sigma=256"));
+    CHECK(p.block_rows == 128 && p.sell_c == 32 && p.sell_sigma == 256, "params parsed");
+    CHECK_ERR(adia_format_params_parse(&p, "C=0"), ADIA_ERR_INVALID_ARG, "C=0");
+    CHECK_ERR(adia_format_params_parse(&p, "bogus=3"), ADIA_ERR_INVALID_ARG, "bogus");
+    CHECK(adia_format_exists("csr") && !adia_format_exists("xyz"), "registry");
+    adia_matrix_destroy(A);
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    test_coo_duplicates_sorted();
+    test_bad_input();
+    test_transpose_and_spmv();
+    test_csr_format();
+    return TEST_END();
+}

@@ -1,0 +1,148 @@
+/* testutil.c -- see testutil.h */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int test_passed, test_failed;
+
+int test_end(const char *file)
+{
+    const char *base = strrchr(file, '/');
+    printf("%s: %d passed, %d failed\n", base ? base + 1 : file, test_passed,
+           test_failed);
+    return test_failed ? 1 : 0;
+}
+
+int test_contains(const char *haystack, const char *needle)
+{
+    return haystack && needle && strstr(haystack, needle) != NULL;
+}
+
+double test_rand(uint64_t *state)
+{
+    uint64_t x = *state ? *state : 0x9e3779b97f4a7c15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *state = x;
+    return (double)((x * 0x2545f4914f6cdd1dull) >> 11) / 4503599627370496.0 - 1.0;
+}
+
+void test_rand_vector(uint64_t *state, double *v, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) v[i] = test_rand(state);
+}
+
+double test_rel_err(const double *a, const double *b, int64_t n)
+{
+    double num = 0, den = 1e-300;
+    for (int64_t i = 0; i < n; i++) {
+        if (isnan(a[i]) != isnan(b[i])) return NAN;
+        if (isnan(b[i])) continue;
+        double d = fabs(a[i] - b[i]);
+        if (d > num) num = d;
+        if (fabs(b[i]) > den) den = fabs(b[i]);
+    }
+    return num / den;
+}
+
+adia_matrix *test_random_matrix(uint64_t seed, int32_t rows, int32_t cols,
+                                double density)
+{
+    uint64_t st = seed * 2654435761u + 1;
+    int64_t cap = (int64_t)(density * rows * cols) + 1;
+    int32_t *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c);
+    double *v = malloc(cap * sizeof *v);
+    int64_t n = 0;
+    for (int64_t k = 0; k < cap && rows > 0 && cols > 0; k++) {
+        int32_t i = (int32_t)((test_rand(&st) + 1) / 2 * rows);
+        if (i % 7 == 3) continue; /* some empty rows */
+        r[n] = i < rows ? i : rows - 1;
+        int32_t j = (int32_t)((test_rand(&st) + 1) / 2 * cols);
+        c[n] = j < cols ? j : cols - 1;
+        v[n] = test_rand(&st);
+        n++;
+    }
+    adia_matrix *A = NULL;
+    if (adia_matrix_create_coo(rows, cols, n, r, c, v, ADIA_DOUBLE, &A) != ADIA_OK)
+        fprintf(stderr, "test_random_matrix: %s\n", adia_last_error());
+    free(r);
+    free(c);
+    free(v);
+    return A;
+}
+
+adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a)
+{
+    int64_t cap = (int64_t)rows * cols + 1;
+    int32_t *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c);
+    double *v = malloc(cap * sizeof *v);
+    int64_t n = 0;
+    for (int32_t i = 0; i < rows; i++)
+        for (int32_t j = 0; j < cols; j++)
+            if (a[(int64_t)i * cols + j] != 0) {
+                r[n] = i;
+                c[n] = j;
+                v[n++] = a[(int64_t)i * cols + j];
+            }
+    adia_matrix *A = NULL;
+    if (adia_matrix_create_coo(rows, cols, n, r, c, v, ADIA_DOUBLE, &A) != ADIA_OK)
+        fprintf(stderr, "test_dense_matrix: %s\n", adia_last_error());
+    free(r);
+    free(c);
+    free(v);
+    return A;
+}
+
+const char *test_shared_dir(void)
+{
+    static const char *dir = "../shared/matrices";
+    struct stat st;
+    return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
+}
+
+const char *test_shared_path(const char *name)
+{
+    static char buf[1024];
+    const char *dir = test_shared_dir();
+    if (!dir) return NULL;
+    snprintf(buf, sizeof buf, "%s/%s", dir, name);
+    return buf;
+}
+
+double test_format_spmv_error(const adia_format *F, const adia_matrix *A,
+                              uint64_t seed, double alpha, double beta)
+{
+    int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
+    int fl = adia_format_value_type(F) == ADIA_FLOAT;
+    double *x = malloc(((size_t)n + 1) * sizeof *x);
+    double *y0 = malloc(((size_t)m + 1) * sizeof *y0);
+    double *ref = malloc(((size_t)m + 1) * sizeof *ref);
+    double *got = malloc(((size_t)m + 1) * sizeof *got);
+    void *xt = malloc(((size_t)n + 1) * 8), *yt = malloc(((size_t)m + 1) * 8);
+    uint64_t st = seed + 17;
+    test_rand_vector(&st, x, n);
+    test_rand_vector(&st, y0, m);
+    if (fl) { /* the reference sees the same rounded inputs */
+        for (int32_t j = 0; j < n; j++) x[j] = (float)x[j];
+        for (int32_t i = 0; i < m; i++) y0[i] = (float)y0[i];
+    }
+    memcpy(ref, y0, (size_t)m * sizeof *ref);
+    adia_matrix_spmv(A, alpha, x, beta, ref);
+    for (int32_t j = 0; j < n; j++)
+        if (fl) ((float *)xt)[j] = (float)x[j]; else ((double *)xt)[j] = x[j];
+    for (int32_t i = 0; i < m; i++)
+        if (fl) ((float *)yt)[i] = (float)y0[i]; else ((double *)yt)[i] = y0[i];
+    double err = INFINITY;
+    if (adia_format_spmv(F, alpha, xt, beta, yt) == ADIA_OK) {
+        for (int32_t i = 0; i < m; i++)
+            got[i] = fl ? ((float *)yt)[i] : ((double *)yt)[i];
+        err = test_rel_err(got, ref, m);
+    } else {
+        fprintf(stderr, "spmv %s: %s\n", adia_format_name(F), adia_last_error());
+    }
+    free(x); free(y0); free(ref); free(got); free(xt); free(yt);
+    return err;
+}

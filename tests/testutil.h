@@ -1,0 +1,83 @@
+/* testutil.h -- the small test harness every tests/test_*.c uses.
+ *
+ *   int main(void) { TEST_BEGIN(); ... CHECK(cond, "fmt", ...); ... return TEST_END(); }
+ *
+ * Each CHECK counts one assertion; TEST_END prints "N passed, N failed" and
+ * returns 0 or 1.  TEST_SKIP(why) exits with 77 (ctest: skipped). */
+#ifndef ADIA_TESTUTIL_H
+#define ADIA_TESTUTIL_H
+
+#include "adia.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+extern int test_passed, test_failed;
+
+#define TEST_BEGIN() (test_passed = test_failed = 0)
+#define TEST_END() test_end(__FILE__)
+#define CHECK(cond, ...)                                                       \
+    do {                                                                       \
+        if (cond) {                                                            \
+            test_passed++;                                                     \
+        } else {                                                               \
+            test_failed++;                                                     \
+            fprintf(stderr, "%s:%d: FAILED: %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                      \
+            fprintf(stderr, "\n");                                             \
+        }                                                                      \
+    } while (0)
+/* An adia call that must succeed; prints the library's message otherwise. */
+#define CHECK_OK(expr)                                                         \
+    do {                                                                       \
+        adia_status s_ = (expr);                                               \
+        CHECK(s_ == ADIA_OK, "%s -> %s: %s", #expr, adia_status_string(s_),    \
+              adia_last_error());                                              \
+    } while (0)
+/* An adia call that must fail with code and a message containing needle. */
+#define CHECK_ERR(expr, code, needle)                                          \
+    do {                                                                       \
+        adia_status s_ = (expr);                                               \
+        CHECK(s_ == (code) && test_contains(adia_last_error(), (needle)),      \
+              "%s -> %s (%s), expected %s with \"%s\"", #expr,                 \
+              adia_status_string(s_), adia_last_error(),                       \
+              adia_status_string(code), (needle));                             \
+    } while (0)
+#define TEST_SKIP(...)                                                         \
+    do {                                                                       \
+        printf("SKIPPED: ");                                                   \
+        printf(__VA_ARGS__);                                                   \
+        printf("\n");                                                          \
+        exit(77);                                                              \
+    } while (0)
+
+int test_end(const char *file);
+int test_contains(const char *haystack, const char *needle);
+
+/* Deterministic random numbers (xorshift64*), uniform in [-1, 1). */
+double test_rand(uint64_t *state);
+void test_rand_vector(uint64_t *state, double *v, int64_t n);
+
+/* max_i |a_i - b_i| / max(max_i |b_i|, tiny): relative error against a
+ * reference b; NaN if any a_i is NaN where b_i is not. */
+double test_rel_err(const double *a, const double *b, int64_t n);
+
+/* Random sparse matrix rows x cols with about density*rows*cols entries,
+ * some empty rows; values in [-1, 1). */
+adia_matrix *test_random_matrix(uint64_t seed, int32_t rows, int32_t cols,
+                                double density);
+/* A matrix built from a dense row-major array (zeros skipped). */
+adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a);
+
+/* Path of ../shared/matrices/<name> if that folder exists, else NULL
+ * (static buffer).  test_shared_dir() returns the folder or NULL. */
+const char *test_shared_dir(void);
+const char *test_shared_path(const char *name);
+
+/* Check F's CPU SpMV against the reference on random x, y with alpha, beta;
+ * returns the relative error (double) computed in double. */
+double test_format_spmv_error(const adia_format *F, const adia_matrix *A,
+                              uint64_t seed, double alpha, double beta);
+
+#endif
