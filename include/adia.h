@@ -155,6 +155,60 @@ adia_status adia_matrix_generate(const char *spec, adia_matrix **out);
 /* One line per generator kind, for --help texts. */
 const char *adia_generator_help(void);
 
+/* ================================================ analysis (src/analyze) */
+
+/* The paper's matrix types: I (DIA), II (far diagonals: BRCSD-I),
+ * III (long zero sections / scatter points: BRCSD-II). */
+typedef enum adia_matrix_type {
+    ADIA_TYPE_I = 1,
+    ADIA_TYPE_II = 2,
+    ADIA_TYPE_III = 3
+} adia_matrix_type;
+const char *adia_matrix_type_name(adia_matrix_type t);   /* "I", "II", "III" */
+
+/* Search-engine thresholds; a value <= 0 means the default. */
+typedef struct adia_search_params {
+    double Z;          /* delta = rows / Z (default 100)                      */
+    double alpha;      /* p_zero threshold (default (1 - 1/K) / Z)            */
+    int32_t B;         /* row block: long zero section = run of >= B zeros   */
+} adia_search_params;
+
+/* Features of a matrix: the paper's Table 1 symbols and the row statistics
+ * an inspector needs.  Computed in O(nnz) time, O(n_diag + rows) memory. */
+typedef struct adia_features {
+    int32_t rows, cols;
+    int64_t nnz;
+    /* Table 1 */
+    int64_t n_diag;            /* distinct diagonals (offsets col - row)       */
+    double delta;              /* rows / Z                                     */
+    int64_t n_offset;          /* diagonals with |offset| > delta              */
+    double p_offset;           /* n_offset / n_diag                            */
+    int64_t n_elem;            /* DIA elements: n_diag * rows (padding incl.)  */
+    int64_t n_zero;            /* n_elem - nnz                                 */
+    double p_zero;             /* n_zero / n_elem                              */
+    double alpha;              /* threshold used                               */
+    int label_lz;              /* has a long zero section                      */
+    int label_s;               /* has a scatter point                          */
+    int64_t n_long_zero;       /* number of long zero sections                 */
+    int64_t n_scatter;         /* number of scatter points                     */
+    double dia_fill;           /* nnz / sum of in-matrix lengths of diagonals  */
+    double dense_diag_share;   /* share of nnz on diagonals >= 50% full        */
+    /* rows */
+    int32_t row_min, row_max;
+    double row_mean, row_var;
+    int32_t empty_rows;
+    int32_t lower_bandwidth;   /* max(row - col) over nonzeros (0 if none)     */
+    int32_t upper_bandwidth;   /* max(col - row)                               */
+    /* values */
+    int64_t nan_count, inf_count;
+    /* search engine */
+    adia_matrix_type type;
+    char format[16];           /* format the type implies: dia/brcsd1/brcsd2   */
+} adia_features;
+
+adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *p,
+                                adia_features *f);
+
 /* ======================================================= formats (src/formats) */
 
 /* Parameters of every format; a value <= 0 means "the format's default".

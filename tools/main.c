@@ -1,4 +1,47 @@
-/* placeholder main until the CLI lands */
-#include "adia.h"
-#include <stdio.h>
-int main(void) { printf("adia %s\n", ADIA_VERSION_STRING); return 0; }
+/* main.c -- `adia`: the command-line tool.  One file per subcommand
+ * (tools/cmd_<name>.c); this table lists them. */
+#include "cli.h"
+
+#include <string.h>
+
+static const cli_command commands[] = {
+    {"demo", "the main job: analyse, pick a format and run SpMV on sample matrices", cmd_demo},
+    {"gen", "generate a matrix (stencils, banded, type I/II/III, random diagonals)", cmd_gen},
+    {"info", "features, type, chosen format and per-format storage of a matrix", cmd_info},
+    {"convert", "convert between Matrix Market (.mtx, .mtx.gz) and adia binary", cmd_convert},
+    {"spmv", "run y = A*x in a chosen format on the CPU or GPU and check it", cmd_spmv},
+    {"bench", "benchmark every format on the GPU against cuSPARSE and the floor", cmd_bench},
+    {"codegen", "print the kernel generated for a matrix", cmd_codegen},
+    {"spmm", "matrix-matrix product in diagonal storage", cmd_spmm},
+    {"spy", "draw the sparsity picture of a matrix as PNG", cmd_spy},
+};
+enum { N_COMMANDS = sizeof commands / sizeof *commands };
+
+static void usage(FILE *out)
+{
+    fprintf(out, "adia %s -- sparse kernels for diagonal sparse matrices\n\n"
+                 "usage: adia COMMAND [options] (adia COMMAND --help for each)\n\n"
+                 "commands:\n", ADIA_VERSION_STRING);
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "--version")) {
+        printf("adia %s\n", ADIA_VERSION_STRING);
+        return 0;
+    }
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "adia: unknown command '%s' (see adia --help)\n", argv[1]);
+    return 2;
+}

@@ -1,0 +1,175 @@
+/* cli.c -- option parsing, error reporting and JSON output for `adia`. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void print_usage(const char *usage, const cli_option *opts)
+{
+    printf("%s\n", usage);
+    if (opts && opts[0].name) printf("\nOptions:\n");
+    for (const cli_option *o = opts; o && o->name; o++) {
+        const char *arg = o->kind == CLI_FLAG ? "" : o->kind == CLI_STRING ? " TEXT"
+                        : o->kind == CLI_INT ? " N" : " X";
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s", o->name, arg);
+        printf("  %-24s %s\n", left, o->help);
+    }
+    printf("  %-24s %s\n", "--help", "show this help");
+}
+
+static int set_value(const char *cmd, const cli_option *o, const char *v)
+{
+    char *end;
+    errno = 0;
+    switch (o->kind) {
+    case CLI_FLAG: *(bool *)o->target = true; return 0;
+    case CLI_STRING: *(const char **)o->target = v; return 0;
+    case CLI_INT: {
+        long x = strtol(v, &end, 10);
+        if (*v == '\0' || *end || errno)
+            return cli_usage_error(cmd, "--%s needs an integer, got '%s'", o->name, v);
+        *(long *)o->target = x;
+        return 0;
+    }
+    case CLI_DOUBLE: {
+        double x = strtod(v, &end);
+        if (*v == '\0' || *end || errno)
+            return cli_usage_error(cmd, "--%s needs a number, got '%s'", o->name, v);
+        *(double *)o->target = x;
+        return 0;
+    }
+    }
+    return 2;
+}
+
+int cli_parse(int argc, char **argv, const char *usage, const cli_option *opts,
+              const char **pos, int max_pos, int *npos, bool *done)
+{
+    const char *cmd = argv[0];
+    *npos = 0;
+    *done = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            print_usage(usage, opts);
+            *done = true;
+            return 0;
+        }
+        if (a[0] == '-' && a[1] == '-') {
+            const char *name = a + 2, *eq = strchr(name, '=');
+            size_t len = eq ? (size_t)(eq - name) : strlen(name);
+            const cli_option *o = opts;
+            while (o && o->name && !(strlen(o->name) == len && !strncmp(o->name, name, len))) o++;
+            if (!o || !o->name) return cli_usage_error(cmd, "unknown option '%s' (see --help)", a);
+            const char *v = NULL;
+            if (o->kind != CLI_FLAG) {
+                if (eq) v = eq + 1;
+                else if (i + 1 < argc) v = argv[++i];
+                else return cli_usage_error(cmd, "option --%s needs a value", o->name);
+            } else if (eq) {
+                return cli_usage_error(cmd, "option --%s takes no value", o->name);
+            }
+            int rc = set_value(cmd, o, v);
+            if (rc) return rc;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return cli_usage_error(cmd, "unknown option '%s' (see --help)", a);
+        } else {
+            if (*npos >= max_pos) return cli_usage_error(cmd, "unexpected argument '%s'", a);
+            pos[(*npos)++] = a;
+        }
+    }
+    return 0;
+}
+
+int cli_fail(const char *cmd, adia_status s)
+{
+    fprintf(stderr, "adia %s: %s: %s\n", cmd, adia_status_string(s), adia_last_error());
+    return 1;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "adia %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+adia_status cli_load_matrix(const char *path, const char *gen, adia_matrix **A)
+{
+    return gen ? adia_matrix_generate(gen, A) : adia_matrix_load(path, A);
+}
+
+double cli_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* ---------------------------------------------------------------- JSON */
+
+static void json_sep(cli_json *j)
+{
+    if (!j->first[j->depth]) fputc(',', j->out);
+    j->first[j->depth] = false;
+}
+
+static void json_string(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
+        else if (c < 0x20) fprintf(out, "\\u%04x", c);
+        else fputc(c, out);
+    }
+    fputc('"', out);
+}
+
+void json_key(cli_json *j, const char *key)
+{
+    json_sep(j);
+    if (key) {
+        json_string(j->out, key);
+        fputc(':', j->out);
+    }
+}
+
+static void open_level(cli_json *j, char c)
+{
+    fputc(c, j->out);
+    if (j->depth < 15) j->depth++;
+    j->first[j->depth] = true;
+}
+
+void json_begin(cli_json *j, FILE *out)
+{
+    j->out = out;
+    j->depth = 0;
+    j->first[0] = true;
+    open_level(j, '{');
+}
+void json_end(cli_json *j) { json_object_end(j); fputc('\n', j->out); }
+void json_str(cli_json *j, const char *key, const char *v) { json_key(j, key); json_string(j->out, v); }
+void json_num(cli_json *j, const char *key, double v)
+{
+    json_key(j, key);
+    if (isfinite(v)) fprintf(j->out, "%.17g", v);
+    else fputs("null", j->out);
+}
+void json_int(cli_json *j, const char *key, long long v) { json_key(j, key); fprintf(j->out, "%lld", v); }
+void json_bool(cli_json *j, const char *key, bool v) { json_key(j, key); fputs(v ? "true" : "false", j->out); }
+void json_object_begin(cli_json *j, const char *key) { json_key(j, key); open_level(j, '{'); }
+void json_object_end(cli_json *j) { fputc('}', j->out); if (j->depth > 0) j->depth--; }
+void json_array_begin(cli_json *j, const char *key) { json_key(j, key); open_level(j, '['); }
+void json_array_end(cli_json *j) { fputc(']', j->out); if (j->depth > 0) j->depth--; }
