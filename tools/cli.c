@@ -3,10 +3,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 static void print_usage(const char *usage, const cli_option *opts)
@@ -17,7 +19,9 @@ static void print_usage(const char *usage, const cli_option *opts)
         const char *arg = o->kind == CLI_FLAG ? "" : o->kind == CLI_STRING ? " TEXT"
                         : o->kind == CLI_INT ? " N" : " X";
         char left[64];
-        snprintf(left, sizeof left, "--%s%s", o->name, arg);
+        /* one-letter names also work as short options: -o */
+        if (o->name[1]) snprintf(left, sizeof left, "--%s%s", o->name, arg);
+        else snprintf(left, sizeof left, "-%s, --%s%s", o->name, o->name, arg);
         printf("  %-24s %s\n", left, o->help);
     }
     printf("  %-24s %s\n", "--help", "show this help");
@@ -61,8 +65,9 @@ int cli_parse(int argc, char **argv, const char *usage, const cli_option *opts,
             *done = true;
             return 0;
         }
-        if (a[0] == '-' && a[1] == '-') {
-            const char *name = a + 2, *eq = strchr(name, '=');
+        bool is_short = a[0] == '-' && a[1] != '-' && a[1] != '\0' && a[2] == '\0';
+        if ((a[0] == '-' && a[1] == '-') || is_short) {
+            const char *name = a + (is_short ? 1 : 2), *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
             const cli_option *o = opts;
             while (o && o->name && !(strlen(o->name) == len && !strncmp(o->name, name, len))) o++;
@@ -107,6 +112,63 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 adia_status cli_load_matrix(const char *path, const char *gen, adia_matrix **A)
 {
     return gen ? adia_matrix_generate(gen, A) : adia_matrix_load(path, A);
+}
+
+int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_matrix **A)
+{
+    *A = NULL;
+    if (path && gen) return cli_usage_error(cmd, "give a FILE or --gen SPEC, not both");
+    if (!path && !gen) return cli_usage_error(cmd, "no matrix: give a FILE or --gen SPEC (see --help)");
+    struct stat st;
+    if (path && stat(path, &st) != 0)
+        return cli_usage_error(cmd, "cannot open '%s': %s", path, strerror(errno));
+    adia_status s = cli_load_matrix(path, gen, A);
+    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n > k && !strcmp(s + n - k, suffix);
+}
+
+int cli_check_output(const char *cmd, const char *path)
+{
+    if (ends_with(path, ".mtx") || ends_with(path, ".mtx.gz") || ends_with(path, ".bin")) return 0;
+    return cli_usage_error(cmd, "output '%s': name must end in .mtx, .mtx.gz or .bin", path);
+}
+
+int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path)
+{
+    int rc = cli_check_output(cmd, path);
+    if (rc) return rc;
+    adia_status s = ends_with(path, ".bin") ? adia_matrix_write_bin(A, path)
+                                             : adia_matrix_write_mtx(A, path);
+    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+}
+
+int cli_parse_params(const char *cmd, const char *text, adia_format_params *p)
+{
+    adia_format_params_default(p);
+    if (!text) return 0;
+    adia_status s = adia_format_params_parse(p, text);
+    return s == ADIA_OK ? 0 : cli_usage_error(cmd, "--params: %s", adia_last_error());
+}
+
+int cli_check_format(const char *cmd, const char *name)
+{
+    if (adia_format_exists(name)) return 0;
+    fprintf(stderr, "adia %s: unknown format '%s'; registered formats:", cmd, name);
+    for (int i = 0; i < adia_format_count(); i++) fprintf(stderr, " %s", adia_format_name_at(i));
+    fprintf(stderr, "\n");
+    return 2;
+}
+
+const char *cli_bytes_text(int64_t bytes, char *buf, size_t size)
+{
+    if (bytes < 0) snprintf(buf, size, "-");
+    else snprintf(buf, size, "%" PRId64, bytes);
+    return buf;
 }
 
 double cli_now(void)

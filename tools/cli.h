@@ -79,4 +79,48 @@ void json_array_end(cli_json *j);
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
 
+/* ------------------------------------------- shared subcommand helpers */
+
+/* Load the matrix of a subcommand: from the generator spec gen, else from
+ * path.  No source, or a path that does not exist: usage error (2, message
+ * names the path); a file the library cannot read: cli_fail (1).  Returns
+ * 0 with *A set on success. */
+int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_matrix **A);
+/* Check an output path's suffix (.mtx, .mtx.gz, .bin): 0, or a usage
+ * error (2).  Call before doing the work. */
+int cli_check_output(const char *cmd, const char *path);
+/* Write A to path, by suffix; 0, or cli_fail (1). */
+int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path);
+/* Parse --params text (NULL: defaults) into p; 0 or usage error (2). */
+int cli_parse_params(const char *cmd, const char *text, adia_format_params *p);
+/* Is name a registered format?  0, or a usage error (2) listing them. */
+int cli_check_format(const char *cmd, const char *name);
+/* "%.3g"-style rendering of a possibly missing (negative) byte count. */
+const char *cli_bytes_text(int64_t bytes, char *buf, size_t size);
+
+/* --------------------------------------- checked, timed SpMV (cli_spmv.c) */
+
+typedef struct cli_spmv_result {
+    const char *device;      /* "cpu" or "gpu" */
+    double time_ms;          /* median over the timed runs */
+    double max_rel_err;      /* max_i |y_i - ref_i| / max_i |ref_i| */
+    double tolerance;        /* 1e-12 (double) or 1e-5 (float) */
+    int64_t bytes;           /* adia_format_bytes, -1 if unknown */
+    double gflops;           /* 2 nnz / time */
+    double gbytes_per_s;     /* bytes / time, NaN if bytes unknown */
+} cli_spmv_result;
+
+/* Run y = F*x on random x (deterministic for seed) once on the CPU or the
+ * GPU, compare with adia_matrix_spmv on A (in double, x rounded to the
+ * format's precision), then time `runs` more products (CPU: wall clock,
+ * GPU: CUDA events) and fill r.  Returns 0, or 1 after a message on stderr
+ * when a call fails (the check itself is judged by the caller:
+ * r->max_rel_err > r->tolerance). */
+int cli_spmv_run(const char *cmd, const adia_matrix *A, adia_format *F, bool gpu,
+                 int runs, uint64_t seed, cli_spmv_result *r);
+/* Can F run on a GPU here?  true when a device exists and F uploads; false
+ * (quietly) when there is no device or the format has no GPU side.  Other
+ * upload failures are reported through *status. */
+bool cli_gpu_usable(adia_format *F, adia_status *status);
+
 #endif
