@@ -19,7 +19,8 @@ static const char *const diagonal_formats[] = {"dia", "hdi", "brcsd1", "brcsd2",
 
 /* One described feature: both outputs walk the same list. */
 typedef struct feature {
-    const char *key;
+    const char *key;     /* JSON key (the header's field name) */
+    const char *label;   /* text output */
     char kind;           /* 'i' int64, 'd' int32, 'f' double, 'b' int flag */
     const void *value;
 } feature;
@@ -37,19 +38,32 @@ static double feature_number(const feature *f)
 static int describe(const adia_features *f, feature *out)
 {
     const feature list[] = {
-        {"rows", 'd', &f->rows}, {"cols", 'd', &f->cols}, {"nnz", 'i', &f->nnz},
-        {"n_diag", 'i', &f->n_diag}, {"dia_fill", 'f', &f->dia_fill},
-        {"delta", 'f', &f->delta}, {"n_offset", 'i', &f->n_offset},
-        {"p_offset", 'f', &f->p_offset}, {"n_elem", 'i', &f->n_elem},
-        {"n_zero", 'i', &f->n_zero}, {"p_zero", 'f', &f->p_zero},
-        {"alpha", 'f', &f->alpha}, {"label_lz", 'b', &f->label_lz},
-        {"label_s", 'b', &f->label_s}, {"n_long_zero", 'i', &f->n_long_zero},
-        {"n_scatter", 'i', &f->n_scatter}, {"dense_diag_share", 'f', &f->dense_diag_share},
-        {"row_min", 'd', &f->row_min}, {"row_mean", 'f', &f->row_mean},
-        {"row_max", 'd', &f->row_max}, {"row_var", 'f', &f->row_var},
-        {"empty_rows", 'd', &f->empty_rows}, {"lower_bandwidth", 'd', &f->lower_bandwidth},
-        {"upper_bandwidth", 'd', &f->upper_bandwidth}, {"nan_count", 'i', &f->nan_count},
-        {"inf_count", 'i', &f->inf_count},
+        {"rows", "rows", 'd', &f->rows},
+        {"cols", "columns", 'd', &f->cols},
+        {"nnz", "nonzeros", 'i', &f->nnz},
+        {"n_diag", "distinct diagonals", 'i', &f->n_diag},
+        {"dia_fill", "DIA fill (nnz / in-matrix diagonal length)", 'f', &f->dia_fill},
+        {"delta", "delta = rows / Z", 'f', &f->delta},
+        {"n_offset", "diagonals with |offset| > delta", 'i', &f->n_offset},
+        {"p_offset", "n_offset / n_diag", 'f', &f->p_offset},
+        {"n_elem", "DIA elements n_diag * rows", 'i', &f->n_elem},
+        {"n_zero", "DIA zeros n_elem - nnz", 'i', &f->n_zero},
+        {"p_zero", "n_zero / n_elem", 'f', &f->p_zero},
+        {"alpha", "p_zero threshold alpha", 'f', &f->alpha},
+        {"label_lz", "has a long zero section", 'b', &f->label_lz},
+        {"label_s", "has a scatter point", 'b', &f->label_s},
+        {"n_long_zero", "long zero sections", 'i', &f->n_long_zero},
+        {"n_scatter", "scatter points", 'i', &f->n_scatter},
+        {"dense_diag_share", "share of nnz on >= 50% full diagonals", 'f', &f->dense_diag_share},
+        {"row_min", "row length min", 'd', &f->row_min},
+        {"row_mean", "row length mean", 'f', &f->row_mean},
+        {"row_max", "row length max", 'd', &f->row_max},
+        {"row_var", "row length variance", 'f', &f->row_var},
+        {"empty_rows", "empty rows", 'd', &f->empty_rows},
+        {"lower_bandwidth", "lower bandwidth", 'd', &f->lower_bandwidth},
+        {"upper_bandwidth", "upper bandwidth", 'd', &f->upper_bandwidth},
+        {"nan_count", "NaN values", 'i', &f->nan_count},
+        {"inf_count", "Inf values", 'i', &f->inf_count},
     };
     enum { N = sizeof list / sizeof *list };
     memcpy(out, list, sizeof list);
@@ -122,10 +136,11 @@ static void print_text(const char *name, const adia_features *f, const format_co
     int n = describe(f, list);
     printf("matrix %s\n", name);
     for (int i = 0; i < n; i++) {
-        if (list[i].kind == 'f') printf("  %-18s %.6g\n", list[i].key, feature_number(&list[i]));
-        else printf("  %-18s %.0f\n", list[i].key, feature_number(&list[i]));
+        if (list[i].kind == 'f') printf("  %-42s %.6g\n", list[i].label, feature_number(&list[i]));
+        else printf("  %-42s %.0f\n", list[i].label, feature_number(&list[i]));
     }
-    printf("  %-18s %s\n  %-18s %s\n\n", "type", adia_matrix_type_name(f->type), "format", f->format);
+    printf("  %-42s %s\n  %-42s %s\n\n", "type", adia_matrix_type_name(f->type),
+           "chosen format", f->format);
     printf("%-8s %14s %16s %16s\n", "format", "padded zeros", "storage bytes", "SpMV bytes");
     for (int i = 0; i < nc; i++) {
         if (!c[i].ok) {
