@@ -1,0 +1,58 @@
+# test_usage.sh -- usage errors exit 2 with a message, --help exits 0,
+# malformed files exit 1 naming file and line.
+. "$(dirname "$0")/lib.sh"
+
+expect 2
+expect 2 no-such-command
+check "unknown command is named" stderr_has "no-such-command"
+expect 0 --help
+check "--help lists demo" stdout_has "demo"
+
+# --help on every subcommand that `adia --help` lists
+commands=$("$TOOL" --help | sed -n '/^commands:/,$p' | awk 'NR > 1 {print $1}')
+check "--help lists commands" test -n "$commands"
+for c in $commands; do
+    expect 0 "$c" --help
+    check "$c --help prints usage" stdout_has "usage"
+    expect 2 "$c" --no-such-option
+    check "$c: unknown option is named" stderr_has "--no-such-option"
+done
+
+# missing files: exit 2, message names the path
+for c in info spmv; do
+    expect 2 "$c" "$TMP/missing.mtx"
+    check "$c names the missing file" stderr_has "$TMP/missing.mtx"
+done
+expect 2 convert "$TMP/missing.mtx" "$TMP/out.mtx"
+check "convert names the missing file" stderr_has "$TMP/missing.mtx"
+expect 2 info
+expect 2 convert only-one-argument.mtx
+expect 2 gen
+
+# bad values
+expect 2 spmv --format no-such-format --gen lap2d5:4
+check "unknown format is named" stderr_has "no-such-format"
+check "unknown format lists csr" stderr_has "csr"
+expect 2 spmv --device tpu --gen lap2d5:4
+expect 2 spmv --runs zero --gen lap2d5:4
+expect 2 spmv --runs 0 --gen lap2d5:4
+expect 2 spmv --params nokey=3 --gen lap2d5:4
+check "bad --params key is named" stderr_has "nokey"
+expect 2 info --params B=-1 --gen lap2d5:4
+expect 2 info --gen lap2d5:4 "$TMP/also-a-file.mtx"
+expect 2 gen lap2d5:4 -o "$TMP/out.txt"
+check "bad output suffix is named" stderr_has "out.txt"
+check "nothing written for a bad suffix" test ! -e "$TMP/out.txt"
+expect 2 convert "$0" "$TMP/out.csv"
+expect 2 demo extra-argument
+
+# a file that exists but is malformed: exit 1, message names file and line 4
+bad=$TMP/bad.mtx
+printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1.0\n2 x 1.0\n' >"$bad"
+for c in info spmv; do
+    expect 1 "$c" "$bad"
+    check "$c: malformed file is named" stderr_has "bad.mtx"
+    check "$c: malformed line is named" stderr_has "4"
+done
+expect 1 convert "$bad" "$TMP/out.mtx"
+finish
