@@ -24,16 +24,20 @@ static const char *const generated[] = {
 };
 static const char *const shipped[] = {"orsreg_1.mtx", "watt__1.mtx"};
 
-/* The data/ folder: ./data, else the source tree's (compile-time path). */
-static const char *data_dir(void)
+/* Path of a shipped matrix: ./data/name, else the source tree's data/name
+ * (compile-time path); NULL when neither exists. */
+static const char *data_path(const char *name, char *buf, size_t size)
 {
-    struct stat st;
-    if (stat("data", &st) == 0 && S_ISDIR(st.st_mode)) return "data";
+    const char *dirs[] = {"data",
 #ifdef ADIA_SOURCE_DIR
-    static char dir[4096];
-    snprintf(dir, sizeof dir, "%s/data", ADIA_SOURCE_DIR);
-    if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode)) return dir;
+                          ADIA_SOURCE_DIR "/data",
 #endif
+    };
+    struct stat st;
+    for (size_t i = 0; i < sizeof dirs / sizeof *dirs; i++) {
+        snprintf(buf, size, "%s/%s", dirs[i], name);
+        if (stat(buf, &st) == 0 && S_ISREG(st.st_mode)) return buf;
+    }
     return NULL;
 }
 
@@ -112,16 +116,11 @@ int cmd_demo(int argc, char **argv)
     int failed = 0;
     for (size_t i = 0; i < sizeof generated / sizeof *generated; i++)
         failed += demo_row(generated[i], NULL, generated[i], ngpu > 0);
-    const char *dir = data_dir();
     for (size_t i = 0; i < sizeof shipped / sizeof *shipped; i++) {
-        char path[4200];
-        snprintf(path, sizeof path, "%s/%s", dir ? dir : "data", shipped[i]);
-        struct stat st;
-        if (!dir || stat(path, &st) != 0) {
-            printf("%-24s skipped: %s not found (run from the source tree)\n", shipped[i], path);
-            continue;
-        }
-        failed += demo_row(shipped[i], path, NULL, ngpu > 0);
+        char buf[4200];
+        const char *path = data_path(shipped[i], buf, sizeof buf);
+        if (path) failed += demo_row(shipped[i], path, NULL, ngpu > 0);
+        else printf("%-24s skipped: not found in ./data or the source tree's data/\n", shipped[i]);
     }
     printf("speedup = t_csr / t_format; max_rel_err = max |y - y_ref| / max |y_ref| against "
            "the double CSR reference\n");
