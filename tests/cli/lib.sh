@@ -40,15 +40,26 @@ stdout_has() { grep -qF -- "$1" "$OUT"; }
 json_keys() {
     python3 -c '
 import json, sys
-d = json.load(sys.stdin)
-assert isinstance(d, dict), "not an object"
+try:
+    d = json.load(sys.stdin)
+except ValueError as e:
+    sys.exit("stdout is not one JSON object: %s" % e)
+if not isinstance(d, dict):
+    sys.exit("stdout is JSON but not an object")
 missing = [k for k in sys.argv[1:] if k not in d]
-assert not missing, "missing keys %s" % missing
+if missing:
+    sys.exit("missing keys %s" % missing)
 ' "$@" <"$OUT"
 }
-# json_get KEY: print one value of the JSON object in $OUT
+# json_get KEY: print one value of the JSON object in $OUT (nothing if absent)
 json_get() {
-    python3 -c 'import json, sys; print(json.load(sys.stdin)[sys.argv[1]])' "$1" <"$OUT"
+    python3 -c '
+import json, sys
+try:
+    print(json.load(sys.stdin)[sys.argv[1]])
+except (ValueError, KeyError, TypeError):
+    pass
+' "$1" <"$OUT"
 }
 # The registered formats, as the tool lists them for an unknown name.
 formats() {
