@@ -307,12 +307,61 @@ static void test_bar_chart(void)
     remove(path2);
 }
 
+/* Binning against a direct count, with bins that do not divide the sizes. */
+static void test_grid(void)
+{
+    adia_matrix *A = test_random_matrix(7, 97, 61, 0.2);
+    const adia_csr *M = &A->csr;
+    adia_spy_grid g;
+    CHECK_OK(adia_spy_grid_build(M, 13, 29, NULL, NULL, &g));
+    uint32_t want[29][13] = {{0}};
+    for (int32_t i = 0; i < M->rows; i++)
+        for (int64_t k = M->rowptr[i]; k < M->rowptr[i + 1]; k++)
+            want[(int64_t)i * 29 / M->rows][(int64_t)M->colind[k] * 13 / M->cols]++;
+    int bad = 0;
+    uint32_t max = 0;
+    for (int y = 0; y < 29; y++)
+        for (int x = 0; x < 13; x++) {
+            bad += g.count[y * 13 + x] != want[y][x];
+            if (want[y][x] > max) max = want[y][x];
+        }
+    CHECK(bad == 0 && g.max == max, "%d bins differ from a direct count, max %u vs %u", bad,
+          (unsigned)g.max, (unsigned)max);
+    adia_spy_grid_free(&g);
+    CHECK_ERR(adia_spy_grid_build(M, 62, 10, NULL, NULL, &g), ADIA_ERR_INVALID_ARG, "does not fit");
+    adia_rgb c1 = adia_spy_color(1, 1000), cm = adia_spy_color(1000, 1000), c0 = adia_spy_color(0, 1000);
+    CHECK(is_white(c0) && c1.r + c1.g + c1.b > cm.r + cm.g + cm.b + 200 && !is_white(c1),
+          "colour scale: 0 white, 1 light, max dark");
+    adia_matrix_destroy(A);
+}
+
+/* Rectangular matrices keep their aspect; the longest side is the size. */
+static void test_aspect(void)
+{
+    adia_matrix *T = test_random_matrix(3, 5000, 100, 0.01), *W = test_random_matrix(3, 100, 5000, 0.01);
+    adia_spy_options o = {.size = 400};
+    adia_canvas c;
+    adia_spy_info info;
+    CHECK_OK(adia_spy_render(T, &o, NULL, &c, &info));
+    CHECK(c.height == 400 && info.plot.h > 40 * info.plot.w && info.plot.w >= 1,
+          "tall: image %dx%d plot %dx%d", (int)c.width, (int)c.height, (int)info.plot.w, (int)info.plot.h);
+    adia_canvas_free(&c);
+    CHECK_OK(adia_spy_render(W, &o, NULL, &c, &info));
+    CHECK(c.width == 400 && info.plot.w > 40 * info.plot.h && info.plot.h >= 1,
+          "wide: image %dx%d plot %dx%d", (int)c.width, (int)c.height, (int)info.plot.w, (int)info.plot.h);
+    adia_canvas_free(&c);
+    adia_matrix_destroy(T);
+    adia_matrix_destroy(W);
+}
+
 int main(void)
 {
     TEST_BEGIN();
     test_diagonal(40, 400);      /* small: whole pixels per entry */
     test_diagonal(5000, 300);    /* large: one bin per pixel */
     test_diagonal(3, 8);         /* smallest picture, no decoration */
+    test_grid();
+    test_aspect();
     test_overlay();
     test_large();
     test_errors();

@@ -61,14 +61,18 @@ static void draw_axis(adia_canvas *c, const chart *ch, const char *unit)
 {
     double step = tick_step(ch->vmax);
     int32_t y = ch->plot.y + ch->plot.h + 4;
-    for (int k = 0; k * step <= ch->vmax * (1 + 1e-9) && k <= 20; k++) {
+    int last = (int)(ch->vmax * (1 + 1e-9) / step);
+    for (int k = 0; k <= last && k <= 20; k++) {
         int32_t x = value_x(ch, k * step);
         adia_canvas_vline(c, x, ch->plot.y, ch->plot.y + ch->plot.h - 1, GRID, 1.0, 0);
-        char t[32];
-        snprintf(t, sizeof t, "%g", k * step);
-        adia_draw_text(c, x - adia_text_width(t, SCALE) / 2, y, t, SCALE, INK, 0);
+        char t[48];
+        /* the unit once, after the last tick label */
+        snprintf(t, sizeof t, "%g%s%s", k * step, k == last && unit ? " " : "",
+                 k == last && unit ? unit : "");
+        char num[32];
+        snprintf(num, sizeof num, "%g", k * step);
+        adia_draw_text(c, x - adia_text_width(num, SCALE) / 2, y, t, SCALE, INK, 0);
     }
-    if (unit && *unit) adia_draw_text(c, ch->plot.x + ch->plot.w + 6, y, unit, SCALE, INK, 0);
 }
 
 static void draw_bars(adia_canvas *c, const chart *ch, int n, const char *const *labels,

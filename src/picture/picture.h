@@ -72,7 +72,7 @@ int32_t adia_draw_text(adia_canvas *c, int32_t x, int32_t y, const char *text,
 typedef struct adia_spy_grid {
     int32_t gw, gh;
     uint32_t *count;          /* gh * gw, row-major */
-    uint32_t max;             /* largest count */
+    uint32_t min, max;        /* smallest nonzero and largest count */
 } adia_spy_grid;
 
 /* Progress callback used while binning (fraction in [0, 1]). */
@@ -83,7 +83,8 @@ adia_status adia_spy_grid_build(const adia_csr *A, int32_t gw, int32_t gh,
                                 adia_spy_grid *g);
 void adia_spy_grid_free(adia_spy_grid *g);
 /* Colour of a bin with count n (0 = background) when the largest is max:
- * log scale from light to dark blue. */
+ * log scale from light blue at 1 to dark blue at max, so an even density
+ * looks evenly dark. */
 adia_rgb adia_spy_color(uint32_t n, uint32_t max);
 
 /* Where things landed in a rendered spy picture. */

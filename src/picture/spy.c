@@ -51,8 +51,11 @@ adia_status adia_spy_grid_build(const adia_csr *A, int32_t gw, int32_t gh,
         }
         if (progress) progress((double)c1 / gh, user);
     }
-    for (size_t i = 0; i < (size_t)gw * (size_t)gh; i++)
-        if (g->count[i] > g->max) g->max = g->count[i];
+    for (size_t i = 0; i < (size_t)gw * (size_t)gh; i++) {
+        uint32_t n = g->count[i];
+        if (n > g->max) g->max = n;
+        if (n && (g->min == 0 || n < g->min)) g->min = n;
+    }
     return ADIA_OK;
 }
 
@@ -142,8 +145,10 @@ static void caption_text(const adia_matrix *A, char *buf, size_t len)
 {
     const adia_csr *M = &A->csr;
     const char *name = A->name[0] ? A->name : "matrix";
-    int n = snprintf(buf, len, "%s  %" PRId32 " x %" PRId32 "  nnz %" PRId64, name,
-                     M->rows, M->cols, M->nnz);
+    /* A long name is cut so the numbers still fit a narrow picture. */
+    int cut = strlen(name) > 32;
+    int n = snprintf(buf, len, "%.*s%s  %" PRId32 " x %" PRId32 "  nnz %" PRId64,
+                     cut ? 29 : 32, name, cut ? "..." : "", M->rows, M->cols, M->nnz);
     adia_features f;
     /* The type is a bonus: a caption without it beats no picture. */
     if (adia_matrix_analyze(A, NULL, &f) == ADIA_OK && n > 0 && (size_t)n < len)
@@ -164,7 +169,8 @@ static void draw_count_legend(adia_canvas *c, const layout *L, uint32_t min, uin
     adia_canvas_frame(c, (adia_rect){x, y, bw, L->line_h}, FRAME);
     char text[96];
     if (max == 0) snprintf(text, sizeof text, "no nonzeros");
-    else snprintf(text, sizeof text, "%" PRIu32 " .. %" PRIu32 " nonzeros per pixel (log)", min, max);
+    else snprintf(text, sizeof text, "1 .. %" PRIu32 " nonzeros per pixel (log), min %" PRIu32,
+                  max, min);
     adia_draw_text(c, x + bw + 2 * L->scale, y, text, L->scale, INK,
                    c->width - x - bw - L->margin);
 }
@@ -186,15 +192,13 @@ static void draw_overlay_legend(adia_canvas *c, const layout *L, const char *fmt
 
 /* -------------------------------------------------------------- drawing */
 
-static void draw_grid(adia_canvas *c, const layout *L, const adia_spy_grid *g, uint32_t *min)
+static void draw_grid(adia_canvas *c, const layout *L, const adia_spy_grid *g)
 {
-    *min = 0;
     for (int32_t by = 0; by < g->gh; by++) {
         int32_t y0 = adia_plot_row_y(L->plot, g->gh, by), y1 = adia_plot_row_y(L->plot, g->gh, by + 1);
         for (int32_t bx = 0; bx < g->gw; bx++) {
             uint32_t n = g->count[(size_t)by * (size_t)g->gw + (size_t)bx];
             if (!n) continue;
-            if (*min == 0 || n < *min) *min = n;
             int32_t x0 = L->plot.x + (int32_t)((int64_t)bx * L->plot.w / g->gw);
             int32_t x1 = L->plot.x + (int32_t)((int64_t)(bx + 1) * L->plot.w / g->gw);
             adia_canvas_fill(c, (adia_rect){x0, y0, x1 - x0, y1 - y0}, adia_spy_color(n, g->max));
@@ -258,13 +262,12 @@ adia_status adia_spy_render(const adia_matrix *A, const adia_spy_options *opt,
     ADIA_TRY(adia_spy_grid_build(&A->csr, L.gw, L.gh, o.progress, o.progress_user, &g));
     adia_status s = adia_canvas_init(c, L.width, L.height, WHITE);
     if (s == ADIA_OK) {
-        uint32_t min;
-        draw_grid(c, &L, &g, &min);
+        draw_grid(c, &L, &g);
         adia_canvas_frame(c, L.plot, FRAME);
         if (D) adia_overlay_draw(c, L.plot, L.band, D);
         if (L.deco) {
             adia_draw_text(c, L.margin, L.margin, caption, L.scale, INK, L.width - 2 * L.margin);
-            draw_count_legend(c, &L, min, g.max);
+            draw_count_legend(c, &L, g.min, g.max);
             if (D) draw_overlay_legend(c, &L, o.overlay ? o.overlay : "overlay", D);
         }
         if (info) *info = (adia_spy_info){L.plot, L.band, g.gw, g.gh, g.max};
