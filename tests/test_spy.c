@@ -230,6 +230,19 @@ static void test_errors(void)
     CHECK_OK(adia_canvas_init(&c, 4, 4, (adia_rgb){0, 0, 0}));
     CHECK_ERR(adia_canvas_write_png(&c, bad), ADIA_ERR_IO, bad);
     adia_canvas_free(&c);
+    /* a full disk: libpng's own write error comes back as ADIA_ERR_IO (noise
+     * so the data outgrows stdio's buffer), and the device stays */
+    if (access("/dev/full", W_OK) == 0) {
+        CHECK_OK(adia_canvas_init(&c, 512, 512, (adia_rgb){0, 0, 0}));
+        uint64_t st = 1;
+        for (size_t i = 0; c.pix && i < 3u * 512 * 512; i++) c.pix[i] = (uint8_t)(test_rand(&st) * 127 + 128);
+        CHECK_ERR(adia_canvas_write_png(&c, "/dev/full"), ADIA_ERR_IO, "'/dev/full'");
+        CHECK(access("/dev/full", F_OK) == 0, "/dev/full removed");
+        c.width = 2;   /* small: the error shows only when the file is closed */
+        c.height = 2;
+        CHECK_ERR(adia_canvas_write_png(&c, "/dev/full"), ADIA_ERR_IO, "'/dev/full'");
+        adia_canvas_free(&c);
+    }
     const char *lab[] = {"a"};
     double val[] = {1};
     CHECK_ERR(adia_bar_chart_png(bad, "t", 1, lab, val, "ms", 0, NULL, NULL), ADIA_ERR_IO, bad);

@@ -1,9 +1,11 @@
 /* canvas.c -- the RGB canvas: clipped drawing primitives and the PNG
  * encoder (libpng, with setjmp error handling that turns every libpng
  * failure into ADIA_ERR_IO instead of an abort). */
+#define _POSIX_C_SOURCE 200809L
 #include "picture.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -157,6 +159,14 @@ static int write_rows(FILE *fp, const adia_canvas *c, png_failure *f)
     return 0;
 }
 
+/* Only a regular file is removed after a failed write: the path may name a
+ * device or a pipe that must survive. */
+static void remove_partial(const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) remove(path);
+}
+
 adia_status adia_canvas_write_png(const adia_canvas *c, const char *path)
 {
     if (!c || !c->pix || !path)
@@ -170,7 +180,7 @@ adia_status adia_canvas_write_png(const adia_canvas *c, const char *path)
     if (rc == 0 && (write_err || close_err))
         snprintf(f.msg, sizeof f.msg, "write failed: %s", strerror(errno));
     if (rc != 0 || write_err || close_err) {
-        remove(path);
+        remove_partial(path);
         return adia_error(ADIA_ERR_IO, "cannot write PNG '%s': %s", path, f.msg);
     }
     return ADIA_OK;

@@ -2,9 +2,11 @@
  * into a grid of at most size x size bins (memory independent of nnz),
  * painted with a log colour scale, framed, captioned, and optionally
  * overlaid with the row pieces of a diagonal format (overlay.c). */
+#define _POSIX_C_SOURCE 200809L
 #include "picture.h"
 
 #include <errno.h>
+#include <sys/stat.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -223,10 +225,9 @@ static adia_status build_overlay(const adia_matrix *A, const adia_spy_options *o
  * did not exist before is not left behind. */
 static adia_status probe_output(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    int existed = f != NULL;
-    if (f) fclose(f);
-    f = fopen(path, "ab");
+    struct stat st;
+    int existed = stat(path, &st) == 0;
+    FILE *f = fopen(path, "ab");
     if (!f) return adia_error(ADIA_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
     fclose(f);
     if (!existed) remove(path);
