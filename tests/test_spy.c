@@ -178,6 +178,25 @@ static void test_overlay(void)
           "band colours %d,%d,%d / %d,%d,%d / %d,%d,%d / %d,%d,%d", g0.r, g0.g, g0.b, g0b.r,
           g0b.g, g0b.b, g1.r, g1.g, g1.b, g1b.r, g1b.g, g1b.b);
     adia_canvas_free(&c);
+    /* 100 one-row pieces, each its own group, in a plot of fewer than 300
+     * pixel rows: no lines (they would paint the plot red), but the band */
+    int32_t s100[101], g100[100];
+    for (int i = 0; i <= 100; i++) s100[i] = i;
+    for (int i = 0; i < 100; i++) g100[i] = i;
+    adia_diag E = D;
+    E.n_pieces = 100;
+    E.piece_start = s100;
+    E.piece_group = g100;
+    o.size = 200;
+    CHECK_OK(adia_spy_render(A, &o, &E, &c, &info));
+    int reds = 0;
+    for (int32_t y = info.plot.y; y < info.plot.y + info.plot.h; y++)
+        reds += is_red(adia_canvas_get(&c, info.plot.x + info.plot.w - 2, y));
+    CHECK(info.plot.h < 300 && reds == 0, "dense groups: %d red pixels in a plot %d high", reds,
+          (int)info.plot.h);
+    CHECK(!is_white(adia_canvas_get(&c, info.band.x, info.plot.y + info.plot.h / 2)), "band drawn");
+    adia_canvas_free(&c);
+    o.size = 500;
     /* the public path refuses a non-diagonal overlay */
     o.overlay = "csr";
     CHECK_ERR(adia_matrix_spy_png(A, tmp_path("ov.png"), &o), ADIA_ERR_INVALID_ARG, "not a diagonal format");

@@ -19,11 +19,15 @@ int32_t adia_plot_row_y(adia_rect plot, int32_t rows, int32_t r)
     return plot.y + (int32_t)((int64_t)r * plot.h / rows);
 }
 
-void adia_overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band, const adia_diag *D)
+int adia_overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band, const adia_diag *D)
 {
-    if (!D || D->n_pieces <= 0 || D->rows <= 0) return;
-    /* Light piece lines only when they stay apart; group changes always. */
-    int light = (int64_t)D->n_pieces * 3 <= plot.h;
+    if (!D || D->n_pieces <= 0 || D->rows <= 0) return 0;
+    /* Lines only while they stay apart (3 pixels on average): denser ones
+     * would paint the plot over; the band still shows every change. */
+    int64_t changes = 0;
+    for (int32_t p = 1; p < D->n_pieces; p++) changes += D->piece_group[p] != D->piece_group[p - 1];
+    int drawn = (changes * 3 <= plot.h ? ADIA_OVERLAY_GROUP_LINES : 0) |
+                ((int64_t)D->n_pieces * 3 <= plot.h ? ADIA_OVERLAY_PIECE_LINES : 0);
     int colour = 0;
     for (int32_t p = 0; p < D->n_pieces; p++) {
         int32_t y0 = adia_plot_row_y(plot, D->rows, D->piece_start[p]);
@@ -40,9 +44,10 @@ void adia_overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band, const adi
             adia_canvas_fill(c, (adia_rect){band.x, y0, band.w, y1 > y0 ? y1 - y0 : 1},
                              band_palette[colour]);
         if (p == 0) continue;
-        if (group_change)
+        if (group_change && (drawn & ADIA_OVERLAY_GROUP_LINES))
             adia_canvas_hline(c, plot.x, plot.x + plot.w - 1, y0, adia_overlay_group_line, 0.85, 0);
-        else if (light)
+        else if (!group_change && (drawn & ADIA_OVERLAY_PIECE_LINES))
             adia_canvas_hline(c, plot.x, plot.x + plot.w - 1, y0, adia_overlay_piece_line, 0.7, 4);
     }
+    return drawn;
 }

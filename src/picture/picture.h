@@ -108,11 +108,13 @@ int32_t adia_plot_row_y(adia_rect plot, int32_t rows, int32_t r);
 
 /* Draw the row pieces of D over plot (which shows D->rows rows): a line at
  * every piece boundary, strong (red) where the offset group changes, light
- * (orange, only when pieces are at least 3 pixels apart on average) where
- * only the piece changes; and in band (a strip left of the plot) one colour
- * per offset group, changing at every group change. */
-void adia_overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band,
-                       const adia_diag *D);
+ * (dashed orange) where only the piece changes -- each kind only when its
+ * lines are at least 3 pixels apart on average; and in band (a strip left
+ * of the plot) one colour per offset group, changing at every group change.
+ * Returns which lines were drawn (ADIA_OVERLAY_* flags). */
+enum { ADIA_OVERLAY_GROUP_LINES = 1, ADIA_OVERLAY_PIECE_LINES = 2 };
+int adia_overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band,
+                      const adia_diag *D);
 /* Colours used, so tests and the legend agree with the drawing. */
 extern const adia_rgb adia_overlay_group_line, adia_overlay_piece_line;
 

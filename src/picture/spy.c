@@ -178,7 +178,7 @@ static void draw_count_legend(adia_canvas *c, const layout *L, uint32_t min, uin
 }
 
 static void draw_overlay_legend(adia_canvas *c, const layout *L, const char *fmt,
-                                const adia_diag *D)
+                                const adia_diag *D, int drawn)
 {
     char text[160];
     int32_t y = L->legend_y + 2 * L->line_h + 4, x = L->margin, lim = c->width - L->margin;
@@ -188,8 +188,12 @@ static void draw_overlay_legend(adia_canvas *c, const layout *L, const char *fmt
         snprintf(text + strlen(text), sizeof text - strlen(text), "scatter %" PRId64 "  ",
                  D->n_scatter);
     x = adia_draw_text(c, x, y, text, L->scale, INK, lim - x);
-    x = adia_draw_text(c, x, y, "group change  ", L->scale, adia_overlay_group_line, lim - x);
-    adia_draw_text(c, x, y, "piece", L->scale, adia_overlay_piece_line, lim - x);
+    if (drawn & ADIA_OVERLAY_GROUP_LINES)
+        x = adia_draw_text(c, x, y, "group change  ", L->scale, adia_overlay_group_line, lim - x);
+    if (drawn & ADIA_OVERLAY_PIECE_LINES)
+        x = adia_draw_text(c, x, y, "piece", L->scale, adia_overlay_piece_line, lim - x);
+    if (drawn != (ADIA_OVERLAY_GROUP_LINES | ADIA_OVERLAY_PIECE_LINES) && D->n_pieces > 1)
+        adia_draw_text(c, x, y, "(denser lines left out)", L->scale, INK, lim - x);
 }
 
 /* -------------------------------------------------------------- drawing */
@@ -218,7 +222,8 @@ static adia_status build_overlay(const adia_matrix *A, const adia_spy_options *o
         return adia_error(ADIA_ERR_INVALID_ARG,
                           "spy overlay: '%s' is not a diagonal format (dia, hdi, brcsd1, brcsd2, crsd)",
                           o->overlay);
-    return adia_format_build(A, o->overlay, o->params, ADIA_DOUBLE, F);
+    /* Only the structure is drawn: float halves the values' memory. */
+    return adia_format_build(A, o->overlay, o->params, ADIA_FLOAT, F);
 }
 
 /* Fail early on an unwritable output, before minutes of work; a file that
@@ -265,11 +270,11 @@ adia_status adia_spy_render(const adia_matrix *A, const adia_spy_options *opt,
     if (s == ADIA_OK) {
         draw_grid(c, &L, &g);
         adia_canvas_frame(c, L.plot, FRAME);
-        if (D) adia_overlay_draw(c, L.plot, L.band, D);
+        int drawn = D ? adia_overlay_draw(c, L.plot, L.band, D) : 0;
         if (L.deco) {
             adia_draw_text(c, L.margin, L.margin, caption, L.scale, INK, L.width - 2 * L.margin);
             draw_count_legend(c, &L, g.min, g.max);
-            if (D) draw_overlay_legend(c, &L, o.overlay ? o.overlay : "overlay", D);
+            if (D) draw_overlay_legend(c, &L, o.overlay ? o.overlay : "overlay", D, drawn);
         }
         if (info) *info = (adia_spy_info){L.plot, L.band, g.gw, g.gh, g.max};
     }
