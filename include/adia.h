@@ -268,6 +268,44 @@ int64_t adia_format_storage_bytes(const adia_format *F);
 adia_status adia_format_spmv(const adia_format *F, double alpha, const void *x,
                              double beta, void *y);
 
+/* ==================================================== pictures (src/picture) */
+
+/* Options of the sparsity picture; zero-filled (or NULL) means defaults. */
+typedef struct adia_spy_options {
+    int size;                        /* longest image side in pixels, 8..8192
+                                        (<= 0: 800)                           */
+    const char *overlay;             /* NULL, or a diagonal format name ("dia",
+                                        "hdi", "brcsd1", "brcsd2", "crsd"):
+                                        draw its row pieces and offset groups */
+    const adia_format_params *params;/* parameters of the overlay format      */
+    const char *caption;             /* NULL: name, rows x cols, nnz, type    */
+    void (*progress)(double fraction, void *user); /* NULL, or called while
+                                        binning with fraction in [0, 1]       */
+    void *progress_user;
+} adia_spy_options;
+
+/* Write the sparsity picture of A as an RGB PNG: nonzeros binned into a
+ * pixel grid (at most size^2 32-bit counters, whatever nnz), log-scaled
+ * light-to-dark blue, a frame, a caption line and a legend with the counts;
+ * a matrix smaller than the picture gets an integer square of pixels per
+ * entry.  With an overlay, piece boundaries are horizontal lines (red where
+ * the offset group changes, orange for other piece boundaries) and a band
+ * left of the plot changes colour with the offset group.  An unwritable path
+ * is ADIA_ERR_IO naming it (checked before any work). */
+adia_status adia_matrix_spy_png(const adia_matrix *A, const char *path,
+                                const adia_spy_options *opt);
+
+/* Horizontal bar chart (benchmark plots): one bar per label with its value
+ * and unit printed, and n_refs reference values (e.g. cuSPARSE time, the
+ * bandwidth floor) as dashed vertical lines with their labels.  A value that
+ * is NaN or infinite is shown as "n/a"; negative values are refused.  At most
+ * 250 bars and 16 reference lines. */
+adia_status adia_bar_chart_png(const char *path, const char *title, int n,
+                               const char *const *labels, const double *values,
+                               const char *unit, int n_refs,
+                               const char *const *ref_labels,
+                               const double *ref_values);
+
 /* ================================================== GPU (src/cuda) */
 
 /* Number of usable CUDA devices; 0 (and ADIA_OK) when built without CUDA or
