@@ -28,9 +28,6 @@ int cmd_spy(int argc, char **argv)
         {"params", CLI_STRING, &params, "format parameters for --overlay, e.g. B=256,eta=64"},
         {NULL, CLI_FLAG, NULL, NULL},
     };
-    /* "-o FILE" is the documented spelling; cli_parse knows "--o". */
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-o")) argv[i] = "--o";
     const char *pos[1];
     int npos;
     bool done;
