@@ -21,9 +21,13 @@
  *    p_zero 0.936350): the authors analysed the symmetric files as stored.
  *    We analyse the matrix as it is (expanded).  kim2 (0.028261) matches
  *    neither reading.
- *  - Type I also when the DIA storage has no padding at all (n_zero == 0):
- *    the paper's strict p_zero < alpha would send a pure diagonal matrix
- *    (K = 1, alpha = 0) to type III.  A matrix without nonzeros is type I.
+ *  - Type I takes p_zero <= alpha, not the strict "<" of the paper's type
+ *    list: section 3.4 calls (1 - 1/K)/Z the upper bound of p_zero for
+ *    which DIA wins (the comparison sign itself was lost in the text), and
+ *    "<" would send a pure diagonal matrix (K = 1, alpha = 0, p_zero = 0)
+ *    and the 100 x 100 5-point Laplacian (p_zero = alpha = 0.008 exactly)
+ *    to type III.  A relative 1e-12 absorbs rounding at such ties.  A
+ *    matrix without nonzeros is type I.
  *  - Matrices without nonzeros: dia_fill = 1 (nothing padded),
  *    dense_diag_share = 1, p_offset = p_zero = 0; no rows: row stats 0. */
 #include "internal.h"
@@ -200,7 +204,7 @@ static void value_features(const adia_csr *a, adia_features *f)
 /* The search engine (paper Fig. 3) on the Table 1 symbols. */
 static void choose_type(adia_features *f)
 {
-    if (f->n_offset == 0 && (f->n_diag == 0 || f->n_zero == 0 || f->p_zero < f->alpha))
+    if (f->n_offset == 0 && f->p_zero <= f->alpha * (1 + 1e-12))
         f->type = ADIA_TYPE_I;
     else if (f->n_offset > 0 && !f->label_lz && !f->label_s)
         f->type = ADIA_TYPE_II;
