@@ -163,7 +163,8 @@ adia_status adia_matrix_load(const char *path, adia_matrix **out);
  *                       full diagonals; values as band
  * optional ",seed=S" at the end of any spec (default 1).  All numbers are
  * positive integers <= INT32_MAX (FILL a real); anything else, too many
- * rows or K larger than the diagonals available is ADIA_ERR_INVALID_ARG
+ * rows, more than 2^36 possible nonzeros (N x number of diagonals) or K
+ * larger than the diagonals available is ADIA_ERR_INVALID_ARG
  * with a message naming the spec.  CSR is built in place (row lengths
  * first), so 1e8 nonzeros need about 1.2 GB.  The matrix is named spec. */
 adia_status adia_matrix_generate(const char *spec, adia_matrix **out);

@@ -272,6 +272,8 @@ static void test_bad_specs(void)
         {"type3:10000,1000,0.5", "do not fit"},
         {"type3:100000,9,0.00001", "fill of the full main diagonal alone"},
         {"type2:1", "N >= 2"},
+        {"band:2000000000,1000000000", "more than the 2^36"},
+        {"randdiag:2000000000,100000,2000000", "more than the 2^36"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         adia_matrix *A = (adia_matrix *)&bad;  /* must be reset to NULL */

@@ -75,8 +75,16 @@ static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out
     return s;
 }
 
-static adia_status diag_alloc(diag_list *L, int32_t n, int64_t k)
+/* Upper bound of nonzeros a generator builds (820 GB of CSR): rejects
+ * specs like band:2000000000,1000000000 before they run for hours. */
+#define GEN_MAX_NNZ ((int64_t)1 << 36)
+
+static adia_status diag_alloc(const gen_args *a, diag_list *L, int32_t n, int64_t k)
 {
+    if (n * k > GEN_MAX_NNZ)  /* both < 2^32 */
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": up to %" PRId32 " x %" PRId64
+                          " nonzeros, more than the 2^36 a generator builds", a->spec, n, k);
     L->n = n;
     L->k = (int32_t)k;
     L->d = adia_alloc((size_t)k, sizeof *L->d, "generator diagonals");
@@ -124,7 +132,7 @@ adia_status gen_band(const gen_args *a, adia_matrix **out)
                           "generator spec \"%s\": BW = %" PRId64 " must be less than N = %" PRId64,
                           a->spec, bw, n);
     diag_list L;
-    ADIA_TRY(diag_alloc(&L, (int32_t)n, 2 * bw + 1));
+    ADIA_TRY(diag_alloc(a, &L, (int32_t)n, 2 * bw + 1));
     for (int64_t q = 0; q < L.k; q++) L.d[q].off = (int32_t)(q - bw);
     return diag_build(a, &L, out);
 }
@@ -139,7 +147,7 @@ adia_status gen_randdiag(const gen_args *a, adia_matrix **out)
                           " diagonals with |offset| <= %" PRId64,
                           a->spec, k, 2 * spread + 1, spread);
     diag_list L;
-    ADIA_TRY(diag_alloc(&L, (int32_t)n, k));
+    ADIA_TRY(diag_alloc(a, &L, (int32_t)n, k));
     gen_rng rng = gen_rng_init(a->seed, UINT64_MAX);
     adia_status s = pick_offsets(&rng, 1, spread, k - 1, L.d + 1);  /* d[0]: main */
     if (s != ADIA_OK) {
@@ -214,7 +222,7 @@ adia_status gen_type3(const gen_args *a, adia_matrix **out)
         return adia_error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": FILL = %g must be in (0, 1]", a->spec, fill);
     diag_list L;
-    ADIA_TRY(diag_alloc(&L, (int32_t)n, k + TYPE3_SCATTER));
+    ADIA_TRY(diag_alloc(a, &L, (int32_t)n, k + TYPE3_SCATTER));
     gen_rng rng = gen_rng_init(a->seed, UINT64_MAX - 1);
     adia_status s = type3_offsets(a, &rng, &L);
     if (s == ADIA_OK) s = type3_patterns(a, &rng, &L, fill);
