@@ -3,6 +3,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 /* Per-offset nonzero counts of A, indexed by o + rows - 1 (caller frees). */
@@ -239,6 +240,23 @@ static void test_determinism(void)
     }
 }
 
+/* Rows draw from their own random streams: the thread count cannot matter. */
+static void test_threads_agree(void)
+{
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    adia_matrix *A = gen("randdiag:20000,7,500,seed=11"), *C = gen("type3:20000,7,0.3");
+    omp_set_num_threads(3);
+    adia_matrix *B = gen("randdiag:20000,7,500,seed=11"), *D = gen("type3:20000,7,0.3");
+    omp_set_num_threads(saved);
+    CHECK(A && B && adia_matrix_equal(A, B), "randdiag: 1 thread == 3 threads");
+    CHECK(C && D && adia_matrix_equal(C, D), "type3: 1 thread == 3 threads");
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(B);
+    adia_matrix_destroy(C);
+    adia_matrix_destroy(D);
+}
+
 static void test_bad_specs(void)
 {
     static const struct { const char *spec, *needle; } bad[] = {
@@ -296,6 +314,7 @@ int main(void)
     test_band_type2_randdiag();
     test_type3();
     test_determinism();
+    test_threads_agree();
     test_bad_specs();
     return TEST_END();
 }
