@@ -153,7 +153,7 @@ adia_status adia_matrix_load(const char *path, adia_matrix **out);
  *   type2:N             type II: an s x 2s grid, 5-point (two s x s fields
  *                       joined along an edge) + coupling at offsets +-s*s;
  *                       2*s*s rows, the largest <= N; diagonal 5, others -1
- *   type3:N,K,FILL      type III (N >= 8192): full main diagonal, K-1 more
+ *   type3:N,K,FILL      type III (N >= 8192, K >= 3): full main, K-1 more
  *                       (half with |o| <= N/64, half N/8 <= |o| <= N/2)
  *                       broken by zero runs of 1024 rows so that the DIA
  *                       fill (nnz / in-matrix length of the diagonals) is

@@ -290,6 +290,7 @@ static void test_bad_specs(void)
         {"type3:10000,1000,0.5", "do not fit"},
         {"type3:100000,9,0.00001", "fill of the full main diagonal alone"},
         {"type2:1", "N >= 2"},
+        {"type3:10000,2,0.5", "K >= 3"},
         {"band:2000000000,1000000000", "more than the 2^36"},
         {"randdiag:2000000000,100000,2000000", "more than the 2^36"},
     };

@@ -218,6 +218,10 @@ adia_status gen_type3(const gen_args *a, adia_matrix **out)
         return adia_error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": type3 needs N >= %d so that zero sections of %d"
                           " rows fit", a->spec, 8 * TYPE3_ZERO_RUN, TYPE3_ZERO_RUN);
+    if (k < 3)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": type3 needs K >= 3 (main, near and far diagonals)",
+                          a->spec);
     if (!(fill > 0 && fill <= 1))
         return adia_error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": FILL = %g must be in (0, 1]", a->spec, fill);

@@ -33,7 +33,8 @@ static const gen_kind kinds[] = {
     {"type3", 0, 3, 2, gen_type3,
      "type3:N,K,FILL       type III: full main diagonal + K-1 diagonals (half near,\n"
      "                     half far) broken by zero runs of 1024 rows so that the DIA\n"
-     "                     fill is about FILL (0 < FILL <= 1), + 3 scatter points; N >= 8192"},
+     "                     fill is about FILL (0 < FILL <= 1), + 3 scatter points;\n"
+     "                     N >= 8192, K >= 3"},
     {"randdiag", 0, 3, -1, gen_randdiag,
      "randdiag:N,K,SPREAD  K full diagonals, main + K-1 random offsets |o| <= SPREAD"},
 };
