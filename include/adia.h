@@ -142,23 +142,42 @@ adia_status adia_matrix_load(const char *path, adia_matrix **out);
 
 /* ==================================================== generators (src/gen) */
 
-/* Build a matrix from a generator spec, deterministic for a given seed:
- *   lap2d5:NX[xNY]      2D 5-point Laplacian        lap2d9:NX[xNY]
- *   lap3d7:N[xNYxNZ]    3D 7-point                  lap3d27:N[xNYxNZ]
- *   band:N,BW           banded, offsets -BW..BW (2*BW+1 diagonals)
- *   type2:N             two coupled 2D fields: near stencil + offsets +-N/2
- *   type3:N,K,FILL      K diagonals broken into long zero sections so that
- *                       the DIA fill is about FILL, plus scatter points
- *   randdiag:N,K,SPREAD K random diagonals with |offset| <= SPREAD
- * optional ",seed=S" at the end of any spec.  Sizes up to 1e8 nonzeros. */
+/* Build a matrix from a generator spec, deterministic for a given seed
+ * (own xorshift random numbers, independent of the thread count):
+ *   lap2d5:NX[xNY]      2D 5-point Laplacian (4 / -1), natural ordering
+ *   lap2d9:NX[xNY]      2D 9-point (8 / -1)
+ *   lap3d7:N[xNYxNZ]    3D 7-point (6 / -1)
+ *   lap3d27:N[xNYxNZ]   3D 27-point (26 / -1)        Laplacians are SPD
+ *   band:N,BW           offsets -BW..BW (BW < N), random values in [-1,1),
+ *                       diagonal = sum |off-diagonal| + 1
+ *   type2:N             type II: an s x 2s grid, 5-point (two s x s fields
+ *                       joined along an edge) + coupling at offsets +-s*s;
+ *                       2*s*s rows, the largest <= N; diagonal 5, others -1
+ *   type3:N,K,FILL      type III (N >= 8192, K >= 3): full main, K-1 more
+ *                       (half with |o| <= N/64, half N/8 <= |o| <= N/2)
+ *                       broken by zero runs of 1024 rows so that the DIA
+ *                       fill (nnz / in-matrix length of the diagonals) is
+ *                       about FILL in (0,1], + 3 scatter points (offsets
+ *                       +-(N-2), N-3: alone on their diagonal)
+ *   randdiag:N,K,SPREAD main + K-1 distinct random offsets |o| <= SPREAD,
+ *                       full diagonals; values as band
+ * optional ",seed=S" at the end of any spec (default 1).  All numbers are
+ * positive integers <= INT32_MAX (FILL a real); anything else, too many
+ * rows, more than 2^36 possible nonzeros (N x number of diagonals) or K
+ * larger than the diagonals available is ADIA_ERR_INVALID_ARG
+ * with a message naming the spec.  CSR is built in place (row lengths
+ * first), so 1e8 nonzeros need about 1.2 GB.  The matrix is named spec. */
 adia_status adia_matrix_generate(const char *spec, adia_matrix **out);
-/* One line per generator kind, for --help texts. */
+/* One line (or a few) per generator kind, for --help texts. */
 const char *adia_generator_help(void);
 
 /* ================================================ analysis (src/analyze) */
 
 /* The paper's matrix types: I (DIA), II (far diagonals: BRCSD-I),
- * III (long zero sections / scatter points: BRCSD-II). */
+ * III (long zero sections / scatter points: BRCSD-II).  The search engine:
+ *   I   p_offset == 0 and p_zero <= alpha (ties count as I; see analyze.c)
+ *   II  p_offset > 0, no long zero section, no scatter point
+ *   III everything else. */
 typedef enum adia_matrix_type {
     ADIA_TYPE_I = 1,
     ADIA_TYPE_II = 2,
@@ -168,9 +187,11 @@ const char *adia_matrix_type_name(adia_matrix_type t);   /* "I", "II", "III" */
 
 /* Search-engine thresholds; a value <= 0 means the default. */
 typedef struct adia_search_params {
-    double Z;          /* delta = rows / Z (default 100)                      */
+    double Z;          /* delta = ceil(rows / Z) (default 100)                */
     double alpha;      /* p_zero threshold (default (1 - 1/K) / Z)            */
-    int32_t B;         /* row block: long zero section = run of >= B zeros   */
+    int32_t B;         /* row block: long zero section = run of >= B zeros
+                          on one diagonal, within its in-matrix extent
+                          (default 256)                                      */
 } adia_search_params;
 
 /* Features of a matrix: the paper's Table 1 symbols and the row statistics
@@ -180,7 +201,7 @@ typedef struct adia_features {
     int64_t nnz;
     /* Table 1 */
     int64_t n_diag;            /* distinct diagonals (offsets col - row)       */
-    double delta;              /* rows / Z                                     */
+    double delta;              /* ceil(rows / Z), as the paper's Table 4       */
     int64_t n_offset;          /* diagonals with |offset| > delta              */
     double p_offset;           /* n_offset / n_diag                            */
     int64_t n_elem;            /* DIA elements: n_diag * rows (padding incl.)  */
@@ -190,12 +211,13 @@ typedef struct adia_features {
     int label_lz;              /* has a long zero section                      */
     int label_s;               /* has a scatter point                          */
     int64_t n_long_zero;       /* number of long zero sections                 */
-    int64_t n_scatter;         /* number of scatter points                     */
+    int64_t n_scatter;         /* scatter points: nonzeros alone on their diag */
     double dia_fill;           /* nnz / sum of in-matrix lengths of diagonals  */
     double dense_diag_share;   /* share of nnz on diagonals >= 50% full        */
+    /* (no nonzeros: dia_fill = dense_diag_share = 1, p_offset = p_zero = 0) */
     /* rows */
-    int32_t row_min, row_max;
-    double row_mean, row_var;
+    int32_t row_min, row_max;  /* entries per row (0 when no rows)             */
+    double row_mean, row_var;  /* population variance                         */
     int32_t empty_rows;
     int32_t lower_bandwidth;   /* max(row - col) over nonzeros (0 if none)     */
     int32_t upper_bandwidth;   /* max(col - row)                               */

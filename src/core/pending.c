@@ -12,9 +12,3 @@ adia_status adia_matrix_write_mtx(const adia_matrix *A, const char *path) { (voi
 adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path) { (void)A; (void)path; return PENDING("binary output"); }
 adia_status adia_matrix_read_bin(const char *path, adia_matrix **out) { (void)path; (void)out; return PENDING("binary input"); }
 adia_status adia_matrix_load(const char *path, adia_matrix **out) { (void)path; (void)out; return PENDING("matrix loading"); }
-/* src/gen */
-adia_status adia_matrix_generate(const char *spec, adia_matrix **out) { (void)spec; (void)out; return PENDING("generators"); }
-const char *adia_generator_help(void) { return ""; }
-/* src/analyze */
-const char *adia_matrix_type_name(adia_matrix_type t) { (void)t; return "?"; }
-adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *p, adia_features *f) { (void)A; (void)p; (void)f; return PENDING("analysis"); }

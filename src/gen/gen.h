@@ -1,0 +1,57 @@
+/* gen.h -- what the generator files share: the row-callback builder and the
+ * seeded random numbers.
+ *
+ * Every generator describes its matrix as "the sorted entries of row i",
+ * computed from i alone.  gen_build() calls it twice per row -- once to
+ * count (col/val NULL), once to fill straight into the final CSR arrays --
+ * so no generator ever holds COO triplets or a sort, rows are filled in
+ * parallel, and the result does not depend on the number of threads. */
+#ifndef ADIA_GEN_H
+#define ADIA_GEN_H
+
+#include "internal.h"
+
+typedef struct gen_rows gen_rows;
+struct gen_rows {
+    int32_t rows, cols;
+    int32_t max_row;          /* upper bound of entries in one row */
+    /* Entries of row i in increasing column order; returns how many.  col
+     * and val are NULL in the counting pass, else have room for max_row. */
+    int32_t (*row)(const gen_rows *g, int32_t i, int32_t *col, double *val);
+    const void *ctx;          /* the generator's own description */
+    uint64_t seed;
+};
+
+/* Count, allocate and fill the CSR arrays of g; the matrix gets name. */
+adia_status gen_build(const gen_rows *g, const char *name, adia_matrix **out);
+
+/* xorshift64* seeded through splitmix64 from (seed, stream): independent
+ * deterministic streams, e.g. one per row, so parallel fills agree. */
+typedef struct gen_rng { uint64_t s; } gen_rng;
+gen_rng gen_rng_init(uint64_t seed, uint64_t stream);
+uint64_t gen_rng_next(gen_rng *r);
+/* Uniform double in [0, 1). */
+double gen_rng_unit(gen_rng *r);
+/* Uniform integer in [0, n), n > 0. */
+uint64_t gen_rng_below(gen_rng *r, uint64_t n);
+
+/* Parsed spec handed to a kind's builder. */
+typedef struct gen_args {
+    const char *spec;         /* the whole spec, for messages and the name */
+    int count;                /* numbers given */
+    int64_t num[3];           /* integer arguments, all > 0 */
+    double real;              /* type3: FILL */
+    uint64_t seed;
+} gen_args;
+
+/* Builders of the kinds (gen_grid.c, gen_diag.c). */
+adia_status gen_lap2d5(const gen_args *a, adia_matrix **out);
+adia_status gen_lap2d9(const gen_args *a, adia_matrix **out);
+adia_status gen_lap3d7(const gen_args *a, adia_matrix **out);
+adia_status gen_lap3d27(const gen_args *a, adia_matrix **out);
+adia_status gen_type2(const gen_args *a, adia_matrix **out);
+adia_status gen_band(const gen_args *a, adia_matrix **out);
+adia_status gen_randdiag(const gen_args *a, adia_matrix **out);
+adia_status gen_type3(const gen_args *a, adia_matrix **out);
+
+#endif

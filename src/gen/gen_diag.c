@@ -1,0 +1,238 @@
+/* gen_diag.c -- matrices given by a list of diagonals: band, randdiag and
+ * type3.  Each diagonal is full, periodic (runs of nonzeros separated by
+ * long zero runs) or a single entry; values are random with a dominant
+ * main diagonal (sum of |off-diagonal| + 1), so every matrix is
+ * nonsingular. */
+#include "gen.h"
+
+#include <inttypes.h>
+#include <math.h>
+
+/* Zero runs of type3 diagonals: 4 row blocks of the default B = 256, so
+ * that they stay long zero sections for any B up to 1024. */
+#define TYPE3_ZERO_RUN 1024
+#define TYPE3_SCATTER 3
+
+typedef struct diag_pattern {
+    int32_t off;
+    int32_t period;   /* 0: full (or single) */
+    int32_t nzrun;    /* positions p with (p + phase) % period < nzrun */
+    int32_t phase;
+    int32_t single;   /* >= 0: only position `single` is nonzero */
+} diag_pattern;
+
+typedef struct diag_list {
+    int32_t n, k;
+    diag_pattern *d;  /* sorted by offset, offset 0 present */
+} diag_list;
+
+static int diag_has(const diag_pattern *d, int32_t p)
+{
+    if (d->single >= 0) return p == d->single;
+    if (d->period == 0) return 1;
+    return (int32_t)(((int64_t)p + d->phase) % d->period) < d->nzrun;
+}
+
+static int32_t diag_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
+{
+    const diag_list *L = g->ctx;
+    gen_rng rng = gen_rng_init(g->seed, (uint64_t)i);
+    int32_t k = 0, center = -1;
+    double sum = 0;
+    for (int32_t q = 0; q < L->k; q++) {
+        int64_t j = (int64_t)i + L->d[q].off;
+        if (j < 0 || j >= L->n) continue;
+        int32_t p = (int32_t)(j < i ? j : i);  /* position along the diagonal */
+        if (!diag_has(&L->d[q], p)) continue;
+        if (col) {
+            col[k] = (int32_t)j;
+            if (j == i) {
+                center = k;
+            } else {
+                val[k] = 2 * gen_rng_unit(&rng) - 1;
+                sum += fabs(val[k]);
+            }
+        }
+        k++;
+    }
+    if (col && center >= 0) val[center] = sum + 1;
+    return k;
+}
+
+static int cmp_pattern(const void *a, const void *b)
+{
+    int32_t x = ((const diag_pattern *)a)->off, y = ((const diag_pattern *)b)->off;
+    return (x > y) - (x < y);
+}
+
+static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out)
+{
+    qsort(L->d, (size_t)L->k, sizeof *L->d, cmp_pattern);
+    gen_rows g = {.rows = L->n, .cols = L->n, .max_row = L->k, .row = diag_row,
+                  .ctx = L, .seed = a->seed};
+    adia_status s = gen_build(&g, a->spec, out);
+    free(L->d);
+    return s;
+}
+
+/* Upper bound of nonzeros a generator builds (820 GB of CSR): rejects
+ * specs like band:2000000000,1000000000 before they run for hours. */
+#define GEN_MAX_NNZ ((int64_t)1 << 36)
+
+static adia_status diag_alloc(const gen_args *a, diag_list *L, int32_t n, int64_t k)
+{
+    if (n * k > GEN_MAX_NNZ)  /* both < 2^32 */
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": up to %" PRId32 " x %" PRId64
+                          " nonzeros, more than the 2^36 a generator builds", a->spec, n, k);
+    L->n = n;
+    L->k = (int32_t)k;
+    L->d = adia_alloc((size_t)k, sizeof *L->d, "generator diagonals");
+    if (!L->d) return ADIA_ERR_NO_MEMORY;
+    for (int64_t q = 0; q < k; q++)
+        L->d[q] = (diag_pattern){.off = 0, .period = 0, .single = -1};
+    return ADIA_OK;
+}
+
+/* Floyd's sampling of k distinct integers from [0, m) (k <= m), written
+ * to out in no particular order; a bitmap marks those taken. */
+static adia_status sample_distinct(gen_rng *rng, int64_t m, int64_t k, int64_t *out)
+{
+    uint8_t *taken = adia_calloc((size_t)(m / 8 + 1), 1, "generator offset bitmap");
+    if (!taken) return ADIA_ERR_NO_MEMORY;
+    for (int64_t j = m - k, q = 0; j < m; j++, q++) {
+        int64_t t = (int64_t)gen_rng_below(rng, (uint64_t)j + 1);
+        if (taken[t / 8] & (1u << (t % 8))) t = j;
+        taken[t / 8] |= (uint8_t)(1u << (t % 8));
+        out[q] = t;
+    }
+    free(taken);
+    return ADIA_OK;
+}
+
+/* Put k random distinct offsets with lo <= |o| <= hi (both signs) into d. */
+static adia_status pick_offsets(gen_rng *rng, int64_t lo, int64_t hi, int64_t k,
+                                diag_pattern *d)
+{
+    if (k == 0) return ADIA_OK;
+    int64_t width = hi - lo + 1, *idx = adia_alloc((size_t)k, sizeof *idx, "generator offsets");
+    if (!idx) return ADIA_ERR_NO_MEMORY;
+    adia_status s = sample_distinct(rng, 2 * width, k, idx);
+    for (int64_t q = 0; s == ADIA_OK && q < k; q++)
+        d[q].off = (int32_t)(idx[q] < width ? -(lo + idx[q]) : lo + idx[q] - width);
+    free(idx);
+    return s;
+}
+
+adia_status gen_band(const gen_args *a, adia_matrix **out)
+{
+    int64_t n = a->num[0], bw = a->num[1];
+    if (bw >= n)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": BW = %" PRId64 " must be less than N = %" PRId64,
+                          a->spec, bw, n);
+    diag_list L;
+    ADIA_TRY(diag_alloc(a, &L, (int32_t)n, 2 * bw + 1));
+    for (int64_t q = 0; q < L.k; q++) L.d[q].off = (int32_t)(q - bw);
+    return diag_build(a, &L, out);
+}
+
+adia_status gen_randdiag(const gen_args *a, adia_matrix **out)
+{
+    int64_t n = a->num[0], k = a->num[1];
+    int64_t spread = a->num[2] < n - 1 ? a->num[2] : n - 1;
+    if (k > 2 * spread + 1)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": K = %" PRId64 " is more than the %" PRId64
+                          " diagonals with |offset| <= %" PRId64,
+                          a->spec, k, 2 * spread + 1, spread);
+    diag_list L;
+    ADIA_TRY(diag_alloc(a, &L, (int32_t)n, k));
+    gen_rng rng = gen_rng_init(a->seed, UINT64_MAX);
+    adia_status s = pick_offsets(&rng, 1, spread, k - 1, L.d + 1);  /* d[0]: main */
+    if (s != ADIA_OK) {
+        free(L.d);
+        return s;
+    }
+    return diag_build(a, &L, out);
+}
+
+/* type3 layout: the full main diagonal; (K-1)/2 "near" diagonals with
+ * 1 <= |o| <= N/64 and the rest "far" with N/8 <= |o| <= N/2, all broken
+ * into runs of nonzeros separated by zero runs of TYPE3_ZERO_RUN rows; and
+ * TYPE3_SCATTER scatter points in the corners (offsets +-(N-2), N-3: short
+ * diagonals, so they hardly change the fill). */
+static adia_status type3_offsets(const gen_args *a, gen_rng *rng, diag_list *L)
+{
+    int64_t n = L->n, others = L->k - 1 - TYPE3_SCATTER;
+    int64_t near = others / 2, far = others - near;
+    int64_t near_hi = n / 64, far_lo = n / 8, far_hi = n / 2;
+    if (near > 2 * near_hi || far > 2 * (far_hi - far_lo + 1))
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": K = %" PRId64 " diagonals do not fit: at most %"
+                          PRId64 " near (|o| <= N/64) and %" PRId64 " far (N/8 <= |o| <= N/2)",
+                          a->spec, a->num[1], 2 * near_hi, 2 * (far_hi - far_lo + 1));
+    diag_pattern *d = L->d + 1;  /* d[0]: main */
+    ADIA_TRY(pick_offsets(rng, 1, near_hi, near, d));
+    ADIA_TRY(pick_offsets(rng, far_lo, far_hi, far, d + near));
+    int32_t corner[TYPE3_SCATTER] = {(int32_t)(n - 2), (int32_t)(2 - n), (int32_t)(n - 3)};
+    for (int q = 0; q < TYPE3_SCATTER; q++) {
+        diag_pattern *c = &d[others + q];
+        c->off = corner[q];
+        c->single = (int32_t)gen_rng_below(rng, (uint64_t)(n - abs(corner[q])));
+    }
+    return ADIA_OK;
+}
+
+/* Periodic pattern giving the non-main diagonals fill f so that the whole
+ * matrix has DIA fill about `fill`. */
+static adia_status type3_patterns(const gen_args *a, gen_rng *rng, diag_list *L, double fill)
+{
+    double len_other = 0, len_all = 0;
+    for (int32_t q = 0; q < L->k; q++) {
+        double len = L->n - fabs((double)L->d[q].off);
+        len_all += len;
+        if (L->d[q].off != 0 && L->d[q].single < 0) len_other += len;
+    }
+    double f = len_other > 0 ? (fill * len_all - L->n - TYPE3_SCATTER) / len_other : 1;
+    if (f <= 0)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": FILL = %g is below %.4f, the fill of the full main"
+                          " diagonal alone", a->spec, fill, (L->n + TYPE3_SCATTER) / len_all);
+    for (int32_t q = 0; q < L->k; q++) {
+        diag_pattern *d = &L->d[q];
+        if (d->off == 0 || d->single >= 0 || f >= 1) continue;
+        double run = round(TYPE3_ZERO_RUN * f / (1 - f));
+        d->nzrun = run < 1 ? 1 : run > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)run;
+        d->period = d->nzrun + TYPE3_ZERO_RUN;
+        d->phase = (int32_t)gen_rng_below(rng, (uint64_t)d->period);
+    }
+    return ADIA_OK;
+}
+
+adia_status gen_type3(const gen_args *a, adia_matrix **out)
+{
+    int64_t n = a->num[0], k = a->num[1];
+    double fill = a->real;
+    if (n < 8 * TYPE3_ZERO_RUN)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": type3 needs N >= %d so that zero sections of %d"
+                          " rows fit", a->spec, 8 * TYPE3_ZERO_RUN, TYPE3_ZERO_RUN);
+    if (k < 3)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": type3 needs K >= 3 (main, near and far diagonals)",
+                          a->spec);
+    if (!(fill > 0 && fill <= 1))
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": FILL = %g must be in (0, 1]", a->spec, fill);
+    diag_list L;
+    ADIA_TRY(diag_alloc(a, &L, (int32_t)n, k + TYPE3_SCATTER));
+    gen_rng rng = gen_rng_init(a->seed, UINT64_MAX - 1);
+    adia_status s = type3_offsets(a, &rng, &L);
+    if (s == ADIA_OK) s = type3_patterns(a, &rng, &L, fill);
+    if (s != ADIA_OK) {
+        free(L.d);
+        return s;
+    }
+    return diag_build(a, &L, out);
+}

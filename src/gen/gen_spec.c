@@ -1,0 +1,166 @@
+/* gen_spec.c -- the generator spec language ("kind:args[,seed=S]"), the
+ * table of kinds and the public entry points. */
+#include "gen.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+
+typedef struct gen_kind {
+    const char *name;
+    int sizes;        /* >0: one token of 1 or `sizes` numbers joined by 'x' */
+    int args;         /* else: this many comma-separated numbers */
+    int real_arg;     /* index of the argument that is a real (FILL), or -1 */
+    adia_status (*build)(const gen_args *a, adia_matrix **out);
+    const char *help;
+} gen_kind;
+
+static const gen_kind kinds[] = {
+    {"lap2d5", 2, 0, -1, gen_lap2d5,
+     "lap2d5:NX[xNY]       2D 5-point Laplacian (4 / -1), natural ordering"},
+    {"lap2d9", 2, 0, -1, gen_lap2d9,
+     "lap2d9:NX[xNY]       2D 9-point Laplacian (8 / -1)"},
+    {"lap3d7", 3, 0, -1, gen_lap3d7,
+     "lap3d7:N[xNYxNZ]     3D 7-point Laplacian (6 / -1)"},
+    {"lap3d27", 3, 0, -1, gen_lap3d27,
+     "lap3d27:N[xNYxNZ]    3D 27-point Laplacian (26 / -1)"},
+    {"band", 0, 2, -1, gen_band,
+     "band:N,BW            offsets -BW..BW, random values, diagonal = sum|offdiag| + 1"},
+    {"type2", 0, 1, -1, gen_type2,
+     "type2:N              type II: s x 2s grid 5-point (two s x s fields) + coupling\n"
+     "                     at offsets +-s*s; rows 2*s*s, the largest <= N"},
+    {"type3", 0, 3, 2, gen_type3,
+     "type3:N,K,FILL       type III: full main diagonal + K-1 diagonals (half near,\n"
+     "                     half far) broken by zero runs of 1024 rows so that the DIA\n"
+     "                     fill is about FILL (0 < FILL <= 1), + 3 scatter points;\n"
+     "                     N >= 8192, K >= 3"},
+    {"randdiag", 0, 3, -1, gen_randdiag,
+     "randdiag:N,K,SPREAD  K full diagonals, main + K-1 random offsets |o| <= SPREAD"},
+};
+#define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
+
+const char *adia_generator_help(void)
+{
+    static char text[2048];
+    if (!text[0]) {
+        size_t used = 0;
+        for (int i = 0; i < NKINDS; i++)
+            used += (size_t)snprintf(text + used, sizeof text - used, "%s\n", kinds[i].help);
+        snprintf(text + used, sizeof text - used,
+                 "Append \",seed=S\" to any spec (default 1); same seed, same matrix.\n");
+    }
+    return text;
+}
+
+/* One number of the spec: an integer in 1..INT32_MAX, or a real. */
+static adia_status parse_number(const char *spec, const char *tok, size_t len,
+                                int real, int64_t *iv, double *rv)
+{
+    char buf[64];
+    if (len == 0 || len >= sizeof buf)
+        return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": %s number \"%.*s\"",
+                          spec, len ? "overlong" : "missing", (int)len, tok);
+    memcpy(buf, tok, len);
+    buf[len] = 0;
+    char *end;
+    errno = 0;
+    if (real) {
+        *rv = strtod(buf, &end);
+        if (end == buf || *end != 0 || errno == ERANGE || !isfinite(*rv))
+            return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": \"%s\" is not a number",
+                              spec, buf);
+        return ADIA_OK;
+    }
+    /* plain digits only: strtoull would accept signs and spaces */
+    unsigned long long v = buf[0] >= '0' && buf[0] <= '9' ? strtoull(buf, &end, 10) : 0;
+    if (!(buf[0] >= '0' && buf[0] <= '9') || *end != 0)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": \"%s\" is not a positive integer", spec, buf);
+    if (errno == ERANGE || v > INT32_MAX)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": number %s is larger than %d", spec, buf, INT32_MAX);
+    if (v == 0)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": number %s must be positive", spec, buf);
+    *iv = (int64_t)v;
+    return ADIA_OK;
+}
+
+/* Split s (length len) at sep into numbers; *count = how many. */
+static adia_status parse_list(const char *spec, const char *s, size_t len, char sep,
+                              int max, int real_at, gen_args *a)
+{
+    a->count = 0;
+    for (size_t pos = 0;;) {
+        const char *tok = s + pos, *stop = memchr(tok, sep, len - pos);
+        size_t tlen = stop ? (size_t)(stop - tok) : len - pos;
+        if (a->count == max)
+            return adia_error(ADIA_ERR_INVALID_ARG,
+                              "generator spec \"%s\": too many numbers (at most %d)", spec, max);
+        ADIA_TRY(parse_number(spec, tok, tlen, a->count == real_at, &a->num[a->count], &a->real));
+        a->count++;
+        if (!stop) return ADIA_OK;
+        pos += tlen + 1;
+    }
+}
+
+/* Strip a trailing ",seed=S" from [args, *len), storing S. */
+static adia_status parse_seed(const char *spec, const char *args, size_t *len, uint64_t *seed)
+{
+    *seed = 1;
+    const char *key = ",seed=", *at = NULL;
+    for (const char *p = args; (p = strstr(p, key)) && p < args + *len; p++) at = p;
+    if (!at) {
+        if (strstr(spec, "seed="))
+            return adia_error(ADIA_ERR_INVALID_ARG,
+                              "generator spec \"%s\": seed must come last, as \",seed=S\"", spec);
+        return ADIA_OK;
+    }
+    const char *num = at + strlen(key);
+    char *end;
+    errno = 0;
+    unsigned long long v = *num >= '0' && *num <= '9' ? strtoull(num, &end, 10) : 0;
+    if (!(*num >= '0' && *num <= '9') || *end != 0 || errno == ERANGE)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": seed \"%s\" is not an unsigned integer", spec, num);
+    *seed = v;
+    *len = (size_t)(at - args);
+    return ADIA_OK;
+}
+
+adia_status adia_matrix_generate(const char *spec, adia_matrix **out)
+{
+    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: out is NULL");
+    *out = NULL;
+    if (!spec) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: spec is NULL");
+    const char *colon = strchr(spec, ':');
+    size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
+    const gen_kind *k = NULL;
+    for (int i = 0; i < NKINDS; i++)
+        if (strlen(kinds[i].name) == nlen && !strncmp(kinds[i].name, spec, nlen)) k = &kinds[i];
+    if (!k)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": unknown kind \"%.*s\" (known: lap2d5 lap2d9"
+                          " lap3d7 lap3d27 band type2 type3 randdiag)", spec, (int)nlen, spec);
+    if (!colon)
+        return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": missing ':' and sizes (%s)",
+                          spec, k->help);
+    gen_args a = {.spec = spec, .seed = 1};
+    const char *args = colon + 1;
+    size_t alen = strlen(args);
+    ADIA_TRY(parse_seed(spec, args, &alen, &a.seed));
+    if (k->sizes) {
+        if (memchr(args, ',', alen))
+            return adia_error(ADIA_ERR_INVALID_ARG,
+                              "generator spec \"%s\": sizes are joined by 'x', not ','", spec);
+        ADIA_TRY(parse_list(spec, args, alen, 'x', k->sizes, -1, &a));
+    } else {
+        ADIA_TRY(parse_list(spec, args, alen, ',', k->args, k->real_arg, &a));
+        if (a.count != k->args)
+            return adia_error(ADIA_ERR_INVALID_ARG,
+                              "generator spec \"%s\": %s takes %d numbers, got %d", spec, k->name,
+                              k->args, a.count);
+    }
+    return k->build(&a, out);
+}

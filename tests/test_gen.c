@@ -1,0 +1,321 @@
+/* test_gen.c -- generators: exact structure (nnz formulas, offsets, values,
+ * symmetry), determinism by seed, type3 fill, malformed specs. */
+#include "testutil.h"
+
+#include <math.h>
+#include <omp.h>
+#include <string.h>
+
+/* Per-offset nonzero counts of A, indexed by o + rows - 1 (caller frees). */
+static int64_t *diag_counts(const adia_matrix *A)
+{
+    adia_csr_view v;
+    if (adia_matrix_csr(A, &v) != ADIA_OK) return NULL;
+    int64_t *cnt = calloc((size_t)v.rows + v.cols, sizeof *cnt);
+    for (int32_t i = 0; cnt && i < v.rows; i++)
+        for (int64_t p = v.rowptr[i]; p < v.rowptr[i + 1]; p++) cnt[v.colind[p] - i + v.rows - 1]++;
+    return cnt;
+}
+
+/* Does A have exactly the offsets off[0..n) (in any order), each full
+ * when `full`? */
+static int has_offsets(const adia_matrix *A, const int64_t *off, int n, int full)
+{
+    int32_t m = adia_matrix_rows(A), c = adia_matrix_cols(A);
+    int64_t *cnt = diag_counts(A);
+    if (!cnt) return 0;
+    int ok = 1, found = 0;
+    for (int64_t d = 0; d < (int64_t)m + c - 1; d++) {
+        if (!cnt[d]) continue;
+        int64_t o = d - (m - 1), len = (o < 0 ? (m + o < c ? m + o : c) : (c - o < m ? c - o : m));
+        int listed = 0;
+        for (int k = 0; k < n; k++) listed |= off[k] == o;
+        ok &= listed && (!full || cnt[d] == len);
+        found++;
+    }
+    free(cnt);
+    return ok && found == n;
+}
+
+static int is_symmetric(const adia_matrix *A)
+{
+    adia_matrix *T = NULL;
+    if (adia_matrix_transpose(A, &T) != ADIA_OK) return 0;
+    int eq = adia_matrix_equal(A, T);
+    adia_matrix_destroy(T);
+    return eq;
+}
+
+/* Every row: diagonal entry == want_diag (or, want_diag < 0: == sum of
+ * |off-diagonal| + 1), off-diagonals == -1 when want_diag >= 0. */
+static int check_values(const adia_matrix *A, double want_diag)
+{
+    adia_csr_view v;
+    if (adia_matrix_csr(A, &v) != ADIA_OK) return 0;
+    for (int32_t i = 0; i < v.rows; i++) {
+        double diag = NAN, sum = 0;
+        for (int64_t p = v.rowptr[i]; p < v.rowptr[i + 1]; p++) {
+            if (v.colind[p] == i) diag = v.values[p];
+            else if (want_diag >= 0 && v.values[p] != -1.0) return 0;
+            else sum += fabs(v.values[p]);
+        }
+        double want = want_diag >= 0 ? want_diag : sum + 1;
+        if (!(fabs(diag - want) <= 1e-12 * want)) return 0;
+    }
+    return 1;
+}
+
+static adia_matrix *gen(const char *spec)
+{
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_matrix_generate(spec, &A));
+    if (A) CHECK(!strcmp(adia_matrix_name(A), spec), "name %s", adia_matrix_name(A));
+    return A;
+}
+
+static void test_laplacians(void)
+{
+    int64_t sizes[][3] = {{1, 1, 1}, {2, 2, 2}, {7, 7, 7}, {5, 3, 4}, {33, 2, 9}};
+    for (int t = 0; t < 5; t++) {
+        int64_t x = sizes[t][0], y = sizes[t][1], z = sizes[t][2];
+        char spec[64];
+        adia_matrix *A;
+        snprintf(spec, sizeof spec, "lap2d5:%lldx%lld", (long long)x, (long long)y);
+        if ((A = gen(spec))) {
+            CHECK(adia_matrix_nnz(A) == 5 * x * y - 2 * x - 2 * y, "%s nnz %lld", spec,
+                  (long long)adia_matrix_nnz(A));
+            if (x > 1 && y > 1) {
+                int64_t off[] = {0, 1, -1, x, -x};
+                CHECK(has_offsets(A, off, 5, 0), "%s offsets", spec);
+            }
+            CHECK(is_symmetric(A) && check_values(A, 4), "%s symmetric, 4/-1", spec);
+            adia_matrix_destroy(A);
+        }
+        snprintf(spec, sizeof spec, "lap2d9:%lldx%lld", (long long)x, (long long)y);
+        if ((A = gen(spec))) {
+            CHECK(adia_matrix_nnz(A) == (3 * x - 2) * (3 * y - 2), "%s nnz", spec);
+            CHECK(is_symmetric(A) && check_values(A, 8), "%s symmetric, 8/-1", spec);
+            adia_matrix_destroy(A);
+        }
+        snprintf(spec, sizeof spec, "lap3d7:%lldx%lldx%lld", (long long)x, (long long)y, (long long)z);
+        if ((A = gen(spec))) {
+            CHECK(adia_matrix_rows(A) == x * y * z, "%s rows", spec);
+            CHECK(adia_matrix_nnz(A) == 7 * x * y * z - 2 * (y * z + x * z + x * y), "%s nnz", spec);
+            if (x > 1 && y > 1 && z > 1) {
+                int64_t off[] = {0, 1, -1, x, -x, x * y, -x * y};
+                CHECK(has_offsets(A, off, 7, 0), "%s offsets", spec);
+            }
+            CHECK(is_symmetric(A) && check_values(A, 6), "%s symmetric, 6/-1", spec);
+            adia_matrix_destroy(A);
+        }
+        snprintf(spec, sizeof spec, "lap3d27:%lldx%lldx%lld", (long long)x, (long long)y, (long long)z);
+        if ((A = gen(spec))) {
+            CHECK(adia_matrix_nnz(A) == (3 * x - 2) * (3 * y - 2) * (3 * z - 2), "%s nnz", spec);
+            if (x > 2 && y > 2 && z > 2) {
+                int64_t off[27];
+                int n = 0;
+                for (int dz = -1; dz <= 1; dz++)
+                    for (int dy = -1; dy <= 1; dy++)
+                        for (int dx = -1; dx <= 1; dx++) off[n++] = dx + x * dy + x * y * dz;
+                CHECK(has_offsets(A, off, 27, 0), "%s offsets", spec);
+            }
+            CHECK(is_symmetric(A) && check_values(A, 26), "%s symmetric, 26/-1", spec);
+            adia_matrix_destroy(A);
+        }
+    }
+    /* the single-size forms are the square / cube */
+    adia_matrix *A = gen("lap2d5:100"), *B = gen("lap3d7:12");
+    if (A) CHECK(adia_matrix_nnz(A) == 5 * 100 * 100 - 4 * 100, "lap2d5:100 nnz = 5n^2-4n");
+    if (B) CHECK(adia_matrix_nnz(B) == 7 * 12 * 12 * 12 - 6 * 12 * 12, "lap3d7:12 nnz = 7n^3-6n^2");
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(B);
+}
+
+static void test_band_type2_randdiag(void)
+{
+    adia_matrix *A = gen("band:1000,7");
+    if (A) {
+        CHECK(adia_matrix_nnz(A) == 1000 * 15 - 7 * 8, "band nnz %lld", (long long)adia_matrix_nnz(A));
+        int64_t off[15];
+        for (int k = 0; k < 15; k++) off[k] = k - 7;
+        CHECK(has_offsets(A, off, 15, 1), "band offsets -7..7, full");
+        CHECK(check_values(A, -1), "band diagonal = sum|offdiag| + 1");
+        adia_matrix_destroy(A);
+    }
+    /* type2: 5000 -> s = 50, 5000 rows; 4999 -> s = 49 */
+    int64_t n[] = {5000, 4999, 2};
+    for (int t = 0; t < 3; t++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "type2:%lld", (long long)n[t]);
+        int64_t s = (int64_t)floor(sqrt(n[t] / 2.0));
+        if (!(A = gen(spec))) continue;
+        CHECK(adia_matrix_rows(A) == 2 * s * s, "%s rows %d", spec, adia_matrix_rows(A));
+        CHECK(adia_matrix_nnz(A) == 12 * s * s - 6 * s, "%s nnz %lld", spec, (long long)adia_matrix_nnz(A));
+        if (s > 1) {
+            int64_t off[] = {0, 1, -1, s, -s, s * s, -s * s};
+            CHECK(has_offsets(A, off, 7, 0), "%s offsets", spec);
+        }
+        CHECK(is_symmetric(A) && check_values(A, 5), "%s symmetric, 5/-1", spec);
+        adia_matrix_destroy(A);
+    }
+    /* randdiag: K distinct offsets, |o| <= SPREAD, main included, full */
+    if ((A = gen("randdiag:3000,12,40"))) {
+        int64_t *cnt = diag_counts(A), k = 0, nnz = 0, far = 0;
+        for (int64_t d = 0; cnt && d < 5999; d++)
+            if (cnt[d]) {
+                int64_t o = d - 2999;
+                k++;
+                nnz += 3000 - llabs(o);
+                far += llabs(o) > 40;
+            }
+        CHECK(cnt && cnt[2999] == 3000, "main diagonal full");
+        CHECK(k == 12 && far == 0, "12 offsets within 40 (%lld, %lld far)", (long long)k, (long long)far);
+        CHECK(nnz == adia_matrix_nnz(A), "all diagonals full");
+        CHECK(check_values(A, -1), "randdiag dominant diagonal");
+        free(cnt);
+        adia_matrix_destroy(A);
+    }
+    /* K = all possible diagonals */
+    if ((A = gen("randdiag:50,9,4"))) {
+        int64_t off[] = {-4, -3, -2, -1, 0, 1, 2, 3, 4};
+        CHECK(has_offsets(A, off, 9, 1), "randdiag with every offset");
+        adia_matrix_destroy(A);
+    }
+}
+
+/* DIA fill of A computed here: nnz / sum of occupied diagonal lengths. */
+static double fill_of(const adia_matrix *A, int64_t *ndiag, int64_t *singles)
+{
+    int32_t m = adia_matrix_rows(A);
+    int64_t *cnt = diag_counts(A), len = 0;
+    *ndiag = *singles = 0;
+    for (int64_t d = 0; cnt && d < 2 * (int64_t)m - 1; d++)
+        if (cnt[d]) {
+            len += m - llabs(d - (m - 1));
+            ++*ndiag;
+            *singles += cnt[d] == 1;
+        }
+    free(cnt);
+    return (double)adia_matrix_nnz(A) / (double)len;
+}
+
+static void test_type3(void)
+{
+    double fills[] = {0.2, 0.5, 0.8};
+    for (int t = 0; t < 3; t++) {
+        char spec[64];
+        snprintf(spec, sizeof spec, "type3:200000,9,%g,seed=%d", fills[t], t + 5);
+        adia_matrix *A = gen(spec);
+        if (!A) continue;
+        int64_t nd, singles;
+        double f = fill_of(A, &nd, &singles);
+        CHECK(fabs(f - fills[t]) < 0.03, "%s: fill %.4f", spec, f);
+        CHECK(nd == 9 + 3 && singles == 3, "%s: %lld diagonals, %lld single", spec, (long long)nd,
+              (long long)singles);
+        int64_t *cnt = diag_counts(A);
+        CHECK(cnt && cnt[199999] == 200000, "%s: main diagonal full", spec);
+        free(cnt);
+        CHECK(check_values(A, -1), "%s: dominant diagonal", spec);
+        adia_matrix_destroy(A);
+    }
+}
+
+static void test_determinism(void)
+{
+    const char *specs[][3] = {
+        {"band:500,3", "band:500,3,seed=1", "band:500,3,seed=2"},
+        {"randdiag:800,9,300", "randdiag:800,9,300,seed=1", "randdiag:800,9,300,seed=77"},
+        {"type3:10000,5,0.4", "type3:10000,5,0.4,seed=1", "type3:10000,5,0.4,seed=3"},
+    };
+    for (int t = 0; t < 3; t++) {
+        adia_matrix *A = gen(specs[t][0]), *B = gen(specs[t][0]), *C = gen(specs[t][1]),
+                    *D = gen(specs[t][2]);
+        CHECK(A && B && adia_matrix_equal(A, B), "%s twice: same matrix", specs[t][0]);
+        CHECK(A && C && adia_matrix_equal(A, C), "default seed is 1: %s", specs[t][1]);
+        CHECK(A && D && !adia_matrix_equal(A, D), "%s differs from seed 1", specs[t][2]);
+        adia_matrix_destroy(A);
+        adia_matrix_destroy(B);
+        adia_matrix_destroy(C);
+        adia_matrix_destroy(D);
+    }
+}
+
+/* Rows draw from their own random streams: the thread count cannot matter. */
+static void test_threads_agree(void)
+{
+    int saved = omp_get_max_threads();
+    omp_set_num_threads(1);
+    adia_matrix *A = gen("randdiag:20000,7,500,seed=11"), *C = gen("type3:20000,7,0.3");
+    omp_set_num_threads(3);
+    adia_matrix *B = gen("randdiag:20000,7,500,seed=11"), *D = gen("type3:20000,7,0.3");
+    omp_set_num_threads(saved);
+    CHECK(A && B && adia_matrix_equal(A, B), "randdiag: 1 thread == 3 threads");
+    CHECK(C && D && adia_matrix_equal(C, D), "type3: 1 thread == 3 threads");
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(B);
+    adia_matrix_destroy(C);
+    adia_matrix_destroy(D);
+}
+
+static void test_bad_specs(void)
+{
+    static const struct { const char *spec, *needle; } bad[] = {
+        {"lap4d:10", "unknown kind \"lap4d\""},
+        {"", "unknown kind"},
+        {"lap2d5", "missing ':'"},
+        {"lap2d5:", "missing number"},
+        {"lap2d5:10x", "missing number"},
+        {"lap2d5:10x10x10", "too many numbers"},
+        {"lap3d7:10x10", "one size or 3 sizes"},
+        {"lap2d5:-4", "\"-4\" is not a positive integer"},
+        {"lap2d5:0", "must be positive"},
+        {"lap2d5:ten", "\"ten\" is not a positive integer"},
+        {"lap2d5:10,10", "joined by 'x'"},
+        {"lap2d5:99999999999", "larger than 2147483647"},
+        {"lap2d5:50000x50000", "more than 2147483647 rows"},
+        {"lap3d27:2000", "more than 2147483647 rows"},
+        {"band:100", "band takes 2 numbers, got 1"},
+        {"band:100,2,3", "too many numbers"},
+        {"band:100,100", "BW = 100 must be less than N = 100"},
+        {"band:100,0", "must be positive"},
+        {"band:100,5,seed=x", "seed \"x\""},
+        {"band:100,5,seed=-1", "seed \"-1\""},
+        {"band:100,seed=3,5", "seed \"3,5\""},
+        {"randdiag:100,12,5", "K = 12 is more than the 11 diagonals"},
+        {"randdiag:10,30,100", "K = 30 is more than the 19 diagonals"},
+        {"type3:100000,5,1.5", "FILL = 1.5 must be in (0, 1]"},
+        {"type3:100000,5,0", "FILL = 0 must be in (0, 1]"},
+        {"type3:100000,5,abc", "\"abc\" is not a number"},
+        {"type3:1000,5,0.5", "N >= 8192"},
+        {"type3:10000,1000,0.5", "do not fit"},
+        {"type3:100000,9,0.00001", "fill of the full main diagonal alone"},
+        {"type2:1", "N >= 2"},
+        {"type3:10000,2,0.5", "K >= 3"},
+        {"band:2000000000,1000000000", "more than the 2^36"},
+        {"randdiag:2000000000,100000,2000000", "more than the 2^36"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        adia_matrix *A = (adia_matrix *)&bad;  /* must be reset to NULL */
+        CHECK_ERR(adia_matrix_generate(bad[i].spec, &A), ADIA_ERR_INVALID_ARG, bad[i].needle);
+        CHECK(A == NULL, "%s: no matrix", bad[i].spec);
+        CHECK(test_contains(adia_last_error(), bad[i].spec), "message names \"%s\": %s",
+              bad[i].spec, adia_last_error());
+    }
+    CHECK_ERR(adia_matrix_generate(NULL, NULL), ADIA_ERR_INVALID_ARG, "out is NULL");
+    const char *help = adia_generator_help();
+    const char *kinds[] = {"lap2d5:", "lap2d9:", "lap3d7:", "lap3d27:", "band:", "type2:",
+                           "type3:", "randdiag:", "seed="};
+    for (int k = 0; k < 9; k++) CHECK(strstr(help, kinds[k]), "help mentions %s", kinds[k]);
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    test_laplacians();
+    test_band_type2_randdiag();
+    test_type3();
+    test_determinism();
+    test_threads_agree();
+    test_bad_specs();
+    return TEST_END();
+}
