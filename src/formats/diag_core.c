@@ -229,6 +229,7 @@ static adia_status side_lists(adia_diag *D, const adia_csr *A, const uint8_t *sc
 {
     const double *v = A->values;
     int64_t ns = 0, nz = 0;
+#pragma omp parallel for reduction(+ : ns, nz) schedule(static)
     for (int64_t j = 0; j < A->nnz; j++) {
         int s = scatter && scatter[j];
         ns += s;
@@ -240,7 +241,7 @@ static adia_status side_lists(adia_diag *D, const adia_csr *A, const uint8_t *sc
     if (!D->scatter_val) return ADIA_ERR_NO_MEMORY;
     ADIA_ALLOC(D->zero_row, (size_t)nz, "explicit zero rows");
     ADIA_ALLOC(D->zero_col, (size_t)nz, "explicit zero columns");
-    for (int32_t r = 0; r < A->rows; r++)
+    for (int32_t r = 0; r < A->rows && ns + nz > 0; r++) /* usually none */
         for (int64_t j = A->rowptr[r]; j < A->rowptr[r + 1]; j++) {
             if (scatter && scatter[j]) {
                 D->scatter_row[D->n_scatter] = r;
