@@ -19,6 +19,10 @@
 
 #include "../core/internal.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct adia_diag {
     int32_t rows, cols;
     adia_value_type vtype;
@@ -126,4 +130,7 @@ adia_status adia_diag_op_spmv(const void *impl, double alpha, const void *x,
         .spmv_bytes = adia_diag_op_spmv_bytes, .spmv = adia_diag_op_spmv,      \
     }
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* ADIA_DIAG_CORE_H */
