@@ -153,9 +153,9 @@ static adia_status make_groups(const adia_diag_partition *part, adia_diag *D)
     int32_t n = part->n_pieces;
     size_t cap = 16;
     while (cap < (size_t)n * 2) cap *= 2;
+    ADIA_ALLOC(D->piece_group, (size_t)n + 1, "diagonal piece groups");
     int32_t *table = adia_alloc(cap, sizeof *table, "diagonal group table");
     int32_t *rep = adia_alloc((size_t)n + 1, sizeof *rep, "diagonal group representatives");
-    ADIA_ALLOC(D->piece_group, (size_t)n + 1, "diagonal piece groups");
     if (!table || !rep) {
         free(table);
         free(rep);
