@@ -114,6 +114,45 @@ static void test_example(void)
     adia_matrix_destroy(A);
 }
 
+/* The paper's Fig. 9 (image lost): a 6 x 6 matrix, nrows = 2, whose first
+ * piece has toffsets[0] = {-1, 0, 2}, data[0] = {0,3,1,4,2,5}, whose last two
+ * pieces share one offset list, with one scatter point and two long zero
+ * sections, and padded zeros DIA 13, BRCSD-I 11, BRCSD-II 3.  This matrix
+ * is a reconstruction that satisfies every one of those statements:
+ *      r0: 1 . 2 . . .      r3: 7 . . 8 . .
+ *      r1: 3 4 . 5 . .      r4: . 10 . . 9 .
+ *      r2: . . 6 . . .      r5: . . . . . 11
+ * (3 is the scatter point: alone on diagonal -1; diagonals -1 and 2 have
+ * zero sections below row 1).  BRCSD-I here: points {0,1,3,4,6}, eta = 2
+ * trims to {0,3,6}, B = 4 rounds to {0,4,6}, as the paper's count needs. */
+static void test_fig9(void)
+{
+    double a[36] = {0};
+    const int r[] = {0, 0, 1, 1, 1, 2, 3, 3, 4, 4, 5}, c[] = {0, 2, 0, 1, 3, 2, 0, 3, 4, 1, 5};
+    for (int i = 0; i < 11; i++) a[r[i] * 6 + c[i]] = i + 1;
+    adia_matrix *A = test_dense_matrix(6, 6, a);
+    static const int32_t ps[] = {0, 2, 4, 6}, pg[] = {0, 1, 1}, gs[] = {0, 3, 5}, off[] = {-1, 0, 2, -3, 0};
+    static const int64_t pd[] = {0, 6, 10, 14};
+    static const double data[] = {0, 3, 1, 4, 2, 5, 0, 7, 6, 8, 10, 0, 9, 11};
+    expect b2 = {"brcsd2", "B=2", 3, 2, ps, pg, gs, off, pd, data, 0, 0, 0, 0, 3};
+    check_expect(A, &b2);
+    const char *names[] = {"dia", "brcsd1"};
+    const int64_t want[] = {13, 11};
+    for (int f = 0; f < 2; f++) {
+        adia_format *F = NULL;
+        CHECK_OK(adia_format_build(A, names[f], &(adia_format_params){.block_rows = 4, .eta = 2},
+                                   ADIA_DOUBLE, &F));
+        CHECK(adia_format_padded_zeros(F) == want[f], "Fig. 9 %s: padded %lld, paper %lld", names[f],
+              (long long)adia_format_padded_zeros(F), (long long)want[f]);
+        if (f == 1) {
+            const adia_diag *D = adia_format_diag(F);
+            CHECK(D->n_pieces == 2 && D->piece_start[1] == 4, "Fig. 9 brcsd1: pieces {0,4,6}");
+        }
+        adia_format_destroy(F);
+    }
+    adia_matrix_destroy(A);
+}
+
 /* HDI on 64 rows, hack 32: the second hack lacks diagonal 5, so the two
  * hacks get their own lists; storage counts each hack's offsets. */
 static void test_hdi_hacks(void)
@@ -196,6 +235,7 @@ int main(void)
 {
     TEST_BEGIN();
     test_example();
+    test_fig9();
     test_hdi_hacks();
     test_padding_order();
     return TEST_END();
