@@ -19,6 +19,10 @@
 
 #include "../core/internal.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct adia_diag {
     int32_t rows, cols;
     adia_value_type vtype;
@@ -39,6 +43,94 @@ typedef struct adia_diag {
     void *scatter_val;
 
     int64_t nnz;              /* nonzeros of the source matrix                 */
+
+    /* Added after the lead's layout (kernels need not read them):          */
+    int32_t offsets_per_piece; /* HDI: storage accounting counts each piece's
+                                * offsets (no sharing), else each group once */
+    int64_t n_zero;           /* source entries whose stored value is zero:   */
+    int32_t *zero_row, *zero_col; /* kept (row-sorted) so to_csr is exact     */
 } adia_diag;
 
+/* ------------------------------------------------ partition (policy output) */
+
+/* What a format's policy decides: piece boundaries and, per piece, the
+ * ascending offsets it keeps; CRSD also flags the nonzeros (by CSR index)
+ * that go to the scatter part.  The core turns it into an adia_diag. */
+typedef struct adia_diag_partition {
+    int32_t n_pieces;
+    int32_t *piece_start;     /* n_pieces + 1 */
+    int64_t *list_start;      /* n_pieces + 1: index into list */
+    int32_t *list;            /* offsets of piece p: list[list_start[p] ..) */
+    uint8_t *scatter;         /* NULL, or A->nnz flags: 1 = scatter point */
+} adia_diag_partition;
+
+typedef adia_status (*adia_diag_partition_fn)(const adia_csr *A,
+                                              const adia_format_params *p,
+                                              adia_diag_partition *part);
+
+void adia_diag_partition_free(adia_diag_partition *part);
+
+/* Piece boundaries of equal pieces of `size` rows (last one shorter). */
+adia_status adia_diag_equal_pieces(int32_t rows, int32_t size,
+                                   adia_diag_partition *part);
+
+/* Per-piece offset lists, computed in parallel over pieces: fn writes the
+ * ascending offsets of rows [r0, r1) to out (at most bound(r0, r1) of them;
+ * work holds 4*max bound int32) and returns how many.  fn may set
+ * part->scatter flags of the nonzeros in its own rows. */
+typedef int32_t (*adia_diag_list_fn)(const adia_csr *A, const void *ctx,
+                                     int32_t r0, int32_t r1, int32_t *out,
+                                     int32_t *work, uint8_t *scatter);
+typedef int64_t (*adia_diag_bound_fn)(const adia_csr *A, const void *ctx,
+                                      int32_t r0, int32_t r1);
+adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
+                                 adia_diag_bound_fn bound, adia_diag_list_fn fn,
+                                 adia_diag_partition *part);
+
+/* ---------------------------------------------------------- the core */
+
+/* Build from CSR and a partition (consumed: freed on return either way). */
+adia_status adia_diag_build(const adia_csr *A, adia_value_type vt,
+                            adia_diag_partition *part, int offsets_per_piece,
+                            adia_diag **out);
+void adia_diag_free(adia_diag *D);
+adia_status adia_diag_to_csr(const adia_diag *D, adia_csr *out);
+adia_status adia_diag_check(const adia_diag *D);
+/* Stored slots (data + scatter) minus the source's nonzeros: padding,
+ * counting slots whose column lies outside the matrix as padding too. */
+int64_t adia_diag_padded_zeros(const adia_diag *D);
+/* Offsets the format stores: per piece for HDI, per group otherwise. */
+int64_t adia_diag_offsets_stored(const adia_diag *D);
+int64_t adia_diag_storage_bytes(const adia_diag *D);
+int64_t adia_diag_spmv_bytes(const adia_diag *D);
+adia_status adia_diag_spmv(const adia_diag *D, double alpha, const void *x,
+                           double beta, void *y);
+
+/* The diagonal storage of a built format; NULL for non-diagonal formats. */
+const adia_diag *adia_format_diag(const adia_format *F);
+
+/* Operations table slots shared by every diagonal format (diag_core.c). */
+adia_status adia_diag_op_to_csr(const void *impl, adia_csr *out);
+adia_status adia_diag_op_check(const void *impl);
+void adia_diag_op_destroy(void *impl);
+int64_t adia_diag_op_padded_zeros(const void *impl);
+int64_t adia_diag_op_storage_bytes(const void *impl);
+int64_t adia_diag_op_spmv_bytes(const void *impl);
+adia_status adia_diag_op_spmv(const void *impl, double alpha, const void *x,
+                              double beta, void *y);
+
+/* A diagonal format's table: only name, description and build differ. */
+#define ADIA_DIAG_OPS(NAME, DESC, BUILD)                                       \
+    {                                                                          \
+        .name = NAME, .family = "diagonal", .description = DESC,              \
+        .build = BUILD, .to_csr = adia_diag_op_to_csr,                         \
+        .check = adia_diag_op_check, .destroy = adia_diag_op_destroy,          \
+        .padded_zeros = adia_diag_op_padded_zeros,                             \
+        .storage_bytes = adia_diag_op_storage_bytes,                           \
+        .spmv_bytes = adia_diag_op_spmv_bytes, .spmv = adia_diag_op_spmv,      \
+    }
+
+#ifdef __cplusplus
+}
+#endif
 #endif /* ADIA_DIAG_CORE_H */

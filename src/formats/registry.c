@@ -3,7 +3,12 @@
 #include "internal.h"
 
 #define FORMATS(X) \
-    X(csr)
+    X(csr) \
+    X(dia) \
+    X(hdi) \
+    X(brcsd1) \
+    X(brcsd2) \
+    X(crsd) \
 
 #define DECLARE(name) extern const adia_format_ops adia_format_##name;
 FORMATS(DECLARE)
