@@ -3,7 +3,13 @@
 #include "internal.h"
 
 #define FORMATS(X) \
-    X(csr)
+    X(csr) \
+    X(coo) \
+    X(ell) \
+    X(sell) \
+    X(hyb) \
+    X(bcsr) \
+    X(csc)
 
 #define DECLARE(name) extern const adia_format_ops adia_format_##name;
 FORMATS(DECLARE)
