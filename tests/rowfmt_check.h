@@ -15,7 +15,7 @@
 
 /* Does A store an explicit zero value? (formats that pad with zeros return
  * only nonzeros, so their round trip is exact only without them) */
-static int rf_has_zero_values(const adia_matrix *A)
+static inline int rf_has_zero_values(const adia_matrix *A)
 {
     for (int64_t k = 0; k < A->csr.nnz; k++)
         if (((const double *)A->csr.values)[k] == 0.0) return 1;
@@ -24,10 +24,20 @@ static int rf_has_zero_values(const adia_matrix *A)
 
 /* Build name(params) from A in double and float: invariants hold, to_csr
  * gives A back exactly, SpMV matches the reference; what names A. */
-static void rf_check_matrix(const char *name, const adia_format_params *p,
+/* Formats with a block size refuse matrices smaller than the block: the
+ * checks below expect that error for matrices under rf_min_rows x
+ * rf_min_cols (set by rf_check_format_min). */
+static int32_t rf_min_rows = 0, rf_min_cols = 0;
+
+static inline void rf_check_matrix(const char *name, const adia_format_params *p,
                             const adia_matrix *A, const char *what)
 {
     adia_format *F = NULL;
+    if (A->csr.rows < rf_min_rows || A->csr.cols < rf_min_cols) {
+        CHECK_ERR(adia_format_build(A, name, p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
+                  "larger than the matrix");
+        return;
+    }
     adia_status s = adia_format_build(A, name, p, ADIA_DOUBLE, &F);
     CHECK(s == ADIA_OK, "%s on %s: build: %s", name, what, adia_last_error());
     if (s != ADIA_OK) return;
@@ -57,7 +67,7 @@ static void rf_check_matrix(const char *name, const adia_format_params *p,
 
 /* A random rows x cols matrix with row `longrow` full (a row much longer
  * than the others). */
-static adia_matrix *rf_long_row_matrix(int32_t rows, int32_t cols, int32_t longrow)
+static inline adia_matrix *rf_long_row_matrix(int32_t rows, int32_t cols, int32_t longrow)
 {
     adia_matrix *R = test_random_matrix(11, rows, cols, 0.02);
     int32_t *r, *c;
@@ -79,7 +89,7 @@ static adia_matrix *rf_long_row_matrix(int32_t rows, int32_t cols, int32_t longr
 }
 
 /* The awkward random shapes every format must handle. */
-static void rf_check_random(const char *name, const adia_format_params *p)
+static inline void rf_check_random(const char *name, const adia_format_params *p)
 {
     static const struct { int32_t rows, cols; double density; const char *what; } shapes[] = {
         {60, 45, 0.08, "60x45 random (empty rows)"}, {1, 70, 0.3, "one row"},
@@ -103,7 +113,7 @@ static void rf_check_random(const char *name, const adia_format_params *p)
 
 /* Every matrix of ../shared/matrices (skipped with a note when the folder
  * is absent or the Matrix Market reader is not there yet). */
-static void rf_check_shared(const char *name, const adia_format_params *p)
+static inline void rf_check_shared(const char *name, const adia_format_params *p)
 {
     const char *dir = test_shared_dir();
     DIR *d = dir ? opendir(dir) : NULL;
@@ -129,10 +139,20 @@ static void rf_check_shared(const char *name, const adia_format_params *p)
 }
 
 /* All of the above for one format and parameter set. */
-static void rf_check_format(const char *name, const adia_format_params *p)
+static inline void rf_check_format(const char *name, const adia_format_params *p)
 {
     rf_check_random(name, p);
     rf_check_shared(name, p);
+}
+
+/* The same for a format with a given block size min_rows x min_cols. */
+static inline void rf_check_format_min(const char *name, const adia_format_params *p,
+                                int32_t min_rows, int32_t min_cols)
+{
+    rf_min_rows = min_rows;
+    rf_min_cols = min_cols;
+    rf_check_format(name, p);
+    rf_min_rows = rf_min_cols = 0;
 }
 
 /* The survey's 5x5 sample matrix (eqs. 2.1, 2.3, 2.6, 2.11) and its 6x5
@@ -145,15 +165,15 @@ static const double rf_sample_cmrs[25] = {4, 5, 0, 1, 0, 0, 7, 8, 0, 0, 0, 9, 2,
                                           0, 0, 0, 6, 0, 0, 0, 0, 10, 11};
 
 /* Compare n int32 / int64 / double entries, naming what differs. */
-static int rf_eq_i32(const int32_t *a, const int32_t *b, int64_t n)
+static inline int rf_eq_i32(const int32_t *a, const int32_t *b, int64_t n)
 {
     return !memcmp(a, b, (size_t)n * sizeof *a);
 }
-static int rf_eq_i64(const int64_t *a, const int64_t *b, int64_t n)
+static inline int rf_eq_i64(const int64_t *a, const int64_t *b, int64_t n)
 {
     return !memcmp(a, b, (size_t)n * sizeof *a);
 }
-static int rf_eq_f64(const double *a, const double *b, int64_t n)
+static inline int rf_eq_f64(const double *a, const double *b, int64_t n)
 {
     for (int64_t i = 0; i < n; i++)
         if (a[i] != b[i]) return 0;
@@ -161,7 +181,7 @@ static int rf_eq_f64(const double *a, const double *b, int64_t n)
 }
 
 /* A format of A with params p in double (NULL + failed check on error). */
-static adia_format *rf_build(const adia_matrix *A, const char *name, const adia_format_params *p)
+static inline adia_format *rf_build(const adia_matrix *A, const char *name, const adia_format_params *p)
 {
     adia_format *F = NULL;
     CHECK_OK(adia_format_build(A, name, p, ADIA_DOUBLE, &F));

@@ -1,0 +1,114 @@
+/* test_rowfmt_block.c -- the block formats: bcsr (survey 003 eqs.
+ * 2.16-2.19) and its streamed form sbcsr (eqs. 2.48-2.55): round trip,
+ * invariants, SpMV (rowfmt_check.h), the worked example's arrays, the
+ * storage formula as predicted bytes, block sizes larger than the matrix. */
+#include "rowfmt_check.h"
+#include "formats/row_formats.h"
+
+static adia_format_params params(const char *text)
+{
+    adia_format_params p;
+    adia_format_params_default(&p);
+    if (text) CHECK_OK(adia_format_params_parse(&p, text));
+    return p;
+}
+
+static void test_all(void)
+{
+    static const struct { const char *name, *params; int32_t r, c; } cases[] = {
+        {"bcsr", NULL, 0, 0},  {"bcsr", "r=3,c=2", 3, 2}, {"bcsr", "r=1,c=1", 1, 1},
+        {"bcsr", "r=4,c=7", 4, 7}, {"bcsr", "r=1,c=5", 1, 5},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        adia_format_params p = params(cases[i].params);
+        rf_check_format_min(cases[i].name, &p, cases[i].r, cases[i].c);
+    }
+}
+
+/* 2x2 blocks of the 5x5 sample.  The survey's eqs. 2.17-2.18
+ * (Bcolumn-indices [0 1 0 2 0], Row-ptr [0 2 4 5]) do not fit its own
+ * matrix (their figure 2.16 is lost): block row 0 (rows 0-1) touches block
+ * columns 0, 1, 2 (row 1 has columns 0, 2, 4), block row 2 (row 4) touches
+ * 0 and 1 (columns 0, 3).  The right arrays are below, worked by hand. */
+static void test_bcsr_example(void)
+{
+    adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
+    adia_format *F = rf_build(A, "bcsr", NULL);
+    const adia_bcsr *B = F->impl;
+    const int64_t ptr[] = {0, 3, 5, 7};
+    const int32_t bcol[] = {0, 1, 2, 0, 2, 0, 1};
+    const double val[] = {0, 4, 2, 0, 0, 7, 3, 0, 0, 0, 6, 0, 0, 5, 0, 0,
+                          0, 0, 2, 0, 1, 0, 0, 0, 0, 6, 0, 0};
+    CHECK(B->r == 2 && B->c == 2 && B->brows == 3 && B->nblocks == 7 &&
+              rf_eq_i64(B->browptr, ptr, 4) && rf_eq_i32(B->bcolind, bcol, 7) &&
+              rf_eq_f64(B->values, val, 28), "bcsr 2x2 arrays of the sample");
+    CHECK(adia_format_padded_zeros(F) == 28 - 9, "bcsr padding %lld",
+          (long long)adia_format_padded_zeros(F));
+    adia_format_destroy(F);
+    adia_matrix_destroy(A);
+}
+
+/* Nonzero r x c blocks of A, counted independently of the module. */
+static int64_t count_blocks(const adia_matrix *A, int32_t r, int32_t c)
+{
+    int32_t bcols = (A->csr.cols + c - 1) / c;
+    int32_t *last = malloc(((size_t)bcols + 1) * sizeof *last);
+    int64_t n = 0;
+    for (int32_t j = 0; j < bcols; j++) last[j] = -1;
+    for (int32_t i = 0; i < A->csr.rows; i++)
+        for (int64_t k = A->csr.rowptr[i]; k < A->csr.rowptr[i + 1]; k++) {
+            int32_t bj = A->csr.colind[k] / c;
+            if (last[bj] != i / r) { last[bj] = i / r; n++; }
+        }
+    free(last);
+    return n;
+}
+
+/* Eq. 2.19 says N_nzb*2r + N_nzb + m/r + 1 elements: a block holds r*c
+ * values (not 2r) and m/r rounds up, so the bytes are
+ * N_nzb*r*c*value + N_nzb*4 + (ceil(m/r) + 1)*8. */
+static void test_bcsr_storage(void)
+{
+    adia_matrix *A = rf_long_row_matrix(203, 150, 17);
+    static const int32_t sizes[][2] = {{2, 2}, {3, 5}, {1, 1}, {8, 4}};
+    for (size_t t = 0; t < 8; t++) {
+        int32_t r = sizes[t % 4][0], c = sizes[t % 4][1];
+        adia_value_type vt = t < 4 ? ADIA_DOUBLE : ADIA_FLOAT;
+        char text[32];
+        snprintf(text, sizeof text, "r=%d,c=%d", (int)r, (int)c);
+        adia_format_params p = params(text);
+        adia_format *F = NULL;
+        CHECK_OK(adia_format_build(A, "bcsr", &p, vt, &F));
+        int64_t nb = count_blocks(A, r, c), vs = (int64_t)adia_value_size(vt);
+        int64_t want = nb * r * c * vs + nb * 4 + ((203 + r - 1) / r + 1) * 8;
+        CHECK(adia_format_storage_bytes(F) == want, "bcsr %s: %lld bytes, eq. 2.19 (fixed) %lld",
+              text, (long long)adia_format_storage_bytes(F), (long long)want);
+        CHECK(adia_format_padded_zeros(F) == nb * r * c - A->csr.nnz, "bcsr %s padding", text);
+        adia_format_destroy(F);
+    }
+    adia_matrix_destroy(A);
+}
+
+static void test_bad_block(void)
+{
+    adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
+    adia_format *F = NULL;
+    adia_format_params p = params("r=6");
+    CHECK_ERR(adia_format_build(A, "bcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
+              "bcsr: block size r=6 is larger than the matrix's 5 rows");
+    p = params("r=2,c=9");
+    CHECK_ERR(adia_format_build(A, "bcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
+              "bcsr: block size c=9 is larger than the matrix's 5 columns");
+    CHECK(F == NULL, "no format on error");
+    adia_matrix_destroy(A);
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    test_all();
+    test_bcsr_example();
+    test_bcsr_storage();
+    test_bad_block();
+    return TEST_END();
+}
