@@ -3,7 +3,7 @@
  * invariants, SpMV (rowfmt_check.h), the worked example's arrays, the
  * storage formula as predicted bytes, block sizes larger than the matrix. */
 #include "rowfmt_check.h"
-#include "formats/row_formats.h"
+#include "formats/row_extra.h"
 
 static adia_format_params params(const char *text)
 {
@@ -17,7 +17,8 @@ static void test_all(void)
 {
     static const struct { const char *name, *params; int32_t r, c; } cases[] = {
         {"bcsr", NULL, 0, 0},  {"bcsr", "r=3,c=2", 3, 2}, {"bcsr", "r=1,c=1", 1, 1},
-        {"bcsr", "r=4,c=7", 4, 7}, {"bcsr", "r=1,c=5", 1, 5},
+        {"bcsr", "r=4,c=7", 4, 7}, {"bcsr", "r=1,c=5", 1, 5}, {"sbcsr", NULL, 0, 0},
+        {"sbcsr", "r=2,c=3", 2, 3}, {"sbcsr", "r=5,c=1", 5, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         adia_format_params p = params(cases[i].params);
@@ -48,6 +49,26 @@ static void test_bcsr_example(void)
     adia_matrix_destroy(A);
 }
 
+/* Eqs. 2.49-2.54: 4x4 blocks of the CMRS sample (eq. 2.30).  Ind and Ptr
+ * match the survey; the third stream is its eq. 2.51 exactly. */
+static void test_sbcsr_example(void)
+{
+    adia_matrix *A = test_dense_matrix(5, 5, rf_sample_cmrs);
+    adia_format *F = rf_build(A, "sbcsr", NULL);
+    const adia_bcsr *B = &((const adia_sbcsr *)F->impl)->b;
+    const int64_t ptr[] = {0, 1, 3};
+    const int32_t ind[] = {0, 0, 1};
+    const double val[] = {4, 5, 0, 1, 0, 0, 0, 10, 11, 0, 0, 0,   /* stream 0 */
+                          0, 7, 8, 0, 0, 0, 0, 0, 0, 0, 0, 0,    /* stream 1 */
+                          0, 9, 2, 3, 0, 0, 0, 0, 0, 0, 0, 0,    /* stream 2 = eq. 2.51 */
+                          0, 0, 0, 6, 0, 0, 0, 0, 0, 0, 0, 0};   /* stream 3 */
+    CHECK(B->r == 4 && B->c == 4 && B->nblocks == 3 && rf_eq_i64(B->browptr, ptr, 3) &&
+              rf_eq_i32(B->bcolind, ind, 3) && rf_eq_f64(B->values, val, 48),
+          "sbcsr arrays of eqs. 2.51-2.54");
+    adia_format_destroy(F);
+    adia_matrix_destroy(A);
+}
+
 /* Nonzero r x c blocks of A, counted independently of the module. */
 static int64_t count_blocks(const adia_matrix *A, int32_t r, int32_t c)
 {
@@ -66,7 +87,9 @@ static int64_t count_blocks(const adia_matrix *A, int32_t r, int32_t c)
 
 /* Eq. 2.19 says N_nzb*2r + N_nzb + m/r + 1 elements: a block holds r*c
  * values (not 2r) and m/r rounds up, so the bytes are
- * N_nzb*r*c*value + N_nzb*4 + (ceil(m/r) + 1)*8. */
+ * N_nzb*r*c*value + N_nzb*4 + (ceil(m/r) + 1)*8.  Eq. 2.55 (streamed) says
+ * N_s*(N_nzb*b_size) + 2*N_nzb: the same values (N_s = r streams of
+ * b_size = c), N_nzb block columns, but ceil(m/r) + 1 block-row pointers. */
 static void test_bcsr_storage(void)
 {
     adia_matrix *A = rf_long_row_matrix(203, 150, 17);
@@ -77,14 +100,18 @@ static void test_bcsr_storage(void)
         char text[32];
         snprintf(text, sizeof text, "r=%d,c=%d", (int)r, (int)c);
         adia_format_params p = params(text);
-        adia_format *F = NULL;
-        CHECK_OK(adia_format_build(A, "bcsr", &p, vt, &F));
         int64_t nb = count_blocks(A, r, c), vs = (int64_t)adia_value_size(vt);
         int64_t want = nb * r * c * vs + nb * 4 + ((203 + r - 1) / r + 1) * 8;
-        CHECK(adia_format_storage_bytes(F) == want, "bcsr %s: %lld bytes, eq. 2.19 (fixed) %lld",
-              text, (long long)adia_format_storage_bytes(F), (long long)want);
-        CHECK(adia_format_padded_zeros(F) == nb * r * c - A->csr.nnz, "bcsr %s padding", text);
-        adia_format_destroy(F);
+        for (int s = 0; s < 2; s++) {   /* bcsr and its streamed order: same bytes */
+            const char *name = s ? "sbcsr" : "bcsr";
+            adia_format *F = NULL;
+            CHECK_OK(adia_format_build(A, name, &p, vt, &F));
+            CHECK(adia_format_storage_bytes(F) == want, "%s %s: %lld bytes, eq. %s (fixed) %lld",
+                  name, text, (long long)adia_format_storage_bytes(F), s ? "2.55" : "2.19",
+                  (long long)want);
+            CHECK(adia_format_padded_zeros(F) == nb * r * c - A->csr.nnz, "%s %s padding", name, text);
+            adia_format_destroy(F);
+        }
     }
     adia_matrix_destroy(A);
 }
@@ -100,6 +127,9 @@ static void test_bad_block(void)
     CHECK_ERR(adia_format_build(A, "bcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "bcsr: block size c=9 is larger than the matrix's 5 columns");
     CHECK(F == NULL, "no format on error");
+    p = params("r=4,c=6");
+    CHECK_ERR(adia_format_build(A, "sbcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
+              "sbcsr: block size c=6 is larger than the matrix's 5 columns");
     adia_matrix_destroy(A);
 }
 
@@ -108,6 +138,7 @@ int main(void)
     TEST_BEGIN();
     test_all();
     test_bcsr_example();
+    test_sbcsr_example();
     test_bcsr_storage();
     test_bad_block();
     return TEST_END();

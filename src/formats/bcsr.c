@@ -152,14 +152,13 @@ int64_t row_bcsr_storage_bytes(const adia_bcsr *B)
            row_value_bytes(B->nblocks * B->r * B->c, B->vtype);
 }
 
-/* Block size parameter: given -> must fit in extent; else min(2, extent). */
 adia_status row_block_param(const char *fmt, const char *key, int32_t given,
-                            int32_t extent, const char *what, int32_t *out)
+                            int32_t dflt, int32_t extent, const char *what, int32_t *out)
 {
     if (given > 0 && given > extent)
         return adia_error(ADIA_ERR_INVALID_ARG, "%s: block size %s=%d is larger than the "
                           "matrix's %d %s", fmt, key, (int)given, (int)extent, what);
-    *out = given > 0 ? given : extent < 2 ? 1 : 2;
+    *out = given > 0 ? given : extent < 1 ? 1 : extent < dflt ? extent : dflt;
     return ADIA_OK;
 }
 
@@ -167,8 +166,8 @@ static adia_status bcsr_build(const adia_csr *A, const adia_format_params *p,
                               adia_value_type vt, void **impl)
 {
     int32_t r, c;
-    ADIA_TRY(row_block_param("bcsr", "r", p->bcsr_r, A->rows, "rows", &r));
-    ADIA_TRY(row_block_param("bcsr", "c", p->bcsr_c, A->cols, "columns", &c));
+    ADIA_TRY(row_block_param("bcsr", "r", p->bcsr_r, 2, A->rows, "rows", &r));
+    ADIA_TRY(row_block_param("bcsr", "c", p->bcsr_c, 2, A->cols, "columns", &c));
     adia_bcsr *B = adia_calloc(1, sizeof *B, "bcsr format");
     if (!B) return ADIA_ERR_NO_MEMORY;
     adia_status s = row_bcsr_fill(A, r, c, vt, B);

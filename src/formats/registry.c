@@ -9,7 +9,12 @@
     X(sell) \
     X(hyb) \
     X(bcsr) \
-    X(csc)
+    X(csc) \
+    X(pcsr) \
+    X(rgcsr) \
+    X(cmrs) \
+    X(scsr) \
+    X(sbcsr)
 
 #define DECLARE(name) extern const adia_format_ops adia_format_##name;
 FORMATS(DECLARE)

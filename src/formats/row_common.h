@@ -9,6 +9,9 @@
 #include "internal.h"
 #include "row_formats.h"
 
+/* The csr module's table: formats stored as CSR arrays reuse its slots. */
+extern const adia_format_ops adia_format_csr;
+
 /* Zero-filled array of n values of type vt (NULL + error on failure). */
 void *row_values_alloc(int64_t n, adia_value_type vt, const char *what);
 /* Store / load value i of a typed array. */
@@ -59,6 +62,23 @@ static inline void row_csr_push(row_csr_builder *b, int32_t i, int32_t j, double
 }
 adia_status row_csr_finish(row_csr_builder *b, const char *fmt);
 
+/* Entries of a padded row slice col[0..n) that are real: the strictly
+ * increasing prefix of non-padding columns (padding repeats the last real
+ * column or is ADIA_ROW_PAD), as pcsr and scsr store rows. */
+static inline int64_t row_real_prefix(const int32_t *col, int64_t n)
+{
+    int64_t k = 0;
+    while (k < n && col[k] != ADIA_ROW_PAD && (k == 0 || col[k] > col[k - 1])) k++;
+    return k;
+}
+
+/* y_i = alpha*sum + beta*y_i with beta == 0 ignoring y (NaN/Inf in an
+ * output-only y must not leak): every kernel's last step. */
+static inline double row_axpby(double alpha, double sum, double beta, double y)
+{
+    return beta == 0.0 ? alpha * sum : alpha * sum + beta * y;
+}
+
 /* Even split of [0, n) into parts: start of part t of parts. */
 static inline int64_t row_split(int64_t n, int t, int parts)
 {
@@ -89,9 +109,9 @@ void row_bcsr_free(adia_bcsr *B);
 adia_status row_bcsr_check(const adia_bcsr *B);
 adia_status row_bcsr_to_csr(const adia_bcsr *B, adia_csr *out);
 int64_t row_bcsr_storage_bytes(const adia_bcsr *B);
-/* Block size from parameter given (<= 0: default min(2, extent)); a given
+/* Block size from parameter given (<= 0: min(dflt, extent), at least 1); a given
  * size larger than extent is an error naming fmt, key and what. */
 adia_status row_block_param(const char *fmt, const char *key, int32_t given,
-                            int32_t extent, const char *what, int32_t *out);
+                            int32_t dflt, int32_t extent, const char *what, int32_t *out);
 
 #endif /* ADIA_ROW_COMMON_H */

@@ -1,0 +1,78 @@
+/*
+ * row_extra.h -- host storage of the further row formats of survey 003 and
+ * the IBM patent (seed 001): pcsr, rgcsr, cmrs, scsr, sbcsr, qcsr, mqt.
+ * Conventions as in row_formats.h (ADIA_ROW_PAD marks a slot without a
+ * column; values typed by vtype; structs own their arrays).
+ */
+#ifndef ADIA_ROW_EXTRA_H
+#define ADIA_ROW_EXTRA_H
+
+#include "row_formats.h"
+
+/* Padded CSR (patent 001): CSR whose rows are padded with zeros to a
+ * multiple of pad entries, so every row starts at a multiple of pad (an
+ * aligned half-warp segment for pad = 16).  A padding entry repeats the
+ * last real column of its row with value 0 (a valid address, adds 0); real
+ * columns increase strictly, so a repeated column marks padding. */
+typedef struct adia_pcsr {
+    adia_csr csr;             /* padded arrays; csr.nnz = padded entries     */
+    int32_t pad;
+    int64_t nnz;              /* real entries                                */
+} adia_pcsr;
+
+/* Row-grouped CSR (Heller & Oberhuber; survey eqs. 2.20-2.26): groups of G
+ * consecutive rows; inside group g (n_g rows, width w_g = its longest row)
+ * slot k of local row r is at group_ptr[g] + k*n_g + r, i.e. first entries
+ * of all rows of the group, then second entries...; slots beyond a row's
+ * length are ADIA_ROW_PAD / 0. */
+typedef struct adia_rgcsr {
+    int32_t rows, cols, G;
+    int32_t ngroups;          /* ceil(rows / G)                              */
+    int64_t nnz;
+    int64_t *group_ptr;       /* [ngroups+1] first slot of each group        */
+    int32_t *rowlen;          /* [rows] entries of each row                  */
+    int32_t *colind;          /* [group_ptr[ngroups]]                        */
+    void *values;
+    adia_value_type vtype;
+} adia_rgcsr;
+
+/* Compressed multi-row storage (Koza et al.; survey eqs. 2.30-2.35):
+ * values and columns exactly as CSR; strips of h rows; strip_ptr[s] = first
+ * entry of strip s; row_in_strip[k] = row of entry k inside its strip. */
+typedef struct adia_cmrs {
+    int32_t rows, cols, h;
+    int32_t nstrips;          /* ceil(rows / h)                              */
+    int64_t nnz;
+    int64_t *strip_ptr;       /* [nstrips+1] */
+    int32_t *row_in_strip;    /* [nnz] 0 .. h-1                              */
+    int32_t *colind;          /* [nnz] */
+    void *values;             /* [nnz] */
+    adia_value_type vtype;
+} adia_cmrs;
+
+/* Streamed CSR (survey eqs. 2.37-2.47): row i goes to stream i mod S;
+ * "block row" b = rows b*S .. b*S+S-1; every stream gets, for block row b,
+ * the same number of slots, the longest row of the block row, starting at
+ * ptr[b].  Slot k of block row b in stream t is at t*len + ptr[b] + k
+ * (len = ptr[nbrows], one stream after the other).  Padding repeats the
+ * row's last column with value 0, or is ADIA_ROW_PAD for rows without
+ * entries (and rows past the end). */
+typedef struct adia_scsr {
+    int32_t rows, cols, S;
+    int32_t nbrows;           /* ceil(rows / S)                              */
+    int64_t nnz;
+    int64_t *ptr;             /* [nbrows+1] first slot of each block row     */
+    int32_t *colind;          /* [S*ptr[nbrows]] */
+    void *values;             /* [S*ptr[nbrows]] */
+    adia_value_type vtype;
+} adia_scsr;
+
+/* Streamed BCSR (survey eqs. 2.48-2.55): BCSR (row_formats.h) whose values
+ * are stored stream by stream: stream ii holds row ii of every block in
+ * block order, value (ii, jj) of block b at ii*nblocks*c + b*c + jj.  The
+ * bcsr struct's values use that order here. */
+typedef struct adia_sbcsr {
+    adia_bcsr b;
+} adia_sbcsr;
+
+#endif /* ADIA_ROW_EXTRA_H */
