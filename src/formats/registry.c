@@ -14,7 +14,9 @@
     X(rgcsr) \
     X(cmrs) \
     X(scsr) \
-    X(sbcsr)
+    X(sbcsr) \
+    X(qcsr) \
+    X(mqt)
 
 #define DECLARE(name) extern const adia_format_ops adia_format_##name;
 FORMATS(DECLARE)

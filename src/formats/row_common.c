@@ -62,3 +62,35 @@ adia_status row_csr_finish(row_csr_builder *b, const char *fmt)
     for (int32_t i = 0; i < A->rows; i++) A->rowptr[i + 1] += A->rowptr[i];
     return ADIA_OK;
 }
+
+/* Spread the 32 bits of v to the even bits of a 64-bit word. */
+static uint64_t spread_bits(uint32_t v)
+{
+    uint64_t x = v;
+    x = (x | x << 16) & 0x0000ffff0000ffffull;
+    x = (x | x << 8) & 0x00ff00ff00ff00ffull;
+    x = (x | x << 4) & 0x0f0f0f0f0f0f0f0full;
+    x = (x | x << 2) & 0x3333333333333333ull;
+    x = (x | x << 1) & 0x5555555555555555ull;
+    return x;
+}
+
+static int by_zkey(const void *a, const void *b)
+{
+    const row_zentry *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    return (x->k > y->k) - (x->k < y->k);
+}
+
+adia_status row_zorder(const adia_csr *A, int32_t q, row_zentry **out)
+{
+    row_zentry *e = adia_alloc((size_t)A->nnz, sizeof *e, "Z-order of entries");
+    if (!e) return ADIA_ERR_NO_MEMORY;
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            e[k] = (row_zentry){spread_bits((uint32_t)(i / q)) << 1 |
+                                    spread_bits((uint32_t)(A->colind[k] / q)), k, i};
+    qsort(e, (size_t)A->nnz, sizeof *e, by_zkey);
+    *out = e;
+    return ADIA_OK;
+}

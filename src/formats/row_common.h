@@ -101,6 +101,16 @@ adia_status row_ell_check(const adia_ell *E);
  * columns follow E's in each row, as hyb builds them. */
 adia_status row_ell_to_csr(const adia_ell *E, const adia_coo *rest, adia_csr *out);
 
+/* Entries of A in Z (Morton) order of their q x q tiles, used by the
+ * quad-tree formats: key = bits of (i/q, j/q) interleaved (row bit above
+ * column bit), ties in row-major order (k = CSR position). */
+typedef struct row_zentry {
+    uint64_t key;
+    int64_t k;
+    int32_t i;
+} row_zentry;
+adia_status row_zorder(const adia_csr *A, int32_t q, row_zentry **out);
+
 /* BCSR pieces shared by bcsr and sbcsr (bcsr.c).  row_bcsr_fill: the
  * r x c blocks of A; row_bcsr_to_csr: the nonzero values back. */
 adia_status row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,

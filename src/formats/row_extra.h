@@ -75,4 +75,39 @@ typedef struct adia_sbcsr {
     adia_bcsr b;
 } adia_sbcsr;
 
+/* Quad-tree CSR (Zhang et al.; survey eqs. 2.27): the matrix, embedded in
+ * a square of side Q*2^depth, split recursively into quadrants down to
+ * Q x Q leaves (param qt, default 32); empty nodes are dropped and every
+ * non-empty leaf (mixed or full) is a small CSR.  The tree is stored
+ * linearised: its leaves in depth-first (Z/Morton) order with their tile
+ * coordinates, which is all that SpMV and conversion need. */
+typedef struct adia_qcsr {
+    int32_t rows, cols, Q;
+    int32_t depth;            /* levels above the leaves                     */
+    int64_t nleaves, nnz;
+    int32_t *leaf_row;        /* [nleaves] tile row (rows leaf_row*Q ...)    */
+    int32_t *leaf_col;        /* [nleaves] tile column                       */
+    int64_t *leaf_ptr;        /* [nleaves+1] first entry of each leaf        */
+    int32_t *leaf_rowptr;     /* [nleaves*(Q+1)] leaf l's local CSR row
+                                 pointers at l*(Q+1), relative to leaf_ptr  */
+    int32_t *colind;          /* [nnz] column inside the leaf, 0 .. Q-1      */
+    void *values;             /* [nnz] */
+    adia_value_type vtype;
+} adia_qcsr;
+
+/* Minimal quad tree (Langr & Trdlicka; survey eqs. 2.28-2.29): the matrix
+ * in a square of side 2^levels; each non-empty node of side > 1 writes 4
+ * bits (quadrants NW, NE, SW, SE: 1 = non-empty), depth first, children
+ * after their parent's 4 bits; the values of the non-empty 1x1 nodes
+ * follow in the same (Z/Morton) order.  An empty matrix has no bits. */
+typedef struct adia_mqt {
+    int32_t rows, cols;
+    int32_t levels;           /* side 2^levels >= rows, cols                 */
+    int64_t nnz;
+    int64_t nbits;            /* structure bits                              */
+    uint8_t *bits;            /* [ceil(nbits/8)] bit b = bits[b/8] >> (b%8)  */
+    void *values;             /* [nnz] in Z order                            */
+    adia_value_type vtype;
+} adia_mqt;
+
 #endif /* ADIA_ROW_EXTRA_H */
