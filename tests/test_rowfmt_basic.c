@@ -25,7 +25,7 @@ static void test_all_formats(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         adia_format_params p = params(cases[i].params);
-        rf_check_format(cases[i].name, &p);
+        rf_check_format(cases[i].name, cases[i].params ? &p : NULL);
     }
 }
 

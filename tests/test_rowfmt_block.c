@@ -22,7 +22,7 @@ static void test_all(void)
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         adia_format_params p = params(cases[i].params);
-        rf_check_format_min(cases[i].name, &p, cases[i].r, cases[i].c);
+        rf_check_format_min(cases[i].name, cases[i].params ? &p : NULL, cases[i].r, cases[i].c);
     }
 }
 
