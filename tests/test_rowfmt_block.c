@@ -1,5 +1,6 @@
 /* test_rowfmt_block.c -- the block formats: bcsr (survey 003 eqs.
- * 2.16-2.19) and its streamed form sbcsr (eqs. 2.48-2.55): round trip,
+ * 2.16-2.19), its streamed form sbcsr (eqs. 2.48-2.55) and the patent's
+ * aligned sparse blocks pbcsr (seed 001): round trip,
  * invariants, SpMV (rowfmt_check.h), the worked example's arrays, the
  * storage formula as predicted bytes, block sizes larger than the matrix. */
 #include "rowfmt_check.h"
@@ -18,7 +19,9 @@ static void test_all(void)
     static const struct { const char *name, *params; int32_t r, c; } cases[] = {
         {"bcsr", NULL, 0, 0},  {"bcsr", "r=3,c=2", 3, 2}, {"bcsr", "r=1,c=1", 1, 1},
         {"bcsr", "r=4,c=7", 4, 7}, {"bcsr", "r=1,c=5", 1, 5}, {"sbcsr", NULL, 0, 0},
-        {"sbcsr", "r=2,c=3", 2, 3}, {"sbcsr", "r=5,c=1", 5, 1},
+        {"sbcsr", "r=2,c=3", 2, 3}, {"sbcsr", "r=5,c=1", 5, 1}, {"pbcsr", NULL, 0, 0},
+        {"pbcsr", "r=2,c=4,pad=2", 2, 4}, {"pbcsr", "r=3,c=3,pad=1", 3, 3},
+        {"pbcsr", "r=1,c=16", 1, 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         adia_format_params p = params(cases[i].params);
@@ -65,6 +68,29 @@ static void test_sbcsr_example(void)
     CHECK(B->r == 4 && B->c == 4 && B->nblocks == 3 && rf_eq_i64(B->browptr, ptr, 3) &&
               rf_eq_i32(B->bcolind, ind, 3) && rf_eq_f64(B->values, val, 48),
           "sbcsr arrays of eqs. 2.51-2.54");
+    adia_format_destroy(F);
+    adia_matrix_destroy(A);
+}
+
+/* The patent's blocks (pbcsr) on the sample, 2x2 blocks, rows padded to
+ * 2 (worked by hand): bcsr's block structure, each block row's entries
+ * (column inside the block) padded with its last column and 0. */
+static void test_pbcsr_example(void)
+{
+    adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
+    adia_format_params p = params("r=2,c=2,pad=2");
+    adia_format *F = rf_build(A, "pbcsr", &p);
+    const adia_pbcsr *P = F->impl;
+    const int64_t bptr[] = {0, 3, 5, 7};
+    const int32_t bcol[] = {0, 1, 2, 0, 2, 0, 1};
+    const int64_t off[] = {0, 2, 4, 6, 8, 8, 10, 12, 12, 12, 14, 16, 16, 18, 18};
+    const int32_t col[] = {1, 1, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, 0, 1, 1};
+    const double val[] = {4, 0, 2, 0, 7, 0, 3, 0, 6, 0, 5, 0, 2, 0, 1, 0, 6, 0};
+    CHECK(rf_eq_i64(P->blocks.browptr, bptr, 4) && rf_eq_i32(P->blocks.bcolind, bcol, 7) &&
+              rf_eq_i64(P->rowoff, off, 15) && rf_eq_i32(P->colind, col, 18) &&
+              rf_eq_f64(P->values, val, 18), "pbcsr arrays of the sample");
+    CHECK(adia_format_storage_bytes(F) == 4 * 8 + 7 * 4 + 15 * 8 + 18 * 12, "pbcsr bytes %lld",
+          (long long)adia_format_storage_bytes(F));
     adia_format_destroy(F);
     adia_matrix_destroy(A);
 }
@@ -116,6 +142,29 @@ static void test_bcsr_storage(void)
     adia_matrix_destroy(A);
 }
 
+/* pbcsr bytes: bcsr's indices, one offset per block row of each block,
+ * and per (row, block column) its entries rounded up to pad. */
+static void test_pbcsr_storage(void)
+{
+    adia_matrix *A = rf_long_row_matrix(203, 150, 17);
+    const int32_t r = 3, c = 8, pad = 4, bcols = (150 + c - 1) / c;
+    int64_t *cnt = calloc(bcols, sizeof *cnt), slots = 0, nb = count_blocks(A, r, c);
+    for (int32_t i = 0; i < 203; i++) {
+        for (int64_t k = A->csr.rowptr[i]; k < A->csr.rowptr[i + 1]; k++) cnt[A->csr.colind[k] / c]++;
+        for (int32_t j = 0; j < bcols; j++) { slots += (cnt[j] + pad - 1) / pad * pad; cnt[j] = 0; }
+    }
+    free(cnt);
+    adia_format_params p = params("r=3,c=8,pad=4");
+    adia_format *F = NULL;
+    CHECK_OK(adia_format_build(A, "pbcsr", &p, ADIA_FLOAT, &F));
+    int64_t want = (68 + 1) * 8 + nb * 4 + (nb * r + 1) * 8 + slots * (4 + 4);
+    CHECK(adia_format_storage_bytes(F) == want, "pbcsr: %lld bytes, predicted %lld",
+          (long long)adia_format_storage_bytes(F), (long long)want);
+    CHECK(adia_format_padded_zeros(F) == slots - A->csr.nnz, "pbcsr padding");
+    adia_format_destroy(F);
+    adia_matrix_destroy(A);
+}
+
 static void test_bad_block(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
@@ -127,6 +176,9 @@ static void test_bad_block(void)
     CHECK_ERR(adia_format_build(A, "bcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "bcsr: block size c=9 is larger than the matrix's 5 columns");
     CHECK(F == NULL, "no format on error");
+    p = params("r=2,c=3,pad=2");
+    CHECK_ERR(adia_format_build(A, "pbcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
+              "pbcsr: block width c=3 is not a multiple of pad=2");
     p = params("r=4,c=6");
     CHECK_ERR(adia_format_build(A, "sbcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "sbcsr: block size c=6 is larger than the matrix's 5 columns");
@@ -139,6 +191,8 @@ int main(void)
     test_all();
     test_bcsr_example();
     test_sbcsr_example();
+    test_pbcsr_example();
+    test_pbcsr_storage();
     test_bcsr_storage();
     test_bad_block();
     return TEST_END();

@@ -63,14 +63,14 @@ static void block_row_fill(const adia_csr *A, adia_bcsr *B, int32_t bi)
         }
 }
 
-adia_status row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
-                          adia_bcsr *B)
+adia_status row_block_layout(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
+                             adia_bcsr *B)
 {
     *B = (adia_bcsr){.rows = A->rows, .cols = A->cols, .r = r, .c = c,
                      .brows = (int32_t)(((int64_t)A->rows + r - 1) / r),
                      .bcols = (int32_t)(((int64_t)A->cols + c - 1) / c), .nnz = A->nnz,
                      .vtype = vt};
-    int64_t *mark = adia_alloc((size_t)B->bcols, sizeof *mark, "bcsr block marks"), bsize;
+    int64_t *mark = adia_alloc((size_t)B->bcols, sizeof *mark, "bcsr block marks");
     B->browptr = adia_calloc((size_t)B->brows + 1, sizeof *B->browptr, "bcsr block-row pointers");
     adia_status s = mark && B->browptr ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) {
@@ -78,13 +78,8 @@ adia_status row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_ty
         for (int32_t bi = 0; bi < B->brows; bi++)
             B->browptr[bi + 1] = B->browptr[bi] + block_row_scan(A, B, bi, mark, false);
         B->nblocks = B->browptr[B->brows];
-        s = row_mul(r, c, "bcsr block", &bsize);
-    }
-    if (s == ADIA_OK) s = row_mul(B->nblocks, bsize, "bcsr values", &bsize);
-    if (s == ADIA_OK) {
         B->bcolind = adia_alloc((size_t)B->nblocks, sizeof *B->bcolind, "bcsr block columns");
-        B->values = row_values_alloc(bsize, vt, "bcsr values");
-        if (!B->bcolind || !B->values) s = ADIA_ERR_NO_MEMORY;
+        if (!B->bcolind) s = ADIA_ERR_NO_MEMORY;
     }
     if (s == ADIA_OK) {
         for (int32_t j = 0; j < B->bcols; j++) mark[j] = -1;
@@ -92,12 +87,30 @@ adia_status row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_ty
             block_row_scan(A, B, bi, mark, true);
             qsort(B->bcolind + B->browptr[bi], (size_t)(B->browptr[bi + 1] - B->browptr[bi]),
                   sizeof *B->bcolind, cmp_i32);
-            block_row_fill(A, B, bi);
         }
     }
     free(mark);
     if (s != ADIA_OK) row_bcsr_free(B);
     return s;
+}
+
+adia_status row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
+                          adia_bcsr *B)
+{
+    int64_t bsize;
+    ADIA_TRY(row_block_layout(A, r, c, vt, B));
+    adia_status s = row_mul(r, c, "bcsr block", &bsize);
+    if (s == ADIA_OK) s = row_mul(B->nblocks, bsize, "bcsr values", &bsize);
+    if (s == ADIA_OK) {
+        B->values = row_values_alloc(bsize, vt, "bcsr values");
+        if (!B->values) s = ADIA_ERR_NO_MEMORY;
+    }
+    if (s != ADIA_OK) {
+        row_bcsr_free(B);
+        return s;
+    }
+    for (int32_t bi = 0; bi < B->brows; bi++) block_row_fill(A, B, bi);
+    return ADIA_OK;
 }
 
 /* Nonzero values inside the matrix, row-major: counted, and pushed into b

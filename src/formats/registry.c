@@ -15,6 +15,7 @@
     X(cmrs) \
     X(scsr) \
     X(sbcsr) \
+    X(pbcsr) \
     X(qcsr) \
     X(mqt)
 

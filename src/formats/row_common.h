@@ -115,6 +115,10 @@ adia_status row_zorder(const adia_csr *A, int32_t q, row_zentry **out);
  * r x c blocks of A; row_bcsr_to_csr: the nonzero values back. */
 adia_status row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
                           adia_bcsr *B);
+/* Only the block structure (dimensions, browptr, sorted bcolind; values
+ * NULL), shared with pbcsr. */
+adia_status row_block_layout(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
+                             adia_bcsr *B);
 void row_bcsr_free(adia_bcsr *B);
 adia_status row_bcsr_check(const adia_bcsr *B);
 adia_status row_bcsr_to_csr(const adia_bcsr *B, adia_csr *out);

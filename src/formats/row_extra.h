@@ -75,6 +75,22 @@ typedef struct adia_sbcsr {
     adia_bcsr b;
 } adia_sbcsr;
 
+/* Patent block format (seed 001, "dense sub-blocks" paragraph): bcsr's
+ * block structure (r x c blocks, c a multiple of pad so that every block
+ * starts at an aligned column and its x segment loads coalesced), but a
+ * block is not made dense: each of its r rows keeps its own entries (column
+ * inside the block, value), zero-padded to a multiple of pad (a half-warp
+ * for pad = 16).  Padding repeats the row's last column inside the block,
+ * value 0 (as pcsr). */
+typedef struct adia_pbcsr {
+    adia_bcsr blocks;         /* structure only (values NULL)                */
+    int32_t pad;
+    int64_t *rowoff;          /* [nblocks*r + 1] row ii of block b starts at
+                                 rowoff[b*r + ii] (a multiple of pad)        */
+    int32_t *colind;          /* [rowoff[nblocks*r]] column inside the block */
+    void *values;             /* [rowoff[nblocks*r]] */
+} adia_pbcsr;
+
 /* Quad-tree CSR (Zhang et al.; survey eqs. 2.27): the matrix, embedded in
  * a square of side Q*2^depth, split recursively into quadrants down to
  * Q x Q leaves (param qt, default 32); empty nodes are dropped and every
