@@ -155,16 +155,15 @@ adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
                           "adia_matrix_create_csr: rowptr[0] = %" PRId64
                           " and rowptr[rows] = %" PRId64 " must be 0 and nnz = %" PRId64,
                           rowptr[0], rowptr[rows], nnz);
+    for (int32_t i = 0; i < rows; i++)
+        if (rowptr[i + 1] < rowptr[i])
+            return adia_error(ADIA_ERR_INVALID_MATRIX,
+                              "adia_matrix_create_csr: rowptr decreases at row %" PRId32
+                              " (%" PRId64 " after %" PRId64 ")", i, rowptr[i + 1], rowptr[i]);
     int32_t *row = adia_alloc((size_t)nnz, sizeof *row, "row indices");
     if (!row) return ADIA_ERR_NO_MEMORY;
-    for (int32_t i = 0; i < rows; i++) {
-        if (rowptr[i + 1] < rowptr[i]) {
-            free(row);
-            return adia_error(ADIA_ERR_INVALID_MATRIX,
-                              "adia_matrix_create_csr: rowptr decreases at row %" PRId32, i);
-        }
+    for (int32_t i = 0; i < rows; i++)
         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) row[k] = i;
-    }
     adia_status s = adia_matrix_create_coo(rows, cols, nnz, row, colind, values, vt, out);
     free(row);
     return s;

@@ -2,13 +2,29 @@
  * module file plus one line here (in the order `adia info` lists them). */
 #include "internal.h"
 
+/* One line per format; the list ends with the comment line. */
 #define FORMATS(X) \
     X(csr) \
+    X(coo) \
+    X(csc) \
+    X(ell) \
+    X(hyb) \
+    X(sell) \
+    X(bcsr) \
+    X(pbcsr) \
+    X(pcsr) \
+    X(rgcsr) \
+    X(cmrs) \
+    X(qcsr) \
+    X(mqt) \
+    X(scsr) \
+    X(sbcsr) \
     X(dia) \
     X(hdi) \
     X(brcsd1) \
     X(brcsd2) \
     X(crsd) \
+    /* end of the list */
 
 #define DECLARE(name) extern const adia_format_ops adia_format_##name;
 FORMATS(DECLARE)
