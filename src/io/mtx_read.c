@@ -1,0 +1,366 @@
+/* mtx_read.c -- the data section of a Matrix Market file, parsed in
+ * parallel: the text is cut into chunks at line boundaries, each OpenMP
+ * thread parses its chunk into its own arrays (counting newlines, so error
+ * lines stay exact), then the chunks are joined, symmetric storage
+ * expanded and the matrix built (duplicates summed). */
+#include "io.h"
+#include "mtx_header.h"
+#include "numparse.h"
+
+#include <inttypes.h>
+#include <omp.h>
+
+/* Below this many data bytes one thread parses everything. */
+#define MTX_PARALLEL_MIN_BYTES (1u << 20)
+
+typedef struct mtx_chunk {
+    const char *begin, *end;
+    int64_t first_line;    /* 1-based line number of begin */
+    int64_t cap, count;    /* entries allocated / parsed */
+    int32_t *row, *col;    /* 0-based; NULL for array files */
+    double *val;           /* NULL for pattern files */
+    adia_status status;    /* first error of this chunk */
+    char msg[320];
+} mtx_chunk;
+
+typedef struct mtx_ctx {
+    const mtx_header *h;
+    const char *name;
+    int nidx, nval;        /* index and value tokens per line */
+} mtx_ctx;
+
+static void chunk_fail(mtx_chunk *c, adia_status code, const mtx_ctx *x,
+                       int64_t line, const char *what, const char *tok,
+                       const char *end)
+{
+    const char *te = adia_token_end(tok, end);
+    int n = (int)(te - tok > 40 ? 40 : te - tok);
+    char shown[41];
+    for (int i = 0; i < n; i++) shown[i] = tok[i] >= 32 && tok[i] < 127 ? tok[i] : '?';
+    shown[n] = '\0';
+    c->status = code;
+    snprintf(c->msg, sizeof c->msg, "%s:%" PRId64 ": %s (%s)", x->name, line, what,
+             n ? shown : "end of line");
+}
+
+static inline const char *skip_blanks(const char *p, const char *end)
+{
+    while (p < end && (*p == ' ' || *p == '\t')) p++;
+    return p;
+}
+
+/* One 1-based index token into a 0-based int32 below max. */
+static bool parse_index(mtx_chunk *c, const mtx_ctx *x, int64_t line,
+                        const char **p, const char *end, int32_t max,
+                        const char *what, int32_t *out)
+{
+    const char *tok = skip_blanks(*p, end), *q = tok;
+    int64_t v;
+    adia_num_result r = adia_parse_i64(&q, end, &v);
+    char msg[96];
+    if (r == ADIA_NUM_BAD) {
+        bool missing = tok == end || *tok == '\n' || *tok == '\r';
+        snprintf(msg, sizeof msg, missing ? "missing %s index" : "%s index is not an integer",
+                 what);
+        chunk_fail(c, ADIA_ERR_PARSE, x, line, msg, tok, end);
+        return false;
+    }
+    if (r != ADIA_NUM_OK || v < 1 || v > max) {
+        snprintf(msg, sizeof msg, "%s index out of range 1..%" PRId32, what, max);
+        chunk_fail(c, ADIA_ERR_PARSE, x, line, msg, tok, end);
+        return false;
+    }
+    *out = (int32_t)(v - 1);
+    *p = q;
+    return true;
+}
+
+static bool parse_value(mtx_chunk *c, const mtx_ctx *x, int64_t line,
+                        const char **p, const char *end, double *out)
+{
+    const char *tok = skip_blanks(*p, end), *q = tok;
+    adia_num_result r;
+    if (x->h->field == MTX_INTEGER) {
+        int64_t v;
+        r = adia_parse_i64(&q, end, &v);
+        *out = (double)v;
+    } else {
+        r = adia_parse_f64(&q, end, out);
+    }
+    if (r != ADIA_NUM_OK) {
+        bool missing = tok == end || *tok == '\n' || *tok == '\r';
+        chunk_fail(c, ADIA_ERR_PARSE, x, line,
+                   missing ? "missing value"
+                   : r == ADIA_NUM_RANGE ? "integer value out of range"
+                   : x->h->field == MTX_INTEGER ? "value is not an integer"
+                                                : "value is not a number",
+                   tok, end);
+        return false;
+    }
+    *p = q;
+    return true;
+}
+
+/* Parse one entry line starting at p (not blank); returns the position of
+ * its line end (LF or end) or NULL after recording an error. */
+static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
+                               const char *p, const char *end)
+{
+    const mtx_header *h = x->h;
+    int64_t k = c->count;
+    if (k == c->cap) {
+        chunk_fail(c, ADIA_ERR_PARSE, x, line, "too many entries: more than the size "
+                   "line declares", p, end);
+        return NULL;
+    }
+    if (x->nidx) {
+        if (!parse_index(c, x, line, &p, end, h->rows, "row", &c->row[k]) ||
+            !parse_index(c, x, line, &p, end, h->cols, "column", &c->col[k]))
+            return NULL;
+    }
+    if (x->nval) {
+        if (!parse_value(c, x, line, &p, end, &c->val[k])) return NULL;
+        if (x->nidx && h->symmetry == MTX_SKEW && c->row[k] == c->col[k] &&
+            c->val[k] != 0.0) {
+            c->status = ADIA_ERR_PARSE;
+            snprintf(c->msg, sizeof c->msg, "%s:%" PRId64 ": nonzero diagonal entry in "
+                     "a skew-symmetric matrix (%.17g at %" PRId32 ",%" PRId32 ")",
+                     x->name, line, c->val[k], c->row[k] + 1, c->col[k] + 1);
+            return NULL;
+        }
+    }
+    p = skip_blanks(p, end);
+    if (p < end && *p == '\r') p++;
+    if (p < end && *p != '\n') {
+        chunk_fail(c, ADIA_ERR_PARSE, x, line, "extra text after the entry", p, end);
+        return NULL;
+    }
+    c->count = k + 1;
+    return p;
+}
+
+static void parse_chunk(mtx_chunk *c, const mtx_ctx *x)
+{
+    const char *p = c->begin, *end = c->end;
+    int64_t line = c->first_line;
+    while (p < end) {
+        const char *q = skip_blanks(p, end);
+        if (q < end && *q == '\r' && (q + 1 == end || q[1] == '\n')) q++;
+        if (q < end && *q == '%') q = memchr(q, '\n', (size_t)(end - q));
+        else if (q < end && *q != '\n') q = parse_entry(c, x, line, q, end);
+        if (c->status != ADIA_OK) return;
+        if (!q || q == end) break;
+        p = q + 1;   /* past the LF */
+        line++;
+    }
+}
+
+/* Cut [b, e) into n pieces at line starts. */
+static void cut_chunks(mtx_chunk *ch, int n, const char *b, const char *e)
+{
+    const char *start = b;
+    for (int i = 0; i < n; i++) {
+        const char *stop = e;
+        if (i + 1 < n) {
+            stop = b + (size_t)(e - b) / (size_t)n * (size_t)(i + 1);
+            if (stop < start) stop = start;
+            const char *nl = memchr(stop, '\n', (size_t)(e - stop));
+            stop = nl ? nl + 1 : e;
+        }
+        ch[i].begin = start;
+        ch[i].end = stop;
+        start = stop;
+    }
+}
+
+static int64_t count_newlines(const char *b, const char *e)
+{
+    int64_t n = 0;
+    while ((b = memchr(b, '\n', (size_t)(e - b))) != NULL) {
+        n++;
+        b++;
+    }
+    return n;
+}
+
+static void free_chunks(mtx_chunk *ch, int n)
+{
+    for (int i = 0; ch && i < n; i++) {
+        free(ch[i].row);
+        free(ch[i].col);
+        free(ch[i].val);
+    }
+    free(ch);
+}
+
+/* Allocate a chunk's arrays: no more entries than its bytes can hold
+ * (each token takes a character and a separator), so a header that
+ * declares absurd counts cannot make us allocate absurd memory. */
+static adia_status alloc_chunk(mtx_chunk *c, const mtx_ctx *x)
+{
+    int64_t bytes = (int64_t)(c->end - c->begin);
+    int64_t bound = (bytes + 1) / (2 * (x->nidx + x->nval));
+    c->cap = bound < x->h->entries ? bound : x->h->entries;
+    if (x->nidx) {
+        c->row = adia_alloc((size_t)c->cap, sizeof *c->row, "Matrix Market rows");
+        c->col = adia_alloc((size_t)c->cap, sizeof *c->col, "Matrix Market columns");
+        if (!c->row || !c->col) return ADIA_ERR_NO_MEMORY;
+    }
+    if (x->nval) {
+        c->val = adia_alloc((size_t)c->cap, sizeof *c->val, "Matrix Market values");
+        if (!c->val) return ADIA_ERR_NO_MEMORY;
+    }
+    return ADIA_OK;
+}
+
+/* Line number of the entry with index k (0-based) inside chunk c. */
+static int64_t entry_line(const mtx_chunk *c, int64_t k)
+{
+    const char *p = c->begin, *end = c->end;
+    int64_t line = c->first_line;
+    while (p < end) {
+        const char *q = skip_blanks(p, end);
+        if (q < end && *q == '\r') q++;
+        if (q < end && *q != '\n' && *q != '%' && k-- == 0) return line;
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        if (!nl) break;
+        p = nl + 1;
+        line++;
+    }
+    return line;
+}
+
+/* Parse all chunks in parallel, then check errors in file order and the
+ * entry count against the declaration. */
+static adia_status parse_all(mtx_chunk *ch, int n, const mtx_ctx *x,
+                             const char *text, size_t len, int64_t *total)
+{
+    const mtx_header *h = x->h;
+    cut_chunks(ch, n, text + h->data, text + len);
+    int64_t *nl = adia_calloc((size_t)n, sizeof *nl, "chunk line counts");
+    if (!nl) return ADIA_ERR_NO_MEMORY;
+    adia_status s = ADIA_OK;
+    for (int i = 0; i < n && s == ADIA_OK; i++) s = alloc_chunk(&ch[i], x);
+    if (s != ADIA_OK) {
+        free(nl);
+        return s;
+    }
+#pragma omp parallel for schedule(static, 1) num_threads(n)
+    for (int i = 0; i < n; i++) nl[i] = count_newlines(ch[i].begin, ch[i].end);
+    int64_t line = h->data_line;
+    for (int i = 0; i < n; i++) {
+        ch[i].first_line = line;
+        line += nl[i];
+    }
+    free(nl);
+#pragma omp parallel for schedule(static, 1) num_threads(n)
+    for (int i = 0; i < n; i++) parse_chunk(&ch[i], x);
+    *total = 0;
+    for (int i = 0; i < n; i++) {
+        if (ch[i].status != ADIA_OK) return adia_error(ch[i].status, "%s", ch[i].msg);
+        if (*total + ch[i].count > h->entries)
+            return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": too many entries: the "
+                              "size line declares %" PRId64, x->name,
+                              entry_line(&ch[i], h->entries - *total), h->entries);
+        *total += ch[i].count;
+    }
+    if (*total < h->entries) {
+        int64_t last = ch[n - 1].first_line + count_newlines(ch[n - 1].begin, ch[n - 1].end);
+        if (len > 0 && text[len - 1] == '\n') last--;
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
+                          " of %" PRId64 " entries (truncated?)", x->name,
+                          last < 1 ? 1 : last, *total, h->entries);
+    }
+    return ADIA_OK;
+}
+
+/* Append (i, j, v) and, for symmetric storage, its mirror. */
+static inline void put(const mtx_header *h, int32_t i, int32_t j, double v,
+                       int32_t *r, int32_t *c, double *val, int64_t *w)
+{
+    r[*w] = i;
+    c[*w] = j;
+    val[*w] = v;
+    (*w)++;
+    if (h->symmetry != MTX_GENERAL && i != j) {
+        r[*w] = j;
+        c[*w] = i;
+        val[*w] = h->symmetry == MTX_SKEW ? -v : v;
+        (*w)++;
+    }
+}
+
+/* Array files: column-major values, for symmetric storage the lower
+ * triangle (skew: without the diagonal).  Zeros are not stored. */
+static void array_position(const mtx_header *h, int32_t *i, int32_t *j)
+{
+    if (++*i < h->rows) return;
+    ++*j;
+    *i = h->symmetry == MTX_GENERAL ? 0 : h->symmetry == MTX_SYMMETRIC ? *j : *j + 1;
+}
+
+/* Join the chunks into expanded COO triplets and build the matrix. */
+static adia_status assemble(const mtx_chunk *ch, int n, const mtx_header *h,
+                            int64_t total, adia_matrix **out)
+{
+    int64_t cap;
+    if (!adia_mul_i64(total, h->symmetry == MTX_GENERAL ? 1 : 2, &cap))
+        return adia_error(ADIA_ERR_OVERFLOW, "Matrix Market: expanded entry count overflows");
+    int32_t *r = adia_alloc((size_t)cap, sizeof *r, "matrix rows");
+    int32_t *c = adia_alloc((size_t)cap, sizeof *c, "matrix columns");
+    double *v = adia_alloc((size_t)cap, sizeof *v, "matrix values");
+    adia_status s = r && c && v ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    int64_t w = 0;
+    int32_t ai = -1, aj = 0;   /* array position before the first entry */
+    if (h->format == MTX_ARRAY && h->symmetry == MTX_SKEW) ai = 0;
+    for (int t = 0; t < n && s == ADIA_OK; t++) {
+        for (int64_t k = 0; k < ch[t].count; k++) {
+            double x = ch[t].val ? ch[t].val[k] : 1.0;
+            if (h->format == MTX_COORDINATE) {
+                put(h, ch[t].row[k], ch[t].col[k], x, r, c, v, &w);
+            } else {
+                array_position(h, &ai, &aj);
+                if (x != 0.0) put(h, ai, aj, x, r, c, v, &w);
+            }
+        }
+    }
+    if (s == ADIA_OK)
+        s = adia_matrix_create_coo(h->rows, h->cols, w, r, c, v, ADIA_DOUBLE, out);
+    free(r);
+    free(c);
+    free(v);
+    return s;
+}
+
+static adia_status parse_text(const char *text, size_t len, const char *name,
+                              adia_matrix **out)
+{
+    mtx_header h;
+    ADIA_TRY(adia_mtx_parse_header(text, len, name, &h));
+    mtx_ctx x = {&h, name, h.format == MTX_COORDINATE ? 2 : 0,
+                 h.field == MTX_PATTERN ? 0 : 1};
+    size_t bytes = len - h.data;
+    int n = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : omp_get_max_threads();
+    if (n < 1) n = 1;
+    mtx_chunk *ch = adia_calloc((size_t)n, sizeof *ch, "parse chunks");
+    if (!ch) return ADIA_ERR_NO_MEMORY;
+    int64_t total = 0;
+    adia_status s = parse_all(ch, n, &x, text, len, &total);
+    if (s == ADIA_OK) s = assemble(ch, n, &h, total, out);
+    free_chunks(ch, n);
+    return s;
+}
+
+adia_status adia_matrix_parse_mtx(const char *text, size_t len, const char *name,
+                                  adia_matrix **out)
+{
+    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_parse_mtx: out is NULL");
+    *out = NULL;
+    if (!text && len > 0)
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_parse_mtx: text is NULL");
+    if (!name) name = "<memory>";
+    ADIA_TRY(parse_text(text ? text : "", len, name, out));
+    char base[128];
+    adia_io_basename(name, base, sizeof base);
+    return adia_matrix_set_name(*out, base);
+}
