@@ -63,7 +63,7 @@ static adia_status parse_banner(const hline *l, const char *name, mtx_header *h)
                                        "hermitian"};
     const char *p = l->b;
     char w[48];
-    if (!next_word(&p, l->e, w, sizeof w) || strcmp(w, "%%MatrixMarket") != 0)
+    if (!next_word(&p, l->e, w, sizeof w) || strcasecmp(w, "%%MatrixMarket") != 0)
         return adia_error(ADIA_ERR_PARSE,
                           "%s:%" PRId64 ": missing %%%%MatrixMarket banner (%s)",
                           name, l->no, l->b < l->e ? w : "empty line");
