@@ -102,39 +102,46 @@ static bool parse_value(mtx_chunk *c, const mtx_ctx *x, int64_t line,
 }
 
 /* Parse one entry line starting at p (not blank); returns the position of
- * its line end (LF or end) or NULL after recording an error. */
+ * its line end (LF or end) or NULL after recording an error.  The line is
+ * parsed into locals first: only a valid line counts against the capacity
+ * (which the chunk's bytes bound, see alloc_chunk). */
 static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
                                const char *p, const char *end)
 {
     const mtx_header *h = x->h;
-    int64_t k = c->count;
-    if (k == c->cap) {
-        chunk_fail(c, ADIA_ERR_PARSE, x, line, "too many entries: more than the size "
-                   "line declares", p, end);
+    const char *start = p;
+    int32_t i = 0, j = 0;
+    double v = 1.0;
+    if (x->nidx && (!parse_index(c, x, line, &p, end, h->rows, "row", &i) ||
+                    !parse_index(c, x, line, &p, end, h->cols, "column", &j)))
         return NULL;
-    }
-    if (x->nidx) {
-        if (!parse_index(c, x, line, &p, end, h->rows, "row", &c->row[k]) ||
-            !parse_index(c, x, line, &p, end, h->cols, "column", &c->col[k]))
-            return NULL;
-    }
-    if (x->nval) {
-        if (!parse_value(c, x, line, &p, end, &c->val[k])) return NULL;
-        if (x->nidx && h->symmetry == MTX_SKEW && c->row[k] == c->col[k] &&
-            c->val[k] != 0.0) {
-            c->status = ADIA_ERR_PARSE;
-            snprintf(c->msg, sizeof c->msg, "%s:%" PRId64 ": nonzero diagonal entry in "
-                     "a skew-symmetric matrix (%.17g at %" PRId32 ",%" PRId32 ")",
-                     x->name, line, c->val[k], c->row[k] + 1, c->col[k] + 1);
-            return NULL;
-        }
-    }
+    if (x->nval && !parse_value(c, x, line, &p, end, &v)) return NULL;
     p = skip_blanks(p, end);
     if (p < end && *p == '\r') p++;
     if (p < end && *p != '\n') {
         chunk_fail(c, ADIA_ERR_PARSE, x, line, "extra text after the entry", p, end);
         return NULL;
     }
+    if (x->nidx && h->symmetry == MTX_SKEW && i == j && v != 0.0) {
+        c->status = ADIA_ERR_PARSE;
+        snprintf(c->msg, sizeof c->msg, "%s:%" PRId64 ": nonzero diagonal entry in "
+                 "a skew-symmetric matrix (%.17g at %" PRId32 ",%" PRId32 ")",
+                 x->name, line, v, i + 1, j + 1);
+        return NULL;
+    }
+    int64_t k = c->count;
+    if (k == c->cap) {   /* only when the chunk alone exceeds the declaration */
+        char what[96];
+        snprintf(what, sizeof what, "too many entries: the size line declares %" PRId64,
+                 h->entries);
+        chunk_fail(c, ADIA_ERR_PARSE, x, line, what, start, end);
+        return NULL;
+    }
+    if (x->nidx) {
+        c->row[k] = i;
+        c->col[k] = j;
+    }
+    if (x->nval) c->val[k] = v;
     c->count = k + 1;
     return p;
 }
