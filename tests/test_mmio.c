@@ -131,7 +131,7 @@ static void test_numbers(void)
     int bad = 0;
     const char *fmts[] = {"%.17g", "%.15g", "%.6e", "%.3f", "%.17e"};
     for (int i = 0; i < 20000; i++) {
-        uint64_t bits = (uint64_t)(test_rand(&st) * 9.2e18) ^ ((uint64_t)i << 40);
+        uint64_t bits = (uint64_t)((test_rand(&st) + 1.0) * 9.2e18) ^ ((uint64_t)i << 40);
         double d;
         memcpy(&d, &bits, sizeof d);
         if (i % 2) d = test_rand(&st) * pow(10.0, (double)(i % 40 - 20));
