@@ -140,6 +140,18 @@ static void test_numbers(void)
         if (!same_as_strtod(buf) && bad++ < 5) CHECK(0, "token \"%s\"", buf);
     }
     CHECK(bad == 0, "%d random tokens differ from strtod", bad);
+    /* Long mantissas with exponents around the fast paths' limits, and
+     * odd multiples of 2^k just above 2^53 (double midpoints). */
+    bad = 0;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t m = (uint64_t)((test_rand(&st) + 1.0) * 4.9e18) + (uint64_t)i;
+        if (i % 3 == 0) m = ((UINT64_C(1) << 53) + 2 * (uint64_t)i + 1) << (i % 11);
+        char buf[64];
+        snprintf(buf, sizeof buf, "%s%llue%d", i % 2 ? "-" : "", (unsigned long long)m,
+                 i % 61 - 30);
+        if (!same_as_strtod(buf) && bad++ < 5) CHECK(0, "token \"%s\"", buf);
+    }
+    CHECK(bad == 0, "%d long-mantissa tokens differ from strtod", bad);
     int64_t v;
     const char *p = "9223372036854775807", *q = "9223372036854775808", *n = "-9223372036854775808";
     CHECK(adia_parse_i64(&p, p + strlen(p), &v) == ADIA_NUM_OK && v == INT64_MAX, "INT64_MAX");

@@ -6,6 +6,7 @@
 #include "io.h"
 #include "mtx_header.h"
 #include "numparse.h"
+#include "triplets.h"
 
 #include <inttypes.h>
 #include <omp.h>
@@ -281,61 +282,56 @@ static adia_status parse_all(mtx_chunk *ch, int n, const mtx_ctx *x,
     return ADIA_OK;
 }
 
-/* Append (i, j, v) and, for symmetric storage, its mirror. */
-static inline void put(const mtx_header *h, int32_t i, int32_t j, double v,
-                       int32_t *r, int32_t *c, double *val, int64_t *w)
-{
-    r[*w] = i;
-    c[*w] = j;
-    val[*w] = v;
-    (*w)++;
-    if (h->symmetry != MTX_GENERAL && i != j) {
-        r[*w] = j;
-        c[*w] = i;
-        val[*w] = h->symmetry == MTX_SKEW ? -v : v;
-        (*w)++;
-    }
-}
-
 /* Array files: column-major values, for symmetric storage the lower
- * triangle (skew: without the diagonal).  Zeros are not stored. */
-static void array_position(const mtx_header *h, int32_t *i, int32_t *j)
+ * triangle (skew: without the diagonal); zeros are not stored.  Turned into
+ * one triplet block. */
+static adia_status array_triplets(const mtx_chunk *ch, int n, const mtx_header *h,
+                                  int64_t total, int32_t **r, int32_t **c, double **v,
+                                  adia_triplets *t)
 {
-    if (++*i < h->rows) return;
-    ++*j;
-    *i = h->symmetry == MTX_GENERAL ? 0 : h->symmetry == MTX_SYMMETRIC ? *j : *j + 1;
+    *r = adia_alloc((size_t)total, sizeof **r, "array rows");
+    *c = adia_alloc((size_t)total, sizeof **c, "array columns");
+    *v = adia_alloc((size_t)total, sizeof **v, "array values");
+    if (!*r || !*c || !*v) return ADIA_ERR_NO_MEMORY;
+    int32_t i = h->symmetry == MTX_SKEW ? 1 : 0, j = 0;
+    int64_t w = 0;
+    for (int b = 0; b < n; b++)
+        for (int64_t k = 0; k < ch[b].count; k++) {
+            if (ch[b].val[k] != 0.0) {
+                (*r)[w] = i;
+                (*c)[w] = j;
+                (*v)[w++] = ch[b].val[k];
+            }
+            if (++i == h->rows) {
+                j++;
+                i = h->symmetry == MTX_GENERAL ? 0 : h->symmetry == MTX_SYMMETRIC ? j : j + 1;
+            }
+        }
+    *t = (adia_triplets){w, *r, *c, *v};
+    return ADIA_OK;
 }
 
-/* Join the chunks into expanded COO triplets and build the matrix. */
+/* Join the chunks and build the matrix (symmetric storage expanded). */
 static adia_status assemble(const mtx_chunk *ch, int n, const mtx_header *h,
                             int64_t total, adia_matrix **out)
 {
-    int64_t cap;
-    if (!adia_mul_i64(total, h->symmetry == MTX_GENERAL ? 1 : 2, &cap))
-        return adia_error(ADIA_ERR_OVERFLOW, "Matrix Market: expanded entry count overflows");
-    int32_t *r = adia_alloc((size_t)cap, sizeof *r, "matrix rows");
-    int32_t *c = adia_alloc((size_t)cap, sizeof *c, "matrix columns");
-    double *v = adia_alloc((size_t)cap, sizeof *v, "matrix values");
-    adia_status s = r && c && v ? ADIA_OK : ADIA_ERR_NO_MEMORY;
-    int64_t w = 0;
-    int32_t ai = -1, aj = 0;   /* array position before the first entry */
-    if (h->format == MTX_ARRAY && h->symmetry == MTX_SKEW) ai = 0;
-    for (int t = 0; t < n && s == ADIA_OK; t++) {
-        for (int64_t k = 0; k < ch[t].count; k++) {
-            double x = ch[t].val ? ch[t].val[k] : 1.0;
-            if (h->format == MTX_COORDINATE) {
-                put(h, ch[t].row[k], ch[t].col[k], x, r, c, v, &w);
-            } else {
-                array_position(h, &ai, &aj);
-                if (x != 0.0) put(h, ai, aj, x, r, c, v, &w);
-            }
-        }
+    int mirror = h->symmetry == MTX_GENERAL ? 0 : h->symmetry == MTX_SYMMETRIC ? 1 : -1;
+    if (h->format == MTX_ARRAY) {
+        int32_t *r = NULL, *c = NULL;
+        double *v = NULL;
+        adia_triplets t;
+        adia_status s = array_triplets(ch, n, h, total, &r, &c, &v, &t);
+        if (s == ADIA_OK) s = adia_io_build_csr(h->rows, h->cols, &t, 1, mirror, out);
+        free(r);
+        free(c);
+        free(v);
+        return s;
     }
-    if (s == ADIA_OK)
-        s = adia_matrix_create_coo(h->rows, h->cols, w, r, c, v, ADIA_DOUBLE, out);
-    free(r);
-    free(c);
-    free(v);
+    adia_triplets *t = adia_alloc((size_t)n, sizeof *t, "triplet blocks");
+    if (!t) return ADIA_ERR_NO_MEMORY;
+    for (int b = 0; b < n; b++) t[b] = (adia_triplets){ch[b].count, ch[b].row, ch[b].col, ch[b].val};
+    adia_status s = adia_io_build_csr(h->rows, h->cols, t, n, mirror, out);
+    free(t);
     return s;
 }
 

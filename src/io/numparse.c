@@ -1,11 +1,17 @@
 /* numparse.c -- fast exact parsing of integers and doubles.
  *
- * Doubles: a decimal with at most 19 significant digits and a mantissa
- * below 2^53 times a power of ten in 10^-22..10^22 is computed with one
- * correctly rounded multiply or divide (both operands are exact doubles, so
- * the IEEE operation rounds the exact product once -- the same result as
- * strtod).  Everything else (more digits, larger exponents, nan, inf, hex)
- * goes to strtod on a NUL-terminated copy of the token. */
+ * Doubles: a decimal with at most 19 significant digits m and a power of
+ * ten 10^e is computed with one correctly rounded multiply or divide:
+ *  - m < 2^53 and |e| <= 22: in double (both operands exact, so the IEEE
+ *    operation rounds the exact value once -- what strtod gives);
+ *  - otherwise, where long double is x87 extended (64-bit mantissa) and
+ *    |e| <= 27: in long double (m < 2^64 and 10^27 = 2^27 * 5^27 with
+ *    5^27 < 2^64 are exact), then rounded to double.  That double rounding
+ *    is wrong only when the long double result lies exactly on a midpoint
+ *    between two doubles (a nearer 64-bit value would otherwise exist), so
+ *    that case goes to strtod.
+ * Everything else (more digits, larger exponents, nan, inf, hex) goes to
+ * strtod on a NUL-terminated copy of the token. */
 #include "numparse.h"
 
 #include <errno.h>
@@ -26,6 +32,26 @@ const char *adia_token_end(const char *p, const char *end)
     while (p < end && !adia_num_delim(*p)) p++;
     return p;
 }
+
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_X87_LONG_DOUBLE 1
+static const long double pow10_ld[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/* m * 10^e through x87 extended precision; false if the result is a
+ * double midpoint (then only strtod knows which way to round). */
+static bool scale_extended(uint64_t m, int e, double *out)
+{
+    long double r = e < 0 ? (long double)m / pow10_ld[-e] : (long double)m * pow10_ld[e];
+    uint64_t mant;
+    memcpy(&mant, &r, sizeof mant);   /* x87 layout: 64-bit mantissa first */
+    if ((mant & 0x7ff) == 0x400) return false;
+    *out = (double)r;
+    return true;
+}
+#endif
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
@@ -105,11 +131,18 @@ adia_num_result adia_parse_f64(const char **pp, const char *end, double *out)
             if (e < 100000) e = e * 10 + (*p - '0');
         exp10 += eneg ? -e : e;
     }
-    if (slow || (p < end && !adia_num_delim(*p)) || m > (UINT64_C(1) << 53) ||
-        (m != 0 && (exp10 < -22 || exp10 > 22)))
+    if (slow || (p < end && !adia_num_delim(*p))) return parse_slow(pp, end, out);
+    double v = 0.0;
+    if (m != 0 && m <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
+        v = exp10 < 0 ? (double)m / pow10_exact[-exp10] : (double)m * pow10_exact[exp10];
+    } else if (m != 0) {
+#ifdef HAVE_X87_LONG_DOUBLE
+        if (exp10 < -27 || exp10 > 27 || !scale_extended(m, exp10, &v))
+            return parse_slow(pp, end, out);
+#else
         return parse_slow(pp, end, out);
-    double v = (double)m;
-    if (m != 0) v = exp10 < 0 ? v / pow10_exact[-exp10] : v * pow10_exact[exp10];
+#endif
+    }
     *out = neg ? -v : v;
     *pp = p;
     return ADIA_NUM_OK;
