@@ -70,6 +70,32 @@ static void test_accepted(void)
     adia_matrix_destroy(A);
 }
 
+/* Entries in random order with duplicates (rows longer than the
+ * insertion-sort limit): the same matrix as adia_matrix_create_coo gives
+ * from the same triplets (both sum duplicates in file order). */
+static void test_unsorted(void)
+{
+    enum { R = 6, C = 400, N = 2000 };
+    int32_t row[N], col[N];
+    double val[N];
+    uint64_t st = 5;
+    char *text = malloc(N * 64 + 128), *p = text;
+    p += sprintf(p, "%%%%MatrixMarket matrix coordinate real general\n%d %d %d\n", R, C, N);
+    for (int k = 0; k < N; k++) {
+        row[k] = (int32_t)((test_rand(&st) + 1) * R / 2);
+        col[k] = (int32_t)((test_rand(&st) + 1) * C / 2);
+        val[k] = test_rand(&st);
+        p += sprintf(p, "%d %d %.17g\n", row[k] + 1, col[k] + 1, val[k]);
+    }
+    adia_matrix *A = NULL, *B = NULL;
+    CHECK_OK(adia_matrix_parse_mtx(text, (size_t)(p - text), "shuffled", &A));
+    CHECK_OK(adia_matrix_create_coo(R, C, N, row, col, val, ADIA_DOUBLE, &B));
+    CHECK(adia_matrix_equal(A, B) && adia_matrix_nnz(A) < N, "shuffled entries with duplicates");
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(B);
+    free(text);
+}
+
 /* write -> read gives the same matrix, for .mtx, .mtx.gz, .bin, .bin.gz;
  * load picks the reader by content. */
 static void test_round_trips(void)
@@ -213,6 +239,7 @@ int main(void)
     TEST_BEGIN();
     test_variants();
     test_accepted();
+    test_unsorted();
     test_round_trips();
     test_numbers();
     test_threads();
