@@ -178,6 +178,21 @@ static void test_numbers(void)
         if (!same_as_strtod(buf) && bad++ < 5) CHECK(0, "token \"%s\"", buf);
     }
     CHECK(bad == 0, "%d long-mantissa tokens differ from strtod", bad);
+    /* Random digit strings: 0-24 digits, zeros-heavy, a point anywhere. */
+    bad = 0;
+    for (int i = 0; i < 100000; i++) {
+        char buf[64], *q = buf;
+        int nd = (int)((test_rand(&st) + 1) * 12.5), dot = (int)((test_rand(&st) + 1) * 13) - 1;
+        for (int k = 0; k < nd; k++) {
+            if (k == dot) *q++ = '.';
+            int d = (int)((test_rand(&st) + 1) * 10) % 10;
+            *q++ = (char)('0' + (test_rand(&st) < -0.3 ? 0 : d));
+        }
+        if (i % 4 == 0) q += sprintf(q, "e%d", i % 71 - 35);
+        *q = '\0';
+        if (!same_as_strtod(buf) && bad++ < 5) CHECK(0, "token \"%s\"", buf);
+    }
+    CHECK(bad == 0, "%d random digit strings differ from strtod", bad);
     int64_t v;
     const char *p = "9223372036854775807", *q = "9223372036854775808", *n = "-9223372036854775808";
     CHECK(adia_parse_i64(&p, p + strlen(p), &v) == ADIA_NUM_OK && v == INT64_MAX, "INT64_MAX");

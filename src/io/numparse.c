@@ -97,29 +97,62 @@ static adia_num_result parse_slow(const char **pp, const char *end, double *out)
     return ADIA_NUM_OK;
 }
 
+/* Eight ASCII digits at p (little-endian load: p[0] is the lowest byte and
+ * the most significant digit) as a number, or false if one is not a digit.
+ * Pairs, then quads, then the eight are combined with multiply-shifts. */
+static inline bool eight_digits(const char *p, uint64_t *out)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    if ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) != UINT64_C(0x3030303030303030) ||
+        ((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) !=
+            UINT64_C(0x3030303030303030))
+        return false;
+    x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;           /* 10*2^8 + 1 */
+    x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;       /* 100*2^16 + 1 */
+    *out = ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
+    return true;
+}
+
+/* Accumulate a run of digits into *m; returns the number of digits (the
+ * caller treats more than 19 as "too long", *m is then meaningless). */
+static inline int digit_run(const char **pp, const char *end, uint64_t *m)
+{
+    const char *p = *pp, *start = p;
+    uint64_t v = *m, eight;
+    while (end - p >= 8 && eight_digits(p, &eight)) {
+        v = v * 100000000 + eight;
+        p += 8;
+    }
+    while (p < end && is_digit(*p)) v = v * 10 + (uint64_t)(*p++ - '0');
+    *m = v;
+    *pp = p;
+    return (int)(p - start);
+}
+
 adia_num_result adia_parse_f64(const char **pp, const char *end, double *out)
 {
     const char *p = *pp;
     bool neg = false;
     if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
     uint64_t m = 0;
-    int nd = 0, exp10 = 0, ndigits = 0;
-    bool slow = false;
-    for (; p < end && is_digit(*p); p++, ndigits++) {
-        if (m == 0 && *p == '0') continue;       /* leading zero */
-        if (nd == 19) { slow = true; continue; }
-        m = m * 10 + (uint64_t)(*p - '0');
-        nd++;
-    }
+    int exp10 = 0, ndigits = 0;
+    const char *zeros = p;
+    while (p < end && *p == '0') p++;               /* leading zeros */
+    ndigits = p > zeros;
+    int nd = digit_run(&p, end, &m);
+    ndigits += nd;
     if (p < end && *p == '.') {
-        for (p++; p < end && is_digit(*p); p++, ndigits++) {
-            if (m == 0 && *p == '0') { exp10--; continue; }
-            if (nd == 19) { slow = true; continue; }
-            m = m * 10 + (uint64_t)(*p - '0');
-            nd++;
-            exp10--;
-        }
+        zeros = ++p;
+        if (m == 0)
+            while (p < end && *p == '0') p++;       /* 0.000ddd: only scale */
+        if (p - zeros > 100000) return parse_slow(pp, end, out);   /* absurd: strtod */
+        int lz = (int)(p - zeros), fd = digit_run(&p, end, &m);
+        nd += fd;
+        exp10 -= lz + fd;
+        ndigits += lz + fd;
     }
+    bool slow = nd > 19;
     if (ndigits == 0) return parse_slow(pp, end, out);   /* nan, inf, junk */
     if (p < end && (*p == 'e' || *p == 'E')) {
         p++;
