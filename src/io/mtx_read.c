@@ -16,12 +16,14 @@
 
 typedef struct mtx_chunk {
     const char *begin, *end;
-    int64_t first_line;    /* 1-based line number of begin */
+    int64_t first_line;    /* 1-based line number of begin (set after parsing) */
+    int64_t lines;         /* newlines in the chunk (when it parsed fully) */
+    int64_t err_line;      /* line of the error, counted from begin (0-based) */
     int64_t cap, count;    /* entries allocated / parsed */
     int32_t *row, *col;    /* 0-based; NULL for array files */
     double *val;           /* NULL for pattern files */
     adia_status status;    /* first error of this chunk */
-    char msg[320];
+    char msg[320];         /* the error without its "FILE:LINE: " */
 } mtx_chunk;
 
 typedef struct mtx_ctx {
@@ -39,9 +41,10 @@ static void chunk_fail(mtx_chunk *c, adia_status code, const mtx_ctx *x,
     char shown[41];
     for (int i = 0; i < n; i++) shown[i] = tok[i] >= 32 && tok[i] < 127 ? tok[i] : '?';
     shown[n] = '\0';
+    (void)x;
     c->status = code;
-    snprintf(c->msg, sizeof c->msg, "%s:%" PRId64 ": %s (%s)", x->name, line, what,
-             n ? shown : "end of line");
+    c->err_line = line;
+    snprintf(c->msg, sizeof c->msg, "%s (%s)", what, n ? shown : "end of line");
 }
 
 static inline const char *skip_blanks(const char *p, const char *end)
@@ -82,7 +85,7 @@ static bool parse_value(mtx_chunk *c, const mtx_ctx *x, int64_t line,
     const char *tok = skip_blanks(*p, end), *q = tok;
     adia_num_result r;
     if (x->h->field == MTX_INTEGER) {
-        int64_t v;
+        int64_t v = 0;
         r = adia_parse_i64(&q, end, &v);
         *out = (double)v;
     } else {
@@ -125,9 +128,9 @@ static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
     }
     if (x->nidx && h->symmetry == MTX_SKEW && i == j && v != 0.0) {
         c->status = ADIA_ERR_PARSE;
-        snprintf(c->msg, sizeof c->msg, "%s:%" PRId64 ": nonzero diagonal entry in "
-                 "a skew-symmetric matrix (%.17g at %" PRId32 ",%" PRId32 ")",
-                 x->name, line, v, i + 1, j + 1);
+        c->err_line = line;
+        snprintf(c->msg, sizeof c->msg, "nonzero diagonal entry in a skew-symmetric "
+                 "matrix (%.17g at %" PRId32 ",%" PRId32 ")", v, i + 1, j + 1);
         return NULL;
     }
     int64_t k = c->count;
@@ -147,10 +150,12 @@ static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
     return p;
 }
 
+/* Parse the chunk's lines; line numbers are counted from its start (the
+ * chunk does not know how many lines come before it). */
 static void parse_chunk(mtx_chunk *c, const mtx_ctx *x)
 {
     const char *p = c->begin, *end = c->end;
-    int64_t line = c->first_line;
+    int64_t line = 0;
     while (p < end) {
         const char *q = skip_blanks(p, end);
         if (q < end && *q == '\r' && (q + 1 == end || q[1] == '\n')) q++;
@@ -161,6 +166,7 @@ static void parse_chunk(mtx_chunk *c, const mtx_ctx *x)
         p = q + 1;   /* past the LF */
         line++;
     }
+    c->lines = line;
 }
 
 /* Cut [b, e) into n pieces at line starts. */
@@ -179,16 +185,6 @@ static void cut_chunks(mtx_chunk *ch, int n, const char *b, const char *e)
         ch[i].end = stop;
         start = stop;
     }
-}
-
-static int64_t count_newlines(const char *b, const char *e)
-{
-    int64_t n = 0;
-    while ((b = memchr(b, '\n', (size_t)(e - b))) != NULL) {
-        n++;
-        b++;
-    }
-    return n;
 }
 
 static void free_chunks(mtx_chunk *ch, int n)
@@ -238,43 +234,33 @@ static int64_t entry_line(const mtx_chunk *c, int64_t k)
     return line;
 }
 
-/* Parse all chunks in parallel, then check errors in file order and the
- * entry count against the declaration. */
+/* Parse all chunks in parallel, then check errors in file order (each
+ * chunk's first line is known once the chunks before it are counted) and
+ * the entry count against the declaration. */
 static adia_status parse_all(mtx_chunk *ch, int n, const mtx_ctx *x,
                              const char *text, size_t len, int64_t *total)
 {
     const mtx_header *h = x->h;
     cut_chunks(ch, n, text + h->data, text + len);
-    int64_t *nl = adia_calloc((size_t)n, sizeof *nl, "chunk line counts");
-    if (!nl) return ADIA_ERR_NO_MEMORY;
-    adia_status s = ADIA_OK;
-    for (int i = 0; i < n && s == ADIA_OK; i++) s = alloc_chunk(&ch[i], x);
-    if (s != ADIA_OK) {
-        free(nl);
-        return s;
-    }
-#pragma omp parallel for schedule(static, 1) num_threads(n)
-    for (int i = 0; i < n; i++) nl[i] = count_newlines(ch[i].begin, ch[i].end);
-    int64_t line = h->data_line;
-    for (int i = 0; i < n; i++) {
-        ch[i].first_line = line;
-        line += nl[i];
-    }
-    free(nl);
+    for (int i = 0; i < n; i++) ADIA_TRY(alloc_chunk(&ch[i], x));
 #pragma omp parallel for schedule(static, 1) num_threads(n)
     for (int i = 0; i < n; i++) parse_chunk(&ch[i], x);
+    int64_t line = h->data_line;
     *total = 0;
     for (int i = 0; i < n; i++) {
-        if (ch[i].status != ADIA_OK) return adia_error(ch[i].status, "%s", ch[i].msg);
+        ch[i].first_line = line;
+        if (ch[i].status != ADIA_OK)
+            return adia_error(ch[i].status, "%s:%" PRId64 ": %s", x->name,
+                              line + ch[i].err_line, ch[i].msg);
         if (*total + ch[i].count > h->entries)
             return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": too many entries: the "
                               "size line declares %" PRId64, x->name,
                               entry_line(&ch[i], h->entries - *total), h->entries);
         *total += ch[i].count;
+        line += ch[i].lines;
     }
     if (*total < h->entries) {
-        int64_t last = ch[n - 1].first_line + count_newlines(ch[n - 1].begin, ch[n - 1].end);
-        if (len > 0 && text[len - 1] == '\n') last--;
+        int64_t last = line - (len > 0 && text[len - 1] == '\n' ? 1 : 0);
         return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
                           " of %" PRId64 " entries (truncated?)", x->name,
                           last < 1 ? 1 : last, *total, h->entries);

@@ -55,26 +55,6 @@ static bool scale_extended(uint64_t m, int e, double *out)
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-adia_num_result adia_parse_i64(const char **pp, const char *end, int64_t *out)
-{
-    const char *p = *pp;
-    bool neg = false;
-    if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
-    const char *digits = p;
-    uint64_t m = 0;
-    bool range = false;
-    while (p < end && is_digit(*p)) {
-        unsigned d = (unsigned)(*p++ - '0');
-        if (m > (UINT64_MAX - d) / 10) range = true;
-        else m = m * 10 + d;
-    }
-    if (p == digits || (p < end && !adia_num_delim(*p))) return ADIA_NUM_BAD;
-    if (range || m > (uint64_t)INT64_MAX + (neg ? 1u : 0u)) return ADIA_NUM_RANGE;
-    *out = neg ? (int64_t)(0 - m) : (int64_t)m;
-    *pp = p;
-    return ADIA_NUM_OK;
-}
-
 /* strtod on a copy of the token; the whole token must be consumed. */
 static adia_num_result parse_slow(const char **pp, const char *end, double *out)
 {

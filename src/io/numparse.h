@@ -20,8 +20,29 @@ static inline bool adia_num_delim(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
-/* Optional sign, then decimal digits. */
-adia_num_result adia_parse_i64(const char **p, const char *end, int64_t *out);
+/* Optional sign, then decimal digits.  Inline: indices are the most
+ * frequent tokens. */
+static inline adia_num_result adia_parse_i64(const char **pp, const char *end,
+                                             int64_t *out)
+{
+    const char *p = *pp;
+    bool neg = false;
+    if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
+    const char *digits = p;
+    uint64_t m = 0;
+    bool range = false;
+    while (p < end && *p >= '0' && *p <= '9') {
+        unsigned d = (unsigned)(*p++ - '0');
+        if (m > (UINT64_MAX - d) / 10) range = true;
+        else m = m * 10 + d;
+    }
+    if (p == digits || (p < end && !adia_num_delim(*p))) return ADIA_NUM_BAD;
+    if (range || m > (uint64_t)INT64_MAX + (neg ? 1u : 0u)) return ADIA_NUM_RANGE;
+    *out = neg ? (int64_t)(0 - m) : (int64_t)m;
+    *pp = p;
+    return ADIA_NUM_OK;
+}
+
 /* Whatever strtod accepts as a whole token (decimal, exponent, nan, inf),
  * with the result strtod would give: a fast exact path for short decimals,
  * strtod itself for the rest. */
