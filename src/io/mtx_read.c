@@ -1,7 +1,7 @@
 /* mtx_read.c -- the data section of a Matrix Market file, parsed in
  * parallel: the text is cut into chunks at line boundaries, each OpenMP
  * thread parses its chunk into its own arrays (counting newlines, so error
- * lines stay exact), then the chunks are joined, symmetric storage
+ * lines stay exact once the chunks before are counted), then the chunks are joined, symmetric storage
  * expanded and the matrix built (duplicates summed). */
 #include "io.h"
 #include "mtx_header.h"
@@ -32,16 +32,16 @@ typedef struct mtx_ctx {
     int nidx, nval;        /* index and value tokens per line */
 } mtx_ctx;
 
-static void chunk_fail(mtx_chunk *c, adia_status code, const mtx_ctx *x,
-                       int64_t line, const char *what, const char *tok,
-                       const char *end)
+/* Record the chunk's error: what was wrong and the token (printable, at
+ * most 40 characters) it was wrong about. */
+static void chunk_fail(mtx_chunk *c, adia_status code, int64_t line,
+                       const char *what, const char *tok, const char *end)
 {
     const char *te = adia_token_end(tok, end);
     int n = (int)(te - tok > 40 ? 40 : te - tok);
     char shown[41];
     for (int i = 0; i < n; i++) shown[i] = tok[i] >= 32 && tok[i] < 127 ? tok[i] : '?';
     shown[n] = '\0';
-    (void)x;
     c->status = code;
     c->err_line = line;
     snprintf(c->msg, sizeof c->msg, "%s (%s)", what, n ? shown : "end of line");
@@ -54,8 +54,7 @@ static inline const char *skip_blanks(const char *p, const char *end)
 }
 
 /* One 1-based index token into a 0-based int32 below max. */
-static bool parse_index(mtx_chunk *c, const mtx_ctx *x, int64_t line,
-                        const char **p, const char *end, int32_t max,
+static bool parse_index(mtx_chunk *c, int64_t line, const char **p, const char *end, int32_t max,
                         const char *what, int32_t *out)
 {
     const char *tok = skip_blanks(*p, end), *q = tok;
@@ -66,12 +65,12 @@ static bool parse_index(mtx_chunk *c, const mtx_ctx *x, int64_t line,
         bool missing = tok == end || *tok == '\n' || *tok == '\r';
         snprintf(msg, sizeof msg, missing ? "missing %s index" : "%s index is not an integer",
                  what);
-        chunk_fail(c, ADIA_ERR_PARSE, x, line, msg, tok, end);
+        chunk_fail(c, ADIA_ERR_PARSE, line, msg, tok, end);
         return false;
     }
     if (r != ADIA_NUM_OK || v < 1 || v > max) {
         snprintf(msg, sizeof msg, "%s index out of range 1..%" PRId32, what, max);
-        chunk_fail(c, ADIA_ERR_PARSE, x, line, msg, tok, end);
+        chunk_fail(c, ADIA_ERR_PARSE, line, msg, tok, end);
         return false;
     }
     *out = (int32_t)(v - 1);
@@ -93,7 +92,7 @@ static bool parse_value(mtx_chunk *c, const mtx_ctx *x, int64_t line,
     }
     if (r != ADIA_NUM_OK) {
         bool missing = tok == end || *tok == '\n' || *tok == '\r';
-        chunk_fail(c, ADIA_ERR_PARSE, x, line,
+        chunk_fail(c, ADIA_ERR_PARSE, line,
                    missing ? "missing value"
                    : r == ADIA_NUM_RANGE ? "integer value out of range"
                    : x->h->field == MTX_INTEGER ? "value is not an integer"
@@ -116,14 +115,14 @@ static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
     const char *start = p;
     int32_t i = 0, j = 0;
     double v = 1.0;
-    if (x->nidx && (!parse_index(c, x, line, &p, end, h->rows, "row", &i) ||
-                    !parse_index(c, x, line, &p, end, h->cols, "column", &j)))
+    if (x->nidx && (!parse_index(c, line, &p, end, h->rows, "row", &i) ||
+                    !parse_index(c, line, &p, end, h->cols, "column", &j)))
         return NULL;
     if (x->nval && !parse_value(c, x, line, &p, end, &v)) return NULL;
     p = skip_blanks(p, end);
     if (p < end && *p == '\r') p++;
     if (p < end && *p != '\n') {
-        chunk_fail(c, ADIA_ERR_PARSE, x, line, "extra text after the entry", p, end);
+        chunk_fail(c, ADIA_ERR_PARSE, line, "extra text after the entry", p, end);
         return NULL;
     }
     if (x->nidx && h->symmetry == MTX_SKEW && i == j && v != 0.0) {
@@ -138,7 +137,7 @@ static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
         char what[96];
         snprintf(what, sizeof what, "too many entries: the size line declares %" PRId64,
                  h->entries);
-        chunk_fail(c, ADIA_ERR_PARSE, x, line, what, start, end);
+        chunk_fail(c, ADIA_ERR_PARSE, line, what, start, end);
         return NULL;
     }
     if (x->nidx) {
