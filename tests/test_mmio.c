@@ -239,14 +239,46 @@ static void test_threads(void)
     adia_matrix_destroy(B);
     free(t);
     t = big_text(1, &len, &lines);
-    char needle[64];
+    char needle[128];
     snprintf(needle, sizeof needle, "big:%lld: extra text after the entry (junk)",
              (long long)lines);
     for (int nt = 1; nt <= 3; nt++) {
         omp_set_num_threads(nt);
         CHECK_ERR(adia_matrix_parse_mtx(t, len, "big", &A), ADIA_ERR_PARSE, needle);
     }
+    /* A second, earlier error in the first quarter: that one is reported. */
+    char *bad = memchr(t + len / 4, '\n', len) + 1;
+    if (*bad == '\n') bad++;
+    *bad = 'x';
+    int64_t at = 1;
+    for (char *q = t; q < bad; q++) at += *q == '\n';
+    snprintf(needle, sizeof needle, "big:%lld: row index is not an integer (x", (long long)at);
+    for (int nt = 1; nt <= 3; nt++) {
+        omp_set_num_threads(nt);
+        CHECK_ERR(adia_matrix_parse_mtx(t, len, "big", &A), ADIA_ERR_PARSE, needle);
+    }
     free(t);
+    /* Declare 7 entries fewer (same width): the 8th-last entry line is the
+     * first one too many, wherever the chunks are cut. */
+    t = big_text(0, &len, &lines);
+    char *size = strchr(t, '\n') + 1, *nnz = size + strlen("40000 40000 ");
+    long declared = strtol(nnz, NULL, 10) - 7;
+    char digits[32];
+    snprintf(digits, sizeof digits, "%ld", declared);
+    memcpy(nnz, digits, strlen(digits));
+    int64_t line = 0, entries = 0, want = 0;
+    for (char *q = size; q < t + len; q = strchr(q, '\n') + 1) {
+        line++;
+        if (line > 1 && *q != '\n' && ++entries == declared + 1) want = line + 1;
+    }
+    snprintf(needle, sizeof needle, "big:%lld: too many entries: the size line declares %ld",
+             (long long)want, declared);
+    for (int nt = 1; nt <= 3; nt++) {
+        omp_set_num_threads(nt);
+        CHECK_ERR(adia_matrix_parse_mtx(t, len, "big", &A), ADIA_ERR_PARSE, needle);
+    }
+    free(t);
+    omp_set_num_threads(2);
 }
 
 int main(void)
