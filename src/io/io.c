@@ -53,7 +53,8 @@ static adia_status read_gzip(const char *path, char **buf, size_t *len)
     size_t cap = 0, n = 0;
     adia_status s = ADIA_OK;
     for (;;) {
-        if ((s = grow(buf, &cap, n + (1 << 20) + 1, path)) != ADIA_OK) break;
+        if (cap - n < (1 << 16) && (s = grow(buf, &cap, n + (1 << 20) + 1, path)) != ADIA_OK)
+            break;
         int got = gzread(gz, *buf + n, (unsigned)(cap - n - 1 > (1u << 30) ? 1u << 30 : cap - n - 1));
         if (got < 0) {
             int err;
@@ -98,7 +99,7 @@ adia_status adia_io_read_file(const char *path, char **buf, size_t *len)
         fseek(f, (long)m, SEEK_SET);
     }
     while (s == ADIA_OK) {
-        if ((s = grow(buf, &cap, n + (1 << 16) + 1, path)) != ADIA_OK) break;
+        if (n + 1 >= cap && (s = grow(buf, &cap, n + (1 << 16) + 1, path)) != ADIA_OK) break;
         size_t got = fread(*buf + n, 1, cap - n - 1, f);
         n += got;
         if (got == 0) {
