@@ -278,7 +278,21 @@ static void test_threads(void)
         CHECK_ERR(adia_matrix_parse_mtx(t, len, "big", &A), ADIA_ERR_PARSE, needle);
     }
     free(t);
+    /* Entries only after a long comment block: the chunks' first guesses
+     * of their entry counts are far off and their arrays must grow. */
+    t = malloc(6 << 20);
+    char *p = t + sprintf(t, "%%%%MatrixMarket matrix coordinate real general\n");
+    p += sprintf(p, "1000 1000 100000\n");
+    for (int k = 0; k < 40000; k++) p += sprintf(p, "%% comment line number %d\n", k);
+    for (int k = 0; k < 100000; k++) p += sprintf(p, "%d %d %d.5\n", k % 1000 + 1, k / 100 + 1, k);
+    omp_set_num_threads(1);
+    CHECK_OK(adia_matrix_parse_mtx(t, (size_t)(p - t), "late", &A));
     omp_set_num_threads(2);
+    CHECK_OK(adia_matrix_parse_mtx(t, (size_t)(p - t), "late", &B));
+    CHECK(A && adia_matrix_nnz(A) == 100000 && adia_matrix_equal(A, B), "late entries");
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(B);
+    free(t);
 }
 
 int main(void)

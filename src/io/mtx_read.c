@@ -13,6 +13,7 @@
 
 /* Below this many data bytes one thread parses everything. */
 #define MTX_PARALLEL_MIN_BYTES (1u << 20)
+#define MTX_CHUNKS_PER_THREAD 4
 
 typedef struct mtx_chunk {
     const char *begin, *end;
@@ -20,11 +21,14 @@ typedef struct mtx_chunk {
     int64_t lines;         /* newlines in the chunk (when it parsed fully) */
     int64_t err_line;      /* line of the error, counted from begin (0-based) */
     int64_t cap, count;    /* entries allocated / parsed */
+    int64_t limit;         /* most entries the chunk may hold (see alloc_chunk) */
     int32_t *row, *col;    /* 0-based; NULL for array files */
     double *val;           /* NULL for pattern files */
     adia_status status;    /* first error of this chunk */
     char msg[320];         /* the error without its "FILE:LINE: " */
 } mtx_chunk;
+
+static bool grow_chunk(mtx_chunk *c);
 
 typedef struct mtx_ctx {
     const mtx_header *h;
@@ -133,6 +137,10 @@ static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
         return NULL;
     }
     int64_t k = c->count;
+    if (k == c->cap && c->cap < c->limit && !grow_chunk(c)) {
+        chunk_fail(c, ADIA_ERR_NO_MEMORY, line, "out of memory for the entries", start, end);
+        return NULL;
+    }
     if (k == c->cap) {   /* only when the chunk alone exceeds the declaration */
         char what[96];
         snprintf(what, sizeof what, "too many entries: the size line declares %" PRId64,
@@ -196,21 +204,53 @@ static void free_chunks(mtx_chunk *ch, int n)
     free(ch);
 }
 
-/* Allocate a chunk's arrays: no more entries than its bytes can hold
- * (each token takes a character and a separator), so a header that
- * declares absurd counts cannot make us allocate absurd memory. */
-static adia_status alloc_chunk(mtx_chunk *c, const mtx_ctx *x)
+/* Resize a chunk's arrays to cap entries (realloc is thread-safe). */
+static bool resize_chunk(mtx_chunk *c, int64_t cap)
+{
+    size_t n = (size_t)(cap > 0 ? cap : 1);
+    if (c->row) {
+        int32_t *r = realloc(c->row, n * sizeof *r);
+        if (r) c->row = r;
+        int32_t *q = realloc(c->col, n * sizeof *q);
+        if (q) c->col = q;
+        if (!r || !q) return false;
+    }
+    if (c->val) {
+        double *v = realloc(c->val, n * sizeof *v);
+        if (!v) return false;
+        c->val = v;
+    }
+    c->cap = cap;
+    return true;
+}
+
+/* Half as much again, at most the limit. */
+static bool grow_chunk(mtx_chunk *c)
+{
+    int64_t cap = c->cap + c->cap / 2 + 1024;
+    return resize_chunk(c, cap < c->limit ? cap : c->limit);
+}
+
+/* Allocate a chunk's arrays.  The limit is what its bytes can hold (each
+ * token takes a character and a separator) or the declared count if less,
+ * so a header that declares absurd counts cannot make us allocate absurd
+ * memory.  The first allocation is the chunk's share of the declared
+ * entries plus a margin; parse_entry grows it up to the limit if needed. */
+static adia_status alloc_chunk(mtx_chunk *c, const mtx_ctx *x, double share)
 {
     int64_t bytes = (int64_t)(c->end - c->begin);
     int64_t bound = (bytes + 1) / (2 * (x->nidx + x->nval));
-    c->cap = bound < x->h->entries ? bound : x->h->entries;
+    c->limit = bound < x->h->entries ? bound : x->h->entries;
+    double guess = share * (double)x->h->entries * 1.05 + 1024;
+    c->cap = guess < (double)c->limit ? (int64_t)guess : c->limit;
+    size_t n = (size_t)c->cap;
     if (x->nidx) {
-        c->row = adia_alloc((size_t)c->cap, sizeof *c->row, "Matrix Market rows");
-        c->col = adia_alloc((size_t)c->cap, sizeof *c->col, "Matrix Market columns");
+        c->row = adia_alloc(n, sizeof *c->row, "Matrix Market rows");
+        c->col = adia_alloc(n, sizeof *c->col, "Matrix Market columns");
         if (!c->row || !c->col) return ADIA_ERR_NO_MEMORY;
     }
     if (x->nval) {
-        c->val = adia_alloc((size_t)c->cap, sizeof *c->val, "Matrix Market values");
+        c->val = adia_alloc(n, sizeof *c->val, "Matrix Market values");
         if (!c->val) return ADIA_ERR_NO_MEMORY;
     }
     return ADIA_OK;
@@ -236,13 +276,15 @@ static int64_t entry_line(const mtx_chunk *c, int64_t k)
 /* Parse all chunks in parallel, then check errors in file order (each
  * chunk's first line is known once the chunks before it are counted) and
  * the entry count against the declaration. */
-static adia_status parse_all(mtx_chunk *ch, int n, const mtx_ctx *x,
+static adia_status parse_all(mtx_chunk *ch, int n, int threads, const mtx_ctx *x,
                              const char *text, size_t len, int64_t *total)
 {
     const mtx_header *h = x->h;
     cut_chunks(ch, n, text + h->data, text + len);
-    for (int i = 0; i < n; i++) ADIA_TRY(alloc_chunk(&ch[i], x));
-#pragma omp parallel for schedule(static, 1) num_threads(n)
+    double all = (double)(len - h->data);
+    for (int i = 0; i < n; i++)
+        ADIA_TRY(alloc_chunk(&ch[i], x, all > 0 ? (double)(ch[i].end - ch[i].begin) / all : 1.0));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int i = 0; i < n; i++) parse_chunk(&ch[i], x);
     int64_t line = h->data_line;
     *total = 0;
@@ -328,12 +370,15 @@ static adia_status parse_text(const char *text, size_t len, const char *name,
     mtx_ctx x = {&h, name, h.format == MTX_COORDINATE ? 2 : 0,
                  h.field == MTX_PATTERN ? 0 : 1};
     size_t bytes = len - h.data;
-    int n = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : omp_get_max_threads();
-    if (n < 1) n = 1;
+    /* A few chunks per thread, handed out dynamically: a thread that gets
+     * less CPU (a busy machine) does not hold the others up. */
+    int threads = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : omp_get_max_threads();
+    if (threads < 1) threads = 1;
+    int n = threads == 1 ? 1 : threads * MTX_CHUNKS_PER_THREAD;
     mtx_chunk *ch = adia_calloc((size_t)n, sizeof *ch, "parse chunks");
     if (!ch) return ADIA_ERR_NO_MEMORY;
     int64_t total = 0;
-    adia_status s = parse_all(ch, n, &x, text, len, &total);
+    adia_status s = parse_all(ch, n, threads, &x, text, len, &total);
     if (s == ADIA_OK) s = assemble(ch, n, &h, total, out);
     free_chunks(ch, n);
     return s;
