@@ -1,0 +1,150 @@
+/* binary.c -- the adia binary matrix format (docs/binary-format.md):
+ * a 40-byte little-endian header, then the raw CSR arrays. */
+#include "io.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "binary.c writes the arrays raw and assumes a little-endian host"
+#endif
+
+#define BIN_MAGIC "ADIABIN1"
+#define BIN_VERSION 1
+#define BIN_HEADER 40
+
+static void put_i64(unsigned char *p, int64_t v)
+{
+    for (int i = 0; i < 8; i++) p[i] = (unsigned char)((uint64_t)v >> (8 * i));
+}
+
+static int64_t get_i64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
+    return (int64_t)v;
+}
+
+adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path)
+{
+    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_write_bin"));
+    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_write_bin: path is NULL");
+    const adia_csr *a = &A->csr;
+    unsigned char head[BIN_HEADER];
+    memcpy(head, BIN_MAGIC, 8);
+    put_i64(head + 8, BIN_VERSION);
+    put_i64(head + 16, a->rows);
+    put_i64(head + 24, a->cols);
+    put_i64(head + 32, a->nnz);
+    adia_sink out;
+    ADIA_TRY(adia_sink_open(&out, path));
+    adia_status s = adia_sink_write(&out, head, sizeof head);
+    if (s == ADIA_OK)
+        s = adia_sink_write(&out, a->rowptr, ((size_t)a->rows + 1) * sizeof *a->rowptr);
+    if (s == ADIA_OK) s = adia_sink_write(&out, a->colind, (size_t)a->nnz * sizeof *a->colind);
+    if (s == ADIA_OK) s = adia_sink_write(&out, a->values, (size_t)a->nnz * sizeof(double));
+    return adia_sink_close(&out, s);
+}
+
+/* Read exactly n bytes (in blocks gzread can take). */
+static adia_status read_exact(gzFile gz, void *dst, size_t n, const char *path,
+                              const char *what)
+{
+    char *p = dst;
+    while (n > 0) {
+        unsigned part = n > (1u << 30) ? 1u << 30 : (unsigned)n;
+        int got = gzread(gz, p, part);
+        if (got <= 0)
+            return adia_error(got < 0 ? ADIA_ERR_IO : ADIA_ERR_PARSE,
+                              "%s: binary file ends inside the %s (truncated)", path, what);
+        p += got;
+        n -= (size_t)got;
+    }
+    return ADIA_OK;
+}
+
+/* Check the header's sizes and compute the file length they imply. */
+static adia_status check_header(const unsigned char *h, const char *path,
+                                adia_csr *a, int64_t *length)
+{
+    if (memcmp(h, BIN_MAGIC, 8) != 0)
+        return adia_error(ADIA_ERR_PARSE, "%s: not an adia binary file (magic is not %s)",
+                          path, BIN_MAGIC);
+    int64_t version = get_i64(h + 8), rows = get_i64(h + 16), cols = get_i64(h + 24),
+            nnz = get_i64(h + 32);
+    if (version != BIN_VERSION)
+        return adia_error(ADIA_ERR_UNSUPPORTED, "%s: binary format version %" PRId64
+                          " (this build reads version %d)", path, version, BIN_VERSION);
+    if (rows < 0 || rows > INT32_MAX || cols < 0 || cols > INT32_MAX || nnz < 0)
+        return adia_error(ADIA_ERR_PARSE, "%s: corrupt header: rows %" PRId64 ", cols %"
+                          PRId64 ", nnz %" PRId64 " out of range", path, rows, cols, nnz);
+    int64_t cells, ptr_bytes, ent_bytes, total;
+    if (!adia_mul_i64(rows, cols, &cells) || nnz > cells)
+        return adia_error(ADIA_ERR_PARSE, "%s: corrupt header: nnz %" PRId64 " exceeds "
+                          "%" PRId64 " x %" PRId64, path, nnz, rows, cols);
+    if (!adia_mul_i64(rows + 1, 8, &ptr_bytes) || !adia_mul_i64(nnz, 12, &ent_bytes) ||
+        !adia_add_i64(ptr_bytes, ent_bytes, &total) ||
+        !adia_add_i64(total, BIN_HEADER, &total))
+        return adia_error(ADIA_ERR_OVERFLOW, "%s: corrupt header: sizes overflow", path);
+    a->rows = (int32_t)rows;
+    a->cols = (int32_t)cols;
+    a->nnz = nnz;
+    *length = total;
+    return ADIA_OK;
+}
+
+/* Plain files: the length must match before anything is allocated. */
+static adia_status check_length(gzFile gz, const char *path, int64_t expect)
+{
+    struct stat st;
+    if (!gzdirect(gz) || stat(path, &st) != 0) return ADIA_OK;  /* gzip: checked at EOF */
+    if ((int64_t)st.st_size != expect)
+        return adia_error(ADIA_ERR_PARSE, "%s: file has %" PRId64 " bytes, the header "
+                          "implies %" PRId64 " (truncated or corrupt)", path,
+                          (int64_t)st.st_size, expect);
+    return ADIA_OK;
+}
+
+static adia_status read_body(gzFile gz, const char *path, adia_csr *a)
+{
+    unsigned char head[BIN_HEADER];
+    int64_t length = 0;
+    ADIA_TRY(read_exact(gz, head, sizeof head, path, "header"));
+    ADIA_TRY(check_header(head, path, a, &length));
+    ADIA_TRY(check_length(gz, path, length));
+    ADIA_TRY(adia_csr_alloc(a, a->rows, a->cols, a->nnz, ADIA_DOUBLE));
+    adia_status s = read_exact(gz, a->rowptr, ((size_t)a->rows + 1) * 8, path, "row pointers");
+    if (s == ADIA_OK) s = read_exact(gz, a->colind, (size_t)a->nnz * 4, path, "column indices");
+    if (s == ADIA_OK) s = read_exact(gz, a->values, (size_t)a->nnz * 8, path, "values");
+    char extra;
+    if (s == ADIA_OK && gzread(gz, &extra, 1) != 0)
+        s = adia_error(ADIA_ERR_PARSE, "%s: trailing bytes after the binary matrix", path);
+    if (s == ADIA_OK && adia_csr_check(a) != ADIA_OK) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", adia_last_error());
+        s = adia_error(ADIA_ERR_PARSE, "%s: corrupt binary matrix: %s", path, why);
+    }
+    if (s != ADIA_OK) adia_csr_free(a);
+    return s;
+}
+
+adia_status adia_matrix_read_bin(const char *path, adia_matrix **out)
+{
+    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_read_bin: out is NULL");
+    *out = NULL;
+    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_read_bin: path is NULL");
+    gzFile gz = gzopen(path, "rb");   /* plain files are read transparently */
+    if (!gz) return adia_error(ADIA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    gzbuffer(gz, 1 << 20);
+    adia_csr a;
+    memset(&a, 0, sizeof a);
+    adia_status s = read_body(gz, path, &a);
+    gzclose(gz);
+    ADIA_TRY(s);
+    ADIA_TRY(adia_matrix_wrap(&a, out));
+    char base[128];
+    adia_io_basename(path, base, sizeof base);
+    return adia_matrix_set_name(*out, base);
+}

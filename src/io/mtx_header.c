@@ -1,0 +1,196 @@
+/* mtx_header.c -- the Matrix Market banner ("%%MatrixMarket matrix
+ * coordinate real general"), the comment block and the size line. */
+#include "mtx_header.h"
+#include "numparse.h"
+
+#include <inttypes.h>
+#include <strings.h>
+
+/* One line of the header: [b, e) without its CR LF / LF. */
+typedef struct hline {
+    const char *b, *e;
+    int64_t no;
+} hline;
+
+static bool next_line(const char *text, size_t len, size_t *pos, hline *l)
+{
+    if (*pos >= len) return false;
+    const char *b = text + *pos, *end = text + len;
+    const char *nl = memchr(b, '\n', (size_t)(end - b));
+    const char *e = nl ? nl : end;
+    *pos = (size_t)(e - text) + (nl ? 1 : 0);
+    if (e > b && e[-1] == '\r') e--;
+    l->b = b;
+    l->e = e;
+    l->no++;
+    return true;
+}
+
+static const char *skip_blanks(const char *p, const char *e)
+{
+    while (p < e && (*p == ' ' || *p == '\t')) p++;
+    return p;
+}
+
+/* Next blank-separated word of the line into w (truncated, NUL-ended). */
+static bool next_word(const char **p, const char *e, char *w, size_t size)
+{
+    const char *b = skip_blanks(*p, e), *q = b;
+    while (q < e && *q != ' ' && *q != '\t') q++;
+    if (q == b) return false;
+    size_t n = (size_t)(q - b) < size - 1 ? (size_t)(q - b) : size - 1;
+    for (size_t i = 0; i < n; i++)
+        w[i] = b[i] >= 32 && b[i] < 127 ? b[i] : '?';
+    w[n] = '\0';
+    *p = q;
+    return true;
+}
+
+/* Index of word in the list (case-insensitive), or -1. */
+static int lookup(const char *word, const char *const *list, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (!strcasecmp(word, list[i])) return i;
+    return -1;
+}
+
+static adia_status parse_banner(const hline *l, const char *name, mtx_header *h)
+{
+    static const char *const formats[] = {"coordinate", "array"};
+    static const char *const fields[] = {"real", "integer", "pattern", "double",
+                                         "complex"};
+    static const char *const syms[] = {"general", "symmetric", "skew-symmetric",
+                                       "hermitian"};
+    const char *p = l->b;
+    char w[48];
+    if (!next_word(&p, l->e, w, sizeof w) || strcasecmp(w, "%%MatrixMarket") != 0)
+        return adia_error(ADIA_ERR_PARSE,
+                          "%s:%" PRId64 ": missing %%%%MatrixMarket banner (%s)",
+                          name, l->no, l->b < l->e ? w : "empty line");
+    const char *what[4] = {"object", "format", "field", "symmetry"};
+    char words[4][48];
+    for (int i = 0; i < 4; i++)
+        if (!next_word(&p, l->e, words[i], sizeof words[i]))
+            return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": header lacks the %s "
+                              "(expected \"%%%%MatrixMarket matrix coordinate real general\")",
+                              name, l->no, what[i]);
+    if (next_word(&p, l->e, w, sizeof w))
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": extra text in header (%s)",
+                          name, l->no, w);
+    if (strcasecmp(words[0], "matrix") != 0)
+        return adia_error(!strcasecmp(words[0], "vector") ? ADIA_ERR_UNSUPPORTED : ADIA_ERR_PARSE,
+                          "%s:%" PRId64 ": object must be \"matrix\" (%s)",
+                          name, l->no, words[0]);
+    int f = lookup(words[1], formats, 2), fd = lookup(words[2], fields, 5);
+    int s = lookup(words[3], syms, 4);
+    if (f < 0)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown format (%s), "
+                          "expected coordinate or array", name, l->no, words[1]);
+    if (fd < 0)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown field (%s), "
+                          "expected real, integer, pattern or complex", name, l->no, words[2]);
+    if (s < 0)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown symmetry (%s), expected "
+                          "general, symmetric or skew-symmetric", name, l->no, words[3]);
+    if (fd == 4 || s == 3)
+        return adia_error(ADIA_ERR_UNSUPPORTED, "%s:%" PRId64 ": complex matrices are "
+                          "not supported (%s %s)", name, l->no, words[2], words[3]);
+    h->format = f == 0 ? MTX_COORDINATE : MTX_ARRAY;
+    h->field = fd == 3 ? MTX_REAL : (mtx_field)fd;
+    h->symmetry = (mtx_symmetry)s;
+    if (h->field == MTX_PATTERN && (h->format == MTX_ARRAY || h->symmetry == MTX_SKEW))
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": pattern is only allowed "
+                          "with coordinate general/symmetric (%s %s)",
+                          name, l->no, words[1], words[3]);
+    return ADIA_OK;
+}
+
+/* One size number: a non-negative integer up to max. */
+static adia_status size_number(const char **p, const hline *l, const char *name,
+                               const char *what, int64_t max, int64_t *out)
+{
+    const char *b = skip_blanks(*p, l->e), *q = b;
+    if (b == l->e)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": size line lacks %s",
+                          name, l->no, what);
+    adia_num_result r = adia_parse_i64(&q, l->e, out);
+    int n = (int)(adia_token_end(b, l->e) - b);
+    if (n > 40) n = 40;
+    if (r == ADIA_NUM_BAD)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": %s is not an integer (%.*s)",
+                          name, l->no, what, n, b);
+    if (r == ADIA_NUM_RANGE || *out > max)
+        return adia_error(ADIA_ERR_OVERFLOW, "%s:%" PRId64 ": %s too large, at most %"
+                          PRId64 " (%.*s)", name, l->no, what, max, n, b);
+    if (*out < 0)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": negative %s (%.*s)",
+                          name, l->no, what, n, b);
+    *p = q;
+    return ADIA_OK;
+}
+
+/* Entries an array file holds: all, a triangle with or without diagonal. */
+static int64_t array_entries(const mtx_header *h)
+{
+    int64_t r = h->rows, c = h->cols;   /* both fit int32: no overflow here */
+    if (h->symmetry == MTX_GENERAL) return r * c;
+    return h->symmetry == MTX_SYMMETRIC ? r * (r + 1) / 2 : r * (r - 1) / 2;
+}
+
+static adia_status parse_size(const hline *l, const char *name, mtx_header *h)
+{
+    const char *p = l->b;
+    int64_t rows, cols, nnz = 0;
+    ADIA_TRY(size_number(&p, l, name, "row count", INT32_MAX, &rows));
+    ADIA_TRY(size_number(&p, l, name, "column count", INT32_MAX, &cols));
+    if (h->format == MTX_COORDINATE)
+        ADIA_TRY(size_number(&p, l, name, "entry count", INT64_MAX, &nnz));
+    p = skip_blanks(p, l->e);
+    if (p < l->e)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": extra text after the size "
+                          "line's numbers (%.*s)", name, l->no,
+                          (int)(adia_token_end(p, l->e) - p > 40 ? 40 : adia_token_end(p, l->e) - p), p);
+    h->rows = (int32_t)rows;
+    h->cols = (int32_t)cols;
+    if (h->symmetry != MTX_GENERAL && rows != cols)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": a symmetric or skew-symmetric "
+                          "matrix must be square (%" PRId64 " x %" PRId64 ")",
+                          name, l->no, rows, cols);
+    int64_t cells;
+    if (!adia_mul_i64(rows, cols, &cells))
+        return adia_error(ADIA_ERR_OVERFLOW, "%s:%" PRId64 ": rows*cols overflows",
+                          name, l->no);
+    if (h->format == MTX_ARRAY) {
+        h->entries = array_entries(h);
+    } else {
+        if (nnz > cells)
+            return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": %" PRId64 " entries declared "
+                              "but a %" PRId64 " x %" PRId64 " matrix has only %" PRId64
+                              " cells", name, l->no, nnz, rows, cols, cells);
+        h->entries = nnz;
+    }
+    return ADIA_OK;
+}
+
+static bool blank_line(const hline *l) { return skip_blanks(l->b, l->e) == l->e; }
+
+adia_status adia_mtx_parse_header(const char *text, size_t len, const char *name,
+                                  mtx_header *h)
+{
+    memset(h, 0, sizeof *h);
+    size_t pos = 0;
+    hline l = {NULL, NULL, 0};
+    if (len == 0 || !next_line(text, len, &pos, &l))
+        return adia_error(ADIA_ERR_PARSE, "%s:1: empty file", name);
+    ADIA_TRY(parse_banner(&l, name, h));
+    for (;;) {
+        if (!next_line(text, len, &pos, &l))
+            return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends before the "
+                              "size line", name, l.no);
+        if (!blank_line(&l) && *skip_blanks(l.b, l.e) != '%') break;
+    }
+    ADIA_TRY(parse_size(&l, name, h));
+    h->data = pos;
+    h->data_line = l.no + 1;
+    return ADIA_OK;
+}

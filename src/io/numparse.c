@@ -1,0 +1,162 @@
+/* numparse.c -- fast exact parsing of integers and doubles.
+ *
+ * Doubles: a decimal with at most 19 significant digits m and a power of
+ * ten 10^e is computed with one correctly rounded multiply or divide:
+ *  - m < 2^53 and |e| <= 22: in double (both operands exact, so the IEEE
+ *    operation rounds the exact value once -- what strtod gives);
+ *  - otherwise, where long double is x87 extended (64-bit mantissa) and
+ *    |e| <= 27: in long double (m < 2^64 and 10^27 = 2^27 * 5^27 with
+ *    5^27 < 2^64 are exact), then rounded to double.  That double rounding
+ *    is wrong only when the long double result lies exactly on a midpoint
+ *    between two doubles (a nearer 64-bit value would otherwise exist), so
+ *    that case goes to strtod.
+ * Everything else (more digits, larger exponents, nan, inf, hex) goes to
+ * strtod on a NUL-terminated copy of the token. */
+#include "numparse.h"
+
+#include <errno.h>
+#include <float.h>
+#include <stdlib.h>
+#include <string.h>
+
+#if FLT_EVAL_METHOD != 0
+#error "the fast double path needs FLT_EVAL_METHOD == 0 (no excess precision)"
+#endif
+
+static const double pow10_exact[23] = {
+    1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
+    1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+const char *adia_token_end(const char *p, const char *end)
+{
+    while (p < end && !adia_num_delim(*p)) p++;
+    return p;
+}
+
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+#define HAVE_X87_LONG_DOUBLE 1
+static const long double pow10_ld[28] = {
+    1e0L,  1e1L,  1e2L,  1e3L,  1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L};
+
+/* m * 10^e through x87 extended precision; false if the result is a
+ * double midpoint (then only strtod knows which way to round). */
+static bool scale_extended(uint64_t m, int e, double *out)
+{
+    long double r = e < 0 ? (long double)m / pow10_ld[-e] : (long double)m * pow10_ld[e];
+    uint64_t mant;
+    memcpy(&mant, &r, sizeof mant);   /* x87 layout: 64-bit mantissa first */
+    if ((mant & 0x7ff) == 0x400) return false;
+    *out = (double)r;
+    return true;
+}
+#endif
+
+static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* strtod on a copy of the token; the whole token must be consumed. */
+static adia_num_result parse_slow(const char **pp, const char *end, double *out)
+{
+    const char *tok = *pp, *tend = adia_token_end(tok, end);
+    size_t len = (size_t)(tend - tok);
+    char small[64];
+    char *buf = len < sizeof small ? small : malloc(len + 1);
+    if (!buf || len == 0) return ADIA_NUM_BAD;
+    memcpy(buf, tok, len);
+    buf[len] = '\0';
+    char *stop;
+    int saved = errno;
+    double v = strtod(buf, &stop);
+    errno = saved;  /* ERANGE (overflow to inf, underflow) is accepted */
+    bool whole = stop == buf + len;
+    if (buf != small) free(buf);
+    if (!whole) return ADIA_NUM_BAD;
+    *out = v;
+    *pp = tend;
+    return ADIA_NUM_OK;
+}
+
+/* Eight ASCII digits at p (little-endian load: p[0] is the lowest byte and
+ * the most significant digit) as a number, or false if one is not a digit.
+ * Pairs, then quads, then the eight are combined with multiply-shifts. */
+static inline bool eight_digits(const char *p, uint64_t *out)
+{
+    uint64_t x;
+    memcpy(&x, p, 8);
+    if ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) != UINT64_C(0x3030303030303030) ||
+        ((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) !=
+            UINT64_C(0x3030303030303030))
+        return false;
+    x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;           /* 10*2^8 + 1 */
+    x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;       /* 100*2^16 + 1 */
+    *out = ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
+    return true;
+}
+
+/* Accumulate a run of digits into *m; returns the number of digits (the
+ * caller treats more than 19 as "too long", *m is then meaningless). */
+static inline int digit_run(const char **pp, const char *end, uint64_t *m)
+{
+    const char *p = *pp, *start = p;
+    uint64_t v = *m, eight;
+    while (end - p >= 8 && eight_digits(p, &eight)) {
+        v = v * 100000000 + eight;
+        p += 8;
+    }
+    while (p < end && is_digit(*p)) v = v * 10 + (uint64_t)(*p++ - '0');
+    *m = v;
+    *pp = p;
+    return (int)(p - start);
+}
+
+adia_num_result adia_parse_f64(const char **pp, const char *end, double *out)
+{
+    const char *p = *pp;
+    bool neg = false;
+    if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
+    uint64_t m = 0;
+    int exp10 = 0, ndigits = 0;
+    const char *zeros = p;
+    while (p < end && *p == '0') p++;               /* leading zeros */
+    ndigits = p > zeros;
+    int nd = digit_run(&p, end, &m);
+    ndigits += nd;
+    if (p < end && *p == '.') {
+        zeros = ++p;
+        if (m == 0)
+            while (p < end && *p == '0') p++;       /* 0.000ddd: only scale */
+        if (p - zeros > 100000) return parse_slow(pp, end, out);   /* absurd: strtod */
+        int lz = (int)(p - zeros), fd = digit_run(&p, end, &m);
+        nd += fd;
+        exp10 -= lz + fd;
+        ndigits += lz + fd;
+    }
+    bool slow = nd > 19;
+    if (ndigits == 0) return parse_slow(pp, end, out);   /* nan, inf, junk */
+    if (p < end && (*p == 'e' || *p == 'E')) {
+        p++;
+        bool eneg = false;
+        if (p < end && (*p == '-' || *p == '+')) eneg = *p++ == '-';
+        if (p == end || !is_digit(*p)) return parse_slow(pp, end, out);
+        int e = 0;
+        for (; p < end && is_digit(*p); p++)
+            if (e < 100000) e = e * 10 + (*p - '0');
+        exp10 += eneg ? -e : e;
+    }
+    if (slow || (p < end && !adia_num_delim(*p))) return parse_slow(pp, end, out);
+    double v = 0.0;
+    if (m != 0 && m <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
+        v = exp10 < 0 ? (double)m / pow10_exact[-exp10] : (double)m * pow10_exact[exp10];
+    } else if (m != 0) {
+#ifdef HAVE_X87_LONG_DOUBLE
+        if (exp10 < -27 || exp10 > 27 || !scale_extended(m, exp10, &v))
+            return parse_slow(pp, end, out);
+#else
+        return parse_slow(pp, end, out);
+#endif
+    }
+    *out = neg ? -v : v;
+    *pp = p;
+    return ADIA_NUM_OK;
+}

@@ -1,0 +1,130 @@
+/* triplets.c -- build the master CSR matrix straight from the readers'
+ * triplet blocks: count per row, scatter in file order, sort the rows that
+ * are not sorted already (stable, so duplicates are summed in file order),
+ * sum duplicates.  Needs O(rows + entries) memory, nothing per column. */
+#include "triplets.h"
+
+#include <inttypes.h>
+
+typedef struct col_val {
+    int32_t col;
+    int64_t pos;   /* position in file order: makes the sort stable */
+    double val;
+} col_val;
+
+static int cmp_col_val(const void *a, const void *b)
+{
+    const col_val *x = a, *y = b;
+    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Stable sort of one row: insertion sort when short, qsort on (col, pos)
+ * pairs in tmp otherwise. */
+static void sort_row(int32_t *c, double *v, int64_t n, col_val *tmp)
+{
+    if (n <= 32) {
+        for (int64_t k = 1; k < n; k++) {
+            int32_t cc = c[k];
+            double vv = v[k];
+            int64_t m = k;
+            for (; m > 0 && c[m - 1] > cc; m--) {
+                c[m] = c[m - 1];
+                v[m] = v[m - 1];
+            }
+            c[m] = cc;
+            v[m] = vv;
+        }
+        return;
+    }
+    for (int64_t k = 0; k < n; k++) tmp[k] = (col_val){c[k], k, v[k]};
+    qsort(tmp, (size_t)n, sizeof *tmp, cmp_col_val);
+    for (int64_t k = 0; k < n; k++) {
+        c[k] = tmp[k].col;
+        v[k] = tmp[k].val;
+    }
+}
+
+/* Sort unsorted rows and sum duplicates, compacting in place. */
+static adia_status finish_rows(adia_csr *A)
+{
+    int64_t longest = 0;
+    for (int32_t i = 0; i < A->rows; i++) {
+        int64_t n = A->rowptr[i + 1] - A->rowptr[i];
+        if (n > longest) longest = n;
+    }
+    col_val *tmp = NULL;
+    double *v = A->values;
+    int64_t w = 0;
+    for (int32_t i = 0; i < A->rows; i++) {
+        int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
+        bool sorted = true;
+        for (int64_t k = b + 1; k < e && sorted; k++) sorted = A->colind[k - 1] < A->colind[k];
+        if (!sorted) {
+            if (!tmp && longest > 32 &&
+                !(tmp = adia_alloc((size_t)longest, sizeof *tmp, "row sort buffer")))
+                return ADIA_ERR_NO_MEMORY;
+            sort_row(A->colind + b, v + b, e - b, tmp);
+        }
+        A->rowptr[i] = w;
+        for (int64_t k = b; k < e; k++) {
+            if (k > b && A->colind[k] == A->colind[w - 1]) {
+                v[w - 1] += v[k];
+            } else {
+                A->colind[w] = A->colind[k];
+                v[w++] = v[k];
+            }
+        }
+    }
+    A->rowptr[A->rows] = w;
+    A->nnz = w;
+    free(tmp);
+    return ADIA_OK;
+}
+
+adia_status adia_io_build_csr(int32_t rows, int32_t cols, const adia_triplets *blk,
+                              int nblk, int mirror, adia_matrix **out)
+{
+    int64_t total = 0;
+    for (int b = 0; b < nblk; b++)
+        for (int64_t k = 0; k < blk[b].n; k++) {
+            int64_t add = mirror && blk[b].row[k] != blk[b].col[k] ? 2 : 1;
+            if (!adia_add_i64(total, add, &total))
+                return adia_error(ADIA_ERR_OVERFLOW, "matrix entry count overflows");
+        }
+    adia_csr A;
+    ADIA_TRY(adia_csr_alloc(&A, rows, cols, total, ADIA_DOUBLE));
+    /* Count into rowptr[i + 1], prefix-sum into row starts, scatter using
+     * rowptr[i] as the cursor of row i (it ends at row i's end = start of
+     * row i + 1), then shift back by one. */
+    int64_t *ptr = A.rowptr;
+    for (int b = 0; b < nblk; b++)
+        for (int64_t k = 0; k < blk[b].n; k++) {
+            int32_t i = blk[b].row[k], j = blk[b].col[k];
+            ptr[i + 1]++;
+            if (mirror && i != j) ptr[j + 1]++;
+        }
+    for (int32_t i = 0; i < rows; i++) ptr[i + 1] += ptr[i];
+    double *val = A.values;
+    for (int b = 0; b < nblk; b++)
+        for (int64_t k = 0; k < blk[b].n; k++) {
+            int32_t i = blk[b].row[k], j = blk[b].col[k];
+            double v = blk[b].val ? blk[b].val[k] : 1.0;
+            int64_t p = ptr[i]++;
+            A.colind[p] = j;
+            val[p] = v;
+            if (mirror && i != j) {
+                p = ptr[j]++;
+                A.colind[p] = i;
+                val[p] = mirror < 0 ? -v : v;
+            }
+        }
+    memmove(ptr + 1, ptr, (size_t)rows * sizeof *ptr);
+    ptr[0] = 0;
+    adia_status s = finish_rows(&A);
+    if (s != ADIA_OK) {
+        adia_csr_free(&A);
+        return s;
+    }
+    return adia_matrix_wrap(&A, out);
+}

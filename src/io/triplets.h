@@ -1,0 +1,20 @@
+/* triplets.h -- CSR assembly from blocks of 0-based (row, col, value)
+ * triplets, as the readers produce them. */
+#ifndef ADIA_IO_TRIPLETS_H
+#define ADIA_IO_TRIPLETS_H
+
+#include "internal.h"
+
+typedef struct adia_triplets {
+    int64_t n;
+    const int32_t *row, *col;   /* in range: the caller checked */
+    const double *val;          /* NULL: every value is 1 (pattern) */
+} adia_triplets;
+
+/* Build the matrix from the blocks in order; mirror 0: as given, 1: also
+ * add (j, i, v) for i != j (symmetric), -1: add (j, i, -v) (skew).
+ * Duplicates are summed in block order; explicit zeros are kept. */
+adia_status adia_io_build_csr(int32_t rows, int32_t cols, const adia_triplets *blk,
+                              int nblk, int mirror, adia_matrix **out);
+
+#endif

@@ -1,0 +1,211 @@
+/* test_mmio_errors.c -- every kind of bad input gets its own CHECK_ERR:
+ * the status code and the "FILE:LINE: what (value)" message.  Inputs are
+ * in-memory strings (named t.mtx), tests/data/bad_* files, and corrupted
+ * binary files written here. */
+#define _POSIX_C_SOURCE 200809L  /* truncate */
+#include "testutil.h"
+
+#include <unistd.h>
+#include <string.h>
+
+#define HDR "%%MatrixMarket matrix coordinate real general\n"
+#define SYM "%%MatrixMarket matrix coordinate real symmetric\n"
+
+/* Parse text; a failure must leave *out NULL (no partial matrix). */
+static adia_status parse(const char *text)
+{
+    adia_matrix *A = (adia_matrix *)&A;   /* poison: must be overwritten */
+    adia_status s = adia_matrix_parse_mtx(text, strlen(text), "t.mtx", &A);
+    CHECK(s == ADIA_OK || A == NULL, "failed parse left a matrix behind");
+    if (s == ADIA_OK) adia_matrix_destroy(A);
+    return s;
+}
+
+static adia_status read_file(const char *path)
+{
+    adia_matrix *A = NULL;
+    adia_status s = adia_matrix_load(path, &A);
+    adia_matrix_destroy(A);
+    return s;
+}
+
+static void test_header(void)
+{
+    CHECK_ERR(parse(""), ADIA_ERR_PARSE, "t.mtx:1: empty file");
+    CHECK_ERR(parse("3 3 1\n1 1 1\n"), ADIA_ERR_PARSE, "t.mtx:1: missing %%MatrixMarket banner (3)");
+    CHECK_ERR(parse("\n" HDR), ADIA_ERR_PARSE, "t.mtx:1: missing %%MatrixMarket banner (empty line)");
+    CHECK_ERR(parse("%%MatrixMarket tensor coordinate real general\n1 1 0\n"), ADIA_ERR_PARSE,
+              "t.mtx:1: object must be \"matrix\" (tensor)");
+    CHECK_ERR(parse("%%MatrixMarket vector coordinate real general\n1 1 0\n"), ADIA_ERR_UNSUPPORTED,
+              "t.mtx:1: object must be \"matrix\" (vector)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coord real general\n1 1 0\n"), ADIA_ERR_PARSE,
+              "t.mtx:1: unknown format (coord)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate float general\n1 1 0\n"), ADIA_ERR_PARSE,
+              "t.mtx:1: unknown field (float)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate real upper\n1 1 0\n"), ADIA_ERR_PARSE,
+              "t.mtx:1: unknown symmetry (upper)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate real\n1 1 0\n"), ADIA_ERR_PARSE,
+              "t.mtx:1: header lacks the symmetry");
+    CHECK_ERR(parse("%%MatrixMarket matrix\n1 1 0\n"), ADIA_ERR_PARSE,
+              "t.mtx:1: header lacks the format");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate real general extra\n1 1 0\n"),
+              ADIA_ERR_PARSE, "t.mtx:1: extra text in header (extra)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate complex general\n1 1 1\n1 1 1 0\n"),
+              ADIA_ERR_UNSUPPORTED, "t.mtx:1: complex matrices are not supported");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate real hermitian\n1 1 0\n"),
+              ADIA_ERR_UNSUPPORTED, "complex matrices are not supported");
+    CHECK_ERR(parse("%%MatrixMarket matrix array pattern general\n1 1\n"), ADIA_ERR_PARSE,
+              "t.mtx:1: pattern is only allowed");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate pattern skew-symmetric\n1 1 0\n"),
+              ADIA_ERR_PARSE, "t.mtx:1: pattern is only allowed");
+}
+
+static void test_size_line(void)
+{
+    CHECK_ERR(parse(HDR "% only comments\n\n"), ADIA_ERR_PARSE,
+              "t.mtx:3: file ends before the size line");
+    CHECK_ERR(parse(HDR), ADIA_ERR_PARSE, "t.mtx:1: file ends before the size line");
+    CHECK_ERR(parse(HDR "3 x 1\n"), ADIA_ERR_PARSE, "t.mtx:2: column count is not an integer (x)");
+    CHECK_ERR(parse(HDR "3 3\n"), ADIA_ERR_PARSE, "t.mtx:2: size line lacks entry count");
+    CHECK_ERR(parse(HDR "-3 3 1\n"), ADIA_ERR_PARSE, "t.mtx:2: negative row count (-3)");
+    CHECK_ERR(parse(HDR "3000000000 3 1\n"), ADIA_ERR_OVERFLOW,
+              "t.mtx:2: row count too large, at most 2147483647 (3000000000)");
+    CHECK_ERR(parse(HDR "3 3 99999999999999999999\n"), ADIA_ERR_OVERFLOW,
+              "t.mtx:2: entry count too large");
+    CHECK_ERR(parse(HDR "2 2 5\n"), ADIA_ERR_PARSE, "t.mtx:2: 5 entries declared but a 2 x 2");
+    CHECK_ERR(parse(HDR "3 3 1 7\n1 1 1\n"), ADIA_ERR_PARSE,
+              "t.mtx:2: extra text after the size line's numbers (7)");
+    CHECK_ERR(parse(SYM "3 4 1\n1 1 1\n"), ADIA_ERR_PARSE, "t.mtx:2: a symmetric or "
+              "skew-symmetric matrix must be square (3 x 4)");
+    /* Absurd declared sizes with a tiny body: refused as truncated, and
+     * nothing is allocated from the declared count (fuzz/ASan checks). */
+    CHECK_ERR(parse(HDR "2000000000 2000000000 1000000000000000000\n1 1 1\n"), ADIA_ERR_PARSE,
+              "t.mtx:3: file ends after 1 of 1000000000000000000 entries");
+}
+
+static void test_entries(void)
+{
+    CHECK_ERR(parse(HDR "3 3 3\n1 1 1\n2 2 2\n"), ADIA_ERR_PARSE,
+              "t.mtx:4: file ends after 2 of 3 entries");
+    CHECK_ERR(parse(HDR "3 3 1\n1 1 1\n2 2 2\n"), ADIA_ERR_PARSE,
+              "t.mtx:4: too many entries: the size line declares 1");
+    CHECK_ERR(parse(HDR "3 3 1\n0 1 1\n"), ADIA_ERR_PARSE, "t.mtx:3: row index out of range 1..3 (0)");
+    CHECK_ERR(parse(HDR "3 3 1\n1 4 1\n"), ADIA_ERR_PARSE,
+              "t.mtx:3: column index out of range 1..3 (4)");
+    CHECK_ERR(parse(HDR "3 3 1\n-1 1 1\n"), ADIA_ERR_PARSE, "t.mtx:3: row index out of range 1..3 (-1)");
+    CHECK_ERR(parse(HDR "3 3 1\n99999999999999999999 1 1\n"), ADIA_ERR_PARSE,
+              "t.mtx:3: row index out of range 1..3 (99999999999999999999)");
+    CHECK_ERR(parse(HDR "3 3 1\na 1 1\n"), ADIA_ERR_PARSE, "t.mtx:3: row index is not an integer (a)");
+    CHECK_ERR(parse(HDR "3 3 1\n1.0 1 1\n"), ADIA_ERR_PARSE, "t.mtx:3: row index is not an integer (1.0)");
+    CHECK_ERR(parse(HDR "3 3 1\n1\n"), ADIA_ERR_PARSE, "t.mtx:3: missing column index (end of line)");
+    CHECK_ERR(parse(HDR "3 3 1\n1 1 abc\n"), ADIA_ERR_PARSE, "t.mtx:3: value is not a number (abc)");
+    CHECK_ERR(parse(HDR "3 3 1\n1 1 1.0x\n"), ADIA_ERR_PARSE, "t.mtx:3: value is not a number (1.0x)");
+    CHECK_ERR(parse(HDR "3 3 1\n1 1\n"), ADIA_ERR_PARSE, "t.mtx:3: missing value (end of line)");
+    CHECK_ERR(parse(HDR "3 3 1\r\n1 1\r\n"), ADIA_ERR_PARSE, "t.mtx:3: missing value");
+    CHECK_ERR(parse(HDR "3 3 1\n1 1 1.0 x\n"), ADIA_ERR_PARSE, "t.mtx:3: extra text after the entry (x)");
+    CHECK_ERR(parse(HDR "3 3 2\n1 1 1\n\n\n2 2 2 2\n"), ADIA_ERR_PARSE,
+              "t.mtx:6: extra text after the entry (2)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate pattern general\n3 3 1\n1 1 1\n"),
+              ADIA_ERR_PARSE, "t.mtx:3: extra text after the entry (1)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 1.5\n"),
+              ADIA_ERR_PARSE, "t.mtx:3: value is not an integer (1.5)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate integer general\n3 3 1\n1 1 "
+                    "99999999999999999999\n"),
+              ADIA_ERR_PARSE, "t.mtx:3: integer value out of range (99999999999999999999)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 1.5\n"),
+              ADIA_ERR_PARSE, "t.mtx:3: nonzero diagonal entry in a skew-symmetric matrix (1.5 at 2,2)");
+    const char nul[] = HDR "3 3 1\n1 1 1\0\n";
+    adia_matrix *A = NULL;
+    CHECK_ERR(adia_matrix_parse_mtx(nul, sizeof nul - 1, "t.mtx", &A), ADIA_ERR_PARSE,
+              "t.mtx:3: value is not a number (1?)");
+}
+
+static void test_array(void)
+{
+    CHECK_ERR(parse("%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n"), ADIA_ERR_PARSE,
+              "t.mtx:5: file ends after 3 of 4 entries");
+    CHECK_ERR(parse("%%MatrixMarket matrix array real general\n1 2\n1\n2\n3\n"), ADIA_ERR_PARSE,
+              "t.mtx:5: too many entries: the size line declares 2");
+    CHECK_ERR(parse("%%MatrixMarket matrix array real general\n1 2\n1 2\n"), ADIA_ERR_PARSE,
+              "t.mtx:3: extra text after the entry (2)");
+    CHECK_ERR(parse("%%MatrixMarket matrix array real general\n2 2 4\n"), ADIA_ERR_PARSE,
+              "t.mtx:2: extra text after the size line's numbers (4)");
+    CHECK_ERR(parse("%%MatrixMarket matrix array real symmetric\n2 3\n"), ADIA_ERR_PARSE,
+              "t.mtx:2: a symmetric or skew-symmetric matrix must be square");
+}
+
+static void test_files(void)
+{
+    CHECK_ERR(read_file("tests/data/no_such_file.mtx"), ADIA_ERR_IO,
+              "tests/data/no_such_file.mtx: cannot open: No such file or directory");
+    CHECK_ERR(read_file("tests/data/bad_truncated.mtx"), ADIA_ERR_PARSE,
+              "tests/data/bad_truncated.mtx:5: file ends after 2 of 3 entries");
+    CHECK_ERR(read_file("tests/data/bad_index.mtx"), ADIA_ERR_PARSE,
+              "tests/data/bad_index.mtx:4: column index out of range 1..3 (4)");
+    CHECK_ERR(read_file("tests/data/bad_value.mtx"), ADIA_ERR_PARSE,
+              "tests/data/bad_value.mtx:4: value is not a number (two)");
+    CHECK_ERR(read_file("tests/data/bad_header.mtx"), ADIA_ERR_PARSE,
+              "tests/data/bad_header.mtx:1: unknown symmetry (genral)");
+    CHECK_ERR(read_file("tests/data/bad_junk.mtx"), ADIA_ERR_PARSE,
+              "tests/data/bad_junk.mtx:4: extra text after the entry (junk)");
+    CHECK_ERR(read_file("tests/data/bad_toomany.mtx"), ADIA_ERR_PARSE,
+              "tests/data/bad_toomany.mtx:4: too many entries");
+    CHECK_ERR(read_file("tests/data/bad_gzip.mtx.gz"), ADIA_ERR_IO,
+              "tests/data/bad_gzip.mtx.gz: gzip data is corrupt");
+}
+
+/* Write a valid binary file, then damage one 8-byte field or cut it. */
+static void write_damaged(const char *path, const adia_matrix *A, long at, int64_t value,
+                          long cut)
+{
+    CHECK_OK(adia_matrix_write_bin(A, path));
+    FILE *f = fopen(path, "r+b");
+    if (!f) return;
+    if (at >= 0) {
+        fseek(f, at, SEEK_SET);
+        fwrite(&value, 8, 1, f);   /* the tests run on little-endian hosts */
+    }
+    fclose(f);
+    if (cut >= 0) CHECK(truncate(path, cut) == 0, "truncate %s", path);
+}
+
+static void test_binary(void)
+{
+    const char *p = "build-test-bad.bin";
+    const double a[] = {1, 0, 2, 0, 3, 0, 4, 0, 5};
+    adia_matrix *A = test_dense_matrix(3, 3, a);
+    CHECK_ERR(adia_matrix_read_bin("tests/data/general.mtx", &(adia_matrix *){NULL}),
+              ADIA_ERR_PARSE, "tests/data/general.mtx: not an adia binary file");
+    write_damaged(p, A, 8, 2, -1);
+    CHECK_ERR(read_file(p), ADIA_ERR_UNSUPPORTED, "build-test-bad.bin: binary format version 2");
+    write_damaged(p, A, 16, -5, -1);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "corrupt header: rows -5");
+    write_damaged(p, A, 32, INT64_MAX / 4, -1);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "corrupt header: nnz 2305843009213693951 exceeds 3 x 3");
+    write_damaged(p, A, 32, 4, -1);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "build-test-bad.bin: file has 132 bytes, the header "
+              "implies 120");
+    write_damaged(p, A, -1, 0, 100);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "file has 100 bytes, the header implies 132");
+    write_damaged(p, A, -1, 0, 20);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "binary file ends inside the header");
+    write_damaged(p, A, 40 + 8, 7, -1);   /* rowptr[1] = 7 > rowptr[2] */
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "corrupt binary matrix: csr: row 0 pointers 0..7 not monotone");
+    /* colind[0] = 9 (out of range): first int32 after rowptr[4]. */
+    write_damaged(p, A, 40 + 32, 9 | ((int64_t)2 << 32), -1);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "corrupt binary matrix: csr: row 0 column 9 out of range");
+    remove(p);
+    adia_matrix_destroy(A);
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    test_header();
+    test_size_line();
+    test_entries();
+    test_array();
+    test_files();
+    test_binary();
+    return TEST_END();
+}
