@@ -3,7 +3,9 @@
 #include "internal.h"
 
 #define FORMATS(X) \
-    X(csr)
+    X(csr) \
+    X(hm) \
+    X(cdm)
 
 #define DECLARE(name) extern const adia_format_ops adia_format_##name;
 FORMATS(DECLARE)
