@@ -14,8 +14,12 @@ adia_status adia_csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n)
     for (int32_t i = 0; i < A->rows; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             mark[(int64_t)A->colind[k] - i + A->rows] = 1;
-    int32_t count = 0;
+    int64_t count = 0;
     for (size_t s = 0; s < span; s++) count += mark[s];
+    if (count > INT32_MAX) {
+        free(mark);
+        return adia_error(ADIA_ERR_OVERFLOW, "%" PRId64 " diagonals exceed 32-bit counts", count);
+    }
     int32_t *off = adia_alloc((size_t)count, sizeof *off, "diagonal offsets");
     if (!off) {
         free(mark);
@@ -26,7 +30,7 @@ adia_status adia_csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n)
         if (mark[s]) off[count++] = (int32_t)((int64_t)s - A->rows);
     free(mark);
     *offsets = off;
-    *n = count;
+    *n = (int32_t)count;
     return ADIA_OK;
 }
 

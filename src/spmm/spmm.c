@@ -92,8 +92,13 @@ static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
         for (int32_t d = 0; d < n; d++) mark[(int64_t)off[d] + p->m] = 1;
         free(off);
     }
-    int32_t dc = 0;
+    int64_t dc = 0;
     for (size_t s = 0; s < span; s++) dc += mark[s];
+    if (dc > INT32_MAX) {
+        free(mark);
+        return adia_error(ADIA_ERR_OVERFLOW, "spmm: %" PRId64 " output diagonals exceed "
+                          "32-bit counts", dc);
+    }
     p->c_off = adia_alloc((size_t)dc, sizeof *p->c_off, "output offsets");
     p->c_base = adia_alloc((size_t)dc, sizeof *p->c_base, "output bases");
     if (!p->c_off || !p->c_base) {
@@ -229,8 +234,8 @@ static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *i
     plan = sat_add(plan, sat_mul((int64_t)p->a.dg + p->b.dg, 12));
     int64_t ops = algo == ADIA_SPMM_CDM
                       ? sat_mul(sat_mul((int64_t)p->a.dg + p->b.dg + p->dc, p->n), 8)
-                      : sat_add(sat_mul(sat_add(p->a.stored, p->b.stored), 8),
-                                sat_mul(p->c_len, 8));
+                      : sat_mul(sat_add(p->a.stored, p->b.stored), 8);
+    ops = sat_add(ops, sat_mul(p->c_len, 8));     /* C in HM layout, both paths */
     int64_t csr = sat_add(sat_mul(p->c_len, 12), sat_mul((int64_t)p->m + 1, 8));
     info->peak_bytes = sat_add(sat_add(plan, ops), csr);
     info->device_bytes = spmm_gpu_bytes(p);
