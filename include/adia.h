@@ -298,8 +298,10 @@ adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
 typedef enum adia_op { ADIA_OP_N = 0, ADIA_OP_T = 1 } adia_op;
 typedef enum adia_device { ADIA_DEVICE_CPU = 0, ADIA_DEVICE_GPU = 1 } adia_device;
 typedef enum adia_spmm_algo {
-    ADIA_SPMM_AUTO = 0,  /* CDM for square matrices whose compact diagonals
-                            are at least half full, else HM               */
+    ADIA_SPMM_AUTO = 0,  /* CPU: CDM for square matrices whose pairs of
+                            diagonals overlap on nearly all rows (narrow
+                            bands: pairs * n <= 1.25 * multiplications),
+                            else HM; GPU: HM                               */
     ADIA_SPMM_HM = 1,    /* HM diagonals, any compatible shapes            */
     ADIA_SPMM_CDM = 2    /* compact diagonals, square matrices, CPU only   */
 } adia_spmm_algo;

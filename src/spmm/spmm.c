@@ -8,6 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
+double spmm_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
 void adia_spmm_options_default(adia_spmm_options *opt)
 {
     if (opt) memset(opt, 0, sizeof *opt);
@@ -213,9 +220,10 @@ static adia_spmm_algo choose_algorithm(const spmm_plan *p, const adia_spmm_optio
 {
     if (opt->algorithm != ADIA_SPMM_AUTO) return opt->algorithm;
     if (opt->device == ADIA_DEVICE_GPU || p->m != p->k || p->k != p->n) return ADIA_SPMM_HM;
-    /* compact diagonals at least half full: CDM stores at most twice HM */
-    int64_t cdm = sat_mul((int64_t)p->a.dg + p->b.dg, p->n);
-    return cdm <= sat_mul(2, p->a.stored + p->b.stored) ? ADIA_SPMM_CDM : ADIA_SPMM_HM;
+    /* CDM multiplies whole length-n compact diagonals: worth it when the
+     * pairs' row ranges are nearly full anyway (narrow bands) */
+    double cdm_work = (double)p->n_pairs * (double)p->n;
+    return cdm_work <= 1.25 * (double)p->mults ? ADIA_SPMM_CDM : ADIA_SPMM_HM;
 }
 
 static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *info)
@@ -292,17 +300,9 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
     adia_status s = ADIA_OK;
     if (acc) s = adia_diag_scatter(acc, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE);
     if (s == ADIA_OK) {
-        double t0 = 0;
-        if (opt->device == ADIA_DEVICE_GPU) {
-            s = spmm_gpu_hm(p, c, acc != NULL, time_ms);
-        } else {
-            struct timespec a, b;
-            clock_gettime(CLOCK_MONOTONIC, &a);
-            s = algo == ADIA_SPMM_CDM ? spmm_cpu_cdm(p, c) : spmm_cpu_hm(p, c);
-            clock_gettime(CLOCK_MONOTONIC, &b);
-            t0 = (double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) * 1e-6;
-            *time_ms = t0;
-        }
+        if (opt->device == ADIA_DEVICE_GPU) s = spmm_gpu_hm(p, c, acc != NULL, time_ms);
+        else if (algo == ADIA_SPMM_CDM) s = spmm_cpu_cdm(p, c, time_ms);
+        else s = spmm_cpu_hm(p, c, time_ms);
     }
     if (s == ADIA_OK)
         s = adia_diag_emit_csr(p->m, p->n, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE, true, out);

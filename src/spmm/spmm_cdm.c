@@ -137,7 +137,7 @@ static void cdm_tile(const cdm_op *A, const cdm_op *B, const adia_cdm *cc,
     }
 }
 
-adia_status spmm_cpu_cdm(spmm_plan *p, double *c)
+adia_status spmm_cpu_cdm(spmm_plan *p, double *c, double *time_ms)
 {
     cdm_op A, B;
     adia_cdm cc;
@@ -153,12 +153,14 @@ adia_status spmm_cpu_cdm(spmm_plan *p, double *c)
         const int64_t chunks = ((int64_t)p->n + CPU_TILE_ROWS - 1) / CPU_TILE_ROWS;
         const int64_t ntiles = (int64_t)cc.dg * chunks;
         const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
+        const double start_ms = spmm_now_ms();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
         for (int64_t t = 0; t < ntiles; t++) {
             int64_t t0 = (t % chunks) * CPU_TILE_ROWS;
             int64_t t1 = t0 + CPU_TILE_ROWS < p->n ? t0 + CPU_TILE_ROWS : p->n;
             cdm_tile(&A, &B, &cc, (int32_t)(t / chunks), t0, t1);
         }
+        *time_ms = spmm_now_ms() - start_ms;
         copy_true(p, &cc, c, 0);
         adia_cdm_free(&cc);
     }

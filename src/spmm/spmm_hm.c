@@ -91,7 +91,7 @@ static void hm_tile(const spmm_plan *p, int32_t d, int64_t i0, int64_t i1,
     }
 }
 
-adia_status spmm_cpu_hm(spmm_plan *p, double *c)
+adia_status spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
 {
     ADIA_TRY(spmm_operand_store(&p->a));
     ADIA_TRY(spmm_operand_store(&p->b));
@@ -99,6 +99,7 @@ adia_status spmm_cpu_hm(spmm_plan *p, double *c)
     if (!tp) return ADIA_ERR_NO_MEMORY;
     const int64_t ntiles = tp[p->dc];
     const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
+    const double start_ms = spmm_now_ms();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t t = 0; t < ntiles; t++) {
         int32_t d = tile_diag(tp, p->dc, t);
@@ -108,6 +109,7 @@ adia_status spmm_cpu_hm(spmm_plan *p, double *c)
         int64_t i1 = i0 + CPU_TILE_ROWS < rend ? i0 + CPU_TILE_ROWS : rend;
         hm_tile(p, d, i0, i1, c);
     }
+    *time_ms = spmm_now_ms() - start_ms;
     free(tp);
     return ADIA_OK;
 }

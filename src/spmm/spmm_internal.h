@@ -61,9 +61,12 @@ adia_status spmm_operand_store(spmm_operand *x);
 void spmm_plan_free(spmm_plan *p);
 
 /* Numeric phases; c_list holds C's stored values (initial values when
- * accumulating, else zeros).  time_ms: numeric time. */
-adia_status spmm_cpu_hm(spmm_plan *p, double *c_list);
-adia_status spmm_cpu_cdm(spmm_plan *p, double *c_list);
+ * accumulating, else zeros).  time_ms: the multiplications alone (building
+ * the operands' diagonal storage and copies excluded). */
+adia_status spmm_cpu_hm(spmm_plan *p, double *c_list, double *time_ms);
+adia_status spmm_cpu_cdm(spmm_plan *p, double *c_list, double *time_ms);
+/* Monotonic wall clock in milliseconds. */
+double spmm_now_ms(void);
 /* GPU: uploads the operands' HM storage, runs, downloads into c_list. */
 adia_status spmm_gpu_hm(spmm_plan *p, double *c_list, int accumulate, double *time_ms);
 /* Device bytes spmm_gpu_hm allocates. */
