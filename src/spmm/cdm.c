@@ -85,9 +85,9 @@ adia_status adia_cdm_build(const adia_csr *A, adia_value_type vt, adia_cdm *out)
                           " x %" PRId32, A->rows, A->cols);
     int32_t *off = NULL, n = 0;
     ADIA_TRY(adia_csr_offsets(A, &off, &n));
-    /* compact index of offset o is o mod n: the negatives map to n + o,
-     * which lie above every non-negative offset of the same matrix only in
-     * order of o, so sort by merging the two ascending runs */
+    /* compact index of offset o is o mod n (super-diagonal k and
+     * sub-diagonal k - n share compact diagonal k): merge the ascending
+     * runs of non-negative offsets and of n + negative offsets */
     int32_t *ks = adia_alloc((size_t)n, sizeof *ks, "cdm compact indices");
     if (!ks) {
         free(off);
