@@ -341,6 +341,72 @@ adia_status adia_format_upload(adia_format *F);
 adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
                                  double beta, void *d_y, void *stream);
 
+/* ================================ diagonal matrix products (src/spmm) */
+
+/* C = op(A) * op(B) (or C += op(A) * op(B)) with A, B held as diagonals
+ * (seed 004).  Output diagonals are the sums oa + ob of the input offsets
+ * inside the output's extent, known before any numeric work; each output
+ * diagonal is the sum, over the pairs (oa, ob) with oa + ob = oc in
+ * ascending oa, of elementwise products of shifted input diagonals.  No hash
+ * tables, no floating-point atomics: results are bitwise reproducible for
+ * any thread count (and the GPU sums in the same order without FMA).
+ * op = ADIA_OP_T reads diagonal o of X as diagonal -o of X^T: no transpose
+ * is formed.  C holds every entry of its diagonals inside the matrix (exact
+ * zeros included), so its nnz is known in advance; padded zeros of the
+ * inputs multiply as zeros (an Inf/NaN input value next to a padded zero
+ * turns that product into NaN, as in any diagonal method). */
+typedef enum adia_op { ADIA_OP_N = 0, ADIA_OP_T = 1 } adia_op;
+typedef enum adia_device { ADIA_DEVICE_CPU = 0, ADIA_DEVICE_GPU = 1 } adia_device;
+typedef enum adia_spmm_algo {
+    ADIA_SPMM_AUTO = 0,  /* CPU: CDM for square matrices whose pairs of
+                            diagonals overlap on nearly all rows (narrow
+                            bands: pairs * n <= 1.25 * multiplications),
+                            else HM; GPU: HM                               */
+    ADIA_SPMM_HM = 1,    /* HM diagonals, any compatible shapes            */
+    ADIA_SPMM_CDM = 2    /* compact diagonals, square matrices, CPU only   */
+} adia_spmm_algo;
+
+/* What a product will be and cost; filled before any numeric work. */
+typedef struct adia_spmm_info {
+    int32_t rows, cols;      /* of C                                         */
+    int64_t n_diag;          /* output diagonals                            */
+    int64_t nnz;             /* entries C holds (in-matrix diagonal lengths) */
+    int64_t n_pairs;         /* pairs (oa, ob) with oa + ob on C             */
+    int64_t flops;           /* 2 * multiplications                         */
+    int64_t peak_bytes;      /* host memory the product needs at most       */
+    int64_t device_bytes;    /* device memory of the GPU path               */
+    adia_spmm_algo algorithm;/* what was (would be) run                     */
+    double time_ms;          /* adia_spmm only: numeric phase (GPU: kernel,
+                                CUDA events), structure and copies excluded */
+} adia_spmm_info;
+
+typedef struct adia_spmm_options {
+    adia_device device;      /* default CPU                                  */
+    adia_spmm_algo algorithm;/* default AUTO                                 */
+    int accumulate;          /* C += op(A) op(B) into the existing *C (its
+                                diagonals are kept and joined)               */
+    int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial   */
+    int64_t max_bytes;       /* refuse with ADIA_ERR_NO_MEMORY when the peak
+                                estimate exceeds it; <= 0: physical memory   */
+    adia_spmm_info *info;    /* optional: filled by adia_spmm                */
+} adia_spmm_options;
+
+void adia_spmm_options_default(adia_spmm_options *opt);
+/* Shape check (ADIA_ERR_DIMENSION naming both shapes), output diagonals,
+ * nnz and memory of op(A) * op(B), without numeric work.  offsets (may be
+ * NULL) receives the n_diag output offsets ascending, malloc'd: free().
+ * opt may be NULL (defaults); accumulate is ignored here. */
+adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
+                                const adia_matrix *B, const adia_spmm_options *opt,
+                                adia_spmm_info *info, int32_t **offsets);
+/* C = op(A) * op(B): *C receives a new matrix; with opt->accumulate, *C must
+ * be an existing matrix of the product's shape and is updated in place.
+ * Fails before any numeric work with ADIA_ERR_NO_MEMORY when the estimate
+ * exceeds the limit, ADIA_ERR_NO_DEVICE for the GPU without a device. */
+adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
+                      const adia_matrix *B, adia_matrix **C,
+                      const adia_spmm_options *opt);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,8 @@
     X(brcsd1) \
     X(brcsd2) \
     X(crsd) \
+    X(hm) \
+    X(cdm) \
     /* end of the list */
 
 #define DECLARE(name) extern const adia_format_ops adia_format_##name;

@@ -1,0 +1,360 @@
+/* spmm.c -- the public diagonal products: shape checks, the structure
+ * phase (output diagonals, pairs, nnz, memory estimate) and the driver that
+ * runs a CPU or GPU numeric phase and hands C back as a master matrix. */
+#define _POSIX_C_SOURCE 200809L
+#include "spmm_internal.h"
+
+#include <inttypes.h>
+#include <time.h>
+#include <unistd.h>
+
+double spmm_now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+void adia_spmm_options_default(adia_spmm_options *opt)
+{
+    if (opt) memset(opt, 0, sizeof *opt);
+}
+
+static const char *op_name(adia_op op) { return op == ADIA_OP_T ? "^T" : ""; }
+
+/* op(X)'s shape and ascending offsets (negated and reversed for op = T). */
+static adia_status operand_init(const adia_matrix *X, adia_op op, spmm_operand *x)
+{
+    memset(x, 0, sizeof *x);
+    x->csr = &X->csr;
+    x->op = op;
+    x->rows = op == ADIA_OP_T ? X->csr.cols : X->csr.rows;
+    x->cols = op == ADIA_OP_T ? X->csr.rows : X->csr.cols;
+    ADIA_TRY(adia_csr_offsets(&X->csr, &x->off, &x->dg));
+    if (op == ADIA_OP_T)
+        for (int32_t a = 0, b = x->dg - 1; a <= b; a++, b--) {
+            int32_t t = x->off[a];
+            x->off[a] = -x->off[b];
+            x->off[b] = -t;
+        }
+    for (int32_t d = 0; d < x->dg; d++) x->stored += adia_diag_len(x->rows, x->cols, x->off[d]);
+    return ADIA_OK;
+}
+
+void spmm_plan_free(spmm_plan *p)
+{
+    spmm_operand *ops[] = {&p->a, &p->b};
+    for (int i = 0; i < 2; i++) {
+        free(ops[i]->off);
+        free(ops[i]->base);
+        free(ops[i]->list);
+    }
+    free(p->c_off);
+    free(p->c_base);
+    free(p->pair_ptr);
+    free(p->pair_a);
+    free(p->pair_b);
+    memset(p, 0, sizeof *p);
+}
+
+static int32_t find_offset(int32_t dg, const int32_t *off, int64_t o)
+{
+    int32_t lo = 0, hi = dg;
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (off[mid] < o) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Index range [*lo, *hi) of B's offsets ob with oa + ob inside (-m, n). */
+static void b_range(const spmm_plan *p, int64_t oa, int32_t *lo, int32_t *hi)
+{
+    *lo = find_offset(p->b.dg, p->b.off, -(int64_t)p->m - oa + 1);
+    *hi = find_offset(p->b.dg, p->b.off, (int64_t)p->n - oa);
+    if (*hi < *lo) *hi = *lo;
+}
+
+/* Output offsets: every in-range oa + ob, joined with the offsets of an
+ * existing C (acc, may be NULL). */
+static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
+{
+    size_t span = (size_t)p->m + (size_t)p->n + 1;  /* oc + m in [1, m + n) */
+    uint8_t *mark = adia_calloc(span, 1, "output diagonal marks");
+    if (!mark) return ADIA_ERR_NO_MEMORY;
+    for (int32_t a = 0; a < p->a.dg; a++) {
+        int32_t lo, hi;
+        b_range(p, p->a.off[a], &lo, &hi);
+        for (int32_t b = lo; b < hi; b++) mark[(int64_t)p->a.off[a] + p->b.off[b] + p->m] = 1;
+        p->n_pairs += hi - lo;
+    }
+    if (acc) {
+        int32_t *off = NULL, n = 0;
+        adia_status s = adia_csr_offsets(acc, &off, &n);
+        if (s != ADIA_OK) {
+            free(mark);
+            return s;
+        }
+        for (int32_t d = 0; d < n; d++) mark[(int64_t)off[d] + p->m] = 1;
+        free(off);
+    }
+    int64_t dc = 0;
+    for (size_t s = 0; s < span; s++) dc += mark[s];
+    if (dc > INT32_MAX) {
+        free(mark);
+        return adia_error(ADIA_ERR_OVERFLOW, "spmm: %" PRId64 " output diagonals exceed "
+                          "32-bit counts", dc);
+    }
+    p->c_off = adia_alloc((size_t)dc, sizeof *p->c_off, "output offsets");
+    p->c_base = adia_alloc((size_t)dc, sizeof *p->c_base, "output bases");
+    if (!p->c_off || !p->c_base) {
+        free(mark);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    p->dc = 0;
+    for (size_t s = 0; s < span; s++)
+        if (mark[s]) p->c_off[p->dc++] = (int32_t)((int64_t)s - p->m);
+    free(mark);
+    int64_t start = 0;                         /* <= m * n: no overflow */
+    for (int32_t d = 0; d < p->dc; d++) {
+        p->c_base[d] = start - adia_diag_row0(p->c_off[d]);
+        start += adia_diag_len(p->m, p->n, p->c_off[d]);
+    }
+    p->c_len = start;
+    return ADIA_OK;
+}
+
+/* Pairs grouped by output diagonal, oa ascending within each. */
+static adia_status output_pairs(spmm_plan *p)
+{
+    p->pair_ptr = adia_calloc((size_t)p->dc + 1, sizeof *p->pair_ptr, "pair pointers");
+    p->pair_a = adia_alloc((size_t)p->n_pairs, sizeof *p->pair_a, "pair list");
+    p->pair_b = adia_alloc((size_t)p->n_pairs, sizeof *p->pair_b, "pair list");
+    int64_t *next = adia_alloc((size_t)p->dc + 1, sizeof *next, "pair cursors");
+    if (!p->pair_ptr || !p->pair_a || !p->pair_b || !next) {
+        free(next);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    for (int pass = 0; pass < 2; pass++) {
+        for (int32_t a = 0; a < p->a.dg; a++) {
+            int32_t lo, hi;
+            int64_t oa = p->a.off[a];
+            b_range(p, oa, &lo, &hi);
+            for (int32_t b = lo; b < hi; b++) {
+                int64_t oc = oa + p->b.off[b];
+                int32_t d = find_offset(p->dc, p->c_off, oc);
+                if (pass == 0) {
+                    p->pair_ptr[d + 1]++;
+                    int64_t l, h;
+                    spmm_pair_rows(p, oa, oc, &l, &h);
+                    p->mults += h - l;
+                } else {
+                    p->pair_a[next[d]] = a;
+                    p->pair_b[next[d]++] = b;
+                }
+            }
+        }
+        if (pass == 0) {
+            for (int32_t d = 0; d < p->dc; d++) p->pair_ptr[d + 1] += p->pair_ptr[d];
+            memcpy(next, p->pair_ptr, ((size_t)p->dc + 1) * sizeof *next);
+        }
+    }
+    free(next);
+    return ADIA_OK;
+}
+
+static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
+                              const adia_matrix *B, const adia_spmm_options *opt,
+                              const char *func)
+{
+    ADIA_TRY(adia_matrix_check_handle(A, func));
+    ADIA_TRY(adia_matrix_check_handle(B, func));
+    if ((opA != ADIA_OP_N && opA != ADIA_OP_T) || (opB != ADIA_OP_N && opB != ADIA_OP_T))
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: op must be ADIA_OP_N or ADIA_OP_T", func);
+    if (opt && (opt->device < ADIA_DEVICE_CPU || opt->device > ADIA_DEVICE_GPU ||
+                opt->algorithm < ADIA_SPMM_AUTO || opt->algorithm > ADIA_SPMM_CDM))
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: bad device %d or algorithm %d", func,
+                          (int)opt->device, (int)opt->algorithm);
+    return ADIA_OK;
+}
+
+/* Structure phase: shapes, output offsets, pairs.  acc: existing C or NULL. */
+static adia_status plan_build(adia_op opA, const adia_matrix *A, adia_op opB,
+                              const adia_matrix *B, const adia_csr *acc, spmm_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    adia_status s = operand_init(A, opA, &p->a);
+    if (s == ADIA_OK) s = operand_init(B, opB, &p->b);
+    if (s == ADIA_OK && p->a.cols != p->b.rows)
+        s = adia_error(ADIA_ERR_DIMENSION, "spmm: A%s is %" PRId32 " x %" PRId32 " and B%s is %"
+                       PRId32 " x %" PRId32 ": inner dimensions %" PRId32 " and %" PRId32
+                       " differ", op_name(opA), p->a.rows, p->a.cols, op_name(opB), p->b.rows,
+                       p->b.cols, p->a.cols, p->b.rows);
+    p->m = p->a.rows;
+    p->k = p->a.cols;
+    p->n = p->b.cols;
+    if (s == ADIA_OK && acc && (acc->rows != p->m || acc->cols != p->n))
+        s = adia_error(ADIA_ERR_DIMENSION, "spmm: accumulating into C of %" PRId32 " x %" PRId32
+                       " but A%s * B%s is %" PRId32 " x %" PRId32, acc->rows, acc->cols,
+                       op_name(opA), op_name(opB), p->m, p->n);
+    if (s == ADIA_OK) s = output_offsets(p, acc);
+    if (s == ADIA_OK) s = output_pairs(p);
+    if (s != ADIA_OK) spmm_plan_free(p);
+    return s;
+}
+
+/* Sum of a + b + ... with overflow saturating at INT64_MAX. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return adia_add_i64(a, b, &r) ? r : INT64_MAX;
+}
+static int64_t sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    return adia_mul_i64(a, b, &r) ? r : INT64_MAX;
+}
+
+static adia_spmm_algo choose_algorithm(const spmm_plan *p, const adia_spmm_options *opt)
+{
+    if (opt->algorithm != ADIA_SPMM_AUTO) return opt->algorithm;
+    if (opt->device == ADIA_DEVICE_GPU || p->m != p->k || p->k != p->n) return ADIA_SPMM_HM;
+    /* CDM multiplies whole length-n compact diagonals: worth it when the
+     * pairs' row ranges are nearly full anyway (narrow bands) */
+    double cdm_work = (double)p->n_pairs * (double)p->n;
+    return cdm_work <= 1.25 * (double)p->mults ? ADIA_SPMM_CDM : ADIA_SPMM_HM;
+}
+
+static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *info)
+{
+    memset(info, 0, sizeof *info);
+    info->rows = p->m;
+    info->cols = p->n;
+    info->n_diag = p->dc;
+    info->nnz = p->c_len;
+    info->n_pairs = p->n_pairs;
+    info->flops = sat_mul(2, p->mults);
+    info->algorithm = algo;
+    /* plan arrays + operand storage + C's values + C's CSR (the old CSR of
+     * an accumulated C is freed only after the new one exists) */
+    int64_t plan = sat_add(sat_mul(p->n_pairs, 8), sat_mul((int64_t)p->dc, 24));
+    plan = sat_add(plan, sat_mul((int64_t)p->a.dg + p->b.dg, 12));
+    int64_t ops = algo == ADIA_SPMM_CDM
+                      ? sat_mul(sat_mul((int64_t)p->a.dg + p->b.dg + p->dc, p->n), 8)
+                      : sat_mul(sat_add(p->a.stored, p->b.stored), 8);
+    ops = sat_add(ops, sat_mul(p->c_len, 8));     /* C in HM layout, both paths */
+    int64_t csr = sat_add(sat_mul(p->c_len, 12), sat_mul((int64_t)p->m + 1, 8));
+    info->peak_bytes = sat_add(sat_add(plan, ops), csr);
+    info->device_bytes = spmm_gpu_bytes(p);
+}
+
+static int64_t memory_limit(const adia_spmm_options *opt)
+{
+    if (opt->max_bytes > 0) return opt->max_bytes;
+    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
+    return pages > 0 && size > 0 ? sat_mul(pages, size) : INT64_MAX;
+}
+
+adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
+                                const adia_matrix *B, const adia_spmm_options *opt,
+                                adia_spmm_info *info, int32_t **offsets)
+{
+    ADIA_TRY(check_args(opA, A, opB, B, opt, "adia_spmm_structure"));
+    if (!info) return adia_error(ADIA_ERR_INVALID_ARG, "adia_spmm_structure: info is NULL");
+    adia_spmm_options dflt;
+    adia_spmm_options_default(&dflt);
+    if (!opt) opt = &dflt;
+    spmm_plan p;
+    ADIA_TRY(plan_build(opA, A, opB, B, NULL, &p));
+    plan_info(&p, choose_algorithm(&p, opt), info);
+    if (offsets) {
+        *offsets = p.c_off;
+        p.c_off = NULL;
+    }
+    spmm_plan_free(&p);
+    return ADIA_OK;
+}
+
+static adia_status check_device(const adia_spmm_options *opt, adia_spmm_algo algo)
+{
+    if (opt->device != ADIA_DEVICE_GPU) return ADIA_OK;
+    int n = 0;
+    ADIA_TRY(adia_gpu_device_count(&n));
+    if (n == 0)
+        return adia_error(ADIA_ERR_NO_DEVICE, "adia_spmm: --device gpu asked for, but no "
+                          "CUDA device is usable (or adia was built without CUDA)");
+    if (algo == ADIA_SPMM_CDM)
+        return adia_error(ADIA_ERR_UNSUPPORTED, "adia_spmm: the GPU runs the HM streaming "
+                          "kernel; algorithm CDM is CPU only");
+    return ADIA_OK;
+}
+
+/* Numeric phase and hand-over of C as a master matrix. */
+static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
+                               const adia_spmm_options *opt, const adia_csr *acc,
+                               double *time_ms, adia_csr *out)
+{
+    double *c = adia_calloc((size_t)p->c_len, sizeof *c, "product values");
+    if (!c) return ADIA_ERR_NO_MEMORY;
+    adia_status s = ADIA_OK;
+    if (acc) s = adia_diag_scatter(acc, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE);
+    if (s == ADIA_OK) {
+        if (opt->device == ADIA_DEVICE_GPU) s = spmm_gpu_hm(p, c, acc != NULL, time_ms);
+        else if (algo == ADIA_SPMM_CDM) s = spmm_cpu_cdm(p, c, time_ms);
+        else s = spmm_cpu_hm(p, c, time_ms);
+    }
+    if (s == ADIA_OK)
+        s = adia_diag_emit_csr(p->m, p->n, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE, true, out);
+    free(c);
+    return s;
+}
+
+adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
+                      const adia_matrix *B, adia_matrix **C,
+                      const adia_spmm_options *opt)
+{
+    ADIA_TRY(check_args(opA, A, opB, B, opt, "adia_spmm"));
+    if (!C) return adia_error(ADIA_ERR_INVALID_ARG, "adia_spmm: C is NULL");
+    adia_spmm_options dflt;
+    adia_spmm_options_default(&dflt);
+    if (!opt) opt = &dflt;
+    const adia_csr *acc = NULL;
+    if (opt->accumulate) {
+        ADIA_TRY(adia_matrix_check_handle(*C, "adia_spmm (accumulate into *C)"));
+        acc = &(*C)->csr;
+    } else {
+        *C = NULL;
+    }
+    spmm_plan p;
+    ADIA_TRY(plan_build(opA, A, opB, B, acc, &p));
+    p.threads = opt->threads;
+    adia_spmm_algo algo = choose_algorithm(&p, opt);
+    adia_spmm_info info;
+    plan_info(&p, algo, &info);
+    adia_status s = check_device(opt, algo);
+    if (s == ADIA_OK && algo == ADIA_SPMM_CDM && (p.m != p.k || p.k != p.n))
+        s = adia_error(ADIA_ERR_DIMENSION, "adia_spmm: algorithm CDM needs square matrices, "
+                       "A%s is %" PRId32 " x %" PRId32 " and B%s is %" PRId32 " x %" PRId32,
+                       op_name(opA), p.m, p.k, op_name(opB), p.k, p.n);
+    int64_t limit = memory_limit(opt);
+    if (s == ADIA_OK && info.peak_bytes > limit)
+        s = adia_error(ADIA_ERR_NO_MEMORY, "adia_spmm: the product needs about %" PRId64
+                       " bytes (C: %" PRId32 " x %" PRId32 ", %" PRId64 " diagonals, %" PRId64
+                       " entries), more than the limit of %" PRId64 " bytes",
+                       info.peak_bytes, p.m, p.n, info.n_diag, info.nnz, limit);
+    adia_csr out;
+    if (s == ADIA_OK) s = run_numeric(&p, algo, opt, acc, &info.time_ms, &out);
+    spmm_plan_free(&p);
+    if (s != ADIA_OK) return s;
+    if (opt->info) *opt->info = info;
+    if (acc) {
+        adia_csr_free(&(*C)->csr);
+        (*C)->csr = out;
+        return ADIA_OK;
+    }
+    ADIA_TRY(adia_matrix_wrap(&out, C));
+    snprintf((*C)->name, sizeof (*C)->name, "%.60s%s*%.60s%s", A->name, op_name(opA),
+             B->name, op_name(opB));
+    return ADIA_OK;
+}

@@ -1,0 +1,81 @@
+/*
+ * spmm_internal.h -- the plan of one diagonal product C = op(A) op(B),
+ * shared by the structure phase (spmm.c), the CPU kernels (spmm_hm.c,
+ * spmm_cdm.c) and the GPU kernel (src/cuda/spmm.cu).
+ *
+ * Offsets are always ascending here (the HM format's seed order is a
+ * storage detail).  A diagonal set stores the value at (i, i + off[d]) at
+ * list[base[d] + i]; for op = T the view of diagonal o of X is diagonal -o
+ * of X^T with the same values, so only off and base change.
+ */
+#ifndef ADIA_SPMM_INTERNAL_H
+#define ADIA_SPMM_INTERNAL_H
+
+#include "hm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* op(X) as diagonals: structure from the master CSR, storage on demand. */
+typedef struct spmm_operand {
+    const adia_csr *csr;      /* the master matrix X */
+    adia_op op;
+    int32_t rows, cols;       /* of op(X) */
+    int32_t dg;
+    int32_t *off;             /* ascending offsets of op(X) */
+    int64_t stored;           /* values of its HM storage */
+    /* HM storage (spmm_operand_store): */
+    int64_t *base;
+    double *list;
+} spmm_operand;
+
+typedef struct spmm_plan {
+    spmm_operand a, b;
+    int32_t m, k, n;          /* op(A) is m x k, op(B) is k x n */
+    int32_t dc;               /* output diagonals */
+    int32_t *c_off;           /* ascending */
+    int64_t *c_base;          /* C at (i, i + c_off[d]) = c_list[c_base[d] + i] */
+    int64_t c_len;            /* = nnz of C */
+    int64_t *pair_ptr;        /* dc + 1 */
+    int32_t *pair_a, *pair_b; /* operand diagonals; oa ascending in a diagonal */
+    int64_t n_pairs, mults;
+    int threads;
+} spmm_plan;
+
+/* Rows i of output diagonal oc that pair (oa, ob = oc - oa) reaches. */
+static inline void spmm_pair_rows(const spmm_plan *p, int64_t oa, int64_t oc,
+                                  int64_t *lo, int64_t *hi)
+{
+    int64_t l = 0, h = p->m;
+    if (-oa > l) l = -oa;
+    if (-oc > l) l = -oc;
+    if ((int64_t)p->k - oa < h) h = (int64_t)p->k - oa;
+    if ((int64_t)p->n - oc < h) h = (int64_t)p->n - oc;
+    *lo = l;
+    *hi = h > l ? h : l;
+}
+
+/* Build the HM storage (double) of op's operand: base and list. */
+adia_status spmm_operand_store(spmm_operand *x);
+void spmm_plan_free(spmm_plan *p);
+
+/* Numeric phases; c_list holds C's stored values (initial values when
+ * accumulating, else zeros).  time_ms: the multiplications alone (building
+ * the operands' diagonal storage and copies excluded). */
+adia_status spmm_cpu_hm(spmm_plan *p, double *c_list, double *time_ms);
+adia_status spmm_cpu_cdm(spmm_plan *p, double *c_list, double *time_ms);
+/* Monotonic wall clock in milliseconds. */
+double spmm_now_ms(void);
+/* GPU: uploads the operands' HM storage, runs, downloads into c_list. */
+adia_status spmm_gpu_hm(spmm_plan *p, double *c_list, int accumulate, double *time_ms);
+/* Device bytes spmm_gpu_hm allocates. */
+int64_t spmm_gpu_bytes(const spmm_plan *p);
+
+/* Rows a CPU or GPU tile covers. */
+#define SPMM_TILE_ROWS 256
+
+#ifdef __cplusplus
+}
+#endif
+#endif
