@@ -124,7 +124,7 @@ static adia_status nvrtc_check(nvrtcResult r, const char *what)
 }
 
 /* Compile src for sm_<arch> into a malloc'd CUBIN; the log is kept. */
-static adia_status nvrtc_compile(const char *src, int arch, void **cubin, size_t *size)
+adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *size)
 {
     nvrtcProgram prog;
     ADIA_TRY(nvrtc_check(nvrtcCreateProgram(&prog, src, "adia_generated.cu", 0, NULL, NULL),
@@ -193,7 +193,7 @@ static adia_status get_cubin(const char *src, void **cubin, size_t *size)
         mem_put(key, *cubin, *size);
         return ADIA_OK;
     }
-    ADIA_TRY(nvrtc_compile(src, arch, cubin, size));
+    ADIA_TRY(adia_codegen_nvrtc(src, arch, cubin, size));
     mem_put(key, *cubin, *size);
     disk_put(key, *cubin, *size);
     return ADIA_OK;

@@ -27,6 +27,10 @@ void adia_codegen_set_log(const char *log);
 /* FNV-1a 64-bit hash of len bytes, continuing from h (start: 0). */
 uint64_t adia_fnv1a(uint64_t h, const void *p, size_t len);
 
+/* Compile src with NVRTC for sm_<arch> into a malloc'd CUBIN (no device
+ * needed); the log is kept (adia_codegen_log). */
+adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *size);
+
 /* A compiled generated kernel (codegen.c). */
 typedef struct adia_codegen_kernel adia_codegen_kernel;
 adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt,

@@ -50,13 +50,20 @@ __device__ __forceinline__ int adia_diag_piece(const adia_diag_args &a, int r)
     return lo;
 }
 
-/* One diagonal's contribution: value at d[idx] times x[c] if c is a column. */
+/* One diagonal's contribution: value at d[idx] times x[c] if c is a column.
+ * A stored zero (padding) contributes nothing even when x[c] is NaN or Inf,
+ * so NaN in x reaches exactly the rows with a nonzero in that column, as in
+ * the CSR reference.  Both loads are issued before the test (no added
+ * latency); the test costs a compare and a select. */
 template <typename T>
 __device__ __forceinline__ T adia_diag_term(const T *__restrict__ d, long long idx,
                                             const T *__restrict__ x, unsigned c,
                                             unsigned cols)
 {
-    return c < cols ? __ldg(d + idx) * __ldg(x + c) : T(0);
+    bool in = c < cols;
+    T v = in ? __ldg(d + idx) : T(0);
+    T xv = in ? __ldg(x + c) : T(0);
+    return v != T(0) ? v * xv : T(0);
 }
 
 /* y[r] = alpha*sum + beta*y[r]; y is not read when beta == 0. */
