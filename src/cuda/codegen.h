@@ -15,7 +15,7 @@ extern "C" {
 
 /* Generator limits: more offsets in all groups together than this and the
  * generic kernel is used (the source would get too large to compile fast). */
-#define ADIA_CODEGEN_MAX_TERMS 4096
+#define ADIA_CODEGEN_MAX_TERMS 1024
 /* Name of the generated kernel (extern "C"). */
 #define ADIA_CODEGEN_KERNEL "adia_generated_spmv"
 
