@@ -24,7 +24,7 @@ static const char *const BENCH_USAGE =
     "--threads-study: threads per block 64..1024 for the diagonal kernels.";
 
 typedef struct bench_opts {
-    const char *gen, *formats, *params;
+    const char *gen, *formats, *params, *json_file;
     bool use_float, json, threads_study;
     long runs, bread_mb;
 } bench_opts;
@@ -246,10 +246,10 @@ static void print_generated(const bench_ctx *c)
     }
 }
 
-static void print_json(const bench_ctx *c, const adia_gpu_info *g, const char *date)
+static void print_json(const bench_ctx *c, const adia_gpu_info *g, const char *date, FILE *out)
 {
     cli_json j;
-    json_begin(&j, stdout);
+    json_begin(&j, out);
     json_str(&j, "date", date);
     json_str(&j, "device", g->name);
     json_int(&j, "driver_version", g->driver_version);
@@ -321,6 +321,7 @@ int cmd_bench(int argc, char **argv)
         {"runs", CLI_INT, &o.runs, "timed launches per kernel, >= 50 (default 100)"},
         {"params", CLI_STRING, &o.params, "format parameters key=value,... (e.g. B=256)"},
         {"json", CLI_FLAG, &o.json, "print one JSON object instead of the table"},
+        {"json-append", CLI_STRING, &o.json_file, "also append the JSON object (one line) to FILE"},
         {"threads-study", CLI_FLAG, &o.threads_study, "diagonal kernels at 64..1024 threads per block"},
         {"bread-mb", CLI_INT, &o.bread_mb, "buffer of the read-bandwidth kernel in MiB (default 2048)"},
         {NULL, 0, NULL, NULL}};
@@ -364,10 +365,16 @@ int cmd_bench(int argc, char **argv)
     char date[64];
     utc_now(date, sizeof date);
     if (!rc) {
-        if (o.json) print_json(&c, &g, date);
+        if (o.json) print_json(&c, &g, date, stdout);
         else {
             print_table(&c, &g, date);
             print_generated(&c);
+        }
+        FILE *jf = o.json_file ? fopen(o.json_file, "a") : NULL;
+        if (o.json_file && !jf) fprintf(stderr, "adia bench: cannot open %s\n", o.json_file);
+        if (jf) {
+            print_json(&c, &g, date, jf);
+            fclose(jf);
         }
     }
     int failed = 0;
