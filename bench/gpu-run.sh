@@ -19,7 +19,7 @@ LOG=$OUTDIR/log.txt MD=$OUTDIR/results.md JS=$OUTDIR/results.json
 : >"$LOG"; : >"$MD"; : >"$JS"
 export ADIA_CACHE_DIR=${ADIA_CACHE_DIR:-/tmp/adia-cache}
 BUDGET=${ADIA_BENCH_BUDGET_S:-450}   # stop starting benchmarks after this many seconds
-FORMATS=${ADIA_BENCH_FORMATS:-csr,dia,hdi,brcsd1,brcsd2,crsd}
+FORMATS=${ADIA_BENCH_FORMATS:-csr,dia,hdi,brcsd1,brcsd2,crsd,ell,sell,hyb}
 STATUS=0
 note() { echo "== $*" | tee -a "$LOG"; }
 

@@ -2,7 +2,8 @@
 /* test_gpu_spmv.c -- every GPU kernel against the CPU reference
  * (adia_matrix_spmv in double): each csr variant (scalar, vector with
  * 2..32 threads per row, adaptive) and each diagonal format with the
- * generic AND the generated kernel, in double and float, on matrices built
+ * generic AND the generated kernel, the row formats coo, ell, sell, hyb and
+ * bcsr (when registered), in double and float, on matrices built
  * here (odd sizes, one row, empty rows, fewer rows than a block, wide and
  * tall, diagonals leaving the matrix, long zero sections, scatter points,
  * no nonzeros, one long row).  y is poisoned with NaN before every run;
@@ -233,6 +234,7 @@ static void check_variant(const adia_matrix *A, const char *fmt, adia_value_type
 static void check_matrix(const adia_matrix *A, const char *cname)
 {
     static const char *diag_formats[] = {"dia", "hdi", "brcsd1", "brcsd2", "crsd"};
+    static const char *row_formats[] = {"coo", "ell", "sell", "hyb", "bcsr"};
     for (int v = 0; v < 2; v++) {
         adia_value_type vt = v ? ADIA_FLOAT : ADIA_DOUBLE;
         check_variant(A, "csr", vt, ADIA_KERNEL_CSR_SCALAR, 0, 0, cname);
@@ -240,6 +242,9 @@ static void check_matrix(const adia_matrix *A, const char *cname)
         for (int tpr = 2; tpr <= 32; tpr *= 2)
             check_variant(A, "csr", vt, ADIA_KERNEL_CSR_VECTOR, tpr, 0, cname);
         check_variant(A, "csr", vt, ADIA_KERNEL_CSR_VECTOR, 0, 96, cname);
+        for (int f = 0; f < 5; f++)
+            if (adia_format_exists(row_formats[f]))
+                check_variant(A, row_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
         for (int f = 0; f < 5; f++) {
             if (!adia_format_exists(diag_formats[f])) continue;
             check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
