@@ -125,9 +125,9 @@ static void run_variant(bench_ctx *c, adia_format *F, const char *fmt, adia_gpu_
     if (!r) return;
     snprintf(r->format, sizeof r->format, "%s", fmt);
     r->build_ms = build_ms;
-    r->threads = threads ? threads : 256;
+    r->threads = threads ? threads : 256;  /* the library's default */
     adia_status s = adia_format_set_kernel(F, k);
-    if (s == ADIA_OK && threads) s = adia_format_set_threads(F, threads);
+    if (s == ADIA_OK) s = adia_format_set_threads(F, r->threads);
     snprintf(r->kernel, sizeof r->kernel, "%s", adia_gpu_kernel_name(k ? k : adia_format_kernel(F)));
     if (s == ADIA_ERR_UNSUPPORTED) {
         snprintf(r->note, sizeof r->note, "%s", adia_last_error());
