@@ -8,7 +8,8 @@
  * tall, diagonals leaving the matrix, long zero sections, scatter points,
  * no nonzeros, one long row).  y is poisoned with NaN before every run;
  * beta = 0 must overwrite it; NaN in x must reach exactly the rows with a
- * nonzero in that column.  Skips (77) without a device.
+ * nonzero in that column; two runs give the same bits.  Skips (77)
+ * without a device.
  * ADIA_TEST_QUICK=1 runs two small matrices only (for racecheck). */
 #include "testutil.h"
 
@@ -181,6 +182,16 @@ static void check_values(adia_format *F, const adia_matrix *A, uint64_t seed)
         CHECK(s == ADIA_OK, "%s, %s: %s", label, what, adia_last_error());
         CHECK_OK(adia_matrix_spmv(A, ab[t][0], x, ab[t][1], ref));
         if (s == ADIA_OK) compare(y, ref, m, tol, what);
+    }
+    /* Every kernel is deterministic (no atomics): two runs, same bits. */
+    {
+        double *y2 = malloc((size_t)m * 8 + 8);
+        test_rand_vector(&seed, x, n);
+        for (int32_t i = 0; i < m; i++) y[i] = y2[i] = NAN;
+        CHECK_OK(gpu_spmv(F, 1.0, x, 0.0, y));
+        CHECK_OK(gpu_spmv(F, 1.0, x, 0.0, y2));
+        CHECK(!memcmp(y, y2, (size_t)m * 8), "%s: two runs differ (a race?)", label);
+        free(y2);
     }
     /* NaN in x at one column (and Inf at another): reaches the same rows. */
     if (n > 0) {
