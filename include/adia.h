@@ -341,6 +341,87 @@ adia_status adia_format_upload(adia_format *F);
 adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
                                  double beta, void *d_y, void *stream);
 
+/* GPU kernel variants.  AUTO: the upload picks (csr: from row statistics;
+ * diagonal formats: the generic kernel -- generating one costs an NVRTC
+ * compile, so it is chosen explicitly).  The environment variable
+ * ADIA_GPU_KERNEL=scalar|vector|adaptive|generic|generated overrides AUTO at
+ * upload (for benchmarks); ADIA_CSR_TPR=2..32 forces the threads per row of
+ * the csr vector kernel. */
+typedef enum adia_gpu_kernel {
+    ADIA_KERNEL_AUTO = 0,
+    ADIA_KERNEL_GENERIC = 1,       /* diagonal: offsets read from memory       */
+    ADIA_KERNEL_GENERATED = 2,     /* diagonal: per-matrix NVRTC kernel        */
+    ADIA_KERNEL_CSR_SCALAR = 3,    /* csr: one thread per row                  */
+    ADIA_KERNEL_CSR_VECTOR = 4,    /* csr: 2..32 threads per row (default 16)  */
+    ADIA_KERNEL_CSR_ADAPTIVE = 5   /* csr: row blocks (CSR-Adaptive)           */
+} adia_gpu_kernel;
+/* "auto", "generic", "generated", "scalar", "vector", "adaptive". */
+const char *adia_gpu_kernel_name(adia_gpu_kernel k);
+/* Parse one of those names; ADIA_ERR_INVALID_ARG otherwise. */
+adia_status adia_gpu_kernel_parse(const char *name, adia_gpu_kernel *k);
+/* Upload F if needed and switch its GPU kernel to k (AUTO: the upload's
+ * choice).  GENERATED compiles (or fetches from the cache) the per-matrix
+ * kernel; on failure the format keeps its kernel and ADIA_ERR_NVRTC is
+ * returned with the compiler log available from adia_codegen_log().
+ * A variant the format lacks: ADIA_ERR_UNSUPPORTED. */
+adia_status adia_format_set_kernel(adia_format *F, adia_gpu_kernel k);
+/* The kernel F's GPU SpMV uses now (AUTO before upload). */
+adia_gpu_kernel adia_format_kernel(const adia_format *F);
+/* Upload F if needed and set the threads per block of its row kernels
+ * (multiple of 32 in 32..1024; default 256). */
+adia_status adia_format_set_threads(adia_format *F, int threads);
+
+/* ------------------------------------------- code generator (src/cuda) */
+
+/* CUDA source of the kernel generated for a diagonal-family format (dia,
+ * hdi, brcsd1, brcsd2, crsd): each offset group's offsets as literal
+ * constants, the diagonal loop unrolled (paper Fig. 11).  *source is
+ * malloc'd (free()).  Needs no device and works in CPU-only builds.
+ * ADIA_ERR_UNSUPPORTED for non-diagonal formats or more groups/offsets than
+ * the generator accepts (then the generic kernel is used). */
+adia_status adia_codegen_source(const adia_format *F, char **source);
+/* NVRTC log of the last compile on this thread ("" if none). */
+const char *adia_codegen_log(void);
+
+/* ------------------------------------------------ benchmarking (src/cuda) */
+
+typedef struct adia_gpu_info {
+    char name[256];
+    int cc_major, cc_minor;
+    int driver_version, runtime_version;  /* e.g. 13000 */
+    int sm_count;
+    int64_t l2_bytes, global_bytes;
+} adia_gpu_info;
+adia_status adia_gpu_get_info(adia_gpu_info *info);
+
+/* Streaming-read bandwidth of the current device in GB/s (1e9 bytes/s):
+ * a read-only reduction over `bytes` bytes (0: 2 GiB, reduced to fit in a
+ * quarter of the free memory), median of runs. */
+adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
+
+/* Times of `runs` launches (median, min, max in ms). */
+typedef struct adia_gpu_timing {
+    double median_ms, min_ms, max_ms;
+    int runs;
+} adia_gpu_timing;
+
+/* Check F's GPU SpMV (current kernel) against adia_matrix_spmv on A in
+ * double: random x (seeded), NaN-poisoned y when beta == 0; *rel_err =
+ * max|y - y_ref| / max|y_ref|.  The caller decides the tolerance. */
+adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A,
+                                double alpha, double beta, uint64_t seed,
+                                double *rel_err);
+/* Time y = A*x (alpha 1, beta 0) with F's current kernel: warm-up, then
+ * `runs` launches timed one by one with CUDA events, rotating over a few x
+ * vectors. */
+adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t);
+/* The same for cusparseSpMV on A (CSR) in precision vt with algorithm alg
+ * (1: CUSPARSE_SPMV_CSR_ALG1, 2: CUSPARSE_SPMV_CSR_ALG2); the result is
+ * checked against the CPU reference first (*rel_err). */
+adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt,
+                                    int alg, int runs, double *rel_err,
+                                    adia_gpu_timing *t);
+
 /* ================================ diagonal matrix products (src/spmm) */
 
 /* C = op(A) * op(B) (or C += op(A) * op(B)) with A, B held as diagonals

@@ -3,7 +3,7 @@
  * exporting adia_gpu_<name> plus one line here. */
 #include "cuda_util.h"
 
-#define GPU_FORMATS(X)
+#define GPU_FORMATS(X) X(csr) X(dia) X(hdi) X(brcsd1) X(brcsd2) X(crsd) X(coo) X(ell) X(sell) X(hyb) X(bcsr)
 
 #define DECLARE(name) extern "C" const adia_gpu_ops adia_gpu_##name;
 GPU_FORMATS(DECLARE)

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# gpu-run.sh -- the one script to run on the GPU machine: Release build with
+# CUDA, all tests (GPU ones included), compute-sanitizer memcheck and
+# racecheck on the GPU test, then `adia bench` on the generated suite and on
+# the matrices of a folder.  Budget: about 8 minutes on an H100.
+#
+# usage: bench/gpu-run.sh [OUT_DIR] [MATRICES_DIR]
+#   OUT_DIR       where everything is written (default $OUT, else ./gpu-out)
+#   MATRICES_DIR  .mtx / .mtx.gz / .bin files to benchmark (default data/)
+# Writes (only): log.txt (everything), results.md (the tables),
+# results.json (one JSON object per bench run, one per line).  Prints a
+# summary table at the end.  Exit status 1 if the build, a test, a sanitizer
+# or a benchmark check failed.
+set -o pipefail
+OUTDIR=${1:-${OUT:-./gpu-out}}
+MATDIR=${2:-data}
+mkdir -p "$OUTDIR" || exit 1
+LOG=$OUTDIR/log.txt MD=$OUTDIR/results.md JS=$OUTDIR/results.json
+: >"$LOG"; : >"$MD"; : >"$JS"
+export ADIA_CACHE_DIR=${ADIA_CACHE_DIR:-/tmp/adia-cache}
+export PATH=$PATH:/usr/local/cuda/bin
+BUDGET=${ADIA_BENCH_BUDGET_S:-450}   # stop starting benchmarks after this many seconds
+FORMATS=${ADIA_BENCH_FORMATS:-csr,dia,hdi,brcsd1,brcsd2,crsd,ell,sell,hyb}
+STATUS=0
+note() { echo "== $*" | tee -a "$LOG"; }
+
+note "$(date -u '+%F %T UTC') $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null)"
+note "build (Release, CUDA)"
+if ! { cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release -DADIA_CUDA=ON &&
+       cmake --build build-rel -j16; } >>"$LOG" 2>&1; then
+    tail -40 "$LOG"; echo "BUILD FAILED (log: $LOG)"; exit 1
+fi
+ADIA=build-rel/adia
+
+note "ctest"
+ctest --test-dir build-rel --output-on-failure -j8 --timeout 300 >>"$LOG" 2>&1
+CTEST_RC=$?
+grep -E "tests passed|tests failed|Failed|Skipped|\*\*\*" "$LOG" | tail -15
+[ $CTEST_RC -eq 0 ] || STATUS=1
+
+if command -v compute-sanitizer >/dev/null; then
+    note "compute-sanitizer memcheck (test_gpu_spmv)"
+    timeout 240 compute-sanitizer --tool memcheck --error-exitcode 3 build-rel/test_gpu_spmv >>"$LOG" 2>&1
+    MEM_RC=$?
+    note "memcheck rc=$MEM_RC"
+    note "compute-sanitizer racecheck (test_gpu_spmv, ADIA_TEST_QUICK=1)"
+    ADIA_TEST_QUICK=1 timeout 180 compute-sanitizer --tool racecheck --error-exitcode 3 \
+        build-rel/test_gpu_spmv >>"$LOG" 2>&1
+    RACE_RC=$?
+    note "racecheck rc=$RACE_RC"
+    [ $MEM_RC -eq 0 ] && [ $RACE_RC -eq 0 ] || STATUS=1
+else
+    MEM_RC="not-run" RACE_RC="not-run"
+    note "compute-sanitizer not found: sanitizers NOT run"
+fi
+
+# bench ARGS... : table into results.md, JSON line into results.json.
+bench() {
+    if [ $SECONDS -gt "$BUDGET" ]; then note "skipped (time budget): $*"; echo "skipped (time budget): $*" >>"$MD"; return; fi
+    note "bench $*"
+    echo '```' >>"$MD"
+    "$ADIA" bench "$@" --formats "$FORMATS" --json-append "$JS" 2>>"$LOG" | tee -a "$LOG" >>"$MD"
+    local rc=$?
+    echo '```' >>"$MD"
+    [ $rc -eq 0 ] || { STATUS=1; note "bench FAILED: $*"; }
+}
+
+bench --gen lap2d5:2048
+bench --gen lap2d5:2048 --float
+bench --gen lap3d7:160
+bench --gen lap3d7:160 --float
+bench --gen lap3d27:128
+bench --gen type2:4000000
+bench --gen type3:4000000,41,0.34
+bench --gen band:1000000,100
+bench --gen lap2d5:2048 --threads-study --runs 50
+if [ -d "$MATDIR" ]; then
+    for f in "$MATDIR"/*.mtx "$MATDIR"/*.mtx.gz "$MATDIR"/*.bin; do
+        [ -e "$f" ] && bench "$f"
+    done
+else
+    note "no matrices folder $MATDIR: shared matrices skipped"
+fi
+
+# Summary: per bench table, the fastest checked row.
+{
+    echo
+    echo "== summary (fastest checked kernel per matrix; t/floor = time over the memory floor)"
+    awk '
+        /^# matrix / { m = $3; sub(":", "", m); prec = $9; sub(",", "", prec); best = ""; bt = 1e30 }
+        /^# B_read/ { cusp = $0; sub(/.*ALG1 /, "", cusp); a1 = cusp + 0; sub(/.*ALG2 /, "", cusp); a2 = cusp + 0 }
+        $NF == "ok" && NF == 12 && $6 + 0 > 0 && $6 + 0 < bt { bt = $6 + 0; best = $1 "/" $2 "/" $3; tf = $9; sp = $10 }
+        /^```$/ && best != "" { printf "%-28s %-7s %-24s %9.4f ms  t/floor %5s  cuSPARSE %.4f ms  speedup %s\n", m, prec, best, bt, tf, (a1 < a2 ? a1 : a2), sp; best = "" }
+    ' "$MD"
+    echo "tests: ctest rc=$CTEST_RC memcheck rc=$MEM_RC racecheck rc=$RACE_RC; FAILED rows: $(grep -c FAILED "$MD")"
+    echo "elapsed ${SECONDS}s; files: $LOG $MD $JS"
+} | tee -a "$LOG" | tee -a "$MD"
+exit $STATUS

@@ -1,0 +1,313 @@
+/* bench.cu -- the measuring core of `adia bench`: device info, a
+ * streaming-read bandwidth kernel (B_read), checking a format's GPU SpMV
+ * against the CPU reference, timing with CUDA events, and cuSPARSE's
+ * cusparseSpMV (CSR ALG1 / ALG2) as the reference to beat. */
+#include "gpu_common.h"
+
+#include <cusparse.h>
+#include <math.h>
+
+#include <algorithm>
+#include <vector>
+
+namespace {
+
+/* ------------------------------------------------------- device buffers */
+
+/* A device allocation freed on scope exit (one cleanup path). */
+struct dbuf {
+    void *p = nullptr;
+    ~dbuf() { cudaFree(p); }
+    adia_status alloc(size_t bytes, const char *what)
+    {
+        return adia_cuda_check(cudaMalloc(&p, bytes ? bytes : 1), what);
+    }
+};
+
+struct events {
+    cudaEvent_t a = nullptr, b = nullptr;
+    ~events() { if (a) cudaEventDestroy(a); if (b) cudaEventDestroy(b); }
+    adia_status create()
+    {
+        ADIA_CUDA_TRY(cudaEventCreate(&a));
+        return adia_cuda_check(cudaEventCreate(&b), "cudaEventCreate");
+    }
+};
+
+uint64_t rng_next(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return *s * 2685821657736338717ull;
+}
+double rng_value(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-52 - 1.0; }
+
+/* Host doubles v[n] to a device array of type vt. */
+adia_status to_device(const double *v, int64_t n, adia_value_type vt, void *d)
+{
+    if (n == 0) return ADIA_OK;
+    if (vt == ADIA_DOUBLE)
+        return adia_cuda_check(cudaMemcpy(d, v, (size_t)n * 8, cudaMemcpyHostToDevice), "copy to device");
+    std::vector<float> f(v, v + n);
+    return adia_cuda_check(cudaMemcpy(d, f.data(), (size_t)n * 4, cudaMemcpyHostToDevice), "copy to device");
+}
+
+adia_status from_device(const void *d, int64_t n, adia_value_type vt, double *v)
+{
+    if (n == 0) return ADIA_OK;
+    if (vt == ADIA_DOUBLE)
+        return adia_cuda_check(cudaMemcpy(v, d, (size_t)n * 8, cudaMemcpyDeviceToHost), "copy from device");
+    std::vector<float> f((size_t)n);
+    ADIA_CUDA_TRY(cudaMemcpy(f.data(), d, (size_t)n * 4, cudaMemcpyDeviceToHost));
+    std::copy(f.begin(), f.end(), v);
+    return ADIA_OK;
+}
+
+/* max|y - ref| / max|ref|; NaN if y has a NaN where ref does not. */
+double rel_err(const double *y, const double *ref, int64_t n)
+{
+    double num = 0, den = 0;
+    for (int64_t i = 0; i < n; i++) {
+        if (isnan(y[i]) != isnan(ref[i])) return NAN;
+        if (isnan(ref[i])) continue;
+        num = std::max(num, fabs(y[i] - ref[i]));
+        den = std::max(den, fabs(ref[i]));
+    }
+    return den > 0 ? num / den : num;
+}
+
+void summarize(std::vector<float> &ms, adia_gpu_timing *t)
+{
+    std::sort(ms.begin(), ms.end());
+    size_t n = ms.size();
+    t->runs = (int)n;
+    t->min_ms = ms[0];
+    t->max_ms = ms[n - 1];
+    t->median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
+}
+
+/* Time fn(i) `runs` times after `warm` untimed calls; fn returns adia_status. */
+template <typename F>
+adia_status time_runs(F fn, int runs, adia_gpu_timing *t)
+{
+    if (runs < 1) return adia_error(ADIA_ERR_INVALID_ARG, "timing: runs = %d", runs);
+    events ev;
+    ADIA_TRY(ev.create());
+    for (int i = 0; i < 5; i++) ADIA_TRY(fn(i));
+    ADIA_CUDA_TRY(cudaDeviceSynchronize());
+    std::vector<float> ms;
+    for (int i = 0; i < runs; i++) {
+        ADIA_CUDA_TRY(cudaEventRecord(ev.a, 0));
+        ADIA_TRY(fn(i));
+        ADIA_CUDA_TRY(cudaEventRecord(ev.b, 0));
+        ADIA_CUDA_TRY(cudaEventSynchronize(ev.b));
+        float m = 0;
+        ADIA_CUDA_TRY(cudaEventElapsedTime(&m, ev.a, ev.b));
+        ms.push_back(m);
+    }
+    summarize(ms, t);
+    return ADIA_OK;
+}
+
+/* ------------------------------------------------------ read bandwidth */
+
+__global__ void read_kernel(const int4 *__restrict__ p, size_t n, unsigned long long *out)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    int acc = 0;
+    for (; i + 3 * stride < n; i += 4 * stride) {  /* 4 loads in flight */
+        int4 a = __ldcs(p + i), b = __ldcs(p + i + stride);
+        int4 c = __ldcs(p + i + 2 * stride), d = __ldcs(p + i + 3 * stride);
+        acc ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w;
+        acc ^= c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+    }
+    for (; i < n; i += stride) {
+        int4 a = __ldcs(p + i);
+        acc ^= a.x ^ a.y ^ a.z ^ a.w;
+    }
+    if (acc == 0x7fffffff) atomicAdd(out, 1ull);  /* keeps the loads alive */
+}
+
+/* ------------------------------------------------------------ cuSPARSE */
+
+adia_status sp_check(cusparseStatus_t s, const char *what)
+{
+    if (s == CUSPARSE_STATUS_SUCCESS) return ADIA_OK;
+    return adia_error(ADIA_ERR_CUSPARSE, "%s: %s (%s)", what, cusparseGetErrorString(s),
+                      cusparseGetErrorName(s));
+}
+#define SP_TRY(call) ADIA_TRY(sp_check((call), #call))
+
+struct sparse_ctx {
+    cusparseHandle_t h = nullptr;
+    cusparseSpMatDescr_t A = nullptr;
+    cusparseDnVecDescr_t x = nullptr, y = nullptr;
+    ~sparse_ctx()
+    {
+        if (x) cusparseDestroyDnVec(x);
+        if (y) cusparseDestroyDnVec(y);
+        if (A) cusparseDestroySpMat(A);
+        if (h) cusparseDestroy(h);
+    }
+};
+
+} // namespace
+
+extern "C" adia_status adia_gpu_get_info(adia_gpu_info *info)
+{
+    if (!info) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_get_info: info is NULL");
+    memset(info, 0, sizeof *info);
+    int dev;
+    cudaDeviceProp p;
+    ADIA_CUDA_TRY(cudaGetDevice(&dev));
+    ADIA_CUDA_TRY(cudaGetDeviceProperties(&p, dev));
+    snprintf(info->name, sizeof info->name, "%s", p.name);
+    info->cc_major = p.major;
+    info->cc_minor = p.minor;
+    info->sm_count = p.multiProcessorCount;
+    info->l2_bytes = p.l2CacheSize;
+    info->global_bytes = (int64_t)p.totalGlobalMem;
+    ADIA_CUDA_TRY(cudaDriverGetVersion(&info->driver_version));
+    ADIA_CUDA_TRY(cudaRuntimeGetVersion(&info->runtime_version));
+    return ADIA_OK;
+}
+
+extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *gbps)
+{
+    if (!gbps) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_read_bandwidth: gbps is NULL");
+    size_t free_b = 0, total = 0;
+    ADIA_CUDA_TRY(cudaMemGetInfo(&free_b, &total));
+    if (bytes == 0) bytes = (size_t)2 << 30;
+    bytes = std::min(bytes, free_b / 4) & ~(size_t)4095;
+    if (bytes < (1u << 20))
+        return adia_error(ADIA_ERR_NO_MEMORY, "read bandwidth: only %zu bytes free", free_b);
+    dbuf buf, out;
+    ADIA_TRY(buf.alloc(bytes, "read-bandwidth buffer"));
+    ADIA_TRY(out.alloc(8, "read-bandwidth result"));
+    ADIA_CUDA_TRY(cudaMemset(buf.p, 0x5a, bytes));
+    ADIA_CUDA_TRY(cudaMemset(out.p, 0, 8));
+    int dev, sms;
+    ADIA_CUDA_TRY(cudaGetDevice(&dev));
+    ADIA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
+    size_t n = bytes / sizeof(int4);
+    adia_gpu_timing t;
+    ADIA_TRY(time_runs([&](int) {
+        read_kernel<<<sms * 8, 256>>>((const int4 *)buf.p, n, (unsigned long long *)out.p);
+        return adia_gpu_launch_check("read-bandwidth kernel");
+    }, runs > 0 ? runs : 20, &t));
+    *gbps = (double)bytes / (t.median_ms * 1e-3) / 1e9;
+    return ADIA_OK;
+}
+
+extern "C" adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A, double alpha,
+                                           double beta, uint64_t seed, double *err)
+{
+    if (!F || !A || !err) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_check_spmv: NULL argument");
+    int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
+    if (m != adia_format_rows(F) || n != adia_format_cols(F))
+        return adia_error(ADIA_ERR_DIMENSION, "adia_gpu_check_spmv: matrix %dx%d, format %dx%d",
+                          m, n, adia_format_rows(F), adia_format_cols(F));
+    adia_value_type vt = adia_format_value_type(F);
+    /* Values rounded to the format's precision first, so that both sides
+     * multiply the same numbers. */
+    std::vector<double> x((size_t)n), y0((size_t)m), ref((size_t)m), y((size_t)m);
+    uint64_t s = seed | 1;
+    for (auto &v : x) v = vt == ADIA_FLOAT ? (double)(float)rng_value(&s) : rng_value(&s);
+    for (auto &v : y0) v = beta == 0 ? NAN : vt == ADIA_FLOAT ? (double)(float)rng_value(&s) : rng_value(&s);
+    ref = y0;
+    ADIA_TRY(adia_matrix_spmv(A, alpha, x.data(), beta, ref.data()));
+    size_t vs = adia_value_size(vt);
+    dbuf dx, dy;
+    ADIA_TRY(dx.alloc((size_t)n * vs, "check x"));
+    ADIA_TRY(dy.alloc((size_t)m * vs, "check y"));
+    ADIA_TRY(to_device(x.data(), n, vt, dx.p));
+    ADIA_TRY(to_device(y0.data(), m, vt, dy.p));
+    ADIA_TRY(adia_format_spmv_gpu(F, alpha, dx.p, beta, dy.p, NULL));
+    ADIA_CUDA_TRY(cudaDeviceSynchronize());
+    ADIA_TRY(from_device(dy.p, m, vt, y.data()));
+    *err = rel_err(y.data(), ref.data(), m);
+    return ADIA_OK;
+}
+
+enum { N_X = 4 };  /* x vectors rotated while timing (L2 effects) */
+
+extern "C" adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t)
+{
+    if (!F || !t) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_time_spmv: NULL argument");
+    ADIA_TRY(adia_format_upload(F));
+    int32_t m = adia_format_rows(F), n = adia_format_cols(F);
+    adia_value_type vt = adia_format_value_type(F);
+    size_t vs = adia_value_size(vt);
+    dbuf dx, dy;
+    ADIA_TRY(dx.alloc((size_t)n * vs * N_X, "timing x"));
+    ADIA_TRY(dy.alloc((size_t)m * vs, "timing y"));
+    std::vector<double> x((size_t)n * N_X);
+    uint64_t s = 12345;
+    for (auto &v : x) v = rng_value(&s);
+    ADIA_TRY(to_device(x.data(), (int64_t)n * N_X, vt, dx.p));
+    return time_runs([&](int i) {
+        const char *xp = (const char *)dx.p + (size_t)(i % N_X) * n * vs;
+        return adia_format_spmv_gpu(F, 1.0, xp, 0.0, dy.p, NULL);
+    }, runs, t);
+}
+
+extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,
+                                               int runs, double *err, adia_gpu_timing *t)
+{
+    if (!A || !err || !t || (alg != 1 && alg != 2))
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_cusparse_time_spmv: bad argument (alg %d)", alg);
+    adia_csr_view v;
+    ADIA_TRY(adia_matrix_csr(A, &v));
+    bool i64 = v.nnz > INT32_MAX;
+    size_t is = i64 ? 8 : 4, vs = adia_value_size(vt);
+    /* Same index type for row offsets and columns (what every algorithm takes). */
+    std::vector<char> rp((size_t)(v.rows + 1) * is), ci((size_t)v.nnz * is);
+    for (int64_t i = 0; i <= v.rows; i++)
+        if (i64) ((int64_t *)rp.data())[i] = v.rowptr[i]; else ((int32_t *)rp.data())[i] = (int32_t)v.rowptr[i];
+    for (int64_t k = 0; k < v.nnz; k++)
+        if (i64) ((int64_t *)ci.data())[k] = v.colind[k]; else ((int32_t *)ci.data())[k] = v.colind[k];
+    dbuf drp, dci, dv, dx, dy, work;
+    ADIA_TRY(drp.alloc(rp.size(), "cuSPARSE row offsets"));
+    ADIA_TRY(dci.alloc(ci.size(), "cuSPARSE columns"));
+    ADIA_TRY(dv.alloc((size_t)v.nnz * vs, "cuSPARSE values"));
+    ADIA_TRY(dx.alloc((size_t)v.cols * vs * N_X, "cuSPARSE x"));
+    ADIA_TRY(dy.alloc((size_t)v.rows * vs, "cuSPARSE y"));
+    ADIA_CUDA_TRY(cudaMemcpy(drp.p, rp.data(), rp.size(), cudaMemcpyHostToDevice));
+    ADIA_CUDA_TRY(cudaMemcpy(dci.p, ci.data(), ci.size(), cudaMemcpyHostToDevice));
+    ADIA_TRY(to_device(v.values, v.nnz, vt, dv.p));
+    std::vector<double> x((size_t)v.cols * N_X), ref((size_t)v.rows), y((size_t)v.rows);
+    uint64_t s = 777;
+    for (auto &e : x) e = vt == ADIA_FLOAT ? (double)(float)rng_value(&s) : rng_value(&s);
+    ADIA_TRY(to_device(x.data(), (int64_t)v.cols * N_X, vt, dx.p));
+
+    cudaDataType dt = vt == ADIA_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
+    cusparseIndexType_t it = i64 ? CUSPARSE_INDEX_64I : CUSPARSE_INDEX_32I;
+    cusparseSpMVAlg_t a = alg == 1 ? CUSPARSE_SPMV_CSR_ALG1 : CUSPARSE_SPMV_CSR_ALG2;
+    sparse_ctx c;
+    SP_TRY(cusparseCreate(&c.h));
+    SP_TRY(cusparseCreateCsr(&c.A, v.rows, v.cols, v.nnz, drp.p, dci.p, dv.p, it, it,
+                             CUSPARSE_INDEX_BASE_ZERO, dt));
+    SP_TRY(cusparseCreateDnVec(&c.x, v.cols, dx.p, dt));
+    SP_TRY(cusparseCreateDnVec(&c.y, v.rows, dy.p, dt));
+    double ad = 1, bd = 0;
+    float af = 1, bf = 0;
+    const void *al = vt == ADIA_DOUBLE ? (const void *)&ad : (const void *)&af;
+    const void *be = vt == ADIA_DOUBLE ? (const void *)&bd : (const void *)&bf;
+    size_t wbytes = 0;
+    SP_TRY(cusparseSpMV_bufferSize(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, al, c.A, c.x, be, c.y,
+                                   dt, a, &wbytes));
+    ADIA_TRY(work.alloc(wbytes, "cuSPARSE workspace"));   /* once, outside the timed loop */
+    auto spmv = [&](int i) {
+        SP_TRY(cusparseDnVecSetValues(c.x, (char *)dx.p + (size_t)(i % N_X) * v.cols * vs));
+        return sp_check(cusparseSpMV(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, al, c.A, c.x, be,
+                                     c.y, dt, a, work.p), "cusparseSpMV");
+    };
+    ADIA_TRY(spmv(0));
+    ADIA_CUDA_TRY(cudaDeviceSynchronize());
+    ADIA_TRY(from_device(dy.p, v.rows, vt, y.data()));
+    ADIA_TRY(adia_matrix_spmv(A, 1.0, x.data(), 0.0, ref.data()));
+    *err = rel_err(y.data(), ref.data(), v.rows);
+    return time_runs(spmv, runs, t);
+}

@@ -1,0 +1,253 @@
+/* codegen.c -- compiling and launching the generated kernels: NVRTC to a
+ * CUBIN for the current device's architecture, loaded through the driver
+ * API.  CUBINs are cached in memory (process-wide) and on disk
+ * ($ADIA_CACHE_DIR, else ~/.cache/adia), keyed by FNV-1a 64 of the source
+ * (which holds the structure and the library version) and the
+ * architecture.  A failed compile keeps NVRTC's log (adia_codegen_log). */
+#define _POSIX_C_SOURCE 200809L
+#include "codegen.h"
+
+#include <cuda.h>
+#include "cuda_util.h"
+#include <nvrtc.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct adia_codegen_kernel {
+    CUmodule module;
+    CUfunction fn;
+};
+
+static adia_status cu_check(CUresult r, const char *what)
+{
+    if (r == CUDA_SUCCESS) return ADIA_OK;
+    const char *name = "?", *text = "?";
+    cuGetErrorName(r, &name);
+    cuGetErrorString(r, &text);
+    return adia_error(ADIA_ERR_CUDA, "%s: %s (%s)", what, text, name);
+}
+
+/* ------------------------------------------------------- in-memory cache */
+
+typedef struct cache_entry { uint64_t key; void *cubin; size_t size; struct cache_entry *next; } cache_entry;
+static cache_entry *mem_cache;
+static pthread_mutex_t mem_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A malloc'd copy of the cached CUBIN for key, or NULL. */
+static void *mem_get(uint64_t key, size_t *size)
+{
+    void *out = NULL;
+    pthread_mutex_lock(&mem_lock);
+    for (cache_entry *e = mem_cache; e; e = e->next)
+        if (e->key == key && (out = malloc(e->size))) {
+            memcpy(out, e->cubin, e->size);
+            *size = e->size;
+            break;
+        }
+    pthread_mutex_unlock(&mem_lock);
+    return out;
+}
+
+static void mem_put(uint64_t key, const void *cubin, size_t size)
+{
+    cache_entry *e = malloc(sizeof *e);
+    void *c = malloc(size);
+    if (!e || !c) { free(e); free(c); return; }   /* a cache miss later, no error */
+    memcpy(c, cubin, size);
+    *e = (cache_entry){key, c, size, NULL};
+    pthread_mutex_lock(&mem_lock);
+    e->next = mem_cache;
+    mem_cache = e;
+    pthread_mutex_unlock(&mem_lock);
+}
+
+/* ----------------------------------------------------------- disk cache */
+
+/* Cache file name for key, or false if no cache folder can be made. */
+static bool disk_path(uint64_t key, char *path, size_t len)
+{
+    const char *dir = getenv("ADIA_CACHE_DIR");
+    char base[900];
+    if (dir && *dir) {
+        snprintf(base, sizeof base, "%s", dir);
+    } else {
+        const char *home = getenv("HOME");
+        if (!home || !*home) return false;
+        snprintf(base, sizeof base, "%s/.cache", home);
+        mkdir(base, 0755);
+        snprintf(base, sizeof base, "%s/.cache/adia", home);
+    }
+    mkdir(base, 0755);
+    int n = snprintf(path, len, "%s/%016llx.cubin", base, (unsigned long long)key);
+    return n > 0 && (size_t)n < len;
+}
+
+static void *disk_get(uint64_t key, size_t *size)
+{
+    char path[1024];
+    if (!disk_path(key, path, sizeof path)) return NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    void *buf = NULL;
+    long n = -1;
+    if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
+        (buf = malloc((size_t)n)) && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    fclose(f);
+    if (buf) *size = (size_t)n;
+    return buf;
+}
+
+/* Write via a temporary name and rename, so readers never see half a file. */
+static void disk_put(uint64_t key, const void *cubin, size_t size)
+{
+    char path[1024], tmp[1100];
+    if (!disk_path(key, path, sizeof path)) return;
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (!f) return;
+    bool ok = fwrite(cubin, 1, size, f) == size;
+    ok = (fclose(f) == 0) && ok;
+    if (!ok || rename(tmp, path) != 0) remove(tmp);
+}
+
+/* -------------------------------------------------------------- NVRTC */
+
+static adia_status nvrtc_check(nvrtcResult r, const char *what)
+{
+    if (r == NVRTC_SUCCESS) return ADIA_OK;
+    return adia_error(ADIA_ERR_NVRTC, "%s: %s", what, nvrtcGetErrorString(r));
+}
+
+/* Compile src for sm_<arch> into a malloc'd CUBIN; the log is kept. */
+adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *size)
+{
+    nvrtcProgram prog;
+    ADIA_TRY(nvrtc_check(nvrtcCreateProgram(&prog, src, "adia_generated.cu", 0, NULL, NULL),
+                         "nvrtcCreateProgram"));
+    char archopt[64];
+    snprintf(archopt, sizeof archopt, "--gpu-architecture=sm_%d", arch);
+    const char *opts[] = {archopt, "--std=c++14", "-default-device"};
+    nvrtcResult r = nvrtcCompileProgram(prog, 3, opts);
+    size_t loglen = 0;
+    char *log = NULL;
+    if (nvrtcGetProgramLogSize(prog, &loglen) == NVRTC_SUCCESS && (log = malloc(loglen + 1))) {
+        if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) log[0] = '\0';
+        log[loglen] = '\0';
+    }
+    adia_codegen_set_log(log);
+    adia_status s = ADIA_OK;
+    if (r != NVRTC_SUCCESS) {
+        s = adia_error(ADIA_ERR_NVRTC, "compiling the generated kernel for sm_%d: %s: %.400s",
+                       arch, nvrtcGetErrorString(r), log ? log : "");
+    } else {
+        s = nvrtc_check(nvrtcGetCUBINSize(prog, size), "nvrtcGetCUBINSize");
+        if (s == ADIA_OK && !(*cubin = malloc(*size)))
+            s = adia_error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
+        if (s == ADIA_OK) {
+            s = nvrtc_check(nvrtcGetCUBIN(prog, *cubin), "nvrtcGetCUBIN");
+            if (s != ADIA_OK) free(*cubin);
+        }
+    }
+    free(log);
+    nvrtcDestroyProgram(&prog);
+    return s;
+}
+
+static adia_status device_arch(int *arch)
+{
+    int dev, major, minor;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
+    if (e != cudaSuccess)
+        return adia_error(ADIA_ERR_CUDA, "code generator: cannot query the device: %s",
+                          cudaGetErrorString(e));
+    /* NVRTC may not know a newer device than itself: use its newest arch. */
+    int n = 0, best = 0;
+    if (nvrtcGetNumSupportedArchs(&n) == NVRTC_SUCCESS && n > 0) {
+        int *a = malloc((size_t)n * sizeof *a);
+        if (a && nvrtcGetSupportedArchs(a) == NVRTC_SUCCESS)
+            for (int i = 0; i < n; i++)
+                if (a[i] <= major * 10 + minor && a[i] > best) best = a[i];
+        free(a);
+    }
+    *arch = best ? best : major * 10 + minor;
+    return ADIA_OK;
+}
+
+/* The CUBIN for src on this device: memory cache, disk cache, or NVRTC. */
+static adia_status get_cubin(const char *src, void **cubin, size_t *size)
+{
+    int arch;
+    ADIA_TRY(device_arch(&arch));
+    uint64_t key = adia_fnv1a(0, src, strlen(src));
+    key = adia_fnv1a(key, &arch, sizeof arch);
+    key = adia_fnv1a(key, ADIA_VERSION_STRING, sizeof ADIA_VERSION_STRING);
+    if ((*cubin = mem_get(key, size))) return ADIA_OK;
+    if ((*cubin = disk_get(key, size))) {
+        mem_put(key, *cubin, *size);
+        return ADIA_OK;
+    }
+    ADIA_TRY(adia_codegen_nvrtc(src, arch, cubin, size));
+    mem_put(key, *cubin, *size);
+    disk_put(key, *cubin, *size);
+    return ADIA_OK;
+}
+
+adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt,
+                                 adia_codegen_kernel **out)
+{
+    *out = NULL;
+    char *src = NULL;
+    ADIA_TRY(adia_codegen_diag_source(D, vt, &src));
+    void *cubin = NULL;
+    size_t size = 0;
+    adia_status s = get_cubin(src, &cubin, &size);
+    free(src);
+    ADIA_TRY(s);
+    adia_codegen_kernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        free(cubin);
+        return adia_error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
+    }
+    /* The runtime made its primary context current; the driver API uses it. */
+    s = adia_cuda_check(cudaFree(0), "initialising the CUDA context");
+    if (s == ADIA_OK) s = cu_check(cuModuleLoadData(&k->module, cubin), "cuModuleLoadData");
+    free(cubin);
+    if (s == ADIA_OK)
+        s = cu_check(cuModuleGetFunction(&k->fn, k->module, ADIA_CODEGEN_KERNEL),
+                     "cuModuleGetFunction");
+    if (s != ADIA_OK) {
+        adia_codegen_free(k);
+        return s;
+    }
+    *out = k;
+    return ADIA_OK;
+}
+
+adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
+                                adia_value_type vt, double alpha, double beta,
+                                const void *x, void *y, int block, void *stream)
+{
+    if (!k) return adia_error(ADIA_ERR_INTERNAL, "generated kernel not compiled");
+    double ad = alpha, bd = beta;
+    float af = (float)alpha, bf = (float)beta;
+    void *params[] = {(void *)a, vt == ADIA_DOUBLE ? (void *)&ad : (void *)&af,
+                      vt == ADIA_DOUBLE ? (void *)&bd : (void *)&bf, (void *)&x, (void *)&y};
+    unsigned grid = (unsigned)(((int64_t)a->rows + block - 1) / block);
+    return cu_check(cuLaunchKernel(k->fn, grid, 1, 1, (unsigned)block, 1, 1, 0,
+                                   (CUstream)stream, params, NULL),
+                    "launching the generated kernel");
+}
+
+void adia_codegen_free(adia_codegen_kernel *k)
+{
+    if (!k) return;
+    if (k->module) cuModuleUnload(k->module);
+    free(k);
+}

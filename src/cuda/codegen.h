@@ -1,0 +1,46 @@
+/* codegen.h -- the per-matrix kernel generator of the diagonal core.
+ * Source generation (codegen_host.c) is plain C and is built in every
+ * configuration; compiling and launching (codegen.c) needs NVRTC and the
+ * CUDA driver API. */
+#ifndef ADIA_CODEGEN_H
+#define ADIA_CODEGEN_H
+
+#include "internal.h"
+#include "formats/diag_core.h"
+#include "diag_kernel.cuh"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Generator limits: more offsets in all groups together than this and the
+ * generic kernel is used (the source would get too large to compile fast). */
+#define ADIA_CODEGEN_MAX_TERMS 1024
+/* Name of the generated kernel (extern "C"). */
+#define ADIA_CODEGEN_KERNEL "adia_generated_spmv"
+
+/* Source of the generated kernel for D with values of type vt (malloc'd). */
+adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt,
+                                     char **source);
+/* Record the NVRTC log of this thread's last compile. */
+void adia_codegen_set_log(const char *log);
+/* FNV-1a 64-bit hash of len bytes, continuing from h (start: 0). */
+uint64_t adia_fnv1a(uint64_t h, const void *p, size_t len);
+
+/* Compile src with NVRTC for sm_<arch> into a malloc'd CUBIN (no device
+ * needed); the log is kept (adia_codegen_log). */
+adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *size);
+
+/* A compiled generated kernel (codegen.c). */
+typedef struct adia_codegen_kernel adia_codegen_kernel;
+adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt,
+                                 adia_codegen_kernel **out);
+adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
+                                adia_value_type vt, double alpha, double beta,
+                                const void *x, void *y, int block, void *stream);
+void adia_codegen_free(adia_codegen_kernel *k);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

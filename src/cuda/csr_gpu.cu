@@ -1,0 +1,260 @@
+/* csr_gpu.cu -- the GPU side of the "csr" format: three kernels and a
+ * choice among them from row statistics.
+ *
+ *  scalar    one thread per row (short, regular rows).
+ *  vector    the patent's mapping (seed 001): a group of T threads per row,
+ *            T = 16 (half-warp) by default or 2..32 from the mean row
+ *            length; each group starts at the aligned position before the
+ *            row's first entry (rowptr rounded down to a multiple of T), so
+ *            the group's loads fall in aligned segments, and the lanes
+ *            before the row start idle for that first step; x through the
+ *            read-only path (__ldg); reduction by warp shuffles.
+ *  adaptive  CSR-Adaptive row blocks for irregular rows: a block of
+ *            consecutive short rows is streamed into shared memory
+ *            coalesced and reduced row by row; a row too long for one block
+ *            buffer gets a block to itself (vector over the whole block).
+ */
+#include "gpu_common.h"
+
+#include <math.h>
+
+namespace {
+
+enum { ADAPTIVE_THREADS = 256, ADAPTIVE_CAP = 1024 }; /* elements per block buffer */
+
+struct csr_dev {
+    adia_gpu_head head;
+    adia_value_type vt;
+    int rows, cols;
+    int64_t nnz;
+    long long *rowptr;
+    int *colind;
+    void *values;
+    int tpr;                /* vector: threads per row                      */
+    int n_blocks;           /* adaptive: number of row blocks               */
+    int *row_blocks;        /* adaptive: n_blocks + 1 row boundaries        */
+};
+
+template <typename T>
+__device__ __forceinline__ void csr_store(T *y, int r, T alpha, T beta, T sum)
+{
+    if (beta == T(0)) y[r] = alpha * sum;
+    else y[r] = alpha * sum + beta * y[r];
+}
+
+template <typename T>
+__global__ void csr_scalar(int rows, const long long *__restrict__ rp,
+                           const int *__restrict__ ci, const T *__restrict__ v,
+                           const T *__restrict__ x, T *__restrict__ y, T alpha, T beta)
+{
+    long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (r >= rows) return;
+    T sum = T(0);
+    for (long long k = rp[r]; k < rp[r + 1]; k++) sum += v[k] * __ldg(x + ci[k]);
+    csr_store(y, (int)r, alpha, beta, sum);
+}
+
+/* TPR threads per row; TPR divides 32 so a group never straddles warps. */
+template <typename T, int TPR>
+__global__ void csr_vector(int rows, const long long *__restrict__ rp,
+                           const int *__restrict__ ci, const T *__restrict__ v,
+                           const T *__restrict__ x, T *__restrict__ y, T alpha, T beta)
+{
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long r = t / TPR;
+    int lane = (int)(t % TPR);
+    bool live = r < rows;  /* dead lanes still take part in the shuffles */
+    T sum = T(0);
+    if (live) {
+        long long b = rp[r], e = rp[r + 1];
+        for (long long k = b - (b % TPR) + lane; k < e; k += TPR)
+            if (k >= b) sum += v[k] * __ldg(x + ci[k]);
+    }
+    for (int w = TPR / 2; w > 0; w /= 2) sum += __shfl_down_sync(0xffffffffu, sum, w, TPR);
+    if (live && lane == 0) csr_store(y, (int)r, alpha, beta, sum);
+}
+
+template <typename T>
+__global__ void csr_adaptive(const int *__restrict__ blocks, const long long *__restrict__ rp,
+                             const int *__restrict__ ci, const T *__restrict__ v,
+                             const T *__restrict__ x, T *__restrict__ y, T alpha, T beta)
+{
+    __shared__ T buf[ADAPTIVE_CAP];
+    int r0 = blocks[blockIdx.x], r1 = blocks[blockIdx.x + 1];
+    long long b = rp[r0], e = rp[r1];
+    if (r1 - r0 > 1 || e - b <= ADAPTIVE_CAP) {  /* stream: fits the buffer */
+        for (long long k = b + threadIdx.x; k < e; k += blockDim.x)
+            buf[k - b] = v[k] * __ldg(x + ci[k]);
+        __syncthreads();
+        for (int r = r0 + threadIdx.x; r < r1; r += blockDim.x) {
+            T sum = T(0);
+            for (long long k = rp[r]; k < rp[r + 1]; k++) sum += buf[k - b];
+            csr_store(y, r, alpha, beta, sum);
+        }
+        return;
+    }
+    T sum = T(0);  /* one long row: the whole block */
+    for (long long k = b + threadIdx.x; k < e; k += blockDim.x) sum += v[k] * __ldg(x + ci[k]);
+    for (int w = 16; w > 0; w /= 2) sum += __shfl_down_sync(0xffffffffu, sum, w);
+    __syncthreads();
+    if (threadIdx.x % 32 == 0) buf[threadIdx.x / 32] = sum;
+    __syncthreads();
+    if (threadIdx.x < 32) {
+        sum = threadIdx.x < blockDim.x / 32 ? buf[threadIdx.x] : T(0);
+        for (int w = 16; w > 0; w /= 2) sum += __shfl_down_sync(0xffffffffu, sum, w);
+        if (threadIdx.x == 0) csr_store(y, r0, alpha, beta, sum);
+    }
+}
+
+/* Row blocks: consecutive rows while their entries fit ADAPTIVE_CAP (and at
+ * most ADAPTIVE_CAP rows); a longer row alone. */
+adia_status make_row_blocks(const adia_csr *A, int **out, int *n_out)
+{
+    int *b = (int *)adia_alloc((size_t)A->rows + 1, sizeof *b, "csr row blocks");
+    if (!b) return ADIA_ERR_NO_MEMORY;
+    int n = 0, r = 0;
+    b[0] = 0;
+    while (r < A->rows) {
+        int s = r;
+        r++;
+        while (r < A->rows && r - s < ADAPTIVE_CAP && A->rowptr[r + 1] - A->rowptr[s] <= ADAPTIVE_CAP) r++;
+        b[++n] = r;
+    }
+    *out = b;
+    *n_out = n;
+    return ADIA_OK;
+}
+
+/* Threads per row of the vector kernel: the power of two near the mean row
+ * length, 2..32; ADIA_CSR_TPR forces it. */
+int choose_tpr(double mean)
+{
+    const char *e = getenv("ADIA_CSR_TPR");
+    int t = e ? atoi(e) : 0;
+    if (t == 2 || t == 4 || t == 8 || t == 16 || t == 32) return t;
+    t = 2;
+    while (t < 32 && t < mean) t *= 2;
+    return t;
+}
+
+adia_gpu_kernel choose_kernel(const adia_csr *A, double *mean_out)
+{
+    double mean = A->rows ? (double)A->nnz / A->rows : 0, var = 0;
+    int64_t maxlen = 0;
+    for (int32_t r = 0; r < A->rows; r++) {
+        int64_t l = A->rowptr[r + 1] - A->rowptr[r];
+        var += ((double)l - mean) * ((double)l - mean);
+        if (l > maxlen) maxlen = l;
+    }
+    *mean_out = mean;
+    double sd = A->rows ? sqrt(var / A->rows) : 0;
+    if (sd > mean || (double)maxlen > 8 * mean + 64) return ADIA_KERNEL_CSR_ADAPTIVE;
+    if (mean < 3) return ADIA_KERNEL_CSR_SCALAR;
+    return ADIA_KERNEL_CSR_VECTOR;
+}
+
+void csr_free(void *p)
+{
+    csr_dev *d = (csr_dev *)p;
+    if (!d) return;
+    cudaFree(d->rowptr);
+    cudaFree(d->colind);
+    cudaFree(d->values);
+    cudaFree(d->row_blocks);
+    free(d);
+}
+
+adia_status csr_select(void *p, adia_gpu_kernel k)
+{
+    ((csr_dev *)p)->head.kernel = k;
+    return ADIA_OK;
+}
+
+adia_status csr_copy(csr_dev *d, const adia_csr *A)
+{
+    ADIA_TRY(adia_gpu_copy_in((void **)&d->rowptr, A->rowptr, (int64_t)A->rows + 1, 8, "csr row pointers"));
+    ADIA_TRY(adia_gpu_copy_in((void **)&d->colind, A->colind, A->nnz, 4, "csr columns"));
+    ADIA_TRY(adia_gpu_copy_in(&d->values, A->values, A->nnz, adia_value_size(A->vtype), "csr values"));
+    int *blocks = NULL;
+    ADIA_TRY(make_row_blocks(A, &blocks, &d->n_blocks));
+    adia_status s = adia_gpu_copy_in((void **)&d->row_blocks, blocks, (int64_t)d->n_blocks + 1, 4, "csr row blocks");
+    free(blocks);
+    return s;
+}
+
+adia_status csr_upload(const void *impl, adia_value_type vt, void **out)
+{
+    const adia_csr *A = (const adia_csr *)impl;
+    if (A->vtype != vt) return adia_error(ADIA_ERR_INTERNAL, "csr upload: value type mismatch");
+    csr_dev *d = (csr_dev *)adia_calloc(1, sizeof *d, "csr device struct");
+    if (!d) return ADIA_ERR_NO_MEMORY;
+    d->vt = vt;
+    d->rows = A->rows;
+    d->cols = A->cols;
+    d->nnz = A->nnz;
+    double mean;
+    d->head.auto_kernel = choose_kernel(A, &mean);
+    d->tpr = choose_tpr(mean);
+    d->head.allowed = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
+                      (1u << ADIA_KERNEL_CSR_ADAPTIVE);
+    d->head.block = 256;
+    d->head.select = csr_select;
+    adia_gpu_kernel env = adia_gpu_env_kernel();
+    d->head.kernel = (d->head.allowed & (1u << env)) ? env : d->head.auto_kernel;
+    adia_status s = csr_copy(d, A);
+    if (s != ADIA_OK) {
+        csr_free(d);
+        return s;
+    }
+    *out = d;
+    return ADIA_OK;
+}
+
+template <typename T, int TPR>
+void launch_vector(const csr_dev *d, T alpha, T beta, const T *x, T *y, cudaStream_t st)
+{
+    int B = d->head.block;
+    csr_vector<T, TPR><<<adia_gpu_blocks((int64_t)d->rows * TPR, B), B, 0, st>>>(
+        d->rows, d->rowptr, d->colind, (const T *)d->values, x, y, alpha, beta);
+}
+
+template <typename T>
+adia_status csr_run(const csr_dev *d, T alpha, T beta, const T *x, T *y, cudaStream_t st)
+{
+    const T *v = (const T *)d->values;
+    int B = d->head.block;
+    switch (d->head.kernel) {
+    case ADIA_KERNEL_CSR_SCALAR:
+        csr_scalar<T><<<adia_gpu_blocks(d->rows, B), B, 0, st>>>(d->rows, d->rowptr, d->colind,
+                                                                v, x, y, alpha, beta);
+        break;
+    case ADIA_KERNEL_CSR_ADAPTIVE:
+        csr_adaptive<T><<<d->n_blocks, ADAPTIVE_THREADS, 0, st>>>(d->row_blocks, d->rowptr,
+                                                                d->colind, v, x, y, alpha, beta);
+        break;
+    default:
+        switch (d->tpr) {
+        case 2: launch_vector<T, 2>(d, alpha, beta, x, y, st); break;
+        case 4: launch_vector<T, 4>(d, alpha, beta, x, y, st); break;
+        case 8: launch_vector<T, 8>(d, alpha, beta, x, y, st); break;
+        case 16: launch_vector<T, 16>(d, alpha, beta, x, y, st); break;
+        default: launch_vector<T, 32>(d, alpha, beta, x, y, st); break;
+        }
+    }
+    return adia_gpu_launch_check(adia_gpu_kernel_name(d->head.kernel));
+}
+
+adia_status csr_spmv(const void *p, double alpha, const void *x, double beta, void *y,
+                     void *stream)
+{
+    const csr_dev *d = (const csr_dev *)p;
+    if (d->rows == 0) return ADIA_OK;
+    cudaStream_t st = (cudaStream_t)stream;
+    if (d->vt == ADIA_DOUBLE)
+        return csr_run<double>(d, alpha, beta, (const double *)x, (double *)y, st);
+    return csr_run<float>(d, (float)alpha, (float)beta, (const float *)x, (float *)y, st);
+}
+
+} // namespace
+
+extern "C" const adia_gpu_ops adia_gpu_csr = {"csr", csr_upload, csr_spmv, csr_free};

@@ -1,0 +1,202 @@
+/* diag_gpu.cu -- the GPU side of the diagonal core (diag_core.h), shared by
+ * dia, hdi, brcsd1, brcsd2 and crsd: upload, the generic kernel
+ * (diag_kernel.cuh), the generated kernel (codegen.c) and, for CRSD, a
+ * second pass over the scatter points.
+ *
+ * Scatter points are row-sorted; the upload compresses them into unique
+ * rows (srow) with ranges (sptr), and one thread adds a whole row's
+ * scatter points into y after the main kernel: no atomics, deterministic. */
+#include "gpu_common.h"
+#include "codegen.h"
+
+namespace {
+
+struct diag_dev {
+    adia_gpu_head head;
+    adia_value_type vt;
+    const adia_diag *host;            /* the format's impl (codegen input)  */
+    adia_diag_args args;              /* device pointers                    */
+    int n_srows;
+    int *srow;
+    long long *sptr;
+    int *scol;
+    void *sval;
+    adia_codegen_kernel *gen;         /* NULL until GENERATED is selected   */
+};
+
+template <typename T>
+__global__ void diag_scatter(int n, const int *__restrict__ srow,
+                             const long long *__restrict__ sptr,
+                             const int *__restrict__ scol, const T *__restrict__ sval,
+                             T alpha, const T *__restrict__ x, T *__restrict__ y)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n) return;
+    T sum = T(0);
+    for (long long k = sptr[i]; k < sptr[i + 1]; k++) sum += sval[k] * __ldg(x + scol[k]);
+    y[srow[i]] += alpha * sum;
+}
+
+void diag_free(void *p)
+{
+    diag_dev *d = (diag_dev *)p;
+    if (!d) return;
+    const void *arrays[] = {d->args.piece_start, d->args.piece_group, d->args.piece_data,
+                            d->args.group_start, d->args.offsets, d->args.chunk_piece,
+                            d->args.data, d->srow, d->sptr, d->scol, d->sval};
+    for (const void *a : arrays) cudaFree(const_cast<void *>(a));
+    adia_codegen_free(d->gen);
+    free(d);
+}
+
+/* chunk_piece[c] = piece holding row c*32, last entry n_pieces-1. */
+adia_status chunk_map(const adia_diag *D, int **out, int64_t *n)
+{
+    int64_t chunks = ((int64_t)D->rows + ADIA_DIAG_CHUNK - 1) / ADIA_DIAG_CHUNK;
+    int *m = (int *)adia_alloc((size_t)chunks + 1, sizeof *m, "chunk map");
+    if (!m) return ADIA_ERR_NO_MEMORY;
+    int p = 0;
+    for (int64_t c = 0; c < chunks; c++) {
+        int64_t r = c * ADIA_DIAG_CHUNK;
+        while (p + 1 < D->n_pieces && D->piece_start[p + 1] <= r) p++;
+        m[c] = p;
+    }
+    m[chunks] = D->n_pieces > 0 ? D->n_pieces - 1 : 0;
+    *out = m;
+    *n = chunks + 1;
+    return ADIA_OK;
+}
+
+/* Unique scatter rows and their ranges. */
+adia_status scatter_rows(const adia_diag *D, int **srow, long long **sptr, int *n_out)
+{
+    int64_t n = 0;
+    for (int64_t k = 0; k < D->n_scatter; k++)
+        if (k == 0 || D->scatter_row[k] != D->scatter_row[k - 1]) n++;
+    *srow = (int *)adia_alloc((size_t)n, sizeof **srow, "scatter rows");
+    *sptr = (long long *)adia_alloc((size_t)n + 1, sizeof **sptr, "scatter ranges");
+    if (!*srow || !*sptr) return ADIA_ERR_NO_MEMORY;
+    int64_t i = 0;
+    for (int64_t k = 0; k < D->n_scatter; k++) {
+        if (k > 0 && D->scatter_row[k] < D->scatter_row[k - 1])
+            return adia_error(ADIA_ERR_INTERNAL, "CRSD scatter points not row-sorted at %lld",
+                              (long long)k);
+        if (k == 0 || D->scatter_row[k] != D->scatter_row[k - 1]) {
+            (*srow)[i] = D->scatter_row[k];
+            (*sptr)[i++] = k;
+        }
+    }
+    (*sptr)[n] = D->n_scatter;
+    *n_out = (int)n;
+    return ADIA_OK;
+}
+
+adia_status diag_select(void *p, adia_gpu_kernel k)
+{
+    diag_dev *d = (diag_dev *)p;
+    if (k == ADIA_KERNEL_GENERATED && !d->gen)
+        ADIA_TRY(adia_codegen_compile(d->host, d->vt, &d->gen));
+    d->head.kernel = k;
+    return ADIA_OK;
+}
+
+adia_status diag_copy(diag_dev *d, const adia_diag *D)
+{
+    size_t vs = adia_value_size(D->vtype);
+    int64_t terms = D->group_start[D->n_groups];
+    adia_diag_args &a = d->args;
+    ADIA_TRY(adia_gpu_copy_in((void **)&a.piece_start, D->piece_start, D->n_pieces + 1, 4, "piece starts"));
+    ADIA_TRY(adia_gpu_copy_in((void **)&a.piece_group, D->piece_group, D->n_pieces, 4, "piece groups"));
+    ADIA_TRY(adia_gpu_copy_in((void **)&a.piece_data, D->piece_data, D->n_pieces + 1, 8, "piece data offsets"));
+    ADIA_TRY(adia_gpu_copy_in((void **)&a.group_start, D->group_start, D->n_groups + 1, 4, "group starts"));
+    ADIA_TRY(adia_gpu_copy_in((void **)&a.offsets, D->offsets, terms, 4, "offsets"));
+    ADIA_TRY(adia_gpu_copy_in((void **)&a.data, D->data, D->piece_data[D->n_pieces], vs, "diagonal data"));
+    int *map = NULL;
+    int64_t nmap = 0;
+    adia_status s = chunk_map(D, &map, &nmap);
+    if (s == ADIA_OK) s = adia_gpu_copy_in((void **)&a.chunk_piece, map, nmap, 4, "chunk map");
+    free(map);
+    ADIA_TRY(s);
+    if (D->n_scatter > 0) {
+        int *srow = NULL;
+        long long *sptr = NULL;
+        s = scatter_rows(D, &srow, &sptr, &d->n_srows);
+        if (s == ADIA_OK) s = adia_gpu_copy_in((void **)&d->srow, srow, d->n_srows, 4, "scatter rows");
+        if (s == ADIA_OK) s = adia_gpu_copy_in((void **)&d->sptr, sptr, d->n_srows + 1, 8, "scatter ranges");
+        free(srow);
+        free(sptr);
+        ADIA_TRY(s);
+        ADIA_TRY(adia_gpu_copy_in((void **)&d->scol, D->scatter_col, D->n_scatter, 4, "scatter columns"));
+        ADIA_TRY(adia_gpu_copy_in(&d->sval, D->scatter_val, D->n_scatter, vs, "scatter values"));
+    }
+    return ADIA_OK;
+}
+
+adia_status diag_upload(const void *impl, adia_value_type vt, void **out)
+{
+    const adia_diag *D = (const adia_diag *)impl;
+    if (D->vtype != vt)
+        return adia_error(ADIA_ERR_INTERNAL, "diagonal upload: value type mismatch");
+    diag_dev *d = (diag_dev *)adia_calloc(1, sizeof *d, "diagonal device struct");
+    if (!d) return ADIA_ERR_NO_MEMORY;
+    d->vt = vt;
+    d->host = D;
+    d->args.rows = D->rows;
+    d->args.cols = D->cols;
+    d->args.n_pieces = D->n_pieces;
+    d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
+    d->head.auto_kernel = ADIA_KERNEL_GENERIC;
+    d->head.kernel = ADIA_KERNEL_GENERIC;
+    d->head.block = 256;
+    d->head.select = diag_select;
+    adia_status s = diag_copy(d, D);
+    adia_gpu_kernel env = adia_gpu_env_kernel();
+    if (s == ADIA_OK && env != ADIA_KERNEL_AUTO && (d->head.allowed & (1u << env)))
+        s = diag_select(d, env);
+    if (s != ADIA_OK) {
+        diag_free(d);
+        return s;
+    }
+    *out = d;
+    return ADIA_OK;
+}
+
+template <typename T>
+adia_status diag_run(const diag_dev *d, T alpha, T beta, const T *x, T *y, cudaStream_t st)
+{
+    int B = d->head.block;
+    unsigned grid = adia_gpu_blocks(d->args.rows, B);
+    if (d->head.kernel == ADIA_KERNEL_GENERATED) {
+        ADIA_TRY(adia_codegen_launch(d->gen, &d->args, d->vt, alpha, beta, x, y, B, st));
+    } else {
+        adia_diag_generic<T><<<grid, B, 0, st>>>(d->args, alpha, beta, x, y);
+        ADIA_GPU_LAUNCH_TRY("diagonal generic kernel");
+    }
+    if (d->n_srows > 0) {
+        diag_scatter<T><<<adia_gpu_blocks(d->n_srows, 256), 256, 0, st>>>(
+            d->n_srows, d->srow, d->sptr, d->scol, (const T *)d->sval, alpha, x, y);
+        ADIA_GPU_LAUNCH_TRY("diagonal scatter kernel");
+    }
+    return ADIA_OK;
+}
+
+adia_status diag_spmv(const void *p, double alpha, const void *x, double beta, void *y,
+                      void *stream)
+{
+    const diag_dev *d = (const diag_dev *)p;
+    if (d->args.rows == 0) return ADIA_OK;
+    cudaStream_t st = (cudaStream_t)stream;
+    if (d->vt == ADIA_DOUBLE)
+        return diag_run<double>(d, alpha, beta, (const double *)x, (double *)y, st);
+    return diag_run<float>(d, (float)alpha, (float)beta, (const float *)x, (float *)y, st);
+}
+
+} // namespace
+
+#define DIAG_GPU_OPS(fmt)                                                      \
+    extern "C" const adia_gpu_ops adia_gpu_##fmt = {#fmt, diag_upload, diag_spmv, diag_free};
+DIAG_GPU_OPS(dia)
+DIAG_GPU_OPS(hdi)
+DIAG_GPU_OPS(brcsd1)
+DIAG_GPU_OPS(brcsd2)
+DIAG_GPU_OPS(crsd)

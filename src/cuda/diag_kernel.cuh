@@ -1,0 +1,122 @@
+/*
+ * diag_kernel.cuh -- the device side of the diagonal core (diag_core.h):
+ * helpers, the generic kernel (offsets read from memory; the paper's "NLP"
+ * variant) and the kernel-argument struct.
+ *
+ * This file is compiled offline into the library (diag_gpu.cu) AND embedded
+ * as text (CMake -> diag_kernel_src.h) in front of every generated kernel
+ * (codegen.c), so a typo fails the build, not a user's run.  It must
+ * therefore stay free of #include and of host-only code, and the struct
+ * below must stay plain C (codegen.c fills it from C).
+ *
+ * Mapping: one thread per row.  The piece of row r is found through
+ * chunk_piece[r / 32] (the piece holding the first row of r's warp-sized
+ * chunk) and a binary search up to chunk_piece[r / 32 + 1]; when pieces
+ * are aligned to 32 rows (DIA, BRCSD) the search does no step.  Values of
+ * one diagonal are consecutive in a piece, so the loads of a warp are
+ * coalesced; x goes through the read-only path (__ldg).  A column c = r + o
+ * outside [0, cols) is stored as zero and never read as x[c]: the test is
+ * done in unsigned 32-bit arithmetic, where r + o < 0 wraps above cols.
+ */
+#ifndef ADIA_DIAG_KERNEL_CUH
+#define ADIA_DIAG_KERNEL_CUH
+
+#define ADIA_DIAG_CHUNK 32
+
+typedef struct adia_diag_args {
+    const int *piece_start;        /* n_pieces + 1                          */
+    const int *piece_group;        /* n_pieces                              */
+    const long long *piece_data;   /* n_pieces + 1                          */
+    const int *group_start;        /* n_groups + 1                          */
+    const int *offsets;
+    const int *chunk_piece;        /* ceil(rows / 32) + 1                   */
+    const void *data;              /* double or float                       */
+    int rows, cols;
+    int n_pieces, pad_;
+} adia_diag_args;
+
+#if defined(__CUDACC__) || defined(__CUDACC_RTC__)
+
+/* Piece holding row r. */
+__device__ __forceinline__ int adia_diag_piece(const adia_diag_args &a, int r)
+{
+    int lo = __ldg(a.chunk_piece + r / ADIA_DIAG_CHUNK);
+    int hi = __ldg(a.chunk_piece + r / ADIA_DIAG_CHUNK + 1);
+    while (lo < hi) { /* largest p in [lo, hi] with piece_start[p] <= r */
+        int mid = (lo + hi + 1) >> 1;
+        if (__ldg(a.piece_start + mid) <= r) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* One diagonal's contribution: value at d[idx] times x[c] if c is a column.
+ * A stored zero (padding) contributes nothing even when x[c] is NaN or Inf,
+ * so NaN in x reaches exactly the rows with a nonzero in that column, as in
+ * the CSR reference.  Both loads are issued before the test (no added
+ * latency); the test costs a compare and a select. */
+template <typename T>
+__device__ __forceinline__ T adia_diag_term(const T *__restrict__ d, long long idx,
+                                            const T *__restrict__ x, unsigned c,
+                                            unsigned cols)
+{
+    bool in = c < cols;
+    T v = in ? __ldg(d + idx) : T(0);
+    T xv = in ? __ldg(x + c) : T(0);
+    return v != T(0) ? v * xv : T(0);
+}
+
+/* y[r] = alpha*sum + beta*y[r]; y is not read when beta == 0. */
+template <typename T>
+__device__ __forceinline__ void adia_diag_store(T *__restrict__ y, int r, T alpha,
+                                                T beta, T sum)
+{
+    if (beta == T(0)) y[r] = alpha * sum;
+    else y[r] = alpha * sum + beta * y[r];
+}
+
+/* Row of this thread, or -1 beyond the matrix (64-bit product: no overflow). */
+__device__ __forceinline__ int adia_diag_row(const adia_diag_args &a)
+{
+    long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    return r < a.rows ? (int)r : -1;
+}
+
+/* Where row r's values start in its piece, its piece length and group. */
+struct adia_diag_loc {
+    long long base;   /* element index of row r on the piece's first diagonal */
+    int len, group;
+};
+
+__device__ __forceinline__ adia_diag_loc adia_diag_locate(const adia_diag_args &a, int r)
+{
+    int p = adia_diag_piece(a, r);
+    int r0 = __ldg(a.piece_start + p);
+    adia_diag_loc l;
+    l.len = __ldg(a.piece_start + p + 1) - r0;
+    l.group = __ldg(a.piece_group + p);
+    l.base = __ldg(a.piece_data + p) + (r - r0);
+    return l;
+}
+
+/* The generic kernel: offsets read from memory. */
+template <typename T>
+__global__ void adia_diag_generic(adia_diag_args a, T alpha, T beta,
+                                  const T *__restrict__ x, T *__restrict__ y)
+{
+    int r = adia_diag_row(a);
+    if (r < 0) return;
+    adia_diag_loc l = adia_diag_locate(a, r);
+    const T *d = (const T *)a.data + l.base;
+    int k0 = __ldg(a.group_start + l.group), k1 = __ldg(a.group_start + l.group + 1);
+    T sum = T(0);
+#pragma unroll 4
+    for (int k = k0; k < k1; k++) {
+        unsigned c = (unsigned)r + (unsigned)__ldg(a.offsets + k);
+        sum += adia_diag_term(d, (long long)(k - k0) * l.len, x, c, (unsigned)a.cols);
+    }
+    adia_diag_store(y, r, alpha, beta, sum);
+}
+
+#endif /* __CUDACC__ */
+#endif /* ADIA_DIAG_KERNEL_CUH */

@@ -1,0 +1,256 @@
+/* row_gpu.cu -- GPU kernels of the basic row formats (row_formats.h, copied
+ * from the rowfmt branch): coo, ell, sell, hyb, bcsr.  One kernel each, one
+ * thread per row (per block row element row for bcsr); padding slots
+ * (column ADIA_ROW_PAD) are skipped, so NaN in x reaches exactly the rows
+ * that hold that column.
+ *
+ *  coo   the upload derives row ranges from the row-sorted triplets, so the
+ *        kernel is race-free and deterministic (no atomics).
+ *  ell   slot k of row i at k*rows + i: a warp's loads are coalesced.
+ *  sell  slot k of local row r of slice s at slice_ptr[s] + k*C + r; y is
+ *        written through perm.
+ *  hyb   the ell kernel, then the coo pass adds with beta = 1.
+ *  bcsr  thread (block row, local row i); blocks' values row-major. */
+#include "gpu_common.h"
+#include "formats/row_formats.h"
+
+namespace {
+
+struct coo_dev { int rows; long long *rowptr; int *col; void *val; };
+struct ell_dev { int rows, width; int *col; void *val; };
+struct sell_dev { int rows, C, nslices; long long *slice_ptr; int *width, *perm, *col; void *val; };
+struct bcsr_dev { int rows, cols, r, c, brows; long long *browptr; int *bcol; void *val; };
+
+struct row_dev {
+    adia_gpu_head head;
+    adia_value_type vt;
+    int kind;                 /* 0 coo, 1 ell, 2 sell, 3 hyb, 4 bcsr */
+    coo_dev coo;
+    ell_dev ell;
+    sell_dev sell;
+    bcsr_dev bcsr;
+};
+
+template <typename T>
+__device__ __forceinline__ void row_store(T *y, int r, T alpha, T beta, T sum)
+{
+    if (beta == T(0)) y[r] = alpha * sum;
+    else y[r] = alpha * sum + beta * y[r];
+}
+
+__device__ __forceinline__ long long thread_index()
+{
+    return (long long)blockIdx.x * blockDim.x + threadIdx.x;
+}
+
+template <typename T>
+__global__ void coo_kernel(coo_dev a, T alpha, T beta, const T *__restrict__ x, T *__restrict__ y)
+{
+    long long r = thread_index();
+    if (r >= a.rows) return;
+    const T *v = (const T *)a.val;
+    T sum = T(0);
+    for (long long k = a.rowptr[r]; k < a.rowptr[r + 1]; k++) sum += v[k] * __ldg(x + a.col[k]);
+    row_store(y, (int)r, alpha, beta, sum);
+}
+
+template <typename T>
+__global__ void ell_kernel(ell_dev a, T alpha, T beta, const T *__restrict__ x, T *__restrict__ y)
+{
+    long long r = thread_index();
+    if (r >= a.rows) return;
+    const T *v = (const T *)a.val;
+    T sum = T(0);
+    for (int k = 0; k < a.width; k++) {
+        long long s = (long long)k * a.rows + r;
+        int c = a.col[s];
+        if (c != ADIA_ROW_PAD) sum += v[s] * __ldg(x + c);
+    }
+    row_store(y, (int)r, alpha, beta, sum);
+}
+
+template <typename T>
+__global__ void sell_kernel(sell_dev a, T alpha, T beta, const T *__restrict__ x, T *__restrict__ y)
+{
+    long long t = thread_index();
+    if (t >= (long long)a.nslices * a.C) return;
+    int s = (int)(t / a.C), lr = (int)(t % a.C);
+    if (t >= a.rows) return;  /* padded rows of the last slice */
+    const T *v = (const T *)a.val;
+    T sum = T(0);
+    for (int k = 0; k < a.width[s]; k++) {
+        long long p = a.slice_ptr[s] + (long long)k * a.C + lr;
+        int c = a.col[p];
+        if (c != ADIA_ROW_PAD) sum += v[p] * __ldg(x + c);
+    }
+    row_store(y, a.perm[t], alpha, beta, sum);
+}
+
+template <typename T>
+__global__ void bcsr_kernel(bcsr_dev a, T alpha, T beta, const T *__restrict__ x, T *__restrict__ y)
+{
+    long long t = thread_index();
+    if (t >= (long long)a.brows * a.r) return;
+    int br = (int)(t / a.r), i = (int)(t % a.r);
+    long long row = (long long)br * a.r + i;
+    if (row >= a.rows) return;
+    const T *v = (const T *)a.val;
+    T sum = T(0);
+    for (long long b = a.browptr[br]; b < a.browptr[br + 1]; b++) {
+        long long c0 = (long long)a.bcol[b] * a.c;
+        const T *blk = v + b * a.r * a.c + (long long)i * a.c;
+        for (int j = 0; j < a.c; j++)
+            if (c0 + j < a.cols && blk[j] != T(0)) sum += blk[j] * __ldg(x + c0 + j);
+    }
+    row_store(y, (int)row, alpha, beta, sum);
+}
+
+/* ------------------------------------------------------------- uploads */
+
+#define COPY(dst, src, n, sz, what) ADIA_TRY(adia_gpu_copy_in((void **)&(dst), (src), (n), (sz), (what)))
+
+adia_status coo_copy(coo_dev *d, const adia_coo *A)
+{
+    d->rows = A->rows;
+    long long *rp = (long long *)adia_calloc((size_t)A->rows + 1, sizeof *rp, "coo row ranges");
+    if (!rp) return ADIA_ERR_NO_MEMORY;
+    for (int64_t k = 0; k < A->nnz; k++) rp[A->rowind[k] + 1]++;
+    for (int32_t r = 0; r < A->rows; r++) rp[r + 1] += rp[r];
+    adia_status s = adia_gpu_copy_in((void **)&d->rowptr, rp, (int64_t)A->rows + 1, 8, "coo row ranges");
+    free(rp);
+    ADIA_TRY(s);
+    COPY(d->col, A->colind, A->nnz, 4, "coo columns");
+    COPY(d->val, A->values, A->nnz, adia_value_size(A->vtype), "coo values");
+    return ADIA_OK;
+}
+
+adia_status ell_copy(ell_dev *d, const adia_ell *A)
+{
+    d->rows = A->rows;
+    d->width = A->width;
+    int64_t n = (int64_t)A->width * A->rows;
+    COPY(d->col, A->colind, n, 4, "ell columns");
+    COPY(d->val, A->values, n, adia_value_size(A->vtype), "ell values");
+    return ADIA_OK;
+}
+
+adia_status sell_copy(sell_dev *d, const adia_sell *A)
+{
+    d->rows = A->rows;
+    d->C = A->C;
+    d->nslices = A->nslices;
+    int64_t n = A->slice_ptr[A->nslices];
+    COPY(d->slice_ptr, A->slice_ptr, (int64_t)A->nslices + 1, 8, "sell slice starts");
+    COPY(d->width, A->slice_width, A->nslices, 4, "sell slice widths");
+    COPY(d->perm, A->perm, A->rows, 4, "sell permutation");
+    COPY(d->col, A->colind, n, 4, "sell columns");
+    COPY(d->val, A->values, n, adia_value_size(A->vtype), "sell values");
+    return ADIA_OK;
+}
+
+adia_status bcsr_copy(bcsr_dev *d, const adia_bcsr *A)
+{
+    d->rows = A->rows;
+    d->cols = A->cols;
+    d->r = A->r;
+    d->c = A->c;
+    d->brows = A->brows;
+    int64_t nv;
+    if (!adia_mul_i64(A->nblocks, (int64_t)A->r * A->c, &nv))
+        return adia_error(ADIA_ERR_OVERFLOW, "bcsr upload: %lld blocks overflow", (long long)A->nblocks);
+    COPY(d->browptr, A->browptr, (int64_t)A->brows + 1, 8, "bcsr block row pointers");
+    COPY(d->bcol, A->bcolind, A->nblocks, 4, "bcsr block columns");
+    COPY(d->val, A->values, nv, adia_value_size(A->vtype), "bcsr values");
+    return ADIA_OK;
+}
+
+void row_free(void *p)
+{
+    row_dev *d = (row_dev *)p;
+    if (!d) return;
+    void *a[] = {d->coo.rowptr, d->coo.col, d->coo.val, d->ell.col, d->ell.val,
+                 d->sell.slice_ptr, d->sell.width, d->sell.perm, d->sell.col, d->sell.val,
+                 d->bcsr.browptr, d->bcsr.bcol, d->bcsr.val};
+    for (void *x : a) cudaFree(x);
+    free(d);
+}
+
+adia_status row_select(void *p, adia_gpu_kernel k)
+{
+    ((row_dev *)p)->head.kernel = k;
+    return ADIA_OK;
+}
+
+adia_status row_copy(row_dev *d, const void *impl)
+{
+    switch (d->kind) {
+    case 0: return coo_copy(&d->coo, (const adia_coo *)impl);
+    case 1: return ell_copy(&d->ell, (const adia_ell *)impl);
+    case 2: return sell_copy(&d->sell, (const adia_sell *)impl);
+    case 3:
+        ADIA_TRY(ell_copy(&d->ell, &((const adia_hyb *)impl)->ell));
+        return coo_copy(&d->coo, &((const adia_hyb *)impl)->coo);
+    default: return bcsr_copy(&d->bcsr, (const adia_bcsr *)impl);
+    }
+}
+
+template <int KIND>
+adia_status row_upload(const void *impl, adia_value_type vt, void **out)
+{
+    row_dev *d = (row_dev *)adia_calloc(1, sizeof *d, "row format device struct");
+    if (!d) return ADIA_ERR_NO_MEMORY;
+    d->vt = vt;
+    d->kind = KIND;
+    d->head.allowed = 1u << ADIA_KERNEL_GENERIC;
+    d->head.auto_kernel = d->head.kernel = ADIA_KERNEL_GENERIC;
+    d->head.block = 256;
+    d->head.select = row_select;
+    adia_status s = row_copy(d, impl);
+    if (s != ADIA_OK) {
+        row_free(d);
+        return s;
+    }
+    *out = d;
+    return ADIA_OK;
+}
+
+template <typename T>
+adia_status row_run(const row_dev *d, T alpha, T beta, const T *x, T *y, cudaStream_t st)
+{
+    int B = d->head.block;
+    switch (d->kind) {
+    case 0:
+        if (d->coo.rows) coo_kernel<T><<<adia_gpu_blocks(d->coo.rows, B), B, 0, st>>>(d->coo, alpha, beta, x, y);
+        break;
+    case 1: case 3:
+        if (d->ell.rows) ell_kernel<T><<<adia_gpu_blocks(d->ell.rows, B), B, 0, st>>>(d->ell, alpha, beta, x, y);
+        ADIA_GPU_LAUNCH_TRY("ell kernel");
+        if (d->kind == 3 && d->coo.rows)
+            coo_kernel<T><<<adia_gpu_blocks(d->coo.rows, B), B, 0, st>>>(d->coo, alpha, T(1), x, y);
+        break;
+    case 2:
+        if (d->sell.rows)
+            sell_kernel<T><<<adia_gpu_blocks((int64_t)d->sell.nslices * d->sell.C, B), B, 0, st>>>(d->sell, alpha, beta, x, y);
+        break;
+    default:
+        if (d->bcsr.rows)
+            bcsr_kernel<T><<<adia_gpu_blocks((int64_t)d->bcsr.brows * d->bcsr.r, B), B, 0, st>>>(d->bcsr, alpha, beta, x, y);
+    }
+    return adia_gpu_launch_check("row format kernel");
+}
+
+adia_status row_spmv(const void *p, double alpha, const void *x, double beta, void *y, void *stream)
+{
+    const row_dev *d = (const row_dev *)p;
+    cudaStream_t st = (cudaStream_t)stream;
+    if (d->vt == ADIA_DOUBLE) return row_run<double>(d, alpha, beta, (const double *)x, (double *)y, st);
+    return row_run<float>(d, (float)alpha, (float)beta, (const float *)x, (float *)y, st);
+}
+
+} // namespace
+
+extern "C" const adia_gpu_ops adia_gpu_coo = {"coo", row_upload<0>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia_gpu_ell = {"ell", row_upload<1>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia_gpu_sell = {"sell", row_upload<2>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia_gpu_hyb = {"hyb", row_upload<3>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia_gpu_bcsr = {"bcsr", row_upload<4>, row_spmv, row_free};

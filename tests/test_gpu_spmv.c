@@ -1,0 +1,305 @@
+#define _POSIX_C_SOURCE 200809L
+/* test_gpu_spmv.c -- every GPU kernel against the CPU reference
+ * (adia_matrix_spmv in double): each csr variant (scalar, vector with
+ * 2..32 threads per row, adaptive) and each diagonal format with the
+ * generic AND the generated kernel, the row formats coo, ell, sell, hyb and
+ * bcsr (when registered), in double and float, on matrices built
+ * here (odd sizes, one row, empty rows, fewer rows than a block, wide and
+ * tall, diagonals leaving the matrix, long zero sections, scatter points,
+ * no nonzeros, one long row).  y is poisoned with NaN before every run;
+ * beta = 0 must overwrite it; NaN in x must reach exactly the rows with a
+ * nonzero in that column; two runs give the same bits.  Skips (77)
+ * without a device.
+ * ADIA_TEST_QUICK=1 runs two small matrices only (for racecheck). */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdbool.h>
+#include <string.h>
+
+#ifndef ADIA_HAVE_CUDA
+int main(void) { TEST_SKIP("built without CUDA"); }
+#else
+#include <cuda_runtime.h>
+
+/* ---------------------------------------------------------- test matrices */
+
+typedef struct coo { int32_t rows, cols; int64_t n, cap; int32_t *r, *c; double *v; } coo;
+
+static void coo_add(coo *m, int32_t r, int32_t c, double v)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 256;
+        m->r = realloc(m->r, (size_t)m->cap * sizeof *m->r);
+        m->c = realloc(m->c, (size_t)m->cap * sizeof *m->c);
+        m->v = realloc(m->v, (size_t)m->cap * sizeof *m->v);
+        if (!m->r || !m->c || !m->v) { fprintf(stderr, "out of memory\n"); exit(1); }
+    }
+    m->r[m->n] = r;
+    m->c[m->n] = c;
+    m->v[m->n++] = v;
+}
+
+/* Nonzero random value (zeros would hide wrong indexing). */
+static double nz(uint64_t *s)
+{
+    double v = test_rand(s);
+    return v >= 0 ? v + 0.25 : v - 0.25;
+}
+
+/* Diagonals with the given offsets, each entry kept with probability
+ * fill, rows in [skip0, skip1) left empty. */
+static void add_diagonals(coo *m, uint64_t *s, const int32_t *off, int k, double fill,
+                          int32_t skip0, int32_t skip1)
+{
+    for (int i = 0; i < k; i++)
+        for (int32_t r = 0; r < m->rows; r++) {
+            int64_t c = (int64_t)r + off[i];
+            if (c < 0 || c >= m->cols || (r >= skip0 && r < skip1)) continue;
+            if (fill >= 1 || (test_rand(s) + 1) / 2 < fill) coo_add(m, r, (int32_t)c, nz(s));
+        }
+}
+
+static adia_matrix *coo_matrix(coo *m)
+{
+    adia_matrix *A = NULL;
+    adia_status s = adia_matrix_create_coo(m->rows, m->cols, m->n, m->r, m->c, m->v, ADIA_DOUBLE, &A);
+    if (s != ADIA_OK) fprintf(stderr, "create_coo: %s\n", adia_last_error());
+    free(m->r);
+    free(m->c);
+    free(m->v);
+    return A;
+}
+
+enum { N_CASES = 10 };
+static const char *case_name[N_CASES] = {
+    "one row", "37x37 five diagonals", "1000 far diagonals, empty rows", "wide 300x1000",
+    "tall 1000x300", "no nonzeros", "long zero sections + scatter", "5000 random diagonals",
+    "one long row", "2x2 dense"};
+
+static adia_matrix *make_case(int which)
+{
+    uint64_t s = 1000 + (uint64_t)which;
+    coo m = {0};
+    switch (which) {
+    case 0: { m.rows = m.cols = 1; int32_t o[] = {0}; add_diagonals(&m, &s, o, 1, 1, 0, 0); break; }
+    case 1: { m.rows = m.cols = 37; int32_t o[] = {-3, -1, 0, 1, 5}; add_diagonals(&m, &s, o, 5, 1, 0, 0); break; }
+    case 2: { m.rows = m.cols = 1000; int32_t o[] = {-600, -1, 0, 1, 2, 600, 999};
+              add_diagonals(&m, &s, o, 7, 0.9, 200, 230); break; }
+    case 3: { m.rows = 300; m.cols = 1000; int32_t o[] = {-5, 0, 3, 400, 900};
+              add_diagonals(&m, &s, o, 5, 1, 0, 0); break; }
+    case 4: { m.rows = 1000; m.cols = 300; int32_t o[] = {-900, -400, 0, 2};
+              add_diagonals(&m, &s, o, 4, 1, 0, 0); break; }
+    case 5: m.rows = m.cols = 50; break;
+    case 6: { m.rows = m.cols = 2000; int32_t o[] = {-1, 0, 1}; add_diagonals(&m, &s, o, 3, 1, 0, 0);
+              for (int32_t r = 100; r < 300; r++) { coo_add(&m, r, r + 700, nz(&s)); coo_add(&m, r + 1300, r, nz(&s)); }
+              for (int i = 0; i < 20; i++) {
+                  int32_t r = (int32_t)((test_rand(&s) + 1) / 2 * 1999), c = (int32_t)((test_rand(&s) + 1) / 2 * 1999);
+                  if (abs(r - c) > 1 && abs(c - r - 700) > 0 && abs(r - c - 1300) > 0) coo_add(&m, r, c, nz(&s));
+              }
+              break; }
+    case 7: { m.rows = m.cols = 5000; int32_t o[25];
+              for (int i = 0; i < 25; i++) o[i] = (int32_t)(test_rand(&s) * 4000);
+              o[0] = 0;
+              add_diagonals(&m, &s, o, 25, 0.6, 0, 0); break; }
+    case 8: { m.rows = 700; m.cols = 4000; int32_t o[] = {0, 2}; add_diagonals(&m, &s, o, 2, 1, 0, 0);
+              for (int32_t c = 0; c < 4000; c++) if (c != 350 && c != 352) coo_add(&m, 350, c, nz(&s));
+              break; }
+    case 9: { m.rows = m.cols = 2; int32_t o[] = {-1, 0, 1}; add_diagonals(&m, &s, o, 3, 1, 0, 0); break; }
+    }
+    return coo_matrix(&m);
+}
+
+/* ------------------------------------------------------------ running */
+
+/* y = alpha*A*x + beta*y on the GPU with host doubles in and out. */
+static adia_status gpu_spmv(adia_format *F, double alpha, const double *x, double beta,
+                            double *y)
+{
+    int32_t m = adia_format_rows(F), n = adia_format_cols(F);
+    int fl = adia_format_value_type(F) == ADIA_FLOAT;
+    size_t vs = fl ? 4 : 8;
+    void *hx = malloc((size_t)n * vs + 8), *hy = malloc((size_t)m * vs + 8), *dx = NULL, *dy = NULL;
+    for (int32_t i = 0; i < n; i++) if (fl) ((float *)hx)[i] = (float)x[i]; else ((double *)hx)[i] = x[i];
+    for (int32_t i = 0; i < m; i++) if (fl) ((float *)hy)[i] = (float)y[i]; else ((double *)hy)[i] = y[i];
+    adia_status s = ADIA_ERR_CUDA;
+    if (cudaMalloc(&dx, (size_t)n * vs + 8) == cudaSuccess && cudaMalloc(&dy, (size_t)m * vs + 8) == cudaSuccess &&
+        cudaMemcpy(dx, hx, (size_t)n * vs, cudaMemcpyHostToDevice) == cudaSuccess &&
+        cudaMemcpy(dy, hy, (size_t)m * vs, cudaMemcpyHostToDevice) == cudaSuccess) {
+        s = adia_format_spmv_gpu(F, alpha, dx, beta, dy, NULL);
+        if (s == ADIA_OK && (cudaDeviceSynchronize() != cudaSuccess ||
+                             cudaMemcpy(hy, dy, (size_t)m * vs, cudaMemcpyDeviceToHost) != cudaSuccess))
+            s = ADIA_ERR_CUDA;
+    }
+    for (int32_t i = 0; i < m; i++) y[i] = fl ? ((float *)hy)[i] : ((double *)hy)[i];
+    cudaFree(dx);
+    cudaFree(dy);
+    free(hx);
+    free(hy);
+    return s;
+}
+
+static const char *label;  /* what is being tested, for messages */
+
+/* Compare y with the reference: same NaN pattern, relative error <= tol. */
+static void compare(const double *y, const double *ref, int32_t m, double tol, const char *what)
+{
+    double num = 0, den = 0;
+    int32_t nan_bad = -1;
+    for (int32_t i = 0; i < m; i++) {
+        /* NaN and Inf must match exactly and stay out of the error norm */
+        bool same = (isnan(y[i]) && isnan(ref[i])) || y[i] == ref[i];
+        if ((!isfinite(y[i]) || !isfinite(ref[i])) && !same) { if (nan_bad < 0) nan_bad = i; continue; }
+        if (!isfinite(ref[i])) continue;
+        num = fmax(num, fabs(y[i] - ref[i]));
+        den = fmax(den, fabs(ref[i]));
+    }
+    double err = den > 0 ? num / den : num;
+    CHECK(nan_bad < 0, "%s, %s: NaN/Inf pattern differs at row %d (gpu %g, ref %g)", label, what,
+          nan_bad, nan_bad >= 0 ? y[nan_bad] : 0.0, nan_bad >= 0 ? ref[nan_bad] : 0.0);
+    CHECK(err <= tol, "%s, %s: relative error %.3e > %.1e", label, what, err, tol);
+}
+
+/* alpha/beta pairs; y poisoned with NaN when beta == 0. */
+static void check_values(adia_format *F, const adia_matrix *A, uint64_t seed)
+{
+    static const double ab[][2] = {{1, 0}, {-0.75, 1.5}, {2.5, 0}, {0, 1}};
+    int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
+    double tol = adia_format_value_type(F) == ADIA_FLOAT ? 1e-4 : 1e-12;
+    double *x = malloc((size_t)n * 8 + 8), *y = malloc((size_t)m * 8 + 8), *ref = malloc((size_t)m * 8 + 8);
+    for (int t = 0; t < 4; t++) {
+        test_rand_vector(&seed, x, n);
+        test_rand_vector(&seed, ref, m);
+        if (adia_format_value_type(F) == ADIA_FLOAT) {   /* both sides see the same inputs */
+            for (int32_t i = 0; i < n; i++) x[i] = (float)x[i];
+            for (int32_t i = 0; i < m; i++) ref[i] = (float)ref[i];
+        }
+        if (ab[t][1] == 0) for (int32_t i = 0; i < m; i++) ref[i] = NAN;
+        memcpy(y, ref, (size_t)m * 8);
+        char what[64];
+        snprintf(what, sizeof what, "alpha %g beta %g", ab[t][0], ab[t][1]);
+        adia_status s = gpu_spmv(F, ab[t][0], x, ab[t][1], y);
+        CHECK(s == ADIA_OK, "%s, %s: %s", label, what, adia_last_error());
+        CHECK_OK(adia_matrix_spmv(A, ab[t][0], x, ab[t][1], ref));
+        if (s == ADIA_OK) compare(y, ref, m, tol, what);
+    }
+    /* Every kernel is deterministic (no atomics): two runs, same bits. */
+    {
+        double *y2 = malloc((size_t)m * 8 + 8);
+        test_rand_vector(&seed, x, n);
+        for (int32_t i = 0; i < m; i++) y[i] = y2[i] = NAN;
+        CHECK_OK(gpu_spmv(F, 1.0, x, 0.0, y));
+        CHECK_OK(gpu_spmv(F, 1.0, x, 0.0, y2));
+        CHECK(!memcmp(y, y2, (size_t)m * 8), "%s: two runs differ (a race?)", label);
+        free(y2);
+    }
+    /* NaN in x at one column (and Inf at another): reaches the same rows. */
+    if (n > 0) {
+        test_rand_vector(&seed, x, n);
+        x[n / 2] = NAN;
+        x[n - 1] = INFINITY;
+        for (int32_t i = 0; i < m; i++) y[i] = ref[i] = NAN;
+        CHECK_OK(gpu_spmv(F, 1.0, x, 0.0, y));
+        CHECK_OK(adia_matrix_spmv(A, 1.0, x, 0.0, ref));
+        compare(y, ref, m, adia_format_value_type(F) == ADIA_FLOAT ? 1e-4 : 1e-12, "NaN/Inf in x");
+    }
+    free(x);
+    free(y);
+    free(ref);
+}
+
+/* One format, one precision, one kernel variant (tpr > 0: csr vector width). */
+static void check_variant(const adia_matrix *A, const char *fmt, adia_value_type vt,
+                          adia_gpu_kernel k, int tpr, int threads, const char *cname)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "[%s] %s/%s/%s%s%.0d threads %d", cname, fmt, adia_value_type_name(vt),
+             adia_gpu_kernel_name(k), tpr ? " tpr " : "", tpr, threads);
+    label = buf;
+    if (tpr) {
+        char t[16];
+        snprintf(t, sizeof t, "%d", tpr);
+        setenv("ADIA_CSR_TPR", t, 1);
+    }
+    adia_format *F = NULL;
+    adia_status s = adia_format_build(A, fmt, NULL, vt, &F);
+    CHECK(s == ADIA_OK, "%s: build: %s", label, adia_last_error());
+    if (s == ADIA_OK) {
+        s = adia_format_set_kernel(F, k);
+        if (s == ADIA_ERR_UNSUPPORTED && k == ADIA_KERNEL_GENERATED &&
+            test_contains(adia_last_error(), "exceed the limit")) {
+            printf("%s: generator limit, generic kernel only\n", label);
+            adia_format_destroy(F);
+            return;
+        }
+        CHECK(s == ADIA_OK, "%s: set_kernel: %s\n%s", label, adia_last_error(), adia_codegen_log());
+        if (s == ADIA_OK) CHECK(adia_format_kernel(F) == k, "%s: kernel in use %s", label,
+                                adia_gpu_kernel_name(adia_format_kernel(F)));
+        if (s == ADIA_OK && threads) CHECK_OK(adia_format_set_threads(F, threads));
+        if (s == ADIA_OK) check_values(F, A, 99);
+    }
+    adia_format_destroy(F);
+    unsetenv("ADIA_CSR_TPR");
+}
+
+static void check_matrix(const adia_matrix *A, const char *cname)
+{
+    static const char *diag_formats[] = {"dia", "hdi", "brcsd1", "brcsd2", "crsd"};
+    static const char *row_formats[] = {"coo", "ell", "sell", "hyb", "bcsr"};
+    for (int v = 0; v < 2; v++) {
+        adia_value_type vt = v ? ADIA_FLOAT : ADIA_DOUBLE;
+        check_variant(A, "csr", vt, ADIA_KERNEL_CSR_SCALAR, 0, 0, cname);
+        check_variant(A, "csr", vt, ADIA_KERNEL_CSR_ADAPTIVE, 0, 0, cname);
+        for (int tpr = 2; tpr <= 32; tpr *= 2)
+            check_variant(A, "csr", vt, ADIA_KERNEL_CSR_VECTOR, tpr, 0, cname);
+        check_variant(A, "csr", vt, ADIA_KERNEL_CSR_VECTOR, 0, 96, cname);
+        for (int f = 0; f < 5; f++)
+            if (adia_format_exists(row_formats[f]))
+                check_variant(A, row_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
+        for (int f = 0; f < 5; f++) {
+            if (!adia_format_exists(diag_formats[f])) continue;
+            check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
+            check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERATED, 0, 0, cname);
+            check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 64, cname);
+        }
+    }
+}
+
+/* API errors: a kernel the format lacks, bad thread counts. */
+static void check_errors(void)
+{
+    adia_matrix *A = make_case(1);
+    adia_format *F = NULL;
+    CHECK_OK(adia_format_build(A, "csr", NULL, ADIA_DOUBLE, &F));
+    CHECK_ERR(adia_format_set_kernel(F, ADIA_KERNEL_GENERATED), ADIA_ERR_UNSUPPORTED, "no GPU kernel 'generated'");
+    CHECK_ERR(adia_format_set_threads(F, 100), ADIA_ERR_INVALID_ARG, "100 threads");
+    CHECK_OK(adia_format_set_kernel(F, ADIA_KERNEL_AUTO));
+    CHECK(adia_format_kernel(F) != ADIA_KERNEL_AUTO, "AUTO resolved after upload");
+    adia_gpu_kernel k;
+    CHECK_ERR(adia_gpu_kernel_parse("fast", &k), ADIA_ERR_INVALID_ARG, "'fast'");
+    CHECK_OK(adia_gpu_kernel_parse("adaptive", &k));
+    CHECK(k == ADIA_KERNEL_CSR_ADAPTIVE, "parse adaptive");
+    adia_format_destroy(F);
+    adia_matrix_destroy(A);
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    int ndev = 0;
+    CHECK_OK(adia_gpu_device_count(&ndev));
+    if (ndev == 0) TEST_SKIP("no CUDA device");
+    check_errors();
+    int quick = getenv("ADIA_TEST_QUICK") && atoi(getenv("ADIA_TEST_QUICK"));
+    static const int quick_cases[] = {1, 6};
+    int n = quick ? 2 : N_CASES;
+    for (int i = 0; i < n; i++) {
+        int c = quick ? quick_cases[i] : i;
+        adia_matrix *A = make_case(c);
+        CHECK(A != NULL, "case %s built", case_name[c]);
+        if (A) check_matrix(A, case_name[c]);
+        adia_matrix_destroy(A);
+    }
+    return TEST_END();
+}
+#endif
