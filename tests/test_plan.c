@@ -198,7 +198,7 @@ static void test_budget(void)
 static void test_bad_use(void)
 {
     adia_matrix *A = gen("lap2d5:10"), *R = test_random_matrix(5, 30, 50, 0.1);
-    adia_plan *P = NULL, *Q = NULL;
+    adia_plan *P = NULL;
     adia_plan_hints h = hints_of(ADIA_CHOOSE_MODEL, 1, ADIA_DOUBLE);
     double x[100] = {0}, y[100] = {0};
     char buf[256];
@@ -238,6 +238,7 @@ static void test_bad_use(void)
     /* the real sequence: use after destroy, memory not reused in between
      * (undefined behaviour in C; caught here only because the magic word
      * was cleared or overwritten by the allocator) */
+    adia_plan *Q = NULL;
     CHECK_OK(adia_plan_create(A, NULL, &Q));
     adia_plan_destroy(Q);
     CHECK_ERR(adia_spmv(Q, 1, x, 0, y), ADIA_ERR_INVALID_HANDLE, "plan");

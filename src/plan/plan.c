@@ -262,7 +262,19 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     plan_hints h;
     ADIA_TRY(adia_plan_resolve_hints(hints, &h));
     /* FIXED needs no analysis: the caller chose */
-    return adia_plan_build(A, &h, h.chooser != ADIA_CHOOSE_FIXED, plan);
+    int analyse = h.chooser != ADIA_CHOOSE_FIXED;
+    adia_status s = adia_plan_build(A, &h, analyse, plan);
+    if (s == ADIA_OK || !h.device || !h.device_auto ||
+        (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_INVALID_ARG))
+        return s;
+    /* device -1: nothing ran on the GPU (no kernel, no room), so the CPU */
+    char why[512];
+    snprintf(why, sizeof why, "%s", adia_last_error());
+    h.device = 0;
+    if (h.bandwidth_measured) ADIA_TRY(adia_plan_cpu_bandwidth(&h.bandwidth_gbs));
+    ADIA_TRY(adia_plan_build(A, &h, analyse, plan));
+    note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", why);
+    return ADIA_OK;
 }
 
 void adia_plan_destroy(adia_plan *plan)

@@ -21,6 +21,7 @@ typedef struct plan_hints {
     int64_t calls;
     adia_value_type vtype;
     int device;
+    int device_auto;           /* the hints said -1 */
     int64_t budget;
     adia_chooser chooser;
     const char *format;

@@ -127,6 +127,7 @@ adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
 #endif
         );
     r->device = h->device == 1 || (h->device == -1 && n > 0);
+    r->device_auto = h->device == -1;
     if (h->bandwidth_gbs > 0) {
         r->bandwidth_gbs = h->bandwidth_gbs;
         return ADIA_OK;
