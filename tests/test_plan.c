@@ -128,6 +128,23 @@ static void test_model(void)
           test_contains(buf, "type I"), "explain:\n%s", buf);
     adia_plan_destroy(P);
 
+    /* RULES follows the search engine */
+    static const char *const rule_specs[][2] = {{"lap2d5:200", "dia"}, {"type2:20000", "brcsd1"},
+                                                {"type3:8192,4,0.5", "brcsd2"}};
+    for (int k = 0; k < 3; k++) {
+        adia_matrix *B = gen(rule_specs[k][0]);
+        adia_features f;
+        h = hints_of(ADIA_CHOOSE_RULES, 1, ADIA_DOUBLE);
+        if (!B || adia_matrix_analyze(B, NULL, &f) != ADIA_OK) continue;
+        CHECK(!strcmp(f.format, rule_specs[k][1]), "%s: engine says %s", rule_specs[k][0], f.format);
+        CHECK_OK(adia_plan_create(B, &h, &P));
+        CHECK(!strcmp(adia_plan_format_name(P), f.format), "%s: rules chose %s, engine %s",
+              rule_specs[k][0], adia_plan_format_name(P), f.format);
+        CHECK(plan_error(P, B, 9) <= 1e-12, "%s: rules plan wrong", rule_specs[k][0]);
+        adia_plan_destroy(P);
+        adia_matrix_destroy(B);
+    }
+
     /* candidates: sorted, and exact byte counts agree with the formats */
     static const char *const specs[] = {"lap2d5:60", "type3:8192,5,0.4", "randdiag:2000,5,300"};
     for (size_t k = 0; k < 3; k++) {
@@ -219,6 +236,7 @@ static void test_bad_use(void)
     CHECK_ERR(adia_spmv(P, 1, x, 0, x), ADIA_ERR_INVALID_ARG, "overlap");
     CHECK_ERR(adia_spmv(P, 1, x, 0, x + 49), ADIA_ERR_INVALID_ARG, "overlap");
     CHECK_OK(adia_spmv(P, 1, x, 0, x + 50));     /* adjacent, not overlapping */
+    CHECK_OK(adia_spmv_async(P, 1, x, 0, x + 50, NULL));   /* CPU: synchronous */
     CHECK_ERR(adia_plan_explain(P, NULL, 10), ADIA_ERR_INVALID_ARG, "buffer");
     CHECK_OK(adia_plan_explain(P, buf, 8));       /* truncated, terminated */
     CHECK(strlen(buf) == 7, "truncated explain has %zu chars", strlen(buf));

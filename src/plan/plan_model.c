@@ -141,6 +141,20 @@ adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
 
 /* ------------------------------------------------------- byte counts */
 
+/* Saturating arithmetic: a count past INT64_MAX / 2 means "too big to
+ * predict" (the format's own build would report the overflow). */
+#define TOO_BIG (INT64_MAX / 2)
+static int64_t smul(int64_t a, int64_t b)
+{
+    int64_t r;
+    return adia_mul_i64(a, b, &r) && r < TOO_BIG ? r : TOO_BIG;
+}
+static int64_t sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+    return adia_add_i64(a, b, &r) && r < TOO_BIG ? r : TOO_BIG;
+}
+
 /* Distinct offsets per block of B rows, in one pass: slots = sum K_b*len_b,
  * offsets = sum K_b; groups counts runs of blocks whose offset sets differ
  * (an order-free hash of the set): an upper bound of the core's groups. */
@@ -175,7 +189,7 @@ static adia_status count_blocks(const adia_csr *A, int32_t B, block_count *c)
                 h += mix64((uint64_t)at);
             }
         c->blocks++;
-        c->slots += K * (r1 - r0);
+        c->slots = sadd(c->slots, smul(K, r1 - r0));
         c->offsets += K;
         if (K != prev_k || h != prev_hash) {
             c->groups++;
@@ -215,7 +229,7 @@ static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
     for (int64_t s0 = 0; s0 < A->rows; s0 += C) {
         int64_t w = 0;
         for (int64_t q = s0; q < A->rows && q < s0 + C; q++) w = len[q] > w ? len[q] : w;
-        *slots += w * C;
+        *slots = sadd(*slots, smul(w, C));
         ++*slices;
     }
     free(len);
@@ -227,8 +241,8 @@ static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
 static int64_t diag_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
                           int per_piece, int64_t vs)
 {
-    return slots * vs + offsets * 4 + (np + 1) * 4 + (per_piece ? 0 : np * 4) +
-           (np + 1) * 8 + (ng + 1) * 4;
+    return sadd(sadd(smul(slots, vs), smul(offsets, 4)),
+                (np + 1) * 4 + (per_piece ? 0 : np * 4) + (np + 1) * 8 + (ng + 1) * 4);
 }
 
 /* Predicted storage bytes of every table format (-1: not predictable for
@@ -255,9 +269,9 @@ static adia_status predict_storage(const adia_csr *A, const adia_features *f,
     int64_t v[N_MODEL] = {
         (rows + 1) * 8 + nnz * (4 + vs),
         nnz * (8 + vs),
-        width * rows * (4 + vs),
-        sell < 0 ? -1 : (slices + 1) * 8 + slices * 4 + rows * 4 + sell * (4 + vs),
-        diag_bytes(f->n_diag * rows, f->n_diag, dia_np, 1, 0, vs),
+        smul(smul(width, rows), 4 + vs),
+        sell < 0 ? -1 : sadd((slices + 1) * 8 + slices * 4 + rows * 4, smul(sell, 4 + vs)),
+        diag_bytes(smul(f->n_diag, rows), f->n_diag, dia_np, 1, 0, vs),
         hack % 32 ? -1 : diag_bytes(hd.slots, hd.offsets, hd.blocks, hd.blocks, 1, vs),
         diag_bytes((int64_t)b1_slots, f->n_diag * (int64_t)fmin(b1_pieces, 2 * f->n_diag + 1),
                    b1_pieces, b1_pieces, 0, vs),
@@ -265,7 +279,7 @@ static adia_status predict_storage(const adia_csr *A, const adia_features *f,
     };
     const int ex[N_MODEL] = {1, 1, 1, 1, 1, 1, 0, 0};
     for (int i = 0; i < N_MODEL; i++) {
-        bytes[i] = v[i];
+        bytes[i] = v[i] >= TOO_BIG ? -1 : v[i];
         exact[i] = ex[i];
     }
     return ADIA_OK;
