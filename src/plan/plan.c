@@ -91,8 +91,9 @@ static adia_status try_build(adia_plan *P, const adia_matrix *A, const char *nam
     return s;
 }
 
-/* Median-free quick timing of one SpMV on the plan's device (ms): a warm-up
- * then the best of `runs`.  x, y: host buffers for CPU plans. */
+/* Time of one SpMV on the plan's device (ms): CPU a warm-up then the best
+ * of `runs` (wall clock), GPU the median of `runs` (CUDA events).  x, y:
+ * host buffers, used by CPU plans only. */
 static adia_status time_spmv(adia_format *F, int device, void *x, void *y, double *ms)
 {
     enum { runs = 5 };
