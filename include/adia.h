@@ -488,6 +488,112 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
                       const adia_matrix *B, adia_matrix **C,
                       const adia_spmm_options *opt);
 
+/* ===================================================== planner (src/plan) */
+
+/* Inspector-executor SpMV (as oneMKL's and cuSPARSE's): adia_plan_create
+ * analyses A once (adia_matrix_analyze), chooses a format, builds it and
+ * uploads it to the GPU; adia_spmv then runs y = alpha*A*x + beta*y as often
+ * as needed with no allocation.  The plan holds its own copy of A's data in
+ * the chosen format: A may be destroyed after adia_plan_create. */
+typedef struct adia_plan adia_plan;
+
+typedef enum adia_chooser {
+    ADIA_CHOOSE_MODEL = 0,  /* least predicted time: bytes moved / bandwidth
+                               + launch overhead + conversion time / calls   */
+    ADIA_CHOOSE_RULES,      /* the paper's search engine (features.format)   */
+    ADIA_CHOOSE_MEASURE,    /* build the model's best 3, time each once on the
+                               device, keep the fastest (spmv + conversion /
+                               calls); worth it from ADIA_PLAN_MEASURE_CALLS */
+    ADIA_CHOOSE_FIXED       /* hints->format, no choice                      */
+} adia_chooser;
+const char *adia_chooser_name(adia_chooser c);   /* "model", "rules", ... */
+
+/* Expected calls from which measuring pays (`adia spmv` measures then). */
+#define ADIA_PLAN_MEASURE_CALLS 1000
+
+/* Hints; zero-filled (or NULL) means: 1 call, double, CPU, no budget, the
+ * model chooser, default format parameters, bandwidth measured. */
+typedef struct adia_plan_hints {
+    int64_t expected_calls;            /* <= 0: unknown, counted as 1       */
+    adia_value_type vtype;             /* of the plan's x and y             */
+    int device;                        /* 0 CPU, 1 GPU, -1 GPU if one exists */
+    int64_t memory_budget;             /* bytes of format storage, <= 0: none */
+    adia_chooser chooser;
+    const char *format;                /* ADIA_CHOOSE_FIXED: a format name  */
+    const adia_format_params *params;  /* NULL: defaults (used by every
+                                          candidate: B, hack, C, sigma ...) */
+    double bandwidth_gbs;              /* device memory bandwidth in GB/s for
+                                          the model; <= 0: measured once per
+                                          process (a streaming read)         */
+} adia_plan_hints;
+
+/* One candidate of the model: what it predicts for one format without
+ * building it (bytes from the features and one O(nnz) pass over A). */
+typedef struct adia_plan_candidate {
+    char format[16];
+    int64_t storage_bytes;   /* predicted bytes of the format's arrays      */
+    int64_t bytes;           /* predicted bytes one SpMV moves (arrays + x, y) */
+    int exact;               /* 1: the bytes are what adia_format_bytes will
+                                say; 0: an estimate (brcsd1, brcsd2 groups) */
+    double efficiency;       /* fraction of the bandwidth the kernel reaches */
+    double spmv_ms;          /* bytes / (bandwidth * efficiency) + launch    */
+    double convert_ms;       /* build (+ upload) time, predicted            */
+    double total_ms;         /* convert_ms + expected_calls * spmv_ms        */
+} adia_plan_candidate;
+
+/* The model's candidates for A under hints h (device resolved as in
+ * adia_plan_create), best (least total_ms) first: up to max written to out,
+ * *n = how many were written (out may be NULL with max 0: *n = the count). */
+adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
+                                 adia_plan_candidate *out, int max, int *n);
+
+/* Analyse, choose, build, upload.  Device 1 without a usable GPU is
+ * ADIA_ERR_NO_DEVICE; device -1 then falls back to the CPU.  A format whose
+ * predicted storage exceeds memory_budget, or whose build or upload runs out
+ * of memory, is skipped for the next candidate and finally CSR (recorded in
+ * adia_plan_explain); when no format fits, ADIA_ERR_NO_MEMORY. */
+adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
+                             adia_plan **plan);
+/* y = alpha*A*x + beta*y.  CPU plans: x, y host pointers of the plan's value
+ * type; GPU plans: device pointers (default stream, returns when queued --
+ * synchronise before reading y).  x overlapping y is ADIA_ERR_INVALID_ARG.
+ * No allocation, no analysis: the hot path is the format's kernel. */
+adia_status adia_spmv(adia_plan *plan, double alpha, const void *x, double beta,
+                      void *y);
+/* The same on a cudaStream_t (GPU plans; NULL = default stream).  A CPU plan
+ * ignores stream and runs synchronously. */
+adia_status adia_spmv_async(adia_plan *plan, double alpha, const void *d_x,
+                            double beta, void *d_y, void *stream);
+/* What the plan chose and why, as text (type, candidates with predicted
+ * times, conversion cost, break-even calls against CSR, warnings);
+ * truncated to len - 1 characters.  ADIA_OK even when truncated. */
+adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len);
+/* Save the choice (format, parameters, value type, device, chooser) with a
+ * hash of A's structure (not its values: new values, same structure, may
+ * reuse the plan).  adia_plan_load builds that format for A without analysis
+ * or choosing; a different structure is ADIA_ERR_INVALID_ARG ("made for
+ * another matrix"), a malformed file ADIA_ERR_PARSE, a GPU plan on a machine
+ * without a GPU ADIA_ERR_NO_DEVICE. */
+adia_status adia_plan_save(const adia_plan *plan, const char *path);
+adia_status adia_plan_load(const adia_matrix *A, const char *path, adia_plan **plan);
+/* Frees the plan and its format (host and device).  NULL is fine.  A plan
+ * used after destroy is ADIA_ERR_INVALID_HANDLE as long as its memory was not
+ * reused by another allocation (the magic word is cleared before free; no
+ * guarantee after reuse -- as for every handle). */
+void adia_plan_destroy(adia_plan *plan);
+
+/* Accessors; on an invalid handle: "", -1, NaN, NULL. */
+const char *adia_plan_format_name(const adia_plan *plan);
+int adia_plan_device(const adia_plan *plan);             /* 0 CPU, 1 GPU    */
+adia_chooser adia_plan_chooser(const adia_plan *plan);
+adia_value_type adia_plan_value_type(const adia_plan *plan);
+int32_t adia_plan_rows(const adia_plan *plan);           /* length of y     */
+int32_t adia_plan_cols(const adia_plan *plan);           /* length of x     */
+double adia_plan_predicted_ms(const adia_plan *plan);    /* model, per SpMV */
+double adia_plan_measured_ms(const adia_plan *plan);     /* NaN unless MEASURE */
+/* The plan's format (owned by the plan; for adia_format_* queries). */
+adia_format *adia_plan_format(const adia_plan *plan);
+
 #ifdef __cplusplus
 }
 #endif

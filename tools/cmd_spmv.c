@@ -1,6 +1,6 @@
-/* cmd_spmv.c -- `adia spmv`: build one format, run y = A*x on the CPU or the
- * GPU, check it against the double-precision reference, report the median
- * time, GFLOPS and bandwidth. */
+/* cmd_spmv.c -- `adia spmv`: build one format (--format, or the planner's
+ * choice), run y = A*x on the CPU or the GPU, check it against the
+ * double-precision reference, report the median time, GFLOPS and bandwidth. */
 #include "cli.h"
 
 #include <string.h>
@@ -8,9 +8,11 @@
 static const char usage[] =
     "usage: adia spmv FILE|--gen SPEC [--format NAME] [--device cpu|gpu] [--float]\n"
     "                 [--runs N] [--seed N] [--params k=v,...] [--json]\n"
-    "Run y = A*x on random x in one format (default: the format the analysis\n"
-    "chooses) and check it against adia_matrix_spmv in double: exit 1 if the\n"
-    "max relative error exceeds 1e-12 (double) or 1e-5 (--float).";
+    "                 [--calls N] [--chooser model|rules|measure] [--explain]\n"
+    "Run y = A*x on random x in one format (default: the planner's choice for\n"
+    "--calls products, by default runs + 1; the chooser is measure from 1000\n"
+    "calls, else model) and check it against adia_matrix_spmv in double: exit 1\n"
+    "if the max relative error exceeds 1e-12 (double) or 1e-5 (--float).";
 
 /* The device to run on: "cpu", "gpu", or NULL = the GPU when one can run F. */
 static int pick_device(const char *cmd, const char *device, adia_format *F, bool *gpu)
@@ -37,8 +39,15 @@ static int pick_device(const char *cmd, const char *device, adia_format *F, bool
     return 1;
 }
 
+/* How the format was chosen: chooser name, one-line reason, full text. */
+typedef struct choice {
+    const char *chooser;
+    char why[256];
+    char *explain;           /* NULL unless --explain */
+} choice;
+
 static void report(bool json, const adia_matrix *A, const adia_format *F,
-                   const cli_spmv_result *r, int runs)
+                   const cli_spmv_result *r, int runs, const choice *c)
 {
     const char *prec = adia_value_type_name(adia_format_value_type(F));
     bool pass = r->max_rel_err <= r->tolerance;
@@ -50,6 +59,9 @@ static void report(bool json, const adia_matrix *A, const adia_format *F,
         json_int(&j, "cols", adia_matrix_cols(A));
         json_int(&j, "nnz", adia_matrix_nnz(A));
         json_str(&j, "format", adia_format_name(F));
+        json_str(&j, "chooser", c->chooser);
+        json_str(&j, "why", c->why);
+        if (c->explain) json_str(&j, "explain", c->explain);
         json_str(&j, "precision", prec);
         json_str(&j, "device", r->device);
         json_int(&j, "runs", runs);
@@ -66,27 +78,43 @@ static void report(bool json, const adia_matrix *A, const adia_format *F,
     printf("%s: %d x %d, %lld nonzeros, format %s (%s) on %s\n", adia_matrix_name(A),
            (int)adia_matrix_rows(A), (int)adia_matrix_cols(A), (long long)adia_matrix_nnz(A),
            adia_format_name(F), prec, r->device);
+    printf("  chosen by %s: %s\n", c->chooser, c->why);
+    if (c->explain) printf("%s", c->explain);
     printf("  median time %.4f ms over %d runs, %.2f GFLOPS", r->time_ms, runs, r->gflops);
     if (r->bytes >= 0) printf(", %.1f GB/s (%lld bytes)", r->gbytes_per_s, (long long)r->bytes);
     printf("\n  max relative error %.3g (tolerance %.0e): %s\n", r->max_rel_err, r->tolerance,
            pass ? "ok" : "FAILED");
 }
 
-/* The analysis' choice of format for A. */
-static int chosen_format(const char *cmd, const adia_matrix *A, char *name, size_t size)
+/* The planner's choice: a plan for the device asked (NULL: auto); its
+ * format is used as if given with --format. */
+static int plan_format(const char *cmd, const adia_matrix *A, const char *device,
+                       adia_value_type vt, long calls, const char *chooser,
+                       const adia_format_params *p, adia_plan **P, choice *c)
 {
-    adia_features f;
-    adia_status s = adia_matrix_analyze(A, NULL, &f);
+    adia_plan_hints h = {.expected_calls = calls, .vtype = vt, .params = p,
+                         .device = !device ? -1 : !strcmp(device, "gpu")};
+    h.chooser = calls >= ADIA_PLAN_MEASURE_CALLS ? ADIA_CHOOSE_MEASURE : ADIA_CHOOSE_MODEL;
+    if (chooser) h.chooser = !strcmp(chooser, "rules")     ? ADIA_CHOOSE_RULES
+                             : !strcmp(chooser, "measure") ? ADIA_CHOOSE_MEASURE
+                                                           : ADIA_CHOOSE_MODEL;
+    adia_status s = adia_plan_create(A, &h, P);
     if (s != ADIA_OK) return cli_fail(cmd, s);
-    snprintf(name, size, "%s", f.format);
+    c->chooser = adia_chooser_name(h.chooser);
+    static char text[8192];
+    if ((s = adia_plan_explain(*P, text, sizeof text)) != ADIA_OK) return cli_fail(cmd, s);
+    const char *why = strstr(text, "why: ");
+    snprintf(c->why, sizeof c->why, "%.*s", why ? (int)strcspn(why + 5, "\n") : 0,
+             why ? why + 5 : "");
+    if (c->explain) c->explain = text;
     return 0;
 }
 
 int cmd_spmv(int argc, char **argv)
 {
-    const char *gen = NULL, *format = NULL, *device = NULL, *params = NULL;
-    bool json = false, single = false, done;
-    long runs = 20, seed = 42;
+    const char *gen = NULL, *format = NULL, *device = NULL, *params = NULL, *chooser = NULL;
+    bool json = false, single = false, explain = false, done;
+    long runs = 20, seed = 42, calls = 0;
     const cli_option opts[] = {
         {"gen", CLI_STRING, &gen, "generate the matrix from a spec instead of reading FILE"},
         {"format", CLI_STRING, &format, "storage format (default: the analysis' choice)"},
@@ -95,7 +123,12 @@ int cmd_spmv(int argc, char **argv)
         {"runs", CLI_INT, &runs, "timed runs after the checked one (default 20)"},
         {"seed", CLI_INT, &seed, "seed of the random x (default 42)"},
         {"params", CLI_STRING, &params, "format parameters key=value,... (B eta hack seg width C ...)"},
-        {"json", CLI_FLAG, &json, "print one JSON object (format, device, time_ms, max_rel_err, ...)"},
+        {"json", CLI_FLAG, &json, "print one JSON object (format, device, time_ms, max_rel_err, "
+                                  "chooser, why, ...)"},
+        {"calls", CLI_INT, &calls, "expected products, the planner's hint (default runs + 1)"},
+        {"chooser", CLI_STRING, &chooser, "model, rules or measure (default: measure from 1000 "
+                                          "calls, else model)"},
+        {"explain", CLI_FLAG, &explain, "print what the planner chose and why"},
         {0},
     };
     const char *pos[1] = {NULL};
@@ -105,32 +138,45 @@ int cmd_spmv(int argc, char **argv)
     if (device && strcmp(device, "cpu") && strcmp(device, "gpu"))
         return cli_usage_error(argv[0], "--device must be cpu or gpu, got '%s'", device);
     if (runs < 1 || runs > 1000000) return cli_usage_error(argv[0], "--runs must be 1..1000000");
+    if (calls < 0) return cli_usage_error(argv[0], "--calls must be positive");
+    if (chooser && strcmp(chooser, "model") && strcmp(chooser, "rules") && strcmp(chooser, "measure"))
+        return cli_usage_error(argv[0], "--chooser must be model, rules or measure, got '%s'", chooser);
+    if (format && (chooser || explain || calls))
+        return cli_usage_error(argv[0], "--calls, --chooser and --explain choose a format: "
+                               "not with --format");
     adia_format_params p;
     if ((rc = cli_parse_params(argv[0], params, &p))) return rc;
 
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], pos[0], gen, &A))) return rc;
-    char name[32];
     adia_format *F = NULL;
+    adia_plan *P = NULL;
     adia_status s;
     bool gpu = false;
     cli_spmv_result r;
-    if (!format && (rc = chosen_format(argv[0], A, name, sizeof name))) goto out;
-    if ((s = adia_format_build(A, format ? format : name, &p,
-                               single ? ADIA_FLOAT : ADIA_DOUBLE, &F)) != ADIA_OK) {
+    choice c = {.chooser = "fixed", .why = "--format", .explain = explain ? "" : NULL};
+    adia_value_type vt = single ? ADIA_FLOAT : ADIA_DOUBLE;
+    if (!format) {
+        if ((rc = plan_format(argv[0], A, device, vt, calls ? calls : runs + 1, chooser, &p, &P, &c)))
+            goto out;
+        F = adia_plan_format(P);
+        gpu = adia_plan_device(P) == 1;
+    } else if ((s = adia_format_build(A, format, &p, vt, &F)) != ADIA_OK) {
         rc = cli_fail(argv[0], s);
         goto out;
+    } else if ((rc = pick_device(argv[0], device, F, &gpu))) {
+        goto out;
     }
-    if ((rc = pick_device(argv[0], device, F, &gpu))) goto out;
     if ((rc = cli_spmv_run(argv[0], A, F, gpu, (int)runs, (uint64_t)seed, &r))) goto out;
-    report(json, A, F, &r, (int)runs);
+    report(json, A, F, &r, (int)runs, &c);
     if (!(r.max_rel_err <= r.tolerance)) {
         fprintf(stderr, "adia %s: check failed: max relative error %.3g > %.0e\n", argv[0],
                 r.max_rel_err, r.tolerance);
         rc = 1;
     }
 out:
-    adia_format_destroy(F);
+    if (P) adia_plan_destroy(P);   /* owns F */
+    else adia_format_destroy(F);
     adia_matrix_destroy(A);
     return rc;
 }

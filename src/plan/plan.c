@@ -1,0 +1,359 @@
+/* plan.c -- the inspector-executor: adia_plan_create (analyse, choose,
+ * build, upload, with fallbacks), adia_spmv (the hot path), accessors.
+ * The cost model is in plan_model.c, explain/save/load in plan_io.c. */
+#include "plan_internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+const char *adia_chooser_name(adia_chooser c)
+{
+    switch (c) {
+    case ADIA_CHOOSE_MODEL: return "model";
+    case ADIA_CHOOSE_RULES: return "rules";
+    case ADIA_CHOOSE_MEASURE: return "measure";
+    case ADIA_CHOOSE_FIXED: return "fixed";
+    }
+    return "?";
+}
+
+static adia_status check_plan(const adia_plan *P, const char *func)
+{
+    if (!P) return adia_error(ADIA_ERR_INVALID_HANDLE, "%s: plan is NULL", func);
+    if (P->magic != ADIA_MAGIC_PLAN)
+        return adia_error(ADIA_ERR_INVALID_HANDLE,
+                          "%s: not a live plan handle (destroyed or uninitialised)", func);
+    return ADIA_OK;
+}
+
+/* Append one line to the plan's notes (silently cut when full). */
+static void note(adia_plan *P, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void note(adia_plan *P, const char *fmt, ...)
+{
+    size_t used = strlen(P->notes);
+    if (used + 2 >= sizeof P->notes) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(P->notes + used, sizeof P->notes - used - 1, fmt, ap);
+    va_end(ap);
+    used = strlen(P->notes);
+    P->notes[used] = '\n';
+    P->notes[used + 1] = '\0';
+}
+
+static int find_candidate(const adia_plan *P, const char *name)
+{
+    for (int i = 0; i < P->n_cand; i++)
+        if (!strcmp(P->cand[i].format, name)) return i;
+    return -1;
+}
+
+/* ---------------------------------------------------------- building */
+
+/* Build (and upload) one format for the plan.  Failures that a fallback can
+ * cure -- over the budget, out of host or device memory, no GPU kernel, bad
+ * parameters for this format -- are noted and return ADIA_ERR_NO_MEMORY or
+ * ADIA_ERR_UNSUPPORTED with *F NULL; the caller tries the next one. */
+static adia_status try_build(adia_plan *P, const adia_matrix *A, const char *name,
+                             const plan_hints *h, adia_format **F)
+{
+    *F = NULL;
+    int c = find_candidate(P, name);
+    if (h->budget > 0 && c >= 0 && P->cand[c].storage_bytes > h->budget) {
+        note(P, "skipped %s: predicted %lld bytes exceed the memory budget of %lld", name,
+             (long long)P->cand[c].storage_bytes, (long long)h->budget);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    double t0 = adia_plan_now();
+    adia_status s = adia_format_build(A, name, &h->params, h->vtype, F);
+    if (s == ADIA_OK && h->budget > 0 && adia_format_storage_bytes(*F) > h->budget) {
+        note(P, "skipped %s: its %lld bytes exceed the memory budget of %lld", name,
+             (long long)adia_format_storage_bytes(*F), (long long)h->budget);
+        s = ADIA_ERR_NO_MEMORY;
+    } else if (s == ADIA_OK && h->device) {
+        s = adia_format_upload(*F);
+        if (s != ADIA_OK) note(P, "skipped %s: upload failed: %s", name, adia_last_error());
+    } else if (s != ADIA_OK) {
+        note(P, "skipped %s: build failed: %s", name, adia_last_error());
+    }
+    P->build_ms = (adia_plan_now() - t0) * 1e3;
+    if (s == ADIA_OK) return ADIA_OK;
+    adia_format_destroy(*F);
+    *F = NULL;
+    /* anything else (a bug, a CUDA fault) stops the plan */
+    if (s == ADIA_ERR_NO_MEMORY || s == ADIA_ERR_OVERFLOW) return ADIA_ERR_NO_MEMORY;
+    if (s == ADIA_ERR_UNSUPPORTED || s == ADIA_ERR_INVALID_ARG) return ADIA_ERR_UNSUPPORTED;
+    return s;
+}
+
+/* Time of one SpMV on the plan's device (ms): CPU a warm-up then the best
+ * of `runs` (wall clock), GPU the median of `runs` (CUDA events).  x, y:
+ * host buffers, used by CPU plans only. */
+static adia_status time_spmv(adia_format *F, int device, void *x, void *y, double *ms)
+{
+    enum { runs = 5 };
+    if (device) {
+#ifdef ADIA_HAVE_CUDA
+        return adia_plan_gpu_time(F, runs, ms);
+#else
+        return adia_error(ADIA_ERR_NO_DEVICE, "plan: GPU timing without CUDA");
+#endif
+    }
+    ADIA_TRY(adia_format_spmv(F, 1.0, x, 0.0, y));
+    *ms = INFINITY;
+    for (int k = 0; k < runs; k++) {
+        double t0 = adia_plan_now();
+        ADIA_TRY(adia_format_spmv(F, 1.0, x, 0.0, y));
+        double t = (adia_plan_now() - t0) * 1e3;
+        if (t < *ms) *ms = t;
+    }
+    return ADIA_OK;
+}
+
+/* MEASURE: build the model's best few, time each, keep the least
+ * spmv + build / calls.  *F NULL (and ADIA_OK) when none could be built. */
+static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints *h,
+                           adia_format **F)
+{
+    size_t vs = adia_value_size(h->vtype);
+    void *x = adia_calloc((size_t)A->csr.cols + 1, vs, "plan: timing x");
+    void *y = adia_calloc((size_t)A->csr.rows + 1, vs, "plan: timing y");
+    adia_status s = x && y ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    for (int32_t j = 0; s == ADIA_OK && j < A->csr.cols; j++) {
+        double v = 1.0 / (1 + j % 7);
+        if (vs == sizeof(float)) ((float *)x)[j] = (float)v;
+        else ((double *)x)[j] = v;
+    }
+    double best = INFINITY, best_build = 0;
+    *F = NULL;
+    for (int i = 0; s == ADIA_OK && i < P->n_cand && i < ADIA_PLAN_MEASURE_TOP; i++) {
+        adia_format *G;
+        adia_status b = try_build(P, A, P->cand[i].format, h, &G);
+        if (b != ADIA_OK) {
+            if (b != ADIA_ERR_NO_MEMORY && b != ADIA_ERR_UNSUPPORTED) s = b;
+            continue;
+        }
+        double ms = INFINITY;
+        s = time_spmv(G, h->device, x, y, &ms);
+        if (s == ADIA_OK) {
+            P->cand_measured_ms[i] = ms;
+            double score = ms + P->build_ms / (double)h->calls;
+            if (score < best) {
+                best = score;
+                best_build = P->build_ms;
+                adia_format_destroy(*F);
+                *F = G;
+                P->measured_ms = ms;
+                continue;
+            }
+        }
+        adia_format_destroy(G);
+    }
+    if (*F) P->build_ms = best_build;
+    if (s != ADIA_OK) {
+        adia_format_destroy(*F);
+        *F = NULL;
+    }
+    free(x);
+    free(y);
+    return s;
+}
+
+/* The formats to try in order for the plan's chooser. */
+static int attempt_order(const adia_plan *P, const plan_hints *h, const char **names)
+{
+    int n = 0;
+    if (h->chooser == ADIA_CHOOSE_FIXED) names[n++] = h->format;
+    if (h->chooser == ADIA_CHOOSE_RULES) names[n++] = P->f.format;
+    if (h->chooser != ADIA_CHOOSE_FIXED)
+        for (int i = 0; i < P->n_cand; i++) names[n++] = P->cand[i].format;
+    names[n++] = "csr";
+    return n;
+}
+
+static adia_status choose_and_build(adia_plan *P, const adia_matrix *A, const plan_hints *h)
+{
+    if (h->chooser == ADIA_CHOOSE_MEASURE) {
+        ADIA_TRY(measure(P, A, h, &P->F));
+        if (P->F) return ADIA_OK;
+        note(P, "measure: none of the model's best %d could be built", ADIA_PLAN_MEASURE_TOP);
+    }
+    const char *names[ADIA_PLAN_MAX_CANDIDATES + 2];
+    int n = attempt_order(P, h, names);
+    for (int i = 0; i < n; i++) {
+        int tried = 0;
+        for (int j = 0; j < i; j++) tried |= !strcmp(names[i], names[j]);
+        if (tried) continue;
+        adia_status s = try_build(P, A, names[i], h, &P->F);
+        if (s == ADIA_OK) {
+            if (i > 0) note(P, "fell back to %s", names[i]);
+            return ADIA_OK;
+        }
+        if (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_UNSUPPORTED) return s;
+        if (h->chooser == ADIA_CHOOSE_FIXED && i == 0 && s == ADIA_ERR_UNSUPPORTED) {
+            /* the caller named it: a refusal is the caller's error, say why */
+            return adia_error(ADIA_ERR_INVALID_ARG, "plan: fixed format %s: %.*s", names[0],
+                              (int)strlen(P->notes) - 1, P->notes);
+        }
+    }
+    return adia_error(ADIA_ERR_NO_MEMORY, "plan: no format fits: %.*s",
+                      (int)strlen(P->notes) - 1, P->notes);
+}
+
+/* The plan's fields that do not depend on the choice. */
+static adia_plan *plan_new(const adia_matrix *A, const plan_hints *h)
+{
+    adia_plan *P = adia_calloc(1, sizeof *P, "plan handle");
+    if (!P) return NULL;
+    P->magic = ADIA_MAGIC_PLAN;
+    P->device = h->device;
+    P->vtype = h->vtype;
+    P->chooser = h->chooser;
+    P->rows = A->csr.rows;
+    P->cols = A->csr.cols;
+    P->nnz = A->csr.nnz;
+    P->calls = h->calls;
+    P->params = h->params;
+    P->bandwidth_gbs = h->bandwidth_gbs;
+    P->bandwidth_measured = h->bandwidth_measured;
+    P->predicted_ms = P->measured_ms = NAN;
+    for (int i = 0; i < ADIA_PLAN_MAX_CANDIDATES; i++) P->cand_measured_ms[i] = NAN;
+    snprintf(P->matrix_name, sizeof P->matrix_name, "%s", A->name);
+    return P;
+}
+
+adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
+                            adia_plan **out)
+{
+    adia_plan *P = plan_new(A, h);
+    if (!P) return ADIA_ERR_NO_MEMORY;
+    adia_status s = ADIA_OK;
+    P->hash = adia_plan_structure_hash(&A->csr);
+    if (analyse) {
+        double t0 = adia_plan_now();
+        s = adia_matrix_analyze(A, NULL, &P->f);
+        if (s == ADIA_OK) {
+            P->have_features = 1;
+            s = adia_plan_model(&A->csr, &P->f, h, P->cand, &P->n_cand);
+        }
+        P->analyze_ms = (adia_plan_now() - t0) * 1e3;
+    }
+    if (s == ADIA_OK) s = choose_and_build(P, A, h);
+    if (s != ADIA_OK) {
+        adia_plan_destroy(P);
+        return s;
+    }
+    int c = find_candidate(P, adia_format_name(P->F));
+    if (c >= 0) P->predicted_ms = P->cand[c].spmv_ms;
+    *out = P;
+    return ADIA_OK;
+}
+
+adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
+                             adia_plan **plan)
+{
+    if (!plan) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_create: plan is NULL");
+    *plan = NULL;
+    ADIA_TRY(adia_matrix_check_handle(A, "adia_plan_create"));
+    plan_hints h;
+    ADIA_TRY(adia_plan_resolve_hints(hints, &h));
+    /* FIXED needs no analysis: the caller chose */
+    int analyse = h.chooser != ADIA_CHOOSE_FIXED;
+    adia_status s = adia_plan_build(A, &h, analyse, plan);
+    if (s == ADIA_OK || !h.device || !h.device_auto ||
+        (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_INVALID_ARG))
+        return s;
+    /* device -1: nothing ran on the GPU (no kernel, no room), so the CPU */
+    char why[512];
+    snprintf(why, sizeof why, "%s", adia_last_error());
+    h.device = 0;
+    if (h.bandwidth_measured) ADIA_TRY(adia_plan_cpu_bandwidth(&h.bandwidth_gbs));
+    ADIA_TRY(adia_plan_build(A, &h, analyse, plan));
+    note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", why);
+    return ADIA_OK;
+}
+
+void adia_plan_destroy(adia_plan *plan)
+{
+    if (!plan || plan->magic != ADIA_MAGIC_PLAN) return;
+    plan->magic = ADIA_MAGIC_DEAD;
+    adia_format_destroy(plan->F);
+    free(plan);
+}
+
+/* ----------------------------------------------------------- execute */
+
+/* Do [a, a+na) and [b, b+nb) share a byte?  (Device pointers too: CUDA
+ * uses one virtual address space.) */
+static int overlap(const void *a, size_t na, const void *b, size_t nb)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return na > 0 && nb > 0 && x < y + nb && y < x + na;
+}
+
+adia_status adia_spmv_async(adia_plan *plan, double alpha, const void *x, double beta,
+                            void *y, void *stream)
+{
+    ADIA_TRY(check_plan(plan, "adia_spmv"));
+    if ((!x && plan->cols > 0) || (!y && plan->rows > 0))
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_spmv: x or y is NULL (%d x %d plan)",
+                          (int)plan->rows, (int)plan->cols);
+    size_t vs = adia_value_size(plan->vtype);
+    if (overlap(x, (size_t)plan->cols * vs, y, (size_t)plan->rows * vs))
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "adia_spmv: x and y overlap (x = %p, y = %p): y must not alias x",
+                          x, y);
+    if (plan->device) return adia_format_spmv_gpu(plan->F, alpha, x, beta, y, stream);
+    return adia_format_spmv(plan->F, alpha, x, beta, y);
+}
+
+adia_status adia_spmv(adia_plan *plan, double alpha, const void *x, double beta, void *y)
+{
+    return adia_spmv_async(plan, alpha, x, beta, y, NULL);
+}
+
+/* --------------------------------------------------------- accessors */
+
+#define ACCESS(func) (check_plan(plan, func) == ADIA_OK)
+
+const char *adia_plan_format_name(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_format_name") ? adia_format_name(plan->F) : "";
+}
+int adia_plan_device(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_device") ? plan->device : -1;
+}
+adia_chooser adia_plan_chooser(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_chooser") ? plan->chooser : (adia_chooser)-1;
+}
+adia_value_type adia_plan_value_type(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_value_type") ? plan->vtype : (adia_value_type)-1;
+}
+int32_t adia_plan_rows(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_rows") ? plan->rows : -1;
+}
+int32_t adia_plan_cols(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_cols") ? plan->cols : -1;
+}
+double adia_plan_predicted_ms(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_predicted_ms") ? plan->predicted_ms : NAN;
+}
+double adia_plan_measured_ms(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_measured_ms") ? plan->measured_ms : NAN;
+}
+adia_format *adia_plan_format(const adia_plan *plan)
+{
+    return ACCESS("adia_plan_format") ? plan->F : NULL;
+}

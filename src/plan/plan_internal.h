@@ -1,0 +1,92 @@
+/* plan_internal.h -- what the planner's files share: the plan struct, the
+ * resolved hints, the cost model and the device timing helpers. */
+#ifndef ADIA_PLAN_INTERNAL_H
+#define ADIA_PLAN_INTERNAL_H
+
+#include "../core/internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ADIA_MAGIC_PLAN 0x504c414eu /* "PLAN" */
+
+/* Formats the model knows how to predict (see plan_model.c). */
+#define ADIA_PLAN_MAX_CANDIDATES 8
+/* MEASURE builds and times this many of the model's best. */
+#define ADIA_PLAN_MEASURE_TOP 3
+
+/* Hints after defaults and checks: device is 0 or 1 here. */
+typedef struct plan_hints {
+    int64_t calls;
+    adia_value_type vtype;
+    int device;
+    int device_auto;           /* the hints said -1 */
+    int64_t budget;
+    adia_chooser chooser;
+    const char *format;
+    adia_format_params params;
+    double bandwidth_gbs;      /* device bandwidth used by the model */
+    int bandwidth_measured;    /* 1 measured here, 0 from the hints */
+} plan_hints;
+
+struct adia_plan {
+    uint32_t magic;
+    adia_format *F;            /* the chosen format, owned */
+    int device;                /* 0 CPU, 1 GPU */
+    adia_value_type vtype;
+    adia_chooser chooser;
+    int32_t rows, cols;
+    int64_t nnz;
+    int64_t calls;
+    uint64_t hash;             /* structure of the source matrix */
+    adia_format_params params;
+    char matrix_name[128];
+    int loaded;                /* made by adia_plan_load: no analysis */
+    char loaded_from[256];
+    int have_features;
+    adia_features f;
+    double bandwidth_gbs;
+    int bandwidth_measured;
+    int n_cand;
+    adia_plan_candidate cand[ADIA_PLAN_MAX_CANDIDATES];
+    double cand_measured_ms[ADIA_PLAN_MAX_CANDIDATES]; /* NaN unless timed */
+    double predicted_ms, measured_ms;
+    double analyze_ms, build_ms;  /* wall clock of the analysis and the build */
+    char notes[768];           /* fallbacks and warnings, one per line */
+};
+
+/* Defaults and checks of the public hints (NULL allowed); resolves device
+ * -1 and measures the bandwidth when not given. */
+adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r);
+
+/* The model for A (features f computed by the caller): every predictable
+ * candidate, least total_ms first; *n = how many (<= ADIA_PLAN_MAX_CANDIDATES). */
+adia_status adia_plan_model(const adia_csr *A, const adia_features *f,
+                            const plan_hints *h, adia_plan_candidate *out, int *n);
+
+/* A new plan for A (create and load): with analyse, the features and the
+ * model's candidates first; then the chooser's format, with fallbacks. */
+adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
+                            adia_plan **out);
+
+/* Memory bandwidth in GB/s, measured once per process (streaming read). */
+adia_status adia_plan_cpu_bandwidth(double *gbs);
+
+/* 64-bit hash of the structure (dimensions, rowptr, colind). */
+uint64_t adia_plan_structure_hash(const adia_csr *A);
+
+/* Monotonic wall clock in seconds. */
+double adia_plan_now(void);
+
+#ifdef ADIA_HAVE_CUDA
+/* plan_gpu.cu: streaming-read bandwidth of the current device (once per
+ * process) and the median time of `runs` SpMVs of an uploaded format. */
+adia_status adia_plan_gpu_bandwidth(double *gbs);
+adia_status adia_plan_gpu_time(adia_format *F, int runs, double *ms);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ADIA_PLAN_INTERNAL_H */

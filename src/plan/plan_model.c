@@ -1,0 +1,360 @@
+/* plan_model.c -- the planner's cost model: predicted time of one SpMV per
+ * candidate format, without building any format.
+ *
+ *   spmv_ms    = bytes / (bandwidth * efficiency) + launches * overhead
+ *   convert_ms = (passes * CSR bytes read + storage written) / build bandwidth
+ *                (+ storage / PCIe bandwidth for a GPU plan)
+ *   total_ms   = convert_ms + expected_calls * spmv_ms
+ *
+ * Bytes come from the features and one O(nnz) pass per row-block size
+ * (distinct offsets per block: exact HDI and BRCSD-II slot counts), the
+ * SELL-C-sigma slice widths from the row lengths (exact, O(rows log sigma)).
+ * The formulas mirror the formats' storage_bytes; tests check that they
+ * agree with adia_format_bytes on the formats flagged exact. */
+#define _POSIX_C_SOURCE 200809L
+#include "plan_internal.h"
+
+#include <math.h>
+#include <time.h>
+
+/* Per format: fraction of the streaming bandwidth its kernel reaches on the
+ * CPU and on the GPU, kernel launches per SpMV, passes over the CSR while
+ * building.  ASSUMED values, to be calibrated by measurement (the GPU
+ * benchmark compares adia_plan_candidates with measured times).  A format
+ * missing here is never chosen by the model (only RULES or FIXED). */
+static const struct model_row {
+    const char *name;
+    double eff_cpu, eff_gpu;
+    int launches, passes;
+} model_table[] = {
+    {"csr", 0.70, 0.55, 1, 1},     /* irregular x gathers, row imbalance */
+    {"coo", 0.40, 0.35, 1, 1},     /* atomics / segmented reduction */
+    {"ell", 0.55, 0.80, 1, 2},
+    {"sell", 0.50, 0.80, 1, 3},
+    {"dia", 0.60, 0.90, 1, 3},     /* contiguous x and data */
+    {"hdi", 0.55, 0.85, 1, 3},
+    {"brcsd1", 0.55, 0.85, 1, 3},
+    {"brcsd2", 0.55, 0.85, 1, 3},
+};
+#define N_MODEL (int)(sizeof model_table / sizeof *model_table)
+
+/* Per-SpMV overhead (ms): an OpenMP fork/join, a kernel launch.  ASSUMED. */
+static const double overhead_ms[2] = {0.003, 0.005};
+/* Builds run at this fraction of the host bandwidth (scattered writes, several
+ * arrays); uploads at this PCIe bandwidth (GB/s).  ASSUMED. */
+static const double build_fraction = 0.25, pcie_gbs = 20.0;
+
+double adia_plan_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* --------------------------------------------------------- bandwidth */
+
+/* One parallel sum over n doubles; the best of three gives GB/s. */
+static double stream_read_gbs(const double *a, int64_t n)
+{
+    double best = INFINITY, sink = 0;
+    for (int rep = 0; rep < 3; rep++) {
+        double t0 = adia_plan_now(), s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static)
+        for (int64_t i = 0; i < n; i++) s += a[i];
+        double t = adia_plan_now() - t0;
+        sink += s;
+        if (t < best) best = t;
+    }
+    return sink == 12345.678 ? 0 : (double)n * 8.0 / best * 1e-9;   /* keep the sum */
+}
+
+adia_status adia_plan_cpu_bandwidth(double *gbs)
+{
+    static double cached = 0;
+    adia_status s = ADIA_OK;
+#pragma omp critical(adia_plan_cpu_bandwidth)
+    {
+        if (cached <= 0) {
+            int64_t n = (int64_t)1 << 22;  /* 32 MiB: beyond most caches */
+            double *a = adia_alloc((size_t)n, sizeof *a, "bandwidth probe");
+            if (!a) {
+                s = ADIA_ERR_NO_MEMORY;
+            } else {
+#pragma omp parallel for schedule(static)
+                for (int64_t i = 0; i < n; i++) a[i] = (double)(i & 7);
+                cached = stream_read_gbs(a, n);
+                free(a);
+            }
+        }
+    }
+    *gbs = cached;
+    return s;
+}
+
+/* ------------------------------------------------------------- hints */
+
+adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
+{
+    adia_plan_hints z;
+    memset(&z, 0, sizeof z);
+    if (!h) h = &z;
+    memset(r, 0, sizeof *r);
+    r->calls = h->expected_calls > 0 ? h->expected_calls : 1;
+    if (h->vtype != ADIA_DOUBLE && h->vtype != ADIA_FLOAT)
+        return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: bad value type %d", (int)h->vtype);
+    r->vtype = h->vtype;
+    if (h->chooser < ADIA_CHOOSE_MODEL || h->chooser > ADIA_CHOOSE_FIXED)
+        return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: bad chooser %d", (int)h->chooser);
+    r->chooser = h->chooser;
+    if (r->chooser == ADIA_CHOOSE_FIXED && (!h->format || !adia_format_exists(h->format)))
+        return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: chooser FIXED needs a registered "
+                          "format name, got '%s'", h->format ? h->format : "(null)");
+    r->format = h->format;
+    r->budget = h->memory_budget > 0 ? h->memory_budget : 0;
+    if (h->params) r->params = *h->params;
+    if (h->device < -1 || h->device > 1)
+        return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: device must be 0 (CPU), 1 (GPU) "
+                          "or -1 (auto), got %d", h->device);
+    int n = 0;
+    ADIA_TRY(adia_gpu_device_count(&n));
+    if (h->device == 1 && n == 0)
+        return adia_error(ADIA_ERR_NO_DEVICE, "plan hints: device 1 (GPU) requested but no "
+                          "CUDA device is available%s",
+#ifdef ADIA_HAVE_CUDA
+                          ""
+#else
+                          " (adia was built without CUDA)"
+#endif
+        );
+    r->device = h->device == 1 || (h->device == -1 && n > 0);
+    r->device_auto = h->device == -1;
+    if (h->bandwidth_gbs > 0) {
+        r->bandwidth_gbs = h->bandwidth_gbs;
+        return ADIA_OK;
+    }
+    r->bandwidth_measured = 1;
+#ifdef ADIA_HAVE_CUDA
+    if (r->device) return adia_plan_gpu_bandwidth(&r->bandwidth_gbs);
+#endif
+    return adia_plan_cpu_bandwidth(&r->bandwidth_gbs);
+}
+
+/* ------------------------------------------------------- byte counts */
+
+/* Saturating arithmetic: a count past INT64_MAX / 2 means "too big to
+ * predict" (the format's own build would report the overflow). */
+#define TOO_BIG (INT64_MAX / 2)
+static int64_t smul(int64_t a, int64_t b)
+{
+    int64_t r;
+    return adia_mul_i64(a, b, &r) && r < TOO_BIG ? r : TOO_BIG;
+}
+static int64_t sadd(int64_t a, int64_t b)
+{
+    int64_t r;
+    return adia_add_i64(a, b, &r) && r < TOO_BIG ? r : TOO_BIG;
+}
+
+/* Distinct offsets per block of B rows, in one pass: slots = sum K_b*len_b,
+ * offsets = sum K_b; groups counts runs of blocks whose offset sets differ
+ * (an order-free hash of the set): an upper bound of the core's groups. */
+typedef struct block_count {
+    int64_t blocks, slots, offsets, groups, group_offsets;
+} block_count;
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static adia_status count_blocks(const adia_csr *A, int32_t B, block_count *c)
+{
+    memset(c, 0, sizeof *c);
+    int64_t span = (int64_t)A->rows + A->cols;
+    int64_t *stamp = adia_calloc((size_t)span, sizeof *stamp, "plan: offset stamps");
+    if (!stamp) return ADIA_ERR_NO_MEMORY;
+    uint64_t prev_hash = 0;
+    int64_t prev_k = -1;
+    for (int64_t r0 = 0, b = 1; r0 < A->rows; r0 += B, b++) {
+        int64_t r1 = r0 + B < A->rows ? r0 + B : A->rows, K = 0;
+        uint64_t h = 0;
+        for (int64_t r = r0; r < r1; r++)
+            for (int64_t j = A->rowptr[r]; j < A->rowptr[r + 1]; j++) {
+                int64_t at = (int64_t)A->colind[j] - r + A->rows - 1;
+                if (stamp[at] == b) continue;
+                stamp[at] = b;
+                K++;
+                h += mix64((uint64_t)at);
+            }
+        c->blocks++;
+        c->slots = sadd(c->slots, smul(K, r1 - r0));
+        c->offsets += K;
+        if (K != prev_k || h != prev_hash) {
+            c->groups++;
+            c->group_offsets += K;
+        }
+        prev_k = K;
+        prev_hash = h;
+    }
+    free(stamp);
+    return ADIA_OK;
+}
+
+static int cmp_len_desc(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x < y) - (x > y);
+}
+
+/* SELL-C-sigma slots: rows sorted by length in windows of sigma, slices of
+ * C rows padded to their longest (as sell.c).  -1 for parameters sell.c
+ * refuses. */
+static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
+                              int64_t *slots, int64_t *slices)
+{
+    int64_t C = adia_param(p->sell_c, 32), sigma = p->sell_sigma;
+    if (sigma <= 0) sigma = C >= 256 ? C : (256 + C - 1) / C * C;
+    *slots = *slices = -1;
+    if (sigma != 1 && sigma % C) return ADIA_OK;
+    int64_t *len = adia_alloc((size_t)A->rows, sizeof *len, "plan: row lengths");
+    if (!len) return ADIA_ERR_NO_MEMORY;
+    for (int32_t i = 0; i < A->rows; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
+    for (int64_t w0 = 0; sigma > 1 && w0 < A->rows; w0 += sigma) {
+        int64_t n = A->rows - w0 < sigma ? A->rows - w0 : sigma;
+        qsort(len + w0, (size_t)n, sizeof *len, cmp_len_desc);
+    }
+    *slots = *slices = 0;
+    for (int64_t s0 = 0; s0 < A->rows; s0 += C) {
+        int64_t w = 0;
+        for (int64_t q = s0; q < A->rows && q < s0 + C; q++) w = len[q] > w ? len[q] : w;
+        *slots = sadd(*slots, smul(w, C));
+        ++*slices;
+    }
+    free(len);
+    return ADIA_OK;
+}
+
+/* Storage of a diagonal format with np pieces, ng groups, `offsets` stored
+ * offsets, slots data values (as adia_diag_storage_bytes). */
+static int64_t diag_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
+                          int per_piece, int64_t vs)
+{
+    return sadd(sadd(smul(slots, vs), smul(offsets, 4)),
+                (np + 1) * 4 + (per_piece ? 0 : np * 4) + (np + 1) * 8 + (ng + 1) * 4);
+}
+
+/* Predicted storage bytes of every table format (-1: not predictable for
+ * these parameters), and whether exact. */
+static adia_status predict_storage(const adia_csr *A, const adia_features *f,
+                                   const plan_hints *h, int64_t *bytes, int *exact)
+{
+    int64_t vs = (int64_t)adia_value_size(h->vtype), rows = A->rows, nnz = A->nnz;
+    const adia_format_params *p = &h->params;
+    int32_t B = adia_param(p->block_rows, 256), hack = adia_param(p->hack, 128);
+    block_count b2, hd;
+    ADIA_TRY(count_blocks(A, B, &b2));
+    if (hack == B) hd = b2;
+    else ADIA_TRY(count_blocks(A, hack, &hd));
+    int64_t sell, slices;
+    ADIA_TRY(sell_slots(A, p, &sell, &slices));
+    int64_t width = p->ell_width > 0 ? p->ell_width : f->row_max;
+    /* BRCSD-I: every diagonal over its in-matrix length, widened by about one
+     * B-row block where its ends are rounded; pieces: B-blocks + cuts. */
+    double len_sum = nnz > 0 && f->dia_fill > 0 ? (double)nnz / f->dia_fill : 0;
+    double b1_slots = fmin(len_sum + (double)f->n_diag * B, (double)f->n_diag * rows);
+    int64_t b1_pieces = (rows + B - 1) / B + 2 * f->n_diag;
+    int64_t dia_np = rows > 0 ? 1 : 0;
+    int64_t v[N_MODEL] = {
+        (rows + 1) * 8 + nnz * (4 + vs),
+        nnz * (8 + vs),
+        smul(smul(width, rows), 4 + vs),
+        sell < 0 ? -1 : sadd((slices + 1) * 8 + slices * 4 + rows * 4, smul(sell, 4 + vs)),
+        diag_bytes(smul(f->n_diag, rows), f->n_diag, dia_np, 1, 0, vs),
+        hack % 32 ? -1 : diag_bytes(hd.slots, hd.offsets, hd.blocks, hd.blocks, 1, vs),
+        diag_bytes((int64_t)b1_slots, f->n_diag * (int64_t)fmin(b1_pieces, 2 * f->n_diag + 1),
+                   b1_pieces, b1_pieces, 0, vs),
+        diag_bytes(b2.slots, b2.group_offsets, b2.blocks, b2.groups, 0, vs),
+    };
+    const int ex[N_MODEL] = {1, 1, 1, 1, 1, 1, 0, 0};
+    for (int i = 0; i < N_MODEL; i++) {
+        bytes[i] = v[i] >= TOO_BIG ? -1 : v[i];
+        exact[i] = ex[i];
+    }
+    return ADIA_OK;
+}
+
+/* ------------------------------------------------------------- model */
+
+static int cmp_total(const void *a, const void *b)
+{
+    const adia_plan_candidate *x = a, *y = b;
+    return (x->total_ms > y->total_ms) - (x->total_ms < y->total_ms);
+}
+
+adia_status adia_plan_model(const adia_csr *A, const adia_features *f,
+                            const plan_hints *h, adia_plan_candidate *out, int *n)
+{
+    int64_t storage[N_MODEL];
+    int exact[N_MODEL];
+    ADIA_TRY(predict_storage(A, f, h, storage, exact));
+    double host_gbs = h->bandwidth_gbs;
+    if (h->device) ADIA_TRY(adia_plan_cpu_bandwidth(&host_gbs));
+    int64_t vec = adia_vector_bytes(A->rows, A->cols, h->vtype);
+    double csr_read = ((double)A->rows + 1) * 8 + (double)A->nnz * 12;   /* master, double */
+    *n = 0;
+    for (int i = 0; i < N_MODEL; i++) {
+        if (storage[i] < 0 || !adia_format_exists(model_table[i].name)) continue;
+        const struct model_row *m = &model_table[i];
+        adia_plan_candidate *c = &out[(*n)++];
+        memset(c, 0, sizeof *c);
+        snprintf(c->format, sizeof c->format, "%s", m->name);
+        c->storage_bytes = storage[i];
+        c->bytes = storage[i] + vec;
+        c->exact = exact[i];
+        c->efficiency = h->device ? m->eff_gpu : m->eff_cpu;
+        /* GB/s = 1e6 bytes per ms */
+        c->spmv_ms = (double)c->bytes / (h->bandwidth_gbs * 1e6 * c->efficiency) +
+                     m->launches * overhead_ms[h->device];
+        c->convert_ms = (m->passes * csr_read + (double)storage[i]) /
+                        (host_gbs * build_fraction * 1e6);
+        if (h->device) c->convert_ms += (double)storage[i] / (pcie_gbs * 1e6);
+        c->total_ms = c->convert_ms + (double)h->calls * c->spmv_ms;
+    }
+    qsort(out, (size_t)*n, sizeof *out, cmp_total);
+    return ADIA_OK;
+}
+
+adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
+                                 adia_plan_candidate *out, int max, int *n)
+{
+    ADIA_TRY(adia_matrix_check_handle(A, "adia_plan_candidates"));
+    if (!n || (max > 0 && !out))
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_candidates: NULL argument");
+    *n = 0;
+    plan_hints r;
+    adia_features f;
+    adia_plan_candidate all[ADIA_PLAN_MAX_CANDIDATES];
+    int count;
+    ADIA_TRY(adia_plan_resolve_hints(h, &r));
+    ADIA_TRY(adia_matrix_analyze(A, NULL, &f));
+    ADIA_TRY(adia_plan_model(&A->csr, &f, &r, all, &count));
+    if (max <= 0 && !out) {
+        *n = count;
+        return ADIA_OK;
+    }
+    for (int i = 0; i < count && i < max; i++) out[(*n)++] = all[i];
+    return ADIA_OK;
+}
+
+/* ----------------------------------------------------------- hashing */
+
+uint64_t adia_plan_structure_hash(const adia_csr *A)
+{
+    uint64_t h = mix64(((uint64_t)(uint32_t)A->rows << 32) ^ (uint32_t)A->cols);
+    h = mix64(h ^ (uint64_t)A->nnz);
+    for (int64_t i = 0; i <= A->rows; i++) h = mix64(h ^ (uint64_t)A->rowptr[i]) + (uint64_t)i;
+    for (int64_t j = 0; j < A->nnz; j++) h = mix64(h ^ (uint32_t)A->colind[j]) + (uint64_t)j;
+    return h;
+}
