@@ -18,6 +18,7 @@
 struct adia_codegen_kernel {
     CUmodule module;
     CUfunction fn;
+    int rows_per_thread;      /* R of the generated kernel's warp form (1 per-row) */
 };
 
 static adia_status cu_check(CUresult r, const char *what)
@@ -215,6 +216,8 @@ adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt,
         free(cubin);
         return adia_error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
     }
+    int R = adia_codegen_rows_per_thread(D, vt);
+    k->rows_per_thread = R > 0 ? R : 1;
     /* The runtime made its primary context current; the driver API uses it. */
     s = adia_cuda_check(cudaFree(0), "initialising the CUDA context");
     if (s == ADIA_OK) s = cu_check(cuModuleLoadData(&k->module, cubin), "cuModuleLoadData");
@@ -239,7 +242,8 @@ adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_ar
     float af = (float)alpha, bf = (float)beta;
     void *params[] = {(void *)a, vt == ADIA_DOUBLE ? (void *)&ad : (void *)&af,
                       vt == ADIA_DOUBLE ? (void *)&bd : (void *)&bf, (void *)&x, (void *)&y};
-    unsigned grid = (unsigned)(((int64_t)a->rows + block - 1) / block);
+    int64_t threads = ((int64_t)a->rows + k->rows_per_thread - 1) / k->rows_per_thread;
+    unsigned grid = (unsigned)((threads + block - 1) / block);
     return cu_check(cuLaunchKernel(k->fn, grid, 1, 1, (unsigned)block, 1, 1, 0,
                                    (CUstream)stream, params, NULL),
                     "launching the generated kernel");

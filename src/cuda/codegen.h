@@ -15,13 +15,17 @@ extern "C" {
 
 /* Generator limits: more offsets in all groups together than this and the
  * generic kernel is used (the source would get too large to compile fast). */
-#define ADIA_CODEGEN_MAX_TERMS 1024
+#define ADIA_CODEGEN_MAX_TERMS 512
 /* Name of the generated kernel (extern "C"). */
 #define ADIA_CODEGEN_KERNEL "adia_generated_spmv"
 
 /* Source of the generated kernel for D with values of type vt (malloc'd). */
 adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt,
                                      char **source);
+/* Rows per thread R of the warp kernels for D: the largest R <= 16 bytes /
+ * value size (2 for double, 4 for float) such that every piece starts at a
+ * multiple of 32*R rows; 0 when pieces are not 32-aligned (per-row kernels). */
+int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt);
 /* Record the NVRTC log of this thread's last compile. */
 void adia_codegen_set_log(const char *log);
 /* FNV-1a 64-bit hash of len bytes, continuing from h (start: 0). */

@@ -36,6 +36,16 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
 
 /* ------------------------------------------------------------- generator */
 
+int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt)
+{
+    for (int R = vt == ADIA_FLOAT ? 4 : 2; R >= 1; R /= 2) {
+        int32_t p = 0;
+        while (p < D->n_pieces && D->piece_start[p] % (32 * R) == 0) p++;
+        if (p == D->n_pieces) return R;
+    }
+    return 0;
+}
+
 static const char *value_name(adia_value_type vt) { return vt == ADIA_FLOAT ? "float" : "double"; }
 
 adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, char **source)
@@ -54,18 +64,34 @@ adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, cha
               ADIA_VERSION_STRING, D->rows, D->cols, D->n_pieces, D->n_groups);
     sb_printf(&b, "#define ADIA_VALUE %s\n", value_name(vt));
     sb_printf(&b, "%s\n", adia_diag_kernel_src);
-    sb_printf(&b,
-              "#define ADIA_ACC(k, o) sum += adia_diag_term(d, (long long)(k) * l.len, x, "
-              "(unsigned)r + (unsigned)(o), (unsigned)a.cols)\n"
-              "extern \"C\" __global__ void %s(adia_diag_args a, ADIA_VALUE alpha,\n"
-              "    ADIA_VALUE beta, const ADIA_VALUE *__restrict__ x, ADIA_VALUE *__restrict__ y)\n"
-              "{\n"
-              "    int r = adia_diag_row(a);\n"
-              "    if (r < 0) return;\n"
-              "    adia_diag_loc l = adia_diag_locate(a, r);\n"
-              "    const ADIA_VALUE *d = (const ADIA_VALUE *)a.data + l.base;\n"
-              "    ADIA_VALUE sum = ADIA_VALUE(0);\n"
-              "    switch (l.group) {\n", ADIA_CODEGEN_KERNEL);
+    int R = adia_codegen_rows_per_thread(D, vt);
+    if (R > 0) /* warp form: piece found once per warp, R rows per thread */
+        sb_printf(&b,
+                  "#define ADIA_R %d\n"
+                  "#define ADIA_ACC(k, o) adia_warp_acc<ADIA_VALUE, ADIA_R>(sum, d + (long long)(k) * w.len, "
+                  "x, w.r, (o), a)\n"
+                  "extern \"C\" __global__ void %s(adia_diag_args a, ADIA_VALUE alpha,\n"
+                  "    ADIA_VALUE beta, const ADIA_VALUE *__restrict__ x, ADIA_VALUE *__restrict__ y)\n"
+                  "{\n"
+                  "    adia_warp_piece w;\n"
+                  "    if (!adia_warp_locate(a, ADIA_R, w)) return;\n"
+                  "    const ADIA_VALUE *d = (const ADIA_VALUE *)a.data + w.data;\n"
+                  "    ADIA_VALUE sum[ADIA_R] = {};\n"
+                  "    switch (w.group) {\n", R, ADIA_CODEGEN_KERNEL);
+    else /* per-row form: any partition */
+        sb_printf(&b,
+                  "#define ADIA_R 1\n"
+                  "#define ADIA_ACC(k, o) sum += adia_diag_term(d, (long long)(k) * l.len, x, "
+                  "(unsigned)r + (unsigned)(o), (unsigned)a.cols)\n"
+                  "extern \"C\" __global__ void %s(adia_diag_args a, ADIA_VALUE alpha,\n"
+                  "    ADIA_VALUE beta, const ADIA_VALUE *__restrict__ x, ADIA_VALUE *__restrict__ y)\n"
+                  "{\n"
+                  "    int r = adia_diag_row(a);\n"
+                  "    if (r < 0) return;\n"
+                  "    adia_diag_loc l = adia_diag_locate(a, r);\n"
+                  "    const ADIA_VALUE *d = (const ADIA_VALUE *)a.data + l.base;\n"
+                  "    ADIA_VALUE sum = ADIA_VALUE(0);\n"
+                  "    switch (l.group) {\n", ADIA_CODEGEN_KERNEL);
     for (int32_t g = 0; g < D->n_groups; g++) {
         sb_printf(&b, "    case %d:", g);
         for (int32_t k = D->group_start[g]; k < D->group_start[g + 1]; k++)
@@ -73,7 +99,10 @@ adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, cha
                       k - D->group_start[g], D->offsets[k]);
         sb_printf(&b, " break;\n");
     }
-    sb_printf(&b, "    }\n    adia_diag_store(y, r, alpha, beta, sum);\n}\n");
+    if (R > 0)
+        sb_printf(&b, "    }\n    adia_warp_store<ADIA_VALUE, ADIA_R>(y, w.r, alpha, beta, sum, a.rows);\n}\n");
+    else
+        sb_printf(&b, "    }\n    adia_diag_store(y, r, alpha, beta, sum);\n}\n");
     if (b.failed) {
         free(b.s);
         return adia_error(ADIA_ERR_NO_MEMORY, "code generator: out of memory");

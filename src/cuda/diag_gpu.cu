@@ -22,7 +22,10 @@ struct diag_dev {
     int *scol;
     void *sval;
     adia_codegen_kernel *gen;         /* NULL until GENERATED is selected   */
+    int warp_rows;                    /* R of the warp kernels, 0: unaligned */
 };
+
+
 
 template <typename T>
 __global__ void diag_scatter(int n, const int *__restrict__ srow,
@@ -144,6 +147,7 @@ adia_status diag_upload(const void *impl, adia_value_type vt, void **out)
     d->args.rows = D->rows;
     d->args.cols = D->cols;
     d->args.n_pieces = D->n_pieces;
+    d->warp_rows = adia_codegen_rows_per_thread(D, vt);
     d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
     d->head.auto_kernel = ADIA_KERNEL_GENERIC;
     d->head.kernel = ADIA_KERNEL_GENERIC;
@@ -168,6 +172,13 @@ adia_status diag_run(const diag_dev *d, T alpha, T beta, const T *x, T *y, cudaS
     unsigned grid = adia_gpu_blocks(d->args.rows, B);
     if (d->head.kernel == ADIA_KERNEL_GENERATED) {
         ADIA_TRY(adia_codegen_launch(d->gen, &d->args, d->vt, alpha, beta, x, y, B, st));
+    } else if (d->warp_rows > 0) {
+        int R = d->warp_rows;
+        unsigned g = adia_gpu_blocks((d->args.rows + R - 1) / R, B);
+        if (R == 4) adia_diag_warp<T, 4><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
+        else if (R == 2) adia_diag_warp<T, 2><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
+        else adia_diag_warp<T, 1><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
+        ADIA_GPU_LAUNCH_TRY("diagonal warp kernel");
     } else {
         adia_diag_generic<T><<<grid, B, 0, st>>>(d->args, alpha, beta, x, y);
         ADIA_GPU_LAUNCH_TRY("diagonal generic kernel");

@@ -118,5 +118,88 @@ __global__ void adia_diag_generic(adia_diag_args a, T alpha, T beta,
     adia_diag_store(y, r, alpha, beta, sum);
 }
 
+
+/* Warp kernels, for partitions whose piece starts are multiples of 32*R
+ * rows (DIA, BRCSD, HDI): a warp covers 32*R consecutive rows of ONE piece,
+ * so the piece and its group are found once per warp with uniform loads.
+ * Each thread sums R rows (lane, lane+32, ...), keeping R independent loads
+ * of each diagonal in flight.  Used by the warp kernel below and by the
+ * generated kernels (codegen_host.c). */
+struct adia_warp_piece {
+    long long data;   /* element index of this lane's first row, diagonal 0 */
+    int len;          /* rows of the piece (stride between diagonals)       */
+    int k0, K;        /* the group's offsets: offsets[k0 .. k0+K)           */
+    int group;
+    unsigned r;       /* this lane's first row                              */
+};
+
+/* false when the whole warp lies beyond the matrix (then it returns). */
+__device__ __forceinline__ bool adia_warp_locate(const adia_diag_args &a, int R,
+                                                 adia_warp_piece &w)
+{
+    const int lane = threadIdx.x & 31;
+    long long first = ((long long)blockIdx.x * blockDim.x + (threadIdx.x - lane)) * R;
+    if (first >= a.rows) return false;
+    int p = __ldg(a.chunk_piece + first / ADIA_DIAG_CHUNK);
+    int ps = __ldg(a.piece_start + p);
+    w.len = __ldg(a.piece_start + p + 1) - ps;
+    w.group = __ldg(a.piece_group + p);
+    w.k0 = __ldg(a.group_start + w.group);
+    w.K = __ldg(a.group_start + w.group + 1) - w.k0;
+    w.data = __ldg(a.piece_data + p) + (first - ps) + lane;
+    w.r = (unsigned)first + lane;
+    return true;
+}
+
+/* sum[q] += A(r_q, r_q + o) * x[r_q + o] for the R rows of this lane, dk
+ * pointing at the lane's first row on the diagonal. */
+template <typename T, int R>
+__device__ __forceinline__ void adia_warp_acc(T (&sum)[R], const T *__restrict__ dk,
+                                              const T *__restrict__ x, unsigned r, int o,
+                                              const adia_diag_args &a)
+{
+#pragma unroll
+    for (int q = 0; q < R; q++) {
+        unsigned rq = r + 32u * q, c = rq + (unsigned)o;
+        bool in = rq < (unsigned)a.rows && c < (unsigned)a.cols;
+        T v = in ? __ldg(dk + 32 * q) : T(0);
+        T xv = in ? __ldg(x + c) : T(0);
+        sum[q] += v != T(0) ? v * xv : T(0);
+    }
+}
+
+template <typename T, int R>
+__device__ __forceinline__ void adia_warp_store(T *__restrict__ y, unsigned r, T alpha,
+                                                T beta, const T (&sum)[R], int rows)
+{
+#pragma unroll
+    for (int q = 0; q < R; q++)
+        if (r + 32u * q < (unsigned)rows) adia_diag_store(y, (int)(r + 32u * q), alpha, beta, sum[q]);
+}
+
+/* The generic warp kernel: lane j loads offset j of the group and the warp
+ * shares them through __shfl_sync -- no dependent offset load per term. */
+template <typename T, int R>
+__global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
+                               const T *__restrict__ x, T *__restrict__ y)
+{
+    adia_warp_piece w;
+    if (!adia_warp_locate(a, R, w)) return;   /* whole warp: shuffles stay full */
+    const int lane = threadIdx.x & 31;
+    const T *d = (const T *)a.data + w.data;
+    T sum[R];
+#pragma unroll
+    for (int q = 0; q < R; q++) sum[q] = T(0);
+    for (int kb = 0; kb < w.K; kb += 32) {
+        int mine = kb + lane < w.K ? __ldg(a.offsets + w.k0 + kb + lane) : 0;
+        int n = min(32, w.K - kb);
+#pragma unroll 4
+        for (int j = 0; j < n; j++)
+            adia_warp_acc<T, R>(sum, d + (long long)(kb + j) * w.len, x, w.r,
+                                __shfl_sync(0xffffffffu, mine, j), a);
+    }
+    adia_warp_store<T, R>(y, w.r, alpha, beta, sum, a.rows);
+}
+
 #endif /* __CUDACC__ */
 #endif /* ADIA_DIAG_KERNEL_CUH */
