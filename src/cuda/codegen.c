@@ -1,13 +1,13 @@
 /* codegen.c -- compiling and launching the generated kernels: NVRTC to a
- * CUBIN for the current device's architecture, loaded through the driver
- * API.  CUBINs are cached in memory (process-wide) and on disk
+ * CUBIN for the current device's architecture, loaded through the
+ * runtime's library API (cudaLibraryLoadData: no link to the driver
+ * library libcuda, so programs start on machines without a GPU driver).  CUBINs are cached in memory (process-wide) and on disk
  * ($ADIA_CACHE_DIR, else ~/.cache/adia), keyed by FNV-1a 64 of the source
  * (which holds the structure and the library version) and the
  * architecture.  A failed compile keeps NVRTC's log (adia_codegen_log). */
 #define _POSIX_C_SOURCE 200809L
 #include "codegen.h"
 
-#include <cuda.h>
 #include "cuda_util.h"
 #include <nvrtc.h>
 #include <pthread.h>
@@ -16,19 +16,11 @@
 #include <unistd.h>
 
 struct adia_codegen_kernel {
-    CUmodule module;
-    CUfunction fn;
+    cudaLibrary_t library;
+    cudaKernel_t fn;
     int rows_per_thread;      /* R of the generated kernel's warp form (1 per-row) */
 };
 
-static adia_status cu_check(CUresult r, const char *what)
-{
-    if (r == CUDA_SUCCESS) return ADIA_OK;
-    const char *name = "?", *text = "?";
-    cuGetErrorName(r, &name);
-    cuGetErrorString(r, &text);
-    return adia_error(ADIA_ERR_CUDA, "%s: %s (%s)", what, text, name);
-}
 
 /* ------------------------------------------------------- in-memory cache */
 
@@ -218,13 +210,12 @@ adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt,
     }
     int R = adia_codegen_rows_per_thread(D, vt);
     k->rows_per_thread = R > 0 ? R : 1;
-    /* The runtime made its primary context current; the driver API uses it. */
-    s = adia_cuda_check(cudaFree(0), "initialising the CUDA context");
-    if (s == ADIA_OK) s = cu_check(cuModuleLoadData(&k->module, cubin), "cuModuleLoadData");
+    s = adia_cuda_check(cudaLibraryLoadData(&k->library, cubin, NULL, NULL, 0, NULL, NULL, 0),
+                        "loading the generated kernel (cudaLibraryLoadData)");
     free(cubin);
     if (s == ADIA_OK)
-        s = cu_check(cuModuleGetFunction(&k->fn, k->module, ADIA_CODEGEN_KERNEL),
-                     "cuModuleGetFunction");
+        s = adia_cuda_check(cudaLibraryGetKernel(&k->fn, k->library, ADIA_CODEGEN_KERNEL),
+                            "cudaLibraryGetKernel");
     if (s != ADIA_OK) {
         adia_codegen_free(k);
         return s;
@@ -244,14 +235,15 @@ adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_ar
                       vt == ADIA_DOUBLE ? (void *)&bd : (void *)&bf, (void *)&x, (void *)&y};
     int64_t threads = ((int64_t)a->rows + k->rows_per_thread - 1) / k->rows_per_thread;
     unsigned grid = (unsigned)((threads + block - 1) / block);
-    return cu_check(cuLaunchKernel(k->fn, grid, 1, 1, (unsigned)block, 1, 1, 0,
-                                   (CUstream)stream, params, NULL),
-                    "launching the generated kernel");
+    dim3 g = {grid, 1, 1}, b = {(unsigned)block, 1, 1};
+    return adia_cuda_check(cudaLaunchKernel((const void *)k->fn, g, b, params, 0,
+                                            (cudaStream_t)stream),
+                           "launching the generated kernel");
 }
 
 void adia_codegen_free(adia_codegen_kernel *k)
 {
     if (!k) return;
-    if (k->module) cuModuleUnload(k->module);
+    if (k->library) cudaLibraryUnload(k->library);
     free(k);
 }
