@@ -102,7 +102,7 @@ fi
     echo
     echo "== summary (fastest checked kernel per matrix; t/floor = time over the memory floor)"
     awk '
-        /^# matrix / { m = $3; sub(":", "", m); prec = $9; sub(",", "", prec); best = ""; bt = 1e30 }
+        /^# matrix / { m = $3; sub(/:$/, "", m); prec = $9; sub(",", "", prec); best = ""; bt = 1e30 }
         /^# B_read/ { cusp = $0; sub(/.*ALG1 /, "", cusp); a1 = cusp + 0; sub(/.*ALG2 /, "", cusp); a2 = cusp + 0 }
         $NF == "ok" && NF == 12 && $6 + 0 > 0 && $6 + 0 < bt { bt = $6 + 0; best = $1 "/" $2 "/" $3; tf = $9; sp = $10 }
         /^```$/ && best != "" { printf "%-28s %-7s %-24s %9.4f ms  t/floor %5s  cuSPARSE %.4f ms  speedup %s\n", m, prec, best, bt, tf, (a1 < a2 ? a1 : a2), sp; best = "" }

@@ -23,8 +23,9 @@ extern "C" {
 adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt,
                                      char **source);
 /* Rows per thread R of the warp kernels for D: the largest R <= 16 bytes /
- * value size (2 for double, 4 for float) such that every piece starts at a
- * multiple of 32*R rows; 0 when pieces are not 32-aligned (per-row kernels). */
+ * value size (2 for double, 4 for float; 1 when a group has more than 64
+ * diagonals) such that every piece starts at a multiple of 32*R rows; 0 when
+ * pieces are not 32-aligned (then the per-row kernels are used). */
 int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt);
 /* Record the NVRTC log of this thread's last compile. */
 void adia_codegen_set_log(const char *log);

@@ -17,6 +17,9 @@
  * coalesced; x goes through the read-only path (__ldg).  A column c = r + o
  * outside [0, cols) is stored as zero and never read as x[c]: the test is
  * done in unsigned 32-bit arithmetic, where r + o < 0 wraps above cols.
+ * The matrix values are read once and y is written once: both go through
+ * the streaming (evict-first) cache path, __ldcs/__stcs, so that x -- read
+ * once per diagonal, far apart in time for far diagonals -- stays in L2.
  */
 #ifndef ADIA_DIAG_KERNEL_CUH
 #define ADIA_DIAG_KERNEL_CUH
@@ -61,7 +64,7 @@ __device__ __forceinline__ T adia_diag_term(const T *__restrict__ d, long long i
                                             unsigned cols)
 {
     bool in = c < cols;
-    T v = in ? __ldg(d + idx) : T(0);
+    T v = in ? __ldcs(d + idx) : T(0);
     T xv = in ? __ldg(x + c) : T(0);
     return v != T(0) ? v * xv : T(0);
 }
@@ -71,8 +74,8 @@ template <typename T>
 __device__ __forceinline__ void adia_diag_store(T *__restrict__ y, int r, T alpha,
                                                 T beta, T sum)
 {
-    if (beta == T(0)) y[r] = alpha * sum;
-    else y[r] = alpha * sum + beta * y[r];
+    if (beta == T(0)) __stcs(y + r, alpha * sum);
+    else __stcs(y + r, alpha * sum + beta * y[r]);
 }
 
 /* Row of this thread, or -1 beyond the matrix (64-bit product: no overflow). */
@@ -162,7 +165,7 @@ __device__ __forceinline__ void adia_warp_acc(T (&sum)[R], const T *__restrict__
     for (int q = 0; q < R; q++) {
         unsigned rq = r + 32u * q, c = rq + (unsigned)o;
         bool in = rq < (unsigned)a.rows && c < (unsigned)a.cols;
-        T v = in ? __ldg(dk + 32 * q) : T(0);
+        T v = in ? __ldcs(dk + 32 * q) : T(0);
         T xv = in ? __ldg(x + c) : T(0);
         sum[q] += v != T(0) ? v * xv : T(0);
     }
@@ -193,10 +196,10 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
     for (int kb = 0; kb < w.K; kb += 32) {
         int mine = kb + lane < w.K ? __ldg(a.offsets + w.k0 + kb + lane) : 0;
         int n = min(32, w.K - kb);
+        const T *dk = d + (long long)kb * w.len;
 #pragma unroll 4
-        for (int j = 0; j < n; j++)
-            adia_warp_acc<T, R>(sum, d + (long long)(kb + j) * w.len, x, w.r,
-                                __shfl_sync(0xffffffffu, mine, j), a);
+        for (int j = 0; j < n; j++, dk += w.len)
+            adia_warp_acc<T, R>(sum, dk, x, w.r, __shfl_sync(0xffffffffu, mine, j), a);
     }
     adia_warp_store<T, R>(y, w.r, alpha, beta, sum, a.rows);
 }
