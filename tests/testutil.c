@@ -122,6 +122,11 @@ double test_format_spmv_error(const adia_format *F, const adia_matrix *A,
     double *ref = malloc(((size_t)m + 1) * sizeof *ref);
     double *got = malloc(((size_t)m + 1) * sizeof *got);
     void *xt = malloc(((size_t)n + 1) * 8), *yt = malloc(((size_t)m + 1) * 8);
+    if (!x || !y0 || !ref || !got || !xt || !yt) {
+        fprintf(stderr, "test_format_spmv_error: out of memory\n");
+        free(x); free(y0); free(ref); free(got); free(xt); free(yt);
+        return INFINITY;
+    }
     uint64_t st = seed + 17;
     test_rand_vector(&st, x, n);
     test_rand_vector(&st, y0, m);

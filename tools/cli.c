@@ -1,6 +1,7 @@
 /* cli.c -- option parsing, error reporting and JSON output for `adia`. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "progress.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -111,7 +112,10 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 adia_status cli_load_matrix(const char *path, const char *gen, adia_matrix **A)
 {
-    return gen ? adia_matrix_generate(gen, A) : adia_matrix_load(path, A);
+    progress_begin(gen ? "generating" : "reading");
+    adia_status s = gen ? adia_matrix_generate(gen, A) : adia_matrix_load(path, A);
+    progress_end();
+    return s;
 }
 
 int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_matrix **A)

@@ -9,6 +9,7 @@
  * B_read, a streaming-read bandwidth measured at the start of the run. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -24,7 +25,7 @@ static const char *const BENCH_USAGE =
     "--threads-study: threads per block 64..1024 for the diagonal kernels.";
 
 typedef struct bench_opts {
-    const char *gen, *formats, *params, *json_file;
+    const char *gen, *formats, *params, *json_file, *plot;
     bool use_float, json, threads_study;
     long runs, bread_mb;
 } bench_opts;
@@ -290,6 +291,39 @@ static void print_json(const bench_ctx *c, const adia_gpu_info *g, const char *d
     json_end(&j);
 }
 
+/* Bar chart of the fastest checked kernel of each format, with cuSPARSE
+ * CSR and the memory floor as reference lines. */
+static adia_status plot_rows(const bench_ctx *c, const char *path)
+{
+    enum { MAX_BARS = 250 };
+    const char *labels[MAX_BARS], *fmt[MAX_BARS];
+    char names[MAX_BARS][48];
+    double values[MAX_BARS];
+    int n = 0;
+    for (int i = 0; i < c->n_rows; i++) {
+        const bench_row *r = &c->rows[i];
+        if (strcmp(r->status, "ok")) continue;
+        int j = 0;
+        while (j < n && strcmp(fmt[j], r->format)) j++;
+        if (j == n) {                 /* first row of this format */
+            if (n == MAX_BARS) break;
+            fmt[n] = r->format;
+            labels[n] = names[n];
+            values[n++] = INFINITY;
+        }
+        if (r->ms < values[j]) {      /* keep its fastest kernel */
+            snprintf(names[j], sizeof names[j], "%s/%s", r->format, r->kernel);
+            values[j] = r->ms;
+        }
+    }
+    char title[200];
+    snprintf(title, sizeof title, "%s (%s): SpMV time per format", adia_matrix_name(c->A),
+             adia_value_type_name(c->vt));
+    const char *ref_labels[] = {"cuSPARSE CSR", "memory floor"};
+    double refs[] = {c->cusparse_ms, c->floor_ms};
+    return adia_bar_chart_png(path, title, n, labels, values, "ms", 2, ref_labels, refs);
+}
+
 /* ---------------------------------------------------------------- main */
 
 static int run_formats(bench_ctx *c)
@@ -297,16 +331,28 @@ static int run_formats(bench_ctx *c)
     if (c->o.formats) {
         char *list = strdup(c->o.formats);
         if (!list) return cli_usage_error("bench", "out of memory");
-        for (char *save = NULL, *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
+        for (char *save = NULL, *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save))
             if (!adia_format_exists(f)) {
                 free(list);
                 return cli_usage_error("bench", "unknown format '%s'", f);
             }
+        strcpy(list, c->o.formats);
+        int n = 1, i = 0;
+        for (const char *q = list; *q; q++) n += *q == ',';
+        progress_begin("benchmarking");
+        for (char *save = NULL, *f = strtok_r(list, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
             bench_format(c, f);
+            progress_update((double)++i / n);
         }
+        progress_end();
         free(list);
     } else {
-        for (int i = 0; i < adia_format_count(); i++) bench_format(c, adia_format_name_at(i));
+        progress_begin("benchmarking");
+        for (int i = 0; i < adia_format_count(); i++) {
+            bench_format(c, adia_format_name_at(i));
+            progress_update((double)(i + 1) / adia_format_count());
+        }
+        progress_end();
     }
     return 0;
 }
@@ -323,6 +369,7 @@ int cmd_bench(int argc, char **argv)
         {"json", CLI_FLAG, &o.json, "print one JSON object instead of the table"},
         {"json-append", CLI_STRING, &o.json_file, "also append the JSON object (one line) to FILE"},
         {"threads-study", CLI_FLAG, &o.threads_study, "diagonal kernels at 64..1024 threads per block"},
+        {"plot", CLI_STRING, &o.plot, "also draw a bar chart of the times to FILE.png"},
         {"bread-mb", CLI_INT, &o.bread_mb, "buffer of the read-bandwidth kernel in MiB (default 2048)"},
         {NULL, 0, NULL, NULL}};
     const char *pos[1];
@@ -370,6 +417,7 @@ int cmd_bench(int argc, char **argv)
             print_table(&c, &g, date);
             print_generated(&c);
         }
+        if (o.plot && (s = plot_rows(&c, o.plot)) != ADIA_OK) rc = cli_fail(argv[0], s);
         FILE *jf = o.json_file ? fopen(o.json_file, "a") : NULL;
         if (o.json_file && !jf) fprintf(stderr, "adia bench: cannot open %s\n", o.json_file);
         if (jf) {

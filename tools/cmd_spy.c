@@ -51,9 +51,7 @@ int cmd_spy(int argc, char **argv)
         fclose(f);
     }
     adia_matrix *A = NULL;
-    progress_begin(gen ? "generating" : "reading");
     adia_status s = cli_load_matrix(npos ? pos[0] : NULL, gen, &A);
-    progress_end();
     if (s != ADIA_OK) return cli_fail(cmd, s);
     adia_spy_options o = {.size = (int)size, .overlay = overlay, .params = &fp,
                           .progress = progress_callback};
