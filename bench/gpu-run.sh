@@ -20,7 +20,7 @@ LOG=$OUTDIR/log.txt MD=$OUTDIR/results.md JS=$OUTDIR/results.json
 export ADIA_CACHE_DIR=${ADIA_CACHE_DIR:-/tmp/adia-cache}
 export PATH=$PATH:/usr/local/cuda/bin
 BUDGET=${ADIA_BENCH_BUDGET_S:-450}   # stop starting benchmarks after this many seconds
-FORMATS=${ADIA_BENCH_FORMATS:-csr,dia,hdi,brcsd1,brcsd2,crsd,ell,sell,hyb}
+FORMATS=${ADIA_BENCH_FORMATS:-csr,coo,dia,hdi,brcsd1,brcsd2,crsd,ell,sell,hyb}
 STATUS=0
 note() { echo "== $*" | tee -a "$LOG"; }
 
@@ -59,7 +59,7 @@ bench() {
     if [ $SECONDS -gt "$BUDGET" ]; then note "skipped (time budget): $*"; echo "skipped (time budget): $*" >>"$MD"; return; fi
     note "bench $*"
     echo '```' >>"$MD"
-    "$ADIA" bench "$@" --formats "$FORMATS" --json-append "$JS" 2>>"$LOG" | tee -a "$LOG" >>"$MD"
+    "$ADIA" bench "$@" --formats "$FORMATS" --select --json-append "$JS" 2>>"$LOG" | tee -a "$LOG" >>"$MD"
     local rc=$?
     echo '```' >>"$MD"
     [ $rc -eq 0 ] || { STATUS=1; note "bench FAILED: $*"; }
@@ -73,7 +73,6 @@ bench --gen lap3d27:128
 bench --gen type2:4000000
 bench --gen type3:4000000,41,0.34
 bench --gen type3:4000000,41,0.34 --params B=64
-bench --gen type3:4000000,41,0.34 --params B=32
 bench --gen band:1000000,100
 bench --gen lap2d5:2048 --threads-study --runs 50
 if [ -d "$MATDIR" ]; then
@@ -107,6 +106,12 @@ fi
         $NF == "ok" && NF == 12 && $6 + 0 > 0 && $6 + 0 < bt { bt = $6 + 0; best = $1 "/" $2 "/" $3; tf = $9; sp = $10 }
         /^```$/ && best != "" { printf "%-28s %-7s %-24s %9.4f ms  t/floor %5s  cuSPARSE %.4f ms  speedup %s\n", m, prec, best, bt, tf, (a1 < a2 ? a1 : a2), sp; best = "" }
     ' "$MD"
+    echo
+    echo "== planner accuracy (loss = fastest time of the chosen format / fastest of all - 1)"
+    awk '/^# matrix / { m = $3 } /^# select / { printf "%-28s %-8s %-8s loss %s\n", m, $3, $5, $NF
+            n[$3]++; l = $NF + 0; if (l <= 10) w10[$3]++; if (l <= 3) w3[$3]++ }
+         END { for (c in n) printf "%-8s %d matrices: within 10%%: %d (%.0f%%), within 3%%: %d (%.0f%%)\n",
+               c, n[c], w10[c], 100 * w10[c] / n[c], w3[c], 100 * w3[c] / n[c] }' "$MD"
     echo "tests: ctest rc=$CTEST_RC memcheck rc=$MEM_RC racecheck rc=$RACE_RC; FAILED rows: $(grep -c FAILED "$MD")"
     echo "elapsed ${SECONDS}s; files: $LOG $MD $JS"
 } | tee -a "$LOG" | tee -a "$MD"

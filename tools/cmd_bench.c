@@ -26,7 +26,7 @@ static const char *const BENCH_USAGE =
 
 typedef struct bench_opts {
     const char *gen, *formats, *params, *json_file, *plot;
-    bool use_float, json, threads_study;
+    bool use_float, json, threads_study, select;
     long runs, bread_mb;
 } bench_opts;
 
@@ -49,6 +49,8 @@ typedef struct bench_ctx {
     double sp_ms[2], sp_err[2];
     bench_row *rows;
     int n_rows, cap_rows;
+    struct { const char *chooser; char format[24]; double ms, loss; } sel[3];
+    int n_sel;
 } bench_ctx;
 
 static bench_row *new_row(bench_ctx *c)
@@ -288,7 +290,61 @@ static void print_json(const bench_ctx *c, const adia_gpu_info *g, const char *d
         json_object_end(&j);
     }
     json_array_end(&j);
+    json_array_begin(&j, "select");
+    for (int i = 0; i < c->n_sel; i++) {
+        json_object_begin(&j, NULL);
+        json_str(&j, "chooser", c->sel[i].chooser);
+        json_str(&j, "format", c->sel[i].format);
+        json_num(&j, "time_ms", c->sel[i].ms);
+        json_num(&j, "loss", c->sel[i].loss);
+        json_object_end(&j);
+    }
+    json_array_end(&j);
     json_end(&j);
+}
+
+/* Fastest checked time of format fmt (any kernel), or of any format. */
+static double best_ms(const bench_ctx *c, const char *fmt)
+{
+    double best = INFINITY;
+    for (int i = 0; i < c->n_rows; i++)
+        if (!strcmp(c->rows[i].status, "ok") && (!fmt || !strcmp(c->rows[i].format, fmt)) &&
+            c->rows[i].ms < best)
+            best = c->rows[i].ms;
+    return best;
+}
+
+/* --select: what each planner chooser picks on the GPU for many expected
+ * calls, and its loss against the exhaustively measured best of this run:
+ * loss = (fastest time of the chosen format) / (fastest time of any) - 1. */
+static void run_select(bench_ctx *c)
+{
+    static const adia_chooser choosers[] = {ADIA_CHOOSE_RULES, ADIA_CHOOSE_MODEL, ADIA_CHOOSE_MEASURE};
+    double best = best_ms(c, NULL);
+    for (int i = 0; i < 3; i++) {
+        adia_plan_hints h = {.expected_calls = 100000, .vtype = c->vt, .device = 1,
+                             .chooser = choosers[i], .params = &c->params};
+        adia_plan *P = NULL;
+        if (adia_plan_create(c->A, &h, &P) != ADIA_OK) {
+            fprintf(stderr, "adia bench --select %s: %s\n", adia_chooser_name(choosers[i]),
+                    adia_last_error());
+            continue;
+        }
+        c->sel[c->n_sel].chooser = adia_chooser_name(choosers[i]);
+        snprintf(c->sel[c->n_sel].format, sizeof c->sel[0].format, "%s", adia_plan_format_name(P));
+        c->sel[c->n_sel].ms = best_ms(c, c->sel[c->n_sel].format);
+        c->sel[c->n_sel].loss = c->sel[c->n_sel].ms / best - 1.0;   /* inf: not measured */
+        c->n_sel++;
+        adia_plan_destroy(P);
+    }
+}
+
+static void print_select(const bench_ctx *c)
+{
+    for (int i = 0; i < c->n_sel; i++)
+        printf("# select %-8s -> %-8s %9.4f ms  best %9.4f ms  loss %6.1f%%\n", c->sel[i].chooser,
+               c->sel[i].format, c->sel[i].ms, best_ms(c, NULL),
+               100.0 * (isfinite(c->sel[i].loss) ? c->sel[i].loss : 9.999)); /* 999.9%: not measured */
 }
 
 /* Bar chart of the fastest checked kernel of each format, with cuSPARSE
@@ -369,6 +425,7 @@ int cmd_bench(int argc, char **argv)
         {"json", CLI_FLAG, &o.json, "print one JSON object instead of the table"},
         {"json-append", CLI_STRING, &o.json_file, "also append the JSON object (one line) to FILE"},
         {"threads-study", CLI_FLAG, &o.threads_study, "diagonal kernels at 64..1024 threads per block"},
+        {"select", CLI_FLAG, &o.select, "also report the planner's choices (rules, model, measure) and their loss"},
         {"plot", CLI_STRING, &o.plot, "also draw a bar chart of the times to FILE.png"},
         {"bread-mb", CLI_INT, &o.bread_mb, "buffer of the read-bandwidth kernel in MiB (default 2048)"},
         {NULL, 0, NULL, NULL}};
@@ -409,6 +466,7 @@ int cmd_bench(int argc, char **argv)
     c.floor_ms = vs * ((double)adia_matrix_nnz(A) + adia_matrix_rows(A) + adia_matrix_cols(A)) /
                  (c.bread * 1e9) * 1e3;
     rc = run_formats(&c);
+    if (!rc && o.select) run_select(&c);
     char date[64];
     utc_now(date, sizeof date);
     if (!rc) {
@@ -416,6 +474,7 @@ int cmd_bench(int argc, char **argv)
         else {
             print_table(&c, &g, date);
             print_generated(&c);
+            print_select(&c);
         }
         if (o.plot && (s = plot_rows(&c, o.plot)) != ADIA_OK) rc = cli_fail(argv[0], s);
         FILE *jf = o.json_file ? fopen(o.json_file, "a") : NULL;
