@@ -146,8 +146,10 @@ int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path)
 {
     int rc = cli_check_output(cmd, path);
     if (rc) return rc;
+    progress_begin("writing");
     adia_status s = ends_with(path, ".bin") ? adia_matrix_write_bin(A, path)
                                              : adia_matrix_write_mtx(A, path);
+    progress_end();
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }
 

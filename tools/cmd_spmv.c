@@ -2,6 +2,7 @@
  * choice), run y = A*x on the CPU or the GPU, check it against the
  * double-precision reference, report the median time, GFLOPS and bandwidth. */
 #include "cli.h"
+#include "progress.h"
 
 #include <string.h>
 
@@ -88,6 +89,17 @@ static void report(bool json, const adia_matrix *A, const adia_format *F,
 
 /* The planner's choice: a plan for the device asked (NULL: auto); its
  * format is used as if given with --format. */
+/* Build the format, with a progress line if that takes over a second. */
+static adia_status build_format(const adia_matrix *A, const char *format,
+                                const adia_format_params *p, adia_value_type vt,
+                                adia_format **F)
+{
+    progress_begin("converting");
+    adia_status s = adia_format_build(A, format, p, vt, F);
+    progress_end();
+    return s;
+}
+
 static int plan_format(const char *cmd, const adia_matrix *A, const char *device,
                        adia_value_type vt, long calls, const char *chooser,
                        const adia_format_params *p, adia_plan **P, choice *c)
@@ -98,7 +110,9 @@ static int plan_format(const char *cmd, const adia_matrix *A, const char *device
     if (chooser) h.chooser = !strcmp(chooser, "rules")     ? ADIA_CHOOSE_RULES
                              : !strcmp(chooser, "measure") ? ADIA_CHOOSE_MEASURE
                                                            : ADIA_CHOOSE_MODEL;
+    progress_begin("planning and converting");
     adia_status s = adia_plan_create(A, &h, P);
+    progress_end();
     if (s != ADIA_OK) return cli_fail(cmd, s);
     c->chooser = adia_chooser_name(h.chooser);
     static char text[8192];
@@ -161,7 +175,7 @@ int cmd_spmv(int argc, char **argv)
             goto out;
         F = adia_plan_format(P);
         gpu = adia_plan_device(P) == 1;
-    } else if ((s = adia_format_build(A, format, &p, vt, &F)) != ADIA_OK) {
+    } else if ((s = build_format(A, format, &p, vt, &F)) != ADIA_OK) {
         rc = cli_fail(argv[0], s);
         goto out;
     } else if ((rc = pick_device(argv[0], device, F, &gpu))) {
