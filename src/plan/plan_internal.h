@@ -81,9 +81,10 @@ double adia_plan_now(void);
 
 #ifdef ADIA_HAVE_CUDA
 /* plan_gpu.cu: streaming-read bandwidth of the current device (once per
- * process) and the median time of `runs` SpMVs of an uploaded format. */
+ * process) and the median time of `runs` SpMVs of an uploaded format with
+ * the host vector x (of the format's value type) as input. */
 adia_status adia_plan_gpu_bandwidth(double *gbs);
-adia_status adia_plan_gpu_time(adia_format *F, int runs, double *ms);
+adia_status adia_plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);
 #endif
 
 #ifdef __cplusplus
