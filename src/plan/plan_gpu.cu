@@ -1,53 +1,10 @@
 /* plan_gpu.cu -- the planner's device measurements: streaming-read
  * bandwidth (once per process, for the cost model) and the time of an
- * uploaded format's SpMV (CUDA events, for the MEASURE chooser).
- * If the GPU module later offers its own bandwidth probe, use it here. */
+ * uploaded format's SpMV (CUDA events, for the MEASURE chooser). */
 #include "plan_internal.h"
 #include "../cuda/cuda_util.h"
 
-#include <math.h>
 #include <stdio.h>
-
-/* Read n doubles, one partial sum per block (so the reads are not dead). */
-__global__ void plan_stream_read(const double2 *__restrict__ a, int64_t n2, double *out)
-{
-    double s = 0;
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n2;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        double2 v = a[i];
-        s += v.x + v.y;
-    }
-    if (s == 12345.678) out[blockIdx.x] = s;   /* practically never: keeps the loads */
-}
-
-/* The best of 5 reads of 256 MiB, after one warm-up. */
-static adia_status probe(double *gbs)
-{
-    const int64_t n2 = (int64_t)1 << 24;   /* 16 Mi double2 = 256 MiB */
-    void *a = NULL, *out = NULL;
-    cudaEvent_t e0 = NULL, e1 = NULL;
-    adia_status s = adia_cuda_check(cudaMalloc(&a, (size_t)n2 * sizeof(double2)), "bandwidth probe");
-    if (s == ADIA_OK) s = adia_cuda_check(cudaMalloc(&out, 4096 * sizeof(double)), "bandwidth probe");
-    if (s == ADIA_OK) s = adia_cuda_check(cudaMemset(a, 0, (size_t)n2 * sizeof(double2)), "bandwidth probe");
-    if (s == ADIA_OK) s = adia_cuda_check(cudaEventCreate(&e0), "cudaEventCreate");
-    if (s == ADIA_OK) s = adia_cuda_check(cudaEventCreate(&e1), "cudaEventCreate");
-    float best = INFINITY;
-    for (int rep = 0; s == ADIA_OK && rep < 6; rep++) {
-        cudaEventRecord(e0, 0);
-        plan_stream_read<<<4096, 256>>>((const double2 *)a, n2, (double *)out);
-        cudaEventRecord(e1, 0);
-        s = adia_cuda_check(cudaEventSynchronize(e1), "bandwidth probe kernel");
-        float ms = 0;
-        if (s == ADIA_OK) s = adia_cuda_check(cudaEventElapsedTime(&ms, e0, e1), "cudaEventElapsedTime");
-        if (s == ADIA_OK && rep > 0 && ms < best) best = ms;
-    }
-    if (s == ADIA_OK) *gbs = (double)n2 * sizeof(double2) / (best * 1e6);
-    if (e0) cudaEventDestroy(e0);
-    if (e1) cudaEventDestroy(e1);
-    cudaFree(a);
-    cudaFree(out);
-    return s;
-}
 
 struct probe_result {
     adia_status status;
@@ -58,7 +15,8 @@ struct probe_result {
 static probe_result run_probe()
 {
     probe_result r = {ADIA_OK, 0, ""};
-    r.status = probe(&r.gbs);
+    /* the GPU module's streaming-read probe, 256 MiB (well past L2), 5 runs */
+    r.status = adia_gpu_read_bandwidth((size_t)256 << 20, 5, &r.gbs);
     if (r.status != ADIA_OK) snprintf(r.message, sizeof r.message, "%s", adia_last_error());
     return r;
 }
