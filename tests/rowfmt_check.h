@@ -187,6 +187,33 @@ static inline int rf_eq_f64(const double *a, const double *b, int64_t n)
     return 1;
 }
 
+/* Parameters from "key=value,..." text (NULL: defaults); a parse error
+ * fails the test. */
+static inline adia_format_params rf_params(const char *text)
+{
+    adia_format_params p;
+    adia_format_params_default(&p);
+    if (text) CHECK_OK(adia_format_params_parse(&p, text));
+    return p;
+}
+
+/* Nonzero r x c blocks of A, counted independently of the modules (BCSR
+ * blocks; quad-tree tiles with r = c = q). */
+static inline int64_t rf_count_blocks(const adia_matrix *A, int32_t r, int32_t c)
+{
+    int32_t bcols = (A->csr.cols + c - 1) / c;
+    int32_t *last = malloc(((size_t)bcols + 1) * sizeof *last);
+    int64_t n = 0;
+    for (int32_t j = 0; j < bcols; j++) last[j] = -1;
+    for (int32_t i = 0; i < A->csr.rows; i++)
+        for (int64_t k = A->csr.rowptr[i]; k < A->csr.rowptr[i + 1]; k++) {
+            int32_t bj = A->csr.colind[k] / c;
+            if (last[bj] != i / r) { last[bj] = i / r; n++; }
+        }
+    free(last);
+    return n;
+}
+
 /* A format of A with params p in double (NULL + failed check on error). */
 static inline adia_format *rf_build(const adia_matrix *A, const char *name, const adia_format_params *p)
 {

@@ -8,14 +8,6 @@
 
 #define P ADIA_ROW_PAD
 
-static adia_format_params params(const char *text)
-{
-    adia_format_params p;
-    adia_format_params_default(&p);
-    if (text) CHECK_OK(adia_format_params_parse(&p, text));
-    return p;
-}
-
 static void test_all_formats(void)
 {
     static const struct { const char *name, *params; } cases[] = {
@@ -24,7 +16,7 @@ static void test_all_formats(void)
         {"csc", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        adia_format_params p = params(cases[i].params);
+        adia_format_params p = rf_params(cases[i].params);
         rf_check_format(cases[i].name, cases[i].params ? &p : NULL);
     }
 }
@@ -72,7 +64,7 @@ static void check_sell(const adia_sell *S, const int64_t *ptr, const int32_t *pe
 static void test_sell_example(void)
 {
     adia_matrix *A = test_dense_matrix(6, 5, rf_sample6);
-    adia_format_params p = params("C=2,sigma=1");
+    adia_format_params p = rf_params("C=2,sigma=1");
     adia_format *F = rf_build(A, "sell", &p);
     const int64_t ptr[] = {0, 6, 8, 14};
     const int32_t id[] = {0, 1, 2, 3, 4, 5};
@@ -82,7 +74,7 @@ static void test_sell_example(void)
     adia_format_destroy(F);
     /* sigma = 4 as the text describes: rows 0-3 sorted by length -> 1 0 2 3,
      * rows 4-5 -> 5 4 (worked by hand). */
-    p = params("C=2,sigma=4");
+    p = rf_params("C=2,sigma=4");
     F = rf_build(A, "sell", &p);
     const int32_t perm[] = {1, 0, 2, 3, 5, 4};
     const int32_t col4[] = {0, 1, 2, 3, 4, P, 1, 4, 0, 0, 1, 3, 4, P};
@@ -96,7 +88,7 @@ static void test_sell_example(void)
 static void test_hyb_example(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
-    adia_format_params p = params("width=2");
+    adia_format_params p = rf_params("width=2");
     adia_format *F = rf_build(A, "hyb", &p);
     const adia_hyb *H = F->impl;
     CHECK(H->ell.width == 2 && H->coo.nnz == 1 && H->coo.rowind[0] == 1 &&
@@ -157,7 +149,7 @@ static int64_t slice_width_sum(const adia_matrix *A, int32_t C, int sorted)
 static void expect_bytes(const adia_matrix *A, const char *name, const char *ptext,
                          adia_value_type vt, int64_t want, const char *formula)
 {
-    adia_format_params p = params(ptext);
+    adia_format_params p = rf_params(ptext);
     adia_format *F = NULL;
     CHECK_OK(adia_format_build(A, name, &p, vt, &F));
     int64_t got = adia_format_storage_bytes(F);
@@ -225,17 +217,17 @@ static void test_bad_params(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
     adia_format *F = NULL;
-    adia_format_params p = params("width=1");
+    adia_format_params p = rf_params("width=1");
     CHECK_ERR(adia_format_build(A, "ell", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "ell: row 0 has 2 entries, more than width=1");
     CHECK(F == NULL, "no format on error");
-    p = params("width=2");
+    p = rf_params("width=2");
     CHECK_ERR(adia_format_build(A, "ell", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "row 1 has 3 entries, more than width=2 (use width>=3");
-    p = params("C=4,sigma=6");
+    p = rf_params("C=4,sigma=6");
     CHECK_ERR(adia_format_build(A, "sell", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "sell: sigma=6 is not a multiple of C=4");
-    p = params("C=3");   /* default sigma: least multiple of 3 >= 256 */
+    p = rf_params("C=3");   /* default sigma: least multiple of 3 >= 256 */
     F = rf_build(A, "sell", &p);
     CHECK(F && ((adia_sell *)F->impl)->sigma == 258, "default sigma for C=3");
     adia_format_destroy(F);

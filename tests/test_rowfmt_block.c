@@ -6,14 +6,6 @@
 #include "rowfmt_check.h"
 #include "formats/row_extra.h"
 
-static adia_format_params params(const char *text)
-{
-    adia_format_params p;
-    adia_format_params_default(&p);
-    if (text) CHECK_OK(adia_format_params_parse(&p, text));
-    return p;
-}
-
 static void test_all(void)
 {
     static const struct { const char *name, *params; int32_t r, c; } cases[] = {
@@ -24,7 +16,7 @@ static void test_all(void)
         {"pbcsr", "r=1,c=16", 1, 16},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        adia_format_params p = params(cases[i].params);
+        adia_format_params p = rf_params(cases[i].params);
         rf_check_format_min(cases[i].name, cases[i].params ? &p : NULL, cases[i].r, cases[i].c);
     }
 }
@@ -78,7 +70,7 @@ static void test_sbcsr_example(void)
 static void test_pbcsr_example(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
-    adia_format_params p = params("r=2,c=2,pad=2");
+    adia_format_params p = rf_params("r=2,c=2,pad=2");
     adia_format *F = rf_build(A, "pbcsr", &p);
     const adia_pbcsr *P = F->impl;
     const int64_t bptr[] = {0, 3, 5, 7};
@@ -95,22 +87,6 @@ static void test_pbcsr_example(void)
     adia_matrix_destroy(A);
 }
 
-/* Nonzero r x c blocks of A, counted independently of the module. */
-static int64_t count_blocks(const adia_matrix *A, int32_t r, int32_t c)
-{
-    int32_t bcols = (A->csr.cols + c - 1) / c;
-    int32_t *last = malloc(((size_t)bcols + 1) * sizeof *last);
-    int64_t n = 0;
-    for (int32_t j = 0; j < bcols; j++) last[j] = -1;
-    for (int32_t i = 0; i < A->csr.rows; i++)
-        for (int64_t k = A->csr.rowptr[i]; k < A->csr.rowptr[i + 1]; k++) {
-            int32_t bj = A->csr.colind[k] / c;
-            if (last[bj] != i / r) { last[bj] = i / r; n++; }
-        }
-    free(last);
-    return n;
-}
-
 /* Eq. 2.19 says N_nzb*2r + N_nzb + m/r + 1 elements: a block holds r*c
  * values (not 2r) and m/r rounds up, so the bytes are
  * N_nzb*r*c*value + N_nzb*4 + (ceil(m/r) + 1)*8.  Eq. 2.55 (streamed) says
@@ -125,8 +101,8 @@ static void test_bcsr_storage(void)
         adia_value_type vt = t < 4 ? ADIA_DOUBLE : ADIA_FLOAT;
         char text[32];
         snprintf(text, sizeof text, "r=%d,c=%d", (int)r, (int)c);
-        adia_format_params p = params(text);
-        int64_t nb = count_blocks(A, r, c), vs = (int64_t)adia_value_size(vt);
+        adia_format_params p = rf_params(text);
+        int64_t nb = rf_count_blocks(A, r, c), vs = (int64_t)adia_value_size(vt);
         int64_t want = nb * r * c * vs + nb * 4 + ((203 + r - 1) / r + 1) * 8;
         for (int s = 0; s < 2; s++) {   /* bcsr and its streamed order: same bytes */
             const char *name = s ? "sbcsr" : "bcsr";
@@ -148,13 +124,13 @@ static void test_pbcsr_storage(void)
 {
     adia_matrix *A = rf_long_row_matrix(203, 150, 17);
     const int32_t r = 3, c = 8, pad = 4, bcols = (150 + c - 1) / c;
-    int64_t *cnt = calloc(bcols, sizeof *cnt), slots = 0, nb = count_blocks(A, r, c);
+    int64_t *cnt = calloc(bcols, sizeof *cnt), slots = 0, nb = rf_count_blocks(A, r, c);
     for (int32_t i = 0; i < 203; i++) {
         for (int64_t k = A->csr.rowptr[i]; k < A->csr.rowptr[i + 1]; k++) cnt[A->csr.colind[k] / c]++;
         for (int32_t j = 0; j < bcols; j++) { slots += (cnt[j] + pad - 1) / pad * pad; cnt[j] = 0; }
     }
     free(cnt);
-    adia_format_params p = params("r=3,c=8,pad=4");
+    adia_format_params p = rf_params("r=3,c=8,pad=4");
     adia_format *F = NULL;
     CHECK_OK(adia_format_build(A, "pbcsr", &p, ADIA_FLOAT, &F));
     int64_t want = (68 + 1) * 8 + nb * 4 + (nb * r + 1) * 8 + slots * (4 + 4);
@@ -169,17 +145,17 @@ static void test_bad_block(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
     adia_format *F = NULL;
-    adia_format_params p = params("r=6");
+    adia_format_params p = rf_params("r=6");
     CHECK_ERR(adia_format_build(A, "bcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "bcsr: block size r=6 is larger than the matrix's 5 rows");
-    p = params("r=2,c=9");
+    p = rf_params("r=2,c=9");
     CHECK_ERR(adia_format_build(A, "bcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "bcsr: block size c=9 is larger than the matrix's 5 columns");
     CHECK(F == NULL, "no format on error");
-    p = params("r=2,c=3,pad=2");
+    p = rf_params("r=2,c=3,pad=2");
     CHECK_ERR(adia_format_build(A, "pbcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "pbcsr: block width c=3 is not a multiple of pad=2");
-    p = params("r=4,c=6");
+    p = rf_params("r=4,c=6");
     CHECK_ERR(adia_format_build(A, "sbcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "sbcsr: block size c=6 is larger than the matrix's 5 columns");
     adia_matrix_destroy(A);

@@ -7,14 +7,6 @@
 
 #define P ADIA_ROW_PAD
 
-static adia_format_params params(const char *text)
-{
-    adia_format_params p;
-    adia_format_params_default(&p);
-    if (text) CHECK_OK(adia_format_params_parse(&p, text));
-    return p;
-}
-
 static void test_all(void)
 {
     static const struct { const char *name, *params; } cases[] = {
@@ -23,7 +15,7 @@ static void test_all(void)
         {"cmrs", "strip=7"},  {"scsr", NULL},    {"scsr", "streams=1"}, {"scsr", "streams=5"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        adia_format_params p = params(cases[i].params);
+        adia_format_params p = rf_params(cases[i].params);
         rf_check_format(cases[i].name, cases[i].params ? &p : NULL);
     }
 }
@@ -33,7 +25,7 @@ static void test_all(void)
 static void test_pcsr_example(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
-    adia_format_params p = params("pad=4");
+    adia_format_params p = rf_params("pad=4");
     adia_format *F = rf_build(A, "pcsr", &p);
     const adia_pcsr *C = F->impl;
     const int64_t ptr[] = {0, 4, 8, 12, 16, 20};
@@ -57,7 +49,7 @@ static void test_rgcsr_example(void)
     memset(a + 25, 0, 5 * sizeof *a);
     a[27] = 4;
     adia_matrix *A = test_dense_matrix(6, 5, a);
-    adia_format_params p = params("group=3");
+    adia_format_params p = rf_params("group=3");
     adia_format *F = rf_build(A, "rgcsr", &p);
     const adia_rgcsr *R = F->impl;
     const int64_t gp[] = {0, 9, 15};
@@ -77,7 +69,7 @@ static void test_rgcsr_example(void)
 static void test_cmrs_example(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample_cmrs);
-    adia_format_params p = params("strip=2");
+    adia_format_params p = rf_params("strip=2");
     adia_format *F = rf_build(A, "cmrs", &p);
     const adia_cmrs *M = F->impl;
     const int64_t sp[] = {0, 5, 9, 11};
@@ -129,7 +121,7 @@ static int64_t grouped_slots(const adia_matrix *A, int64_t n, int full_groups)
 static void expect_bytes(const adia_matrix *A, const char *name, const char *text,
                          adia_value_type vt, int64_t want, const char *formula)
 {
-    adia_format_params p = params(text);
+    adia_format_params p = rf_params(text);
     adia_format *F = NULL;
     CHECK_OK(adia_format_build(A, name, &p, vt, &F));
     CHECK(adia_format_storage_bytes(F) == want, "%s %s: %lld bytes, %s predicts %lld", name,

@@ -8,21 +8,13 @@
 
 #include <math.h>
 
-static adia_format_params params(const char *text)
-{
-    adia_format_params p;
-    adia_format_params_default(&p);
-    if (text) CHECK_OK(adia_format_params_parse(&p, text));
-    return p;
-}
-
 static void test_all(void)
 {
     static const char *const cases[][2] = {
         {"qcsr", NULL}, {"qcsr", "qt=1"}, {"qcsr", "qt=2"}, {"qcsr", "qt=5"}, {"mqt", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        adia_format_params p = params(cases[i][1]);
+        adia_format_params p = rf_params(cases[i][1]);
         rf_check_format(cases[i][0], cases[i][1] ? &p : NULL);
     }
     adia_matrix *A = test_random_matrix(3, 1, 1, 1.0);   /* 1x1 with its entry */
@@ -37,7 +29,7 @@ static void test_all(void)
 static void test_qcsr_example(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
-    adia_format_params p = params("qt=2");
+    adia_format_params p = rf_params("qt=2");
     adia_format *F = rf_build(A, "qcsr", &p);
     const adia_qcsr *T = F->impl;
     const int32_t lr[] = {0, 0, 1, 0, 1, 2, 2}, lc[] = {0, 1, 0, 2, 2, 0, 1};
@@ -81,16 +73,7 @@ static void test_mqt_example(void)
 /* Non-empty q x q tiles of A for q = 2^l, counted independently. */
 static int64_t count_tiles(const adia_matrix *A, int64_t q)
 {
-    int64_t tc = (A->csr.cols + q - 1) / q, n = 0;
-    int64_t *last = malloc(((size_t)tc + 1) * sizeof *last);
-    for (int64_t j = 0; j < tc; j++) last[j] = -1;
-    for (int32_t i = 0; i < A->csr.rows; i++)
-        for (int64_t k = A->csr.rowptr[i]; k < A->csr.rowptr[i + 1]; k++) {
-            int64_t tj = A->csr.colind[k] / q;
-            if (last[tj] != i / q) { last[tj] = i / q; n++; }
-        }
-    free(last);
-    return n;
+    return rf_count_blocks(A, (int32_t)q, (int32_t)q);
 }
 
 static void test_storage(void)
@@ -104,7 +87,7 @@ static void test_storage(void)
         for (int u = 0; u < 3; u++) {   /* eq. 2.27 + coordinates and leaf pointers */
             char text[16];
             snprintf(text, sizeof text, "qt=%d", (int)qs[u]);
-            adia_format_params p = params(text);
+            adia_format_params p = rf_params(text);
             adia_format *F = NULL;
             CHECK_OK(adia_format_build(A, "qcsr", &p, vt, &F));
             int64_t na = count_tiles(A, qs[u]);
@@ -132,7 +115,7 @@ static void test_bad_params(void)
 {
     adia_matrix *A = test_dense_matrix(5, 5, rf_sample5);
     adia_format *F = NULL;
-    adia_format_params p = params("qt=50000");
+    adia_format_params p = rf_params("qt=50000");
     CHECK_ERR(adia_format_build(A, "qcsr", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
               "qcsr: qt=50000 too large");
     adia_matrix_destroy(A);
