@@ -74,6 +74,8 @@ bench --gen type2:4000000
 bench --gen type3:4000000,41,0.34
 bench --gen type3:4000000,41,0.34 --params B=64
 bench --gen band:1000000,100
+bench --gen random:2000000,16
+bench --gen powerlaw:2000000,2,10000
 bench --gen lap2d5:2048 --threads-study --runs 50
 if [ -d "$MATDIR" ]; then
     for f in "$MATDIR"/*.mtx "$MATDIR"/*.mtx.gz "$MATDIR"/*.bin; do

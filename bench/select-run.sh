@@ -16,7 +16,8 @@ FORMATS=csr,coo,dia,hdi,brcsd1,brcsd2,crsd,ell,sell,hyb
         head -c 200 "$f" | head -1 | grep -qiE "complex|hermitian" && continue
         build-rel/adia bench "$f" --formats $FORMATS --select --runs 50 2>/dev/null | grep -E "^# (matrix|select)"
     done
-    for g in lap2d5:2048 lap3d7:160 type2:4000000 type3:4000000,41,0.34 band:1000000,100; do
+    for g in lap2d5:2048 lap3d7:160 type2:4000000 type3:4000000,41,0.34 band:1000000,100 \
+             random:2000000,16 powerlaw:2000000,2,10000 lap2d5:100 lap3d7:20 band:20000,3; do
         build-rel/adia bench --gen "$g" --formats $FORMATS --select --runs 50 2>/dev/null | grep -E "^# (matrix|select)"
     done
 } >"$REP"

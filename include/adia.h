@@ -161,6 +161,12 @@ adia_status adia_matrix_load(const char *path, adia_matrix **out);
  *                       +-(N-2), N-3: alone on their diagonal)
  *   randdiag:N,K,SPREAD main + K-1 distinct random offsets |o| <= SPREAD,
  *                       full diagonals; values as band
+ *   random:N,AVG        unstructured: row lengths uniform in 1..2*AVG-1,
+ *                       one column drawn in each of `length` equal strata
+ *                       of [0,N) (the one holding i replaced by i); values
+ *                       as band
+ *   powerlaw:N,MIN,MAX  as random, row lengths ceil(MIN/u) (u uniform in
+ *                       (0,1]) capped at MAX: P(length > L) = MIN/L
  * optional ",seed=S" at the end of any spec (default 1).  All numbers are
  * positive integers <= INT32_MAX (FILL a real); anything else, too many
  * rows, more than 2^36 possible nonzeros (N x number of diagonals) or K
@@ -399,10 +405,21 @@ adia_status adia_gpu_get_info(adia_gpu_info *info);
  * quarter of the free memory), median of runs. */
 adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
 
-/* Times of `runs` launches (median, min, max in ms). */
+/* Time (ms, median of runs) of the floor's traffic in its simplest form: a
+ * kernel reading `values` values of type vt as rows-long coalesced streams
+ * and writing `rows` values.  What an SpMV without index data could reach
+ * at this size (launch ramp, writes and the last wave included), beside
+ * the floor's pure bytes / B_read. */
+adia_status adia_gpu_stream_time(int64_t rows, int64_t values, adia_value_type vt,
+                                 int runs, double *ms);
+
+/* Per-call times (median, min, max in ms) of `runs` samples; each sample
+ * times `batch` calls issued back to back (captured in a CUDA graph when
+ * `graph`), as a solver issues them, so host launch latency is hidden. */
 typedef struct adia_gpu_timing {
     double median_ms, min_ms, max_ms;
-    int runs;
+    int runs, batch;
+    int graph;          /* 1: the batch ran as a CUDA graph */
 } adia_gpu_timing;
 
 /* Check F's GPU SpMV (current kernel) against adia_matrix_spmv on A in
@@ -412,8 +429,8 @@ adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A,
                                 double alpha, double beta, uint64_t seed,
                                 double *rel_err);
 /* Time y = A*x (alpha 1, beta 0) with F's current kernel: warm-up, then
- * `runs` launches timed one by one with CUDA events, rotating over a few x
- * vectors. */
+ * `runs` samples with CUDA events (see adia_gpu_timing), rotating over a
+ * few x vectors. */
 adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t);
 /* The same for cusparseSpMV on A (CSR) in precision vt with algorithm alg
  * (1: CUSPARSE_SPMV_CSR_ALG1, 2: CUSPARSE_SPMV_CSR_ALG2); the result is

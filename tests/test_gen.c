@@ -220,14 +220,68 @@ static void test_type3(void)
     }
 }
 
+/* Rows of an unstructured matrix: lengths in [lo, hi], columns strictly
+ * increasing and in range, the diagonal present, dominant diagonal. */
+static int check_rows(const adia_matrix *A, int64_t lo, int64_t hi, double *mean, int64_t *longest)
+{
+    adia_csr_view v;
+    if (adia_matrix_csr(A, &v) != ADIA_OK) return 0;
+    *longest = 0;
+    for (int32_t i = 0; i < v.rows; i++) {
+        int64_t len = v.rowptr[i + 1] - v.rowptr[i], diag = 0;
+        if (len < lo || len > hi) return 0;
+        if (len > *longest) *longest = len;
+        for (int64_t p = v.rowptr[i]; p < v.rowptr[i + 1]; p++) {
+            if (v.colind[p] < 0 || v.colind[p] >= v.cols) return 0;
+            if (p > v.rowptr[i] && v.colind[p] <= v.colind[p - 1]) return 0;
+            diag += v.colind[p] == i;
+        }
+        if (diag != 1) return 0;
+    }
+    *mean = (double)v.nnz / v.rows;
+    return check_values(A, -1);
+}
+
+static void test_random_powerlaw(void)
+{
+    double mean = 0;
+    int64_t longest = 0;
+    adia_matrix *A = gen("random:20000,8");
+    CHECK(A && check_rows(A, 1, 15, &mean, &longest), "random: rows in 1..15, sorted, diagonal");
+    CHECK(A && fabs(mean - 8) < 0.1, "random: mean row length %.3f ~ 8", mean);
+    CHECK(A && longest == 15, "random: longest row %lld reaches 2*AVG-1", (long long)longest);
+    int64_t *cnt = A ? diag_counts(A) : NULL;
+    int64_t diagonals = 0;
+    for (int64_t d = 0; cnt && d < 2 * 20000 - 1; d++) diagonals += cnt[d] > 0;
+    CHECK(diagonals > 20000, "random: unstructured, more diagonals than rows (%lld distinct diagonals)", (long long)diagonals);
+    free(cnt);
+    adia_matrix_destroy(A);
+    /* P(len > L) = MIN/L: with MIN 2, about 2% of rows are longer than 100 */
+    A = gen("powerlaw:50000,2,3000");
+    CHECK(A && check_rows(A, 2, 3000, &mean, &longest), "powerlaw: rows in 2..3000, sorted, diagonal");
+    adia_csr_view v;
+    int64_t over100 = 0;
+    if (A && adia_matrix_csr(A, &v) == ADIA_OK)
+        for (int32_t i = 0; i < v.rows; i++) over100 += v.rowptr[i + 1] - v.rowptr[i] > 100;
+    CHECK(over100 > 800 && over100 < 1200, "powerlaw: %lld rows longer than 100 (expect ~1000)",
+          (long long)over100);
+    CHECK(longest == 3000, "powerlaw: capped at MAX (%lld)", (long long)longest);
+    adia_matrix_destroy(A);
+    A = gen("random:3,50");   /* rows longer than N are cut to N */
+    CHECK(A && check_rows(A, 1, 3, &mean, &longest), "random: rows cut to N columns");
+    adia_matrix_destroy(A);
+}
+
 static void test_determinism(void)
 {
     const char *specs[][3] = {
         {"band:500,3", "band:500,3,seed=1", "band:500,3,seed=2"},
         {"randdiag:800,9,300", "randdiag:800,9,300,seed=1", "randdiag:800,9,300,seed=77"},
         {"type3:10000,5,0.4", "type3:10000,5,0.4,seed=1", "type3:10000,5,0.4,seed=3"},
+        {"random:3000,6", "random:3000,6,seed=1", "random:3000,6,seed=5"},
+        {"powerlaw:3000,2,400", "powerlaw:3000,2,400,seed=1", "powerlaw:3000,2,400,seed=9"},
     };
-    for (int t = 0; t < 3; t++) {
+    for (int t = 0; t < 5; t++) {
         adia_matrix *A = gen(specs[t][0]), *B = gen(specs[t][0]), *C = gen(specs[t][1]),
                     *D = gen(specs[t][2]);
         CHECK(A && B && adia_matrix_equal(A, B), "%s twice: same matrix", specs[t][0]);
@@ -293,6 +347,10 @@ static void test_bad_specs(void)
         {"type3:10000,2,0.5", "K >= 3"},
         {"band:2000000000,1000000000", "more than the 2^36"},
         {"randdiag:2000000000,100000,2000000", "more than the 2^36"},
+        {"random:100", "random takes 2 numbers, got 1"},
+        {"powerlaw:100,5", "powerlaw takes 3 numbers, got 2"},
+        {"powerlaw:100,9,3", "MIN = 9 is larger than MAX = 3"},
+        {"powerlaw:2000000000,1,2000000000", "exceeds the 2^36"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         adia_matrix *A = (adia_matrix *)&bad;  /* must be reset to NULL */
@@ -304,8 +362,8 @@ static void test_bad_specs(void)
     CHECK_ERR(adia_matrix_generate(NULL, NULL), ADIA_ERR_INVALID_ARG, "out is NULL");
     const char *help = adia_generator_help();
     const char *kinds[] = {"lap2d5:", "lap2d9:", "lap3d7:", "lap3d27:", "band:", "type2:",
-                           "type3:", "randdiag:", "seed="};
-    for (int k = 0; k < 9; k++) CHECK(strstr(help, kinds[k]), "help mentions %s", kinds[k]);
+                           "type3:", "randdiag:", "random:", "powerlaw:", "seed="};
+    for (int k = 0; k < 11; k++) CHECK(strstr(help, kinds[k]), "help mentions %s", kinds[k]);
 }
 
 int main(void)
@@ -314,6 +372,7 @@ int main(void)
     test_laplacians();
     test_band_type2_randdiag();
     test_type3();
+    test_random_powerlaw();
     test_determinism();
     test_threads_agree();
     test_bad_specs();

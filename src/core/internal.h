@@ -139,6 +139,11 @@ typedef struct adia_gpu_ops {
     void (*destroy)(void *dev);
 } adia_gpu_ops;
 
+/* adia_gpu_time_spmv with x given (x_host: cols values of F's type);
+ * src/cuda/bench.cu, CUDA builds only (the planner's MEASURE). */
+adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
+                                 adia_gpu_timing *t);
+
 /* Registry lookups (src/formats/registry.c, src/cuda/registry.cu). */
 const adia_format_ops *adia_format_ops_find(const char *name);
 const adia_gpu_ops *adia_gpu_ops_find(const char *name);

@@ -24,16 +24,6 @@ struct dbuf {
     }
 };
 
-struct events {
-    cudaEvent_t a = nullptr, b = nullptr;
-    ~events() { if (a) cudaEventDestroy(a); if (b) cudaEventDestroy(b); }
-    adia_status create()
-    {
-        ADIA_CUDA_TRY(cudaEventCreate(&a));
-        return adia_cuda_check(cudaEventCreate(&b), "cudaEventCreate");
-    }
-};
-
 uint64_t rng_next(uint64_t *s)
 {
     *s ^= *s >> 12;
@@ -87,26 +77,92 @@ void summarize(std::vector<float> &ms, adia_gpu_timing *t)
     t->median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
 }
 
-/* Time fn(i) `runs` times after `warm` untimed calls; fn returns adia_status. */
+/* What one timing needs: its own stream (capturable, unlike the legacy
+ * default stream), two events, and the graph of one batch. */
+struct timer {
+    cudaStream_t st = nullptr;
+    cudaEvent_t a = nullptr, b = nullptr;
+    cudaGraph_t graph = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    ~timer()
+    {
+        if (exec) cudaGraphExecDestroy(exec);
+        if (graph) cudaGraphDestroy(graph);
+        if (a) cudaEventDestroy(a);
+        if (b) cudaEventDestroy(b);
+        if (st) cudaStreamDestroy(st);
+    }
+    adia_status create()
+    {
+        ADIA_CUDA_TRY(cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking));
+        ADIA_CUDA_TRY(cudaEventCreate(&a));
+        return adia_cuda_check(cudaEventCreate(&b), "cudaEventCreate");
+    }
+    /* ms between a and b, after waiting for b */
+    adia_status elapsed(float *ms)
+    {
+        ADIA_CUDA_TRY(cudaEventSynchronize(b));
+        return adia_cuda_check(cudaEventElapsedTime(ms, a, b), "cudaEventElapsedTime");
+    }
+};
+
+/* Capture `batch` calls of fn in a graph; false (errors cleared) when some
+ * call cannot be captured -- the caller then launches them one by one. */
+template <typename F>
+bool capture_batch(timer &tm, F fn, int batch)
+{
+    if (cudaStreamBeginCapture(tm.st, cudaStreamCaptureModeThreadLocal) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    bool ok = true;
+    for (int j = 0; j < batch && ok; j++) ok = fn(j, tm.st) == ADIA_OK;
+    ok = cudaStreamEndCapture(tm.st, &tm.graph) == cudaSuccess && ok;
+    ok = ok && cudaGraphInstantiate(&tm.exec, tm.graph, 0) == cudaSuccess;
+    if (!ok) {
+        cudaGetLastError();
+        adia_clear_error();
+    }
+    return ok;
+}
+
+enum { BATCH_MAX = 100 };
+#define BATCH_TARGET_MS 0.5   /* one timed sample lasts about this long */
+
+/* Per-call time of fn(i, stream).  Each sample times a batch of calls
+ * issued back to back (a CUDA graph of them where capture works) and
+ * divides by the batch: a solver calls SpMV back to back too, and timing
+ * single launches adds the host's launch latency (2-4 us, 5% of a 60 us
+ * kernel, half of a 6 us one) to every kernel alike.  The batch is sized
+ * so that a sample lasts about BATCH_TARGET_MS; t->runs samples. */
 template <typename F>
 adia_status time_runs(F fn, int runs, adia_gpu_timing *t)
 {
     if (runs < 1) return adia_error(ADIA_ERR_INVALID_ARG, "timing: runs = %d", runs);
-    events ev;
-    ADIA_TRY(ev.create());
-    for (int i = 0; i < 5; i++) ADIA_TRY(fn(i));
-    ADIA_CUDA_TRY(cudaDeviceSynchronize());
-    std::vector<float> ms;
+    timer tm;
+    ADIA_TRY(tm.create());
+    for (int i = 0; i < 3; i++) ADIA_TRY(fn(i, tm.st));
+    float ms = 0;
+    ADIA_CUDA_TRY(cudaEventRecord(tm.a, tm.st));
+    for (int i = 0; i < 4; i++) ADIA_TRY(fn(i, tm.st));
+    ADIA_CUDA_TRY(cudaEventRecord(tm.b, tm.st));
+    ADIA_TRY(tm.elapsed(&ms));
+    double one = ms / 4;
+    int batch = one * BATCH_MAX < BATCH_TARGET_MS ? BATCH_MAX : (int)ceil(BATCH_TARGET_MS / one);
+    bool graph = capture_batch(tm, fn, batch);
+    std::vector<float> per;
     for (int i = 0; i < runs; i++) {
-        ADIA_CUDA_TRY(cudaEventRecord(ev.a, 0));
-        ADIA_TRY(fn(i));
-        ADIA_CUDA_TRY(cudaEventRecord(ev.b, 0));
-        ADIA_CUDA_TRY(cudaEventSynchronize(ev.b));
-        float m = 0;
-        ADIA_CUDA_TRY(cudaEventElapsedTime(&m, ev.a, ev.b));
-        ms.push_back(m);
+        ADIA_CUDA_TRY(cudaEventRecord(tm.a, tm.st));
+        if (graph) ADIA_CUDA_TRY(cudaGraphLaunch(tm.exec, tm.st));
+        else
+            for (int j = 0; j < batch; j++) ADIA_TRY(fn(j, tm.st));
+        ADIA_CUDA_TRY(cudaEventRecord(tm.b, tm.st));
+        ADIA_TRY(tm.elapsed(&ms));
+        per.push_back(ms / batch);
     }
-    summarize(ms, t);
+    summarize(per, t);
+    t->batch = batch;
+    t->graph = graph;
     return ADIA_OK;
 }
 
@@ -128,6 +184,20 @@ __global__ void read_kernel(const int4 *__restrict__ p, size_t n, unsigned long 
         acc ^= a.x ^ a.y ^ a.z ^ a.w;
     }
     if (acc == 0x7fffffff) atomicAdd(out, 1ull);  /* keeps the loads alive */
+}
+
+/* The floor's traffic in its simplest form: thread i reads src[i],
+ * src[i + rows], ... (values / rows coalesced streams) and writes dst[i]. */
+template <typename T>
+__global__ void stream_kernel(const T *__restrict__ src, long long values, int rows,
+                              T *__restrict__ dst)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= rows) return;
+    T s = T(0);
+#pragma unroll 8
+    for (long long k = i; k < values; k += rows) s += __ldcs(src + k);
+    __stcs(dst + i, s);
 }
 
 /* ------------------------------------------------------------ cuSPARSE */
@@ -193,11 +263,39 @@ extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *g
     ADIA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     size_t n = bytes / sizeof(int4);
     adia_gpu_timing t;
-    ADIA_TRY(time_runs([&](int) {
-        read_kernel<<<sms * 8, 256>>>((const int4 *)buf.p, n, (unsigned long long *)out.p);
+    ADIA_TRY(time_runs([&](int, cudaStream_t st) {
+        read_kernel<<<sms * 8, 256, 0, st>>>((const int4 *)buf.p, n, (unsigned long long *)out.p);
         return adia_gpu_launch_check("read-bandwidth kernel");
     }, runs > 0 ? runs : 20, &t));
     *gbps = (double)bytes / (t.median_ms * 1e-3) / 1e9;
+    return ADIA_OK;
+}
+
+extern "C" adia_status adia_gpu_stream_time(int64_t rows, int64_t values, adia_value_type vt,
+                                            int runs, double *ms)
+{
+    if (!ms || rows <= 0 || rows > INT32_MAX || values < 0)
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_stream_time: bad argument (rows %lld)",
+                          (long long)rows);
+    size_t vs = adia_value_size(vt), bytes;
+    if (!adia_mul_size((size_t)values, vs, &bytes))
+        return adia_error(ADIA_ERR_OVERFLOW, "stream probe: %lld values overflow", (long long)values);
+    dbuf src, dst;
+    ADIA_TRY(src.alloc(bytes, "stream probe source"));
+    ADIA_TRY(dst.alloc((size_t)rows * vs, "stream probe destination"));
+    ADIA_CUDA_TRY(cudaMemset(src.p, 0, bytes));
+    adia_gpu_timing t;
+    unsigned grid = (unsigned)((rows + 255) / 256);
+    ADIA_TRY(time_runs([&](int, cudaStream_t st) {
+        if (vt == ADIA_DOUBLE)
+            stream_kernel<double><<<grid, 256, 0, st>>>((const double *)src.p, values, (int)rows,
+                                                        (double *)dst.p);
+        else
+            stream_kernel<float><<<grid, 256, 0, st>>>((const float *)src.p, values, (int)rows,
+                                                       (float *)dst.p);
+        return adia_gpu_launch_check("stream probe kernel");
+    }, runs > 0 ? runs : 20, &t));
+    *ms = t.median_ms;
     return ADIA_OK;
 }
 
@@ -233,7 +331,9 @@ extern "C" adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A,
 
 enum { N_X = 4 };  /* x vectors rotated while timing (L2 effects) */
 
-extern "C" adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t)
+/* x_host: cols values of F's type, copied to every x slot; NULL: random. */
+extern "C" adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
+                                            adia_gpu_timing *t)
 {
     if (!F || !t) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_time_spmv: NULL argument");
     ADIA_TRY(adia_format_upload(F));
@@ -243,14 +343,25 @@ extern "C" adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_tim
     dbuf dx, dy;
     ADIA_TRY(dx.alloc((size_t)n * vs * N_X, "timing x"));
     ADIA_TRY(dy.alloc((size_t)m * vs, "timing y"));
-    std::vector<double> x((size_t)n * N_X);
-    uint64_t s = 12345;
-    for (auto &v : x) v = rng_value(&s);
-    ADIA_TRY(to_device(x.data(), (int64_t)n * N_X, vt, dx.p));
-    return time_runs([&](int i) {
+    if (x_host) {
+        for (int i = 0; i < N_X && n > 0; i++)
+            ADIA_CUDA_TRY(cudaMemcpy((char *)dx.p + (size_t)i * n * vs, x_host, (size_t)n * vs,
+                                     cudaMemcpyHostToDevice));
+    } else {
+        std::vector<double> x((size_t)n * N_X);
+        uint64_t s = 12345;
+        for (auto &v : x) v = rng_value(&s);
+        ADIA_TRY(to_device(x.data(), (int64_t)n * N_X, vt, dx.p));
+    }
+    return time_runs([&](int i, cudaStream_t st) {
         const char *xp = (const char *)dx.p + (size_t)(i % N_X) * n * vs;
-        return adia_format_spmv_gpu(F, 1.0, xp, 0.0, dy.p, NULL);
+        return adia_format_spmv_gpu(F, 1.0, xp, 0.0, dy.p, st);
     }, runs, t);
+}
+
+extern "C" adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t)
+{
+    return adia_gpu_time_spmv_x(F, runs, NULL, t);
 }
 
 extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,
@@ -299,12 +410,13 @@ extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_
     SP_TRY(cusparseSpMV_bufferSize(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, al, c.A, c.x, be, c.y,
                                    dt, a, &wbytes));
     ADIA_TRY(work.alloc(wbytes, "cuSPARSE workspace"));   /* once, outside the timed loop */
-    auto spmv = [&](int i) {
+    auto spmv = [&](int i, cudaStream_t st) {
+        SP_TRY(cusparseSetStream(c.h, st));
         SP_TRY(cusparseDnVecSetValues(c.x, (char *)dx.p + (size_t)(i % N_X) * v.cols * vs));
         return sp_check(cusparseSpMV(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, al, c.A, c.x, be,
                                      c.y, dt, a, work.p), "cusparseSpMV");
     };
-    ADIA_TRY(spmv(0));
+    ADIA_TRY(spmv(0, 0));
     ADIA_CUDA_TRY(cudaDeviceSynchronize());
     ADIA_TRY(from_device(dy.p, v.rows, vt, y.data()));
     ADIA_TRY(adia_matrix_spmv(A, 1.0, x.data(), 0.0, ref.data()));

@@ -46,6 +46,7 @@ void diag_free(void *p)
     if (!d) return;
     const void *arrays[] = {d->args.piece_start, d->args.piece_group, d->args.piece_data,
                             d->args.group_start, d->args.offsets, d->args.chunk_piece,
+                            d->args.piece_desc,
                             d->args.data, d->srow, d->sptr, d->scol, d->sval};
     for (const void *a : arrays) cudaFree(const_cast<void *>(a));
     adia_codegen_free(d->gen);
@@ -67,6 +68,28 @@ adia_status chunk_map(const adia_diag *D, int **out, int64_t *n)
     m[chunks] = D->n_pieces > 0 ? D->n_pieces - 1 : 0;
     *out = m;
     *n = chunks + 1;
+    return ADIA_OK;
+}
+
+/* The warp kernels' piece descriptors (diag_kernel.cuh, adia_warp_locate). */
+adia_status piece_descs(const adia_diag *D, int **out)
+{
+    int *q = (int *)adia_alloc((size_t)D->n_pieces, 8 * sizeof *q, "piece descriptors");
+    if (!q) return ADIA_ERR_NO_MEMORY;
+    for (int32_t p = 0; p < D->n_pieces; p++) {
+        int *e = q + 8 * (size_t)p;
+        uint64_t data = (uint64_t)D->piece_data[p];
+        int32_t g = D->piece_group[p];
+        e[0] = (int)(uint32_t)data;
+        e[1] = (int)(uint32_t)(data >> 32);
+        e[2] = D->piece_start[p];
+        e[3] = D->piece_start[p + 1] - D->piece_start[p];
+        e[4] = g;
+        e[5] = D->group_start[g];
+        e[6] = D->group_start[g + 1] - D->group_start[g];
+        e[7] = 0;
+    }
+    *out = q;
     return ADIA_OK;
 }
 
@@ -119,6 +142,12 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     adia_status s = chunk_map(D, &map, &nmap);
     if (s == ADIA_OK) s = adia_gpu_copy_in((void **)&a.chunk_piece, map, nmap, 4, "chunk map");
     free(map);
+    ADIA_TRY(s);
+    int *desc = NULL;
+    s = piece_descs(D, &desc);
+    if (s == ADIA_OK)
+        s = adia_gpu_copy_in((void **)&a.piece_desc, desc, (int64_t)D->n_pieces * 8, 4, "piece descriptors");
+    free(desc);
     ADIA_TRY(s);
     if (D->n_scatter > 0) {
         int *srow = NULL;

@@ -33,6 +33,7 @@ typedef struct adia_diag_args {
     const int *group_start;        /* n_groups + 1                          */
     const int *offsets;
     const int *chunk_piece;        /* ceil(rows / 32) + 1                   */
+    const void *piece_desc;        /* int4 x 2 per piece (adia_warp_locate) */
     const void *data;              /* double or float                       */
     int rows, cols;
     int n_pieces, pad_;
@@ -136,7 +137,10 @@ struct adia_warp_piece {
     unsigned r;       /* this lane's first row                              */
 };
 
-/* false when the whole warp lies beyond the matrix (then it returns). */
+/* piece_desc[2p], [2p+1] = {data low, data high, start, len}, {group, k0,
+ * K, 0}: all a warp needs about its piece in two independent 16-byte loads
+ * right after chunk_piece, instead of a chain of four dependent loads
+ * (piece -> group -> group_start -> offsets) before the first value. */
 __device__ __forceinline__ bool adia_warp_locate(const adia_diag_args &a, int R,
                                                  adia_warp_piece &w)
 {
@@ -144,12 +148,14 @@ __device__ __forceinline__ bool adia_warp_locate(const adia_diag_args &a, int R,
     long long first = ((long long)blockIdx.x * blockDim.x + (threadIdx.x - lane)) * R;
     if (first >= a.rows) return false;
     int p = __ldg(a.chunk_piece + first / ADIA_DIAG_CHUNK);
-    int ps = __ldg(a.piece_start + p);
-    w.len = __ldg(a.piece_start + p + 1) - ps;
-    w.group = __ldg(a.piece_group + p);
-    w.k0 = __ldg(a.group_start + w.group);
-    w.K = __ldg(a.group_start + w.group + 1) - w.k0;
-    w.data = __ldg(a.piece_data + p) + (first - ps) + lane;
+    const int4 *desc = (const int4 *)a.piece_desc + 2 * p;
+    int4 d0 = __ldg(desc), d1 = __ldg(desc + 1);
+    long long data = (long long)(((unsigned long long)(unsigned)d0.y << 32) | (unsigned)d0.x);
+    w.len = d0.w;
+    w.group = d1.x;
+    w.k0 = d1.y;
+    w.K = d1.z;
+    w.data = data + (first - d0.z) + lane;
     w.r = (unsigned)first + lane;
     return true;
 }
@@ -180,8 +186,25 @@ __device__ __forceinline__ void adia_warp_store(T *__restrict__ y, unsigned r, T
         if (r + 32u * q < (unsigned)rows) adia_diag_store(y, (int)(r + 32u * q), alpha, beta, sum[q]);
 }
 
+/* K consecutive diagonals of a group, dk pointing at the first, whose
+ * offsets lanes j0 .. j0+K-1 of `mine` hold.  K is a compile-time constant,
+ * so all 2*K*R loads are issued before the first multiply -- what makes
+ * the generated kernels fast, without generating code. */
+template <typename T, int R, int K>
+__device__ __forceinline__ void adia_warp_block(T (&sum)[R], const T *__restrict__ dk, int len,
+                                                const T *__restrict__ x, unsigned r, int mine,
+                                                int j0, const adia_diag_args &a)
+{
+#pragma unroll
+    for (int j = 0; j < K; j++)
+        adia_warp_acc<T, R>(sum, dk + (long long)j * len, x, r,
+                            __shfl_sync(0xffffffffu, mine, j0 + j), a);
+}
+
 /* The generic warp kernel: lane j loads offset j of the group and the warp
- * shares them through __shfl_sync -- no dependent offset load per term. */
+ * shares them through __shfl_sync; diagonals go in unrolled blocks of 8
+ * and one unrolled block of the remaining 1-7 (a switch on a warp-uniform
+ * count), so a 5- or 7-point stencil runs fully unrolled. */
 template <typename T, int R>
 __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
                                const T *__restrict__ x, T *__restrict__ y)
@@ -195,11 +218,21 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
     for (int q = 0; q < R; q++) sum[q] = T(0);
     for (int kb = 0; kb < w.K; kb += 32) {
         int mine = kb + lane < w.K ? __ldg(a.offsets + w.k0 + kb + lane) : 0;
-        int n = min(32, w.K - kb);
+        int n = min(32, w.K - kb), j = 0;
         const T *dk = d + (long long)kb * w.len;
-#pragma unroll 4
-        for (int j = 0; j < n; j++, dk += w.len)
-            adia_warp_acc<T, R>(sum, dk, x, w.r, __shfl_sync(0xffffffffu, mine, j), a);
+        for (; j + 8 <= n; j += 8)
+            adia_warp_block<T, R, 8>(sum, dk + (long long)j * w.len, w.len, x, w.r, mine, j, a);
+        dk += (long long)j * w.len;
+        switch (n - j) {
+        case 1: adia_warp_block<T, R, 1>(sum, dk, w.len, x, w.r, mine, j, a); break;
+        case 2: adia_warp_block<T, R, 2>(sum, dk, w.len, x, w.r, mine, j, a); break;
+        case 3: adia_warp_block<T, R, 3>(sum, dk, w.len, x, w.r, mine, j, a); break;
+        case 4: adia_warp_block<T, R, 4>(sum, dk, w.len, x, w.r, mine, j, a); break;
+        case 5: adia_warp_block<T, R, 5>(sum, dk, w.len, x, w.r, mine, j, a); break;
+        case 6: adia_warp_block<T, R, 6>(sum, dk, w.len, x, w.r, mine, j, a); break;
+        case 7: adia_warp_block<T, R, 7>(sum, dk, w.len, x, w.r, mine, j, a); break;
+        default: break;
+        }
     }
     adia_warp_store<T, R>(y, w.r, alpha, beta, sum, a.rows);
 }

@@ -35,6 +35,11 @@ double gen_rng_unit(gen_rng *r);
 /* Uniform integer in [0, n), n > 0. */
 uint64_t gen_rng_below(gen_rng *r, uint64_t n);
 
+/* Most possible nonzeros (rows x longest row) a generator builds (820 GB
+ * of CSR): rejects specs like band:2000000000,1000000000 before they run
+ * for hours. */
+#define GEN_MAX_NNZ ((int64_t)1 << 36)
+
 /* Parsed spec handed to a kind's builder. */
 typedef struct gen_args {
     const char *spec;         /* the whole spec, for messages and the name */
@@ -53,5 +58,7 @@ adia_status gen_type2(const gen_args *a, adia_matrix **out);
 adia_status gen_band(const gen_args *a, adia_matrix **out);
 adia_status gen_randdiag(const gen_args *a, adia_matrix **out);
 adia_status gen_type3(const gen_args *a, adia_matrix **out);
+adia_status gen_random(const gen_args *a, adia_matrix **out);     /* gen_random.c */
+adia_status gen_powerlaw(const gen_args *a, adia_matrix **out);
 
 #endif

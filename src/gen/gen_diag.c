@@ -75,10 +75,6 @@ static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out
     return s;
 }
 
-/* Upper bound of nonzeros a generator builds (820 GB of CSR): rejects
- * specs like band:2000000000,1000000000 before they run for hours. */
-#define GEN_MAX_NNZ ((int64_t)1 << 36)
-
 static adia_status diag_alloc(const gen_args *a, diag_list *L, int32_t n, int64_t k)
 {
     if (n * k > GEN_MAX_NNZ)  /* both < 2^32 */

@@ -37,6 +37,12 @@ static const gen_kind kinds[] = {
      "                     N >= 8192, K >= 3"},
     {"randdiag", 0, 3, -1, gen_randdiag,
      "randdiag:N,K,SPREAD  K full diagonals, main + K-1 random offsets |o| <= SPREAD"},
+    {"random", 0, 2, -1, gen_random,
+     "random:N,AVG         unstructured: row lengths uniform in 1..2*AVG-1, columns\n"
+     "                     spread over the row (one per stratum), diagonal included"},
+    {"powerlaw", 0, 3, -1, gen_powerlaw,
+     "powerlaw:N,MIN,MAX   unstructured, heavy-tailed rows: length ceil(MIN/u), u\n"
+     "                     uniform in (0,1], capped at MAX (P(len > L) = MIN/L)"},
 };
 #define NKINDS ((int)(sizeof kinds / sizeof kinds[0]))
 
@@ -142,7 +148,7 @@ adia_status adia_matrix_generate(const char *spec, adia_matrix **out)
     if (!k)
         return adia_error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": unknown kind \"%.*s\" (known: lap2d5 lap2d9"
-                          " lap3d7 lap3d27 band type2 type3 randdiag)", spec, (int)nlen, spec);
+                          " lap3d7 lap3d27 band type2 type3 randdiag random powerlaw)", spec, (int)nlen, spec);
     if (!colon)
         return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": missing ':' and sizes (%s)",
                           spec, k->help);
