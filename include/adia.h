@@ -405,14 +405,6 @@ adia_status adia_gpu_get_info(adia_gpu_info *info);
  * quarter of the free memory), median of runs. */
 adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
 
-/* Time (ms, median of runs) of the floor's traffic in its simplest form: a
- * kernel reading `values` values of type vt as rows-long coalesced streams
- * and writing `rows` values.  What an SpMV without index data could reach
- * at this size (launch ramp, writes and the last wave included), beside
- * the floor's pure bytes / B_read. */
-adia_status adia_gpu_stream_time(int64_t rows, int64_t values, adia_value_type vt,
-                                 int runs, double *ms);
-
 /* Per-call times (median, min, max in ms) of `runs` samples; each sample
  * times `batch` calls issued back to back (captured in a CUDA graph when
  * `graph`), as a solver issues them, so host launch latency is hidden. */

@@ -1,9 +1,12 @@
+#define _DEFAULT_SOURCE   /* sysconf(_SC_AVPHYS_PAGES) */
 /* error.c -- status strings, the thread-local last-error message, checked
  * allocation. */
 #include "internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 
 static _Thread_local char last_error[1024];
 
@@ -42,6 +45,40 @@ adia_status adia_error(adia_status code, const char *fmt, ...)
     return code;
 }
 
+/* Physical memory the system can still give (Linux MemAvailable; else
+ * free pages; else unknown = SIZE_MAX). */
+static size_t available_bytes(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    char line[128];
+    unsigned long long kb = 0;
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
+    if (f) fclose(f);
+    if (kb > 0) return kb > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kb * 1024;
+    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && page > 0 && (size_t)pages <= SIZE_MAX / (size_t)page)
+        return (size_t)pages * (size_t)page;
+    return SIZE_MAX;
+}
+
+/* Large requests are checked against the memory actually available first:
+ * Linux grants almost any malloc/calloc lazily and then kills the process
+ * while the pages are written (a padded format of an unstructured matrix
+ * can ask for 100 GB).  Below ADIA_BIG_ALLOC the check is not worth its
+ * /proc read. */
+#define ADIA_BIG_ALLOC ((size_t)256 << 20)
+
+static int fits_memory(size_t bytes, const char *what)
+{
+    if (bytes < ADIA_BIG_ALLOC) return 1;
+    size_t avail = available_bytes();
+    if (bytes <= avail) return 1;
+    adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %.1f GB requested, %.1f GB of memory available",
+               what, bytes / 1e9, avail / 1e9);
+    return 0;
+}
+
 void *adia_alloc(size_t count, size_t size, const char *what)
 {
     size_t bytes;
@@ -50,6 +87,7 @@ void *adia_alloc(size_t count, size_t size, const char *what)
                    what, count, size);
         return NULL;
     }
+    if (!fits_memory(bytes, what)) return NULL;
     void *p = malloc(bytes ? bytes : 1);
     if (!p)
         adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %zu bytes failed", what,
@@ -65,6 +103,7 @@ void *adia_calloc(size_t count, size_t size, const char *what)
                    what, count, size);
         return NULL;
     }
+    if (!fits_memory(bytes, what)) return NULL;
     void *p = calloc(bytes ? count : 1, bytes ? size : 1);
     if (!p)
         adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %zu bytes failed", what,

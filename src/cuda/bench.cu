@@ -186,20 +186,6 @@ __global__ void read_kernel(const int4 *__restrict__ p, size_t n, unsigned long 
     if (acc == 0x7fffffff) atomicAdd(out, 1ull);  /* keeps the loads alive */
 }
 
-/* The floor's traffic in its simplest form: thread i reads src[i],
- * src[i + rows], ... (values / rows coalesced streams) and writes dst[i]. */
-template <typename T>
-__global__ void stream_kernel(const T *__restrict__ src, long long values, int rows,
-                              T *__restrict__ dst)
-{
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= rows) return;
-    T s = T(0);
-#pragma unroll 8
-    for (long long k = i; k < values; k += rows) s += __ldcs(src + k);
-    __stcs(dst + i, s);
-}
-
 /* ------------------------------------------------------------ cuSPARSE */
 
 adia_status sp_check(cusparseStatus_t s, const char *what)
@@ -268,34 +254,6 @@ extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *g
         return adia_gpu_launch_check("read-bandwidth kernel");
     }, runs > 0 ? runs : 20, &t));
     *gbps = (double)bytes / (t.median_ms * 1e-3) / 1e9;
-    return ADIA_OK;
-}
-
-extern "C" adia_status adia_gpu_stream_time(int64_t rows, int64_t values, adia_value_type vt,
-                                            int runs, double *ms)
-{
-    if (!ms || rows <= 0 || rows > INT32_MAX || values < 0)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_stream_time: bad argument (rows %lld)",
-                          (long long)rows);
-    size_t vs = adia_value_size(vt), bytes;
-    if (!adia_mul_size((size_t)values, vs, &bytes))
-        return adia_error(ADIA_ERR_OVERFLOW, "stream probe: %lld values overflow", (long long)values);
-    dbuf src, dst;
-    ADIA_TRY(src.alloc(bytes, "stream probe source"));
-    ADIA_TRY(dst.alloc((size_t)rows * vs, "stream probe destination"));
-    ADIA_CUDA_TRY(cudaMemset(src.p, 0, bytes));
-    adia_gpu_timing t;
-    unsigned grid = (unsigned)((rows + 255) / 256);
-    ADIA_TRY(time_runs([&](int, cudaStream_t st) {
-        if (vt == ADIA_DOUBLE)
-            stream_kernel<double><<<grid, 256, 0, st>>>((const double *)src.p, values, (int)rows,
-                                                        (double *)dst.p);
-        else
-            stream_kernel<float><<<grid, 256, 0, st>>>((const float *)src.p, values, (int)rows,
-                                                       (float *)dst.p);
-        return adia_gpu_launch_check("stream probe kernel");
-    }, runs > 0 ? runs : 20, &t));
-    *ms = t.median_ms;
     return ADIA_OK;
 }
 

@@ -34,12 +34,6 @@ adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
     (void)F; (void)runs; (void)x_host; (void)t;
     return no_device("adia_gpu_time_spmv");
 }
-adia_status adia_gpu_stream_time(int64_t rows, int64_t values, adia_value_type vt,
-                                 int runs, double *ms)
-{
-    (void)rows; (void)values; (void)vt; (void)runs; (void)ms;
-    return no_device("adia_gpu_stream_time");
-}
 adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,
                                     int runs, double *rel_err, adia_gpu_timing *t)
 {

@@ -46,6 +46,9 @@ int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt)
         if (D->group_start[g + 1] - D->group_start[g] > widest)
             widest = D->group_start[g + 1] - D->group_start[g];
     int top = widest > 64 ? 1 : vt == ADIA_FLOAT ? 4 : 2;
+    /* ADIA_DIAG_ROWS=1|2|4 overrides the choice (tuning experiments) */
+    const char *env = getenv("ADIA_DIAG_ROWS");
+    if (env && (!strcmp(env, "1") || !strcmp(env, "2") || !strcmp(env, "4"))) top = atoi(env);
     for (int R = top; R >= 1; R /= 2) {
         int32_t p = 0;
         while (p < D->n_pieces && D->piece_start[p] % (32 * R) == 0) p++;

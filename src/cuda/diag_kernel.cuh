@@ -186,25 +186,11 @@ __device__ __forceinline__ void adia_warp_store(T *__restrict__ y, unsigned r, T
         if (r + 32u * q < (unsigned)rows) adia_diag_store(y, (int)(r + 32u * q), alpha, beta, sum[q]);
 }
 
-/* K consecutive diagonals of a group, dk pointing at the first, whose
- * offsets lanes j0 .. j0+K-1 of `mine` hold.  K is a compile-time constant,
- * so all 2*K*R loads are issued before the first multiply -- what makes
- * the generated kernels fast, without generating code. */
-template <typename T, int R, int K>
-__device__ __forceinline__ void adia_warp_block(T (&sum)[R], const T *__restrict__ dk, int len,
-                                                const T *__restrict__ x, unsigned r, int mine,
-                                                int j0, const adia_diag_args &a)
-{
-#pragma unroll
-    for (int j = 0; j < K; j++)
-        adia_warp_acc<T, R>(sum, dk + (long long)j * len, x, r,
-                            __shfl_sync(0xffffffffu, mine, j0 + j), a);
-}
-
 /* The generic warp kernel: lane j loads offset j of the group and the warp
- * shares them through __shfl_sync; diagonals go in unrolled blocks of 8
- * and one unrolled block of the remaining 1-7 (a switch on a warp-uniform
- * count), so a 5- or 7-point stencil runs fully unrolled. */
+ * shares them through __shfl_sync -- no dependent offset load per term.
+ * The diagonal loop stays a loop (unrolled by 4): fully unrolled blocks of
+ * 8 diagonals kept 2*8*R loads live and took 126 registers (25% occupancy)
+ * and ran 7-50% slower on the H200 (bench/GPU-NOTES.md, v4). */
 template <typename T, int R>
 __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
                                const T *__restrict__ x, T *__restrict__ y)
@@ -218,21 +204,11 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
     for (int q = 0; q < R; q++) sum[q] = T(0);
     for (int kb = 0; kb < w.K; kb += 32) {
         int mine = kb + lane < w.K ? __ldg(a.offsets + w.k0 + kb + lane) : 0;
-        int n = min(32, w.K - kb), j = 0;
+        int n = min(32, w.K - kb);
         const T *dk = d + (long long)kb * w.len;
-        for (; j + 8 <= n; j += 8)
-            adia_warp_block<T, R, 8>(sum, dk + (long long)j * w.len, w.len, x, w.r, mine, j, a);
-        dk += (long long)j * w.len;
-        switch (n - j) {
-        case 1: adia_warp_block<T, R, 1>(sum, dk, w.len, x, w.r, mine, j, a); break;
-        case 2: adia_warp_block<T, R, 2>(sum, dk, w.len, x, w.r, mine, j, a); break;
-        case 3: adia_warp_block<T, R, 3>(sum, dk, w.len, x, w.r, mine, j, a); break;
-        case 4: adia_warp_block<T, R, 4>(sum, dk, w.len, x, w.r, mine, j, a); break;
-        case 5: adia_warp_block<T, R, 5>(sum, dk, w.len, x, w.r, mine, j, a); break;
-        case 6: adia_warp_block<T, R, 6>(sum, dk, w.len, x, w.r, mine, j, a); break;
-        case 7: adia_warp_block<T, R, 7>(sum, dk, w.len, x, w.r, mine, j, a); break;
-        default: break;
-        }
+#pragma unroll 4
+        for (int j = 0; j < n; j++, dk += w.len)
+            adia_warp_acc<T, R>(sum, dk, x, w.r, __shfl_sync(0xffffffffu, mine, j), a);
     }
     adia_warp_store<T, R>(y, w.r, alpha, beta, sum, a.rows);
 }
