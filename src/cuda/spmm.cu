@@ -141,10 +141,15 @@ __host__ __device__ inline size_t tile_smem(const tile_geom &g)
            4 * ((size_t)g.ngroups + 1);
 }
 
-/* Stage A's and B's rows of the tile starting at row i0. */
-__device__ void tile_stage(const tile_geom &g, long long i0, const diag_desc *__restrict__ adesc,
-                           const diag_desc *__restrict__ bdesc, const double *__restrict__ a,
-                           const double *__restrict__ b, double *sA, double *sB)
+/* Stage A's and B's rows of the tile starting at row i0 (seg: the
+ * segments' seg_lo then seg_start, in shared memory: a parameter array
+ * indexed at run time would be copied to local memory). */
+__device__ __forceinline__ void tile_stage(const tile_geom &g, long long i0,
+                                           const diag_desc *__restrict__ adesc,
+                                           const diag_desc *__restrict__ bdesc,
+                                           const double *__restrict__ a,
+                                           const double *__restrict__ b, const int *seg,
+                                           double *sA, double *sB)
 {
     const int na = g.da << g.log_t, tmask = (1 << g.log_t) - 1;
     for (int x = threadIdx.x; x < na; x += blockDim.x) {
@@ -156,16 +161,16 @@ __device__ void tile_stage(const tile_geom &g, long long i0, const diag_desc *__
     for (int x = threadIdx.x; x < nb; x += blockDim.x) {
         const int ib = x / g.w, j = x - ib * g.w;
         int s = 0;
-        while (s + 1 < g.nseg && j >= g.seg_start[s + 1]) s++;
+        while (s + 1 < g.nseg && j >= seg[MAX_SEG + s + 1]) s++;
         const diag_desc bd = bdesc[ib];
-        const long long l = i0 + g.seg_lo[s] + (j - g.seg_start[s]);
+        const long long l = i0 + seg[s] + (j - seg[MAX_SEG + s]);
         sB[x] = l >= bd.lo && l < bd.hi ? b[bd.base + l] : 0.0;
     }
 }
 
 /* Row i0 + r of the group gi's output diagonals. */
 template <bool CHECK>
-__device__ void tile_item(const tile_geom &g, long long i0, int gi, int r,
+__device__ __forceinline__ void tile_item(const tile_geom &g, long long i0, int gi, int r,
                           const diag_desc *__restrict__ cdesc, const double *sA,
                           const double *sB, const tile_step *sS, const int2 *sR, const int *sP,
                           double *__restrict__ c)
@@ -214,6 +219,14 @@ spmm_tiled_kernel(tile_geom g, const diag_desc *__restrict__ adesc,
     tile_step *sS = (tile_step *)(smem + tile_off_steps(g));
     int2 *sR = (int2 *)(sS + g.nsteps);          /* rows of each A diagonal */
     int *sP = (int *)(sR + g.da);                /* step_ptr */
+    __shared__ int seg[2 * MAX_SEG];
+    if (threadIdx.x == 0) {
+#pragma unroll
+        for (int x = 0; x < MAX_SEG; x++) {
+            seg[x] = g.seg_lo[x];
+            seg[MAX_SEG + x] = g.seg_start[x];
+        }
+    }
     for (int x = threadIdx.x; x < g.nsteps; x += blockDim.x) sS[x] = steps[x];
     for (int x = threadIdx.x; x < g.da; x += blockDim.x) sR[x] = make_int2(adesc[x].lo, adesc[x].hi);
     for (int x = threadIdx.x; x <= g.ngroups; x += blockDim.x) sP[x] = step_ptr[x];
@@ -221,7 +234,7 @@ spmm_tiled_kernel(tile_geom g, const diag_desc *__restrict__ adesc,
     for (long long t = blockIdx.x; t < ntiles; t += gridDim.x) {
         const long long i0 = t << g.log_t;
         __syncthreads();                         /* the previous tile is done */
-        tile_stage(g, i0, adesc, bdesc, a, b, sA, sB);
+        tile_stage(g, i0, adesc, bdesc, a, b, seg, sA, sB);
         __syncthreads();
         /* every pair counts on every row of an interior tile */
         const bool interior = i0 + g.oa_min >= 0 && i0 + T - 1 + g.oa_max < g.k;
@@ -438,7 +451,8 @@ adia_status tile_budget(size_t *budget)
     ADIA_CUDA_TRY(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, dev));
     ADIA_CUDA_TRY(cudaDeviceGetAttribute(&per_sm, cudaDevAttrMaxSharedMemoryPerMultiprocessor,
                                          dev));
-    size_t half = per_sm / 2 > 1024 ? (size_t)per_sm / 2 - 1024 : 0;  /* 1 KB reserved a block */
+    /* 1 KB a block is reserved by the driver, 64 bytes are static */
+    size_t half = per_sm / 2 > 2048 ? (size_t)per_sm / 2 - 2048 : 0;
     *budget = half < (size_t)optin ? half : (size_t)optin;
     return ADIA_OK;
 }
