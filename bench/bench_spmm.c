@@ -1,15 +1,27 @@
 /* bench_spmm.c -- diagonal products: CPU sequential vs OpenMP (HM and CDM),
- * the GPU streaming kernel and cusparseSpGEMM ALG1/ALG3 (time and peak
- * device memory from cudaMemGetInfo), on the seed's sizes and large ones.
+ * the GPU kernels and cusparseSpGEMM ALG1/ALG3 (time and peak device memory
+ * from cudaMemGetInfo), on the seed's sizes and large ones.
  *
- *   bench_spmm [small|seed|large|all]      (default: small)
+ *   bench_spmm [small|seed|large|huge|all]  (default: small; all = seed + large)
+ *
+ * large: n = 1e6 .. 2e6; its random case (40 x 40 diagonals within
+ * +-5000, n = 2e6: C has ~3e9 entries, too large for a host CSR) runs with
+ * C kept on the device, 256 sampled rows compared bitwise with a CPU
+ * computation of those rows (cuSPARSE's 32-bit CSR cannot hold such a C).
+ * huge: band bw=20 with n = 4e6 (C: 81 diagonals, 324M entries; no
+ * sequential run) and a second 40 x 40 random case like large's.
  *
  * Every GPU result is checked against the CPU product before it is
  * reported.  Times: median of the repetitions; "num" = numeric phase only
  * (structure and copies excluded; GPU: kernel by CUDA events), "tot" = the
- * whole adia_spmm call. */
+ * whole adia_spmm call, gpu_dev = adia_spmm_info.device_ms (what a caller
+ * with device-resident operands pays: structure, its upload, allocation of
+ * C, kernel -- the span cuSPARSE is timed over), x_cusp = the faster
+ * cuSPARSE algorithm's time / gpu_dev, mem_x = our device bytes / the
+ * value bytes of A, B and C (8 per entry). */
 #define _POSIX_C_SOURCE 200809L
 #include "adia.h"
+#include "spmm/spmm_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -125,12 +137,23 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Run adia_spmm reps times; median numeric and total ms; keeps the last C. */
-static int run_adia(const adia_matrix *A, const adia_matrix *B, adia_device dev,
-                    adia_spmm_algo algo, int threads, int reps, double *num_ms,
-                    double *tot_ms, adia_matrix **C)
+/* Medians of adia_spmm's times over the repetitions. */
+typedef struct run_times {
+    double num, tot, dev, xfer;
+    int tile_rows;
+} run_times;
+
+static double median(double *v, int n)
 {
-    double tn[16], tt[16];
+    qsort(v, n, sizeof *v, cmp_double);
+    return v[n / 2];
+}
+
+/* Run adia_spmm reps times; keeps the last C. */
+static int run_adia(const adia_matrix *A, const adia_matrix *B, adia_device dev,
+                    adia_spmm_algo algo, int threads, int reps, run_times *rt, adia_matrix **C)
+{
+    double tn[16], tt[16], td[16], tx[16];
     for (int r = 0; r < reps; r++) {
         adia_spmm_options opt;
         adia_spmm_info info;
@@ -149,11 +172,14 @@ static int run_adia(const adia_matrix *A, const adia_matrix *B, adia_device dev,
             return -1;
         }
         tn[r] = info.time_ms;
+        td[r] = info.device_ms;
+        tx[r] = info.transfer_ms;
+        rt->tile_rows = info.gpu_tile_rows;
     }
-    qsort(tn, reps, sizeof *tn, cmp_double);
-    qsort(tt, reps, sizeof *tt, cmp_double);
-    *num_ms = tn[reps / 2];
-    *tot_ms = tt[reps / 2];
+    rt->num = median(tn, reps);
+    rt->tot = median(tt, reps);
+    rt->dev = median(td, reps);
+    rt->xfer = median(tx, reps);
     return 0;
 }
 
@@ -178,7 +204,22 @@ static double rel_diff(const adia_csr_view *c, const adia_csr_view *r)
 #include "bench_spmm_cusparse.inc"
 #endif
 
-static void bench_case(const char *name, adia_matrix *A, adia_matrix *B, int have_gpu)
+/* mem_x: our device bytes over the value bytes of A, B and C. */
+static double mem_ratio(const adia_matrix *A, const adia_matrix *B, const adia_spmm_info *si)
+{
+    double vals = 8.0 * ((double)adia_matrix_nnz(A) + (double)adia_matrix_nnz(B) + (double)si->nnz);
+    return (double)si->device_bytes / vals;
+}
+
+static void print_case_start(const char *name, const adia_spmm_info *si)
+{
+    printf("%-24s %9d %5lld %5lld %11lld %9.3g |", name, si->rows, (long long)si->n_diag,
+           (long long)si->n_pairs, (long long)si->nnz, (double)si->flops);
+}
+
+/* with_seq: also the single-thread run (skipped for the huge cases). */
+static void bench_case(const char *name, adia_matrix *A, adia_matrix *B, int have_gpu,
+                       int with_seq)
 {
     if (!A || !B) {
         printf("%-24s could not build inputs\n", name);
@@ -190,37 +231,67 @@ static void bench_case(const char *name, adia_matrix *A, adia_matrix *B, int hav
         return;
     }
     int reps = si.flops < 1e9 ? 5 : si.flops < 2e10 ? 3 : 1;
-    double seq_n = NAN, seq_t = NAN, omp_n = NAN, omp_t = NAN, cdm_n = NAN;
-    double tmp, gpu_n = NAN, gpu_t = NAN, check = NAN;
+    run_times seq = {NAN, NAN, NAN, NAN, 0}, omp = seq, cdm = seq, gpu = seq;
+    double check = NAN;
     adia_matrix *Cs = NULL, *Co = NULL, *Cc = NULL, *Cg = NULL;
-    run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_HM, 1, reps, &seq_n, &seq_t, &Cs);
-    run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_HM, 0, reps, &omp_n, &omp_t, &Co);
-    if (run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_CDM, 0, reps, &cdm_n, &tmp, &Cc) != 0)
-        cdm_n = NAN;
+    if (with_seq) run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_HM, 1, reps, &seq, &Cs);
+    run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_HM, 0, reps, &omp, &Co);
+    if (run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_CDM, 0, reps, &cdm, &Cc) != 0) cdm.num = NAN;
     adia_matrix_destroy(Cc);
     if (Cs && Co && !adia_matrix_equal(Cs, Co)) printf("  WARNING: OpenMP != sequential\n");
-    if (have_gpu && Co && run_adia(A, B, ADIA_DEVICE_GPU, ADIA_SPMM_HM, 0, reps, &gpu_n,
-                                   &gpu_t, &Cg) == 0) {
+    adia_matrix_destroy(Cs);
+    if (have_gpu && Co &&
+        run_adia(A, B, ADIA_DEVICE_GPU, ADIA_SPMM_HM, 0, reps, &gpu, &Cg) == 0) {
         adia_csr_view g, c;
         adia_matrix_csr(Cg, &g);
         adia_matrix_csr(Co, &c);
         check = adia_matrix_equal(Cg, Co) ? 0.0 : rel_diff(&g, &c);
     }
-    printf("%-24s %9d %5lld %5lld %11lld %9.3g | %9.2f %9.2f %9.2f %9.2f | %8.3f %8.2f %8.0f %8.1e",
-           name, si.rows, (long long)si.n_diag, (long long)si.n_pairs, (long long)si.nnz,
-           (double)si.flops, seq_n, omp_n, omp_t, cdm_n, gpu_n, gpu_t,
-           (double)si.device_bytes / 1e6, check);
+    adia_matrix_destroy(Cg);
+    print_case_start(name, &si);
+    printf(" %9.2f %9.2f %9.2f %9.2f | %8.3f %8.3f %8.2f %3d %8.0f %5.2f %8.1e", seq.num,
+           omp.num, omp.tot, cdm.num, gpu.num, gpu.dev, gpu.tot, gpu.tile_rows,
+           (double)si.device_bytes / 1e6, mem_ratio(A, B, &si), check);
 #ifdef ADIA_HAVE_CUDA
     if (have_gpu && Co) {
-        cusparse_compare(A, B, Co, CUSPARSE_SPGEMM_ALG1);
-        cusparse_compare(A, B, Co, CUSPARSE_SPGEMM_ALG3);
+        double t1 = cusparse_compare(A, B, Co, CUSPARSE_SPGEMM_ALG1);
+        double t3 = cusparse_compare(A, B, Co, CUSPARSE_SPGEMM_ALG3);
+        double best = isnan(t1) ? t3 : isnan(t3) ? t1 : fmin(t1, t3);
+        printf(" | x_cusp %7.1f", best / gpu.dev);
     }
 #endif
     printf("\n");
     fflush(stdout);
-    adia_matrix_destroy(Cs);
     adia_matrix_destroy(Co);
-    adia_matrix_destroy(Cg);
+}
+
+/* A product too large for a host C: GPU with C on the device, 256 rows
+ * from the middle checked against the CPU.  cuSPARSE not run when C
+ * exceeds its 32-bit indices. */
+static void bench_device_only(const char *name, adia_matrix *A, adia_matrix *B, int have_gpu)
+{
+    adia_spmm_info si;
+    if (!A || !B || !have_gpu) {
+        printf("%-24s %s\n", name, !have_gpu ? "skipped: no GPU" : "could not build inputs");
+        return;
+    }
+    int64_t bad = -1, row0 = adia_matrix_rows(A) / 2;
+    adia_status s = spmm_gpu_check_rows(ADIA_OP_N, A, ADIA_OP_N, B, row0, 256, &si, &bad);
+    if (s != ADIA_OK) {
+        printf("%-24s GPU device-only run failed: %s\n", name, adia_last_error());
+        return;
+    }
+    print_case_start(name, &si);
+    printf(" %9s %9s %9s %9s | %8.3f %8.3f %8s %3d %8.0f %5.2f %8s", "-", "-", "-", "-",
+           si.time_ms, si.device_ms, "-", (int)si.gpu_tile_rows, (double)si.device_bytes / 1e6,
+           mem_ratio(A, B, &si), bad == 0 ? "rows-eq" : "ROWS-NE");
+    printf(" | sampled rows %lld..%lld: %lld mismatches, transfer %.1f ms", (long long)row0,
+           (long long)row0 + 255, (long long)bad, si.transfer_ms);
+    if (si.nnz > INT32_MAX)
+        printf(" | cuSPARSE not run: C's %lld entries exceed its 32-bit CSR indices",
+               (long long)si.nnz);
+    printf("\n");
+    fflush(stdout);
 }
 
 int main(int argc, char **argv)
@@ -228,8 +299,9 @@ int main(int argc, char **argv)
     const char *mode = argc > 1 ? argv[1] : "small";
     int all = !strcmp(mode, "all"), small = !strcmp(mode, "small");
     int seed = all || !strcmp(mode, "seed"), large = all || !strcmp(mode, "large");
-    if (!small && !seed && !large) {
-        fprintf(stderr, "usage: bench_spmm [small|seed|large|all]\n");
+    int huge = !strcmp(mode, "huge");
+    if (!small && !seed && !large && !huge) {
+        fprintf(stderr, "usage: bench_spmm [small|seed|large|huge|all]\n");
         return 2;
     }
     int ndev = 0;
@@ -247,40 +319,55 @@ int main(int argc, char **argv)
 #endif
     if (ndev == 0) printf("# no CUDA device: CPU columns only\n");
     printf("# ms: seq/omp = HM numeric phase with 1/all threads, omp_tot = whole call, cdm ="
-           " CDM numeric (all threads), gpu = kernel (events), gpu_tot = whole call,"
-           " gpu_MB = device bytes, check = GPU vs CPU (0 = bitwise equal)\n");
-    printf("%-24s %9s %5s %5s %11s %9s | %9s %9s %9s %9s | %8s %8s %8s %8s%s\n", "case", "n",
-           "diagC", "pairs", "nnzC", "flops", "seq", "omp", "omp_tot", "cdm", "gpu", "gpu_tot",
-           "gpu_MB", "check", ndev ? " | cuSPARSE alg: ms MB rel_err" : "");
+           " CDM numeric (all threads), gpu = kernel (events), gpu_dev = device_ms (structure +"
+           " its upload + allocation of C + kernel, as cuSPARSE is timed), gpu_tot = whole call,"
+           " T = tile rows (0 = streaming kernel), gpu_MB = device bytes, mem_x = device bytes /"
+           " value bytes of A+B+C, check = GPU vs CPU (0 = bitwise equal), x_cusp = faster"
+           " cuSPARSE / gpu_dev\n");
+    printf("%-24s %9s %5s %5s %11s %9s | %9s %9s %9s %9s | %8s %8s %8s %3s %8s %5s %8s%s\n",
+           "case", "n", "diagC", "pairs", "nnzC", "flops", "seq", "omp", "omp_tot", "cdm", "gpu",
+           "gpu_dev", "gpu_tot", "T", "gpu_MB", "mem_x", "check",
+           ndev ? " | cuSPARSE alg: ms MB rel_err | x_cusp" : "");
     char name[64];
     if (small || seed) {
         for (int32_t n = 1024; n <= 9216; n += small ? 4096 : 1024)
             for (int32_t bw = 5; bw <= 20; bw += small ? 15 : 5) {
                 adia_matrix *A = make_banded(n, bw, 1), *B = make_banded(n, bw, 2);
                 snprintf(name, sizeof name, "band n=%d bw=%d", n, bw);
-                bench_case(name, A, B, ndev > 0);
+                bench_case(name, A, B, ndev > 0, 1);
                 adia_matrix_destroy(A);
                 adia_matrix_destroy(B);
             }
         for (int K = 200; K <= (small ? 200 : 600); K += 100) {
             adia_matrix *A = make_random(10000, K, 9999, 3), *B = make_random(10000, K, 9999, 4);
             snprintf(name, sizeof name, "random n=1e4 K=%d", K);
-            bench_case(name, A, B, ndev > 0);
+            bench_case(name, A, B, ndev > 0, 1);
             adia_matrix_destroy(A);
             adia_matrix_destroy(B);
         }
     }
     if (large) {
         adia_matrix *A = make_banded(1000000, 10, 5), *B = make_banded(1000000, 10, 6);
-        bench_case("band n=1e6 bw=10", A, B, ndev > 0);
+        bench_case("band n=1e6 bw=10", A, B, ndev > 0, 1);
         adia_matrix_destroy(A);
         adia_matrix_destroy(B);
         A = make_lap3d7(128);
-        bench_case("lap3d7 128^3 squared", A, A, ndev > 0);
+        bench_case("lap3d7 128^3 squared", A, A, ndev > 0, 1);
         adia_matrix_destroy(A);
         A = make_random(2000000, 40, 5000, 7);
         B = make_random(2000000, 40, 5000, 8);
-        bench_case("random n=2e6 K=40 +-5000", A, B, ndev > 0);
+        bench_device_only("random n=2e6 K=40 +-5000", A, B, ndev > 0);
+        adia_matrix_destroy(A);
+        adia_matrix_destroy(B);
+    }
+    if (huge) {
+        adia_matrix *A = make_banded(4000000, 20, 9), *B = make_banded(4000000, 20, 10);
+        bench_case("band n=4e6 bw=20", A, B, ndev > 0, 0);
+        adia_matrix_destroy(A);
+        adia_matrix_destroy(B);
+        A = make_random(2000000, 40, 5000, 11);
+        B = make_random(2000000, 40, 5000, 12);
+        bench_device_only("random n=2e6 40x40 +-5000", A, B, ndev > 0);
         adia_matrix_destroy(A);
         adia_matrix_destroy(B);
     }

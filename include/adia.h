@@ -468,6 +468,17 @@ typedef struct adia_spmm_info {
     adia_spmm_algo algorithm;/* what was (would be) run                     */
     double time_ms;          /* adia_spmm only: numeric phase (GPU: kernel,
                                 CUDA events), structure and copies excluded */
+    double device_ms;        /* adia_spmm on the GPU only: what a caller whose
+                                operands already live on the device pays, as
+                                cusparseSpGEMM is timed (device CSR in, device
+                                C out): host structure phase (output diagonals,
+                                pairs, kernel tiles) + upload of those small
+                                arrays + allocation of C + kernel, host wall
+                                clock around a synchronised region          */
+    double transfer_ms;      /* adia_spmm on the GPU only: upload of A and B
+                                (and of C when accumulating), download of C  */
+    int32_t gpu_tile_rows;   /* GPU: rows of a tile of the shared-memory tiled
+                                kernel; 0 = the streaming kernel ran         */
 } adia_spmm_info;
 
 typedef struct adia_spmm_options {

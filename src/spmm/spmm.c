@@ -5,6 +5,7 @@
 #include "spmm_internal.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -76,46 +77,77 @@ static void b_range(const spmm_plan *p, int64_t oa, int32_t *lo, int32_t *hi)
     if (*hi < *lo) *hi = *lo;
 }
 
-/* Output offsets: every in-range oa + ob, joined with the offsets of an
- * existing C (acc, may be NULL). */
-static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
+static int cmp_i32(const void *x, const void *y)
 {
-    size_t span = (size_t)p->m + (size_t)p->n + 1;  /* oc + m in [1, m + n) */
-    uint8_t *mark = adia_calloc(span, 1, "output diagonal marks");
-    if (!mark) return ADIA_ERR_NO_MEMORY;
+    int32_t a = *(const int32_t *)x, b = *(const int32_t *)y;
+    return (a > b) - (a < b);
+}
+
+/* Every in-range oa + ob and the offsets acc_off of an existing C, as
+ * marks over (-m, n): linear in m + n. */
+static int64_t offsets_by_marks(spmm_plan *p, const int32_t *acc_off, int32_t n_acc,
+                                uint8_t *mark)
+{
     for (int32_t a = 0; a < p->a.dg; a++) {
         int32_t lo, hi;
         b_range(p, p->a.off[a], &lo, &hi);
         for (int32_t b = lo; b < hi; b++) mark[(int64_t)p->a.off[a] + p->b.off[b] + p->m] = 1;
+    }
+    for (int32_t d = 0; d < n_acc; d++) mark[(int64_t)acc_off[d] + p->m] = 1;
+    int64_t dc = 0;
+    for (int64_t s = 0; s < (int64_t)p->m + p->n; s++)
+        if (mark[s]) p->c_off[dc++] = (int32_t)(s - p->m);
+    return dc;
+}
+
+/* The same set by sorting the candidate sums (into c_off, which holds
+ * n_pairs + n_acc): for few pairs on long diagonals, where a mark array
+ * of m + n bytes would cost more than the whole product structure. */
+static int64_t offsets_by_sort(spmm_plan *p, const int32_t *acc_off, int32_t n_acc)
+{
+    int64_t k = 0;
+    for (int32_t a = 0; a < p->a.dg; a++) {
+        int32_t lo, hi;
+        b_range(p, p->a.off[a], &lo, &hi);
+        for (int32_t b = lo; b < hi; b++) p->c_off[k++] = p->a.off[a] + p->b.off[b];
+    }
+    for (int32_t d = 0; d < n_acc; d++) p->c_off[k++] = acc_off[d];
+    qsort(p->c_off, (size_t)k, sizeof *p->c_off, cmp_i32);
+    int64_t dc = 0;
+    for (int64_t i = 0; i < k; i++)
+        if (dc == 0 || p->c_off[i] != p->c_off[dc - 1]) p->c_off[dc++] = p->c_off[i];
+    return dc;
+}
+
+/* Output offsets: every in-range oa + ob, joined with the offsets of an
+ * existing C (acc, may be NULL). */
+static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
+{
+    int32_t *acc_off = NULL, n_acc = 0;
+    if (acc) ADIA_TRY(adia_csr_offsets(acc, &acc_off, &n_acc));
+    for (int32_t a = 0; a < p->a.dg; a++) {
+        int32_t lo, hi;
+        b_range(p, p->a.off[a], &lo, &hi);
         p->n_pairs += hi - lo;
     }
-    if (acc) {
-        int32_t *off = NULL, n = 0;
-        adia_status s = adia_csr_offsets(acc, &off, &n);
-        if (s != ADIA_OK) {
-            free(mark);
-            return s;
-        }
-        for (int32_t d = 0; d < n; d++) mark[(int64_t)off[d] + p->m] = 1;
-        free(off);
-    }
-    int64_t dc = 0;
-    for (size_t s = 0; s < span; s++) dc += mark[s];
-    if (dc > INT32_MAX) {
-        free(mark);
-        return adia_error(ADIA_ERR_OVERFLOW, "spmm: %" PRId64 " output diagonals exceed "
-                          "32-bit counts", dc);
-    }
-    p->c_off = adia_alloc((size_t)dc, sizeof *p->c_off, "output offsets");
-    p->c_base = adia_alloc((size_t)dc, sizeof *p->c_base, "output bases");
-    if (!p->c_off || !p->c_base) {
+    int64_t span = (int64_t)p->m + p->n, cand = p->n_pairs + n_acc;  /* oc + m in [1, m + n) */
+    bool sort = cand * 16 < span;
+    uint8_t *mark = sort ? NULL : adia_calloc((size_t)span, 1, "output diagonal marks");
+    p->c_off = adia_alloc(sort ? (size_t)cand : (size_t)span, sizeof *p->c_off, "output offsets");
+    if ((!sort && !mark) || !p->c_off) {
+        free(acc_off);
         free(mark);
         return ADIA_ERR_NO_MEMORY;
     }
-    p->dc = 0;
-    for (size_t s = 0; s < span; s++)
-        if (mark[s]) p->c_off[p->dc++] = (int32_t)((int64_t)s - p->m);
+    int64_t dc = sort ? offsets_by_sort(p, acc_off, n_acc) : offsets_by_marks(p, acc_off, n_acc, mark);
+    free(acc_off);
     free(mark);
+    if (dc > INT32_MAX)
+        return adia_error(ADIA_ERR_OVERFLOW, "spmm: %" PRId64 " output diagonals exceed "
+                          "32-bit counts", dc);
+    p->dc = (int32_t)dc;
+    p->c_base = adia_alloc((size_t)dc ? (size_t)dc : 1, sizeof *p->c_base, "output bases");
+    if (!p->c_base) return ADIA_ERR_NO_MEMORY;
     int64_t start = 0;                         /* <= m * n: no overflow */
     for (int32_t d = 0; d < p->dc; d++) {
         p->c_base[d] = start - adia_diag_row0(p->c_off[d]);
@@ -198,8 +230,10 @@ static adia_status plan_build(adia_op opA, const adia_matrix *A, adia_op opB,
         s = adia_error(ADIA_ERR_DIMENSION, "spmm: accumulating into C of %" PRId32 " x %" PRId32
                        " but A%s * B%s is %" PRId32 " x %" PRId32, acc->rows, acc->cols,
                        op_name(opA), op_name(opB), p->m, p->n);
+    double t0 = spmm_now_ms();
     if (s == ADIA_OK) s = output_offsets(p, acc);
     if (s == ADIA_OK) s = output_pairs(p);
+    p->struct_ms = spmm_now_ms() - t0;
     if (s != ADIA_OK) spmm_plan_free(p);
     return s;
 }
@@ -291,18 +325,32 @@ static adia_status check_device(const adia_spmm_options *opt, adia_spmm_algo alg
 }
 
 /* Numeric phase and hand-over of C as a master matrix. */
+static adia_status run_gpu(spmm_plan *p, spmm_gpu_run *run, adia_spmm_info *info)
+{
+    ADIA_TRY(spmm_gpu_hm(p, run));
+    info->time_ms = run->kernel_ms;
+    info->device_ms = run->device_ms;
+    info->transfer_ms = run->transfer_ms;
+    info->gpu_tile_rows = run->tile_rows;
+    return ADIA_OK;
+}
+
 static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
                                const adia_spmm_options *opt, const adia_csr *acc,
-                               double *time_ms, adia_csr *out)
+                               adia_spmm_info *info, adia_csr *out)
 {
     double *c = adia_calloc((size_t)p->c_len, sizeof *c, "product values");
     if (!c) return ADIA_ERR_NO_MEMORY;
     adia_status s = ADIA_OK;
     if (acc) s = adia_diag_scatter(acc, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE);
     if (s == ADIA_OK) {
-        if (opt->device == ADIA_DEVICE_GPU) s = spmm_gpu_hm(p, c, acc != NULL, time_ms);
-        else if (algo == ADIA_SPMM_CDM) s = spmm_cpu_cdm(p, c, time_ms);
-        else s = spmm_cpu_hm(p, c, time_ms);
+        spmm_gpu_run run;
+        memset(&run, 0, sizeof run);
+        run.c_list = c;
+        run.accumulate = acc != NULL;
+        if (opt->device == ADIA_DEVICE_GPU) s = run_gpu(p, &run, info);
+        else if (algo == ADIA_SPMM_CDM) s = spmm_cpu_cdm(p, c, &info->time_ms);
+        else s = spmm_cpu_hm(p, c, &info->time_ms);
     }
     if (s == ADIA_OK)
         s = adia_diag_emit_csr(p->m, p->n, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE, true, out);
@@ -344,7 +392,7 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
                        " entries), more than the limit of %" PRId64 " bytes",
                        info.peak_bytes, p.m, p.n, info.n_diag, info.nnz, limit);
     adia_csr out;
-    if (s == ADIA_OK) s = run_numeric(&p, algo, opt, acc, &info.time_ms, &out);
+    if (s == ADIA_OK) s = run_numeric(&p, algo, opt, acc, &info, &out);
     spmm_plan_free(&p);
     if (s != ADIA_OK) return s;
     if (opt->info) *opt->info = info;
@@ -357,4 +405,44 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
     snprintf((*C)->name, sizeof (*C)->name, "%.60s%s*%.60s%s", A->name, op_name(opA),
              B->name, op_name(opB));
     return ADIA_OK;
+}
+
+/* Entries of x and y (n each) that are not bitwise equal (NaN == NaN). */
+static int64_t count_mismatch(const double *x, const double *y, int64_t n)
+{
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++)
+        if (!(isnan(x[i]) && isnan(y[i])) && memcmp(&x[i], &y[i], sizeof x[i]) != 0) bad++;
+    return bad;
+}
+
+adia_status spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
+                                const adia_matrix *B, int64_t row0, int64_t rows,
+                                adia_spmm_info *info, int64_t *mismatches)
+{
+    adia_spmm_options opt;
+    adia_spmm_options_default(&opt);
+    opt.device = ADIA_DEVICE_GPU;
+    ADIA_TRY(check_args(opA, A, opB, B, &opt, "spmm_gpu_check_rows"));
+    ADIA_TRY(check_device(&opt, ADIA_SPMM_HM));
+    spmm_plan p;
+    ADIA_TRY(plan_build(opA, A, opB, B, NULL, &p));
+    plan_info(&p, ADIA_SPMM_HM, info);
+    if (row0 < 0 || rows < 0 || row0 + rows > p.m) row0 = rows = 0;
+    size_t cells = (size_t)p.dc * (size_t)rows;
+    double *gpu = adia_calloc(cells, sizeof *gpu, "sampled rows");
+    double *cpu = adia_calloc(cells, sizeof *cpu, "sampled rows");
+    adia_status s = gpu && cpu ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    spmm_gpu_run run;
+    memset(&run, 0, sizeof run);
+    run.sample_row0 = row0;
+    run.sample_rows = rows;
+    run.sample = gpu;
+    if (s == ADIA_OK) s = run_gpu(&p, &run, info);  /* rows off a diagonal stay 0 */
+    if (s == ADIA_OK) s = spmm_cpu_hm_rows(&p, row0, row0 + rows, cpu);
+    if (s == ADIA_OK) *mismatches = count_mismatch(gpu, cpu, (int64_t)cells);
+    free(gpu);
+    free(cpu);
+    spmm_plan_free(&p);
+    return s;
 }

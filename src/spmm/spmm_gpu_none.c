@@ -3,12 +3,10 @@
 #include "spmm_internal.h"
 
 #ifndef ADIA_HAVE_CUDA
-adia_status spmm_gpu_hm(spmm_plan *p, double *c_list, int accumulate, double *time_ms)
+adia_status spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
 {
     (void)p;
-    (void)c_list;
-    (void)accumulate;
-    (void)time_ms;
+    (void)run;
     return adia_error(ADIA_ERR_NO_DEVICE, "spmm: adia was built without CUDA");
 }
 #endif

@@ -71,8 +71,9 @@ static int32_t tile_diag(const int64_t *tp, int32_t dc, int64_t t)
     return lo;
 }
 
+/* Rows [i0, i1) of output diagonal d; out[j] is row i0 + j. */
 static void hm_tile(const spmm_plan *p, int32_t d, int64_t i0, int64_t i1,
-                    double *restrict c)
+                    double *restrict out)
 {
     const int64_t oc = p->c_off[d];
     for (int64_t q = p->pair_ptr[d]; q < p->pair_ptr[d + 1]; q++) {
@@ -83,7 +84,7 @@ static void hm_tile(const spmm_plan *p, int32_t d, int64_t i0, int64_t i1,
         if (lo < i0) lo = i0;
         if (hi > i1) hi = i1;
         if (lo >= hi) continue;
-        double *restrict cp = c + p->c_base[d] + lo;
+        double *restrict cp = out + (lo - i0);
         const double *restrict ap = p->a.list + p->a.base[ia] + lo;
         const double *restrict bp = p->b.list + p->b.base[ib] + oa + lo;
         const int64_t len = hi - lo;
@@ -107,21 +108,35 @@ adia_status spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
         int64_t rend = r0 + adia_diag_len(p->m, p->n, p->c_off[d]);
         int64_t i0 = r0 + (t - tp[d]) * CPU_TILE_ROWS;
         int64_t i1 = i0 + CPU_TILE_ROWS < rend ? i0 + CPU_TILE_ROWS : rend;
-        hm_tile(p, d, i0, i1, c);
+        hm_tile(p, d, i0, i1, c + p->c_base[d] + i0);
     }
     *time_ms = spmm_now_ms() - start_ms;
     free(tp);
     return ADIA_OK;
 }
 
+adia_status spmm_cpu_hm_rows(spmm_plan *p, int64_t i0, int64_t i1, double *out)
+{
+    ADIA_TRY(spmm_operand_store(&p->a));
+    ADIA_TRY(spmm_operand_store(&p->b));
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int32_t d = 0; d < p->dc; d++) {
+        int64_t r0 = adia_diag_row0(p->c_off[d]);
+        int64_t r1 = r0 + adia_diag_len(p->m, p->n, p->c_off[d]);
+        int64_t lo = r0 > i0 ? r0 : i0, hi = r1 < i1 ? r1 : i1;
+        if (lo < hi) hm_tile(p, d, lo, hi, out + (int64_t)d * (i1 - i0) + (lo - i0));
+    }
+    return ADIA_OK;
+}
+
 int64_t spmm_gpu_bytes(const spmm_plan *p)
 {
-    /* values of A, B, C; offsets+bases; pairs; tiles (diag + first row) */
-    int64_t tiles = 0;
-    for (int32_t d = 0; d < p->dc; d++)
-        tiles += (adia_diag_len(p->m, p->n, p->c_off[d]) + SPMM_TILE_ROWS - 1) / SPMM_TILE_ROWS;
+    /* values of A, B, C; the larger kernel structure: the streaming one's
+     * (24-byte diagonal descriptors, tile and pair pointers, 24-byte pair
+     * descriptors) or the tiled one's (descriptors, <= one 16-byte step a
+     * pair) */
     double b = 8.0 * ((double)p->a.stored + (double)p->b.stored + (double)p->c_len) +
-               12.0 * ((double)p->a.dg + p->b.dg + p->dc) + 8.0 * ((double)p->dc + 1) +
-               8.0 * (double)p->n_pairs + 8.0 * (double)tiles;
+               24.0 * ((double)p->a.dg + p->b.dg + p->dc) + 16.0 * ((double)p->dc + 1) +
+               24.0 * (double)p->n_pairs + 64.0 * 6;
     return b < 9.2e18 ? (int64_t)b : INT64_MAX;
 }

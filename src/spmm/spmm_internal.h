@@ -41,6 +41,7 @@ typedef struct spmm_plan {
     int32_t *pair_a, *pair_b; /* operand diagonals; oa ascending in a diagonal */
     int64_t n_pairs, mults;
     int threads;
+    double struct_ms;         /* host time of output diagonals + pairs */
 } spmm_plan;
 
 /* Rows i of output diagonal oc that pair (oa, ob = oc - oa) reaches. */
@@ -67,13 +68,39 @@ adia_status spmm_cpu_hm(spmm_plan *p, double *c_list, double *time_ms);
 adia_status spmm_cpu_cdm(spmm_plan *p, double *c_list, double *time_ms);
 /* Monotonic wall clock in milliseconds. */
 double spmm_now_ms(void);
-/* GPU: uploads the operands' HM storage, runs, downloads into c_list. */
-adia_status spmm_gpu_hm(spmm_plan *p, double *c_list, int accumulate, double *time_ms);
-/* Device bytes spmm_gpu_hm allocates. */
+/* CPU HM values of C's rows [i0, i1) alone: out[d * (i1 - i0) + i - i0]
+ * for the rows of output diagonal d (other entries untouched). */
+adia_status spmm_cpu_hm_rows(spmm_plan *p, int64_t i0, int64_t i1, double *out);
+
+/* One GPU numeric phase (spmm_gpu_hm): what to do and what it cost. */
+typedef struct spmm_gpu_run {
+    double *c_list;           /* in: C's values (initial ones when accumulating),
+                                 out: the product; NULL: C stays on the device */
+    int accumulate;
+    int64_t sample_row0, sample_rows; /* c_list NULL: rows downloaded into */
+    double *sample;           /* sample[d * sample_rows + i - sample_row0]    */
+    double kernel_ms;         /* out: kernel(s), CUDA events                  */
+    double device_ms;         /* out: struct_ms + kernel structure, its upload,
+                                 allocation of C, kernel (host wall clock)    */
+    double transfer_ms;       /* out: upload of A, B (and C to accumulate into),
+                                 download of C                               */
+    int32_t tile_rows;        /* out: rows of the tiled kernel; 0 = streaming */
+    int64_t shared_bytes;     /* out: dynamic shared memory per block         */
+} spmm_gpu_run;
+
+/* GPU: uploads the operands' HM storage, runs the tiled kernel when its
+ * shared-memory footprint fits (else the streaming one), downloads C. */
+adia_status spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run);
+/* Device bytes spmm_gpu_hm allocates at most. */
 int64_t spmm_gpu_bytes(const spmm_plan *p);
 
-/* Rows a CPU or GPU tile covers. */
-#define SPMM_TILE_ROWS 256
+/* Internal (bench_spmm's products too large for a host C): op(A) op(B) on
+ * the GPU with C left on the device; rows [row0, row0 + rows) are
+ * downloaded and compared with the CPU HM values of those rows.
+ * *mismatches: entries not bitwise equal (NaN equal to NaN). */
+adia_status spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
+                                const adia_matrix *B, int64_t row0, int64_t rows,
+                                adia_spmm_info *info, int64_t *mismatches);
 
 #ifdef __cplusplus
 }
