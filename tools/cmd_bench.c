@@ -158,9 +158,11 @@ static void bench_format(bench_ctx *c, const char *fmt)
         if (r) {
             snprintf(r->format, sizeof r->format, "%s", fmt);
             snprintf(r->note, sizeof r->note, "%s", adia_last_error());
-            /* a format that does not fit (padding of an unstructured
-             * matrix) or has no GPU kernel is skipped, not a failure */
-            r->status = s == ADIA_ERR_UNSUPPORTED || s == ADIA_ERR_NO_MEMORY ? "skipped" : "FAILED";
+            /* a format that cannot hold the matrix (padding of an
+             * unstructured matrix: memory, 32-bit counts) or has no GPU
+             * kernel is skipped, not a failure */
+            r->status = s == ADIA_ERR_UNSUPPORTED || s == ADIA_ERR_NO_MEMORY ||
+                        s == ADIA_ERR_OVERFLOW ? "skipped" : "FAILED";
         }
         adia_format_destroy(F);
         return;
