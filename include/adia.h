@@ -556,7 +556,10 @@ typedef struct adia_plan_candidate {
     int exact;               /* 1: the bytes are what adia_format_bytes will
                                 say; 0: an estimate (brcsd1, brcsd2 groups) */
     double efficiency;       /* fraction of the bandwidth the kernel reaches */
-    double spmv_ms;          /* bytes / (bandwidth * efficiency) + launch    */
+    double spmv_ms;          /* CPU: bytes / (bandwidth * efficiency) + launch;
+                                GPU: base + max(steps * latency, bytes /
+                                (bandwidth * efficiency)), steps = entries
+                                one thread walks (plan_model.c)             */
     double convert_ms;       /* build (+ upload) time, predicted            */
     double total_ms;         /* convert_ms + expected_calls * spmv_ms        */
 } adia_plan_candidate;

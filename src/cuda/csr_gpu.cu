@@ -148,9 +148,14 @@ adia_gpu_kernel choose_kernel(const adia_csr *A, double *mean_out)
     }
     *mean_out = mean;
     double sd = A->rows ? sqrt(var / A->rows) : 0;
+    /* H200, 2026-11-22 (bench/results): scalar is fastest up to ~10 entries
+     * per row (lap2d5 0.090 ms vs vector 0.256), vector for long regular
+     * rows (band of 201: 0.69 vs adaptive 0.84), adaptive between and for
+     * irregular rows (27-point 0.26 vs 0.51 scalar; random, power law). */
     if (sd > mean || (double)maxlen > 8 * mean + 64) return ADIA_KERNEL_CSR_ADAPTIVE;
-    if (mean < 3) return ADIA_KERNEL_CSR_SCALAR;
-    return ADIA_KERNEL_CSR_VECTOR;
+    if (mean < 10) return ADIA_KERNEL_CSR_SCALAR;
+    if (mean >= 64) return ADIA_KERNEL_CSR_VECTOR;
+    return ADIA_KERNEL_CSR_ADAPTIVE;
 }
 
 void csr_free(void *p)
