@@ -161,7 +161,11 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
     }
     double best = INFINITY, best_build = 0;
     *F = NULL;
-    for (int i = 0; s == ADIA_OK && i < P->n_cand && i < ADIA_PLAN_MEASURE_TOP; i++) {
+    /* the model's best few, and CSR wherever it ranks: the baseline, cheap to
+     * build, and the winner on small and L2-resident matrices, where the
+     * model's byte counts decide least (H200 accuracy runs). */
+    for (int i = 0; s == ADIA_OK && i < P->n_cand; i++) {
+        if (i >= ADIA_PLAN_MEASURE_TOP && strcmp(P->cand[i].format, "csr")) continue;
         adia_format *G;
         adia_status b = try_build(P, A, P->cand[i].format, h, &G);
         if (b != ADIA_OK) {

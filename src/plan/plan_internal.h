@@ -13,8 +13,8 @@ extern "C" {
 
 /* Formats the model knows how to predict (see plan_model.c). */
 #define ADIA_PLAN_MAX_CANDIDATES 8
-/* MEASURE builds and times this many of the model's best. */
-#define ADIA_PLAN_MEASURE_TOP 3
+/* MEASURE builds and times this many of the model's best (and CSR). */
+#define ADIA_PLAN_MEASURE_TOP 4
 
 /* Hints after defaults and checks: device is 0 or 1 here. */
 typedef struct plan_hints {
