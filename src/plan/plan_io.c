@@ -74,7 +74,8 @@ static void explain_reason(const adia_plan *P, text *t)
             (long long)P->calls);
         break;
     case ADIA_CHOOSE_MEASURE:
-        put(t, "why: fastest measured of the model's best %d (SpMV + build / %lld calls): "
+        put(t, "why: fastest measured of the model's best %d and CSR, each with its fastest kernel "
+            "(SpMV + build / %lld calls): "
             "%s %.4f ms\n", ADIA_PLAN_MEASURE_TOP, (long long)P->calls, name, P->measured_ms);
         break;
     }
