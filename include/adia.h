@@ -519,11 +519,14 @@ typedef struct adia_plan adia_plan;
 
 typedef enum adia_chooser {
     ADIA_CHOOSE_MODEL = 0,  /* least predicted time: bytes moved / bandwidth
-                               + launch overhead + conversion time / calls   */
+                               (GPU: or the latency of the entries a thread
+                               walks, whichever is larger) + launch overhead
+                               + conversion time / calls                     */
     ADIA_CHOOSE_RULES,      /* the paper's search engine (features.format)   */
-    ADIA_CHOOSE_MEASURE,    /* build the model's best 3, time each once on the
-                               device, keep the fastest (spmv + conversion /
-                               calls); worth it from ADIA_PLAN_MEASURE_CALLS */
+    ADIA_CHOOSE_MEASURE,    /* build the model's best 4 and CSR, time each on
+                               the device (GPU: with each of its kernels),
+                               keep the fastest (spmv + conversion / calls);
+                               worth it from ADIA_PLAN_MEASURE_CALLS         */
     ADIA_CHOOSE_FIXED       /* hints->format, no choice                      */
 } adia_chooser;
 const char *adia_chooser_name(adia_chooser c);   /* "model", "rules", ... */

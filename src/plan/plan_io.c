@@ -74,9 +74,10 @@ static void explain_reason(const adia_plan *P, text *t)
             (long long)P->calls);
         break;
     case ADIA_CHOOSE_MEASURE:
-        put(t, "why: fastest measured of the model's best %d and CSR, each with its fastest kernel "
-            "(SpMV + build / %lld calls): "
-            "%s %.4f ms\n", ADIA_PLAN_MEASURE_TOP, (long long)P->calls, name, P->measured_ms);
+        put(t, "why: fastest measured of the model's best %d and CSR%s (SpMV + build / %lld "
+            "calls): %s %.4f ms\n", ADIA_PLAN_MEASURE_TOP,
+            P->device ? ", each with its fastest kernel" : "", (long long)P->calls, name,
+            P->measured_ms);
         break;
     }
 }
@@ -129,7 +130,7 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
                 c->convert_ms, c->total_ms, meas,
                 !strcmp(c->format, adia_format_name(P->F)) ? "  <- chosen" : "");
         }
-        put(&t, "  (~ = estimated bytes; efficiencies are assumed constants until calibrated)\n");
+        put(&t, "  (~ = estimated bytes; GPU efficiencies and latencies fitted on an H200, CPU ones assumed)\n");
         explain_break_even(P, &t);
     }
     put(&t, "build: %.3f ms (%lld bytes stored)\n", P->build_ms,
