@@ -339,8 +339,14 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
                                const adia_spmm_options *opt, const adia_csr *acc,
                                adia_spmm_info *info, adia_csr *out)
 {
-    double *c = adia_calloc((size_t)p->c_len, sizeof *c, "product values");
+    double *c = adia_alloc((size_t)p->c_len, sizeof *c, "product values");
     if (!c) return ADIA_ERR_NO_MEMORY;
+    /* Zeroed here, in parallel, not left to calloc's lazy pages: their
+     * first-touch faults would land in the numeric phase (measured on a
+     * 2-core VM: HM numeric 181 ms with lazy pages, 40 ms without, and two
+     * threads faulting slower than one). */
+#pragma omp parallel for schedule(static)
+    for (int64_t k = 0; k < p->c_len; k++) c[k] = 0.0;
     adia_status s = ADIA_OK;
     if (acc) s = adia_diag_scatter(acc, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE);
     if (s == ADIA_OK) {

@@ -13,8 +13,6 @@
 
 #include <omp.h>
 
-#define CPU_TILE_ROWS 2048
-
 typedef struct cdm_op {
     adia_cdm x;               /* X's compact diagonals */
     int32_t dg;
@@ -150,15 +148,16 @@ adia_status spmm_cpu_cdm(spmm_plan *p, double *c, double *time_ms)
     s = output_compacts(p, &cc);
     if (s == ADIA_OK) {
         copy_true(p, &cc, c, 1);
-        const int64_t chunks = ((int64_t)p->n + CPU_TILE_ROWS - 1) / CPU_TILE_ROWS;
-        const int64_t ntiles = (int64_t)cc.dg * chunks;
+        /* row blocks in parallel, every output compact diagonal inside one
+         * (its positions of A, B and C stay in cache: spmm_cpu_block_rows) */
         const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
+        const int64_t rows = spmm_cpu_block_rows(p->n, (int64_t)A.dg + B.dg + cc.dg, nt);
+        const int64_t blocks = ((int64_t)p->n + rows - 1) / rows;
         const double start_ms = spmm_now_ms();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-        for (int64_t t = 0; t < ntiles; t++) {
-            int64_t t0 = (t % chunks) * CPU_TILE_ROWS;
-            int64_t t1 = t0 + CPU_TILE_ROWS < p->n ? t0 + CPU_TILE_ROWS : p->n;
-            cdm_tile(&A, &B, &cc, (int32_t)(t / chunks), t0, t1);
+        for (int64_t blk = 0; blk < blocks; blk++) {
+            int64_t t0 = blk * rows, t1 = t0 + rows < p->n ? t0 + rows : p->n;
+            for (int32_t e = 0; e < cc.dg; e++) cdm_tile(&A, &B, &cc, e, t0, t1);
         }
         *time_ms = spmm_now_ms() - start_ms;
         copy_true(p, &cc, c, 0);

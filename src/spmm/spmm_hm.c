@@ -1,14 +1,13 @@
 /* spmm_hm.c -- the HM numeric phase on the CPU: each output diagonal is
  * the sum, pair by pair in ascending oa, of elementwise products of two
- * shifted input diagonals (three unit-stride streams).  Parallel over tiles
- * of (output diagonal, row range); every element is summed by one thread in
- * the pair order, so any thread count gives bitwise the same C. */
+ * shifted input diagonals (three unit-stride streams).  Parallel over row
+ * blocks, each doing every output diagonal's rows in the block (the
+ * block's rows of A and B stay in cache: spmm_cpu_block_rows); every
+ * element is summed by one thread in the pair order, so any thread count
+ * gives bitwise the same C. */
 #include "spmm_internal.h"
 
 #include <omp.h>
-
-/* Rows of one CPU tile: its slice of C stays in L1 while the pairs stream. */
-#define CPU_TILE_ROWS 2048
 
 adia_status spmm_operand_store(spmm_operand *x)
 {
@@ -47,30 +46,6 @@ adia_status spmm_operand_store(spmm_operand *x)
     return s;
 }
 
-/* Tile boundaries: tile_ptr[d] .. tile_ptr[d+1] are output diagonal d's. */
-static int64_t *make_tiles(const spmm_plan *p, int64_t rows_per_tile)
-{
-    int64_t *tp = adia_alloc((size_t)p->dc + 1, sizeof *tp, "tiles");
-    if (!tp) return NULL;
-    tp[0] = 0;
-    for (int32_t d = 0; d < p->dc; d++) {
-        int64_t len = adia_diag_len(p->m, p->n, p->c_off[d]);
-        tp[d + 1] = tp[d] + (len + rows_per_tile - 1) / rows_per_tile;
-    }
-    return tp;
-}
-
-static int32_t tile_diag(const int64_t *tp, int32_t dc, int64_t t)
-{
-    int32_t lo = 0, hi = dc - 1;               /* last d with tp[d] <= t */
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo + 1) / 2;
-        if (tp[mid] <= t) lo = mid;
-        else hi = mid - 1;
-    }
-    return lo;
-}
-
 /* Rows [i0, i1) of output diagonal d; out[j] is row i0 + j. */
 static void hm_tile(const spmm_plan *p, int32_t d, int64_t i0, int64_t i1,
                     double *restrict out)
@@ -92,26 +67,34 @@ static void hm_tile(const spmm_plan *p, int32_t d, int64_t i0, int64_t i1,
     }
 }
 
+/* Every output diagonal's rows in [i0, i1); out_d(i) = c[c_base[d] + i]
+ * (stride 0) or out[d * stride + i - i0]. */
+static void hm_rows(const spmm_plan *p, int64_t i0, int64_t i1, double *c, int64_t stride)
+{
+    for (int32_t d = 0; d < p->dc; d++) {
+        int64_t r0 = adia_diag_row0(p->c_off[d]);
+        int64_t r1 = r0 + adia_diag_len(p->m, p->n, p->c_off[d]);
+        int64_t lo = r0 > i0 ? r0 : i0, hi = r1 < i1 ? r1 : i1;
+        if (lo >= hi) continue;
+        double *out = stride ? c + (int64_t)d * stride + (lo - i0) : c + p->c_base[d] + lo;
+        hm_tile(p, d, lo, hi, out);
+    }
+}
+
 adia_status spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
 {
     ADIA_TRY(spmm_operand_store(&p->a));
     ADIA_TRY(spmm_operand_store(&p->b));
-    int64_t *tp = make_tiles(p, CPU_TILE_ROWS);
-    if (!tp) return ADIA_ERR_NO_MEMORY;
-    const int64_t ntiles = tp[p->dc];
     const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
+    const int64_t rows = spmm_cpu_block_rows(p->m, (int64_t)p->a.dg + p->b.dg + p->dc, nt);
+    const int64_t blocks = ((int64_t)p->m + rows - 1) / rows;
     const double start_ms = spmm_now_ms();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
-    for (int64_t t = 0; t < ntiles; t++) {
-        int32_t d = tile_diag(tp, p->dc, t);
-        int64_t r0 = adia_diag_row0(p->c_off[d]);
-        int64_t rend = r0 + adia_diag_len(p->m, p->n, p->c_off[d]);
-        int64_t i0 = r0 + (t - tp[d]) * CPU_TILE_ROWS;
-        int64_t i1 = i0 + CPU_TILE_ROWS < rend ? i0 + CPU_TILE_ROWS : rend;
-        hm_tile(p, d, i0, i1, c + p->c_base[d] + i0);
+    for (int64_t blk = 0; blk < blocks; blk++) {
+        int64_t i0 = blk * rows, i1 = i0 + rows < p->m ? i0 + rows : p->m;
+        hm_rows(p, i0, i1, c, 0);
     }
     *time_ms = spmm_now_ms() - start_ms;
-    free(tp);
     return ADIA_OK;
 }
 
@@ -119,13 +102,7 @@ adia_status spmm_cpu_hm_rows(spmm_plan *p, int64_t i0, int64_t i1, double *out)
 {
     ADIA_TRY(spmm_operand_store(&p->a));
     ADIA_TRY(spmm_operand_store(&p->b));
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int32_t d = 0; d < p->dc; d++) {
-        int64_t r0 = adia_diag_row0(p->c_off[d]);
-        int64_t r1 = r0 + adia_diag_len(p->m, p->n, p->c_off[d]);
-        int64_t lo = r0 > i0 ? r0 : i0, hi = r1 < i1 ? r1 : i1;
-        if (lo < hi) hm_tile(p, d, lo, hi, out + (int64_t)d * (i1 - i0) + (lo - i0));
-    }
+    if (i1 > i0) hm_rows(p, i0, i1, out, i1 - i0);
     return ADIA_OK;
 }
 

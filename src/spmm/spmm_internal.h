@@ -102,6 +102,20 @@ adia_status spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
                                 const adia_matrix *B, int64_t row0, int64_t rows,
                                 adia_spmm_info *info, int64_t *mismatches);
 
+/* Rows of one CPU row block.  The CPU kernels run row blocks in parallel
+ * and, inside one, every output diagonal: the block's rows of A, B and C
+ * (diagonals x rows x 8 bytes) stay in the core's cache for all the pairs,
+ * instead of being streamed from memory once per output diagonal.  About
+ * 1 MB per block, at least 64 rows, and at least 4 blocks per thread when
+ * the matrix allows it. */
+static inline int64_t spmm_cpu_block_rows(int64_t rows, int64_t diagonals, int threads)
+{
+    int64_t b = 4096;
+    while (b > 64 && b * 8 * (diagonals > 0 ? diagonals : 1) > ((int64_t)1 << 20)) b /= 2;
+    while (b > 64 && (rows + b - 1) / b < 4 * (int64_t)threads) b /= 2;
+    return b;
+}
+
 #ifdef __cplusplus
 }
 #endif
