@@ -36,12 +36,16 @@ const char *adia_last_error(void) { return last_error; }
 
 void adia_clear_error(void) { last_error[0] = '\0'; }
 
+/* Formatted into a local buffer first: callers may pass adia_last_error()
+ * itself as an argument (wrapping a lower-level message). */
 adia_status adia_error(adia_status code, const char *fmt, ...)
 {
+    char msg[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(last_error, msg, sizeof msg);
     return code;
 }
 

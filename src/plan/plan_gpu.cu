@@ -1,32 +1,29 @@
 /* plan_gpu.cu -- the planner's device measurements: streaming-read
- * bandwidth (once per process, for the cost model) and the time of an
+ * bandwidth (kept once measured, for the cost model) and the time of an
  * uploaded format's SpMV (for the MEASURE chooser). */
 #include "plan_internal.h"
 #include "../cuda/cuda_util.h"
 
-#include <stdio.h>
+#include <mutex>
 
-struct probe_result {
-    adia_status status;
-    double gbs;
-    char message[256];
-};
-
-static probe_result run_probe()
-{
-    probe_result r = {ADIA_OK, 0, ""};
-    /* the GPU module's streaming-read probe, 256 MiB (well past L2), 5 runs */
-    r.status = adia_gpu_read_bandwidth((size_t)256 << 20, 5, &r.gbs);
-    if (r.status != ADIA_OK) snprintf(r.message, sizeof r.message, "%s", adia_last_error());
-    return r;
-}
-
+/* The first successful probe is kept for the process; a failed one (the
+ * device short of memory for its 256 MiB buffer at that moment) is not, so
+ * a transient shortage does not poison every later plan. */
 extern "C" adia_status adia_plan_gpu_bandwidth(double *gbs)
 {
-    static const probe_result once = run_probe();   /* C++11: initialised once, thread-safe */
-    *gbs = once.gbs;
-    if (once.status == ADIA_OK) return ADIA_OK;
-    return adia_error(once.status, "GPU bandwidth probe: %s", once.message);
+    static std::mutex lock;
+    static double cached = 0;
+    std::lock_guard<std::mutex> hold(lock);
+    if (cached <= 0) {
+        /* the GPU module's streaming-read probe, 256 MiB (well past L2), 5 runs */
+        adia_status s = adia_gpu_read_bandwidth((size_t)256 << 20, 5, &cached);
+        if (s != ADIA_OK) {
+            cached = 0;
+            return adia_error(s, "GPU bandwidth probe: %s", adia_last_error());
+        }
+    }
+    *gbs = cached;
+    return ADIA_OK;
 }
 
 /* Median per-call time (the GPU module's batched timing) with the
