@@ -9,7 +9,7 @@
  * C kept on the device, 256 sampled rows compared bitwise with a CPU
  * computation of those rows (cuSPARSE's 32-bit CSR cannot hold such a C).
  * huge: band bw=20 with n = 4e6 (C: 81 diagonals, 324M entries; no
- * sequential run) and a second 40 x 40 random case like large's.
+ * sequential run).
  *
  * Every GPU result is checked against the CPU product before it is
  * reported.  Times: median of the repetitions; "num" = numeric phase only
@@ -294,6 +294,16 @@ static void bench_device_only(const char *name, adia_matrix *A, adia_matrix *B, 
     fflush(stdout);
 }
 
+/* One case, then its operands freed (B may be A). */
+static void run_case(const char *name, adia_matrix *A, adia_matrix *B, int gpu, int with_seq,
+                     int device_only)
+{
+    if (device_only) bench_device_only(name, A, B, gpu);
+    else bench_case(name, A, B, gpu, with_seq);
+    if (B != A) adia_matrix_destroy(B);
+    adia_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "small";
@@ -334,42 +344,24 @@ int main(int argc, char **argv)
             for (int32_t bw = 5; bw <= 20; bw += small ? 15 : 5) {
                 adia_matrix *A = make_banded(n, bw, 1), *B = make_banded(n, bw, 2);
                 snprintf(name, sizeof name, "band n=%d bw=%d", n, bw);
-                bench_case(name, A, B, ndev > 0, 1);
-                adia_matrix_destroy(A);
-                adia_matrix_destroy(B);
+                run_case(name, A, B, ndev > 0, 1, 0);
             }
         for (int K = 200; K <= (small ? 200 : 600); K += 100) {
             adia_matrix *A = make_random(10000, K, 9999, 3), *B = make_random(10000, K, 9999, 4);
             snprintf(name, sizeof name, "random n=1e4 K=%d", K);
-            bench_case(name, A, B, ndev > 0, 1);
-            adia_matrix_destroy(A);
-            adia_matrix_destroy(B);
+            run_case(name, A, B, ndev > 0, 1, 0);
         }
     }
     if (large) {
-        adia_matrix *A = make_banded(1000000, 10, 5), *B = make_banded(1000000, 10, 6);
-        bench_case("band n=1e6 bw=10", A, B, ndev > 0, 1);
-        adia_matrix_destroy(A);
-        adia_matrix_destroy(B);
-        A = make_lap3d7(128);
-        bench_case("lap3d7 128^3 squared", A, A, ndev > 0, 1);
-        adia_matrix_destroy(A);
-        A = make_random(2000000, 40, 5000, 7);
-        B = make_random(2000000, 40, 5000, 8);
-        bench_device_only("random n=2e6 K=40 +-5000", A, B, ndev > 0);
-        adia_matrix_destroy(A);
-        adia_matrix_destroy(B);
+        run_case("band n=1e6 bw=10", make_banded(1000000, 10, 5), make_banded(1000000, 10, 6),
+                 ndev > 0, 1, 0);
+        adia_matrix *L = make_lap3d7(128);
+        run_case("lap3d7 128^3 squared", L, L, ndev > 0, 1, 0);
+        run_case("random n=2e6 K=40 +-5000", make_random(2000000, 40, 5000, 7),
+                 make_random(2000000, 40, 5000, 8), ndev > 0, 0, 1);
     }
-    if (huge) {
-        adia_matrix *A = make_banded(4000000, 20, 9), *B = make_banded(4000000, 20, 10);
-        bench_case("band n=4e6 bw=20", A, B, ndev > 0, 0);
-        adia_matrix_destroy(A);
-        adia_matrix_destroy(B);
-        A = make_random(2000000, 40, 5000, 11);
-        B = make_random(2000000, 40, 5000, 12);
-        bench_device_only("random n=2e6 40x40 +-5000", A, B, ndev > 0);
-        adia_matrix_destroy(A);
-        adia_matrix_destroy(B);
-    }
+    if (huge)
+        run_case("band n=4e6 bw=20", make_banded(4000000, 20, 9), make_banded(4000000, 20, 10),
+                 ndev > 0, 0, 0);
     return 0;
 }
