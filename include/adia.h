@@ -620,6 +620,51 @@ double adia_plan_measured_ms(const adia_plan *plan);     /* NaN unless MEASURE *
 /* The plan's format (owned by the plan; for adia_format_* queries). */
 adia_format *adia_plan_format(const adia_plan *plan);
 
+/* ==================================== iterative solvers (src/solve) */
+
+/* Krylov solvers on top of a plan: every product with A is adia_spmv on
+ * the planner's format, so a solver's many SpMVs run in the format the
+ * planner picked for that many calls.  CPU plans in double (GPU plans:
+ * ADIA_ERR_UNSUPPORTED for now). */
+typedef enum adia_solver {
+    ADIA_SOLVE_CG = 0,        /* conjugate gradients: A symmetric positive definite */
+    ADIA_SOLVE_BICGSTAB = 1   /* BiCGSTAB: any nonsingular A                        */
+} adia_solver;
+const char *adia_solver_name(adia_solver m);   /* "cg", "bicgstab" */
+
+typedef struct adia_solve_options {
+    adia_solver method;       /* default CG                                     */
+    int max_iter;             /* <= 0: 1000                                     */
+    double rtol;              /* stop at ||b - A x|| <= rtol ||b||; <= 0: 1e-8   */
+    int jacobi;               /* 1: diagonal (Jacobi) preconditioner            */
+} adia_solve_options;
+
+typedef struct adia_solve_info {
+    int iterations;
+    int converged;            /* 1: the true residual met rtol                  */
+    double residual;          /* ||b - A x|| / ||b|| of the returned x, computed
+                                 afresh (not the recurrence); 0 when b = 0      */
+    double time_ms;           /* the iterations, SpMVs included                 */
+    double spmv_ms;           /* of which in SpMV                               */
+    int spmvs;                /* products with A                                */
+    char format[16];          /* the plan's format                              */
+    char stop[128];           /* why it stopped: "converged", "iteration limit reached",
+                                 "breakdown: ..." (e.g. p'Ap <= 0: A is not SPD)   */
+} adia_solve_info;
+
+void adia_solve_options_default(adia_solve_options *opt);
+/* Solve A x = b; x holds the initial guess on entry (zeros are fine) and
+ * the last iterate on return.  plan: a CPU double plan of A, or NULL (one
+ * is made with max_iter expected calls -- the planner measures candidates
+ * when that is many -- and destroyed).  Not converging (max_iter reached, a
+ * breakdown) is not an error: ADIA_OK with info->converged 0 and the
+ * reason in info->stop.  Errors: NULL arguments, a non-square A, a plan of
+ * another shape or type or on the GPU, Jacobi with a zero diagonal entry
+ * (the message names the row), NaN/Inf in b.  opt NULL: defaults; info may
+ * be NULL. */
+adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
+                       const adia_solve_options *opt, adia_solve_info *info);
+
 #ifdef __cplusplus
 }
 #endif

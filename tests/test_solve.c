@@ -1,0 +1,258 @@
+/* test_solve.c -- CG and BiCGSTAB on top of the planner: convergence on
+ * SPD and nonsymmetric matrices with known solutions (true residual and
+ * error checked, with and without Jacobi, with a given plan and with the
+ * solver's own), the iteration limit, breakdown on a non-SPD matrix, b = 0,
+ * and every bad argument with its message. */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+static adia_matrix *gen(const char *spec)
+{
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_matrix_generate(spec, &A));
+    return A;
+}
+
+/* Solve A x = A * xstar from x0 = 0; returns the relative error of x. */
+static double solve_known(const adia_matrix *A, adia_plan *P, const adia_solve_options *o,
+                          adia_solve_info *info, adia_status *status)
+{
+    int32_t n = adia_matrix_rows(A);
+    double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b),
+           *x = calloc((size_t)n, sizeof *x);
+    uint64_t seed = 11;
+    double err = INFINITY, num = 0, den = 0;
+    test_rand_vector(&seed, xs, n);
+    *status = adia_matrix_spmv(A, 1.0, xs, 0.0, b);
+    if (*status == ADIA_OK) *status = adia_solve(A, P, b, x, o, info);
+    for (int32_t i = 0; *status == ADIA_OK && i < n; i++) {
+        num += (x[i] - xs[i]) * (x[i] - xs[i]);
+        den += xs[i] * xs[i];
+    }
+    if (*status == ADIA_OK) err = sqrt(num / den);
+    free(xs);
+    free(b);
+    free(x);
+    return err;
+}
+
+static void test_converges(void)
+{
+    static const struct { const char *spec; adia_solver m; int jacobi; } cases[] = {
+        {"lap2d5:60", ADIA_SOLVE_CG, 0},         {"lap2d5:60", ADIA_SOLVE_CG, 1},
+        {"lap3d7:14", ADIA_SOLVE_CG, 1},         {"lap2d5:60", ADIA_SOLVE_BICGSTAB, 0},
+        {"band:3000,4", ADIA_SOLVE_BICGSTAB, 0}, {"band:3000,4", ADIA_SOLVE_BICGSTAB, 1},
+        {"type3:20000,9,0.4", ADIA_SOLVE_BICGSTAB, 1},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        adia_matrix *A = gen(cases[c].spec);
+        if (!A) continue;
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.method = cases[c].m;
+        o.jacobi = cases[c].jacobi;
+        o.rtol = 1e-10;
+        adia_solve_info in;
+        adia_status s;
+        double err = solve_known(A, NULL, &o, &in, &s);
+        const char *name = adia_solver_name(o.method);
+        CHECK(s == ADIA_OK && in.converged, "%s %s%s: status %d, %s", cases[c].spec, name,
+              o.jacobi ? "+jacobi" : "", (int)s, in.stop);
+        CHECK(in.residual <= 1e-10, "%s %s: true residual %.3g", cases[c].spec, name, in.residual);
+        CHECK(err < 1e-6, "%s %s: error %.3g against the known solution", cases[c].spec, name, err);
+        CHECK(in.iterations > 0 && in.spmvs > in.iterations / 2 && in.spmv_ms <= in.time_ms,
+              "%s %s: %d iterations, %d SpMVs, %.3f of %.3f ms", cases[c].spec, name,
+              in.iterations, in.spmvs, in.spmv_ms, in.time_ms);
+        CHECK(strlen(in.format) > 0, "%s: format reported", cases[c].spec);
+        adia_matrix_destroy(A);
+    }
+}
+
+/* Jacobi pays on a badly scaled SPD matrix: rows scaled by 1..1000. */
+static void test_jacobi_helps(void)
+{
+    adia_matrix *L = gen("lap2d5:40");
+    if (!L) return;
+    adia_csr_view v;
+    CHECK_OK(adia_matrix_csr(L, &v));
+    int32_t n = v.rows;
+    double *d = malloc((size_t)n * sizeof *d);
+    for (int32_t i = 0; i < n; i++) d[i] = 1 + 999.0 * (i % 7) / 6;
+    /* D^1/2 L D^1/2 stays SPD with a spread diagonal */
+    adia_matrix *A = NULL;
+    double *val = malloc((size_t)v.nnz * sizeof *val);
+    for (int32_t i = 0; i < n; i++)
+        for (int64_t k = v.rowptr[i]; k < v.rowptr[i + 1]; k++)
+            val[k] = v.values[k] * sqrt(d[i] * d[v.colind[k]]);
+    CHECK_OK(adia_matrix_create_csr(n, n, v.nnz, v.rowptr, v.colind, val, ADIA_DOUBLE, &A));
+    int iters[2] = {0, 0};
+    for (int j = 0; A && j < 2; j++) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.jacobi = j;
+        adia_solve_info in;
+        adia_status s;
+        solve_known(A, NULL, &o, &in, &s);
+        CHECK(s == ADIA_OK && in.converged, "scaled Laplacian, jacobi %d: %s", j, in.stop);
+        iters[j] = in.iterations;
+    }
+    CHECK(iters[1] < iters[0] / 2, "Jacobi: %d iterations, none: %d", iters[1], iters[0]);
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(L);
+    free(d);
+    free(val);
+}
+
+static void test_stops(void)
+{
+    adia_matrix *A = gen("lap2d5:60");
+    if (!A) return;
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.max_iter = 5;
+    adia_solve_info in;
+    adia_status s;
+    solve_known(A, NULL, &o, &in, &s);
+    CHECK(s == ADIA_OK && !in.converged && in.iterations == 5, "limit: status %d, %d iterations",
+          (int)s, in.iterations);
+    CHECK(test_contains(in.stop, "iteration limit"), "limit: stop '%s'", in.stop);
+    /* CG on -A (negative definite): breakdown at the first step */
+    adia_csr_view v;
+    CHECK_OK(adia_matrix_csr(A, &v));
+    double *neg = malloc((size_t)v.nnz * sizeof *neg);
+    for (int64_t k = 0; k < v.nnz; k++) neg[k] = -v.values[k];
+    adia_matrix *N = NULL;
+    CHECK_OK(adia_matrix_create_csr(v.rows, v.cols, v.nnz, v.rowptr, v.colind, neg, ADIA_DOUBLE, &N));
+    o.max_iter = 100;
+    solve_known(N, NULL, &o, &in, &s);
+    CHECK(s == ADIA_OK && !in.converged && test_contains(in.stop, "not symmetric positive definite"),
+          "breakdown: status %d, stop '%s'", (int)s, in.stop);
+    /* BiCGSTAB solves the same negative definite system */
+    o.method = ADIA_SOLVE_BICGSTAB;
+    o.max_iter = 1000;
+    double err = solve_known(N, NULL, &o, &in, &s);
+    CHECK(s == ADIA_OK && in.converged && err < 1e-5, "bicgstab on -A: %s, error %.3g", in.stop, err);
+    /* b = 0: x = 0 at once */
+    int32_t n = v.rows;
+    double *b = calloc((size_t)n, sizeof *b), *x = malloc((size_t)n * sizeof *x);
+    for (int32_t i = 0; i < n; i++) x[i] = 5;
+    CHECK_OK(adia_solve(A, NULL, b, x, NULL, &in));
+    CHECK(in.converged && in.iterations == 0 && x[0] == 0 && x[n - 1] == 0, "b = 0: %s", in.stop);
+    free(b);
+    free(x);
+    free(neg);
+    adia_matrix_destroy(N);
+    adia_matrix_destroy(A);
+}
+
+/* nos7 (cond ~1e9): CG's recurrence reaches rtol before the true residual
+ * does; the solver restarts from the true residual until it does. */
+static void test_restart(void)
+{
+    const char *path = test_shared_path("nos7.mtx");
+    adia_matrix *A = NULL;
+    if (!path || adia_matrix_load(path, &A) != ADIA_OK) return;   /* no shared matrices */
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.jacobi = 1;
+    o.max_iter = 5000;
+    int32_t n = adia_matrix_rows(A);
+    double *one = malloc((size_t)n * sizeof *one), *b = malloc((size_t)n * sizeof *b),
+           *x = calloc((size_t)n, sizeof *x);
+    for (int32_t i = 0; i < n; i++) one[i] = 1;
+    adia_solve_info in;
+    /* a fixed format: the rounding, hence the restart, must not depend on
+     * what the planner measures */
+    adia_plan_hints h = {.vtype = ADIA_DOUBLE, .chooser = ADIA_CHOOSE_FIXED, .format = "csr"};
+    adia_plan *P = NULL;
+    CHECK_OK(adia_plan_create(A, &h, &P));
+    CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));   /* b = A * ones (as adia solve) */
+    CHECK_OK(adia_solve(A, P, b, x, &o, &in));
+    adia_plan_destroy(P);
+    CHECK(in.converged && in.residual <= 1e-8, "nos7: %s, residual %.3g", in.stop, in.residual);
+    CHECK(in.spmvs > in.iterations + 2, "nos7: a restart happened (%d SpMVs, %d iterations)",
+          in.spmvs, in.iterations);
+    free(one);
+    free(b);
+    free(x);
+    adia_matrix_destroy(A);
+}
+
+/* A plan given by the caller is used (its format reported) and checked. */
+static void test_given_plan(void)
+{
+    adia_matrix *A = gen("lap2d5:30"), *B = gen("lap2d5:31");
+    adia_plan_hints h = {.vtype = ADIA_DOUBLE, .chooser = ADIA_CHOOSE_FIXED, .format = "ell"};
+    adia_plan *P = NULL, *Q = NULL, *F = NULL;
+    CHECK_OK(adia_plan_create(A, &h, &P));
+    adia_solve_info in;
+    adia_status s;
+    double err = solve_known(A, P, NULL, &in, &s);
+    CHECK(s == ADIA_OK && in.converged && err < 1e-6 && !strcmp(in.format, "ell"),
+          "given plan: %s, format %s", in.stop, in.format);
+    CHECK_OK(adia_plan_create(B, &h, &Q));
+    int32_t n = adia_matrix_rows(A);
+    double *b = calloc((size_t)n + 64, sizeof *b), *x = calloc((size_t)n + 64, sizeof *x);
+    b[0] = 1;
+    CHECK_ERR(adia_solve(A, Q, b, x, NULL, &in), ADIA_ERR_DIMENSION, "the plan is 961 x 961");
+    h.vtype = ADIA_FLOAT;
+    CHECK_OK(adia_plan_create(A, &h, &F));
+    CHECK_ERR(adia_solve(A, F, b, x, NULL, &in), ADIA_ERR_UNSUPPORTED, "float");
+    adia_plan_destroy(P);
+    adia_plan_destroy(Q);
+    adia_plan_destroy(F);
+    free(b);
+    free(x);
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(B);
+}
+
+static void test_bad_args(void)
+{
+    adia_matrix *A = gen("lap2d5:10"), *R = NULL;
+    double b[100] = {1}, x[100] = {0};
+    CHECK_ERR(adia_solve(NULL, NULL, b, x, NULL, NULL), ADIA_ERR_INVALID_HANDLE, "adia_solve");
+    CHECK_ERR(adia_solve(A, NULL, NULL, x, NULL, NULL), ADIA_ERR_INVALID_ARG, "b or x is NULL");
+    CHECK_ERR(adia_solve(A, NULL, b, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG, "b or x is NULL");
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.method = (adia_solver)7;
+    CHECK_ERR(adia_solve(A, NULL, b, x, &o, NULL), ADIA_ERR_INVALID_ARG, "unknown method 7");
+    adia_solve_options_default(&o);
+    o.rtol = 2;
+    CHECK_ERR(adia_solve(A, NULL, b, x, &o, NULL), ADIA_ERR_INVALID_ARG, "rtol 2");
+    b[37] = NAN;
+    CHECK_ERR(adia_solve(A, NULL, b, x, NULL, NULL), ADIA_ERR_INVALID_ARG, "b[37] = nan");
+    b[37] = 0;
+    x[3] = INFINITY;
+    CHECK_ERR(adia_solve(A, NULL, b, x, NULL, NULL), ADIA_ERR_INVALID_ARG, "x (initial guess)[3]");
+    x[3] = 0;
+    int32_t rows[3] = {0, 1, 2}, cols[3] = {0, 1, 3};
+    double vals[3] = {1, 1, 1};
+    CHECK_OK(adia_matrix_create_coo(3, 4, 3, rows, cols, vals, ADIA_DOUBLE, &R));
+    CHECK_ERR(adia_solve(R, NULL, b, x, NULL, NULL), ADIA_ERR_DIMENSION, "3 x 4, not square");
+    adia_matrix_destroy(R);
+    int32_t zr[2] = {0, 1}, zc[2] = {1, 0};   /* [[0 1] [1 0]]: zero diagonal */
+    CHECK_OK(adia_matrix_create_coo(2, 2, 2, zr, zc, vals, ADIA_DOUBLE, &R));
+    adia_solve_options_default(&o);
+    o.jacobi = 1;
+    CHECK_ERR(adia_solve(R, NULL, b, x, &o, NULL), ADIA_ERR_INVALID_ARG, "A(0,0) nonzero");
+    adia_matrix_destroy(R);
+    adia_matrix_destroy(A);
+    CHECK(!strcmp(adia_solver_name(ADIA_SOLVE_CG), "cg") &&
+          !strcmp(adia_solver_name(ADIA_SOLVE_BICGSTAB), "bicgstab"), "solver names");
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    test_converges();
+    test_jacobi_helps();
+    test_stops();
+    test_restart();
+    test_given_plan();
+    test_bad_args();
+    return TEST_END();
+}
