@@ -6,7 +6,7 @@
 
 static const cli_command commands[] = {
     {"demo", "the main job: analyse, pick a format and run SpMV on sample matrices", cmd_demo},
-    {"gen", "generate a matrix (stencils, banded, type I/II/III, random diagonals)", cmd_gen},
+    {"gen", "generate a matrix (stencils, banded, type I/II/III, random diagonals, unstructured)", cmd_gen},
     {"info", "features, type, chosen format and per-format storage of a matrix", cmd_info},
     {"convert", "convert between Matrix Market (.mtx, .mtx.gz) and adia binary", cmd_convert},
     {"spmv", "run y = A*x in a chosen format on the CPU or GPU and check it", cmd_spmv},
