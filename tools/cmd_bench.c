@@ -1,6 +1,7 @@
 /* cmd_bench.c -- `adia bench`: every format's GPU SpMV on one matrix,
- * checked against the CPU reference, timed (median of >= 50 runs with CUDA
- * events), compared with the memory floor and with cuSPARSE.
+ * checked against the CPU reference, timed (median of >= 50 samples, each a
+ * CUDA graph of back-to-back calls timed with events, per call), compared
+ * with the memory floor and with cuSPARSE timed the same way.
  *
  * The floor is the time to move the fewest bytes any format must move:
  * each nonzero's value once, x once (cols entries), y written once (rows
@@ -19,9 +20,10 @@
 static const char *const BENCH_USAGE =
     "usage: adia bench FILE.mtx | --gen SPEC [options]\n\n"
     "Benchmark the GPU SpMV y = A*x of each format (and cuSPARSE CSR ALG1/ALG2):\n"
-    "check against the CPU reference, then median time of --runs launches,\n"
-    "GFLOPS, GB/s, time over the memory floor, speedup over cuSPARSE.\n"
-    "Generated vs generic kernels for dia/brcsd1/brcsd2 (paper Tables 11-12);\n"
+    "check against the CPU reference, then the median per-call time of --runs\n"
+    "samples (each a CUDA graph of back-to-back calls), GFLOPS, GB/s, time over\n"
+    "the memory floor, speedup over cuSPARSE (timed the same way).\n"
+    "Generated vs generic kernels of the diagonal formats (paper Tables 11-12);\n"
     "--threads-study: threads per block 64..1024 for the diagonal kernels.";
 
 typedef struct bench_opts {
@@ -425,7 +427,7 @@ int cmd_bench(int argc, char **argv)
         {"gen", CLI_STRING, &o.gen, "generate the matrix from SPEC instead of reading FILE"},
         {"formats", CLI_STRING, &o.formats, "comma-separated formats (default: all)"},
         {"float", CLI_FLAG, &o.use_float, "single precision (default double)"},
-        {"runs", CLI_INT, &o.runs, "timed launches per kernel, >= 50 (default 100)"},
+        {"runs", CLI_INT, &o.runs, "timed samples per kernel, >= 50 (default 100)"},
         {"params", CLI_STRING, &o.params, "format parameters key=value,... (e.g. B=256)"},
         {"json", CLI_FLAG, &o.json, "print one JSON object instead of the table"},
         {"json-append", CLI_STRING, &o.json_file, "also append the JSON object (one line) to FILE"},
