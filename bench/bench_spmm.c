@@ -4,6 +4,9 @@
  *
  *   bench_spmm [small|seed|large|huge|all]  (default: small; all = seed + large)
  *
+ * seed: the seed's banded sweep (n = 1024..9216, bandwidth 5..20), its
+ * Table 1 (n = 1000..10000 with its numbers of random diagonals) and Table 2
+ * (n = 1e4, 200..600 random diagonals each).
  * large: n = 1e6 .. 2e6; its random case (40 x 40 diagonals within
  * +-5000, n = 2e6: C has ~3e9 entries, too large for a host CSR) runs with
  * C kept on the device, 256 sampled rows compared bitwise with a CPU
@@ -346,6 +349,17 @@ int main(int argc, char **argv)
                 snprintf(name, sizeof name, "band n=%d bw=%d", n, bw);
                 run_case(name, A, B, ndev > 0, 1, 0);
             }
+        /* seed Table 1: n and (dgA, dgB) random full diagonals */
+        static const int table1[][3] = {{1000, 9, 5},    {2000, 9, 15},   {3000, 29, 15},
+                                        {4000, 29, 35},  {5000, 59, 35},  {6000, 89, 75},
+                                        {7000, 99, 75},  {8000, 109, 35}, {9000, 59, 75},
+                                        {10000, 109, 35}};
+        for (int r = 0; seed && r < 10; r++) {
+            const int n = table1[r][0];
+            snprintf(name, sizeof name, "table1 n=%d %dx%d", n, table1[r][1], table1[r][2]);
+            run_case(name, make_random(n, table1[r][1], n - 1, 20 + r),
+                     make_random(n, table1[r][2], n - 1, 40 + r), ndev > 0, 1, 0);
+        }
         for (int K = 200; K <= (small ? 200 : 600); K += 100) {
             adia_matrix *A = make_random(10000, K, 9999, 3), *B = make_random(10000, K, 9999, 4);
             snprintf(name, sizeof name, "random n=1e4 K=%d", K);
