@@ -36,7 +36,10 @@ extern "C" {
 typedef enum adia_status {
     ADIA_OK = 0,
     ADIA_ERR_INVALID_ARG = -1,     /* NULL pointer, bad parameter value      */
-    ADIA_ERR_NO_MEMORY = -2,       /* host or device allocation failed       */
+    ADIA_ERR_NO_MEMORY = -2,       /* host or device allocation failed, or a
+                                      host request above the memory available
+                                      (checked from 256 MB: Linux would grant it
+                                      and kill the process later)             */
     ADIA_ERR_OVERFLOW = -3,        /* a size computation would overflow      */
     ADIA_ERR_IO = -4,              /* cannot open / read / write a file      */
     ADIA_ERR_PARSE = -5,           /* malformed input file                   */
