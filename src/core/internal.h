@@ -139,6 +139,9 @@ typedef struct adia_gpu_ops {
     void (*destroy)(void *dev);
 } adia_gpu_ops;
 
+/* Monotonic wall clock in milliseconds (src/core/clock.c). */
+double adia_now_ms(void);
+
 /* adia_gpu_time_spmv with x given (x_host: cols values of F's type);
  * src/cuda/bench.cu, CUDA builds only (the planner's MEASURE). */
 adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,

@@ -249,8 +249,6 @@ spmm_tiled_kernel(tile_geom g, const diag_desc *__restrict__ adesc,
 
 /* ------------------------------------------------------------ host side */
 
-double wall_ms() { return spmm_now_ms(); }
-
 size_t align16(size_t x) { return (x + 15) / 16 * 16; }
 
 /* Rows of diagonal o of a rows x cols matrix, and its storage base. */
@@ -561,14 +559,14 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
                           " bytes of device memory, %zu are free (C: %" PRId64 " entries)",
                           need, free_b, p->c_len);
     /* operands (and a C to accumulate into): what a device-resident caller has */
-    double t0 = wall_ms();
+    double t0 = adia_now_ms();
     void *a, *b, *c = NULL, *st;
     ADIA_TRY(dev_put(da, &a, p->a.list, (size_t)p->a.stored * 8, "A diagonals"));
     ADIA_TRY(dev_put(da, &b, p->b.list, (size_t)p->b.stored * 8, "B diagonals"));
     if (run->accumulate)
         ADIA_TRY(dev_put(da, &c, run->c_list, (size_t)p->c_len * 8, "C diagonals"));
     ADIA_CUDA_TRY(cudaDeviceSynchronize());
-    double t1 = wall_ms();
+    double t1 = adia_now_ms();
     run->transfer_ms = t1 - t0;
     /* the device phase: kernel structure, its upload, C, kernel */
     tile_geom g;
@@ -585,14 +583,14 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
                                      (double *)c, run->accumulate);
     };
     ADIA_TRY(timed(launch, &run->kernel_ms));
-    double t2 = wall_ms();
+    double t2 = adia_now_ms();
     run->device_ms = p->struct_ms + (t2 - t1);
     run->tile_rows = tiled ? 1 << g.log_t : 0;
     run->shared_bytes = tiled ? (int64_t)tile_smem(g) : (int64_t)sizeof(pair_desc) * STREAM_ROWS;
     if (run->c_list && p->c_len > 0)
         ADIA_CUDA_TRY(cudaMemcpy(run->c_list, c, (size_t)p->c_len * 8, cudaMemcpyDeviceToHost));
     if (!run->c_list && run->sample) ADIA_TRY(download_sample(p, (const double *)c, run));
-    run->transfer_ms += wall_ms() - t2;
+    run->transfer_ms += adia_now_ms() - t2;
     return ADIA_OK;
 }
 

@@ -76,12 +76,9 @@ adia_status adia_plan_cpu_bandwidth(double *gbs);
 /* 64-bit hash of the structure (dimensions, rowptr, colind). */
 uint64_t adia_plan_structure_hash(const adia_csr *A);
 
-/* Monotonic wall clock in seconds. */
-double adia_plan_now(void);
-
 #ifdef ADIA_HAVE_CUDA
-/* plan_gpu.cu: streaming-read bandwidth of the current device (once per
- * process) and the median time of `runs` SpMVs of an uploaded format with
+/* plan_gpu.cu: streaming-read bandwidth of the current device (kept once
+ * measured) and the median time of `runs` SpMVs of an uploaded format with
  * the host vector x (of the format's value type) as input. */
 adia_status adia_plan_gpu_bandwidth(double *gbs);
 adia_status adia_plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);

@@ -16,7 +16,6 @@
 #include "plan_internal.h"
 
 #include <math.h>
-#include <time.h>
 
 /* What one GPU thread walks in sequence: the longest row (row formats),
  * the diagonals (DIA), the most offsets in one hack / B-row block. */
@@ -60,13 +59,6 @@ static const double cpu_overhead_ms = 0.003;
  * arrays); uploads at this PCIe bandwidth (GB/s).  ASSUMED. */
 static const double build_fraction = 0.25, pcie_gbs = 20.0;
 
-double adia_plan_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
 /* --------------------------------------------------------- bandwidth */
 
 /* One parallel sum over n doubles; the best of three gives GB/s. */
@@ -74,10 +66,10 @@ static double stream_read_gbs(const double *a, int64_t n)
 {
     double best = INFINITY, sink = 0;
     for (int rep = 0; rep < 3; rep++) {
-        double t0 = adia_plan_now(), s = 0;
+        double t0 = adia_now_ms(), s = 0;
 #pragma omp parallel for reduction(+ : s) schedule(static)
         for (int64_t i = 0; i < n; i++) s += a[i];
-        double t = adia_plan_now() - t0;
+        double t = (adia_now_ms() - t0) * 1e-3;   /* seconds */
         sink += s;
         if (t < best) best = t;
     }

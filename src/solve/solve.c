@@ -1,4 +1,3 @@
-#define _POSIX_C_SOURCE 200809L
 /* solve.c -- CG and BiCGSTAB on top of a plan (adia.h, "iterative
  * solvers").  Every product with A is adia_spmv on the plan's format and
  * is timed apart from the vector work; vectors are doubles, updated by
@@ -9,7 +8,6 @@
 
 #include <math.h>
 #include <stdio.h>
-#include <time.h>
 
 typedef struct solver {
     adia_plan *plan;
@@ -21,13 +19,6 @@ typedef struct solver {
     int spmvs;
     adia_solve_info *info;
 } solver;
-
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 /* ------------------------------------------------------ vector kernels */
 
@@ -65,9 +56,9 @@ static void precondition(const solver *S, const double *r, double *z)
 /* y = A x through the plan, timed */
 static adia_status apply(solver *S, const double *x, double *y)
 {
-    double t0 = now_ms();
+    double t0 = adia_now_ms();
     adia_status s = adia_spmv(S->plan, 1.0, x, 0.0, y);
-    S->spmv_ms += now_ms() - t0;
+    S->spmv_ms += adia_now_ms() - t0;
     S->spmvs++;
     return s;
 }
@@ -257,7 +248,7 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
     double *w = adia_alloc((size_t)S->n * 8 + 1, sizeof *w, "solver vectors");
     if (!w) return ADIA_ERR_NO_MEMORY;
     adia_solve_info *info = S->info;
-    double t0 = now_ms();
+    double t0 = adia_now_ms();
     adia_status s = ADIA_OK;
     int said = 0;
     for (int restart = 0; s == ADIA_OK; restart++) {
@@ -272,7 +263,7 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
             info->iterations >= S->max_iter)
             break;
     }
-    info->time_ms = now_ms() - t0;
+    info->time_ms = adia_now_ms() - t0;
     if (s == ADIA_OK && said && !info->converged)
         snprintf(info->stop, sizeof info->stop, "the recurrence converged, the true residual "
                  "did not (%.3g): lost accuracy", info->residual);

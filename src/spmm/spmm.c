@@ -6,15 +6,7 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <time.h>
 #include <unistd.h>
-
-double spmm_now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
 
 void adia_spmm_options_default(adia_spmm_options *opt)
 {
@@ -230,10 +222,10 @@ static adia_status plan_build(adia_op opA, const adia_matrix *A, adia_op opB,
         s = adia_error(ADIA_ERR_DIMENSION, "spmm: accumulating into C of %" PRId32 " x %" PRId32
                        " but A%s * B%s is %" PRId32 " x %" PRId32, acc->rows, acc->cols,
                        op_name(opA), op_name(opB), p->m, p->n);
-    double t0 = spmm_now_ms();
+    double t0 = adia_now_ms();
     if (s == ADIA_OK) s = output_offsets(p, acc);
     if (s == ADIA_OK) s = output_pairs(p);
-    p->struct_ms = spmm_now_ms() - t0;
+    p->struct_ms = adia_now_ms() - t0;
     if (s != ADIA_OK) spmm_plan_free(p);
     return s;
 }

@@ -153,13 +153,13 @@ adia_status spmm_cpu_cdm(spmm_plan *p, double *c, double *time_ms)
         const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
         const int64_t rows = spmm_cpu_block_rows(p->n, (int64_t)A.dg + B.dg + cc.dg, nt);
         const int64_t blocks = ((int64_t)p->n + rows - 1) / rows;
-        const double start_ms = spmm_now_ms();
+        const double start_ms = adia_now_ms();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
         for (int64_t blk = 0; blk < blocks; blk++) {
             int64_t t0 = blk * rows, t1 = t0 + rows < p->n ? t0 + rows : p->n;
             for (int32_t e = 0; e < cc.dg; e++) cdm_tile(&A, &B, &cc, e, t0, t1);
         }
-        *time_ms = spmm_now_ms() - start_ms;
+        *time_ms = adia_now_ms() - start_ms;
         copy_true(p, &cc, c, 0);
         adia_cdm_free(&cc);
     }

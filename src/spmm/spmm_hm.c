@@ -88,13 +88,13 @@ adia_status spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
     const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
     const int64_t rows = spmm_cpu_block_rows(p->m, (int64_t)p->a.dg + p->b.dg + p->dc, nt);
     const int64_t blocks = ((int64_t)p->m + rows - 1) / rows;
-    const double start_ms = spmm_now_ms();
+    const double start_ms = adia_now_ms();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t blk = 0; blk < blocks; blk++) {
         int64_t i0 = blk * rows, i1 = i0 + rows < p->m ? i0 + rows : p->m;
         hm_rows(p, i0, i1, c, 0);
     }
-    *time_ms = spmm_now_ms() - start_ms;
+    *time_ms = adia_now_ms() - start_ms;
     return ADIA_OK;
 }
 

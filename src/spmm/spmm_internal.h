@@ -66,8 +66,6 @@ void spmm_plan_free(spmm_plan *p);
  * the operands' diagonal storage and copies excluded). */
 adia_status spmm_cpu_hm(spmm_plan *p, double *c_list, double *time_ms);
 adia_status spmm_cpu_cdm(spmm_plan *p, double *c_list, double *time_ms);
-/* Monotonic wall clock in milliseconds. */
-double spmm_now_ms(void);
 /* CPU HM values of C's rows [i0, i1) alone: out[d * (i1 - i0) + i - i0]
  * for the rows of output diagonal d (other entries untouched). */
 adia_status spmm_cpu_hm_rows(spmm_plan *p, int64_t i0, int64_t i1, double *out);
