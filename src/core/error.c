@@ -73,46 +73,41 @@ static size_t available_bytes(void)
  * /proc read. */
 #define ADIA_BIG_ALLOC ((size_t)256 << 20)
 
-static int fits_memory(size_t bytes, const char *what)
+/* count x size bytes, checked for overflow and (from ADIA_BIG_ALLOC) against
+ * the memory available; 0 after recording the error. */
+static int request_bytes(size_t count, size_t size, const char *what, size_t *bytes)
 {
-    if (bytes < ADIA_BIG_ALLOC) return 1;
+    if (!adia_mul_size(count, size, bytes)) {
+        adia_error(ADIA_ERR_OVERFLOW, "allocating %s: %zu x %zu bytes overflows",
+                   what, count, size);
+        return 0;
+    }
+    if (*bytes < ADIA_BIG_ALLOC) return 1;
     size_t avail = available_bytes();
-    if (bytes <= avail) return 1;
+    if (*bytes <= avail) return 1;
     adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %.1f GB requested, %.1f GB of memory available",
-               what, bytes / 1e9, avail / 1e9);
+               what, *bytes / 1e9, avail / 1e9);
     return 0;
+}
+
+static void *allocated(void *p, const char *what, size_t bytes)
+{
+    if (!p) adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %zu bytes failed", what, bytes);
+    return p;
 }
 
 void *adia_alloc(size_t count, size_t size, const char *what)
 {
     size_t bytes;
-    if (!adia_mul_size(count, size, &bytes)) {
-        adia_error(ADIA_ERR_OVERFLOW, "allocating %s: %zu x %zu bytes overflows",
-                   what, count, size);
-        return NULL;
-    }
-    if (!fits_memory(bytes, what)) return NULL;
-    void *p = malloc(bytes ? bytes : 1);
-    if (!p)
-        adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %zu bytes failed", what,
-                   bytes);
-    return p;
+    if (!request_bytes(count, size, what, &bytes)) return NULL;
+    return allocated(malloc(bytes ? bytes : 1), what, bytes);
 }
 
 void *adia_calloc(size_t count, size_t size, const char *what)
 {
     size_t bytes;
-    if (!adia_mul_size(count, size, &bytes)) {
-        adia_error(ADIA_ERR_OVERFLOW, "allocating %s: %zu x %zu bytes overflows",
-                   what, count, size);
-        return NULL;
-    }
-    if (!fits_memory(bytes, what)) return NULL;
-    void *p = calloc(bytes ? count : 1, bytes ? size : 1);
-    if (!p)
-        adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %zu bytes failed", what,
-                   bytes);
-    return p;
+    if (!request_bytes(count, size, what, &bytes)) return NULL;
+    return allocated(calloc(bytes ? count : 1, bytes ? size : 1), what, bytes);
 }
 
 size_t adia_value_size(adia_value_type t) { return t == ADIA_FLOAT ? 4 : 8; }

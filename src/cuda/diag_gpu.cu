@@ -146,7 +146,8 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     int *desc = NULL;
     s = piece_descs(D, &desc);
     if (s == ADIA_OK)
-        s = adia_gpu_copy_in((void **)&a.piece_desc, desc, (int64_t)D->n_pieces * 8, 4, "piece descriptors");
+        s = adia_gpu_copy_in((void **)&a.piece_desc, desc, (int64_t)D->n_pieces * 8, 4,
+                             "piece descriptors");
     free(desc);
     ADIA_TRY(s);
     if (D->n_scatter > 0) {

@@ -127,10 +127,11 @@ static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
     static const adia_gpu_kernel all[] = {ADIA_KERNEL_GENERIC, ADIA_KERNEL_GENERATED,
                                           ADIA_KERNEL_CSR_SCALAR, ADIA_KERNEL_CSR_VECTOR,
                                           ADIA_KERNEL_CSR_ADAPTIVE};
-    adia_gpu_kernel best = adia_format_kernel(F);
+    const adia_gpu_kernel start = adia_format_kernel(F);   /* timed already: *ms */
+    adia_gpu_kernel best = start;
     for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
         double t = INFINITY;
-        if (all[i] == best || adia_format_set_kernel(F, all[i]) != ADIA_OK ||
+        if (all[i] == start || adia_format_set_kernel(F, all[i]) != ADIA_OK ||
             time_spmv(F, 1, x, NULL, &t) != ADIA_OK) {
             adia_clear_error();   /* not a kernel of this format, or no generator */
             continue;

@@ -256,8 +256,9 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
         s = method == ADIA_SOLVE_CG ? cg(S, b, x, w) : bicgstab(S, b, x, w);
         if (s == ADIA_OK) s = residual(S, b, x, w);
         if (s != ADIA_OK) break;
-        info->residual = norm2(S->n, w) / bnorm;
-        info->converged = norm2(S->n, w) <= S->tol;
+        const double rnorm = norm2(S->n, w);
+        info->residual = rnorm / bnorm;
+        info->converged = rnorm <= S->tol;
         said = !strcmp(info->stop, "converged");
         if (info->converged || !said || restart == SOLVE_RESTARTS ||
             info->iterations >= S->max_iter)
