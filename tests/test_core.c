@@ -109,6 +109,21 @@ static void test_csr_format(void)
     adia_matrix_destroy(A);
 }
 
+/* A request beyond the memory available is refused before malloc, which
+ * Linux would grant and then kill the process for: DIA of an unstructured
+ * matrix (about 1.4 million diagonals x 10^6 rows, some 11 TB). */
+static void test_refused_allocation(void)
+{
+    adia_matrix *A = NULL;
+    adia_format *F = (adia_format *)&A;   /* must be reset to NULL */
+    CHECK_OK(adia_matrix_generate("random:1000000,4", &A));
+    CHECK_ERR(adia_format_build(A, "dia", NULL, ADIA_DOUBLE, &F), ADIA_ERR_NO_MEMORY,
+              "GB of memory available");
+    CHECK(F == NULL, "no format after a refused allocation");
+    CHECK(test_contains(adia_last_error(), "diagonal data"), "names what: %s", adia_last_error());
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -116,5 +131,6 @@ int main(void)
     test_bad_input();
     test_transpose_and_spmv();
     test_csr_format();
+    test_refused_allocation();
     return TEST_END();
 }
