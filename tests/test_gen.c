@@ -67,8 +67,7 @@ static int check_values(const adia_matrix *A, double want_diag)
 
 static adia_matrix *gen(const char *spec)
 {
-    adia_matrix *A = NULL;
-    CHECK_OK(adia_matrix_generate(spec, &A));
+    adia_matrix *A = test_generate(spec);
     if (A) CHECK(!strcmp(adia_matrix_name(A), spec), "name %s", adia_matrix_name(A));
     return A;
 }

@@ -9,13 +9,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static adia_matrix *gen(const char *spec)
-{
-    adia_matrix *A = NULL;
-    adia_status s = adia_matrix_generate(spec, &A);
-    CHECK(s == ADIA_OK, "generate %s: %s", spec, adia_last_error());
-    return A;
-}
 
 /* Hints with a fixed bandwidth: the model's choice does not depend on the
  * machine's load. */
@@ -87,7 +80,7 @@ static void test_correct(void)
     adia_matrix *R = test_random_matrix(3, 300, 300, 0.02);
     adia_matrix *Rr = test_random_matrix(4, 120, 370, 0.03);
     for (size_t k = 0; k < sizeof specs / sizeof *specs + 2; k++) {
-        adia_matrix *A = k < 6 ? gen(specs[k]) : k == 6 ? R : Rr;
+        adia_matrix *A = k < 6 ? test_generate(specs[k]) : k == 6 ? R : Rr;
         const char *what = k < 6 ? specs[k] : k == 6 ? "random 300x300" : "random 120x370";
         if (!A) continue;
         for (int vt = 0; vt < 2; vt++) {
@@ -109,7 +102,7 @@ static void test_correct(void)
  * with many calls; predicted bytes equal the built formats' bytes. */
 static void test_model(void)
 {
-    adia_matrix *A = gen("lap2d5:200");
+    adia_matrix *A = test_generate("lap2d5:200");
     if (!A) return;
     adia_plan *P = NULL;
     adia_plan_hints h = hints_of(ADIA_CHOOSE_MODEL, 1, ADIA_DOUBLE);
@@ -132,7 +125,7 @@ static void test_model(void)
     static const char *const rule_specs[][2] = {{"lap2d5:200", "dia"}, {"type2:20000", "brcsd1"},
                                                 {"type3:8192,4,0.5", "brcsd2"}};
     for (int k = 0; k < 3; k++) {
-        adia_matrix *B = gen(rule_specs[k][0]);
+        adia_matrix *B = test_generate(rule_specs[k][0]);
         adia_features f;
         h = hints_of(ADIA_CHOOSE_RULES, 1, ADIA_DOUBLE);
         if (!B || adia_matrix_analyze(B, NULL, &f) != ADIA_OK) continue;
@@ -148,7 +141,7 @@ static void test_model(void)
     /* candidates: sorted, and exact byte counts agree with the formats */
     static const char *const specs[] = {"lap2d5:60", "type3:8192,5,0.4", "randdiag:2000,5,300"};
     for (size_t k = 0; k < 3; k++) {
-        adia_matrix *B = gen(specs[k]);
+        adia_matrix *B = test_generate(specs[k]);
         if (!B) continue;
         for (int vt = 0; vt < 2; vt++) {
             adia_plan_candidate c[ADIA_PLAN_MAX_CANDIDATES];
@@ -184,7 +177,7 @@ static void test_model(void)
  * smaller on a stencil. */
 static void test_budget(void)
 {
-    adia_matrix *A = gen("lap2d5:100");
+    adia_matrix *A = test_generate("lap2d5:100");
     if (!A) return;
     adia_plan_hints h = hints_of(ADIA_CHOOSE_MODEL, 1, ADIA_DOUBLE);
     adia_plan_candidate c[ADIA_PLAN_MAX_CANDIDATES];
@@ -214,7 +207,7 @@ static void test_budget(void)
 
 static void test_bad_use(void)
 {
-    adia_matrix *A = gen("lap2d5:10"), *R = test_random_matrix(5, 30, 50, 0.1);
+    adia_matrix *A = test_generate("lap2d5:10"), *R = test_random_matrix(5, 30, 50, 0.1);
     adia_plan *P = NULL;
     adia_plan_hints h = hints_of(ADIA_CHOOSE_MODEL, 1, ADIA_DOUBLE);
     double x[100] = {0}, y[100] = {0};
@@ -327,7 +320,7 @@ static void test_save_load(void)
 {
     char path[64];
     snprintf(path, sizeof path, "/tmp/adia_test_plan_%ld.plan", (long)getpid());
-    adia_matrix *A = gen("type3:8192,4,0.5"), *B = gen("lap2d5:91"), *A2 = NULL;
+    adia_matrix *A = test_generate("type3:8192,4,0.5"), *B = test_generate("lap2d5:91"), *A2 = NULL;
     if (!A || !B) return;
     adia_format_params prm;
     adia_format_params_default(&prm);
@@ -391,7 +384,7 @@ static void test_save_load(void)
 /* MEASURE times its candidates; a 0 x 0 matrix plans and runs. */
 static void test_measure_and_empty(void)
 {
-    adia_matrix *A = gen("band:5000,3"), *E = NULL;
+    adia_matrix *A = test_generate("band:5000,3"), *E = NULL;
     adia_plan *P = NULL;
     adia_plan_hints h = hints_of(ADIA_CHOOSE_MEASURE, 1000, ADIA_DOUBLE);
     CHECK_OK(adia_plan_create(A, &h, &P));

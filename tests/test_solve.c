@@ -8,12 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-static adia_matrix *gen(const char *spec)
-{
-    adia_matrix *A = NULL;
-    CHECK_OK(adia_matrix_generate(spec, &A));
-    return A;
-}
 
 /* Solve A x = A * xstar from x0 = 0; returns the relative error of x. */
 static double solve_known(const adia_matrix *A, adia_plan *P, const adia_solve_options *o,
@@ -47,7 +41,7 @@ static void test_converges(void)
         {"type3:20000,9,0.4", ADIA_SOLVE_BICGSTAB, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        adia_matrix *A = gen(cases[c].spec);
+        adia_matrix *A = test_generate(cases[c].spec);
         if (!A) continue;
         adia_solve_options o;
         adia_solve_options_default(&o);
@@ -73,7 +67,7 @@ static void test_converges(void)
 /* Jacobi pays on a badly scaled SPD matrix: rows scaled by 1..1000. */
 static void test_jacobi_helps(void)
 {
-    adia_matrix *L = gen("lap2d5:40");
+    adia_matrix *L = test_generate("lap2d5:40");
     if (!L) return;
     adia_csr_view v;
     CHECK_OK(adia_matrix_csr(L, &v));
@@ -107,7 +101,7 @@ static void test_jacobi_helps(void)
 
 static void test_stops(void)
 {
-    adia_matrix *A = gen("lap2d5:60");
+    adia_matrix *A = test_generate("lap2d5:60");
     if (!A) return;
     adia_solve_options o;
     adia_solve_options_default(&o);
@@ -124,16 +118,19 @@ static void test_stops(void)
     double *neg = malloc((size_t)v.nnz * sizeof *neg);
     for (int64_t k = 0; k < v.nnz; k++) neg[k] = -v.values[k];
     adia_matrix *N = NULL;
-    CHECK_OK(adia_matrix_create_csr(v.rows, v.cols, v.nnz, v.rowptr, v.colind, neg, ADIA_DOUBLE, &N));
+    CHECK_OK(adia_matrix_create_csr(v.rows, v.cols, v.nnz, v.rowptr, v.colind, neg, ADIA_DOUBLE,
+                                    &N));
     o.max_iter = 100;
     solve_known(N, NULL, &o, &in, &s);
-    CHECK(s == ADIA_OK && !in.converged && test_contains(in.stop, "not symmetric positive definite"),
+    CHECK(s == ADIA_OK && !in.converged &&
+              test_contains(in.stop, "not symmetric positive definite"),
           "breakdown: status %d, stop '%s'", (int)s, in.stop);
     /* BiCGSTAB solves the same negative definite system */
     o.method = ADIA_SOLVE_BICGSTAB;
     o.max_iter = 1000;
     double err = solve_known(N, NULL, &o, &in, &s);
-    CHECK(s == ADIA_OK && in.converged && err < 1e-5, "bicgstab on -A: %s, error %.3g", in.stop, err);
+    CHECK(s == ADIA_OK && in.converged && err < 1e-5, "bicgstab on -A: %s, error %.3g", in.stop,
+          err);
     /* b = 0: x = 0 at once */
     int32_t n = v.rows;
     double *b = calloc((size_t)n, sizeof *b), *x = malloc((size_t)n * sizeof *x);
@@ -183,7 +180,7 @@ static void test_restart(void)
 /* A plan given by the caller is used (its format reported) and checked. */
 static void test_given_plan(void)
 {
-    adia_matrix *A = gen("lap2d5:30"), *B = gen("lap2d5:31");
+    adia_matrix *A = test_generate("lap2d5:30"), *B = test_generate("lap2d5:31");
     adia_plan_hints h = {.vtype = ADIA_DOUBLE, .chooser = ADIA_CHOOSE_FIXED, .format = "ell"};
     adia_plan *P = NULL, *Q = NULL, *F = NULL;
     CHECK_OK(adia_plan_create(A, &h, &P));
@@ -211,7 +208,7 @@ static void test_given_plan(void)
 
 static void test_bad_args(void)
 {
-    adia_matrix *A = gen("lap2d5:10"), *R = NULL;
+    adia_matrix *A = test_generate("lap2d5:10"), *R = NULL;
     double b[100] = {1}, x[100] = {0};
     CHECK_ERR(adia_solve(NULL, NULL, b, x, NULL, NULL), ADIA_ERR_INVALID_HANDLE, "adia_solve");
     CHECK_ERR(adia_solve(A, NULL, NULL, x, NULL, NULL), ADIA_ERR_INVALID_ARG, "b or x is NULL");

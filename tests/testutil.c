@@ -74,6 +74,14 @@ adia_matrix *test_random_matrix(uint64_t seed, int32_t rows, int32_t cols,
     return A;
 }
 
+adia_matrix *test_generate(const char *spec)
+{
+    adia_matrix *A = NULL;
+    adia_status s = adia_matrix_generate(spec, &A);
+    CHECK(s == ADIA_OK, "generate %s: %s", spec, adia_last_error());
+    return A;
+}
+
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a)
 {
     int64_t cap = (int64_t)rows * cols + 1;

@@ -67,6 +67,8 @@ double test_rel_err(const double *a, const double *b, int64_t n);
  * some empty rows; values in [-1, 1). */
 adia_matrix *test_random_matrix(uint64_t seed, int32_t rows, int32_t cols,
                                 double density);
+/* adia_matrix_generate(spec), checked (one assertion); NULL on failure. */
+adia_matrix *test_generate(const char *spec);
 /* A matrix built from a dense row-major array (zeros skipped). */
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a);
 
