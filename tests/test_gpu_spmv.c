@@ -242,9 +242,19 @@ static void check_variant(const adia_matrix *A, const char *fmt, adia_value_type
     unsetenv("ADIA_CSR_TPR");
 }
 
-static void check_matrix(const adia_matrix *A, const char *cname)
+static void check_diag_formats(const adia_matrix *A, adia_value_type vt, const char *cname)
 {
     static const char *diag_formats[] = {"dia", "hdi", "brcsd1", "brcsd2", "crsd"};
+    for (int f = 0; f < 5; f++) {
+        if (!adia_format_exists(diag_formats[f])) continue;
+        check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
+        check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERATED, 0, 0, cname);
+        check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 64, cname);
+    }
+}
+
+static void check_matrix(const adia_matrix *A, const char *cname)
+{
     static const char *row_formats[] = {"coo", "ell", "sell", "hyb", "bcsr"};
     for (int v = 0; v < 2; v++) {
         adia_value_type vt = v ? ADIA_FLOAT : ADIA_DOUBLE;
@@ -256,13 +266,31 @@ static void check_matrix(const adia_matrix *A, const char *cname)
         for (int f = 0; f < 5; f++)
             if (adia_format_exists(row_formats[f]))
                 check_variant(A, row_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
-        for (int f = 0; f < 5; f++) {
-            if (!adia_format_exists(diag_formats[f])) continue;
-            check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
-            check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERATED, 0, 0, cname);
-            check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 64, cname);
-        }
+        check_diag_formats(A, vt, cname);
     }
+}
+
+/* The diagonal kernels with the interleaved chunk order (far diagonals,
+ * diag_gpu.cu): ADIA_DIAG_INTERLEAVE=force takes L2 as 4 KB, so these small
+ * matrices with far diagonals get it; every row must still be computed
+ * exactly once. */
+static void check_interleaved(void)
+{
+    setenv("ADIA_DIAG_INTERLEAVE", "force", 1);
+    static const int cases[] = {2, 3, 4, 6, 7};
+    for (int i = 0; i < 5; i++) {
+        adia_matrix *A = make_case(cases[i]);
+        char name[96];
+        snprintf(name, sizeof name, "interleaved %s", case_name[cases[i]]);
+        for (int v = 0; v < 2 && A; v++) check_diag_formats(A, v ? ADIA_FLOAT : ADIA_DOUBLE, name);
+        adia_matrix_destroy(A);
+    }
+    adia_matrix *T = test_generate("type2:20011");   /* coupled fields, +-n/2 */
+    CHECK(T != NULL, "type2:20011 generated");
+    for (int v = 0; v < 2 && T; v++)
+        check_diag_formats(T, v ? ADIA_FLOAT : ADIA_DOUBLE, "interleaved type2:20011");
+    adia_matrix_destroy(T);
+    unsetenv("ADIA_DIAG_INTERLEAVE");
 }
 
 /* API errors: a kernel the format lacks, bad thread counts. */
@@ -300,6 +328,7 @@ int main(void)
         if (A) check_matrix(A, case_name[c]);
         adia_matrix_destroy(A);
     }
+    check_interleaved();
     return TEST_END();
 }
 #endif

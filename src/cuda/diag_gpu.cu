@@ -46,7 +46,7 @@ void diag_free(void *p)
     if (!d) return;
     const void *arrays[] = {d->args.piece_start, d->args.piece_group, d->args.piece_data,
                             d->args.group_start, d->args.offsets, d->args.chunk_piece,
-                            d->args.piece_desc,
+                            d->args.piece_desc, d->args.chunk_order,
                             d->args.data, d->srow, d->sptr, d->scol, d->sval};
     for (const void *a : arrays) cudaFree(const_cast<void *>(a));
     adia_codegen_free(d->gen);
@@ -90,6 +90,74 @@ adia_status piece_descs(const adia_diag *D, int **out)
         e[7] = 0;
     }
     *out = q;
+    return ADIA_OK;
+}
+
+/* Far diagonals: the chunk order that keeps x in L2 (adia_diag_chunk).
+ * Rows r and r + D read the same x when two diagonals lie D apart; with the
+ * rows in order, everything streamed through L2 in between (values, y, the
+ * rest of x: row_bytes a row) evicts x before its second read once
+ * D * row_bytes exceeds L2.  The matrix's offsets are cut into clusters of
+ * offsets less than that far apart; with two or more, D is the shortest
+ * distance between neighbouring cluster centres (+-n/2: three clusters,
+ * D = n/2) and chunks D rows apart run side by side: the order is the
+ * chunks sorted by (c mod P, c / P), P = D / unit chunks.  *order stays
+ * NULL when no diagonals are far (every stencil and band we have).
+ * ADIA_DIAG_INTERLEAVE=0 turns it off (measurements), =force takes L2 as
+ * 4 KB (tests: small matrices with far diagonals get the order). */
+int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return (x > y) - (x < y);
+}
+
+int64_t far_distance(const adia_diag *D, size_t l2_bytes)
+{
+    int64_t terms = D->group_start[D->n_groups];
+    if (terms < 2 || D->rows == 0) return 0;
+    int *o = (int *)adia_alloc((size_t)terms, sizeof *o, "offsets (interleave)");
+    if (!o) return -1;
+    memcpy(o, D->offsets, (size_t)terms * sizeof *o);
+    qsort(o, (size_t)terms, sizeof *o, cmp_int);
+    double vs = (double)adia_value_size(D->vtype);
+    double row_bytes = vs * ((double)D->piece_data[D->n_pieces] / D->rows + 2.0);
+    double near = (double)l2_bytes / row_bytes;      /* rows */
+    int64_t best = 0, lo = o[0], prev_centre = 0;
+    int clusters = 0;
+    for (int64_t k = 1; k <= terms; k++) {
+        if (k < terms && o[k] - o[k - 1] <= near) continue;
+        int64_t centre = (lo + (int64_t)o[k - 1]) / 2;
+        if (clusters++ > 0 && (best == 0 || centre - prev_centre < best))
+            best = centre - prev_centre;
+        prev_centre = centre;
+        if (k < terms) lo = o[k];
+    }
+    free(o);
+    return best;
+}
+
+adia_status interleave_order(const adia_diag *D, int unit, int **order, int *n_out)
+{
+    *order = NULL;
+    *n_out = 0;
+    const char *env = getenv("ADIA_DIAG_INTERLEAVE");
+    if (env && !strcmp(env, "0")) return ADIA_OK;
+    int dev = 0, l2 = 4096;
+    if (!env || strcmp(env, "force")) {
+        ADIA_CUDA_TRY(cudaGetDevice(&dev));
+        ADIA_CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
+    }
+    int64_t dist = far_distance(D, (size_t)l2);
+    if (dist < 0) return ADIA_ERR_NO_MEMORY;
+    int64_t chunks = ((int64_t)D->rows + unit - 1) / unit, P = (dist + unit / 2) / unit;
+    if (dist == 0 || P < 1 || P >= chunks) return ADIA_OK;
+    int *m = (int *)adia_alloc((size_t)chunks, sizeof *m, "chunk order");
+    if (!m) return ADIA_ERR_NO_MEMORY;
+    int64_t at = 0;
+    for (int64_t q = 0; q < P; q++)
+        for (int64_t c = q; c < chunks; c += P) m[at++] = (int)c;
+    *order = m;
+    *n_out = (int)chunks;
     return ADIA_OK;
 }
 
@@ -149,6 +217,12 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
         s = adia_gpu_copy_in((void **)&a.piece_desc, desc, (int64_t)D->n_pieces * 8, 4,
                              "piece descriptors");
     free(desc);
+    ADIA_TRY(s);
+    int *order = NULL;
+    s = interleave_order(D, 32 * (d->warp_rows > 0 ? d->warp_rows : 1), &order, &a.n_chunks);
+    if (s == ADIA_OK && order)
+        s = adia_gpu_copy_in((void **)&a.chunk_order, order, a.n_chunks, 4, "chunk order");
+    free(order);
     ADIA_TRY(s);
     if (D->n_scatter > 0) {
         int *srow = NULL;

@@ -34,9 +34,10 @@ typedef struct adia_diag_args {
     const int *offsets;
     const int *chunk_piece;        /* ceil(rows / 32) + 1                   */
     const void *piece_desc;        /* int4 x 2 per piece (adia_warp_locate) */
+    const int *chunk_order;        /* NULL, or the chunk of each warp (below) */
     const void *data;              /* double or float                       */
     int rows, cols;
-    int n_pieces, pad_;
+    int n_pieces, n_chunks;        /* n_chunks: entries of chunk_order      */
 } adia_diag_args;
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -79,10 +80,22 @@ __device__ __forceinline__ void adia_diag_store(T *__restrict__ y, int r, T alph
     else __stcs(y + r, alpha * sum + beta * y[r]);
 }
 
+/* The chunk of `unit` rows this warp works on.  Warps run in about the
+ * order of their index; chunk_order (diag_gpu.cu, interleave_order) lets
+ * warps that read the same x run side by side when a matrix has diagonals
+ * so far apart that x would leave L2 between its two reads (two coupled
+ * fields, offsets +-n/2).  NULL: chunk = warp. */
+__device__ __forceinline__ long long adia_diag_chunk(const adia_diag_args &a)
+{
+    long long w = ((long long)blockIdx.x * blockDim.x + threadIdx.x) / 32;
+    return a.chunk_order && w < a.n_chunks ? (long long)__ldg(a.chunk_order + w) : w;
+}
+
 /* Row of this thread, or -1 beyond the matrix (64-bit product: no overflow). */
 __device__ __forceinline__ int adia_diag_row(const adia_diag_args &a)
 {
-    long long r = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long t = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long r = adia_diag_chunk(a) * 32 + (t & 31);
     return r < a.rows ? (int)r : -1;
 }
 
@@ -145,7 +158,7 @@ __device__ __forceinline__ bool adia_warp_locate(const adia_diag_args &a, int R,
                                                  adia_warp_piece &w)
 {
     const int lane = threadIdx.x & 31;
-    long long first = ((long long)blockIdx.x * blockDim.x + (threadIdx.x - lane)) * R;
+    long long first = adia_diag_chunk(a) * 32 * R;
     if (first >= a.rows) return false;
     int p = __ldg(a.chunk_piece + first / ADIA_DIAG_CHUNK);
     const int4 *desc = (const int4 *)a.piece_desc + 2 * p;
