@@ -10,6 +10,11 @@
 static inline adia_status adia_cuda_check(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess) return ADIA_OK;
+    /* The runtime also keeps e as the thread's "last error": a later launch
+     * check (cudaGetLastError) would report this failure again, long after
+     * it was handled (a plan made after a failed cudaMalloc).  Clear it;
+     * sticky errors (a corrupted context) stay and are reported anyway. */
+    cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
         return adia_error(ADIA_ERR_NO_MEMORY, "%s: device out of memory (%s)", what,
                           cudaGetErrorString(e));
