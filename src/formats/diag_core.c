@@ -210,6 +210,7 @@ static adia_status make_groups(const adia_diag_partition *part, adia_diag *D)
 
 /* -------------------------------------------------------------- build */
 
+/* piece_data: each piece's first slot (K of its group times its rows). */
 static adia_status layout_data(adia_diag *D)
 {
     ADIA_ALLOC(D->piece_data, (size_t)D->n_pieces + 1, "diagonal piece data starts");
@@ -223,8 +224,18 @@ static adia_status layout_data(adia_diag *D)
             return adia_error(ADIA_ERR_OVERFLOW, "diagonal format: stored slots overflow at piece %" PRId32, p);
         D->piece_data[p + 1] = total;
     }
-    D->data = adia_calloc((size_t)total, adia_value_size(D->vtype), "diagonal data");
-    return D->data ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    return ADIA_OK;
+}
+
+adia_status adia_diag_structure(adia_diag *D, adia_diag_partition *part)
+{
+    if (part->n_pieces < 0 || part->piece_start[0] != 0 || part->piece_start[part->n_pieces] != D->rows)
+        return adia_error(ADIA_ERR_INTERNAL, "diagonal build: partition does not cover rows 0..%" PRId32, D->rows);
+    D->n_pieces = part->n_pieces;
+    D->piece_start = part->piece_start;
+    part->piece_start = NULL;
+    ADIA_TRY(make_groups(part, D));
+    return layout_data(D);
 }
 
 /* Scatter points (flagged by the policy) and the source entries whose stored
@@ -263,13 +274,9 @@ static adia_status build_parts(const adia_csr *A, adia_diag_partition *part, adi
 {
     if (A->vtype != ADIA_DOUBLE)
         return adia_error(ADIA_ERR_INTERNAL, "diagonal build: source must be double");
-    if (part->n_pieces < 0 || part->piece_start[0] != 0 || part->piece_start[part->n_pieces] != A->rows)
-        return adia_error(ADIA_ERR_INTERNAL, "diagonal build: partition does not cover rows 0..%" PRId32, A->rows);
-    D->n_pieces = part->n_pieces;
-    D->piece_start = part->piece_start;
-    part->piece_start = NULL;
-    ADIA_TRY(make_groups(part, D));
-    ADIA_TRY(layout_data(D));
+    ADIA_TRY(adia_diag_structure(D, part));
+    D->data = adia_calloc((size_t)D->piece_data[D->n_pieces], adia_value_size(D->vtype), "diagonal data");
+    if (!D->data) return ADIA_ERR_NO_MEMORY;
     ADIA_TRY(side_lists(D, A, part->scatter));
     int64_t bad = D->vtype == ADIA_DOUBLE ? diag_fill_d(D, A, part->scatter)
                                           : diag_fill_f(D, A, part->scatter);

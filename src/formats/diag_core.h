@@ -89,6 +89,12 @@ adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
 
 /* ---------------------------------------------------------- the core */
 
+/* The structure of D from a partition, without data: pieces (taken from
+ * part), groups (pieces with identical lists share one, numbered in order
+ * of first use), offsets and piece_data.  D->rows must be set; D->data is
+ * left alone.  The host build and the GPU build (src/cuda/diag_build.cu)
+ * both use it, so their layouts agree array for array. */
+adia_status adia_diag_structure(adia_diag *D, adia_diag_partition *part);
 /* Build from CSR and a partition (consumed: freed on return either way). */
 adia_status adia_diag_build(const adia_csr *A, adia_value_type vt,
                             adia_diag_partition *part, int offsets_per_piece,

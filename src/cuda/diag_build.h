@@ -1,0 +1,49 @@
+/* diag_build.h -- BRCSD-II built on the GPU from a CSR matrix that is
+ * already in device memory (src/cuda/diag_build.cu).  Plain C; CUDA builds
+ * only (the CPU build has no such function: nothing outside src/cuda and
+ * the GPU tests/benches calls it). */
+#ifndef ADIA_DIAG_BUILD_H
+#define ADIA_DIAG_BUILD_H
+
+#include "formats/diag_core.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A CSR matrix in device memory (the master CSR's layout: values double). */
+typedef struct adia_gpu_csr {
+    int32_t rows, cols;
+    int64_t nnz;
+    const int64_t *rowptr;           /* rows + 1, rowptr[0] = 0, [rows] = nnz */
+    const int32_t *colind;           /* nnz, ascending within a row */
+    const double *values;            /* nnz */
+} adia_gpu_csr;
+
+typedef struct adia_gpu_build_info {
+    double analyze_ms;   /* GPU: diagonal ids, per-piece offset lists (events) */
+    double build_ms;     /* GPU: data fill + explicit zeros (events)           */
+    double host_ms;      /* wall clock between them: lists down, groups and
+                          * layout on the host (adia_diag_structure), up     */
+    double download_ms;  /* data and zero lists to the host (0 if not asked)  */
+    int64_t n_diag;      /* distinct diagonals of the whole matrix            */
+    int64_t stored;      /* stored slots = piece_data[n_pieces]               */
+} adia_gpu_build_info;
+
+/* BRCSD-II of dA with pieces of block_rows rows, values in vt.  *out gets a
+ * host adia_diag equal in every array to adia_format_build(A, "brcsd2",
+ * B=block_rows) (same group numbering, offsets, piece_data, zero lists),
+ * except that its data is copied to the host only when download != 0 (else
+ * D->data = NULL: the structure alone is on the host).  *dev_data (dev_data
+ * may be NULL if not wanted) receives the device array of the data
+ * (piece_data[n_pieces] values of vt; NULL when that is 0), owned by the
+ * caller (cudaFree).  info may be NULL.  The column indices are checked
+ * (in range, ascending in a row): ADIA_ERR_INVALID_MATRIX names the row. */
+adia_status adia_gpu_brcsd2_build(const adia_gpu_csr *dA, int32_t block_rows,
+                                  adia_value_type vt, int download, adia_diag **out,
+                                  void **dev_data, adia_gpu_build_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
