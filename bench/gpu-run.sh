@@ -22,11 +22,11 @@ export PATH=$PATH:/usr/local/cuda/bin
 BUDGET=${ADIA_BENCH_BUDGET_S:-450}   # stop starting benchmarks after this many seconds
 FORMATS=${ADIA_BENCH_FORMATS:-csr,coo,dia,hdi,brcsd1,brcsd2,crsd,ell,sell,hyb}
 ROW_FORMATS=csr,coo,ell,sell,hyb,crsd   # unstructured inputs: no diagonal format fits
-# ADIA_RUN_SET: which parts to run (default all): tests, gen, real, spmm
-SET=${ADIA_RUN_SET:-tests,gen,real,spmm}
+# ADIA_RUN_SET: which parts to run (default all): tests, convert, gen, real, spmm
+SET=${ADIA_RUN_SET:-tests,convert,gen,real,spmm}
 want() { case ",$SET," in *",$1,"*) return 0;; esac; return 1; }
 STATUS=0
-note() { echo "== $*" | tee -a "$LOG"; }
+note() { echo "== [${SECONDS}s] $*" | tee -a "$LOG"; }
 
 note "$(date -u '+%F %T UTC') $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null)"
 note "build (Release, CUDA)"
@@ -36,7 +36,7 @@ if ! { cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release -DADIA_CUDA=ON &&
 fi
 ADIA=build-rel/adia
 
-CTEST_RC=not-run MEM_RC=not-run RACE_RC=not-run SPMM_SAN_RC=not-run
+CTEST_RC=not-run MEM_RC=not-run RACE_RC=not-run SPMM_SAN_RC=not-run BUILD_SAN_RC=not-run
 if want tests; then
 note "ctest"
 ctest --test-dir build-rel --output-on-failure -j8 --timeout 300 >>"$LOG" 2>&1
@@ -59,11 +59,23 @@ if command -v compute-sanitizer >/dev/null; then
         timeout 200 compute-sanitizer --tool racecheck --error-exitcode 3 build-rel/test_gpu_spmm >>"$LOG" 2>&1
     SPMM_SAN_RC=$?
     note "spmm sanitizers rc=$SPMM_SAN_RC"
-    [ $MEM_RC -eq 0 ] && [ $RACE_RC -eq 0 ] && [ $SPMM_SAN_RC -eq 0 ] || STATUS=1
+    note "compute-sanitizer memcheck (test_gpu_diag_build)"
+    timeout 200 compute-sanitizer --tool memcheck --error-exitcode 3 build-rel/test_gpu_diag_build >>"$LOG" 2>&1
+    BUILD_SAN_RC=$?
+    note "build memcheck rc=$BUILD_SAN_RC"
+    [ $MEM_RC -eq 0 ] && [ $RACE_RC -eq 0 ] && [ $SPMM_SAN_RC -eq 0 ] && [ $BUILD_SAN_RC -eq 0 ] || STATUS=1
 else
     note "compute-sanitizer not found: sanitizers NOT run"
 fi
 fi  # tests
+
+# Conversion on the GPU (issue 6): BRCSD-II built from a device CSR of ~5e7 nonzeros.
+if want convert; then
+    note "bench_gpu_build"
+    echo '```' >>"$MD"
+    timeout 200 build-rel/bench_gpu_build 2>>"$LOG" | tee -a "$LOG" >>"$MD" || STATUS=1
+    echo '```' >>"$MD"
+fi
 
 # bench ARGS... : table into results.md, JSON line into results.json.
 bench() {
@@ -134,7 +146,7 @@ fi
             n[$3]++; l = $NF + 0; if (l <= 10) w10[$3]++; if (l <= 3) w3[$3]++ }
          END { for (c in n) printf "%-8s %d matrices: within 10%%: %d (%.0f%%), within 3%%: %d (%.0f%%)\n",
                c, n[c], w10[c], 100 * w10[c] / n[c], w3[c], 100 * w3[c] / n[c] }' "$MD"
-    echo "tests: ctest rc=$CTEST_RC memcheck rc=$MEM_RC racecheck rc=$RACE_RC spmm sanitizers rc=$SPMM_SAN_RC; FAILED rows: $(grep -c FAILED "$MD")"
+    echo "tests: ctest rc=$CTEST_RC memcheck rc=$MEM_RC racecheck rc=$RACE_RC spmm sanitizers rc=$SPMM_SAN_RC build memcheck rc=$BUILD_SAN_RC; FAILED rows: $(grep -c FAILED "$MD")"
     echo "elapsed ${SECONDS}s; files: $LOG $MD $JS"
 } | tee -a "$LOG" | tee -a "$MD"
 exit $STATUS
