@@ -142,7 +142,7 @@ static int cmp_double(const void *a, const void *b)
 
 /* Medians of adia_spmm's times over the repetitions. */
 typedef struct run_times {
-    double num, tot, dev, xfer;
+    double num, tot, dev, xfer, setup, alloc;
     int tile_rows;
 } run_times;
 
@@ -156,7 +156,7 @@ static double median(double *v, int n)
 static int run_adia(const adia_matrix *A, const adia_matrix *B, adia_device dev,
                     adia_spmm_algo algo, int threads, int reps, run_times *rt, adia_matrix **C)
 {
-    double tn[16], tt[16], td[16], tx[16];
+    double tn[16], tt[16], td[16], tx[16], ts[16], ta[16];
     for (int r = 0; r < reps; r++) {
         adia_spmm_options opt;
         adia_spmm_info info;
@@ -177,12 +177,16 @@ static int run_adia(const adia_matrix *A, const adia_matrix *B, adia_device dev,
         tn[r] = info.time_ms;
         td[r] = info.device_ms;
         tx[r] = info.transfer_ms;
+        ts[r] = info.device_setup_ms;
+        ta[r] = info.device_alloc_ms;
         rt->tile_rows = info.gpu_tile_rows;
     }
     rt->num = median(tn, reps);
     rt->tot = median(tt, reps);
     rt->dev = median(td, reps);
     rt->xfer = median(tx, reps);
+    rt->setup = median(ts, reps);
+    rt->alloc = median(ta, reps);
     return 0;
 }
 
@@ -234,7 +238,7 @@ static void bench_case(const char *name, adia_matrix *A, adia_matrix *B, int hav
         return;
     }
     int reps = si.flops < 1e9 ? 5 : si.flops < 2e10 ? 3 : 1;
-    run_times seq = {NAN, NAN, NAN, NAN, 0}, omp = seq, cdm = seq, gpu = seq;
+    run_times seq = {NAN, NAN, NAN, NAN, NAN, NAN, 0}, omp = seq, cdm = seq, gpu = seq;
     double check = NAN;
     adia_matrix *Cs = NULL, *Co = NULL, *Cc = NULL, *Cg = NULL;
     if (with_seq) run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_HM, 1, reps, &seq, &Cs);
@@ -260,7 +264,8 @@ static void bench_case(const char *name, adia_matrix *A, adia_matrix *B, int hav
         double t1 = cusparse_compare(A, B, Co, CUSPARSE_SPGEMM_ALG1);
         double t3 = cusparse_compare(A, B, Co, CUSPARSE_SPGEMM_ALG3);
         double best = isnan(t1) ? t3 : isnan(t3) ? t1 : fmin(t1, t3);
-        printf(" | x_cusp %7.1f", best / gpu.dev);
+        printf(" | x_cusp %7.1f | gpu_dev = setup %.3f + alloc %.3f + kernel", best / gpu.dev,
+               gpu.setup, gpu.alloc);
     }
 #endif
     printf("\n");

@@ -126,7 +126,7 @@ double test_format_spmv_error(const adia_format *F, const adia_matrix *A,
     int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
     int fl = adia_format_value_type(F) == ADIA_FLOAT;
     double *x = malloc(((size_t)n + 1) * sizeof *x);
-    double *y0 = malloc(((size_t)m + 1) * sizeof *y0);
+    double *y0 = calloc((size_t)m + 1, sizeof *y0);   /* calloc: m = 0 leaves it unwritten */
     double *ref = malloc(((size_t)m + 1) * sizeof *ref);
     double *got = malloc(((size_t)m + 1) * sizeof *got);
     void *xt = malloc(((size_t)n + 1) * 8), *yt = malloc(((size_t)m + 1) * 8);

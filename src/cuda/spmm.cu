@@ -575,7 +575,9 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
     ADIA_TRY(choose_kernel(p, &g, &tiled));
     ADIA_TRY(tiled ? tiled_build(p, g, bl) : stream_build(p, bl, &ntiles));
     ADIA_TRY(dev_put(da, &st, bl->host, bl->size, "gpu product structure"));
+    double ta = adia_now_ms();
     if (!run->accumulate) ADIA_TRY(dev_put(da, &c, NULL, (size_t)p->c_len * 8, "C diagonals"));
+    double tk = adia_now_ms();
     auto launch = [&]() {
         return tiled ? launch_tiled(p, g, st, *bl, (const double *)a, (const double *)b,
                                     (double *)c, run->accumulate)
@@ -585,6 +587,8 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
     ADIA_TRY(timed(launch, &run->kernel_ms));
     double t2 = adia_now_ms();
     run->device_ms = p->struct_ms + (t2 - t1);
+    run->setup_ms = p->struct_ms + (ta - t1);
+    run->alloc_ms = tk - ta;
     run->tile_rows = tiled ? 1 << g.log_t : 0;
     run->shared_bytes = tiled ? (int64_t)tile_smem(g) : (int64_t)sizeof(pair_desc) * STREAM_ROWS;
     if (run->c_list && p->c_len > 0)

@@ -322,6 +322,8 @@ static adia_status run_gpu(spmm_plan *p, spmm_gpu_run *run, adia_spmm_info *info
     ADIA_TRY(spmm_gpu_hm(p, run));
     info->time_ms = run->kernel_ms;
     info->device_ms = run->device_ms;
+    info->device_setup_ms = run->setup_ms;
+    info->device_alloc_ms = run->alloc_ms;
     info->transfer_ms = run->transfer_ms;
     info->gpu_tile_rows = run->tile_rows;
     return ADIA_OK;

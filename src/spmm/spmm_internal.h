@@ -80,6 +80,9 @@ typedef struct spmm_gpu_run {
     double kernel_ms;         /* out: kernel(s), CUDA events                  */
     double device_ms;         /* out: struct_ms + kernel structure, its upload,
                                  allocation of C, kernel (host wall clock)    */
+    double setup_ms;          /* out: part of device_ms: struct_ms + kernel
+                                 structure + its upload                       */
+    double alloc_ms;          /* out: part of device_ms: allocation of C      */
     double transfer_ms;       /* out: upload of A, B (and C to accumulate into),
                                  download of C                               */
     int32_t tile_rows;        /* out: rows of the tiled kernel; 0 = streaming */
