@@ -479,8 +479,10 @@ typedef struct adia_spmm_info {
                                 arrays + allocation of C + kernel, host wall
                                 clock around a synchronised region          */
     double device_setup_ms;  /* part of device_ms: the host structure phase,
-                                the kernel's structure and its upload        */
-    double device_alloc_ms;  /* part of device_ms: allocation of C           */
+                                the kernel's structure, its upload and the
+                                launch set-up                                */
+    double device_alloc_ms;  /* part of device_ms: allocation of C (and of
+                                the kernel's structure, in the same block)   */
     double transfer_ms;      /* adia_spmm on the GPU only: upload of A and B
                                 (and of C when accumulating), download of C  */
     int32_t gpu_tile_rows;   /* GPU: rows of a tile of the shared-memory tiled

@@ -149,6 +149,18 @@ static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
     return ADIA_OK;
 }
 
+/* Output diagonal index of each offset oc + m in [0, m + n) when that
+ * span is small beside the pairs (the offsets_by_marks case: at most 64
+ * bytes a pair), else NULL and a binary search per pair. */
+static int32_t *offset_slots(const spmm_plan *p)
+{
+    int64_t span = (int64_t)p->m + p->n;
+    if (span > 16 * p->n_pairs) return NULL;
+    int32_t *slot = adia_alloc((size_t)span, sizeof *slot, "output diagonal slots");
+    for (int32_t d = 0; slot && d < p->dc; d++) slot[(int64_t)p->c_off[d] + p->m] = d;
+    return slot;
+}
+
 /* Pairs grouped by output diagonal, oa ascending within each. */
 static adia_status output_pairs(spmm_plan *p)
 {
@@ -156,8 +168,10 @@ static adia_status output_pairs(spmm_plan *p)
     p->pair_a = adia_alloc((size_t)p->n_pairs, sizeof *p->pair_a, "pair list");
     p->pair_b = adia_alloc((size_t)p->n_pairs, sizeof *p->pair_b, "pair list");
     int64_t *next = adia_alloc((size_t)p->dc + 1, sizeof *next, "pair cursors");
+    int32_t *slot = offset_slots(p);   /* NULL: search (few pairs, long span) */
     if (!p->pair_ptr || !p->pair_a || !p->pair_b || !next) {
         free(next);
+        free(slot);
         return ADIA_ERR_NO_MEMORY;
     }
     for (int pass = 0; pass < 2; pass++) {
@@ -167,7 +181,7 @@ static adia_status output_pairs(spmm_plan *p)
             b_range(p, oa, &lo, &hi);
             for (int32_t b = lo; b < hi; b++) {
                 int64_t oc = oa + p->b.off[b];
-                int32_t d = find_offset(p->dc, p->c_off, oc);
+                int32_t d = slot ? slot[oc + p->m] : find_offset(p->dc, p->c_off, oc);
                 if (pass == 0) {
                     p->pair_ptr[d + 1]++;
                     int64_t l, h;
@@ -185,6 +199,7 @@ static adia_status output_pairs(spmm_plan *p)
         }
     }
     free(next);
+    free(slot);
     return ADIA_OK;
 }
 

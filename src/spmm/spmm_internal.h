@@ -81,7 +81,7 @@ typedef struct spmm_gpu_run {
     double device_ms;         /* out: struct_ms + kernel structure, its upload,
                                  allocation of C, kernel (host wall clock)    */
     double setup_ms;          /* out: part of device_ms: struct_ms + kernel
-                                 structure + its upload                       */
+                                 structure + its upload + launch set-up       */
     double alloc_ms;          /* out: part of device_ms: allocation of C      */
     double transfer_ms;       /* out: upload of A, B (and C to accumulate into),
                                  download of C                               */
