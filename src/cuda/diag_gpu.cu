@@ -292,12 +292,7 @@ adia_status diag_run(const diag_dev *d, T alpha, T beta, const T *x, T *y, cudaS
     } else if (d->warp_rows > 0) {
         int R = d->warp_rows;
         unsigned g = adia_gpu_blocks((d->args.rows + R - 1) / R, B);
-        static const bool cap = getenv("ADIA_DIAG_REGCAP") && !strcmp(getenv("ADIA_DIAG_REGCAP"), "1");
-        if (cap) {
-            if (R == 4) adia_diag_warp_cap<T, 4><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
-            else if (R == 2) adia_diag_warp_cap<T, 2><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
-            else adia_diag_warp_cap<T, 1><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
-        } else if (R == 4) adia_diag_warp<T, 4><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
+        if (R == 4) adia_diag_warp<T, 4><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
         else if (R == 2) adia_diag_warp<T, 2><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
         else adia_diag_warp<T, 1><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
         ADIA_GPU_LAUNCH_TRY("diagonal warp kernel");

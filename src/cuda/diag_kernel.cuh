@@ -205,8 +205,8 @@ __device__ __forceinline__ void adia_warp_store(T *__restrict__ y, unsigned r, T
  * 8 diagonals kept 2*8*R loads live and took 126 registers (25% occupancy)
  * and ran 7-50% slower on the H200 (bench/GPU-NOTES.md, v4). */
 template <typename T, int R>
-__device__ __forceinline__ void adia_diag_warp_body(const adia_diag_args &a, T alpha, T beta,
-                                                    const T *__restrict__ x, T *__restrict__ y)
+__global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
+                               const T *__restrict__ x, T *__restrict__ y)
 {
     adia_warp_piece w;
     if (!adia_warp_locate(a, R, w)) return;   /* whole warp: shuffles stay full */
@@ -224,21 +224,6 @@ __device__ __forceinline__ void adia_diag_warp_body(const adia_diag_args &a, T a
             adia_warp_acc<T, R>(sum, dk, x, w.r, __shfl_sync(0xffffffffu, mine, j), a);
     }
     adia_warp_store<T, R>(y, w.r, alpha, beta, sum, a.rows);
-}
-
-template <typename T, int R>
-__global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
-                               const T *__restrict__ x, T *__restrict__ y)
-{
-    adia_diag_warp_body<T, R>(a, alpha, beta, x, y);
-}
-
-/* EXPERIMENT: the same with at most 32 registers (2048 threads an SM). */
-template <typename T, int R>
-__global__ void __launch_bounds__(1024, 2) adia_diag_warp_cap(adia_diag_args a, T alpha, T beta,
-                                                              const T *__restrict__ x, T *__restrict__ y)
-{
-    adia_diag_warp_body<T, R>(a, alpha, beta, x, y);
 }
 
 #endif /* __CUDACC__ */
