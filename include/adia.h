@@ -349,6 +349,20 @@ adia_status adia_format_upload(adia_format *F);
  * Uploads first if needed. */
 adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
                                  double beta, void *d_y, void *stream);
+/* BRCSD-II built ON THE GPU from a CSR matrix already in device memory
+ * (rows + 1 int64 row pointers, int32 columns ascending in each row, double
+ * values; the matrix stays untouched): for solvers that assemble on the
+ * device.  The analysis (which diagonals each piece keeps) and the
+ * conversion run on the GPU; the format comes back uploaded -- its device
+ * data is the conversion's output, not copied again -- and complete on the
+ * host (the data is downloaded once), so every format operation works.
+ * p->block_rows (key B): rows per piece, default 256.  Bad columns give
+ * ADIA_ERR_INVALID_MATRIX naming the row; no device: ADIA_ERR_NO_DEVICE. */
+adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
+                                            const int64_t *d_rowptr, const int32_t *d_colind,
+                                            const double *d_values,
+                                            const adia_format_params *p, adia_value_type vt,
+                                            adia_format **out);
 
 /* GPU kernel variants.  AUTO: the upload picks (csr: from row statistics;
  * diagonal formats: the generic kernel -- generating one costs an NVRTC

@@ -20,6 +20,7 @@ int main(void) { TEST_SKIP("built without CUDA"); }
 #include "cuda/diag_build.h"
 
 #include <cuda_runtime.h>
+#include <math.h>
 
 /* ------------------------------------------------------ device CSR */
 
@@ -266,6 +267,86 @@ static void bad_arguments(adia_matrix *A)
     dev_free(&g);
 }
 
+/* ------------------------------------------------ the public entry */
+
+/* max |y_gpu - y_ref| / max |y_ref| of y = A x on the device through F. */
+static double gpu_error(adia_format *F, const adia_matrix *A)
+{
+    int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
+    int fl = adia_format_value_type(F) == ADIA_FLOAT;
+    size_t vs = fl ? 4 : 8;
+    double *x = calloc((size_t)n + 1, 8), *ref = calloc((size_t)m + 1, 8), *y = calloc((size_t)m + 1, 8);
+    void *xt = calloc((size_t)n + 1, vs), *yt = calloc((size_t)m + 1, vs);
+    double err = INFINITY;
+    uint64_t st = 11;
+    if (x && ref && y && xt && yt) {
+        test_rand_vector(&st, x, n);
+        for (int32_t j = 0; j < n; j++) {
+            if (fl) x[j] = (float)x[j], ((float *)xt)[j] = (float)x[j];
+            else ((double *)xt)[j] = x[j];
+        }
+        void *dx = dev_copy(xt, (size_t)n * vs), *dy = dev_copy(yt, (size_t)m * vs);
+        if (dx && dy && adia_matrix_spmv(A, 1.0, x, 0.0, ref) == ADIA_OK) {
+            adia_status s = adia_format_spmv_gpu(F, 1.0, dx, 0.0, dy, NULL);
+            CHECK(s == ADIA_OK, "GPU SpMV of the device-built format: %s", adia_last_error());
+            if (s == ADIA_OK && cuda_ok(cudaMemcpy(yt, dy, (size_t)m * vs, cudaMemcpyDeviceToHost), "y down")) {
+                for (int32_t i = 0; i < m; i++) y[i] = fl ? ((float *)yt)[i] : ((double *)yt)[i];
+                err = test_rel_err(y, ref, m);
+            }
+        }
+        cudaFree(dx);
+        cudaFree(dy);
+    }
+    free(x); free(ref); free(y); free(xt); free(yt);
+    return err;
+}
+
+/* adia_format_build_brcsd2_device: a format usable on the device (its data
+ * adopted from the conversion) and on the host (CPU SpMV, back to CSR). */
+static void public_entry(const char *name, adia_matrix *A)
+{
+    adia_gpu_csr g;
+    if (!A || !upload(A, &g)) {
+        if (A) dev_free(&g);
+        adia_matrix_destroy(A);
+        return;
+    }
+    for (int t = 0; t < 2; t++) {
+        adia_value_type vt = t ? ADIA_FLOAT : ADIA_DOUBLE;
+        double tol = t ? 1e-5 : 1e-12;
+        adia_format_params p;
+        memset(&p, 0, sizeof p);
+        p.block_rows = t ? 64 : 0;                       /* 0: the default 256 */
+        adia_format *F = NULL;
+        adia_status s = adia_format_build_brcsd2_device(g.rows, g.cols, g.nnz, g.rowptr, g.colind,
+                                                        g.values, &p, vt, &F);
+        CHECK(s == ADIA_OK, "%s %s: device build: %s", name, t ? "float" : "double", adia_last_error());
+        if (s != ADIA_OK) continue;
+        CHECK(!strcmp(adia_format_name(F), "brcsd2") && adia_format_rows(F) == g.rows &&
+              adia_format_cols(F) == g.cols, "%s: handle describes the matrix", name);
+        double eg = gpu_error(F, A), ec = test_format_spmv_error(F, A, 5, 1.5, 0.5);
+        CHECK(eg <= tol, "%s %s: GPU SpMV error %.3g", name, t ? "float" : "double", eg);
+        CHECK(ec <= tol, "%s %s: CPU SpMV of the host copy, error %.3g", name, t ? "float" : "double", ec);
+        if (!t) {
+            adia_matrix *back = NULL;
+            CHECK_OK(adia_format_to_matrix(F, &back));
+            CHECK(back && adia_matrix_equal(back, A), "%s: host copy back to CSR equals the source", name);
+            adia_matrix_destroy(back);
+        }
+        adia_format_destroy(F);
+    }
+    adia_format *F = (adia_format *)&g;   /* must be reset to NULL on failure */
+    CHECK_ERR(adia_format_build_brcsd2_device(g.rows, g.cols, g.nnz, g.rowptr, g.colind, g.values,
+                                              NULL, ADIA_DOUBLE, NULL), ADIA_ERR_INVALID_ARG, "out is NULL");
+    if (g.rows > 0 && g.cols > 2 && g.nnz > 0) {
+        CHECK_ERR(adia_format_build_brcsd2_device(g.rows, 2, g.nnz, g.rowptr, g.colind, g.values,
+                                                  NULL, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_MATRIX, "column");
+        CHECK(F == NULL, "%s: out not reset after a failed device build", name);
+    }
+    dev_free(&g);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -291,6 +372,10 @@ int main(void)
     run_matrix("0x0", made(0, 0, &none), &zeros);
     CHECK(zeros > 0, "no explicit zero reached the comparison (the zero lists went untested)");
     bad_arguments(test_generate("lap2d5:30"));
+    public_entry("lap2d5:50x37", test_generate("lap2d5:50x37"));
+    public_entry("type3:8192,9,0.5", test_generate("type3:8192,9,0.5"));
+    public_entry("wide 300x1000", far_matrix(300, 1000, 0, 0, &seed));
+    public_entry("no nonzeros 77x91", made(77, 91, &none));
     return TEST_END();
 }
 #endif

@@ -14,3 +14,16 @@ const adia_gpu_ops *adia_gpu_ops_find(const char *name)
     (void)name;
     return NULL;
 }
+
+adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
+                                            const int64_t *d_rowptr, const int32_t *d_colind,
+                                            const double *d_values,
+                                            const adia_format_params *p, adia_value_type vt,
+                                            adia_format **out)
+{
+    (void)rows; (void)cols; (void)nnz; (void)d_rowptr; (void)d_colind; (void)d_values;
+    (void)p; (void)vt;
+    if (out) *out = NULL;
+    return adia_error(ADIA_ERR_NO_DEVICE,
+                      "adia_format_build_brcsd2_device: adia was built without CUDA");
+}

@@ -163,6 +163,11 @@ struct adia_format {
     void *dev;                /* device storage, owned */
 };
 
+/* A live handle of format `name` for a rows x cols matrix of nnz nonzeros,
+ * without storage (impl NULL): the builds fill it (format.c). */
+adia_status adia_format_new(const char *name, const adia_format_params *p, adia_value_type vt,
+                            int32_t rows, int32_t cols, int64_t nnz, adia_format **out);
+
 /* Effective parameter: p->field if > 0 else dflt. */
 static inline int32_t adia_param(int32_t value, int32_t dflt)
 {

@@ -529,3 +529,35 @@ extern "C" adia_status adia_gpu_brcsd2_build(const adia_gpu_csr *dA, int32_t blo
     *out = D;
     return ADIA_OK;
 }
+
+/* ------------------------------------------------------ public entry */
+
+extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
+                                                       const int64_t *d_rowptr,
+                                                       const int32_t *d_colind,
+                                                       const double *d_values,
+                                                       const adia_format_params *p,
+                                                       adia_value_type vt, adia_format **out)
+{
+    if (!out)
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_build_brcsd2_device: out is NULL");
+    *out = NULL;
+    adia_format *F = NULL;
+    ADIA_TRY(adia_format_new("brcsd2", p, vt, rows, cols, nnz, &F));
+    const adia_gpu_ops *g = adia_gpu_ops_find("brcsd2");
+    const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
+    adia_diag *D = NULL;
+    void *dev_data = NULL;
+    adia_status s = g ? adia_gpu_brcsd2_build(&A, adia_param(F->params.block_rows, 256), vt, 1, &D,
+                                              &dev_data, NULL)
+                      : adia_error(ADIA_ERR_INTERNAL, "no GPU table for brcsd2");
+    F->impl = D;                      /* owned by F from here: destroy frees it */
+    if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, dev_data, &F->dev);   /* takes dev_data */
+    if (s != ADIA_OK) {
+        adia_format_destroy(F);
+        return s;
+    }
+    F->gpu = g;
+    *out = F;
+    return ADIA_OK;
+}

@@ -207,6 +207,8 @@ adia_status diag_select(void *p, adia_gpu_kernel k)
     return ADIA_OK;
 }
 
+/* Everything to the device; the data only when the device does not hold
+ * it already (d->args.data set: the GPU build's output, adopted). */
 adia_status diag_copy(diag_dev *d, const adia_diag *D)
 {
     size_t vs = adia_value_size(D->vtype);
@@ -217,7 +219,9 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     ADIA_TRY(adia_gpu_copy_in((void **)&a.piece_data, D->piece_data, D->n_pieces + 1, 8, "piece data offsets"));
     ADIA_TRY(adia_gpu_copy_in((void **)&a.group_start, D->group_start, D->n_groups + 1, 4, "group starts"));
     ADIA_TRY(adia_gpu_copy_in((void **)&a.offsets, D->offsets, terms, 4, "offsets"));
-    ADIA_TRY(adia_gpu_copy_in((void **)&a.data, D->data, D->piece_data[D->n_pieces], vs, "diagonal data"));
+    if (!a.data)
+        ADIA_TRY(adia_gpu_copy_in((void **)&a.data, D->data, D->piece_data[D->n_pieces], vs,
+                                  "diagonal data"));
     int *map = NULL;
     int64_t nmap = 0;
     adia_status s = chunk_map(D, &map, &nmap);
@@ -252,13 +256,20 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     return ADIA_OK;
 }
 
-adia_status diag_upload(const void *impl, adia_value_type vt, void **out)
+/* The device side of D; dev_data: its data already on the device (owned
+ * from here on, freed on failure too), or NULL to upload D->data. */
+adia_status diag_make(const adia_diag *D, adia_value_type vt, void *dev_data, void **out)
 {
-    const adia_diag *D = (const adia_diag *)impl;
-    if (D->vtype != vt)
+    if (D->vtype != vt) {
+        cudaFree(dev_data);
         return adia_error(ADIA_ERR_INTERNAL, "diagonal upload: value type mismatch");
+    }
     diag_dev *d = (diag_dev *)adia_calloc(1, sizeof *d, "diagonal device struct");
-    if (!d) return ADIA_ERR_NO_MEMORY;
+    if (!d) {
+        cudaFree(dev_data);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    d->args.data = dev_data;
     d->vt = vt;
     d->host = D;
     d->args.rows = D->rows;
@@ -280,6 +291,11 @@ adia_status diag_upload(const void *impl, adia_value_type vt, void **out)
     }
     *out = d;
     return ADIA_OK;
+}
+
+adia_status diag_upload(const void *impl, adia_value_type vt, void **out)
+{
+    return diag_make((const adia_diag *)impl, vt, NULL, out);
 }
 
 template <typename T>
@@ -328,3 +344,9 @@ DIAG_GPU_OPS(hdi)
 DIAG_GPU_OPS(brcsd1)
 DIAG_GPU_OPS(brcsd2)
 DIAG_GPU_OPS(crsd)
+
+extern "C" adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt, void *dev_data,
+                                           void **dev)
+{
+    return diag_make(D, vt, dev_data, dev);
+}

@@ -78,8 +78,23 @@ adia_status adia_format_build(const adia_matrix *A, const char *name,
     ADIA_TRY(adia_matrix_check_handle(A, "adia_format_build"));
     if (!name || !out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_build: NULL argument");
     *out = NULL;
+    adia_format *F = NULL;
+    ADIA_TRY(adia_format_new(name, p, vt, A->csr.rows, A->csr.cols, A->csr.nnz, &F));
+    adia_status s = F->ops->build(&A->csr, &F->params, vt, &F->impl);
+    if (s != ADIA_OK) {
+        adia_format_destroy(F);
+        return s;
+    }
+    *out = F;
+    return ADIA_OK;
+}
+
+adia_status adia_format_new(const char *name, const adia_format_params *p, adia_value_type vt,
+                            int32_t rows, int32_t cols, int64_t nnz, adia_format **out)
+{
+    *out = NULL;
     if (vt != ADIA_DOUBLE && vt != ADIA_FLOAT)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_build: bad value type %d", (int)vt);
+        return adia_error(ADIA_ERR_INVALID_ARG, "format build: bad value type %d", (int)vt);
     const adia_format_ops *ops = adia_format_ops_find(name);
     if (!ops) return adia_error(ADIA_ERR_INVALID_ARG, "unknown format '%s'", name);
     adia_format *F = adia_calloc(1, sizeof *F, "format handle");
@@ -87,16 +102,10 @@ adia_status adia_format_build(const adia_matrix *A, const char *name,
     F->magic = ADIA_MAGIC_FORMAT;
     F->ops = ops;
     F->vtype = vt;
-    F->rows = A->csr.rows;
-    F->cols = A->csr.cols;
-    F->nnz = A->csr.nnz;
+    F->rows = rows;
+    F->cols = cols;
+    F->nnz = nnz;
     if (p) F->params = *p;
-    adia_status s = ops->build(&A->csr, &F->params, vt, &F->impl);
-    if (s != ADIA_OK) {
-        F->magic = ADIA_MAGIC_DEAD;
-        free(F);
-        return s;
-    }
     *out = F;
     return ADIA_OK;
 }
