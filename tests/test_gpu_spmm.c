@@ -13,38 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* m x n with full diagonals at off[0..nd); special(i, j) may override. */
-static adia_matrix *diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd,
-                                const int32_t *off, double (*special)(int32_t, int32_t))
-{
-    int64_t cap = 1;
-    for (int d = 0; d < nd; d++) cap += (m < n ? m : n);
-    int32_t *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c);
-    double *v = malloc(cap * sizeof *v);
-    uint64_t st = seed * 31 + 1;
-    int64_t k = 0;
-    for (int d = 0; r && c && v && d < nd; d++)
-        for (int32_t i = off[d] < 0 ? -off[d] : 0; i < m && i + off[d] < n; i++) {
-            r[k] = i;
-            c[k] = i + off[d];
-            v[k] = test_rand(&st) + 2.0;
-            if (special) v[k] = special(i, i + off[d]) != 0 ? special(i, i + off[d]) : v[k];
-            k++;
-        }
-    adia_matrix *A = NULL;
-    if (r && c && v) adia_matrix_create_coo(m, n, k, r, c, v, ADIA_DOUBLE, &A);
-    free(r);
-    free(c);
-    free(v);
-    return A;
-}
-
 static adia_matrix *banded(uint64_t seed, int32_t m, int32_t n, int32_t bw,
                            double (*special)(int32_t, int32_t))
 {
     int32_t off[2 * 32 + 1];
     for (int32_t o = -bw; o <= bw; o++) off[o + bw] = o;
-    return diag_matrix(seed, m, n, 2 * bw + 1, off, special);
+    return test_diag_matrix(seed, m, n, 2 * bw + 1, off, 1.0, 2.0, special);
 }
 
 /* Same pattern and every value bitwise equal or both NaN. */
@@ -145,17 +119,17 @@ int main(void)
     both("rect T/T", ADIA_OP_T, R1t, ADIA_OP_T, R2t, NULL);
     /* a stencil whose B windows form three segments */
     int32_t st[] = {-1000, -30, -1, 0, 1, 30, 1000};
-    adia_matrix *S = diag_matrix(7, 4099, 4099, 7, st, NULL);
+    adia_matrix *S = test_diag_matrix(7, 4099, 4099, 7, st, 1.0, 2.0, NULL);
     both("stencil 7 offsets squared", ADIA_OP_N, S, ADIA_OP_N, S, NULL);
     both("stencil T x N", ADIA_OP_T, S, ADIA_OP_N, S, NULL);
     /* accumulate into a C with diagonals of its own */
     int32_t c0off[] = {-2000, -1, 4, 57};
-    adia_matrix *C0 = diag_matrix(8, 4099, 4099, 4, c0off, NULL);
+    adia_matrix *C0 = test_diag_matrix(8, 4099, 4099, 4, c0off, 1.0, 2.0, NULL);
     both("accumulate", ADIA_OP_N, S, ADIA_OP_T, S, C0);
     /* single diagonals */
     int32_t o3 = 3, om2 = -2;
-    adia_matrix *D1 = diag_matrix(9, 800, 800, 1, &o3, NULL);
-    adia_matrix *D2 = diag_matrix(10, 800, 800, 1, &om2, NULL);
+    adia_matrix *D1 = test_diag_matrix(9, 800, 800, 1, &o3, 1.0, 2.0, NULL);
+    adia_matrix *D2 = test_diag_matrix(10, 800, 800, 1, &om2, 1.0, 2.0, NULL);
     both("single diagonal", ADIA_OP_N, D1, ADIA_OP_N, D2, NULL);
     /* empty operands */
     adia_matrix *E = NULL;
@@ -171,7 +145,7 @@ int main(void)
     /* the automatic choice: tiled for a band, streaming for scattered offsets */
     int32_t rnd[40];
     for (int d = 0; d < 40; d++) rnd[d] = -5000 + 250 * d + (37 * d) % 97;  /* distinct */
-    adia_matrix *Rn = diag_matrix(13, 12000, 12000, 40, rnd, NULL);
+    adia_matrix *Rn = test_diag_matrix(13, 12000, 12000, 40, rnd, 1.0, 2.0, NULL);
     compare("auto: band", NULL, ADIA_OP_N, I, ADIA_OP_N, J, NULL, 1);
     compare("auto: 40 offsets in +-5000", NULL, ADIA_OP_N, Rn, ADIA_OP_N, Rn, NULL, 0);
     setenv("ADIA_SPMM_GPU_KERNEL", "tiled", 1);

@@ -10,39 +10,13 @@
 
 /* ------------------------------------------------------------ inputs */
 
-/* m x n with the given offsets; each in-matrix element kept with
- * probability fill, values in [-1, 1) without exact zeros. */
-static adia_matrix *diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd,
-                                const int32_t *off, double fill)
-{
-    int64_t cap = 1;
-    for (int d = 0; d < nd; d++) cap += (m < n ? m : n);
-    int32_t *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c);
-    double *v = malloc(cap * sizeof *v);
-    uint64_t st = seed * 7919 + 3;
-    int64_t k = 0;
-    for (int d = 0; d < nd; d++)
-        for (int32_t i = off[d] < 0 ? -off[d] : 0; i < m && i + off[d] < n; i++) {
-            if ((test_rand(&st) + 1) / 2 >= fill) continue;
-            double x = test_rand(&st);
-            r[k] = i;
-            c[k] = i + off[d];
-            v[k++] = x == 0 ? 0.5 : x;
-        }
-    adia_matrix *A = NULL;
-    if (adia_matrix_create_coo(m, n, k, r, c, v, ADIA_DOUBLE, &A) != ADIA_OK)
-        fprintf(stderr, "diag_matrix: %s\n", adia_last_error());
-    free(r);
-    free(c);
-    free(v);
-    return A;
-}
-
+/* n x n band of half-width bw (test_diag_matrix: values in [-1, 1), no
+ * exact zeros). */
 static adia_matrix *banded(uint64_t seed, int32_t n, int32_t bw)
 {
     int32_t off[64];
     for (int32_t o = -bw; o <= bw; o++) off[o + bw] = o;
-    return diag_matrix(seed, n, n, 2 * bw + 1, off, 1.0);
+    return test_diag_matrix(seed, n, n, 2 * bw + 1, off, 1.0, 0.0, NULL);
 }
 
 /* K distinct random offsets inside (-m, n) and within +-spread. */
@@ -59,7 +33,7 @@ static adia_matrix *random_diags(uint64_t seed, int32_t m, int32_t n, int K,
         for (int j = 0; j < k; j++) dup |= off[j] == o;
         if (!dup) off[k++] = o;
     }
-    return diag_matrix(seed, m, n, K, off, fill);
+    return test_diag_matrix(seed, m, n, K, off, fill, 0.0, NULL);
 }
 
 /* --------------------------------------------------- reference product */
@@ -278,14 +252,14 @@ static void test_products(void)
     adia_matrix_destroy(B);
 
     int32_t o7 = 7, om3 = -3, o0 = 0;
-    A = diag_matrix(7, 40, 40, 1, &o7, 1.0);
-    B = diag_matrix(8, 40, 40, 1, &om3, 1.0);
+    A = test_diag_matrix(7, 40, 40, 1, &o7, 1.0, 0.0, NULL);
+    B = test_diag_matrix(8, 40, 40, 1, &om3, 1.0, 0.0, NULL);
     check_all_ops("single diagonal", A, B);
     adia_matrix_destroy(A);
     adia_matrix_destroy(B);
 
-    A = diag_matrix(9, 1, 1, 1, &o0, 1.0);
-    B = diag_matrix(10, 1, 1, 1, &o0, 1.0);
+    A = test_diag_matrix(9, 1, 1, 1, &o0, 1.0, 0.0, NULL);
+    B = test_diag_matrix(10, 1, 1, 1, &o0, 1.0, 0.0, NULL);
     check_all_ops("1x1", A, B);
     adia_matrix_destroy(B);
     B = test_dense_matrix(1, 1, (double[1]){0});      /* 1x1 without entries */

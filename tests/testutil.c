@@ -82,6 +82,32 @@ adia_matrix *test_generate(const char *spec)
     return A;
 }
 
+adia_matrix *test_diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd, const int32_t *off,
+                              double fill, double shift, double (*special)(int32_t, int32_t))
+{
+    int64_t cap = 1;
+    for (int d = 0; d < nd; d++) cap += (m < n ? m : n);
+    int32_t *r = malloc(cap * sizeof *r), *c = malloc(cap * sizeof *c);
+    double *v = malloc(cap * sizeof *v);
+    uint64_t st = seed * 7919 + 3;
+    int64_t k = 0;
+    for (int d = 0; r && c && v && d < nd; d++)
+        for (int32_t i = off[d] < 0 ? -off[d] : 0; i < m && i + off[d] < n; i++) {
+            if ((test_rand(&st) + 1) / 2 >= fill) continue;
+            double x = test_rand(&st), sp = special ? special(i, i + off[d]) : 0;
+            r[k] = i;
+            c[k] = i + off[d];
+            v[k++] = sp != 0 ? sp : (x == 0 ? 0.5 : x) + shift;
+        }
+    adia_matrix *A = NULL;
+    if (!r || !c || !v || adia_matrix_create_coo(m, n, k, r, c, v, ADIA_DOUBLE, &A) != ADIA_OK)
+        fprintf(stderr, "test_diag_matrix: %s\n", r && c && v ? adia_last_error() : "out of memory");
+    free(r);
+    free(c);
+    free(v);
+    return A;
+}
+
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a)
 {
     int64_t cap = (int64_t)rows * cols + 1;

@@ -69,6 +69,13 @@ adia_matrix *test_random_matrix(uint64_t seed, int32_t rows, int32_t cols,
                                 double density);
 /* adia_matrix_generate(spec), checked (one assertion); NULL on failure. */
 adia_matrix *test_generate(const char *spec);
+/* An m x n matrix of the diagonals off[0..nd) (their entries inside the
+ * matrix), each entry kept with probability fill (>= 1: all), value a
+ * random nonzero in [-1, 1) plus shift -- or special(i, j) where that
+ * returns a value other than 0 (Inf, NaN placement; special may be NULL).
+ * Deterministic in seed; NULL (with a message) if it cannot be built. */
+adia_matrix *test_diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd, const int32_t *off,
+                              double fill, double shift, double (*special)(int32_t, int32_t));
 /* A matrix built from a dense row-major array (zeros skipped). */
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a);
 

@@ -3,10 +3,10 @@
  * (diag_kernel.cuh), the generated kernel (codegen.c) and, for CRSD, a
  * second pass over the scatter points.
  *
- * Scatter points are row-sorted; the upload compresses them into unique
- * rows (srow) with ranges (sptr), and one thread adds a whole row's
- * scatter points into y after the main kernel: no atomics, deterministic. */
-#include "gpu_common.h"
+ * CRSD's scatter points are added after the main kernel by the shared
+ * row-sorted COO pass (coo_rows.cuh): only their rows, a thread per row, no
+ * atomics: deterministic. */
+#include "coo_rows.cuh"
 #include "codegen.h"
 
 namespace {
@@ -16,29 +16,12 @@ struct diag_dev {
     adia_value_type vt;
     const adia_diag *host;            /* the format's impl (codegen input)  */
     adia_diag_args args;              /* device pointers                    */
-    int n_srows;
-    int *srow;
-    long long *sptr;
-    int *scol;
-    void *sval;
+    adia_coo_rows scatter;            /* CRSD scatter points, else empty    */
     adia_codegen_kernel *gen;         /* NULL until GENERATED is selected   */
     int warp_rows;                    /* R of the warp kernels, 0: unaligned */
 };
 
 
-
-template <typename T>
-__global__ void diag_scatter(int n, const int *__restrict__ srow,
-                             const long long *__restrict__ sptr,
-                             const int *__restrict__ scol, const T *__restrict__ sval,
-                             T alpha, const T *__restrict__ x, T *__restrict__ y)
-{
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= n) return;
-    T sum = T(0);
-    for (long long k = sptr[i]; k < sptr[i + 1]; k++) sum += sval[k] * __ldg(x + scol[k]);
-    y[srow[i]] += alpha * sum;
-}
 
 void diag_free(void *p)
 {
@@ -47,8 +30,9 @@ void diag_free(void *p)
     const void *arrays[] = {d->args.piece_start, d->args.piece_group, d->args.piece_data,
                             d->args.group_start, d->args.offsets, d->args.chunk_piece,
                             d->args.piece_desc, d->args.chunk_order,
-                            d->args.data, d->srow, d->sptr, d->scol, d->sval};
+                            d->args.data};
     for (const void *a : arrays) cudaFree(const_cast<void *>(a));
+    adia_coo_rows_free(&d->scatter);
     adia_codegen_free(d->gen);
     free(d);
 }
@@ -174,30 +158,6 @@ adia_status interleave_order(const adia_diag *D, int unit, int **order, int *n_o
                                      (long long)at, (long long)chunks);
 }
 
-/* Unique scatter rows and their ranges. */
-adia_status scatter_rows(const adia_diag *D, int **srow, long long **sptr, int *n_out)
-{
-    int64_t n = 0;
-    for (int64_t k = 0; k < D->n_scatter; k++)
-        if (k == 0 || D->scatter_row[k] != D->scatter_row[k - 1]) n++;
-    *srow = (int *)adia_alloc((size_t)n, sizeof **srow, "scatter rows");
-    *sptr = (long long *)adia_alloc((size_t)n + 1, sizeof **sptr, "scatter ranges");
-    if (!*srow || !*sptr) return ADIA_ERR_NO_MEMORY;
-    int64_t i = 0;
-    for (int64_t k = 0; k < D->n_scatter; k++) {
-        if (k > 0 && D->scatter_row[k] < D->scatter_row[k - 1])
-            return adia_error(ADIA_ERR_INTERNAL, "CRSD scatter points not row-sorted at %lld",
-                              (long long)k);
-        if (k == 0 || D->scatter_row[k] != D->scatter_row[k - 1]) {
-            (*srow)[i] = D->scatter_row[k];
-            (*sptr)[i++] = k;
-        }
-    }
-    (*sptr)[n] = D->n_scatter;
-    *n_out = (int)n;
-    return ADIA_OK;
-}
-
 adia_status diag_select(void *p, adia_gpu_kernel k)
 {
     diag_dev *d = (diag_dev *)p;
@@ -241,19 +201,8 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
         s = adia_gpu_copy_in((void **)&a.chunk_order, order, a.n_chunks, 4, "chunk order");
     free(order);
     ADIA_TRY(s);
-    if (D->n_scatter > 0) {
-        int *srow = NULL;
-        long long *sptr = NULL;
-        s = scatter_rows(D, &srow, &sptr, &d->n_srows);
-        if (s == ADIA_OK) s = adia_gpu_copy_in((void **)&d->srow, srow, d->n_srows, 4, "scatter rows");
-        if (s == ADIA_OK) s = adia_gpu_copy_in((void **)&d->sptr, sptr, d->n_srows + 1, 8, "scatter ranges");
-        free(srow);
-        free(sptr);
-        ADIA_TRY(s);
-        ADIA_TRY(adia_gpu_copy_in((void **)&d->scol, D->scatter_col, D->n_scatter, 4, "scatter columns"));
-        ADIA_TRY(adia_gpu_copy_in(&d->sval, D->scatter_val, D->n_scatter, vs, "scatter values"));
-    }
-    return ADIA_OK;
+    return adia_coo_rows_upload(D->rows, D->n_scatter, D->scatter_row, D->scatter_col,
+                                D->scatter_val, vs, 0, &d->scatter);
 }
 
 /* The device side of D; dev_data: its data already on the device (owned
@@ -316,12 +265,7 @@ adia_status diag_run(const diag_dev *d, T alpha, T beta, const T *x, T *y, cudaS
         adia_diag_generic<T><<<grid, B, 0, st>>>(d->args, alpha, beta, x, y);
         ADIA_GPU_LAUNCH_TRY("diagonal generic kernel");
     }
-    if (d->n_srows > 0) {
-        diag_scatter<T><<<adia_gpu_blocks(d->n_srows, 256), 256, 0, st>>>(
-            d->n_srows, d->srow, d->sptr, d->scol, (const T *)d->sval, alpha, x, y);
-        ADIA_GPU_LAUNCH_TRY("diagonal scatter kernel");
-    }
-    return ADIA_OK;
+    return adia_coo_rows_run<T>(d->scatter, alpha, T(1), x, y, 256, st);
 }
 
 adia_status diag_spmv(const void *p, double alpha, const void *x, double beta, void *y,

@@ -4,19 +4,18 @@
  * (column ADIA_ROW_PAD) are skipped, so NaN in x reaches exactly the rows
  * that hold that column.
  *
- *  coo   the upload derives row ranges from the row-sorted triplets, so the
- *        kernel is race-free and deterministic (no atomics).
+ *  coo   coo_rows.cuh: row ranges of the row-sorted triplets, a thread per
+ *        row (race-free and deterministic: no atomics).
  *  ell   slot k of row i at k*rows + i: a warp's loads are coalesced.
  *  sell  slot k of local row r of slice s at slice_ptr[s] + k*C + r; y is
  *        written through perm.
- *  hyb   the ell kernel, then the coo pass adds with beta = 1.
+ *  hyb   the ell kernel, then the coo part's rows add with beta = 1.
  *  bcsr  thread (block row, local row i); blocks' values row-major. */
-#include "gpu_common.h"
+#include "coo_rows.cuh"
 #include "formats/row_formats.h"
 
 namespace {
 
-struct coo_dev { int rows; long long *rowptr; int *col; void *val; };
 struct ell_dev { int rows, width; int *col; void *val; };
 struct sell_dev { int rows, C, nslices; long long *slice_ptr; int *width, *perm, *col; void *val; };
 struct bcsr_dev { int rows, cols, r, c, brows; long long *browptr; int *bcol; void *val; };
@@ -25,7 +24,7 @@ struct row_dev {
     adia_gpu_head head;
     adia_value_type vt;
     int kind;                 /* 0 coo, 1 ell, 2 sell, 3 hyb, 4 bcsr */
-    coo_dev coo;
+    adia_coo_rows coo;
     ell_dev ell;
     sell_dev sell;
     bcsr_dev bcsr;
@@ -41,17 +40,6 @@ __device__ __forceinline__ void row_store(T *y, int r, T alpha, T beta, T sum)
 __device__ __forceinline__ long long thread_index()
 {
     return (long long)blockIdx.x * blockDim.x + threadIdx.x;
-}
-
-template <typename T>
-__global__ void coo_kernel(coo_dev a, T alpha, T beta, const T *__restrict__ x, T *__restrict__ y)
-{
-    long long r = thread_index();
-    if (r >= a.rows) return;
-    const T *v = (const T *)a.val;
-    T sum = T(0);
-    for (long long k = a.rowptr[r]; k < a.rowptr[r + 1]; k++) sum += v[k] * __ldg(x + a.col[k]);
-    row_store(y, (int)r, alpha, beta, sum);
 }
 
 template <typename T>
@@ -109,19 +97,11 @@ __global__ void bcsr_kernel(bcsr_dev a, T alpha, T beta, const T *__restrict__ x
 
 #define COPY(dst, src, n, sz, what) ADIA_TRY(adia_gpu_copy_in((void **)&(dst), (src), (n), (sz), (what)))
 
-adia_status coo_copy(coo_dev *d, const adia_coo *A)
+/* every_row: the COO format (y scaled on every row); else HYB's part. */
+adia_status coo_copy(adia_coo_rows *d, const adia_coo *A, int every_row)
 {
-    d->rows = A->rows;
-    long long *rp = (long long *)adia_calloc((size_t)A->rows + 1, sizeof *rp, "coo row ranges");
-    if (!rp) return ADIA_ERR_NO_MEMORY;
-    for (int64_t k = 0; k < A->nnz; k++) rp[A->rowind[k] + 1]++;
-    for (int32_t r = 0; r < A->rows; r++) rp[r + 1] += rp[r];
-    adia_status s = adia_gpu_copy_in((void **)&d->rowptr, rp, (int64_t)A->rows + 1, 8, "coo row ranges");
-    free(rp);
-    ADIA_TRY(s);
-    COPY(d->col, A->colind, A->nnz, 4, "coo columns");
-    COPY(d->val, A->values, A->nnz, adia_value_size(A->vtype), "coo values");
-    return ADIA_OK;
+    return adia_coo_rows_upload(A->rows, A->nnz, A->rowind, A->colind, A->values,
+                                adia_value_size(A->vtype), every_row, d);
 }
 
 adia_status ell_copy(ell_dev *d, const adia_ell *A)
@@ -168,7 +148,8 @@ void row_free(void *p)
 {
     row_dev *d = (row_dev *)p;
     if (!d) return;
-    void *a[] = {d->coo.rowptr, d->coo.col, d->coo.val, d->ell.col, d->ell.val,
+    adia_coo_rows_free(&d->coo);
+    void *a[] = {d->ell.col, d->ell.val,
                  d->sell.slice_ptr, d->sell.width, d->sell.perm, d->sell.col, d->sell.val,
                  d->bcsr.browptr, d->bcsr.bcol, d->bcsr.val};
     for (void *x : a) cudaFree(x);
@@ -184,12 +165,12 @@ adia_status row_select(void *p, adia_gpu_kernel k)
 adia_status row_copy(row_dev *d, const void *impl)
 {
     switch (d->kind) {
-    case 0: return coo_copy(&d->coo, (const adia_coo *)impl);
+    case 0: return coo_copy(&d->coo, (const adia_coo *)impl, 1);
     case 1: return ell_copy(&d->ell, (const adia_ell *)impl);
     case 2: return sell_copy(&d->sell, (const adia_sell *)impl);
     case 3:
         ADIA_TRY(ell_copy(&d->ell, &((const adia_hyb *)impl)->ell));
-        return coo_copy(&d->coo, &((const adia_hyb *)impl)->coo);
+        return coo_copy(&d->coo, &((const adia_hyb *)impl)->coo, 0);
     default: return bcsr_copy(&d->bcsr, (const adia_bcsr *)impl);
     }
 }
@@ -219,14 +200,11 @@ adia_status row_run(const row_dev *d, T alpha, T beta, const T *x, T *y, cudaStr
 {
     int B = d->head.block;
     switch (d->kind) {
-    case 0:
-        if (d->coo.rows) coo_kernel<T><<<adia_gpu_blocks(d->coo.rows, B), B, 0, st>>>(d->coo, alpha, beta, x, y);
-        break;
+    case 0: return adia_coo_rows_run<T>(d->coo, alpha, beta, x, y, B, st);
     case 1: case 3:
         if (d->ell.rows) ell_kernel<T><<<adia_gpu_blocks(d->ell.rows, B), B, 0, st>>>(d->ell, alpha, beta, x, y);
         ADIA_GPU_LAUNCH_TRY("ell kernel");
-        if (d->kind == 3 && d->coo.rows)
-            coo_kernel<T><<<adia_gpu_blocks(d->coo.rows, B), B, 0, st>>>(d->coo, alpha, T(1), x, y);
+        if (d->kind == 3) return adia_coo_rows_run<T>(d->coo, alpha, T(1), x, y, B, st);
         break;
     case 2:
         if (d->sell.rows)
