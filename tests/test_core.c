@@ -124,6 +124,17 @@ static void test_refused_allocation(void)
     adia_matrix_destroy(A);
 }
 
+/* Built without CUDA: the device-CSR conversion says so, and leaves no handle. */
+static void test_device_build_without_cuda(void)
+{
+#ifndef ADIA_HAVE_CUDA
+    adia_format *F = (adia_format *)&F;   /* must be reset to NULL */
+    CHECK_ERR(adia_format_build_brcsd2_device(4, 4, 0, NULL, NULL, NULL, NULL, ADIA_DOUBLE, &F),
+              ADIA_ERR_NO_DEVICE, "built without CUDA");
+    CHECK(F == NULL, "no format from a build without CUDA");
+#endif
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -132,5 +143,6 @@ int main(void)
     test_transpose_and_spmv();
     test_csr_format();
     test_refused_allocation();
+    test_device_build_without_cuda();
     return TEST_END();
 }
