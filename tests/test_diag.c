@@ -70,46 +70,19 @@ static void check_both(const char *what, adia_matrix *A)
     adia_matrix_destroy(A);
 }
 
-/* COO builder for the structured matrices. */
-typedef struct coo {
-    int32_t *r, *c;
-    double *v;
-    int64_t n, cap;
-} coo;
-static void put(coo *m, int64_t r, int64_t c, double v)
-{
-    if (m->n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 1024;
-        m->r = realloc(m->r, m->cap * sizeof *m->r);
-        m->c = realloc(m->c, m->cap * sizeof *m->c);
-        m->v = realloc(m->v, m->cap * sizeof *m->v);
-    }
-    m->r[m->n] = (int32_t)r;
-    m->c[m->n] = (int32_t)c;
-    m->v[m->n++] = v;
-}
-static adia_matrix *coo_done(coo *m, int32_t rows, int32_t cols)
-{
-    adia_matrix *A = NULL;
-    if (adia_matrix_create_coo(rows, cols, m->n, m->r, m->c, m->v, ADIA_DOUBLE, &A) != ADIA_OK)
-        fprintf(stderr, "coo: %s\n", adia_last_error());
-    free(m->r); free(m->c); free(m->v);
-    memset(m, 0, sizeof *m);
-    return A;
-}
 
 /* Diagonals `offs` on rows x cols, entry kept where keep(r, o) (NULL: all). */
 static adia_matrix *diagonals(int32_t rows, int32_t cols, const int32_t *offs, int K,
                               int (*keep)(int64_t r, int32_t o))
 {
-    coo m = {0};
+    test_coo m = {.rows = rows, .cols = cols};
     for (int k = 0; k < K; k++)
         for (int64_t r = 0; r < rows; r++) {
             int64_t c = r + offs[k];
             if (c >= 0 && c < cols && (!keep || keep(r, offs[k])))
-                put(&m, r, c, 1.0 + 0.001 * (double)(r % 97) + offs[k] * 0.01);
+                test_coo_add(&m, r, c, 1.0 + 0.001 * (double)(r % 97) + offs[k] * 0.01);
         }
-    return coo_done(&m, rows, cols);
+    return test_coo_matrix(&m);
 }
 
 /* Long zero sections: diagonal o is empty on rows [300, 900) unless o == 0. */
@@ -127,15 +100,15 @@ static void test_structured(void)
     check_both("type II far diagonals", diagonals(1403, 1403, far, 5, NULL));
     int32_t br[] = {-40, -2, 0, 5, 300};
     adia_matrix *A = diagonals(1200, 1200, br, 5, broken);
-    coo m = {0};                          /* plus scatter points */
+    test_coo m = {.rows = 1200, .cols = 1200};   /* plus scatter points */
     adia_csr_view v;
     adia_matrix_csr(A, &v);
     for (int32_t r = 0; r < v.rows; r++)
-        for (int64_t j = v.rowptr[r]; j < v.rowptr[r + 1]; j++) put(&m, r, v.colind[j], v.values[j]);
-    put(&m, 10, 1000, 2.5);
-    put(&m, 777, 3, -1.5);
+        for (int64_t j = v.rowptr[r]; j < v.rowptr[r + 1]; j++) test_coo_add(&m, r, v.colind[j], v.values[j]);
+    test_coo_add(&m, 10, 1000, 2.5);
+    test_coo_add(&m, 777, 3, -1.5);
     adia_matrix_destroy(A);
-    check_both("type III broken + scatter", coo_done(&m, 1200, 1200));
+    check_both("type III broken + scatter", test_coo_matrix(&m));
     int32_t wide[] = {-5, 0, 7, 150};
     check_both("wide 60x200 leaving diagonals", diagonals(60, 200, wide, 4, NULL));
     int32_t tall[] = {-150, -7, 0, 5};

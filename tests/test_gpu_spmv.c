@@ -24,22 +24,6 @@ int main(void) { TEST_SKIP("built without CUDA"); }
 
 /* ---------------------------------------------------------- test matrices */
 
-typedef struct coo { int32_t rows, cols; int64_t n, cap; int32_t *r, *c; double *v; } coo;
-
-static void coo_add(coo *m, int32_t r, int32_t c, double v)
-{
-    if (m->n == m->cap) {
-        m->cap = m->cap ? 2 * m->cap : 256;
-        m->r = realloc(m->r, (size_t)m->cap * sizeof *m->r);
-        m->c = realloc(m->c, (size_t)m->cap * sizeof *m->c);
-        m->v = realloc(m->v, (size_t)m->cap * sizeof *m->v);
-        if (!m->r || !m->c || !m->v) { fprintf(stderr, "out of memory\n"); exit(1); }
-    }
-    m->r[m->n] = r;
-    m->c[m->n] = c;
-    m->v[m->n++] = v;
-}
-
 /* Nonzero random value (zeros would hide wrong indexing). */
 static double nz(uint64_t *s)
 {
@@ -49,27 +33,17 @@ static double nz(uint64_t *s)
 
 /* Diagonals with the given offsets, each entry kept with probability
  * fill, rows in [skip0, skip1) left empty. */
-static void add_diagonals(coo *m, uint64_t *s, const int32_t *off, int k, double fill,
+static void add_diagonals(test_coo *m, uint64_t *s, const int32_t *off, int k, double fill,
                           int32_t skip0, int32_t skip1)
 {
     for (int i = 0; i < k; i++)
         for (int32_t r = 0; r < m->rows; r++) {
             int64_t c = (int64_t)r + off[i];
             if (c < 0 || c >= m->cols || (r >= skip0 && r < skip1)) continue;
-            if (fill >= 1 || (test_rand(s) + 1) / 2 < fill) coo_add(m, r, (int32_t)c, nz(s));
+            if (fill >= 1 || (test_rand(s) + 1) / 2 < fill) test_coo_add(m, r, (int32_t)c, nz(s));
         }
 }
 
-static adia_matrix *coo_matrix(coo *m)
-{
-    adia_matrix *A = NULL;
-    adia_status s = adia_matrix_create_coo(m->rows, m->cols, m->n, m->r, m->c, m->v, ADIA_DOUBLE, &A);
-    if (s != ADIA_OK) fprintf(stderr, "create_coo: %s\n", adia_last_error());
-    free(m->r);
-    free(m->c);
-    free(m->v);
-    return A;
-}
 
 enum { N_CASES = 10 };
 static const char *case_name[N_CASES] = {
@@ -80,7 +54,7 @@ static const char *case_name[N_CASES] = {
 static adia_matrix *make_case(int which)
 {
     uint64_t s = 1000 + (uint64_t)which;
-    coo m = {0};
+    test_coo m = {0};
     switch (which) {
     case 0: { m.rows = m.cols = 1; int32_t o[] = {0}; add_diagonals(&m, &s, o, 1, 1, 0, 0); break; }
     case 1: { m.rows = m.cols = 37; int32_t o[] = {-3, -1, 0, 1, 5}; add_diagonals(&m, &s, o, 5, 1, 0, 0); break; }
@@ -92,10 +66,10 @@ static adia_matrix *make_case(int which)
               add_diagonals(&m, &s, o, 4, 1, 0, 0); break; }
     case 5: m.rows = m.cols = 50; break;
     case 6: { m.rows = m.cols = 2000; int32_t o[] = {-1, 0, 1}; add_diagonals(&m, &s, o, 3, 1, 0, 0);
-              for (int32_t r = 100; r < 300; r++) { coo_add(&m, r, r + 700, nz(&s)); coo_add(&m, r + 1300, r, nz(&s)); }
+              for (int32_t r = 100; r < 300; r++) { test_coo_add(&m, r, r + 700, nz(&s)); test_coo_add(&m, r + 1300, r, nz(&s)); }
               for (int i = 0; i < 20; i++) {
                   int32_t r = (int32_t)((test_rand(&s) + 1) / 2 * 1999), c = (int32_t)((test_rand(&s) + 1) / 2 * 1999);
-                  if (abs(r - c) > 1 && abs(c - r - 700) > 0 && abs(r - c - 1300) > 0) coo_add(&m, r, c, nz(&s));
+                  if (abs(r - c) > 1 && abs(c - r - 700) > 0 && abs(r - c - 1300) > 0) test_coo_add(&m, r, c, nz(&s));
               }
               break; }
     case 7: { m.rows = m.cols = 5000; int32_t o[25];
@@ -103,41 +77,14 @@ static adia_matrix *make_case(int which)
               o[0] = 0;
               add_diagonals(&m, &s, o, 25, 0.6, 0, 0); break; }
     case 8: { m.rows = 700; m.cols = 4000; int32_t o[] = {0, 2}; add_diagonals(&m, &s, o, 2, 1, 0, 0);
-              for (int32_t c = 0; c < 4000; c++) if (c != 350 && c != 352) coo_add(&m, 350, c, nz(&s));
+              for (int32_t c = 0; c < 4000; c++) if (c != 350 && c != 352) test_coo_add(&m, 350, c, nz(&s));
               break; }
     case 9: { m.rows = m.cols = 2; int32_t o[] = {-1, 0, 1}; add_diagonals(&m, &s, o, 3, 1, 0, 0); break; }
     }
-    return coo_matrix(&m);
+    return test_coo_matrix(&m);
 }
 
 /* ------------------------------------------------------------ running */
-
-/* y = alpha*A*x + beta*y on the GPU with host doubles in and out. */
-static adia_status gpu_spmv(adia_format *F, double alpha, const double *x, double beta,
-                            double *y)
-{
-    int32_t m = adia_format_rows(F), n = adia_format_cols(F);
-    int fl = adia_format_value_type(F) == ADIA_FLOAT;
-    size_t vs = fl ? 4 : 8;
-    void *hx = malloc((size_t)n * vs + 8), *hy = malloc((size_t)m * vs + 8), *dx = NULL, *dy = NULL;
-    for (int32_t i = 0; i < n; i++) if (fl) ((float *)hx)[i] = (float)x[i]; else ((double *)hx)[i] = x[i];
-    for (int32_t i = 0; i < m; i++) if (fl) ((float *)hy)[i] = (float)y[i]; else ((double *)hy)[i] = y[i];
-    adia_status s = ADIA_ERR_CUDA;
-    if (cudaMalloc(&dx, (size_t)n * vs + 8) == cudaSuccess && cudaMalloc(&dy, (size_t)m * vs + 8) == cudaSuccess &&
-        cudaMemcpy(dx, hx, (size_t)n * vs, cudaMemcpyHostToDevice) == cudaSuccess &&
-        cudaMemcpy(dy, hy, (size_t)m * vs, cudaMemcpyHostToDevice) == cudaSuccess) {
-        s = adia_format_spmv_gpu(F, alpha, dx, beta, dy, NULL);
-        if (s == ADIA_OK && (cudaDeviceSynchronize() != cudaSuccess ||
-                             cudaMemcpy(hy, dy, (size_t)m * vs, cudaMemcpyDeviceToHost) != cudaSuccess))
-            s = ADIA_ERR_CUDA;
-    }
-    for (int32_t i = 0; i < m; i++) y[i] = fl ? ((float *)hy)[i] : ((double *)hy)[i];
-    cudaFree(dx);
-    cudaFree(dy);
-    free(hx);
-    free(hy);
-    return s;
-}
 
 static const char *label;  /* what is being tested, for messages */
 
@@ -178,7 +125,7 @@ static void check_values(adia_format *F, const adia_matrix *A, uint64_t seed)
         memcpy(y, ref, (size_t)m * 8);
         char what[64];
         snprintf(what, sizeof what, "alpha %g beta %g", ab[t][0], ab[t][1]);
-        adia_status s = gpu_spmv(F, ab[t][0], x, ab[t][1], y);
+        adia_status s = test_gpu_format_spmv(F, ab[t][0], x, ab[t][1], y);
         CHECK(s == ADIA_OK, "%s, %s: %s", label, what, adia_last_error());
         CHECK_OK(adia_matrix_spmv(A, ab[t][0], x, ab[t][1], ref));
         if (s == ADIA_OK) compare(y, ref, m, tol, what);
@@ -188,8 +135,8 @@ static void check_values(adia_format *F, const adia_matrix *A, uint64_t seed)
         double *y2 = malloc((size_t)m * 8 + 8);
         test_rand_vector(&seed, x, n);
         for (int32_t i = 0; i < m; i++) y[i] = y2[i] = NAN;
-        CHECK_OK(gpu_spmv(F, 1.0, x, 0.0, y));
-        CHECK_OK(gpu_spmv(F, 1.0, x, 0.0, y2));
+        CHECK_OK(test_gpu_format_spmv(F, 1.0, x, 0.0, y));
+        CHECK_OK(test_gpu_format_spmv(F, 1.0, x, 0.0, y2));
         CHECK(!memcmp(y, y2, (size_t)m * 8), "%s: two runs differ (a race?)", label);
         free(y2);
     }
@@ -199,7 +146,7 @@ static void check_values(adia_format *F, const adia_matrix *A, uint64_t seed)
         x[n / 2] = NAN;
         x[n - 1] = INFINITY;
         for (int32_t i = 0; i < m; i++) y[i] = ref[i] = NAN;
-        CHECK_OK(gpu_spmv(F, 1.0, x, 0.0, y));
+        CHECK_OK(test_gpu_format_spmv(F, 1.0, x, 0.0, y));
         CHECK_OK(adia_matrix_spmv(A, 1.0, x, 0.0, ref));
         compare(y, ref, m, adia_format_value_type(F) == ADIA_FLOAT ? 1e-4 : 1e-12, "NaN/Inf in x");
     }

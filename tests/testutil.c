@@ -1,6 +1,10 @@
 /* testutil.c -- see testutil.h */
 #include "testutil.h"
 
+#ifdef ADIA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -107,6 +111,65 @@ adia_matrix *test_diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd, const
     free(v);
     return A;
 }
+
+void test_coo_add(test_coo *m, int64_t r, int64_t c, double v)
+{
+    if (m->n == m->cap) {
+        m->cap = m->cap ? 2 * m->cap : 256;
+        m->r = realloc(m->r, (size_t)m->cap * sizeof *m->r);
+        m->c = realloc(m->c, (size_t)m->cap * sizeof *m->c);
+        m->v = realloc(m->v, (size_t)m->cap * sizeof *m->v);
+        if (!m->r || !m->c || !m->v) {
+            fprintf(stderr, "test_coo_add: out of memory\n");
+            exit(1);
+        }
+    }
+    m->r[m->n] = (int32_t)r;
+    m->c[m->n] = (int32_t)c;
+    m->v[m->n++] = v;
+}
+
+adia_matrix *test_coo_matrix(test_coo *m)
+{
+    adia_matrix *A = NULL;
+    adia_status s = adia_matrix_create_coo(m->rows, m->cols, m->n, m->r, m->c, m->v, ADIA_DOUBLE, &A);
+    CHECK(s == ADIA_OK, "test_coo_matrix %d x %d, %lld entries: %s", (int)m->rows, (int)m->cols,
+          (long long)m->n, adia_last_error());
+    free(m->r);
+    free(m->c);
+    free(m->v);
+    memset(m, 0, sizeof *m);
+    return A;
+}
+
+#ifdef ADIA_HAVE_CUDA
+adia_status test_gpu_format_spmv(adia_format *F, double alpha, const double *x, double beta,
+                                 double *y)
+{
+    int32_t m = adia_format_rows(F), n = adia_format_cols(F);
+    int fl = adia_format_value_type(F) == ADIA_FLOAT;
+    size_t vs = fl ? 4 : 8;
+    void *hx = malloc((size_t)n * vs + 8), *hy = malloc((size_t)m * vs + 8), *dx = NULL, *dy = NULL;
+    for (int32_t i = 0; i < n; i++) if (fl) ((float *)hx)[i] = (float)x[i]; else ((double *)hx)[i] = x[i];
+    for (int32_t i = 0; i < m; i++) if (fl) ((float *)hy)[i] = (float)y[i]; else ((double *)hy)[i] = y[i];
+    adia_status s = ADIA_ERR_CUDA;
+    if (cudaMalloc(&dx, (size_t)n * vs + 8) == cudaSuccess && cudaMalloc(&dy, (size_t)m * vs + 8) == cudaSuccess &&
+        cudaMemcpy(dx, hx, (size_t)n * vs, cudaMemcpyHostToDevice) == cudaSuccess &&
+        cudaMemcpy(dy, hy, (size_t)m * vs, cudaMemcpyHostToDevice) == cudaSuccess) {
+        s = adia_format_spmv_gpu(F, alpha, dx, beta, dy, NULL);
+        if (s == ADIA_OK && (cudaDeviceSynchronize() != cudaSuccess ||
+                             cudaMemcpy(hy, dy, (size_t)m * vs, cudaMemcpyDeviceToHost) != cudaSuccess))
+            s = ADIA_ERR_CUDA;
+    }
+    for (int32_t i = 0; i < m; i++) y[i] = fl ? ((float *)hy)[i] : ((double *)hy)[i];
+    cudaFree(dx);
+    cudaFree(dy);
+    free(hx);
+    free(hy);
+    return s;
+}
+
+#endif
 
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a)
 {

@@ -76,6 +76,24 @@ adia_matrix *test_generate(const char *spec);
  * Deterministic in seed; NULL (with a message) if it cannot be built. */
 adia_matrix *test_diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd, const int32_t *off,
                               double fill, double shift, double (*special)(int32_t, int32_t));
+/* Entries of a hand-made rows x cols matrix, collected one at a time. */
+typedef struct test_coo {
+    int32_t rows, cols;
+    int64_t n, cap;
+    int32_t *r, *c;
+    double *v;
+} test_coo;
+void test_coo_add(test_coo *m, int64_t r, int64_t c, double v);   /* exits when out of memory */
+/* The matrix of m's entries (one assertion that it builds; NULL if not);
+ * m's arrays are freed and m emptied. */
+adia_matrix *test_coo_matrix(test_coo *m);
+#ifdef ADIA_HAVE_CUDA
+/* y = alpha*F*x + beta*y through adia_format_spmv_gpu with host doubles in
+ * and out (rounded to float for a float format); ADIA_ERR_CUDA if a copy
+ * fails. */
+adia_status test_gpu_format_spmv(adia_format *F, double alpha, const double *x, double beta,
+                                 double *y);
+#endif
 /* A matrix built from a dense row-major array (zeros skipped). */
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a);
 

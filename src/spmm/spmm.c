@@ -75,6 +75,14 @@ static int cmp_i32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
+/* Arrays over the offset span (m + n slots) pay when the span is small
+ * beside the number of candidates (at most 16 slots each); else sort or
+ * search.  Used by the output offsets and the pairs alike. */
+static bool span_is_small(int64_t span, int64_t candidates)
+{
+    return span <= 16 * candidates;
+}
+
 /* Every in-range oa + ob and the offsets acc_off of an existing C, as
  * marks over (-m, n): linear in m + n. */
 static int64_t offsets_by_marks(spmm_plan *p, const int32_t *acc_off, int32_t n_acc,
@@ -123,7 +131,7 @@ static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
         p->n_pairs += hi - lo;
     }
     int64_t span = (int64_t)p->m + p->n, cand = p->n_pairs + n_acc;  /* oc + m in [1, m + n) */
-    bool sort = cand * 16 < span;
+    bool sort = !span_is_small(span, cand);
     uint8_t *mark = sort ? NULL : adia_calloc((size_t)span, 1, "output diagonal marks");
     p->c_off = adia_alloc(sort ? (size_t)cand : (size_t)span, sizeof *p->c_off, "output offsets");
     if ((!sort && !mark) || !p->c_off) {
@@ -150,12 +158,11 @@ static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
 }
 
 /* Output diagonal index of each offset oc + m in [0, m + n) when that
- * span is small beside the pairs (the offsets_by_marks case: at most 64
- * bytes a pair), else NULL and a binary search per pair. */
+ * span is small beside the pairs, else NULL and a binary search per pair. */
 static int32_t *offset_slots(const spmm_plan *p)
 {
     int64_t span = (int64_t)p->m + p->n;
-    if (span > 16 * p->n_pairs) return NULL;
+    if (!span_is_small(span, p->n_pairs)) return NULL;
     int32_t *slot = adia_alloc((size_t)span, sizeof *slot, "output diagonal slots");
     for (int32_t d = 0; slot && d < p->dc; d++) slot[(int64_t)p->c_off[d] + p->m] = d;
     return slot;
