@@ -62,6 +62,22 @@ const char *adia_last_error(void);
 /* Forget the last error of this thread. */
 void adia_clear_error(void);
 
+/* ================================================ memory budget (src/core) */
+
+/* One budget for the host memory an operation may take at its peak.  Every
+ * operation whose memory scales with its input (reading a file, generating,
+ * converting, building a format, products, planning) computes its whole
+ * peak from the header or spec before any work and refuses with
+ * ADIA_ERR_NO_MEMORY naming both figures ("reading F needs 17.2 GB, budget
+ * 12.0 GB") when it does not fit.  The default budget is half the memory
+ * the system can still give at the time of the check (Linux MemAvailable):
+ * Linux grants almost any allocation and kills the process later, so this
+ * check is what turns an absurd request into an error.  The budget is per
+ * process; the CLI sets it with --memory SIZE. */
+adia_status adia_set_memory_budget(int64_t bytes);   /* <= 0: the default    */
+int64_t adia_memory_budget(void);                    /* bytes in force now   */
+int64_t adia_memory_available(void);                 /* MemAvailable, bytes  */
+
 /* ======================================================= types (src/core) */
 
 typedef enum adia_value_type { ADIA_DOUBLE = 0, ADIA_FLOAT = 1 } adia_value_type;
@@ -142,6 +158,15 @@ adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path);
 adia_status adia_matrix_read_bin(const char *path, adia_matrix **out);
 /* Either of the two, chosen by content (binary magic) -- what the CLI uses. */
 adia_status adia_matrix_load(const char *path, adia_matrix **out);
+
+/* Dense vectors.  Matrix Market files: `array real|integer general` of
+ * n x 1 (or 1 x n), or `coordinate real|integer|pattern general` of n x 1
+ * (entries not given are 0); gzip by content; "-" reads standard input.
+ * Written as `array real general` n x 1 with 17 significant digits (exact
+ * round trip), through a temporary file renamed over path only when
+ * complete.  *x is malloc'd (free()); errors name file, line, value. */
+adia_status adia_vector_read_mtx(const char *path, int32_t *n, double **x);
+adia_status adia_vector_write_mtx(const char *path, int32_t n, const double *x);
 
 /* ==================================================== generators (src/gen) */
 
@@ -556,13 +581,14 @@ const char *adia_chooser_name(adia_chooser c);   /* "model", "rules", ... */
 /* Expected calls from which measuring pays (`adia spmv` measures then). */
 #define ADIA_PLAN_MEASURE_CALLS 1000
 
-/* Hints; zero-filled (or NULL) means: 1 call, double, CPU, no budget, the
- * model chooser, default format parameters, bandwidth measured. */
+/* Hints; zero-filled (or NULL) means: 1 call, double, CPU, the process memory
+ * budget, the model chooser, default format parameters, bandwidth measured. */
 typedef struct adia_plan_hints {
     int64_t expected_calls;            /* <= 0: unknown, counted as 1       */
     adia_value_type vtype;             /* of the plan's x and y             */
     int device;                        /* 0 CPU, 1 GPU, -1 GPU if one exists */
-    int64_t memory_budget;             /* bytes of format storage, <= 0: none */
+    int64_t memory_budget;             /* bytes of format storage, <= 0: the
+                                          process budget (adia_memory_budget) */
     adia_chooser chooser;
     const char *format;                /* ADIA_CHOOSE_FIXED: a format name  */
     const adia_format_params *params;  /* NULL: defaults (used by every

@@ -118,9 +118,29 @@ static void test_refused_allocation(void)
     adia_format *F = (adia_format *)&A;   /* must be reset to NULL */
     CHECK_OK(adia_matrix_generate("random:1000000,4", &A));
     CHECK_ERR(adia_format_build(A, "dia", NULL, ADIA_DOUBLE, &F), ADIA_ERR_NO_MEMORY,
-              "GB of memory available");
+              "GB, budget");
     CHECK(F == NULL, "no format after a refused allocation");
     CHECK(test_contains(adia_last_error(), "diagonal data"), "names what: %s", adia_last_error());
+    adia_matrix_destroy(A);
+}
+
+/* The process budget: set, reported, applied to large requests with both
+ * figures in the message, and back to the default (half of MemAvailable). */
+static void test_memory_budget(void)
+{
+    int64_t dflt = adia_memory_budget();
+    CHECK(dflt > 0 && dflt <= adia_memory_available(), "default budget %lld of %lld available",
+          (long long)dflt, (long long)adia_memory_available());
+    adia_matrix *A = NULL;
+    adia_format *F = NULL;
+    CHECK_OK(adia_matrix_generate("random:1000000,4", &A));
+    CHECK_OK(adia_set_memory_budget(300000000));
+    CHECK(adia_memory_budget() == 300000000, "budget set");
+    CHECK_ERR(adia_format_build(A, "dia", NULL, ADIA_DOUBLE, &F), ADIA_ERR_NO_MEMORY,
+              "budget 300.0 MB (set by adia_set_memory_budget");
+    CHECK(F == NULL, "no format after the refusal");
+    CHECK_OK(adia_set_memory_budget(0));
+    CHECK(adia_memory_budget() <= dflt * 2 && adia_memory_budget() > 0, "default again");
     adia_matrix_destroy(A);
 }
 
@@ -143,6 +163,7 @@ int main(void)
     test_transpose_and_spmv();
     test_csr_format();
     test_refused_allocation();
+    test_memory_budget();
     test_device_build_without_cuda();
     return TEST_END();
 }

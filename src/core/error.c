@@ -1,4 +1,3 @@
-#define _DEFAULT_SOURCE   /* sysconf(_SC_AVPHYS_PAGES) */
 /* error.c -- status strings, the thread-local last-error message, checked
  * allocation. */
 #include "internal.h"
@@ -6,7 +5,6 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <unistd.h>
 
 static _Thread_local char last_error[1024];
 
@@ -49,32 +47,12 @@ adia_status adia_error(adia_status code, const char *fmt, ...)
     return code;
 }
 
-/* Physical memory the system can still give (Linux MemAvailable; else
- * free pages; else unknown = SIZE_MAX). */
-static size_t available_bytes(void)
-{
-    FILE *f = fopen("/proc/meminfo", "r");
-    char line[128];
-    unsigned long long kb = 0;
-    while (f && fgets(line, sizeof line, f))
-        if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) break;
-    if (f) fclose(f);
-    if (kb > 0) return kb > SIZE_MAX / 1024 ? SIZE_MAX : (size_t)kb * 1024;
-    long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-    if (pages > 0 && page > 0 && (size_t)pages <= SIZE_MAX / (size_t)page)
-        return (size_t)pages * (size_t)page;
-    return SIZE_MAX;
-}
-
-/* Large requests are checked against the memory actually available first:
- * Linux grants almost any malloc/calloc lazily and then kills the process
- * while the pages are written (a padded format of an unstructured matrix
- * can ask for 100 GB).  Below ADIA_BIG_ALLOC the check is not worth its
- * /proc read. */
+/* Below ADIA_BIG_ALLOC a request is not worth the budget's /proc read; the
+ * operations check their whole peak up front anyway. */
 #define ADIA_BIG_ALLOC ((size_t)256 << 20)
 
 /* count x size bytes, checked for overflow and (from ADIA_BIG_ALLOC) against
- * the memory available; 0 after recording the error. */
+ * the memory budget (budget.c); 0 after recording the error. */
 static int request_bytes(size_t count, size_t size, const char *what, size_t *bytes)
 {
     if (!adia_mul_size(count, size, bytes)) {
@@ -83,11 +61,9 @@ static int request_bytes(size_t count, size_t size, const char *what, size_t *by
         return 0;
     }
     if (*bytes < ADIA_BIG_ALLOC) return 1;
-    size_t avail = available_bytes();
-    if (*bytes <= avail) return 1;
-    adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %.1f GB requested, %.1f GB of memory available",
-               what, *bytes / 1e9, avail / 1e9);
-    return 0;
+    char label[160];
+    snprintf(label, sizeof label, "allocating %s", what);
+    return adia_budget_check(*bytes > INT64_MAX ? INT64_MAX : (int64_t)*bytes, label) == ADIA_OK;
 }
 
 static void *allocated(void *p, const char *what, size_t bytes)

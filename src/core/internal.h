@@ -55,6 +55,12 @@ static inline bool adia_mul_size(size_t a, size_t b, size_t *out)
 void *adia_alloc(size_t count, size_t size, const char *what);
 /* Same, zero-filled. */
 void *adia_calloc(size_t count, size_t size, const char *what);
+/* ADIA_OK if an operation whose peak host memory is `bytes` fits the memory
+ * budget (adia_memory_budget); else ADIA_ERR_NO_MEMORY with "WHAT needs
+ * 17.2 GB, budget 12.0 GB (...)".  bytes < 0 means "beyond int64" (a
+ * saturated estimate).  Call it with the whole operation's peak before any
+ * work. */
+adia_status adia_budget_check(int64_t bytes, const char *what);
 /* Checked alloc that is allowed to fail: as adia_alloc. */
 #define ADIA_ALLOC(ptr, count, what)                                           \
     do {                                                                       \

@@ -118,7 +118,8 @@ adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
         return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: chooser FIXED needs a registered "
                           "format name, got '%s'", h->format ? h->format : "(null)");
     r->format = h->format;
-    r->budget = h->memory_budget > 0 ? h->memory_budget : 0;
+    /* one budget: the hint narrows the process budget for format storage */
+    r->budget = h->memory_budget > 0 ? h->memory_budget : adia_memory_budget();
     if (h->params) r->params = *h->params;
     if (h->device < -1 || h->device > 1)
         return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: device must be 0 (CPU), 1 (GPU) "
