@@ -118,7 +118,7 @@ static void test_refused_allocation(void)
     adia_format *F = (adia_format *)&A;   /* must be reset to NULL */
     CHECK_OK(adia_matrix_generate("random:1000000,4", &A));
     CHECK_ERR(adia_format_build(A, "dia", NULL, ADIA_DOUBLE, &F), ADIA_ERR_NO_MEMORY,
-              "GB, budget");
+              "TB, budget");
     CHECK(F == NULL, "no format after a refused allocation");
     CHECK(test_contains(adia_last_error(), "diagonal data"), "names what: %s", adia_last_error());
     adia_matrix_destroy(A);
@@ -139,6 +139,13 @@ static void test_memory_budget(void)
     CHECK_ERR(adia_format_build(A, "dia", NULL, ADIA_DOUBLE, &F), ADIA_ERR_NO_MEMORY,
               "budget 300.0 MB (set by adia_set_memory_budget");
     CHECK(F == NULL, "no format after the refusal");
+    /* a huge count is refused before the arrays are read or copied */
+    int32_t r[1] = {0}, c[1] = {0};
+    double v[1] = {1};
+    adia_matrix *B = NULL;
+    CHECK_ERR(adia_matrix_create_coo(10, 10, (int64_t)1 << 40, r, c, v, ADIA_DOUBLE, &B),
+              ADIA_ERR_NO_MEMORY, "adia_matrix_create_coo needs 30.8 TB");
+    CHECK(B == NULL, "no matrix after the refusal");
     CHECK_OK(adia_set_memory_budget(0));
     CHECK(adia_memory_budget() <= dflt * 2 && adia_memory_budget() > 0, "default again");
     adia_matrix_destroy(A);

@@ -365,6 +365,23 @@ static void test_bad_specs(void)
     for (int k = 0; k < 11; k++) CHECK(strstr(help, kinds[k]), "help mentions %s", kinds[k]);
 }
 
+/* The whole generation is checked against the memory budget before the
+ * arrays are allocated: the row arrays before counting, the CSR after. */
+static void test_budget(void)
+{
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_set_memory_budget(50000000));
+    CHECK_ERR(adia_matrix_generate("lap2d5:1000", &A), ADIA_ERR_NO_MEMORY,
+              "generating lap2d5:1000 (1000000 x 1000000, 4996000 nonzeros) needs 76.0 MB, "
+              "budget 50.0 MB");
+    CHECK(A == NULL, "no matrix after the refusal");
+    CHECK_ERR(adia_matrix_generate("band:2000000000,1", &A), ADIA_ERR_NO_MEMORY,
+              "(2000000000 x 2000000000) needs 32.0 GB");
+    CHECK_OK(adia_set_memory_budget(0));
+    CHECK_OK(adia_matrix_generate("lap2d5:1000", &A));
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -375,5 +392,6 @@ int main(void)
     test_determinism();
     test_threads_agree();
     test_bad_specs();
+    test_budget();
     return TEST_END();
 }

@@ -47,10 +47,11 @@ int64_t adia_memory_budget(void)
     return b > 0 ? b : default_budget();
 }
 
-/* "17.2 GB", "512.0 MB", "800 bytes" */
+/* "17.2 GB", "512.0 MB", "800 bytes", as the messages print sizes */
 static void human(char *buf, size_t len, int64_t bytes)
 {
-    if (bytes >= 1000000000) snprintf(buf, len, "%.1f GB", bytes / 1e9);
+    if (bytes >= 1000000000000) snprintf(buf, len, "%.1f TB", bytes / 1e12);
+    else if (bytes >= 1000000000) snprintf(buf, len, "%.1f GB", bytes / 1e9);
     else if (bytes >= 1000000) snprintf(buf, len, "%.1f MB", bytes / 1e6);
     else if (bytes >= 1000) snprintf(buf, len, "%.1f kB", bytes / 1e3);
     else snprintf(buf, len, "%lld bytes", (long long)bytes);

@@ -48,6 +48,19 @@ static inline bool adia_mul_size(size_t a, size_t b, size_t *out)
 {
     return !__builtin_mul_overflow(a, b, out);
 }
+/* Saturating (at INT64_MAX) sums and products of non-negative sizes: for
+ * peak-memory estimates that are compared with the budget, where "too
+ * large to count" must still compare as too large. */
+static inline int64_t adia_sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_add_overflow(a, b, &r) ? INT64_MAX : r;
+}
+static inline int64_t adia_sat_mul(int64_t a, int64_t b)
+{
+    int64_t r;
+    return __builtin_mul_overflow(a, b, &r) ? INT64_MAX : r;
+}
 
 /* malloc(count*size) with overflow check; records an error and returns
  * NULL on failure.  count == 0 returns a valid 1-byte allocation so that

@@ -67,6 +67,17 @@ static adia_status check_shape(int32_t rows, int32_t cols, int64_t nnz,
     return ADIA_OK;
 }
 
+/* Peak host bytes of adia_matrix_create_coo: the column pointers, the
+ * column-sorted copy (row, value, column), the CSR result and, for float
+ * values, their double copy -- all alive at once. */
+static int64_t coo_peak_bytes(int32_t rows, int32_t cols, int64_t nnz, adia_value_type vt)
+{
+    int64_t per_entry = 16 + 12 + (vt == ADIA_FLOAT ? 8 : 0);
+    int64_t b = adia_sat_mul(nnz, per_entry);
+    b = adia_sat_add(b, adia_sat_mul((int64_t)cols + 1, 8));
+    return adia_sat_add(b, adia_sat_mul((int64_t)rows + 1, 8));
+}
+
 /* Sum duplicate columns inside each (sorted) row, compacting in place. */
 static void sum_duplicates(adia_csr *A)
 {
@@ -97,6 +108,8 @@ adia_status adia_matrix_create_coo(int32_t rows, int32_t cols, int64_t nnz,
     if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_coo: out is NULL");
     *out = NULL;
     ADIA_TRY(check_shape(rows, cols, nnz, "adia_matrix_create_coo"));
+    ADIA_TRY(adia_budget_check(coo_peak_bytes(rows, cols, nnz, vt),
+                               "adia_matrix_create_coo"));
     if (nnz > 0 && (!row || !col))
         return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_coo: index array is NULL");
     for (int64_t k = 0; k < nnz; k++)
@@ -148,6 +161,9 @@ adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
     if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: out is NULL");
     *out = NULL;
     ADIA_TRY(check_shape(rows, cols, nnz, "adia_matrix_create_csr"));
+    ADIA_TRY(adia_budget_check(adia_sat_add(coo_peak_bytes(rows, cols, nnz, vt),
+                                            adia_sat_mul(nnz, 4)),   /* row indices */
+                               "adia_matrix_create_csr"));
     if (!rowptr || (nnz > 0 && (!colind || !values)))
         return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: array is NULL");
     if (rowptr[0] != 0 || rowptr[rows] != nnz)

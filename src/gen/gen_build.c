@@ -39,8 +39,23 @@ uint64_t gen_rng_below(gen_rng *r, uint64_t n)
     return gen_rng_next(r) % n;  /* bias < n / 2^64: irrelevant here */
 }
 
+/* The builder's peak: the row lengths beside the CSR result.  Checked twice:
+ * before counting (the row arrays alone, as nnz is not known yet) and with
+ * the counted nonzeros, before the CSR is allocated. */
+static adia_status check_budget(const gen_rows *g, const char *name, int64_t nnz)
+{
+    int64_t rows1 = (int64_t)g->rows + 1;
+    int64_t peak = adia_sat_add(adia_sat_mul(rows1, 16), adia_sat_mul(nnz, 12));
+    char what[200], count[48] = "";
+    if (nnz > 0) snprintf(count, sizeof count, ", %" PRId64 " nonzeros", nnz);
+    snprintf(what, sizeof what, "generating %s (%" PRId32 " x %" PRId32 "%s)", name, g->rows,
+             g->cols, count);
+    return adia_budget_check(peak, what);
+}
+
 adia_status gen_build(const gen_rows *g, const char *name, adia_matrix **out)
 {
+    ADIA_TRY(check_budget(g, name, 0));
     int64_t *len = adia_alloc((size_t)g->rows + 1, sizeof *len, "generator row lengths");
     if (!len) return ADIA_ERR_NO_MEMORY;
     len[0] = 0;
@@ -49,7 +64,8 @@ adia_status gen_build(const gen_rows *g, const char *name, adia_matrix **out)
     for (int32_t i = 0; i < g->rows; i++) len[i + 1] += len[i];  /* <= 2^31 * 2^31 */
 
     adia_csr c;
-    adia_status s = adia_csr_alloc(&c, g->rows, g->cols, len[g->rows], ADIA_DOUBLE);
+    adia_status s = check_budget(g, name, len[g->rows]);
+    if (s == ADIA_OK) s = adia_csr_alloc(&c, g->rows, g->cols, len[g->rows], ADIA_DOUBLE);
     if (s != ADIA_OK) {
         free(len);
         return s;
