@@ -672,8 +672,10 @@ adia_format *adia_plan_format(const adia_plan *plan);
 
 /* Krylov solvers on top of a plan: every product with A is adia_spmv on
  * the planner's format, so a solver's many SpMVs run in the format the
- * planner picked for that many calls.  CPU plans in double (GPU plans:
- * ADIA_ERR_UNSUPPORTED for now). */
+ * planner picked for that many calls.  CPU plans in double; GPU plans in
+ * double or float: there every vector stays on the device, the scalars
+ * too (the stopping test runs on the device; the host looks once per chunk
+ * of iterations, replayed as a CUDA graph), and sums are in double. */
 typedef enum adia_solver {
     ADIA_SOLVE_CG = 0,        /* conjugate gradients: A symmetric positive definite */
     ADIA_SOLVE_BICGSTAB = 1   /* BiCGSTAB: any nonsingular A                        */
@@ -685,6 +687,8 @@ typedef struct adia_solve_options {
     int max_iter;             /* <= 0: 1000                                     */
     double rtol;              /* stop at ||b - A x|| <= rtol ||b||; <= 0: 1e-8   */
     int jacobi;               /* 1: diagonal (Jacobi) preconditioner            */
+    int device;               /* plan NULL: 0 CPU (default), 1 GPU, -1 GPU if
+                                 one is usable                                  */
 } adia_solve_options;
 
 typedef struct adia_solve_info {
@@ -693,7 +697,8 @@ typedef struct adia_solve_info {
     double residual;          /* ||b - A x|| / ||b|| of the returned x, computed
                                  afresh (not the recurrence); 0 when b = 0      */
     double time_ms;           /* the iterations, SpMVs included                 */
-    double spmv_ms;           /* of which in SpMV                               */
+    double spmv_ms;           /* of which in SpMV (CPU; NaN on the GPU, where
+                                 the iteration runs as one graph)               */
     int spmvs;                /* products with A                                */
     char format[16];          /* the plan's format                              */
     char stop[128];           /* why it stopped: "converged", "iteration limit reached",
@@ -702,12 +707,13 @@ typedef struct adia_solve_info {
 
 void adia_solve_options_default(adia_solve_options *opt);
 /* Solve A x = b; x holds the initial guess on entry (zeros are fine) and
- * the last iterate on return.  plan: a CPU double plan of A, or NULL (one
- * is made with max_iter expected calls -- the planner measures candidates
- * when that is many -- and destroyed).  Not converging (max_iter reached, a
+ * the last iterate on return.  plan: a plan of A (CPU: double; GPU: b and
+ * x are moved to the device once and x back at the end), or NULL (one is
+ * made on opt->device with max_iter expected calls -- the planner measures
+ * candidates when that is many -- and destroyed).  Not converging (max_iter reached, a
  * breakdown) is not an error: ADIA_OK with info->converged 0 and the
  * reason in info->stop.  Errors: NULL arguments, a non-square A, a plan of
- * another shape or type or on the GPU, Jacobi with a zero diagonal entry
+ * another shape, a CPU plan in float, Jacobi with a zero diagonal entry
  * (the message names the row), NaN/Inf in b.  opt NULL: defaults; info may
  * be NULL. */
 adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,

@@ -4,7 +4,7 @@
  * OpenMP loops.  Convergence is judged on the true residual b - A x of the
  * returned x, recomputed at the end, not only on the recurrence (which can
  * drift from it in finite precision). */
-#include "internal.h"
+#include "solve_internal.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -204,14 +204,13 @@ static adia_status solver_plan(const adia_matrix *A, adia_plan *plan, const adia
         if (adia_plan_rows(plan) != n || adia_plan_cols(plan) != n)
             return adia_error(ADIA_ERR_DIMENSION, "adia_solve: the plan is %d x %d, A is %d x %d",
                               adia_plan_rows(plan), adia_plan_cols(plan), n, n);
-        if (adia_plan_device(plan) != 0 || adia_plan_value_type(plan) != ADIA_DOUBLE)
-            return adia_error(ADIA_ERR_UNSUPPORTED, "adia_solve: needs a CPU plan in double "
-                              "(this one: %s, %s)", adia_plan_device(plan) ? "GPU" : "CPU",
-                              adia_value_type_name(adia_plan_value_type(plan)));
+        if (adia_plan_device(plan) == 0 && adia_plan_value_type(plan) != ADIA_DOUBLE)
+            return adia_error(ADIA_ERR_UNSUPPORTED, "adia_solve: a CPU plan must be in double "
+                              "(this one: float)");
         return ADIA_OK;
     }
     int64_t calls = (int64_t)o->max_iter * (o->method == ADIA_SOLVE_BICGSTAB ? 2 : 1) + 2;
-    adia_plan_hints h = {.expected_calls = calls, .vtype = ADIA_DOUBLE, .device = 0,
+    adia_plan_hints h = {.expected_calls = calls, .vtype = ADIA_DOUBLE, .device = o->device,
                          .chooser = calls >= ADIA_PLAN_MEASURE_CALLS ? ADIA_CHOOSE_MEASURE
                                                                      : ADIA_CHOOSE_MODEL};
     ADIA_TRY(adia_plan_create(A, &h, own));
@@ -299,7 +298,15 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     if (s == ADIA_OK) s = solver_plan(A, plan, &o, &S.plan, &own);
     if (s == ADIA_OK) {
         snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(S.plan));
-        s = run(&S, o.method, b, x, bnorm);
+        if (adia_plan_device(S.plan) == 1) {
+            adia_solve_gpu_args g = {.plan = S.plan, .method = o.method, .n = (int32_t)S.n,
+                                     .vt = adia_plan_value_type(S.plan),
+                                     .inv_diag = S.inv_diag, .rtol = o.rtol,
+                                     .max_iter = o.max_iter};
+            s = adia_solve_gpu_host(&g, b, x, info);
+        } else {
+            s = run(&S, o.method, b, x, bnorm);
+        }
     }
     info->spmv_ms = S.spmv_ms;
     info->spmvs = S.spmvs;

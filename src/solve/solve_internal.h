@@ -1,0 +1,41 @@
+/* solve_internal.h -- what the CPU solvers (solve.c) hand to the GPU ones
+ * (solve_gpu.cu; solve_gpu_none.c in a build without CUDA). */
+#ifndef ADIA_SOLVE_INTERNAL_H
+#define ADIA_SOLVE_INTERNAL_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One solve on the device: every vector stays there, the plan's SpMV is
+ * the operator, the stopping test runs on the device and the host looks
+ * once per chunk of iterations (captured as a CUDA graph). */
+typedef struct adia_solve_gpu_args {
+    adia_plan *plan;            /* a GPU plan, n x n                          */
+    adia_solver method;         /* CG or BiCGSTAB                              */
+    int32_t n;
+    adia_value_type vt;         /* the plan's value type: of d_b and d_x       */
+    const void *d_b;            /* device, n values                            */
+    void *d_x;                  /* device, n values: initial guess, solution   */
+    const double *inv_diag;     /* host, n values of 1 / A(i,i), or NULL       */
+    double rtol;
+    int max_iter;
+    void *stream;               /* cudaStream_t the caller's work is on        */
+} adia_solve_gpu_args;
+
+/* Fills info (iterations, converged, residual, stop, time_ms); converged is
+ * set only from the true residual b - A x recomputed at the end, finite and
+ * <= rtol ||b||. */
+adia_status adia_solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info);
+
+/* Host vectors through a GPU plan: b and x (doubles) are moved to the
+ * device once, solved there, and x comes back. */
+adia_status adia_solve_gpu_host(const adia_solve_gpu_args *a, const double *b, double *x,
+                                adia_solve_info *info);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

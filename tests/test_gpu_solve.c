@@ -1,0 +1,188 @@
+/* test_gpu_solve.c -- the device-resident solvers against the CPU solver:
+ * the same problems (b = A * xstar, x0 = 0) on GPU plans of several
+ * formats, both value types, CG and BiCGSTAB with and without Jacobi;
+ * converged only with a true residual below rtol, the solution close to
+ * xstar, the iteration count close to the CPU's; stop reasons (limit,
+ * breakdown, non-finite values) never reported as success. */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifndef ADIA_HAVE_CUDA
+int main(void) { TEST_SKIP("built without CUDA"); }
+#else
+
+typedef struct outcome {
+    adia_status status;
+    adia_solve_info info;
+    double err;               /* ||x - xstar|| / ||xstar|| */
+} outcome;
+
+static outcome solve_known(const adia_matrix *A, adia_plan *P, const adia_solve_options *o)
+{
+    outcome r = {.err = INFINITY};
+    int32_t n = adia_matrix_rows(A);
+    double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b),
+           *x = calloc((size_t)n, sizeof *x);
+    uint64_t seed = 5;
+    test_rand_vector(&seed, xs, n);
+    r.status = adia_matrix_spmv(A, 1.0, xs, 0.0, b);
+    if (r.status == ADIA_OK) r.status = adia_solve(A, P, b, x, o, &r.info);
+    double num = 0, den = 0;
+    for (int32_t i = 0; r.status == ADIA_OK && i < n; i++) {
+        num += (x[i] - xs[i]) * (x[i] - xs[i]);
+        den += xs[i] * xs[i];
+    }
+    if (r.status == ADIA_OK) r.err = sqrt(num / den);
+    free(xs);
+    free(b);
+    free(x);
+    return r;
+}
+
+static adia_plan *gpu_plan(const adia_matrix *A, const char *format, adia_value_type vt)
+{
+    adia_plan *P = NULL;
+    adia_plan_hints h = {.expected_calls = 100, .vtype = vt, .device = 1,
+                         .chooser = ADIA_CHOOSE_FIXED, .format = format};
+    adia_status s = adia_plan_create(A, &h, &P);
+    CHECK(s == ADIA_OK, "GPU plan %s (%s): %s", format, adia_value_type_name(vt),
+          adia_last_error());
+    return s == ADIA_OK ? P : NULL;
+}
+
+static void test_against_cpu(void)
+{
+    static const struct { const char *spec; adia_solver m; int jacobi; } cases[] = {
+        {"lap2d5:61", ADIA_SOLVE_CG, 0},          {"lap2d5:61", ADIA_SOLVE_CG, 1},
+        {"lap3d7:15", ADIA_SOLVE_CG, 0},          {"type2:5000", ADIA_SOLVE_CG, 1},
+        {"lap2d5:61", ADIA_SOLVE_BICGSTAB, 0},    {"band:3001,4", ADIA_SOLVE_BICGSTAB, 0},
+        {"band:3001,4", ADIA_SOLVE_BICGSTAB, 1},  {"type3:20000,9,0.4", ADIA_SOLVE_BICGSTAB, 1},
+        {"lap3d7:40", ADIA_SOLVE_CG, 0},  /* 64000 rows: many grid blocks */
+    };
+    static const char *formats[] = {"csr", "dia", "hdi", "brcsd1", "brcsd2", "crsd", "ell", "sell"};
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        adia_matrix *A = test_generate(cases[c].spec);
+        if (!A) continue;
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.method = cases[c].m;
+        o.jacobi = cases[c].jacobi;
+        o.max_iter = 5000;
+        outcome cpu = solve_known(A, NULL, &o);
+        CHECK(cpu.status == ADIA_OK && cpu.info.converged, "%s: CPU reference", cases[c].spec);
+        for (size_t f = 0; f < sizeof formats / sizeof *formats; f++)
+            for (int t = 0; t < 2; t++) {
+                adia_value_type vt = t ? ADIA_FLOAT : ADIA_DOUBLE;
+                adia_plan *P = gpu_plan(A, formats[f], vt);
+                if (!P) continue;
+                o.rtol = vt == ADIA_FLOAT ? 1e-5 : 1e-8;
+                outcome g = solve_known(A, P, &o);
+                const char *tag = adia_solver_name(o.method);
+                CHECK(g.status == ADIA_OK && g.info.converged && g.info.residual <= o.rtol,
+                      "%s %s%s on %s/%s: status %d, %s, residual %.3g", cases[c].spec, tag,
+                      o.jacobi ? "+jacobi" : "", formats[f], adia_value_type_name(vt),
+                      (int)g.status, g.info.stop, g.info.residual);
+                CHECK(g.err < (vt == ADIA_FLOAT ? 1e-2 : 1e-5), "%s %s on %s/%s: error %.3g",
+                      cases[c].spec, tag, formats[f], adia_value_type_name(vt), g.err);
+                int d = g.info.iterations - cpu.info.iterations;
+                if (vt == ADIA_DOUBLE)  /* same rtol: the same iterations up to round-off */
+                    CHECK(abs(d) <= 2 + cpu.info.iterations / 50,
+                          "%s %s on %s: %d iterations, CPU %d", cases[c].spec, tag, formats[f],
+                          g.info.iterations, cpu.info.iterations);
+                adia_plan_destroy(P);
+            }
+        adia_matrix_destroy(A);
+    }
+}
+
+/* One row; b = 0 (x = 0 exactly); the iteration limit; CG on a negative
+ * definite matrix (breakdown); a NaN inside A (non-finite, not success). */
+static void test_stop_reasons(void)
+{
+    int32_t r1[1] = {0}, c1[1] = {0};
+    double v1[1] = {4};
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_matrix_create_coo(1, 1, 1, r1, c1, v1, ADIA_DOUBLE, &A));
+    adia_plan *P = gpu_plan(A, "csr", ADIA_DOUBLE);
+    double b1[1] = {2}, x1[1] = {0};
+    adia_solve_info in;
+    if (P) {
+        CHECK_OK(adia_solve(A, P, b1, x1, NULL, &in));
+        CHECK(in.converged && fabs(x1[0] - 0.5) < 1e-15, "1 x 1: x = %g, %s", x1[0], in.stop);
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+
+    A = test_generate("lap2d5:40");
+    P = A ? gpu_plan(A, "dia", ADIA_DOUBLE) : NULL;
+    if (P) {
+        int32_t n = adia_matrix_rows(A);
+        double *b = calloc((size_t)n, sizeof *b), *x = calloc((size_t)n, sizeof *x);
+        for (int32_t i = 0; i < n; i++) x[i] = 1;
+        CHECK_OK(adia_solve(A, P, b, x, NULL, &in));
+        CHECK(in.converged && x[0] == 0 && x[n - 1] == 0, "b = 0: %s", in.stop);
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.max_iter = 5;
+        for (int32_t i = 0; i < n; i++) b[i] = 1;
+        CHECK_OK(adia_solve(A, P, b, x, &o, &in));
+        CHECK(!in.converged && in.iterations == 5 && strstr(in.stop, "limit"),
+              "limit: %d iterations, %s", in.iterations, in.stop);
+        free(b);
+        free(x);
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+
+    enum { N = 100 };
+    int32_t ri[N], ci[N];
+    double vi[N], b[N], x[N];
+    for (int i = 0; i < N; i++) {
+        ri[i] = ci[i] = i;
+        vi[i] = -1.0 - i;
+        b[i] = 1;
+        x[i] = 0;
+    }
+    CHECK_OK(adia_matrix_create_coo(N, N, N, ri, ci, vi, ADIA_DOUBLE, &A));
+    P = gpu_plan(A, "dia", ADIA_DOUBLE);
+    if (P) {
+        CHECK_OK(adia_solve(A, P, b, x, NULL, &in));
+        CHECK(!in.converged && strstr(in.stop, "breakdown"), "negative definite: %s", in.stop);
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+
+    for (int i = 0; i < N; i++) {
+        vi[i] = i == 37 ? NAN : 2.0;
+        x[i] = 0;
+    }
+    CHECK_OK(adia_matrix_create_coo(N, N, N, ri, ci, vi, ADIA_DOUBLE, &A));
+    P = gpu_plan(A, "csr", ADIA_DOUBLE);
+    if (P) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        for (int m = 0; m < 2; m++) {
+            o.method = m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG;
+            memset(x, 0, sizeof x);
+            CHECK_OK(adia_solve(A, P, b, x, &o, &in));
+            CHECK(!in.converged, "NaN in A (%s): must not converge: %s, residual %g",
+                  adia_solver_name(o.method), in.stop, in.residual);
+        }
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    int ndev = 0;
+    CHECK_OK(adia_gpu_device_count(&ndev));
+    if (ndev == 0) TEST_SKIP("no CUDA device");
+    test_against_cpu();
+    test_stop_reasons();
+    return TEST_END();
+}
+#endif
