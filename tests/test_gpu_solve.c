@@ -86,9 +86,13 @@ static void test_against_cpu(void)
                       (int)g.status, g.info.stop, g.info.residual);
                 CHECK(g.err < (vt == ADIA_FLOAT ? 1e-2 : 1e-5), "%s %s on %s/%s: error %.3g",
                       cases[c].spec, tag, formats[f], adia_value_type_name(vt), g.err);
+                /* same rtol: the same iterations up to round-off -- CG's within 2%;
+                 * BiCGSTAB's residual history is erratic, so the sums' order
+                 * (blocks here, threads there) moves it further: 10% */
                 int d = g.info.iterations - cpu.info.iterations;
-                if (vt == ADIA_DOUBLE)  /* same rtol: the same iterations up to round-off */
-                    CHECK(abs(d) <= 2 + cpu.info.iterations / 50,
+                int slack = 2 + cpu.info.iterations / (o.method == ADIA_SOLVE_CG ? 50 : 10);
+                if (vt == ADIA_DOUBLE)
+                    CHECK(abs(d) <= slack,
                           "%s %s on %s: %d iterations, CPU %d", cases[c].spec, tag, formats[f],
                           g.info.iterations, cpu.info.iterations);
                 adia_plan_destroy(P);
