@@ -2,11 +2,9 @@
  *
  * Every vector stays on the GPU; the operator is the plan's SpMV; the
  * scalars (alpha, beta, ...) live in device memory and are computed by the
- * last block of each reduction, so no iteration waits for the host.  A
- * chunk of iterations is captured once as a CUDA graph and replayed; the
- * host reads the state once per chunk.  Once the device has decided to stop
- * (converged, breakdown, limit), every vector kernel of the rest of the
- * chunk returns at once; only the SpMVs of those iterations still run.
+ * last block of each reduction, so no iteration waits for the host.  The
+ * iteration loop is one CUDA graph with a device-side WHILE node (see
+ * capture()); the host waits once per solve.
  * Reductions are deterministic: fixed grid, block partials summed in block
  * order by the last block (no floating-point atomics).  Sums are in double
  * for both value types.  Success is judged on the true residual b - A x,
@@ -116,6 +114,13 @@ __device__ void check_stop(state *st, double rr)
     }
 }
 
+/* The graph's WHILE loop runs another iteration while this says 1; called
+ * once per iteration, by one thread, after the status is final. */
+__device__ inline void loop_again(bool use_cond, cudaGraphConditionalHandle h, const state *st)
+{
+    if (use_cond) cudaGraphSetConditional(h, st->status == RUNNING);
+}
+
 /* ------------------------------------------------------- scaled norm */
 
 /* max |v_i| into st->norm_max (NaN if any v_i is NaN) */
@@ -218,10 +223,12 @@ __global__ void cg_update(T *x, T *r, const T *p, const T *q, const T *d, int64_
     }
 }
 
-/* p = D r + beta p */
+/* p = D r + beta p; the iteration's last kernel */
 template <typename T>
-__global__ void cg_direction(T *p, const T *r, const T *d, int64_t n, const state *st)
+__global__ void cg_direction(T *p, const T *r, const T *d, int64_t n, const state *st,
+                             bool use_cond, cudaGraphConditionalHandle h)
 {
+    if (blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
     if (st->status != RUNNING) return;
     const double beta = st->beta;
     GRID_LOOP(i, n) {
@@ -327,12 +334,17 @@ __global__ void bicg_omega(const T *t, const T *s, int64_t n, double *partial, s
     }
 }
 
-/* x += alpha ph + omega sh; r = s - omega t; rho' = r0'r, rr = r'r */
+/* x += alpha ph + omega sh; r = s - omega t; rho' = r0'r, rr = r'r; the
+ * iteration's last kernel */
 template <typename T>
 __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, const T *r0,
-                           int64_t n, double *partial, state *st)
+                           int64_t n, double *partial, state *st, bool use_cond,
+                           cudaGraphConditionalHandle h)
 {
-    if (st->status != RUNNING) return;
+    if (st->status != RUNNING) {
+        if (blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
+        return;
+    }
     const double alpha = st->alpha, omega = st->omega;
     double v[2] = {0, 0};
     GRID_LOOP(i, n) {
@@ -351,6 +363,7 @@ __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, co
             st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
             st->why = v[0];
         }
+        loop_again(use_cond, h, st);
     }
 }
 
@@ -364,6 +377,8 @@ struct workspace {
     state *host = nullptr;       /* pinned copy of st                        */
     cudaStream_t stream = nullptr;
     cudaGraphExec_t exec = nullptr;
+    bool use_cond = false;       /* exec is a device-side WHILE loop         */
+    cudaGraphConditionalHandle cond = 0;
     ~workspace()
     {
         if (exec) cudaGraphExecDestroy(exec);
@@ -414,7 +429,9 @@ adia_status setup(solve_run<T> &R)
     ADIA_CUDA_TRY(cudaGetDevice(&dev));
     ADIA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     int64_t blocks = (R.n + NT - 1) / NT;
-    R.grid = (unsigned)(blocks < 4 * sms ? (blocks > 0 ? blocks : 1) : 4 * sms);
+    /* a full SM's worth of threads (8 x 256) everywhere: enough loads in
+     * flight for the bandwidth of the vector passes */
+    R.grid = (unsigned)(blocks < 8 * sms ? (blocks > 0 ? blocks : 1) : 8 * sms);
     ADIA_TRY(check_device_memory(bytes + R.grid * 2 * sizeof(double) + sizeof(state)));
     ADIA_CUDA_TRY(cudaMalloc(&R.w.vec, bytes ? bytes : 1));
     ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.partial, R.grid * 2 * sizeof(double)));
@@ -486,7 +503,7 @@ adia_status iteration(solve_run<T> &R)
         ADIA_TRY(spmv(R, R.p, R.q));
         cg_alpha<T><<<R.grid, NT, 0, s>>>(R.p, R.q, R.n, pa, st);
         cg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.p, R.q, R.d, R.n, pa, st);
-        cg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.r, R.d, R.n, st);
+        cg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.r, R.d, R.n, st, R.w.use_cond, R.w.cond);
     } else {
         bicg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.d ? R.ph : R.p, R.r, R.q, R.d, R.n, st);
         ADIA_TRY(spmv(R, R.ph, R.q));
@@ -494,33 +511,72 @@ adia_status iteration(solve_run<T> &R)
         bicg_half<T><<<R.grid, NT, 0, s>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n, pa, st);
         ADIA_TRY(spmv(R, R.sh, R.t));
         bicg_omega<T><<<R.grid, NT, 0, s>>>(R.t, R.r, R.n, pa, st);
-        bicg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n, pa, st);
+        bicg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n, pa, st,
+                                             R.w.use_cond, R.w.cond);
     }
     return adia_cuda_check(cudaGetLastError(), "GPU solver iteration");
 }
 
-/* Iterations per graph: enough to hide launch latency on small problems,
- * few enough that the SpMVs run after the device stopped cost little. */
+/* The iteration loop as one graph: a WHILE node (CUDA 12.4+) whose body
+ * is one iteration, repeated on the device until the last kernel of an
+ * iteration says stop -- no host round trip and no work after the stop.
+ * Where conditional nodes are not available (older driver), a chunk of
+ * iterations is captured instead and replayed until the state says stop;
+ * then the SpMVs of the chunk's remaining iterations still run. */
 static int chunk_size(int64_t n) { return n < (1 << 20) ? 32 : 8; }
 
 template <typename T>
-adia_status capture(solve_run<T> &R, int chunk)
+adia_status capture_iterations(solve_run<T> &R, cudaGraph_t into, int count)
 {
-    cudaGraph_t g = nullptr;
-    ADIA_CUDA_TRY(cudaStreamBeginCapture(R.w.stream, cudaStreamCaptureModeThreadLocal));
+    cudaError_t e = into ? cudaStreamBeginCaptureToGraph(R.w.stream, into, nullptr, nullptr, 0,
+                                                         cudaStreamCaptureModeThreadLocal)
+                         : cudaStreamBeginCapture(R.w.stream, cudaStreamCaptureModeThreadLocal);
+    ADIA_TRY(adia_cuda_check(e, "GPU solver graph capture"));
     adia_status s = ADIA_OK;
     int before = R.spmvs;
-    for (int i = 0; i < chunk && s == ADIA_OK; i++) s = iteration(R);
+    for (int i = 0; i < count && s == ADIA_OK; i++) s = iteration(R);
     R.graph_spmvs = R.spmvs - before;
     R.spmvs = before;
-    cudaError_t e = cudaStreamEndCapture(R.w.stream, &g);
+    cudaGraph_t g = into;
+    e = cudaStreamEndCapture(R.w.stream, &g);
     if (s == ADIA_OK) s = adia_cuda_check(e, "GPU solver graph capture");
     if (s == ADIA_OK) s = adia_cuda_check(cudaGraphInstantiate(&R.w.exec, g, 0), "GPU solver graph");
-    if (g) cudaGraphDestroy(g);
+    if (g && !into) cudaGraphDestroy(g);
     return s;
 }
 
-/* Replay the graph until the device stops; *st is the final state. */
+template <typename T>
+adia_status capture_while(solve_run<T> &R)
+{
+    cudaGraph_t g = nullptr;
+    if (cudaGraphCreate(&g, 0) != cudaSuccess) return ADIA_ERR_UNSUPPORTED;
+    cudaGraphNodeParams np = {};
+    np.type = cudaGraphNodeTypeConditional;
+    np.conditional.type = cudaGraphCondTypeWhile;
+    np.conditional.size = 1;
+    cudaGraphNode_t node;
+    adia_status s = ADIA_ERR_UNSUPPORTED;
+    if (cudaGraphConditionalHandleCreate(&np.conditional.handle, g, 1,
+                                         cudaGraphCondAssignDefault) == cudaSuccess &&
+        cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &np) == cudaSuccess) {
+        R.w.cond = np.conditional.handle;
+        R.w.use_cond = true;
+        s = capture_iterations(R, np.conditional.phGraph_out[0], 1);
+        if (s != ADIA_OK) R.w.use_cond = false;
+    }
+    cudaGetLastError();   /* an unsupported conditional node is not an error here */
+    cudaGraphDestroy(g);
+    return s;
+}
+
+template <typename T>
+adia_status capture(solve_run<T> &R)
+{
+    if (capture_while(R) == ADIA_OK) return ADIA_OK;
+    return capture_iterations(R, nullptr, chunk_size(R.n));
+}
+
+/* Run the graph until the device stops; *st is the final state. */
 template <typename T>
 adia_status iterate(solve_run<T> &R, state *st)
 {
@@ -531,7 +587,7 @@ adia_status iterate(solve_run<T> &R, state *st)
         *st = *R.w.host;
         if (st->status != RUNNING) return ADIA_OK;
         ADIA_CUDA_TRY(cudaGraphLaunch(R.w.exec, R.w.stream));
-        R.spmvs += R.graph_spmvs;
+        if (!R.w.use_cond) R.spmvs += R.graph_spmvs;   /* WHILE: counted per iteration */
     }
 }
 
@@ -599,7 +655,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         return ADIA_OK;
     }
     const double tol = a->rtol * bnorm;
-    ADIA_TRY(capture(R, chunk_size(R.n)));
+    ADIA_TRY(capture(R));
     state st = {};
     int done = 0;
     double rnorm = NAN;
@@ -607,6 +663,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         ADIA_TRY(start(R, tol * tol, a->max_iter - done));
         ADIA_TRY(iterate(R, &st));
         done += st.iter;
+        if (R.w.use_cond) R.spmvs += st.iter * R.graph_spmvs;
         ADIA_TRY(true_residual(R, &rnorm));
         bool said = st.status == CONVERGED;
         info->converged = isfinite(rnorm) && rnorm <= tol;
