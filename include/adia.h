@@ -22,6 +22,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+/* the library is compiled with hidden visibility: export what is declared here */
+#if defined(ADIA_BUILDING_LIBRARY) && defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -721,5 +726,8 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
 
 #ifdef __cplusplus
 }
+#endif
+#if defined(ADIA_BUILDING_LIBRARY) && defined(__GNUC__)
+#pragma GCC visibility pop
 #endif
 #endif /* ADIA_H */

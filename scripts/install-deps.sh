@@ -1,10 +1,11 @@
 #!/bin/sh
-# Install the Debian packages the build needs, if any is missing.  Without
-# root (and without sudo), print the one command that would install them.
+# Install the Debian packages the build and its tests need (pkg-config: the
+# install test), if any is missing.  Without root (and without sudo), print
+# the one command that would install them.
 set -e
 need=""
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in cmake make gcc zlib1g-dev libpng-dev; do
+for pkg in cmake make gcc pkg-config zlib1g-dev libpng-dev; do
     have "$pkg" || need="$need $pkg"
 done
 [ -z "$need" ] && exit 0
