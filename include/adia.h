@@ -683,9 +683,11 @@ adia_format *adia_plan_format(const adia_plan *plan);
  * of iterations, replayed as a CUDA graph), and sums are in double. */
 typedef enum adia_solver {
     ADIA_SOLVE_CG = 0,        /* conjugate gradients: A symmetric positive definite */
-    ADIA_SOLVE_BICGSTAB = 1   /* BiCGSTAB: any nonsingular A                        */
+    ADIA_SOLVE_BICGSTAB = 1,  /* BiCGSTAB: any nonsingular A                        */
+    ADIA_SOLVE_GMRES = 2      /* restarted GMRES(m): any nonsingular A; the residual
+                                 norm falls monotonically within a cycle          */
 } adia_solver;
-const char *adia_solver_name(adia_solver m);   /* "cg", "bicgstab" */
+const char *adia_solver_name(adia_solver m);   /* "cg", "bicgstab", "gmres" */
 
 typedef struct adia_solve_options {
     adia_solver method;       /* default CG                                     */
@@ -694,6 +696,7 @@ typedef struct adia_solve_options {
     int jacobi;               /* 1: diagonal (Jacobi) preconditioner            */
     int device;               /* plan NULL: 0 CPU (default), 1 GPU, -1 GPU if
                                  one is usable                                  */
+    int restart;              /* GMRES: basis vectors per cycle, <= 0: 30       */
 } adia_solve_options;
 
 typedef struct adia_solve_info {

@@ -60,6 +60,8 @@ static void test_against_cpu(void)
         {"lap2d5:61", ADIA_SOLVE_BICGSTAB, 0},    {"band:3001,4", ADIA_SOLVE_BICGSTAB, 0},
         {"band:3001,4", ADIA_SOLVE_BICGSTAB, 1},  {"type3:20000,9,0.4", ADIA_SOLVE_BICGSTAB, 1},
         {"lap3d7:40", ADIA_SOLVE_CG, 0},  /* 64000 rows: many grid blocks */
+        {"lap2d5:61", ADIA_SOLVE_GMRES, 0},       {"band:3001,4", ADIA_SOLVE_GMRES, 1},
+        {"type3:20000,9,0.4", ADIA_SOLVE_GMRES, 1},
     };
     static const char *formats[] = {"csr", "dia", "hdi", "brcsd1", "brcsd2", "crsd", "ell", "sell"};
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {

@@ -160,7 +160,8 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
 
 const char *adia_solver_name(adia_solver m)
 {
-    return m == ADIA_SOLVE_CG ? "cg" : m == ADIA_SOLVE_BICGSTAB ? "bicgstab" : "unknown";
+    return m == ADIA_SOLVE_CG ? "cg" : m == ADIA_SOLVE_BICGSTAB ? "bicgstab"
+           : m == ADIA_SOLVE_GMRES ? "gmres" : "unknown";
 }
 
 void adia_solve_options_default(adia_solve_options *opt)
@@ -170,6 +171,7 @@ void adia_solve_options_default(adia_solve_options *opt)
     opt->method = ADIA_SOLVE_CG;
     opt->max_iter = 1000;
     opt->rtol = 1e-8;
+    opt->restart = 30;
 }
 
 /* 1 / A(i,i) for every row; a missing or zero diagonal entry is an error. */
@@ -226,8 +228,12 @@ static adia_status check_args(const adia_matrix *A, const double *b, double *x,
     if (A->csr.rows != A->csr.cols)
         return adia_error(ADIA_ERR_DIMENSION, "adia_solve: A is %d x %d, not square",
                           A->csr.rows, A->csr.cols);
-    if (o->method != ADIA_SOLVE_CG && o->method != ADIA_SOLVE_BICGSTAB)
+    if (o->method != ADIA_SOLVE_CG && o->method != ADIA_SOLVE_BICGSTAB &&
+        o->method != ADIA_SOLVE_GMRES)
         return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: unknown method %d", (int)o->method);
+    if (o->method == ADIA_SOLVE_GMRES && (o->restart < 1 || o->restart > 1000))
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: GMRES restart %d outside 1..1000",
+                          o->restart);
     if (!(o->rtol < 1)) return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: rtol %g", o->rtol);
     for (int32_t i = 0; i < A->csr.rows; i++)
         if (!isfinite(b[i]) || !isfinite(x[i]))
@@ -279,6 +285,7 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     if (opt) o = *opt;
     if (o.max_iter <= 0) o.max_iter = 1000;
     if (o.rtol <= 0) o.rtol = 1e-8;
+    if (o.restart <= 0) o.restart = 30;
     adia_solve_info scratch;
     if (!info) info = &scratch;
     memset(info, 0, sizeof *info);
@@ -302,7 +309,7 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
             adia_solve_gpu_args g = {.plan = S.plan, .method = o.method, .n = (int32_t)S.n,
                                      .vt = adia_plan_value_type(S.plan),
                                      .inv_diag = S.inv_diag, .rtol = o.rtol,
-                                     .max_iter = o.max_iter};
+                                     .max_iter = o.max_iter, .restart = o.restart};
             s = adia_solve_gpu_host(&g, b, x, info);
         } else {
             s = run(&S, o.method, b, x, bnorm);

@@ -33,6 +33,8 @@ struct state {
     int iter, max_iter, status;
     unsigned count;              /* blocks done in the current reduction    */
     double norm_max, norm;       /* scaled norm: max |v|, then the norm     */
+    int j, m, reorth;            /* GMRES: Arnoldi step, restart, 2nd pass  */
+    double hnext, wbefore2, wnorm2;   /* GMRES: h(j+1,j), ||w||^2 before/after */
 };
 
 __device__ inline double warp_sum(double v)
@@ -48,6 +50,20 @@ __device__ inline double warp_max(double v)
 {
     for (int o = 16; o > 0; o >>= 1) v = nan_max(v, __shfl_down_sync(0xffffffffu, v, o));
     return v;
+}
+
+/* Sum over one block; the total is valid in thread 0. */
+__device__ double block_sum(double v)
+{
+    __shared__ double sh[NT / 32];
+    v = warp_sum(v);
+    __syncthreads();
+    if ((threadIdx.x & 31) == 0) sh[threadIdx.x >> 5] = v;
+    __syncthreads();
+    if (threadIdx.x != 0) return 0;
+    double s = sh[0];
+    for (int w = 1; w < NT / 32; w++) s += sh[w];
+    return s;
 }
 
 /* Sums (or maxima) of NV per-thread values over the whole grid.  Returns
@@ -367,12 +383,183 @@ __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, co
     }
 }
 
+/* ------------------------------------------------------------- GMRES */
+/* Restarted GMRES(m), right-preconditioned (A D u = b, x = x0 + D V y),
+ * Arnoldi by classical Gram-Schmidt with a second pass only when the first
+ * lost more than half of w's length (||w|| < 0.7 ||w_before||: Daniel,
+ * Gragg, Kaufman, Stewart), Givens rotations applied on the device by one
+ * thread, |g(j+1)| the residual norm of the current iterate.  The basis V
+ * holds m + 1 vectors; the SpMV's fixed input is z = D V_j and its output w.
+ * H is column-major, (m + 1) rows; small holds H, c, hcol, cs, sn, g, y. */
+struct gm_small {
+    double *H, *c, *hcol, *cs, *sn, *g, *y;
+};
+
+/* An Arnoldi step runs while the solve runs and the cycle has room; the
+ * second Gram-Schmidt pass only when the first asked for it. */
+__device__ inline bool gm_active(const state *st, int pass)
+{
+    return st->status == RUNNING && st->j < st->m && (pass == 0 || st->reorth);
+}
+
+/* r = b - A x is in w: beta = ||r||, g = beta e_1, j = 0 */
+template <typename T>
+__global__ void gm_cycle_start(const T *w, int64_t n, double *partial, state *st, gm_small sm)
+{
+    double v[1] = {0};
+    GRID_LOOP(i, n) v[0] += (double)w[i] * (double)w[i];
+    if (grid_reduce<1>(v, partial, &st->count)) {
+        double beta = sqrt(v[0]);
+        sm.g[0] = beta;
+        st->j = 0;
+        st->hnext = beta;
+        st->status = RUNNING;
+        check_stop(st, v[0]);
+    }
+}
+
+/* V_j = w / h(j,j-1) (or r / beta), z = D V_j: the next product's input */
+template <typename T>
+__global__ void gm_next_basis(const T *w, T *V, T *z, const T *d, int64_t n, const state *st)
+{
+    if (st->status != RUNNING || st->j >= st->m) return;
+    const double inv = 1.0 / st->hnext;
+    T *vj = V + (int64_t)st->j * n;
+    GRID_LOOP(i, n) {
+        T v = (T)((double)w[i] * inv);
+        vj[i] = v;
+        z[i] = d ? (T)((double)d[i] * (double)v) : v;
+    }
+}
+
+/* Block partials of V_k'w for k <= j (blockIdx.y = k) and of w'w
+ * (blockIdx.y = m + 1). */
+template <typename T>
+__global__ void gm_dots(const T *V, const T *w, int64_t n, double *partial, const state *st,
+                        int pass)
+{
+    if (!gm_active(st, pass)) return;
+    const int k = blockIdx.y, m = st->m;
+    if (k <= m && k > st->j) return;
+    const T *v = k <= m ? V + (int64_t)k * n : w;
+    double s = 0;
+    GRID_LOOP(i, n) s += (double)v[i] * (double)w[i];
+    s = block_sum(s);
+    if (threadIdx.x == 0) partial[(int64_t)k * gridDim.x + blockIdx.x] = s;
+}
+
+/* One block per k sums gm_dots' partials in block order: c_k = V_k'w,
+ * hcol_k += c_k; w'w before the first pass */
+__global__ void gm_dots_sum(const double *partial, int nb, state *st, gm_small sm, int pass)
+{
+    if (!gm_active(st, pass)) return;
+    const int k = blockIdx.x, m = st->m;
+    if (k <= m && k > st->j) return;
+    double s = 0;
+    for (int b = threadIdx.x; b < nb; b += NT) s += partial[(int64_t)k * nb + b];
+    s = block_sum(s);
+    if (threadIdx.x != 0) return;
+    if (k == m + 1) {
+        if (pass == 0) st->wbefore2 = s;
+    } else {
+        sm.c[k] = s;
+        sm.hcol[k] = (pass == 0 ? 0 : sm.hcol[k]) + s;
+    }
+}
+
+/* w -= sum_k c_k V_k, ||w||^2; after the first pass, decide the second */
+template <typename T>
+__global__ void gm_orth(const T *V, T *w, int64_t n, double *partial, state *st, gm_small sm,
+                        int pass)
+{
+    extern __shared__ double coef[];
+    if (!gm_active(st, pass)) return;
+    const int j = st->j;
+    for (int k = threadIdx.x; k <= j; k += NT) coef[k] = sm.c[k];
+    __syncthreads();
+    double v[1] = {0};
+    GRID_LOOP(i, n) {
+        double a = w[i];
+        for (int k = 0; k <= j; k++) a -= coef[k] * (double)V[(int64_t)k * n + i];
+        T t = (T)a;
+        w[i] = t;
+        v[0] += (double)t * (double)t;
+    }
+    if (grid_reduce<1>(v, partial, &st->count)) {
+        st->wnorm2 = v[0];
+        st->reorth = pass == 0 && v[0] < 0.49 * st->wbefore2;
+    }
+}
+
+/* One thread: h(j+1,j) = ||w||, the earlier rotations on column j, a new
+ * rotation zeroing h(j+1,j), g rotated; |g(j+1)| is the residual norm.
+ * The WHILE loop goes on while running and j < m. */
+__global__ void gm_givens(state *st, gm_small sm, bool use_cond, cudaGraphConditionalHandle h)
+{
+    if (gm_active(st, 0)) {
+        const int j = st->j, m = st->m;
+        double *hc = sm.hcol, h1 = sqrt(st->wnorm2);
+        for (int k = 0; k < j; k++) {
+            double a = hc[k], b = hc[k + 1];
+            hc[k] = sm.cs[k] * a + sm.sn[k] * b;
+            hc[k + 1] = -sm.sn[k] * a + sm.cs[k] * b;
+        }
+        double r = hypot(hc[j], h1);
+        if (!(r > 0) || !isfinite(r)) {
+            st->status = isfinite(r) ? BREAKDOWN : NONFINITE;   /* j steps stay usable */
+            st->why = r;
+        } else {
+            sm.cs[j] = hc[j] / r;
+            sm.sn[j] = h1 / r;
+            hc[j] = r;
+            for (int k = 0; k <= j; k++) sm.H[(int64_t)j * (m + 1) + k] = hc[k];
+            sm.g[j + 1] = -sm.sn[j] * sm.g[j];
+            sm.g[j] *= sm.cs[j];
+            st->iter++;
+            st->j = j + 1;
+            st->hnext = h1;
+            check_stop(st, sm.g[j + 1] * sm.g[j + 1]);
+            /* h(j+1,j) = 0: the Krylov space is invariant, x is exact */
+            if (st->status == RUNNING && h1 == 0) st->status = CONVERGED;
+        }
+        st->reorth = 0;
+    }
+    if (use_cond) cudaGraphSetConditional(h, st->status == RUNNING && st->j < st->m);
+}
+
+/* One thread: y = H(0:k,0:k) \ g(0:k), k = steps of this cycle */
+__global__ void gm_solve_y(const state *st, gm_small sm)
+{
+    const int k = st->j, m1 = st->m + 1;
+    for (int i = k - 1; i >= 0; i--) {
+        double s = sm.g[i];
+        for (int l = i + 1; l < k; l++) s -= sm.H[(int64_t)l * m1 + i] * sm.y[l];
+        sm.y[i] = s / sm.H[(int64_t)i * m1 + i];
+    }
+}
+
+/* x += D (V y) */
+template <typename T>
+__global__ void gm_update_x(T *x, const T *V, const T *d, int64_t n, const state *st, gm_small sm)
+{
+    extern __shared__ double yk[];
+    const int k = st->j;
+    for (int l = threadIdx.x; l < k; l += NT) yk[l] = sm.y[l];
+    __syncthreads();
+    GRID_LOOP(i, n) {
+        double a = 0;
+        for (int l = 0; l < k; l++) a += yk[l] * (double)V[(int64_t)l * n + i];
+        x[i] = (T)(x[i] + (d ? (double)d[i] * a : a));
+    }
+}
+
 /* ------------------------------------------------------------ host side */
 
 /* Device memory of one solve, freed by the destructor. */
 struct workspace {
     void *vec = nullptr;         /* k vectors of n values                    */
-    double *partial = nullptr;   /* grid x 2 block sums                      */
+    double *partial = nullptr;   /* block sums: grid x 2 (GMRES: x (m + 2))  */
+    double *small = nullptr;     /* GMRES: H and the short vectors            */
     state *st = nullptr;
     state *host = nullptr;       /* pinned copy of st                        */
     cudaStream_t stream = nullptr;
@@ -384,6 +571,7 @@ struct workspace {
         if (exec) cudaGraphExecDestroy(exec);
         if (stream) cudaStreamDestroy(stream);
         cudaFree(vec);
+        cudaFree(small);
         cudaFree(partial);
         cudaFree(st);
         cudaFreeHost(host);
@@ -399,13 +587,18 @@ struct solve_run {
     workspace w;
     int spmvs;                   /* products launched, graph replays included */
     int graph_spmvs;             /* products in one replay of the graph       */
-    T *x, *b, *r, *p, *q, *d, *r0, *ph, *sh, *t;
+    int m;                       /* GMRES: restart length                     */
+    unsigned dot_grid;           /* GMRES: blocks per basis vector in gm_dots */
+    gm_small sm;
+    T *x, *b, *r, *p, *q, *d, *r0, *ph, *sh, *t, *V;
 };
 
 /* Vectors each method keeps beside x and b. */
-static int vectors_needed(adia_solver m, bool jacobi)
+static int64_t vectors_needed(adia_solver m, bool jacobi, int restart)
 {
-    /* CG: r p q (+ d); BiCGSTAB: r r0 p v(=q) t (+ d ph sh) */
+    /* CG: r p q (+ d); BiCGSTAB: r r0 p v(=q) t (+ d ph sh);
+     * GMRES: w(=r) z(=p) q (+ d) and the m + 1 basis vectors */
+    if (m == ADIA_SOLVE_GMRES) return 3 + jacobi + (int64_t)restart + 1;
     return m == ADIA_SOLVE_CG ? 3 + jacobi : 5 + 3 * jacobi;
 }
 
@@ -423,7 +616,9 @@ adia_status setup(solve_run<T> &R)
 {
     const adia_solve_gpu_args *a = R.a;
     const bool jac = a->inv_diag != nullptr;
-    const int k = vectors_needed(a->method, jac);
+    const bool gm = a->method == ADIA_SOLVE_GMRES;
+    R.m = gm ? a->restart : 0;
+    const int64_t k = vectors_needed(a->method, jac, R.m);
     size_t bytes = (size_t)k * (size_t)R.n * sizeof(T);
     int sms = 0, dev = 0;
     ADIA_CUDA_TRY(cudaGetDevice(&dev));
@@ -432,9 +627,22 @@ adia_status setup(solve_run<T> &R)
     /* a full SM's worth of threads (8 x 256) everywhere: enough loads in
      * flight for the bandwidth of the vector passes */
     R.grid = (unsigned)(blocks < 8 * sms ? (blocks > 0 ? blocks : 1) : 8 * sms);
-    ADIA_TRY(check_device_memory(bytes + R.grid * 2 * sizeof(double) + sizeof(state)));
+    /* gm_dots runs m + 2 of these side by side: fewer blocks each */
+    R.dot_grid = R.grid < 2u * sms ? R.grid : 2u * sms;
+    size_t partial = gm ? (size_t)(R.m + 2) * R.dot_grid : 2;
+    if (partial < 2 * (size_t)R.grid) partial = 2 * (size_t)R.grid;
+    size_t small = gm ? ((size_t)R.m + 1) * (R.m + 6) : 0;
+    ADIA_TRY(check_device_memory(bytes + (partial + small) * sizeof(double) + sizeof(state)));
     ADIA_CUDA_TRY(cudaMalloc(&R.w.vec, bytes ? bytes : 1));
-    ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.partial, R.grid * 2 * sizeof(double)));
+    ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.partial, partial * sizeof(double)));
+    if (gm) {
+        ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.small, small * sizeof(double)));
+        ADIA_CUDA_TRY(cudaMemset(R.w.small, 0, small * sizeof(double)));
+        double *q = R.w.small;
+        const size_t m1 = (size_t)R.m + 1;
+        R.sm = {q, q + m1 * R.m, q + m1 * (R.m + 1), q + m1 * (R.m + 2), q + m1 * (R.m + 3),
+                q + m1 * (R.m + 4), q + m1 * (R.m + 5)};
+    }
     ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.st, sizeof(state)));
     ADIA_CUDA_TRY(cudaMemset(R.w.st, 0, sizeof(state)));
     ADIA_CUDA_TRY(cudaMallocHost((void **)&R.w.host, sizeof(state)));
@@ -445,8 +653,8 @@ adia_status setup(solve_run<T> &R)
     R.r = v;
     R.p = v + R.n;
     R.q = v + 2 * R.n;               /* BiCGSTAB: v */
-    R.d = R.r0 = R.ph = R.sh = R.t = nullptr;
-    int next = 3;
+    R.d = R.r0 = R.ph = R.sh = R.t = R.V = nullptr;
+    int64_t next = 3;
     if (a->method == ADIA_SOLVE_BICGSTAB) {
         R.r0 = v + next++ * R.n;
         R.t = v + next++ * R.n;
@@ -464,6 +672,7 @@ adia_status setup(solve_run<T> &R)
         R.ph = R.p;                  /* no preconditioner: ph = p, sh = s */
         R.sh = R.r;
     }
+    if (gm) R.V = v + next * R.n;
     return ADIA_OK;
 }
 
@@ -474,6 +683,48 @@ adia_status spmv(solve_run<T> &R, const T *x, T *y)
     return adia_spmv_async(R.a->plan, 1.0, x, 0.0, y, R.w.stream);
 }
 
+/* GMRES cycle: w = b - A x, beta = ||w||, V_0 = w / beta, z = D V_0. */
+template <typename T>
+adia_status gm_begin_cycle(solve_run<T> &R)
+{
+    cudaStream_t s = R.w.stream;
+    ADIA_TRY(spmv(R, R.x, R.r));
+    residual_kernel<T><<<R.grid, NT, 0, s>>>(R.b, R.r, R.n);
+    gm_cycle_start<T><<<R.grid, NT, 0, s>>>(R.r, R.n, R.w.partial, R.w.st, R.sm);
+    gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, R.w.st);
+    return adia_cuda_check(cudaGetLastError(), "GPU GMRES cycle");
+}
+
+/* GMRES cycle end: y from the j steps done, x += D V y. */
+template <typename T>
+adia_status gm_end_cycle(solve_run<T> &R)
+{
+    cudaStream_t s = R.w.stream;
+    gm_solve_y<<<1, 1, 0, s>>>(R.w.st, R.sm);
+    gm_update_x<T><<<R.grid, NT, R.m * sizeof(double), s>>>(R.x, R.V, R.d, R.n, R.w.st, R.sm);
+    return adia_cuda_check(cudaGetLastError(), "GPU GMRES update");
+}
+
+/* One Arnoldi step (w = A z; two-pass Gram-Schmidt; rotation; next basis). */
+template <typename T>
+adia_status gm_step(solve_run<T> &R)
+{
+    cudaStream_t s = R.w.stream;
+    state *st = R.w.st;
+    double *pa = R.w.partial;
+    const unsigned m2 = (unsigned)R.m + 2;
+    const size_t coef = ((size_t)R.m + 1) * sizeof(double);
+    ADIA_TRY(spmv(R, R.p, R.r));
+    for (int pass = 0; pass < 2; pass++) {
+        gm_dots<T><<<dim3(R.dot_grid, m2), NT, 0, s>>>(R.V, R.r, R.n, pa, st, pass);
+        gm_dots_sum<<<m2, NT, 0, s>>>(pa, (int)R.dot_grid, st, R.sm, pass);
+        gm_orth<T><<<R.grid, NT, coef, s>>>(R.V, R.r, R.n, pa, st, R.sm, pass);
+    }
+    gm_givens<<<1, 1, 0, s>>>(st, R.sm, R.w.use_cond, R.w.cond);
+    gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, st);
+    return ADIA_OK;
+}
+
 /* r = b - A x, then the method's start kernel (state reset, first test). */
 template <typename T>
 adia_status start(solve_run<T> &R, double tol2, int max_iter)
@@ -481,7 +732,9 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     state init = {};
     init.tol2 = tol2;
     init.max_iter = max_iter;
+    init.m = R.m;
     ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.st, &init, sizeof init, cudaMemcpyHostToDevice, R.w.stream));
+    if (R.a->method == ADIA_SOLVE_GMRES) return gm_begin_cycle(R);
     ADIA_TRY(spmv(R, R.x, R.r));
     cudaStream_t s = R.w.stream;
     residual_kernel<T><<<R.grid, NT, 0, s>>>(R.b, R.r, R.n);
@@ -499,7 +752,9 @@ adia_status iteration(solve_run<T> &R)
     cudaStream_t s = R.w.stream;
     double *pa = R.w.partial;
     state *st = R.w.st;
-    if (R.a->method == ADIA_SOLVE_CG) {
+    if (R.a->method == ADIA_SOLVE_GMRES) {
+        ADIA_TRY(gm_step(R));
+    } else if (R.a->method == ADIA_SOLVE_CG) {
         ADIA_TRY(spmv(R, R.p, R.q));
         cg_alpha<T><<<R.grid, NT, 0, s>>>(R.p, R.q, R.n, pa, st);
         cg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.p, R.q, R.d, R.n, pa, st);
@@ -576,7 +831,8 @@ adia_status capture(solve_run<T> &R)
     return capture_iterations(R, nullptr, chunk_size(R.n));
 }
 
-/* Run the graph until the device stops; *st is the final state. */
+/* Run the graph until the device stops (GMRES: cycle by cycle, x updated
+ * and the residual recomputed between cycles); *st is the final state. */
 template <typename T>
 adia_status iterate(solve_run<T> &R, state *st)
 {
@@ -585,6 +841,12 @@ adia_status iterate(solve_run<T> &R, state *st)
                                       R.w.stream));
         ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
         *st = *R.w.host;
+        if (R.a->method == ADIA_SOLVE_GMRES && (st->status != RUNNING || st->j >= st->m)) {
+            ADIA_TRY(gm_end_cycle(R));
+            if (st->status != RUNNING) return ADIA_OK;
+            ADIA_TRY(gm_begin_cycle(R));   /* restart: the loop reads its state */
+            continue;
+        }
         if (st->status != RUNNING) return ADIA_OK;
         ADIA_CUDA_TRY(cudaGraphLaunch(R.w.exec, R.w.stream));
         if (!R.w.use_cond) R.spmvs += R.graph_spmvs;   /* WHILE: counted per iteration */
@@ -625,7 +887,8 @@ static void stop_reason(const state &st, adia_solver m, adia_solve_info *info)
     case NONFINITE: snprintf(w, len, "non-finite value (%g) at iteration %d", st.why, st.iter); break;
     default:
         snprintf(w, len, m == ADIA_SOLVE_CG ? "breakdown: p'Ap = %g (A is not symmetric positive "
-                 "definite?)" : "breakdown: %g at iteration %d", st.why, st.iter);
+                 "definite?)" : m == ADIA_SOLVE_GMRES ? "breakdown: singular Hessenberg matrix "
+                 "(%g) at iteration %d" : "breakdown: %g at iteration %d", st.why, st.iter);
     }
 }
 

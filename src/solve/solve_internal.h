@@ -14,7 +14,8 @@ extern "C" {
  * once per chunk of iterations (captured as a CUDA graph). */
 typedef struct adia_solve_gpu_args {
     adia_plan *plan;            /* a GPU plan, n x n                          */
-    adia_solver method;         /* CG or BiCGSTAB                              */
+    adia_solver method;         /* CG, BiCGSTAB or GMRES                       */
+    int restart;                /* GMRES: basis vectors per cycle (m)          */
     int32_t n;
     adia_value_type vt;         /* the plan's value type: of d_b and d_x       */
     const void *d_b;            /* device, n values                            */
