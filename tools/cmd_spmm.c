@@ -66,7 +66,7 @@ int cmd_spmm(int argc, char **argv)
         {"transpose-b", CLI_FLAG, &tb, "use B^T"},
         {"device", CLI_STRING, &device, "cpu (default) or gpu"},
         {"algorithm", CLI_STRING, &algo, "auto (default), hm or cdm (CPU, square)"},
-        {"threads", CLI_INT, &threads, "CPU threads (default: all; 1: sequential)"},
+        {"threads", CLI_INT, &threads, "CPU threads, 1..4 x processors (default: all)"},
         {"gen-a", CLI_STRING, &gen_a, "generate A from a spec instead of a file"},
         {"gen-b", CLI_STRING, &gen_b, "generate B from a spec instead of a file"},
         {"json", CLI_FLAG, &json, "print one JSON object"},
@@ -85,6 +85,8 @@ int cmd_spmm(int argc, char **argv)
                        opts, pos, 2, &npos, &done);
     free(args);
     if (rc || done) return rc;
+    if (threads && (rc = cli_check_range(cmd, "threads", (double)threads, 1, (double)cli_max_threads())))
+        return rc;
     int need = (gen_a ? 0 : 1) + (gen_b ? 0 : 1);
     if (npos != need)
         return cli_usage_error(cmd, "expected %d matrix file(s), got %d (see --help)", need, npos);
