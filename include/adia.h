@@ -503,6 +503,11 @@ typedef struct adia_spmm_info {
     int32_t rows, cols;      /* of C                                         */
     int64_t n_diag;          /* output diagonals                            */
     int64_t nnz;             /* entries C holds (in-matrix diagonal lengths) */
+    int64_t nnz_bound;       /* upper bound of C's true nonzeros: sum over k
+                                of the entries in column k of op(A) times
+                                those in row k of op(B) (+ an accumulated
+                                C's entries); nnz far above it means the
+                                diagonals of C are mostly zeros            */
     int64_t n_pairs;         /* pairs (oa, ob) with oa + ob on C             */
     int64_t flops;           /* 2 * multiplications                         */
     int64_t peak_bytes;      /* host memory the product needs at most       */
@@ -533,9 +538,18 @@ typedef struct adia_spmm_options {
     adia_spmm_algo algorithm;/* default AUTO                                 */
     int accumulate;          /* C += op(A) op(B) into the existing *C (its
                                 diagonals are kept and joined)               */
-    int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial   */
+    int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial;
+                                more than 4 x the processors: ADIA_ERR_INVALID_ARG */
     int64_t max_bytes;       /* refuse with ADIA_ERR_NO_MEMORY when the peak
                                 estimate exceeds it; <= 0: physical memory   */
+    double max_fill;         /* refuse with ADIA_ERR_UNSUPPORTED, before any
+                                numeric work, when C's diagonal storage (nnz)
+                                exceeds max_fill x nnz_bound + max(rows, cols)
+                                of C: a product that is not diagonal would be
+                                densified (e.g. two random matrices: 9 million
+                                entries stored for 61 thousand nonzeros).
+                                <= 0 or NaN: 4 (C's diagonals are then at least
+                                25% nonzeros, or short); INFINITY: no limit  */
     adia_spmm_info *info;    /* optional: filled by adia_spmm                */
 } adia_spmm_options;
 
@@ -550,7 +564,9 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
 /* C = op(A) * op(B): *C receives a new matrix; with opt->accumulate, *C must
  * be an existing matrix of the product's shape and is updated in place.
  * Fails before any numeric work with ADIA_ERR_NO_MEMORY when the estimate
- * exceeds the limit, ADIA_ERR_NO_DEVICE for the GPU without a device. */
+ * exceeds the limit, ADIA_ERR_UNSUPPORTED when C's diagonals would be mostly
+ * zeros (opt->max_fill; the message gives nnz, the bound and the density),
+ * ADIA_ERR_NO_DEVICE for the GPU without a device. */
 adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
                       const adia_matrix *B, adia_matrix **C,
                       const adia_spmm_options *opt);
