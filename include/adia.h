@@ -705,15 +705,19 @@ typedef struct adia_solve_options {
 
 typedef struct adia_solve_info {
     int iterations;
-    int converged;            /* 1: the true residual met rtol                  */
+    int converged;            /* 1: the true residual met rtol (finite), x finite */
     double residual;          /* ||b - A x|| / ||b|| of the returned x, computed
-                                 afresh (not the recurrence); 0 when b = 0      */
+                                 afresh (not the recurrence); 0 when b = 0;
+                                 NaN/Inf when A or the iteration overflowed     */
     double time_ms;           /* the iterations, SpMVs included                 */
     double spmv_ms;           /* of which in SpMV                               */
     int spmvs;                /* products with A                                */
     char format[16];          /* the plan's format                              */
     char stop[128];           /* why it stopped: "converged", "iteration limit reached",
-                                 "breakdown: ..." (e.g. p'Ap <= 0: A is not SPD)   */
+                                 "breakdown: ..." (e.g. p'Ap <= 0: A is not SPD,
+                                 a dot product overflowed), "non-finite residual
+                                 at iteration k" (NaN/Inf in A), "the recurrence
+                                 converged, the true residual did not ..."      */
 } adia_solve_info;
 
 void adia_solve_options_default(adia_solve_options *opt);
@@ -721,8 +725,10 @@ void adia_solve_options_default(adia_solve_options *opt);
  * the last iterate on return.  plan: a CPU double plan of A, or NULL (one
  * is made with max_iter expected calls -- the planner measures candidates
  * when that is many -- and destroyed).  Not converging (max_iter reached, a
- * breakdown) is not an error: ADIA_OK with info->converged 0 and the
- * reason in info->stop.  Errors: NULL arguments, a non-square A, a plan of
+ * breakdown, a non-finite residual) is not an error: ADIA_OK with
+ * info->converged 0 and the reason in info->stop.  Scale-safe: the methods
+ * run on A and b scaled by powers of two and norms are scaled (as dnrm2), so
+ * A and b times 1e200 or 1e-170 give the same x.  Errors: NULL arguments, a non-square A, a plan of
  * another shape or type or on the GPU, Jacobi with a zero diagonal entry
  * (the message names the row), NaN/Inf in b.  opt NULL: defaults; info may
  * be NULL. */

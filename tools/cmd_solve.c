@@ -76,6 +76,8 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, const solv
     for (int32_t i = 0; i < n; i++) e += (x[i] - 1) * (x[i] - 1);
     print_result(A, o, &in, n ? sqrt(e / n) : 0, o->json);
     rc = in.converged ? 0 : 1;
+    if (rc) fprintf(stderr, "adia %s: did not converge: %s (residual %.3g, rtol %.3g)\n", cmd,
+                    in.stop, in.residual, o->rtol);
 done:
     free(one);
     free(b);

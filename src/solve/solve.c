@@ -3,17 +3,28 @@
  * is timed apart from the vector work; vectors are doubles, updated by
  * OpenMP loops.  Convergence is judged on the true residual b - A x of the
  * returned x, recomputed at the end, not only on the recurrence (which can
- * drift from it in finite precision). */
+ * drift from it in finite precision); a non-finite residual is a stop
+ * reason, never success.
+ *
+ * Range: the methods run on the scaled system (A / sa) y = b / sb with sa,
+ * sb powers of two near max |A(i,j)| and ||b||, and x = y sb / sa, so
+ * systems with entries of 1e200 or 1e-170 neither overflow nor underflow in
+ * the dot products (scaling by a power of two is exact); norms are scaled
+ * as well (nrm2), so ||b|| of tiny or huge entries is right too. */
 #include "internal.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 typedef struct solver {
     adia_plan *plan;
     int64_t n;
-    double *inv_diag;         /* Jacobi: 1 / A(i,i); NULL: no preconditioner */
-    double tol;               /* absolute: rtol * ||b|| */
+    double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
+    int ea, eb;               /* sa = 2^ea, sb = 2^eb                        */
+    double a_inv;             /* 1 / sa: apply() computes (A / sa) x       */
+    double bnorm;             /* ||b / sb||, in [0.5, 1)                    */
+    double tol;               /* absolute: rtol * bnorm                     */
     int max_iter;
     double spmv_ms;
     int spmvs;
@@ -30,7 +41,37 @@ static double dot(int64_t n, const double *a, const double *b)
     return s;
 }
 
-static double norm2(int64_t n, const double *a) { return sqrt(dot(n, a, a)); }
+/* ||a||_2 without overflow or underflow (as LAPACK's dnrm2): a power of
+ * two near max |a_i| scales the sum of squares.  Inf gives Inf, NaN NaN. */
+static double nrm2(int64_t n, const double *a)
+{
+    double big = 0;
+#pragma omp parallel for reduction(max : big) schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) big = fabs(a[i]) > big ? fabs(a[i]) : big;
+    if (isinf(big)) return big;
+    int e = 0;
+    if (big > 0) frexp(big, &e);
+    const double down = ldexp(1.0, -e);
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) s += (a[i] * down) * (a[i] * down);
+    return ldexp(sqrt(s), e);
+}
+
+/* e with 2^(e-1) <= v < 2^e; 0 for 0, Inf or NaN (no scaling). */
+static int pow2_exponent(double v)
+{
+    int e = 0;
+    if (v > 0 && isfinite(v)) frexp(v, &e);
+    return e;
+}
+
+/* y = x 2^e, exact (ldexp, not a factor that could overflow by itself). */
+static void scale_pow2(int64_t n, const double *x, int e, double *y)
+{
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) y[i] = ldexp(x[i], e);
+}
 
 /* y += alpha x */
 static void axpy(int64_t n, double alpha, const double *x, double *y)
@@ -53,11 +94,11 @@ static void precondition(const solver *S, const double *r, double *z)
     for (int64_t i = 0; i < S->n; i++) z[i] = S->inv_diag ? S->inv_diag[i] * r[i] : r[i];
 }
 
-/* y = A x through the plan, timed */
+/* y = (A / sa) x through the plan, timed */
 static adia_status apply(solver *S, const double *x, double *y)
 {
     double t0 = adia_now_ms();
-    adia_status s = adia_spmv(S->plan, 1.0, x, 0.0, y);
+    adia_status s = adia_spmv(S->plan, S->a_inv, x, 0.0, y);
     S->spmv_ms += adia_now_ms() - t0;
     S->spmvs++;
     return s;
@@ -72,11 +113,27 @@ static adia_status residual(solver *S, const double *b, const double *x, double 
     return ADIA_OK;
 }
 
-/* Record why the method ended early (fmt may use v once). */
-static adia_status stop(solver *S, const char *fmt, double v)
+/* Record why the method ended early. */
+static adia_status stop(solver *S, const char *fmt, ...)
 {
-    snprintf(S->info->stop, sizeof S->info->stop, fmt, v);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(S->info->stop, sizeof S->info->stop, fmt, ap);
+    va_end(ap);
     return ADIA_OK;
+}
+
+/* ||r|| <= tol, or "non-finite residual" recorded: 1 converged, -1 stop
+ * (NaN or Inf: an overflow, or NaN/Inf in A), 0 go on. */
+static int check_residual(solver *S, double rnorm)
+{
+    if (!isfinite(rnorm)) {
+        stop(S, "non-finite residual at iteration %d", S->info->iterations);
+        return -1;
+    }
+    if (rnorm > S->tol) return 0;
+    stop(S, "converged");
+    return 1;
 }
 
 /* ------------------------------------------------------------- methods */
@@ -92,10 +149,11 @@ static adia_status cg(solver *S, const double *b, double *x, double *w)
     memcpy(p, z, (size_t)n * sizeof *p);
     double rz = dot(n, r, z);
     while (S->info->iterations < S->max_iter) {
-        if (norm2(n, r) <= S->tol) return stop(S, "converged", 0);
+        if (check_residual(S, nrm2(n, r))) return ADIA_OK;
+        if (!isfinite(rz)) return stop(S, "breakdown: (r, z) = %g (overflow)", rz);
         ADIA_TRY(apply(S, p, q));
         double pq = dot(n, p, q);
-        if (!(pq > 0))
+        if (!(pq > 0) || isinf(pq))
             return stop(S, "breakdown: p'Ap = %g (A is not symmetric positive definite?)", pq);
         double alpha = rz / pq;
         axpy(n, alpha, p, x);
@@ -106,7 +164,7 @@ static adia_status cg(solver *S, const double *b, double *x, double *w)
         xpby(n, z, rz_next / rz, p);
         rz = rz_next;
     }
-    if (norm2(n, r) <= S->tol) stop(S, "converged", 0);
+    check_residual(S, nrm2(n, r));
     return ADIA_OK;
 }
 
@@ -122,7 +180,7 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
     memset(v, 0, (size_t)n * sizeof *v);
     double rho = 1, alpha = 1, omega = 1;
     while (S->info->iterations < S->max_iter) {
-        if (norm2(n, r) <= S->tol) return stop(S, "converged", 0);
+        if (check_residual(S, nrm2(n, r))) return ADIA_OK;
         double rho_next = dot(n, r0, r);
         if (rho_next == 0 || !isfinite(rho_next))
             return stop(S, "breakdown: (r0, r) = %g", rho_next);
@@ -138,13 +196,13 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
         memcpy(s, r, (size_t)n * sizeof *s);
         axpy(n, -alpha, v, s);
         S->info->iterations++;
-        if (norm2(n, s) <= S->tol) {
-            axpy(n, alpha, ph, x);
-            return stop(S, "converged", 0);
-        }
+        int done = check_residual(S, nrm2(n, s));
+        if (done > 0) axpy(n, alpha, ph, x);
+        if (done) return ADIA_OK;
         precondition(S, s, sh);
         ADIA_TRY(apply(S, sh, t));
         double tt = dot(n, t, t);
+        if (isinf(tt)) return stop(S, "breakdown: (t, t) overflowed");
         omega = tt > 0 ? dot(n, t, s) / tt : 0;
         axpy(n, alpha, ph, x);
         axpy(n, omega, sh, x);
@@ -152,7 +210,7 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
         axpy(n, -omega, t, r);
         if (omega == 0 || !isfinite(omega)) return stop(S, "breakdown: omega = %g", omega);
     }
-    if (norm2(n, r) <= S->tol) stop(S, "converged", 0);
+    check_residual(S, nrm2(n, r));
     return ADIA_OK;
 }
 
@@ -172,8 +230,9 @@ void adia_solve_options_default(adia_solve_options *opt)
     opt->rtol = 1e-8;
 }
 
-/* 1 / A(i,i) for every row; a missing or zero diagonal entry is an error. */
-static adia_status jacobi_inverse(const adia_csr *A, double **out)
+/* 1 / (A(i,i) / 2^ea) for every row; a missing or zero diagonal entry is
+ * an error. */
+static adia_status jacobi_inverse(const adia_csr *A, int ea, double **out)
 {
     double *d = adia_alloc((size_t)A->rows, sizeof *d, "Jacobi diagonal");
     if (!d) return ADIA_ERR_NO_MEMORY;
@@ -187,7 +246,7 @@ static adia_status jacobi_inverse(const adia_csr *A, double **out)
             return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs A(%d,%d) nonzero and "
                               "finite, it is %g", i, i, a);
         }
-        d[i] = 1.0 / a;
+        d[i] = 1.0 / ldexp(a, -ea);
     }
     *out = d;
     return ADIA_OK;
@@ -243,31 +302,61 @@ static adia_status check_args(const adia_matrix *A, const double *b, double *x,
  * times, within max_iter in all. */
 #define SOLVE_RESTARTS 3
 
-static adia_status run(solver *S, adia_solver method, const double *b, double *x, double bnorm)
+/* Largest |A(i,j)|, NaN ignored (it shows up in the residual instead). */
+static double max_abs(const adia_csr *A)
 {
-    double *w = adia_alloc((size_t)S->n * 8 + 1, sizeof *w, "solver vectors");
-    if (!w) return ADIA_ERR_NO_MEMORY;
+    const double *v = A->values;
+    double big = 0;
+    for (int64_t k = 0; k < A->nnz; k++) big = fabs(v[k]) > big ? fabs(v[k]) : big;
+    return big;
+}
+
+/* The methods on the scaled system from y0 = x0 2^(ea-eb), restarts as
+ * said above; w: 9 n doubles, the last n for b / sb. */
+static adia_status run_scaled(solver *S, adia_solver method, const double *b, double *x,
+                              double *w)
+{
     adia_solve_info *info = S->info;
-    double t0 = adia_now_ms();
+    double *bs = w + 8 * S->n;
+    scale_pow2(S->n, b, -S->eb, bs);
+    scale_pow2(S->n, x, S->ea - S->eb, x);
     adia_status s = ADIA_OK;
     int said = 0;
     for (int restart = 0; s == ADIA_OK; restart++) {
         snprintf(info->stop, sizeof info->stop, "iteration limit reached");
-        s = method == ADIA_SOLVE_CG ? cg(S, b, x, w) : bicgstab(S, b, x, w);
-        if (s == ADIA_OK) s = residual(S, b, x, w);
+        s = method == ADIA_SOLVE_CG ? cg(S, bs, x, w) : bicgstab(S, bs, x, w);
+        if (s == ADIA_OK) s = residual(S, bs, x, w);
         if (s != ADIA_OK) break;
-        const double rnorm = norm2(S->n, w);
-        info->residual = rnorm / bnorm;
-        info->converged = rnorm <= S->tol;
+        const double rnorm = nrm2(S->n, w);
+        info->residual = rnorm / S->bnorm;
+        info->converged = rnorm <= S->tol;        /* false for NaN */
         said = !strcmp(info->stop, "converged");
         if (info->converged || !said || restart == SOLVE_RESTARTS ||
             info->iterations >= S->max_iter)
             break;
     }
-    info->time_ms = adia_now_ms() - t0;
+    scale_pow2(S->n, x, S->eb - S->ea, x);
     if (s == ADIA_OK && said && !info->converged)
-        snprintf(info->stop, sizeof info->stop, "the recurrence converged, the true residual "
-                 "did not (%.3g): lost accuracy", info->residual);
+        snprintf(info->stop, sizeof info->stop, isfinite(info->residual)
+                 ? "the recurrence converged, the true residual did not (%.3g): lost accuracy"
+                 : "non-finite true residual (%g)", info->residual);
+    return s;
+}
+
+/* run_scaled, then x itself checked: y 2^(eb-ea) can overflow. */
+static adia_status run(solver *S, adia_solver method, const double *b, double *x)
+{
+    double *w = adia_alloc((size_t)S->n * 9 + 1, sizeof *w, "solver vectors");
+    if (!w) return ADIA_ERR_NO_MEMORY;
+    double t0 = adia_now_ms();
+    adia_status s = run_scaled(S, method, b, x, w);
+    S->info->time_ms = adia_now_ms() - t0;
+    for (int64_t i = 0; s == ADIA_OK && S->info->converged && i < S->n; i++)
+        if (!isfinite(x[i])) {
+            S->info->converged = 0;
+            snprintf(S->info->stop, sizeof S->info->stop, "non-finite solution: x[%lld] = %g "
+                     "is out of the range of double", (long long)i, x[i]);
+        }
     free(w);
     return s;
 }
@@ -286,20 +375,24 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     snprintf(info->stop, sizeof info->stop, "iteration limit reached");
     ADIA_TRY(check_args(A, b, x, &o));
     solver S = {.n = A->csr.rows, .max_iter = o.max_iter, .info = info};
-    double bnorm = norm2(S.n, b);
+    double bnorm = nrm2(S.n, b);
     if (bnorm == 0) {   /* the solution is 0 */
         memset(x, 0, (size_t)S.n * sizeof *x);
         info->converged = 1;
         snprintf(info->stop, sizeof info->stop, "b = 0: x = 0");
         return ADIA_OK;
     }
-    S.tol = o.rtol * bnorm;
+    S.ea = pow2_exponent(max_abs(&A->csr));
+    S.eb = pow2_exponent(bnorm);
+    S.a_inv = ldexp(1.0, -S.ea);
+    S.bnorm = ldexp(bnorm, -S.eb);
+    S.tol = o.rtol * S.bnorm;
     adia_plan *own = NULL;
-    adia_status s = o.jacobi ? jacobi_inverse(&A->csr, &S.inv_diag) : ADIA_OK;
+    adia_status s = o.jacobi ? jacobi_inverse(&A->csr, S.ea, &S.inv_diag) : ADIA_OK;
     if (s == ADIA_OK) s = solver_plan(A, plan, &o, &S.plan, &own);
     if (s == ADIA_OK) {
         snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(S.plan));
-        s = run(&S, o.method, b, x, bnorm);
+        s = run(&S, o.method, b, x);
     }
     info->spmv_ms = S.spmv_ms;
     info->spmvs = S.spmvs;
