@@ -268,7 +268,11 @@ adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *
 /* ======================================================= formats (src/formats) */
 
 /* Parameters of every format; a value <= 0 means "the format's default".
- * Parsed from "key=value,key=value" by adia_format_params_parse. */
+ * Parsed from "key=value,key=value" by adia_format_params_parse.  Bounded
+ * by the matrix at build: a value above max(its extent, 1024) -- rows for
+ * B eta hack seg C sigma r group strip streams, columns for width c pad,
+ * the longer side for qt -- is refused with ADIA_ERR_INVALID_ARG naming
+ * the parameter, the value and the bound. */
 typedef struct adia_format_params {
     int32_t block_rows;      /* B: row block / threads per block (BRCSD, DIA)  */
     int32_t eta;             /* BRCSD-I: minimum distance of piece points      */
