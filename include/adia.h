@@ -273,7 +273,11 @@ adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *
 /* ======================================================= formats (src/formats) */
 
 /* Parameters of every format; a value <= 0 means "the format's default".
- * Parsed from "key=value,key=value" by adia_format_params_parse. */
+ * Parsed from "key=value,key=value" by adia_format_params_parse.  Bounded
+ * by the matrix at build: a value above max(its extent, 1024) -- rows for
+ * B eta hack seg C sigma r group strip streams, columns for width c pad,
+ * the longer side for qt -- is refused with ADIA_ERR_INVALID_ARG naming
+ * the parameter, the value and the bound. */
 typedef struct adia_format_params {
     int32_t block_rows;      /* B: row block / threads per block (BRCSD, DIA)  */
     int32_t eta;             /* BRCSD-I: minimum distance of piece points      */
@@ -508,6 +512,11 @@ typedef struct adia_spmm_info {
     int32_t rows, cols;      /* of C                                         */
     int64_t n_diag;          /* output diagonals                            */
     int64_t nnz;             /* entries C holds (in-matrix diagonal lengths) */
+    int64_t nnz_bound;       /* upper bound of C's true nonzeros: sum over k
+                                of the entries in column k of op(A) times
+                                those in row k of op(B) (+ an accumulated
+                                C's entries); nnz far above it means the
+                                diagonals of C are mostly zeros            */
     int64_t n_pairs;         /* pairs (oa, ob) with oa + ob on C             */
     int64_t flops;           /* 2 * multiplications                         */
     int64_t peak_bytes;      /* host memory the product needs at most       */
@@ -538,9 +547,18 @@ typedef struct adia_spmm_options {
     adia_spmm_algo algorithm;/* default AUTO                                 */
     int accumulate;          /* C += op(A) op(B) into the existing *C (its
                                 diagonals are kept and joined)               */
-    int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial   */
+    int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial;
+                                more than 4 x the processors: ADIA_ERR_INVALID_ARG */
     int64_t max_bytes;       /* refuse with ADIA_ERR_NO_MEMORY when the peak
                                 estimate exceeds it; <= 0: physical memory   */
+    double max_fill;         /* refuse with ADIA_ERR_UNSUPPORTED, before any
+                                numeric work, when C's diagonal storage (nnz)
+                                exceeds max_fill x nnz_bound + max(rows, cols)
+                                of C: a product that is not diagonal would be
+                                densified (e.g. two random matrices: 9 million
+                                entries stored for 61 thousand nonzeros).
+                                <= 0 or NaN: 4 (C's diagonals are then at least
+                                25% nonzeros, or short); INFINITY: no limit  */
     adia_spmm_info *info;    /* optional: filled by adia_spmm                */
 } adia_spmm_options;
 
@@ -555,7 +573,9 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
 /* C = op(A) * op(B): *C receives a new matrix; with opt->accumulate, *C must
  * be an existing matrix of the product's shape and is updated in place.
  * Fails before any numeric work with ADIA_ERR_NO_MEMORY when the estimate
- * exceeds the limit, ADIA_ERR_NO_DEVICE for the GPU without a device. */
+ * exceeds the limit, ADIA_ERR_UNSUPPORTED when C's diagonals would be mostly
+ * zeros (opt->max_fill; the message gives nnz, the bound and the density),
+ * ADIA_ERR_NO_DEVICE for the GPU without a device. */
 adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
                       const adia_matrix *B, adia_matrix **C,
                       const adia_spmm_options *opt);
@@ -701,16 +721,20 @@ typedef struct adia_solve_options {
 
 typedef struct adia_solve_info {
     int iterations;
-    int converged;            /* 1: the true residual met rtol                  */
+    int converged;            /* 1: the true residual met rtol (finite), x finite */
     double residual;          /* ||b - A x|| / ||b|| of the returned x, computed
-                                 afresh (not the recurrence); 0 when b = 0      */
+                                 afresh (not the recurrence); 0 when b = 0;
+                                 NaN/Inf when A or the iteration overflowed     */
     double time_ms;           /* the iterations, SpMVs included                 */
     double spmv_ms;           /* of which in SpMV (CPU; NaN on the GPU, where
                                  the iteration runs as one graph)               */
     int spmvs;                /* products with A                                */
     char format[16];          /* the plan's format                              */
     char stop[128];           /* why it stopped: "converged", "iteration limit reached",
-                                 "breakdown: ..." (e.g. p'Ap <= 0: A is not SPD)   */
+                                 "breakdown: ..." (e.g. p'Ap <= 0: A is not SPD,
+                                 a dot product overflowed), "non-finite residual
+                                 at iteration k" (NaN/Inf in A), "the recurrence
+                                 converged, the true residual did not ..."      */
 } adia_solve_info;
 
 void adia_solve_options_default(adia_solve_options *opt);
@@ -718,10 +742,13 @@ void adia_solve_options_default(adia_solve_options *opt);
  * the last iterate on return.  plan: a plan of A (CPU: double; GPU: b and
  * x are moved to the device once and x back at the end), or NULL (one is
  * made on opt->device with max_iter expected calls -- the planner measures
- * candidates when that is many -- and destroyed).  Not converging (max_iter reached, a
- * breakdown) is not an error: ADIA_OK with info->converged 0 and the
- * reason in info->stop.  Errors: NULL arguments, a non-square A, a plan of
- * another shape, a CPU plan in float, Jacobi with a zero diagonal entry
+ * candidates when that is many -- and destroyed).  Not converging (max_iter
+ * reached, a breakdown, a non-finite residual) is not an error: ADIA_OK with
+ * info->converged 0 and the reason in info->stop.  Scale-safe: the CPU
+ * methods run on A and b scaled by powers of two, and norms are scaled (as
+ * dnrm2) on both devices, so A and b times 1e200 or 1e-170 give the same x.
+ * Errors: NULL arguments, a non-square A, a plan of another shape, a CPU
+ * plan in float, Jacobi with a zero diagonal entry
  * (the message names the row), NaN/Inf in b.  opt NULL: defaults; info may
  * be NULL. */
 adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,

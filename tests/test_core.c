@@ -109,6 +109,54 @@ static void test_csr_format(void)
     adia_matrix_destroy(A);
 }
 
+/* Format parameters are bounded by the matrix (or 1024, the floor that
+ * keeps defaults working on small matrices): every format, one check, a
+ * message naming format, parameter, value and bound; values at the bound
+ * still build. */
+static void test_params_bounded(void)
+{
+    adia_matrix *A = test_generate("band:3000,2");
+    if (!A) return;
+    static const struct { const char *fmt, *params, *needle; } bad[] = {
+        {"ell", "width=2000000000", "ell: width=2000000000 too large: the width must be at most "
+                                    "max(columns, 1024) = 3000 for this 3000 x 3000 matrix"},
+        {"dia", "B=3001", "dia: B=3001 too large"},
+        {"brcsd1", "eta=100000", "brcsd1: eta=100000 too large"},
+        {"hdi", "hack=5000", "hdi: hack=5000 too large"},
+        {"sell", "C=4000", "sell: C=4000 too large"},
+        {"sell", "sigma=1000000", "sell: sigma=1000000 too large"},
+        {"bcsr", "r=3001", "bcsr: r=3001 too large"},
+        {"rgcsr", "group=70000", "rgcsr: group=70000 too large"},
+        {"cmrs", "strip=99999", "cmrs: strip=99999 too large"},
+        {"scsr", "streams=123456", "scsr: streams=123456 too large"},
+        {"pcsr", "pad=1000000", "pcsr: pad=1000000 too large"},
+        {"qcsr", "qt=40000", "qcsr: qt=40000 too large"},
+        {"csr", "B=2000000000", "csr: B=2000000000 too large"},   /* unused, still absurd */
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        adia_format_params p;
+        adia_format_params_default(&p);
+        CHECK_OK(adia_format_params_parse(&p, bad[i].params));
+        adia_format *F = NULL;
+        CHECK_ERR(adia_format_build(A, bad[i].fmt, &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG,
+                  bad[i].needle);
+        CHECK(F == NULL, "%s %s: no format", bad[i].fmt, bad[i].params);
+    }
+    static const struct { const char *fmt, *params; } good[] = {
+        {"ell", "width=3000"}, {"dia", "B=1024"}, {"scsr", "streams=3000"}, {"sell", "C=64"},
+    };
+    for (size_t i = 0; i < sizeof good / sizeof *good; i++) {
+        adia_format_params p;
+        adia_format_params_default(&p);
+        CHECK_OK(adia_format_params_parse(&p, good[i].params));
+        adia_format *F = NULL;
+        CHECK(adia_format_build(A, good[i].fmt, &p, ADIA_DOUBLE, &F) == ADIA_OK, "%s %s: %s",
+              good[i].fmt, good[i].params, adia_last_error());
+        adia_format_destroy(F);
+    }
+    adia_matrix_destroy(A);
+}
+
 /* A request beyond the memory available is refused before malloc, which
  * Linux would grant and then kill the process for: DIA of an unstructured
  * matrix (about 1.4 million diagonals x 10^6 rows, some 11 TB). */
@@ -169,6 +217,7 @@ int main(void)
     test_bad_input();
     test_transpose_and_spmv();
     test_csr_format();
+    test_params_bounded();
     test_refused_allocation();
     test_memory_budget();
     test_device_build_without_cuda();

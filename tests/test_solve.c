@@ -2,7 +2,9 @@
  * SPD and nonsymmetric matrices with known solutions (true residual and
  * error checked, with and without Jacobi, with a given plan and with the
  * solver's own), the iteration limit, breakdown on a non-SPD matrix, b = 0,
- * and every bad argument with its message. */
+ * systems scaled by 1e200 and 1e-170, a NaN in A, an inconsistent singular
+ * system and stagnation below machine precision (never "converged"), and
+ * every bad argument with its message. */
 #include "testutil.h"
 
 #include <math.h>
@@ -242,9 +244,135 @@ static void test_bad_args(void)
           !strcmp(adia_solver_name(ADIA_SOLVE_BICGSTAB), "bicgstab"), "solver names");
 }
 
+/* A's values times f, same pattern. */
+static adia_matrix *scaled_copy(const adia_matrix *A, double f)
+{
+    adia_csr_view v;
+    adia_matrix *S = NULL;
+    if (adia_matrix_csr(A, &v) != ADIA_OK) return NULL;
+    double *val = malloc((size_t)v.nnz * sizeof *val);
+    for (int64_t k = 0; k < v.nnz; k++) val[k] = v.values[k] * f;
+    CHECK_OK(adia_matrix_create_csr(v.rows, v.cols, v.nnz, v.rowptr, v.colind, val, ADIA_DOUBLE,
+                                    &S));
+    free(val);
+    return S;
+}
+
+/* A and b times 1e200 or 1e-170: the same x.  Unscaled, ||b||^2 overflows
+ * (1e400) or underflows to 0 (1e-340: "b = 0, x = 0" was reported). */
+static void test_scaled_systems(void)
+{
+    adia_matrix *A = test_generate("lap2d5:30");
+    if (!A) return;
+    const double factors[] = {1e200, 1e-170, 1e300, 1e-300};
+    for (size_t f = 0; f < sizeof factors / sizeof *factors; f++)
+        for (int m = 0; m < 2; m++)
+            for (int jacobi = 0; jacobi < 2; jacobi++) {
+                adia_matrix *S = scaled_copy(A, factors[f]);
+                adia_solve_options o;
+                adia_solve_options_default(&o);
+                o.method = m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG;
+                o.jacobi = jacobi;
+                o.rtol = 1e-10;
+                adia_solve_info in;
+                adia_status s;
+                double err = solve_known(S, NULL, &o, &in, &s);
+                CHECK(s == ADIA_OK && in.converged && in.residual <= 1e-10 && err < 1e-6,
+                      "A, b x %g, %s%s: status %d, %s, residual %.3g, error %.3g", factors[f],
+                      adia_solver_name(o.method), jacobi ? "+jacobi" : "", (int)s, in.stop,
+                      in.residual, err);
+                adia_matrix_destroy(S);
+            }
+    adia_matrix_destroy(A);
+}
+
+/* Solve A x = b (b given) from x0 = 0 with method m; x returned in x. */
+static void solve_b(const adia_matrix *A, const double *b, double *x, adia_solver m, int max_iter,
+                    double rtol, adia_solve_info *in)
+{
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.method = m;
+    o.max_iter = max_iter;
+    o.rtol = rtol;
+    memset(x, 0, (size_t)adia_matrix_rows(A) * sizeof *x);
+    CHECK_OK(adia_solve(A, NULL, b, x, &o, in));
+}
+
+/* A NaN in A: never "converged"; the stop names the non-finite residual. */
+static void test_nan_matrix(void)
+{
+    adia_matrix *A = test_generate("lap2d5:10");
+    if (!A) return;
+    adia_csr_view v;
+    CHECK_OK(adia_matrix_csr(A, &v));
+    double *val = malloc((size_t)v.nnz * sizeof *val), b[100], x[100];
+    memcpy(val, v.values, (size_t)v.nnz * sizeof *val);
+    val[v.nnz / 2] = NAN;
+    adia_matrix *N = NULL;
+    CHECK_OK(adia_matrix_create_csr(v.rows, v.cols, v.nnz, v.rowptr, v.colind, val, ADIA_DOUBLE,
+                                    &N));
+    for (int i = 0; i < 100; i++) b[i] = 1;
+    for (int m = 0; m < 2; m++) {
+        adia_solve_info in;
+        solve_b(N, b, x, m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG, 100, 1e-8, &in);
+        CHECK(!in.converged && test_contains(in.stop, "non-finite residual at iteration 0"),
+              "NaN in A, %s: converged %d, stop '%s'", m ? "bicgstab" : "cg", in.converged,
+              in.stop);
+    }
+    free(val);
+    adia_matrix_destroy(N);
+    adia_matrix_destroy(A);
+}
+
+/* The 1-D Neumann Laplacian is singular (A * ones = 0); b = e_0 is not in
+ * its range: no x exists, so the solver must not say converged. */
+static void test_inconsistent(void)
+{
+    enum { n = 50 };
+    test_coo c = {.rows = n, .cols = n};
+    for (int i = 0; i < n; i++) {
+        test_coo_add(&c, i, i, i == 0 || i == n - 1 ? 1 : 2);
+        if (i > 0) test_coo_add(&c, i, i - 1, -1);
+        if (i < n - 1) test_coo_add(&c, i, i + 1, -1);
+    }
+    adia_matrix *A = test_coo_matrix(&c);
+    double b[n] = {1}, x[n];
+    for (int m = 0; m < 2; m++) {
+        adia_solve_info in;
+        solve_b(A, b, x, m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG, 500, 1e-8, &in);
+        CHECK(!in.converged && !(in.residual <= 1e-8), "inconsistent, %s: converged %d, "
+              "residual %.3g, stop '%s'", m ? "bicgstab" : "cg", in.converged, in.residual,
+              in.stop);
+    }
+    adia_matrix_destroy(A);
+}
+
+/* rtol below machine precision: the residual stagnates near 1e-16; the
+ * answer is "not converged" with a finite residual, never success. */
+static void test_stagnation(void)
+{
+    adia_matrix *A = test_generate("lap2d5:30");
+    if (!A) return;
+    double b[900], x[900];
+    for (int i = 0; i < 900; i++) b[i] = 1 + i % 7;
+    for (int m = 0; m < 2; m++) {
+        adia_solve_info in;
+        solve_b(A, b, x, m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG, 3000, 1e-30, &in);
+        CHECK(!in.converged && isfinite(in.residual) && in.residual > 1e-30 && in.residual < 1e-10,
+              "stagnation, %s: converged %d, residual %.3g, stop '%s'", m ? "bicgstab" : "cg",
+              in.converged, in.residual, in.stop);
+    }
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_scaled_systems();
+    test_nan_matrix();
+    test_inconsistent();
+    test_stagnation();
     test_converges();
     test_jacobi_helps();
     test_stops();

@@ -2,10 +2,13 @@
  * (row-by-row dense accumulator, written here) on banded, structured random,
  * rectangular, empty, single-diagonal and 1x1 inputs; every op combination
  * (transposes checked against explicit adia_matrix_transpose), both CPU
- * algorithms, accumulate, structure report, determinism, errors. */
+ * algorithms, accumulate, structure report, determinism, errors; the
+ * refusal of products whose diagonals would be mostly zeros (max_fill) and
+ * of absurd thread counts. */
 #include "testutil.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ inputs */
@@ -349,11 +352,66 @@ static void test_huge_structure(void)
     adia_matrix_destroy(A);
 }
 
+/* Unstructured operands: C's diagonals would be mostly zeros -- refused
+ * before any numeric work with the figures, unless max_fill allows it. */
+static void test_fill_refused(void)
+{
+    adia_matrix *A = test_generate("random:400,3"), *C = NULL;
+    if (!A) return;
+    adia_spmm_info si;
+    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
+    CHECK(si.nnz_bound > 0 && si.nnz > 4 * si.nnz_bound + 400, "random: %lld entries stored, "
+          "bound %lld", (long long)si.nnz, (long long)si.nnz_bound);
+    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
+              "would store");
+    CHECK(strstr(adia_last_error(), "max_fill = 4") != NULL, "message names the limit: %s",
+          adia_last_error());
+    CHECK(C == NULL, "no C when refused");
+    adia_spmm_options opt;
+    adia_spmm_options_default(&opt);
+    opt.max_fill = INFINITY;
+    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt));
+    adia_matrix *R = ref_product(A, A);
+    CHECK(C && R && adia_matrix_nnz(R) <= si.nnz_bound, "bound %lld holds (true nnz %lld)",
+          (long long)si.nnz_bound, R ? (long long)adia_matrix_nnz(R) : -1LL);
+    adia_matrix_destroy(R);
+    adia_matrix_destroy(C);
+    C = NULL;
+    /* a larger finite max_fill: accepted when nnz fits under it */
+    opt.max_fill = (double)si.nnz / (double)si.nnz_bound + 1;
+    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt));
+    adia_matrix_destroy(C);
+    adia_matrix_destroy(A);
+    /* banded operands: bound above storage, never refused */
+    A = banded(30, 500, 4);
+    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_T, A, NULL, &si, NULL));
+    CHECK(si.nnz <= si.nnz_bound, "banded: %lld stored, bound %lld", (long long)si.nnz,
+          (long long)si.nnz_bound);
+    adia_matrix_destroy(A);
+}
+
+/* Thread counts beyond 4 x the processors are refused (OpenMP crashed). */
+static void test_threads_bounded(void)
+{
+    adia_matrix *A = banded(31, 50, 1), *C = NULL;
+    adia_spmm_options opt;
+    adia_spmm_options_default(&opt);
+    opt.threads = 100000;
+    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt), ADIA_ERR_INVALID_ARG,
+              "threads = 100000");
+    opt.threads = 4 * omp_get_num_procs();
+    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt));
+    adia_matrix_destroy(C);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
     test_products();
     test_errors();
     test_huge_structure();
+    test_fill_refused();
+    test_threads_bounded();
     return TEST_END();
 }

@@ -9,13 +9,22 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
+
+/* Options every command accepts besides its own. */
+static const cli_option common_options[] = {
+    {"memory", CLI_STRING, NULL, "memory budget, e.g. 12G, 500M (default: half of the "
+                                 "memory available)"},
+    {NULL, CLI_FLAG, NULL, NULL},
+};
 
 static void print_usage(const char *usage, const cli_option *opts)
 {
     printf("%s\n", usage);
-    if (opts && opts[0].name) printf("\nOptions:\n");
+    printf("\nOptions:\n");
     for (const cli_option *o = opts; o && o->name; o++) {
         const char *arg = o->kind == CLI_FLAG ? "" : o->kind == CLI_STRING ? " TEXT"
                         : o->kind == CLI_INT ? " N" : " X";
@@ -25,9 +34,12 @@ static void print_usage(const char *usage, const cli_option *opts)
         else snprintf(left, sizeof left, "-%s, --%s%s", o->name, o->name, arg);
         printf("  %-24s %s\n", left, o->help);
     }
+    printf("  %-24s %s\n", "--memory SIZE", common_options[0].help);
     printf("  %-24s %s\n", "--help", "show this help");
 }
 
+/* strtol / strtod must take the whole text: "12abc", "", "1e999" (ERANGE)
+ * and, for numbers, "nan" and "inf" are usage errors, never a default. */
 static int set_value(const char *cmd, const cli_option *o, const char *v)
 {
     char *end;
@@ -37,20 +49,68 @@ static int set_value(const char *cmd, const cli_option *o, const char *v)
     case CLI_STRING: *(const char **)o->target = v; return 0;
     case CLI_INT: {
         long x = strtol(v, &end, 10);
-        if (*v == '\0' || *end || errno)
+        if (*v == '\0' || *end)
             return cli_usage_error(cmd, "--%s needs an integer, got '%s'", o->name, v);
+        if (errno) return cli_usage_error(cmd, "--%s: '%s' is out of range", o->name, v);
         *(long *)o->target = x;
         return 0;
     }
     case CLI_DOUBLE: {
         double x = strtod(v, &end);
-        if (*v == '\0' || *end || errno)
-            return cli_usage_error(cmd, "--%s needs a number, got '%s'", o->name, v);
+        if (*v == '\0' || *end || errno || !isfinite(x))
+            return cli_usage_error(cmd, "--%s needs a finite number, got '%s'", o->name, v);
         *(double *)o->target = x;
         return 0;
     }
     }
     return 2;
+}
+
+bool cli_parse_size(const char *text, int64_t *bytes)
+{
+    static const struct { const char *suffix; double scale; } units[] = {
+        {"", 1},        {"b", 1},       {"bytes", 1},   {"k", 1e3},     {"kb", 1e3},
+        {"m", 1e6},     {"mb", 1e6},    {"g", 1e9},     {"gb", 1e9},    {"t", 1e12},
+        {"tb", 1e12},   {"kib", 0x1p10}, {"mib", 0x1p20}, {"gib", 0x1p30}, {"tib", 0x1p40},
+    };
+    char *end;
+    errno = 0;
+    double x = strtod(text, &end);
+    if (end == text || errno || !isfinite(x) || !(x > 0)) return false;
+    while (*end == ' ') end++;
+    for (size_t i = 0; i < sizeof units / sizeof *units; i++)
+        if (!strcasecmp(end, units[i].suffix)) {
+            double b = x * units[i].scale;
+            if (!(b >= 1 && b < 0x1p63)) return false;
+            *bytes = (int64_t)b;
+            return true;
+        }
+    return false;
+}
+
+long cli_max_threads(void)
+{
+    long procs = sysconf(_SC_NPROCESSORS_ONLN);
+    return 4 * (procs > 0 ? procs : 1);
+}
+
+/* --memory SIZE: the process's memory budget (adia_set_memory_budget). */
+static int set_memory(const char *cmd, const char *v)
+{
+    int64_t bytes;
+    if (!cli_parse_size(v, &bytes))
+        return cli_usage_error(cmd, "--memory needs a size such as 12G, 500M, 1.5GB or 4096 "
+                               "(bytes), got '%s'", v);
+    adia_set_memory_budget(bytes);
+    return 0;
+}
+
+/* The option named name[0..len), or NULL. */
+static const cli_option *find_option(const cli_option *opts, const char *name, size_t len)
+{
+    for (const cli_option *o = opts; o && o->name; o++)
+        if (strlen(o->name) == len && !strncmp(o->name, name, len)) return o;
+    return NULL;
 }
 
 int cli_parse(int argc, char **argv, const char *usage, const cli_option *opts,
@@ -70,9 +130,9 @@ int cli_parse(int argc, char **argv, const char *usage, const cli_option *opts,
         if ((a[0] == '-' && a[1] == '-') || is_short) {
             const char *name = a + (is_short ? 1 : 2), *eq = strchr(name, '=');
             size_t len = eq ? (size_t)(eq - name) : strlen(name);
-            const cli_option *o = opts;
-            while (o && o->name && !(strlen(o->name) == len && !strncmp(o->name, name, len))) o++;
-            if (!o || !o->name) return cli_usage_error(cmd, "unknown option '%s' (see --help)", a);
+            const cli_option *o = find_option(opts, name, len);
+            if (!o) o = find_option(common_options, name, len);
+            if (!o) return cli_usage_error(cmd, "unknown option '%s' (see --help)", a);
             const char *v = NULL;
             if (o->kind != CLI_FLAG) {
                 if (eq) v = eq + 1;
@@ -81,7 +141,7 @@ int cli_parse(int argc, char **argv, const char *usage, const cli_option *opts,
             } else if (eq) {
                 return cli_usage_error(cmd, "option --%s takes no value", o->name);
             }
-            int rc = set_value(cmd, o, v);
+            int rc = o == &common_options[0] ? set_memory(cmd, v) : set_value(cmd, o, v);
             if (rc) return rc;
         } else if (a[0] == '-' && a[1] != '\0') {
             return cli_usage_error(cmd, "unknown option '%s' (see --help)", a);
@@ -97,6 +157,13 @@ int cli_fail(const char *cmd, adia_status s)
 {
     fprintf(stderr, "adia %s: %s: %s\n", cmd, adia_status_string(s), adia_last_error());
     return 1;
+}
+
+int cli_check_range(const char *cmd, const char *option, double value, double min, double max)
+{
+    if (value >= min && value <= max) return 0;
+    if (isinf(max)) return cli_usage_error(cmd, "--%s must be >= %.15g, got %.15g", option, min, value);
+    return cli_usage_error(cmd, "--%s must be in %.15g..%.15g, got %.15g", option, min, max, value);
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

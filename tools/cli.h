@@ -32,7 +32,9 @@ int cmd_solve(int argc, char **argv);
 /* ------------------------------------------------------------ options */
 
 /* A declarative option: --name [value].  kind: flag (bool*), string
- * (const char**), int (long*), double (double*). */
+ * (const char**), int (long*), double (double*).  A number must be the
+ * whole value, finite and representable in its type, else a usage error;
+ * its range is the command's to check (cli_check_range). */
 typedef enum { CLI_FLAG, CLI_STRING, CLI_INT, CLI_DOUBLE } cli_kind;
 typedef struct cli_option {
     const char *name;       /* without the leading "--" */
@@ -43,7 +45,8 @@ typedef struct cli_option {
 
 /* Parse argv[1..] against opts; positional arguments are collected into
  * pos (at most max_pos, count in *npos).  Handles --help (prints usage with
- * the option table and returns 0 with *done = true).  On an unknown option,
+ * the option table and returns 0 with *done = true) and, for every
+ * command, --memory SIZE (adia_set_memory_budget).  On an unknown option,
  * a missing or malformed value, or too many positionals: message on stderr,
  * returns 2.  "--name=value" and "--name value" both work. */
 int cli_parse(int argc, char **argv, const char *usage, const cli_option *opts,
@@ -52,6 +55,17 @@ int cli_parse(int argc, char **argv, const char *usage, const cli_option *opts,
 /* Report a failed library call: "adia <cmd>: <status>: <last error>" on
  * stderr; returns 1. */
 int cli_fail(const char *cmd, adia_status s);
+/* "12G", "500M", "1.5GB", "2GiB", "4096", "4096 bytes" as bytes (K, M, G,
+ * T: powers of 1000; KiB, MiB, GiB, TiB: of 1024); false when malformed,
+ * not positive or beyond int64. */
+bool cli_parse_size(const char *text, int64_t *bytes);
+/* The largest thread count a --threads option accepts: 4 x processors. */
+long cli_max_threads(void);
+/* 0 when min <= value <= max, else a usage error (2) naming the option,
+ * the range and the value: for every number option whose meaningful range
+ * is narrower than its type (negative counts, thread counts, ...); max
+ * INFINITY: no upper bound. */
+int cli_check_range(const char *cmd, const char *option, double value, double min, double max);
 /* Report a usage error on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 

@@ -443,13 +443,12 @@ int cmd_bench(int argc, char **argv)
     if (rc || done) return rc;
     if ((npos == 1) == (o.gen != NULL))
         return cli_usage_error(argv[0], "give exactly one of FILE or --gen SPEC");
-    if (o.runs < 50 || o.runs > 100000) return cli_usage_error(argv[0], "--runs must be in 50..100000");
-    if (o.bread_mb < 64) return cli_usage_error(argv[0], "--bread-mb must be >= 64");
+    if ((rc = cli_check_range(argv[0], "runs", (double)o.runs, 50, 100000)) ||
+        (rc = cli_check_range(argv[0], "bread-mb", (double)o.bread_mb, 64, 1 << 20)))
+        return rc;
     bench_ctx c = {.o = o, .vt = o.use_float ? ADIA_FLOAT : ADIA_DOUBLE};
-    adia_format_params_default(&c.params);
+    if ((rc = cli_parse_params(argv[0], o.params, &c.params))) return rc;
     adia_status s;
-    if (o.params && (s = adia_format_params_parse(&c.params, o.params)) != ADIA_OK)
-        return cli_fail(argv[0], s);
     int ndev = 0;
     if ((s = adia_gpu_device_count(&ndev)) != ADIA_OK) return cli_fail(argv[0], s);
     if (ndev == 0) {

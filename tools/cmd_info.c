@@ -176,7 +176,11 @@ int cmd_info(int argc, char **argv)
     if (rc || done) return rc;
     adia_format_params p;
     if ((rc = cli_parse_params(argv[0], params, &p))) return rc;
-    if (B < 0 || B > INT32_MAX) return cli_usage_error(argv[0], "--B %ld is out of range", B);
+    /* 0: the search engine's defaults (the options' initial values) */
+    if ((rc = cli_check_range(argv[0], "B", (double)B, 0, INT32_MAX)) ||
+        (rc = cli_check_range(argv[0], "Z", Z, 0, 1e9)) ||
+        (rc = cli_check_range(argv[0], "alpha", alpha, 0, 1)))
+        return rc;
 
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], pos[0], gen, &A))) return rc;

@@ -76,6 +76,8 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, const solv
     for (int32_t i = 0; i < n; i++) e += (x[i] - 1) * (x[i] - 1);
     print_result(A, o, &in, n ? sqrt(e / n) : 0, o->json);
     rc = in.converged ? 0 : 1;
+    if (rc) fprintf(stderr, "adia %s: did not converge: %s (residual %.3g, rtol %.3g)\n", cmd,
+                    in.stop, in.residual, o->rtol);
 done:
     free(one);
     free(b);
@@ -103,9 +105,9 @@ int cmd_solve(int argc, char **argv)
     adia_solver method = !strcmp(o.method, "cg") ? ADIA_SOLVE_CG : ADIA_SOLVE_BICGSTAB;
     if (strcmp(o.method, "cg") && strcmp(o.method, "bicgstab"))
         return cli_usage_error(argv[0], "--method must be cg or bicgstab, not '%s'", o.method);
-    if (!(o.rtol > 0 && o.rtol < 1)) return cli_usage_error(argv[0], "--rtol must be in (0, 1)");
-    if (o.max_iter < 1 || o.max_iter > 100000000)
-        return cli_usage_error(argv[0], "--max-iter must be in 1..100000000");
+    if ((rc = cli_check_range(argv[0], "rtol", o.rtol, 1e-300, 0.9)) ||
+        (rc = cli_check_range(argv[0], "max-iter", (double)o.max_iter, 1, 1e8)))
+        return rc;
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], npos ? pos[0] : NULL, o.gen, &A))) return rc;

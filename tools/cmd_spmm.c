@@ -3,6 +3,7 @@
  * before the numeric work. */
 #include "cli.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,7 @@ static void report(const adia_spmm_info *s, const adia_spmm_info *r, double wall
         json_int(&j, "cols", s->cols);
         json_int(&j, "diagonals", s->n_diag);
         json_int(&j, "nnz", s->nnz);
+        json_int(&j, "nnz_bound", s->nnz_bound);
         json_int(&j, "pairs", s->n_pairs);
         json_int(&j, "flops", s->flops);
         json_int(&j, "peak_bytes", s->peak_bytes);
@@ -44,9 +46,9 @@ static void report(const adia_spmm_info *s, const adia_spmm_info *r, double wall
         json_end(&j);
         return;
     }
-    printf("C: %d x %d, %lld diagonals, %lld entries, %lld pairs, %.3g flops\n", s->rows,
-           s->cols, (long long)s->n_diag, (long long)s->nnz, (long long)s->n_pairs,
-           (double)s->flops);
+    printf("C: %d x %d, %lld diagonals, %lld entries (at most %lld nonzeros), %lld pairs, "
+           "%.3g flops\n", s->rows, s->cols, (long long)s->n_diag, (long long)s->nnz,
+           (long long)s->nnz_bound, (long long)s->n_pairs, (double)s->flops);
     printf("algorithm %s: numeric %.3f ms (%.2f GFLOP/s), total %.3f ms, peak memory %.1f MB\n",
            algo_name(r->algorithm), r->time_ms,
            r->time_ms > 0 ? (double)s->flops / (r->time_ms * 1e6) : 0.0, wall_ms,
@@ -58,7 +60,7 @@ int cmd_spmm(int argc, char **argv)
 {
     const char *cmd = argv[0], *out = NULL, *device = "cpu", *algo = "auto";
     const char *gen_a = NULL, *gen_b = NULL;
-    bool ta = false, tb = false, json = false;
+    bool ta = false, tb = false, json = false, allow_fill = false;
     long threads = 0;
     const cli_option opts[] = {
         {"output", CLI_STRING, &out, "write C as Matrix Market (also -o FILE)"},
@@ -66,9 +68,12 @@ int cmd_spmm(int argc, char **argv)
         {"transpose-b", CLI_FLAG, &tb, "use B^T"},
         {"device", CLI_STRING, &device, "cpu (default) or gpu"},
         {"algorithm", CLI_STRING, &algo, "auto (default), hm or cdm (CPU, square)"},
-        {"threads", CLI_INT, &threads, "CPU threads (default: all; 1: sequential)"},
+        {"threads", CLI_INT, &threads, "CPU threads, 1..4 x processors (default: all)"},
         {"gen-a", CLI_STRING, &gen_a, "generate A from a spec instead of a file"},
         {"gen-b", CLI_STRING, &gen_b, "generate B from a spec instead of a file"},
+        {"allow-fill", CLI_FLAG, &allow_fill, "run even when C's diagonals would be mostly "
+                                              "zeros (refused by default: C stored > 4 x its "
+                                              "nonzeros)"},
         {"json", CLI_FLAG, &json, "print one JSON object"},
         {NULL, CLI_FLAG, NULL, NULL},
     };
@@ -81,10 +86,12 @@ int cmd_spmm(int argc, char **argv)
     int npos = 0;
     bool done = false;
     int rc = cli_parse(argc, args, "usage: adia spmm A.mtx B.mtx [-o C.mtx] [--transpose-a|"
-                       "--transpose-b] [--device cpu|gpu] [--json]",
+                       "--transpose-b] [--device cpu|gpu] [--allow-fill] [--json]",
                        opts, pos, 2, &npos, &done);
     free(args);
     if (rc || done) return rc;
+    if (threads && (rc = cli_check_range(cmd, "threads", (double)threads, 1, (double)cli_max_threads())))
+        return rc;
     int need = (gen_a ? 0 : 1) + (gen_b ? 0 : 1);
     if (npos != need)
         return cli_usage_error(cmd, "expected %d matrix file(s), got %d (see --help)", need, npos);
@@ -97,6 +104,7 @@ int cmd_spmm(int argc, char **argv)
     opt.device = (adia_device)dv;
     opt.algorithm = (adia_spmm_algo)al;
     opt.threads = (int)threads;
+    if (allow_fill) opt.max_fill = INFINITY;
 
     adia_matrix *A = NULL, *B = NULL, *C = NULL;
     adia_status s = cli_load_matrix(gen_a ? NULL : pos[0], gen_a, &A);

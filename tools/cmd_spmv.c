@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "progress.h"
 
+#include <math.h>
 #include <string.h>
 
 static const char usage[] =
@@ -151,8 +152,11 @@ int cmd_spmv(int argc, char **argv)
     if (format && (rc = cli_check_format(argv[0], format))) return rc;
     if (device && strcmp(device, "cpu") && strcmp(device, "gpu"))
         return cli_usage_error(argv[0], "--device must be cpu or gpu, got '%s'", device);
-    if (runs < 1 || runs > 1000000) return cli_usage_error(argv[0], "--runs must be 1..1000000");
-    if (calls < 0) return cli_usage_error(argv[0], "--calls must be positive");
+    /* --calls 0 is the default (runs + 1) */
+    if ((rc = cli_check_range(argv[0], "runs", (double)runs, 1, 1e6)) ||
+        (rc = cli_check_range(argv[0], "seed", (double)seed, 0, INFINITY)) ||
+        (rc = cli_check_range(argv[0], "calls", (double)calls, 0, INFINITY)))
+        return rc;
     if (chooser && strcmp(chooser, "model") && strcmp(chooser, "rules") && strcmp(chooser, "measure"))
         return cli_usage_error(argv[0], "--chooser must be model, rules or measure, got '%s'", chooser);
     if (format && (chooser || explain || calls))

@@ -36,8 +36,7 @@ int cmd_spy(int argc, char **argv)
     if ((npos == 1) == (gen != NULL))
         return cli_usage_error(cmd, "give either a matrix FILE or --gen SPEC (see --help)");
     if (!out) return cli_usage_error(cmd, "missing -o FILE.png");
-    if (size < 8 || size > 8192)
-        return cli_usage_error(cmd, "--size must be in 8..8192, got %ld", size);
+    if ((rc = cli_check_range(cmd, "size", (double)size, 8, 8192))) return rc;
     adia_format_params fp;
     adia_format_params_default(&fp);
     if (params) {

@@ -178,7 +178,7 @@ adia_status row_block_param(const char *fmt, const char *key, int32_t given,
 static adia_status bcsr_build(const adia_csr *A, const adia_format_params *p,
                               adia_value_type vt, void **impl)
 {
-    int32_t r, c;
+    int32_t r = 0, c = 0;
     ADIA_TRY(row_block_param("bcsr", "r", p->bcsr_r, 2, A->rows, "rows", &r));
     ADIA_TRY(row_block_param("bcsr", "c", p->bcsr_c, 2, A->cols, "columns", &c));
     adia_bcsr *B = adia_calloc(1, sizeof *B, "bcsr format");

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 
 static adia_status check_format(const adia_format *F, const char *func)
 {
@@ -25,19 +26,64 @@ void adia_format_params_default(adia_format_params *p)
     if (p) memset(p, 0, sizeof *p);
 }
 
-/* key=value names, in the order of the struct's fields. */
+/* Every parameter: its key=value name, its field, and the matrix extent
+ * that bounds it -- a block, slice, group, strip or segment of more rows
+ * than the matrix has (a width or padding of more columns) only adds
+ * padding, and an absurd value (B=2000000000) would scale memory or GPU
+ * launch sizes with nothing to gain.  Values up to PARAM_FLOOR pass on any
+ * matrix: the formats' defaults (<= 256) and GPU block sizes (<= 1024)
+ * must keep working on small matrices, where they cost little.  noun
+ * words the error message. */
+#define PARAM_FLOOR 1024
+typedef enum { EXTENT_ROWS, EXTENT_COLS, EXTENT_SIDE } param_extent;
+static const struct {
+    const char *key, *noun;
+    size_t field;
+    param_extent extent;
+} params[] = {
+    {"B", "row block", offsetof(adia_format_params, block_rows), EXTENT_ROWS},
+    {"eta", "piece distance", offsetof(adia_format_params, eta), EXTENT_ROWS},
+    {"hack", "hack height", offsetof(adia_format_params, hack), EXTENT_ROWS},
+    {"seg", "segment height", offsetof(adia_format_params, segment), EXTENT_ROWS},
+    {"width", "width", offsetof(adia_format_params, ell_width), EXTENT_COLS},
+    {"C", "slice height", offsetof(adia_format_params, sell_c), EXTENT_ROWS},
+    {"sigma", "sorting window", offsetof(adia_format_params, sell_sigma), EXTENT_ROWS},
+    {"r", "block size", offsetof(adia_format_params, bcsr_r), EXTENT_ROWS},
+    {"c", "block size", offsetof(adia_format_params, bcsr_c), EXTENT_COLS},
+    {"group", "row group", offsetof(adia_format_params, row_group), EXTENT_ROWS},
+    {"strip", "strip height", offsetof(adia_format_params, strip), EXTENT_ROWS},
+    {"qt", "leaf size", offsetof(adia_format_params, qt_size), EXTENT_SIDE},
+    {"streams", "stream count", offsetof(adia_format_params, streams), EXTENT_ROWS},
+    {"pad", "padding", offsetof(adia_format_params, pad), EXTENT_COLS},
+};
+enum { N_PARAMS = sizeof params / sizeof *params };
+
 static int32_t *param_field(adia_format_params *p, const char *key, size_t len)
 {
-    static const char *const keys[] = {"B",  "eta", "hack",  "seg", "width",
-                                       "C",  "sigma", "r",   "c",   "group",
-                                       "strip", "qt", "streams", "pad"};
-    int32_t *fields[] = {&p->block_rows, &p->eta,    &p->hack,  &p->segment,
-                         &p->ell_width,  &p->sell_c, &p->sell_sigma,
-                         &p->bcsr_r,     &p->bcsr_c, &p->row_group,
-                         &p->strip,      &p->qt_size, &p->streams, &p->pad};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (strlen(keys[i]) == len && !strncmp(keys[i], key, len)) return fields[i];
+    for (int i = 0; i < N_PARAMS; i++)
+        if (strlen(params[i].key) == len && !strncmp(params[i].key, key, len))
+            return (int32_t *)((char *)p + params[i].field);
     return NULL;
+}
+
+/* The one bound check of every format's parameters, before any build: a
+ * given value (> 0) may not exceed max(its extent of the rows x cols
+ * matrix, PARAM_FLOOR). */
+static adia_status check_params(const adia_format_params *p, const char *fmt, int32_t rows,
+                                int32_t cols)
+{
+    for (int i = 0; i < N_PARAMS; i++) {
+        int32_t v = *(const int32_t *)((const char *)p + params[i].field);
+        param_extent e = params[i].extent;
+        int32_t extent = e == EXTENT_ROWS ? rows : e == EXTENT_COLS ? cols : rows > cols ? rows : cols;
+        int32_t bound = extent > PARAM_FLOOR ? extent : PARAM_FLOOR;
+        if (v <= bound) continue;
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: %s=%d too large: the %s must be at most "
+                          "max(%s, %d) = %d for this %d x %d matrix", fmt, params[i].key, (int)v,
+                          params[i].noun, e == EXTENT_ROWS ? "rows" : e == EXTENT_COLS ? "columns"
+                          : "rows, columns", PARAM_FLOOR, (int)bound, (int)rows, (int)cols);
+    }
+    return ADIA_OK;
 }
 
 adia_status adia_format_params_parse(adia_format_params *p, const char *text)
@@ -97,6 +143,7 @@ adia_status adia_format_new(const char *name, const adia_format_params *p, adia_
         return adia_error(ADIA_ERR_INVALID_ARG, "format build: bad value type %d", (int)vt);
     const adia_format_ops *ops = adia_format_ops_find(name);
     if (!ops) return adia_error(ADIA_ERR_INVALID_ARG, "unknown format '%s'", name);
+    if (p) ADIA_TRY(check_params(p, ops->name, rows, cols));
     adia_format *F = adia_calloc(1, sizeof *F, "format handle");
     if (!F) return ADIA_ERR_NO_MEMORY;
     F->magic = ADIA_MAGIC_FORMAT;

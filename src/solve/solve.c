@@ -1,20 +1,32 @@
-/* solve.c -- CG and BiCGSTAB on top of a plan (adia.h, "iterative
+/* solve.c -- CG, BiCGSTAB and GMRES on top of a plan (adia.h, "iterative
  * solvers").  Every product with A is adia_spmv on the plan's format and
  * is timed apart from the vector work; vectors are doubles, updated by
  * OpenMP loops.  Convergence is judged on the true residual b - A x of the
  * returned x, recomputed at the end, not only on the recurrence (which can
- * drift from it in finite precision). */
+ * drift from it in finite precision); a non-finite residual is a stop
+ * reason, never success.
+ *
+ * Range: the methods run on the scaled system (A / sa) y = b / sb with sa,
+ * sb powers of two near max |A(i,j)| and ||b||, and x = y sb / sa, so
+ * systems with entries of 1e200 or 1e-170 neither overflow nor underflow in
+ * the dot products (scaling by a power of two is exact); norms are scaled
+ * as well (nrm2), so ||b|| of tiny or huge entries is right too. */
 #include "solve_internal.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 
 typedef struct solver {
     adia_plan *plan;
     int64_t n;
-    double *inv_diag;         /* Jacobi: 1 / A(i,i); NULL: no preconditioner */
-    double tol;               /* absolute: rtol * ||b|| */
+    double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
+    int ea, eb;               /* sa = 2^ea, sb = 2^eb                        */
+    double a_inv;             /* 1 / sa: apply() computes (A / sa) x       */
+    double bnorm;             /* ||b / sb||, in [0.5, 1)                    */
+    double tol;               /* absolute: rtol * bnorm                     */
     int max_iter;
+    int restart;              /* GMRES: basis vectors per cycle              */
     double spmv_ms;
     int spmvs;
     adia_solve_info *info;
@@ -30,7 +42,37 @@ static double dot(int64_t n, const double *a, const double *b)
     return s;
 }
 
-static double norm2(int64_t n, const double *a) { return sqrt(dot(n, a, a)); }
+/* ||a||_2 without overflow or underflow (as LAPACK's dnrm2): a power of
+ * two near max |a_i| scales the sum of squares.  Inf gives Inf, NaN NaN. */
+static double nrm2(int64_t n, const double *a)
+{
+    double big = 0;
+#pragma omp parallel for reduction(max : big) schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) big = fabs(a[i]) > big ? fabs(a[i]) : big;
+    if (isinf(big)) return big;
+    int e = 0;
+    if (big > 0) frexp(big, &e);
+    const double down = ldexp(1.0, -e);
+    double s = 0;
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) s += (a[i] * down) * (a[i] * down);
+    return ldexp(sqrt(s), e);
+}
+
+/* e with 2^(e-1) <= v < 2^e; 0 for 0, Inf or NaN (no scaling). */
+static int pow2_exponent(double v)
+{
+    int e = 0;
+    if (v > 0 && isfinite(v)) frexp(v, &e);
+    return e;
+}
+
+/* y = x 2^e, exact (ldexp, not a factor that could overflow by itself). */
+static void scale_pow2(int64_t n, const double *x, int e, double *y)
+{
+#pragma omp parallel for schedule(static) if (n > 65536)
+    for (int64_t i = 0; i < n; i++) y[i] = ldexp(x[i], e);
+}
 
 /* y += alpha x */
 static void axpy(int64_t n, double alpha, const double *x, double *y)
@@ -53,11 +95,11 @@ static void precondition(const solver *S, const double *r, double *z)
     for (int64_t i = 0; i < S->n; i++) z[i] = S->inv_diag ? S->inv_diag[i] * r[i] : r[i];
 }
 
-/* y = A x through the plan, timed */
+/* y = (A / sa) x through the plan, timed */
 static adia_status apply(solver *S, const double *x, double *y)
 {
     double t0 = adia_now_ms();
-    adia_status s = adia_spmv(S->plan, 1.0, x, 0.0, y);
+    adia_status s = adia_spmv(S->plan, S->a_inv, x, 0.0, y);
     S->spmv_ms += adia_now_ms() - t0;
     S->spmvs++;
     return s;
@@ -72,11 +114,27 @@ static adia_status residual(solver *S, const double *b, const double *x, double 
     return ADIA_OK;
 }
 
-/* Record why the method ended early (fmt may use v once). */
-static adia_status stop(solver *S, const char *fmt, double v)
+/* Record why the method ended early. */
+static adia_status stop(solver *S, const char *fmt, ...)
 {
-    snprintf(S->info->stop, sizeof S->info->stop, fmt, v);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(S->info->stop, sizeof S->info->stop, fmt, ap);
+    va_end(ap);
     return ADIA_OK;
+}
+
+/* ||r|| <= tol, or "non-finite residual" recorded: 1 converged, -1 stop
+ * (NaN or Inf: an overflow, or NaN/Inf in A), 0 go on. */
+static int check_residual(solver *S, double rnorm)
+{
+    if (!isfinite(rnorm)) {
+        stop(S, "non-finite residual at iteration %d", S->info->iterations);
+        return -1;
+    }
+    if (rnorm > S->tol) return 0;
+    stop(S, "converged");
+    return 1;
 }
 
 /* ------------------------------------------------------------- methods */
@@ -92,10 +150,11 @@ static adia_status cg(solver *S, const double *b, double *x, double *w)
     memcpy(p, z, (size_t)n * sizeof *p);
     double rz = dot(n, r, z);
     while (S->info->iterations < S->max_iter) {
-        if (norm2(n, r) <= S->tol) return stop(S, "converged", 0);
+        if (check_residual(S, nrm2(n, r))) return ADIA_OK;
+        if (!isfinite(rz)) return stop(S, "breakdown: (r, z) = %g (overflow)", rz);
         ADIA_TRY(apply(S, p, q));
         double pq = dot(n, p, q);
-        if (!(pq > 0))
+        if (!(pq > 0) || isinf(pq))
             return stop(S, "breakdown: p'Ap = %g (A is not symmetric positive definite?)", pq);
         double alpha = rz / pq;
         axpy(n, alpha, p, x);
@@ -106,7 +165,7 @@ static adia_status cg(solver *S, const double *b, double *x, double *w)
         xpby(n, z, rz_next / rz, p);
         rz = rz_next;
     }
-    if (norm2(n, r) <= S->tol) stop(S, "converged", 0);
+    check_residual(S, nrm2(n, r));
     return ADIA_OK;
 }
 
@@ -122,7 +181,7 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
     memset(v, 0, (size_t)n * sizeof *v);
     double rho = 1, alpha = 1, omega = 1;
     while (S->info->iterations < S->max_iter) {
-        if (norm2(n, r) <= S->tol) return stop(S, "converged", 0);
+        if (check_residual(S, nrm2(n, r))) return ADIA_OK;
         double rho_next = dot(n, r0, r);
         if (rho_next == 0 || !isfinite(rho_next))
             return stop(S, "breakdown: (r0, r) = %g", rho_next);
@@ -138,13 +197,13 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
         memcpy(s, r, (size_t)n * sizeof *s);
         axpy(n, -alpha, v, s);
         S->info->iterations++;
-        if (norm2(n, s) <= S->tol) {
-            axpy(n, alpha, ph, x);
-            return stop(S, "converged", 0);
-        }
+        int done = check_residual(S, nrm2(n, s));
+        if (done > 0) axpy(n, alpha, ph, x);
+        if (done) return ADIA_OK;
         precondition(S, s, sh);
         ADIA_TRY(apply(S, sh, t));
         double tt = dot(n, t, t);
+        if (isinf(tt)) return stop(S, "breakdown: (t, t) overflowed");
         omega = tt > 0 ? dot(n, t, s) / tt : 0;
         axpy(n, alpha, ph, x);
         axpy(n, omega, sh, x);
@@ -152,8 +211,88 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
         axpy(n, -omega, t, r);
         if (omega == 0 || !isfinite(omega)) return stop(S, "breakdown: omega = %g", omega);
     }
-    if (norm2(n, r) <= S->tol) stop(S, "converged", 0);
+    check_residual(S, nrm2(n, r));
     return ADIA_OK;
+}
+
+/* Givens rotation (c, s) taking (a, b) to (r, 0); a, b finite. */
+static void givens(double a, double b, double *c, double *s, double *r)
+{
+    *r = hypot(a, b);
+    *c = *r > 0 ? a / *r : 1;
+    *s = *r > 0 ? b / *r : 0;
+}
+
+/* Restarted GMRES(m), right-preconditioned (A D u = b, x = x0 + D V y),
+ * modified Gram-Schmidt; |g(j+1)| is the residual norm of the current
+ * iterate, so the true residual is recomputed only at each cycle's start.
+ * w: (m + 2) n doubles (V, then z = D v_j / D V y). */
+static adia_status gmres(solver *S, const double *b, double *x, double *w)
+{
+    const int64_t n = S->n;
+    const int m = S->restart;
+    double *V = w, *z = w + (int64_t)(m + 1) * n;
+    double *H = adia_calloc((size_t)(m + 1) * (size_t)m + 4 * ((size_t)m + 1), sizeof *H,
+                            "GMRES Hessenberg matrix");
+    if (!H) return ADIA_ERR_NO_MEMORY;
+    double *cs = H + (m + 1) * m, *sn = cs + m + 1, *g = sn + m + 1, *y = g + m + 1;
+    adia_status st = ADIA_OK;
+    while (st == ADIA_OK) {
+        st = residual(S, b, x, V);
+        double beta = st == ADIA_OK ? nrm2(n, V) : 0;
+        if (st != ADIA_OK || check_residual(S, beta) || S->info->iterations >= S->max_iter) break;
+        for (int64_t i = 0; i < n; i++) V[i] /= beta;
+        memset(g, 0, (size_t)(m + 1) * sizeof *g);
+        g[0] = beta;
+        int k = 0;
+        for (int j = 0; j < m && S->info->iterations < S->max_iter; j++) {
+            double *vj = V + j * n, *w1 = V + (j + 1) * n, *hj = H + j * (m + 1);
+            precondition(S, vj, z);
+            if ((st = apply(S, z, w1)) != ADIA_OK) break;
+            for (int i = 0; i <= j; i++) {
+                hj[i] = dot(n, V + i * n, w1);
+                axpy(n, -hj[i], V + i * n, w1);
+            }
+            double h1 = nrm2(n, w1), r;
+            for (int i = 0; i < j; i++) {
+                double a = hj[i], c = hj[i + 1];
+                hj[i] = cs[i] * a + sn[i] * c;
+                hj[i + 1] = -sn[i] * a + cs[i] * c;
+            }
+            if (!isfinite(h1) || !isfinite(hj[j])) {
+                stop(S, "non-finite value in the Arnoldi step at iteration %d",
+                     S->info->iterations);
+                k = -1;
+                break;
+            }
+            givens(hj[j], h1, &cs[j], &sn[j], &r);
+            if (!(r > 0)) {
+                stop(S, "breakdown: singular Hessenberg matrix at iteration %d",
+                     S->info->iterations);
+                break;
+            }
+            hj[j] = r;
+            g[j + 1] = -sn[j] * g[j];
+            g[j] *= cs[j];
+            S->info->iterations++;
+            k = j + 1;
+            if (h1 > 0) for (int64_t i = 0; i < n; i++) w1[i] /= h1;
+            if (fabs(g[j + 1]) <= S->tol || h1 == 0) break;   /* x is ready */
+        }
+        if (st != ADIA_OK || k < 0) break;
+        for (int i = k - 1; i >= 0; i--) {      /* y = H \ g */
+            y[i] = g[i];
+            for (int l = i + 1; l < k; l++) y[i] -= H[l * (m + 1) + i] * y[l];
+            y[i] /= H[i * (m + 1) + i];
+        }
+        memset(z, 0, (size_t)n * sizeof *z);
+        for (int l = 0; l < k; l++) axpy(n, y[l], V + l * n, z);
+        precondition(S, z, z);
+        axpy(n, 1.0, z, x);
+        if (k == 0 || strncmp(S->info->stop, "breakdown", 9) == 0) break;
+    }
+    free(H);
+    return st;
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -174,8 +313,9 @@ void adia_solve_options_default(adia_solve_options *opt)
     opt->restart = 30;
 }
 
-/* 1 / A(i,i) for every row; a missing or zero diagonal entry is an error. */
-static adia_status jacobi_inverse(const adia_csr *A, double **out)
+/* 1 / (A(i,i) / 2^ea) for every row; a missing or zero diagonal entry is
+ * an error. */
+static adia_status jacobi_inverse(const adia_csr *A, int ea, double **out)
 {
     double *d = adia_alloc((size_t)A->rows, sizeof *d, "Jacobi diagonal");
     if (!d) return ADIA_ERR_NO_MEMORY;
@@ -189,7 +329,7 @@ static adia_status jacobi_inverse(const adia_csr *A, double **out)
             return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs A(%d,%d) nonzero and "
                               "finite, it is %g", i, i, a);
         }
-        d[i] = 1.0 / a;
+        d[i] = 1.0 / ldexp(a, -ea);
     }
     *out = d;
     return ADIA_OK;
@@ -248,31 +388,81 @@ static adia_status check_args(const adia_matrix *A, const double *b, double *x,
  * times, within max_iter in all. */
 #define SOLVE_RESTARTS 3
 
-static adia_status run(solver *S, adia_solver method, const double *b, double *x, double bnorm)
+/* Largest |A(i,j)|, NaN ignored (it shows up in the residual instead). */
+static double max_abs(const adia_csr *A)
 {
-    double *w = adia_alloc((size_t)S->n * 8 + 1, sizeof *w, "solver vectors");
-    if (!w) return ADIA_ERR_NO_MEMORY;
+    const double *v = A->values;
+    double big = 0;
+    for (int64_t k = 0; k < A->nnz; k++) big = fabs(v[k]) > big ? fabs(v[k]) : big;
+    return big;
+}
+
+/* Doubles of workspace beside b / sb: CG 4 n, BiCGSTAB 8 n, GMRES (m + 2) n. */
+static int64_t workspace_vectors(const solver *S, adia_solver method)
+{
+    return method == ADIA_SOLVE_CG ? 4 : method == ADIA_SOLVE_BICGSTAB ? 8 : S->restart + 2;
+}
+
+/* The CPU methods, restarts as said above, on bs (= b / sb); w: workspace. */
+static adia_status run_cpu(solver *S, adia_solver method, const double *bs, double *x, double *w)
+{
     adia_solve_info *info = S->info;
-    double t0 = adia_now_ms();
+    double *r = w;   /* the true residual, after the method */
     adia_status s = ADIA_OK;
     int said = 0;
     for (int restart = 0; s == ADIA_OK; restart++) {
         snprintf(info->stop, sizeof info->stop, "iteration limit reached");
-        s = method == ADIA_SOLVE_CG ? cg(S, b, x, w) : bicgstab(S, b, x, w);
-        if (s == ADIA_OK) s = residual(S, b, x, w);
+        s = method == ADIA_SOLVE_CG ? cg(S, bs, x, w)
+            : method == ADIA_SOLVE_BICGSTAB ? bicgstab(S, bs, x, w) : gmres(S, bs, x, w);
+        if (s == ADIA_OK) s = residual(S, bs, x, r);
         if (s != ADIA_OK) break;
-        const double rnorm = norm2(S->n, w);
-        info->residual = rnorm / bnorm;
-        info->converged = rnorm <= S->tol;
+        const double rnorm = nrm2(S->n, r);
+        info->residual = rnorm / S->bnorm;
+        info->converged = rnorm <= S->tol;        /* false for NaN */
         said = !strcmp(info->stop, "converged");
         if (info->converged || !said || restart == SOLVE_RESTARTS ||
             info->iterations >= S->max_iter)
             break;
     }
-    info->time_ms = adia_now_ms() - t0;
     if (s == ADIA_OK && said && !info->converged)
-        snprintf(info->stop, sizeof info->stop, "the recurrence converged, the true residual "
-                 "did not (%.3g): lost accuracy", info->residual);
+        snprintf(info->stop, sizeof info->stop, isfinite(info->residual)
+                 ? "the recurrence converged, the true residual did not (%.3g): lost accuracy"
+                 : "non-finite true residual (%g)", info->residual);
+    return s;
+}
+
+/* The GPU methods on the same scaled system: bs and y0 go to the device,
+ * the products there are (A / sa) x as well (solve_gpu.cu). */
+static adia_status run_gpu(solver *S, adia_solver method, const double *bs, double *x)
+{
+    adia_solve_gpu_args g = {.plan = S->plan, .method = method, .restart = S->restart,
+                             .n = (int32_t)S->n, .vt = adia_plan_value_type(S->plan),
+                             .inv_diag = S->inv_diag, .a_scale = S->a_inv,
+                             .rtol = S->tol / S->bnorm, .max_iter = S->max_iter};
+    return adia_solve_gpu_host(&g, bs, x, S->info);
+}
+
+/* The method on the scaled system from y0 = x0 2^(ea-eb), then x itself
+ * checked: y 2^(eb-ea) can overflow. */
+static adia_status run(solver *S, adia_solver method, const double *b, double *x)
+{
+    const int gpu = adia_plan_device(S->plan) == 1;
+    int64_t k = 1 + (gpu ? 0 : workspace_vectors(S, method));
+    double *w = adia_alloc((size_t)S->n * (size_t)k + 1, sizeof *w, "solver vectors");
+    if (!w) return ADIA_ERR_NO_MEMORY;
+    double *bs = w + (k - 1) * S->n;
+    scale_pow2(S->n, b, -S->eb, bs);
+    scale_pow2(S->n, x, S->ea - S->eb, x);
+    double t0 = adia_now_ms();
+    adia_status s = gpu ? run_gpu(S, method, bs, x) : run_cpu(S, method, bs, x, w);
+    if (!gpu) S->info->time_ms = adia_now_ms() - t0;
+    scale_pow2(S->n, x, S->eb - S->ea, x);
+    for (int64_t i = 0; s == ADIA_OK && S->info->converged && i < S->n; i++)
+        if (!isfinite(x[i])) {
+            S->info->converged = 0;
+            snprintf(S->info->stop, sizeof S->info->stop, "non-finite solution: x[%lld] = %g "
+                     "is out of the range of double", (long long)i, x[i]);
+        }
     free(w);
     return s;
 }
@@ -291,32 +481,30 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     memset(info, 0, sizeof *info);
     snprintf(info->stop, sizeof info->stop, "iteration limit reached");
     ADIA_TRY(check_args(A, b, x, &o));
-    solver S = {.n = A->csr.rows, .max_iter = o.max_iter, .info = info};
-    double bnorm = norm2(S.n, b);
+    solver S = {.n = A->csr.rows, .max_iter = o.max_iter, .restart = o.restart, .info = info};
+    double bnorm = nrm2(S.n, b);
     if (bnorm == 0) {   /* the solution is 0 */
         memset(x, 0, (size_t)S.n * sizeof *x);
         info->converged = 1;
         snprintf(info->stop, sizeof info->stop, "b = 0: x = 0");
         return ADIA_OK;
     }
-    S.tol = o.rtol * bnorm;
+    S.ea = pow2_exponent(max_abs(&A->csr));
+    S.eb = pow2_exponent(bnorm);
+    S.a_inv = ldexp(1.0, -S.ea);
+    S.bnorm = ldexp(bnorm, -S.eb);
+    S.tol = o.rtol * S.bnorm;
     adia_plan *own = NULL;
-    adia_status s = o.jacobi ? jacobi_inverse(&A->csr, &S.inv_diag) : ADIA_OK;
+    adia_status s = o.jacobi ? jacobi_inverse(&A->csr, S.ea, &S.inv_diag) : ADIA_OK;
     if (s == ADIA_OK) s = solver_plan(A, plan, &o, &S.plan, &own);
     if (s == ADIA_OK) {
         snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(S.plan));
-        if (adia_plan_device(S.plan) == 1) {
-            adia_solve_gpu_args g = {.plan = S.plan, .method = o.method, .n = (int32_t)S.n,
-                                     .vt = adia_plan_value_type(S.plan),
-                                     .inv_diag = S.inv_diag, .rtol = o.rtol,
-                                     .max_iter = o.max_iter, .restart = o.restart};
-            s = adia_solve_gpu_host(&g, b, x, info);
-        } else {
-            s = run(&S, o.method, b, x, bnorm);
-        }
+        s = run(&S, o.method, b, x);
     }
-    info->spmv_ms = S.spmv_ms;
-    info->spmvs = S.spmvs;
+    if (s == ADIA_OK && adia_plan_device(S.plan) == 0) {   /* the GPU counts its own */
+        info->spmv_ms = S.spmv_ms;
+        info->spmvs = S.spmvs;
+    }
     adia_plan_destroy(own);
     free(S.inv_diag);
     return s;

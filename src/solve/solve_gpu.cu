@@ -680,7 +680,7 @@ template <typename T>
 adia_status spmv(solve_run<T> &R, const T *x, T *y)
 {
     R.spmvs++;
-    return adia_spmv_async(R.a->plan, 1.0, x, 0.0, y, R.w.stream);
+    return adia_spmv_async(R.a->plan, R.a->a_scale, x, 0.0, y, R.w.stream);
 }
 
 /* GMRES cycle: w = b - A x, beta = ||w||, V_0 = w / beta, z = D V_0. */

@@ -20,7 +20,8 @@ typedef struct adia_solve_gpu_args {
     adia_value_type vt;         /* the plan's value type: of d_b and d_x       */
     const void *d_b;            /* device, n values                            */
     void *d_x;                  /* device, n values: initial guess, solution   */
-    const double *inv_diag;     /* host, n values of 1 / A(i,i), or NULL       */
+    const double *inv_diag;     /* host, n values of 1 / (a_scale A(i,i)), or NULL */
+    double a_scale;             /* the operator is a_scale * A (a power of two) */
     double rtol;
     int max_iter;
     void *stream;               /* cudaStream_t the caller's work is on        */

@@ -6,7 +6,16 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <omp.h>
 #include <unistd.h>
+
+/* Default of adia_spmm_options.max_fill: C's diagonal storage may be up to
+ * 4 times the bound of its true nonzeros.  The bound (the multiplications
+ * of a row-by-row product) is exact for banded and full-diagonal operands
+ * (storage/bound <= 1 there) and only overestimates, so a refusal proves
+ * that more than 3/4 of C's storage would be zeros: the "diagonal" product
+ * of unstructured matrices, where a general SpGEMM is the right tool. */
+#define SPMM_DEFAULT_MAX_FILL 4.0
 
 void adia_spmm_options_default(adia_spmm_options *opt)
 {
@@ -210,6 +219,38 @@ static adia_status output_pairs(spmm_plan *p)
     return ADIA_OK;
 }
 
+/* Entries in each line of X along the product's inner dimension: its
+ * columns (by_col) or its rows; cnt holds the k inner indices. */
+static void inner_counts(const adia_csr *x, bool by_col, int32_t *cnt)
+{
+    if (by_col)
+        for (int64_t q = 0; q < x->nnz; q++) cnt[x->colind[q]]++;
+    else
+        for (int32_t i = 0; i < x->rows; i++) cnt[i] = (int32_t)(x->rowptr[i + 1] - x->rowptr[i]);
+}
+
+/* Upper bound of C's true nonzeros, O(nnz) before any diagonal work: sum
+ * over k of (entries in column k of op(A)) x (entries in row k of op(B)),
+ * each multiplication making at most one entry, plus an accumulated C's. */
+static adia_status nnz_bound(spmm_plan *p, const adia_csr *acc)
+{
+    int32_t *ca = adia_calloc((size_t)p->k + 1, sizeof *ca, "product bound counts");
+    int32_t *cb = adia_calloc((size_t)p->k + 1, sizeof *cb, "product bound counts");
+    if (!ca || !cb) {
+        free(ca);
+        free(cb);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    inner_counts(p->a.csr, p->a.op == ADIA_OP_N, ca);
+    inner_counts(p->b.csr, p->b.op == ADIA_OP_T, cb);
+    int64_t bound = acc ? acc->nnz : 0;
+    for (int32_t k = 0; k < p->k; k++) bound += (int64_t)ca[k] * cb[k];  /* <= nnz(A) * n */
+    p->nnz_bound = bound;
+    free(ca);
+    free(cb);
+    return ADIA_OK;
+}
+
 static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
                               const adia_matrix *B, const adia_spmm_options *opt,
                               const char *func)
@@ -222,6 +263,11 @@ static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
                 opt->algorithm < ADIA_SPMM_AUTO || opt->algorithm > ADIA_SPMM_CDM))
         return adia_error(ADIA_ERR_INVALID_ARG, "%s: bad device %d or algorithm %d", func,
                           (int)opt->device, (int)opt->algorithm);
+    /* OpenMP tries to start every thread asked for: 100000 crashed */
+    int procs = omp_get_num_procs();
+    if (opt && opt->threads > 4 * procs)
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: threads = %d, more than 4 x the %d "
+                          "processors", func, opt->threads, procs);
     return ADIA_OK;
 }
 
@@ -245,6 +291,7 @@ static adia_status plan_build(adia_op opA, const adia_matrix *A, adia_op opB,
                        " but A%s * B%s is %" PRId32 " x %" PRId32, acc->rows, acc->cols,
                        op_name(opA), op_name(opB), p->m, p->n);
     double t0 = adia_now_ms();
+    if (s == ADIA_OK) s = nnz_bound(p, acc);
     if (s == ADIA_OK) s = output_offsets(p, acc);
     if (s == ADIA_OK) s = output_pairs(p);
     p->struct_ms = adia_now_ms() - t0;
@@ -281,6 +328,7 @@ static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *i
     info->cols = p->n;
     info->n_diag = p->dc;
     info->nnz = p->c_len;
+    info->nnz_bound = p->nnz_bound;
     info->n_pairs = p->n_pairs;
     info->flops = sat_mul(2, p->mults);
     info->algorithm = algo;
@@ -322,6 +370,24 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
     }
     spmm_plan_free(&p);
     return ADIA_OK;
+}
+
+/* Refuse a product whose diagonal storage would be mostly zeros
+ * (adia_spmm_options.max_fill; SPMM_DEFAULT_MAX_FILL says why).  The slack
+ * of one full diagonal (max(m, n)) keeps tiny and empty products, whose
+ * bound may be 0, from being refused. */
+static adia_status check_fill(const spmm_plan *p, const adia_spmm_options *opt)
+{
+    double max_fill = opt->max_fill > 0 ? opt->max_fill : SPMM_DEFAULT_MAX_FILL;
+    double allowed = max_fill * (double)p->nnz_bound + (double)(p->m > p->n ? p->m : p->n);
+    if (!((double)p->c_len > allowed)) return ADIA_OK;   /* INFINITY * 0: NaN, allowed */
+    return adia_error(ADIA_ERR_UNSUPPORTED, "adia_spmm: C (%" PRId32 " x %" PRId32 ") would "
+                      "store %" PRId64 " entries on %" PRId32 " diagonals for at most %" PRId64
+                      " true nonzeros: density of the diagonals at most %.3g%%, more than "
+                      "max_fill = %g times the nonzeros; the product is not diagonal (set "
+                      "adia_spmm_options.max_fill, CLI --allow-fill, to run it anyway)",
+                      p->m, p->n, p->c_len, p->dc, p->nnz_bound,
+                      p->c_len ? 100.0 * (double)p->nnz_bound / (double)p->c_len : 0.0, max_fill);
 }
 
 static adia_status check_device(const adia_spmm_options *opt, adia_spmm_algo algo)
@@ -413,6 +479,7 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
                        " bytes (C: %" PRId32 " x %" PRId32 ", %" PRId64 " diagonals, %" PRId64
                        " entries), more than the limit of %" PRId64 " bytes",
                        info.peak_bytes, p.m, p.n, info.n_diag, info.nnz, limit);
+    if (s == ADIA_OK) s = check_fill(&p, opt);
     adia_csr out;
     if (s == ADIA_OK) s = run_numeric(&p, algo, opt, acc, &info, &out);
     spmm_plan_free(&p);

@@ -40,6 +40,7 @@ typedef struct spmm_plan {
     int64_t *pair_ptr;        /* dc + 1 */
     int32_t *pair_a, *pair_b; /* operand diagonals; oa ascending in a diagonal */
     int64_t n_pairs, mults;
+    int64_t nnz_bound;        /* upper bound of C's true nonzeros (spmm.c) */
     int threads;
     double struct_ms;         /* host time of output diagonals + pairs */
 } spmm_plan;

@@ -20,6 +20,14 @@ check "--format ell is used" test "$(json_get format)" = ell
 # not converging: exit 1, the reason printed
 expect 1 solve --gen lap2d5:40 --max-iter 3
 check "iteration limit reported" stdout_has "iteration limit reached"
+check "stderr says why it failed" stderr_has "did not converge: iteration limit reached"
+expect 1 solve --gen lap2d5:40 --max-iter 3 --json
+check "--json still one object when not converged" json_keys converged residual stop
+check "--json says not converged" test "$(json_get converged)" = False
+check "--json gives the reason" test "$(json_get stop)" = "iteration limit reached"
+# rtol below machine precision: stagnation is not success
+expect 1 solve --gen lap2d5:20 --rtol 1e-30 --max-iter 2000
+check "stagnation: did not converge" stderr_has "did not converge"
 
 # usage errors
 expect 2 solve

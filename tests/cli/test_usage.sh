@@ -55,4 +55,42 @@ for c in info spmv; do
     check "$c: malformed line is named" stderr_has "4"
 done
 expect 1 convert "$bad" "$TMP/out.mtx"
+
+# numbers: junk, overflow, NaN/Inf and meaningless values are usage errors
+# naming the option, never replaced by a default
+expect 2 spmv --runs 12x --gen lap2d5:4
+check "trailing junk is named" stderr_has "12x"
+expect 2 spmv --runs 99999999999999999999 --gen lap2d5:4
+check "overflow is named" stderr_has "out of range"
+expect 2 spmv --runs -5 --gen lap2d5:4
+check "negative --runs gives the range" stderr_has "--runs must be in 1..1000000"
+expect 2 spmv --seed -1 --gen lap2d5:4
+expect 2 spmv --calls -1 --gen lap2d5:4
+expect 2 solve --rtol nan --gen lap2d5:4
+check "NaN is refused" stderr_has "finite number"
+expect 2 solve --rtol inf --gen lap2d5:4
+expect 2 solve --rtol -1e-8 --gen lap2d5:4
+expect 2 solve --max-iter 0 --gen lap2d5:4
+expect 2 spy --size -1 --gen lap2d5:4 -o "$TMP/s.png"
+expect 2 info --Z nan --gen lap2d5:4
+expect 2 info --alpha 2 --gen lap2d5:4
+expect 2 info --B -3 --gen lap2d5:4
+# threads: 1 .. 4 x processors (100000 used to crash inside OpenMP)
+expect 2 spmm --threads 100000 --gen-a lap2d5:4 --gen-b lap2d5:4
+check "--threads gives its range" stderr_has "--threads must be in 1.."
+expect 2 spmm --threads -2 --gen-a lap2d5:4 --gen-b lap2d5:4
+expect 0 spmm --threads 1 --gen-a lap2d5:4 --gen-b lap2d5:4
+
+# --memory SIZE on every command: sets the budget; a bad size is a usage error
+expect 0 info --memory 1.5GB --gen lap2d5:4
+expect 0 info --memory=4096 --gen lap2d5:4
+expect 0 info --memory 2GiB --gen lap2d5:4
+for bad_size in 12Q 0 -1G nan 1e30G ""; do
+    expect 2 info --memory "$bad_size" --gen lap2d5:4
+    check "bad --memory '$bad_size' is named" stderr_has "--memory needs a size"
+done
+expect 1 spmv --memory 100 --gen lap2d5:40
+check "a tiny budget refuses the work, naming it" stderr_has "needs 25.6 kB, budget 100 bytes"
+expect 0 spmv --help
+check "--help lists --memory" stdout_has "--memory SIZE"
 finish
