@@ -147,9 +147,12 @@ adia_status adia_matrix_spmv(const adia_matrix *A, double alpha,
 
 /* Read a Matrix Market file (coordinate real/integer/pattern, general/
  * symmetric/skew-symmetric, or array real/integer general/symmetric/
- * skew-symmetric), gzip-compressed if the name ends in .gz.  Symmetric
- * storage is expanded.  Complex files are refused with ADIA_ERR_UNSUPPORTED
- * ("complex matrices are not supported").  Errors name file, line, value. */
+ * skew-symmetric), gzip-compressed or not (recognised by content; the gzip
+ * data is verified).  path "-" is standard input; pipes and FIFOs work
+ * (read once, streamed).  Symmetric storage is expanded.  Complex files are
+ * refused with ADIA_ERR_UNSUPPORTED ("complex matrices are not supported");
+ * a read whose peak memory exceeds the budget with ADIA_ERR_NO_MEMORY
+ * before any work.  Errors name file, line, value (docs/matrix-market.md). */
 adia_status adia_matrix_read_mtx(const char *path, adia_matrix **out);
 /* Parse Matrix Market text held in memory (name is used in messages). */
 adia_status adia_matrix_parse_mtx(const char *text, size_t len,
@@ -161,7 +164,9 @@ adia_status adia_matrix_write_mtx(const adia_matrix *A, const char *path);
  * loads at disk speed. */
 adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path);
 adia_status adia_matrix_read_bin(const char *path, adia_matrix **out);
-/* Either of the two, chosen by content (binary magic) -- what the CLI uses. */
+/* Either of the two, chosen by content (binary magic, also inside gzip) --
+ * what the CLI uses.  path "-" is standard input; pipes and FIFOs work
+ * (the first bytes are peeked, nothing is reopened). */
 adia_status adia_matrix_load(const char *path, adia_matrix **out);
 
 /* Dense vectors.  Matrix Market files: `array real|integer general` of

@@ -77,10 +77,10 @@ static void test_size_line(void)
               "t.mtx:2: extra text after the size line's numbers (7)");
     CHECK_ERR(parse(SYM "3 4 1\n1 1 1\n"), ADIA_ERR_PARSE, "t.mtx:2: a symmetric or "
               "skew-symmetric matrix must be square (3 x 4)");
-    /* Absurd declared sizes with a tiny body: refused as truncated, and
+    /* An absurd declared count with a tiny body: refused as truncated, and
      * nothing is allocated from the declared count (fuzz/ASan checks). */
-    CHECK_ERR(parse(HDR "2000000000 2000000000 1000000000000000000\n1 1 1\n"), ADIA_ERR_PARSE,
-              "t.mtx:3: file ends after 1 of 1000000000000000000 entries");
+    CHECK_ERR(parse(HDR "1000000 1000000 1000000000000\n1 1 1\n"), ADIA_ERR_PARSE,
+              "t.mtx:3: file ends after 1 of 1000000000000 entries");
 }
 
 static void test_entries(void)
@@ -113,7 +113,9 @@ static void test_entries(void)
                     "99999999999999999999\n"),
               ADIA_ERR_PARSE, "t.mtx:3: integer value out of range (99999999999999999999)");
     CHECK_ERR(parse("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 1\n2 2 1.5\n"),
-              ADIA_ERR_PARSE, "t.mtx:3: nonzero diagonal entry in a skew-symmetric matrix (1.5 at 2,2)");
+              ADIA_ERR_PARSE, "t.mtx:3: diagonal entry in a skew-symmetric matrix (1.5 at 2,2)");
+    CHECK_ERR(parse("%%MatrixMarket matrix coordinate real skew-symmetric\n3 3 2\n2 1 1\n3 3 0\n"),
+              ADIA_ERR_PARSE, "t.mtx:4: diagonal entry in a skew-symmetric matrix (0 at 3,3)");
     const char nul[] = HDR "3 3 1\n1 1 1\0\n";
     adia_matrix *A = NULL;
     CHECK_ERR(adia_matrix_parse_mtx(nul, sizeof nul - 1, "t.mtx", &A), ADIA_ERR_PARSE,
@@ -137,7 +139,7 @@ static void test_array(void)
 static void test_files(void)
 {
     CHECK_ERR(read_file("tests/data/no_such_file.mtx"), ADIA_ERR_IO,
-              "tests/data/no_such_file.mtx: cannot open: No such file or directory");
+              "tests/data/no_such_file.mtx: No such file or directory");
     CHECK_ERR(read_file("tests/data/bad_truncated.mtx"), ADIA_ERR_PARSE,
               "tests/data/bad_truncated.mtx:5: file ends after 2 of 3 entries");
     CHECK_ERR(read_file("tests/data/bad_index.mtx"), ADIA_ERR_PARSE,

@@ -2,10 +2,7 @@
  * a 40-byte little-endian header, then the raw CSR arrays. */
 #include "io.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <sys/stat.h>
-#include <zlib.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "binary.c writes the arrays raw and assumes a little-endian host"
@@ -48,20 +45,14 @@ adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path)
     return adia_sink_close(&out, s);
 }
 
-/* Read exactly n bytes (in blocks gzread can take). */
-static adia_status read_exact(gzFile gz, void *dst, size_t n, const char *path,
-                              const char *what)
+/* Read exactly n bytes (in parts, so a short read is seen early). */
+static adia_status read_exact(adia_source *src, void *dst, size_t n, const char *what)
 {
-    char *p = dst;
-    while (n > 0) {
-        unsigned part = n > (1u << 30) ? 1u << 30 : (unsigned)n;
-        int got = gzread(gz, p, part);
-        if (got <= 0)
-            return adia_error(got < 0 ? ADIA_ERR_IO : ADIA_ERR_PARSE,
-                              "%s: binary file ends inside the %s (truncated)", path, what);
-        p += got;
-        n -= (size_t)got;
-    }
+    size_t got;
+    ADIA_TRY(adia_source_read(src, dst, n, &got));
+    if (got < n)
+        return adia_error(ADIA_ERR_PARSE, "%s: binary file ends inside the %s (truncated)",
+                          src->name, what);
     return ADIA_OK;
 }
 
@@ -95,56 +86,56 @@ static adia_status check_header(const unsigned char *h, const char *path,
     return ADIA_OK;
 }
 
-/* Plain files: the length must match before anything is allocated. */
-static adia_status check_length(gzFile gz, const char *path, int64_t expect)
+/* Before anything is allocated: a plain file's length must match the
+ * header, and the arrays (the file less its header) must fit the budget. */
+static adia_status check_cost(const adia_source *src, const adia_csr *a, int64_t length)
 {
-    struct stat st;
-    if (!gzdirect(gz) || stat(path, &st) != 0) return ADIA_OK;  /* gzip: checked at EOF */
-    if ((int64_t)st.st_size != expect)
+    if (src->size >= 0 && src->size != length)
         return adia_error(ADIA_ERR_PARSE, "%s: file has %" PRId64 " bytes, the header "
-                          "implies %" PRId64 " (truncated or corrupt)", path,
-                          (int64_t)st.st_size, expect);
-    return ADIA_OK;
+                          "implies %" PRId64 " (truncated or corrupt)", src->name, src->size,
+                          length);
+    char what[300];
+    snprintf(what, sizeof what, "%s: reading a %" PRId32 " x %" PRId32 " binary matrix with %"
+             PRId64 " entries", src->name, a->rows, a->cols, a->nnz);
+    return adia_budget_check(length - BIN_HEADER, what);
 }
 
-static adia_status read_body(gzFile gz, const char *path, adia_csr *a)
+static adia_status read_body(adia_source *src, adia_csr *a)
 {
     unsigned char head[BIN_HEADER];
     int64_t length = 0;
-    ADIA_TRY(read_exact(gz, head, sizeof head, path, "header"));
-    ADIA_TRY(check_header(head, path, a, &length));
-    ADIA_TRY(check_length(gz, path, length));
+    ADIA_TRY(read_exact(src, head, sizeof head, "header"));
+    ADIA_TRY(check_header(head, src->name, a, &length));
+    ADIA_TRY(check_cost(src, a, length));
     ADIA_TRY(adia_csr_alloc(a, a->rows, a->cols, a->nnz, ADIA_DOUBLE));
-    adia_status s = read_exact(gz, a->rowptr, ((size_t)a->rows + 1) * 8, path, "row pointers");
-    if (s == ADIA_OK) s = read_exact(gz, a->colind, (size_t)a->nnz * 4, path, "column indices");
-    if (s == ADIA_OK) s = read_exact(gz, a->values, (size_t)a->nnz * 8, path, "values");
+    adia_status s = read_exact(src, a->rowptr, ((size_t)a->rows + 1) * 8, "row pointers");
+    if (s == ADIA_OK) s = read_exact(src, a->colind, (size_t)a->nnz * 4, "column indices");
+    if (s == ADIA_OK) s = read_exact(src, a->values, (size_t)a->nnz * 8, "values");
     char extra;
-    if (s == ADIA_OK && gzread(gz, &extra, 1) != 0)
-        s = adia_error(ADIA_ERR_PARSE, "%s: trailing bytes after the binary matrix", path);
+    size_t more = 0;   /* reading to the end also verifies a gzip trailer */
+    if (s == ADIA_OK && (s = adia_source_read(src, &extra, 1, &more)) == ADIA_OK && more)
+        s = adia_error(ADIA_ERR_PARSE, "%s: trailing bytes after the binary matrix", src->name);
     if (s == ADIA_OK && adia_csr_check(a) != ADIA_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", adia_last_error());
-        s = adia_error(ADIA_ERR_PARSE, "%s: corrupt binary matrix: %s", path, why);
+        s = adia_error(ADIA_ERR_PARSE, "%s: corrupt binary matrix: %s", src->name, why);
     }
     if (s != ADIA_OK) adia_csr_free(a);
     return s;
 }
 
-adia_status adia_matrix_read_bin(const char *path, adia_matrix **out)
+adia_status adia_bin_read_source(adia_source *src, adia_matrix **out)
 {
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_read_bin: out is NULL");
-    *out = NULL;
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_read_bin: path is NULL");
-    gzFile gz = gzopen(path, "rb");   /* plain files are read transparently */
-    if (!gz) return adia_error(ADIA_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
-    gzbuffer(gz, 1 << 20);
     adia_csr a;
     memset(&a, 0, sizeof a);
-    adia_status s = read_body(gz, path, &a);
-    gzclose(gz);
-    ADIA_TRY(s);
+    ADIA_TRY(read_body(src, &a));
     ADIA_TRY(adia_matrix_wrap(&a, out));
     char base[128];
-    adia_io_basename(path, base, sizeof base);
-    return adia_matrix_set_name(*out, base);
+    adia_io_basename(src->name, base, sizeof base);
+    adia_status s = adia_matrix_set_name(*out, base);
+    if (s != ADIA_OK) {
+        adia_matrix_destroy(*out);
+        *out = NULL;
+    }
+    return s;
 }

@@ -3,16 +3,16 @@
 #define ADIA_IO_IO_H
 
 #include "internal.h"
+#include "source.h"
 
-/* Read a whole file into memory (gunzipped if it starts with the gzip magic
- * bytes); *buf is malloc'ed, NUL-terminated, freed by the caller. */
-adia_status adia_io_read_file(const char *path, char **buf, size_t *len);
+/* The readers, from a source opened by the caller: a Matrix Market matrix
+ * (named after the source) and an adia binary matrix. */
+adia_status adia_mtx_read_matrix(adia_source *src, adia_matrix **out);
+adia_status adia_bin_read_source(adia_source *src, adia_matrix **out);
 /* File name without folder and without a .gz, then .mtx / .bin suffix. */
 void adia_io_basename(const char *path, char *out, size_t size);
 /* Does path end in suffix? */
 bool adia_io_has_suffix(const char *path, const char *suffix);
-
-
 
 /* An output file: plain, or gzip when the name ends in .gz. */
 typedef struct adia_sink {

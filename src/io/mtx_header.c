@@ -12,20 +12,6 @@ typedef struct hline {
     int64_t no;
 } hline;
 
-static bool next_line(const char *text, size_t len, size_t *pos, hline *l)
-{
-    if (*pos >= len) return false;
-    const char *b = text + *pos, *end = text + len;
-    const char *nl = memchr(b, '\n', (size_t)(end - b));
-    const char *e = nl ? nl : end;
-    *pos = (size_t)(e - text) + (nl ? 1 : 0);
-    if (e > b && e[-1] == '\r') e--;
-    l->b = b;
-    l->e = e;
-    l->no++;
-    return true;
-}
-
 static const char *skip_blanks(const char *p, const char *e)
 {
     while (p < e && (*p == ' ' || *p == '\t')) p++;
@@ -174,23 +160,36 @@ static adia_status parse_size(const hline *l, const char *name, mtx_header *h)
 
 static bool blank_line(const hline *l) { return skip_blanks(l->b, l->e) == l->e; }
 
-adia_status adia_mtx_parse_header(const char *text, size_t len, const char *name,
-                                  mtx_header *h)
+/* Causes that make the first line look like no banner at all. */
+static adia_status check_first_line(const hline *l, const char *name)
 {
-    memset(h, 0, sizeof *h);
-    size_t pos = 0;
-    hline l = {NULL, NULL, 0};
-    if (len == 0 || !next_line(text, len, &pos, &l))
-        return adia_error(ADIA_ERR_PARSE, "%s:1: empty file", name);
-    ADIA_TRY(parse_banner(&l, name, h));
-    for (;;) {
-        if (!next_line(text, len, &pos, &l))
-            return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends before the "
-                              "size line", name, l.no);
-        if (!blank_line(&l) && *skip_blanks(l.b, l.e) != '%') break;
-    }
-    ADIA_TRY(parse_size(&l, name, h));
-    h->data = pos;
-    h->data_line = l.no + 1;
+    if (l->e - l->b >= 3 && !memcmp(l->b, "\xEF\xBB\xBF", 3))
+        return adia_error(ADIA_ERR_PARSE, "%s:1: starts with a UTF-8 byte-order mark "
+                          "(EF BB BF): remove it, e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE",
+                          name);
+    const char *cr = memchr(l->b, '\r', (size_t)(l->e - l->b));
+    if (cr && cr + 1 < l->e)
+        return adia_error(ADIA_ERR_PARSE, "%s:1: %s", name, ADIA_IO_CR_ONLY);
     return ADIA_OK;
+}
+
+adia_status adia_mtx_header_line(mtx_header *h, const char *b, const char *e, const char *name)
+{
+    if (e > b && e[-1] == '\r') e--;
+    hline l = {b, e, ++h->lines};
+    if (l.no == 1) {
+        ADIA_TRY(check_first_line(&l, name));
+        return parse_banner(&l, name, h);
+    }
+    if (blank_line(&l) || *skip_blanks(l.b, l.e) == '%') return ADIA_OK;
+    ADIA_TRY(parse_size(&l, name, h));
+    h->done = true;
+    return ADIA_OK;
+}
+
+adia_status adia_mtx_header_end(const mtx_header *h, const char *name)
+{
+    if (h->lines == 0) return adia_error(ADIA_ERR_PARSE, "%s:1: empty file", name);
+    return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends before the size line", name,
+                      h->lines);
 }

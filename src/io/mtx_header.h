@@ -2,7 +2,7 @@
 #ifndef ADIA_IO_MTX_HEADER_H
 #define ADIA_IO_MTX_HEADER_H
 
-#include "internal.h"
+#include "source.h"
 
 typedef enum { MTX_COORDINATE, MTX_ARRAY } mtx_format;
 typedef enum { MTX_REAL, MTX_INTEGER, MTX_PATTERN } mtx_field;
@@ -14,12 +14,15 @@ typedef struct mtx_header {
     mtx_symmetry symmetry;
     int32_t rows, cols;
     int64_t entries;       /* data entries the file declares */
-    size_t data;           /* offset of the first byte after the size line */
-    int64_t data_line;     /* 1-based line number at that offset */
+    int64_t lines;         /* header lines seen so far */
+    bool done;             /* the size line is parsed: data follows */
 } mtx_header;
 
-/* Parse the banner, comments and size line of text[0..len). */
-adia_status adia_mtx_parse_header(const char *text, size_t len, const char *name,
-                                  mtx_header *h);
+/* Feed the header's next line [b, e) (without its LF; a CR before it is
+ * ignored): the banner, comments and blank lines, the size line (which
+ * sets done).  Fields of h start zeroed. */
+adia_status adia_mtx_header_line(mtx_header *h, const char *b, const char *e, const char *name);
+/* The error for data that ends before the header is done. */
+adia_status adia_mtx_header_end(const mtx_header *h, const char *name);
 
 #endif

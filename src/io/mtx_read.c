@@ -1,44 +1,35 @@
-/* mtx_read.c -- the data section of a Matrix Market file, parsed in
- * parallel: the text is cut into chunks at line boundaries, each OpenMP
- * thread parses its chunk into its own arrays (counting newlines, so error
- * lines stay exact once the chunks before are counted), then the chunks are joined, symmetric storage
- * expanded and the matrix built (duplicates summed). */
+/* mtx_read.c -- the data section of a Matrix Market file, read chunk by
+ * chunk as adia_lines hands it out (the file is never held whole): each
+ * chunk is cut into blocks at line starts, each OpenMP thread parses its
+ * blocks into their own arrays (counting newlines, so error lines stay
+ * exact once the blocks before are counted), errors are checked in file
+ * order, then the next chunk is read.  The blocks are joined at the end:
+ * symmetric storage expanded and the matrix built (duplicates summed). */
 #include "io.h"
-#include "mtx_header.h"
+#include "mtx_read.h"
 #include "numparse.h"
 #include "triplets.h"
 
 #include <inttypes.h>
 #include <omp.h>
 
-/* Below this many data bytes one thread parses everything. */
+/* Below this many bytes a chunk is one block parsed by one thread. */
 #define MTX_PARALLEL_MIN_BYTES (1u << 20)
-#define MTX_CHUNKS_PER_THREAD 4
-
-typedef struct mtx_chunk {
-    const char *begin, *end;
-    int64_t first_line;    /* 1-based line number of begin (set after parsing) */
-    int64_t lines;         /* newlines in the chunk (when it parsed fully) */
-    int64_t err_line;      /* line of the error, counted from begin (0-based) */
-    int64_t cap, count;    /* entries allocated / parsed */
-    int64_t limit;         /* most entries the chunk may hold (see alloc_chunk) */
-    int32_t *row, *col;    /* 0-based; NULL for array files */
-    double *val;           /* NULL for pattern files */
-    adia_status status;    /* first error of this chunk */
-    char msg[320];         /* the error without its "FILE:LINE: " */
-} mtx_chunk;
-
-static bool grow_chunk(mtx_chunk *c);
+#define MTX_BLOCKS_PER_THREAD 4
 
 typedef struct mtx_ctx {
     const mtx_header *h;
     const char *name;
     int nidx, nval;        /* index and value tokens per line */
+    int64_t remaining;     /* entries the declaration still allows */
+    double density;        /* entries per byte so far (0: none seen yet) */
 } mtx_ctx;
 
-/* Record the chunk's error: what was wrong and the token (printable, at
+static bool grow_block(mtx_block *c);
+
+/* Record the block's error: what was wrong and the token (printable, at
  * most 40 characters) it was wrong about. */
-static void chunk_fail(mtx_chunk *c, adia_status code, int64_t line,
+static void block_fail(mtx_block *c, adia_status code, int64_t line,
                        const char *what, const char *tok, const char *end)
 {
     const char *te = adia_token_end(tok, end);
@@ -58,7 +49,7 @@ static inline const char *skip_blanks(const char *p, const char *end)
 }
 
 /* One 1-based index token into a 0-based int32 below max. */
-static bool parse_index(mtx_chunk *c, int64_t line, const char **p, const char *end, int32_t max,
+static bool parse_index(mtx_block *c, int64_t line, const char **p, const char *end, int32_t max,
                         const char *what, int32_t *out)
 {
     const char *tok = skip_blanks(*p, end), *q = tok;
@@ -69,12 +60,12 @@ static bool parse_index(mtx_chunk *c, int64_t line, const char **p, const char *
         bool missing = tok == end || *tok == '\n' || *tok == '\r';
         snprintf(msg, sizeof msg, missing ? "missing %s index" : "%s index is not an integer",
                  what);
-        chunk_fail(c, ADIA_ERR_PARSE, line, msg, tok, end);
+        block_fail(c, ADIA_ERR_PARSE, line, msg, tok, end);
         return false;
     }
     if (r != ADIA_NUM_OK || v < 1 || v > max) {
         snprintf(msg, sizeof msg, "%s index out of range 1..%" PRId32, what, max);
-        chunk_fail(c, ADIA_ERR_PARSE, line, msg, tok, end);
+        block_fail(c, ADIA_ERR_PARSE, line, msg, tok, end);
         return false;
     }
     *out = (int32_t)(v - 1);
@@ -82,7 +73,7 @@ static bool parse_index(mtx_chunk *c, int64_t line, const char **p, const char *
     return true;
 }
 
-static bool parse_value(mtx_chunk *c, const mtx_ctx *x, int64_t line,
+static bool parse_value(mtx_block *c, const mtx_ctx *x, int64_t line,
                         const char **p, const char *end, double *out)
 {
     const char *tok = skip_blanks(*p, end), *q = tok;
@@ -96,7 +87,7 @@ static bool parse_value(mtx_chunk *c, const mtx_ctx *x, int64_t line,
     }
     if (r != ADIA_NUM_OK) {
         bool missing = tok == end || *tok == '\n' || *tok == '\r';
-        chunk_fail(c, ADIA_ERR_PARSE, line,
+        block_fail(c, ADIA_ERR_PARSE, line,
                    missing ? "missing value"
                    : r == ADIA_NUM_RANGE ? "integer value out of range"
                    : x->h->field == MTX_INTEGER ? "value is not an integer"
@@ -108,11 +99,24 @@ static bool parse_value(mtx_chunk *c, const mtx_ctx *x, int64_t line,
     return true;
 }
 
+/* What follows an entry's last token must be its line end (a CR before
+ * the LF is allowed; a CR alone means CR-only line ends). */
+static const char *entry_end(mtx_block *c, int64_t line, const char *p, const char *end)
+{
+    p = skip_blanks(p, end);
+    bool cr = p < end && *p == '\r';
+    if (cr) p++;
+    if (p == end || *p == '\n') return p;
+    block_fail(c, ADIA_ERR_PARSE, line, cr ? ADIA_IO_CR_ONLY : "extra text after the entry",
+               p, end);
+    return NULL;
+}
+
 /* Parse one entry line starting at p (not blank); returns the position of
  * its line end (LF or end) or NULL after recording an error.  The line is
  * parsed into locals first: only a valid line counts against the capacity
- * (which the chunk's bytes bound, see alloc_chunk). */
-static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
+ * (which the block's bytes bound, see alloc_block). */
+static const char *parse_entry(mtx_block *c, const mtx_ctx *x, int64_t line,
                                const char *p, const char *end)
 {
     const mtx_header *h = x->h;
@@ -123,29 +127,24 @@ static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
                     !parse_index(c, line, &p, end, h->cols, "column", &j)))
         return NULL;
     if (x->nval && !parse_value(c, x, line, &p, end, &v)) return NULL;
-    p = skip_blanks(p, end);
-    if (p < end && *p == '\r') p++;
-    if (p < end && *p != '\n') {
-        chunk_fail(c, ADIA_ERR_PARSE, line, "extra text after the entry", p, end);
-        return NULL;
-    }
-    if (x->nidx && h->symmetry == MTX_SKEW && i == j && v != 0.0) {
+    if (!(p = entry_end(c, line, p, end))) return NULL;
+    if (x->nidx && h->symmetry == MTX_SKEW && i == j) {
         c->status = ADIA_ERR_PARSE;
         c->err_line = line;
-        snprintf(c->msg, sizeof c->msg, "nonzero diagonal entry in a skew-symmetric "
-                 "matrix (%.17g at %" PRId32 ",%" PRId32 ")", v, i + 1, j + 1);
+        snprintf(c->msg, sizeof c->msg, "diagonal entry in a skew-symmetric matrix (%.17g at "
+                 "%" PRId32 ",%" PRId32 "): its diagonal is zero and not stored", v, i + 1, j + 1);
         return NULL;
     }
     int64_t k = c->count;
-    if (k == c->cap && c->cap < c->limit && !grow_chunk(c)) {
-        chunk_fail(c, ADIA_ERR_NO_MEMORY, line, "out of memory for the entries", start, end);
+    if (k == c->cap && c->cap < c->limit && !grow_block(c)) {
+        block_fail(c, ADIA_ERR_NO_MEMORY, line, "out of memory for the entries", start, end);
         return NULL;
     }
-    if (k == c->cap) {   /* only when the chunk alone exceeds the declaration */
+    if (k == c->cap) {   /* only when the block alone exceeds the declaration */
         char what[96];
         snprintf(what, sizeof what, "too many entries: the size line declares %" PRId64,
                  h->entries);
-        chunk_fail(c, ADIA_ERR_PARSE, line, what, start, end);
+        block_fail(c, ADIA_ERR_PARSE, line, what, start, end);
         return NULL;
     }
     if (x->nidx) {
@@ -157,17 +156,45 @@ static const char *parse_entry(mtx_chunk *c, const mtx_ctx *x, int64_t line,
     return p;
 }
 
-/* Parse the chunk's lines; line numbers are counted from its start (the
- * chunk does not know how many lines come before it). */
-static void parse_chunk(mtx_chunk *c, const mtx_ctx *x)
+/* A line without an entry: counted in the skip runs (rare: not the hot
+ * path), so that entries map back to their lines. */
+static bool skip_line(mtx_block *c, int64_t line)
+{
+    if (c->nskip && c->skip[c->nskip - 1].entry == (int32_t)c->count) {
+        c->skip[c->nskip - 1].lines++;
+        return true;
+    }
+    if (c->nskip == c->skip_cap) {
+        int32_t cap = c->skip_cap ? 2 * c->skip_cap : 16;
+        skip_run *s = realloc(c->skip, (size_t)cap * sizeof *s);
+        if (!s) {
+            c->status = ADIA_ERR_NO_MEMORY;
+            c->err_line = line;
+            snprintf(c->msg, sizeof c->msg, "out of memory for the line map");
+            return false;
+        }
+        c->skip = s;
+        c->skip_cap = cap;
+    }
+    c->skip[c->nskip++] = (skip_run){(int32_t)c->count, 1};
+    return true;
+}
+
+/* Parse the block's lines; line numbers are counted from its start (the
+ * block does not know how many lines come before it). */
+static void parse_block(mtx_block *c, const mtx_ctx *x)
 {
     const char *p = c->begin, *end = c->end;
     int64_t line = 0;
     while (p < end) {
         const char *q = skip_blanks(p, end);
         if (q < end && *q == '\r' && (q + 1 == end || q[1] == '\n')) q++;
-        if (q < end && *q == '%') q = memchr(q, '\n', (size_t)(end - q));
-        else if (q < end && *q != '\n') q = parse_entry(c, x, line, q, end);
+        if (q < end && *q != '\n' && *q != '%') {
+            q = parse_entry(c, x, line, q, end);
+        } else {
+            if (!skip_line(c, line)) return;
+            if (q < end && *q == '%') q = memchr(q, '\n', (size_t)(end - q));
+        }
         if (c->status != ADIA_OK) return;
         if (!q || q == end) break;
         p = q + 1;   /* past the LF */
@@ -176,8 +203,15 @@ static void parse_chunk(mtx_chunk *c, const mtx_ctx *x)
     c->lines = line;
 }
 
+int64_t adia_mtx_entry_line(const mtx_block *b, int64_t k)
+{
+    int64_t line = b->first_line + k;
+    for (int32_t r = 0; r < b->nskip && b->skip[r].entry <= k; r++) line += b->skip[r].lines;
+    return line;
+}
+
 /* Cut [b, e) into n pieces at line starts. */
-static void cut_chunks(mtx_chunk *ch, int n, const char *b, const char *e)
+static void cut_blocks(mtx_block *ch, int n, const char *b, const char *e)
 {
     const char *start = b;
     for (int i = 0; i < n; i++) {
@@ -194,18 +228,25 @@ static void cut_chunks(mtx_chunk *ch, int n, const char *b, const char *e)
     }
 }
 
-static void free_chunks(mtx_chunk *ch, int n)
+static void free_block(mtx_block *c)
 {
-    for (int i = 0; ch && i < n; i++) {
-        free(ch[i].row);
-        free(ch[i].col);
-        free(ch[i].val);
-    }
-    free(ch);
+    free(c->row);
+    free(c->col);
+    free(c->val);
+    free(c->skip);
+    memset(c, 0, sizeof *c);
 }
 
-/* Resize a chunk's arrays to cap entries (realloc is thread-safe). */
-static bool resize_chunk(mtx_chunk *c, int64_t cap)
+void adia_mtx_data_free(mtx_data *d)
+{
+    for (int i = 0; d->blk && i < d->nblk; i++) free_block(&d->blk[i]);
+    free(d->blk);
+    d->blk = NULL;
+    d->nblk = d->blk_cap = 0;
+}
+
+/* Resize a block's arrays to cap entries (realloc is thread-safe). */
+static bool resize_block(mtx_block *c, int64_t cap)
 {
     size_t n = (size_t)(cap > 0 ? cap : 1);
     if (c->row) {
@@ -225,23 +266,24 @@ static bool resize_chunk(mtx_chunk *c, int64_t cap)
 }
 
 /* Half as much again, at most the limit. */
-static bool grow_chunk(mtx_chunk *c)
+static bool grow_block(mtx_block *c)
 {
     int64_t cap = c->cap + c->cap / 2 + 1024;
-    return resize_chunk(c, cap < c->limit ? cap : c->limit);
+    return resize_block(c, cap < c->limit ? cap : c->limit);
 }
 
-/* Allocate a chunk's arrays.  The limit is what its bytes can hold (each
- * token takes a character and a separator) or the declared count if less,
- * so a header that declares absurd counts cannot make us allocate absurd
- * memory.  The first allocation is the chunk's share of the declared
- * entries plus a margin; parse_entry grows it up to the limit if needed. */
-static adia_status alloc_chunk(mtx_chunk *c, const mtx_ctx *x, double share)
+/* Allocate a block's arrays.  The limit is what its bytes can hold (each
+ * token takes a character and a separator) or what the declaration still
+ * allows if less: a header that declares absurd counts cannot make us
+ * allocate absurd memory, and arrays grow only as entries arrive.  The
+ * first allocation is what the density seen so far predicts, plus a
+ * margin; parse_entry grows it up to the limit if needed. */
+static adia_status alloc_block(mtx_block *c, const mtx_ctx *x)
 {
     int64_t bytes = (int64_t)(c->end - c->begin);
     int64_t bound = (bytes + 1) / (2 * (x->nidx + x->nval));
-    c->limit = bound < x->h->entries ? bound : x->h->entries;
-    double guess = share * (double)x->h->entries * 1.05 + 1024;
+    c->limit = bound < x->remaining ? bound : x->remaining;
+    double guess = x->density > 0 ? x->density * (double)bytes * 1.05 + 1024 : (double)c->limit;
     c->cap = guess < (double)c->limit ? (int64_t)guess : c->limit;
     size_t n = (size_t)c->cap;
     if (x->nidx) {
@@ -256,78 +298,191 @@ static adia_status alloc_chunk(mtx_chunk *c, const mtx_ctx *x, double share)
     return ADIA_OK;
 }
 
-/* Line number of the entry with index k (0-based) inside chunk c. */
-static int64_t entry_line(const mtx_chunk *c, int64_t k)
+/* Room for n more blocks in d. */
+static adia_status reserve_blocks(mtx_data *d, int n)
 {
-    const char *p = c->begin, *end = c->end;
-    int64_t line = c->first_line;
-    while (p < end) {
-        const char *q = skip_blanks(p, end);
-        if (q < end && *q == '\r') q++;
-        if (q < end && *q != '\n' && *q != '%' && k-- == 0) return line;
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl) break;
-        p = nl + 1;
-        line++;
-    }
-    return line;
+    if (d->nblk + n <= d->blk_cap) return ADIA_OK;
+    int cap = 2 * d->blk_cap > d->nblk + n ? 2 * d->blk_cap : d->nblk + n;
+    mtx_block *b = realloc(d->blk, (size_t)cap * sizeof *b);
+    if (!b) return adia_error(ADIA_ERR_NO_MEMORY, "out of memory for %d parse blocks", cap);
+    d->blk = b;
+    d->blk_cap = cap;
+    return ADIA_OK;
 }
 
-/* Parse all chunks in parallel, then check errors in file order (each
- * chunk's first line is known once the chunks before it are counted) and
- * the entry count against the declaration. */
-static adia_status parse_all(mtx_chunk *ch, int n, int threads, const mtx_ctx *x,
-                             const char *text, size_t len, int64_t *total)
+/* Check a parsed block in file order and keep it (if it holds entries).
+ * *line is the line number of its start. */
+static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64_t *line)
 {
-    const mtx_header *h = x->h;
-    cut_chunks(ch, n, text + h->data, text + len);
-    double all = (double)(len - h->data);
-    for (int i = 0; i < n; i++)
-        ADIA_TRY(alloc_chunk(&ch[i], x, all > 0 ? (double)(ch[i].end - ch[i].begin) / all : 1.0));
+    c->first_line = *line;
+    if (c->status != ADIA_OK)
+        return adia_error(c->status, "%s:%" PRId64 ": %s", x->name, *line + c->err_line, c->msg);
+    if (d->total + c->count > d->h.entries)
+        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": too many entries: the size line "
+                          "declares %" PRId64, x->name,
+                          adia_mtx_entry_line(c, d->h.entries - d->total), d->h.entries);
+    d->total += c->count;
+    *line += c->lines;
+    if (c->count == 0) {
+        free_block(c);
+        return ADIA_OK;
+    }
+    if (c->cap > c->count + c->count / 8 + 1024) resize_block(c, c->count);  /* a hint */
+    d->blk[d->nblk++] = *c;
+    memset(c, 0, sizeof *c);
+    return ADIA_OK;
+}
+
+/* Parse one chunk [b, e) of whole lines into new blocks of d. */
+static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, const char *b, const char *e,
+                               int64_t *line)
+{
+    size_t bytes = (size_t)(e - b);
+    /* A few blocks per thread, handed out dynamically: a thread that gets
+     * less CPU (a busy machine) does not hold the others up. */
+    int threads = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : omp_get_max_threads();
+    if (threads < 1) threads = 1;
+    int n = threads == 1 ? 1 : threads * MTX_BLOCKS_PER_THREAD;
+    ADIA_TRY(reserve_blocks(d, n));
+    mtx_block *ch = d->blk + d->nblk;   /* parsed in place, kept ones move down */
+    memset(ch, 0, (size_t)n * sizeof *ch);
+    cut_blocks(ch, n, b, e);
+    x->remaining = d->h.entries - d->total;
+    adia_status s = ADIA_OK;
+    for (int i = 0; i < n && s == ADIA_OK; i++) s = alloc_block(&ch[i], x);
+    if (s == ADIA_OK) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int i = 0; i < n; i++) parse_chunk(&ch[i], x);
-    int64_t line = h->data_line;
-    *total = 0;
-    for (int i = 0; i < n; i++) {
-        ch[i].first_line = line;
-        if (ch[i].status != ADIA_OK)
-            return adia_error(ch[i].status, "%s:%" PRId64 ": %s", x->name,
-                              line + ch[i].err_line, ch[i].msg);
-        if (*total + ch[i].count > h->entries)
-            return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": too many entries: the "
-                              "size line declares %" PRId64, x->name,
-                              entry_line(&ch[i], h->entries - *total), h->entries);
-        *total += ch[i].count;
-        line += ch[i].lines;
+        for (int i = 0; i < n; i++) parse_block(&ch[i], x);
     }
-    if (*total < h->entries) {
-        int64_t last = line - (len > 0 && text[len - 1] == '\n' ? 1 : 0);
+    int64_t before = d->total;
+    int i = 0;
+    for (; i < n && s == ADIA_OK; i++) {
+        mtx_block c = ch[i];   /* kept blocks move down into ch[0..i] */
+        memset(&ch[i], 0, sizeof c);
+        s = keep_block(d, &c, x, line);
+        free_block(&c);
+    }
+    for (; i < n; i++) free_block(&ch[i]);   /* not reached after an error */
+    if (bytes > 0 && s == ADIA_OK) x->density = (double)(d->total - before) / (double)bytes;
+    return s;
+}
+
+/* Feed the header the lines of [*b, e); *b moves past those it took. */
+static adia_status header_lines(mtx_header *h, const char **b, const char *e, const char *name)
+{
+    const char *p = *b;
+    while (p < e && !h->done) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        ADIA_TRY(adia_mtx_header_line(h, p, nl ? nl : e, name));
+        p = nl ? nl + 1 : e;
+    }
+    *b = p;
+    return ADIA_OK;
+}
+
+/* The read's peak memory, known once the header is: the entries as parsed,
+ * what plan says the result needs, the buffers.  Where the data's length
+ * is known, entries beyond what its bytes can hold are not counted: a
+ * short file's declaration is not believed (it fails as truncated). */
+static adia_status check_budget(const mtx_ctx *x, mtx_plan_fn plan, int64_t size,
+                                int64_t buffers)
+{
+    mtx_header h = *x->h;
+    int64_t most = (size + 1) / (2 * (x->nidx + x->nval));
+    if (size >= 0 && h.entries > most) h.entries = most;
+    int64_t result = 0, parsed, peak;
+    char what[256];
+    ADIA_TRY(plan(&h, x->name, &result, what, sizeof what));
+    if (!adia_mul_i64(h.entries, 4 * x->nidx + 8 * x->nval, &parsed) ||
+        !adia_add_i64(parsed, result, &peak) || !adia_add_i64(peak, buffers, &peak) ||
+        result < 0)
+        peak = -1;
+    char full[400];
+    snprintf(full, sizeof full, "%s:%" PRId64 ": reading %" PRId32 " x %" PRId32 " with %"
+             PRId64 " entries declared (%s)", x->name, h.lines, h.rows, h.cols, x->h->entries,
+             what);
+    return adia_budget_check(peak, full);
+}
+
+static adia_status read_all(adia_lines *l, mtx_plan_fn plan, mtx_data *d)
+{
+    const char *name = l->src->name, *b, *e, *chunk;
+    mtx_header *h = &d->h;
+    bool last_lf;   /* the data read so far ends in LF */
+    do {
+        ADIA_TRY(adia_lines_next(l, &b, &e));
+        if (b == e) return adia_mtx_header_end(h, name);
+        last_lf = e[-1] == '\n';
+        chunk = b;
+        ADIA_TRY(header_lines(h, &b, e, name));
+    } while (!h->done);
+    mtx_ctx x = {h, name, h->format == MTX_COORDINATE ? 2 : 0, h->field == MTX_PATTERN ? 0 : 1,
+                 0, 0.0};
+    int64_t left = l->src->size < 0 ? -1 : l->src->size - (l->offset + (b - chunk));
+    ADIA_TRY(check_budget(&x, plan, left, (int64_t)l->cap));
+    int64_t line = h->lines + 1;
+    for (;;) {
+        ADIA_TRY(parse_chunk(d, &x, b, e, &line));
+        ADIA_TRY(adia_lines_next(l, &b, &e));
+        if (b == e) break;
+        last_lf = e[-1] == '\n';
+    }
+    if (d->total < h->entries) {
+        int64_t last = line - (last_lf ? 1 : 0);
         return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
-                          " of %" PRId64 " entries (truncated?)", x->name,
-                          last < 1 ? 1 : last, *total, h->entries);
+                          " of %" PRId64 " entries (truncated?)", name,
+                          last < 1 ? 1 : last, d->total, h->entries);
     }
+    return ADIA_OK;
+}
+
+adia_status adia_mtx_read_data(adia_source *src, mtx_plan_fn plan, mtx_data *d)
+{
+    memset(d, 0, sizeof *d);
+    adia_lines l;
+    ADIA_TRY(adia_lines_init(&l, src));
+    adia_status s = read_all(&l, plan, d);
+    adia_lines_free(&l);
+    if (s != ADIA_OK) adia_mtx_data_free(d);
+    return s;
+}
+
+/* The matrix's share of the peak: CSR row pointers and entries (symmetric
+ * storage: up to twice the entries), for array files also the triplets
+ * made of the values. */
+static adia_status matrix_plan(const mtx_header *h, const char *name, int64_t *bytes,
+                               char *what, size_t size)
+{
+    (void)name;
+    int64_t n = h->entries, ptr, ent, trip = 0;
+    bool ok = (h->symmetry == MTX_GENERAL || adia_mul_i64(n, 2, &n)) &&
+              adia_mul_i64((int64_t)h->rows + 1, 8, &ptr) && adia_mul_i64(n, 12, &ent) &&
+              (h->format == MTX_COORDINATE || adia_mul_i64(h->entries, 16, &trip));
+    *bytes = ok && adia_add_i64(ptr, ent, bytes) && adia_add_i64(*bytes, trip, bytes) ? *bytes : -1;
+    snprintf(what, size, "row pointers %" PRId64 " bytes", ((int64_t)h->rows + 1) * 8);
     return ADIA_OK;
 }
 
 /* Array files: column-major values, for symmetric storage the lower
  * triangle (skew: without the diagonal); zeros are not stored.  Turned into
  * one triplet block. */
-static adia_status array_triplets(const mtx_chunk *ch, int n, const mtx_header *h,
-                                  int64_t total, int32_t **r, int32_t **c, double **v,
+static adia_status array_triplets(const mtx_data *d, int32_t **r, int32_t **c, double **v,
                                   adia_triplets *t)
 {
-    *r = adia_alloc((size_t)total, sizeof **r, "array rows");
-    *c = adia_alloc((size_t)total, sizeof **c, "array columns");
-    *v = adia_alloc((size_t)total, sizeof **v, "array values");
+    const mtx_header *h = &d->h;
+    *r = adia_alloc((size_t)d->total, sizeof **r, "array rows");
+    *c = adia_alloc((size_t)d->total, sizeof **c, "array columns");
+    *v = adia_alloc((size_t)d->total, sizeof **v, "array values");
     if (!*r || !*c || !*v) return ADIA_ERR_NO_MEMORY;
     int32_t i = h->symmetry == MTX_SKEW ? 1 : 0, j = 0;
     int64_t w = 0;
-    for (int b = 0; b < n; b++)
-        for (int64_t k = 0; k < ch[b].count; k++) {
-            if (ch[b].val[k] != 0.0) {
+    for (int b = 0; b < d->nblk; b++)
+        for (int64_t k = 0; k < d->blk[b].count; k++) {
+            double x = d->blk[b].val[k];
+            if (x != 0.0) {
                 (*r)[w] = i;
                 (*c)[w] = j;
-                (*v)[w++] = ch[b].val[k];
+                (*v)[w++] = x;
             }
             if (++i == h->rows) {
                 j++;
@@ -338,49 +493,57 @@ static adia_status array_triplets(const mtx_chunk *ch, int n, const mtx_header *
     return ADIA_OK;
 }
 
-/* Join the chunks and build the matrix (symmetric storage expanded). */
-static adia_status assemble(const mtx_chunk *ch, int n, const mtx_header *h,
-                            int64_t total, adia_matrix **out)
+/* A pair given in both triangles, with the lines of both. */
+static adia_status both_triangles(const mtx_data *d, const adia_triplet_ref both[2],
+                                  const char *name)
 {
+    const mtx_block *a = &d->blk[both[0].blk], *b = &d->blk[both[1].blk];
+    return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": entry (%" PRId32 ",%" PRId32 ") is "
+                      "also given as (%" PRId32 ",%" PRId32 ") on line %" PRId64 ": a "
+                      "symmetric file stores each off-diagonal entry once, in either triangle",
+                      name, adia_mtx_entry_line(b, both[1].k), b->row[both[1].k] + 1,
+                      b->col[both[1].k] + 1, a->row[both[0].k] + 1, a->col[both[0].k] + 1,
+                      adia_mtx_entry_line(a, both[0].k));
+}
+
+/* Join the blocks and build the matrix (symmetric storage expanded). */
+static adia_status assemble(const mtx_data *d, const char *name, adia_matrix **out)
+{
+    const mtx_header *h = &d->h;
     int mirror = h->symmetry == MTX_GENERAL ? 0 : h->symmetry == MTX_SYMMETRIC ? 1 : -1;
-    if (h->format == MTX_ARRAY) {
+    adia_triplet_ref both[2];
+    if (h->format == MTX_ARRAY) {   /* one triangle by construction: no pairs */
         int32_t *r = NULL, *c = NULL;
         double *v = NULL;
         adia_triplets t;
-        adia_status s = array_triplets(ch, n, h, total, &r, &c, &v, &t);
-        if (s == ADIA_OK) s = adia_io_build_csr(h->rows, h->cols, &t, 1, mirror, out);
+        adia_status s = array_triplets(d, &r, &c, &v, &t);
+        if (s == ADIA_OK) s = adia_io_build_csr(h->rows, h->cols, &t, 1, mirror, both, out);
         free(r);
         free(c);
         free(v);
         return s;
     }
-    adia_triplets *t = adia_alloc((size_t)n, sizeof *t, "triplet blocks");
+    adia_triplets *t = adia_alloc((size_t)d->nblk, sizeof *t, "triplet blocks");
     if (!t) return ADIA_ERR_NO_MEMORY;
-    for (int b = 0; b < n; b++) t[b] = (adia_triplets){ch[b].count, ch[b].row, ch[b].col, ch[b].val};
-    adia_status s = adia_io_build_csr(h->rows, h->cols, t, n, mirror, out);
+    for (int b = 0; b < d->nblk; b++)
+        t[b] = (adia_triplets){d->blk[b].count, d->blk[b].row, d->blk[b].col, d->blk[b].val};
+    adia_status s = adia_io_build_csr(h->rows, h->cols, t, d->nblk, mirror, both, out);
     free(t);
-    return s;
+    return s == ADIA_ERR_PARSE ? both_triangles(d, both, name) : s;
 }
 
-static adia_status parse_text(const char *text, size_t len, const char *name,
-                              adia_matrix **out)
+adia_status adia_mtx_read_matrix(adia_source *src, adia_matrix **out)
 {
-    mtx_header h;
-    ADIA_TRY(adia_mtx_parse_header(text, len, name, &h));
-    mtx_ctx x = {&h, name, h.format == MTX_COORDINATE ? 2 : 0,
-                 h.field == MTX_PATTERN ? 0 : 1};
-    size_t bytes = len - h.data;
-    /* A few chunks per thread, handed out dynamically: a thread that gets
-     * less CPU (a busy machine) does not hold the others up. */
-    int threads = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : omp_get_max_threads();
-    if (threads < 1) threads = 1;
-    int n = threads == 1 ? 1 : threads * MTX_CHUNKS_PER_THREAD;
-    mtx_chunk *ch = adia_calloc((size_t)n, sizeof *ch, "parse chunks");
-    if (!ch) return ADIA_ERR_NO_MEMORY;
-    int64_t total = 0;
-    adia_status s = parse_all(ch, n, threads, &x, text, len, &total);
-    if (s == ADIA_OK) s = assemble(ch, n, &h, total, out);
-    free_chunks(ch, n);
+    mtx_data d;
+    ADIA_TRY(adia_mtx_read_data(src, matrix_plan, &d));
+    adia_status s = assemble(&d, src->name, out);
+    adia_mtx_data_free(&d);
+    char base[128];
+    adia_io_basename(src->name, base, sizeof base);
+    if (s == ADIA_OK && (s = adia_matrix_set_name(*out, base)) != ADIA_OK) {
+        adia_matrix_destroy(*out);
+        *out = NULL;
+    }
     return s;
 }
 
@@ -391,9 +554,9 @@ adia_status adia_matrix_parse_mtx(const char *text, size_t len, const char *name
     *out = NULL;
     if (!text && len > 0)
         return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_parse_mtx: text is NULL");
-    if (!name) name = "<memory>";
-    ADIA_TRY(parse_text(text ? text : "", len, name, out));
-    char base[128];
-    adia_io_basename(name, base, sizeof base);
-    return adia_matrix_set_name(*out, base);
+    adia_source src;
+    ADIA_TRY(adia_source_memory(&src, name ? name : "<memory>", text ? text : "", len));
+    adia_status s = adia_mtx_read_matrix(&src, out);
+    adia_source_close(&src);
+    return s;
 }

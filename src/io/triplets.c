@@ -1,10 +1,20 @@
 /* triplets.c -- build the master CSR matrix straight from the readers'
  * triplet blocks: count per row, scatter in file order, sort the rows that
  * are not sorted already (stable, so duplicates are summed in file order),
- * sum duplicates.  Needs O(rows + entries) memory, nothing per column. */
+ * sum duplicates.  Needs O(rows + entries) memory, nothing per column.
+ *
+ * Symmetric storage: the mirrored copy of (i, j) is written into row j
+ * with MIRRORED set in its column index (columns are below 2^31, so the
+ * top bit is free) until the rows are finished.  A duplicate in a row that
+ * is one direct and one mirrored copy means the file gave both (i, j) and
+ * (j, i): that is refused, not summed. */
 #include "triplets.h"
 
 #include <inttypes.h>
+
+#define MIRRORED INT32_MIN
+
+static inline int32_t col_of(int32_t c) { return c & INT32_MAX; }
 
 typedef struct col_val {
     int32_t col;
@@ -15,7 +25,7 @@ typedef struct col_val {
 static int cmp_col_val(const void *a, const void *b)
 {
     const col_val *x = a, *y = b;
-    if (x->col != y->col) return x->col < y->col ? -1 : 1;
+    if (col_of(x->col) != col_of(y->col)) return col_of(x->col) < col_of(y->col) ? -1 : 1;
     return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
@@ -28,7 +38,7 @@ static void sort_row(int32_t *c, double *v, int64_t n, col_val *tmp)
             int32_t cc = c[k];
             double vv = v[k];
             int64_t m = k;
-            for (; m > 0 && c[m - 1] > cc; m--) {
+            for (; m > 0 && col_of(c[m - 1]) > col_of(cc); m--) {
                 c[m] = c[m - 1];
                 v[m] = v[m - 1];
             }
@@ -45,8 +55,10 @@ static void sort_row(int32_t *c, double *v, int64_t n, col_val *tmp)
     }
 }
 
-/* Sort unsorted rows and sum duplicates, compacting in place. */
-static adia_status finish_rows(adia_csr *A)
+/* Sort unsorted rows and sum duplicates (pattern: keep one), compacting
+ * in place; a direct and a mirrored copy of one position stop it with
+ * *both_row, *both_col set. */
+static adia_status finish_rows(adia_csr *A, bool pattern, int32_t *both_row, int32_t *both_col)
 {
     int64_t longest = 0;
     for (int32_t i = 0; i < A->rows; i++) {
@@ -55,23 +67,33 @@ static adia_status finish_rows(adia_csr *A)
     }
     col_val *tmp = NULL;
     double *v = A->values;
+    int32_t *c = A->colind;
     int64_t w = 0;
-    for (int32_t i = 0; i < A->rows; i++) {
+    adia_status s = ADIA_OK;
+    for (int32_t i = 0; i < A->rows && s == ADIA_OK; i++) {
         int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
         bool sorted = true;
-        for (int64_t k = b + 1; k < e && sorted; k++) sorted = A->colind[k - 1] < A->colind[k];
+        for (int64_t k = b + 1; k < e && sorted; k++) sorted = col_of(c[k - 1]) < col_of(c[k]);
         if (!sorted) {
             if (!tmp && longest > 32 &&
                 !(tmp = adia_alloc((size_t)longest, sizeof *tmp, "row sort buffer")))
-                return ADIA_ERR_NO_MEMORY;
-            sort_row(A->colind + b, v + b, e - b, tmp);
+                s = ADIA_ERR_NO_MEMORY;
+            else
+                sort_row(c + b, v + b, e - b, tmp);
         }
         A->rowptr[i] = w;
-        for (int64_t k = b; k < e; k++) {
-            if (k > b && A->colind[k] == A->colind[w - 1]) {
-                v[w - 1] += v[k];
+        int32_t first = 0;   /* the raw index of the current column's first copy */
+        for (int64_t k = b; k < e && s == ADIA_OK; k++) {
+            if (k > b && col_of(c[k]) == col_of(first)) {
+                if ((c[k] ^ first) & MIRRORED) {
+                    *both_row = i;
+                    *both_col = col_of(first);
+                    s = ADIA_ERR_PARSE;
+                }
+                if (!pattern) v[w - 1] += v[k];
             } else {
-                A->colind[w] = A->colind[k];
+                first = c[k];
+                c[w] = col_of(c[k]);
                 v[w++] = v[k];
             }
         }
@@ -79,11 +101,37 @@ static adia_status finish_rows(adia_csr *A)
     A->rowptr[A->rows] = w;
     A->nnz = w;
     free(tmp);
-    return ADIA_OK;
+    return s;
+}
+
+/* The first entry at (i, j) in block order. */
+static adia_triplet_ref find_entry(const adia_triplets *blk, int nblk, int32_t i, int32_t j)
+{
+    for (int b = 0; b < nblk; b++)
+        for (int64_t k = 0; k < blk[b].n; k++)
+            if (blk[b].row[k] == i && blk[b].col[k] == j) return (adia_triplet_ref){b, k};
+    return (adia_triplet_ref){-1, -1};
+}
+
+static bool before(adia_triplet_ref a, adia_triplet_ref b)
+{
+    return a.blk < b.blk || (a.blk == b.blk && a.k < b.k);
+}
+
+/* Both copies of a pair given in both triangles, in block order. */
+static adia_status both_triangles(const adia_triplets *blk, int nblk, int32_t i, int32_t j,
+                                  adia_triplet_ref both[2])
+{
+    adia_triplet_ref a = find_entry(blk, nblk, i, j), b = find_entry(blk, nblk, j, i);
+    both[0] = before(a, b) ? a : b;
+    both[1] = before(a, b) ? b : a;
+    return adia_error(ADIA_ERR_PARSE, "entry (%" PRId32 ",%" PRId32 ") is given in both "
+                      "triangles of a symmetric matrix", i + 1, j + 1);
 }
 
 adia_status adia_io_build_csr(int32_t rows, int32_t cols, const adia_triplets *blk,
-                              int nblk, int mirror, adia_matrix **out)
+                              int nblk, int mirror, adia_triplet_ref both[2],
+                              adia_matrix **out)
 {
     int64_t total = 0;
     for (int b = 0; b < nblk; b++)
@@ -115,16 +163,19 @@ adia_status adia_io_build_csr(int32_t rows, int32_t cols, const adia_triplets *b
             val[p] = v;
             if (mirror && i != j) {
                 p = ptr[j]++;
-                A.colind[p] = i;
+                A.colind[p] = i | MIRRORED;
                 val[p] = mirror < 0 ? -v : v;
             }
         }
     memmove(ptr + 1, ptr, (size_t)rows * sizeof *ptr);
     ptr[0] = 0;
-    adia_status s = finish_rows(&A);
+    bool pattern = true;
+    for (int b = 0; b < nblk; b++) pattern = pattern && !blk[b].val;
+    int32_t bi = 0, bj = 0;
+    adia_status s = finish_rows(&A, pattern, &bi, &bj);
     if (s != ADIA_OK) {
         adia_csr_free(&A);
-        return s;
+        return s == ADIA_ERR_PARSE ? both_triangles(blk, nblk, bi, bj, both) : s;
     }
     return adia_matrix_wrap(&A, out);
 }

@@ -1,0 +1,119 @@
+/* lines.c -- a source cut into chunks of whole lines, through one bounded
+ * buffer: each chunk ends at the last LF read so far and the partial line
+ * after it is carried to the front of the next one.  Text already in
+ * memory is not copied: its chunks point into it. */
+#include "source.h"
+
+#include <inttypes.h>
+#include <omp.h>
+
+/* A chunk per call of a few MB per thread (the parsers split it among the
+ * threads), within these bounds; a single line may make the buffer grow to
+ * LINE_MAX beyond the chunk, no further. */
+#define CHUNK_PER_THREAD (2u << 20)
+#define CHUNK_MIN (4u << 20)
+#define CHUNK_MAX (64u << 20)
+#define LINE_MAX_BYTES (64u << 20)
+
+static size_t chunk_set;   /* tests: adia_lines_set_chunk */
+
+void adia_lines_set_chunk(size_t bytes) { chunk_set = bytes; }
+
+static size_t chunk_bytes(void)
+{
+    if (chunk_set) return chunk_set;
+    size_t c = (size_t)omp_get_max_threads() * CHUNK_PER_THREAD;
+    return c < CHUNK_MIN ? CHUNK_MIN : c > CHUNK_MAX ? CHUNK_MAX : c;
+}
+
+adia_status adia_lines_init(adia_lines *l, adia_source *src)
+{
+    memset(l, 0, sizeof *l);
+    l->src = src;
+    l->chunk = chunk_bytes();
+    l->zero_copy = src->fd < 0 && !src->gz;
+    if (l->zero_copy) return ADIA_OK;
+    l->cap = l->chunk;
+    l->buf = adia_alloc(l->cap, 1, "line buffer");
+    return l->buf ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+}
+
+void adia_lines_free(adia_lines *l)
+{
+    free(l->buf);
+    l->buf = NULL;
+}
+
+/* One past the last LF in [b, e), or NULL. */
+static const char *after_last_lf(const char *b, const char *e)
+{
+    while (e > b)
+        if (*--e == '\n') return e + 1;
+    return NULL;
+}
+
+/* Text in memory: about a chunk, extended to the end of its last line. */
+static void next_in_memory(adia_lines *l, const char **b, const char **e)
+{
+    adia_source *s = l->src;
+    const char *p = (const char *)s->raw + s->raw_pos, *end = (const char *)s->raw + s->raw_len;
+    const char *stop = end;
+    if ((size_t)(end - p) > l->chunk) {
+        stop = after_last_lf(p, p + l->chunk);
+        if (!stop) {
+            const char *nl = memchr(p + l->chunk, '\n', (size_t)(end - p - l->chunk));
+            stop = nl ? nl + 1 : end;
+        }
+    }
+    l->offset = (int64_t)s->raw_pos;
+    s->raw_pos += (size_t)(stop - p);
+    *b = p;
+    *e = stop;
+}
+
+/* A line that does not fit the buffer: grow it, up to a bound. */
+static adia_status grow_for_line(adia_lines *l)
+{
+    if (l->cap >= l->chunk + LINE_MAX_BYTES) {
+        bool cr = memchr(l->buf, '\r', l->len) != NULL;
+        return adia_error(ADIA_ERR_PARSE, "%s: a line longer than %u MB (at byte %" PRId64 ")%s",
+                          l->src->name, LINE_MAX_BYTES >> 20, l->offset,
+                          cr ? ": " ADIA_IO_CR_ONLY "?" : "");
+    }
+    size_t cap = l->cap * 2 < l->chunk + LINE_MAX_BYTES ? l->cap * 2 : l->chunk + LINE_MAX_BYTES;
+    char *nb = realloc(l->buf, cap);
+    if (!nb) return adia_error(ADIA_ERR_NO_MEMORY, "%s: %zu bytes for a line failed",
+                               l->src->name, cap);
+    l->buf = nb;
+    l->cap = cap;
+    return ADIA_OK;
+}
+
+adia_status adia_lines_next(adia_lines *l, const char **b, const char **e)
+{
+    if (l->zero_copy) {
+        next_in_memory(l, b, e);
+        return ADIA_OK;
+    }
+    memmove(l->buf, l->buf + l->used, l->len - l->used);   /* the carry */
+    l->offset += (int64_t)l->used;
+    l->len -= l->used;
+    l->used = 0;
+    for (;;) {
+        if (!l->eof && l->len < l->cap) {
+            size_t want = l->cap - l->len, got;
+            ADIA_TRY(adia_source_read(l->src, l->buf + l->len, want, &got));
+            l->len += got;
+            l->eof = got < want;
+        }
+        const char *stop = after_last_lf(l->buf, l->buf + l->len);
+        if (stop || l->eof) {
+            l->used = stop && !l->eof ? (size_t)(stop - l->buf) : l->len;
+            break;
+        }
+        ADIA_TRY(grow_for_line(l));
+    }
+    *b = l->buf;
+    *e = l->buf + l->used;
+    return ADIA_OK;
+}

@@ -1,0 +1,52 @@
+/* mtx_read.h -- the Matrix Market data section, read from a source into
+ * blocks of entries: shared by the matrix and the vector reader. */
+#ifndef ADIA_IO_MTX_READ_H
+#define ADIA_IO_MTX_READ_H
+
+#include "mtx_header.h"
+#include "source.h"
+
+/* Lines without an entry (blank, comment) just before entry `entry` of a
+ * block: what maps an entry back to its line number. */
+typedef struct skip_run {
+    int32_t entry, lines;
+} skip_run;
+
+/* One piece of a chunk, parsed by one thread: its entries in file order. */
+typedef struct mtx_block {
+    const char *begin, *end;   /* the text (valid only while parsing it) */
+    int64_t first_line;        /* 1-based line number of begin */
+    int64_t lines;             /* newlines in the piece */
+    int64_t err_line;          /* line of the error, counted from begin */
+    int64_t cap, count;        /* entries allocated / parsed */
+    int64_t limit;             /* most entries the piece may hold */
+    int32_t *row, *col;        /* 0-based; NULL for array files */
+    double *val;               /* NULL for pattern files */
+    skip_run *skip;
+    int32_t nskip, skip_cap;
+    adia_status status;        /* first error of this piece */
+    char msg[320];             /* the error without its "FILE:LINE: " */
+} mtx_block;
+
+typedef struct mtx_data {
+    mtx_header h;
+    mtx_block *blk;            /* in file order, none empty */
+    int nblk, blk_cap;
+    int64_t total;             /* entries in all blocks */
+} mtx_data;
+
+/* What a reader checks once the header is known (shape, field), the bytes
+ * its result will need besides the parsed entries (-1: beyond int64) and
+ * what the result is, for the budget's message. */
+typedef adia_status (*mtx_plan_fn)(const mtx_header *h, const char *name, int64_t *bytes,
+                                   char *what, size_t size);
+
+/* Header and all entries of src (exactly the declared count), the budget
+ * checked with plan's bytes before the data is read.  On failure d holds
+ * nothing. */
+adia_status adia_mtx_read_data(adia_source *src, mtx_plan_fn plan, mtx_data *d);
+void adia_mtx_data_free(mtx_data *d);
+/* Line number of entry k of block b. */
+int64_t adia_mtx_entry_line(const mtx_block *b, int64_t k);
+
+#endif
