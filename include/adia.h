@@ -168,6 +168,14 @@ adia_status adia_matrix_load(const char *path, adia_matrix **out);
 adia_status adia_vector_read_mtx(const char *path, int32_t *n, double **x);
 adia_status adia_vector_write_mtx(const char *path, int32_t n, const double *x);
 
+/* Every file adia writes (matrices, vectors, pictures, plans) goes to a
+ * temporary ".NAME.XXXXXX" in the target's folder, renamed over the target
+ * only when complete, so a failure leaves the old file as it was.  For a
+ * SIGINT/SIGTERM handler: removes the temporaries being written right now
+ * (async-signal-safe: unlink() only).  A write still running afterwards
+ * fails at its commit. */
+void adia_remove_temporary_files(void);
+
 /* ==================================================== generators (src/gen) */
 
 /* Build a matrix from a generator spec, deterministic for a given seed
