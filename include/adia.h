@@ -173,10 +173,21 @@ adia_status adia_matrix_load(const char *path, adia_matrix **out);
  * n x 1 (or 1 x n), or `coordinate real|integer|pattern general` of n x 1
  * (entries not given are 0); gzip by content; "-" reads standard input.
  * Written as `array real general` n x 1 with 17 significant digits (exact
- * round trip), through a temporary file renamed over path only when
- * complete.  *x is malloc'd (free()); errors name file, line, value. */
+ * round trip; NaN and infinities as "nan", "inf", "-inf", which the readers
+ * take back), through a temporary file renamed over path only when
+ * complete; gzip-compressed if the name ends in .gz.  *x is malloc'd
+ * (free()); errors name file, line, value. */
 adia_status adia_vector_read_mtx(const char *path, int32_t *n, double **x);
 adia_status adia_vector_write_mtx(const char *path, int32_t n, const double *x);
+
+/* Every file adia writes (matrices, vectors, pictures, plans) goes to a
+ * temporary ".NAME.XXXXXX" in the target's folder, renamed over the target
+ * only when complete, so a failure leaves the old file as it was (devices
+ * and pipes, which cannot be replaced, are written directly).  For a
+ * SIGINT/SIGTERM handler: removes the temporaries being written right now
+ * (async-signal-safe: unlink() only).  A write still running afterwards
+ * fails at its commit. */
+void adia_remove_temporary_files(void);
 
 /* ==================================================== generators (src/gen) */
 

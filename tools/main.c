@@ -1,7 +1,9 @@
 /* main.c -- `adia`: the command-line tool.  One file per subcommand
  * (tools/cmd_<name>.c); this table lists them. */
+#define _POSIX_C_SOURCE 200809L   /* sigaction */
 #include "cli.h"
 
+#include <signal.h>
 #include <string.h>
 
 static const cli_command commands[] = {
@@ -27,8 +29,32 @@ static void usage(FILE *out)
         fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
 }
 
+/* Killed while writing: remove the half-written temporaries, then die of
+ * the same signal (the default action, restored by SA_RESETHAND), so the
+ * parent sees "killed by signal" and not an exit status. */
+static void on_fatal_signal(int sig)
+{
+    adia_remove_temporary_files();
+    raise(sig);
+}
+
+/* A signal ignored at start (nohup, a background job's SIGINT) stays
+ * ignored, as the caller asked. */
+static void catch_signal(int sig)
+{
+    struct sigaction sa, old;
+    if (sigaction(sig, NULL, &old) != 0 || old.sa_handler == SIG_IGN) return;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    sa.sa_flags = SA_RESETHAND | SA_NODEFER;   /* the re-raise is not blocked */
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, NULL);
+}
+
 int main(int argc, char **argv)
 {
+    catch_signal(SIGINT);
+    catch_signal(SIGTERM);
     if (argc < 2) {
         usage(stderr);
         return 2;

@@ -9,11 +9,11 @@
 #include "codegen.h"
 
 #include "cuda_util.h"
+#include "io/outfile.h"
 #include <nvrtc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 struct adia_codegen_kernel {
     cudaLibrary_t library;
@@ -95,17 +95,16 @@ static void *disk_get(uint64_t key, size_t *size)
     return buf;
 }
 
-/* Write via a temporary name and rename, so readers never see half a file. */
+/* Through a safe output file, so readers never see half a file.  Best
+ * effort: a cache that cannot be written only costs a compile next time. */
 static void disk_put(uint64_t key, const void *cubin, size_t size)
 {
-    char path[1024], tmp[1100];
-    if (!disk_path(key, path, sizeof path)) return;
-    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (!f) return;
-    bool ok = fwrite(cubin, 1, size, f) == size;
-    ok = (fclose(f) == 0) && ok;
-    if (!ok || rename(tmp, path) != 0) remove(tmp);
+    char path[1024];
+    adia_outfile out;
+    if (!disk_path(key, path, sizeof path) || adia_outfile_open(&out, path, false) != ADIA_OK)
+        return;
+    adia_outfile_write(&out, cubin, size);
+    adia_outfile_commit(&out);
 }
 
 /* -------------------------------------------------------------- NVRTC */

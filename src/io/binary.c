@@ -1,6 +1,7 @@
 /* binary.c -- the adia binary matrix format (docs/binary-format.md):
  * a 40-byte little-endian header, then the raw CSR arrays. */
 #include "io.h"
+#include "outfile.h"
 
 #include <inttypes.h>
 
@@ -35,14 +36,14 @@ adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path)
     put_i64(head + 16, a->rows);
     put_i64(head + 24, a->cols);
     put_i64(head + 32, a->nnz);
-    adia_sink out;
-    ADIA_TRY(adia_sink_open(&out, path));
-    adia_status s = adia_sink_write(&out, head, sizeof head);
-    if (s == ADIA_OK)
-        s = adia_sink_write(&out, a->rowptr, ((size_t)a->rows + 1) * sizeof *a->rowptr);
-    if (s == ADIA_OK) s = adia_sink_write(&out, a->colind, (size_t)a->nnz * sizeof *a->colind);
-    if (s == ADIA_OK) s = adia_sink_write(&out, a->values, (size_t)a->nnz * sizeof(double));
-    return adia_sink_close(&out, s);
+    adia_outfile out;
+    ADIA_TRY(adia_outfile_open(&out, path, adia_io_has_suffix(path, ".gz")));
+    /* errors stick in out: the commit reports the first */
+    adia_outfile_write(&out, head, sizeof head);
+    adia_outfile_write(&out, a->rowptr, ((size_t)a->rows + 1) * sizeof *a->rowptr);
+    adia_outfile_write(&out, a->colind, (size_t)a->nnz * sizeof *a->colind);
+    adia_outfile_write(&out, a->values, (size_t)a->nnz * sizeof(double));
+    return adia_outfile_commit(&out);
 }
 
 /* Read exactly n bytes (in parts, so a short read is seen early). */

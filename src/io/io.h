@@ -14,15 +14,4 @@ void adia_io_basename(const char *path, char *out, size_t size);
 /* Does path end in suffix? */
 bool adia_io_has_suffix(const char *path, const char *suffix);
 
-/* An output file: plain, or gzip when the name ends in .gz. */
-typedef struct adia_sink {
-    const char *path;
-    FILE *f;
-    void *gz;          /* gzFile */
-} adia_sink;
-
-adia_status adia_sink_open(adia_sink *s, const char *path);
-adia_status adia_sink_write(adia_sink *s, const void *data, size_t n);
-/* Close, reporting a late write error; after a failure the file is removed. */
-adia_status adia_sink_close(adia_sink *s, adia_status so_far);
 #endif

@@ -1,7 +1,10 @@
-/* mtx_write.c -- Matrix Market output: coordinate real general, values
- * with %.17g (exact round trip).  Blocks of entries are formatted in
- * parallel into per-thread buffers, then written in order. */
+/* mtx_write.c -- Matrix Market output: matrices as coordinate real
+ * general, vectors as array real general, values with %.17g (exact round
+ * trip; NaN and infinities as "nan", "-inf", ..., which the reader's strtod
+ * takes back).  Blocks of lines are formatted in parallel into per-thread
+ * buffers, then written in order through a safe output file. */
 #include "io.h"
+#include "outfile.h"
 
 #include <inttypes.h>
 #include <omp.h>
@@ -22,9 +25,13 @@ static char *put_u32(char *p, uint32_t v)
     return p;
 }
 
-/* Format entries [b, e) of A into buf; returns the byte count. */
-static size_t format_block(const adia_csr *A, int64_t b, int64_t e, char *buf)
+/* Formats lines [b, e) of what ctx holds into buf; returns the byte count. */
+typedef size_t (*format_fn)(const void *ctx, int64_t b, int64_t e, char *buf);
+
+/* Entries [b, e) of a CSR matrix. */
+static size_t format_entries(const void *ctx, int64_t b, int64_t e, char *buf)
 {
+    const adia_csr *A = ctx;
     /* Row of entry b: last i with rowptr[i] <= b (rows may be empty). */
     int32_t lo = 0, hi = A->rows;
     while (hi - lo > 1) {
@@ -47,11 +54,21 @@ static size_t format_block(const adia_csr *A, int64_t b, int64_t e, char *buf)
     return (size_t)(p - buf);
 }
 
-static adia_status write_entries(const adia_csr *A, adia_sink *out)
+/* Values [b, e) of a vector, one per line. */
+static size_t format_values(const void *ctx, int64_t b, int64_t e, char *buf)
+{
+    const double *x = ctx;
+    char *p = buf;
+    for (int64_t k = b; k < e; k++) p += snprintf(p, ENTRY_MAX, "%.17g\n", x[k]);
+    return (size_t)(p - buf);
+}
+
+/* Lines [0, count) formatted by fmt, in parallel blocks, written in order. */
+static adia_status write_lines(format_fn fmt, const void *ctx, int64_t count, adia_outfile *out)
 {
     int nt = omp_get_max_threads();
     if (nt < 1) nt = 1;
-    int64_t nblocks = (A->nnz + WRITE_BLOCK - 1) / WRITE_BLOCK;
+    int64_t nblocks = (count + WRITE_BLOCK - 1) / WRITE_BLOCK;
     char *buf = adia_alloc((size_t)nt, (size_t)WRITE_BLOCK * ENTRY_MAX, "output buffers");
     size_t *len = adia_alloc((size_t)nt, sizeof *len, "output lengths");
     adia_status s = buf && len ? ADIA_OK : ADIA_ERR_NO_MEMORY;
@@ -60,30 +77,45 @@ static adia_status write_entries(const adia_csr *A, adia_sink *out)
 #pragma omp parallel for schedule(static, 1) num_threads(n)
         for (int t = 0; t < n; t++) {
             int64_t b = (g + t) * WRITE_BLOCK;
-            int64_t e = b + WRITE_BLOCK < A->nnz ? b + WRITE_BLOCK : A->nnz;
-            len[t] = format_block(A, b, e, buf + (size_t)t * WRITE_BLOCK * ENTRY_MAX);
+            int64_t e = b + WRITE_BLOCK < count ? b + WRITE_BLOCK : count;
+            len[t] = fmt(ctx, b, e, buf + (size_t)t * WRITE_BLOCK * ENTRY_MAX);
         }
         for (int t = 0; t < n && s == ADIA_OK; t++)
-            s = adia_sink_write(out, buf + (size_t)t * WRITE_BLOCK * ENTRY_MAX, len[t]);
+            s = adia_outfile_write(out, buf + (size_t)t * WRITE_BLOCK * ENTRY_MAX, len[t]);
     }
     free(buf);
     free(len);
     return s;
 }
 
+#define BANNER "%%%%MatrixMarket matrix "
+#define WRITTEN_BY "%% written by adia " ADIA_VERSION_STRING "\n"
+
 adia_status adia_matrix_write_mtx(const adia_matrix *A, const char *path)
 {
     ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_write_mtx"));
     if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_write_mtx: path is NULL");
-    adia_sink out;
-    ADIA_TRY(adia_sink_open(&out, path));
-    char head[256];
-    int n = snprintf(head, sizeof head,
-                     "%%%%MatrixMarket matrix coordinate real general\n"
-                     "%% written by adia " ADIA_VERSION_STRING "\n"
-                     "%" PRId32 " %" PRId32 " %" PRId64 "\n",
-                     A->csr.rows, A->csr.cols, A->csr.nnz);
-    adia_status s = adia_sink_write(&out, head, (size_t)n);
-    if (s == ADIA_OK) s = write_entries(&A->csr, &out);
-    return adia_sink_close(&out, s);
+    adia_outfile out;
+    ADIA_TRY(adia_outfile_open(&out, path, adia_io_has_suffix(path, ".gz")));
+    adia_status s = adia_outfile_printf(&out, BANNER "coordinate real general\n" WRITTEN_BY
+                                        "%" PRId32 " %" PRId32 " %" PRId64 "\n",
+                                        A->csr.rows, A->csr.cols, A->csr.nnz);
+    if (s == ADIA_OK) s = write_lines(format_entries, &A->csr, A->csr.nnz, &out);
+    return adia_outfile_finish(&out, s);
+}
+
+adia_status adia_vector_write_mtx(const char *path, int32_t n, const double *x)
+{
+    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: path is NULL");
+    if (n < 0)
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: %s: length %" PRId32
+                          " is negative", path, n);
+    if (!x && n > 0)
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: %s: x is NULL", path);
+    adia_outfile out;
+    ADIA_TRY(adia_outfile_open(&out, path, adia_io_has_suffix(path, ".gz")));
+    adia_status s = adia_outfile_printf(&out, BANNER "array real general\n" WRITTEN_BY
+                                        "%" PRId32 " 1\n", n);
+    if (s == ADIA_OK) s = write_lines(format_values, x, n, &out);
+    return adia_outfile_finish(&out, s);
 }

@@ -4,8 +4,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "picture.h"
 
-#include <errno.h>
-#include <sys/stat.h>
 #include <png.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -126,10 +124,23 @@ static void on_png_warning(png_structp png, png_const_charp msg)
     (void)msg;   /* warnings do not stop the write and are not errors */
 }
 
+/* libpng's output goes through the safe output file; a failed write stops
+ * libpng here (the outfile keeps the reason: "writing F: ..."). */
+static void on_png_write(png_structp png, png_bytep data, size_t len)
+{
+    if (adia_outfile_write(png_get_io_ptr(png), data, len) != ADIA_OK)
+        png_error(png, "write failed");
+}
+
+static void on_png_flush(png_structp png)
+{
+    (void)png;   /* the outfile's commit flushes */
+}
+
 /* Everything between png_create_write_struct and png_write_end; returns 0
  * or -1 with f->msg set.  Kept apart so no local of the caller lives across
  * the setjmp. */
-static int write_rows(FILE *fp, const adia_canvas *c, png_failure *f)
+static int write_rows(adia_outfile *out, const adia_canvas *c, png_failure *f)
 {
     png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, f, on_png_error,
                                               on_png_warning);
@@ -147,7 +158,7 @@ static int write_rows(FILE *fp, const adia_canvas *c, png_failure *f)
         png_destroy_write_struct(&png, &info);
         return -1;
     }
-    png_init_io(png, fp);
+    png_set_write_fn(png, out, on_png_write, on_png_flush);
     png_set_IHDR(png, info, (png_uint_32)c->width, (png_uint_32)c->height, 8,
                  PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                  PNG_FILTER_TYPE_DEFAULT);
@@ -159,29 +170,20 @@ static int write_rows(FILE *fp, const adia_canvas *c, png_failure *f)
     return 0;
 }
 
-/* Only a regular file is removed after a failed write: the path may name a
- * device or a pipe that must survive. */
-static void remove_partial(const char *path)
+adia_status adia_canvas_encode_png(const adia_canvas *c, adia_outfile *out)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) remove(path);
+    png_failure f = {{0}};
+    if (write_rows(out, c, &f) == 0 || out->status != ADIA_OK)
+        return adia_outfile_commit(out);   /* a write error: the outfile's message */
+    adia_outfile_abort(out);
+    return adia_error(ADIA_ERR_IO, "cannot write PNG '%s': %s", out->path, f.msg);
 }
 
 adia_status adia_canvas_write_png(const adia_canvas *c, const char *path)
 {
     if (!c || !c->pix || !path)
         return adia_error(ADIA_ERR_INVALID_ARG, "PNG writer: NULL argument");
-    FILE *fp = fopen(path, "wb");
-    if (!fp) return adia_error(ADIA_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
-    png_failure f = {{0}};
-    int rc = write_rows(fp, c, &f);
-    int write_err = ferror(fp);
-    int close_err = fclose(fp) != 0;
-    if (rc == 0 && (write_err || close_err))
-        snprintf(f.msg, sizeof f.msg, "write failed: %s", strerror(errno));
-    if (rc != 0 || write_err || close_err) {
-        remove_partial(path);
-        return adia_error(ADIA_ERR_IO, "cannot write PNG '%s': %s", path, f.msg);
-    }
-    return ADIA_OK;
+    adia_outfile out;
+    ADIA_TRY(adia_outfile_open(&out, path, false));
+    return adia_canvas_encode_png(c, &out);
 }

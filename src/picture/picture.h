@@ -9,6 +9,7 @@
 
 #include "../core/internal.h"
 #include "../formats/diag_core.h"
+#include "../io/outfile.h"
 
 typedef struct adia_rgb { uint8_t r, g, b; } adia_rgb;
 
@@ -43,10 +44,13 @@ void adia_canvas_hline(adia_canvas *c, int32_t x0, int32_t x1, int32_t y,
                        adia_rgb col, double a, int dash);
 void adia_canvas_vline(adia_canvas *c, int32_t x, int32_t y0, int32_t y1,
                        adia_rgb col, double a, int dash);
-/* Encode as an RGB 8-bit PNG through libpng.  Errors (cannot open, libpng
- * failure, short write) are ADIA_ERR_IO with the path and the reason; a
- * partly written file is removed. */
+/* Encode as an RGB 8-bit PNG through libpng, via a safe output file.
+ * Errors (cannot create, libpng failure, short write) are ADIA_ERR_IO with
+ * the path and the reason; the old file at path is then untouched. */
 adia_status adia_canvas_write_png(const adia_canvas *c, const char *path);
+/* The same into an open output file, which is committed (or, on failure,
+ * aborted): lets a caller open it before long work, to fail early. */
+adia_status adia_canvas_encode_png(const adia_canvas *c, adia_outfile *out);
 
 /* ------------------------------------------------------------- font.c */
 

@@ -5,8 +5,6 @@
 #define _POSIX_C_SOURCE 200809L
 #include "picture.h"
 
-#include <errno.h>
-#include <sys/stat.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -226,19 +224,6 @@ static adia_status build_overlay(const adia_matrix *A, const adia_spy_options *o
     return adia_format_build(A, o->overlay, o->params, ADIA_FLOAT, F);
 }
 
-/* Fail early on an unwritable output, before minutes of work; a file that
- * did not exist before is not left behind. */
-static adia_status probe_output(const char *path)
-{
-    struct stat st;
-    int existed = stat(path, &st) == 0;
-    FILE *f = fopen(path, "ab");
-    if (!f) return adia_error(ADIA_ERR_IO, "cannot open '%s' for writing: %s", path, strerror(errno));
-    fclose(f);
-    if (!existed) remove(path);
-    return ADIA_OK;
-}
-
 /* Size <= 0 means the default; anything else must be in range. */
 static adia_status spy_size(const adia_spy_options *opt, int *size)
 {
@@ -289,13 +274,16 @@ adia_status adia_matrix_spy_png(const adia_matrix *A, const char *path,
     if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_spy_png: path is NULL");
     int size;
     ADIA_TRY(spy_size(opt, &size));
-    ADIA_TRY(probe_output(path));
+    /* Opened first: an unwritable output fails before minutes of work. */
+    adia_outfile out;
+    ADIA_TRY(adia_outfile_open(&out, path, false));
     adia_format *F = NULL;
-    if (opt && opt->overlay) ADIA_TRY(build_overlay(A, opt, &F));
+    adia_status s = opt && opt->overlay ? build_overlay(A, opt, &F) : ADIA_OK;
     adia_canvas c = {0};
-    adia_status s = adia_spy_render(A, opt, F ? (const adia_diag *)F->impl : NULL, &c, NULL);
+    if (s == ADIA_OK)
+        s = adia_spy_render(A, opt, F ? (const adia_diag *)F->impl : NULL, &c, NULL);
     adia_format_destroy(F);
-    if (s == ADIA_OK) s = adia_canvas_write_png(&c, path);
+    s = s == ADIA_OK ? adia_canvas_encode_png(&c, &out) : adia_outfile_finish(&out, s);
     adia_canvas_free(&c);
     return s;
 }

@@ -15,6 +15,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "plan_internal.h"
+#include "io/outfile.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -152,18 +153,19 @@ static const struct { const char *key; size_t at; } param_keys[] = {
     {"streams", offsetof(adia_format_params, streams)}, {"pad", offsetof(adia_format_params, pad)},
 };
 
-static void write_params(FILE *f, const adia_format_params *p)
+/* "params k=v,..." with the parameters that were set (errors stick in out). */
+static void write_params(adia_outfile *out, const adia_format_params *p)
 {
     const char *sep = "";
-    fputs("params ", f);
+    adia_outfile_printf(out, "params ");
     for (size_t i = 0; i < sizeof param_keys / sizeof *param_keys; i++) {
         int32_t v;
         memcpy(&v, (const char *)p + param_keys[i].at, sizeof v);
         if (v <= 0) continue;
-        fprintf(f, "%s%s=%" PRId32, sep, param_keys[i].key, v);
+        adia_outfile_printf(out, "%s%s=%" PRId32, sep, param_keys[i].key, v);
         sep = ",";
     }
-    fputs("\n", f);
+    adia_outfile_printf(out, "\n");
 }
 
 adia_status adia_plan_save(const adia_plan *plan, const char *path)
@@ -171,18 +173,15 @@ adia_status adia_plan_save(const adia_plan *plan, const char *path)
     if (!plan || plan->magic != ADIA_MAGIC_PLAN)
         return adia_error(ADIA_ERR_INVALID_HANDLE, "adia_plan_save: not a live plan handle");
     if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_save: path is NULL");
-    FILE *f = fopen(path, "w");
-    if (!f) return adia_error(ADIA_ERR_IO, "%s: cannot write the plan: %s", path, strerror(errno));
-    fprintf(f, "adia-plan 1\nformat %s\nvtype %s\ndevice %d\nchooser %s\ncalls %lld\n"
-            "shape %d %d %lld\nhash %016" PRIx64 "\n", adia_format_name(plan->F),
-            adia_value_type_name(plan->vtype), plan->device, adia_chooser_name(plan->chooser),
-            (long long)plan->calls, (int)plan->rows, (int)plan->cols, (long long)plan->nnz,
-            plan->hash);
-    write_params(f, &plan->params);
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return adia_error(ADIA_ERR_IO, "%s: error writing the plan: %s", path, strerror(errno));
-    return ADIA_OK;
+    adia_outfile out;
+    ADIA_TRY(adia_outfile_open(&out, path, false));
+    adia_outfile_printf(&out, "adia-plan 1\nformat %s\nvtype %s\ndevice %d\nchooser %s\n"
+                        "calls %lld\nshape %d %d %lld\nhash %016" PRIx64 "\n",
+                        adia_format_name(plan->F), adia_value_type_name(plan->vtype),
+                        plan->device, adia_chooser_name(plan->chooser), (long long)plan->calls,
+                        (int)plan->rows, (int)plan->cols, (long long)plan->nnz, plan->hash);
+    write_params(&out, &plan->params);
+    return adia_outfile_commit(&out);
 }
 
 /* What a plan file says. */
