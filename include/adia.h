@@ -745,6 +745,12 @@ typedef struct adia_solve_info {
     double spmv_ms;           /* of which in SpMV (CPU; NaN on the GPU, where
                                  the iteration runs as one graph)               */
     int spmvs;                /* products with A                                */
+    double bytes_per_iter;    /* GPU: bytes one iteration moves (the format's
+                                 SpMV bytes and the vector passes); 0 on the CPU */
+    double floor_bytes_per_iter; /* GPU: the least any implementation of the
+                                 method moves (matrix once per product, dot
+                                 products fused): time / bytes at the read
+                                 bandwidth is the floor; 0 on the CPU           */
     char format[16];          /* the plan's format                              */
     char stop[128];           /* why it stopped: "converged", "iteration limit reached",
                                  "breakdown: ..." (e.g. p'Ap <= 0: A is not SPD,

@@ -220,6 +220,34 @@ int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path)
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }
 
+int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *what, double **x)
+{
+    int32_t len = 0;
+    *x = NULL;
+    adia_status s = adia_vector_read_mtx(path, &len, x);
+    if (s != ADIA_OK) return cli_fail(cmd, s);
+    if (len == n) return 0;
+    fprintf(stderr, "adia %s: %s '%s' has %d entries, the matrix needs %d\n", cmd, what, path,
+            (int)len, (int)n);
+    free(*x);
+    *x = NULL;
+    return 1;
+}
+
+int cli_check_vector_output(const char *cmd, const char *path)
+{
+    if (ends_with(path, ".mtx") || ends_with(path, ".mtx.gz")) return 0;
+    return cli_usage_error(cmd, "vector output '%s': name must end in .mtx or .mtx.gz", path);
+}
+
+int cli_write_vector(const char *cmd, const char *path, int32_t n, const double *x)
+{
+    progress_begin("writing");
+    adia_status s = adia_vector_write_mtx(path, n, x);
+    progress_end();
+    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+}
+
 int cli_parse_params(const char *cmd, const char *text, adia_format_params *p)
 {
     adia_format_params_default(p);

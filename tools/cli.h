@@ -106,6 +106,13 @@ int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_mat
 int cli_check_output(const char *cmd, const char *path);
 /* Write A to path, by suffix; 0, or cli_fail (1). */
 int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path);
+/* Dense vectors (Matrix Market array or coordinate n x 1; "-" = stdin):
+ * read one of exactly n entries (*x malloc'd; 1 after a message naming the
+ * file and both lengths), check an output name (.mtx or .mtx.gz; usage
+ * error 2 otherwise -- call before the work), write one (0 or cli_fail). */
+int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *what, double **x);
+int cli_check_vector_output(const char *cmd, const char *path);
+int cli_write_vector(const char *cmd, const char *path, int32_t n, const double *x);
 /* Parse --params text (NULL: defaults) into p; 0 or usage error (2). */
 int cli_parse_params(const char *cmd, const char *text, adia_format_params *p);
 /* Is name a registered format?  0, or a usage error (2) listing them. */
@@ -125,14 +132,16 @@ typedef struct cli_spmv_result {
     double gbytes_per_s;     /* bytes / time, NaN if bytes unknown */
 } cli_spmv_result;
 
-/* Run y = F*x on random x (deterministic for seed) once on the CPU or the
- * GPU, compare with adia_matrix_spmv on A (in double, x rounded to the
- * format's precision), then time `runs` more products (CPU: wall clock,
- * GPU: CUDA events) and fill r.  Returns 0, or 1 after a message on stderr
+/* Run y = F*x on x_in (cols doubles) or, when x_in is NULL, on random x
+ * (deterministic for seed) once on the CPU or the GPU, compare with
+ * adia_matrix_spmv on A (in double, x rounded to the format's precision),
+ * copy that y to y_out (rows doubles) unless it is NULL, then time `runs`
+ * more products (CPU: wall clock, GPU: CUDA events) and fill r.  Returns 0, or 1 after a message on stderr
  * when a call fails (the check itself is judged by the caller:
  * r->max_rel_err > r->tolerance). */
 int cli_spmv_run(const char *cmd, const adia_matrix *A, adia_format *F, bool gpu,
-                 int runs, uint64_t seed, cli_spmv_result *r);
+                 int runs, uint64_t seed, const double *x_in, double *y_out,
+                 cli_spmv_result *r);
 /* Can F run on a GPU here?  true when a device exists and F uploads; false
  * (quietly) when there is no device or the format has no GPU side.  Other
  * upload failures are reported through *status. */

@@ -63,7 +63,9 @@ static void free_vectors(spmv_vectors *v)
     free(v->x); free(v->y); free(v->xd); free(v->yd); free(v->ref);
 }
 
-static int make_vectors(const char *cmd, const adia_format *F, uint64_t seed, spmv_vectors *v)
+/* x from x_in (cols doubles) or, when NULL, random for the seed. */
+static int make_vectors(const char *cmd, const adia_format *F, const double *x_in, uint64_t seed,
+                        spmv_vectors *v)
 {
     memset(v, 0, sizeof *v);
     v->rows = adia_format_rows(F);
@@ -82,7 +84,7 @@ static int make_vectors(const char *cmd, const adia_format *F, uint64_t seed, sp
     }
     bool single = v->vsize == sizeof(float);
     for (int32_t j = 0; j < v->cols; j++) {
-        double r = next_random(&seed);
+        double r = x_in ? x_in[j] : next_random(&seed);
         if (single) {
             ((float *)v->x)[j] = (float)r;
             v->xd[j] = (double)(float)r;
@@ -185,7 +187,8 @@ bool cli_gpu_usable(adia_format *F, adia_status *status)
 }
 
 int cli_spmv_run(const char *cmd, const adia_matrix *A, adia_format *F, bool gpu,
-                 int runs, uint64_t seed, cli_spmv_result *r)
+                 int runs, uint64_t seed, const double *x_in, double *y_out,
+                 cli_spmv_result *r)
 {
     memset(r, 0, sizeof *r);
     r->device = gpu ? "gpu" : "cpu";
@@ -193,7 +196,7 @@ int cli_spmv_run(const char *cmd, const adia_matrix *A, adia_format *F, bool gpu
     r->tolerance = single ? 1e-5 : 1e-12;
     if (runs < 1) runs = 1;
     spmv_vectors v;
-    if (make_vectors(cmd, F, seed, &v)) return 1;
+    if (make_vectors(cmd, F, x_in, seed, &v)) return 1;
     double *t = malloc((size_t)runs * sizeof *t);
     int rc = 1;
     adia_status s;
@@ -210,6 +213,7 @@ int cli_spmv_run(const char *cmd, const adia_matrix *A, adia_format *F, bool gpu
         double sec = r->time_ms * 1e-3;
         r->gflops = sec > 0 ? 2.0 * (double)adia_matrix_nnz(A) / sec * 1e-9 : NAN;
         r->gbytes_per_s = sec > 0 && r->bytes >= 0 ? (double)r->bytes / sec * 1e-9 : NAN;
+        if (y_out) memcpy(y_out, v.yd, (size_t)v.rows * sizeof *y_out);
     }
     free(t);
     free_vectors(&v);

@@ -51,7 +51,7 @@ static int run_format(const adia_matrix *A, const char *name, bool want_gpu,
     if (s != ADIA_OK) return cli_fail("demo", s);
     bool gpu = want_gpu && cli_gpu_usable(F, &s);
     int rc = s != ADIA_OK ? cli_fail("demo", s)
-                          : cli_spmv_run("demo", A, F, gpu, gpu ? 100 : 10, 42, r);
+                          : cli_spmv_run("demo", A, F, gpu, gpu ? 100 : 10, 42, NULL, NULL, r);
     adia_format_destroy(F);
     if (rc == 0 && !(r->max_rel_err <= r->tolerance)) {
         fprintf(stderr, "adia demo: %s: %s check FAILED: max relative error %.3g > %.0e\n",

@@ -1,100 +1,190 @@
-/* cmd_solve.c -- `adia solve FILE.mtx | --gen SPEC`: solve A x = b with CG
- * or BiCGSTAB on top of the planner, b = A * ones so that the exact
- * solution is known; report iterations, residual, error and the format
- * the planner picked.  Exit 1 when it does not converge. */
+/* cmd_solve.c -- `adia solve FILE.mtx | --gen SPEC`: solve A x = b with CG,
+ * BiCGSTAB or GMRES on top of the planner, on the GPU when one is usable.
+ * b from -b FILE, else b = A * ones so that the exact solution is known
+ * (then the error against it is printed too); x0 from --x0 FILE, else 0;
+ * -o writes x.  Report iterations, residual, time per iteration and, on
+ * the GPU, bytes per iteration against the floor.  Exit 1 when it does not
+ * converge (x is still written with -o: the last iterate, and the message
+ * says so). */
 #include "cli.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-    "usage: adia solve FILE.mtx | --gen SPEC [--method cg|bicgstab] [--rtol R]\n"
-    "                  [--max-iter N] [--jacobi] [--format NAME] [--json]\n"
-    "Solve A x = b (b = A * ones, x0 = 0) on the CPU with every product through\n"
-    "the planner's format; exit 1 if it does not converge.";
+    "usage: adia solve FILE.mtx | --gen SPEC [-b B.mtx] [--x0 X0.mtx] [-o X.mtx]\n"
+    "                  [--method cg|bicgstab|gmres] [--restart M] [--rtol R]\n"
+    "                  [--max-iter N] [--jacobi] [--device cpu|gpu] [--float]\n"
+    "                  [--format NAME] [--json]\n"
+    "Solve A x = b with every product through the planner's format (on the GPU\n"
+    "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
+    "exit 1 if it does not converge.";
 
 typedef struct solve_opts {
-    const char *gen, *method, *format;
+    const char *gen, *method, *format, *device, *b_path, *x0_path, *x_path;
     double rtol;
-    long max_iter;
-    bool jacobi, json;
+    long max_iter, restart;
+    bool jacobi, json, single;
 } solve_opts;
 
-static void print_result(const adia_matrix *A, const solve_opts *o, const adia_solve_info *in,
-                         double err, bool json)
+/* The floor of a GPU iteration: its least bytes at the read bandwidth. */
+static double floor_ms(const adia_solve_info *in)
 {
-    if (json) {
+    double gbs = 0;
+    if (in->floor_bytes_per_iter <= 0 || adia_gpu_read_bandwidth(0, 3, &gbs) != ADIA_OK || gbs <= 0)
+        return NAN;
+    return in->floor_bytes_per_iter / (gbs * 1e6);
+}
+
+static void print_result(const adia_matrix *A, const solve_opts *o, const adia_solve_info *in,
+                         const char *device, double err)
+{
+    double per_it = in->iterations ? in->time_ms / in->iterations : NAN, fl = floor_ms(in);
+    if (o->json) {
         cli_json j;
         json_begin(&j, stdout);
         json_str(&j, "matrix", adia_matrix_name(A));
+        json_int(&j, "rows", adia_matrix_rows(A));
+        json_int(&j, "nnz", adia_matrix_nnz(A));
         json_str(&j, "method", o->method);
         json_bool(&j, "jacobi", o->jacobi);
+        json_str(&j, "device", device);
+        json_str(&j, "precision", o->single ? "float" : "double");
         json_str(&j, "format", in->format);
         json_bool(&j, "converged", in->converged);
         json_int(&j, "iterations", in->iterations);
         json_num(&j, "residual", in->residual);
         json_num(&j, "error", err);
         json_num(&j, "time_ms", in->time_ms);
+        json_num(&j, "ms_per_iter", per_it);
+        json_num(&j, "bytes_per_iter", in->bytes_per_iter > 0 ? in->bytes_per_iter : NAN);
+        json_num(&j, "floor_ms_per_iter", fl);
         json_num(&j, "spmv_ms", in->spmv_ms);
         json_int(&j, "spmvs", in->spmvs);
         json_str(&j, "stop", in->stop);
         json_end(&j);
         return;
     }
-    printf("%s: %d x %d, %lld nonzeros, %s%s, format %s (cpu)\n", adia_matrix_name(A),
+    printf("%s: %d x %d, %lld nonzeros, %s%s, format %s (%s, %s)\n", adia_matrix_name(A),
            adia_matrix_rows(A), adia_matrix_cols(A), (long long)adia_matrix_nnz(A), o->method,
-           o->jacobi ? " + Jacobi" : "", in->format);
-    printf("  %s after %d iterations: residual %.3g (rtol %.3g), |x - x*| / |x*| = %.3g\n",
-           in->stop, in->iterations, in->residual, o->rtol, err);
-    printf("  %.3f ms, of which %.3f ms in %d SpMVs\n", in->time_ms, in->spmv_ms, in->spmvs);
+           o->jacobi ? " + Jacobi" : "", in->format, device, o->single ? "float" : "double");
+    printf("  %s after %d iterations: residual %.3g (rtol %.3g)", in->stop, in->iterations,
+           in->residual, o->rtol);
+    if (!isnan(err)) printf(", |x - x*| / |x*| = %.3g", err);
+    printf("\n  %.3f ms, %.4f ms per iteration", in->time_ms, per_it);
+    if (isfinite(fl))
+        printf(" (%.0f bytes per row, floor %.4f ms: %.2fx)",
+               in->bytes_per_iter / adia_matrix_rows(A), fl, per_it / fl);
+    else if (isfinite(in->spmv_ms))
+        printf(", of which %.3f ms in %d SpMVs", in->spmv_ms, in->spmvs);
+    printf("\n");
 }
 
-/* b = A * ones; x0 = 0; solve; error of x against ones. */
+/* b from the file or A * ones (known solution: *known set). */
+static int make_rhs(const char *cmd, const adia_matrix *A, const solve_opts *o, double **b,
+                    bool *known)
+{
+    int32_t n = adia_matrix_rows(A);
+    *known = !o->b_path;
+    if (o->b_path) return cli_read_vector(cmd, o->b_path, n, "b", b);
+    double *one = malloc(((size_t)n + 1) * sizeof *one);
+    *b = malloc(((size_t)n + 1) * sizeof **b);
+    if (!one || !*b) {
+        free(one);
+        fprintf(stderr, "adia %s: out of memory for %d-entry vectors\n", cmd, n);
+        return 1;
+    }
+    for (int32_t i = 0; i < n; i++) one[i] = 1;
+    adia_status s = adia_matrix_spmv(A, 1.0, one, 0.0, *b);
+    free(one);
+    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+}
+
 static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, const solve_opts *o,
                  adia_solver method)
 {
     int32_t n = adia_matrix_rows(A);
-    double *one = malloc((size_t)n * sizeof *one + 8), *b = malloc((size_t)n * sizeof *b + 8),
-           *x = calloc((size_t)n + 1, sizeof *x);
-    int rc = 1;
-    if (!one || !b || !x) {
+    double *b = NULL, *x = NULL;
+    bool known;
+    int rc = make_rhs(cmd, A, o, &b, &known);
+    if (!rc && o->x0_path) rc = cli_read_vector(cmd, o->x0_path, n, "x0", &x);
+    if (!rc && !x && !(x = calloc((size_t)n + 1, sizeof *x))) {
         fprintf(stderr, "adia %s: out of memory for %d-entry vectors\n", cmd, n);
-        goto done;
+        rc = 1;
     }
-    for (int32_t i = 0; i < n; i++) one[i] = 1;
+    if (rc) goto done;
     adia_solve_options so = {.method = method, .max_iter = (int)o->max_iter, .rtol = o->rtol,
-                             .jacobi = o->jacobi};
+                             .jacobi = o->jacobi, .restart = (int)o->restart};
     adia_solve_info in;
-    adia_status s = adia_matrix_spmv(A, 1.0, one, 0.0, b);
-    if (s == ADIA_OK) s = adia_solve(A, P, b, x, &so, &in);
+    progress_begin("solving");
+    adia_status s = adia_solve(A, P, b, x, &so, &in);
+    progress_end();
     if (s != ADIA_OK) {
         rc = cli_fail(cmd, s);
         goto done;
     }
     double e = 0;
-    for (int32_t i = 0; i < n; i++) e += (x[i] - 1) * (x[i] - 1);
-    print_result(A, o, &in, n ? sqrt(e / n) : 0, o->json);
+    for (int32_t i = 0; known && i < n; i++) e += (x[i] - 1) * (x[i] - 1);
+    print_result(A, o, &in, adia_plan_device(P) == 1 ? "gpu" : "cpu",
+                 known ? (n ? sqrt(e / n) : 0) : NAN);
     rc = in.converged ? 0 : 1;
-    if (rc) fprintf(stderr, "adia %s: did not converge: %s (residual %.3g, rtol %.3g)\n", cmd,
-                    in.stop, in.residual, o->rtol);
+    if (rc) fprintf(stderr, "adia %s: did not converge: %s (residual %.3g, rtol %.3g)%s\n", cmd,
+                    in.stop, in.residual, o->rtol, o->x_path ? "; the last iterate is written" : "");
+    if (o->x_path) {
+        int wrc = cli_write_vector(cmd, o->x_path, n, x);
+        if (wrc) rc = wrc;
+    }
 done:
-    free(one);
     free(b);
     free(x);
     return rc;
 }
 
+/* The plan: a fixed --format, or the planner's choice for the solve's
+ * products; on the GPU when asked or (no --device) when one is usable. */
+static int make_plan(const char *cmd, const adia_matrix *A, const solve_opts *o,
+                     adia_solver method, adia_plan **P)
+{
+    int64_t calls = o->max_iter * (method == ADIA_SOLVE_BICGSTAB ? 2 : 1) + 2;
+    adia_plan_hints h = {.expected_calls = calls, .vtype = o->single ? ADIA_FLOAT : ADIA_DOUBLE,
+                         .device = !o->device ? -1 : !strcmp(o->device, "gpu"),
+                         .chooser = calls >= ADIA_PLAN_MEASURE_CALLS ? ADIA_CHOOSE_MEASURE
+                                                                     : ADIA_CHOOSE_MODEL};
+    if (o->format) {
+        h.chooser = ADIA_CHOOSE_FIXED;
+        h.format = o->format;
+    }
+    progress_begin("planning");
+    adia_status s = adia_plan_create(A, &h, P);
+    progress_end();
+    if (s == ADIA_OK && o->single && adia_plan_device(*P) == 0) {
+        adia_plan_destroy(*P);
+        *P = NULL;
+        fprintf(stderr, "adia %s: --float needs the GPU (the CPU solvers run in double)\n", cmd);
+        return 2;
+    }
+    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+}
+
 int cmd_solve(int argc, char **argv)
 {
-    solve_opts o = {.method = "cg", .rtol = 1e-8, .max_iter = 1000};
+    solve_opts o = {.method = "cg", .rtol = 0, .max_iter = 1000, .restart = 30};
     bool done;
     const cli_option opts[] = {
         {"gen", CLI_STRING, &o.gen, "generate the matrix from SPEC (adia gen --list)"},
-        {"method", CLI_STRING, &o.method, "cg (symmetric positive definite A) or bicgstab"},
-        {"rtol", CLI_DOUBLE, &o.rtol, "stop at ||b - A x|| <= rtol ||b|| (default 1e-8)"},
+        {"b", CLI_STRING, &o.b_path, "right-hand side from this dense vector file (default A * ones)"},
+        {"x0", CLI_STRING, &o.x0_path, "initial guess from this dense vector file (default 0)"},
+        {"o", CLI_STRING, &o.x_path, "write the solution to this file (.mtx or .mtx.gz)"},
+        {"method", CLI_STRING, &o.method, "cg (symmetric positive definite A), bicgstab or gmres"},
+        {"restart", CLI_INT, &o.restart, "GMRES: basis vectors per cycle (default 30)"},
+        {"rtol", CLI_DOUBLE, &o.rtol, "stop at ||b - A x|| <= rtol ||b|| (default 1e-8; 1e-5 "
+                                      "with --float)"},
         {"max-iter", CLI_INT, &o.max_iter, "iteration limit (default 1000)"},
         {"jacobi", CLI_FLAG, &o.jacobi, "diagonal (Jacobi) preconditioner"},
+        {"device", CLI_STRING, &o.device, "cpu or gpu (default: gpu when usable, else cpu)"},
+        {"float", CLI_FLAG, &o.single, "the operator and vectors in single precision (GPU)"},
         {"format", CLI_STRING, &o.format, "use this format instead of the planner's choice"},
         {"json", CLI_FLAG, &o.json, "print one JSON object"},
         {0},
@@ -102,22 +192,25 @@ int cmd_solve(int argc, char **argv)
     const char *pos[1];
     int npos, rc = cli_parse(argc, argv, usage, opts, pos, 1, &npos, &done);
     if (rc || done) return rc;
-    adia_solver method = !strcmp(o.method, "cg") ? ADIA_SOLVE_CG : ADIA_SOLVE_BICGSTAB;
-    if (strcmp(o.method, "cg") && strcmp(o.method, "bicgstab"))
-        return cli_usage_error(argv[0], "--method must be cg or bicgstab, not '%s'", o.method);
+    adia_solver method = !strcmp(o.method, "cg")         ? ADIA_SOLVE_CG
+                         : !strcmp(o.method, "bicgstab") ? ADIA_SOLVE_BICGSTAB
+                                                         : ADIA_SOLVE_GMRES;
+    if (strcmp(o.method, "cg") && strcmp(o.method, "bicgstab") && strcmp(o.method, "gmres"))
+        return cli_usage_error(argv[0], "--method must be cg, bicgstab or gmres, not '%s'",
+                               o.method);
+    if (o.device && strcmp(o.device, "cpu") && strcmp(o.device, "gpu"))
+        return cli_usage_error(argv[0], "--device must be cpu or gpu, got '%s'", o.device);
+    if (o.rtol == 0) o.rtol = o.single ? 1e-5 : 1e-8;
     if ((rc = cli_check_range(argv[0], "rtol", o.rtol, 1e-300, 0.9)) ||
-        (rc = cli_check_range(argv[0], "max-iter", (double)o.max_iter, 1, 1e8)))
+        (rc = cli_check_range(argv[0], "max-iter", (double)o.max_iter, 1, 1e8)) ||
+        (rc = cli_check_range(argv[0], "restart", (double)o.restart, 1, 1000)))
         return rc;
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
+    if (o.x_path && (rc = cli_check_vector_output(argv[0], o.x_path))) return rc;
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], npos ? pos[0] : NULL, o.gen, &A))) return rc;
     adia_plan *P = NULL;
-    if (o.format) {   /* a fixed format; else adia_solve plans for max_iter calls */
-        adia_plan_hints h = {.expected_calls = o.max_iter, .vtype = ADIA_DOUBLE,
-                             .chooser = ADIA_CHOOSE_FIXED, .format = o.format};
-        adia_status s = adia_plan_create(A, &h, &P);
-        if (s != ADIA_OK) rc = cli_fail(argv[0], s);
-    }
+    rc = make_plan(argv[0], A, &o, method, &P);
     if (rc == 0) rc = solve(argv[0], A, P, &o, method);
     adia_plan_destroy(P);
     adia_matrix_destroy(A);

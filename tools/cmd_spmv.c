@@ -4,17 +4,22 @@
 #include "cli.h"
 #include "progress.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-    "usage: adia spmv FILE|--gen SPEC [--format NAME] [--device cpu|gpu] [--float]\n"
-    "                 [--runs N] [--seed N] [--params k=v,...] [--json]\n"
-    "                 [--calls N] [--chooser model|rules|measure] [--explain]\n"
-    "Run y = A*x on random x in one format (default: the planner's choice for\n"
-    "--calls products, by default runs + 1; the chooser is measure from 1000\n"
-    "calls, else model) and check it against adia_matrix_spmv in double: exit 1\n"
-    "if the max relative error exceeds 1e-12 (double) or 1e-5 (--float).";
+    "usage: adia spmv FILE|--gen SPEC [-x X.mtx] [-o Y.mtx] [--format NAME]\n"
+    "                 [--device cpu|gpu] [--float] [--runs N] [--seed N]\n"
+    "                 [--params k=v,...] [--json] [--calls N]\n"
+    "                 [--chooser model|rules|measure] [--explain]\n"
+    "Run y = A*x in one format (default: the planner's choice for --calls\n"
+    "products, by default runs + 1; the chooser is measure from 1000 calls,\n"
+    "else model) on x from -x (a dense vector file) or random x, and check it\n"
+    "against adia_matrix_spmv in double: exit 1 if the max relative error\n"
+    "exceeds 1e-12 (double) or 1e-5 (--float).  -o writes y (.mtx, .mtx.gz).\n"
+    "With -x the default is one timed run.";
 
 /* The device to run on: "cpu", "gpu", or NULL = the GPU when one can run F. */
 static int pick_device(const char *cmd, const char *device, adia_format *F, bool *gpu)
@@ -127,15 +132,18 @@ static int plan_format(const char *cmd, const adia_matrix *A, const char *device
 
 int cmd_spmv(int argc, char **argv)
 {
-    const char *gen = NULL, *format = NULL, *device = NULL, *params = NULL, *chooser = NULL;
+    const char *gen = NULL, *format = NULL, *device = NULL, *params = NULL, *chooser = NULL,
+               *x_path = NULL, *y_path = NULL;
     bool json = false, single = false, explain = false, done;
-    long runs = 20, seed = 42, calls = 0;
+    long runs = LONG_MIN, seed = 42, calls = 0;   /* LONG_MIN: not given */
     const cli_option opts[] = {
         {"gen", CLI_STRING, &gen, "generate the matrix from a spec instead of reading FILE"},
+        {"x", CLI_STRING, &x_path, "x from this dense vector file (\"-\": standard input)"},
+        {"o", CLI_STRING, &y_path, "write y to this file (.mtx or .mtx.gz)"},
         {"format", CLI_STRING, &format, "storage format (default: the analysis' choice)"},
         {"device", CLI_STRING, &device, "cpu or gpu (default: gpu when usable, else cpu)"},
         {"float", CLI_FLAG, &single, "single precision (default double)"},
-        {"runs", CLI_INT, &runs, "timed runs after the checked one (default 20)"},
+        {"runs", CLI_INT, &runs, "timed runs after the checked one (default 20; 1 with -x)"},
         {"seed", CLI_INT, &seed, "seed of the random x (default 42)"},
         {"params", CLI_STRING, &params, "format parameters key=value,... (B eta hack seg width C ...)"},
         {"json", CLI_FLAG, &json, "print one JSON object (format, device, time_ms, max_rel_err, "
@@ -149,7 +157,9 @@ int cmd_spmv(int argc, char **argv)
     const char *pos[1] = {NULL};
     int npos, rc = cli_parse(argc, argv, usage, opts, pos, 1, &npos, &done);
     if (rc || done) return rc;
+    if (runs == LONG_MIN) runs = x_path ? 1 : 20;
     if (format && (rc = cli_check_format(argv[0], format))) return rc;
+    if (y_path && (rc = cli_check_vector_output(argv[0], y_path))) return rc;
     if (device && strcmp(device, "cpu") && strcmp(device, "gpu"))
         return cli_usage_error(argv[0], "--device must be cpu or gpu, got '%s'", device);
     /* --calls 0 is the default (runs + 1) */
@@ -167,6 +177,11 @@ int cmd_spmv(int argc, char **argv)
 
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], pos[0], gen, &A))) return rc;
+    double *x = NULL, *y = NULL;
+    if (x_path && (rc = cli_read_vector(argv[0], x_path, adia_matrix_cols(A), "x", &x))) {
+        adia_matrix_destroy(A);
+        return rc;
+    }
     adia_format *F = NULL;
     adia_plan *P = NULL;
     adia_status s;
@@ -185,14 +200,23 @@ int cmd_spmv(int argc, char **argv)
     } else if ((rc = pick_device(argv[0], device, F, &gpu))) {
         goto out;
     }
-    if ((rc = cli_spmv_run(argv[0], A, F, gpu, (int)runs, (uint64_t)seed, &r))) goto out;
+    if (y_path && !(y = malloc(((size_t)adia_matrix_rows(A) + 1) * sizeof *y))) {
+        fprintf(stderr, "adia %s: out of memory for y\n", argv[0]);
+        rc = 1;
+        goto out;
+    }
+    if ((rc = cli_spmv_run(argv[0], A, F, gpu, (int)runs, (uint64_t)seed, x, y, &r))) goto out;
     report(json, A, F, &r, (int)runs, &c);
     if (!(r.max_rel_err <= r.tolerance)) {
         fprintf(stderr, "adia %s: check failed: max relative error %.3g > %.0e\n", argv[0],
                 r.max_rel_err, r.tolerance);
         rc = 1;
+    } else if (y_path) {   /* only a checked y is written */
+        rc = cli_write_vector(argv[0], y_path, adia_matrix_rows(A), y);
     }
 out:
+    free(x);
+    free(y);
     if (P) adia_plan_destroy(P);   /* owns F */
     else adia_format_destroy(F);
     adia_matrix_destroy(A);

@@ -877,6 +877,32 @@ adia_status true_residual(solve_run<T> &R, double *out)
     return norm(R, R.r, out);
 }
 
+/* Bytes one iteration moves as these kernels run it, and the floor: the
+ * matrix once per product plus the fewest vector passes with every dot
+ * product fused into a neighbouring kernel (CG 11: the x and y of the
+ * product, p'q, x and r updated, p updated; BiCGSTAB 20).  GMRES: the mean
+ * over a cycle's steps of one Gram-Schmidt pass (dots j + 2, update j + 3)
+ * and the next basis vector (3), floor the same less the separate dot
+ * pass of w (j + 1 passes saved per step when dots fuse with the update:
+ * not possible in classical Gram-Schmidt, so the floor counts them). */
+static void bytes_per_iteration(const adia_solve_gpu_args *a, double vs, adia_solve_info *info)
+{
+    adia_format *F = adia_plan_format(a->plan);
+    const double n = a->n, fmt = (double)adia_format_bytes(F),
+                 store = (double)adia_format_storage_bytes(F), jac = a->inv_diag ? 1 : 0;
+    if (a->method == ADIA_SOLVE_CG) {
+        info->bytes_per_iter = fmt + (11 + 2 * jac) * vs * n;
+        info->floor_bytes_per_iter = store + 11 * vs * n;
+    } else if (a->method == ADIA_SOLVE_BICGSTAB) {
+        info->bytes_per_iter = 2 * fmt + (18 + 4 * jac) * vs * n;
+        info->floor_bytes_per_iter = 2 * store + 20 * vs * n;
+    } else {
+        double mean_j = (a->restart - 1) / 2.0;
+        info->bytes_per_iter = fmt + (2 * mean_j + 8 + jac) * vs * n;
+        info->floor_bytes_per_iter = store + (2 * mean_j + 7) * vs * n;
+    }
+}
+
 static void stop_reason(const state &st, adia_solver m, adia_solve_info *info)
 {
     char *w = info->stop;
@@ -936,6 +962,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     info->iterations = done;
     info->spmvs = R.spmvs;
     info->residual = rnorm / bnorm;
+    bytes_per_iteration(a, sizeof(T), info);
     stop_reason(st, a->method, info);
     if (st.status == CONVERGED && !info->converged)
         snprintf(info->stop, sizeof info->stop, isfinite(rnorm) ? "the recurrence converged, the "

@@ -1,11 +1,12 @@
-# test_solve.sh -- `adia solve`: CG and BiCGSTAB converge on the planner's
-# format to the known solution (ones), a fixed format is used when given,
-# not converging exits 1 with the reason, bad options exit 2.
+# test_solve.sh -- `adia solve`: CG, BiCGSTAB and GMRES converge on the
+# planner's format to the known solution (ones), a fixed format is used when
+# given, b and x0 come from files and x goes to one, not converging exits 1
+# with the reason, bad options and mismatched vectors are errors.
 . "$(dirname "$0")/lib.sh"
 need_python
 
 expect 0 solve --gen lap2d5:40 --json
-check "json keys" json_keys matrix method format converged iterations residual error time_ms spmv_ms spmvs stop
+check "json keys" json_keys matrix method device format converged iterations residual error time_ms ms_per_iter bytes_per_iter floor_ms_per_iter spmv_ms spmvs stop
 check "cg converges" test "$(json_get converged)" = True
 check "cg: error below 1e-6" python3 -c "import sys; sys.exit(0 if $(json_get error) < 1e-6 else 1)"
 check "cg: residual within rtol" python3 -c "import sys; sys.exit(0 if $(json_get residual) <= 1e-8 else 1)"
@@ -13,6 +14,49 @@ check "cg: residual within rtol" python3 -c "import sys; sys.exit(0 if $(json_ge
 expect 0 solve --gen band:2000,3 --method bicgstab --jacobi --rtol 1e-10 --json
 check "bicgstab + jacobi converges" test "$(json_get converged)" = True
 check "bicgstab: rtol 1e-10 met" python3 -c "import sys; sys.exit(0 if $(json_get residual) <= 1e-10 else 1)"
+
+expect 0 solve --gen band:2000,3 --method gmres --restart 20 --jacobi --json
+check "gmres(20) + jacobi converges" test "$(json_get converged)" = True
+check "gmres: error below 1e-6" python3 -c "import sys; sys.exit(0 if $(json_get error) < 1e-6 else 1)"
+expect 0 solve --gen lap2d5:30 --method gmres --restart 5 --max-iter 5000 --json
+check "gmres(5) restarts and converges" test "$(json_get converged)" = True
+
+# vectors from files: b = A * (1, 2, ..., n) written by spmv, solved back
+"$TOOL" gen lap2d5:20 -o "$TMP/A.mtx" >/dev/null
+python3 - "$TMP" <<'PY'
+import sys
+n = 400
+with open(sys.argv[1] + "/xs.mtx", "w") as f:
+    f.write("%%MatrixMarket matrix array real general\n" + "%d 1\n" % n)
+    f.writelines("%d\n" % (i + 1) for i in range(n))
+with open(sys.argv[1] + "/short.mtx", "w") as f:
+    f.write("%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n")
+PY
+expect 0 spmv "$TMP/A.mtx" -x "$TMP/xs.mtx" -o "$TMP/b.mtx" --device cpu
+expect 0 solve "$TMP/A.mtx" -b "$TMP/b.mtx" -o "$TMP/x.mtx" --rtol 1e-12 --device cpu
+check "x written" test -s "$TMP/x.mtx"
+check "x solves A x = b: x_i = i" python3 - "$TMP/x.mtx" <<'PY'
+import sys
+v = [float(l) for l in [l for l in open(sys.argv[1]) if l.strip() and not l.startswith("%")][1:]]
+sys.exit(0 if len(v) == 400 and max(abs(x - (i + 1)) for i, x in enumerate(v)) < 1e-8 else 1)
+PY
+check "no error against ones with a given b" sh -c "! grep -q 'x - x\*' '$OUT'"
+# x0 = the solution: converged at once
+expect 0 solve "$TMP/A.mtx" -b "$TMP/b.mtx" --x0 "$TMP/x.mtx" --json --device cpu
+check "x0 = solution: no iteration" test "$(json_get iterations)" = 0
+# mismatched lengths and bad names
+expect 1 solve "$TMP/A.mtx" -b "$TMP/short.mtx"
+check "short b: both lengths named" stderr_has "has 3 entries, the matrix needs 400"
+expect 1 solve "$TMP/A.mtx" --x0 "$TMP/short.mtx"
+check "short x0 named" stderr_has "x0"
+expect 2 solve "$TMP/A.mtx" -o "$TMP/x.txt"
+check "bad output name" stderr_has "must end in .mtx"
+expect 1 spmv "$TMP/A.mtx" -x "$TMP/short.mtx"
+check "spmv: short x named" stderr_has "x '$TMP/short.mtx' has 3 entries"
+# not converging with -o: the last iterate is still written, and said
+expect 1 solve "$TMP/A.mtx" -b "$TMP/b.mtx" -o "$TMP/x3.mtx" --max-iter 3 --device cpu
+check "last iterate written" test -s "$TMP/x3.mtx"
+check "and said" stderr_has "the last iterate is written"
 
 expect 0 solve --gen lap2d5:30 --format ell --json
 check "--format ell is used" test "$(json_get format)" = ell
@@ -32,8 +76,11 @@ check "stagnation: did not converge" stderr_has "did not converge"
 # usage errors
 expect 2 solve
 check "no matrix: says so" stderr_has "no matrix"
-expect 2 solve --gen lap2d5:10 --method gmres
-check "bad method named" stderr_has "gmres"
+expect 2 solve --gen lap2d5:10 --method sor
+check "bad method named" stderr_has "sor"
+expect 2 solve --gen lap2d5:10 --method gmres --restart 0
+check "bad restart" stderr_has "--restart"
+expect 2 solve --gen lap2d5:10 --device tpu
 expect 2 solve --gen lap2d5:10 --rtol 2
 check "bad rtol" stderr_has "--rtol"
 expect 2 solve --gen lap2d5:10 --max-iter 0
