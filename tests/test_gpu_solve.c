@@ -93,6 +93,7 @@ static void test_against_cpu(void)
                  * (blocks here, threads there) moves it further: 10% */
                 int d = g.info.iterations - cpu.info.iterations;
                 int slack = 2 + cpu.info.iterations / (o.method == ADIA_SOLVE_CG ? 50 : 10);
+                /* (GMRES: CGS with selective reorthogonalisation here, MGS there) */
                 if (vt == ADIA_DOUBLE)
                     CHECK(abs(d) <= slack,
                           "%s %s on %s: %d iterations, CPU %d", cases[c].spec, tag, formats[f],

@@ -41,6 +41,8 @@ static void test_converges(void)
         {"lap3d7:14", ADIA_SOLVE_CG, 1},         {"lap2d5:60", ADIA_SOLVE_BICGSTAB, 0},
         {"band:3000,4", ADIA_SOLVE_BICGSTAB, 0}, {"band:3000,4", ADIA_SOLVE_BICGSTAB, 1},
         {"type3:20000,9,0.4", ADIA_SOLVE_BICGSTAB, 1},
+        {"lap2d5:60", ADIA_SOLVE_GMRES, 0},      {"band:3000,4", ADIA_SOLVE_GMRES, 1},
+        {"type3:20000,9,0.4", ADIA_SOLVE_GMRES, 1},
     };
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
         adia_matrix *A = test_generate(cases[c].spec);
@@ -220,6 +222,11 @@ static void test_bad_args(void)
     o.method = (adia_solver)7;
     CHECK_ERR(adia_solve(A, NULL, b, x, &o, NULL), ADIA_ERR_INVALID_ARG, "unknown method 7");
     adia_solve_options_default(&o);
+    o.method = ADIA_SOLVE_GMRES;
+    o.restart = 1001;
+    CHECK_ERR(adia_solve(A, NULL, b, x, &o, NULL), ADIA_ERR_INVALID_ARG,
+              "GMRES restart 1001 outside 1..1000");
+    adia_solve_options_default(&o);
     o.rtol = 2;
     CHECK_ERR(adia_solve(A, NULL, b, x, &o, NULL), ADIA_ERR_INVALID_ARG, "rtol 2");
     b[37] = NAN;
@@ -266,12 +273,12 @@ static void test_scaled_systems(void)
     if (!A) return;
     const double factors[] = {1e200, 1e-170, 1e300, 1e-300};
     for (size_t f = 0; f < sizeof factors / sizeof *factors; f++)
-        for (int m = 0; m < 2; m++)
+        for (int m = 0; m < 3; m++)
             for (int jacobi = 0; jacobi < 2; jacobi++) {
                 adia_matrix *S = scaled_copy(A, factors[f]);
                 adia_solve_options o;
                 adia_solve_options_default(&o);
-                o.method = m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG;
+                o.method = (adia_solver)m;
                 o.jacobi = jacobi;
                 o.rtol = 1e-10;
                 adia_solve_info in;
@@ -313,12 +320,12 @@ static void test_nan_matrix(void)
     CHECK_OK(adia_matrix_create_csr(v.rows, v.cols, v.nnz, v.rowptr, v.colind, val, ADIA_DOUBLE,
                                     &N));
     for (int i = 0; i < 100; i++) b[i] = 1;
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
         adia_solve_info in;
-        solve_b(N, b, x, m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG, 100, 1e-8, &in);
+        solve_b(N, b, x, (adia_solver)m, 100, 1e-8, &in);
         CHECK(!in.converged && test_contains(in.stop, "non-finite residual at iteration 0"),
-              "NaN in A, %s: converged %d, stop '%s'", m ? "bicgstab" : "cg", in.converged,
-              in.stop);
+              "NaN in A, %s: converged %d, stop '%s'", adia_solver_name((adia_solver)m),
+              in.converged, in.stop);
     }
     free(val);
     adia_matrix_destroy(N);
@@ -338,11 +345,11 @@ static void test_inconsistent(void)
     }
     adia_matrix *A = test_coo_matrix(&c);
     double b[n] = {1}, x[n];
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
         adia_solve_info in;
-        solve_b(A, b, x, m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG, 500, 1e-8, &in);
+        solve_b(A, b, x, (adia_solver)m, 500, 1e-8, &in);
         CHECK(!in.converged && !(in.residual <= 1e-8), "inconsistent, %s: converged %d, "
-              "residual %.3g, stop '%s'", m ? "bicgstab" : "cg", in.converged, in.residual,
+              "residual %.3g, stop '%s'", adia_solver_name((adia_solver)m), in.converged, in.residual,
               in.stop);
     }
     adia_matrix_destroy(A);
@@ -356,11 +363,11 @@ static void test_stagnation(void)
     if (!A) return;
     double b[900], x[900];
     for (int i = 0; i < 900; i++) b[i] = 1 + i % 7;
-    for (int m = 0; m < 2; m++) {
+    for (int m = 0; m < 3; m++) {
         adia_solve_info in;
-        solve_b(A, b, x, m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG, 3000, 1e-30, &in);
+        solve_b(A, b, x, (adia_solver)m, 3000, 1e-30, &in);
         CHECK(!in.converged && isfinite(in.residual) && in.residual > 1e-30 && in.residual < 1e-10,
-              "stagnation, %s: converged %d, residual %.3g, stop '%s'", m ? "bicgstab" : "cg",
+              "stagnation, %s: converged %d, residual %.3g, stop '%s'", adia_solver_name((adia_solver)m),
               in.converged, in.residual, in.stop);
     }
     adia_matrix_destroy(A);
