@@ -30,7 +30,9 @@ void adia_format_params_default(adia_format_params *p)
  * that bounds it -- a block, slice, group, strip or segment of more rows
  * than the matrix has (a width or padding of more columns) only adds
  * padding, and an absurd value (B=2000000000) would scale memory or GPU
- * launch sizes with nothing to gain.  Values up to PARAM_FLOOR pass on any
+ * launch sizes with nothing to gain.  The bound is twice the extent: a
+ * block a little taller than the matrix (one piece for all rows) is a
+ * natural choice and costs at most as much again.  Values up to PARAM_FLOOR pass on any
  * matrix: the formats' defaults (<= 256) and GPU block sizes (<= 1024)
  * must keep working on small matrices, where they cost little.  noun
  * words the error message. */
@@ -67,7 +69,7 @@ static int32_t *param_field(adia_format_params *p, const char *key, size_t len)
 }
 
 /* The one bound check of every format's parameters, before any build: a
- * given value (> 0) may not exceed max(its extent of the rows x cols
+ * given value (> 0) may not exceed max(2 x its extent of the rows x cols
  * matrix, PARAM_FLOOR). */
 static adia_status check_params(const adia_format_params *p, const char *fmt, int32_t rows,
                                 int32_t cols)
@@ -76,12 +78,12 @@ static adia_status check_params(const adia_format_params *p, const char *fmt, in
         int32_t v = *(const int32_t *)((const char *)p + params[i].field);
         param_extent e = params[i].extent;
         int32_t extent = e == EXTENT_ROWS ? rows : e == EXTENT_COLS ? cols : rows > cols ? rows : cols;
-        int32_t bound = extent > PARAM_FLOOR ? extent : PARAM_FLOOR;
+        int64_t bound = 2 * (int64_t)extent > PARAM_FLOOR ? 2 * (int64_t)extent : PARAM_FLOOR;
         if (v <= bound) continue;
         return adia_error(ADIA_ERR_INVALID_ARG, "%s: %s=%d too large: the %s must be at most "
-                          "max(%s, %d) = %d for this %d x %d matrix", fmt, params[i].key, (int)v,
+                          "max(2 x %s, %d) = %lld for this %d x %d matrix", fmt, params[i].key, (int)v,
                           params[i].noun, e == EXTENT_ROWS ? "rows" : e == EXTENT_COLS ? "columns"
-                          : "rows, columns", PARAM_FLOOR, (int)bound, (int)rows, (int)cols);
+                          : "rows, columns", PARAM_FLOOR, (long long)bound, (int)rows, (int)cols);
     }
     return ADIA_OK;
 }

@@ -432,31 +432,20 @@ __global__ void gm_next_basis(const T *w, T *V, T *z, const T *d, int64_t n, con
     }
 }
 
-/* Block partials of V_k'w for k <= j and of w'w (slot m + 1), eight dot
- * products per sweep over the rows: each V_k is read once, w once per
- * eight (from cache), and one launch serves every k. */
+/* Block partials of V_k'w for k <= j (blockIdx.y = k) and of w'w
+ * (blockIdx.y = m + 1). */
 template <typename T>
 __global__ void gm_dots(const T *V, const T *w, int64_t n, double *partial, const state *st,
                         int pass)
 {
     if (!gm_active(st, pass)) return;
-    const int j = st->j, m = st->m, count = j + 2;
-    for (int k0 = 0; k0 < count; k0 += 8) {
-        double acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
-        GRID_LOOP(i, n) {
-            const double wi = w[i];
-#pragma unroll
-            for (int t = 0; t < 8; t++) {
-                const int k = k0 + t;
-                if (k < count) acc[t] += (k <= j ? (double)V[(int64_t)k * n + i] : wi) * wi;
-            }
-        }
-        for (int t = 0; t < 8 && k0 + t < count; t++) {
-            double s = block_sum(acc[t]);
-            int slot = k0 + t <= j ? k0 + t : m + 1;
-            if (threadIdx.x == 0) partial[(int64_t)slot * gridDim.x + blockIdx.x] = s;
-        }
-    }
+    const int k = blockIdx.y, m = st->m;
+    if (k <= m && k > st->j) return;
+    const T *v = k <= m ? V + (int64_t)k * n : w;
+    double s = 0;
+    GRID_LOOP(i, n) s += (double)v[i] * (double)w[i];
+    s = block_sum(s);
+    if (threadIdx.x == 0) partial[(int64_t)k * gridDim.x + blockIdx.x] = s;
 }
 
 /* One block per k sums gm_dots' partials in block order: c_k = V_k'w,
@@ -599,6 +588,7 @@ struct solve_run {
     int spmvs;                   /* products launched, graph replays included */
     int graph_spmvs;             /* products in one replay of the graph       */
     int m;                       /* GMRES: restart length                     */
+    unsigned dot_grid;           /* GMRES: blocks per basis vector in gm_dots */
     gm_small sm;
     T *x, *b, *r, *p, *q, *d, *r0, *ph, *sh, *t, *V;
 };
@@ -637,7 +627,10 @@ adia_status setup(solve_run<T> &R)
     /* a full SM's worth of threads (8 x 256) everywhere: enough loads in
      * flight for the bandwidth of the vector passes */
     R.grid = (unsigned)(blocks < 8 * sms ? (blocks > 0 ? blocks : 1) : 8 * sms);
-    size_t partial = (size_t)(gm ? R.m + 2 : 2) * R.grid;
+    /* gm_dots runs m + 2 of these side by side: fewer blocks each */
+    R.dot_grid = R.grid < 2u * sms ? R.grid : 2u * sms;
+    size_t partial = gm ? (size_t)(R.m + 2) * R.dot_grid : 2;
+    if (partial < 2 * (size_t)R.grid) partial = 2 * (size_t)R.grid;
     size_t small = gm ? ((size_t)R.m + 1) * (R.m + 6) : 0;
     ADIA_TRY(check_device_memory(bytes + (partial + small) * sizeof(double) + sizeof(state)));
     ADIA_CUDA_TRY(cudaMalloc(&R.w.vec, bytes ? bytes : 1));
@@ -723,8 +716,8 @@ adia_status gm_step(solve_run<T> &R)
     const size_t coef = ((size_t)R.m + 1) * sizeof(double);
     ADIA_TRY(spmv(R, R.p, R.r));
     for (int pass = 0; pass < 2; pass++) {
-        gm_dots<T><<<R.grid, NT, 0, s>>>(R.V, R.r, R.n, pa, st, pass);
-        gm_dots_sum<<<m2, NT, 0, s>>>(pa, (int)R.grid, st, R.sm, pass);
+        gm_dots<T><<<dim3(R.dot_grid, m2), NT, 0, s>>>(R.V, R.r, R.n, pa, st, pass);
+        gm_dots_sum<<<m2, NT, 0, s>>>(pa, (int)R.dot_grid, st, R.sm, pass);
         gm_orth<T><<<R.grid, NT, coef, s>>>(R.V, R.r, R.n, pa, st, R.sm, pass);
     }
     gm_givens<<<1, 1, 0, s>>>(st, R.sm, R.w.use_cond, R.w.cond);
