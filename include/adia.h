@@ -775,6 +775,19 @@ void adia_solve_options_default(adia_solve_options *opt);
  * be NULL. */
 adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
                        const adia_solve_options *opt, adia_solve_info *info);
+/* Solve with a plan alone (no host matrix), for callers whose vectors live
+ * where the plan does.  GPU plan: b and x are device arrays of the plan's
+ * value type (x: initial guess in, solution out), the work is ordered
+ * after what is queued on stream (a cudaStream_t; NULL: the default
+ * stream) and the call returns when x is ready; nothing crosses to the
+ * host but a few scalars.  The Jacobi diagonal is read from the plan's
+ * format.  Unlike adia_solve, the system is not rescaled: entries near the
+ * ends of the value type's range can overflow a dot product (reported as a
+ * non-finite stop, never as converged).  CPU plan: b and x are host
+ * doubles, as adia_solve on the plan's matrix.  Errors and info as
+ * adia_solve. */
+adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
+                            const adia_solve_options *opt, adia_solve_info *info, void *stream);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,10 @@
 #include <math.h>
 #include <string.h>
 
+#ifdef ADIA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
+
 #ifndef ADIA_HAVE_CUDA
 int main(void) { TEST_SKIP("built without CUDA"); }
 #else
@@ -182,6 +186,59 @@ static void test_stop_reasons(void)
     adia_matrix_destroy(A);
 }
 
+/* Device vectors through adia_plan_solve on a stream, both value types,
+ * each method with Jacobi: x = ones recovered, nothing through the host. */
+static void test_device_vectors(void)
+{
+    adia_matrix *A = test_generate("band:5001,3");
+    if (!A) return;
+    int32_t n = adia_matrix_rows(A);
+    double *one = malloc((size_t)n * sizeof *one), *b = malloc((size_t)n * sizeof *b);
+    for (int32_t i = 0; i < n; i++) one[i] = 1;
+    CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));
+    cudaStream_t st;
+    CHECK(cudaStreamCreate(&st) == cudaSuccess, "stream");
+    for (int t = 0; t < 2; t++)
+        for (int m = 0; m < 3; m++) {
+            adia_value_type vt = t ? ADIA_FLOAT : ADIA_DOUBLE;
+            size_t vs = adia_value_size(vt);
+            adia_plan *P = gpu_plan(A, "dia", vt);
+            if (!P) continue;
+            char *hb = malloc((size_t)n * vs), *hx = malloc((size_t)n * vs);
+            for (int32_t i = 0; i < n; i++) {
+                if (t) ((float *)hb)[i] = (float)b[i];
+                else ((double *)hb)[i] = b[i];
+            }
+            void *db = NULL, *dx = NULL;
+            CHECK(cudaMalloc(&db, (size_t)n * vs) == cudaSuccess &&
+                  cudaMalloc(&dx, (size_t)n * vs) == cudaSuccess, "device vectors");
+            cudaMemcpyAsync(db, hb, (size_t)n * vs, cudaMemcpyHostToDevice, st);
+            cudaMemsetAsync(dx, 0, (size_t)n * vs, st);   /* queued: the solve must wait */
+            adia_solve_options o;
+            adia_solve_options_default(&o);
+            o.method = (adia_solver)m;
+            o.jacobi = 1;
+            o.rtol = t ? 1e-5 : 1e-10;
+            adia_solve_info in;
+            CHECK_OK(adia_plan_solve(P, db, dx, &o, &in, st));
+            cudaMemcpy(hx, dx, (size_t)n * vs, cudaMemcpyDeviceToHost);
+            double err = 0;
+            for (int32_t i = 0; i < n; i++)
+                err = fmax(err, fabs((t ? ((float *)hx)[i] : ((double *)hx)[i]) - 1));
+            CHECK(in.converged && err < (t ? 1e-3 : 1e-7), "device vectors %s %s: %s, error %.3g",
+                  adia_solver_name(o.method), adia_value_type_name(vt), in.stop, err);
+            cudaFree(db);
+            cudaFree(dx);
+            free(hb);
+            free(hx);
+            adia_plan_destroy(P);
+        }
+    cudaStreamDestroy(st);
+    free(one);
+    free(b);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -189,6 +246,7 @@ int main(void)
     CHECK_OK(adia_gpu_device_count(&ndev));
     if (ndev == 0) TEST_SKIP("no CUDA device");
     test_against_cpu();
+    test_device_vectors();
     test_stop_reasons();
     return TEST_END();
 }

@@ -373,9 +373,42 @@ static void test_stagnation(void)
     adia_matrix_destroy(A);
 }
 
+/* A plan alone (no matrix handle): a CPU plan solves as adia_solve does,
+ * Jacobi taken from the plan's format; bad plans are errors. */
+static void test_plan_solve(void)
+{
+    adia_matrix *A = test_generate("band:2000,3");
+    if (!A) return;
+    adia_plan *P = NULL;
+    adia_plan_hints h = {.expected_calls = 100};
+    CHECK_OK(adia_plan_create(A, &h, &P));
+    double *b = malloc(2000 * sizeof *b), *x = calloc(2000, sizeof *x), *one = malloc(2000 * 8);
+    for (int i = 0; i < 2000; i++) one[i] = 1;
+    CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));
+    adia_matrix_destroy(A);   /* the plan keeps what it needs */
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.method = ADIA_SOLVE_BICGSTAB;
+    o.jacobi = 1;
+    adia_solve_info in;
+    CHECK_OK(adia_plan_solve(P, b, x, &o, &in, NULL));
+    double err = 0;
+    for (int i = 0; i < 2000; i++) err = fmax(err, fabs(x[i] - 1));
+    CHECK(in.converged && err < 1e-6, "plan alone: %s, max error %.3g", in.stop, err);
+    CHECK_ERR(adia_plan_solve(P, NULL, x, &o, &in, NULL), ADIA_ERR_INVALID_ARG, "b or x is NULL");
+    CHECK_ERR(adia_plan_solve(NULL, b, x, &o, &in, NULL), ADIA_ERR_INVALID_HANDLE, "live plan");
+    o.method = (adia_solver)9;
+    CHECK_ERR(adia_plan_solve(P, b, x, &o, &in, NULL), ADIA_ERR_INVALID_ARG, "unknown method 9");
+    adia_plan_destroy(P);
+    free(b);
+    free(x);
+    free(one);
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_plan_solve();
     test_scaled_systems();
     test_nan_matrix();
     test_inconsistent();

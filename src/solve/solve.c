@@ -360,6 +360,18 @@ static adia_status solver_plan(const adia_matrix *A, adia_plan *plan, const adia
     return ADIA_OK;
 }
 
+static adia_status check_options(const adia_solve_options *o, const char *func)
+{
+    if (o->method != ADIA_SOLVE_CG && o->method != ADIA_SOLVE_BICGSTAB &&
+        o->method != ADIA_SOLVE_GMRES)
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: unknown method %d", func, (int)o->method);
+    if (o->method == ADIA_SOLVE_GMRES && (o->restart < 1 || o->restart > 1000))
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: GMRES restart %d outside 1..1000", func,
+                          o->restart);
+    if (!(o->rtol < 1)) return adia_error(ADIA_ERR_INVALID_ARG, "%s: rtol %g", func, o->rtol);
+    return ADIA_OK;
+}
+
 static adia_status check_args(const adia_matrix *A, const double *b, double *x,
                               const adia_solve_options *o)
 {
@@ -368,13 +380,7 @@ static adia_status check_args(const adia_matrix *A, const double *b, double *x,
     if (A->csr.rows != A->csr.cols)
         return adia_error(ADIA_ERR_DIMENSION, "adia_solve: A is %d x %d, not square",
                           A->csr.rows, A->csr.cols);
-    if (o->method != ADIA_SOLVE_CG && o->method != ADIA_SOLVE_BICGSTAB &&
-        o->method != ADIA_SOLVE_GMRES)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: unknown method %d", (int)o->method);
-    if (o->method == ADIA_SOLVE_GMRES && (o->restart < 1 || o->restart > 1000))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: GMRES restart %d outside 1..1000",
-                          o->restart);
-    if (!(o->rtol < 1)) return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: rtol %g", o->rtol);
+    ADIA_TRY(check_options(o, "adia_solve"));
     for (int32_t i = 0; i < A->csr.rows; i++)
         if (!isfinite(b[i]) || !isfinite(x[i]))
             return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: %s[%d] = %g", isfinite(b[i]) ?
@@ -507,5 +513,55 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     }
     adia_plan_destroy(own);
     free(S.inv_diag);
+    return s;
+}
+
+/* 1 / A(i,i) of the plan's matrix, read back from its format (the plan
+ * keeps no matrix; the format holds every entry exactly). */
+static adia_status plan_jacobi(adia_plan *plan, double **inv_diag)
+{
+    adia_matrix *A = NULL;
+    ADIA_TRY(adia_format_to_matrix(adia_plan_format(plan), &A));
+    adia_status s = jacobi_inverse(&A->csr, 0, inv_diag);
+    adia_matrix_destroy(A);
+    return s;
+}
+
+adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
+                            const adia_solve_options *opt, adia_solve_info *info, void *stream)
+{
+    if (adia_plan_device(plan) < 0) return adia_error(ADIA_ERR_INVALID_HANDLE, "adia_plan_solve: "
+                                                      "plan is not a live plan");
+    if (!b || !x) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_solve: b or x is NULL");
+    int32_t n = adia_plan_rows(plan);
+    if (adia_plan_cols(plan) != n)
+        return adia_error(ADIA_ERR_DIMENSION, "adia_plan_solve: the plan is %d x %d, not square",
+                          n, adia_plan_cols(plan));
+    if (adia_plan_device(plan) == 0) {   /* host vectors: the full solver, on the plan's matrix */
+        adia_matrix *A = NULL;
+        ADIA_TRY(adia_format_to_matrix(adia_plan_format(plan), &A));
+        adia_status s = adia_solve(A, plan, b, x, opt, info);
+        adia_matrix_destroy(A);
+        return s;
+    }
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    if (opt) o = *opt;
+    if (o.max_iter <= 0) o.max_iter = 1000;
+    if (o.rtol <= 0) o.rtol = 1e-8;
+    if (o.restart <= 0) o.restart = 30;
+    adia_solve_info scratch;
+    if (!info) info = &scratch;
+    memset(info, 0, sizeof *info);
+    ADIA_TRY(check_options(&o, "adia_plan_solve"));
+    snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(plan));
+    double *inv_diag = NULL;
+    if (o.jacobi) ADIA_TRY(plan_jacobi(plan, &inv_diag));
+    adia_solve_gpu_args g = {.plan = plan, .method = o.method, .restart = o.restart, .n = n,
+                             .vt = adia_plan_value_type(plan), .d_b = b, .d_x = x,
+                             .inv_diag = inv_diag, .a_scale = 1, .rtol = o.rtol,
+                             .max_iter = o.max_iter, .stream = stream};
+    adia_status s = adia_solve_gpu(&g, info);
+    free(inv_diag);
     return s;
 }
