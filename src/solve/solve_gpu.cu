@@ -611,6 +611,32 @@ static adia_status check_device_memory(size_t bytes)
                       "free", bytes / 1e6, free_b / 1e6);
 }
 
+/* Blocks of NT threads that stay resident on one SM for every kernel of
+ * the method: the grid is that many per SM, so each kernel runs in one
+ * wave (a grid-stride loop with a second, partial wave of blocks takes
+ * nearly twice as long as one). */
+template <typename T>
+int resident_blocks(adia_solver m)
+{
+    const void *kernels[] = {
+        (const void *)cg_update<T>, (const void *)cg_alpha<T>, (const void *)cg_direction<T>,
+        (const void *)cg_start<T>, (const void *)bicg_update<T>, (const void *)bicg_half<T>,
+        (const void *)bicg_omega<T>, (const void *)bicg_direction<T>, (const void *)bicg_start<T>,
+        (const void *)gm_orth<T>, (const void *)gm_next_basis<T>, (const void *)gm_cycle_start<T>,
+        (const void *)gm_update_x<T>, (const void *)residual_kernel<T>,
+        (const void *)norm_max_kernel<T>, (const void *)norm_sum_kernel<T>};
+    (void)m;
+    int fewest = 8;
+    for (const void *k : kernels) {
+        int nb = 0;
+        if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, k, NT, 8 * 1024) == cudaSuccess &&
+            nb > 0 && nb < fewest)
+            fewest = nb;
+    }
+    cudaGetLastError();
+    return fewest;
+}
+
 template <typename T>
 adia_status setup(solve_run<T> &R)
 {
@@ -623,10 +649,8 @@ adia_status setup(solve_run<T> &R)
     int sms = 0, dev = 0;
     ADIA_CUDA_TRY(cudaGetDevice(&dev));
     ADIA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
-    int64_t blocks = (R.n + NT - 1) / NT;
-    /* a full SM's worth of threads (8 x 256) everywhere: enough loads in
-     * flight for the bandwidth of the vector passes */
-    R.grid = (unsigned)(blocks < 8 * sms ? (blocks > 0 ? blocks : 1) : 8 * sms);
+    int64_t blocks = (R.n + NT - 1) / NT, wave = (int64_t)resident_blocks<T>(a->method) * sms;
+    R.grid = (unsigned)(blocks < wave ? (blocks > 0 ? blocks : 1) : wave);
     /* gm_dots runs m + 2 of these side by side: fewer blocks each */
     R.dot_grid = R.grid < 2u * sms ? R.grid : 2u * sms;
     size_t partial = gm ? (size_t)(R.m + 2) * R.dot_grid : 2;
