@@ -12,7 +12,7 @@
  * cuBLAS (bench_solve_cusparse.inc) and, for the iteration count, this
  * project's CPU solver (--no-cpu skips it).
  *
- *   bench_solve [--float] [--method cg|bicgstab|gmres] [--no-cpu] [spec ...] */
+ *   bench_solve [--float] [--method cg|bicgstab|gmres] [--no-cpu] [spec|file.mtx ...] */
 #define _POSIX_C_SOURCE 200809L
 #include "adia.h"
 
@@ -76,7 +76,8 @@ static int run(const char *spec, const bench_opts *o)
 {
     adia_matrix *A = NULL;
     adia_plan *P = NULL;
-    adia_status s = adia_matrix_generate(spec, &A);
+    adia_status s = strchr(spec, '/') || strstr(spec, ".mtx") ? adia_matrix_load(spec, &A)
+                                                              : adia_matrix_generate(spec, &A);
     int32_t n = s == ADIA_OK ? adia_matrix_rows(A) : 0;
     int64_t calls = o->method == ADIA_SOLVE_BICGSTAB ? 2000 : 1000;
     adia_plan_hints h = {.expected_calls = calls, .vtype = o->vt, .device = 1,

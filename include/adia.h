@@ -216,6 +216,9 @@ void adia_remove_temporary_files(void);
  *                       as band
  *   powerlaw:N,MIN,MAX  as random, row lengths ceil(MIN/u) (u uniform in
  *                       (0,1]) capped at MAX: P(length > L) = MIN/L
+ * optional ",sym" after the numbers of band, randdiag and type3: the
+ * symmetric positive definite variant (each offset o also at -o with the
+ * same zero sections, A(i,j) = A(j,i), diagonal = sum |off-diagonal| + 1);
  * optional ",seed=S" at the end of any spec (default 1).  All numbers are
  * positive integers <= INT32_MAX (FILL a real); anything else, too many
  * rows, more than 2^36 possible nonzeros (N x number of diagonals) or K

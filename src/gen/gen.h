@@ -47,6 +47,7 @@ typedef struct gen_args {
     int64_t num[3];           /* integer arguments, all > 0 */
     double real;              /* type3: FILL */
     uint64_t seed;
+    int sym;                  /* ",sym": symmetric positive definite variant */
 } gen_args;
 
 /* Builders of the kinds (gen_grid.c, gen_diag.c). */

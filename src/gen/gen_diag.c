@@ -24,6 +24,7 @@ typedef struct diag_pattern {
 typedef struct diag_list {
     int32_t n, k;
     diag_pattern *d;  /* sorted by offset, offset 0 present */
+    int sym;          /* values symmetric: A(i,j) from the pair {i, j}, not the row */
 } diag_list;
 
 static int diag_has(const diag_pattern *d, int32_t p)
@@ -31,6 +32,13 @@ static int diag_has(const diag_pattern *d, int32_t p)
     if (d->single >= 0) return p == d->single;
     if (d->period == 0) return 1;
     return (int32_t)(((int64_t)p + d->phase) % d->period) < d->nzrun;
+}
+
+/* The random number of the pair {lo, hi} (lo < hi): A(i,j) = A(j,i). */
+static double pair_unit(uint64_t seed, int32_t lo, int32_t hi)
+{
+    gen_rng r = gen_rng_init(seed, (uint64_t)lo << 32 | (uint64_t)hi);
+    return gen_rng_unit(&r);
 }
 
 static int32_t diag_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
@@ -49,7 +57,8 @@ static int32_t diag_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
             if (j == i) {
                 center = k;
             } else {
-                val[k] = 2 * gen_rng_unit(&rng) - 1;
+                val[k] = 2 * (L->sym ? pair_unit(g->seed, p, (int32_t)(j < i ? i : j))
+                                     : gen_rng_unit(&rng)) - 1;
                 sum += fabs(val[k]);
             }
         }
@@ -65,8 +74,46 @@ static int cmp_pattern(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* |offset| ascending, then +o before -o: "the first of +-o" is +o. */
+static int cmp_abs_offset(const void *a, const void *b)
+{
+    int32_t x = ((const diag_pattern *)a)->off, y = ((const diag_pattern *)b)->off;
+    if (abs(x) != abs(y)) return (abs(x) > abs(y)) - (abs(x) < abs(y));
+    return (x < y) - (x > y);
+}
+
+/* The symmetric variant: every offset o (first of +-o wins) at both +o and
+ * -o with the same pattern -- positions along a diagonal are min(i, j), so
+ * (i, j) and (j, i) share their zero sections -- in a list of up to 2k. */
+static adia_status mirror(diag_list *L)
+{
+    diag_pattern *d = adia_alloc((size_t)L->k * 2, sizeof *d, "generator diagonals");
+    if (!d) return ADIA_ERR_NO_MEMORY;
+    qsort(L->d, (size_t)L->k, sizeof *L->d, cmp_abs_offset);
+    int32_t k = 0;
+    for (int32_t q = 0; q < L->k; q++) {
+        if (q > 0 && abs(L->d[q].off) == abs(L->d[q - 1].off)) continue;
+        d[k++] = L->d[q];
+        if (L->d[q].off == 0) continue;
+        d[k] = L->d[q];
+        d[k++].off = -L->d[q].off;
+    }
+    free(L->d);
+    L->d = d;
+    L->k = k;
+    L->sym = 1;
+    return ADIA_OK;
+}
+
 static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out)
 {
+    if (a->sym) {
+        adia_status s = mirror(L);
+        if (s != ADIA_OK) {
+            free(L->d);
+            return s;
+        }
+    }
     qsort(L->d, (size_t)L->k, sizeof *L->d, cmp_pattern);
     gen_rows g = {.rows = L->n, .cols = L->n, .max_row = L->k, .row = diag_row,
                   .ctx = L, .seed = a->seed};
@@ -83,6 +130,7 @@ static adia_status diag_alloc(const gen_args *a, diag_list *L, int32_t n, int64_
                           " nonzeros, more than the 2^36 a generator builds", a->spec, n, k);
     L->n = n;
     L->k = (int32_t)k;
+    L->sym = 0;
     L->d = adia_alloc((size_t)k, sizeof *L->d, "generator diagonals");
     if (!L->d) return ADIA_ERR_NO_MEMORY;
     for (int64_t q = 0; q < k; q++)

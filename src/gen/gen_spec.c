@@ -12,35 +12,36 @@ typedef struct gen_kind {
     int sizes;        /* >0: one token of 1 or `sizes` numbers joined by 'x' */
     int args;         /* else: this many comma-separated numbers */
     int real_arg;     /* index of the argument that is a real (FILL), or -1 */
+    int sym;          /* takes ",sym" (the others are symmetric already, or not diagonal) */
     adia_status (*build)(const gen_args *a, adia_matrix **out);
     const char *help;
 } gen_kind;
 
 static const gen_kind kinds[] = {
-    {"lap2d5", 2, 0, -1, gen_lap2d5,
+    {"lap2d5", 2, 0, -1, 0, gen_lap2d5,
      "lap2d5:NX[xNY]       2D 5-point Laplacian (4 / -1), natural ordering"},
-    {"lap2d9", 2, 0, -1, gen_lap2d9,
+    {"lap2d9", 2, 0, -1, 0, gen_lap2d9,
      "lap2d9:NX[xNY]       2D 9-point Laplacian (8 / -1)"},
-    {"lap3d7", 3, 0, -1, gen_lap3d7,
+    {"lap3d7", 3, 0, -1, 0, gen_lap3d7,
      "lap3d7:N[xNYxNZ]     3D 7-point Laplacian (6 / -1)"},
-    {"lap3d27", 3, 0, -1, gen_lap3d27,
+    {"lap3d27", 3, 0, -1, 0, gen_lap3d27,
      "lap3d27:N[xNYxNZ]    3D 27-point Laplacian (26 / -1)"},
-    {"band", 0, 2, -1, gen_band,
+    {"band", 0, 2, -1, 1, gen_band,
      "band:N,BW            offsets -BW..BW, random values, diagonal = sum|offdiag| + 1"},
-    {"type2", 0, 1, -1, gen_type2,
+    {"type2", 0, 1, -1, 0, gen_type2,
      "type2:N              type II: s x 2s grid 5-point (two s x s fields) + coupling\n"
      "                     at offsets +-s*s; rows 2*s*s, the largest <= N"},
-    {"type3", 0, 3, 2, gen_type3,
+    {"type3", 0, 3, 2, 1, gen_type3,
      "type3:N,K,FILL       type III: full main diagonal + K-1 diagonals (half near,\n"
      "                     half far) broken by zero runs of 1024 rows so that the DIA\n"
      "                     fill is about FILL (0 < FILL <= 1), + 3 scatter points;\n"
      "                     N >= 8192, K >= 3"},
-    {"randdiag", 0, 3, -1, gen_randdiag,
+    {"randdiag", 0, 3, -1, 1, gen_randdiag,
      "randdiag:N,K,SPREAD  K full diagonals, main + K-1 random offsets |o| <= SPREAD"},
-    {"random", 0, 2, -1, gen_random,
+    {"random", 0, 2, -1, 0, gen_random,
      "random:N,AVG         unstructured: row lengths uniform in 1..2*AVG-1, columns\n"
      "                     spread over the row (one per stratum), diagonal included"},
-    {"powerlaw", 0, 3, -1, gen_powerlaw,
+    {"powerlaw", 0, 3, -1, 0, gen_powerlaw,
      "powerlaw:N,MIN,MAX   unstructured, heavy-tailed rows: length ceil(MIN/u), u\n"
      "                     uniform in (0,1], capped at MAX (P(len > L) = MIN/L)"},
 };
@@ -48,13 +49,16 @@ static const gen_kind kinds[] = {
 
 const char *adia_generator_help(void)
 {
-    static char text[2048];
+    static char text[2560];
     if (!text[0]) {
         size_t used = 0;
         for (int i = 0; i < NKINDS; i++)
             used += (size_t)snprintf(text + used, sizeof text - used, "%s\n", kinds[i].help);
         snprintf(text + used, sizeof text - used,
-                 "Append \",seed=S\" to any spec (default 1); same seed, same matrix.\n");
+                 "Append \",sym\" to band, randdiag or type3 for the symmetric positive definite\n"
+                 "variant (every offset o mirrored at -o with the same zero sections, A(i,j) =\n"
+                 "A(j,i), diagonal = sum|offdiag| + 1), and \",seed=S\" to any spec, last\n"
+                 "(default 1; same seed, same matrix).\n");
     }
     return text;
 }
@@ -111,6 +115,21 @@ static adia_status parse_list(const char *spec, const char *s, size_t len, char 
     }
 }
 
+/* Strip a trailing ",sym" from [args, *len) (before any seed): the
+ * symmetric positive definite variant, for the kinds that have one. */
+static adia_status parse_sym(const char *spec, const gen_kind *k, const char *args, size_t *len,
+                             int *sym)
+{
+    *sym = *len >= 4 && !strncmp(args + *len - 4, ",sym", 4);
+    if (!*sym) return ADIA_OK;
+    if (!k->sym)
+        return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": %s has no ,sym variant "
+                          "(band, randdiag and type3 do; the Laplacians and type2 are symmetric)",
+                          spec, k->name);
+    *len -= 4;
+    return ADIA_OK;
+}
+
 /* Strip a trailing ",seed=S" from [args, *len), storing S. */
 static adia_status parse_seed(const char *spec, const char *args, size_t *len, uint64_t *seed)
 {
@@ -156,6 +175,7 @@ adia_status adia_matrix_generate(const char *spec, adia_matrix **out)
     const char *args = colon + 1;
     size_t alen = strlen(args);
     ADIA_TRY(parse_seed(spec, args, &alen, &a.seed));
+    ADIA_TRY(parse_sym(spec, k, args, &alen, &a.sym));
     if (k->sizes) {
         if (memchr(args, ',', alen))
             return adia_error(ADIA_ERR_INVALID_ARG,
