@@ -12,10 +12,13 @@
 #include "cli.h"
 #include "progress.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *const BENCH_USAGE =
     "usage: adia bench FILE.mtx | --gen SPEC [options]\n\n"
@@ -420,6 +423,40 @@ static int run_formats(bench_ctx *c)
     return 0;
 }
 
+/* Append the JSON line to path so that a failure (disk full, a kill)
+ * never leaves it half-written: the old content and the new line go to a
+ * temporary file beside it, flushed and synced, then renamed over it. */
+static int append_json(const bench_ctx *c, const adia_gpu_info *g, const char *date,
+                       const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.XXXXXX", path) >= (int)sizeof tmp) {
+        fprintf(stderr, "adia bench: --json-append path too long\n");
+        return 2;
+    }
+    int fd = mkstemp(tmp);
+    struct stat st;
+    mode_t mask = umask(0);   /* the tool is single-threaded here */
+    umask(mask);
+    if (fd >= 0) fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777 : 0666 & ~mask);
+    FILE *out = fd >= 0 ? fdopen(fd, "w") : NULL, *old = fopen(path, "r");
+    int ok = out != NULL;
+    char buf[1 << 16];
+    for (size_t n; ok && old && (n = fread(buf, 1, sizeof buf, old)) > 0;)
+        ok = fwrite(buf, 1, n, out) == n;
+    ok = ok && (!old || !ferror(old));
+    if (ok) print_json(c, g, date, out);
+    ok = ok && fflush(out) == 0 && fsync(fileno(out)) == 0;
+    int err = errno;
+    if (old) fclose(old);
+    ok = out && fclose(out) == 0 && ok;
+    ok = ok && rename(tmp, path) == 0;
+    if (ok) return 0;
+    if (fd >= 0) unlink(tmp);
+    fprintf(stderr, "adia bench: appending to %s: %s\n", path, strerror(err ? err : errno));
+    return 1;
+}
+
 int cmd_bench(int argc, char **argv)
 {
     bench_opts o = {.runs = 100, .bread_mb = 2048};
@@ -483,12 +520,7 @@ int cmd_bench(int argc, char **argv)
             print_select(&c);
         }
         if (o.plot && (s = plot_rows(&c, o.plot)) != ADIA_OK) rc = cli_fail(argv[0], s);
-        FILE *jf = o.json_file ? fopen(o.json_file, "a") : NULL;
-        if (o.json_file && !jf) fprintf(stderr, "adia bench: cannot open %s\n", o.json_file);
-        if (jf) {
-            print_json(&c, &g, date, jf);
-            fclose(jf);
-        }
+        if (o.json_file && !rc) rc = append_json(&c, &g, date, o.json_file);
     }
     int failed = 0;
     for (int i = 0; i < c.n_rows; i++) failed += !strcmp(c.rows[i].status, "FAILED");
