@@ -79,7 +79,7 @@ def test_shared_matrix_spmv(path):
     np.testing.assert_allclose(P @ x, ref_y, rtol=1e-10, atol=1e-10 * (np.abs(ref_y).max() + 1e-300))
 
 
-_LAPLACIANS = [p for p in _shared() if p.name.startswith(("lap", "Laplace"))]
+_LAPLACIANS = [p for p in _shared() if p.name.startswith(("lap2D", "lap3D", "Laplace"))]
 
 
 @pytest.mark.skipif(not _LAPLACIANS, reason="../shared/matrices is absent")
