@@ -229,9 +229,6 @@ class Plan:
                 raise ImportError("a GPU plan takes CuPy arrays: install cupy")
         return self._cp
 
-    def _stream(self) -> int:
-        return self._xp().cuda.get_current_stream().ptr if self._gpu else 0
-
     def matvec(self, x, out=None, alpha=1.0, beta=0.0):
         """y = alpha*A*x + beta*y.
 
@@ -242,7 +239,10 @@ class Plan:
         dtype too.
         """
         if out is not None:
-            self._spmv(x, out, alpha, beta, self._stream() if self._gpu else 0)
+            if self._gpu:
+                self._gpu_spmv(x, out, alpha, beta)
+            else:
+                self._spmv(x, out, alpha, beta, 0)
             return out
         if beta != 0:
             raise ValueError("beta != 0 needs out= (the y to update)")
@@ -260,8 +260,29 @@ class Plan:
             x = x.astype(self.dtype)
         x = xp.ascontiguousarray(x.reshape(-1))
         y = xp.empty(self.shape[0], dtype=self.dtype)
-        self._spmv(x, y, alpha, 0.0, self._stream() if self._gpu else 0)
+        if self._gpu:
+            self._gpu_spmv(x, y, alpha, 0.0)
+        else:
+            self._spmv(x, y, alpha, 0.0, 0)
         return y.reshape(-1, 1) if column else y
+
+    def _gpu_spmv(self, x, out, alpha, beta):
+        cp = self._xp()
+        stream = cp.cuda.get_current_stream().ptr
+        if type(x) is not cp.ndarray or type(out) is not cp.ndarray:
+            # another CUDA array (DLPack): checked by the binding
+            self._spmv(x, out, alpha, beta, stream)
+            return
+        for name, a, n in (("x", x, self.shape[1]), ("out", out, self.shape[0])):
+            if a.ndim != 1:
+                raise ValueError(f"{name} must be one-dimensional, got {a.ndim} dimensions")
+            if a.dtype != self.dtype:
+                raise TypeError(f"{name} must be {self.dtype}, got {a.dtype}")
+            if a.shape[0] != n:
+                raise ValueError(f"{name} has length {a.shape[0]}, expected {n}")
+            if not a.flags.c_contiguous:
+                raise ValueError(f"{name} must be contiguous (stride 1)")
+        self._p.spmv_ptr(x.data.ptr, out.data.ptr, alpha, beta, stream)
 
     def matmat(self, X):
         """A @ X for X of shape (n, k): one SpMV per column."""

@@ -248,6 +248,21 @@ struct Plan {
         check(st);
     }
 
+    // The same for a GPU plan with device pointers already checked by the
+    // caller (adia/_core.py: CuPy arrays of the plan's dtype, lengths and
+    // contiguity): CuPy's own attributes are cheaper to read than a DLPack
+    // export, which would also order the call against the legacy stream.
+    void spmv_ptr(uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream)
+    {
+        adia_plan *p = get();
+        if (device != 1) type_error("spmv_ptr needs a GPU plan");
+        size_t vs = adia_value_size(vt);
+        if (!x || !y) value_error("NULL device pointer");
+        if (rows && cols && overlaps((void *)x, (size_t)cols * vs, (void *)y, (size_t)rows * vs))
+            value_error("x and out overlap");
+        check(adia_spmv_async(p, alpha, (const void *)x, beta, (void *)y, (void *)stream));
+    }
+
     std::string explain() const
     {
         adia_plan *p = get();
@@ -605,6 +620,7 @@ NB_MODULE(_adia, m)
             return p.M_owner;
         })
         .def("spmv", &Plan::spmv, "x"_a, "y"_a, "alpha"_a, "beta"_a, "stream"_a)
+        .def("spmv_ptr", &Plan::spmv_ptr, "x"_a, "y"_a, "alpha"_a, "beta"_a, "stream"_a)
         .def("explain", &Plan::explain)
         .def("save", [](const Plan &p, const std::string &path) { check(adia_plan_save(p.get(), path.c_str())); })
         .def("close", &Plan::close);
