@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -208,13 +209,17 @@ struct Plan {
     int device = 0;
     adia_value_type vt = ADIA_DOUBLE;
     int64_t nnz = 0;
+    int busy = 0;               // calls running without the GIL (changed under the GIL)
 
     Plan() = default;
     Plan(const Plan &) = delete;
     Plan &operator=(const Plan &) = delete;
-    ~Plan() { close(); }
+    ~Plan() { adia_plan_destroy(P); }   // never while busy: the caller holds a reference
     void close()
     {
+        if (busy)
+            throw std::runtime_error("the plan is in use by another thread (a product or solve "
+                                     "is running): close it afterwards");
         adia_plan_destroy(P);
         P = nullptr;
         M = nullptr;
@@ -239,8 +244,12 @@ struct Plan {
             value_error("x and out overlap");
         adia_status st;
         if (!gpu && nnz >= 200000) {
-            nb::gil_scoped_release nogil;
-            st = adia_spmv(p, alpha, xp, beta, yp);
+            busy++;
+            {
+                nb::gil_scoped_release nogil;
+                st = adia_spmv(p, alpha, xp, beta, yp);
+            }
+            busy--;
         } else {
             st = gpu ? adia_spmv_async(p, alpha, xp, beta, yp, (void *)stream)
                      : adia_spmv(p, alpha, xp, beta, yp);
@@ -382,10 +391,12 @@ static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, con
     adia_solve_info info;
     std::memset(&info, 0, sizeof info);
     adia_status st;
+    if (plan) plan->busy++;
     {
         nb::gil_scoped_release nogil;
         st = adia_solve(A, P, bp, xp, &o, &info);
     }
+    if (plan) plan->busy--;
     check(st);
     nb::dict d;
     d["iterations"] = info.iterations;

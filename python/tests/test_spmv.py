@@ -198,3 +198,30 @@ def test_spy_png(tmp_path):
         adia.spy(A, tmp_path / "c.png", size=3)
     with pytest.raises(ValueError):
         adia.spy(A, tmp_path / "c.png", overlay="csr")
+
+
+def test_threads_share_a_plan(rng):
+    # large enough for the binding to release the GIL during the product
+    import threading
+
+    A = adia.generate("lap2d5:500")
+    P = adia.plan(A)
+    xs = [rng.standard_normal(A.shape[1]) for _ in range(4)]
+    ys = [np.empty(A.shape[0]) for _ in range(4)]
+    errors = []
+
+    def work(i):
+        try:
+            for _ in range(5):
+                P.matvec(xs[i], out=ys[i])
+        except Exception as e:  # pragma: no cover
+            errors.append(e)
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    for x, y in zip(xs, ys):
+        np.testing.assert_allclose(y, A @ x, rtol=1e-12, atol=1e-12)
