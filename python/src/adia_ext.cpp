@@ -488,6 +488,11 @@ NB_MODULE(_adia, m)
 {
     m.doc() = "adia C library binding (internal: use the adia package)";
     m.attr("__version__") = ADIA_VERSION_STRING;
+#if defined(NB_VERSION_MAJOR) && NB_VERSION_MAJOR >= 2
+    m.attr("_readonly_inputs") = true;
+#else
+    m.attr("_readonly_inputs") = false;   // nanobind 1 refuses read-only arrays
+#endif
 
     m.def("_register_errors", [](nb::object base, nb::dict classes) {
         if (!g_error_base) {
