@@ -1,0 +1,51 @@
+"""adia: sparse kernels for diagonal sparse matrices, from Python.
+
+    import adia, numpy as np
+    A = adia.generate("lap2d5:256")          # or any scipy.sparse matrix
+    P = adia.plan(A, expected_calls=1000)    # analyse once, choose a format
+    y = P @ np.ones(A.shape[1])              # planned SpMV (NumPy in and out)
+    x, info = adia.solve(P, y, method="cg")  # Krylov solve on the plan
+
+GPU plans (device="gpu") take and return CuPy arrays.  Errors of the C
+library raise adia.Error (a RuntimeError) or its subclasses, which are also
+ValueError, MemoryError or OSError where that fits.
+"""
+
+from . import _adia
+from ._errors import (
+    AdiaIOError,
+    Error,
+    InvalidArgumentError,
+    NoDeviceError,
+    OutOfMemoryError,
+    ParseError,
+    SizeOverflowError,
+    UnsupportedError,
+)
+from ._core import (
+    Analysis,
+    Plan,
+    SolveInfo,
+    analyze,
+    formats,
+    generate,
+    generator_help,
+    gpu_available,
+    load_plan,
+    plan,
+    read_mtx,
+    read_vector,
+    solve,
+    spy,
+    write_mtx,
+    write_vector,
+)
+
+__version__ = _adia.__version__
+
+__all__ = [
+    "Analysis", "Plan", "SolveInfo", "analyze", "formats", "generate", "generator_help",
+    "gpu_available", "load_plan", "plan", "read_mtx", "read_vector", "solve", "spy",
+    "write_mtx", "write_vector", "Error", "InvalidArgumentError", "ParseError",
+    "OutOfMemoryError", "AdiaIOError", "UnsupportedError", "NoDeviceError", "SizeOverflowError",
+]

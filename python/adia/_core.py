@@ -1,0 +1,515 @@
+"""The adia Python API (see adia/__init__.py for the overview)."""
+
+import dataclasses
+import os
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import _adia
+from ._errors import Error  # noqa: F401  (registers the exception classes)
+
+__all__ = [
+    "Plan",
+    "SolveInfo",
+    "Analysis",
+    "plan",
+    "load_plan",
+    "solve",
+    "analyze",
+    "spy",
+    "generate",
+    "read_mtx",
+    "write_mtx",
+    "read_vector",
+    "write_vector",
+    "gpu_available",
+    "formats",
+]
+
+_DEVICES = {"cpu": 0, "gpu": 1, "cuda": 1}
+
+
+# ------------------------------------------------------------------ helpers
+
+def _cupy():
+    """The cupy module, or None when it cannot be imported."""
+    try:
+        import cupy  # noqa: WPS433
+
+        return cupy
+    except Exception:  # ImportError, or a broken CUDA installation
+        return None
+
+
+def _is_cupy_array(x) -> bool:
+    return type(x).__module__.split(".")[0] == "cupy"
+
+
+def _is_cupy_sparse(A) -> bool:
+    return type(A).__module__.startswith("cupyx.scipy.sparse")
+
+
+def gpu_available() -> bool:
+    """True when adia was built with CUDA, a device is usable and CuPy imports."""
+    try:
+        if _adia.gpu_device_count() <= 0:
+            return False
+    except Error:
+        return False
+    return _cupy() is not None
+
+
+def formats() -> List[str]:
+    """Names of the storage formats adia knows ("csr", "dia", "brcsd1", ...)."""
+    return list(_adia.format_names())
+
+
+def _value_dtype(dtype) -> str:
+    d = np.dtype(dtype)
+    if d == np.float64:
+        return "float64"
+    if d == np.float32:
+        return "float32"
+    raise TypeError(f"dtype must be float64 or float32, got {d}")
+
+
+def _to_csr(A):
+    """A as a scipy CSR matrix with real values (no copy when it is one)."""
+    if _is_cupy_sparse(A):
+        # TODO(device planning): a cupyx.scipy.sparse matrix is copied to
+        # the host once and planned there; plug the device-only planning
+        # API in here when adia has one (adia_format_build_brcsd2_device
+        # builds one format on the device today, not a plan).
+        A = A.get()
+    if not sp.issparse(A):
+        if _is_cupy_array(A):
+            A = A.get()
+        arr = np.asarray(A)
+        if arr.ndim != 2:
+            raise ValueError(f"expected a sparse matrix or a 2-D array, got {arr.ndim} dimensions")
+        A = sp.csr_matrix(arr)
+    A = A.tocsr()
+    if np.iscomplexobj(A.data):
+        raise TypeError("complex matrices are not supported")
+    return A
+
+
+def _matrix(A):
+    """An adia master matrix (_adia._Matrix) holding a copy of A."""
+    if isinstance(A, _adia._Matrix):
+        return A
+    A = _to_csr(A)
+    rows, cols = A.shape
+    if rows > 2**31 - 1 or cols > 2**31 - 1:
+        raise ValueError(f"matrix shape {A.shape} out of range: adia indices are 32-bit")
+    indptr = np.ascontiguousarray(A.indptr, dtype=np.int64)
+    indices = A.indices
+    if indices.dtype != np.int32:
+        if indices.size and (indices.min() < 0 or indices.max() >= cols):
+            raise ValueError("column index out of range")
+        indices = indices.astype(np.int32)
+    indices = np.ascontiguousarray(indices)
+    data = A.data
+    if data.dtype not in (np.float64, np.float32):
+        data = data.astype(np.float64)
+    data = np.ascontiguousarray(data)
+    return _adia.matrix_from_csr(rows, cols, indptr, indices, data)
+
+
+def _to_scipy(m) -> sp.csr_matrix:
+    indptr = np.empty(m.rows + 1, dtype=np.int64)
+    indices = np.empty(m.nnz, dtype=np.int32)
+    data = np.empty(m.nnz, dtype=np.float64)
+    m.copy_to(indptr, indices, data)
+    return sp.csr_matrix((data, indices, indptr), shape=(m.rows, m.cols))
+
+
+def _device_code(device: str) -> int:
+    if device == "auto":
+        return 1 if gpu_available() else 0
+    try:
+        return _DEVICES[device]
+    except (KeyError, TypeError):
+        raise ValueError(f"device must be 'auto', 'cpu' or 'gpu', got {device!r}") from None
+
+
+# --------------------------------------------------------------------- Plan
+
+class Plan:
+    """A planned SpMV y = alpha*A*x + beta*y (adia_plan): adia analysed A,
+    chose a storage format for the expected number of calls and built it
+    (on the GPU for a GPU plan).  Made by :func:`adia.plan`.
+
+    Duck-types a LinearOperator (``shape``, ``dtype``, ``matvec``,
+    ``matmat``, ``@``): scipy.sparse.linalg's solvers take it directly;
+    :meth:`aslinearoperator` gives a SciPy (CPU plan) or CuPy (GPU plan)
+    LinearOperator.
+
+    CPU plan: x and the results are NumPy arrays; GPU plan: CuPy arrays,
+    and the products run on CuPy's current stream.  Arrays of the plan's
+    dtype and contiguous pass without copies.
+    """
+
+    def __init__(self, _handle):
+        if not isinstance(_handle, _adia._Plan):
+            raise TypeError("use adia.plan(A, ...) to make a Plan")
+        self._p = _handle
+        self._spmv = _handle.spmv
+        self.shape = (_handle.rows, _handle.cols)
+        self.dtype = np.dtype(_handle.dtype)
+        self._gpu = _handle.device == 1
+        self._cp = None
+
+    # -- properties
+    @property
+    def format(self) -> str:
+        """The storage format the planner chose ("dia", "brcsd1", "csr", ...)."""
+        return self._p.format
+
+    @property
+    def device(self) -> str:
+        """"cpu" or "gpu"."""
+        return "gpu" if self._p.device == 1 else "cpu"
+
+    @property
+    def nnz(self) -> int:
+        return self._p.nnz
+
+    @property
+    def ndim(self) -> int:
+        return 2
+
+    @property
+    def chooser(self) -> str:
+        return self._p.chooser
+
+    @property
+    def predicted_ms(self) -> float:
+        """The model's predicted time of one SpMV in ms."""
+        return self._p.predicted_ms
+
+    @property
+    def closed(self) -> bool:
+        return self._p.closed
+
+    def explain(self) -> str:
+        """What the plan chose and why (adia_plan_explain)."""
+        return self._p.explain()
+
+    def save(self, path) -> None:
+        """Save the choice (adia_plan_save); :func:`adia.load_plan` rebuilds it."""
+        self._p.save(os.fspath(path))
+
+    def close(self) -> None:
+        """Free the plan and its format now (host and device); later use raises ValueError."""
+        self._p.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def __repr__(self) -> str:
+        if self._p.closed:
+            return "<adia.Plan (closed)>"
+        return (f"<adia.Plan {self.shape[0]}x{self.shape[1]} nnz={self.nnz} "
+                f"format={self.format} device={self.device} dtype={self.dtype}>")
+
+    # -- products
+    def _xp(self):
+        if not self._gpu:
+            return np
+        if self._cp is None:
+            self._cp = _cupy()
+            if self._cp is None:
+                raise ImportError("a GPU plan takes CuPy arrays: install cupy")
+        return self._cp
+
+    def matvec(self, x, out=None, alpha=1.0, beta=0.0):
+        """y = alpha*A*x + beta*y.
+
+        x: shape (n,) or (n, 1).  out: the result array (shape (m,), the
+        plan's dtype, contiguous, on the plan's device), written in place
+        and returned; without it a new array is returned (beta must then be
+        0).  With out given nothing is converted: x must have the plan's
+        dtype too.
+        """
+        if out is not None:
+            if self._gpu:
+                self._gpu_spmv(x, out, alpha, beta)
+            else:
+                self._spmv(x, out, alpha, beta, 0)
+            return out
+        if beta != 0:
+            raise ValueError("beta != 0 needs out= (the y to update)")
+        xp = self._xp()
+        if self._gpu and not _is_cupy_array(x):
+            raise TypeError("a GPU plan takes CuPy arrays (cupy.asarray(x)); "
+                            "make a CPU plan (device='cpu') for NumPy arrays")
+        x = xp.asarray(x)
+        column = x.ndim == 2 and x.shape[1] == 1
+        if x.ndim != 1 and not column:
+            raise ValueError(f"x must have shape ({self.shape[1]},) or ({self.shape[1]}, 1), got {x.shape}")
+        if x.dtype != self.dtype:
+            if x.dtype.kind == "c":
+                raise TypeError("complex vectors are not supported")
+            x = x.astype(self.dtype)
+        x = xp.ascontiguousarray(x.reshape(-1))
+        y = xp.empty(self.shape[0], dtype=self.dtype)
+        if self._gpu:
+            self._gpu_spmv(x, y, alpha, 0.0)
+        else:
+            self._spmv(x, y, alpha, 0.0, 0)
+        return y.reshape(-1, 1) if column else y
+
+    def _gpu_spmv(self, x, out, alpha, beta):
+        cp = self._xp()
+        stream = cp.cuda.get_current_stream().ptr
+        if type(x) is not cp.ndarray or type(out) is not cp.ndarray:
+            # another CUDA array (DLPack): checked by the binding
+            self._spmv(x, out, alpha, beta, stream)
+            return
+        for name, a, n in (("x", x, self.shape[1]), ("out", out, self.shape[0])):
+            if a.ndim != 1:
+                raise ValueError(f"{name} must be one-dimensional, got {a.ndim} dimensions")
+            if a.dtype != self.dtype:
+                raise TypeError(f"{name} must be {self.dtype}, got {a.dtype}")
+            if a.shape[0] != n:
+                raise ValueError(f"{name} has length {a.shape[0]}, expected {n}")
+            if not a.flags.c_contiguous:
+                raise ValueError(f"{name} must be contiguous (stride 1)")
+        self._p.spmv_ptr(x.data.ptr, out.data.ptr, alpha, beta, stream)
+
+    def matmat(self, X):
+        """A @ X for X of shape (n, k): one SpMV per column."""
+        xp = self._xp()
+        X = xp.asarray(X)
+        if X.ndim != 2:
+            raise ValueError(f"X must be two-dimensional, got shape {X.shape}")
+        Y = xp.empty((self.shape[0], X.shape[1]), dtype=self.dtype)
+        for j in range(X.shape[1]):
+            Y[:, j] = self.matvec(X[:, j])
+        return Y
+
+    def dot(self, x):
+        return self @ x
+
+    def __matmul__(self, x):
+        ndim = getattr(x, "ndim", None)
+        if ndim is None:
+            x = self._xp().asarray(x)
+            ndim = x.ndim
+        if ndim == 2 and x.shape[1] != 1:
+            return self.matmat(x)
+        return self.matvec(x)
+
+    __call__ = matvec
+
+    def aslinearoperator(self):
+        """A scipy.sparse.linalg.LinearOperator (CPU plan) or a
+        cupyx.scipy.sparse.linalg.LinearOperator (GPU plan) calling this plan."""
+        if self._gpu:
+            self._xp()
+            from cupyx.scipy.sparse.linalg import LinearOperator
+        else:
+            from scipy.sparse.linalg import LinearOperator
+        return LinearOperator(self.shape, matvec=self.matvec, matmat=self.matmat, dtype=self.dtype)
+
+
+def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
+         chooser: str = "model", format: Optional[str] = None, params: Optional[str] = None) -> Plan:
+    """Plan y = A x (adia_plan_create): analyse A once, choose a storage
+    format for `expected_calls` products, build it (and upload it for the
+    GPU).
+
+    A: any scipy.sparse matrix or array (CSR, CSC, COO, DIA, ...; converted
+    once to CSR), a dense 2-D array, or a cupyx.scipy.sparse matrix (copied
+    to the host once).  device: "cpu" (NumPy vectors), "gpu" (CuPy
+    vectors; adia.NoDeviceError without a device) or "auto" (the GPU when a
+    device is usable and CuPy imports).  dtype: float64 or float32 (of x
+    and y).  chooser: "model" (least predicted time), "rules" (the paper's
+    search engine), "measure" (time the best candidates) or "fixed" with
+    format= a format name (format= alone implies "fixed").  params: format
+    parameters as "B=256,C=32,...".
+
+    The plan keeps its own copy of A (the master CSR, which adia.solve
+    needs, and the chosen format).
+    """
+    m = _matrix(A)
+    dev = _device_code(device)
+    handle = _adia.plan_create(m, int(max(expected_calls, 0)), dev, _value_dtype(dtype),
+                               chooser, format or "", params or "")
+    return Plan(handle)
+
+
+def load_plan(A, path) -> Plan:
+    """Rebuild a plan saved with Plan.save for A (same structure), without analysis."""
+    return Plan(_adia.plan_load(_matrix(A), os.fspath(path)))
+
+
+# -------------------------------------------------------------------- solve
+
+@dataclasses.dataclass
+class SolveInfo:
+    """What adia.solve did (adia_solve_info)."""
+
+    iterations: int
+    converged: bool
+    residual: float     #: ||b - A x|| / ||b|| of the returned x, computed afresh
+    stop: str           #: why it stopped ("converged", "iteration limit reached", ...)
+    time_ms: float      #: the iterations, SpMVs included
+    spmv_ms: float      #: of which SpMV (CPU; NaN on the GPU)
+    spmvs: int
+    format: str         #: the plan's storage format
+    method: str
+
+
+def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=None,
+          jacobi: bool = False, restart: int = 30, device: str = "cpu"):
+    """Solve A x = b with adia's Krylov solvers (adia_solve); returns (x, info).
+
+    A: a Plan of A (its format and device are used; a GPU plan takes host
+    vectors here, moved to the device once), or a matrix as for adia.plan
+    (then a plan is made on `device` for `maxiter` calls and freed).
+    b: NumPy or CuPy vector (CuPy: copied to the host for now, and x
+    returned as CuPy).  method: "cg" (A symmetric positive definite),
+    "bicgstab" or "gmres" (restarted every `restart` vectors).  Stops at
+    ||b - A x|| <= rtol ||b|| or after maxiter iterations; not converging
+    is not an error: look at info.converged and info.stop.
+    """
+    if isinstance(A, Plan):
+        handle = A._p
+        m = handle.matrix
+        dev = handle.device
+    else:
+        handle = None
+        m = _matrix(A)
+        dev = _device_code(device)
+    n_rows, n_cols = m.rows, m.cols
+    if n_rows != n_cols:
+        raise ValueError(f"solve needs a square matrix, got {n_rows} x {n_cols}")
+    on_gpu = _is_cupy_array(b)
+    bh = b.get() if on_gpu else b
+    bh = np.asarray(bh)
+    if bh.dtype.kind == "c":
+        raise TypeError("complex right-hand sides are not supported")
+    if bh.ndim == 2 and bh.shape[1] == 1:
+        bh = bh.reshape(-1)
+    if bh.ndim != 1 or bh.shape[0] != n_rows:
+        raise ValueError(f"b must have shape ({n_rows},), got {bh.shape}")
+    bh = np.ascontiguousarray(bh, dtype=np.float64)
+    if x0 is None:
+        x = np.zeros(n_rows)
+    else:
+        x0h = x0.get() if _is_cupy_array(x0) else x0
+        x = np.array(x0h, dtype=np.float64, copy=True).reshape(-1)
+        if x.shape[0] != n_rows:
+            raise ValueError(f"x0 must have shape ({n_rows},), got {np.shape(x0h)}")
+    if method not in ("cg", "bicgstab", "gmres"):
+        raise ValueError(f"method must be 'cg', 'bicgstab' or 'gmres', got {method!r}")
+    d = _adia.solve(m, handle, bh, x, method, float(rtol), int(maxiter), bool(jacobi), dev, int(restart))
+    info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo)})
+    if on_gpu:
+        x = _cupy().asarray(x)
+    return x, info
+
+
+# ----------------------------------------------------------------- analysis
+
+@dataclasses.dataclass
+class Analysis:
+    """adia.analyze's result: the paper's matrix type, the features
+    (adia_features) and the planner's candidates, best first."""
+
+    type: str                        #: "I", "II" or "III"
+    format: str                      #: the format the type implies (dia/brcsd1/brcsd2)
+    features: Dict[str, Any]
+    candidates: List[Dict[str, Any]]
+
+    def __str__(self) -> str:
+        f = self.features
+        lines = [f"{f['rows']} x {f['cols']}, nnz {f['nnz']}, {f['n_diag']} diagonals, "
+                 f"type {self.type} -> {self.format}",
+                 f"{'format':<10}{'spmv_ms':>12}{'convert_ms':>12}{'total_ms':>12}{'storage_MB':>12}"]
+        for c in self.candidates:
+            lines.append(f"{c['format']:<10}{c['spmv_ms']:>12.4g}{c['convert_ms']:>12.4g}"
+                         f"{c['total_ms']:>12.4g}{c['storage_bytes'] / 1e6:>12.3f}")
+        return "\n".join(lines)
+
+
+def analyze(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64) -> Analysis:
+    """Type, features (adia_matrix_analyze) and the planner's per-format
+    predicted costs (adia_plan_candidates) for `expected_calls` products."""
+    m = _matrix(A)
+    d = _adia.analyze(m, int(max(expected_calls, 0)), _device_code(device), _value_dtype(dtype))
+    return Analysis(type=d["type"], format=d["format"], features=dict(d["features"]),
+                    candidates=[dict(c) for c in d["candidates"]])
+
+
+def spy(A, path, overlay: Optional[str] = None, size: int = 800, caption: Optional[str] = None,
+        params: Optional[str] = None):
+    """Write the sparsity picture of A as a PNG (adia_matrix_spy_png);
+    overlay: a diagonal format ("dia", "hdi", "brcsd1", "brcsd2", "crsd")
+    whose pieces and offset groups are drawn.  Returns path."""
+    size = int(size)
+    if not 8 <= size <= 8192:
+        raise ValueError(f"size must be in 8..8192, got {size}")
+    _adia.spy(_matrix(A), os.fspath(path), overlay or "", size, caption or "", params or "")
+    return path
+
+
+# ---------------------------------------------------------------------- I/O
+
+def _check_readable(path) -> str:
+    p = os.fspath(path)
+    if p != "-" and not os.path.exists(p):
+        raise FileNotFoundError(2, "No such file or directory", p)
+    return p
+
+
+def generate(spec: str) -> sp.csr_matrix:
+    """A test matrix from a generator spec (adia_matrix_generate), e.g.
+    "lap2d5:64", "lap3d7:32", "band:1000,5", "type2:20000";
+    adia.generator_help() lists them."""
+    return _to_scipy(_adia.generate(str(spec)))
+
+
+def generator_help() -> str:
+    return _adia.generator_help()
+
+
+def read_mtx(path) -> sp.csr_matrix:
+    """Read a Matrix Market file (or adia's binary format; gzip by content)
+    as a scipy.sparse.csr_matrix.  Symmetric storage is expanded."""
+    return _to_scipy(_adia.read_mtx(_check_readable(path)))
+
+
+def write_mtx(A, path) -> None:
+    """Write A as Matrix Market coordinate real general (exact round trip;
+    gzip-compressed if the name ends in .gz)."""
+    _adia.write_mtx(_matrix(A), os.fspath(path))
+
+
+def read_vector(path) -> np.ndarray:
+    """Read a dense vector from a Matrix Market file (array n x 1 or 1 x n,
+    or coordinate n x 1) as a float64 NumPy array."""
+    data = _adia.read_vector(_check_readable(path))
+    return np.frombuffer(data, dtype=np.float64).copy()
+
+
+def write_vector(path, x) -> None:
+    """Write x as Matrix Market `array real general` n x 1 (exact round trip)."""
+    if _is_cupy_array(x):
+        x = x.get()
+    x = np.asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError("complex vectors are not supported")
+    if x.ndim == 2 and 1 in x.shape:
+        x = x.reshape(-1)
+    if x.ndim != 1:
+        raise ValueError(f"x must be a vector, got shape {x.shape}")
+    _adia.write_vector(os.fspath(path), np.ascontiguousarray(x, dtype=np.float64))

@@ -1,0 +1,666 @@
+// adia._adia: the nanobind binding of include/adia.h used by python/adia.
+//
+// Arrays come in as nb::ndarray (buffer protocol, DLPack,
+// __cuda_array_interface__: NumPy and CuPy without copies) and are checked
+// here -- value type, one dimension, unit stride, length, device -- before
+// any pointer reaches C: a bad argument is a Python exception, never a
+// crash.  Arrays going out are allocated by the Python side and filled
+// here, which keeps this file independent of nanobind's ndarray-returning
+// API (changed between nanobind 1 and 2).
+//
+// Errors: every adia_status < 0 becomes the Python exception class
+// registered for it by adia/_errors.py (adia.Error and its subclasses),
+// carrying adia_last_error() and the status as .status.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "adia.h"
+
+namespace nb = nanobind;
+using namespace nb::literals;
+
+#if defined(NB_VERSION_MAJOR) && NB_VERSION_MAJOR >= 2
+using any_array = nb::ndarray<nb::ro>;   // read-only arrays welcome (x, b, CSR arrays)
+using out_array = nb::ndarray<>;         // writable
+#else
+using any_array = nb::ndarray<>;
+using out_array = nb::ndarray<>;
+#endif
+
+// ---------------------------------------------------------------- errors
+
+static std::map<int, nb::object> *g_error_classes;   // status -> class
+static nb::object *g_error_base;                     // adia.Error
+
+[[noreturn]] static void raise_class(PyObject *cls, const std::string &msg, int status)
+{
+    nb::object exc = nb::borrow<nb::object>(cls)(msg);
+    try {
+        nb::setattr(exc, "status", nb::int_(status));
+    } catch (...) {
+    }
+    PyErr_SetObject(cls, exc.ptr());
+    throw nb::python_error();
+}
+
+[[noreturn]] static void raise_status(adia_status st, const char *what = nullptr)
+{
+    std::string msg = adia_last_error();
+    if (msg.empty()) msg = adia_status_string(st);
+    if (what && *what) msg = std::string(what) + ": " + msg;
+    PyObject *cls = PyExc_RuntimeError;
+    if (g_error_classes) {
+        auto it = g_error_classes->find((int)st);
+        if (it != g_error_classes->end())
+            cls = it->second.ptr();
+        else if (g_error_base)
+            cls = g_error_base->ptr();
+    }
+    raise_class(cls, msg, (int)st);
+}
+
+static inline void check(adia_status st, const char *what = nullptr)
+{
+    if (st != ADIA_OK) raise_status(st, what);
+}
+
+[[noreturn]] static void value_error(const std::string &msg)
+{
+    throw nb::value_error(msg.c_str());
+}
+[[noreturn]] static void type_error(const std::string &msg)
+{
+    throw nb::type_error(msg.c_str());
+}
+
+// ---------------------------------------------------------------- arrays
+
+enum { DEV_CPU = 1, DEV_CUDA = 2, DEV_CUDA_HOST = 3, DEV_CUDA_MANAGED = 13 };
+
+static const char *dtype_name(nb::dlpack::dtype d)
+{
+    if (d == nb::dtype<double>()) return "float64";
+    if (d == nb::dtype<float>()) return "float32";
+    if (d == nb::dtype<int64_t>()) return "int64";
+    if (d == nb::dtype<int32_t>()) return "int32";
+    return "another dtype";
+}
+
+// A one-dimensional contiguous array of `want` values of type d on the
+// host (gpu = false) or the device (gpu = true); n < 0: any length.
+template <class A>
+static void *vec_ptr(const A &a, nb::dlpack::dtype d, int64_t n, bool gpu, const char *name)
+{
+    if (a.ndim() != 1)
+        value_error(std::string(name) + " must be one-dimensional, got " + std::to_string(a.ndim()) +
+                    " dimensions");
+    if (a.dtype() != d)
+        type_error(std::string(name) + " must be " + dtype_name(d) + ", got " + dtype_name(a.dtype()));
+    if (n >= 0 && (int64_t)a.shape(0) != n)
+        value_error(std::string(name) + " has length " + std::to_string(a.shape(0)) + ", expected " +
+                    std::to_string(n));
+    if (a.shape(0) > 1 && a.stride(0) != 1)
+        value_error(std::string(name) + " must be contiguous (stride 1), got stride " +
+                    std::to_string(a.stride(0)));
+    int dt = a.device_type();
+    if (gpu) {
+        if (dt != DEV_CUDA && dt != DEV_CUDA_MANAGED)
+            type_error(std::string(name) +
+                       " must be a CUDA device array (CuPy) for a GPU plan; use cupy.asarray()");
+    } else if (dt != DEV_CPU && dt != DEV_CUDA_HOST) {
+        type_error(std::string(name) + " must be a host array (NumPy) for a CPU plan; use cupy.asnumpy()");
+    }
+    return (void *)a.data();
+}
+
+static bool overlaps(const void *a, size_t an, const void *b, size_t bn)
+{
+    const char *pa = (const char *)a, *pb = (const char *)b;
+    return pa < pb + bn && pb < pa + an;
+}
+
+// ---------------------------------------------------------------- matrix
+
+// The master matrix (CSR, double) owned by Python.
+struct Matrix {
+    adia_matrix *A = nullptr;
+    Matrix() = default;
+    explicit Matrix(adia_matrix *a) : A(a) {}
+    Matrix(const Matrix &) = delete;
+    Matrix &operator=(const Matrix &) = delete;
+    ~Matrix() { adia_matrix_destroy(A); }
+    adia_matrix *get() const
+    {
+        if (!A) value_error("the matrix is closed");
+        return A;
+    }
+};
+
+static Matrix *matrix_from_csr(int64_t rows, int64_t cols, any_array indptr, any_array indices,
+                               any_array data)
+{
+    if (rows < 0 || cols < 0 || rows > INT32_MAX || cols > INT32_MAX)
+        value_error("matrix shape (" + std::to_string(rows) + ", " + std::to_string(cols) +
+                    ") out of range: adia indices are 32-bit");
+    const void *rp = vec_ptr(indptr, nb::dtype<int64_t>(), rows + 1, false, "indptr");
+    const int64_t *rowptr = (const int64_t *)rp;
+    int64_t nnz = rowptr[rows];
+    if (rowptr[0] != 0) value_error("indptr[0] must be 0");
+    if (nnz < 0) value_error("indptr[-1] must be >= 0");
+    const void *ci = vec_ptr(indices, nb::dtype<int32_t>(), -1, false, "indices");
+    if ((int64_t)indices.shape(0) < nnz)
+        value_error("indices has " + std::to_string(indices.shape(0)) + " entries, indptr says " +
+                    std::to_string(nnz));
+    adia_value_type vt;
+    if (data.dtype() == nb::dtype<double>())
+        vt = ADIA_DOUBLE;
+    else if (data.dtype() == nb::dtype<float>())
+        vt = ADIA_FLOAT;
+    else
+        type_error("matrix values must be float64 or float32");
+    const void *vp = vec_ptr(data, data.dtype(), -1, false, "data");
+    if ((int64_t)data.shape(0) < nnz)
+        value_error("data has " + std::to_string(data.shape(0)) + " entries, indptr says " +
+                    std::to_string(nnz));
+    adia_matrix *A = nullptr;
+    adia_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_matrix_create_csr((int32_t)rows, (int32_t)cols, nnz, rowptr, (const int32_t *)ci, vp,
+                                    vt, &A);
+    }
+    check(st);
+    return new Matrix(A);
+}
+
+// Copy A's CSR arrays into indptr (rows + 1, int64), indices (nnz, int32),
+// data (nnz, float64), allocated by the caller.
+static void matrix_copy_to(const Matrix &M, out_array indptr, out_array indices, out_array data)
+{
+    adia_csr_view v;
+    check(adia_matrix_csr(M.get(), &v));
+    void *rp = vec_ptr(indptr, nb::dtype<int64_t>(), (int64_t)v.rows + 1, false, "indptr");
+    void *ci = vec_ptr(indices, nb::dtype<int32_t>(), v.nnz, false, "indices");
+    void *vp = vec_ptr(data, nb::dtype<double>(), v.nnz, false, "data");
+    std::memcpy(rp, v.rowptr, sizeof(int64_t) * ((size_t)v.rows + 1));
+    if (v.nnz) {
+        std::memcpy(ci, v.colind, sizeof(int32_t) * (size_t)v.nnz);
+        std::memcpy(vp, v.values, sizeof(double) * (size_t)v.nnz);
+    }
+}
+
+// ---------------------------------------------------------------- plan
+
+struct Plan {
+    adia_plan *P = nullptr;
+    Matrix *M = nullptr;        // the master matrix (adia_solve needs it)
+    nb::object M_owner;         // keeps M alive
+    int32_t rows = 0, cols = 0;
+    int device = 0;
+    adia_value_type vt = ADIA_DOUBLE;
+    int64_t nnz = 0;
+    int busy = 0;               // calls running without the GIL (changed under the GIL)
+
+    Plan() = default;
+    Plan(const Plan &) = delete;
+    Plan &operator=(const Plan &) = delete;
+    ~Plan() { adia_plan_destroy(P); }   // never while busy: the caller holds a reference
+    void close()
+    {
+        if (busy)
+            throw std::runtime_error("the plan is in use by another thread (a product or solve "
+                                     "is running): close it afterwards");
+        adia_plan_destroy(P);
+        P = nullptr;
+        M = nullptr;
+        M_owner = nb::object();
+    }
+    adia_plan *get() const
+    {
+        if (!P) value_error("the plan is closed");
+        return P;
+    }
+
+    // y = alpha A x + beta y; stream: a cudaStream_t as an integer (GPU).
+    void spmv(any_array x, out_array y, double alpha, double beta, uintptr_t stream)
+    {
+        adia_plan *p = get();
+        nb::dlpack::dtype d = vt == ADIA_DOUBLE ? nb::dtype<double>() : nb::dtype<float>();
+        bool gpu = device == 1;
+        const void *xp = vec_ptr(x, d, cols, gpu, "x");
+        void *yp = vec_ptr(y, d, rows, gpu, "out");
+        size_t vs = adia_value_size(vt);
+        if (rows && cols && overlaps(xp, (size_t)cols * vs, yp, (size_t)rows * vs))
+            value_error("x and out overlap");
+        adia_status st;
+        if (!gpu && nnz >= 200000) {
+            busy++;
+            {
+                nb::gil_scoped_release nogil;
+                st = adia_spmv(p, alpha, xp, beta, yp);
+            }
+            busy--;
+        } else {
+            st = gpu ? adia_spmv_async(p, alpha, xp, beta, yp, (void *)stream)
+                     : adia_spmv(p, alpha, xp, beta, yp);
+        }
+        check(st);
+    }
+
+    // The same for a GPU plan with device pointers already checked by the
+    // caller (adia/_core.py: CuPy arrays of the plan's dtype, lengths and
+    // contiguity): CuPy's own attributes are cheaper to read than a DLPack
+    // export, which would also order the call against the legacy stream.
+    void spmv_ptr(uintptr_t x, uintptr_t y, double alpha, double beta, uintptr_t stream)
+    {
+        adia_plan *p = get();
+        if (device != 1) type_error("spmv_ptr needs a GPU plan");
+        size_t vs = adia_value_size(vt);
+        if (!x || !y) value_error("NULL device pointer");
+        if (rows && cols && overlaps((void *)x, (size_t)cols * vs, (void *)y, (size_t)rows * vs))
+            value_error("x and out overlap");
+        check(adia_spmv_async(p, alpha, (const void *)x, beta, (void *)y, (void *)stream));
+    }
+
+    std::string explain() const
+    {
+        adia_plan *p = get();
+        std::vector<char> buf(1 << 16);
+        check(adia_plan_explain(p, buf.data(), buf.size()));
+        return std::string(buf.data());
+    }
+};
+
+static adia_value_type parse_vt(const std::string &s)
+{
+    if (s == "float64" || s == "double") return ADIA_DOUBLE;
+    if (s == "float32" || s == "float" || s == "single") return ADIA_FLOAT;
+    value_error("dtype must be float64 or float32, got " + s);
+}
+
+static adia_chooser parse_chooser(const std::string &s)
+{
+    if (s == "model") return ADIA_CHOOSE_MODEL;
+    if (s == "rules") return ADIA_CHOOSE_RULES;
+    if (s == "measure") return ADIA_CHOOSE_MEASURE;
+    if (s == "fixed") return ADIA_CHOOSE_FIXED;
+    value_error("chooser must be 'model', 'rules', 'measure' or 'fixed', got '" + s + "'");
+}
+
+struct Hints {
+    adia_plan_hints h;
+    adia_format_params fp;
+    std::string format;
+};
+
+static void make_hints(Hints &H, int64_t expected_calls, int device, const std::string &dtype,
+                       const std::string &chooser, const std::string &format, const std::string &params)
+{
+    std::memset(&H.h, 0, sizeof H.h);
+    H.h.expected_calls = expected_calls;
+    H.h.vtype = parse_vt(dtype);
+    if (device < -1 || device > 1) value_error("device must be -1, 0 or 1");
+    H.h.device = device;
+    H.h.chooser = parse_chooser(chooser);
+    H.format = format;
+    if (!format.empty()) {
+        if (!adia_format_exists(format.c_str())) value_error("unknown format '" + format + "'");
+        H.h.chooser = ADIA_CHOOSE_FIXED;
+        H.h.format = H.format.c_str();
+    } else if (H.h.chooser == ADIA_CHOOSE_FIXED) {
+        value_error("chooser 'fixed' needs a format");
+    }
+    adia_format_params_default(&H.fp);
+    if (!params.empty()) {
+        check(adia_format_params_parse(&H.fp, params.c_str()));
+        H.h.params = &H.fp;
+    }
+}
+
+static Plan *plan_create(nb::object mobj, int64_t expected_calls, int device, const std::string &dtype,
+                         const std::string &chooser, const std::string &format, const std::string &params)
+{
+    Matrix *M = nb::cast<Matrix *>(mobj);
+    adia_matrix *A = M->get();
+    Hints H;
+    make_hints(H, expected_calls, device, dtype, chooser, format, params);
+    adia_plan *P = nullptr;
+    adia_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_plan_create(A, &H.h, &P);
+    }
+    check(st);
+    Plan *p = new Plan();
+    p->P = P;
+    p->M = M;
+    p->M_owner = mobj;
+    p->rows = adia_plan_rows(P);
+    p->cols = adia_plan_cols(P);
+    p->device = adia_plan_device(P);
+    p->vt = adia_plan_value_type(P);
+    p->nnz = adia_matrix_nnz(A);
+    return p;
+}
+
+// ---------------------------------------------------------------- solve
+
+static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, const std::string &method,
+                      double rtol, int max_iter, bool jacobi, int device, int restart)
+{
+    Matrix *M = nb::cast<Matrix *>(mobj);
+    adia_matrix *A = M->get();
+    adia_plan *P = plan ? plan->get() : nullptr;
+    int32_t n = adia_matrix_rows(A);
+    if (n != adia_matrix_cols(A))
+        raise_class(PyExc_ValueError,
+                    "solve needs a square matrix, got " + std::to_string(n) + " x " +
+                        std::to_string(adia_matrix_cols(A)),
+                    ADIA_ERR_DIMENSION);
+    const double *bp = (const double *)vec_ptr(b, nb::dtype<double>(), n, false, "b");
+    double *xp = (double *)vec_ptr(x, nb::dtype<double>(), n, false, "x");
+    if (n && overlaps(bp, (size_t)n * 8, xp, (size_t)n * 8)) value_error("b and x overlap");
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    if (method == "cg")
+        o.method = ADIA_SOLVE_CG;
+    else if (method == "bicgstab")
+        o.method = ADIA_SOLVE_BICGSTAB;
+    else if (method == "gmres")
+        o.method = ADIA_SOLVE_GMRES;
+    else
+        value_error("method must be 'cg', 'bicgstab' or 'gmres', got '" + method + "'");
+    if (!(rtol > 0) || !std::isfinite(rtol)) value_error("rtol must be a positive finite number");
+    if (max_iter <= 0) value_error("maxiter must be positive");
+    if (restart <= 0) value_error("restart must be positive");
+    o.rtol = rtol;
+    o.max_iter = max_iter;
+    o.jacobi = jacobi ? 1 : 0;
+    o.device = device;
+    o.restart = restart;
+    adia_solve_info info;
+    std::memset(&info, 0, sizeof info);
+    adia_status st;
+    if (plan) plan->busy++;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_solve(A, P, bp, xp, &o, &info);
+    }
+    if (plan) plan->busy--;
+    check(st);
+    nb::dict d;
+    d["iterations"] = info.iterations;
+    d["converged"] = (bool)info.converged;
+    d["residual"] = info.residual;
+    d["time_ms"] = info.time_ms;
+    d["spmv_ms"] = info.spmv_ms;
+    d["spmvs"] = info.spmvs;
+    d["format"] = std::string(info.format);
+    d["stop"] = std::string(info.stop);
+    d["method"] = std::string(adia_solver_name(o.method));
+    return d;
+}
+
+// ---------------------------------------------------------------- analysis
+
+static nb::dict analyze(const Matrix &M, int64_t expected_calls, int device, const std::string &dtype)
+{
+    adia_matrix *A = M.get();
+    adia_features f;
+    adia_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_matrix_analyze(A, nullptr, &f);
+    }
+    check(st);
+    nb::dict fd;
+    fd["rows"] = f.rows;
+    fd["cols"] = f.cols;
+    fd["nnz"] = f.nnz;
+    fd["n_diag"] = f.n_diag;
+    fd["delta"] = f.delta;
+    fd["n_offset"] = f.n_offset;
+    fd["p_offset"] = f.p_offset;
+    fd["n_elem"] = f.n_elem;
+    fd["n_zero"] = f.n_zero;
+    fd["p_zero"] = f.p_zero;
+    fd["alpha"] = f.alpha;
+    fd["label_lz"] = (bool)f.label_lz;
+    fd["label_s"] = (bool)f.label_s;
+    fd["n_long_zero"] = f.n_long_zero;
+    fd["n_scatter"] = f.n_scatter;
+    fd["dia_fill"] = f.dia_fill;
+    fd["dense_diag_share"] = f.dense_diag_share;
+    fd["row_min"] = f.row_min;
+    fd["row_max"] = f.row_max;
+    fd["row_mean"] = f.row_mean;
+    fd["row_var"] = f.row_var;
+    fd["empty_rows"] = f.empty_rows;
+    fd["lower_bandwidth"] = f.lower_bandwidth;
+    fd["upper_bandwidth"] = f.upper_bandwidth;
+    fd["nan_count"] = f.nan_count;
+    fd["inf_count"] = f.inf_count;
+
+    Hints H;
+    make_hints(H, expected_calls, device, dtype, "model", "", "");
+    int n = 0;
+    check(adia_plan_candidates(A, &H.h, nullptr, 0, &n));
+    std::vector<adia_plan_candidate> c((size_t)(n > 0 ? n : 1));
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_plan_candidates(A, &H.h, c.data(), n, &n);
+    }
+    check(st);
+    nb::list cl;
+    for (int i = 0; i < n; i++) {
+        nb::dict cd;
+        cd["format"] = std::string(c[i].format);
+        cd["storage_bytes"] = c[i].storage_bytes;
+        cd["bytes"] = c[i].bytes;
+        cd["exact"] = (bool)c[i].exact;
+        cd["efficiency"] = c[i].efficiency;
+        cd["spmv_ms"] = c[i].spmv_ms;
+        cd["convert_ms"] = c[i].convert_ms;
+        cd["total_ms"] = c[i].total_ms;
+        cl.append(cd);
+    }
+    nb::dict d;
+    d["type"] = std::string(adia_matrix_type_name(f.type));
+    d["format"] = std::string(f.format);
+    d["features"] = fd;
+    d["candidates"] = cl;
+    return d;
+}
+
+// ---------------------------------------------------------------- module
+
+NB_MODULE(_adia, m)
+{
+    m.doc() = "adia C library binding (internal: use the adia package)";
+    m.attr("__version__") = ADIA_VERSION_STRING;
+#if defined(NB_VERSION_MAJOR) && NB_VERSION_MAJOR >= 2
+    m.attr("_readonly_inputs") = true;
+#else
+    m.attr("_readonly_inputs") = false;   // nanobind 1 refuses read-only arrays
+#endif
+
+    m.def("_register_errors", [](nb::object base, nb::dict classes) {
+        if (!g_error_base) {
+            g_error_base = new nb::object();
+            g_error_classes = new std::map<int, nb::object>();
+        }
+        *g_error_base = base;
+        g_error_classes->clear();
+        for (auto kv : classes) (*g_error_classes)[nb::cast<int>(kv.first)] = nb::borrow<nb::object>(kv.second);
+    });
+    m.def("status_string", [](int s) { return std::string(adia_status_string((adia_status)s)); });
+
+    nb::class_<Matrix>(m, "_Matrix")
+        .def_prop_ro("rows", [](const Matrix &M) { return adia_matrix_rows(M.get()); })
+        .def_prop_ro("cols", [](const Matrix &M) { return adia_matrix_cols(M.get()); })
+        .def_prop_ro("nnz", [](const Matrix &M) { return adia_matrix_nnz(M.get()); })
+        .def_prop_ro("name", [](const Matrix &M) { return std::string(adia_matrix_name(M.get())); })
+        .def("set_name", [](Matrix &M, const std::string &s) { check(adia_matrix_set_name(M.get(), s.c_str())); })
+        .def("copy_to", &matrix_copy_to)
+        .def("close", [](Matrix &M) {
+            adia_matrix_destroy(M.A);
+            M.A = nullptr;
+        });
+
+    m.def("matrix_from_csr", &matrix_from_csr, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
+          nb::rv_policy::take_ownership);
+    m.def(
+        "generate",
+        [](const std::string &spec) {
+            adia_matrix *A = nullptr;
+            adia_status st;
+            {
+                nb::gil_scoped_release nogil;
+                st = adia_matrix_generate(spec.c_str(), &A);
+            }
+            check(st);
+            return new Matrix(A);
+        },
+        nb::rv_policy::take_ownership);
+    m.def("generator_help", []() { return std::string(adia_generator_help()); });
+    m.def(
+        "read_mtx",
+        [](const std::string &path) {
+            adia_matrix *A = nullptr;
+            adia_status st;
+            {
+                nb::gil_scoped_release nogil;
+                st = adia_matrix_load(path.c_str(), &A);
+            }
+            check(st);
+            return new Matrix(A);
+        },
+        nb::rv_policy::take_ownership);
+    m.def("write_mtx", [](const Matrix &M, const std::string &path) {
+        adia_matrix *A = M.get();
+        adia_status st;
+        {
+            nb::gil_scoped_release nogil;
+            st = adia_matrix_write_mtx(A, path.c_str());
+        }
+        check(st);
+    });
+    m.def("read_vector", [](const std::string &path) {
+        int32_t n = 0;
+        double *x = nullptr;
+        adia_status st;
+        {
+            nb::gil_scoped_release nogil;
+            st = adia_vector_read_mtx(path.c_str(), &n, &x);
+        }
+        check(st);
+        nb::bytes out((const char *)x, sizeof(double) * (size_t)n);
+        std::free(x);
+        return out;
+    });
+    m.def("write_vector", [](const std::string &path, any_array x) {
+        const double *xp = (const double *)vec_ptr(x, nb::dtype<double>(), -1, false, "x");
+        if (x.shape(0) > INT32_MAX) value_error("vector too long");
+        int32_t n = (int32_t)x.shape(0);
+        adia_status st;
+        {
+            nb::gil_scoped_release nogil;
+            st = adia_vector_write_mtx(path.c_str(), n, xp);
+        }
+        check(st);
+    });
+    m.def(
+        "spy",
+        [](const Matrix &M, const std::string &path, const std::string &overlay, int size,
+           const std::string &caption, const std::string &params) {
+            adia_matrix *A = M.get();
+            adia_spy_options o;
+            std::memset(&o, 0, sizeof o);
+            o.size = size;
+            if (!overlay.empty()) o.overlay = overlay.c_str();
+            if (!caption.empty()) o.caption = caption.c_str();
+            adia_format_params fp;
+            adia_format_params_default(&fp);
+            if (!params.empty()) {
+                check(adia_format_params_parse(&fp, params.c_str()));
+                o.params = &fp;
+            }
+            adia_status st;
+            {
+                nb::gil_scoped_release nogil;
+                st = adia_matrix_spy_png(A, path.c_str(), &o);
+            }
+            check(st);
+        },
+        "matrix"_a, "path"_a, "overlay"_a, "size"_a, "caption"_a, "params"_a);
+    m.def("analyze", &analyze, "matrix"_a, "expected_calls"_a, "device"_a, "dtype"_a);
+    m.def("gpu_device_count", []() {
+        int n = 0;
+        check(adia_gpu_device_count(&n));
+        return n;
+    });
+    m.def("format_names", []() {
+        std::vector<std::string> v;
+        for (int i = 0; i < adia_format_count(); i++) v.push_back(adia_format_name_at(i));
+        return v;
+    });
+    m.def("set_memory_budget", [](int64_t bytes) { check(adia_set_memory_budget(bytes)); });
+    m.def("memory_budget", []() { return adia_memory_budget(); });
+
+    nb::class_<Plan>(m, "_Plan")
+        .def_prop_ro("rows", [](const Plan &p) { return (p.get(), p.rows); })
+        .def_prop_ro("cols", [](const Plan &p) { return (p.get(), p.cols); })
+        .def_prop_ro("closed", [](const Plan &p) { return p.P == nullptr; })
+        .def_prop_ro("device", [](const Plan &p) { return (p.get(), p.device); })
+        .def_prop_ro("dtype", [](const Plan &p) {
+            p.get();
+            return std::string(p.vt == ADIA_DOUBLE ? "float64" : "float32");
+        })
+        .def_prop_ro("nnz", [](const Plan &p) { return (p.get(), p.nnz); })
+        .def_prop_ro("format", [](const Plan &p) { return std::string(adia_plan_format_name(p.get())); })
+        .def_prop_ro("chooser", [](const Plan &p) { return std::string(adia_chooser_name(adia_plan_chooser(p.get()))); })
+        .def_prop_ro("predicted_ms", [](const Plan &p) { return adia_plan_predicted_ms(p.get()); })
+        .def_prop_ro("measured_ms", [](const Plan &p) { return adia_plan_measured_ms(p.get()); })
+        .def_prop_ro("matrix", [](const Plan &p) {
+            p.get();
+            return p.M_owner;
+        })
+        .def("spmv", &Plan::spmv, "x"_a, "y"_a, "alpha"_a, "beta"_a, "stream"_a)
+        .def("spmv_ptr", &Plan::spmv_ptr, "x"_a, "y"_a, "alpha"_a, "beta"_a, "stream"_a)
+        .def("explain", &Plan::explain)
+        .def("save", [](const Plan &p, const std::string &path) { check(adia_plan_save(p.get(), path.c_str())); })
+        .def("close", &Plan::close);
+
+    m.def("plan_create", &plan_create, "matrix"_a, "expected_calls"_a, "device"_a, "dtype"_a, "chooser"_a,
+          "format"_a, "params"_a, nb::rv_policy::take_ownership);
+    m.def(
+        "plan_load",
+        [](nb::object mobj, const std::string &path) {
+            Matrix *M = nb::cast<Matrix *>(mobj);
+            adia_plan *P = nullptr;
+            check(adia_plan_load(M->get(), path.c_str(), &P));
+            Plan *p = new Plan();
+            p->P = P;
+            p->M = M;
+            p->M_owner = mobj;
+            p->rows = adia_plan_rows(P);
+            p->cols = adia_plan_cols(P);
+            p->device = adia_plan_device(P);
+            p->vt = adia_plan_value_type(P);
+            p->nnz = adia_matrix_nnz(M->get());
+            return p;
+        },
+        nb::rv_policy::take_ownership);
+    m.def("solve", &solve, "matrix"_a, "plan"_a.none(), "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
+          "jacobi"_a, "device"_a, "restart"_a);
+}

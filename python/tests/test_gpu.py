@@ -1,0 +1,113 @@
+"""GPU plans with CuPy arrays (skipped without CuPy, a device or a CUDA build)."""
+import inspect
+
+import numpy as np
+import pytest
+import scipy.sparse.linalg as spla
+
+import adia
+
+
+def _tol_kw(fn, rtol):
+    return {"rtol": rtol} if "rtol" in inspect.signature(fn).parameters else {"tol": rtol}
+
+
+@pytest.mark.parametrize("spec", ["lap2d5:64", "type2:20000", "lap3d7:20", "random:2000,6"])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gpu_spmv_cupy(cupy, spec, dtype):
+    import cupyx.scipy.sparse as csp
+
+    A = adia.generate(spec)
+    P = adia.plan(A, expected_calls=100, device="gpu", dtype=dtype)
+    assert P.device == "gpu"
+    assert P.dtype == dtype
+    x = cupy.random.standard_normal(A.shape[1]).astype(dtype)
+    y = P @ x
+    assert isinstance(y, cupy.ndarray) and y.dtype == dtype
+    ref = csp.csr_matrix(A.astype(dtype)) @ x
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    scale = float(cupy.abs(ref).max())
+    assert float(cupy.abs(y - ref).max()) <= tol * scale
+    # in place with alpha, beta
+    out = cupy.ones(A.shape[0], dtype=dtype)
+    assert P.matvec(x, out=out, alpha=2.0, beta=-1.0) is out
+    assert float(cupy.abs(out - (2 * ref - 1)).max()) <= 4 * tol * (scale + 1)
+
+
+def test_gpu_stream_and_errors(cupy):
+    A = adia.generate("lap2d5:100")
+    P = adia.plan(A, device="gpu")
+    x = cupy.ones(A.shape[1])
+    s = cupy.cuda.Stream(non_blocking=True)
+    with s:
+        y = P @ x
+        z = y * 2
+    s.synchronize()
+    np.testing.assert_allclose(cupy.asnumpy(z), 2 * (A @ np.ones(A.shape[1])))
+    with pytest.raises(TypeError, match="CuPy"):
+        P @ np.ones(A.shape[1])
+    with pytest.raises(ValueError, match="length"):
+        P @ cupy.ones(3)
+    with pytest.raises(TypeError, match="float64"):
+        P.matvec(x.astype(cupy.float32), out=cupy.empty(A.shape[0]))
+    with pytest.raises(ValueError, match="contiguous"):
+        P.matvec(cupy.ones(2 * A.shape[1])[::2], out=cupy.empty(A.shape[0]))
+    with pytest.raises(ValueError, match="overlap"):
+        P.matvec(x, out=x)
+    C = adia.plan(A, device="cpu")
+    with pytest.raises(TypeError, match="NumPy"):
+        C.matvec(x, out=np.empty(A.shape[0]))
+    P.close()
+    with pytest.raises(ValueError, match="closed"):
+        P @ x
+
+
+def test_gpu_plan_from_cupyx_sparse(cupy):
+    import cupyx.scipy.sparse as csp
+
+    A = adia.generate("type2:5000")
+    dA = csp.csr_matrix(A)
+    P = adia.plan(dA, device="gpu")
+    x = cupy.arange(A.shape[1], dtype=cupy.float64)
+    np.testing.assert_allclose(cupy.asnumpy(P @ x), A @ np.arange(A.shape[1], dtype=float), rtol=1e-12)
+
+
+def test_gpu_linear_operator(cupy):
+    from cupyx.scipy.sparse.linalg import LinearOperator, cg
+
+    A = adia.generate("lap2d5:64")
+    P = adia.plan(A, expected_calls=500, device="gpu")
+    L = P.aslinearoperator()
+    assert isinstance(L, LinearOperator)
+    b = cupy.ones(A.shape[0])
+    x, info = cg(L, b, maxiter=2000, **_tol_kw(cg, 1e-10))
+    assert info == 0
+    r = cupy.asnumpy(b) - A @ cupy.asnumpy(x)
+    assert np.linalg.norm(r) <= 1e-8 * np.linalg.norm(cupy.asnumpy(b))
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab", "gmres"])
+def test_gpu_solve_vs_cupyx_cg(cupy, method):
+    import cupyx.scipy.sparse as csp
+    from cupyx.scipy.sparse.linalg import cg
+
+    A = adia.generate("lap3d7:24")
+    P = adia.plan(A, expected_calls=500, device="gpu")
+    b = cupy.ones(A.shape[0])
+    x, info = adia.solve(P, b, method=method, rtol=1e-10, maxiter=2000)
+    assert isinstance(x, cupy.ndarray)
+    assert info.converged, info
+    xr, flag = cg(csp.csr_matrix(A), b, maxiter=2000, **_tol_kw(cg, 1e-10))
+    assert flag == 0
+    assert float(cupy.abs(x - xr).max()) <= 1e-6 * float(cupy.abs(xr).max())
+    # host vectors with a GPU plan work too (moved once)
+    xh, info_h = adia.solve(P, np.ones(A.shape[0]), method=method, rtol=1e-10, maxiter=2000)
+    assert isinstance(xh, np.ndarray) and info_h.converged
+    np.testing.assert_allclose(xh, spla.spsolve(A.tocsc(), np.ones(A.shape[0])), rtol=1e-6)
+
+
+def test_gpu_solve_without_plan(cupy):
+    A = adia.generate("lap2d5:64")
+    x, info = adia.solve(A, np.ones(A.shape[0]), device="gpu", rtol=1e-10)
+    assert info.converged
+    assert np.linalg.norm(A @ x - 1) <= 1e-9 * np.sqrt(A.shape[0])

@@ -1,0 +1,86 @@
+"""adia.solve against scipy.sparse.linalg."""
+import numpy as np
+import pytest
+import scipy.sparse as sp
+import scipy.sparse.linalg as spla
+
+import adia
+
+
+def _nonsym(n=400, seed=3):
+    rng = np.random.default_rng(seed)
+    A = sp.diags([rng.uniform(-1, 1, n - 1), 4 + rng.uniform(0, 1, n), rng.uniform(-1, 1, n - 1),
+                  rng.uniform(-0.5, 0.5, n - 20)], [-1, 0, 1, 20], format="csr")
+    return A
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab", "gmres"])
+@pytest.mark.parametrize("jacobi", [False, True])
+def test_solve_spd(method, jacobi):
+    A = adia.generate("lap2d5:30")
+    xt = np.linspace(-1, 1, A.shape[0])
+    b = A @ xt
+    x, info = adia.solve(A, b, method=method, rtol=1e-10, maxiter=2000, jacobi=jacobi)
+    assert info.converged, info
+    assert info.stop == "converged"
+    assert info.method == method
+    assert info.residual <= 1e-10
+    assert info.iterations > 0 and info.spmvs >= info.iterations
+    assert info.format in adia.formats()
+    assert info.time_ms >= 0
+    assert np.linalg.norm(A @ x - b) <= 1.01e-10 * np.linalg.norm(b)
+    xs = spla.spsolve(A.tocsc(), b)
+    np.testing.assert_allclose(x, xs, atol=1e-6)
+
+
+@pytest.mark.parametrize("method", ["bicgstab", "gmres"])
+def test_solve_nonsymmetric_with_plan(method):
+    A = _nonsym()
+    b = np.ones(A.shape[0])
+    P = adia.plan(A, expected_calls=200)
+    x, info = adia.solve(P, b, method=method, rtol=1e-12, maxiter=500, restart=20)
+    assert info.converged, info
+    assert info.format == P.format
+    np.testing.assert_allclose(x, spla.spsolve(A.tocsc(), b), rtol=1e-9, atol=1e-10)
+
+
+def test_solve_vs_scipy_cg_iterations():
+    A = adia.generate("lap2d5:40")
+    b = np.ones(A.shape[0])
+    x, info = adia.solve(A, b, method="cg", rtol=1e-8, maxiter=1000)
+    kw = {"rtol": 1e-8} if "rtol" in spla.cg.__code__.co_varnames else {"tol": 1e-8}
+    count = [0]
+    xs, flag = spla.cg(A, b, maxiter=1000, callback=lambda _: count.__setitem__(0, count[0] + 1), **kw)
+    assert flag == 0 and info.converged
+    # same method, same stopping rule: about the same iteration count
+    assert abs(info.iterations - count[0]) <= max(3, count[0] // 10)
+    np.testing.assert_allclose(x, xs, atol=1e-6)
+
+
+def test_solve_x0_and_maxiter():
+    A = adia.generate("lap2d5:30")
+    b = np.ones(A.shape[0])
+    x, info = adia.solve(A, b, maxiter=3)
+    assert not info.converged
+    assert info.iterations == 3
+    assert "limit" in info.stop
+    # x0 = the solution: converged at once; x0 is not modified
+    xs, _ = adia.solve(A, b, rtol=1e-12)
+    x0 = xs.copy()
+    x2, info2 = adia.solve(A, b, x0=x0, rtol=1e-10)
+    assert info2.converged and info2.iterations <= 1
+    np.testing.assert_array_equal(x0, xs)
+
+
+def test_solve_zero_rhs():
+    A = adia.generate("lap2d5:10")
+    x, info = adia.solve(A, np.zeros(100))
+    assert info.converged
+    assert not x.any()
+
+
+def test_solve_column_rhs_and_list():
+    A = adia.generate("lap2d5:10")
+    x1, _ = adia.solve(A, np.ones((100, 1)))
+    x2, _ = adia.solve(A, [1.0] * 100)
+    np.testing.assert_array_equal(x1, x2)
