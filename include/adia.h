@@ -325,6 +325,17 @@ int adia_format_count(void);
 const char *adia_format_name_at(int i);
 /* Is this name registered? */
 int adia_format_exists(const char *name);
+/* Type questions, answered by the format's operations table (0 for a name
+ * that is not registered):
+ *  - is_diagonal: stored in the diagonal core (row pieces over offset
+ *    groups: dia, hdi, brcsd1, brcsd2, crsd) -- what adia_codegen_source
+ *    and the spy overlay accept;
+ *  - has_gpu: has a GPU kernel in this build (0 everywhere without CUDA);
+ *  - gpu_kernels: bit (1u << k) for each adia_gpu_kernel k that
+ *    adia_format_set_kernel accepts (0: one kernel, no choice). */
+int adia_format_is_diagonal(const char *name);
+int adia_format_has_gpu(const char *name);
+unsigned adia_format_gpu_kernels(const char *name);
 
 adia_status adia_format_build(const adia_matrix *A, const char *name,
                               const adia_format_params *p, adia_value_type vt,

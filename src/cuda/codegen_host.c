@@ -127,10 +127,10 @@ adia_status adia_codegen_source(const adia_format *F, char **source)
     if (!F || F->magic != ADIA_MAGIC_FORMAT)
         return adia_error(ADIA_ERR_INVALID_HANDLE, "adia_codegen_source: not a live format handle");
     if (!source) return adia_error(ADIA_ERR_INVALID_ARG, "adia_codegen_source: source is NULL");
-    if (strcmp(F->ops->family, "diagonal"))
+    if (!F->ops->diag.policy)
         return adia_error(ADIA_ERR_UNSUPPORTED,
                           "code generator: format %s is not a diagonal format "
-                          "(dia, hdi, brcsd1, brcsd2, crsd)", F->ops->name);
+                          "(%s)", F->ops->name, adia__format_list(1));
     return adia_codegen_diag_source(F->impl, F->vtype, source);
 }
 

@@ -187,7 +187,7 @@ adia_status csr_copy(csr_dev *d, const adia_csr *A)
     return s;
 }
 
-adia_status csr_upload(const void *impl, adia_value_type vt, void **out)
+adia_status csr_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
 {
     const adia_csr *A = (const adia_csr *)impl;
     if (A->vtype != vt) return adia_error(ADIA_ERR_INTERNAL, "csr upload: value type mismatch");
@@ -262,4 +262,6 @@ adia_status csr_spmv(const void *p, double alpha, const void *x, double beta, vo
 
 } // namespace
 
-extern "C" const adia_gpu_ops adia_gpu_csr = {"csr", csr_upload, csr_spmv, csr_free};
+extern "C" const adia_gpu_ops adia__gpu_csr = {
+    csr_upload, csr_spmv, csr_free,
+    (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) | (1u << ADIA_KERNEL_CSR_ADAPTIVE)};

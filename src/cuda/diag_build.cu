@@ -544,7 +544,7 @@ extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t col
     *out = NULL;
     adia_format *F = NULL;
     ADIA_TRY(adia_format_new("brcsd2", p, vt, rows, cols, nnz, &F));
-    const adia_gpu_ops *g = adia_gpu_ops_find("brcsd2");
+    const adia_gpu_ops *g = F->ops->gpu;
     const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
     adia_diag *D = NULL;
     void *dev_data = NULL;
@@ -557,7 +557,6 @@ extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t col
         adia_format_destroy(F);
         return s;
     }
-    F->gpu = g;
     *out = F;
     return ADIA_OK;
 }

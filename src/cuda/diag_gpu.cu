@@ -241,7 +241,7 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, void *dev_data, vo
     return ADIA_OK;
 }
 
-adia_status diag_upload(const void *impl, adia_value_type vt, void **out)
+adia_status diag_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
 {
     return diag_make((const adia_diag *)impl, vt, NULL, out);
 }
@@ -280,13 +280,18 @@ adia_status diag_spmv(const void *p, double alpha, const void *x, double beta, v
 
 } // namespace
 
+/* Every diagonal format runs the core's kernels (generic, generated);
+ * brcsd2 can also be built on the device (diag_build.cu). */
+#define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
 #define DIAG_GPU_OPS(fmt)                                                      \
-    extern "C" const adia_gpu_ops adia_gpu_##fmt = {#fmt, diag_upload, diag_spmv, diag_free};
+    extern "C" const adia_gpu_ops adia__gpu_##fmt = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS};
 DIAG_GPU_OPS(dia)
 DIAG_GPU_OPS(hdi)
 DIAG_GPU_OPS(brcsd1)
-DIAG_GPU_OPS(brcsd2)
 DIAG_GPU_OPS(crsd)
+extern "C" const adia_gpu_ops adia__gpu_brcsd2 = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS,
+                                                  NULL, NULL, NULL,
+                                                  adia_format_build_brcsd2_device};
 
 extern "C" adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt, void *dev_data,
                                            void **dev)

@@ -209,12 +209,6 @@ static int64_t bcsr_padded_zeros(const void *impl)
 
 static int64_t bcsr_storage_bytes(const void *impl) { return row_bcsr_storage_bytes(impl); }
 
-static int64_t bcsr_spmv_bytes(const void *impl)
-{
-    const adia_bcsr *B = impl;
-    return row_bcsr_storage_bytes(B) + adia_vector_bytes(B->rows, B->cols, B->vtype);
-}
-
 static adia_status bcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -224,7 +218,7 @@ static adia_status bcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_bcsr = {
     .name = "bcsr",
-    .family = "row",
+    .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "blocked CSR: dense r x c blocks, row-major (params r, c)",
     .build = bcsr_build,
     .to_csr = bcsr_to_csr,
@@ -232,6 +226,5 @@ const adia_format_ops adia_format_bcsr = {
     .destroy = bcsr_destroy,
     .padded_zeros = bcsr_padded_zeros,
     .storage_bytes = bcsr_storage_bytes,
-    .spmv_bytes = bcsr_spmv_bytes,
     .spmv = bcsr_spmv,
 };

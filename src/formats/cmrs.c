@@ -104,12 +104,6 @@ static int64_t cmrs_storage_bytes(const void *impl)
     return ((int64_t)M->nstrips + 1) * 8 + M->nnz * 8 + row_value_bytes(M->nnz, M->vtype);
 }
 
-static int64_t cmrs_spmv_bytes(const void *impl)
-{
-    const adia_cmrs *M = impl;
-    return cmrs_storage_bytes(impl) + adia_vector_bytes(M->rows, M->cols, M->vtype);
-}
-
 static adia_status cmrs_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -121,7 +115,6 @@ static adia_status cmrs_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_cmrs = {
     .name = "cmrs",
-    .family = "row",
     .description = "compressed multi-row storage: CSR in strips of h rows (param strip)",
     .build = cmrs_build,
     .to_csr = cmrs_to_csr,
@@ -129,6 +122,5 @@ const adia_format_ops adia_format_cmrs = {
     .destroy = cmrs_destroy,
     .padded_zeros = cmrs_padded_zeros,
     .storage_bytes = cmrs_storage_bytes,
-    .spmv_bytes = cmrs_spmv_bytes,
     .spmv = cmrs_spmv,
 };

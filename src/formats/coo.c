@@ -93,12 +93,6 @@ static int64_t coo_storage_bytes(const void *impl)
     return C->nnz * 8 + row_value_bytes(C->nnz, C->vtype);
 }
 
-static int64_t coo_spmv_bytes(const void *impl)
-{
-    const adia_coo *C = impl;
-    return coo_storage_bytes(impl) + adia_vector_bytes(C->rows, C->cols, C->vtype);
-}
-
 static adia_status coo_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -106,9 +100,15 @@ static adia_status coo_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* The planner's cost model (constants: plan_model.c). */
+static int64_t coo_predict(const adia_model_input *in, int *exact)
+{
+    *exact = 1;
+    return in->A->nnz * (8 + (int64_t)adia_value_size(in->vtype));
+}
+
 const adia_format_ops adia_format_coo = {
     .name = "coo",
-    .family = "row",
     .description = "coordinate triplets sorted by row",
     .build = coo_build,
     .to_csr = coo_to_csr,
@@ -116,6 +116,6 @@ const adia_format_ops adia_format_coo = {
     .destroy = coo_destroy,
     .padded_zeros = coo_padded_zeros,
     .storage_bytes = coo_storage_bytes,
-    .spmv_bytes = coo_spmv_bytes,
     .spmv = coo_spmv,
+    .model = {coo_predict, 0.40, 0.35, 1, 1, 1.50, 0.118, ADIA_STEPS_ROW_MAX}, /* segmented reduction */
 };

@@ -107,12 +107,6 @@ static int64_t csc_storage_bytes(const void *impl)
     return ((int64_t)S->cols + 1) * 8 + S->nnz * 4 + row_value_bytes(S->nnz, S->vtype);
 }
 
-static int64_t csc_spmv_bytes(const void *impl)
-{
-    const adia_csc *S = impl;
-    return csc_storage_bytes(impl) + adia_vector_bytes(S->rows, S->cols, S->vtype);
-}
-
 static adia_status csc_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -121,7 +115,6 @@ static adia_status csc_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_csc = {
     .name = "csc",
-    .family = "row",
     .description = "compressed sparse columns (64-bit column pointers)",
     .build = csc_build,
     .to_csr = csc_to_csr,
@@ -129,6 +122,5 @@ const adia_format_ops adia_format_csc = {
     .destroy = csc_destroy,
     .padded_zeros = csc_padded_zeros,
     .storage_bytes = csc_storage_bytes,
-    .spmv_bytes = csc_spmv_bytes,
     .spmv = csc_spmv,
 };

@@ -163,12 +163,6 @@ static int64_t ell_storage_bytes(const void *impl)
     return slots * 4 + row_value_bytes(slots, E->vtype);
 }
 
-static int64_t ell_spmv_bytes(const void *impl)
-{
-    const adia_ell *E = impl;
-    return ell_storage_bytes(impl) + adia_vector_bytes(E->rows, E->cols, E->vtype);
-}
-
 static adia_status ell_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -176,9 +170,16 @@ static adia_status ell_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* The planner's cost model (constants: plan_model.c). */
+static int64_t ell_predict(const adia_model_input *in, int *exact)
+{
+    int64_t width = in->p->ell_width > 0 ? in->p->ell_width : in->f->row_max;
+    *exact = 1;
+    return adia_sat_mul(adia_sat_mul(width, in->A->rows), 4 + (int64_t)adia_value_size(in->vtype));
+}
+
 const adia_format_ops adia_format_ell = {
     .name = "ell",
-    .family = "row",
     .description = "ELLPACK: fixed slots per row, column-major (param width)",
     .build = ell_build,
     .to_csr = ell_to_csr,
@@ -186,6 +187,6 @@ const adia_format_ops adia_format_ell = {
     .destroy = ell_destroy,
     .padded_zeros = ell_padded_zeros,
     .storage_bytes = ell_storage_bytes,
-    .spmv_bytes = ell_spmv_bytes,
     .spmv = ell_spmv,
+    .model = {ell_predict, 0.55, 0.80, 1, 2, 1.49, 0.181, ADIA_STEPS_ROW_MAX},
 };

@@ -1,6 +1,7 @@
 /* format.c -- the public adia_format_* wrappers: handle checks, the
  * operations table dispatch, parameter parsing. */
 #include "internal.h"
+#include "diag_core.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -117,6 +118,15 @@ adia_status adia_format_params_parse(adia_format_params *p, const char *text)
     return ADIA_OK;
 }
 
+adia_status adia__format_build_impl(const adia_format_ops *ops, const adia_csr *A,
+                                    const adia_format_params *p, adia_value_type vt, void **impl)
+{
+    if (ops->build) return ops->build(A, p, vt, impl);
+    if (ops->diag.policy)
+        return adia_diag_build_policy(ops->diag.policy, ops->diag.per_piece, A, p, vt, impl);
+    return adia_error(ADIA_ERR_UNSUPPORTED, "format %s has no build", ops->name);
+}
+
 adia_status adia_format_build(const adia_matrix *A, const char *name,
                               const adia_format_params *p, adia_value_type vt,
                               adia_format **out)
@@ -126,7 +136,8 @@ adia_status adia_format_build(const adia_matrix *A, const char *name,
     *out = NULL;
     adia_format *F = NULL;
     ADIA_TRY(adia_format_new(name, p, vt, A->csr.rows, A->csr.cols, A->csr.nnz, &F));
-    adia_status s = F->ops->build(&A->csr, &F->params, vt, &F->impl);
+    adia_status s = adia__format_build_impl(F->ops, &A->csr, &F->params, vt, &F->impl);
+    if (s == ADIA_OK && F->ops->zeros_apart) s = adia__zeros_collect(&A->csr, vt, &F->zeros);
     if (s != ADIA_OK) {
         adia_format_destroy(F);
         return s;
@@ -160,8 +171,9 @@ adia_status adia_format_new(const char *name, const adia_format_params *p, adia_
 void adia_format_destroy(adia_format *F)
 {
     if (!F || F->magic != ADIA_MAGIC_FORMAT) return;
-    if (F->gpu && F->dev) F->gpu->destroy(F->dev);
+    if (F->dev) F->ops->gpu->destroy(F->dev);
     if (F->impl) F->ops->destroy(F->impl);
+    adia__zeros_free(&F->zeros);
     F->magic = ADIA_MAGIC_DEAD;
     free(F);
 }
@@ -181,6 +193,11 @@ adia_status adia_format_to_matrix(const adia_format *F, adia_matrix **out)
     if (!F->ops->to_csr) return unsupported(F, "conversion back to CSR");
     adia_csr c;
     ADIA_TRY(F->ops->to_csr(F->impl, &c));
+    adia_status s = adia__zeros_merge(&F->zeros, &c);
+    if (s != ADIA_OK) {
+        adia_csr_free(&c);
+        return s;
+    }
     return adia_matrix_wrap(&c, out);
 }
 
@@ -192,8 +209,9 @@ int64_t adia_format_padded_zeros(const adia_format *F)
 
 int64_t adia_format_bytes(const adia_format *F)
 {
-    if (check_format(F, "adia_format_bytes") != ADIA_OK || !F->ops->spmv_bytes) return -1;
-    return F->ops->spmv_bytes(F->impl);
+    /* every stored array read once, plus x and y: derived here once */
+    if (check_format(F, "adia_format_bytes") != ADIA_OK || !F->ops->storage_bytes) return -1;
+    return F->ops->storage_bytes(F->impl) + adia_vector_bytes(F->rows, F->cols, F->vtype);
 }
 
 int64_t adia_format_storage_bytes(const adia_format *F)
@@ -219,11 +237,9 @@ adia_status adia_format_upload(adia_format *F)
     int n = 0;
     ADIA_TRY(adia_gpu_device_count(&n));
     if (n == 0) return adia_error(ADIA_ERR_NO_DEVICE, "adia_format_upload: no CUDA device");
-    const adia_gpu_ops *g = adia_gpu_ops_find(F->ops->name);
-    if (!g) return unsupported(F, "the GPU");
-    ADIA_TRY(g->upload(F->impl, F->vtype, &F->dev));
-    F->gpu = g;
-    return ADIA_OK;
+    const adia_gpu_ops *g = F->ops->gpu;
+    if (!g) return unsupported(F, "the GPU (no GPU kernel)");
+    return g->upload(F->impl, F->vtype, &F->params, &F->dev);
 }
 
 adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
@@ -232,5 +248,5 @@ adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
     ADIA_TRY(adia_format_upload(F));
     if ((!d_x && F->cols > 0) || (!d_y && F->rows > 0))
         return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_spmv_gpu: x or y is NULL");
-    return F->gpu->spmv(F->dev, alpha, d_x, beta, d_y, stream);
+    return F->ops->gpu->spmv(F->dev, alpha, d_x, beta, d_y, stream);
 }

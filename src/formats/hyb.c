@@ -89,12 +89,6 @@ static int64_t hyb_storage_bytes(const void *impl)
            row_value_bytes(H->coo.nnz, H->coo.vtype);
 }
 
-static int64_t hyb_spmv_bytes(const void *impl)
-{
-    const adia_hyb *H = impl;
-    return hyb_storage_bytes(impl) + adia_vector_bytes(H->ell.rows, H->ell.cols, H->ell.vtype);
-}
-
 static adia_status hyb_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -106,7 +100,6 @@ static adia_status hyb_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_hyb = {
     .name = "hyb",
-    .family = "row",
     .description = "hybrid ELL + COO (Bell-Garland width rule, or param width)",
     .build = hyb_build,
     .to_csr = hyb_to_csr,
@@ -114,6 +107,5 @@ const adia_format_ops adia_format_hyb = {
     .destroy = hyb_destroy,
     .padded_zeros = hyb_padded_zeros,
     .storage_bytes = hyb_storage_bytes,
-    .spmv_bytes = hyb_spmv_bytes,
     .spmv = hyb_spmv,
 };

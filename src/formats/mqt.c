@@ -207,12 +207,6 @@ static int64_t mqt_storage_bytes(const void *impl)
     return (M->nbits + 7) / 8 + row_value_bytes(M->nnz, M->vtype);
 }
 
-static int64_t mqt_spmv_bytes(const void *impl)
-{
-    const adia_mqt *M = impl;
-    return mqt_storage_bytes(impl) + adia_vector_bytes(M->rows, M->cols, M->vtype);
-}
-
 typedef struct spmv_ctx {
     const void *x;
     adia_value_type vt;
@@ -243,7 +237,6 @@ static adia_status mqt_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_mqt = {
     .name = "mqt",
-    .family = "row",
     .description = "minimal quad tree: 4-bit-per-node structure stream + values (Z order)",
     .build = mqt_build,
     .to_csr = mqt_to_csr,
@@ -251,6 +244,5 @@ const adia_format_ops adia_format_mqt = {
     .destroy = mqt_destroy,
     .padded_zeros = mqt_padded_zeros,
     .storage_bytes = mqt_storage_bytes,
-    .spmv_bytes = mqt_spmv_bytes,
     .spmv = mqt_spmv,
 };

@@ -180,12 +180,6 @@ static int64_t pbcsr_storage_bytes(const void *impl)
            row_value_bytes(slots, B->vtype);
 }
 
-static int64_t pbcsr_spmv_bytes(const void *impl)
-{
-    const adia_bcsr *B = &((const adia_pbcsr *)impl)->blocks;
-    return pbcsr_storage_bytes(impl) + adia_vector_bytes(B->rows, B->cols, B->vtype);
-}
-
 static adia_status pbcsr_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y)
 {
@@ -197,7 +191,6 @@ static adia_status pbcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_pbcsr = {
     .name = "pbcsr",
-    .family = "row",
     .description = "patent block CSR: aligned r x c blocks, rows padded to pad (params r, c, pad)",
     .build = pbcsr_build,
     .to_csr = pbcsr_to_csr,
@@ -205,6 +198,5 @@ const adia_format_ops adia_format_pbcsr = {
     .destroy = pbcsr_destroy,
     .padded_zeros = pbcsr_padded_zeros,
     .storage_bytes = pbcsr_storage_bytes,
-    .spmv_bytes = pbcsr_spmv_bytes,
     .spmv = pbcsr_spmv,
 };

@@ -105,11 +105,6 @@ static int64_t pcsr_storage_bytes(const void *impl)
     return adia_format_csr.storage_bytes(&((const adia_pcsr *)impl)->csr);
 }
 
-static int64_t pcsr_spmv_bytes(const void *impl)
-{
-    return adia_format_csr.spmv_bytes(&((const adia_pcsr *)impl)->csr);
-}
-
 static adia_status pcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -118,7 +113,6 @@ static adia_status pcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_pcsr = {
     .name = "pcsr",
-    .family = "row",
     .description = "padded CSR: rows padded to a multiple of pad (default 16), aligned starts",
     .build = pcsr_build,
     .to_csr = pcsr_to_csr,
@@ -126,6 +120,5 @@ const adia_format_ops adia_format_pcsr = {
     .destroy = pcsr_destroy,
     .padded_zeros = pcsr_padded_zeros,
     .storage_bytes = pcsr_storage_bytes,
-    .spmv_bytes = pcsr_spmv_bytes,
     .spmv = pcsr_spmv,
 };

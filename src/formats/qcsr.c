@@ -182,12 +182,6 @@ static int64_t qcsr_storage_bytes(const void *impl)
            T->nleaves * 8 + (T->nleaves + 1) * 8;
 }
 
-static int64_t qcsr_spmv_bytes(const void *impl)
-{
-    const adia_qcsr *T = impl;
-    return qcsr_storage_bytes(impl) + adia_vector_bytes(T->rows, T->cols, T->vtype);
-}
-
 static adia_status qcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -202,7 +196,6 @@ static adia_status qcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_qcsr = {
     .name = "qcsr",
-    .family = "row",
     .description = "quad-tree CSR: non-empty Q x Q leaves as small CSRs, Z order (param qt)",
     .build = qcsr_build,
     .to_csr = qcsr_to_csr,
@@ -210,6 +203,5 @@ const adia_format_ops adia_format_qcsr = {
     .destroy = qcsr_destroy,
     .padded_zeros = qcsr_padded_zeros,
     .storage_bytes = qcsr_storage_bytes,
-    .spmv_bytes = qcsr_spmv_bytes,
     .spmv = qcsr_spmv,
 };

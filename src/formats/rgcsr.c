@@ -141,12 +141,6 @@ static int64_t rgcsr_storage_bytes(const void *impl)
            row_value_bytes(X, R->vtype);
 }
 
-static int64_t rgcsr_spmv_bytes(const void *impl)
-{
-    const adia_rgcsr *R = impl;
-    return rgcsr_storage_bytes(impl) + adia_vector_bytes(R->rows, R->cols, R->vtype);
-}
-
 static adia_status rgcsr_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y)
 {
@@ -158,7 +152,6 @@ static adia_status rgcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_rgcsr = {
     .name = "rgcsr",
-    .family = "row",
     .description = "row-grouped CSR: groups of G rows interleaved by entry (param group)",
     .build = rgcsr_build,
     .to_csr = rgcsr_to_csr,
@@ -166,6 +159,5 @@ const adia_format_ops adia_format_rgcsr = {
     .destroy = rgcsr_destroy,
     .padded_zeros = rgcsr_padded_zeros,
     .storage_bytes = rgcsr_storage_bytes,
-    .spmv_bytes = rgcsr_spmv_bytes,
     .spmv = rgcsr_spmv,
 };

@@ -97,12 +97,6 @@ static int64_t sbcsr_storage_bytes(const void *impl)
     return row_bcsr_storage_bytes(&((const adia_sbcsr *)impl)->b);
 }
 
-static int64_t sbcsr_spmv_bytes(const void *impl)
-{
-    const adia_bcsr *B = &((const adia_sbcsr *)impl)->b;
-    return row_bcsr_storage_bytes(B) + adia_vector_bytes(B->rows, B->cols, B->vtype);
-}
-
 static adia_status sbcsr_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y)
 {
@@ -114,7 +108,7 @@ static adia_status sbcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_sbcsr = {
     .name = "sbcsr",
-    .family = "row",
+    .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "streamed BCSR: block rows stored stream by stream (params r, c)",
     .build = sbcsr_build,
     .to_csr = sbcsr_to_csr,
@@ -122,6 +116,5 @@ const adia_format_ops adia_format_sbcsr = {
     .destroy = sbcsr_destroy,
     .padded_zeros = sbcsr_padded_zeros,
     .storage_bytes = sbcsr_storage_bytes,
-    .spmv_bytes = sbcsr_spmv_bytes,
     .spmv = sbcsr_spmv,
 };

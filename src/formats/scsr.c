@@ -142,12 +142,6 @@ static int64_t scsr_storage_bytes(const void *impl)
     return ((int64_t)T->nbrows + 1) * 8 + slots * 4 + row_value_bytes(slots, T->vtype);
 }
 
-static int64_t scsr_spmv_bytes(const void *impl)
-{
-    const adia_scsr *T = impl;
-    return scsr_storage_bytes(impl) + adia_vector_bytes(T->rows, T->cols, T->vtype);
-}
-
 static adia_status scsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -159,7 +153,6 @@ static adia_status scsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_scsr = {
     .name = "scsr",
-    .family = "row",
     .description = "streamed CSR: rows dealt to S equal-length streams (param streams)",
     .build = scsr_build,
     .to_csr = scsr_to_csr,
@@ -167,6 +160,5 @@ const adia_format_ops adia_format_scsr = {
     .destroy = scsr_destroy,
     .padded_zeros = scsr_padded_zeros,
     .storage_bytes = scsr_storage_bytes,
-    .spmv_bytes = scsr_spmv_bytes,
     .spmv = scsr_spmv,
 };

@@ -190,12 +190,6 @@ static int64_t sell_storage_bytes(const void *impl)
            slots * 4 + row_value_bytes(slots, S->vtype);
 }
 
-static int64_t sell_spmv_bytes(const void *impl)
-{
-    const adia_sell *S = impl;
-    return sell_storage_bytes(impl) + adia_vector_bytes(S->rows, S->cols, S->vtype);
-}
-
 static adia_status sell_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -203,9 +197,18 @@ static adia_status sell_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* The planner's cost model (constants: plan_model.c). */
+static int64_t sell_predict(const adia_model_input *in, int *exact)
+{
+    int64_t slices = in->sell_slices, rows = in->A->rows;
+    *exact = 1;
+    if (in->sell_slots < 0) return -1;
+    return adia_sat_add((slices + 1) * 8 + slices * 4 + rows * 4,
+                        adia_sat_mul(in->sell_slots, 4 + (int64_t)adia_value_size(in->vtype)));
+}
+
 const adia_format_ops adia_format_sell = {
     .name = "sell",
-    .family = "row",
     .description = "SELL-C-sigma: sorted slices of C rows, ELL inside (params C, sigma)",
     .build = sell_build,
     .to_csr = sell_to_csr,
@@ -213,6 +216,6 @@ const adia_format_ops adia_format_sell = {
     .destroy = sell_destroy,
     .padded_zeros = sell_padded_zeros,
     .storage_bytes = sell_storage_bytes,
-    .spmv_bytes = sell_spmv_bytes,
     .spmv = sell_spmv,
+    .model = {sell_predict, 0.50, 0.55, 1, 3, 1.60, 0.348, ADIA_STEPS_ROW_MAX},
 };
