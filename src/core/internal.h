@@ -308,6 +308,10 @@ adia_status adia__zeros_collect(const adia_csr *A, adia_value_type vt, adia__zer
 adia_status adia__zeros_merge(const adia__zeros *z, adia_csr *out);
 void adia__zeros_free(adia__zeros *z);
 
+/* adia_format_params.interleave values (0: when it pays). */
+#define ADIA_INTERLEAVE_OFF 1
+#define ADIA_INTERLEAVE_FORCE 2
+
 /* Effective parameter: p->field if > 0 else dflt. */
 static inline int32_t adia_param(int32_t value, int32_t dflt)
 {

@@ -552,7 +552,7 @@ extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t col
                                               &dev_data, NULL)
                       : adia_error(ADIA_ERR_INTERNAL, "no GPU table for brcsd2");
     F->impl = D;                      /* owned by F from here: destroy frees it */
-    if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, dev_data, &F->dev);   /* takes dev_data */
+    if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
     if (s != ADIA_OK) {
         adia_format_destroy(F);
         return s;

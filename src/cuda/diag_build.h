@@ -48,7 +48,8 @@ adia_status adia_gpu_brcsd2_build(const adia_gpu_csr *dA, int32_t block_rows,
  * D, D->vtype values) is taken over instead of copied -- owned from the
  * call on, freed on failure too.  *dev is a handle of the "brcsd2" table's gpu slot of
  * the format's name. */
-adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt, void *dev_data,
+adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
+                                const adia_format_params *p, void *dev_data,
                                 void **dev);
 
 #ifdef __cplusplus

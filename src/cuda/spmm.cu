@@ -37,7 +37,7 @@
  *   rows where the pair counts) are staged per block in shared memory, so
  *   a pair costs two data loads.  Used for scattered offsets.
  *
- * ADIA_SPMM_GPU_KERNEL=tiled|stream forces one (tests; tiled fails with
+ * adia_spmm_options.gpu_kernel forces one (tests; tiled fails with
  * ADIA_ERR_UNSUPPORTED when it does not fit).
  */
 #include "cuda_util.h"
@@ -456,18 +456,17 @@ adia_status tile_budget(size_t *budget)
 }
 
 /* Which kernel: 1 tiled (g filled), 0 streaming. */
-adia_status choose_kernel(const spmm_plan *p, tile_geom *g, int *tiled)
+adia_status choose_kernel(const spmm_plan *p, int force, tile_geom *g, int *tiled)
 {
-    const char *force = getenv("ADIA_SPMM_GPU_KERNEL");
     size_t budget = 0;
     ADIA_TRY(tile_budget(&budget));
-    if (force && !strcmp(force, "stream")) {
+    if (force == 2) {   /* options.gpu_kernel: streaming */
         *tiled = 0;
         return ADIA_OK;
     }
     *tiled = tile_choose(p, budget, g);
-    if (force && !strcmp(force, "tiled") && !*tiled)
-        return adia_error(ADIA_ERR_UNSUPPORTED, "spmm gpu: ADIA_SPMM_GPU_KERNEL=tiled, but the "
+    if (force == 1 && !*tiled)
+        return adia_error(ADIA_ERR_UNSUPPORTED, "spmm gpu: the tiled kernel was asked for, but the "
                           "tile of %" PRId32 " x %" PRId32 " diagonals does not fit %zu bytes "
                           "of shared memory", p->a.dg, p->b.dg, budget);
     return ADIA_OK;
@@ -572,7 +571,7 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
     tile_geom g;
     int tiled = 0;
     int64_t ntiles = 0;
-    ADIA_TRY(choose_kernel(p, &g, &tiled));
+    ADIA_TRY(choose_kernel(p, run->kernel, &g, &tiled));
     ADIA_TRY(tiled ? tiled_build(p, g, bl) : stream_build(p, bl, &ntiles));
     /* C and the structure share one allocation (one cudaMalloc less: it
      * costs more than the kernel on small products) */

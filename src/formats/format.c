@@ -56,7 +56,57 @@ static const struct {
     {"qt", "leaf size", offsetof(adia_format_params, qt_size), EXTENT_SIDE},
     {"streams", "stream count", offsetof(adia_format_params, streams), EXTENT_ROWS},
     {"pad", "padding", offsetof(adia_format_params, pad), EXTENT_COLS},
+    {"kernel", "GPU kernel", offsetof(adia_format_params, gpu_kernel), EXTENT_ROWS},
+    {"tpr", "threads per row", offsetof(adia_format_params, tpr), EXTENT_ROWS},
+    {"R", "rows per thread", offsetof(adia_format_params, rows_per_thread), EXTENT_ROWS},
+    {"interleave", "chunk order", offsetof(adia_format_params, interleave), EXTENT_ROWS},
 };
+
+/* The tuning parameters take a value from a set: 0 (the library's
+ * choice) or one of these; message says which. */
+static adia_status check_tuning(const adia_format_params *p)
+{
+    if (p->gpu_kernel < 0 || p->gpu_kernel > ADIA_KERNEL_CSR_ADAPTIVE)
+        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: kernel=%d is not a GPU kernel "
+                          "(auto generic generated scalar vector adaptive)", (int)p->gpu_kernel);
+    int t = p->tpr;
+    if (t && t != 2 && t != 4 && t != 8 && t != 16 && t != 32)
+        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: tpr=%d must be 2, 4, 8, 16 "
+                          "or 32", t);
+    int R = p->rows_per_thread;
+    if (R && R != 1 && R != 2 && R != 4)
+        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: R=%d must be 1, 2 or 4", R);
+    if (p->interleave < 0 || p->interleave > ADIA_INTERLEAVE_FORCE)
+        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: interleave=%d must be 1 (off) "
+                          "or 2 (force)", (int)p->interleave);
+    return ADIA_OK;
+}
+
+/* A value given by name: kernel=generated, interleave=off|force; 0 if the
+ * text is no name of key's (then it must be a number). */
+static int named_value(const char *key, size_t klen, const char *v, size_t vlen, int32_t *out)
+{
+    char name[32];
+    if (vlen >= sizeof name) return 0;
+    memcpy(name, v, vlen);
+    name[vlen] = 0;
+    if (klen == 6 && !strncmp(key, "kernel", 6)) {
+        adia_gpu_kernel k;
+        if (adia_gpu_kernel_parse(name, &k) != ADIA_OK) {
+            adia_clear_error();
+            return 0;
+        }
+        *out = (int32_t)k;
+        return 1;
+    }
+    if (klen == 10 && !strncmp(key, "interleave", 10)) {
+        if (!strcmp(name, "off")) *out = ADIA_INTERLEAVE_OFF;
+        else if (!strcmp(name, "force")) *out = ADIA_INTERLEAVE_FORCE;
+        else return 0;
+        return 1;
+    }
+    return 0;
+}
 enum { N_PARAMS = sizeof params / sizeof *params };
 
 static int32_t *param_field(adia_format_params *p, const char *key, size_t len)
@@ -103,8 +153,13 @@ adia_status adia_format_params_parse(adia_format_params *p, const char *text)
         if (!field)
             return adia_error(ADIA_ERR_INVALID_ARG,
                               "format parameters: unknown key '%.*s' (known: B eta "
-                              "hack seg width C sigma r c group strip qt streams pad)",
+                              "hack seg width C sigma r c group strip qt streams pad "
+                              "kernel tpr R interleave)",
                               (int)(eq - s), s);
+        if (named_value(s, (size_t)(eq - s), eq + 1, (size_t)(end - eq - 1), field)) {
+            s = *end ? end + 1 : end;
+            continue;
+        }
         char *stop;
         errno = 0;
         long v = strtol(eq + 1, &stop, 10);
@@ -115,7 +170,7 @@ adia_status adia_format_params_parse(adia_format_params *p, const char *text)
         *field = (int32_t)v;
         s = *end ? end + 1 : end;
     }
-    return ADIA_OK;
+    return check_tuning(p);
 }
 
 adia_status adia__format_build_impl(const adia_format_ops *ops, const adia_csr *A,
@@ -155,6 +210,7 @@ adia_status adia_format_new(const char *name, const adia_format_params *p, adia_
     const adia_format_ops *ops = adia_format_ops_find(name);
     if (!ops) return adia_error(ADIA_ERR_INVALID_ARG, "unknown format '%s'", name);
     if (p) ADIA_TRY(check_params(p, ops->name, rows, cols));
+    if (p) ADIA_TRY(check_tuning(p));
     adia_format *F = adia_calloc(1, sizeof *F, "format handle");
     if (!F) return ADIA_ERR_NO_MEMORY;
     F->magic = ADIA_MAGIC_FORMAT;

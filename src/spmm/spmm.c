@@ -436,6 +436,7 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
         memset(&run, 0, sizeof run);
         run.c_list = c;
         run.accumulate = acc != NULL;
+        run.kernel = opt->gpu_kernel;
         if (opt->device == ADIA_DEVICE_GPU) s = run_gpu(p, &run, info);
         else if (algo == ADIA_SPMM_CDM) s = spmm_cpu_cdm(p, c, &info->time_ms);
         else s = spmm_cpu_hm(p, c, &info->time_ms);

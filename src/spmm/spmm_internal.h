@@ -76,6 +76,7 @@ typedef struct spmm_gpu_run {
     double *c_list;           /* in: C's values (initial ones when accumulating),
                                  out: the product; NULL: C stays on the device */
     int accumulate;
+    int kernel;               /* in: 0 automatic, 1 tiled, 2 streaming        */
     int64_t sample_row0, sample_rows; /* c_list NULL: rows downloaded into */
     double *sample;           /* sample[d * sample_rows + i - sample_row0]    */
     double kernel_ms;         /* out: kernel(s), CUDA events                  */
