@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(TILE) each_nnz(const int64_t *rowptr, int32_t 
     }
 }
 
-__global__ void check_rowptr(const int64_t *rowptr, int32_t rows, int32_t *bad)
+static __global__ void check_rowptr(const int64_t *rowptr, int32_t rows, int32_t *bad)
 {
     int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (r < rows && rowptr[r + 1] < rowptr[r]) atomicMin(bad, (int32_t)r);
@@ -81,7 +81,7 @@ struct MarkOp {
 };
 
 /* The offset of each diagonal id. */
-__global__ void diag_offsets(const uint32_t *flag, const uint32_t *ids, int64_t span,
+static __global__ void diag_offsets(const uint32_t *flag, const uint32_t *ids, int64_t span,
                              int32_t rows, int32_t *off)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;

@@ -552,7 +552,7 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
 {
     size_t free_b = 0, total_b = 0;
     ADIA_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-    const int64_t need = spmm_gpu_bytes(p);
+    const int64_t need = adia__spmm_gpu_bytes(p);
     if ((uint64_t)need > (uint64_t)free_b)
         return adia_error(ADIA_ERR_NO_MEMORY, "spmm gpu: the product needs %" PRId64
                           " bytes of device memory, %zu are free (C: %" PRId64 " entries)",
@@ -606,12 +606,12 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
 
 } // namespace
 
-extern "C" adia_status spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
+extern "C" adia_status adia__spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
 {
     if (run->accumulate && !run->c_list)
         return adia_error(ADIA_ERR_INVALID_ARG, "spmm gpu: accumulating needs C's values");
-    ADIA_TRY(spmm_operand_store(&p->a));
-    ADIA_TRY(spmm_operand_store(&p->b));
+    ADIA_TRY(adia__spmm_operand_store(&p->a));
+    ADIA_TRY(adia__spmm_operand_store(&p->b));
     dev_arrays da;
     da.count = 0;
     blob bl;

@@ -28,7 +28,7 @@ static adia_status csc_build(const adia_csr *A, const adia_format_params *p,
     *S = (adia_csc){.rows = A->rows, .cols = A->cols, .nnz = A->nnz, .vtype = vt};
     S->colptr = adia_calloc((size_t)A->cols + 1, sizeof *S->colptr, "csc column pointers");
     S->rowind = adia_alloc((size_t)A->nnz, sizeof *S->rowind, "csc row indices");
-    S->values = row_values_alloc(A->nnz, vt, "csc values");
+    S->values = adia__row_values_alloc(A->nnz, vt, "csc values");
     int64_t *next = adia_alloc((size_t)A->cols + 1, sizeof *next, "csc fill cursors");
     if (!S->colptr || !S->rowind || !S->values || !next) {
         free(next);
@@ -79,7 +79,7 @@ static adia_status csc_check(const void *impl)
         return adia_error(ADIA_ERR_INVALID_MATRIX, "csc: column pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, S->colptr[0],
                           S->colptr[S->cols], S->nnz);
-    ADIA_TRY(row_check_index("csc", "rowind", S->rowind, S->nnz, S->rows, false));
+    ADIA_TRY(adia__row_check_index("csc", "rowind", S->rowind, S->nnz, S->rows, false));
     for (int32_t j = 0; j < S->cols; j++) {
         if (S->colptr[j + 1] < S->colptr[j])
             return adia_error(ADIA_ERR_INVALID_MATRIX, "csc: column pointer %d decreases",

@@ -81,10 +81,10 @@ static adia_status mqt_build(const adia_csr *A, const adia_format_params *p,
     int32_t side = A->rows > A->cols ? A->rows : A->cols;
     while ((1ll << M->levels) < side) M->levels++;
     row_zentry *e = NULL;
-    adia_status s = row_zorder(A, 1, &e);
+    adia_status s = adia__row_zorder(A, 1, &e);
     /* at most 4 bits per level per entry */
     if (s == ADIA_OK) M->bits = adia_calloc((size_t)A->nnz * M->levels / 2 + 1, 1, "mqt bits");
-    if (s == ADIA_OK) M->values = row_values_alloc(A->nnz, vt, "mqt values");
+    if (s == ADIA_OK) M->values = adia__row_values_alloc(A->nnz, vt, "mqt values");
     if (s == ADIA_OK && (!M->bits || !M->values)) s = ADIA_ERR_NO_MEMORY;
     if (s != ADIA_OK) {
         free(e);

@@ -56,18 +56,18 @@ static adia_status pcsr_to_csr(const void *impl, adia_csr *out)
 {
     const adia_pcsr *P = impl;
     row_csr_builder b;
-    ADIA_TRY(row_csr_begin(&b, out, P->csr.rows, P->csr.cols, P->nnz));
+    ADIA_TRY(adia__row_csr_begin(&b, out, P->csr.rows, P->csr.cols, P->nnz));
     for (int32_t i = 0; i < P->csr.rows; i++)
         for (int64_t k = P->csr.rowptr[i]; k < P->csr.rowptr[i] + real_len(&P->csr, i); k++)
             row_csr_push(&b, i, P->csr.colind[k], row_value_get(P->csr.values, P->csr.vtype, k));
-    return row_csr_finish(&b, "pcsr");
+    return adia__row_csr_finish(&b, "pcsr");
 }
 
 static adia_status pcsr_check(const void *impl)
 {
     const adia_pcsr *P = impl;
     const adia_csr *C = &P->csr;
-    ADIA_TRY(row_check_index("pcsr", "colind", C->colind, C->nnz, C->cols, false));
+    ADIA_TRY(adia__row_check_index("pcsr", "colind", C->colind, C->nnz, C->cols, false));
     int64_t n = 0;
     for (int32_t i = 0; i < C->rows; i++) {
         if (C->rowptr[i] % P->pad || C->rowptr[i + 1] < C->rowptr[i])

@@ -76,7 +76,7 @@ static adia_status slice_layout(const adia_csr *A, adia_sell *S)
             if (row_len(A, S->perm[q]) > w) w = row_len(A, S->perm[q]);
         if (w > INT32_MAX) return adia_error(ADIA_ERR_OVERFLOW, "sell: slice %d too wide", (int)s);
         S->slice_width[s] = (int32_t)w;
-        ADIA_TRY(row_mul(w, S->C, "sell slice", &size));
+        ADIA_TRY(adia__row_mul(w, S->C, "sell slice", &size));
         if (!adia_add_i64(S->slice_ptr[s], size, &S->slice_ptr[s + 1]))
             return adia_error(ADIA_ERR_OVERFLOW, "sell: slot count overflows");
     }
@@ -116,7 +116,7 @@ static adia_status sell_build(const adia_csr *A, const adia_format_params *p,
     if (s == ADIA_OK) {
         S->colind = adia_alloc((size_t)S->slice_ptr[S->nslices], sizeof *S->colind,
                                "sell column indices");
-        S->values = row_values_alloc(S->slice_ptr[S->nslices], vt, "sell values");
+        S->values = adia__row_values_alloc(S->slice_ptr[S->nslices], vt, "sell values");
         if (!S->colind || !S->values) s = ADIA_ERR_NO_MEMORY;
     }
     if (s != ADIA_OK) {
@@ -135,7 +135,7 @@ static adia_status sell_to_csr(const void *impl, adia_csr *out)
     if (!pos) return ADIA_ERR_NO_MEMORY;
     for (int32_t q = 0; q < S->rows; q++) pos[S->perm[q]] = q;
     row_csr_builder b;
-    adia_status st = row_csr_begin(&b, out, S->rows, S->cols, S->nnz);
+    adia_status st = adia__row_csr_begin(&b, out, S->rows, S->cols, S->nnz);
     for (int32_t i = 0; st == ADIA_OK && i < S->rows; i++) {
         int32_t s = pos[i] / S->C, r = pos[i] % S->C;
         for (int64_t k = 0; k < S->slice_width[s]; k++) {
@@ -145,7 +145,7 @@ static adia_status sell_to_csr(const void *impl, adia_csr *out)
         }
     }
     free(pos);
-    return st == ADIA_OK ? row_csr_finish(&b, "sell") : st;
+    return st == ADIA_OK ? adia__row_csr_finish(&b, "sell") : st;
 }
 
 static adia_status sell_check(const void *impl)
@@ -160,8 +160,8 @@ static adia_status sell_check(const void *impl)
                               " slots, not width %d x C %d", (int)s,
                               S->slice_ptr[s + 1] - S->slice_ptr[s], (int)S->slice_width[s],
                               (int)S->C);
-    ADIA_TRY(row_check_index("sell", "perm", S->perm, S->rows, S->rows, false));
-    ADIA_TRY(row_check_index("sell", "colind", S->colind, S->slice_ptr[S->nslices], S->cols, true));
+    ADIA_TRY(adia__row_check_index("sell", "perm", S->perm, S->rows, S->rows, false));
+    ADIA_TRY(adia__row_check_index("sell", "colind", S->colind, S->slice_ptr[S->nslices], S->cols, true));
     int64_t n = 0;
     for (int64_t p = 0; p < S->slice_ptr[S->nslices]; p++)
         if (S->colind[p] != ADIA_ROW_PAD) n++;
