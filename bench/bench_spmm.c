@@ -284,7 +284,7 @@ static void bench_device_only(const char *name, adia_matrix *A, adia_matrix *B, 
         return;
     }
     int64_t bad = -1, row0 = adia_matrix_rows(A) / 2;
-    adia_status s = spmm_gpu_check_rows(ADIA_OP_N, A, ADIA_OP_N, B, row0, 256, &si, &bad);
+    adia_status s = adia__spmm_gpu_check_rows(ADIA_OP_N, A, ADIA_OP_N, B, row0, 256, &si, &bad);
     if (s != ADIA_OK) {
         printf("%-24s GPU device-only run failed: %s\n", name, adia_last_error());
         return;

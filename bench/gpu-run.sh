@@ -106,12 +106,12 @@ bench --gen lap3d7:160 --float
 bench --gen lap3d27:128
 bench --gen type2:4000000
 # A/B of the interleaved chunk order for far diagonals (diag_gpu.cu): rows in order
-echo "# ADIA_DIAG_INTERLEAVE=0: rows in order (A/B of the line above)" >>"$MD"
-ADIA_DIAG_INTERLEAVE=0 bench --gen type2:4000000
+echo "# interleave=off: rows in order (A/B of the line above)" >>"$MD"
+bench --gen type2:4000000 --params interleave=off
 bench --gen type3:4000000,41,0.34
 bench --gen type3:4000000,41,0.34 --params B=64
-echo "# ADIA_DIAG_INTERLEAVE=0: rows in order (A/B of the line above)" >>"$MD"
-ADIA_DIAG_INTERLEAVE=0 bench --gen type3:4000000,41,0.34 --params B=64
+echo "# interleave=off: rows in order (A/B of the line above)" >>"$MD"
+bench --gen type3:4000000,41,0.34 --params B=64,interleave=off
 bench --gen band:1000000,100
 BENCH_FORMATS=$ROW_FORMATS bench --gen random:2000000,16
 BENCH_FORMATS=$ROW_FORMATS bench --gen powerlaw:2000000,2,10000

@@ -311,12 +311,24 @@ typedef struct adia_format_params {
     int32_t qt_size;         /* quad-tree CSR: leaf (density) size             */
     int32_t streams;         /* streamed CSR/BCSR: number of streams           */
     int32_t pad;             /* padded CSR / BCSR-16: row padding multiple     */
+    /* GPU kernel tuning (read at upload; 0 = the library's choice):      */
+    int32_t gpu_kernel;      /* kernel: an adia_gpu_kernel (by name in text:
+                                kernel=generated), the upload's variant    */
+    int32_t tpr;             /* tpr: csr vector kernel threads per row,
+                                2, 4, 8, 16 or 32 (else from row lengths)   */
+    int32_t rows_per_thread; /* R: diagonal warp kernels' rows per thread,
+                                1, 2 or 4 (a cap; else chosen by value type) */
+    int32_t interleave;      /* interleave: diagonal kernels' chunk order for
+                                far diagonals: 1 off (rows in order), 2 forced
+                                (L2 taken as 4 KB: tests); 0 when it pays    */
 } adia_format_params;
 
 /* Fill p with "use the default" everywhere. */
 void adia_format_params_default(adia_format_params *p);
 /* Parse "B=256,eta=256,C=32,sigma=256,r=2,c=2,..." into p (keys: B eta hack
- * seg width C sigma r c group strip qt streams pad). */
+ * seg width C sigma r c group strip qt streams pad kernel tpr R interleave;
+ * kernel takes a name of adia_gpu_kernel_name, interleave also off / force).
+ * A tuning value out of its set is ADIA_ERR_INVALID_ARG (also at build). */
 adia_status adia_format_params_parse(adia_format_params *p, const char *text);
 
 /* A matrix stored in one format, in one precision, maybe also on a GPU. */
@@ -328,6 +340,17 @@ int adia_format_count(void);
 const char *adia_format_name_at(int i);
 /* Is this name registered? */
 int adia_format_exists(const char *name);
+/* Type questions, answered by the format's operations table (0 for a name
+ * that is not registered):
+ *  - is_diagonal: stored in the diagonal core (row pieces over offset
+ *    groups: dia, hdi, brcsd1, brcsd2, crsd) -- what adia_codegen_source
+ *    and the spy overlay accept;
+ *  - has_gpu: has a GPU kernel in this build (0 everywhere without CUDA);
+ *  - gpu_kernels: bit (1u << k) for each adia_gpu_kernel k that
+ *    adia_format_set_kernel accepts (0: one kernel, no choice). */
+int adia_format_is_diagonal(const char *name);
+int adia_format_has_gpu(const char *name);
+unsigned adia_format_gpu_kernels(const char *name);
 
 adia_status adia_format_build(const adia_matrix *A, const char *name,
                               const adia_format_params *p, adia_value_type vt,
@@ -419,10 +442,9 @@ adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t 
 
 /* GPU kernel variants.  AUTO: the upload picks (csr: from row statistics;
  * diagonal formats: the generic kernel -- generating one costs an NVRTC
- * compile, so it is chosen explicitly).  The environment variable
- * ADIA_GPU_KERNEL=scalar|vector|adaptive|generic|generated overrides AUTO at
- * upload (for benchmarks); ADIA_CSR_TPR=2..32 forces the threads per row of
- * the csr vector kernel. */
+ * compile, so it is chosen explicitly).  The format parameter kernel=
+ * (adia_format_params.gpu_kernel) overrides AUTO at upload (benchmarks);
+ * tpr= forces the threads per row of the csr vector kernel. */
 typedef enum adia_gpu_kernel {
     ADIA_KERNEL_AUTO = 0,
     ADIA_KERNEL_GENERIC = 1,       /* diagonal: offsets read from memory       */
@@ -579,6 +601,9 @@ typedef struct adia_spmm_options {
                                 <= 0 or NaN: 4 (C's diagonals are then at least
                                 25% nonzeros, or short); INFINITY: no limit  */
     adia_spmm_info *info;    /* optional: filled by adia_spmm                */
+    int gpu_kernel;          /* GPU: 0 the automatic choice, 1 the shared-
+                                memory tiled kernel (ADIA_ERR_UNSUPPORTED when
+                                its tile does not fit), 2 the streaming one  */
 } adia_spmm_options;
 
 void adia_spmm_options_default(adia_spmm_options *opt);

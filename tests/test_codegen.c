@@ -37,7 +37,7 @@ int main(void)
     double data[26] = {0};
     adia_diag D = make_diag(data);
     char *src = NULL;
-    CHECK_OK(adia_codegen_diag_source(&D, ADIA_DOUBLE, &src));
+    CHECK_OK(adia_codegen_diag_source(&D, ADIA_DOUBLE, 0, &src));
     CHECK(src && strstr(src, "#define ADIA_VALUE double"), "value type in the prelude");
     CHECK(src && strstr(src, "case 0: ADIA_ACC(0, -1); ADIA_ACC(1, 0); ADIA_ACC(2, 2); break;"),
           "group 0 unrolled with literal offsets:\n%s", src ? src : "");
@@ -45,7 +45,7 @@ int main(void)
     CHECK(src && strstr(src, "adia_diag_generic"), "template embedded");
     CHECK(src && strstr(src, ADIA_CODEGEN_KERNEL), "kernel name");
     char *fsrc = NULL;
-    CHECK_OK(adia_codegen_diag_source(&D, ADIA_FLOAT, &fsrc));
+    CHECK_OK(adia_codegen_diag_source(&D, ADIA_FLOAT, 0, &fsrc));
     CHECK(fsrc && strstr(fsrc, "#define ADIA_VALUE float"), "float prelude");
 
     /* Too many offsets: refused with a message naming the limit. */
@@ -56,7 +56,7 @@ int main(void)
     B.group_start = big_start;
     B.offsets = big;
     char *bsrc = NULL;
-    CHECK_ERR(adia_codegen_diag_source(&B, ADIA_DOUBLE, &bsrc), ADIA_ERR_UNSUPPORTED, "exceed the limit");
+    CHECK_ERR(adia_codegen_diag_source(&B, ADIA_DOUBLE, 0, &bsrc), ADIA_ERR_UNSUPPORTED, "exceed the limit");
     CHECK(bsrc == NULL, "no source on failure");
     free(big);
 

@@ -1,6 +1,6 @@
 /* test_gpu_spmm.c -- the GPU product equals the CPU HM product bitwise
  * (same pair order, no FMA; NaN where the CPU has NaN) with each GPU kernel
- * forced in turn (ADIA_SPMM_GPU_KERNEL=tiled|stream): banded odd sizes
+ * forced in turn (options.gpu_kernel: tiled, streaming): banded odd sizes
  * (n = 1, n below a tile, n not a multiple of it), a stencil whose offsets
  * make several staged B segments, rectangular shapes, every op combination,
  * accumulate, a single diagonal, empty matrices and Inf/NaN on the band
@@ -41,12 +41,11 @@ static int same(const adia_matrix *C, const adia_matrix *R)
 static void compare(const char *what, const char *kernel, adia_op oa, const adia_matrix *A,
                     adia_op ob, const adia_matrix *B, const adia_matrix *C0, int want_tiled)
 {
-    if (kernel) setenv("ADIA_SPMM_GPU_KERNEL", kernel, 1);
-    else unsetenv("ADIA_SPMM_GPU_KERNEL");
     adia_matrix *Cc = NULL, *Cg = NULL;
     adia_spmm_options opt;
     adia_spmm_info info;
     adia_spmm_options_default(&opt);
+    int gpu_kernel = !kernel ? 0 : !strcmp(kernel, "tiled") ? 1 : 2;
     opt.algorithm = ADIA_SPMM_HM;
     opt.accumulate = C0 != NULL;
     if (C0) {
@@ -55,6 +54,7 @@ static void compare(const char *what, const char *kernel, adia_op oa, const adia
     }
     CHECK_OK(adia_spmm(oa, A, ob, B, &Cc, &opt));
     opt.device = ADIA_DEVICE_GPU;
+    opt.gpu_kernel = gpu_kernel;
     opt.info = &info;
     memset(&info, 0, sizeof info);
     info.gpu_tile_rows = -1;
@@ -148,14 +148,13 @@ int main(void)
     adia_matrix *Rn = test_diag_matrix(13, 12000, 12000, 40, rnd, 1.0, 2.0, NULL);
     compare("auto: band", NULL, ADIA_OP_N, I, ADIA_OP_N, J, NULL, 1);
     compare("auto: 40 offsets in +-5000", NULL, ADIA_OP_N, Rn, ADIA_OP_N, Rn, NULL, 0);
-    setenv("ADIA_SPMM_GPU_KERNEL", "tiled", 1);
     adia_matrix *X = NULL;
     adia_spmm_options opt;
     adia_spmm_options_default(&opt);
     opt.device = ADIA_DEVICE_GPU;
+    opt.gpu_kernel = 1;   /* tiled */
     CHECK_ERR(adia_spmm(ADIA_OP_N, Rn, ADIA_OP_N, Rn, &X, &opt), ADIA_ERR_UNSUPPORTED,
               "does not fit");
-    unsetenv("ADIA_SPMM_GPU_KERNEL");
     adia_matrix *mats[] = {R1, R2, R1t, R2t, S, C0, D1, D2, E, I, J, Rn};
     for (size_t i = 0; i < sizeof mats / sizeof *mats; i++) adia_matrix_destroy(mats[i]);
     return TEST_END();

@@ -155,7 +155,11 @@ static void check_values(adia_format *F, const adia_matrix *A, uint64_t seed)
     free(ref);
 }
 
-/* One format, one precision, one kernel variant (tpr > 0: csr vector width). */
+/* Parameter interleave of every build (check_interleaved forces it). */
+static int interleave;
+
+/* One format, one precision, one kernel variant (tpr > 0: csr vector width;
+ * AUTO: the upload's only kernel). */
 static void check_variant(const adia_matrix *A, const char *fmt, adia_value_type vt,
                           adia_gpu_kernel k, int tpr, int threads, const char *cname)
 {
@@ -163,13 +167,12 @@ static void check_variant(const adia_matrix *A, const char *fmt, adia_value_type
     snprintf(buf, sizeof buf, "[%s] %s/%s/%s%s%.0d threads %d", cname, fmt, adia_value_type_name(vt),
              adia_gpu_kernel_name(k), tpr ? " tpr " : "", tpr, threads);
     label = buf;
-    if (tpr) {
-        char t[16];
-        snprintf(t, sizeof t, "%d", tpr);
-        setenv("ADIA_CSR_TPR", t, 1);
-    }
+    adia_format_params p;
+    adia_format_params_default(&p);
+    p.tpr = tpr;
+    p.interleave = interleave;
     adia_format *F = NULL;
-    adia_status s = adia_format_build(A, fmt, NULL, vt, &F);
+    adia_status s = adia_format_build(A, fmt, &p, vt, &F);
     CHECK(s == ADIA_OK, "%s: build: %s", label, adia_last_error());
     if (s == ADIA_OK) {
         s = adia_format_set_kernel(F, k);
@@ -180,41 +183,40 @@ static void check_variant(const adia_matrix *A, const char *fmt, adia_value_type
             return;
         }
         CHECK(s == ADIA_OK, "%s: set_kernel: %s\n%s", label, adia_last_error(), adia_codegen_log());
-        if (s == ADIA_OK) CHECK(adia_format_kernel(F) == k, "%s: kernel in use %s", label,
-                                adia_gpu_kernel_name(adia_format_kernel(F)));
+        if (s == ADIA_OK && k != ADIA_KERNEL_AUTO)
+            CHECK(adia_format_kernel(F) == k, "%s: kernel in use %s", label,
+                  adia_gpu_kernel_name(adia_format_kernel(F)));
         if (s == ADIA_OK && threads) CHECK_OK(adia_format_set_threads(F, threads));
         if (s == ADIA_OK) check_values(F, A, 99);
     }
     adia_format_destroy(F);
-    unsetenv("ADIA_CSR_TPR");
 }
 
-static void check_diag_formats(const adia_matrix *A, adia_value_type vt, const char *cname)
+/* Every format with a GPU side (the registry's), each kernel variant its
+ * table lists (csr's vector kernel at every width; the diagonal kernels
+ * also at 64 threads); diag_only: the diagonal core's formats alone. */
+static void check_formats(const adia_matrix *A, adia_value_type vt, const char *cname,
+                          int diag_only)
 {
-    static const char *diag_formats[] = {"dia", "hdi", "brcsd1", "brcsd2", "crsd"};
-    for (int f = 0; f < 5; f++) {
-        if (!adia_format_exists(diag_formats[f])) continue;
-        check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
-        check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERATED, 0, 0, cname);
-        check_variant(A, diag_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 64, cname);
+    for (int f = 0; f < adia_format_count(); f++) {
+        const char *fmt = adia_format_name_at(f);
+        if (!adia_format_has_gpu(fmt) || (diag_only && !adia_format_is_diagonal(fmt))) continue;
+        unsigned kernels = adia_format_gpu_kernels(fmt);
+        if (!kernels) check_variant(A, fmt, vt, ADIA_KERNEL_AUTO, 0, 0, cname);
+        for (int k = 1; k < 32; k++) {
+            if (!(kernels & (1u << k))) continue;
+            check_variant(A, fmt, vt, (adia_gpu_kernel)k, 0, 0, cname);
+            for (int tpr = 2; k == ADIA_KERNEL_CSR_VECTOR && tpr <= 32; tpr *= 2)
+                check_variant(A, fmt, vt, (adia_gpu_kernel)k, tpr, 0, cname);
+            if (k == ADIA_KERNEL_CSR_VECTOR) check_variant(A, fmt, vt, (adia_gpu_kernel)k, 0, 96, cname);
+            if (k == ADIA_KERNEL_GENERIC) check_variant(A, fmt, vt, (adia_gpu_kernel)k, 0, 64, cname);
+        }
     }
 }
 
 static void check_matrix(const adia_matrix *A, const char *cname)
 {
-    static const char *row_formats[] = {"coo", "ell", "sell", "hyb", "bcsr"};
-    for (int v = 0; v < 2; v++) {
-        adia_value_type vt = v ? ADIA_FLOAT : ADIA_DOUBLE;
-        check_variant(A, "csr", vt, ADIA_KERNEL_CSR_SCALAR, 0, 0, cname);
-        check_variant(A, "csr", vt, ADIA_KERNEL_CSR_ADAPTIVE, 0, 0, cname);
-        for (int tpr = 2; tpr <= 32; tpr *= 2)
-            check_variant(A, "csr", vt, ADIA_KERNEL_CSR_VECTOR, tpr, 0, cname);
-        check_variant(A, "csr", vt, ADIA_KERNEL_CSR_VECTOR, 0, 96, cname);
-        for (int f = 0; f < 5; f++)
-            if (adia_format_exists(row_formats[f]))
-                check_variant(A, row_formats[f], vt, ADIA_KERNEL_GENERIC, 0, 0, cname);
-        check_diag_formats(A, vt, cname);
-    }
+    for (int v = 0; v < 2; v++) check_formats(A, v ? ADIA_FLOAT : ADIA_DOUBLE, cname, 0);
 }
 
 /* The diagonal kernels with the interleaved chunk order (far diagonals,
@@ -223,21 +225,21 @@ static void check_matrix(const adia_matrix *A, const char *cname)
  * exactly once. */
 static void check_interleaved(void)
 {
-    setenv("ADIA_DIAG_INTERLEAVE", "force", 1);
+    interleave = 2;   /* interleave=force: L2 taken as 4 KB */
     static const int cases[] = {2, 3, 4, 6, 7};
     for (int i = 0; i < 5; i++) {
         adia_matrix *A = make_case(cases[i]);
         char name[96];
         snprintf(name, sizeof name, "interleaved %s", case_name[cases[i]]);
-        for (int v = 0; v < 2 && A; v++) check_diag_formats(A, v ? ADIA_FLOAT : ADIA_DOUBLE, name);
+        for (int v = 0; v < 2 && A; v++) check_formats(A, v ? ADIA_FLOAT : ADIA_DOUBLE, name, 1);
         adia_matrix_destroy(A);
     }
     adia_matrix *T = test_generate("type2:20011");   /* coupled fields, +-n/2 */
     CHECK(T != NULL, "type2:20011 generated");
     for (int v = 0; v < 2 && T; v++)
-        check_diag_formats(T, v ? ADIA_FLOAT : ADIA_DOUBLE, "interleaved type2:20011");
+        check_formats(T, v ? ADIA_FLOAT : ADIA_DOUBLE, "interleaved type2:20011", 1);
     adia_matrix_destroy(T);
-    unsetenv("ADIA_DIAG_INTERLEAVE");
+    interleave = 0;
 }
 
 /* API errors: a kernel the format lacks, bad thread counts. */

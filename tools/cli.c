@@ -265,6 +265,18 @@ int cli_check_format(const char *cmd, const char *name)
     return 2;
 }
 
+int cli_check_diagonal_format(const char *cmd, const char *option, const char *name)
+{
+    if (adia_format_is_diagonal(name)) return 0;
+    fprintf(stderr, "adia %s: --%s %s: %s; the diagonal formats are:", cmd, option, name,
+            adia_format_exists(name) ? "not a diagonal format" : "unknown format");
+    for (int i = 0; i < adia_format_count(); i++)
+        if (adia_format_is_diagonal(adia_format_name_at(i)))
+            fprintf(stderr, " %s", adia_format_name_at(i));
+    fprintf(stderr, "\n");
+    return 2;
+}
+
 const char *cli_bytes_text(int64_t bytes, char *buf, size_t size)
 {
     if (bytes < 0) snprintf(buf, size, "-");

@@ -117,6 +117,9 @@ int cli_write_vector(const char *cmd, const char *path, int32_t n, const double 
 int cli_parse_params(const char *cmd, const char *text, adia_format_params *p);
 /* Is name a registered format?  0, or a usage error (2) listing them. */
 int cli_check_format(const char *cmd, const char *name);
+/* 0 if name is a format stored in the diagonal core (codegen, overlay),
+ * else a usage error naming option and listing those formats: 2. */
+int cli_check_diagonal_format(const char *cmd, const char *option, const char *name);
 /* A byte or element count as text; "-" when unknown (negative). */
 const char *cli_bytes_text(int64_t bytes, char *buf, size_t size);
 

@@ -74,12 +74,6 @@ static bench_row *new_row(bench_ctx *c)
     return r;
 }
 
-static bool is_diagonal(const char *f)
-{
-    return !strcmp(f, "dia") || !strcmp(f, "hdi") || !strcmp(f, "brcsd1") ||
-           !strcmp(f, "brcsd2") || !strcmp(f, "crsd");
-}
-
 /* Check twice (beta = 0 with NaN-poisoned y, then general alpha/beta) and
  * keep the larger error; a NaN error fails. */
 static bool check_format(bench_ctx *c, adia_format *F, bench_row *r)
@@ -168,22 +162,17 @@ static void bench_format(bench_ctx *c, const char *fmt)
         adia_format_destroy(F);
         return;
     }
-    if (!strcmp(fmt, "csr")) {
-        static const adia_gpu_kernel v[] = {ADIA_KERNEL_CSR_SCALAR, ADIA_KERNEL_CSR_VECTOR,
-                                            ADIA_KERNEL_CSR_ADAPTIVE};
-        for (int i = 0; i < 3; i++) run_variant(c, F, fmt, v[i], 0, build_ms);
-    } else if (is_diagonal(fmt)) {
-        /* every diagonal format has a generated kernel (the per-row form for
-         * HDI and CRSD pieces): the planner's MEASURE may pick any of them */
-        run_variant(c, F, fmt, ADIA_KERNEL_GENERIC, 0, build_ms);
-        run_variant(c, F, fmt, ADIA_KERNEL_GENERATED, 0, build_ms);
-        for (int th = 64; c->o.threads_study && th <= 1024; th *= 2) {
-            run_variant(c, F, fmt, ADIA_KERNEL_GENERIC, th, build_ms);
-            run_variant(c, F, fmt, ADIA_KERNEL_GENERATED, th, build_ms);
-        }
-    } else {
-        run_variant(c, F, fmt, ADIA_KERNEL_AUTO, 0, build_ms);
-    }
+    /* every kernel variant the format's table lists (csr: scalar, vector,
+     * adaptive; the diagonal formats: generic, generated -- the per-row
+     * form for HDI and CRSD pieces): the planner's MEASURE may pick any */
+    unsigned kernels = adia_format_gpu_kernels(fmt);
+    if (!kernels) run_variant(c, F, fmt, ADIA_KERNEL_AUTO, 0, build_ms);
+    for (int k = 1; k < 32; k++)
+        if (kernels & (1u << k)) run_variant(c, F, fmt, (adia_gpu_kernel)k, 0, build_ms);
+    for (int th = 64; kernels && adia_format_is_diagonal(fmt) && c->o.threads_study && th <= 1024;
+         th *= 2)
+        for (int k = 1; k < 32; k++)
+            if (kernels & (1u << k)) run_variant(c, F, fmt, (adia_gpu_kernel)k, th, build_ms);
     adia_format_destroy(F);
 }
 

@@ -6,10 +6,10 @@
 #include <stdlib.h>
 
 static const char *const CODEGEN_USAGE =
-    "usage: adia codegen FILE.mtx | --gen SPEC [--format dia|hdi|brcsd1|brcsd2|crsd]\n\n"
+    "usage: adia codegen FILE.mtx | --gen SPEC [--format FORMAT]\n\n"
     "Print the CUDA kernel generated for the matrix: each offset group's\n"
     "offsets as literal constants, the diagonal loop unrolled (paper Fig. 11).\n"
-    "The format defaults to brcsd2.";
+    "FORMAT: a diagonal format (adia info lists them), default brcsd2.";
 
 int cmd_codegen(int argc, char **argv)
 {
@@ -28,7 +28,7 @@ int cmd_codegen(int argc, char **argv)
     if (rc || done) return rc;
     if ((npos == 1) == (gen != NULL))
         return cli_usage_error(argv[0], "give exactly one of FILE or --gen SPEC");
-    if (!adia_format_exists(format)) return cli_usage_error(argv[0], "unknown format '%s'", format);
+    if ((rc = cli_check_diagonal_format(argv[0], "format", format))) return rc;
     adia_format_params p;
     adia_format_params_default(&p);
     adia_status s;

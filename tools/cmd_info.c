@@ -14,9 +14,6 @@ static const char usage[] =
     "padded zeros, storage bytes and SpMV bytes of the diagonal formats (every\n"
     "registered format with --formats).";
 
-/* The diagonal formats of the paper's Table 6, in its order. */
-static const char *const diagonal_formats[] = {"dia", "hdi", "brcsd1", "brcsd2", "crsd"};
-
 /* One described feature: both outputs walk the same list. */
 typedef struct feature {
     const char *key;     /* JSON key (the header's field name) */
@@ -191,16 +188,18 @@ int cmd_info(int argc, char **argv)
         adia_matrix_destroy(A);
         return cli_fail(argv[0], s);
     }
-    int nd = (int)(sizeof diagonal_formats / sizeof *diagonal_formats);
-    int nc = all ? adia_format_count() : nd;
-    format_cost *c = calloc((size_t)nc, sizeof *c);
+    /* the diagonal formats (the paper's Table 6, in the registry's order,
+     * which is the table's), or every format */
+    int nc = 0;
+    format_cost *c = calloc((size_t)adia_format_count() + 1, sizeof *c);
     if (!c) {
         adia_matrix_destroy(A);
         fprintf(stderr, "adia %s: out of memory\n", argv[0]);
         return 1;
     }
-    for (int i = 0; i < nc; i++)
-        measure(A, all ? adia_format_name_at(i) : diagonal_formats[i], &p, &c[i]);
+    for (int i = 0; i < adia_format_count(); i++)
+        if (all || adia_format_is_diagonal(adia_format_name_at(i)))
+            measure(A, adia_format_name_at(i), &p, &c[nc++]);
     const char *name = adia_matrix_name(A)[0] ? adia_matrix_name(A) : (gen ? gen : pos[0]);
     if (json) print_json(name, &f, c, nc);
     else print_text(name, &f, c, nc);

@@ -11,8 +11,8 @@ static const char *const usage =
     "usage: adia spy FILE.mtx|--gen SPEC -o FILE.png [--size PIXELS] [--overlay FORMAT]\n"
     "                [--params k=v,...]\n\n"
     "Writes the sparsity picture (nonzeros per pixel, log colour scale) as PNG.\n"
-    "--overlay draws the row pieces of a diagonal format (dia, hdi, brcsd1,\n"
-    "brcsd2, crsd): red lines where the offset group changes, orange lines at\n"
+    "--overlay draws the row pieces of a diagonal format (adia info lists\n"
+    "them): red lines where the offset group changes, orange lines at\n"
     "other piece boundaries, a band left of the plot coloured by group.";
 
 int cmd_spy(int argc, char **argv)
@@ -37,6 +37,7 @@ int cmd_spy(int argc, char **argv)
         return cli_usage_error(cmd, "give either a matrix FILE or --gen SPEC (see --help)");
     if (!out) return cli_usage_error(cmd, "missing -o FILE.png");
     if ((rc = cli_check_range(cmd, "size", (double)size, 8, 8192))) return rc;
+    if (overlay && (rc = cli_check_diagonal_format(cmd, "overlay", overlay))) return rc;
     adia_format_params fp;
     adia_format_params_default(&fp);
     if (params) {

@@ -129,13 +129,110 @@ adia_status adia_matrix_check_handle(const adia_matrix *A, const char *func);
 
 /* ----------------------------------------------------------- formats */
 
-/* The operations table every format module exports (one per file, named
- * adia_format_<name>).  A NULL slot means "not supported" and the public
- * wrapper returns ADIA_ERR_UNSUPPORTED.  impl is the module's own struct. */
+/* What a format is, as one operations table per format (PETSc's Mat ops,
+ * BLIS's reference-then-override): every module exports one table,
+ * adia_format_<name>, with named slots (designated initialisers); the
+ * registry (src/formats/registry.c, one line per format) resolves it once:
+ *
+ *  - a slot the module leaves NULL gets its one documented fallback there
+ *    (adia__format_resolve), so callers test a slot once and never a name;
+ *  - a diagonal format names only its partition policy (diag.policy): the
+ *    diagonal core fills build, to_csr, check, destroy, padded_zeros,
+ *    storage_bytes and spmv, and codegen / spy overlay accept it;
+ *  - the GPU slots (gpu) come from the format's .cu file (adia__gpu_<name>),
+ *    named in the registry line; NULL in a build without CUDA and for a
+ *    format without a GPU kernel -- the planner and `adia bench` learn it here;
+ *  - bytes moved per SpMV are derived once: storage_bytes + the x, y
+ *    traffic (adia_vector_bytes), never a slot.
+ * A slot still NULL after resolution returns ADIA_ERR_UNSUPPORTED. */
+struct adia_diag_partition;   /* src/formats/diag_core.h */
+typedef adia_status (*adia_diag_policy_fn)(const adia_csr *A, const adia_format_params *p,
+                                           struct adia_diag_partition *part);
+
+/* Distinct offsets per block of rows (one O(nnz) pass, plan_model.c):
+ * slots = sum K_b * len_b, offsets = sum K_b, groups = runs of blocks with
+ * differing offset sets (an upper bound of the core's groups), kmax. */
+typedef struct adia_block_count {
+    int64_t blocks, slots, offsets, groups, group_offsets, kmax;
+} adia_block_count;
+
+/* What the planner knows of A before building anything (plan_model.c
+ * fills it once per plan; a format's model.storage reads it). */
+typedef struct adia_model_input {
+    const adia_csr *A;
+    const adia_features *f;
+    const adia_format_params *p;
+    adia_value_type vtype;
+    adia_block_count block;       /* per B-row block (B = block_rows, 256)   */
+    adia_block_count hack;        /* per HDI hack (hack, 128)                */
+    int64_t sell_slots, sell_slices;  /* SELL-C-sigma; -1: sell refuses p   */
+} adia_model_input;
+
+/* What one GPU thread walks in sequence (the model's latency term): the
+ * longest row, the diagonals, the most offsets in one hack / B-row block. */
+typedef enum adia_model_steps {
+    ADIA_STEPS_ROW_MAX = 0, ADIA_STEPS_N_DIAG, ADIA_STEPS_HACK, ADIA_STEPS_BLOCK
+} adia_model_steps;
+
+/* The planner's cost model of a format (plan_model.c says what the
+ * constants mean and where they were measured).  storage NULL: the model
+ * never proposes the format (RULES and FIXED still may). */
+typedef struct adia_format_model {
+    /* Predicted bytes of the arrays (-1: not predictable for these
+     * parameters); *exact = 1 when equal to storage_bytes of the build. */
+    int64_t (*storage)(const adia_model_input *in, int *exact);
+    double eff_cpu, eff_gpu;      /* fraction of streaming bandwidth reached */
+    int launches, passes;         /* kernel launches per SpMV, CSR passes to build */
+    double base_us, step_us;      /* GPU small-matrix regime (fits, H200)    */
+    adia_model_steps steps;
+} adia_format_model;
+
+/* The GPU side of a format (a .cu file; NULL slots: see adia_format_ops). */
+typedef struct adia_gpu_ops {
+    /* Copy the host storage to the device; p: the handle's parameters
+     * (kernel variant, threads per row, rows per thread, interleaving). */
+    adia_status (*upload)(const void *impl, adia_value_type vt, const adia_format_params *p,
+                          void **dev);
+    adia_status (*spmv)(const void *dev, double alpha, const void *x,
+                        double beta, void *y, void *stream);
+    void (*destroy)(void *dev);
+    unsigned kernels;             /* (1u << adia_gpu_kernel) of each variant
+                                     adia_format_set_kernel accepts; 0: one
+                                     kernel, no choice                      */
+    /* Reserved for the next issues; NULL everywhere (fallback in brackets). */
+    /* main diagonal into device array d (Jacobi on a device-only plan)
+     * [download + host diagonal] */
+    adia_status (*diagonal)(const void *dev, void *d, void *stream);
+    /* spmv, then *dot = x . y on the device (CG's p'Ap) [spmv + a dot] */
+    adia_status (*spmv_dot)(const void *dev, double alpha, const void *x, double beta,
+                            void *y, double *dot, void *stream);
+    /* rows [r0, r1) only (interior / boundary rows) [ADIA_ERR_UNSUPPORTED] */
+    adia_status (*spmv_rows)(const void *dev, int32_t r0, int32_t r1, double alpha,
+                             const void *x, double beta, void *y, void *stream);
+    /* build from CSR arrays in device memory (GPU solvers) [download the
+     * CSR, host build, upload]; brcsd2 has one */
+    adia_status (*build_device)(int32_t rows, int32_t cols, int64_t nnz,
+                                const int64_t *d_rowptr, const int32_t *d_colind,
+                                const double *d_values, const adia_format_params *p,
+                                adia_value_type vt, adia_format **out);
+} adia_gpu_ops;
+
 typedef struct adia_format_ops {
     const char *name;         /* stable command-line name */
-    const char *family;       /* "diagonal" or "row" */
     const char *description;  /* one line for --help */
+    /* Kind of storage: the diagonal core's partition policy (the format is
+     * an adia_diag, diag_core.h; per_piece: HDI's offsets per piece), or
+     * policy NULL: the module's own storage. */
+    struct {
+        adia_diag_policy_fn policy;
+        int per_piece;
+    } diag;
+    /* to_csr cannot tell a stored explicit zero from padding (it keeps the
+     * nonzeros): the handle keeps the source's explicit zeros apart and
+     * adia_format_to_matrix merges them back (format.c), so the round trip
+     * is exact for every format. */
+    int zeros_apart;
+    /* host [diagonal core's for diag.policy] */
     adia_status (*build)(const adia_csr *A, const adia_format_params *p,
                          adia_value_type vt, void **impl);
     adia_status (*to_csr)(const void *impl, adia_csr *out);   /* out: double */
@@ -143,20 +240,30 @@ typedef struct adia_format_ops {
     void (*destroy)(void *impl);
     int64_t (*padded_zeros)(const void *impl);
     int64_t (*storage_bytes)(const void *impl);                /* arrays */
-    int64_t (*spmv_bytes)(const void *impl);                   /* one SpMV */
     adia_status (*spmv)(const void *impl, double alpha, const void *x,
                         double beta, void *y);
+    /* Reserved for the next issues; NULL everywhere (fallback in brackets). */
+    /* the main diagonal, min(rows, cols) doubles [to_csr and a scan] */
+    adia_status (*diagonal)(const void *impl, double *d);
+    /* spmv, then *dot = x . y (square; CG's p'Ap) [spmv + a dot] */
+    adia_status (*spmv_dot)(const void *impl, double alpha, const void *x, double beta,
+                            void *y, double *dot);
+    /* rows [r0, r1) of y only [ADIA_ERR_UNSUPPORTED] */
+    adia_status (*spmv_rows)(const void *impl, int32_t r0, int32_t r1, double alpha,
+                             const void *x, double beta, void *y);
+    /* the planner's cost model [never proposed by the model] */
+    adia_format_model model;
+    /* GPU side: set by the registry from its line (never by the module) */
+    const adia_gpu_ops *gpu;
 } adia_format_ops;
 
-/* The GPU side of a format: a separate table (src/cuda) so the CPU build has
- * no CUDA symbols.  Looked up by name; missing = ADIA_ERR_UNSUPPORTED. */
-typedef struct adia_gpu_ops {
-    const char *name;
-    adia_status (*upload)(const void *impl, adia_value_type vt, void **dev);
-    adia_status (*spmv)(const void *dev, double alpha, const void *x,
-                        double beta, void *y, void *stream);
-    void (*destroy)(void *dev);
-} adia_gpu_ops;
+/* The explicit zeros of a source kept apart by a zeros_apart format:
+ * row-sorted positions and their values as stored (-0.0 stays -0.0). */
+typedef struct adia__zeros {
+    int64_t n;
+    int32_t *row, *col;
+    double *val;
+} adia__zeros;
 
 /* Monotonic wall clock in milliseconds (src/core/clock.c). */
 double adia_now_ms(void);
@@ -166,9 +273,12 @@ double adia_now_ms(void);
 adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
                                  adia_gpu_timing *t);
 
-/* Registry lookups (src/formats/registry.c, src/cuda/registry.cu). */
+/* Registry lookups (src/formats/registry.c): the resolved tables. */
 const adia_format_ops *adia_format_ops_find(const char *name);
-const adia_gpu_ops *adia_gpu_ops_find(const char *name);
+const adia_format_ops *adia__format_ops_at(int i);   /* 0 .. adia_format_count()-1 */
+/* The registry's names, ", "-separated, filtered by `diagonal` (-1: all,
+ * 1: the diagonal core's formats, 0: the others): for messages. */
+const char *adia__format_list(int diagonal);
 
 struct adia_format {
     uint32_t magic;
@@ -178,14 +288,29 @@ struct adia_format {
     int64_t nnz;              /* nonzeros of the source matrix */
     adia_format_params params;
     void *impl;               /* host storage, owned */
-    const adia_gpu_ops *gpu;  /* NULL until uploaded */
-    void *dev;                /* device storage, owned */
+    void *dev;                /* device storage (ops->gpu), owned; NULL until uploaded */
+    adia__zeros zeros;        /* ops->zeros_apart: the source's explicit zeros */
 };
 
 /* A live handle of format `name` for a rows x cols matrix of nnz nonzeros,
  * without storage (impl NULL): the builds fill it (format.c). */
 adia_status adia_format_new(const char *name, const adia_format_params *p, adia_value_type vt,
                             int32_t rows, int32_t cols, int64_t nnz, adia_format **out);
+
+/* The build slot, or the diagonal core's build through ops->diag.policy. */
+adia_status adia__format_build_impl(const adia_format_ops *ops, const adia_csr *A,
+                                    const adia_format_params *p, adia_value_type vt, void **impl);
+
+/* Explicit zeros (src/core/zeros.c): collect the entries of A whose value
+ * in vt is zero (row-sorted); merge them back into a CSR that lacks them
+ * (out is replaced; n == 0: untouched); free. */
+adia_status adia__zeros_collect(const adia_csr *A, adia_value_type vt, adia__zeros *z);
+adia_status adia__zeros_merge(const adia__zeros *z, adia_csr *out);
+void adia__zeros_free(adia__zeros *z);
+
+/* adia_format_params.interleave values (0: when it pays). */
+#define ADIA_INTERLEAVE_OFF 1
+#define ADIA_INTERLEAVE_FORCE 2
 
 /* Effective parameter: p->field if > 0 else dflt. */
 static inline int32_t adia_param(int32_t value, int32_t dflt)
@@ -194,7 +319,7 @@ static inline int32_t adia_param(int32_t value, int32_t dflt)
 }
 
 /* Bytes of x, y traffic of one SpMV for a rows x cols matrix (x read once,
- * y read and written once): the part of spmv_bytes every format shares. */
+ * y read and written once): adia_format_bytes = storage_bytes + this. */
 int64_t adia_vector_bytes(int32_t rows, int32_t cols, adia_value_type vt);
 
 #ifdef __cplusplus

@@ -191,12 +191,12 @@ static adia_status get_cubin(const char *src, void **cubin, size_t *size)
     return ADIA_OK;
 }
 
-adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt,
+adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int rows,
                                  adia_codegen_kernel **out)
 {
     *out = NULL;
     char *src = NULL;
-    ADIA_TRY(adia_codegen_diag_source(D, vt, &src));
+    ADIA_TRY(adia_codegen_diag_source(D, vt, rows, &src));
     void *cubin = NULL;
     size_t size = 0;
     adia_status s = get_cubin(src, &cubin, &size);
@@ -207,7 +207,7 @@ adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt,
         free(cubin);
         return adia_error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
     }
-    int R = adia_codegen_rows_per_thread(D, vt);
+    int R = adia_codegen_rows_per_thread(D, vt, rows);
     k->rows_per_thread = R > 0 ? R : 1;
     s = adia_cuda_check(cudaLibraryLoadData(&k->library, cubin, NULL, NULL, 0, NULL, NULL, 0),
                         "loading the generated kernel (cudaLibraryLoadData)");

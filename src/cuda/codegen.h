@@ -19,14 +19,16 @@ extern "C" {
 /* Name of the generated kernel (extern "C"). */
 #define ADIA_CODEGEN_KERNEL "adia_generated_spmv"
 
-/* Source of the generated kernel for D with values of type vt (malloc'd). */
-adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt,
+/* Source of the generated kernel for D with values of type vt (malloc'd);
+ * rows: the rows per thread asked for (format parameter R, 0: chosen). */
+adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows,
                                      char **source);
 /* Rows per thread R of the warp kernels for D: the largest R <= 16 bytes /
  * value size (2 for double, 4 for float; 1 when a group has more than 64
  * diagonals) such that every piece starts at a multiple of 32*R rows; 0 when
- * pieces are not 32-aligned (then the per-row kernels are used). */
-int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt);
+ * pieces are not 32-aligned (then the per-row kernels are used).  want
+ * (format parameter R: 1, 2 or 4; 0: chosen as above) caps R instead. */
+int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want);
 /* Record the NVRTC log of this thread's last compile. */
 void adia_codegen_set_log(const char *log);
 /* FNV-1a 64-bit hash of len bytes, continuing from h (start: 0). */
@@ -38,7 +40,7 @@ adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *
 
 /* A compiled generated kernel (codegen.c). */
 typedef struct adia_codegen_kernel adia_codegen_kernel;
-adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt,
+adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int rows,
                                  adia_codegen_kernel **out);
 adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
                                 adia_value_type vt, double alpha, double beta,

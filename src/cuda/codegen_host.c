@@ -36,7 +36,7 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
 
 /* ------------------------------------------------------------- generator */
 
-int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt)
+int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want)
 {
     /* Wide groups (a band of 201 diagonals) already have enough loads in
      * flight per thread; more rows per thread there only cost registers
@@ -46,9 +46,8 @@ int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt)
         if (D->group_start[g + 1] - D->group_start[g] > widest)
             widest = D->group_start[g + 1] - D->group_start[g];
     int top = widest > 64 ? 1 : vt == ADIA_FLOAT ? 4 : 2;
-    /* ADIA_DIAG_ROWS=1|2|4 overrides the choice (tuning experiments) */
-    const char *env = getenv("ADIA_DIAG_ROWS");
-    if (env && (!strcmp(env, "1") || !strcmp(env, "2") || !strcmp(env, "4"))) top = atoi(env);
+    /* parameter R=1|2|4 overrides the choice (tuning experiments) */
+    if (want == 1 || want == 2 || want == 4) top = want;
     for (int R = top; R >= 1; R /= 2) {
         int32_t p = 0;
         while (p < D->n_pieces && D->piece_start[p] % (32 * R) == 0) p++;
@@ -59,7 +58,8 @@ int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt)
 
 static const char *value_name(adia_value_type vt) { return vt == ADIA_FLOAT ? "float" : "double"; }
 
-adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, char **source)
+adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows,
+                                     char **source)
 {
     if (!D || !source) return adia_error(ADIA_ERR_INVALID_ARG, "adia_codegen: NULL argument");
     *source = NULL;
@@ -75,7 +75,7 @@ adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, cha
               ADIA_VERSION_STRING, D->rows, D->cols, D->n_pieces, D->n_groups);
     sb_printf(&b, "#define ADIA_VALUE %s\n", value_name(vt));
     sb_printf(&b, "%s\n", adia_diag_kernel_src);
-    int R = adia_codegen_rows_per_thread(D, vt);
+    int R = adia_codegen_rows_per_thread(D, vt, rows);
     if (R > 0) /* warp form: piece found once per warp, R rows per thread */
         sb_printf(&b,
                   "#define ADIA_R %d\n"
@@ -127,11 +127,11 @@ adia_status adia_codegen_source(const adia_format *F, char **source)
     if (!F || F->magic != ADIA_MAGIC_FORMAT)
         return adia_error(ADIA_ERR_INVALID_HANDLE, "adia_codegen_source: not a live format handle");
     if (!source) return adia_error(ADIA_ERR_INVALID_ARG, "adia_codegen_source: source is NULL");
-    if (strcmp(F->ops->family, "diagonal"))
+    if (!F->ops->diag.policy)
         return adia_error(ADIA_ERR_UNSUPPORTED,
                           "code generator: format %s is not a diagonal format "
-                          "(dia, hdi, brcsd1, brcsd2, crsd)", F->ops->name);
-    return adia_codegen_diag_source(F->impl, F->vtype, source);
+                          "(%s)", F->ops->name, adia__format_list(1));
+    return adia_codegen_diag_source(F->impl, F->vtype, F->params.rows_per_thread, source);
 }
 
 uint64_t adia_fnv1a(uint64_t h, const void *p, size_t len)

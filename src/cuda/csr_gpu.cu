@@ -126,11 +126,10 @@ adia_status make_row_blocks(const adia_csr *A, int **out, int *n_out)
 }
 
 /* Threads per row of the vector kernel: the power of two near the mean row
- * length, 2..32; ADIA_CSR_TPR forces it. */
-int choose_tpr(double mean)
+ * length, 2..32; the parameter tpr (asked, 0: none) forces it. */
+int choose_tpr(double mean, int asked)
 {
-    const char *e = getenv("ADIA_CSR_TPR");
-    int t = e ? atoi(e) : 0;
+    int t = asked;
     if (t == 2 || t == 4 || t == 8 || t == 16 || t == 32) return t;
     t = 2;
     while (t < 32 && t < mean) t *= 2;
@@ -187,7 +186,7 @@ adia_status csr_copy(csr_dev *d, const adia_csr *A)
     return s;
 }
 
-adia_status csr_upload(const void *impl, adia_value_type vt, void **out)
+adia_status csr_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
 {
     const adia_csr *A = (const adia_csr *)impl;
     if (A->vtype != vt) return adia_error(ADIA_ERR_INTERNAL, "csr upload: value type mismatch");
@@ -199,13 +198,13 @@ adia_status csr_upload(const void *impl, adia_value_type vt, void **out)
     d->nnz = A->nnz;
     double mean;
     d->head.auto_kernel = choose_kernel(A, &mean);
-    d->tpr = choose_tpr(mean);
+    d->tpr = choose_tpr(mean, p->tpr);
     d->head.allowed = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
                       (1u << ADIA_KERNEL_CSR_ADAPTIVE);
     d->head.block = 256;
     d->head.select = csr_select;
-    adia_gpu_kernel env = adia_gpu_env_kernel();
-    d->head.kernel = (d->head.allowed & (1u << env)) ? env : d->head.auto_kernel;
+    adia_gpu_kernel asked = (adia_gpu_kernel)p->gpu_kernel;   /* parameter kernel= */
+    d->head.kernel = (d->head.allowed & (1u << asked)) ? asked : d->head.auto_kernel;
     adia_status s = csr_copy(d, A);
     if (s != ADIA_OK) {
         csr_free(d);
@@ -262,4 +261,6 @@ adia_status csr_spmv(const void *p, double alpha, const void *x, double beta, vo
 
 } // namespace
 
-extern "C" const adia_gpu_ops adia_gpu_csr = {"csr", csr_upload, csr_spmv, csr_free};
+extern "C" const adia_gpu_ops adia__gpu_csr = {
+    csr_upload, csr_spmv, csr_free,
+    (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) | (1u << ADIA_KERNEL_CSR_ADAPTIVE)};

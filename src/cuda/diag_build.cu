@@ -56,7 +56,7 @@ __global__ void __launch_bounds__(TILE) each_nnz(const int64_t *rowptr, int32_t 
     }
 }
 
-__global__ void check_rowptr(const int64_t *rowptr, int32_t rows, int32_t *bad)
+static __global__ void check_rowptr(const int64_t *rowptr, int32_t rows, int32_t *bad)
 {
     int64_t r = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (r < rows && rowptr[r + 1] < rowptr[r]) atomicMin(bad, (int32_t)r);
@@ -81,7 +81,7 @@ struct MarkOp {
 };
 
 /* The offset of each diagonal id. */
-__global__ void diag_offsets(const uint32_t *flag, const uint32_t *ids, int64_t span,
+static __global__ void diag_offsets(const uint32_t *flag, const uint32_t *ids, int64_t span,
                              int32_t rows, int32_t *off)
 {
     int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -544,7 +544,7 @@ extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t col
     *out = NULL;
     adia_format *F = NULL;
     ADIA_TRY(adia_format_new("brcsd2", p, vt, rows, cols, nnz, &F));
-    const adia_gpu_ops *g = adia_gpu_ops_find("brcsd2");
+    const adia_gpu_ops *g = F->ops->gpu;
     const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
     adia_diag *D = NULL;
     void *dev_data = NULL;
@@ -552,12 +552,11 @@ extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t col
                                               &dev_data, NULL)
                       : adia_error(ADIA_ERR_INTERNAL, "no GPU table for brcsd2");
     F->impl = D;                      /* owned by F from here: destroy frees it */
-    if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, dev_data, &F->dev);   /* takes dev_data */
+    if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
     if (s != ADIA_OK) {
         adia_format_destroy(F);
         return s;
     }
-    F->gpu = g;
     *out = F;
     return ADIA_OK;
 }

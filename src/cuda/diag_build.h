@@ -46,9 +46,10 @@ adia_status adia_gpu_brcsd2_build(const adia_gpu_csr *dA, int32_t block_rows,
 /* The device side of a diagonal format whose data is already on the device
  * (diag_gpu.cu): like the format table's upload, but dev_data (the data of
  * D, D->vtype values) is taken over instead of copied -- owned from the
- * call on, freed on failure too.  *dev is a handle of adia_gpu_ops_find of
+ * call on, freed on failure too.  *dev is a handle of the "brcsd2" table's gpu slot of
  * the format's name. */
-adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt, void *dev_data,
+adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
+                                const adia_format_params *p, void *dev_data,
                                 void **dev);
 
 #ifdef __cplusplus

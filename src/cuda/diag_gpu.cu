@@ -19,6 +19,8 @@ struct diag_dev {
     adia_coo_rows scatter;            /* CRSD scatter points, else empty    */
     adia_codegen_kernel *gen;         /* NULL until GENERATED is selected   */
     int warp_rows;                    /* R of the warp kernels, 0: unaligned */
+    int rows_asked;                   /* parameter R (0: chosen)            */
+    int interleave;                   /* parameter interleave (ADIA_INTERLEAVE_*) */
 };
 
 void diag_free(void *p)
@@ -88,7 +90,7 @@ adia_status piece_descs(const adia_diag *D, int **out)
  * (type III: random far offsets) keep the row order: there the order made
  * every kernel 5-12% slower (H200, 2026-11-22).  *order stays NULL when
  * nothing is far (every stencil and band we have).
- * ADIA_DIAG_INTERLEAVE=0 turns it off (measurements), =force takes L2 as
+ * parameter interleave=off turns it off (measurements), =force takes L2 as
  * 4 KB and runs of one chunk (tests: small matrices get the order).  Runs
  * of 64, 2048 and 16384 rows measured the same on type II. */
 constexpr int RUN_ROWS = 2048;
@@ -118,15 +120,14 @@ int64_t far_distance(const int *sorted, int64_t n, double near)
     return clusters >= 2 && gap_max - gap_min <= near ? gap_min : 0;
 }
 
-adia_status interleave_order(const adia_diag *D, int unit, int **order, int *n_out)
+adia_status interleave_order(const adia_diag *D, int unit, int mode, int **order, int *n_out)
 {
     *order = NULL;
     *n_out = 0;
-    const char *env = getenv("ADIA_DIAG_INTERLEAVE");
     int64_t terms = D->group_start[D->n_groups];
-    if ((env && !strcmp(env, "0")) || terms < 2 || D->rows == 0) return ADIA_OK;
+    if (mode == ADIA_INTERLEAVE_OFF || terms < 2 || D->rows == 0) return ADIA_OK;
     int dev = 0, l2 = 4096;
-    if (!env || strcmp(env, "force")) {
+    if (mode != ADIA_INTERLEAVE_FORCE) {
         ADIA_CUDA_TRY(cudaGetDevice(&dev));
         ADIA_CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     }
@@ -140,7 +141,7 @@ adia_status interleave_order(const adia_diag *D, int unit, int **order, int *n_o
     free(o);
     int64_t chunks = ((int64_t)D->rows + unit - 1) / unit, P = (dist + unit / 2) / unit;
     if (dist == 0 || P < 1 || P >= chunks) return ADIA_OK;
-    bool forced = env && !strcmp(env, "force");      /* tests: runs of one chunk */
+    bool forced = mode == ADIA_INTERLEAVE_FORCE;      /* tests: runs of one chunk */
     int64_t run = (forced ? unit : RUN_ROWS) / unit;
     run = run < 1 ? 1 : run > P ? P : run;
     int *m = (int *)adia_alloc((size_t)chunks, sizeof *m, "chunk order");
@@ -161,7 +162,7 @@ adia_status diag_select(void *p, adia_gpu_kernel k)
 {
     diag_dev *d = (diag_dev *)p;
     if (k == ADIA_KERNEL_GENERATED && !d->gen)
-        ADIA_TRY(adia_codegen_compile(d->host, d->vt, &d->gen));
+        ADIA_TRY(adia_codegen_compile(d->host, d->vt, d->rows_asked, &d->gen));
     d->head.kernel = k;
     return ADIA_OK;
 }
@@ -195,7 +196,8 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     free(desc);
     ADIA_TRY(s);
     int *order = NULL;
-    s = interleave_order(D, 32 * (d->warp_rows > 0 ? d->warp_rows : 1), &order, &a.n_chunks);
+    s = interleave_order(D, 32 * (d->warp_rows > 0 ? d->warp_rows : 1), d->interleave, &order,
+                         &a.n_chunks);
     if (s == ADIA_OK && order)
         s = adia_gpu_copy_in((void **)&a.chunk_order, order, a.n_chunks, 4, "chunk order");
     free(order);
@@ -206,7 +208,8 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
 
 /* The device side of D; dev_data: its data already on the device (owned
  * from here on, freed on failure too), or NULL to upload D->data. */
-adia_status diag_make(const adia_diag *D, adia_value_type vt, void *dev_data, void **out)
+adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_params *p,
+                      void *dev_data, void **out)
 {
     if (D->vtype != vt) {
         cudaFree(dev_data);
@@ -223,16 +226,18 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, void *dev_data, vo
     d->args.rows = D->rows;
     d->args.cols = D->cols;
     d->args.n_pieces = D->n_pieces;
-    d->warp_rows = adia_codegen_rows_per_thread(D, vt);
+    d->rows_asked = p->rows_per_thread;
+    d->interleave = p->interleave;
+    d->warp_rows = adia_codegen_rows_per_thread(D, vt, d->rows_asked);
     d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
     d->head.auto_kernel = ADIA_KERNEL_GENERIC;
     d->head.kernel = ADIA_KERNEL_GENERIC;
     d->head.block = 256;
     d->head.select = diag_select;
     adia_status s = diag_copy(d, D);
-    adia_gpu_kernel env = adia_gpu_env_kernel();
-    if (s == ADIA_OK && env != ADIA_KERNEL_AUTO && (d->head.allowed & (1u << env)))
-        s = diag_select(d, env);
+    adia_gpu_kernel asked = (adia_gpu_kernel)p->gpu_kernel;   /* parameter kernel= */
+    if (s == ADIA_OK && asked != ADIA_KERNEL_AUTO && (d->head.allowed & (1u << asked)))
+        s = diag_select(d, asked);
     if (s != ADIA_OK) {
         diag_free(d);
         return s;
@@ -241,9 +246,9 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, void *dev_data, vo
     return ADIA_OK;
 }
 
-adia_status diag_upload(const void *impl, adia_value_type vt, void **out)
+adia_status diag_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
 {
-    return diag_make((const adia_diag *)impl, vt, NULL, out);
+    return diag_make((const adia_diag *)impl, vt, p, NULL, out);
 }
 
 template <typename T>
@@ -280,16 +285,21 @@ adia_status diag_spmv(const void *p, double alpha, const void *x, double beta, v
 
 } // namespace
 
+/* Every diagonal format runs the core's kernels (generic, generated);
+ * brcsd2 can also be built on the device (diag_build.cu). */
+#define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
 #define DIAG_GPU_OPS(fmt)                                                      \
-    extern "C" const adia_gpu_ops adia_gpu_##fmt = {#fmt, diag_upload, diag_spmv, diag_free};
+    extern "C" const adia_gpu_ops adia__gpu_##fmt = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS};
 DIAG_GPU_OPS(dia)
 DIAG_GPU_OPS(hdi)
 DIAG_GPU_OPS(brcsd1)
-DIAG_GPU_OPS(brcsd2)
 DIAG_GPU_OPS(crsd)
+extern "C" const adia_gpu_ops adia__gpu_brcsd2 = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS,
+                                                  NULL, NULL, NULL,
+                                                  adia_format_build_brcsd2_device};
 
-extern "C" adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt, void *dev_data,
-                                           void **dev)
+extern "C" adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
+                                           const adia_format_params *p, void *dev_data, void **dev)
 {
-    return diag_make(D, vt, dev_data, dev);
+    return diag_make(D, vt, p, dev_data, dev);
 }

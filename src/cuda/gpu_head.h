@@ -19,9 +19,6 @@ typedef struct adia_gpu_head {
     adia_status (*select)(void *dev, adia_gpu_kernel k);
 } adia_gpu_head;
 
-/* Environment override of the kernel variant (ADIA_GPU_KERNEL=generic|...),
- * ADIA_KERNEL_AUTO when unset or unknown. */
-adia_gpu_kernel adia_gpu_env_kernel(void);
 
 #ifdef __cplusplus
 }

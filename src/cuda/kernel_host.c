@@ -25,17 +25,6 @@ adia_status adia_gpu_kernel_parse(const char *name, adia_gpu_kernel *k)
                       "unknown GPU kernel '%s' (auto generic generated scalar vector adaptive)", name);
 }
 
-adia_gpu_kernel adia_gpu_env_kernel(void)
-{
-    adia_gpu_kernel k = ADIA_KERNEL_AUTO;
-    const char *e = getenv("ADIA_GPU_KERNEL");
-    if (e && *e && adia_gpu_kernel_parse(e, &k) != ADIA_OK) {
-        adia_clear_error();
-        k = ADIA_KERNEL_AUTO;
-    }
-    return k;
-}
-
 static adia_status uploaded_head(adia_format *F, const char *func, adia_gpu_head **h)
 {
     if (!F || F->magic != ADIA_MAGIC_FORMAT)

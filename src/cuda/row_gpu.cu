@@ -176,7 +176,7 @@ adia_status row_copy(row_dev *d, const void *impl)
 }
 
 template <int KIND>
-adia_status row_upload(const void *impl, adia_value_type vt, void **out)
+adia_status row_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
 {
     row_dev *d = (row_dev *)adia_calloc(1, sizeof *d, "row format device struct");
     if (!d) return ADIA_ERR_NO_MEMORY;
@@ -227,8 +227,8 @@ adia_status row_spmv(const void *p, double alpha, const void *x, double beta, vo
 
 } // namespace
 
-extern "C" const adia_gpu_ops adia_gpu_coo = {"coo", row_upload<0>, row_spmv, row_free};
-extern "C" const adia_gpu_ops adia_gpu_ell = {"ell", row_upload<1>, row_spmv, row_free};
-extern "C" const adia_gpu_ops adia_gpu_sell = {"sell", row_upload<2>, row_spmv, row_free};
-extern "C" const adia_gpu_ops adia_gpu_hyb = {"hyb", row_upload<3>, row_spmv, row_free};
-extern "C" const adia_gpu_ops adia_gpu_bcsr = {"bcsr", row_upload<4>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia__gpu_coo = {row_upload<0>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia__gpu_ell = {row_upload<1>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia__gpu_sell = {row_upload<2>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia__gpu_hyb = {row_upload<3>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia__gpu_bcsr = {row_upload<4>, row_spmv, row_free};

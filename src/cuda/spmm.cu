@@ -37,7 +37,7 @@
  *   rows where the pair counts) are staged per block in shared memory, so
  *   a pair costs two data loads.  Used for scattered offsets.
  *
- * ADIA_SPMM_GPU_KERNEL=tiled|stream forces one (tests; tiled fails with
+ * adia_spmm_options.gpu_kernel forces one (tests; tiled fails with
  * ADIA_ERR_UNSUPPORTED when it does not fit).
  */
 #include "cuda_util.h"
@@ -456,18 +456,17 @@ adia_status tile_budget(size_t *budget)
 }
 
 /* Which kernel: 1 tiled (g filled), 0 streaming. */
-adia_status choose_kernel(const spmm_plan *p, tile_geom *g, int *tiled)
+adia_status choose_kernel(const spmm_plan *p, int force, tile_geom *g, int *tiled)
 {
-    const char *force = getenv("ADIA_SPMM_GPU_KERNEL");
     size_t budget = 0;
     ADIA_TRY(tile_budget(&budget));
-    if (force && !strcmp(force, "stream")) {
+    if (force == 2) {   /* options.gpu_kernel: streaming */
         *tiled = 0;
         return ADIA_OK;
     }
     *tiled = tile_choose(p, budget, g);
-    if (force && !strcmp(force, "tiled") && !*tiled)
-        return adia_error(ADIA_ERR_UNSUPPORTED, "spmm gpu: ADIA_SPMM_GPU_KERNEL=tiled, but the "
+    if (force == 1 && !*tiled)
+        return adia_error(ADIA_ERR_UNSUPPORTED, "spmm gpu: the tiled kernel was asked for, but the "
                           "tile of %" PRId32 " x %" PRId32 " diagonals does not fit %zu bytes "
                           "of shared memory", p->a.dg, p->b.dg, budget);
     return ADIA_OK;
@@ -553,7 +552,7 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
 {
     size_t free_b = 0, total_b = 0;
     ADIA_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-    const int64_t need = spmm_gpu_bytes(p);
+    const int64_t need = adia__spmm_gpu_bytes(p);
     if ((uint64_t)need > (uint64_t)free_b)
         return adia_error(ADIA_ERR_NO_MEMORY, "spmm gpu: the product needs %" PRId64
                           " bytes of device memory, %zu are free (C: %" PRId64 " entries)",
@@ -572,7 +571,7 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
     tile_geom g;
     int tiled = 0;
     int64_t ntiles = 0;
-    ADIA_TRY(choose_kernel(p, &g, &tiled));
+    ADIA_TRY(choose_kernel(p, run->kernel, &g, &tiled));
     ADIA_TRY(tiled ? tiled_build(p, g, bl) : stream_build(p, bl, &ntiles));
     /* C and the structure share one allocation (one cudaMalloc less: it
      * costs more than the kernel on small products) */
@@ -607,12 +606,12 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
 
 } // namespace
 
-extern "C" adia_status spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
+extern "C" adia_status adia__spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
 {
     if (run->accumulate && !run->c_list)
         return adia_error(ADIA_ERR_INVALID_ARG, "spmm gpu: accumulating needs C's values");
-    ADIA_TRY(spmm_operand_store(&p->a));
-    ADIA_TRY(spmm_operand_store(&p->b));
+    ADIA_TRY(adia__spmm_operand_store(&p->a));
+    ADIA_TRY(adia__spmm_operand_store(&p->b));
     dev_arrays da;
     da.count = 0;
     blob bl;

@@ -13,7 +13,7 @@
 
 #include <inttypes.h>
 
-void row_bcsr_free(adia_bcsr *B)
+void adia__row_bcsr_free(adia_bcsr *B)
 {
     free(B->browptr);
     free(B->bcolind);
@@ -63,7 +63,7 @@ static void block_row_fill(const adia_csr *A, adia_bcsr *B, int32_t bi)
         }
 }
 
-adia_status row_block_layout(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
+adia_status adia__row_block_layout(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
                              adia_bcsr *B)
 {
     *B = (adia_bcsr){.rows = A->rows, .cols = A->cols, .r = r, .c = c,
@@ -90,23 +90,23 @@ adia_status row_block_layout(const adia_csr *A, int32_t r, int32_t c, adia_value
         }
     }
     free(mark);
-    if (s != ADIA_OK) row_bcsr_free(B);
+    if (s != ADIA_OK) adia__row_bcsr_free(B);
     return s;
 }
 
-adia_status row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
+adia_status adia__row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
                           adia_bcsr *B)
 {
     int64_t bsize;
-    ADIA_TRY(row_block_layout(A, r, c, vt, B));
-    adia_status s = row_mul(r, c, "bcsr block", &bsize);
-    if (s == ADIA_OK) s = row_mul(B->nblocks, bsize, "bcsr values", &bsize);
+    ADIA_TRY(adia__row_block_layout(A, r, c, vt, B));
+    adia_status s = adia__row_mul(r, c, "bcsr block", &bsize);
+    if (s == ADIA_OK) s = adia__row_mul(B->nblocks, bsize, "bcsr values", &bsize);
     if (s == ADIA_OK) {
-        B->values = row_values_alloc(bsize, vt, "bcsr values");
+        B->values = adia__row_values_alloc(bsize, vt, "bcsr values");
         if (!B->values) s = ADIA_ERR_NO_MEMORY;
     }
     if (s != ADIA_OK) {
-        row_bcsr_free(B);
+        adia__row_bcsr_free(B);
         return s;
     }
     for (int32_t bi = 0; bi < B->brows; bi++) block_row_fill(A, B, bi);
@@ -132,21 +132,21 @@ static int64_t bcsr_walk(const adia_bcsr *B, row_csr_builder *b)
     return n;
 }
 
-adia_status row_bcsr_to_csr(const adia_bcsr *B, adia_csr *out)
+adia_status adia__row_bcsr_to_csr(const adia_bcsr *B, adia_csr *out)
 {
     row_csr_builder b;
-    ADIA_TRY(row_csr_begin(&b, out, B->rows, B->cols, bcsr_walk(B, NULL)));
+    ADIA_TRY(adia__row_csr_begin(&b, out, B->rows, B->cols, bcsr_walk(B, NULL)));
     bcsr_walk(B, &b);
-    return row_csr_finish(&b, "bcsr");
+    return adia__row_csr_finish(&b, "bcsr");
 }
 
-adia_status row_bcsr_check(const adia_bcsr *B)
+adia_status adia__row_bcsr_check(const adia_bcsr *B)
 {
     if (B->browptr[0] != 0 || B->browptr[B->brows] != B->nblocks)
         return adia_error(ADIA_ERR_INVALID_MATRIX, "bcsr: block-row pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, B->browptr[0],
                           B->browptr[B->brows], B->nblocks);
-    ADIA_TRY(row_check_index("bcsr", "bcolind", B->bcolind, B->nblocks, B->bcols, false));
+    ADIA_TRY(adia__row_check_index("bcsr", "bcolind", B->bcolind, B->nblocks, B->bcols, false));
     for (int32_t bi = 0; bi < B->brows; bi++) {
         if (B->browptr[bi + 1] < B->browptr[bi])
             return adia_error(ADIA_ERR_INVALID_MATRIX, "bcsr: block-row pointer %d decreases",
@@ -159,13 +159,13 @@ adia_status row_bcsr_check(const adia_bcsr *B)
     return ADIA_OK;
 }
 
-int64_t row_bcsr_storage_bytes(const adia_bcsr *B)
+int64_t adia__row_bcsr_storage_bytes(const adia_bcsr *B)
 {
     return ((int64_t)B->brows + 1) * 8 + B->nblocks * 4 +
            row_value_bytes(B->nblocks * B->r * B->c, B->vtype);
 }
 
-adia_status row_block_param(const char *fmt, const char *key, int32_t given,
+adia_status adia__row_block_param(const char *fmt, const char *key, int32_t given,
                             int32_t dflt, int32_t extent, const char *what, int32_t *out)
 {
     if (given > 0 && given > extent)
@@ -179,11 +179,11 @@ static adia_status bcsr_build(const adia_csr *A, const adia_format_params *p,
                               adia_value_type vt, void **impl)
 {
     int32_t r = 0, c = 0;
-    ADIA_TRY(row_block_param("bcsr", "r", p->bcsr_r, 2, A->rows, "rows", &r));
-    ADIA_TRY(row_block_param("bcsr", "c", p->bcsr_c, 2, A->cols, "columns", &c));
+    ADIA_TRY(adia__row_block_param("bcsr", "r", p->bcsr_r, 2, A->rows, "rows", &r));
+    ADIA_TRY(adia__row_block_param("bcsr", "c", p->bcsr_c, 2, A->cols, "columns", &c));
     adia_bcsr *B = adia_calloc(1, sizeof *B, "bcsr format");
     if (!B) return ADIA_ERR_NO_MEMORY;
-    adia_status s = row_bcsr_fill(A, r, c, vt, B);
+    adia_status s = adia__row_bcsr_fill(A, r, c, vt, B);
     if (s != ADIA_OK) {
         free(B);
         return s;
@@ -192,12 +192,12 @@ static adia_status bcsr_build(const adia_csr *A, const adia_format_params *p,
     return ADIA_OK;
 }
 
-static adia_status bcsr_to_csr(const void *impl, adia_csr *out) { return row_bcsr_to_csr(impl, out); }
-static adia_status bcsr_check(const void *impl) { return row_bcsr_check(impl); }
+static adia_status bcsr_to_csr(const void *impl, adia_csr *out) { return adia__row_bcsr_to_csr(impl, out); }
+static adia_status bcsr_check(const void *impl) { return adia__row_bcsr_check(impl); }
 
 static void bcsr_destroy(void *impl)
 {
-    row_bcsr_free(impl);
+    adia__row_bcsr_free(impl);
     free(impl);
 }
 
@@ -207,13 +207,7 @@ static int64_t bcsr_padded_zeros(const void *impl)
     return B->nblocks * B->r * B->c - B->nnz;
 }
 
-static int64_t bcsr_storage_bytes(const void *impl) { return row_bcsr_storage_bytes(impl); }
-
-static int64_t bcsr_spmv_bytes(const void *impl)
-{
-    const adia_bcsr *B = impl;
-    return row_bcsr_storage_bytes(B) + adia_vector_bytes(B->rows, B->cols, B->vtype);
-}
+static int64_t bcsr_storage_bytes(const void *impl) { return adia__row_bcsr_storage_bytes(impl); }
 
 static adia_status bcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
@@ -224,7 +218,7 @@ static adia_status bcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_bcsr = {
     .name = "bcsr",
-    .family = "row",
+    .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "blocked CSR: dense r x c blocks, row-major (params r, c)",
     .build = bcsr_build,
     .to_csr = bcsr_to_csr,
@@ -232,6 +226,5 @@ const adia_format_ops adia_format_bcsr = {
     .destroy = bcsr_destroy,
     .padded_zeros = bcsr_padded_zeros,
     .storage_bytes = bcsr_storage_bytes,
-    .spmv_bytes = bcsr_spmv_bytes,
     .spmv = bcsr_spmv,
 };

@@ -38,7 +38,7 @@ static adia_status cmrs_build(const adia_csr *A, const adia_format_params *p,
     M->strip_ptr = adia_alloc((size_t)M->nstrips + 1, sizeof *M->strip_ptr, "cmrs strip pointers");
     M->row_in_strip = adia_alloc((size_t)A->nnz, sizeof *M->row_in_strip, "cmrs rows in strip");
     M->colind = adia_alloc((size_t)A->nnz, sizeof *M->colind, "cmrs column indices");
-    M->values = row_values_alloc(A->nnz, vt, "cmrs values");
+    M->values = adia__row_values_alloc(A->nnz, vt, "cmrs values");
     if (!M->strip_ptr || !M->row_in_strip || !M->colind || !M->values) {
         cmrs_free(M);
         return ADIA_ERR_NO_MEMORY;
@@ -59,12 +59,12 @@ static adia_status cmrs_to_csr(const void *impl, adia_csr *out)
 {
     const adia_cmrs *M = impl;
     row_csr_builder b;
-    ADIA_TRY(row_csr_begin(&b, out, M->rows, M->cols, M->nnz));
+    ADIA_TRY(adia__row_csr_begin(&b, out, M->rows, M->cols, M->nnz));
     for (int32_t s = 0; s < M->nstrips; s++)
         for (int64_t k = M->strip_ptr[s]; k < M->strip_ptr[s + 1]; k++)
             row_csr_push(&b, s * M->h + M->row_in_strip[k], M->colind[k],
                          row_value_get(M->values, M->vtype, k));
-    return row_csr_finish(&b, "cmrs");
+    return adia__row_csr_finish(&b, "cmrs");
 }
 
 static adia_status cmrs_check(const void *impl)
@@ -74,7 +74,7 @@ static adia_status cmrs_check(const void *impl)
         return adia_error(ADIA_ERR_INVALID_MATRIX, "cmrs: strip pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, M->strip_ptr[0],
                           M->strip_ptr[M->nstrips], M->nnz);
-    ADIA_TRY(row_check_index("cmrs", "colind", M->colind, M->nnz, M->cols, false));
+    ADIA_TRY(adia__row_check_index("cmrs", "colind", M->colind, M->nnz, M->cols, false));
     for (int32_t s = 0; s < M->nstrips; s++) {
         int64_t rows = M->rows - (int64_t)s * M->h < M->h ? M->rows - (int64_t)s * M->h : M->h;
         for (int64_t k = M->strip_ptr[s]; k < M->strip_ptr[s + 1]; k++) {
@@ -104,12 +104,6 @@ static int64_t cmrs_storage_bytes(const void *impl)
     return ((int64_t)M->nstrips + 1) * 8 + M->nnz * 8 + row_value_bytes(M->nnz, M->vtype);
 }
 
-static int64_t cmrs_spmv_bytes(const void *impl)
-{
-    const adia_cmrs *M = impl;
-    return cmrs_storage_bytes(impl) + adia_vector_bytes(M->rows, M->cols, M->vtype);
-}
-
 static adia_status cmrs_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -121,7 +115,6 @@ static adia_status cmrs_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_cmrs = {
     .name = "cmrs",
-    .family = "row",
     .description = "compressed multi-row storage: CSR in strips of h rows (param strip)",
     .build = cmrs_build,
     .to_csr = cmrs_to_csr,
@@ -129,6 +122,5 @@ const adia_format_ops adia_format_cmrs = {
     .destroy = cmrs_destroy,
     .padded_zeros = cmrs_padded_zeros,
     .storage_bytes = cmrs_storage_bytes,
-    .spmv_bytes = cmrs_spmv_bytes,
     .spmv = cmrs_spmv,
 };

@@ -7,7 +7,7 @@
 
 #include <inttypes.h>
 
-void row_coo_free(adia_coo *C)
+void adia__row_coo_free(adia_coo *C)
 {
     free(C->rowind);
     free(C->colind);
@@ -15,15 +15,15 @@ void row_coo_free(adia_coo *C)
     memset(C, 0, sizeof *C);
 }
 
-adia_status row_coo_alloc(adia_coo *C, int32_t rows, int32_t cols, int64_t nnz,
+adia_status adia__row_coo_alloc(adia_coo *C, int32_t rows, int32_t cols, int64_t nnz,
                           adia_value_type vt)
 {
     *C = (adia_coo){.rows = rows, .cols = cols, .nnz = nnz, .vtype = vt};
     C->rowind = adia_alloc((size_t)nnz, sizeof *C->rowind, "coo row indices");
     C->colind = adia_alloc((size_t)nnz, sizeof *C->colind, "coo column indices");
-    C->values = row_values_alloc(nnz, vt, "coo values");
+    C->values = adia__row_values_alloc(nnz, vt, "coo values");
     if (C->rowind && C->colind && C->values) return ADIA_OK;
-    row_coo_free(C);
+    adia__row_coo_free(C);
     return ADIA_ERR_NO_MEMORY;
 }
 
@@ -33,7 +33,7 @@ static adia_status coo_build(const adia_csr *A, const adia_format_params *p,
     (void)p;
     adia_coo *C = adia_calloc(1, sizeof *C, "coo format");
     if (!C) return ADIA_ERR_NO_MEMORY;
-    adia_status s = row_coo_alloc(C, A->rows, A->cols, A->nnz, vt);
+    adia_status s = adia__row_coo_alloc(C, A->rows, A->cols, A->nnz, vt);
     if (s != ADIA_OK) {
         free(C);
         return s;
@@ -52,16 +52,16 @@ static adia_status coo_to_csr(const void *impl, adia_csr *out)
 {
     const adia_coo *C = impl;
     row_csr_builder b;
-    ADIA_TRY(row_csr_begin(&b, out, C->rows, C->cols, C->nnz));
+    ADIA_TRY(adia__row_csr_begin(&b, out, C->rows, C->cols, C->nnz));
     for (int64_t k = 0; k < C->nnz; k++)
         row_csr_push(&b, C->rowind[k], C->colind[k], row_value_get(C->values, C->vtype, k));
-    return row_csr_finish(&b, "coo");
+    return adia__row_csr_finish(&b, "coo");
 }
 
-adia_status row_coo_check(const adia_coo *C)
+adia_status adia__row_coo_check(const adia_coo *C)
 {
-    ADIA_TRY(row_check_index("coo", "rowind", C->rowind, C->nnz, C->rows, false));
-    ADIA_TRY(row_check_index("coo", "colind", C->colind, C->nnz, C->cols, false));
+    ADIA_TRY(adia__row_check_index("coo", "rowind", C->rowind, C->nnz, C->rows, false));
+    ADIA_TRY(adia__row_check_index("coo", "colind", C->colind, C->nnz, C->cols, false));
     for (int64_t k = 1; k < C->nnz; k++)
         if (C->rowind[k] < C->rowind[k - 1] ||
             (C->rowind[k] == C->rowind[k - 1] && C->colind[k] <= C->colind[k - 1]))
@@ -73,11 +73,11 @@ adia_status row_coo_check(const adia_coo *C)
     return ADIA_OK;
 }
 
-static adia_status coo_check(const void *impl) { return row_coo_check(impl); }
+static adia_status coo_check(const void *impl) { return adia__row_coo_check(impl); }
 
 static void coo_destroy(void *impl)
 {
-    row_coo_free(impl);
+    adia__row_coo_free(impl);
     free(impl);
 }
 
@@ -93,12 +93,6 @@ static int64_t coo_storage_bytes(const void *impl)
     return C->nnz * 8 + row_value_bytes(C->nnz, C->vtype);
 }
 
-static int64_t coo_spmv_bytes(const void *impl)
-{
-    const adia_coo *C = impl;
-    return coo_storage_bytes(impl) + adia_vector_bytes(C->rows, C->cols, C->vtype);
-}
-
 static adia_status coo_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -106,9 +100,15 @@ static adia_status coo_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* The planner's cost model (constants: plan_model.c). */
+static int64_t coo_predict(const adia_model_input *in, int *exact)
+{
+    *exact = 1;
+    return in->A->nnz * (8 + (int64_t)adia_value_size(in->vtype));
+}
+
 const adia_format_ops adia_format_coo = {
     .name = "coo",
-    .family = "row",
     .description = "coordinate triplets sorted by row",
     .build = coo_build,
     .to_csr = coo_to_csr,
@@ -116,6 +116,6 @@ const adia_format_ops adia_format_coo = {
     .destroy = coo_destroy,
     .padded_zeros = coo_padded_zeros,
     .storage_bytes = coo_storage_bytes,
-    .spmv_bytes = coo_spmv_bytes,
     .spmv = coo_spmv,
+    .model = {coo_predict, 0.40, 0.35, 1, 1, 1.50, 0.118, ADIA_STEPS_ROW_MAX}, /* segmented reduction */
 };

@@ -28,7 +28,7 @@ static adia_status csc_build(const adia_csr *A, const adia_format_params *p,
     *S = (adia_csc){.rows = A->rows, .cols = A->cols, .nnz = A->nnz, .vtype = vt};
     S->colptr = adia_calloc((size_t)A->cols + 1, sizeof *S->colptr, "csc column pointers");
     S->rowind = adia_alloc((size_t)A->nnz, sizeof *S->rowind, "csc row indices");
-    S->values = row_values_alloc(A->nnz, vt, "csc values");
+    S->values = adia__row_values_alloc(A->nnz, vt, "csc values");
     int64_t *next = adia_alloc((size_t)A->cols + 1, sizeof *next, "csc fill cursors");
     if (!S->colptr || !S->rowind || !S->values || !next) {
         free(next);
@@ -79,7 +79,7 @@ static adia_status csc_check(const void *impl)
         return adia_error(ADIA_ERR_INVALID_MATRIX, "csc: column pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, S->colptr[0],
                           S->colptr[S->cols], S->nnz);
-    ADIA_TRY(row_check_index("csc", "rowind", S->rowind, S->nnz, S->rows, false));
+    ADIA_TRY(adia__row_check_index("csc", "rowind", S->rowind, S->nnz, S->rows, false));
     for (int32_t j = 0; j < S->cols; j++) {
         if (S->colptr[j + 1] < S->colptr[j])
             return adia_error(ADIA_ERR_INVALID_MATRIX, "csc: column pointer %d decreases",
@@ -107,12 +107,6 @@ static int64_t csc_storage_bytes(const void *impl)
     return ((int64_t)S->cols + 1) * 8 + S->nnz * 4 + row_value_bytes(S->nnz, S->vtype);
 }
 
-static int64_t csc_spmv_bytes(const void *impl)
-{
-    const adia_csc *S = impl;
-    return csc_storage_bytes(impl) + adia_vector_bytes(S->rows, S->cols, S->vtype);
-}
-
 static adia_status csc_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -121,7 +115,6 @@ static adia_status csc_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_csc = {
     .name = "csc",
-    .family = "row",
     .description = "compressed sparse columns (64-bit column pointers)",
     .build = csc_build,
     .to_csr = csc_to_csr,
@@ -129,6 +122,5 @@ const adia_format_ops adia_format_csc = {
     .destroy = csc_destroy,
     .padded_zeros = csc_padded_zeros,
     .storage_bytes = csc_storage_bytes,
-    .spmv_bytes = csc_spmv_bytes,
     .spmv = csc_spmv,
 };

@@ -50,12 +50,6 @@ static int64_t csr_storage_bytes(const void *impl)
            A->nnz * (4 + (int64_t)adia_value_size(A->vtype));
 }
 
-static int64_t csr_spmv_bytes(const void *impl)
-{
-    const adia_csr *A = impl;
-    return csr_storage_bytes(impl) + adia_vector_bytes(A->rows, A->cols, A->vtype);
-}
-
 static adia_status csr_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -67,9 +61,15 @@ static adia_status csr_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* The planner's cost model (constants: plan_model.c). */
+static int64_t csr_predict(const adia_model_input *in, int *exact)
+{
+    *exact = 1;
+    return ((int64_t)in->A->rows + 1) * 8 + in->A->nnz * (4 + (int64_t)adia_value_size(in->vtype));
+}
+
 const adia_format_ops adia_format_csr = {
     .name = "csr",
-    .family = "row",
     .description = "compressed sparse rows (64-bit row pointers)",
     .build = csr_build,
     .to_csr = csr_to_csr,
@@ -77,6 +77,6 @@ const adia_format_ops adia_format_csr = {
     .destroy = csr_destroy,
     .padded_zeros = csr_padded_zeros,
     .storage_bytes = csr_storage_bytes,
-    .spmv_bytes = csr_spmv_bytes,
     .spmv = csr_spmv,
+    .model = {csr_predict, 0.70, 0.60, 1, 1, 1.74, 0.015, ADIA_STEPS_ROW_MAX}, /* irregular x gathers */
 };

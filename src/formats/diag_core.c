@@ -446,9 +446,11 @@ int64_t adia_diag_storage_bytes(const adia_diag *D)
            (ng + 1) * 4 + D->n_scatter * (8 + vs);
 }
 
-int64_t adia_diag_spmv_bytes(const adia_diag *D)
+int64_t adia_diag_predict_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
+                                int per_piece, int64_t vs)
 {
-    return adia_diag_storage_bytes(D) + adia_vector_bytes(D->rows, D->cols, D->vtype);
+    return adia_sat_add(adia_sat_add(adia_sat_mul(slots, vs), adia_sat_mul(offsets, 4)),
+                        (np + 1) * 4 + (per_piece ? 0 : np * 4) + (np + 1) * 8 + (ng + 1) * 4);
 }
 
 adia_status adia_diag_spmv(const adia_diag *D, double alpha, const void *x,
@@ -463,7 +465,7 @@ adia_status adia_diag_spmv(const adia_diag *D, double alpha, const void *x,
 
 const adia_diag *adia_format_diag(const adia_format *F)
 {
-    if (!F || F->magic != ADIA_MAGIC_FORMAT || !F->impl || strcmp(F->ops->family, "diagonal"))
+    if (!F || F->magic != ADIA_MAGIC_FORMAT || !F->impl || !F->ops->diag.policy)
         return NULL;
     return F->impl;
 }
@@ -475,9 +477,20 @@ adia_status adia_diag_op_check(const void *impl) { return adia_diag_check(impl);
 void adia_diag_op_destroy(void *impl) { adia_diag_free(impl); }
 int64_t adia_diag_op_padded_zeros(const void *impl) { return adia_diag_padded_zeros(impl); }
 int64_t adia_diag_op_storage_bytes(const void *impl) { return adia_diag_storage_bytes(impl); }
-int64_t adia_diag_op_spmv_bytes(const void *impl) { return adia_diag_spmv_bytes(impl); }
 adia_status adia_diag_op_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y)
 {
     return adia_diag_spmv(impl, alpha, x, beta, y);
+}
+
+adia_status adia_diag_build_policy(adia_diag_policy_fn policy, int per_piece, const adia_csr *A,
+                                   const adia_format_params *p, adia_value_type vt, void **impl)
+{
+    adia_diag_partition part = {0};
+    adia_status s = policy(A, p, &part);
+    if (s != ADIA_OK) {
+        adia_diag_partition_free(&part);
+        return s;
+    }
+    return adia_diag_build(A, vt, &part, per_piece, (adia_diag **)impl);
 }

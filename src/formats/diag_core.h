@@ -64,9 +64,7 @@ typedef struct adia_diag_partition {
     uint8_t *scatter;         /* NULL, or A->nnz flags: 1 = scatter point */
 } adia_diag_partition;
 
-typedef adia_status (*adia_diag_partition_fn)(const adia_csr *A,
-                                              const adia_format_params *p,
-                                              adia_diag_partition *part);
+typedef adia_diag_policy_fn adia_diag_partition_fn;   /* internal.h */
 
 void adia_diag_partition_free(adia_diag_partition *part);
 
@@ -108,33 +106,32 @@ int64_t adia_diag_padded_zeros(const adia_diag *D);
 /* Offsets the format stores: per piece for HDI, per group otherwise. */
 int64_t adia_diag_offsets_stored(const adia_diag *D);
 int64_t adia_diag_storage_bytes(const adia_diag *D);
-int64_t adia_diag_spmv_bytes(const adia_diag *D);
+/* Storage bytes of a diagonal format of np pieces, ng groups, `offsets`
+ * stored offsets and `slots` data values of vs bytes (per_piece: HDI) --
+ * adia_diag_storage_bytes without the build, for the planner (saturating). */
+int64_t adia_diag_predict_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
+                                int per_piece, int64_t vs);
 adia_status adia_diag_spmv(const adia_diag *D, double alpha, const void *x,
                            double beta, void *y);
 
-/* The diagonal storage of a built format; NULL for non-diagonal formats. */
+/* The diagonal storage of a built format; NULL for formats whose table
+ * has no partition policy (not the diagonal core's storage). */
 const adia_diag *adia_format_diag(const adia_format *F);
 
-/* Operations table slots shared by every diagonal format (diag_core.c). */
+/* Build through a format's partition policy (the build slot of every
+ * format with diag.policy; part of the core). */
+adia_status adia_diag_build_policy(adia_diag_policy_fn policy, int per_piece, const adia_csr *A,
+                                   const adia_format_params *p, adia_value_type vt, void **impl);
+
+/* Operations table slots shared by every diagonal format (diag_core.c);
+ * the registry fills them for every table with diag.policy. */
 adia_status adia_diag_op_to_csr(const void *impl, adia_csr *out);
 adia_status adia_diag_op_check(const void *impl);
 void adia_diag_op_destroy(void *impl);
 int64_t adia_diag_op_padded_zeros(const void *impl);
 int64_t adia_diag_op_storage_bytes(const void *impl);
-int64_t adia_diag_op_spmv_bytes(const void *impl);
 adia_status adia_diag_op_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y);
-
-/* A diagonal format's table: only name, description and build differ. */
-#define ADIA_DIAG_OPS(NAME, DESC, BUILD)                                       \
-    {                                                                          \
-        .name = NAME, .family = "diagonal", .description = DESC,              \
-        .build = BUILD, .to_csr = adia_diag_op_to_csr,                         \
-        .check = adia_diag_op_check, .destroy = adia_diag_op_destroy,          \
-        .padded_zeros = adia_diag_op_padded_zeros,                             \
-        .storage_bytes = adia_diag_op_storage_bytes,                           \
-        .spmv_bytes = adia_diag_op_spmv_bytes, .spmv = adia_diag_op_spmv,      \
-    }
 
 #ifdef __cplusplus
 }

@@ -16,6 +16,7 @@
 #include "diag_core.h"
 
 #include <inttypes.h>
+#include <math.h>
 
 /* ------------------------------------------------------- offset lists */
 
@@ -237,55 +238,77 @@ static adia_status crsd_partition(const adia_csr *A, const adia_format_params *p
     return adia_diag_fill_lists(A, &split, present_bound, present, part);
 }
 
-/* ------------------------------------------------------- build + tables */
+/* ------------------------------------------------------- cost model */
 
-static adia_status build_with(adia_diag_partition_fn policy, int per_piece,
-                              const adia_csr *A, const adia_format_params *p,
-                              adia_value_type vt, void **impl)
+/* Predicted storage (the planner's, plan_model.c): exact for dia and hdi
+ * (distinct offsets per hack, counted), estimates for the BRCSD groups. */
+static int64_t dia_predict(const adia_model_input *in, int *exact)
 {
-    adia_diag_partition part = {0};
-    adia_status s = policy(A, p, &part);
-    if (s != ADIA_OK) {
-        adia_diag_partition_free(&part);
-        return s;
-    }
-    return adia_diag_build(A, vt, &part, per_piece, (adia_diag **)impl);
+    int64_t rows = in->A->rows, nd = in->f->n_diag;
+    *exact = 1;
+    return adia_diag_predict_bytes(adia_sat_mul(nd, rows), nd, rows > 0 ? 1 : 0, 1, 0,
+                                   (int64_t)adia_value_size(in->vtype));
+}
+static int64_t hdi_predict(const adia_model_input *in, int *exact)
+{
+    const adia_block_count *h = &in->hack;
+    *exact = 1;
+    if (adia_param(in->p->hack, 128) % 32) return -1;
+    return adia_diag_predict_bytes(h->slots, h->offsets, h->blocks, h->blocks, 1,
+                                   (int64_t)adia_value_size(in->vtype));
+}
+/* BRCSD-I: every diagonal over its in-matrix length, widened by about one
+ * B-row block where its ends are rounded; pieces: B-blocks + cuts. */
+static int64_t brcsd1_predict(const adia_model_input *in, int *exact)
+{
+    const adia_features *f = in->f;
+    int64_t rows = in->A->rows, nnz = in->A->nnz, B = adia_param(in->p->block_rows, 256);
+    double len_sum = nnz > 0 && f->dia_fill > 0 ? (double)nnz / f->dia_fill : 0;
+    double slots = fmin(len_sum + (double)f->n_diag * B, (double)f->n_diag * rows);
+    int64_t pieces = (rows + B - 1) / B + 2 * f->n_diag;
+    *exact = 0;
+    return adia_diag_predict_bytes((int64_t)slots,
+                                   f->n_diag * (int64_t)fmin(pieces, 2 * f->n_diag + 1), pieces,
+                                   pieces, 0, (int64_t)adia_value_size(in->vtype));
+}
+static int64_t brcsd2_predict(const adia_model_input *in, int *exact)
+{
+    const adia_block_count *b = &in->block;
+    *exact = 0;
+    return adia_diag_predict_bytes(b->slots, b->group_offsets, b->blocks, b->groups, 0,
+                                   (int64_t)adia_value_size(in->vtype));
 }
 
-/* One build per format (the table slot has no room for the policy). */
-static adia_status dia_build(const adia_csr *A, const adia_format_params *p,
-                             adia_value_type vt, void **impl)
-{
-    return build_with(dia_partition, 0, A, p, vt, impl);
-}
-static adia_status hdi_build(const adia_csr *A, const adia_format_params *p,
-                             adia_value_type vt, void **impl)
-{
-    return build_with(hdi_partition, 1, A, p, vt, impl); /* HDI: no sharing */
-}
-static adia_status brcsd1_build(const adia_csr *A, const adia_format_params *p,
-                                adia_value_type vt, void **impl)
-{
-    return build_with(brcsd1_partition, 0, A, p, vt, impl);
-}
-static adia_status brcsd2_build(const adia_csr *A, const adia_format_params *p,
-                                adia_value_type vt, void **impl)
-{
-    return build_with(brcsd2_partition, 0, A, p, vt, impl);
-}
-static adia_status crsd_build(const adia_csr *A, const adia_format_params *p,
-                              adia_value_type vt, void **impl)
-{
-    return build_with(crsd_partition, 0, A, p, vt, impl);
-}
+/* ------------------------------------------------------------ tables */
 
-const adia_format_ops adia_format_dia =
-    ADIA_DIAG_OPS("dia", "DIA: one offset list for all rows (Bell & Garland)", dia_build);
-const adia_format_ops adia_format_hdi =
-    ADIA_DIAG_OPS("hdi", "HDI: DIA per hack of rows (hack=128, multiple of 32)", hdi_build);
-const adia_format_ops adia_format_brcsd1 =
-    ADIA_DIAG_OPS("brcsd1", "BRCSD-I: row pieces cut where diagonals start/end (B=256, eta=B)", brcsd1_build);
-const adia_format_ops adia_format_brcsd2 =
-    ADIA_DIAG_OPS("brcsd2", "BRCSD-II: B-row pieces keep their nonzero diagonals (B=256)", brcsd2_build);
-const adia_format_ops adia_format_crsd =
-    ADIA_DIAG_OPS("crsd", "CRSD: 2/4/8-row segments, single-nonzero diagonals as scatter COO (seg=4)", crsd_build);
+/* A diagonal format is its partition policy: the diagonal core fills every
+ * other host slot (registry.c). */
+const adia_format_ops adia_format_dia = {
+    .name = "dia",
+    .description = "DIA: one offset list for all rows (Bell & Garland)",
+    .diag = {dia_partition, 0},
+    .model = {dia_predict, 0.60, 0.95, 1, 3, 1.79, 0.077, ADIA_STEPS_N_DIAG}, /* contiguous x and data */
+};
+const adia_format_ops adia_format_hdi = {
+    .name = "hdi",
+    .description = "HDI: DIA per hack of rows (hack=128, multiple of 32)",
+    .diag = {hdi_partition, 1},   /* HDI: offsets per piece, no sharing */
+    .model = {hdi_predict, 0.55, 0.80, 1, 3, 1.98, 0.209, ADIA_STEPS_HACK},
+};
+const adia_format_ops adia_format_brcsd1 = {
+    .name = "brcsd1",
+    .description = "BRCSD-I: row pieces cut where diagonals start/end (B=256, eta=B)",
+    .diag = {brcsd1_partition, 0},
+    .model = {brcsd1_predict, 0.55, 0.90, 1, 3, 1.84, 0.072, ADIA_STEPS_BLOCK},
+};
+const adia_format_ops adia_format_brcsd2 = {
+    .name = "brcsd2",
+    .description = "BRCSD-II: B-row pieces keep their nonzero diagonals (B=256)",
+    .diag = {brcsd2_partition, 0},
+    .model = {brcsd2_predict, 0.55, 0.90, 1, 3, 1.82, 0.074, ADIA_STEPS_BLOCK},
+};
+const adia_format_ops adia_format_crsd = {
+    .name = "crsd",
+    .description = "CRSD: 2/4/8-row segments, single-nonzero diagonals as scatter COO (seg=4)",
+    .diag = {crsd_partition, 0},
+};

@@ -9,7 +9,7 @@
 
 #include <inttypes.h>
 
-void row_ell_free(adia_ell *E)
+void adia__row_ell_free(adia_ell *E)
 {
     free(E->colind);
     free(E->values);
@@ -42,7 +42,7 @@ static void fill_row(const adia_csr *A, int32_t i, adia_ell *E, adia_coo *rest, 
     }
 }
 
-adia_status row_ell_fill(const adia_csr *A, int32_t width, adia_value_type vt,
+adia_status adia__row_ell_fill(const adia_csr *A, int32_t width, adia_value_type vt,
                          adia_ell *E, adia_coo *rest)
 {
     int64_t extra = overflow_entries(A, width), slots;
@@ -52,21 +52,21 @@ adia_status row_ell_fill(const adia_csr *A, int32_t width, adia_value_type vt,
                 return adia_error(ADIA_ERR_INVALID_ARG,
                                   "ell: row %d has %" PRId64 " entries, more than width=%d "
                                   "(use width>=%" PRId64 ", no width, or format hyb)",
-                                  (int)i, row_len(A, i), (int)width, row_max_len(A));
-    ADIA_TRY(row_mul(A->rows, width, "ell slots", &slots));
+                                  (int)i, row_len(A, i), (int)width, adia__row_max_len(A));
+    ADIA_TRY(adia__row_mul(A->rows, width, "ell slots", &slots));
     *E = (adia_ell){.rows = A->rows, .cols = A->cols, .width = width,
                     .nnz = A->nnz - extra, .vtype = vt};
     E->colind = adia_alloc((size_t)slots, sizeof *E->colind, "ell column indices");
-    E->values = row_values_alloc(slots, vt, "ell values");
+    E->values = adia__row_values_alloc(slots, vt, "ell values");
     if (!E->colind || !E->values) {
-        row_ell_free(E);
+        adia__row_ell_free(E);
         return ADIA_ERR_NO_MEMORY;
     }
     for (int64_t p = 0; p < slots; p++) E->colind[p] = ADIA_ROW_PAD;
     if (rest) {
-        adia_status s = row_coo_alloc(rest, A->rows, A->cols, extra, vt);
+        adia_status s = adia__row_coo_alloc(rest, A->rows, A->cols, extra, vt);
         if (s != ADIA_OK) {
-            row_ell_free(E);
+            adia__row_ell_free(E);
             return s;
         }
     }
@@ -75,10 +75,10 @@ adia_status row_ell_fill(const adia_csr *A, int32_t width, adia_value_type vt,
     return ADIA_OK;
 }
 
-adia_status row_ell_check(const adia_ell *E)
+adia_status adia__row_ell_check(const adia_ell *E)
 {
     int64_t slots = (int64_t)E->width * E->rows, n = 0;
-    ADIA_TRY(row_check_index("ell", "colind", E->colind, slots, E->cols, true));
+    ADIA_TRY(adia__row_check_index("ell", "colind", E->colind, slots, E->cols, true));
     for (int32_t i = 0; i < E->rows; i++)
         for (int64_t k = 0; k < E->width; k++) {
             int64_t p = k * E->rows + i;
@@ -102,10 +102,10 @@ adia_status row_ell_check(const adia_ell *E)
     return ADIA_OK;
 }
 
-adia_status row_ell_to_csr(const adia_ell *E, const adia_coo *rest, adia_csr *out)
+adia_status adia__row_ell_to_csr(const adia_ell *E, const adia_coo *rest, adia_csr *out)
 {
     row_csr_builder b;
-    ADIA_TRY(row_csr_begin(&b, out, E->rows, E->cols, E->nnz + (rest ? rest->nnz : 0)));
+    ADIA_TRY(adia__row_csr_begin(&b, out, E->rows, E->cols, E->nnz + (rest ? rest->nnz : 0)));
     int64_t k = 0;
     for (int32_t i = 0; i < E->rows; i++) {
         for (int64_t s = 0; s < E->width; s++) {
@@ -116,19 +116,19 @@ adia_status row_ell_to_csr(const adia_ell *E, const adia_coo *rest, adia_csr *ou
         for (; rest && k < rest->nnz && rest->rowind[k] == i; k++)
             row_csr_push(&b, i, rest->colind[k], row_value_get(rest->values, rest->vtype, k));
     }
-    return row_csr_finish(&b, rest ? "hyb" : "ell");
+    return adia__row_csr_finish(&b, rest ? "hyb" : "ell");
 }
 
 static adia_status ell_build(const adia_csr *A, const adia_format_params *p,
                              adia_value_type vt, void **impl)
 {
-    int64_t longest = row_max_len(A);
+    int64_t longest = adia__row_max_len(A);
     if (longest > INT32_MAX)
         return adia_error(ADIA_ERR_OVERFLOW, "ell: longest row has %" PRId64
                           " entries, more than a 32-bit width", longest);
     adia_ell *E = adia_calloc(1, sizeof *E, "ell format");
     if (!E) return ADIA_ERR_NO_MEMORY;
-    adia_status s = row_ell_fill(A, adia_param(p->ell_width, (int32_t)longest), vt, E, NULL);
+    adia_status s = adia__row_ell_fill(A, adia_param(p->ell_width, (int32_t)longest), vt, E, NULL);
     if (s != ADIA_OK) {
         free(E);
         return s;
@@ -139,14 +139,14 @@ static adia_status ell_build(const adia_csr *A, const adia_format_params *p,
 
 static adia_status ell_to_csr(const void *impl, adia_csr *out)
 {
-    return row_ell_to_csr(impl, NULL, out);
+    return adia__row_ell_to_csr(impl, NULL, out);
 }
 
-static adia_status ell_check(const void *impl) { return row_ell_check(impl); }
+static adia_status ell_check(const void *impl) { return adia__row_ell_check(impl); }
 
 static void ell_destroy(void *impl)
 {
-    row_ell_free(impl);
+    adia__row_ell_free(impl);
     free(impl);
 }
 
@@ -163,12 +163,6 @@ static int64_t ell_storage_bytes(const void *impl)
     return slots * 4 + row_value_bytes(slots, E->vtype);
 }
 
-static int64_t ell_spmv_bytes(const void *impl)
-{
-    const adia_ell *E = impl;
-    return ell_storage_bytes(impl) + adia_vector_bytes(E->rows, E->cols, E->vtype);
-}
-
 static adia_status ell_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -176,9 +170,16 @@ static adia_status ell_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* The planner's cost model (constants: plan_model.c). */
+static int64_t ell_predict(const adia_model_input *in, int *exact)
+{
+    int64_t width = in->p->ell_width > 0 ? in->p->ell_width : in->f->row_max;
+    *exact = 1;
+    return adia_sat_mul(adia_sat_mul(width, in->A->rows), 4 + (int64_t)adia_value_size(in->vtype));
+}
+
 const adia_format_ops adia_format_ell = {
     .name = "ell",
-    .family = "row",
     .description = "ELLPACK: fixed slots per row, column-major (param width)",
     .build = ell_build,
     .to_csr = ell_to_csr,
@@ -186,6 +187,6 @@ const adia_format_ops adia_format_ell = {
     .destroy = ell_destroy,
     .padded_zeros = ell_padded_zeros,
     .storage_bytes = ell_storage_bytes,
-    .spmv_bytes = ell_spmv_bytes,
     .spmv = ell_spmv,
+    .model = {ell_predict, 0.55, 0.80, 1, 2, 1.49, 0.181, ADIA_STEPS_ROW_MAX},
 };

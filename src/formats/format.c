@@ -1,6 +1,7 @@
 /* format.c -- the public adia_format_* wrappers: handle checks, the
  * operations table dispatch, parameter parsing. */
 #include "internal.h"
+#include "diag_core.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -57,7 +58,57 @@ static const struct {
     {"qt", "leaf size", offsetof(adia_format_params, qt_size), EXTENT_SIDE},
     {"streams", "stream count", offsetof(adia_format_params, streams), EXTENT_ROWS},
     {"pad", "padding", offsetof(adia_format_params, pad), EXTENT_COLS},
+    {"kernel", "GPU kernel", offsetof(adia_format_params, gpu_kernel), EXTENT_ROWS},
+    {"tpr", "threads per row", offsetof(adia_format_params, tpr), EXTENT_ROWS},
+    {"R", "rows per thread", offsetof(adia_format_params, rows_per_thread), EXTENT_ROWS},
+    {"interleave", "chunk order", offsetof(adia_format_params, interleave), EXTENT_ROWS},
 };
+
+/* The tuning parameters take a value from a set: 0 (the library's
+ * choice) or one of these; message says which. */
+static adia_status check_tuning(const adia_format_params *p)
+{
+    if (p->gpu_kernel < 0 || p->gpu_kernel > ADIA_KERNEL_CSR_ADAPTIVE)
+        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: kernel=%d is not a GPU kernel "
+                          "(auto generic generated scalar vector adaptive)", (int)p->gpu_kernel);
+    int t = p->tpr;
+    if (t && t != 2 && t != 4 && t != 8 && t != 16 && t != 32)
+        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: tpr=%d must be 2, 4, 8, 16 "
+                          "or 32", t);
+    int R = p->rows_per_thread;
+    if (R && R != 1 && R != 2 && R != 4)
+        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: R=%d must be 1, 2 or 4", R);
+    if (p->interleave < 0 || p->interleave > ADIA_INTERLEAVE_FORCE)
+        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: interleave=%d must be 1 (off) "
+                          "or 2 (force)", (int)p->interleave);
+    return ADIA_OK;
+}
+
+/* A value given by name: kernel=generated, interleave=off|force; 0 if the
+ * text is no name of key's (then it must be a number). */
+static int named_value(const char *key, size_t klen, const char *v, size_t vlen, int32_t *out)
+{
+    char name[32];
+    if (vlen >= sizeof name) return 0;
+    memcpy(name, v, vlen);
+    name[vlen] = 0;
+    if (klen == 6 && !strncmp(key, "kernel", 6)) {
+        adia_gpu_kernel k;
+        if (adia_gpu_kernel_parse(name, &k) != ADIA_OK) {
+            adia_clear_error();
+            return 0;
+        }
+        *out = (int32_t)k;
+        return 1;
+    }
+    if (klen == 10 && !strncmp(key, "interleave", 10)) {
+        if (!strcmp(name, "off")) *out = ADIA_INTERLEAVE_OFF;
+        else if (!strcmp(name, "force")) *out = ADIA_INTERLEAVE_FORCE;
+        else return 0;
+        return 1;
+    }
+    return 0;
+}
 enum { N_PARAMS = sizeof params / sizeof *params };
 
 static int32_t *param_field(adia_format_params *p, const char *key, size_t len)
@@ -104,8 +155,13 @@ adia_status adia_format_params_parse(adia_format_params *p, const char *text)
         if (!field)
             return adia_error(ADIA_ERR_INVALID_ARG,
                               "format parameters: unknown key '%.*s' (known: B eta "
-                              "hack seg width C sigma r c group strip qt streams pad)",
+                              "hack seg width C sigma r c group strip qt streams pad "
+                              "kernel tpr R interleave)",
                               (int)(eq - s), s);
+        if (named_value(s, (size_t)(eq - s), eq + 1, (size_t)(end - eq - 1), field)) {
+            s = *end ? end + 1 : end;
+            continue;
+        }
         char *stop;
         errno = 0;
         long v = strtol(eq + 1, &stop, 10);
@@ -116,7 +172,16 @@ adia_status adia_format_params_parse(adia_format_params *p, const char *text)
         *field = (int32_t)v;
         s = *end ? end + 1 : end;
     }
-    return ADIA_OK;
+    return check_tuning(p);
+}
+
+adia_status adia__format_build_impl(const adia_format_ops *ops, const adia_csr *A,
+                                    const adia_format_params *p, adia_value_type vt, void **impl)
+{
+    if (ops->build) return ops->build(A, p, vt, impl);
+    if (ops->diag.policy)
+        return adia_diag_build_policy(ops->diag.policy, ops->diag.per_piece, A, p, vt, impl);
+    return adia_error(ADIA_ERR_UNSUPPORTED, "format %s has no build", ops->name);
 }
 
 adia_status adia_format_build(const adia_matrix *A, const char *name,
@@ -128,7 +193,8 @@ adia_status adia_format_build(const adia_matrix *A, const char *name,
     *out = NULL;
     adia_format *F = NULL;
     ADIA_TRY(adia_format_new(name, p, vt, A->csr.rows, A->csr.cols, A->csr.nnz, &F));
-    adia_status s = F->ops->build(&A->csr, &F->params, vt, &F->impl);
+    adia_status s = adia__format_build_impl(F->ops, &A->csr, &F->params, vt, &F->impl);
+    if (s == ADIA_OK && F->ops->zeros_apart) s = adia__zeros_collect(&A->csr, vt, &F->zeros);
     if (s != ADIA_OK) {
         adia_format_destroy(F);
         return s;
@@ -146,6 +212,7 @@ adia_status adia_format_new(const char *name, const adia_format_params *p, adia_
     const adia_format_ops *ops = adia_format_ops_find(name);
     if (!ops) return adia_error(ADIA_ERR_INVALID_ARG, "unknown format '%s'", name);
     if (p) ADIA_TRY(check_params(p, ops->name, rows, cols));
+    if (p) ADIA_TRY(check_tuning(p));
     adia_format *F = adia_calloc(1, sizeof *F, "format handle");
     if (!F) return ADIA_ERR_NO_MEMORY;
     F->magic = ADIA_MAGIC_FORMAT;
@@ -162,8 +229,9 @@ adia_status adia_format_new(const char *name, const adia_format_params *p, adia_
 void adia_format_destroy(adia_format *F)
 {
     if (!F || F->magic != ADIA_MAGIC_FORMAT) return;
-    if (F->gpu && F->dev) F->gpu->destroy(F->dev);
+    if (F->dev) F->ops->gpu->destroy(F->dev);
     if (F->impl) F->ops->destroy(F->impl);
+    adia__zeros_free(&F->zeros);
     F->magic = ADIA_MAGIC_DEAD;
     free(F);
 }
@@ -183,6 +251,11 @@ adia_status adia_format_to_matrix(const adia_format *F, adia_matrix **out)
     if (!F->ops->to_csr) return unsupported(F, "conversion back to CSR");
     adia_csr c;
     ADIA_TRY(F->ops->to_csr(F->impl, &c));
+    adia_status s = adia__zeros_merge(&F->zeros, &c);
+    if (s != ADIA_OK) {
+        adia_csr_free(&c);
+        return s;
+    }
     return adia_matrix_wrap(&c, out);
 }
 
@@ -194,8 +267,9 @@ int64_t adia_format_padded_zeros(const adia_format *F)
 
 int64_t adia_format_bytes(const adia_format *F)
 {
-    if (check_format(F, "adia_format_bytes") != ADIA_OK || !F->ops->spmv_bytes) return -1;
-    return F->ops->spmv_bytes(F->impl);
+    /* every stored array read once, plus x and y: derived here once */
+    if (check_format(F, "adia_format_bytes") != ADIA_OK || !F->ops->storage_bytes) return -1;
+    return F->ops->storage_bytes(F->impl) + adia_vector_bytes(F->rows, F->cols, F->vtype);
 }
 
 int64_t adia_format_storage_bytes(const adia_format *F)
@@ -221,11 +295,9 @@ adia_status adia_format_upload(adia_format *F)
     int n = 0;
     ADIA_TRY(adia_gpu_device_count(&n));
     if (n == 0) return adia_error(ADIA_ERR_NO_DEVICE, "adia_format_upload: no CUDA device");
-    const adia_gpu_ops *g = adia_gpu_ops_find(F->ops->name);
-    if (!g) return unsupported(F, "the GPU");
-    ADIA_TRY(g->upload(F->impl, F->vtype, &F->dev));
-    F->gpu = g;
-    return ADIA_OK;
+    const adia_gpu_ops *g = F->ops->gpu;
+    if (!g) return unsupported(F, "the GPU (no GPU kernel)");
+    return g->upload(F->impl, F->vtype, &F->params, &F->dev);
 }
 
 adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
@@ -234,5 +306,5 @@ adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
     ADIA_TRY(adia_format_upload(F));
     if ((!d_x && F->cols > 0) || (!d_y && F->rows > 0))
         return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_spmv_gpu: x or y is NULL");
-    return F->gpu->spmv(F->dev, alpha, d_x, beta, d_y, stream);
+    return F->ops->gpu->spmv(F->dev, alpha, d_x, beta, d_y, stream);
 }

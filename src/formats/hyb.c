@@ -13,7 +13,7 @@
  * max(4096, rows/3), found from the histogram of row lengths. */
 static adia_status hyb_width(const adia_csr *A, int32_t *width)
 {
-    int64_t longest = row_max_len(A);
+    int64_t longest = adia__row_max_len(A);
     if (longest > INT32_MAX)
         return adia_error(ADIA_ERR_OVERFLOW, "hyb: longest row has %" PRId64
                           " entries, more than a 32-bit width", longest);
@@ -40,7 +40,7 @@ static adia_status hyb_build(const adia_csr *A, const adia_format_params *p,
     if (width <= 0) ADIA_TRY(hyb_width(A, &width));
     adia_hyb *H = adia_calloc(1, sizeof *H, "hyb format");
     if (!H) return ADIA_ERR_NO_MEMORY;
-    adia_status s = row_ell_fill(A, width, vt, &H->ell, &H->coo);
+    adia_status s = adia__row_ell_fill(A, width, vt, &H->ell, &H->coo);
     if (s != ADIA_OK) {
         free(H);
         return s;
@@ -52,14 +52,14 @@ static adia_status hyb_build(const adia_csr *A, const adia_format_params *p,
 static adia_status hyb_to_csr(const void *impl, adia_csr *out)
 {
     const adia_hyb *H = impl;
-    return row_ell_to_csr(&H->ell, &H->coo, out);
+    return adia__row_ell_to_csr(&H->ell, &H->coo, out);
 }
 
 static adia_status hyb_check(const void *impl)
 {
     const adia_hyb *H = impl;
-    ADIA_TRY(row_ell_check(&H->ell));
-    ADIA_TRY(row_coo_check(&H->coo));
+    ADIA_TRY(adia__row_ell_check(&H->ell));
+    ADIA_TRY(adia__row_coo_check(&H->coo));
     if (H->ell.rows != H->coo.rows || H->ell.cols != H->coo.cols)
         return adia_error(ADIA_ERR_INVALID_MATRIX, "hyb: ELL part %dx%d, COO part %dx%d",
                           (int)H->ell.rows, (int)H->ell.cols, (int)H->coo.rows,
@@ -70,8 +70,8 @@ static adia_status hyb_check(const void *impl)
 static void hyb_destroy(void *impl)
 {
     adia_hyb *H = impl;
-    row_ell_free(&H->ell);
-    row_coo_free(&H->coo);
+    adia__row_ell_free(&H->ell);
+    adia__row_coo_free(&H->coo);
     free(H);
 }
 
@@ -89,12 +89,6 @@ static int64_t hyb_storage_bytes(const void *impl)
            row_value_bytes(H->coo.nnz, H->coo.vtype);
 }
 
-static int64_t hyb_spmv_bytes(const void *impl)
-{
-    const adia_hyb *H = impl;
-    return hyb_storage_bytes(impl) + adia_vector_bytes(H->ell.rows, H->ell.cols, H->ell.vtype);
-}
-
 static adia_status hyb_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -106,7 +100,6 @@ static adia_status hyb_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_hyb = {
     .name = "hyb",
-    .family = "row",
     .description = "hybrid ELL + COO (Bell-Garland width rule, or param width)",
     .build = hyb_build,
     .to_csr = hyb_to_csr,
@@ -114,6 +107,5 @@ const adia_format_ops adia_format_hyb = {
     .destroy = hyb_destroy,
     .padded_zeros = hyb_padded_zeros,
     .storage_bytes = hyb_storage_bytes,
-    .spmv_bytes = hyb_spmv_bytes,
     .spmv = hyb_spmv,
 };

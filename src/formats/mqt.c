@@ -81,10 +81,10 @@ static adia_status mqt_build(const adia_csr *A, const adia_format_params *p,
     int32_t side = A->rows > A->cols ? A->rows : A->cols;
     while ((1ll << M->levels) < side) M->levels++;
     row_zentry *e = NULL;
-    adia_status s = row_zorder(A, 1, &e);
+    adia_status s = adia__row_zorder(A, 1, &e);
     /* at most 4 bits per level per entry */
     if (s == ADIA_OK) M->bits = adia_calloc((size_t)A->nnz * M->levels / 2 + 1, 1, "mqt bits");
-    if (s == ADIA_OK) M->values = row_values_alloc(A->nnz, vt, "mqt values");
+    if (s == ADIA_OK) M->values = adia__row_values_alloc(A->nnz, vt, "mqt values");
     if (s == ADIA_OK && (!M->bits || !M->values)) s = ADIA_ERR_NO_MEMORY;
     if (s != ADIA_OK) {
         free(e);
@@ -207,12 +207,6 @@ static int64_t mqt_storage_bytes(const void *impl)
     return (M->nbits + 7) / 8 + row_value_bytes(M->nnz, M->vtype);
 }
 
-static int64_t mqt_spmv_bytes(const void *impl)
-{
-    const adia_mqt *M = impl;
-    return mqt_storage_bytes(impl) + adia_vector_bytes(M->rows, M->cols, M->vtype);
-}
-
 typedef struct spmv_ctx {
     const void *x;
     adia_value_type vt;
@@ -243,7 +237,6 @@ static adia_status mqt_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_mqt = {
     .name = "mqt",
-    .family = "row",
     .description = "minimal quad tree: 4-bit-per-node structure stream + values (Z order)",
     .build = mqt_build,
     .to_csr = mqt_to_csr,
@@ -251,6 +244,5 @@ const adia_format_ops adia_format_mqt = {
     .destroy = mqt_destroy,
     .padded_zeros = mqt_padded_zeros,
     .storage_bytes = mqt_storage_bytes,
-    .spmv_bytes = mqt_spmv_bytes,
     .spmv = mqt_spmv,
 };

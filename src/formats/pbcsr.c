@@ -22,7 +22,7 @@
 
 static void pbcsr_free(adia_pbcsr *P)
 {
-    row_bcsr_free(&P->blocks);
+    adia__row_bcsr_free(&P->blocks);
     free(P->rowoff);
     free(P->colind);
     free(P->values);
@@ -54,7 +54,7 @@ static adia_status fill(const adia_csr *A, adia_pbcsr *P)
 {
     const adia_bcsr *B = &P->blocks;
     int64_t nx;
-    ADIA_TRY(row_mul(B->nblocks, B->r, "pbcsr block rows", &nx));
+    ADIA_TRY(adia__row_mul(B->nblocks, B->r, "pbcsr block rows", &nx));
     P->rowoff = adia_calloc((size_t)nx + 1, sizeof *P->rowoff, "pbcsr row offsets");
     if (!P->rowoff) return ADIA_ERR_NO_MEMORY;
     for (int32_t bi = 0; bi < B->brows; bi++) walk_block_row(A, P, bi, NULL);
@@ -65,7 +65,7 @@ static adia_status fill(const adia_csr *A, adia_pbcsr *P)
     }
     int64_t *next = adia_alloc((size_t)nx + 1, sizeof *next, "pbcsr fill cursors");
     P->colind = adia_alloc((size_t)P->rowoff[nx], sizeof *P->colind, "pbcsr column indices");
-    P->values = row_values_alloc(P->rowoff[nx], B->vtype, "pbcsr values");
+    P->values = adia__row_values_alloc(P->rowoff[nx], B->vtype, "pbcsr values");
     if (!next || !P->colind || !P->values) {
         free(next);
         return ADIA_ERR_NO_MEMORY;
@@ -82,9 +82,9 @@ static adia_status pbcsr_params(const adia_csr *A, const adia_format_params *p,
                                 int32_t *r, int32_t *c, int32_t *pad)
 {
     *pad = adia_param(p->pad, 16);
-    ADIA_TRY(row_block_param("pbcsr", "r", p->bcsr_r, 4, A->rows, "rows", r));
+    ADIA_TRY(adia__row_block_param("pbcsr", "r", p->bcsr_r, 4, A->rows, "rows", r));
     if (p->bcsr_c > 0) {
-        ADIA_TRY(row_block_param("pbcsr", "c", p->bcsr_c, 1, A->cols, "columns", c));
+        ADIA_TRY(adia__row_block_param("pbcsr", "c", p->bcsr_c, 1, A->cols, "columns", c));
     } else {
         if (*pad > INT32_MAX / 4)
             return adia_error(ADIA_ERR_INVALID_ARG, "pbcsr: pad=%d too large", (int)*pad);
@@ -104,7 +104,7 @@ static adia_status pbcsr_build(const adia_csr *A, const adia_format_params *p,
     adia_pbcsr *P = adia_calloc(1, sizeof *P, "pbcsr format");
     if (!P) return ADIA_ERR_NO_MEMORY;
     P->pad = pad;
-    adia_status s = row_block_layout(A, r, c, vt, &P->blocks);
+    adia_status s = adia__row_block_layout(A, r, c, vt, &P->blocks);
     if (s == ADIA_OK) s = fill(A, P);
     if (s != ADIA_OK) {
         pbcsr_free(P);
@@ -125,7 +125,7 @@ static adia_status pbcsr_to_csr(const void *impl, adia_csr *out)
     const adia_pbcsr *P = impl;
     const adia_bcsr *B = &P->blocks;
     row_csr_builder bld;
-    ADIA_TRY(row_csr_begin(&bld, out, B->rows, B->cols, B->nnz));
+    ADIA_TRY(adia__row_csr_begin(&bld, out, B->rows, B->cols, B->nnz));
     for (int32_t i = 0; i < B->rows; i++) {
         int32_t bi = i / B->r, ii = i % B->r;
         for (int64_t b = B->browptr[bi]; b < B->browptr[bi + 1]; b++) {
@@ -135,16 +135,16 @@ static adia_status pbcsr_to_csr(const void *impl, adia_csr *out)
                              row_value_get(P->values, B->vtype, q));
         }
     }
-    return row_csr_finish(&bld, "pbcsr");
+    return adia__row_csr_finish(&bld, "pbcsr");
 }
 
 static adia_status pbcsr_check(const void *impl)
 {
     const adia_pbcsr *P = impl;
     const adia_bcsr *B = &P->blocks;
-    ADIA_TRY(row_bcsr_check(B));
+    ADIA_TRY(adia__row_bcsr_check(B));
     int64_t nx = B->nblocks * B->r, n = 0;
-    ADIA_TRY(row_check_index("pbcsr", "colind", P->colind, P->rowoff[nx], B->c, false));
+    ADIA_TRY(adia__row_check_index("pbcsr", "colind", P->colind, P->rowoff[nx], B->c, false));
     for (int64_t x = 0; x < nx; x++) {
         int64_t len = real_len(P, x), b = x / B->r;
         bool bad = P->rowoff[x] % P->pad || P->rowoff[x + 1] < P->rowoff[x] ||
@@ -180,12 +180,6 @@ static int64_t pbcsr_storage_bytes(const void *impl)
            row_value_bytes(slots, B->vtype);
 }
 
-static int64_t pbcsr_spmv_bytes(const void *impl)
-{
-    const adia_bcsr *B = &((const adia_pbcsr *)impl)->blocks;
-    return pbcsr_storage_bytes(impl) + adia_vector_bytes(B->rows, B->cols, B->vtype);
-}
-
 static adia_status pbcsr_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y)
 {
@@ -197,7 +191,6 @@ static adia_status pbcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_pbcsr = {
     .name = "pbcsr",
-    .family = "row",
     .description = "patent block CSR: aligned r x c blocks, rows padded to pad (params r, c, pad)",
     .build = pbcsr_build,
     .to_csr = pbcsr_to_csr,
@@ -205,6 +198,5 @@ const adia_format_ops adia_format_pbcsr = {
     .destroy = pbcsr_destroy,
     .padded_zeros = pbcsr_padded_zeros,
     .storage_bytes = pbcsr_storage_bytes,
-    .spmv_bytes = pbcsr_spmv_bytes,
     .spmv = pbcsr_spmv,
 };

@@ -56,18 +56,18 @@ static adia_status pcsr_to_csr(const void *impl, adia_csr *out)
 {
     const adia_pcsr *P = impl;
     row_csr_builder b;
-    ADIA_TRY(row_csr_begin(&b, out, P->csr.rows, P->csr.cols, P->nnz));
+    ADIA_TRY(adia__row_csr_begin(&b, out, P->csr.rows, P->csr.cols, P->nnz));
     for (int32_t i = 0; i < P->csr.rows; i++)
         for (int64_t k = P->csr.rowptr[i]; k < P->csr.rowptr[i] + real_len(&P->csr, i); k++)
             row_csr_push(&b, i, P->csr.colind[k], row_value_get(P->csr.values, P->csr.vtype, k));
-    return row_csr_finish(&b, "pcsr");
+    return adia__row_csr_finish(&b, "pcsr");
 }
 
 static adia_status pcsr_check(const void *impl)
 {
     const adia_pcsr *P = impl;
     const adia_csr *C = &P->csr;
-    ADIA_TRY(row_check_index("pcsr", "colind", C->colind, C->nnz, C->cols, false));
+    ADIA_TRY(adia__row_check_index("pcsr", "colind", C->colind, C->nnz, C->cols, false));
     int64_t n = 0;
     for (int32_t i = 0; i < C->rows; i++) {
         if (C->rowptr[i] % P->pad || C->rowptr[i + 1] < C->rowptr[i])
@@ -105,11 +105,6 @@ static int64_t pcsr_storage_bytes(const void *impl)
     return adia_format_csr.storage_bytes(&((const adia_pcsr *)impl)->csr);
 }
 
-static int64_t pcsr_spmv_bytes(const void *impl)
-{
-    return adia_format_csr.spmv_bytes(&((const adia_pcsr *)impl)->csr);
-}
-
 static adia_status pcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -118,7 +113,6 @@ static adia_status pcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_pcsr = {
     .name = "pcsr",
-    .family = "row",
     .description = "padded CSR: rows padded to a multiple of pad (default 16), aligned starts",
     .build = pcsr_build,
     .to_csr = pcsr_to_csr,
@@ -126,6 +120,5 @@ const adia_format_ops adia_format_pcsr = {
     .destroy = pcsr_destroy,
     .padded_zeros = pcsr_padded_zeros,
     .storage_bytes = pcsr_storage_bytes,
-    .spmv_bytes = pcsr_spmv_bytes,
     .spmv = pcsr_spmv,
 };

@@ -37,13 +37,13 @@ static void qcsr_free(adia_qcsr *T)
 static adia_status qcsr_alloc(adia_qcsr *T)
 {
     int64_t rp;
-    ADIA_TRY(row_mul(T->nleaves, (int64_t)T->Q + 1, "qcsr leaf row pointers", &rp));
+    ADIA_TRY(adia__row_mul(T->nleaves, (int64_t)T->Q + 1, "qcsr leaf row pointers", &rp));
     T->leaf_row = adia_alloc((size_t)T->nleaves, sizeof *T->leaf_row, "qcsr leaf rows");
     T->leaf_col = adia_alloc((size_t)T->nleaves, sizeof *T->leaf_col, "qcsr leaf columns");
     T->leaf_ptr = adia_alloc((size_t)T->nleaves + 1, sizeof *T->leaf_ptr, "qcsr leaf pointers");
     T->leaf_rowptr = adia_calloc((size_t)rp, sizeof *T->leaf_rowptr, "qcsr leaf row pointers");
     T->colind = adia_alloc((size_t)T->nnz, sizeof *T->colind, "qcsr column indices");
-    T->values = row_values_alloc(T->nnz, T->vtype, "qcsr values");
+    T->values = adia__row_values_alloc(T->nnz, T->vtype, "qcsr values");
     return T->leaf_row && T->leaf_col && T->leaf_ptr && T->leaf_rowptr && T->colind && T->values
                ? ADIA_OK : ADIA_ERR_NO_MEMORY;
 }
@@ -77,7 +77,7 @@ static adia_status qcsr_build(const adia_csr *A, const adia_format_params *p,
         return adia_error(ADIA_ERR_INVALID_ARG, "qcsr: qt=%d too large (leaf offsets are "
                           "32-bit: at most 46340)", (int)Q);
     row_zentry *e;
-    ADIA_TRY(row_zorder(A, Q, &e));
+    ADIA_TRY(adia__row_zorder(A, Q, &e));
     adia_qcsr *T = adia_calloc(1, sizeof *T, "qcsr format");
     if (!T) {
         free(e);
@@ -146,7 +146,7 @@ static adia_status qcsr_check(const void *impl)
         return adia_error(ADIA_ERR_INVALID_MATRIX, "qcsr: leaf pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, T->leaf_ptr[0],
                           T->leaf_ptr[T->nleaves], T->nnz);
-    ADIA_TRY(row_check_index("qcsr", "colind", T->colind, T->nnz, T->Q, false));
+    ADIA_TRY(adia__row_check_index("qcsr", "colind", T->colind, T->nnz, T->Q, false));
     for (int64_t l = 0; l < T->nleaves; l++) {
         const int32_t *rp = T->leaf_rowptr + l * (T->Q + 1);
         bool bad = T->leaf_row[l] < 0 || T->leaf_row[l] >= tiles_r || T->leaf_col[l] < 0 ||
@@ -182,12 +182,6 @@ static int64_t qcsr_storage_bytes(const void *impl)
            T->nleaves * 8 + (T->nleaves + 1) * 8;
 }
 
-static int64_t qcsr_spmv_bytes(const void *impl)
-{
-    const adia_qcsr *T = impl;
-    return qcsr_storage_bytes(impl) + adia_vector_bytes(T->rows, T->cols, T->vtype);
-}
-
 static adia_status qcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -202,7 +196,6 @@ static adia_status qcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_qcsr = {
     .name = "qcsr",
-    .family = "row",
     .description = "quad-tree CSR: non-empty Q x Q leaves as small CSRs, Z order (param qt)",
     .build = qcsr_build,
     .to_csr = qcsr_to_csr,
@@ -210,6 +203,5 @@ const adia_format_ops adia_format_qcsr = {
     .destroy = qcsr_destroy,
     .padded_zeros = qcsr_padded_zeros,
     .storage_bytes = qcsr_storage_bytes,
-    .spmv_bytes = qcsr_spmv_bytes,
     .spmv = qcsr_spmv,
 };

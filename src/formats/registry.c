@@ -1,50 +1,140 @@
-/* registry.c -- the one table of storage formats: adding a format is one
- * module file plus one line here (in the order `adia info` lists them). */
+/* registry.c -- the one list of storage formats: adding a format is its
+ * module (one .c file, or one partition policy in diag_formats.c; plus one
+ * .cu file if it has a GPU kernel) and one line here, in the order
+ * `adia info` lists them.  The second column says whether the format has a
+ * GPU side (adia__gpu_<name>, defined in its .cu file): the one place that
+ * says which formats run on the GPU. */
 #include "internal.h"
+#include "diag_core.h"
 
-/* One line per format; the list ends with the comment line. */
+#include <pthread.h>
+#include <stdio.h>
+
 #define FORMATS(X) \
-    X(csr) \
-    X(coo) \
-    X(csc) \
-    X(ell) \
-    X(hyb) \
-    X(sell) \
-    X(bcsr) \
-    X(pbcsr) \
-    X(pcsr) \
-    X(rgcsr) \
-    X(cmrs) \
-    X(qcsr) \
-    X(mqt) \
-    X(scsr) \
-    X(sbcsr) \
-    X(dia) \
-    X(hdi) \
-    X(brcsd1) \
-    X(brcsd2) \
-    X(crsd) \
-    X(hm) \
-    X(cdm) \
+    X(csr, GPU) \
+    X(coo, GPU) \
+    X(csc, CPU) \
+    X(ell, GPU) \
+    X(hyb, GPU) \
+    X(sell, GPU) \
+    X(bcsr, GPU) \
+    X(pbcsr, CPU) \
+    X(pcsr, CPU) \
+    X(rgcsr, CPU) \
+    X(cmrs, CPU) \
+    X(qcsr, CPU) \
+    X(mqt, CPU) \
+    X(scsr, CPU) \
+    X(sbcsr, CPU) \
+    X(dia, GPU) \
+    X(hdi, GPU) \
+    X(brcsd1, GPU) \
+    X(brcsd2, GPU) \
+    X(crsd, GPU) \
+    X(hm, CPU) \
+    X(cdm, CPU) \
     /* end of the list */
 
-#define DECLARE(name) extern const adia_format_ops adia_format_##name;
-FORMATS(DECLARE)
-#define ENTRY(name) &adia_format_##name,
-static const adia_format_ops *const registry[] = {FORMATS(ENTRY)};
+#ifdef ADIA_HAVE_CUDA
+#define GPU_DECLARE_GPU(name) extern const adia_gpu_ops adia__gpu_##name;
+#define GPU_SLOT_GPU(name) &adia__gpu_##name
+#else
+#define GPU_DECLARE_GPU(name)
+#define GPU_SLOT_GPU(name) NULL
+#endif
+#define GPU_DECLARE_CPU(name)
+#define GPU_SLOT_CPU(name) NULL
 
-int adia_format_count(void) { return (int)(sizeof registry / sizeof *registry); }
+#define DECLARE(name, side) extern const adia_format_ops adia_format_##name; GPU_DECLARE_##side(name)
+FORMATS(DECLARE)
+#define ENTRY(name, side) {&adia_format_##name, GPU_SLOT_##side(name)},
+static const struct {
+    const adia_format_ops *ops;
+    const adia_gpu_ops *gpu;
+} registry[] = {FORMATS(ENTRY)};
+enum { N_FORMATS = sizeof registry / sizeof *registry };
+
+/* The resolved tables: the module's slots, then the fallbacks. */
+static adia_format_ops resolved[N_FORMATS];
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
+/* The names, ", "-separated: all, diagonal core, the others. */
+static char lists[3][N_FORMATS * 16];
+
+static void list_add(char *list, const char *name)
+{
+    size_t at = strlen(list);
+    snprintf(list + at, sizeof lists[0] - at, "%s%s", at ? ", " : "", name);
+}
+
+/* Every fallback of a NULL slot, in one place:
+ *  - diag.policy set: the diagonal core fills the host slots (build stays
+ *    NULL: format.c builds through the policy, adia_diag_build_policy);
+ *  - gpu: the registry line's table (NULL: no GPU kernel, or no CUDA);
+ *  - the reserved slots (diagonal, spmv_dot, spmv_rows; gpu->diagonal,
+ *    spmv_dot, spmv_rows, build_device) stay NULL: their callers fall back
+ *    as adia_format_ops documents (internal.h). */
+static void resolve_all(void)
+{
+    for (int i = 0; i < N_FORMATS; i++) {
+        adia_format_ops o = *registry[i].ops;
+        if (o.diag.policy) {
+            if (!o.to_csr) o.to_csr = adia_diag_op_to_csr;
+            if (!o.check) o.check = adia_diag_op_check;
+            if (!o.destroy) o.destroy = adia_diag_op_destroy;
+            if (!o.padded_zeros) o.padded_zeros = adia_diag_op_padded_zeros;
+            if (!o.storage_bytes) o.storage_bytes = adia_diag_op_storage_bytes;
+            if (!o.spmv) o.spmv = adia_diag_op_spmv;
+        }
+        o.gpu = registry[i].gpu;
+        resolved[i] = o;
+        list_add(lists[0], o.name);
+        list_add(lists[o.diag.policy ? 1 : 2], o.name);
+    }
+}
+
+int adia_format_count(void) { return N_FORMATS; }
+
+const adia_format_ops *adia__format_ops_at(int i)
+{
+    if (i < 0 || i >= N_FORMATS) return NULL;
+    pthread_once(&resolve_once, resolve_all);
+    return &resolved[i];
+}
 
 const char *adia_format_name_at(int i)
 {
-    return i >= 0 && i < adia_format_count() ? registry[i]->name : NULL;
+    return i >= 0 && i < N_FORMATS ? registry[i].ops->name : NULL;
 }
 
 const adia_format_ops *adia_format_ops_find(const char *name)
 {
-    for (int i = 0; name && i < adia_format_count(); i++)
-        if (!strcmp(registry[i]->name, name)) return registry[i];
+    for (int i = 0; name && i < N_FORMATS; i++)
+        if (!strcmp(registry[i].ops->name, name)) return adia__format_ops_at(i);
     return NULL;
 }
 
 int adia_format_exists(const char *name) { return adia_format_ops_find(name) != NULL; }
+
+int adia_format_is_diagonal(const char *name)
+{
+    const adia_format_ops *o = adia_format_ops_find(name);
+    return o && o->diag.policy;
+}
+
+int adia_format_has_gpu(const char *name)
+{
+    const adia_format_ops *o = adia_format_ops_find(name);
+    return o && o->gpu;
+}
+
+unsigned adia_format_gpu_kernels(const char *name)
+{
+    const adia_format_ops *o = adia_format_ops_find(name);
+    return o && o->gpu ? o->gpu->kernels : 0;
+}
+
+const char *adia__format_list(int diagonal)
+{
+    pthread_once(&resolve_once, resolve_all);
+    return lists[diagonal < 0 ? 0 : diagonal ? 1 : 2];
+}

@@ -47,7 +47,7 @@ static adia_status layout(const adia_csr *A, adia_rgcsr *R)
             R->rowlen[i] = (int32_t)row_len(A, i);
             if (R->rowlen[i] > w) w = R->rowlen[i];
         }
-        ADIA_TRY(row_mul(w, group_rows(R, g), "rgcsr group", &size));
+        ADIA_TRY(adia__row_mul(w, group_rows(R, g), "rgcsr group", &size));
         R->group_ptr[g + 1] = R->group_ptr[g] + size;   /* <= rows * longest row */
     }
     return ADIA_OK;
@@ -67,7 +67,7 @@ static adia_status rgcsr_build(const adia_csr *A, const adia_format_params *p,
     int64_t slots = s == ADIA_OK ? R->group_ptr[R->ngroups] : 0;
     if (s == ADIA_OK) {
         R->colind = adia_alloc((size_t)slots, sizeof *R->colind, "rgcsr column indices");
-        R->values = row_values_alloc(slots, vt, "rgcsr values");
+        R->values = adia__row_values_alloc(slots, vt, "rgcsr values");
         if (!R->colind || !R->values) s = ADIA_ERR_NO_MEMORY;
     }
     if (s != ADIA_OK) {
@@ -90,14 +90,14 @@ static adia_status rgcsr_to_csr(const void *impl, adia_csr *out)
 {
     const adia_rgcsr *R = impl;
     row_csr_builder b;
-    ADIA_TRY(row_csr_begin(&b, out, R->rows, R->cols, R->nnz));
+    ADIA_TRY(adia__row_csr_begin(&b, out, R->rows, R->cols, R->nnz));
     for (int32_t g = 0; g < R->ngroups; g++)
         for (int32_t r = 0, n = group_rows(R, g); r < n; r++)
             for (int64_t k = 0, i = (int64_t)g * R->G + r; k < R->rowlen[i]; k++) {
                 int64_t q = R->group_ptr[g] + k * n + r;
                 row_csr_push(&b, (int32_t)i, R->colind[q], row_value_get(R->values, R->vtype, q));
             }
-    return row_csr_finish(&b, "rgcsr");
+    return adia__row_csr_finish(&b, "rgcsr");
 }
 
 static adia_status rgcsr_check(const void *impl)
@@ -122,7 +122,7 @@ static adia_status rgcsr_check(const void *impl)
     if (n != R->nnz)
         return adia_error(ADIA_ERR_INVALID_MATRIX, "rgcsr: row lengths add to %" PRId64
                           ", header says %" PRId64, n, R->nnz);
-    return row_check_index("rgcsr", "colind", R->colind, R->group_ptr[R->ngroups], R->cols, true);
+    return adia__row_check_index("rgcsr", "colind", R->colind, R->group_ptr[R->ngroups], R->cols, true);
 }
 
 static void rgcsr_destroy(void *impl) { rgcsr_free(impl); }
@@ -141,12 +141,6 @@ static int64_t rgcsr_storage_bytes(const void *impl)
            row_value_bytes(X, R->vtype);
 }
 
-static int64_t rgcsr_spmv_bytes(const void *impl)
-{
-    const adia_rgcsr *R = impl;
-    return rgcsr_storage_bytes(impl) + adia_vector_bytes(R->rows, R->cols, R->vtype);
-}
-
 static adia_status rgcsr_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y)
 {
@@ -158,7 +152,6 @@ static adia_status rgcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_rgcsr = {
     .name = "rgcsr",
-    .family = "row",
     .description = "row-grouped CSR: groups of G rows interleaved by entry (param group)",
     .build = rgcsr_build,
     .to_csr = rgcsr_to_csr,
@@ -166,6 +159,5 @@ const adia_format_ops adia_format_rgcsr = {
     .destroy = rgcsr_destroy,
     .padded_zeros = rgcsr_padded_zeros,
     .storage_bytes = rgcsr_storage_bytes,
-    .spmv_bytes = rgcsr_spmv_bytes,
     .spmv = rgcsr_spmv,
 };

@@ -5,7 +5,7 @@
 
 #include <inttypes.h>
 
-void *row_values_alloc(int64_t n, adia_value_type vt, const char *what)
+void *adia__row_values_alloc(int64_t n, adia_value_type vt, const char *what)
 {
     if (n < 0) {
         adia_error(ADIA_ERR_INVALID_ARG, "%s: negative size %" PRId64, what, n);
@@ -14,7 +14,7 @@ void *row_values_alloc(int64_t n, adia_value_type vt, const char *what)
     return adia_calloc((size_t)n, adia_value_size(vt), what);
 }
 
-int64_t row_max_len(const adia_csr *A)
+int64_t adia__row_max_len(const adia_csr *A)
 {
     int64_t m = 0;
     for (int32_t i = 0; i < A->rows; i++)
@@ -22,7 +22,7 @@ int64_t row_max_len(const adia_csr *A)
     return m;
 }
 
-adia_status row_mul(int64_t n, int64_t m, const char *what, int64_t *out)
+adia_status adia__row_mul(int64_t n, int64_t m, const char *what, int64_t *out)
 {
     if (!adia_mul_i64(n, m, out))
         return adia_error(ADIA_ERR_OVERFLOW, "%s: size %" PRId64 " x %" PRId64
@@ -30,7 +30,7 @@ adia_status row_mul(int64_t n, int64_t m, const char *what, int64_t *out)
     return ADIA_OK;
 }
 
-adia_status row_check_index(const char *fmt, const char *array, const int32_t *idx,
+adia_status adia__row_check_index(const char *fmt, const char *array, const int32_t *idx,
                             int64_t n, int32_t limit, bool pad_ok)
 {
     for (int64_t k = 0; k < n; k++) {
@@ -42,7 +42,7 @@ adia_status row_check_index(const char *fmt, const char *array, const int32_t *i
     return ADIA_OK;
 }
 
-adia_status row_csr_begin(row_csr_builder *b, adia_csr *out, int32_t rows,
+adia_status adia__row_csr_begin(row_csr_builder *b, adia_csr *out, int32_t rows,
                           int32_t cols, int64_t nnz)
 {
     b->out = out;
@@ -50,7 +50,7 @@ adia_status row_csr_begin(row_csr_builder *b, adia_csr *out, int32_t rows,
     return adia_csr_alloc(out, rows, cols, nnz, ADIA_DOUBLE);
 }
 
-adia_status row_csr_finish(row_csr_builder *b, const char *fmt)
+adia_status adia__row_csr_finish(row_csr_builder *b, const char *fmt)
 {
     adia_csr *A = b->out;
     if (b->n != A->nnz) {
@@ -82,7 +82,7 @@ static int by_zkey(const void *a, const void *b)
     return (x->k > y->k) - (x->k < y->k);
 }
 
-adia_status row_zorder(const adia_csr *A, int32_t q, row_zentry **out)
+adia_status adia__row_zorder(const adia_csr *A, int32_t q, row_zentry **out)
 {
     row_zentry *e = adia_alloc((size_t)A->nnz, sizeof *e, "Z-order of entries");
     if (!e) return ADIA_ERR_NO_MEMORY;

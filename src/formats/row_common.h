@@ -13,7 +13,7 @@
 extern const adia_format_ops adia_format_csr;
 
 /* Zero-filled array of n values of type vt (NULL + error on failure). */
-void *row_values_alloc(int64_t n, adia_value_type vt, const char *what);
+void *adia__row_values_alloc(int64_t n, adia_value_type vt, const char *what);
 /* Store / load value i of a typed array. */
 static inline void row_value_set(void *v, adia_value_type vt, int64_t i, double x)
 {
@@ -35,24 +35,24 @@ static inline int64_t row_len(const adia_csr *A, int32_t i)
     return A->rowptr[i + 1] - A->rowptr[i];
 }
 /* Longest row of A (0 for no rows). */
-int64_t row_max_len(const adia_csr *A);
+int64_t adia__row_max_len(const adia_csr *A);
 
 /* n*m as int64 with an overflow error naming what; ADIA_OK or error. */
-adia_status row_mul(int64_t n, int64_t m, const char *what, int64_t *out);
+adia_status adia__row_mul(int64_t n, int64_t m, const char *what, int64_t *out);
 
 /* Check idx[0..n) lies in [0, limit) or equals ADIA_ROW_PAD when pad_ok;
  * the message names the format, the array and the first bad position. */
-adia_status row_check_index(const char *fmt, const char *array, const int32_t *idx,
+adia_status adia__row_check_index(const char *fmt, const char *array, const int32_t *idx,
                             int64_t n, int32_t limit, bool pad_ok);
 
 /* to_csr builder: out gets rows x cols double CSR with room for nnz
  * entries; add entries in row-major order with row_csr_push, then
- * row_csr_finish fills rowptr (and checks that nnz entries came). */
+ * adia__row_csr_finish fills rowptr (and checks that nnz entries came). */
 typedef struct row_csr_builder {
     adia_csr *out;
     int64_t n;                /* entries pushed */
 } row_csr_builder;
-adia_status row_csr_begin(row_csr_builder *b, adia_csr *out, int32_t rows,
+adia_status adia__row_csr_begin(row_csr_builder *b, adia_csr *out, int32_t rows,
                           int32_t cols, int64_t nnz);
 static inline void row_csr_push(row_csr_builder *b, int32_t i, int32_t j, double v)
 {
@@ -60,7 +60,7 @@ static inline void row_csr_push(row_csr_builder *b, int32_t i, int32_t j, double
     b->out->colind[b->n] = j;
     ((double *)b->out->values)[b->n++] = v;
 }
-adia_status row_csr_finish(row_csr_builder *b, const char *fmt);
+adia_status adia__row_csr_finish(row_csr_builder *b, const char *fmt);
 
 /* Entries of a padded row slice col[0..n) that are real: the strictly
  * increasing prefix of non-padding columns (padding repeats the last real
@@ -86,20 +86,20 @@ static inline int64_t row_split(int64_t n, int t, int parts)
 }
 
 /* COO and ELL parts, shared by coo, ell and hyb (defined in coo.c, ell.c).
- * row_coo_alloc: arrays for nnz entries (values zeroed). */
-adia_status row_coo_alloc(adia_coo *C, int32_t rows, int32_t cols, int64_t nnz,
+ * adia__row_coo_alloc: arrays for nnz entries (values zeroed). */
+adia_status adia__row_coo_alloc(adia_coo *C, int32_t rows, int32_t cols, int64_t nnz,
                           adia_value_type vt);
-void row_coo_free(adia_coo *C);
-adia_status row_coo_check(const adia_coo *C);
+void adia__row_coo_free(adia_coo *C);
+adia_status adia__row_coo_check(const adia_coo *C);
 /* ELL part of A with the given width.  Entries beyond the width go to rest
  * (allocated here) or, when rest is NULL, make it an error naming the row. */
-adia_status row_ell_fill(const adia_csr *A, int32_t width, adia_value_type vt,
+adia_status adia__row_ell_fill(const adia_csr *A, int32_t width, adia_value_type vt,
                          adia_ell *E, adia_coo *rest);
-void row_ell_free(adia_ell *E);
-adia_status row_ell_check(const adia_ell *E);
+void adia__row_ell_free(adia_ell *E);
+adia_status adia__row_ell_check(const adia_ell *E);
 /* CSR of E plus (when not NULL) the row-sorted entries of rest whose
  * columns follow E's in each row, as hyb builds them. */
-adia_status row_ell_to_csr(const adia_ell *E, const adia_coo *rest, adia_csr *out);
+adia_status adia__row_ell_to_csr(const adia_ell *E, const adia_coo *rest, adia_csr *out);
 
 /* Entries of A in Z (Morton) order of their q x q tiles, used by the
  * quad-tree formats: key = bits of (i/q, j/q) interleaved (row bit above
@@ -109,23 +109,23 @@ typedef struct row_zentry {
     int64_t k;
     int32_t i;
 } row_zentry;
-adia_status row_zorder(const adia_csr *A, int32_t q, row_zentry **out);
+adia_status adia__row_zorder(const adia_csr *A, int32_t q, row_zentry **out);
 
-/* BCSR pieces shared by bcsr and sbcsr (bcsr.c).  row_bcsr_fill: the
- * r x c blocks of A; row_bcsr_to_csr: the nonzero values back. */
-adia_status row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
+/* BCSR pieces shared by bcsr and sbcsr (bcsr.c).  adia__row_bcsr_fill: the
+ * r x c blocks of A; adia__row_bcsr_to_csr: the nonzero values back. */
+adia_status adia__row_bcsr_fill(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
                           adia_bcsr *B);
 /* Only the block structure (dimensions, browptr, sorted bcolind; values
  * NULL), shared with pbcsr. */
-adia_status row_block_layout(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
+adia_status adia__row_block_layout(const adia_csr *A, int32_t r, int32_t c, adia_value_type vt,
                              adia_bcsr *B);
-void row_bcsr_free(adia_bcsr *B);
-adia_status row_bcsr_check(const adia_bcsr *B);
-adia_status row_bcsr_to_csr(const adia_bcsr *B, adia_csr *out);
-int64_t row_bcsr_storage_bytes(const adia_bcsr *B);
+void adia__row_bcsr_free(adia_bcsr *B);
+adia_status adia__row_bcsr_check(const adia_bcsr *B);
+adia_status adia__row_bcsr_to_csr(const adia_bcsr *B, adia_csr *out);
+int64_t adia__row_bcsr_storage_bytes(const adia_bcsr *B);
 /* Block size from parameter given (<= 0: min(dflt, extent), at least 1); a given
  * size larger than extent is an error naming fmt, key and what. */
-adia_status row_block_param(const char *fmt, const char *key, int32_t given,
+adia_status adia__row_block_param(const char *fmt, const char *key, int32_t given,
                             int32_t dflt, int32_t extent, const char *what, int32_t *out);
 
 #endif /* ADIA_ROW_COMMON_H */

@@ -33,7 +33,7 @@ static inline int64_t at_streamed(const adia_bcsr *B, int64_t b, int32_t ii, int
 static adia_status relayout(const adia_bcsr *B, bool to_streamed, void **out)
 {
     int64_t n = B->nblocks * B->r * B->c;
-    void *v = row_values_alloc(n, B->vtype, "sbcsr values");
+    void *v = adia__row_values_alloc(n, B->vtype, "sbcsr values");
     if (!v) return ADIA_ERR_NO_MEMORY;
     for (int64_t b = 0; b < B->nblocks; b++)
         for (int32_t ii = 0; ii < B->r; ii++)
@@ -50,15 +50,15 @@ static adia_status sbcsr_build(const adia_csr *A, const adia_format_params *p,
                                adia_value_type vt, void **impl)
 {
     int32_t r, c;
-    ADIA_TRY(row_block_param("sbcsr", "r", p->bcsr_r, 4, A->rows, "rows", &r));
-    ADIA_TRY(row_block_param("sbcsr", "c", p->bcsr_c, 4, A->cols, "columns", &c));
+    ADIA_TRY(adia__row_block_param("sbcsr", "r", p->bcsr_r, 4, A->rows, "rows", &r));
+    ADIA_TRY(adia__row_block_param("sbcsr", "c", p->bcsr_c, 4, A->cols, "columns", &c));
     adia_sbcsr *S = adia_calloc(1, sizeof *S, "sbcsr format");
     if (!S) return ADIA_ERR_NO_MEMORY;
-    adia_status s = row_bcsr_fill(A, r, c, vt, &S->b);
+    adia_status s = adia__row_bcsr_fill(A, r, c, vt, &S->b);
     void *streamed = NULL;
     if (s == ADIA_OK) s = relayout(&S->b, true, &streamed);
     if (s != ADIA_OK) {
-        row_bcsr_free(&S->b);
+        adia__row_bcsr_free(&S->b);
         free(S);
         return s;
     }
@@ -73,16 +73,16 @@ static adia_status sbcsr_to_csr(const void *impl, adia_csr *out)
 {
     adia_bcsr B = ((const adia_sbcsr *)impl)->b;
     ADIA_TRY(relayout(&B, false, &B.values));
-    adia_status s = row_bcsr_to_csr(&B, out);
+    adia_status s = adia__row_bcsr_to_csr(&B, out);
     free(B.values);
     return s;
 }
 
-static adia_status sbcsr_check(const void *impl) { return row_bcsr_check(&((const adia_sbcsr *)impl)->b); }
+static adia_status sbcsr_check(const void *impl) { return adia__row_bcsr_check(&((const adia_sbcsr *)impl)->b); }
 
 static void sbcsr_destroy(void *impl)
 {
-    row_bcsr_free(&((adia_sbcsr *)impl)->b);
+    adia__row_bcsr_free(&((adia_sbcsr *)impl)->b);
     free(impl);
 }
 
@@ -94,13 +94,7 @@ static int64_t sbcsr_padded_zeros(const void *impl)
 
 static int64_t sbcsr_storage_bytes(const void *impl)
 {
-    return row_bcsr_storage_bytes(&((const adia_sbcsr *)impl)->b);
-}
-
-static int64_t sbcsr_spmv_bytes(const void *impl)
-{
-    const adia_bcsr *B = &((const adia_sbcsr *)impl)->b;
-    return row_bcsr_storage_bytes(B) + adia_vector_bytes(B->rows, B->cols, B->vtype);
+    return adia__row_bcsr_storage_bytes(&((const adia_sbcsr *)impl)->b);
 }
 
 static adia_status sbcsr_spmv(const void *impl, double alpha, const void *x,
@@ -114,7 +108,7 @@ static adia_status sbcsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_sbcsr = {
     .name = "sbcsr",
-    .family = "row",
+    .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "streamed BCSR: block rows stored stream by stream (params r, c)",
     .build = sbcsr_build,
     .to_csr = sbcsr_to_csr,
@@ -122,6 +116,5 @@ const adia_format_ops adia_format_sbcsr = {
     .destroy = sbcsr_destroy,
     .padded_zeros = sbcsr_padded_zeros,
     .storage_bytes = sbcsr_storage_bytes,
-    .spmv_bytes = sbcsr_spmv_bytes,
     .spmv = sbcsr_spmv,
 };

@@ -44,7 +44,7 @@ static adia_status layout(const adia_csr *A, adia_scsr *T, int64_t *slots)
             if (row_len(A, (int32_t)i) > w) w = row_len(A, (int32_t)i);
         T->ptr[b + 1] = T->ptr[b] + w;
     }
-    return row_mul(T->S, T->ptr[T->nbrows], "scsr streams", slots);
+    return adia__row_mul(T->S, T->ptr[T->nbrows], "scsr streams", slots);
 }
 
 static void fill_rows(const adia_csr *A, adia_scsr *T)
@@ -72,7 +72,7 @@ static adia_status scsr_build(const adia_csr *A, const adia_format_params *p,
     adia_status s = T->ptr ? layout(A, T, &slots) : ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) {
         T->colind = adia_alloc((size_t)slots, sizeof *T->colind, "scsr column indices");
-        T->values = row_values_alloc(slots, vt, "scsr values");
+        T->values = adia__row_values_alloc(slots, vt, "scsr values");
         if (!T->colind || !T->values) s = ADIA_ERR_NO_MEMORY;
     }
     if (s != ADIA_OK) {
@@ -95,20 +95,20 @@ static adia_status scsr_to_csr(const void *impl, adia_csr *out)
 {
     const adia_scsr *T = impl;
     row_csr_builder b;
-    ADIA_TRY(row_csr_begin(&b, out, T->rows, T->cols, T->nnz));
+    ADIA_TRY(adia__row_csr_begin(&b, out, T->rows, T->cols, T->nnz));
     for (int32_t i = 0; i < T->rows; i++) {
         int64_t q = row_slot(T, i), n = row_real_prefix(T->colind + q, row_width(T, i));
         for (int64_t k = q; k < q + n; k++)
             row_csr_push(&b, i, T->colind[k], row_value_get(T->values, T->vtype, k));
     }
-    return row_csr_finish(&b, "scsr");
+    return adia__row_csr_finish(&b, "scsr");
 }
 
 static adia_status scsr_check(const void *impl)
 {
     const adia_scsr *T = impl;
     int64_t slots = (int64_t)T->S * T->ptr[T->nbrows], n = 0;
-    ADIA_TRY(row_check_index("scsr", "colind", T->colind, slots, T->cols, true));
+    ADIA_TRY(adia__row_check_index("scsr", "colind", T->colind, slots, T->cols, true));
     for (int32_t b = 0; b < T->nbrows; b++)
         if (T->ptr[b + 1] < T->ptr[b])
             return adia_error(ADIA_ERR_INVALID_MATRIX, "scsr: ptr[%d] decreases", (int)b + 1);
@@ -142,12 +142,6 @@ static int64_t scsr_storage_bytes(const void *impl)
     return ((int64_t)T->nbrows + 1) * 8 + slots * 4 + row_value_bytes(slots, T->vtype);
 }
 
-static int64_t scsr_spmv_bytes(const void *impl)
-{
-    const adia_scsr *T = impl;
-    return scsr_storage_bytes(impl) + adia_vector_bytes(T->rows, T->cols, T->vtype);
-}
-
 static adia_status scsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -159,7 +153,6 @@ static adia_status scsr_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_scsr = {
     .name = "scsr",
-    .family = "row",
     .description = "streamed CSR: rows dealt to S equal-length streams (param streams)",
     .build = scsr_build,
     .to_csr = scsr_to_csr,
@@ -167,6 +160,5 @@ const adia_format_ops adia_format_scsr = {
     .destroy = scsr_destroy,
     .padded_zeros = scsr_padded_zeros,
     .storage_bytes = scsr_storage_bytes,
-    .spmv_bytes = scsr_spmv_bytes,
     .spmv = scsr_spmv,
 };

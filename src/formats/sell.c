@@ -76,7 +76,7 @@ static adia_status slice_layout(const adia_csr *A, adia_sell *S)
             if (row_len(A, S->perm[q]) > w) w = row_len(A, S->perm[q]);
         if (w > INT32_MAX) return adia_error(ADIA_ERR_OVERFLOW, "sell: slice %d too wide", (int)s);
         S->slice_width[s] = (int32_t)w;
-        ADIA_TRY(row_mul(w, S->C, "sell slice", &size));
+        ADIA_TRY(adia__row_mul(w, S->C, "sell slice", &size));
         if (!adia_add_i64(S->slice_ptr[s], size, &S->slice_ptr[s + 1]))
             return adia_error(ADIA_ERR_OVERFLOW, "sell: slot count overflows");
     }
@@ -116,7 +116,7 @@ static adia_status sell_build(const adia_csr *A, const adia_format_params *p,
     if (s == ADIA_OK) {
         S->colind = adia_alloc((size_t)S->slice_ptr[S->nslices], sizeof *S->colind,
                                "sell column indices");
-        S->values = row_values_alloc(S->slice_ptr[S->nslices], vt, "sell values");
+        S->values = adia__row_values_alloc(S->slice_ptr[S->nslices], vt, "sell values");
         if (!S->colind || !S->values) s = ADIA_ERR_NO_MEMORY;
     }
     if (s != ADIA_OK) {
@@ -135,7 +135,7 @@ static adia_status sell_to_csr(const void *impl, adia_csr *out)
     if (!pos) return ADIA_ERR_NO_MEMORY;
     for (int32_t q = 0; q < S->rows; q++) pos[S->perm[q]] = q;
     row_csr_builder b;
-    adia_status st = row_csr_begin(&b, out, S->rows, S->cols, S->nnz);
+    adia_status st = adia__row_csr_begin(&b, out, S->rows, S->cols, S->nnz);
     for (int32_t i = 0; st == ADIA_OK && i < S->rows; i++) {
         int32_t s = pos[i] / S->C, r = pos[i] % S->C;
         for (int64_t k = 0; k < S->slice_width[s]; k++) {
@@ -145,7 +145,7 @@ static adia_status sell_to_csr(const void *impl, adia_csr *out)
         }
     }
     free(pos);
-    return st == ADIA_OK ? row_csr_finish(&b, "sell") : st;
+    return st == ADIA_OK ? adia__row_csr_finish(&b, "sell") : st;
 }
 
 static adia_status sell_check(const void *impl)
@@ -160,8 +160,8 @@ static adia_status sell_check(const void *impl)
                               " slots, not width %d x C %d", (int)s,
                               S->slice_ptr[s + 1] - S->slice_ptr[s], (int)S->slice_width[s],
                               (int)S->C);
-    ADIA_TRY(row_check_index("sell", "perm", S->perm, S->rows, S->rows, false));
-    ADIA_TRY(row_check_index("sell", "colind", S->colind, S->slice_ptr[S->nslices], S->cols, true));
+    ADIA_TRY(adia__row_check_index("sell", "perm", S->perm, S->rows, S->rows, false));
+    ADIA_TRY(adia__row_check_index("sell", "colind", S->colind, S->slice_ptr[S->nslices], S->cols, true));
     int64_t n = 0;
     for (int64_t p = 0; p < S->slice_ptr[S->nslices]; p++)
         if (S->colind[p] != ADIA_ROW_PAD) n++;
@@ -190,12 +190,6 @@ static int64_t sell_storage_bytes(const void *impl)
            slots * 4 + row_value_bytes(slots, S->vtype);
 }
 
-static int64_t sell_spmv_bytes(const void *impl)
-{
-    const adia_sell *S = impl;
-    return sell_storage_bytes(impl) + adia_vector_bytes(S->rows, S->cols, S->vtype);
-}
-
 static adia_status sell_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
@@ -203,9 +197,18 @@ static adia_status sell_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* The planner's cost model (constants: plan_model.c). */
+static int64_t sell_predict(const adia_model_input *in, int *exact)
+{
+    int64_t slices = in->sell_slices, rows = in->A->rows;
+    *exact = 1;
+    if (in->sell_slots < 0) return -1;
+    return adia_sat_add((slices + 1) * 8 + slices * 4 + rows * 4,
+                        adia_sat_mul(in->sell_slots, 4 + (int64_t)adia_value_size(in->vtype)));
+}
+
 const adia_format_ops adia_format_sell = {
     .name = "sell",
-    .family = "row",
     .description = "SELL-C-sigma: sorted slices of C rows, ELL inside (params C, sigma)",
     .build = sell_build,
     .to_csr = sell_to_csr,
@@ -213,6 +216,6 @@ const adia_format_ops adia_format_sell = {
     .destroy = sell_destroy,
     .padded_zeros = sell_padded_zeros,
     .storage_bytes = sell_storage_bytes,
-    .spmv_bytes = sell_spmv_bytes,
     .spmv = sell_spmv,
+    .model = {sell_predict, 0.50, 0.55, 1, 3, 1.60, 0.348, ADIA_STEPS_ROW_MAX},
 };

@@ -2,7 +2,7 @@
  * seeded random numbers.
  *
  * Every generator describes its matrix as "the sorted entries of row i",
- * computed from i alone.  gen_build() calls it twice per row -- once to
+ * computed from i alone.  adia__gen_build() calls it twice per row -- once to
  * count (col/val NULL), once to fill straight into the final CSR arrays --
  * so no generator ever holds COO triplets or a sort, rows are filled in
  * parallel, and the result does not depend on the number of threads. */
@@ -23,17 +23,17 @@ struct gen_rows {
 };
 
 /* Count, allocate and fill the CSR arrays of g; the matrix gets name. */
-adia_status gen_build(const gen_rows *g, const char *name, adia_matrix **out);
+adia_status adia__gen_build(const gen_rows *g, const char *name, adia_matrix **out);
 
 /* xorshift64* seeded through splitmix64 from (seed, stream): independent
  * deterministic streams, e.g. one per row, so parallel fills agree. */
 typedef struct gen_rng { uint64_t s; } gen_rng;
-gen_rng gen_rng_init(uint64_t seed, uint64_t stream);
-uint64_t gen_rng_next(gen_rng *r);
+gen_rng adia__gen_rng_init(uint64_t seed, uint64_t stream);
+uint64_t adia__gen_rng_next(gen_rng *r);
 /* Uniform double in [0, 1). */
-double gen_rng_unit(gen_rng *r);
+double adia__gen_rng_unit(gen_rng *r);
 /* Uniform integer in [0, n), n > 0. */
-uint64_t gen_rng_below(gen_rng *r, uint64_t n);
+uint64_t adia__gen_rng_below(gen_rng *r, uint64_t n);
 
 /* Most possible nonzeros (rows x longest row) a generator builds (820 GB
  * of CSR): rejects specs like band:2000000000,1000000000 before they run
@@ -51,15 +51,15 @@ typedef struct gen_args {
 } gen_args;
 
 /* Builders of the kinds (gen_grid.c, gen_diag.c). */
-adia_status gen_lap2d5(const gen_args *a, adia_matrix **out);
-adia_status gen_lap2d9(const gen_args *a, adia_matrix **out);
-adia_status gen_lap3d7(const gen_args *a, adia_matrix **out);
-adia_status gen_lap3d27(const gen_args *a, adia_matrix **out);
-adia_status gen_type2(const gen_args *a, adia_matrix **out);
-adia_status gen_band(const gen_args *a, adia_matrix **out);
-adia_status gen_randdiag(const gen_args *a, adia_matrix **out);
-adia_status gen_type3(const gen_args *a, adia_matrix **out);
-adia_status gen_random(const gen_args *a, adia_matrix **out);     /* gen_random.c */
-adia_status gen_powerlaw(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_lap2d5(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_lap2d9(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_lap3d7(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_lap3d27(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_type2(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_band(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_randdiag(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_type3(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_random(const gen_args *a, adia_matrix **out);     /* adia__gen_random.c */
+adia_status adia__gen_powerlaw(const gen_args *a, adia_matrix **out);
 
 #endif

@@ -1,4 +1,4 @@
-/* gen_build.c -- the two-pass CSR builder behind every generator, and the
+/* adia__gen_build.c -- the two-pass CSR builder behind every generator, and the
  * seeded random numbers. */
 #include "gen.h"
 
@@ -12,14 +12,14 @@ static uint64_t splitmix64(uint64_t x)
     return x ^ (x >> 31);
 }
 
-gen_rng gen_rng_init(uint64_t seed, uint64_t stream)
+gen_rng adia__gen_rng_init(uint64_t seed, uint64_t stream)
 {
     gen_rng r = {splitmix64(seed ^ splitmix64(stream))};
     if (r.s == 0) r.s = 0x9e3779b97f4a7c15ull;  /* xorshift must not be 0 */
     return r;
 }
 
-uint64_t gen_rng_next(gen_rng *r)
+uint64_t adia__gen_rng_next(gen_rng *r)
 {
     uint64_t x = r->s;
     x ^= x >> 12;
@@ -29,14 +29,14 @@ uint64_t gen_rng_next(gen_rng *r)
     return x * 0x2545f4914f6cdd1dull;
 }
 
-double gen_rng_unit(gen_rng *r)
+double adia__gen_rng_unit(gen_rng *r)
 {
-    return (double)(gen_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
+    return (double)(adia__gen_rng_next(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
-uint64_t gen_rng_below(gen_rng *r, uint64_t n)
+uint64_t adia__gen_rng_below(gen_rng *r, uint64_t n)
 {
-    return gen_rng_next(r) % n;  /* bias < n / 2^64: irrelevant here */
+    return adia__gen_rng_next(r) % n;  /* bias < n / 2^64: irrelevant here */
 }
 
 /* The builder's peak: the row lengths beside the CSR result.  Checked twice:
@@ -53,7 +53,7 @@ static adia_status check_budget(const gen_rows *g, const char *name, int64_t nnz
     return adia_budget_check(peak, what);
 }
 
-adia_status gen_build(const gen_rows *g, const char *name, adia_matrix **out)
+adia_status adia__gen_build(const gen_rows *g, const char *name, adia_matrix **out)
 {
     ADIA_TRY(check_budget(g, name, 0));
     int64_t *len = adia_alloc((size_t)g->rows + 1, sizeof *len, "generator row lengths");

@@ -37,14 +37,14 @@ static int diag_has(const diag_pattern *d, int32_t p)
 /* The random number of the pair {lo, hi} (lo < hi): A(i,j) = A(j,i). */
 static double pair_unit(uint64_t seed, int32_t lo, int32_t hi)
 {
-    gen_rng r = gen_rng_init(seed, (uint64_t)lo << 32 | (uint64_t)hi);
-    return gen_rng_unit(&r);
+    gen_rng r = adia__gen_rng_init(seed, (uint64_t)lo << 32 | (uint64_t)hi);
+    return adia__gen_rng_unit(&r);
 }
 
 static int32_t diag_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
 {
     const diag_list *L = g->ctx;
-    gen_rng rng = gen_rng_init(g->seed, (uint64_t)i);
+    gen_rng rng = adia__gen_rng_init(g->seed, (uint64_t)i);
     int32_t k = 0, center = -1;
     double sum = 0;
     for (int32_t q = 0; q < L->k; q++) {
@@ -58,7 +58,7 @@ static int32_t diag_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
                 center = k;
             } else {
                 val[k] = 2 * (L->sym ? pair_unit(g->seed, p, (int32_t)(j < i ? i : j))
-                                     : gen_rng_unit(&rng)) - 1;
+                                     : adia__gen_rng_unit(&rng)) - 1;
                 sum += fabs(val[k]);
             }
         }
@@ -117,7 +117,7 @@ static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out
     qsort(L->d, (size_t)L->k, sizeof *L->d, cmp_pattern);
     gen_rows g = {.rows = L->n, .cols = L->n, .max_row = L->k, .row = diag_row,
                   .ctx = L, .seed = a->seed};
-    adia_status s = gen_build(&g, a->spec, out);
+    adia_status s = adia__gen_build(&g, a->spec, out);
     free(L->d);
     return s;
 }
@@ -145,7 +145,7 @@ static adia_status sample_distinct(gen_rng *rng, int64_t m, int64_t k, int64_t *
     uint8_t *taken = adia_calloc((size_t)(m / 8 + 1), 1, "generator offset bitmap");
     if (!taken) return ADIA_ERR_NO_MEMORY;
     for (int64_t j = m - k, q = 0; j < m; j++, q++) {
-        int64_t t = (int64_t)gen_rng_below(rng, (uint64_t)j + 1);
+        int64_t t = (int64_t)adia__gen_rng_below(rng, (uint64_t)j + 1);
         if (taken[t / 8] & (1u << (t % 8))) t = j;
         taken[t / 8] |= (uint8_t)(1u << (t % 8));
         out[q] = t;
@@ -168,7 +168,7 @@ static adia_status pick_offsets(gen_rng *rng, int64_t lo, int64_t hi, int64_t k,
     return s;
 }
 
-adia_status gen_band(const gen_args *a, adia_matrix **out)
+adia_status adia__gen_band(const gen_args *a, adia_matrix **out)
 {
     int64_t n = a->num[0], bw = a->num[1];
     if (bw >= n)
@@ -181,7 +181,7 @@ adia_status gen_band(const gen_args *a, adia_matrix **out)
     return diag_build(a, &L, out);
 }
 
-adia_status gen_randdiag(const gen_args *a, adia_matrix **out)
+adia_status adia__gen_randdiag(const gen_args *a, adia_matrix **out)
 {
     int64_t n = a->num[0], k = a->num[1];
     int64_t spread = a->num[2] < n - 1 ? a->num[2] : n - 1;
@@ -192,7 +192,7 @@ adia_status gen_randdiag(const gen_args *a, adia_matrix **out)
                           a->spec, k, 2 * spread + 1, spread);
     diag_list L;
     ADIA_TRY(diag_alloc(a, &L, (int32_t)n, k));
-    gen_rng rng = gen_rng_init(a->seed, UINT64_MAX);
+    gen_rng rng = adia__gen_rng_init(a->seed, UINT64_MAX);
     adia_status s = pick_offsets(&rng, 1, spread, k - 1, L.d + 1);  /* d[0]: main */
     if (s != ADIA_OK) {
         free(L.d);
@@ -223,7 +223,7 @@ static adia_status type3_offsets(const gen_args *a, gen_rng *rng, diag_list *L)
     for (int q = 0; q < TYPE3_SCATTER; q++) {
         diag_pattern *c = &d[others + q];
         c->off = corner[q];
-        c->single = (int32_t)gen_rng_below(rng, (uint64_t)(n - abs(corner[q])));
+        c->single = (int32_t)adia__gen_rng_below(rng, (uint64_t)(n - abs(corner[q])));
     }
     return ADIA_OK;
 }
@@ -249,12 +249,12 @@ static adia_status type3_patterns(const gen_args *a, gen_rng *rng, diag_list *L,
         double run = round(TYPE3_ZERO_RUN * f / (1 - f));
         d->nzrun = run < 1 ? 1 : run > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)run;
         d->period = d->nzrun + TYPE3_ZERO_RUN;
-        d->phase = (int32_t)gen_rng_below(rng, (uint64_t)d->period);
+        d->phase = (int32_t)adia__gen_rng_below(rng, (uint64_t)d->period);
     }
     return ADIA_OK;
 }
 
-adia_status gen_type3(const gen_args *a, adia_matrix **out)
+adia_status adia__gen_type3(const gen_args *a, adia_matrix **out)
 {
     int64_t n = a->num[0], k = a->num[1];
     double fill = a->real;
@@ -271,7 +271,7 @@ adia_status gen_type3(const gen_args *a, adia_matrix **out)
                           "generator spec \"%s\": FILL = %g must be in (0, 1]", a->spec, fill);
     diag_list L;
     ADIA_TRY(diag_alloc(a, &L, (int32_t)n, k + TYPE3_SCATTER));
-    gen_rng rng = gen_rng_init(a->seed, UINT64_MAX - 1);
+    gen_rng rng = adia__gen_rng_init(a->seed, UINT64_MAX - 1);
     adia_status s = type3_offsets(a, &rng, &L);
     if (s == ADIA_OK) s = type3_patterns(a, &rng, &L, fill);
     if (s != ADIA_OK) {

@@ -75,13 +75,13 @@ static adia_status gen_laplacian(const gen_args *a, int dims, int box, adia_matr
             }
     s.center = s.npts - 1;  /* 4, 8, 6, 26: row sums >= 0, SPD */
     gen_rows g = {.rows = rows, .cols = rows, .max_row = s.npts, .row = grid_row, .ctx = &s};
-    return gen_build(&g, a->spec, out);
+    return adia__gen_build(&g, a->spec, out);
 }
 
-adia_status gen_lap2d5(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 2, 0, out); }
-adia_status gen_lap2d9(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 2, 1, out); }
-adia_status gen_lap3d7(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 3, 0, out); }
-adia_status gen_lap3d27(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 3, 1, out); }
+adia_status adia__gen_lap2d5(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 2, 0, out); }
+adia_status adia__gen_lap2d9(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 2, 1, out); }
+adia_status adia__gen_lap3d7(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 3, 0, out); }
+adia_status adia__gen_lap3d27(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 3, 1, out); }
 
 /* type2: two fields of s x s points, field after field, i.e. an s x 2s grid
  * with the 5-point stencil, plus point-to-point coupling of the two fields
@@ -112,7 +112,7 @@ static int32_t type2_row(const gen_rows *g, int32_t i, int32_t *col, double *val
     return k;
 }
 
-adia_status gen_type2(const gen_args *a, adia_matrix **out)
+adia_status adia__gen_type2(const gen_args *a, adia_matrix **out)
 {
     int64_t s = (int64_t)sqrt((double)a->num[0] / 2);
     while (2 * (s + 1) * (s + 1) <= a->num[0]) s++;
@@ -123,5 +123,5 @@ adia_status gen_type2(const gen_args *a, adia_matrix **out)
     int32_t side = (int32_t)s;
     gen_rows g = {.rows = (int32_t)(2 * s * s), .cols = (int32_t)(2 * s * s),
                   .max_row = 7, .row = type2_row, .ctx = &side};
-    return gen_build(&g, a->spec, out);
+    return adia__gen_build(&g, a->spec, out);
 }

@@ -1,4 +1,4 @@
-/* gen_random.c -- unstructured matrices, the inputs where diagonal formats
+/* adia__gen_random.c -- unstructured matrices, the inputs where diagonal formats
  * must not be chosen and CSR kernels are compared with cuSPARSE:
  *
  *   random:N,AVG        row lengths uniform in 1 .. 2*AVG-1 (mean AVG)
@@ -26,11 +26,11 @@ static int32_t row_length(const random_rows *r, gen_rng *rng)
 {
     int64_t len;
     if (r->power) {
-        double u = 1.0 - gen_rng_unit(rng);            /* (0, 1] */
+        double u = 1.0 - adia__gen_rng_unit(rng);            /* (0, 1] */
         double l = ceil((double)r->lo / u);
         len = l > (double)r->hi ? r->hi : (int64_t)l;
     } else {
-        len = r->lo + (int64_t)gen_rng_below(rng, (uint64_t)(r->hi - r->lo + 1));
+        len = r->lo + (int64_t)adia__gen_rng_below(rng, (uint64_t)(r->hi - r->lo + 1));
     }
     return (int32_t)(len < r->n ? len : r->n);
 }
@@ -38,7 +38,7 @@ static int32_t row_length(const random_rows *r, gen_rng *rng)
 static int32_t random_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
 {
     const random_rows *r = g->ctx;
-    gen_rng rng = gen_rng_init(g->seed, (uint64_t)i);
+    gen_rng rng = adia__gen_rng_init(g->seed, (uint64_t)i);
     int32_t len = row_length(r, &rng);
     if (!col) return len;
     double sum = 0;
@@ -50,8 +50,8 @@ static int32_t random_row(const gen_rows *g, int32_t i, int32_t *col, double *va
             center = k;
             continue;
         }
-        col[k] = (int32_t)(lo + (int64_t)gen_rng_below(&rng, (uint64_t)(hi - lo)));
-        val[k] = 2 * gen_rng_unit(&rng) - 1;
+        col[k] = (int32_t)(lo + (int64_t)adia__gen_rng_below(&rng, (uint64_t)(hi - lo)));
+        val[k] = 2 * adia__gen_rng_unit(&rng) - 1;
         sum += fabs(val[k]);
     }
     if (center >= 0) val[center] = sum + 1;
@@ -68,16 +68,16 @@ static adia_status random_build(const gen_args *a, random_rows *r, adia_matrix *
                           r->hi);
     gen_rows g = {.rows = (int32_t)r->n, .cols = (int32_t)r->n, .max_row = (int32_t)r->hi,
                   .row = random_row, .ctx = r, .seed = a->seed};
-    return gen_build(&g, a->spec, out);
+    return adia__gen_build(&g, a->spec, out);
 }
 
-adia_status gen_random(const gen_args *a, adia_matrix **out)
+adia_status adia__gen_random(const gen_args *a, adia_matrix **out)
 {
     random_rows r = {.n = a->num[0], .lo = 1, .hi = 2 * a->num[1] - 1};
     return random_build(a, &r, out);
 }
 
-adia_status gen_powerlaw(const gen_args *a, adia_matrix **out)
+adia_status adia__gen_powerlaw(const gen_args *a, adia_matrix **out)
 {
     random_rows r = {.n = a->num[0], .lo = a->num[1], .hi = a->num[2], .power = 1};
     if (r.lo > r.hi)

@@ -18,30 +18,30 @@ typedef struct gen_kind {
 } gen_kind;
 
 static const gen_kind kinds[] = {
-    {"lap2d5", 2, 0, -1, 0, gen_lap2d5,
+    {"lap2d5", 2, 0, -1, 0, adia__gen_lap2d5,
      "lap2d5:NX[xNY]       2D 5-point Laplacian (4 / -1), natural ordering"},
-    {"lap2d9", 2, 0, -1, 0, gen_lap2d9,
+    {"lap2d9", 2, 0, -1, 0, adia__gen_lap2d9,
      "lap2d9:NX[xNY]       2D 9-point Laplacian (8 / -1)"},
-    {"lap3d7", 3, 0, -1, 0, gen_lap3d7,
+    {"lap3d7", 3, 0, -1, 0, adia__gen_lap3d7,
      "lap3d7:N[xNYxNZ]     3D 7-point Laplacian (6 / -1)"},
-    {"lap3d27", 3, 0, -1, 0, gen_lap3d27,
+    {"lap3d27", 3, 0, -1, 0, adia__gen_lap3d27,
      "lap3d27:N[xNYxNZ]    3D 27-point Laplacian (26 / -1)"},
-    {"band", 0, 2, -1, 1, gen_band,
+    {"band", 0, 2, -1, 1, adia__gen_band,
      "band:N,BW            offsets -BW..BW, random values, diagonal = sum|offdiag| + 1"},
-    {"type2", 0, 1, -1, 0, gen_type2,
+    {"type2", 0, 1, -1, 0, adia__gen_type2,
      "type2:N              type II: s x 2s grid 5-point (two s x s fields) + coupling\n"
      "                     at offsets +-s*s; rows 2*s*s, the largest <= N"},
-    {"type3", 0, 3, 2, 1, gen_type3,
+    {"type3", 0, 3, 2, 1, adia__gen_type3,
      "type3:N,K,FILL       type III: full main diagonal + K-1 diagonals (half near,\n"
      "                     half far) broken by zero runs of 1024 rows so that the DIA\n"
      "                     fill is about FILL (0 < FILL <= 1), + 3 scatter points;\n"
      "                     N >= 8192, K >= 3"},
-    {"randdiag", 0, 3, -1, 1, gen_randdiag,
+    {"randdiag", 0, 3, -1, 1, adia__gen_randdiag,
      "randdiag:N,K,SPREAD  K full diagonals, main + K-1 random offsets |o| <= SPREAD"},
-    {"random", 0, 2, -1, 0, gen_random,
+    {"random", 0, 2, -1, 0, adia__gen_random,
      "random:N,AVG         unstructured: row lengths uniform in 1..2*AVG-1, columns\n"
      "                     spread over the row (one per stratum), diagonal included"},
-    {"powerlaw", 0, 3, -1, 0, gen_powerlaw,
+    {"powerlaw", 0, 3, -1, 0, adia__gen_powerlaw,
      "powerlaw:N,MIN,MAX   unstructured, heavy-tailed rows: length ceil(MIN/u), u\n"
      "                     uniform in (0,1], capped at MAX (P(len > L) = MIN/L)"},
 };

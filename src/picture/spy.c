@@ -216,10 +216,10 @@ static adia_status build_overlay(const adia_matrix *A, const adia_spy_options *o
 {
     const adia_format_ops *ops = adia_format_ops_find(o->overlay);
     if (!ops) return adia_error(ADIA_ERR_INVALID_ARG, "spy overlay: unknown format '%s'", o->overlay);
-    if (!ops->family || strcmp(ops->family, "diagonal"))
+    if (!ops->diag.policy)
         return adia_error(ADIA_ERR_INVALID_ARG,
-                          "spy overlay: '%s' is not a diagonal format (dia, hdi, brcsd1, brcsd2, crsd)",
-                          o->overlay);
+                          "spy overlay: '%s' is not a diagonal format (%s)",
+                          o->overlay, adia__format_list(1));
     /* Only the structure is drawn: float halves the values' memory. */
     return adia_format_build(A, o->overlay, o->params, ADIA_FLOAT, F);
 }
@@ -281,7 +281,7 @@ adia_status adia_matrix_spy_png(const adia_matrix *A, const char *path,
     adia_status s = opt && opt->overlay ? build_overlay(A, opt, &F) : ADIA_OK;
     adia_canvas c = {0};
     if (s == ADIA_OK)
-        s = adia_spy_render(A, opt, F ? (const adia_diag *)F->impl : NULL, &c, NULL);
+        s = adia_spy_render(A, opt, F ? adia_format_diag(F) : NULL, &c, NULL);
     adia_format_destroy(F);
     s = s == ADIA_OK ? adia_canvas_encode_png(&c, &out) : adia_outfile_finish(&out, s);
     adia_canvas_free(&c);

@@ -124,12 +124,14 @@ static adia_status time_spmv(adia_format *F, int device, void *x, void *y, doubl
  * *ms: the current kernel's time on entry, the kept kernel's on return. */
 static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
 {
-    static const adia_gpu_kernel all[] = {ADIA_KERNEL_GENERIC, ADIA_KERNEL_GENERATED,
-                                          ADIA_KERNEL_CSR_SCALAR, ADIA_KERNEL_CSR_VECTOR,
-                                          ADIA_KERNEL_CSR_ADAPTIVE};
     const adia_gpu_kernel start = adia_format_kernel(F);   /* timed already: *ms */
+    const unsigned kernels = F->ops->gpu ? F->ops->gpu->kernels : 0;   /* the table's variants */
     adia_gpu_kernel best = start;
-    for (size_t i = 0; i < sizeof all / sizeof *all; i++) {
+    adia_gpu_kernel all[32];
+    size_t n_all = 0;
+    for (int k = 1; k < 32; k++)
+        if (kernels & (1u << k)) all[n_all++] = (adia_gpu_kernel)k;
+    for (size_t i = 0; i < n_all; i++) {
         double t = INFINITY;
         if (all[i] == start || adia_format_set_kernel(F, all[i]) != ADIA_OK ||
             time_spmv(F, 1, x, NULL, &t) != ADIA_OK) {

@@ -11,8 +11,8 @@ extern "C" {
 
 #define ADIA_MAGIC_PLAN 0x504c414eu /* "PLAN" */
 
-/* Formats the model knows how to predict (see plan_model.c). */
-#define ADIA_PLAN_MAX_CANDIDATES 8
+/* At most this many candidates (formats with a model slot; registry order). */
+#define ADIA_PLAN_MAX_CANDIDATES 32
 /* MEASURE builds and times this many of the model's best (and CSR). */
 #define ADIA_PLAN_MEASURE_TOP 4
 

@@ -17,16 +17,13 @@
 
 #include <math.h>
 
-/* What one GPU thread walks in sequence: the longest row (row formats),
- * the diagonals (DIA), the most offsets in one hack / B-row block. */
-enum steps_kind { STEPS_ROW_MAX, STEPS_N_DIAG, STEPS_HACK, STEPS_BLOCK };
-
-/* Per format: fraction of the streaming bandwidth its kernel reaches on the
- * CPU and on the GPU, kernel launches per SpMV, passes over the CSR while
- * building (GPU efficiencies: bytes / (time * B_read) of the best kernel on
- * the generated suite, H200, rounded down where float or unstructured
- * inputs reach less -- csr 0.85 on stencils but 0.37 on random rows, sell
- * 0.70 / 0.38; the CPU side is ASSUMED, uncalibrated); and the GPU's small-matrix
+/* Per format (its table's model slot, adia_format_model): fraction of
+ * the streaming bandwidth its kernel reaches on the CPU and on the GPU,
+ * kernel launches per SpMV, passes over the CSR while building (GPU
+ * efficiencies: bytes / (time * B_read) of the best kernel on the
+ * generated suite, H200, rounded down where float or unstructured inputs
+ * reach less -- csr 0.85 on stencils but 0.37 on random rows, sell 0.70 /
+ * 0.38; the CPU side is ASSUMED, uncalibrated); and the GPU's small-matrix
  * regime, where no format is bandwidth-bound and time is a fixed base plus
  * one dependent load latency per step a thread walks.  base_us and step_us
  * are least-squares fits (relative error) to the best kernel of each format
@@ -34,24 +31,8 @@ enum steps_kind { STEPS_ROW_MAX, STEPS_N_DIAG, STEPS_HACK, STEPS_BLOCK };
  * median error 1-8% (coo 14%).  Without the step term every format cost the
  * same launch on a small matrix and bytes decided -- MODEL was within 10%
  * of the best on 10% of them; with it, on all 30 (bench/GPU-NOTES.md).
- * A format missing here is never chosen by the model (only RULES or FIXED). */
-static const struct model_row {
-    const char *name;
-    double eff_cpu, eff_gpu;
-    int launches, passes;
-    double base_us, step_us;
-    enum steps_kind steps;
-} model_table[] = {
-    {"csr", 0.70, 0.60, 1, 1, 1.74, 0.015, STEPS_ROW_MAX},  /* irregular x gathers */
-    {"coo", 0.40, 0.35, 1, 1, 1.50, 0.118, STEPS_ROW_MAX},  /* segmented reduction */
-    {"ell", 0.55, 0.80, 1, 2, 1.49, 0.181, STEPS_ROW_MAX},
-    {"sell", 0.50, 0.55, 1, 3, 1.60, 0.348, STEPS_ROW_MAX},
-    {"dia", 0.60, 0.95, 1, 3, 1.79, 0.077, STEPS_N_DIAG},   /* contiguous x and data */
-    {"hdi", 0.55, 0.80, 1, 3, 1.98, 0.209, STEPS_HACK},
-    {"brcsd1", 0.55, 0.90, 1, 3, 1.84, 0.072, STEPS_BLOCK},
-    {"brcsd2", 0.55, 0.90, 1, 3, 1.82, 0.074, STEPS_BLOCK},
-};
-#define N_MODEL (int)(sizeof model_table / sizeof *model_table)
+ * A format whose table has no model.storage is never chosen by the model
+ * (only RULES or FIXED). */
 
 /* Per-SpMV overhead on the CPU (ms): an OpenMP fork/join.  ASSUMED. */
 static const double cpu_overhead_ms = 0.003;
@@ -167,9 +148,6 @@ static int64_t sadd(int64_t a, int64_t b)
 /* Distinct offsets per block of B rows, in one pass: slots = sum K_b*len_b,
  * offsets = sum K_b; groups counts runs of blocks whose offset sets differ
  * (an order-free hash of the set): an upper bound of the core's groups. */
-typedef struct block_count {
-    int64_t blocks, slots, offsets, groups, group_offsets, kmax;
-} block_count;
 
 static uint64_t mix64(uint64_t z)
 {
@@ -178,7 +156,7 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-static adia_status count_blocks(const adia_csr *A, int32_t B, block_count *c)
+static adia_status count_blocks(const adia_csr *A, int32_t B, adia_block_count *c)
 {
     memset(c, 0, sizeof *c);
     int64_t span = (int64_t)A->rows + A->cols;
@@ -246,57 +224,27 @@ static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
     return ADIA_OK;
 }
 
-/* Storage of a diagonal format with np pieces, ng groups, `offsets` stored
- * offsets, slots data values (as adia_diag_storage_bytes). */
-static int64_t diag_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
-                          int per_piece, int64_t vs)
+/* What every format's storage prediction reads: the features and the
+ * counts of one pass per row-block size and of SELL's slices. */
+static adia_status model_input(const adia_csr *A, const adia_features *f, const plan_hints *h,
+                               adia_model_input *in)
 {
-    return sadd(sadd(smul(slots, vs), smul(offsets, 4)),
-                (np + 1) * 4 + (per_piece ? 0 : np * 4) + (np + 1) * 8 + (ng + 1) * 4);
+    memset(in, 0, sizeof *in);
+    in->A = A;
+    in->f = f;
+    in->p = &h->params;
+    in->vtype = h->vtype;
+    int32_t B = adia_param(h->params.block_rows, 256), hack = adia_param(h->params.hack, 128);
+    ADIA_TRY(count_blocks(A, B, &in->block));
+    if (hack == B) in->hack = in->block;
+    else ADIA_TRY(count_blocks(A, hack, &in->hack));
+    return sell_slots(A, &h->params, &in->sell_slots, &in->sell_slices);
 }
 
-/* Predicted storage bytes of every table format (-1: not predictable for
- * these parameters), and whether exact. */
-static adia_status predict_storage(const adia_csr *A, const adia_features *f,
-                                   const plan_hints *h, int64_t *bytes, int *exact,
-                                   int64_t *steps)
+static int64_t model_steps(const adia_model_input *in, adia_model_steps k)
 {
-    int64_t vs = (int64_t)adia_value_size(h->vtype), rows = A->rows, nnz = A->nnz;
-    const adia_format_params *p = &h->params;
-    int32_t B = adia_param(p->block_rows, 256), hack = adia_param(p->hack, 128);
-    block_count b2, hd;
-    ADIA_TRY(count_blocks(A, B, &b2));
-    if (hack == B) hd = b2;
-    else ADIA_TRY(count_blocks(A, hack, &hd));
-    int64_t sell, slices;
-    ADIA_TRY(sell_slots(A, p, &sell, &slices));
-    int64_t width = p->ell_width > 0 ? p->ell_width : f->row_max;
-    /* BRCSD-I: every diagonal over its in-matrix length, widened by about one
-     * B-row block where its ends are rounded; pieces: B-blocks + cuts. */
-    double len_sum = nnz > 0 && f->dia_fill > 0 ? (double)nnz / f->dia_fill : 0;
-    double b1_slots = fmin(len_sum + (double)f->n_diag * B, (double)f->n_diag * rows);
-    int64_t b1_pieces = (rows + B - 1) / B + 2 * f->n_diag;
-    int64_t dia_np = rows > 0 ? 1 : 0;
-    int64_t v[N_MODEL] = {
-        (rows + 1) * 8 + nnz * (4 + vs),
-        nnz * (8 + vs),
-        smul(smul(width, rows), 4 + vs),
-        sell < 0 ? -1 : sadd((slices + 1) * 8 + slices * 4 + rows * 4, smul(sell, 4 + vs)),
-        diag_bytes(smul(f->n_diag, rows), f->n_diag, dia_np, 1, 0, vs),
-        hack % 32 ? -1 : diag_bytes(hd.slots, hd.offsets, hd.blocks, hd.blocks, 1, vs),
-        diag_bytes((int64_t)b1_slots, f->n_diag * (int64_t)fmin(b1_pieces, 2 * f->n_diag + 1),
-                   b1_pieces, b1_pieces, 0, vs),
-        diag_bytes(b2.slots, b2.group_offsets, b2.blocks, b2.groups, 0, vs),
-    };
-    const int ex[N_MODEL] = {1, 1, 1, 1, 1, 1, 0, 0};
-    for (int i = 0; i < N_MODEL; i++) {
-        bytes[i] = v[i] >= TOO_BIG ? -1 : v[i];
-        exact[i] = ex[i];
-        enum steps_kind k = model_table[i].steps;
-        steps[i] = k == STEPS_N_DIAG ? f->n_diag : k == STEPS_HACK ? hd.kmax
-                 : k == STEPS_BLOCK ? b2.kmax : f->row_max;
-    }
-    return ADIA_OK;
+    return k == ADIA_STEPS_N_DIAG ? in->f->n_diag : k == ADIA_STEPS_HACK ? in->hack.kmax
+         : k == ADIA_STEPS_BLOCK ? in->block.kmax : in->f->row_max;
 }
 
 /* ------------------------------------------------------------- model */
@@ -310,33 +258,37 @@ static int cmp_total(const void *a, const void *b)
 adia_status adia_plan_model(const adia_csr *A, const adia_features *f,
                             const plan_hints *h, adia_plan_candidate *out, int *n)
 {
-    int64_t storage[N_MODEL], steps[N_MODEL];
-    int exact[N_MODEL];
-    ADIA_TRY(predict_storage(A, f, h, storage, exact, steps));
+    adia_model_input in;
+    ADIA_TRY(model_input(A, f, h, &in));
     double host_gbs = h->bandwidth_gbs;
     if (h->device) ADIA_TRY(adia_plan_cpu_bandwidth(&host_gbs));
     int64_t vec = adia_vector_bytes(A->rows, A->cols, h->vtype);
     double csr_read = ((double)A->rows + 1) * 8 + (double)A->nnz * 12;   /* master, double */
     *n = 0;
-    for (int i = 0; i < N_MODEL; i++) {
-        if (storage[i] < 0 || !adia_format_exists(model_table[i].name)) continue;
-        const struct model_row *m = &model_table[i];
+    for (int i = 0; i < adia_format_count() && *n < ADIA_PLAN_MAX_CANDIDATES; i++) {
+        const adia_format_ops *ops = adia__format_ops_at(i);
+        const adia_format_model *m = &ops->model;
+        if (!m->storage || (h->device && !ops->gpu)) continue;
+        int exact = 0;
+        int64_t storage = m->storage(&in, &exact);
+        if (storage < 0 || storage >= TOO_BIG) continue;
         adia_plan_candidate *c = &out[(*n)++];
         memset(c, 0, sizeof *c);
-        snprintf(c->format, sizeof c->format, "%s", m->name);
-        c->storage_bytes = storage[i];
-        c->bytes = storage[i] + vec;
-        c->exact = exact[i];
+        snprintf(c->format, sizeof c->format, "%s", ops->name);
+        c->storage_bytes = storage;
+        c->bytes = storage + vec;
+        c->exact = exact;
         c->efficiency = h->device ? m->eff_gpu : m->eff_cpu;
         /* GB/s = 1e6 bytes per ms */
         double stream_ms = (double)c->bytes / (h->bandwidth_gbs * 1e6 * c->efficiency);
         if (h->device)
-            c->spmv_ms = 1e-3 * (m->base_us + fmax(m->step_us * (double)steps[i], 1e3 * stream_ms));
+            c->spmv_ms = 1e-3 * (m->base_us + fmax(m->step_us * (double)model_steps(&in, m->steps),
+                                                   1e3 * stream_ms));
         else
             c->spmv_ms = stream_ms + m->launches * cpu_overhead_ms;
-        c->convert_ms = (m->passes * csr_read + (double)storage[i]) /
+        c->convert_ms = (m->passes * csr_read + (double)storage) /
                         (host_gbs * build_fraction * 1e6);
-        if (h->device) c->convert_ms += (double)storage[i] / (pcie_gbs * 1e6);
+        if (h->device) c->convert_ms += (double)storage / (pcie_gbs * 1e6);
         c->total_ms = c->convert_ms + (double)h->calls * c->spmv_ms;
     }
     qsort(out, (size_t)*n, sizeof *out, cmp_total);

@@ -183,12 +183,6 @@ static int64_t cdm_storage_bytes(const void *impl)
     return (int64_t)c->dg * 4 + (int64_t)c->dg * c->n * (int64_t)adia_value_size(c->vtype);
 }
 
-static int64_t cdm_spmv_bytes(const void *impl)
-{
-    const adia_cdm *c = impl;
-    return cdm_storage_bytes(impl) + adia_vector_bytes(c->n, c->n, c->vtype);
-}
-
 static adia_status cdm_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
@@ -200,7 +194,7 @@ static adia_status cdm_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_cdm = {
     .name = "cdm",
-    .family = "diagonal",
+    .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "compact diagonals: super-diagonal k over sub-diagonal n-k, square only (seed 004)",
     .build = cdm_build,
     .to_csr = cdm_to_csr,
@@ -208,6 +202,5 @@ const adia_format_ops adia_format_cdm = {
     .destroy = cdm_destroy,
     .padded_zeros = cdm_padded_zeros,
     .storage_bytes = cdm_storage_bytes,
-    .spmv_bytes = cdm_spmv_bytes,
     .spmv = cdm_spmv,
 };

@@ -165,12 +165,6 @@ static int64_t hm_storage_bytes(const void *impl)
            h->start[h->dg] * (int64_t)adia_value_size(h->vtype);
 }
 
-static int64_t hm_spmv_bytes(const void *impl)
-{
-    const adia_hm *h = impl;
-    return hm_storage_bytes(impl) + adia_vector_bytes(h->rows, h->cols, h->vtype);
-}
-
 static adia_status hm_spmv(const void *impl, double alpha, const void *x,
                            double beta, void *y)
 {
@@ -182,7 +176,7 @@ static adia_status hm_spmv(const void *impl, double alpha, const void *x,
 
 const adia_format_ops adia_format_hm = {
     .name = "hm",
-    .family = "diagonal",
+    .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "HM diagonal storage: stored diagonals back to back, no padding (seed 004)",
     .build = hm_build,
     .to_csr = hm_to_csr,
@@ -190,6 +184,5 @@ const adia_format_ops adia_format_hm = {
     .destroy = hm_destroy,
     .padded_zeros = hm_padded_zeros,
     .storage_bytes = hm_storage_bytes,
-    .spmv_bytes = hm_spmv_bytes,
     .spmv = hm_spmv,
 };

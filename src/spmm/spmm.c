@@ -43,7 +43,7 @@ static adia_status operand_init(const adia_matrix *X, adia_op op, spmm_operand *
     return ADIA_OK;
 }
 
-void spmm_plan_free(spmm_plan *p)
+void adia__spmm_plan_free(spmm_plan *p)
 {
     spmm_operand *ops[] = {&p->a, &p->b};
     for (int i = 0; i < 2; i++) {
@@ -295,7 +295,7 @@ static adia_status plan_build(adia_op opA, const adia_matrix *A, adia_op opB,
     if (s == ADIA_OK) s = output_offsets(p, acc);
     if (s == ADIA_OK) s = output_pairs(p);
     p->struct_ms = adia_now_ms() - t0;
-    if (s != ADIA_OK) spmm_plan_free(p);
+    if (s != ADIA_OK) adia__spmm_plan_free(p);
     return s;
 }
 
@@ -342,7 +342,7 @@ static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *i
     ops = sat_add(ops, sat_mul(p->c_len, 8));     /* C in HM layout, both paths */
     int64_t csr = sat_add(sat_mul(p->c_len, 12), sat_mul((int64_t)p->m + 1, 8));
     info->peak_bytes = sat_add(sat_add(plan, ops), csr);
-    info->device_bytes = spmm_gpu_bytes(p);
+    info->device_bytes = adia__spmm_gpu_bytes(p);
 }
 
 static int64_t memory_limit(const adia_spmm_options *opt)
@@ -368,7 +368,7 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
         *offsets = p.c_off;
         p.c_off = NULL;
     }
-    spmm_plan_free(&p);
+    adia__spmm_plan_free(&p);
     return ADIA_OK;
 }
 
@@ -407,7 +407,7 @@ static adia_status check_device(const adia_spmm_options *opt, adia_spmm_algo alg
 /* Numeric phase and hand-over of C as a master matrix. */
 static adia_status run_gpu(spmm_plan *p, spmm_gpu_run *run, adia_spmm_info *info)
 {
-    ADIA_TRY(spmm_gpu_hm(p, run));
+    ADIA_TRY(adia__spmm_gpu_hm(p, run));
     info->time_ms = run->kernel_ms;
     info->device_ms = run->device_ms;
     info->device_setup_ms = run->setup_ms;
@@ -436,9 +436,10 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
         memset(&run, 0, sizeof run);
         run.c_list = c;
         run.accumulate = acc != NULL;
+        run.kernel = opt->gpu_kernel;
         if (opt->device == ADIA_DEVICE_GPU) s = run_gpu(p, &run, info);
-        else if (algo == ADIA_SPMM_CDM) s = spmm_cpu_cdm(p, c, &info->time_ms);
-        else s = spmm_cpu_hm(p, c, &info->time_ms);
+        else if (algo == ADIA_SPMM_CDM) s = adia__spmm_cpu_cdm(p, c, &info->time_ms);
+        else s = adia__spmm_cpu_hm(p, c, &info->time_ms);
     }
     if (s == ADIA_OK)
         s = adia_diag_emit_csr(p->m, p->n, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE, true, out);
@@ -482,7 +483,7 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
     if (s == ADIA_OK) s = check_fill(&p, opt);
     adia_csr out;
     if (s == ADIA_OK) s = run_numeric(&p, algo, opt, acc, &info, &out);
-    spmm_plan_free(&p);
+    adia__spmm_plan_free(&p);
     if (s != ADIA_OK) return s;
     if (opt->info) *opt->info = info;
     if (acc) {
@@ -505,14 +506,14 @@ static int64_t count_mismatch(const double *x, const double *y, int64_t n)
     return bad;
 }
 
-adia_status spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
+adia_status adia__spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
                                 const adia_matrix *B, int64_t row0, int64_t rows,
                                 adia_spmm_info *info, int64_t *mismatches)
 {
     adia_spmm_options opt;
     adia_spmm_options_default(&opt);
     opt.device = ADIA_DEVICE_GPU;
-    ADIA_TRY(check_args(opA, A, opB, B, &opt, "spmm_gpu_check_rows"));
+    ADIA_TRY(check_args(opA, A, opB, B, &opt, "adia__spmm_gpu_check_rows"));
     ADIA_TRY(check_device(&opt, ADIA_SPMM_HM));
     spmm_plan p;
     ADIA_TRY(plan_build(opA, A, opB, B, NULL, &p));
@@ -528,10 +529,10 @@ adia_status spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
     run.sample_rows = rows;
     run.sample = gpu;
     if (s == ADIA_OK) s = run_gpu(&p, &run, info);  /* rows off a diagonal stay 0 */
-    if (s == ADIA_OK) s = spmm_cpu_hm_rows(&p, row0, row0 + rows, cpu);
+    if (s == ADIA_OK) s = adia__spmm_cpu_hm_rows(&p, row0, row0 + rows, cpu);
     if (s == ADIA_OK) *mismatches = count_mismatch(gpu, cpu, (int64_t)cells);
     free(gpu);
     free(cpu);
-    spmm_plan_free(&p);
+    adia__spmm_plan_free(&p);
     return s;
 }

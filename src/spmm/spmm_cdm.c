@@ -135,7 +135,7 @@ static void cdm_tile(const cdm_op *A, const cdm_op *B, const adia_cdm *cc,
     }
 }
 
-adia_status spmm_cpu_cdm(spmm_plan *p, double *c, double *time_ms)
+adia_status adia__spmm_cpu_cdm(spmm_plan *p, double *c, double *time_ms)
 {
     cdm_op A, B;
     adia_cdm cc;

@@ -3,7 +3,7 @@
 #include "spmm_internal.h"
 
 #ifndef ADIA_HAVE_CUDA
-adia_status spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
+adia_status adia__spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
 {
     (void)p;
     (void)run;

@@ -9,7 +9,7 @@
 
 #include <omp.h>
 
-adia_status spmm_operand_store(spmm_operand *x)
+adia_status adia__spmm_operand_store(spmm_operand *x)
 {
     if (x->list) return ADIA_OK;
     const int32_t dg = x->dg;
@@ -81,10 +81,10 @@ static void hm_rows(const spmm_plan *p, int64_t i0, int64_t i1, double *c, int64
     }
 }
 
-adia_status spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
+adia_status adia__spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
 {
-    ADIA_TRY(spmm_operand_store(&p->a));
-    ADIA_TRY(spmm_operand_store(&p->b));
+    ADIA_TRY(adia__spmm_operand_store(&p->a));
+    ADIA_TRY(adia__spmm_operand_store(&p->b));
     const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
     const int64_t rows = spmm_cpu_block_rows(p->m, (int64_t)p->a.dg + p->b.dg + p->dc, nt);
     const int64_t blocks = ((int64_t)p->m + rows - 1) / rows;
@@ -98,15 +98,15 @@ adia_status spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
     return ADIA_OK;
 }
 
-adia_status spmm_cpu_hm_rows(spmm_plan *p, int64_t i0, int64_t i1, double *out)
+adia_status adia__spmm_cpu_hm_rows(spmm_plan *p, int64_t i0, int64_t i1, double *out)
 {
-    ADIA_TRY(spmm_operand_store(&p->a));
-    ADIA_TRY(spmm_operand_store(&p->b));
+    ADIA_TRY(adia__spmm_operand_store(&p->a));
+    ADIA_TRY(adia__spmm_operand_store(&p->b));
     if (i1 > i0) hm_rows(p, i0, i1, out, i1 - i0);
     return ADIA_OK;
 }
 
-int64_t spmm_gpu_bytes(const spmm_plan *p)
+int64_t adia__spmm_gpu_bytes(const spmm_plan *p)
 {
     /* values of A, B, C; the larger kernel structure: the streaming one's
      * (24-byte diagonal descriptors, tile and pair pointers, 24-byte pair

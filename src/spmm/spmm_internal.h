@@ -25,7 +25,7 @@ typedef struct spmm_operand {
     int32_t dg;
     int32_t *off;             /* ascending offsets of op(X) */
     int64_t stored;           /* values of its HM storage */
-    /* HM storage (spmm_operand_store): */
+    /* HM storage (adia__spmm_operand_store): */
     int64_t *base;
     double *list;
 } spmm_operand;
@@ -59,23 +59,24 @@ static inline void spmm_pair_rows(const spmm_plan *p, int64_t oa, int64_t oc,
 }
 
 /* Build the HM storage (double) of op's operand: base and list. */
-adia_status spmm_operand_store(spmm_operand *x);
-void spmm_plan_free(spmm_plan *p);
+adia_status adia__spmm_operand_store(spmm_operand *x);
+void adia__spmm_plan_free(spmm_plan *p);
 
 /* Numeric phases; c_list holds C's stored values (initial values when
  * accumulating, else zeros).  time_ms: the multiplications alone (building
  * the operands' diagonal storage and copies excluded). */
-adia_status spmm_cpu_hm(spmm_plan *p, double *c_list, double *time_ms);
-adia_status spmm_cpu_cdm(spmm_plan *p, double *c_list, double *time_ms);
+adia_status adia__spmm_cpu_hm(spmm_plan *p, double *c_list, double *time_ms);
+adia_status adia__spmm_cpu_cdm(spmm_plan *p, double *c_list, double *time_ms);
 /* CPU HM values of C's rows [i0, i1) alone: out[d * (i1 - i0) + i - i0]
  * for the rows of output diagonal d (other entries untouched). */
-adia_status spmm_cpu_hm_rows(spmm_plan *p, int64_t i0, int64_t i1, double *out);
+adia_status adia__spmm_cpu_hm_rows(spmm_plan *p, int64_t i0, int64_t i1, double *out);
 
-/* One GPU numeric phase (spmm_gpu_hm): what to do and what it cost. */
+/* One GPU numeric phase (adia__spmm_gpu_hm): what to do and what it cost. */
 typedef struct spmm_gpu_run {
     double *c_list;           /* in: C's values (initial ones when accumulating),
                                  out: the product; NULL: C stays on the device */
     int accumulate;
+    int kernel;               /* in: 0 automatic, 1 tiled, 2 streaming        */
     int64_t sample_row0, sample_rows; /* c_list NULL: rows downloaded into */
     double *sample;           /* sample[d * sample_rows + i - sample_row0]    */
     double kernel_ms;         /* out: kernel(s), CUDA events                  */
@@ -92,15 +93,15 @@ typedef struct spmm_gpu_run {
 
 /* GPU: uploads the operands' HM storage, runs the tiled kernel when its
  * shared-memory footprint fits (else the streaming one), downloads C. */
-adia_status spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run);
-/* Device bytes spmm_gpu_hm allocates at most. */
-int64_t spmm_gpu_bytes(const spmm_plan *p);
+adia_status adia__spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run);
+/* Device bytes adia__spmm_gpu_hm allocates at most. */
+int64_t adia__spmm_gpu_bytes(const spmm_plan *p);
 
 /* Internal (bench_spmm's products too large for a host C): op(A) op(B) on
  * the GPU with C left on the device; rows [row0, row0 + rows) are
  * downloaded and compared with the CPU HM values of those rows.
  * *mismatches: entries not bitwise equal (NaN equal to NaN). */
-adia_status spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
+adia_status adia__spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
                                 const adia_matrix *B, int64_t row0, int64_t rows,
                                 adia_spmm_info *info, int64_t *mismatches);
 

@@ -1,0 +1,246 @@
+/* test_formats.c -- the conformance test of every registered format: it
+ * loops over adia_format_count(), so a format is tested the moment its
+ * registry line exists.  ADIA_TEST_FORMAT=name runs it for one format.
+ *
+ * For each format, each awkward matrix (empty rows, one row, one column,
+ * rectangular both ways, diagonals leaving the matrix, explicit zeros
+ * including -0.0, no entries) and both value types:
+ *  - build (a format may refuse a shape it cannot hold with
+ *    ADIA_ERR_UNSUPPORTED or ADIA_ERR_DIMENSION, never otherwise), check;
+ *  - exact round trip, explicit zeros included (adia_format_to_matrix);
+ *  - bytes = storage bytes + vector bytes, padded zeros >= 0;
+ *  - CPU SpMV against the reference (beta 0 and general);
+ *  - GPU SpMV against the CPU when a device is present and the table has
+ *    a GPU side; no GPU side: the upload says unsupported;
+ *  - code generator and spy overlay: accepted exactly for the formats the
+ *    table marks as diagonal-core storage, refused cleanly for the others
+ *    (run under AddressSanitizer: no format may be read as another). */
+#define _POSIX_C_SOURCE 200809L
+#include "internal.h"
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *only;   /* ADIA_TEST_FORMAT */
+static int gpu_count;
+
+/* A rows x cols matrix of random entries (density d, every third row empty)
+ * plus explicit zeros (0.0 and -0.0) at a few places. */
+static adia_matrix *awkward(uint64_t seed, int32_t rows, int32_t cols, double d, int zeros)
+{
+    test_coo m = {.rows = rows, .cols = cols};
+    uint64_t st = seed;
+    for (int32_t i = 0; i < rows; i++) {
+        if (i % 3 == 1) continue;
+        for (int32_t j = 0; j < cols; j++)
+            if (fabs(test_rand(&st)) < d) test_coo_add(&m, i, j, test_rand(&st) + 2.0);
+    }
+    for (int z = 0; z < zeros && rows > 0 && cols > 0; z++) {
+        int32_t i = (int32_t)((z * 7 + 2) % rows), j = (int32_t)((z * 13 + 5) % cols);
+        if (i % 3 == 1) i = (i + 1) % rows;
+        /* a position not taken yet: the last column of the row is a new one */
+        int taken = 0;
+        for (int64_t k = 0; k < m.n; k++) taken |= m.r[k] == i && m.c[k] == j;
+        if (!taken) test_coo_add(&m, i, j, z % 2 ? -0.0 : 0.0);
+    }
+    return test_coo_matrix(&m);
+}
+
+/* Diagonals that leave the matrix: offsets beyond both sides of a wide and
+ * of a tall matrix, with an explicit zero on one of them. */
+static adia_matrix *leaving(int32_t rows, int32_t cols)
+{
+    static const int32_t off[] = {-70, -9, -1, 0, 2, 31, 90};
+    test_coo m = {.rows = rows, .cols = cols};
+    uint64_t st = 99;
+    for (int k = 0; k < 7; k++)
+        for (int32_t i = 0; i < rows; i++) {
+            int64_t j = (int64_t)i + off[k];
+            if (j < 0 || j >= cols) continue;
+            test_coo_add(&m, i, j, i == 5 && off[k] == 2 ? 0.0 : test_rand(&st) + 3.0);
+        }
+    return test_coo_matrix(&m);
+}
+
+/* A with its values rounded to vt (what the round trip must give back). */
+static adia_matrix *rounded(const adia_matrix *A, adia_value_type vt)
+{
+    adia_matrix *R = NULL;
+    CHECK_OK(adia_matrix_copy(A, &R));
+    if (R && vt == ADIA_FLOAT) {
+        double *v = R->csr.values;
+        for (int64_t k = 0; k < R->csr.nnz; k++) v[k] = (double)(float)v[k];
+    }
+    return R;
+}
+
+static int count_zeros(const adia_matrix *A)
+{
+    int n = 0;
+    for (int64_t k = 0; k < A->csr.nnz; k++) n += ((const double *)A->csr.values)[k] == 0.0;
+    return n;
+}
+
+#ifdef ADIA_HAVE_CUDA
+/* GPU SpMV (each kernel variant the table lists) against the CPU SpMV. */
+static void check_gpu(adia_format *F, const char *fmt, const char *what)
+{
+    int32_t m = F->rows, n = F->cols;
+    double *x = calloc((size_t)n + 1, sizeof *x), *yc = calloc((size_t)m + 1, sizeof *yc);
+    double *yg = calloc((size_t)m + 1, sizeof *yg);
+    void *xt = calloc((size_t)n + 1, 8), *yt = calloc((size_t)m + 1, 8);
+    uint64_t st = 5;
+    test_rand_vector(&st, x, n);
+    test_rand_vector(&st, yc, m);
+    int fl = F->vtype == ADIA_FLOAT;
+    for (int32_t j = 0; j < n; j++)
+        if (fl) ((float *)xt)[j] = (float)x[j]; else ((double *)xt)[j] = x[j];
+    for (int32_t i = 0; i < m; i++) {
+        if (fl) ((float *)yt)[i] = (float)yc[i]; else ((double *)yt)[i] = yc[i];
+        yc[i] = fl ? (double)(float)yc[i] : yc[i];
+    }
+    memcpy(yg, yc, (size_t)m * sizeof *yg);
+    CHECK_OK(adia_format_spmv(F, -1.5, xt, 0.5, yt));
+    for (int32_t i = 0; i < m; i++) yc[i] = fl ? ((float *)yt)[i] : ((double *)yt)[i];
+    for (int32_t j = 0; j < n; j++) x[j] = fl ? (double)(float)x[j] : x[j];
+    unsigned kernels = F->ops->gpu->kernels;
+    for (int k = 0; k < 32; k++) {
+        if (k && !(kernels & (1u << k))) continue;
+        if (k) {
+            adia_status s = adia_format_set_kernel(F, (adia_gpu_kernel)k);
+            if (s == ADIA_ERR_NVRTC || s == ADIA_ERR_UNSUPPORTED) continue;  /* no generator */
+            CHECK(s == ADIA_OK, "%s on %s: set kernel %d: %s", fmt, what, k, adia_last_error());
+        }
+        double *y = malloc(((size_t)m + 1) * sizeof *y);
+        memcpy(y, yg, (size_t)m * sizeof *y);
+        CHECK_OK(test_gpu_format_spmv(F, -1.5, x, 0.5, y));
+        double e = test_rel_err(y, yc, m);
+        CHECK(e <= (fl ? 1e-5 : 1e-12), "%s on %s (%s, kernel %d): GPU vs CPU error %g", fmt,
+              what, adia_value_type_name(F->vtype), k, e);
+        free(y);
+    }
+    free(x); free(yc); free(yg); free(xt); free(yt);
+}
+#endif
+
+static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt, const char *what)
+{
+    adia_format *F = NULL;
+    adia_status s = adia_format_build(A, fmt, NULL, vt, &F);
+    if (s == ADIA_ERR_UNSUPPORTED || s == ADIA_ERR_DIMENSION) {
+        CHECK(F == NULL, "%s on %s: refused but returned a handle", fmt, what);
+        return;   /* a shape the format cannot hold (cdm: square only) */
+    }
+    CHECK(s == ADIA_OK, "%s on %s (%s): build: %s", fmt, what, adia_value_type_name(vt),
+          adia_last_error());
+    if (s != ADIA_OK) return;
+    CHECK(F->ops->check(F->impl) == ADIA_OK, "%s on %s: check: %s", fmt, what, adia_last_error());
+    /* exact round trip, explicit zeros included */
+    adia_matrix *B = NULL, *R = rounded(A, vt);
+    CHECK_OK(adia_format_to_matrix(F, &B));
+    CHECK(B && R && adia_matrix_equal(B, R), "%s on %s (%s): round trip not exact "
+          "(nnz %lld, back %lld, %d explicit zeros)", fmt, what, adia_value_type_name(vt),
+          (long long)adia_matrix_nnz(A), (long long)(B ? adia_matrix_nnz(B) : -1), count_zeros(A));
+    adia_matrix_destroy(B);
+    adia_matrix_destroy(R);
+    CHECK(adia_format_padded_zeros(F) >= 0, "%s on %s: padded zeros", fmt, what);
+    CHECK(adia_format_bytes(F) == adia_format_storage_bytes(F) +
+              adia_vector_bytes(A->csr.rows, A->csr.cols, vt),
+          "%s on %s: bytes = storage + vectors", fmt, what);
+    double tol = vt == ADIA_FLOAT ? 1e-5 : 1e-13;
+    double e = test_format_spmv_error(F, A, 3, 1.0, 0.0);
+    CHECK(e <= tol, "%s on %s (%s): SpMV (beta 0) error %g", fmt, what, adia_value_type_name(vt), e);
+    e = test_format_spmv_error(F, A, 4, -1.5, 0.5);
+    CHECK(e <= tol, "%s on %s (%s): SpMV error %g", fmt, what, adia_value_type_name(vt), e);
+    /* the code generator: diagonal-core formats only, never a wrong read */
+    char *src = NULL;
+    s = adia_codegen_source(F, &src);
+    if (adia_format_is_diagonal(fmt))
+        CHECK(s == ADIA_OK || s == ADIA_ERR_UNSUPPORTED, "%s on %s: codegen: %s", fmt, what,
+              adia_last_error());
+    else
+        CHECK(s == ADIA_ERR_UNSUPPORTED && !src, "%s on %s: codegen must refuse: %s", fmt, what,
+              adia_status_string(s));
+    free(src);
+    /* GPU */
+    if (!F->ops->gpu) {
+        CHECK(!adia_format_has_gpu(fmt), "%s: has_gpu disagrees with the table", fmt);
+        if (gpu_count > 0)
+            CHECK_ERR(adia_format_upload(F), ADIA_ERR_UNSUPPORTED, "GPU");
+    }
+#ifdef ADIA_HAVE_CUDA
+    else if (gpu_count > 0) {
+        s = adia_format_upload(F);
+        CHECK(s == ADIA_OK, "%s on %s: upload: %s", fmt, what, adia_last_error());
+        if (s == ADIA_OK) check_gpu(F, fmt, what);
+    }
+#endif
+    adia_format_destroy(F);
+}
+
+/* The spy overlay: accepted for the diagonal core's formats only. */
+static void check_overlay(const char *fmt, const adia_matrix *A)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/adia-test-formats-%d.png", (int)getpid());
+    adia_spy_options o = {.size = 64, .overlay = fmt};
+    adia_status s = adia_matrix_spy_png(A, path, &o);
+    if (adia_format_is_diagonal(fmt))
+        CHECK(s == ADIA_OK, "%s: spy overlay: %s", fmt, adia_last_error());
+    else
+        CHECK(s == ADIA_ERR_INVALID_ARG && test_contains(adia_last_error(), "not a diagonal format"),
+              "%s: spy overlay must refuse: %s", fmt, adia_last_error());
+    unlink(path);
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    only = getenv("ADIA_TEST_FORMAT");
+    if (only && *only && !adia_format_exists(only)) {
+        fprintf(stderr, "ADIA_TEST_FORMAT=%s: not a registered format\n", only);
+        return 1;
+    }
+    CHECK_OK(adia_gpu_device_count(&gpu_count));
+    struct {
+        const char *what;
+        adia_matrix *A;
+    } mats[] = {
+        {"square with empty rows and zeros", awkward(1, 37, 37, 0.15, 6)},
+        {"one row", awkward(2, 1, 29, 0.4, 2)},
+        {"one column", awkward(3, 31, 1, 0.5, 1)},
+        {"wide", awkward(4, 23, 71, 0.1, 4)},
+        {"tall", awkward(5, 71, 23, 0.1, 4)},
+        {"wide, diagonals leaving", leaving(40, 110)},
+        {"tall, diagonals leaving", leaving(110, 40)},
+        {"square, diagonals leaving", leaving(97, 97)},
+        {"stencil", test_generate("lap2d5:9x7")},
+        {"no entries", awkward(6, 9, 9, 0.0, 0)},
+    };
+    enum { N_MATS = sizeof mats / sizeof *mats };
+    CHECK(mats[0].A && count_zeros(mats[0].A) >= 3, "the test matrix keeps its explicit zeros");
+    int tested = 0;
+    for (int f = 0; f < adia_format_count(); f++) {
+        const char *fmt = adia_format_name_at(f);
+        if (only && *only && strcmp(only, fmt)) continue;
+        const adia_format_ops *ops = adia_format_ops_find(fmt);
+        CHECK(ops && ops->to_csr && ops->check && ops->destroy && ops->storage_bytes && ops->spmv &&
+                  ops->padded_zeros && (ops->build || ops->diag.policy),
+              "%s: a host slot is missing after resolution", fmt);
+        CHECK(adia_format_is_diagonal(fmt) == (ops->diag.policy != NULL), "%s: is_diagonal", fmt);
+        tested++;
+        for (int i = 0; i < N_MATS; i++) {
+            if (!mats[i].A) continue;
+            check_one(fmt, mats[i].A, ADIA_DOUBLE, mats[i].what);
+            check_one(fmt, mats[i].A, ADIA_FLOAT, mats[i].what);
+        }
+        check_overlay(fmt, mats[0].A);
+    }
+    CHECK(tested > 0, "no format tested");
+    printf("%d formats\n", tested);
+    for (int i = 0; i < N_MATS; i++) adia_matrix_destroy(mats[i].A);
+    return TEST_END();
+}
