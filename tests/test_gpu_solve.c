@@ -190,7 +190,7 @@ static void test_stop_reasons(void)
  * each method with Jacobi: x = ones recovered, nothing through the host. */
 static void test_device_vectors(void)
 {
-    adia_matrix *A = test_generate("band:5001,3");
+    adia_matrix *A = test_generate("band:5001,3,sym");   /* SPD: every method applies */
     if (!A) return;
     int32_t n = adia_matrix_rows(A);
     double *one = malloc((size_t)n * sizeof *one), *b = malloc((size_t)n * sizeof *b);
