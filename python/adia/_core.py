@@ -375,8 +375,11 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     A: a Plan of A (its format and device are used; a GPU plan takes host
     vectors here, moved to the device once), or a matrix as for adia.plan
     (then a plan is made on `device` for `maxiter` calls and freed).
-    b: NumPy or CuPy vector (CuPy: copied to the host for now, and x
-    returned as CuPy).  method: "cg" (A symmetric positive definite),
+    b: NumPy or CuPy vector.  With a GPU plan and a CuPy b the solve stays
+    on the device (adia_plan_solve on CuPy's current stream: no host copy,
+    x returned as CuPy in the plan's dtype); otherwise b is read on the host
+    (a CuPy b is copied once, and x returned as CuPy).  method: "cg" (A
+    symmetric positive definite),
     "bicgstab" or "gmres" (restarted every `restart` vectors).  Stops at
     ||b - A x|| <= rtol ||b|| or after maxiter iterations; not converging
     is not an error: look at info.converged and info.stop.
@@ -392,7 +395,11 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     n_rows, n_cols = m.rows, m.cols
     if n_rows != n_cols:
         raise ValueError(f"solve needs a square matrix, got {n_rows} x {n_cols}")
+    if method not in ("cg", "bicgstab", "gmres"):
+        raise ValueError(f"method must be 'cg', 'bicgstab' or 'gmres', got {method!r}")
     on_gpu = _is_cupy_array(b)
+    if on_gpu and handle is not None and dev == 1:
+        return _solve_on_device(A, b, method, rtol, maxiter, x0, jacobi, restart)
     bh = b.get() if on_gpu else b
     bh = np.asarray(bh)
     if bh.dtype.kind == "c":
@@ -415,6 +422,31 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo)})
     if on_gpu:
         x = _cupy().asarray(x)
+    return x, info
+
+
+def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart):
+    """solve() for a GPU plan and a CuPy b: device arrays of the plan's
+    dtype, adia_plan_solve on CuPy's current stream."""
+    cp = _cupy()
+    n = P.shape[0]
+    if b.ndim == 2 and b.shape[1] == 1:
+        b = b.reshape(-1)
+    if b.ndim != 1 or b.shape[0] != n:
+        raise ValueError(f"b must have shape ({n},), got {b.shape}")
+    if b.dtype.kind == "c":
+        raise TypeError("complex right-hand sides are not supported")
+    b = cp.ascontiguousarray(b, dtype=P.dtype)
+    if x0 is None:
+        x = cp.zeros(n, dtype=P.dtype)
+    else:
+        x = cp.array(cp.asarray(x0), dtype=P.dtype, copy=True).reshape(-1)
+        if x.shape[0] != n:
+            raise ValueError(f"x0 must have shape ({n},), got {x0.shape}")
+    stream = cp.cuda.get_current_stream().ptr
+    d = _adia.solve_ptr(P._p, b.data.ptr, x.data.ptr, method, float(rtol), int(maxiter),
+                        bool(jacobi), int(restart), stream)
+    info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo)})
     return x, info
 
 

@@ -355,21 +355,10 @@ static Plan *plan_create(nb::object mobj, int64_t expected_calls, int device, co
 
 // ---------------------------------------------------------------- solve
 
-static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, const std::string &method,
-                      double rtol, int max_iter, bool jacobi, int device, int restart)
+// Options of both solves, checked here so that bad values raise ValueError.
+static adia_solve_options solve_options(const std::string &method, double rtol, int max_iter,
+                                        bool jacobi, int device, int restart)
 {
-    Matrix *M = nb::cast<Matrix *>(mobj);
-    adia_matrix *A = M->get();
-    adia_plan *P = plan ? plan->get() : nullptr;
-    int32_t n = adia_matrix_rows(A);
-    if (n != adia_matrix_cols(A))
-        raise_class(PyExc_ValueError,
-                    "solve needs a square matrix, got " + std::to_string(n) + " x " +
-                        std::to_string(adia_matrix_cols(A)),
-                    ADIA_ERR_DIMENSION);
-    const double *bp = (const double *)vec_ptr(b, nb::dtype<double>(), n, false, "b");
-    double *xp = (double *)vec_ptr(x, nb::dtype<double>(), n, false, "x");
-    if (n && overlaps(bp, (size_t)n * 8, xp, (size_t)n * 8)) value_error("b and x overlap");
     adia_solve_options o;
     adia_solve_options_default(&o);
     if (method == "cg")
@@ -388,16 +377,11 @@ static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, con
     o.jacobi = jacobi ? 1 : 0;
     o.device = device;
     o.restart = restart;
-    adia_solve_info info;
-    std::memset(&info, 0, sizeof info);
-    adia_status st;
-    if (plan) plan->busy++;
-    {
-        nb::gil_scoped_release nogil;
-        st = adia_solve(A, P, bp, xp, &o, &info);
-    }
-    if (plan) plan->busy--;
-    check(st);
+    return o;
+}
+
+static nb::dict solve_info(const adia_solve_info &info, const adia_solve_options &o)
+{
     nb::dict d;
     d["iterations"] = info.iterations;
     d["converged"] = (bool)info.converged;
@@ -409,6 +393,60 @@ static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, con
     d["stop"] = std::string(info.stop);
     d["method"] = std::string(adia_solver_name(o.method));
     return d;
+}
+
+// A GPU plan's solve on device arrays (CuPy's, checked by adia/_core.py:
+// the plan's dtype, length, contiguity) on the caller's stream:
+// adia_plan_solve, nothing through the host.
+static nb::dict solve_ptr(Plan *plan, uintptr_t b, uintptr_t x, const std::string &method,
+                          double rtol, int max_iter, bool jacobi, int restart, uintptr_t stream)
+{
+    adia_plan *P = plan->get();
+    if (plan->device != 1) type_error("solve on device arrays needs a GPU plan");
+    if (!b || !x) value_error("NULL device pointer");
+    size_t bytes = (size_t)plan->rows * adia_value_size(plan->vt);
+    if (plan->rows && overlaps((void *)b, bytes, (void *)x, bytes)) value_error("b and x overlap");
+    adia_solve_options o = solve_options(method, rtol, max_iter, jacobi, 1, restart);
+    adia_solve_info info;
+    std::memset(&info, 0, sizeof info);
+    adia_status st;
+    plan->busy++;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_plan_solve(P, (const void *)b, (void *)x, &o, &info, (void *)stream);
+    }
+    plan->busy--;
+    check(st);
+    return solve_info(info, o);
+}
+
+static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, const std::string &method,
+                      double rtol, int max_iter, bool jacobi, int device, int restart)
+{
+    Matrix *M = nb::cast<Matrix *>(mobj);
+    adia_matrix *A = M->get();
+    adia_plan *P = plan ? plan->get() : nullptr;
+    int32_t n = adia_matrix_rows(A);
+    if (n != adia_matrix_cols(A))
+        raise_class(PyExc_ValueError,
+                    "solve needs a square matrix, got " + std::to_string(n) + " x " +
+                        std::to_string(adia_matrix_cols(A)),
+                    ADIA_ERR_DIMENSION);
+    const double *bp = (const double *)vec_ptr(b, nb::dtype<double>(), n, false, "b");
+    double *xp = (double *)vec_ptr(x, nb::dtype<double>(), n, false, "x");
+    if (n && overlaps(bp, (size_t)n * 8, xp, (size_t)n * 8)) value_error("b and x overlap");
+    adia_solve_options o = solve_options(method, rtol, max_iter, jacobi, device, restart);
+    adia_solve_info info;
+    std::memset(&info, 0, sizeof info);
+    adia_status st;
+    if (plan) plan->busy++;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_solve(A, P, bp, xp, &o, &info);
+    }
+    if (plan) plan->busy--;
+    check(st);
+    return solve_info(info, o);
 }
 
 // ---------------------------------------------------------------- analysis
@@ -661,6 +699,8 @@ NB_MODULE(_adia, m)
             return p;
         },
         nb::rv_policy::take_ownership);
+    m.def("solve_ptr", &solve_ptr, "plan"_a, "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
+          "jacobi"_a, "restart"_a, "stream"_a);
     m.def("solve", &solve, "matrix"_a, "plan"_a.none(), "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
           "jacobi"_a, "device"_a, "restart"_a);
 }

@@ -399,6 +399,7 @@ static double max_abs(const adia_csr *A)
 {
     const double *v = A->values;
     double big = 0;
+#pragma omp parallel for reduction(max : big) schedule(static) if (A->nnz > 65536)
     for (int64_t k = 0; k < A->nnz; k++) big = fabs(v[k]) > big ? fabs(v[k]) : big;
     return big;
 }

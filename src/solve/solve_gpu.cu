@@ -1004,35 +1004,44 @@ extern "C" adia_status adia_solve_gpu(const adia_solve_gpu_args *a, adia_solve_i
     return a->vt == ADIA_FLOAT ? solve<float>(a, info) : solve<double>(a, info);
 }
 
+/* Host doubles to the device in the plan's type: copied as they are for
+ * a double plan, converted through a staging array for a float one. */
+static adia_status upload(const double *h, int64_t n, adia_value_type vt, void *d)
+{
+    if (vt == ADIA_DOUBLE)
+        return adia_cuda_check(cudaMemcpy(d, h, n * sizeof(double), cudaMemcpyHostToDevice),
+                               "GPU solver upload");
+    std::vector<float> f(h, h + n);
+    return adia_cuda_check(cudaMemcpy(d, f.data(), n * sizeof(float), cudaMemcpyHostToDevice),
+                           "GPU solver upload");
+}
+
+static adia_status download(const void *d, int64_t n, adia_value_type vt, double *h)
+{
+    if (vt == ADIA_DOUBLE)
+        return adia_cuda_check(cudaMemcpy(h, d, n * sizeof(double), cudaMemcpyDeviceToHost),
+                               "GPU solver download");
+    std::vector<float> f(n);
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(f.data(), d, n * sizeof(float), cudaMemcpyDeviceToHost),
+                             "GPU solver download"));
+    for (int64_t i = 0; i < n; i++) h[i] = f[i];
+    return ADIA_OK;
+}
+
 extern "C" adia_status adia_solve_gpu_host(const adia_solve_gpu_args *a, const double *b,
                                            double *x, adia_solve_info *info)
 {
-    size_t vs = adia_value_size(a->vt), bytes = (size_t)a->n * vs;
+    size_t bytes = (size_t)a->n * adia_value_size(a->vt);
     void *d = nullptr;
     ADIA_CUDA_TRY(cudaMalloc(&d, 2 * bytes + 1));
-    std::vector<char> h(2 * bytes);
-    for (int64_t i = 0; i < a->n; i++) {
-        if (a->vt == ADIA_FLOAT) {
-            ((float *)h.data())[i] = (float)b[i];
-            ((float *)h.data())[a->n + i] = (float)x[i];
-        } else {
-            ((double *)h.data())[i] = b[i];
-            ((double *)h.data())[a->n + i] = x[i];
-        }
-    }
     adia_solve_gpu_args g = *a;
     g.d_b = d;
     g.d_x = (char *)d + bytes;
     g.stream = nullptr;
-    adia_status s = adia_cuda_check(cudaMemcpy(d, h.data(), 2 * bytes, cudaMemcpyHostToDevice),
-                                    "GPU solver upload");
+    adia_status s = upload(b, a->n, a->vt, d);
+    if (s == ADIA_OK) s = upload(x, a->n, a->vt, g.d_x);
     if (s == ADIA_OK) s = adia_solve_gpu(&g, info);
-    if (s == ADIA_OK)
-        s = adia_cuda_check(cudaMemcpy(h.data(), g.d_x, bytes, cudaMemcpyDeviceToHost),
-                            "GPU solver download");
-    if (s == ADIA_OK)
-        for (int64_t i = 0; i < a->n; i++)
-            x[i] = a->vt == ADIA_FLOAT ? ((float *)h.data())[i] : ((double *)h.data())[i];
+    if (s == ADIA_OK) s = download(g.d_x, a->n, a->vt, x);
     cudaFree(d);
     return s;
 }
