@@ -474,8 +474,8 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
     return s;
 }
 
-adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
-                       const adia_solve_options *opt, adia_solve_info *info)
+/* The caller's options (NULL: defaults) with "<= 0: the default" applied. */
+static adia_solve_options resolved_options(const adia_solve_options *opt)
 {
     adia_solve_options o;
     adia_solve_options_default(&o);
@@ -483,6 +483,13 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     if (o.max_iter <= 0) o.max_iter = 1000;
     if (o.rtol <= 0) o.rtol = 1e-8;
     if (o.restart <= 0) o.restart = 30;
+    return o;
+}
+
+adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
+                       const adia_solve_options *opt, adia_solve_info *info)
+{
+    adia_solve_options o = resolved_options(opt);
     adia_solve_info scratch;
     if (!info) info = &scratch;
     memset(info, 0, sizeof *info);
@@ -545,12 +552,7 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
         adia_matrix_destroy(A);
         return s;
     }
-    adia_solve_options o;
-    adia_solve_options_default(&o);
-    if (opt) o = *opt;
-    if (o.max_iter <= 0) o.max_iter = 1000;
-    if (o.rtol <= 0) o.rtol = 1e-8;
-    if (o.restart <= 0) o.restart = 30;
+    adia_solve_options o = resolved_options(opt);
     adia_solve_info scratch;
     if (!info) info = &scratch;
     memset(info, 0, sizeof *info);

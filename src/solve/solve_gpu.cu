@@ -707,13 +707,21 @@ adia_status spmv(solve_run<T> &R, const T *x, T *y)
     return adia_spmv_async(R.a->plan, R.a->a_scale, x, 0.0, y, R.w.stream);
 }
 
+/* r = b - A x, queued. */
+template <typename T>
+adia_status residual(solve_run<T> &R)
+{
+    ADIA_TRY(spmv(R, R.x, R.r));
+    residual_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(R.b, R.r, R.n);
+    return ADIA_OK;
+}
+
 /* GMRES cycle: w = b - A x, beta = ||w||, V_0 = w / beta, z = D V_0. */
 template <typename T>
 adia_status gm_begin_cycle(solve_run<T> &R)
 {
     cudaStream_t s = R.w.stream;
-    ADIA_TRY(spmv(R, R.x, R.r));
-    residual_kernel<T><<<R.grid, NT, 0, s>>>(R.b, R.r, R.n);
+    ADIA_TRY(residual(R));
     gm_cycle_start<T><<<R.grid, NT, 0, s>>>(R.r, R.n, R.w.partial, R.w.st, R.sm);
     gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, R.w.st);
     return adia_cuda_check(cudaGetLastError(), "GPU GMRES cycle");
@@ -759,9 +767,8 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     init.m = R.m;
     ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.st, &init, sizeof init, cudaMemcpyHostToDevice, R.w.stream));
     if (R.a->method == ADIA_SOLVE_GMRES) return gm_begin_cycle(R);
-    ADIA_TRY(spmv(R, R.x, R.r));
+    ADIA_TRY(residual(R));
     cudaStream_t s = R.w.stream;
-    residual_kernel<T><<<R.grid, NT, 0, s>>>(R.b, R.r, R.n);
     if (R.a->method == ADIA_SOLVE_CG)
         cg_start<T><<<R.grid, NT, 0, s>>>(R.r, R.p, R.d, R.n, R.w.partial, R.w.st);
     else
@@ -895,8 +902,7 @@ adia_status norm(solve_run<T> &R, const T *v, double *out)
 template <typename T>
 adia_status true_residual(solve_run<T> &R, double *out)
 {
-    ADIA_TRY(spmv(R, R.x, R.r));
-    residual_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(R.b, R.r, R.n);
+    ADIA_TRY(residual(R));
     ADIA_CUDA_TRY(cudaGetLastError());
     return norm(R, R.r, out);
 }
