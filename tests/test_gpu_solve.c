@@ -239,6 +239,48 @@ static void test_device_vectors(void)
     adia_matrix_destroy(A);
 }
 
+/* adia_plan_solve's errors on the device path: NaN in b, a zero diagonal
+ * with Jacobi (named), a rectangular plan, NULL vectors. */
+static void test_device_errors(void)
+{
+    enum { N = 64 };
+    int32_t r[N], c[N];
+    double v[N], hb[N];
+    for (int i = 0; i < N; i++) {
+        r[i] = c[i] = i;
+        v[i] = i == 9 ? 0.0 : 2.0;   /* an explicit zero on the diagonal */
+        hb[i] = i == 5 ? NAN : 1.0;
+    }
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_matrix_create_coo(N, N, N, r, c, v, ADIA_DOUBLE, &A));
+    adia_plan *P = gpu_plan(A, "csr", ADIA_DOUBLE);
+    double *db = NULL, *dx = NULL;
+    cudaMalloc((void **)&db, N * sizeof *db);
+    cudaMalloc((void **)&dx, N * sizeof *dx);
+    cudaMemcpy(db, hb, sizeof hb, cudaMemcpyHostToDevice);
+    cudaMemset(dx, 0, N * sizeof *dx);
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    adia_solve_info in;
+    if (P) {
+        CHECK_ERR(adia_plan_solve(P, db, dx, &o, &in, NULL), ADIA_ERR_INVALID_ARG, "non-finite");
+        hb[5] = 1;
+        cudaMemcpy(db, hb, sizeof hb, cudaMemcpyHostToDevice);
+        o.jacobi = 1;
+        CHECK_ERR(adia_plan_solve(P, db, dx, &o, &in, NULL), ADIA_ERR_INVALID_ARG, "A(9,9)");
+        CHECK_ERR(adia_plan_solve(P, NULL, dx, &o, &in, NULL), ADIA_ERR_INVALID_ARG, "NULL");
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    CHECK_OK(adia_matrix_create_coo(N, N / 2, 0, r, c, v, ADIA_DOUBLE, &A));
+    P = gpu_plan(A, "csr", ADIA_DOUBLE);
+    if (P) CHECK_ERR(adia_plan_solve(P, db, dx, &o, &in, NULL), ADIA_ERR_DIMENSION, "not square");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    cudaFree(db);
+    cudaFree(dx);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -247,6 +289,7 @@ int main(void)
     if (ndev == 0) TEST_SKIP("no CUDA device");
     test_against_cpu();
     test_device_vectors();
+    test_device_errors();
     test_stop_reasons();
     return TEST_END();
 }
