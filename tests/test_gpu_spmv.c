@@ -10,6 +10,9 @@
  * beta = 0 must overwrite it; NaN in x must reach exactly the rows with a
  * nonzero in that column; two runs give the same bits.  Skips (77)
  * without a device.
+ * The fused dot products (the GPU solvers' product, cuda/dot_gpu.cu) on
+ * every square case: the same y as the plain product, the five sums
+ * against the host's.
  * ADIA_TEST_QUICK=1 runs two small matrices only (for racecheck). */
 #include "testutil.h"
 
@@ -21,6 +24,8 @@
 int main(void) { TEST_SKIP("built without CUDA"); }
 #else
 #include <cuda_runtime.h>
+
+#include "cuda/gpu_common.h"
 
 /* ---------------------------------------------------------- test matrices */
 
@@ -155,6 +160,84 @@ static void check_values(adia_format *F, const adia_matrix *A, uint64_t seed)
     free(ref);
 }
 
+/* Host copies of n values of F's type (as doubles) to and from the device. */
+static void *to_device(const double *h, int32_t n, int fl)
+{
+    size_t vs = fl ? 4 : 8;
+    void *t = malloc((size_t)n * vs + 8), *d = NULL;
+    for (int32_t i = 0; i < n; i++) if (fl) ((float *)t)[i] = (float)h[i]; else ((double *)t)[i] = h[i];
+    if (cudaMalloc(&d, (size_t)n * vs + 8) != cudaSuccess ||
+        cudaMemcpy(d, t, (size_t)n * vs, cudaMemcpyHostToDevice) != cudaSuccess) {
+        cudaFree(d);
+        d = NULL;
+    }
+    free(t);
+    return d;
+}
+
+static void from_device(double *h, const void *d, int32_t n, int fl)
+{
+    size_t vs = fl ? 4 : 8;
+    void *t = malloc((size_t)n * vs + 8);
+    CHECK(cudaMemcpy(t, d, (size_t)n * vs, cudaMemcpyDeviceToHost) == cudaSuccess, "download");
+    for (int32_t i = 0; i < n; i++) h[i] = fl ? ((float *)t)[i] : ((double *)t)[i];
+    free(t);
+}
+
+/* The product with fused sums (square F): y equal to the plain product's
+ * bit for bit, each sum within round-off of the host's, with and without
+ * a companion z, and twice the same bits. */
+static void check_fused_dots(adia_format *F, uint64_t seed)
+{
+    int32_t n = adia_format_rows(F);
+    int fl = adia_format_value_type(F) == ADIA_FLOAT;
+    double *x = malloc((size_t)n * 8 + 8), *z = malloc((size_t)n * 8 + 8),
+           *y = malloc((size_t)n * 8 + 8), *yref = malloc((size_t)n * 8 + 8);
+    test_rand_vector(&seed, x, n);
+    test_rand_vector(&seed, z, n);
+    for (int32_t i = 0; i < n; i++) {
+        if (fl) { x[i] = (float)x[i]; z[i] = (float)z[i]; }
+        yref[i] = NAN;
+    }
+    CHECK_OK(test_gpu_format_spmv(F, 1.5, x, 0.0, yref));
+    void *dx = to_device(x, n, fl), *dz = to_device(z, n, fl), *dy = to_device(yref, n, fl), *mem = NULL;
+    adia_dot_work dw;
+    CHECK_OK(adia_gpu_dot_work_alloc(n, &dw, &mem));
+    double sums[2][ADIA_NDOT];
+    for (int t = 0; t < 3 && dx && dz && dy; t++) {
+        dw.z = t == 1 ? dz : NULL;
+        adia_status s = adia_format_spmv_dot_gpu(F, 1.5, dx, 0.0, dy, &dw, NULL);
+        CHECK(s == ADIA_OK, "%s, fused dots: %s", label, adia_last_error());
+        double got[ADIA_NDOT];
+        CHECK(cudaMemcpy(got, dw.out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess, "sums");
+        from_device(y, dy, n, fl);
+        CHECK(!memcmp(y, yref, (size_t)n * 8), "%s, fused dots: y differs from the product's", label);
+        const double *zz = t == 1 ? z : x;
+        double want[ADIA_NDOT] = {0}, mag[ADIA_NDOT] = {0};
+        for (int32_t i = 0; i < n; i++) {
+            double terms[ADIA_NDOT] = {x[i] * yref[i], zz[i] * x[i], zz[i] * zz[i],
+                                       yref[i] * yref[i], zz[i] * yref[i]};
+            for (int j = 0; j < ADIA_NDOT; j++) {
+                want[j] += terms[j];
+                mag[j] += fabs(terms[j]);
+            }
+        }
+        for (int j = 0; j < ADIA_NDOT; j++)
+            CHECK(fabs(got[j] - want[j]) <= 1e-12 * mag[j] + 1e-300, "%s, fused sum %d (z %s): "
+                  "%.17g, host %.17g", label, j, t == 1 ? "given" : "= x", got[j], want[j]);
+        if (t != 1) memcpy(sums[t / 2], got, sizeof got);
+    }
+    CHECK(!memcmp(sums[0], sums[1], sizeof sums[0]), "%s: fused sums differ between runs", label);
+    cudaFree(dx);
+    cudaFree(dz);
+    cudaFree(dy);
+    cudaFree(mem);
+    free(x);
+    free(z);
+    free(y);
+    free(yref);
+}
+
 /* Parameter interleave of every build (check_interleaved forces it). */
 static int interleave;
 
@@ -188,6 +271,7 @@ static void check_variant(const adia_matrix *A, const char *fmt, adia_value_type
                   adia_gpu_kernel_name(adia_format_kernel(F)));
         if (s == ADIA_OK && threads) CHECK_OK(adia_format_set_threads(F, threads));
         if (s == ADIA_OK) check_values(F, A, 99);
+        if (s == ADIA_OK && adia_format_rows(F) == adia_format_cols(F)) check_fused_dots(F, 7);
     }
     adia_format_destroy(F);
 }
@@ -278,6 +362,12 @@ int main(void)
         adia_matrix_destroy(A);
     }
     check_interleaved();
+    /* Enough blocks for the fused sums' second level (groups of 64 blocks). */
+    adia_matrix *L = test_generate("lap2d5:400");
+    CHECK(L != NULL, "lap2d5:400 generated");
+    for (int v = 0; v < 2 && L && !quick; v++)
+        check_formats(L, v ? ADIA_FLOAT : ADIA_DOUBLE, "lap2d5:400", 1);
+    adia_matrix_destroy(L);
     return TEST_END();
 }
 #endif

@@ -187,6 +187,8 @@ typedef struct adia_format_model {
     adia_model_steps steps;
 } adia_format_model;
 
+struct adia_dot_work;   /* src/cuda/diag_kernel.cuh */
+
 /* The GPU side of a format (a .cu file; NULL slots: see adia_format_ops). */
 typedef struct adia_gpu_ops {
     /* Copy the host storage to the device; p: the handle's parameters
@@ -203,9 +205,11 @@ typedef struct adia_gpu_ops {
     /* main diagonal into device array d (Jacobi on a device-only plan)
      * [download + host diagonal] */
     adia_status (*diagonal)(const void *dev, void *d, void *stream);
-    /* spmv, then *dot = x . y on the device (CG's p'Ap) [spmv + a dot] */
+    /* spmv with the sums of adia_dot_work (diag_kernel.cuh: x'y, z'x, z'z,
+     * y'y, z'y; square) in its epilogue [spmv, then a pass for the sums:
+     * adia_format_spmv_dot_gpu] */
     adia_status (*spmv_dot)(const void *dev, double alpha, const void *x, double beta,
-                            void *y, double *dot, void *stream);
+                            void *y, const struct adia_dot_work *dw, void *stream);
     /* rows [r0, r1) only (interior / boundary rows) [ADIA_ERR_UNSUPPORTED] */
     adia_status (*spmv_rows)(const void *dev, int32_t r0, int32_t r1, double alpha,
                              const void *x, double beta, void *y, void *stream);

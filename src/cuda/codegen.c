@@ -191,12 +191,12 @@ static adia_status get_cubin(const char *src, void **cubin, size_t *size)
     return ADIA_OK;
 }
 
-adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int rows,
+adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                  adia_codegen_kernel **out)
 {
     *out = NULL;
     char *src = NULL;
-    ADIA_TRY(adia_codegen_diag_source(D, vt, rows, &src));
+    ADIA_TRY(adia_codegen_diag_source(D, vt, rows, dot, &src));
     void *cubin = NULL;
     size_t size = 0;
     adia_status s = get_cubin(src, &cubin, &size);
@@ -223,18 +223,25 @@ adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int row
     return ADIA_OK;
 }
 
+unsigned adia_codegen_grid(const adia_codegen_kernel *k, const adia_diag_args *a, int block)
+{
+    int64_t threads = ((int64_t)a->rows + k->rows_per_thread - 1) / k->rows_per_thread;
+    return (unsigned)((threads + block - 1) / block);
+}
+
 adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
                                 adia_value_type vt, double alpha, double beta,
-                                const void *x, void *y, int block, void *stream)
+                                const void *x, void *y, const adia_dot_work *dw, int block,
+                                void *stream)
 {
     if (!k) return adia_error(ADIA_ERR_INTERNAL, "generated kernel not compiled");
     double ad = alpha, bd = beta;
     float af = (float)alpha, bf = (float)beta;
+    adia_dot_work none = {0};
     void *params[] = {(void *)a, vt == ADIA_DOUBLE ? (void *)&ad : (void *)&af,
-                      vt == ADIA_DOUBLE ? (void *)&bd : (void *)&bf, (void *)&x, (void *)&y};
-    int64_t threads = ((int64_t)a->rows + k->rows_per_thread - 1) / k->rows_per_thread;
-    unsigned grid = (unsigned)((threads + block - 1) / block);
-    dim3 g = {grid, 1, 1}, b = {(unsigned)block, 1, 1};
+                      vt == ADIA_DOUBLE ? (void *)&bd : (void *)&bf, (void *)&x, (void *)&y,
+                      (void *)(dw ? dw : &none)};
+    dim3 g = {adia_codegen_grid(k, a, block), 1, 1}, b = {(unsigned)block, 1, 1};
     return adia_cuda_check(cudaLaunchKernel((const void *)k->fn, g, b, params, 0,
                                             (cudaStream_t)stream),
                            "launching the generated kernel");

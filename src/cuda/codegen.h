@@ -20,8 +20,10 @@ extern "C" {
 #define ADIA_CODEGEN_KERNEL "adia_generated_spmv"
 
 /* Source of the generated kernel for D with values of type vt (malloc'd);
- * rows: the rows per thread asked for (format parameter R, 0: chosen). */
-adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows,
+ * rows: the rows per thread asked for (format parameter R, 0: chosen);
+ * dot: the variant with the fused sums of adia_dot_work (diag_kernel.cuh)
+ * in its epilogue (a second kernel, compiled when a solver first asks). */
+adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                      char **source);
 /* Rows per thread R of the warp kernels for D: the largest R <= 16 bytes /
  * value size (2 for double, 4 for float; 1 when a group has more than 64
@@ -40,11 +42,15 @@ adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *
 
 /* A compiled generated kernel (codegen.c). */
 typedef struct adia_codegen_kernel adia_codegen_kernel;
-adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int rows,
+adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                  adia_codegen_kernel **out);
+/* Blocks of a launch of k over a->rows rows. */
+unsigned adia_codegen_grid(const adia_codegen_kernel *k, const adia_diag_args *a, int block);
+/* dw: the fused sums' work for a dot kernel, else NULL. */
 adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
                                 adia_value_type vt, double alpha, double beta,
-                                const void *x, void *y, int block, void *stream);
+                                const void *x, void *y, const adia_dot_work *dw, int block,
+                                void *stream);
 void adia_codegen_free(adia_codegen_kernel *k);
 
 #ifdef __cplusplus

@@ -18,6 +18,8 @@ struct diag_dev {
     adia_diag_args args;              /* device pointers                    */
     adia_coo_rows scatter;            /* CRSD scatter points, else empty    */
     adia_codegen_kernel *gen;         /* NULL until GENERATED is selected   */
+    adia_codegen_kernel *gen_dot;     /* its fused-dot variant, NULL until a
+                                         solver asks for it                 */
     int warp_rows;                    /* R of the warp kernels, 0: unaligned */
     int rows_asked;                   /* parameter R (0: chosen)            */
     int interleave;                   /* parameter interleave (ADIA_INTERLEAVE_*) */
@@ -34,6 +36,7 @@ void diag_free(void *p)
     for (const void *a : arrays) cudaFree(const_cast<void *>(a));
     adia_coo_rows_free(&d->scatter);
     adia_codegen_free(d->gen);
+    adia_codegen_free(d->gen_dot);
     free(d);
 }
 
@@ -162,7 +165,7 @@ adia_status diag_select(void *p, adia_gpu_kernel k)
 {
     diag_dev *d = (diag_dev *)p;
     if (k == ADIA_KERNEL_GENERATED && !d->gen)
-        ADIA_TRY(adia_codegen_compile(d->host, d->vt, d->rows_asked, &d->gen));
+        ADIA_TRY(adia_codegen_compile(d->host, d->vt, d->rows_asked, 0, &d->gen));
     d->head.kernel = k;
     return ADIA_OK;
 }
@@ -251,24 +254,37 @@ adia_status diag_upload(const void *impl, adia_value_type vt, const adia_format_
     return diag_make((const adia_diag *)impl, vt, p, NULL, out);
 }
 
+/* Blocks of the launch diag_run makes. */
+unsigned diag_grid(const diag_dev *d)
+{
+    int B = d->head.block;
+    if (d->head.kernel == ADIA_KERNEL_GENERATED) return adia_codegen_grid(d->gen, &d->args, B);
+    int R = d->warp_rows > 0 ? d->warp_rows : 1;
+    return adia_gpu_blocks((d->args.rows + R - 1) / R, B);
+}
+
+/* y = alpha A x + beta y; dw: also the fused sums (diag_kernel.cuh), by
+ * the dot variant of the same kernel. */
+template <typename T, bool DOT>
+adia_status diag_launch(const diag_dev *d, T alpha, T beta, const T *x, T *y,
+                        const adia_dot_work &dw, cudaStream_t st)
+{
+    int B = d->head.block;
+    unsigned g = diag_grid(d);
+    if (d->head.kernel == ADIA_KERNEL_GENERATED)
+        return adia_codegen_launch(DOT ? d->gen_dot : d->gen, &d->args, d->vt, alpha, beta, x,
+                                   y, DOT ? &dw : NULL, B, st);
+    if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    else if (d->warp_rows == 2) adia_diag_warp<T, 2, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    else if (d->warp_rows == 1) adia_diag_warp<T, 1, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    else adia_diag_generic<T, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    return adia_gpu_launch_check(d->warp_rows > 0 ? "diagonal warp kernel" : "diagonal generic kernel");
+}
+
 template <typename T>
 adia_status diag_run(const diag_dev *d, T alpha, T beta, const T *x, T *y, cudaStream_t st)
 {
-    int B = d->head.block;
-    unsigned grid = adia_gpu_blocks(d->args.rows, B);
-    if (d->head.kernel == ADIA_KERNEL_GENERATED) {
-        ADIA_TRY(adia_codegen_launch(d->gen, &d->args, d->vt, alpha, beta, x, y, B, st));
-    } else if (d->warp_rows > 0) {
-        int R = d->warp_rows;
-        unsigned g = adia_gpu_blocks((d->args.rows + R - 1) / R, B);
-        if (R == 4) adia_diag_warp<T, 4><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
-        else if (R == 2) adia_diag_warp<T, 2><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
-        else adia_diag_warp<T, 1><<<g, B, 0, st>>>(d->args, alpha, beta, x, y);
-        ADIA_GPU_LAUNCH_TRY("diagonal warp kernel");
-    } else {
-        adia_diag_generic<T><<<grid, B, 0, st>>>(d->args, alpha, beta, x, y);
-        ADIA_GPU_LAUNCH_TRY("diagonal generic kernel");
-    }
+    ADIA_TRY((diag_launch<T, false>(d, alpha, beta, x, y, adia_dot_work{}, st)));
     return adia_coo_rows_run<T>(d->scatter, alpha, T(1), x, y, 256, st);
 }
 
@@ -283,19 +299,40 @@ adia_status diag_spmv(const void *p, double alpha, const void *x, double beta, v
     return diag_run<float>(d, (float)alpha, (float)beta, (const float *)x, (float *)y, st);
 }
 
+/* The product with the sums in its epilogue.  CRSD's scatter points are
+ * added by a second pass, after which y is final: there (and for a grid
+ * larger than the work holds) the sums take a pass of their own. */
+adia_status diag_spmv_dot(const void *p, double alpha, const void *x, double beta, void *y,
+                          const adia_dot_work *dw, void *stream)
+{
+    diag_dev *d = (diag_dev *)p;
+    if (d->head.kernel == ADIA_KERNEL_GENERATED && !d->gen_dot)
+        ADIA_TRY(adia_codegen_compile(d->host, d->vt, d->rows_asked, 1, &d->gen_dot));
+    if (d->scatter.n > 0 || d->args.rows == 0 || diag_grid(d) > dw->max_blocks) {
+        ADIA_TRY(diag_spmv(p, alpha, x, beta, y, stream));
+        return adia_gpu_dots(d->vt, x, y, d->args.rows, dw, stream);
+    }
+    cudaStream_t st = (cudaStream_t)stream;
+    if (d->vt == ADIA_DOUBLE)
+        return diag_launch<double, true>(d, alpha, beta, (const double *)x, (double *)y, *dw, st);
+    return diag_launch<float, true>(d, (float)alpha, (float)beta, (const float *)x, (float *)y,
+                                    *dw, st);
+}
+
 } // namespace
 
 /* Every diagonal format runs the core's kernels (generic, generated);
  * brcsd2 can also be built on the device (diag_build.cu). */
 #define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
 #define DIAG_GPU_OPS(fmt)                                                      \
-    extern "C" const adia_gpu_ops adia__gpu_##fmt = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS};
+    extern "C" const adia_gpu_ops adia__gpu_##fmt = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS, \
+                                                     NULL, diag_spmv_dot};
 DIAG_GPU_OPS(dia)
 DIAG_GPU_OPS(hdi)
 DIAG_GPU_OPS(brcsd1)
 DIAG_GPU_OPS(crsd)
 extern "C" const adia_gpu_ops adia__gpu_brcsd2 = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS,
-                                                  NULL, NULL, NULL,
+                                                  NULL, diag_spmv_dot, NULL,
                                                   adia_format_build_brcsd2_device};
 
 extern "C" adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt,

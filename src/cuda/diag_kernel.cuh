@@ -40,6 +40,27 @@ typedef struct adia_diag_args {
     int n_pieces, n_chunks;        /* n_chunks: entries of chunk_order      */
 } adia_diag_args;
 
+/* Dot products fused into a square product's epilogue (the GPU solvers:
+ * CG's u'Au, r'u and r'r, BiCGSTAB's r0'v, t's and t't come out of the
+ * product that makes Au, v or t, so no pass re-reads those vectors).  With
+ * z the companion vector (NULL: z = x), the sums of x'y, z'x, z'z, y'y and
+ * z'y of the product's final y, in double for both value types.  Blocks
+ * write partials; the last block of each group of ADIA_DOT_GROUP sums its
+ * group, the last group-finisher sums the groups into out: no atomics on
+ * values, so the sums are deterministic. */
+#define ADIA_NDOT 5
+#define ADIA_DOT_GROUP 64
+enum { ADIA_DOT_XY = 0, ADIA_DOT_ZX, ADIA_DOT_ZZ, ADIA_DOT_YY, ADIA_DOT_ZY };
+
+typedef struct adia_dot_work {
+    const void *z;                 /* companion vector, or NULL for x       */
+    double *partial;               /* ADIA_NDOT x (max_blocks + groups)     */
+    unsigned *count;               /* 1 + groups, zero before a launch and
+                                      left zero after it                    */
+    double *out;                   /* ADIA_NDOT sums                        */
+    unsigned max_blocks;           /* a launch of more blocks is refused    */
+} adia_dot_work;
+
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
 
 /* Piece holding row r. */
@@ -71,13 +92,111 @@ __device__ __forceinline__ T adia_diag_term(const T *__restrict__ d, long long i
     return v != T(0) ? v * xv : T(0);
 }
 
-/* y[r] = alpha*sum + beta*y[r]; y is not read when beta == 0. */
+/* y[r] = alpha*sum + beta*y[r]; y is not read when beta == 0.  Returns
+ * the value stored. */
 template <typename T>
-__device__ __forceinline__ void adia_diag_store(T *__restrict__ y, int r, T alpha,
-                                                T beta, T sum)
+__device__ __forceinline__ T adia_diag_store(T *__restrict__ y, int r, T alpha,
+                                             T beta, T sum)
 {
-    if (beta == T(0)) __stcs(y + r, alpha * sum);
-    else __stcs(y + r, alpha * sum + beta * y[r]);
+    T v = beta == T(0) ? alpha * sum : alpha * sum + beta * y[r];
+    __stcs(y + r, v);
+    return v;
+}
+
+/* ------------------------------------------------- fused dot products */
+
+/* Row r's terms of the sums (adia_dot_work); yv: the y[r] just stored. */
+template <typename T>
+__device__ __forceinline__ void adia_dot_row(double (&s)[ADIA_NDOT], const T *__restrict__ x,
+                                             const T *__restrict__ z, int r, T yv)
+{
+    double xv = __ldg(x + r), zv = z ? (double)__ldg(z + r) : xv, y = yv;
+    s[ADIA_DOT_XY] += xv * y;
+    s[ADIA_DOT_ZX] += zv * xv;
+    s[ADIA_DOT_ZZ] += zv * zv;
+    s[ADIA_DOT_YY] += y * y;
+    s[ADIA_DOT_ZY] += zv * y;
+}
+
+/* Sums of v over the block (every thread calls it); the totals are valid
+ * in thread 0.  A fixed order: warp shuffles, then the warps in turn. */
+__device__ __forceinline__ void adia_block_sums(double (&v)[ADIA_NDOT])
+{
+    __shared__ double sh[32][ADIA_NDOT];
+    const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    const int warps = (blockDim.x + 31) >> 5;
+    for (int j = 0; j < ADIA_NDOT; j++)
+        for (int o = 16; o > 0; o >>= 1) v[j] += __shfl_down_sync(0xffffffffu, v[j], o);
+    __syncthreads();   /* sh may still be read by an earlier call */
+    if (lane == 0)
+        for (int j = 0; j < ADIA_NDOT; j++) sh[warp][j] = v[j];
+    __syncthreads();
+    if (threadIdx.x == 0)
+        for (int j = 0; j < ADIA_NDOT; j++) {
+            double t = sh[0][j];
+            for (int w = 1; w < warps; w++) t += sh[w][j];
+            v[j] = t;
+        }
+}
+
+/* Adds the n partial sums at p (ADIA_NDOT each, in order) over the block;
+ * totals in thread 0. */
+__device__ __forceinline__ void adia_block_sum_partials(const double *p, unsigned n,
+                                                        double (&v)[ADIA_NDOT])
+{
+    for (int j = 0; j < ADIA_NDOT; j++) v[j] = 0;
+    for (unsigned b = threadIdx.x; b < n; b += blockDim.x)
+        for (int j = 0; j < ADIA_NDOT; j++) v[j] += __ldcg(p + (size_t)b * ADIA_NDOT + j);
+    adia_block_sums(v);
+}
+
+/* True in the block that must go on: the last of its group (level 1) or of
+ * all groups (level 2); count: that level's counter. */
+__device__ __forceinline__ bool adia_dot_last(unsigned *count, unsigned expected)
+{
+    __shared__ bool last;
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(count, 1u) == expected - 1;
+        if (last) *count = 0;   /* every other block has counted: reset */
+    }
+    __syncthreads();
+    if (last) __threadfence();
+    return last;
+}
+
+/* The block's share of the sums, then (last blocks) the group's and the
+ * grid's: out holds the totals when the kernel ends.  Every thread of
+ * every block calls it. */
+__device__ __forceinline__ void adia_dot_finish(double (&s)[ADIA_NDOT], const adia_dot_work &w)
+{
+    const unsigned G = ADIA_DOT_GROUP, b = blockIdx.x, g = b / G;
+    const unsigned groups = (gridDim.x + G - 1) / G;
+    const unsigned in_group = min(G, gridDim.x - g * G);
+    double *group_partial = w.partial + (size_t)w.max_blocks * ADIA_NDOT;
+    adia_block_sums(s);
+    if (threadIdx.x == 0)
+        for (int j = 0; j < ADIA_NDOT; j++) w.partial[(size_t)b * ADIA_NDOT + j] = s[j];
+    if (!adia_dot_last(w.count + 1 + g, in_group)) return;
+    adia_block_sum_partials(w.partial + (size_t)g * G * ADIA_NDOT, in_group, s);
+    if (threadIdx.x == 0)
+        for (int j = 0; j < ADIA_NDOT; j++) group_partial[(size_t)g * ADIA_NDOT + j] = s[j];
+    if (!adia_dot_last(w.count, groups)) return;
+    adia_block_sum_partials(group_partial, groups, s);
+    if (threadIdx.x == 0)
+        for (int j = 0; j < ADIA_NDOT; j++) w.out[j] = s[j];
+}
+
+/* The sums alone, for a product without an epilogue (row formats, CRSD's
+ * scatter pass): y already computed. */
+template <typename T>
+__global__ void adia_dots_kernel(const T *__restrict__ x, const T *__restrict__ y, int rows,
+                                 adia_dot_work w)
+{
+    double s[ADIA_NDOT] = {0, 0, 0, 0, 0};
+    for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += gridDim.x * blockDim.x)
+        adia_dot_row<T>(s, x, (const T *)w.z, r, y[r]);
+    adia_dot_finish(s, w);
 }
 
 /* The chunk of `unit` rows this warp works on.  Warps run in about the
@@ -116,23 +235,28 @@ __device__ __forceinline__ adia_diag_loc adia_diag_locate(const adia_diag_args &
     return l;
 }
 
-/* The generic kernel: offsets read from memory. */
-template <typename T>
+/* The generic kernel: offsets read from memory.  DOT: the fused sums of
+ * adia_dot_work (square matrices). */
+template <typename T, bool DOT>
 __global__ void adia_diag_generic(adia_diag_args a, T alpha, T beta,
-                                  const T *__restrict__ x, T *__restrict__ y)
+                                  const T *__restrict__ x, T *__restrict__ y, adia_dot_work dw)
 {
+    double dots[ADIA_NDOT] = {0, 0, 0, 0, 0};
     int r = adia_diag_row(a);
-    if (r < 0) return;
-    adia_diag_loc l = adia_diag_locate(a, r);
-    const T *d = (const T *)a.data + l.base;
-    int k0 = __ldg(a.group_start + l.group), k1 = __ldg(a.group_start + l.group + 1);
-    T sum = T(0);
+    if (r >= 0) {
+        adia_diag_loc l = adia_diag_locate(a, r);
+        const T *d = (const T *)a.data + l.base;
+        int k0 = __ldg(a.group_start + l.group), k1 = __ldg(a.group_start + l.group + 1);
+        T sum = T(0);
 #pragma unroll 4
-    for (int k = k0; k < k1; k++) {
-        unsigned c = (unsigned)r + (unsigned)__ldg(a.offsets + k);
-        sum += adia_diag_term(d, (long long)(k - k0) * l.len, x, c, (unsigned)a.cols);
+        for (int k = k0; k < k1; k++) {
+            unsigned c = (unsigned)r + (unsigned)__ldg(a.offsets + k);
+            sum += adia_diag_term(d, (long long)(k - k0) * l.len, x, c, (unsigned)a.cols);
+        }
+        T yv = adia_diag_store(y, r, alpha, beta, sum);
+        if (DOT) adia_dot_row<T>(dots, x, (const T *)dw.z, r, yv);
     }
-    adia_diag_store(y, r, alpha, beta, sum);
+    if (DOT) adia_dot_finish(dots, dw);
 }
 
 
@@ -190,13 +314,19 @@ __device__ __forceinline__ void adia_warp_acc(T (&sum)[R], const T *__restrict__
     }
 }
 
-template <typename T, int R>
+/* The R rows' y; DOT: their terms of the fused sums. */
+template <typename T, int R, bool DOT>
 __device__ __forceinline__ void adia_warp_store(T *__restrict__ y, unsigned r, T alpha,
-                                                T beta, const T (&sum)[R], int rows)
+                                                T beta, const T (&sum)[R], int rows,
+                                                const T *__restrict__ x, const void *z,
+                                                double (&dots)[ADIA_NDOT])
 {
 #pragma unroll
     for (int q = 0; q < R; q++)
-        if (r + 32u * q < (unsigned)rows) adia_diag_store(y, (int)(r + 32u * q), alpha, beta, sum[q]);
+        if (r + 32u * q < (unsigned)rows) {
+            T yv = adia_diag_store(y, (int)(r + 32u * q), alpha, beta, sum[q]);
+            if (DOT) adia_dot_row<T>(dots, x, (const T *)z, (int)(r + 32u * q), yv);
+        }
 }
 
 /* The generic warp kernel: lane j loads offset j of the group and the warp
@@ -204,26 +334,29 @@ __device__ __forceinline__ void adia_warp_store(T *__restrict__ y, unsigned r, T
  * The diagonal loop stays a loop (unrolled by 4): fully unrolled blocks of
  * 8 diagonals kept 2*8*R loads live and took 126 registers (25% occupancy)
  * and ran 7-50% slower on the H200 (bench/GPU-NOTES.md, v4). */
-template <typename T, int R>
+template <typename T, int R, bool DOT>
 __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
-                               const T *__restrict__ x, T *__restrict__ y)
+                               const T *__restrict__ x, T *__restrict__ y, adia_dot_work dw)
 {
+    double dots[ADIA_NDOT] = {0, 0, 0, 0, 0};
     adia_warp_piece w;
-    if (!adia_warp_locate(a, R, w)) return;   /* whole warp: shuffles stay full */
-    const int lane = threadIdx.x & 31;
-    const T *d = (const T *)a.data + w.data;
-    T sum[R];
+    if (adia_warp_locate(a, R, w)) {   /* whole warp: shuffles stay full */
+        const int lane = threadIdx.x & 31;
+        const T *d = (const T *)a.data + w.data;
+        T sum[R];
 #pragma unroll
-    for (int q = 0; q < R; q++) sum[q] = T(0);
-    for (int kb = 0; kb < w.K; kb += 32) {
-        int mine = kb + lane < w.K ? __ldg(a.offsets + w.k0 + kb + lane) : 0;
-        int n = min(32, w.K - kb);
-        const T *dk = d + (long long)kb * w.len;
+        for (int q = 0; q < R; q++) sum[q] = T(0);
+        for (int kb = 0; kb < w.K; kb += 32) {
+            int mine = kb + lane < w.K ? __ldg(a.offsets + w.k0 + kb + lane) : 0;
+            int n = min(32, w.K - kb);
+            const T *dk = d + (long long)kb * w.len;
 #pragma unroll 4
-        for (int j = 0; j < n; j++, dk += w.len)
-            adia_warp_acc<T, R>(sum, dk, x, w.r, __shfl_sync(0xffffffffu, mine, j), a);
+            for (int j = 0; j < n; j++, dk += w.len)
+                adia_warp_acc<T, R>(sum, dk, x, w.r, __shfl_sync(0xffffffffu, mine, j), a);
+        }
+        adia_warp_store<T, R, DOT>(y, w.r, alpha, beta, sum, a.rows, x, dw.z, dots);
     }
-    adia_warp_store<T, R>(y, w.r, alpha, beta, sum, a.rows);
+    if (DOT) adia_dot_finish(dots, dw);
 }
 
 #endif /* __CUDACC__ */

@@ -10,7 +10,7 @@
  * for both value types.  Success is judged on the true residual b - A x,
  * recomputed at the end with a scaled (overflow-free) norm. */
 #include "solve_internal.h"
-#include "../cuda/cuda_util.h"
+#include "../cuda/gpu_common.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -173,83 +173,96 @@ __global__ void residual_kernel(const T *b, T *r, int64_t n)
     GRID_LOOP(i, n) r[i] = b[i] - r[i];
 }
 
-/* ---------------------------------------------------------------- CG */
-
-/* After r = b - A x: p = D r, rz = r'D r, rr = r'r. */
-template <typename T>
-__global__ void cg_start(const T *r, T *p, const T *d, int64_t n, double *partial, state *st)
+/* True in thread 0 of the block that finished last (every thread calls
+ * it): that thread may write the state every block has read. */
+__device__ bool grid_last(unsigned *count)
 {
-    double v[2] = {0, 0};
-    GRID_LOOP(i, n) {
-        double ri = r[i], zi = d ? (double)d[i] * ri : ri;
-        p[i] = (T)zi;
-        v[0] += ri * zi;
-        v[1] += ri * ri;
+    __shared__ bool last;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        last = atomicAdd(count, 1u) == gridDim.x - 1;
+        if (last) *count = 0;
     }
-    if (grid_reduce<2>(v, partial, &st->count)) {
-        st->rz = v[0];
+    __syncthreads();
+    return last && threadIdx.x == 0;
+}
+
+/* ---------------------------------------------------------------- CG */
+/* Chronopoulos-Gear CG: one product and one vector pass an iteration.  The
+ * product w = A u (u = D r, or r itself) carries the iteration's three dot
+ * products in its epilogue (adia_dot_work: delta = u'w, gamma = r'u,
+ * rho = r'r), so the vector pass reads no reduction of its own:
+ *   beta = gamma / gamma_prev, alpha = gamma / (delta - beta gamma / alpha_prev)
+ *   p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, u = D r.
+ * In exact arithmetic it is CG (s = A p, delta - beta gamma / alpha_prev =
+ * p'Ap), with the same iterates; the stop test reads rho of the current r
+ * before the update, so `iterations` counts updates as the CPU's CG. */
+
+/* After r = b - A x: u = D r (Jacobi), a fresh state. */
+template <typename T>
+__global__ void cg_start(const T *r, T *u, const T *d, int64_t n, state *st)
+{
+    if (d) GRID_LOOP(i, n) u[i] = (T)((double)d[i] * (double)r[i]);
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
         st->iter = 0;
         st->status = RUNNING;
-        check_stop(st, v[1]);
     }
 }
 
-/* alpha = rz / p'q; p'q <= 0 is a breakdown (A not SPD) */
-template <typename T>
-__global__ void cg_alpha(const T *p, const T *q, int64_t n, double *partial, state *st)
+/* The stop test and the step's scalars from the product's sums; the same
+ * in every block (the state is read before any block writes it). */
+__device__ int cg_scalars(const double *dots, const state *st, double *alpha, double *beta,
+                          double *why)
 {
-    if (st->status != RUNNING) return;
-    double v[1] = {0};
-    GRID_LOOP(i, n) v[0] += (double)p[i] * (double)q[i];
-    if (grid_reduce<1>(v, partial, &st->count)) {
-        if (!(v[0] > 0) || !isfinite(v[0])) {
-            st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
-            st->why = v[0];
-        } else {
-            st->alpha = st->rz / v[0];
+    const double delta = dots[ADIA_DOT_XY], gamma = dots[ADIA_DOT_ZX], rho = dots[ADIA_DOT_ZZ];
+    const bool first = st->iter == 0;
+    *beta = first ? 0 : gamma / st->rz;
+    const double pap = first ? delta : delta - *beta * gamma / st->alpha;
+    *alpha = gamma / pap;
+    *why = rho;
+    if (!isfinite(rho)) return NONFINITE;
+    if (rho <= st->tol2) return CONVERGED;
+    if (st->iter >= st->max_iter) return LIMIT;
+    *why = pap;
+    if (!isfinite(pap) || !isfinite(*alpha) || !isfinite(*beta)) return NONFINITE;
+    return pap > 0 ? RUNNING : BREAKDOWN;   /* p'Ap <= 0: A is not SPD */
+}
+
+/* The iteration's vector pass (after the product); u == r without Jacobi. */
+template <typename T>
+__global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, int64_t n,
+                        const double *dots, state *st, bool use_cond,
+                        cudaGraphConditionalHandle h)
+{
+    if (st->status != RUNNING) {   /* chunked replay after the stop */
+        if (blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
+        return;
+    }
+    double alpha, beta, why;
+    const int status = cg_scalars(dots, st, &alpha, &beta, &why);
+    const bool first = st->iter == 0;
+    if (status == RUNNING) GRID_LOOP(i, n) {
+        double ri = r[i], ui = d ? (double)d[i] * ri : ri;
+        double pi = first ? ui : ui + beta * (double)p[i];
+        double si = first ? (double)w[i] : (double)w[i] + beta * (double)s[i];
+        p[i] = (T)pi;
+        s[i] = (T)si;
+        x[i] = (T)(x[i] + alpha * pi);
+        T rn = (T)(ri - alpha * si);
+        r[i] = rn;
+        if (d) u[i] = (T)((double)d[i] * (double)rn);
+    }
+    if (grid_last(&st->count)) {
+        st->rr = dots[ADIA_DOT_ZZ];
+        st->status = status;
+        st->why = why;
+        if (status == RUNNING) {
+            st->iter++;
+            st->rz = dots[ADIA_DOT_ZX];
+            st->alpha = alpha;
         }
-    }
-}
-
-/* x += alpha p, r -= alpha q; rz' = r'D r, rr = r'r; beta = rz' / rz */
-template <typename T>
-__global__ void cg_update(T *x, T *r, const T *p, const T *q, const T *d, int64_t n,
-                          double *partial, state *st)
-{
-    if (st->status != RUNNING) return;
-    const double alpha = st->alpha;
-    double v[2] = {0, 0};
-    GRID_LOOP(i, n) {
-        x[i] = (T)(x[i] + alpha * (double)p[i]);
-        T rt = (T)(r[i] - alpha * (double)q[i]);
-        r[i] = rt;
-        double ri = rt, zi = d ? (double)d[i] * ri : ri;
-        v[0] += ri * zi;
-        v[1] += ri * ri;
-    }
-    if (grid_reduce<2>(v, partial, &st->count)) {
-        st->iter++;
-        st->beta = v[0] / st->rz;
-        st->rz = v[0];
-        check_stop(st, v[1]);
-        if (st->status == RUNNING && !(v[0] != 0)) {
-            st->status = BREAKDOWN;
-            st->why = v[0];
-        }
-    }
-}
-
-/* p = D r + beta p; the iteration's last kernel */
-template <typename T>
-__global__ void cg_direction(T *p, const T *r, const T *d, int64_t n, const state *st,
-                             bool use_cond, cudaGraphConditionalHandle h)
-{
-    if (blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
-    if (st->status != RUNNING) return;
-    const double beta = st->beta;
-    GRID_LOOP(i, n) {
-        double zi = d ? (double)d[i] * (double)r[i] : (double)r[i];
-        p[i] = (T)(zi + beta * (double)p[i]);
+        loop_again(use_cond, h, st);
     }
 }
 
@@ -257,7 +270,9 @@ __global__ void cg_direction(T *p, const T *r, const T *d, int64_t n, const stat
 /* Right-preconditioned (D = Jacobi or I):
  *   p = r + beta (p - omega v); ph = D p; v = A ph; alpha = rho / r0'v;
  *   s = r - alpha v; sh = D s; t = A sh; omega = t's / t't;
- *   x += alpha ph + omega sh; r = s - omega t; rho' = r0'r; beta = ... */
+ *   x += alpha ph + omega sh; r = s - omega t; rho' = r0'r; beta = ...
+ * r0'v comes out of the product v = A ph (companion r0), t's and t't out
+ * of t = A sh (companion s): adia_dot_work. */
 
 /* After r = b - A x: r0 = r, p = v = 0, rho = alpha = omega = 1. */
 template <typename T>
@@ -294,76 +309,51 @@ __global__ void bicg_direction(T *p, T *ph, const T *r, const T *v, const T *d, 
     }
 }
 
-/* alpha = rho / r0'v */
+/* alpha = rho / r0'v (r0'v from the product's sums); s = r - alpha v (into
+ * r); sh = D s; ||s||^2: small enough means x += alpha ph finishes, which
+ * bicg_update arranges with omega = 0. */
 template <typename T>
-__global__ void bicg_alpha(const T *r0, const T *v, int64_t n, double *partial, state *st)
+__global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, const double *dots,
+                          double *partial, state *st)
 {
     if (st->status != RUNNING) return;
+    const double r0v = dots[ADIA_DOT_ZY], alpha = st->rho / r0v;
+    const bool ok = r0v != 0 && isfinite(r0v) && isfinite(alpha);
     double s[1] = {0};
-    GRID_LOOP(i, n) s[0] += (double)r0[i] * (double)v[i];
-    if (grid_reduce<1>(s, partial, &st->count)) {
-        if (s[0] == 0 || !isfinite(s[0])) {
-            st->status = isfinite(s[0]) ? BREAKDOWN : NONFINITE;
-            st->why = s[0];
-        } else {
-            st->alpha = st->rho / s[0];
-        }
-    }
-}
-
-/* s = r - alpha v (into r); sh = D s; ||s||^2: small enough means x +=
- * alpha ph finishes, which bicg_omega arranges with omega = 0. */
-template <typename T>
-__global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, double *partial,
-                          state *st)
-{
-    if (st->status != RUNNING) return;
-    const double alpha = st->alpha;
-    double s[1] = {0};
-    GRID_LOOP(i, n) {
+    if (ok) GRID_LOOP(i, n) {
         T si = (T)(r[i] - alpha * (double)v[i]);
         r[i] = si;
         if (d) sh[i] = (T)((double)d[i] * (double)si);
         s[0] += (double)si * (double)si;
     }
-    if (grid_reduce<1>(s, partial, &st->count)) st->r0v = s[0];   /* ||s||^2, for bicg_omega */
-}
-
-/* omega = t's / t't (0 when s is already small enough) */
-template <typename T>
-__global__ void bicg_omega(const T *t, const T *s, int64_t n, double *partial, state *st)
-{
-    if (st->status != RUNNING) return;
-    double v[2] = {0, 0};
-    GRID_LOOP(i, n) {
-        double ti = t[i];
-        v[0] += ti * (double)s[i];
-        v[1] += ti * ti;
-    }
-    if (grid_reduce<2>(v, partial, &st->count)) {
-        bool done = st->r0v <= st->tol2;
-        st->omega = done ? 0 : v[1] > 0 ? v[0] / v[1] : 0;
-        if (!done && (st->omega == 0 || !isfinite(st->omega))) {
-            st->status = isfinite(st->omega) ? BREAKDOWN : NONFINITE;
-            st->why = st->omega;
+    if (grid_reduce<1>(s, partial, &st->count)) {
+        st->r0v = s[0];   /* ||s||^2, for bicg_update */
+        st->alpha = alpha;
+        if (!ok) {
+            st->status = isfinite(r0v) && isfinite(alpha) ? BREAKDOWN : NONFINITE;
+            st->why = r0v;
         }
     }
 }
 
-/* x += alpha ph + omega sh; r = s - omega t; rho' = r0'r, rr = r'r; the
- * iteration's last kernel */
+/* omega = t's / t't (0 when s is already small enough; from the product's
+ * sums); x += alpha ph + omega sh; r = s - omega t; rho' = r0'r, rr = r'r;
+ * the iteration's last kernel */
 template <typename T>
 __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, const T *r0,
-                           int64_t n, double *partial, state *st, bool use_cond,
-                           cudaGraphConditionalHandle h)
+                           int64_t n, const double *dots, double *partial, state *st,
+                           bool use_cond, cudaGraphConditionalHandle h)
 {
     if (st->status != RUNNING) {
         if (blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
         return;
     }
-    const double alpha = st->alpha, omega = st->omega;
+    const double ts = dots[ADIA_DOT_ZY], tt = dots[ADIA_DOT_YY];
+    const bool done = st->r0v <= st->tol2;
+    const double alpha = st->alpha, omega = done ? 0 : tt > 0 ? ts / tt : 0;
+    const bool ok = done || (omega != 0 && isfinite(omega));
     double v[2] = {0, 0};
-    GRID_LOOP(i, n) {
+    if (ok) GRID_LOOP(i, n) {
         x[i] = (T)(x[i] + alpha * (double)ph[i] + omega * (double)sh[i]);
         T ri = (T)(r[i] - omega * (double)t[i]);
         r[i] = ri;
@@ -371,13 +361,19 @@ __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, co
         v[1] += (double)ri * (double)ri;
     }
     if (grid_reduce<2>(v, partial, &st->count)) {
-        st->iter++;
-        st->beta = (v[0] / st->rho) * (alpha / omega);
-        st->rho = v[0];
-        check_stop(st, omega == 0 ? st->r0v : v[1]);
-        if (st->status == RUNNING && (v[0] == 0 || !isfinite(v[0]))) {
-            st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
-            st->why = v[0];
+        st->omega = omega;
+        if (!ok) {
+            st->status = isfinite(omega) ? BREAKDOWN : NONFINITE;
+            st->why = omega;
+        } else {
+            st->iter++;
+            st->beta = (v[0] / st->rho) * (alpha / omega);
+            st->rho = v[0];
+            check_stop(st, omega == 0 ? st->r0v : v[1]);
+            if (st->status == RUNNING && (v[0] == 0 || !isfinite(v[0]))) {
+                st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
+                st->why = v[0];
+            }
         }
         loop_again(use_cond, h, st);
     }
@@ -560,6 +556,8 @@ struct workspace {
     void *vec = nullptr;         /* k vectors of n values                    */
     double *partial = nullptr;   /* block sums: grid x 2 (GMRES: x (m + 2))  */
     double *small = nullptr;     /* GMRES: H and the short vectors            */
+    void *dot_mem = nullptr;     /* CG, BiCGSTAB: the products' fused sums    */
+    adia_dot_work dots = {};
     state *st = nullptr;
     state *host = nullptr;       /* pinned copy of st                        */
     cudaStream_t stream = nullptr;
@@ -572,6 +570,7 @@ struct workspace {
         if (stream) cudaStreamDestroy(stream);
         cudaFree(vec);
         cudaFree(small);
+        cudaFree(dot_mem);
         cudaFree(partial);
         cudaFree(st);
         cudaFreeHost(host);
@@ -591,15 +590,17 @@ struct solve_run {
     unsigned dot_grid;           /* GMRES: blocks per basis vector in gm_dots */
     gm_small sm;
     T *x, *b, *r, *p, *q, *d, *r0, *ph, *sh, *t, *V;
+    T *u, *s;                    /* CG: D r (= r without Jacobi), A p         */
+    bool fused;                  /* the format sums in the product's epilogue */
 };
 
 /* Vectors each method keeps beside x and b. */
 static int64_t vectors_needed(adia_solver m, bool jacobi, int restart)
 {
-    /* CG: r p q (+ d); BiCGSTAB: r r0 p v(=q) t (+ d ph sh);
+    /* CG: r p w(=q) s (+ d u); BiCGSTAB: r r0 p v(=q) t (+ d ph sh);
      * GMRES: w(=r) z(=p) q (+ d) and the m + 1 basis vectors */
     if (m == ADIA_SOLVE_GMRES) return 3 + jacobi + (int64_t)restart + 1;
-    return m == ADIA_SOLVE_CG ? 3 + jacobi : 5 + 3 * jacobi;
+    return m == ADIA_SOLVE_CG ? 4 + 2 * jacobi : 5 + 3 * jacobi;
 }
 
 static adia_status check_device_memory(size_t bytes)
@@ -619,9 +620,8 @@ template <typename T>
 int resident_blocks(adia_solver m)
 {
     const void *kernels[] = {
-        (const void *)cg_update<T>, (const void *)cg_alpha<T>, (const void *)cg_direction<T>,
-        (const void *)cg_start<T>, (const void *)bicg_update<T>, (const void *)bicg_half<T>,
-        (const void *)bicg_omega<T>, (const void *)bicg_direction<T>, (const void *)bicg_start<T>,
+        (const void *)cg_step<T>, (const void *)cg_start<T>, (const void *)bicg_update<T>,
+        (const void *)bicg_half<T>, (const void *)bicg_direction<T>, (const void *)bicg_start<T>,
         (const void *)gm_orth<T>, (const void *)gm_next_basis<T>, (const void *)gm_cycle_start<T>,
         (const void *)gm_update_x<T>, (const void *)residual_kernel<T>,
         (const void *)norm_max_kernel<T>, (const void *)norm_sum_kernel<T>};
@@ -678,13 +678,17 @@ adia_status setup(solve_run<T> &R)
     R.p = v + R.n;
     R.q = v + 2 * R.n;               /* BiCGSTAB: v */
     R.d = R.r0 = R.ph = R.sh = R.t = R.V = nullptr;
+    R.u = R.r;
+    R.s = nullptr;
     int64_t next = 3;
+    if (a->method == ADIA_SOLVE_CG) R.s = v + next++ * R.n;
     if (a->method == ADIA_SOLVE_BICGSTAB) {
         R.r0 = v + next++ * R.n;
         R.t = v + next++ * R.n;
     }
     if (jac) {
         R.d = v + next++ * R.n;
+        if (a->method == ADIA_SOLVE_CG) R.u = v + next++ * R.n;
         if (a->method == ADIA_SOLVE_BICGSTAB) {
             R.ph = v + next++ * R.n;
             R.sh = v + next++ * R.n;
@@ -697,6 +701,9 @@ adia_status setup(solve_run<T> &R)
         R.sh = R.r;
     }
     if (gm) R.V = v + next * R.n;
+    const adia_gpu_ops *g = adia_plan_format(a->plan)->ops->gpu;
+    R.fused = g && g->spmv_dot;
+    if (!gm) ADIA_TRY(adia_gpu_dot_work_alloc(R.n, &R.w.dots, &R.w.dot_mem));
     return ADIA_OK;
 }
 
@@ -705,6 +712,17 @@ adia_status spmv(solve_run<T> &R, const T *x, T *y)
 {
     R.spmvs++;
     return adia_spmv_async(R.a->plan, R.a->a_scale, x, 0.0, y, R.w.stream);
+}
+
+/* y = A x with the sums of adia_dot_work (companion z) in R.w.dots.out. */
+template <typename T>
+adia_status spmv_dot(solve_run<T> &R, const T *x, T *y, const T *z)
+{
+    R.spmvs++;
+    adia_dot_work dw = R.w.dots;
+    dw.z = z;
+    return adia_format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y, &dw,
+                                    R.w.stream);
 }
 
 /* r = b - A x, queued. */
@@ -770,7 +788,7 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     ADIA_TRY(residual(R));
     cudaStream_t s = R.w.stream;
     if (R.a->method == ADIA_SOLVE_CG)
-        cg_start<T><<<R.grid, NT, 0, s>>>(R.r, R.p, R.d, R.n, R.w.partial, R.w.st);
+        cg_start<T><<<R.grid, NT, 0, s>>>(R.r, R.u, R.d, R.n, R.w.st);
     else
         bicg_start<T><<<R.grid, NT, 0, s>>>(R.r, R.r0, R.p, R.q, R.n, R.w.partial, R.w.st);
     return adia_cuda_check(cudaGetLastError(), "GPU solver start");
@@ -786,18 +804,17 @@ adia_status iteration(solve_run<T> &R)
     if (R.a->method == ADIA_SOLVE_GMRES) {
         ADIA_TRY(gm_step(R));
     } else if (R.a->method == ADIA_SOLVE_CG) {
-        ADIA_TRY(spmv(R, R.p, R.q));
-        cg_alpha<T><<<R.grid, NT, 0, s>>>(R.p, R.q, R.n, pa, st);
-        cg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.p, R.q, R.d, R.n, pa, st);
-        cg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.r, R.d, R.n, st, R.w.use_cond, R.w.cond);
+        /* w = A u with u'w, r'u, r'r; then the vector pass */
+        ADIA_TRY(spmv_dot(R, R.u, R.q, R.d ? R.r : nullptr));
+        cg_step<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.u, R.p, R.s, R.q, R.d, R.n, R.w.dots.out,
+                                         st, R.w.use_cond, R.w.cond);
     } else {
+        const double *dots = R.w.dots.out;
         bicg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.d ? R.ph : R.p, R.r, R.q, R.d, R.n, st);
-        ADIA_TRY(spmv(R, R.ph, R.q));
-        bicg_alpha<T><<<R.grid, NT, 0, s>>>(R.r0, R.q, R.n, pa, st);
-        bicg_half<T><<<R.grid, NT, 0, s>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n, pa, st);
-        ADIA_TRY(spmv(R, R.sh, R.t));
-        bicg_omega<T><<<R.grid, NT, 0, s>>>(R.t, R.r, R.n, pa, st);
-        bicg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n, pa, st,
+        ADIA_TRY(spmv_dot(R, R.ph, R.q, R.r0));          /* v = A ph, r0'v */
+        bicg_half<T><<<R.grid, NT, 0, s>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n, dots, pa, st);
+        ADIA_TRY(spmv_dot(R, R.sh, R.t, R.r));           /* t = A sh, s't, t't */
+        bicg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n, dots, pa, st,
                                              R.w.use_cond, R.w.cond);
     }
     return adia_cuda_check(cudaGetLastError(), "GPU solver iteration");
@@ -909,22 +926,27 @@ adia_status true_residual(solve_run<T> &R, double *out)
 
 /* Bytes one iteration moves as these kernels run it, and the floor: the
  * matrix once per product plus the fewest vector passes with every dot
- * product fused into a neighbouring kernel (CG 11: the x and y of the
- * product, p'q, x and r updated, p updated; BiCGSTAB 20).  GMRES: the mean
- * over a cycle's steps of one Gram-Schmidt pass (dots j + 2, update j + 3)
- * and the next basis vector (3), floor the same less the separate dot
- * pass of w (j + 1 passes saved per step when dots fuse with the update:
- * not possible in classical Gram-Schmidt, so the floor counts them). */
-static void bytes_per_iteration(const adia_solve_gpu_args *a, double vs, adia_solve_info *info)
+ * product fused into a neighbouring kernel (fmt: storage + the product's
+ * x and y).  CG 11 passes: the product's u and w, then r p w s x read and
+ * p s x r written; Jacobi adds d, u and the product's read of r.
+ * BiCGSTAB 20: two products with r0 / s read by their sums, direction 4,
+ * half 3, update 7.  A format without the fused sums (fused false) reads
+ * x, y (and z) again after each product.  GMRES: the mean over a cycle's
+ * steps of one Gram-Schmidt pass (dots j + 2, update j + 3) and the next
+ * basis vector (3), floor the same less the separate dot pass of w (j + 1
+ * passes saved per step when dots fuse with the update: not possible in
+ * classical Gram-Schmidt, so the floor counts them). */
+static void bytes_per_iteration(const adia_solve_gpu_args *a, bool fused, double vs,
+                                adia_solve_info *info)
 {
     adia_format *F = adia_plan_format(a->plan);
     const double n = a->n, fmt = (double)adia_format_bytes(F),
                  store = (double)adia_format_storage_bytes(F), jac = a->inv_diag ? 1 : 0;
     if (a->method == ADIA_SOLVE_CG) {
-        info->bytes_per_iter = fmt + (11 + 2 * jac) * vs * n;
+        info->bytes_per_iter = fmt + (9 + 3 * jac + (fused ? 0 : 2 + jac)) * vs * n;
         info->floor_bytes_per_iter = store + 11 * vs * n;
     } else if (a->method == ADIA_SOLVE_BICGSTAB) {
-        info->bytes_per_iter = 2 * fmt + (18 + 4 * jac) * vs * n;
+        info->bytes_per_iter = 2 * fmt + (16 + 4 * jac + (fused ? 0 : 4)) * vs * n;
         info->floor_bytes_per_iter = 2 * store + 20 * vs * n;
     } else {
         double mean_j = (a->restart - 1) / 2.0;
@@ -992,7 +1014,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     info->iterations = done;
     info->spmvs = R.spmvs;
     info->residual = rnorm / bnorm;
-    bytes_per_iteration(a, sizeof(T), info);
+    bytes_per_iteration(a, R.fused, sizeof(T), info);
     stop_reason(st, a->method, info);
     if (st.status == CONVERGED && !info->converged)
         snprintf(info->stop, sizeof info->stop, isfinite(rnorm) ? "the recurrence converged, the "
