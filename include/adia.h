@@ -697,6 +697,32 @@ adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
  * adia_plan_explain); when no format fits, ADIA_ERR_NO_MEMORY. */
 adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
                              adia_plan **plan);
+/* A CSR matrix in device memory, as CuPy, cuSPARSE and most GPU codes hold
+ * it: rows + 1 row pointers of 32 or 64 bits (rowptr[0] = 0), int32
+ * columns ascending within each row, values in double or float. */
+typedef struct adia_device_csr {
+    int32_t rows, cols;
+    int64_t nnz;
+    const void *rowptr;
+    int rowptr_bits;                   /* 32 or 64                          */
+    const int32_t *colind;
+    const void *values;
+    adia_value_type values_type;       /* ADIA_DOUBLE or ADIA_FLOAT          */
+} adia_device_csr;
+
+/* A GPU plan straight from a CSR matrix in device memory: the analysis and
+ * the conversion run on the GPU and the matrix never goes through the host
+ * on the way in (the format's arrays are copied to the host once, after the
+ * build, so every plan operation -- explain, Jacobi, save -- works).  The
+ * planner chooses among the formats the GPU builds (dia, hdi, brcsd2) by
+ * the bytes one product moves; a matrix whose diagonal storage would hold
+ * more than 3 slots per nonzero is not a diagonal matrix: it is copied to
+ * the host and planned by adia_plan_create (adia_plan_explain says so).
+ * hints->device 0 (the CPU) is ADIA_ERR_INVALID_ARG; hints->format (FIXED)
+ * may name dia, hdi or brcsd2.  A is left untouched; bad columns are
+ * ADIA_ERR_INVALID_MATRIX naming the row; no device: ADIA_ERR_NO_DEVICE. */
+adia_status adia_plan_create_device_csr(const adia_device_csr *A, const adia_plan_hints *hints,
+                                        adia_plan **plan);
 /* y = alpha*A*x + beta*y.  CPU plans: x, y host pointers of the plan's value
  * type; GPU plans: device pointers (default stream, returns when queued --
  * synchronise before reading y).  x overlapping y is ADIA_ERR_INVALID_ARG.

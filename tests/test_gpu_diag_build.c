@@ -1,4 +1,4 @@
-/* test_gpu_diag_build.c -- adia_gpu_brcsd2_build (BRCSD-II built on the GPU
+/* test_gpu_diag_build.c -- adia_gpu_diag_build (BRCSD-II built on the GPU
  * from a device CSR) against the host build adia_format_build(A, "brcsd2",
  * B=...): every array equal (pieces, groups and their numbering, offsets,
  * piece_data, data bitwise, explicit zero lists), the device data equal to
@@ -119,23 +119,28 @@ static int64_t distinct_offsets(const adia_diag *H)
     return n;
 }
 
-/* GPU build (download or not) of g against the host build of A. */
-static void compare(const char *name, const adia_matrix *A, const adia_gpu_csr *g, int32_t B,
-                    adia_value_type vt, int download, int64_t *zeros_seen)
+/* GPU build (download or not) of g against the host build of A in format
+ * fmt: brcsd2 (B rows a piece), hdi (hack B) or dia (one piece; B unused). */
+static void compare(const char *name, const adia_matrix *A, const adia_gpu_csr *g,
+                    const char *fmt, int32_t B, adia_value_type vt, int download,
+                    int64_t *zeros_seen)
 {
     char label[256], params[32];
-    snprintf(label, sizeof label, "%s B=%d %s%s", name, (int)B, adia_value_type_name(vt),
+    snprintf(label, sizeof label, "%s %s B=%d %s%s", name, fmt, (int)B, adia_value_type_name(vt),
              download ? "" : " download=0");
-    snprintf(params, sizeof params, "B=%d", (int)B);
+    int dia = !strcmp(fmt, "dia"), hdi = !strcmp(fmt, "hdi");
+    snprintf(params, sizeof params, hdi ? "hack=%d" : dia ? "" : "B=%d", (int)B);
     adia_format_params p;
     adia_format_params_default(&p);
     CHECK_OK(adia_format_params_parse(&p, params));
     adia_format *F = NULL;
-    CHECK_OK(adia_format_build(A, "brcsd2", &p, vt, &F));
+    CHECK_OK(adia_format_build(A, fmt, &p, vt, &F));
     adia_diag *G = NULL;
     void *dd = NULL;
     adia_gpu_build_info info;
-    adia_status s = adia_gpu_brcsd2_build(g, B, vt, download, &G, &dd, &info);
+    int32_t rows = adia_matrix_rows(A);
+    adia_status s = adia_gpu_diag_build(g, dia ? (rows > 0 ? rows : 1) : B, hdi, vt, download,
+                                        &G, &dd, &info);
     CHECK(s == ADIA_OK, "%s: %s", label, adia_last_error());
     const adia_diag *H = adia_format_diag(F);
     if (s == ADIA_OK && H && same_structure(label, G, H)) {
@@ -169,8 +174,14 @@ static void run_matrix(const char *name, adia_matrix *A, int64_t *zeros_seen)
         const int32_t Bs[] = {1, 32, 64, 100, 256, rows + 5 > 0 ? rows + 5 : 1};
         for (size_t i = 0; i < sizeof Bs / sizeof *Bs; i++)
             for (int t = 0; t < 2; t++)
-                compare(name, A, &g, Bs[i], t ? ADIA_FLOAT : ADIA_DOUBLE, 1, zeros_seen);
-        compare(name, A, &g, 64, ADIA_DOUBLE, 0, zeros_seen);
+                compare(name, A, &g, "brcsd2", Bs[i], t ? ADIA_FLOAT : ADIA_DOUBLE, 1, zeros_seen);
+        compare(name, A, &g, "brcsd2", 64, ADIA_DOUBLE, 0, zeros_seen);
+        for (int t = 0; t < 2; t++) {
+            adia_value_type vt = t ? ADIA_FLOAT : ADIA_DOUBLE;
+            compare(name, A, &g, "dia", 0, vt, 1, zeros_seen);
+            compare(name, A, &g, "hdi", 32, vt, 1, zeros_seen);
+            compare(name, A, &g, "hdi", 128, vt, 1, zeros_seen);
+        }
     }
     dev_free(&g);
     adia_matrix_destroy(A);
@@ -217,25 +228,25 @@ static void bad_arguments(adia_matrix *A)
         return;
     }
     adia_diag dummy, *D = &dummy; /* must be reset to NULL on failure */
-    CHECK_ERR(adia_gpu_brcsd2_build(&g, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "block_rows");
+    CHECK_ERR(adia_gpu_diag_build(&g, 0, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "block_rows");
     CHECK(D == NULL, "out not reset on failure");
-    CHECK_ERR(adia_gpu_brcsd2_build(&g, -5, ADIA_FLOAT, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "block_rows");
-    CHECK_ERR(adia_gpu_brcsd2_build(NULL, 64, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
-    CHECK_ERR(adia_gpu_brcsd2_build(&g, 64, ADIA_DOUBLE, 1, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
-    CHECK_ERR(adia_gpu_brcsd2_build(&g, 64, (adia_value_type)77, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG,
+    CHECK_ERR(adia_gpu_diag_build(&g, -5, 0, ADIA_FLOAT, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "block_rows");
+    CHECK_ERR(adia_gpu_diag_build(NULL, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
+    CHECK_ERR(adia_gpu_diag_build(&g, 64, 0, ADIA_DOUBLE, 1, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
+    CHECK_ERR(adia_gpu_diag_build(&g, 64, 0, (adia_value_type)77, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG,
               "value type");
     adia_gpu_csr h = g;
     h.rows = -1;
-    CHECK_ERR(adia_gpu_brcsd2_build(&h, 64, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "negative");
+    CHECK_ERR(adia_gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "negative");
     h = g;
     h.colind = NULL;
-    CHECK_ERR(adia_gpu_brcsd2_build(&h, 64, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL device");
+    CHECK_ERR(adia_gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL device");
     h = g;
     h.nnz = g.nnz - 1;    /* rowptr[rows] no longer nnz */
-    CHECK_ERR(adia_gpu_brcsd2_build(&h, 64, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "rowptr");
+    CHECK_ERR(adia_gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "rowptr");
     h = g;
     h.cols = 10;          /* columns >= 10 now lie outside the matrix */
-    CHECK_ERR(adia_gpu_brcsd2_build(&h, 64, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "column");
+    CHECK_ERR(adia_gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "column");
     CHECK(D == NULL, "out not reset on failure");
     dev_free(&g);
 }

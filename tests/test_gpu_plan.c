@@ -100,12 +100,147 @@ static void test_short_of_memory(const char *spec, adia_chooser chooser, size_t 
     adia_matrix_destroy(A);
 }
 
+/* A's CSR in device memory as a caller would hold it: 32- or 64-bit row
+ * pointers, double or float values (float: A's values must be floats). */
+typedef struct dev_csr { adia_device_csr d; void *mem[3]; } dev_csr;
+
+static int to_device_csr(const adia_matrix *A, int bits, adia_value_type vt, dev_csr *out)
+{
+    memset(out, 0, sizeof *out);
+    adia_csr_view v;
+    if (adia_matrix_csr(A, &v) != ADIA_OK) return 0;
+    int64_t rows = v.rows, nnz = v.nnz;
+    size_t rp = (size_t)(rows + 1) * (bits / 8), vs = adia_value_size(vt);
+    void *h_rp = malloc(rp + 1), *h_val = malloc((size_t)nnz * vs + 1);
+    for (int64_t i = 0; i <= rows; i++)
+        if (bits == 32) ((int32_t *)h_rp)[i] = (int32_t)v.rowptr[i];
+        else ((int64_t *)h_rp)[i] = v.rowptr[i];
+    for (int64_t k = 0; k < nnz; k++)
+        if (vt == ADIA_FLOAT) ((float *)h_val)[k] = (float)v.values[k];
+        else ((double *)h_val)[k] = v.values[k];
+    int ok = cudaMalloc(&out->mem[0], rp + 1) == cudaSuccess &&
+             cudaMalloc(&out->mem[1], (size_t)nnz * 4 + 1) == cudaSuccess &&
+             cudaMalloc(&out->mem[2], (size_t)nnz * vs + 1) == cudaSuccess &&
+             cudaMemcpy(out->mem[0], h_rp, rp, cudaMemcpyHostToDevice) == cudaSuccess &&
+             cudaMemcpy(out->mem[1], v.colind, (size_t)nnz * 4, cudaMemcpyHostToDevice) == cudaSuccess &&
+             cudaMemcpy(out->mem[2], h_val, (size_t)nnz * vs, cudaMemcpyHostToDevice) == cudaSuccess;
+    free(h_rp);
+    free(h_val);
+    out->d = (adia_device_csr){v.rows, v.cols, nnz, out->mem[0], bits, out->mem[1], out->mem[2], vt};
+    return ok;
+}
+
+static void free_device_csr(dev_csr *c)
+{
+    for (int i = 0; i < 3; i++) cudaFree(c->mem[i]);
+}
+
+/* adia_plan_create_device_csr: the format it should choose, the product
+ * against the CPU, the explain text, a CG solve on device vectors for the
+ * SPD ones; the input untouched (a second plan of it agrees). */
+static void check_device_plan(const char *spec, const char *want, int bits, adia_value_type in_vt,
+                              const char *fixed, int spd)
+{
+    adia_matrix *A = test_generate(spec);
+    CHECK(A != NULL, "%s generated", spec);
+    if (!A) return;
+    if (in_vt == ADIA_FLOAT) {   /* values exactly representable as floats */
+        adia_matrix *F = NULL;
+        adia_format *t = NULL;
+        CHECK_OK(adia_format_build(A, "csr", NULL, ADIA_FLOAT, &t));
+        CHECK_OK(adia_format_to_matrix(t, &F));
+        adia_format_destroy(t);
+        adia_matrix_destroy(A);
+        A = F;
+    }
+    dev_csr c;
+    CHECK(to_device_csr(A, bits, in_vt, &c), "%s: device CSR", spec);
+    adia_plan_hints h = {.expected_calls = 1000, .device = 1};
+    if (fixed) {
+        h.chooser = ADIA_CHOOSE_FIXED;
+        h.format = fixed;
+    }
+    adia_plan *P = NULL;
+    adia_status s = adia_plan_create_device_csr(&c.d, &h, &P);
+    CHECK(s == ADIA_OK, "%s (%d-bit, %s): %s", spec, bits, adia_value_type_name(in_vt),
+          adia_last_error());
+    if (s == ADIA_OK) {
+        const char *got = adia_plan_format_name(P);
+        if (want)
+            CHECK(!strcmp(got, want), "%s: format %s, expected %s", spec, got, want);
+        else   /* not a diagonal matrix: planned from a host copy */
+            CHECK(!adia_format_is_diagonal(got), "%s: format %s for a non-diagonal matrix", spec, got);
+        CHECK(adia_plan_device(P) == 1, "%s: a GPU plan", spec);
+        double err = plan_error(P, A);
+        CHECK(err <= 1e-12, "%s: device plan's product, error %.3g", spec, err);
+        char why[2048];
+        CHECK_OK(adia_plan_explain(P, why, sizeof why));
+        CHECK(test_contains(why, "device memory"), "%s: explain says where from:\n%s", spec, why);
+    }
+    if (s == ADIA_OK && spd) {   /* b = A * ones on the device, x0 = 0 */
+        int32_t n = adia_matrix_rows(A);
+        double *one = malloc((size_t)n * 8), *b = malloc((size_t)n * 8), *x = malloc((size_t)n * 8);
+        for (int32_t i = 0; i < n; i++) one[i] = 1;
+        CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));
+        void *db = NULL, *dx = NULL;
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        adia_solve_info info;
+        CHECK(cudaMalloc(&db, (size_t)n * 8) == cudaSuccess && cudaMalloc(&dx, (size_t)n * 8) == cudaSuccess &&
+              cudaMemcpy(db, b, (size_t)n * 8, cudaMemcpyHostToDevice) == cudaSuccess &&
+              cudaMemset(dx, 0, (size_t)n * 8) == cudaSuccess, "%s: solve vectors", spec);
+        CHECK_OK(adia_plan_solve(P, db, dx, &o, &info, NULL));
+        CHECK(info.converged, "%s: device-plan CG: %s", spec, info.stop);
+        CHECK(cudaMemcpy(x, dx, (size_t)n * 8, cudaMemcpyDeviceToHost) == cudaSuccess, "download x");
+        double e = 0;
+        for (int32_t i = 0; i < n; i++) e = fmax(e, fabs(x[i] - 1));
+        CHECK(e < 1e-5, "%s: x = ones within %.3g", spec, e);
+        cudaFree(db);
+        cudaFree(dx);
+        free(one);
+        free(b);
+        free(x);
+    }
+    adia_plan_destroy(P);
+    free_device_csr(&c);
+    adia_matrix_destroy(A);
+}
+
+static void device_plan_errors(void)
+{
+    adia_matrix *A = test_generate("lap2d5:8");
+    dev_csr c;
+    CHECK(A && to_device_csr(A, 64, ADIA_DOUBLE, &c), "lap2d5:8 on the device");
+    adia_plan *P = NULL;
+    adia_device_csr bad = c.d;
+    bad.rowptr_bits = 16;
+    CHECK_ERR(adia_plan_create_device_csr(&bad, NULL, &P), ADIA_ERR_INVALID_ARG, "32 or 64 bits");
+    CHECK(P == NULL, "no plan on failure");
+    adia_plan_hints cpu = {.device = 0};
+    CHECK_ERR(adia_plan_create_device_csr(&c.d, &cpu, &P), ADIA_ERR_INVALID_ARG, "runs on the GPU");
+    CHECK_ERR(adia_plan_create_device_csr(NULL, NULL, &P), ADIA_ERR_INVALID_ARG, "NULL");
+    CHECK_ERR(adia_plan_create_device_csr(&c.d, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
+    adia_plan_hints fx = {.device = 1, .chooser = ADIA_CHOOSE_FIXED, .format = "ell"};
+    CHECK_ERR(adia_plan_create_device_csr(&c.d, &fx, &P), ADIA_ERR_UNSUPPORTED, "dia, hdi, brcsd2");
+    bad = c.d;
+    bad.cols = 3;   /* columns outside the matrix */
+    CHECK_ERR(adia_plan_create_device_csr(&bad, NULL, &P), ADIA_ERR_INVALID_MATRIX, "column");
+    free_device_csr(&c);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
     int ndev = 0;
     CHECK_OK(adia_gpu_device_count(&ndev));
     if (ndev == 0) TEST_SKIP("no CUDA device");
+    check_device_plan("lap3d7:20", "dia", 64, ADIA_DOUBLE, NULL, 1);
+    check_device_plan("lap3d7:20", "dia", 32, ADIA_FLOAT, NULL, 1);
+    check_device_plan("type3:20000,21,0.34,sym", "brcsd2", 32, ADIA_DOUBLE, NULL, 1);
+    check_device_plan("lap2d5:61", "hdi", 64, ADIA_DOUBLE, "hdi", 1);
+    check_device_plan("random:3000,8", NULL, 32, ADIA_DOUBLE, NULL, 0);
+    device_plan_errors();
     /* 4e6-row stencil: DIA 168 MB, CSR 285 MB; left: 64 MB (nothing fits
      * beside the vectors) and 220 MB (DIA fits, CSR does not) */
     static const size_t left[] = {(size_t)64 << 20, (size_t)220 << 20};

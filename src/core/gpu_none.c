@@ -21,3 +21,12 @@ adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t 
     return adia_error(ADIA_ERR_NO_DEVICE,
                       "adia_format_build_brcsd2_device: adia was built without CUDA");
 }
+
+adia_status adia_plan_create_device_csr(const adia_device_csr *A, const adia_plan_hints *hints,
+                                        adia_plan **plan)
+{
+    (void)A; (void)hints;
+    if (plan) *plan = NULL;
+    return adia_error(ADIA_ERR_NO_DEVICE,
+                      "adia_plan_create_device_csr: adia was built without CUDA");
+}

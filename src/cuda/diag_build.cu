@@ -1,5 +1,6 @@
-/* diag_build.cu -- BRCSD-II built on the GPU from a CSR matrix in device
- * memory (diag_build.h).
+/* diag_build.cu -- the diagonal formats of equal pieces (dia: one piece,
+ * hdi: hacks with their own offsets, brcsd2: B-row pieces) built on the GPU
+ * from a CSR matrix in device memory (diag_build.h).
  *
  *   analyze (GPU)  1. flag each diagonal o = col - row holding an entry (the
  *                     columns are checked on the way), exclusive scan: a
@@ -418,11 +419,13 @@ static adia_status fill(build_ctx *c, adia_diag *D)
 
 /* ------------------------------------------------------- the function */
 
-static adia_status new_diag(const adia_gpu_csr *A, adia_value_type vt, adia_diag **out)
+static adia_status new_diag(const adia_gpu_csr *A, int per_piece, adia_value_type vt,
+                           adia_diag **out)
 {
     adia_diag *D = (adia_diag *)adia_calloc(1, sizeof *D, "diagonal format");
     if (!D) return ADIA_ERR_NO_MEMORY;
     *out = D;
+    D->offsets_per_piece = per_piece;
     D->rows = A->rows;
     D->cols = A->cols;
     D->vtype = vt;
@@ -474,7 +477,7 @@ static adia_status run_build(build_ctx *c, adia_value_type vt, adia_diag *D, adi
 static adia_status check_args(const adia_gpu_csr *dA, int32_t block_rows, adia_value_type vt,
                               adia_diag **out)
 {
-#define BAD(...) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_brcsd2_build: " __VA_ARGS__)
+#define BAD(...) return adia_error(ADIA_ERR_INVALID_ARG, "GPU diagonal build: " __VA_ARGS__)
     if (!dA || !out) BAD("NULL argument (%s)", !dA ? "dA" : "out");
     if (block_rows <= 0) BAD("block_rows = %" PRId32 " must be positive", block_rows);
     if (vt != ADIA_DOUBLE && vt != ADIA_FLOAT) BAD("bad value type %d", (int)vt);
@@ -487,28 +490,57 @@ static adia_status check_args(const adia_gpu_csr *dA, int32_t block_rows, adia_v
 #undef BAD
 }
 
-extern "C" adia_status adia_gpu_brcsd2_build(const adia_gpu_csr *dA, int32_t block_rows,
-                                             adia_value_type vt, int download, adia_diag **out,
-                                             void **dev_data, adia_gpu_build_info *info)
+/* The context of a build of dA in pieces of piece_rows rows. */
+static void ctx_init(build_ctx *c, const adia_gpu_csr *dA, int32_t piece_rows)
+{
+    memset(c, 0, sizeof *c);
+    c->A = dA;
+    c->B = piece_rows;
+    c->n_pieces = ((int64_t)dA->rows + piece_rows - 1) / piece_rows;
+    c->span = (int64_t)dA->rows + dA->cols - 1;
+    if (c->span < 0) c->span = 0;
+}
+
+static adia_status need_device(const char *func)
+{
+    int ndev = 0;
+    ADIA_TRY(adia_gpu_device_count(&ndev));
+    return ndev > 0 ? ADIA_OK : adia_error(ADIA_ERR_NO_DEVICE, "%s: no CUDA device", func);
+}
+
+extern "C" adia_status adia_gpu_count_diagonals(const adia_gpu_csr *dA, int64_t *n_diag)
+{
+    adia_diag *unused = NULL;
+    ADIA_TRY(check_args(dA, 1, ADIA_DOUBLE, &unused));
+    ADIA_TRY(need_device("adia_gpu_count_diagonals"));
+    build_ctx c;
+    ctx_init(&c, dA, 1);
+    *n_diag = 0;
+    DEV_ALLOC(c.bad, 1, "GPU diagonal count: error flag");
+    adia_status s = reset_bad(&c);
+    if (s == ADIA_OK) s = check_rowptr_ends(&c);
+    if (s == ADIA_OK && dA->nnz > 0) s = find_diagonals(&c);
+    if (s == ADIA_OK) *n_diag = c.n_diag;
+    ctx_free(&c);
+    return s;
+}
+
+extern "C" adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows,
+                                           int per_piece, adia_value_type vt, int download,
+                                           adia_diag **out, void **dev_data,
+                                           adia_gpu_build_info *info)
 {
     if (out) *out = NULL;
     if (dev_data) *dev_data = NULL;
     ADIA_TRY(check_args(dA, block_rows, vt, out));
-    int ndev = 0;
-    ADIA_TRY(adia_gpu_device_count(&ndev));
-    if (ndev == 0) return adia_error(ADIA_ERR_NO_DEVICE, "adia_gpu_brcsd2_build: no CUDA device");
+    ADIA_TRY(need_device("adia_gpu_diag_build"));
     adia_gpu_build_info local;
     if (!info) info = &local;
     memset(info, 0, sizeof *info);
     build_ctx c;
-    memset(&c, 0, sizeof c);
-    c.A = dA;
-    c.B = block_rows;
-    c.n_pieces = ((int64_t)dA->rows + block_rows - 1) / block_rows;
-    c.span = (int64_t)dA->rows + dA->cols - 1;
-    if (c.span < 0) c.span = 0;
+    ctx_init(&c, dA, block_rows);
     adia_diag *D = NULL;
-    adia_status s = new_diag(dA, vt, &D);
+    adia_status s = new_diag(dA, per_piece, vt, &D);
     if (s == ADIA_OK) s = run_build(&c, vt, D, info);
     if (s == ADIA_OK && download) {
         double t = adia_now_ms();
@@ -532,25 +564,43 @@ extern "C" adia_status adia_gpu_brcsd2_build(const adia_gpu_csr *dA, int32_t blo
 
 /* ------------------------------------------------------ public entry */
 
-extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
-                                                       const int64_t *d_rowptr,
-                                                       const int32_t *d_colind,
-                                                       const double *d_values,
-                                                       const adia_format_params *p,
-                                                       adia_value_type vt, adia_format **out)
+/* Rows per piece and offsets per piece of the formats built here. */
+static adia_status piece_shape(const adia_format *F, int32_t *rows, int *per_piece)
 {
-    if (!out)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_build_brcsd2_device: out is NULL");
+    const char *name = F->ops->name;
+    *per_piece = 0;
+    if (!strcmp(name, "dia")) {
+        *rows = F->rows > 0 ? F->rows : 1;   /* one piece, as the host's dia */
+    } else if (!strcmp(name, "brcsd2")) {
+        *rows = adia_param(F->params.block_rows, 256);
+    } else if (!strcmp(name, "hdi")) {
+        *rows = adia_param(F->params.hack, 128);
+        *per_piece = 1;
+        if (*rows % 32)
+            return adia_error(ADIA_ERR_INVALID_ARG, "hdi: hack=%" PRId32 " must be a multiple "
+                              "of 32 (the warp size)", *rows);
+    } else {
+        return adia_error(ADIA_ERR_UNSUPPORTED, "format %s cannot be built on the GPU "
+                          "(dia, hdi, brcsd2 can)", name);
+    }
+    return ADIA_OK;
+}
+
+extern "C" adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
+                                                 const adia_format_params *p, adia_value_type vt,
+                                                 adia_format **out)
+{
+    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "GPU format build: out is NULL");
     *out = NULL;
+    if (!dA) return adia_error(ADIA_ERR_INVALID_ARG, "GPU format build: the matrix is NULL");
     adia_format *F = NULL;
-    ADIA_TRY(adia_format_new("brcsd2", p, vt, rows, cols, nnz, &F));
-    const adia_gpu_ops *g = F->ops->gpu;
-    const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
+    ADIA_TRY(adia_format_new(name, p, vt, dA->rows, dA->cols, dA->nnz, &F));
+    int32_t rows = 0;
+    int per_piece = 0;
     adia_diag *D = NULL;
     void *dev_data = NULL;
-    adia_status s = g ? adia_gpu_brcsd2_build(&A, adia_param(F->params.block_rows, 256), vt, 1, &D,
-                                              &dev_data, NULL)
-                      : adia_error(ADIA_ERR_INTERNAL, "no GPU table for brcsd2");
+    adia_status s = piece_shape(F, &rows, &per_piece);
+    if (s == ADIA_OK) s = adia_gpu_diag_build(dA, rows, per_piece, vt, 1, &D, &dev_data, NULL);
     F->impl = D;                      /* owned by F from here: destroy frees it */
     if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
     if (s != ADIA_OK) {
@@ -559,4 +609,27 @@ extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t col
     }
     *out = F;
     return ADIA_OK;
+}
+
+/* The format table's build_device slot of each format built here. */
+#define BUILD_DEVICE(fmt)                                                                     \
+    extern "C" adia_status adia__build_device_##fmt(int32_t rows, int32_t cols, int64_t nnz, \
+        const int64_t *d_rowptr, const int32_t *d_colind, const double *d_values,           \
+        const adia_format_params *p, adia_value_type vt, adia_format **out)                  \
+    {                                                                                         \
+        const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};               \
+        return adia__format_build_device(#fmt, &A, p, vt, out);                               \
+    }
+BUILD_DEVICE(dia)
+BUILD_DEVICE(hdi)
+
+extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
+                                                       const int64_t *d_rowptr,
+                                                       const int32_t *d_colind,
+                                                       const double *d_values,
+                                                       const adia_format_params *p,
+                                                       adia_value_type vt, adia_format **out)
+{
+    const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
+    return adia__format_build_device("brcsd2", &A, p, vt, out);
 }

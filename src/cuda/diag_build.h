@@ -1,5 +1,5 @@
-/* diag_build.h -- BRCSD-II built on the GPU from a CSR matrix that is
- * already in device memory (src/cuda/diag_build.cu).  Plain C; CUDA builds
+/* diag_build.h -- diagonal formats (dia, hdi, brcsd2) built on the GPU from
+ * a CSR matrix that is already in device memory (src/cuda/diag_build.cu).  Plain C; CUDA builds
  * only (the CPU build has no such function: nothing outside src/cuda and
  * the GPU tests/benches calls it). */
 #ifndef ADIA_DIAG_BUILD_H
@@ -30,18 +30,38 @@ typedef struct adia_gpu_build_info {
     int64_t stored;      /* stored slots = piece_data[n_pieces]               */
 } adia_gpu_build_info;
 
-/* BRCSD-II of dA with pieces of block_rows rows, values in vt.  *out gets a
- * host adia_diag equal in every array to adia_format_build(A, "brcsd2",
- * B=block_rows) (same group numbering, offsets, piece_data, zero lists),
- * except that its data is copied to the host only when download != 0 (else
- * D->data = NULL: the structure alone is on the host).  *dev_data (dev_data
- * may be NULL if not wanted) receives the device array of the data
- * (piece_data[n_pieces] values of vt; NULL when that is 0), owned by the
- * caller (cudaFree).  info may be NULL.  The column indices are checked
- * (in range, ascending in a row): ADIA_ERR_INVALID_MATRIX names the row. */
-adia_status adia_gpu_brcsd2_build(const adia_gpu_csr *dA, int32_t block_rows,
-                                  adia_value_type vt, int download, adia_diag **out,
-                                  void **dev_data, adia_gpu_build_info *info);
+/* The diagonal format of dA with equal pieces of block_rows rows, values
+ * in vt: per_piece 0 is BRCSD-II (B = block_rows; one piece of all rows is
+ * DIA), per_piece 1 HDI (hack = block_rows).  *out gets a host adia_diag
+ * equal in every array to adia_format_build of that format (same group
+ * numbering, offsets, piece_data, zero lists), except that its data is
+ * copied to the host only when download != 0 (else D->data = NULL: the
+ * structure alone is on the host).  *dev_data (dev_data may be NULL if not
+ * wanted) receives the device array of the data (piece_data[n_pieces]
+ * values of vt; NULL when that is 0), owned by the caller (cudaFree).
+ * info may be NULL.  The column indices are checked (in range, ascending
+ * in a row): ADIA_ERR_INVALID_MATRIX names the row. */
+adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows, int per_piece,
+                                adia_value_type vt, int download, adia_diag **out,
+                                void **dev_data, adia_gpu_build_info *info);
+
+/* Distinct diagonals of dA (the first phase of the build alone; the
+ * columns are checked as there). */
+adia_status adia_gpu_count_diagonals(const adia_gpu_csr *dA, int64_t *n_diag);
+
+/* Format `name` (dia, hdi or brcsd2, parameters p) built on the GPU from
+ * dA: uploaded, its device data the build's output, complete on the host. */
+adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
+                                      const adia_format_params *p, adia_value_type vt,
+                                      adia_format **out);
+adia_status adia__build_device_dia(int32_t rows, int32_t cols, int64_t nnz,
+                                   const int64_t *d_rowptr, const int32_t *d_colind,
+                                   const double *d_values, const adia_format_params *p,
+                                   adia_value_type vt, adia_format **out);
+adia_status adia__build_device_hdi(int32_t rows, int32_t cols, int64_t nnz,
+                                   const int64_t *d_rowptr, const int32_t *d_colind,
+                                   const double *d_values, const adia_format_params *p,
+                                   adia_value_type vt, adia_format **out);
 
 /* The device side of a diagonal format whose data is already on the device
  * (diag_gpu.cu): like the format table's upload, but dev_data (the data of

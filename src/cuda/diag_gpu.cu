@@ -8,6 +8,7 @@
  * atomics: deterministic. */
 #include "coo_rows.cuh"
 #include "codegen.h"
+#include "diag_build.h"
 
 namespace {
 
@@ -324,16 +325,14 @@ adia_status diag_spmv_dot(const void *p, double alpha, const void *x, double bet
 /* Every diagonal format runs the core's kernels (generic, generated);
  * brcsd2 can also be built on the device (diag_build.cu). */
 #define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
-#define DIAG_GPU_OPS(fmt)                                                      \
+#define DIAG_GPU_OPS(fmt, build_device)                                                    \
     extern "C" const adia_gpu_ops adia__gpu_##fmt = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS, \
-                                                     NULL, diag_spmv_dot};
-DIAG_GPU_OPS(dia)
-DIAG_GPU_OPS(hdi)
-DIAG_GPU_OPS(brcsd1)
-DIAG_GPU_OPS(crsd)
-extern "C" const adia_gpu_ops adia__gpu_brcsd2 = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS,
-                                                  NULL, diag_spmv_dot, NULL,
-                                                  adia_format_build_brcsd2_device};
+                                                     NULL, diag_spmv_dot, NULL, build_device};
+DIAG_GPU_OPS(dia, adia__build_device_dia)
+DIAG_GPU_OPS(hdi, adia__build_device_hdi)
+DIAG_GPU_OPS(brcsd1, NULL)
+DIAG_GPU_OPS(crsd, NULL)
+DIAG_GPU_OPS(brcsd2, adia_format_build_brcsd2_device)
 
 extern "C" adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
                                            const adia_format_params *p, void *dev_data, void **dev)

@@ -28,23 +28,24 @@ static adia_status check_plan(const adia_plan *P, const char *func)
 }
 
 /* Append one line to the plan's notes (silently cut when full). */
-static void note(adia_plan *P, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void note(adia_plan *P, const char *fmt, ...)
+void adia__plan_vnote(adia_plan *P, const char *fmt, va_list ap)
 {
     size_t used = strlen(P->notes);
     if (used + 2 >= sizeof P->notes) return;
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(P->notes + used, sizeof P->notes - used - 1, fmt, ap);
-    va_end(ap);
     used = strlen(P->notes);
     P->notes[used] = '\n';
     P->notes[used + 1] = '\0';
 }
+
+void adia__plan_note(adia_plan *P, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    adia__plan_vnote(P, fmt, ap);
+    va_end(ap);
+}
+#define note adia__plan_note
 
 static int find_candidate(const adia_plan *P, const char *name)
 {
@@ -244,7 +245,8 @@ static adia_status choose_and_build(adia_plan *P, const adia_matrix *A, const pl
 }
 
 /* The plan's fields that do not depend on the choice. */
-static adia_plan *plan_new(const adia_matrix *A, const plan_hints *h)
+static adia_plan *plan_new(int32_t rows, int32_t cols, int64_t nnz, const char *name,
+                           const plan_hints *h)
 {
     adia_plan *P = adia_calloc(1, sizeof *P, "plan handle");
     if (!P) return NULL;
@@ -252,23 +254,36 @@ static adia_plan *plan_new(const adia_matrix *A, const plan_hints *h)
     P->device = h->device;
     P->vtype = h->vtype;
     P->chooser = h->chooser;
-    P->rows = A->csr.rows;
-    P->cols = A->csr.cols;
-    P->nnz = A->csr.nnz;
+    P->rows = rows;
+    P->cols = cols;
+    P->nnz = nnz;
     P->calls = h->calls;
     P->params = h->params;
     P->bandwidth_gbs = h->bandwidth_gbs;
     P->bandwidth_measured = h->bandwidth_measured;
     P->predicted_ms = P->measured_ms = NAN;
     for (int i = 0; i < ADIA_PLAN_MAX_CANDIDATES; i++) P->cand_measured_ms[i] = NAN;
-    snprintf(P->matrix_name, sizeof P->matrix_name, "%s", A->name);
+    snprintf(P->matrix_name, sizeof P->matrix_name, "%s", name);
     return P;
+}
+
+adia_status adia__plan_adopt(adia_format *F, const plan_hints *h, const char *name,
+                             adia_plan **out)
+{
+    adia_plan *P = plan_new(F->rows, F->cols, F->nnz, name, h);
+    if (!P) {
+        adia_format_destroy(F);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    P->F = F;
+    *out = P;
+    return ADIA_OK;
 }
 
 adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out)
 {
-    adia_plan *P = plan_new(A, h);
+    adia_plan *P = plan_new(A->csr.rows, A->csr.cols, A->csr.nnz, A->name, h);
     if (!P) return ADIA_ERR_NO_MEMORY;
     adia_status s = ADIA_OK;
     P->hash = adia_plan_structure_hash(&A->csr);

@@ -5,6 +5,8 @@
 
 #include "../core/internal.h"
 
+#include <stdarg.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -43,6 +45,7 @@ struct adia_plan {
     adia_format_params params;
     char matrix_name[128];
     int loaded;                /* made by adia_plan_load: no analysis */
+    int from_device;           /* made from a device CSR: the GPU build chose */
     char loaded_from[256];
     int have_features;
     adia_features f;
@@ -55,6 +58,18 @@ struct adia_plan {
     double analyze_ms, build_ms;  /* wall clock of the analysis and the build */
     char notes[768];           /* fallbacks and warnings, one per line */
 };
+
+/* A plan around F, chosen and built by the caller (a device CSR's plan,
+ * plan_device.cu); owns F from the call on (destroyed on failure). */
+adia_status adia__plan_adopt(adia_format *F, const plan_hints *h, const char *name,
+                             adia_plan **out);
+/* One line of the plan's notes (adia_plan_explain shows them). */
+void adia__plan_note(adia_plan *P, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void adia__plan_vnote(adia_plan *P, const char *fmt, va_list ap);
 
 /* Defaults and checks of the public hints (NULL allowed); resolves device
  * -1 and measures the bandwidth when not given. */

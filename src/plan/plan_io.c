@@ -64,6 +64,10 @@ static void explain_reason(const adia_plan *P, text *t)
         put(t, "why: loaded from %s (no analysis, no choice)\n", P->loaded_from);
         return;
     }
+    if (P->from_device) {
+        put(t, "why: the GPU build's count of diagonals (see the notes)\n");
+        return;
+    }
     switch (P->chooser) {
     case ADIA_CHOOSE_FIXED: put(t, "why: the caller fixed the format\n"); break;
     case ADIA_CHOOSE_RULES:
@@ -168,18 +172,31 @@ static void write_params(adia_outfile *out, const adia_format_params *p)
     adia_outfile_printf(out, "\n");
 }
 
+/* The structure hash of the matrix F holds (exact: explicit zeros too),
+ * for a plan made without a host matrix. */
+static adia_status format_hash(adia_format *F, uint64_t *hash)
+{
+    adia_matrix *A = NULL;
+    ADIA_TRY(adia_format_to_matrix(F, &A));
+    *hash = adia_plan_structure_hash(&A->csr);
+    adia_matrix_destroy(A);
+    return ADIA_OK;
+}
+
 adia_status adia_plan_save(const adia_plan *plan, const char *path)
 {
     if (!plan || plan->magic != ADIA_MAGIC_PLAN)
         return adia_error(ADIA_ERR_INVALID_HANDLE, "adia_plan_save: not a live plan handle");
     if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_save: path is NULL");
+    uint64_t hash = plan->hash;
+    if (!hash) ADIA_TRY(format_hash(plan->F, &hash));   /* a device CSR's plan */
     adia_outfile out;
     ADIA_TRY(adia_outfile_open(&out, path, false));
     adia_outfile_printf(&out, "adia-plan 1\nformat %s\nvtype %s\ndevice %d\nchooser %s\n"
                         "calls %lld\nshape %d %d %lld\nhash %016" PRIx64 "\n",
                         adia_format_name(plan->F), adia_value_type_name(plan->vtype),
                         plan->device, adia_chooser_name(plan->chooser), (long long)plan->calls,
-                        (int)plan->rows, (int)plan->cols, (long long)plan->nnz, plan->hash);
+                        (int)plan->rows, (int)plan->cols, (long long)plan->nnz, hash);
     write_params(&out, &plan->params);
     return adia_outfile_commit(&out);
 }

@@ -1,0 +1,173 @@
+/* plan_device.cu -- adia_plan_create_device_csr: a GPU plan from a CSR
+ * matrix already in device memory (CuPy's, cuSPARSE's, an assembly on the
+ * device), without a host round trip of the matrix on the way in.
+ *
+ * The choice runs on what the GPU build measures, not on the host's
+ * features: the number of distinct diagonals (the build's first phase)
+ * gives DIA's storage exactly (one full-length row of values per
+ * diagonal); when that is close to the nonzeros (stencils, bands) DIA is
+ * built -- no offset lookups at all -- otherwise BRCSD-II (B-row pieces
+ * keep only the diagonals they hold).  A matrix whose BRCSD-II still
+ * stores more than MAX_FILL slots per nonzero is not a diagonal matrix: it
+ * is copied to the host once and planned there (row formats). */
+#include "plan_internal.h"
+#include "../cuda/cuda_util.h"
+#include "../cuda/diag_build.h"
+
+#include <math.h>
+#include <vector>
+
+namespace {
+
+/* DIA when its slots are at most this many per nonzero. */
+constexpr double DIA_FILL = 1.1;
+/* Above this many slots per nonzero, not a diagonal matrix. */
+constexpr double MAX_FILL = 3.0;
+
+constexpr int THREADS = 256;
+
+template <typename In, typename Out>
+__global__ void widen(const In *in, int64_t n, Out *out)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        out[i] = (Out)in[i];
+}
+
+/* A in the build's layout (int64 row pointers, double values): A's own
+ * arrays where they are that already, else widened copies owned here. */
+struct canonical {
+    adia_gpu_csr A = {};
+    void *rowptr = nullptr, *values = nullptr;
+    ~canonical()
+    {
+        cudaFree(rowptr);
+        cudaFree(values);
+    }
+};
+
+template <typename In, typename Out>
+adia_status widened(const In *in, int64_t n, void **owned, const char *what)
+{
+    ADIA_TRY(adia_cuda_check(cudaMalloc(owned, (size_t)(n > 0 ? n : 1) * sizeof(Out)), what));
+    if (n > 0) {
+        int64_t blocks = (n + THREADS - 1) / THREADS;
+        widen<In, Out><<<(unsigned)(blocks < 4096 ? blocks : 4096), THREADS>>>(in, n, (Out *)*owned);
+        ADIA_TRY(adia_cuda_check(cudaGetLastError(), what));
+    }
+    return ADIA_OK;
+}
+
+adia_status check_args(const adia_device_csr *A, adia_plan **plan)
+{
+#define BAD(...) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_create_device_csr: " __VA_ARGS__)
+    if (!plan) BAD("plan is NULL");
+    *plan = nullptr;
+    if (!A) BAD("the matrix is NULL");
+    if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
+        BAD("negative size %d x %d, %lld nonzeros", (int)A->rows, (int)A->cols, (long long)A->nnz);
+    if (A->rowptr_bits != 32 && A->rowptr_bits != 64)
+        BAD("rowptr_bits = %d: row pointers are 32 or 64 bits", A->rowptr_bits);
+    if (A->rowptr_bits == 32 && A->nnz > INT32_MAX)
+        BAD("%lld nonzeros do not fit 32-bit row pointers", (long long)A->nnz);
+    if (A->values_type != ADIA_DOUBLE && A->values_type != ADIA_FLOAT)
+        BAD("values_type %d: double or float", (int)A->values_type);
+    if (!A->rowptr || (A->nnz > 0 && (!A->colind || !A->values)))
+        BAD("NULL device array (rowptr %p, colind %p, values %p)", A->rowptr,
+            (const void *)A->colind, A->values);
+    return ADIA_OK;
+#undef BAD
+}
+
+adia_status canonicalize(const adia_device_csr *in, canonical &c)
+{
+    c.A = {in->rows, in->cols, in->nnz, (const int64_t *)in->rowptr, in->colind,
+           (const double *)in->values};
+    if (in->rowptr_bits == 32) {
+        ADIA_TRY((widened<int32_t, int64_t>((const int32_t *)in->rowptr, (int64_t)in->rows + 1,
+                                            &c.rowptr, "device CSR: 64-bit row pointers")));
+        c.A.rowptr = (const int64_t *)c.rowptr;
+    }
+    if (in->values_type == ADIA_FLOAT) {
+        ADIA_TRY((widened<float, double>((const float *)in->values, in->nnz, &c.values,
+                                         "device CSR: double values")));
+        c.A.values = (const double *)c.values;
+    }
+    return ADIA_OK;
+}
+
+/* Not a diagonal matrix: the CSR to the host once, the host planner. */
+adia_status host_plan(const adia_gpu_csr &A, const adia_plan_hints *hints, const char *why,
+                      adia_plan **out)
+{
+    std::vector<int64_t> rowptr((size_t)A.rows + 1);
+    std::vector<int32_t> colind((size_t)A.nnz);
+    std::vector<double> values((size_t)A.nnz);
+    ADIA_CUDA_TRY(cudaMemcpy(rowptr.data(), A.rowptr, rowptr.size() * 8, cudaMemcpyDeviceToHost));
+    ADIA_CUDA_TRY(cudaMemcpy(colind.data(), A.colind, colind.size() * 4, cudaMemcpyDeviceToHost));
+    ADIA_CUDA_TRY(cudaMemcpy(values.data(), A.values, values.size() * 8, cudaMemcpyDeviceToHost));
+    adia_matrix *M = nullptr;
+    ADIA_TRY(adia_matrix_create_csr(A.rows, A.cols, A.nnz, rowptr.data(), colind.data(),
+                                    values.data(), ADIA_DOUBLE, &M));
+    adia_plan_hints h = hints ? *hints : adia_plan_hints{};
+    h.device = 1;
+    adia_status s = adia_plan_create(M, &h, out);
+    adia_matrix_destroy(M);
+    if (s == ADIA_OK) adia__plan_note(*out, "%s", why);
+    return s;
+}
+
+/* Stored slots of a diagonal format built here. */
+int64_t slots(const adia_format *F)
+{
+    const adia_diag *D = (const adia_diag *)F->impl;
+    return D->piece_data[D->n_pieces];
+}
+
+} // namespace
+
+extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
+                                                   const adia_plan_hints *hints,
+                                                   adia_plan **plan)
+{
+    ADIA_TRY(check_args(A, plan));
+    if (hints && hints->device == 0)
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_create_device_csr: a plan of a "
+                          "matrix in device memory runs on the GPU (hints->device 1 or -1)");
+    plan_hints h;
+    ADIA_TRY(adia_plan_resolve_hints(hints, &h));
+    if (!h.device)
+        return adia_error(ADIA_ERR_NO_DEVICE, "adia_plan_create_device_csr: no CUDA device");
+    const double t0 = adia_now_ms();
+    canonical c;
+    ADIA_TRY(canonicalize(A, c));
+    const bool fixed = h.chooser == ADIA_CHOOSE_FIXED;
+    const double nnz = A->nnz > 0 ? (double)A->nnz : 1;
+    int64_t n_diag = -1;
+    const char *name = h.format;
+    if (!fixed) {
+        ADIA_TRY(adia_gpu_count_diagonals(&c.A, &n_diag));
+        name = (double)n_diag * A->rows <= DIA_FILL * nnz ? "dia" : "brcsd2";
+    }
+    adia_format *F = nullptr;
+    ADIA_TRY(adia__format_build_device(name, &c.A, &h.params, h.vtype, &F));
+    if (!fixed && slots(F) > MAX_FILL * nnz) {
+        char why[256];
+        snprintf(why, sizeof why, "a CSR in device memory, not a diagonal matrix (%lld diagonals, "
+                 "brcsd2 would store %.1f slots per nonzero): planned from a host copy",
+                 (long long)n_diag, slots(F) / nnz);
+        adia_format_destroy(F);
+        return host_plan(c.A, hints, why, plan);
+    }
+    ADIA_TRY(adia__plan_adopt(F, &h, "device CSR", plan));
+    (*plan)->build_ms = adia_now_ms() - t0;
+    (*plan)->from_device = 1;
+    if (fixed)
+        adia__plan_note(*plan, "built on the GPU from a CSR in device memory, as asked (%s)", name);
+    else
+        adia__plan_note(*plan, "built on the GPU from a CSR in device memory: %lld diagonals, dia "
+                        "would store %.2f slots per nonzero (chosen at <= %.1f), %s stores %.2f",
+                        (long long)n_diag, (double)n_diag * A->rows / nnz, DIA_FILL, name,
+                        slots(F) / nnz);
+    return ADIA_OK;
+}
