@@ -37,7 +37,7 @@ if ! { cmake -S . -B build-rel -DCMAKE_BUILD_TYPE=Release -DADIA_CUDA=ON &&
 fi
 ADIA=build-rel/adia
 
-CTEST_RC=not-run MEM_RC=not-run RACE_RC=not-run SPMM_SAN_RC=not-run BUILD_SAN_RC=not-run SOLVE_SAN_RC=not-run
+PLAN_SAN_RC=not-run CTEST_RC=not-run MEM_RC=not-run RACE_RC=not-run SPMM_SAN_RC=not-run BUILD_SAN_RC=not-run SOLVE_SAN_RC=not-run
 if want tests; then
 note "ctest"
 ctest --test-dir build-rel --output-on-failure -j8 --timeout 300 >>"$LOG" 2>&1
@@ -72,6 +72,12 @@ if command -v compute-sanitizer >/dev/null; then
         build-rel/test_gpu_solve >>"$LOG" 2>&1
     SOLVE_SAN_RC=$?
     note "solve memcheck rc=$SOLVE_SAN_RC"
+    note "compute-sanitizer memcheck (test_gpu_plan: device-CSR plans; its memory hog makes API errors)"
+    timeout 300 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
+        build-rel/test_gpu_plan >>"$LOG" 2>&1
+    PLAN_SAN_RC=$?
+    note "plan memcheck rc=$PLAN_SAN_RC"
+    [ $PLAN_SAN_RC -eq 0 ] || STATUS=1
     [ $SOLVE_SAN_RC -eq 0 ] || STATUS=1
     [ $MEM_RC -eq 0 ] && [ $RACE_RC -eq 0 ] && [ $SPMM_SAN_RC -eq 0 ] && [ $BUILD_SAN_RC -eq 0 ] || STATUS=1
 else
@@ -179,7 +185,7 @@ fi
             n[$3]++; l = $NF + 0; if (l <= 10) w10[$3]++; if (l <= 3) w3[$3]++ }
          END { for (c in n) printf "%-8s %d matrices: within 10%%: %d (%.0f%%), within 3%%: %d (%.0f%%)\n",
                c, n[c], w10[c], 100 * w10[c] / n[c], w3[c], 100 * w3[c] / n[c] }' "$MD"
-    echo "tests: ctest rc=$CTEST_RC memcheck rc=$MEM_RC racecheck rc=$RACE_RC spmm sanitizers rc=$SPMM_SAN_RC build memcheck rc=$BUILD_SAN_RC solve memcheck rc=$SOLVE_SAN_RC; FAILED rows: $(grep -c FAILED "$MD")"
+    echo "tests: ctest rc=$CTEST_RC memcheck rc=$MEM_RC racecheck rc=$RACE_RC spmm sanitizers rc=$SPMM_SAN_RC build memcheck rc=$BUILD_SAN_RC solve memcheck rc=$SOLVE_SAN_RC plan memcheck rc=$PLAN_SAN_RC; FAILED rows: $(grep -c FAILED "$MD")"
     echo "elapsed ${SECONDS}s; files: $LOG $MD $JS"
 } | tee -a "$LOG" | tee -a "$MD"
 exit $STATUS

@@ -718,7 +718,7 @@ typedef struct adia_device_csr {
  * the bytes one product moves; a matrix whose diagonal storage would hold
  * more than 3 slots per nonzero is not a diagonal matrix: it is copied to
  * the host and planned by adia_plan_create (adia_plan_explain says so).
- * hints->device 0 (the CPU) is ADIA_ERR_INVALID_ARG; hints->format (FIXED)
+ * hints->device is not read (the plan is on the GPU); hints->format (FIXED)
  * may name dia, hdi or brcsd2.  A is left untouched; bad columns are
  * ADIA_ERR_INVALID_MATRIX naming the row; no device: ADIA_ERR_NO_DEVICE. */
 adia_status adia_plan_create_device_csr(const adia_device_csr *A, const adia_plan_hints *hints,

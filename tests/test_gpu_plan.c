@@ -216,8 +216,11 @@ static void device_plan_errors(void)
     bad.rowptr_bits = 16;
     CHECK_ERR(adia_plan_create_device_csr(&bad, NULL, &P), ADIA_ERR_INVALID_ARG, "32 or 64 bits");
     CHECK(P == NULL, "no plan on failure");
-    adia_plan_hints cpu = {.device = 0};
-    CHECK_ERR(adia_plan_create_device_csr(&c.d, &cpu, &P), ADIA_ERR_INVALID_ARG, "runs on the GPU");
+    adia_plan_hints cpu = {.device = 0};   /* not read: the matrix is on the device */
+    CHECK_OK(adia_plan_create_device_csr(&c.d, &cpu, &P));
+    CHECK(P && adia_plan_device(P) == 1, "a device CSR's plan is a GPU plan");
+    adia_plan_destroy(P);
+    P = NULL;
     CHECK_ERR(adia_plan_create_device_csr(NULL, NULL, &P), ADIA_ERR_INVALID_ARG, "NULL");
     CHECK_ERR(adia_plan_create_device_csr(&c.d, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
     adia_plan_hints fx = {.device = 1, .chooser = ADIA_CHOOSE_FIXED, .format = "ell"};

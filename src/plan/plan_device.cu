@@ -109,9 +109,7 @@ adia_status host_plan(const adia_gpu_csr &A, const adia_plan_hints *hints, const
     adia_matrix *M = nullptr;
     ADIA_TRY(adia_matrix_create_csr(A.rows, A.cols, A.nnz, rowptr.data(), colind.data(),
                                     values.data(), ADIA_DOUBLE, &M));
-    adia_plan_hints h = hints ? *hints : adia_plan_hints{};
-    h.device = 1;
-    adia_status s = adia_plan_create(M, &h, out);
+    adia_status s = adia_plan_create(M, hints, out);
     adia_matrix_destroy(M);
     if (s == ADIA_OK) adia__plan_note(*out, "%s", why);
     return s;
@@ -131,11 +129,10 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
                                                    adia_plan **plan)
 {
     ADIA_TRY(check_args(A, plan));
-    if (hints && hints->device == 0)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_create_device_csr: a plan of a "
-                          "matrix in device memory runs on the GPU (hints->device 1 or -1)");
+    adia_plan_hints gpu = hints ? *hints : adia_plan_hints{};
+    gpu.device = 1;   /* the matrix is on the device: so is the plan */
     plan_hints h;
-    ADIA_TRY(adia_plan_resolve_hints(hints, &h));
+    ADIA_TRY(adia_plan_resolve_hints(&gpu, &h));
     if (!h.device)
         return adia_error(ADIA_ERR_NO_DEVICE, "adia_plan_create_device_csr: no CUDA device");
     const double t0 = adia_now_ms();
@@ -157,7 +154,7 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
                  "brcsd2 would store %.1f slots per nonzero): planned from a host copy",
                  (long long)n_diag, slots(F) / nnz);
         adia_format_destroy(F);
-        return host_plan(c.A, hints, why, plan);
+        return host_plan(c.A, &gpu, why, plan);
     }
     ADIA_TRY(adia__plan_adopt(F, &h, "device CSR", plan));
     (*plan)->build_ms = adia_now_ms() - t0;
