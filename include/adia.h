@@ -66,6 +66,14 @@ const char *adia_status_string(adia_status s);
 const char *adia_last_error(void);
 /* Forget the last error of this thread. */
 void adia_clear_error(void);
+/* Record a message (printf format) as this thread's last error and return
+ * code: for libraries built on adia (adia_mpi) that report through
+ * adia_last_error() as adia does. */
+adia_status adia_set_error(adia_status code, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* ================================================ memory budget (src/core) */
 
@@ -154,6 +162,18 @@ adia_status adia_matrix_spmv(const adia_matrix *A, double alpha,
  * a read whose peak memory exceeds the budget with ADIA_ERR_NO_MEMORY
  * before any work.  Errors name file, line, value (docs/matrix-market.md). */
 adia_status adia_matrix_read_mtx(const char *path, adia_matrix **out);
+/* Rows [first, first + count) of a Matrix Market file, as a count x cols
+ * matrix with the file's column indices (row i is the file's row first +
+ * i): what one process of a distributed run holds (adia_mpi.h).  The file
+ * is streamed as adia_matrix_read_mtx streams it and only these rows'
+ * entries are kept (with symmetric storage, also the entries whose mirror
+ * lands in them), so the rest of the matrix is never held; the checks of
+ * the whole file (declared count, truncation, both triangles of a pair in
+ * these rows) stay.  *rows and *cols (either may be NULL) get the whole
+ * matrix's shape; with out NULL only they are filled, from the header.  A
+ * range outside the matrix is ADIA_ERR_DIMENSION naming both. */
+adia_status adia_matrix_read_mtx_rows(const char *path, int64_t first, int64_t count,
+                                      int64_t *rows, int64_t *cols, adia_matrix **out);
 /* Parse Matrix Market text held in memory (name is used in messages). */
 adia_status adia_matrix_parse_mtx(const char *text, size_t len,
                                   const char *name, adia_matrix **out);
@@ -226,6 +246,15 @@ void adia_remove_temporary_files(void);
  * with a message naming the spec.  CSR is built in place (row lengths
  * first), so 1e8 nonzeros need about 1.2 GB.  The matrix is named spec. */
 adia_status adia_matrix_generate(const char *spec, adia_matrix **out);
+/* Rows [first, first + count) of the matrix of spec, as a count x cols
+ * matrix with the whole matrix's column indices (row i is row first + i,
+ * the same entries as in adia_matrix_generate's matrix): nothing outside
+ * these rows is built, so a process of a distributed run (adia_mpi.h)
+ * holds only its block.  *rows and *cols (either may be NULL) get the
+ * whole matrix's shape; with out NULL only they are filled (no rows
+ * built).  A range outside the matrix is ADIA_ERR_DIMENSION. */
+adia_status adia_matrix_generate_rows(const char *spec, int64_t first, int64_t count,
+                                      int64_t *rows, int64_t *cols, adia_matrix **out);
 /* One line (or a few) per generator kind, for --help texts. */
 const char *adia_generator_help(void);
 
