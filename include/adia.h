@@ -846,6 +846,39 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
 adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                             const adia_solve_options *opt, adia_solve_info *info, void *stream);
 
+/* A matrix-free operator for adia_solve_operator: the CPU methods of
+ * adia_solve on an A that the caller applies, with the caller's way of
+ * combining partial results.  What a distributed solver plugs in
+ * (adia_mpi.h: each process holds n rows of every vector, apply exchanges
+ * what it needs, sum and max are MPI_Allreduce); for one process sum, max
+ * and agree are NULL.  Every decision of the methods is taken on combined
+ * values, so the processes stay in step. */
+typedef struct adia_operator {
+    int64_t n;                 /* rows of the vectors held by this process   */
+    int64_t first;             /* global index of the first (for messages)   */
+    /* y = alpha A x on the rows held here (x: the n values held here).  Its
+     * errors must be the same on every process; one that may fail alone
+     * fills y with NaN instead (every process then stops on the next
+     * combined value) and reports the error after the solve. */
+    adia_status (*apply)(void *ctx, double alpha, const double *x, double *y);
+    void (*sum)(void *ctx, double *v, int count);   /* v[k] = sum over processes */
+    void (*max)(void *ctx, double *v, int count);   /* v[k] = max over processes */
+    /* The status every process goes on with: an error of any process,
+     * with its message, on all (NULL: s as is). */
+    adia_status (*agree)(void *ctx, adia_status s);
+    const double *diag;        /* A(i,i) of the rows held here (Jacobi), or NULL */
+    double max_abs;            /* max |A(i,j)| of the rows held here: the scale
+                                  (adia_solve's power-of-two scaling)          */
+    void *ctx;                 /* handed to the callbacks                    */
+} adia_operator;
+
+/* Solve A x = b with A given by op: b and x are the n rows held here (x:
+ * initial guess in, solution out); options, info, the scale-safe norms and
+ * "converged only from the true residual" as adia_solve on the CPU
+ * (info->format is ""; spmv_ms is the time in op->apply). */
+adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
+                                const adia_solve_options *opt, adia_solve_info *info);
+
 #ifdef __cplusplus
 }
 #endif
