@@ -66,6 +66,14 @@ const char *adia_status_string(adia_status s);
 const char *adia_last_error(void);
 /* Forget the last error of this thread. */
 void adia_clear_error(void);
+/* Record a message (printf format) as this thread's last error and return
+ * code: for libraries built on adia (adia_mpi) that report through
+ * adia_last_error() as adia does. */
+adia_status adia_set_error(adia_status code, const char *fmt, ...)
+#ifdef __GNUC__
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* ================================================ memory budget (src/core) */
 
@@ -154,6 +162,18 @@ adia_status adia_matrix_spmv(const adia_matrix *A, double alpha,
  * a read whose peak memory exceeds the budget with ADIA_ERR_NO_MEMORY
  * before any work.  Errors name file, line, value (docs/matrix-market.md). */
 adia_status adia_matrix_read_mtx(const char *path, adia_matrix **out);
+/* Rows [first, first + count) of a Matrix Market file, as a count x cols
+ * matrix with the file's column indices (row i is the file's row first +
+ * i): what one process of a distributed run holds (adia_mpi.h).  The file
+ * is streamed as adia_matrix_read_mtx streams it and only these rows'
+ * entries are kept (with symmetric storage, also the entries whose mirror
+ * lands in them), so the rest of the matrix is never held; the checks of
+ * the whole file (declared count, truncation, both triangles of a pair in
+ * these rows) stay.  *rows and *cols (either may be NULL) get the whole
+ * matrix's shape; with out NULL only they are filled, from the header.  A
+ * range outside the matrix is ADIA_ERR_DIMENSION naming both. */
+adia_status adia_matrix_read_mtx_rows(const char *path, int64_t first, int64_t count,
+                                      int64_t *rows, int64_t *cols, adia_matrix **out);
 /* Parse Matrix Market text held in memory (name is used in messages). */
 adia_status adia_matrix_parse_mtx(const char *text, size_t len,
                                   const char *name, adia_matrix **out);
@@ -226,6 +246,15 @@ void adia_remove_temporary_files(void);
  * with a message naming the spec.  CSR is built in place (row lengths
  * first), so 1e8 nonzeros need about 1.2 GB.  The matrix is named spec. */
 adia_status adia_matrix_generate(const char *spec, adia_matrix **out);
+/* Rows [first, first + count) of the matrix of spec, as a count x cols
+ * matrix with the whole matrix's column indices (row i is row first + i,
+ * the same entries as in adia_matrix_generate's matrix): nothing outside
+ * these rows is built, so a process of a distributed run (adia_mpi.h)
+ * holds only its block.  *rows and *cols (either may be NULL) get the
+ * whole matrix's shape; with out NULL only they are filled (no rows
+ * built).  A range outside the matrix is ADIA_ERR_DIMENSION. */
+adia_status adia_matrix_generate_rows(const char *spec, int64_t first, int64_t count,
+                                      int64_t *rows, int64_t *cols, adia_matrix **out);
 /* One line (or a few) per generator kind, for --help texts. */
 const char *adia_generator_help(void);
 
@@ -842,6 +871,39 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
  * adia_solve. */
 adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                             const adia_solve_options *opt, adia_solve_info *info, void *stream);
+
+/* A matrix-free operator for adia_solve_operator: the CPU methods of
+ * adia_solve on an A that the caller applies, with the caller's way of
+ * combining partial results.  What a distributed solver plugs in
+ * (adia_mpi.h: each process holds n rows of every vector, apply exchanges
+ * what it needs, sum and max are MPI_Allreduce); for one process sum, max
+ * and agree are NULL.  Every decision of the methods is taken on combined
+ * values, so the processes stay in step. */
+typedef struct adia_operator {
+    int64_t n;                 /* rows of the vectors held by this process   */
+    int64_t first;             /* global index of the first (for messages)   */
+    /* y = alpha A x on the rows held here (x: the n values held here).  Its
+     * errors must be the same on every process; one that may fail alone
+     * fills y with NaN instead (every process then stops on the next
+     * combined value) and reports the error after the solve. */
+    adia_status (*apply)(void *ctx, double alpha, const double *x, double *y);
+    void (*sum)(void *ctx, double *v, int count);   /* v[k] = sum over processes */
+    void (*max)(void *ctx, double *v, int count);   /* v[k] = max over processes */
+    /* The status every process goes on with: an error of any process,
+     * with its message, on all (NULL: s as is). */
+    adia_status (*agree)(void *ctx, adia_status s);
+    const double *diag;        /* A(i,i) of the rows held here (Jacobi), or NULL */
+    double max_abs;            /* max |A(i,j)| of the rows held here: the scale
+                                  (adia_solve's power-of-two scaling)          */
+    void *ctx;                 /* handed to the callbacks                    */
+} adia_operator;
+
+/* Solve A x = b with A given by op: b and x are the n rows held here (x:
+ * initial guess in, solution out); options, info, the scale-safe norms and
+ * "converged only from the true residual" as adia_solve on the CPU
+ * (info->format is ""; spmv_ms is the time in op->apply). */
+adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
+                                const adia_solve_options *opt, adia_solve_info *info);
 
 #ifdef __cplusplus
 }

@@ -414,6 +414,36 @@ static void test_budget(void)
     adia_matrix_destroy(A);
 }
 
+/* Rows of the matrix in blocks (adia_matrix_generate_rows): each block is
+ * the same rows of the whole matrix, the shape comes without building. */
+static void test_row_blocks(void)
+{
+    const char *specs[] = {"lap2d5:7x5", "lap2d9:6", "lap3d7:4x3x5", "lap3d27:4", "band:50,3",
+                           "band:40,5,sym", "type2:200", "type3:9000,7,0.4",
+                           "type3:9000,9,0.3,sym", "randdiag:100,5,20", "random:60,4"};
+    for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
+        adia_matrix *A = test_generate(specs[t]);
+        if (!A) continue;
+        int64_t n = adia_matrix_rows(A), rows = -1, cols = -1;
+        CHECK_OK(adia_matrix_generate_rows(specs[t], 0, 0, &rows, &cols, NULL));
+        CHECK(rows == n && cols == adia_matrix_cols(A), "%s: shape %lld x %lld", specs[t],
+              (long long)rows, (long long)cols);
+        for (int parts = 1; parts <= 4; parts += 3)
+            for (int p = 0; p < parts; p++) {
+                int64_t first = n * p / parts, count = n * (p + 1) / parts - first;
+                adia_matrix *P = NULL;
+                CHECK_OK(adia_matrix_generate_rows(specs[t], first, count, NULL, NULL, &P));
+                CHECK(P && adia_matrix_rows(P) == count && test_rows_equal(A, first, P),
+                      "%s: rows %lld + %lld differ", specs[t], (long long)first, (long long)count);
+                adia_matrix_destroy(P);
+            }
+        adia_matrix *P = NULL;
+        CHECK_ERR(adia_matrix_generate_rows(specs[t], n - 1, 2, NULL, NULL, &P),
+                  ADIA_ERR_DIMENSION, "the matrix has rows 0..");
+        adia_matrix_destroy(A);
+    }
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -426,5 +456,6 @@ int main(void)
     test_bad_specs();
     test_budget();
     test_symmetric();
+    test_row_blocks();
     return TEST_END();
 }

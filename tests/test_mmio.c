@@ -4,6 +4,7 @@
  * with the serial one (entries and error line numbers). */
 #include "testutil.h"
 #include "io/numparse.h"
+#include "io/source.h"
 
 #include <math.h>
 #include <omp.h>
@@ -295,6 +296,49 @@ static void test_threads(void)
     free(t);
 }
 
+/* Blocks of rows (adia_matrix_read_mtx_rows) against the whole matrix,
+ * with small chunks too (many parse blocks, entries of other rows between
+ * those kept); a file's errors still found where the rows are read. */
+static void test_row_blocks(void)
+{
+    const char *files[] = {DATA "general.mtx", DATA "symmetric.mtx", DATA "skew.mtx",
+                           DATA "pattern.mtx", DATA "integer.mtx", DATA "array.mtx",
+                           DATA "array_sym.mtx", DATA "crlf.mtx", "data/orsreg_1.mtx"};
+    for (size_t t = 0; t < sizeof files / sizeof *files; t++)
+        for (int chunk = 0; chunk <= 64; chunk += 64) {
+            adia_lines_set_chunk((size_t)chunk);
+            adia_matrix *A = NULL;
+            CHECK_OK(adia_matrix_read_mtx(files[t], &A));
+            if (!A) continue;
+            int64_t n = adia_matrix_rows(A), rows = -1, cols = -1;
+            CHECK_OK(adia_matrix_read_mtx_rows(files[t], 0, 0, &rows, &cols, NULL));
+            CHECK(rows == n && cols == adia_matrix_cols(A), "%s: shape", files[t]);
+            for (int p = 0; p < 3; p++) {
+                int64_t first = n * p / 3, count = n * (p + 1) / 3 - first;
+                adia_matrix *P = NULL;
+                CHECK_OK(adia_matrix_read_mtx_rows(files[t], first, count, NULL, NULL, &P));
+                CHECK(P && test_rows_equal(A, first, P), "%s: rows %lld + %lld", files[t],
+                      (long long)first, (long long)count);
+                adia_matrix_destroy(P);
+            }
+            adia_matrix_destroy(A);
+        }
+    adia_lines_set_chunk(0);
+    adia_matrix *P = NULL;
+    CHECK_ERR(adia_matrix_read_mtx_rows(DATA "general.mtx", 2, 2, NULL, NULL, &P),
+              ADIA_ERR_DIMENSION, "the matrix has rows 0..2");
+    /* (2,1) and (1,2): found by the block holding row 2 (0-based 1) */
+    CHECK_ERR(adia_matrix_read_mtx_rows(DATA "bad_both_triangles.mtx", 1, 1, NULL, NULL, &P),
+              ADIA_ERR_PARSE, "in either triangle");
+    CHECK_OK(adia_matrix_read_mtx_rows(DATA "bad_both_triangles.mtx", 2, 1, NULL, NULL, &P));
+    adia_matrix_destroy(P);
+    P = NULL;
+    CHECK_ERR(adia_matrix_read_mtx_rows(DATA "bad_toomany.mtx", 0, 1, NULL, NULL, &P),
+              ADIA_ERR_PARSE, "too many entries");
+    CHECK_ERR(adia_matrix_read_mtx_rows(DATA "bad_truncated.mtx", 0, 1, NULL, NULL, &P),
+              ADIA_ERR_PARSE, "truncated");
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -304,5 +348,6 @@ int main(void)
     test_round_trips();
     test_numbers();
     test_threads();
+    test_row_blocks();
     return TEST_END();
 }

@@ -405,9 +405,82 @@ static void test_plan_solve(void)
     free(one);
 }
 
+/* A matrix-free operator: the reference SpMV; its reductions count calls. */
+typedef struct count_ctx {
+    const adia_matrix *A;
+    int sums, maxes, agrees;
+} count_ctx;
+
+static adia_status ref_apply(void *ctx, double alpha, const double *x, double *y)
+{
+    return adia_matrix_spmv(((count_ctx *)ctx)->A, alpha, x, 0.0, y);
+}
+static void count_sum(void *ctx, double *v, int n) { (void)v; (void)n; ((count_ctx *)ctx)->sums++; }
+static void count_max(void *ctx, double *v, int n) { (void)v; (void)n; ((count_ctx *)ctx)->maxes++; }
+static adia_status count_agree(void *ctx, adia_status s)
+{
+    ((count_ctx *)ctx)->agrees++;
+    return s;
+}
+
+/* adia_solve_operator agrees with adia_solve (same methods over another
+ * SpMV of the same matrix), reduces through the hooks, refuses bad input. */
+static void test_operator(void)
+{
+    adia_matrix *A = test_generate("lap2d5:20");
+    if (!A) return;
+    int32_t n = adia_matrix_rows(A);
+    double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x),
+           *xr = calloc((size_t)n, sizeof *xr), *diag = malloc((size_t)n * sizeof *diag);
+    for (int32_t i = 0; i < n; i++) {
+        b[i] = 1.0 + i % 7;
+        diag[i] = 4;
+    }
+    count_ctx c = {.A = A};
+    adia_operator op = {.n = n, .apply = ref_apply, .sum = count_sum, .max = count_max,
+                        .agree = count_agree, .diag = diag, .max_abs = 4, .ctx = &c};
+    for (int m = 0; m < 3; m++) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.method = (adia_solver)m;
+        o.jacobi = m == 1;
+        adia_solve_info in, ir;
+        memset(x, 0, (size_t)n * sizeof *x);
+        memset(xr, 0, (size_t)n * sizeof *xr);
+        CHECK_OK(adia_solve_operator(&op, b, x, &o, &in));
+        CHECK_OK(adia_solve(A, NULL, b, xr, &o, &ir));
+        CHECK(in.converged && ir.converged && abs(in.iterations - ir.iterations) <= 1 &&
+              test_rel_err(x, xr, n) < 1e-9 && in.spmvs > in.iterations && !in.format[0],
+              "%s: operator %d its (%s), adia_solve %d its, rel diff %g",
+              adia_solver_name(o.method), in.iterations, in.stop, ir.iterations,
+              test_rel_err(x, xr, n));
+    }
+    CHECK(c.sums > 100 && c.maxes > 100 && c.agrees >= 3, "hooks called %d, %d, %d times",
+          c.sums, c.maxes, c.agrees);
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.jacobi = 1;
+    op.diag = NULL;
+    CHECK_ERR(adia_solve_operator(&op, b, x, &o, NULL), ADIA_ERR_INVALID_ARG, "diagonal of A");
+    op.diag = diag;
+    diag[7] = 0;
+    op.first = 100;
+    CHECK_ERR(adia_solve_operator(&op, b, x, &o, NULL), ADIA_ERR_INVALID_ARG, "A(107,107)");
+    b[3] = NAN;
+    CHECK_ERR(adia_solve_operator(&op, b, x, NULL, NULL), ADIA_ERR_INVALID_ARG, "b[103]");
+    op.apply = NULL;
+    CHECK_ERR(adia_solve_operator(&op, b, x, NULL, NULL), ADIA_ERR_INVALID_ARG, "apply is NULL");
+    free(b);
+    free(x);
+    free(xr);
+    free(diag);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_operator();
     test_plan_solve();
     test_scaled_systems();
     test_nan_matrix();

@@ -248,3 +248,26 @@ double test_format_spmv_error(const adia_format *F, const adia_matrix *A,
     free(x); free(y0); free(ref); free(got); free(xt); free(yt);
     return err;
 }
+
+int test_rows_equal(const adia_matrix *A, int64_t first, const adia_matrix *P)
+{
+    adia_csr_view a, p;
+    if (adia_matrix_csr(A, &a) != ADIA_OK || adia_matrix_csr(P, &p) != ADIA_OK) return 0;
+    if (p.cols != a.cols || first < 0 || first + p.rows > a.rows) {
+        fprintf(stderr, "rows %lld.. (%d x %d) do not fit in %d x %d\n", (long long)first,
+                p.rows, p.cols, a.rows, a.cols);
+        return 0;
+    }
+    for (int32_t i = 0; i < p.rows; i++) {
+        int64_t ka = a.rowptr[first + i], n = p.rowptr[i + 1] - p.rowptr[i];
+        int same = a.rowptr[first + i + 1] - ka == n;
+        for (int64_t k = 0; same && k < n; k++)
+            same = a.colind[ka + k] == p.colind[p.rowptr[i] + k] &&
+                   !memcmp(&a.values[ka + k], &p.values[p.rowptr[i] + k], sizeof(double));
+        if (!same) {
+            fprintf(stderr, "row %lld differs\n", (long long)(first + i));
+            return 0;
+        }
+    }
+    return 1;
+}

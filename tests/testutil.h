@@ -94,6 +94,10 @@ adia_matrix *test_coo_matrix(test_coo *m);
 adia_status test_gpu_format_spmv(adia_format *F, double alpha, const double *x, double beta,
                                  double *y);
 #endif
+/* Do rows [first, first + rows of P) of A equal the rows of P (columns
+ * and values, bitwise)?  1 when they do, else 0 after a message naming the
+ * first row that differs. */
+int test_rows_equal(const adia_matrix *A, int64_t first, const adia_matrix *P);
 /* A matrix built from a dense row-major array (zeros skipped). */
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a);
 

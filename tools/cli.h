@@ -145,9 +145,35 @@ typedef struct cli_spmv_result {
 int cli_spmv_run(const char *cmd, const adia_matrix *A, adia_format *F, bool gpu,
                  int runs, uint64_t seed, const double *x_in, double *y_out,
                  cli_spmv_result *r);
+/* x_i of the random x for seed: uniform in [-1, 1), from (seed, i) alone,
+ * so a distributed run uses the same x. */
+double cli_random_x(uint64_t seed, int64_t i);
 /* Can F run on a GPU here?  true when a device exists and F uploads; false
  * (quietly) when there is no device or the format has no GPU side.  Other
  * upload failures are reported through *status. */
 bool cli_gpu_usable(adia_format *F, adia_status *status);
+
+
+/* ------------------------------ distributed runs under mpirun (cli_dist.c) */
+
+/* Under an MPI launcher (OMPI_COMM_WORLD_SIZE, PMI_SIZE, PMIX_RANK, ...
+ * seen before MPI_Init) with more than one process: MPI_Init, and the
+ * number of processes (the output of ranks > 0 then goes to /dev/null);
+ * else 1 and MPI stays untouched.  cli_dist_finalize at the end. */
+int cli_dist_init(int *argc, char ***argv);
+void cli_dist_finalize(void);
+int cli_dist_ranks(void);   /* what cli_dist_init returned */
+/* What `adia spmv` / `adia solve` hand to their distributed runs. */
+typedef struct cli_dist_args {
+    const char *path, *gen, *format;
+    const char *x_path, *y_path;               /* spmv: -x, -o */
+    const char *b_path, *x0_path;              /* solve: -b, --x0 (-o: x_path) */
+    long runs, calls;
+    uint64_t seed;
+    bool json;
+    adia_solve_options solve;
+} cli_dist_args;
+int cli_dist_spmv(const char *cmd, const cli_dist_args *a);
+int cli_dist_solve(const char *cmd, const cli_dist_args *a);
 
 #endif

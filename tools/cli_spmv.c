@@ -11,10 +11,10 @@
 #include <cuda_runtime.h>
 #endif
 
-/* splitmix64: a deterministic x for a given seed, uniform in [-1, 1). */
-static double next_random(uint64_t *state)
+/* splitmix64 of the i-th step from seed: uniform in [-1, 1). */
+double cli_random_x(uint64_t seed, int64_t i)
 {
-    uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+    uint64_t z = seed + (uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull;
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
@@ -84,7 +84,7 @@ static int make_vectors(const char *cmd, const adia_format *F, const double *x_i
     }
     bool single = v->vsize == sizeof(float);
     for (int32_t j = 0; j < v->cols; j++) {
-        double r = x_in ? x_in[j] : next_random(&seed);
+        double r = x_in ? x_in[j] : cli_random_x(seed, j);
         if (single) {
             ((float *)v->x)[j] = (float)r;
             v->xd[j] = (double)(float)r;

@@ -20,7 +20,11 @@ static const char usage[] =
     "                  [--format NAME] [--json]\n"
     "Solve A x = b with every product through the planner's format (on the GPU\n"
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
-    "exit 1 if it does not converge.";
+    "exit 1 if it does not converge.\n"
+    "Under mpirun -np N (N > 1) it runs distributed on the CPU: each process\n"
+    "generates or reads its block of rows, rank 0 reads -b / --x0 and writes -o\n"
+    "(and scatters / gathers the pieces); --json adds ranks, rows per rank,\n"
+    "halo bytes per SpMV and the share of time in communication.";
 
 typedef struct solve_opts {
     const char *gen, *method, *format, *device, *b_path, *x0_path, *x_path;
@@ -207,6 +211,17 @@ int cmd_solve(int argc, char **argv)
         return rc;
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
     if (o.x_path && (rc = cli_check_vector_output(argv[0], o.x_path))) return rc;
+    if (cli_dist_ranks() > 1) {
+        if (o.single || (o.device && strcmp(o.device, "cpu")))
+            return cli_usage_error(argv[0], "--float and --device gpu: not under mpirun "
+                                   "(distributed runs are CPU, double)");
+        cli_dist_args d = {.path = npos ? pos[0] : NULL, .gen = o.gen, .format = o.format,
+                           .x_path = o.x_path, .b_path = o.b_path, .x0_path = o.x0_path,
+                           .json = o.json,
+                           .solve = {.method = method, .max_iter = (int)o.max_iter, .rtol = o.rtol,
+                                     .jacobi = o.jacobi, .restart = (int)o.restart}};
+        return cli_dist_solve(argv[0], &d);
+    }
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], npos ? pos[0] : NULL, o.gen, &A))) return rc;
     adia_plan *P = NULL;

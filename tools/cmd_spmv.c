@@ -19,7 +19,10 @@ static const char usage[] =
     "else model) on x from -x (a dense vector file) or random x, and check it\n"
     "against adia_matrix_spmv in double: exit 1 if the max relative error\n"
     "exceeds 1e-12 (double) or 1e-5 (--float).  -o writes y (.mtx, .mtx.gz).\n"
-    "With -x the default is one timed run.";
+    "With -x the default is one timed run.\n"
+    "Under mpirun -np N (N > 1) it runs distributed on the CPU: each process\n"
+    "generates or reads its block of rows, rank 0 reads -x and writes -o (and\n"
+    "scatters / gathers the pieces), y is checked against each block's CSR.";
 
 /* The device to run on: "cpu", "gpu", or NULL = the GPU when one can run F. */
 static int pick_device(const char *cmd, const char *device, adia_format *F, bool *gpu)
@@ -174,6 +177,16 @@ int cmd_spmv(int argc, char **argv)
                                "not with --format");
     adia_format_params p;
     if ((rc = cli_parse_params(argv[0], params, &p))) return rc;
+    if (cli_dist_ranks() > 1) {
+        if (single || params || chooser || explain || (device && strcmp(device, "cpu")))
+            return cli_usage_error(argv[0], "--float, --params, --chooser, --explain and "
+                                   "--device gpu: not under mpirun (distributed runs are CPU, "
+                                   "double)");
+        cli_dist_args d = {.path = pos[0], .gen = gen, .format = format, .x_path = x_path,
+                           .y_path = y_path, .runs = runs, .calls = calls,
+                           .seed = (uint64_t)seed, .json = json};
+        return cli_dist_spmv(argv[0], &d);
+    }
 
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], pos[0], gen, &A))) return rc;

@@ -51,10 +51,15 @@ static void catch_signal(int sig)
     sigaction(sig, &sa, NULL);
 }
 
-int main(int argc, char **argv)
+/* Under mpirun -np N (N > 1) only these run distributed; the others would
+ * run N times over the same files. */
+static int distributed(const char *name)
 {
-    catch_signal(SIGINT);
-    catch_signal(SIGTERM);
+    return !strcmp(name, "spmv") || !strcmp(name, "solve");
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return 2;
@@ -67,8 +72,25 @@ int main(int argc, char **argv)
         printf("adia %s\n", ADIA_VERSION_STRING);
         return 0;
     }
-    for (int i = 0; i < N_COMMANDS; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    for (int i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(argv[1], commands[i].name)) continue;
+        if (cli_dist_ranks() > 1 && !distributed(argv[1])) {
+            fprintf(stderr, "adia %s: runs in one process; under mpirun -np %d only spmv and "
+                    "solve run distributed\n", argv[1], cli_dist_ranks());
+            return 2;
+        }
+        return commands[i].run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "adia: unknown command '%s' (see adia --help)\n", argv[1]);
     return 2;
+}
+
+int main(int argc, char **argv)
+{
+    catch_signal(SIGINT);
+    catch_signal(SIGTERM);
+    cli_dist_init(&argc, &argv);   /* MPI only under a launcher with N > 1 */
+    int rc = dispatch(argc, argv);
+    cli_dist_finalize();
+    return rc;
 }

@@ -47,6 +47,16 @@ adia_status adia_error(adia_status code, const char *fmt, ...)
     return code;
 }
 
+adia_status adia_set_error(adia_status code, const char *fmt, ...)
+{
+    char msg[sizeof last_error];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return adia_error(code, "%s", msg);
+}
+
 /* Below ADIA_BIG_ALLOC a request is not worth the budget's /proc read; the
  * operations check their whole peak up front anyway. */
 #define ADIA_BIG_ALLOC ((size_t)256 << 20)

@@ -22,8 +22,12 @@ struct gen_rows {
     uint64_t seed;
 };
 
-/* Count, allocate and fill the CSR arrays of g; the matrix gets name. */
-adia_status adia__gen_build(const gen_rows *g, const char *name, adia_matrix **out);
+typedef struct gen_args gen_args;
+/* Count, allocate and fill the CSR arrays of rows [a->row_first,
+ * a->row_first + a->row_count) of g (all rows when row_count < 0); the matrix is named a->spec.
+ * Stores g's whole shape through a->rows_out, a->cols_out when given; with
+ * out NULL that is all it does (the shape of a spec, no rows built). */
+adia_status adia__gen_build(const gen_rows *g, const gen_args *a, adia_matrix **out);
 
 /* xorshift64* seeded through splitmix64 from (seed, stream): independent
  * deterministic streams, e.g. one per row, so parallel fills agree. */
@@ -41,16 +45,19 @@ uint64_t adia__gen_rng_below(gen_rng *r, uint64_t n);
 #define GEN_MAX_NNZ ((int64_t)1 << 36)
 
 /* Parsed spec handed to a kind's builder. */
-typedef struct gen_args {
+struct gen_args {
     const char *spec;         /* the whole spec, for messages and the name */
     int count;                /* numbers given */
     int64_t num[3];           /* integer arguments, all > 0 */
     double real;              /* type3: FILL */
     uint64_t seed;
     int sym;                  /* ",sym": symmetric positive definite variant */
-} gen_args;
+    int64_t row_first, row_count;   /* rows to build (row_count < 0: all of them) */
+    int64_t *rows_out, *cols_out;   /* NULL, or where the whole shape goes */
+};
 
-/* Builders of the kinds (gen_grid.c, gen_diag.c). */
+/* Builders of the kinds (gen_grid.c, gen_diag.c); out NULL: the shape only
+ * (adia__gen_build). */
 adia_status adia__gen_lap2d5(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap2d9(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap3d7(const gen_args *a, adia_matrix **out);

@@ -1,4 +1,5 @@
-/* adia__gen_build.c -- the two-pass CSR builder behind every generator, and the
+/* gen_build.c -- the two-pass CSR builder behind every generator (all rows,
+ * or one block of rows: what a process of a distributed run holds), and the
  * seeded random numbers. */
 #include "gen.h"
 
@@ -42,46 +43,74 @@ uint64_t adia__gen_rng_below(gen_rng *r, uint64_t n)
 /* The builder's peak: the row lengths beside the CSR result.  Checked twice:
  * before counting (the row arrays alone, as nnz is not known yet) and with
  * the counted nonzeros, before the CSR is allocated. */
-static adia_status check_budget(const gen_rows *g, const char *name, int64_t nnz)
+static adia_status check_budget(const gen_rows *g, int32_t rows, const char *name, int64_t nnz)
 {
-    int64_t rows1 = (int64_t)g->rows + 1;
+    int64_t rows1 = (int64_t)rows + 1;
     int64_t peak = adia_sat_add(adia_sat_mul(rows1, 16), adia_sat_mul(nnz, 12));
     char what[200], count[48] = "";
     if (nnz > 0) snprintf(count, sizeof count, ", %" PRId64 " nonzeros", nnz);
-    snprintf(what, sizeof what, "generating %s (%" PRId32 " x %" PRId32 "%s)", name, g->rows,
+    snprintf(what, sizeof what, "generating %s (%" PRId32 " x %" PRId32 "%s)", name, rows,
              g->cols, count);
     return adia_budget_check(peak, what);
 }
 
-adia_status adia__gen_build(const gen_rows *g, const char *name, adia_matrix **out)
+/* The rows asked for, inside the matrix. */
+static adia_status row_range(const gen_rows *g, const gen_args *a, int32_t *first, int32_t *rows)
 {
-    ADIA_TRY(check_budget(g, name, 0));
-    int64_t *len = adia_alloc((size_t)g->rows + 1, sizeof *len, "generator row lengths");
+    int64_t f = a->row_count < 0 ? 0 : a->row_first;
+    int64_t n = a->row_count < 0 ? g->rows : a->row_count;
+    if (f < 0 || n > g->rows || f > g->rows - n)
+        return adia_error(ADIA_ERR_DIMENSION, "generator spec \"%s\": rows %" PRId64 "..%" PRId64
+                          " asked for, the matrix has rows 0..%" PRId32, a->spec, f, f + n - 1,
+                          g->rows - 1);
+    *first = (int32_t)f;
+    *rows = (int32_t)n;
+    return ADIA_OK;
+}
+
+/* Fill the CSR arrays of rows first.. of g into c (row pointers set). */
+static adia_status fill_rows(const gen_rows *g, int32_t first, adia_csr *c, const char *name)
+{
+    double *val = c->values;
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad)
+    for (int32_t i = 0; i < c->rows; i++) {
+        int64_t p = c->rowptr[i];
+        bad |= g->row(g, first + i, c->colind + p, val + p) != c->rowptr[i + 1] - p;
+    }
+    if (bad) return adia_error(ADIA_ERR_INTERNAL, "generator %s: row lengths differ between passes",
+                               name);
+    return ADIA_OK;
+}
+
+adia_status adia__gen_build(const gen_rows *g, const gen_args *a, adia_matrix **out)
+{
+    const char *name = a->spec;
+    if (a->rows_out) *a->rows_out = g->rows;
+    if (a->cols_out) *a->cols_out = g->cols;
+    if (!out) return ADIA_OK;
+    int32_t first, rows;
+    ADIA_TRY(row_range(g, a, &first, &rows));
+    ADIA_TRY(check_budget(g, rows, name, 0));
+    int64_t *len = adia_alloc((size_t)rows + 1, sizeof *len, "generator row lengths");
     if (!len) return ADIA_ERR_NO_MEMORY;
     len[0] = 0;
 #pragma omp parallel for schedule(static)
-    for (int32_t i = 0; i < g->rows; i++) len[i + 1] = g->row(g, i, NULL, NULL);
-    for (int32_t i = 0; i < g->rows; i++) len[i + 1] += len[i];  /* <= 2^31 * 2^31 */
+    for (int32_t i = 0; i < rows; i++) len[i + 1] = g->row(g, first + i, NULL, NULL);
+    for (int32_t i = 0; i < rows; i++) len[i + 1] += len[i];  /* <= 2^31 * 2^31 */
 
     adia_csr c;
-    adia_status s = check_budget(g, name, len[g->rows]);
-    if (s == ADIA_OK) s = adia_csr_alloc(&c, g->rows, g->cols, len[g->rows], ADIA_DOUBLE);
+    adia_status s = check_budget(g, rows, name, len[rows]);
+    if (s == ADIA_OK) s = adia_csr_alloc(&c, rows, g->cols, len[rows], ADIA_DOUBLE);
     if (s != ADIA_OK) {
         free(len);
         return s;
     }
-    memcpy(c.rowptr, len, ((size_t)g->rows + 1) * sizeof *len);
+    memcpy(c.rowptr, len, ((size_t)rows + 1) * sizeof *len);
     free(len);
-    double *val = c.values;
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
-    for (int32_t i = 0; i < g->rows; i++) {
-        int64_t p = c.rowptr[i];
-        bad |= g->row(g, i, c.colind + p, val + p) != c.rowptr[i + 1] - p;
-    }
-    if (bad) {
+    if ((s = fill_rows(g, first, &c, name)) != ADIA_OK) {
         adia_csr_free(&c);
-        return adia_error(ADIA_ERR_INTERNAL, "generator %s: row lengths differ between passes", name);
+        return s;
     }
     adia_matrix *A = NULL;
     ADIA_TRY(adia_matrix_wrap(&c, &A));

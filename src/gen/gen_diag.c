@@ -117,7 +117,7 @@ static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out
     qsort(L->d, (size_t)L->k, sizeof *L->d, cmp_pattern);
     gen_rows g = {.rows = L->n, .cols = L->n, .max_row = L->k, .row = diag_row,
                   .ctx = L, .seed = a->seed};
-    adia_status s = adia__gen_build(&g, a->spec, out);
+    adia_status s = adia__gen_build(&g, a, out);
     free(L->d);
     return s;
 }

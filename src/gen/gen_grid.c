@@ -75,7 +75,7 @@ static adia_status gen_laplacian(const gen_args *a, int dims, int box, adia_matr
             }
     s.center = s.npts - 1;  /* 4, 8, 6, 26: row sums >= 0, SPD */
     gen_rows g = {.rows = rows, .cols = rows, .max_row = s.npts, .row = grid_row, .ctx = &s};
-    return adia__gen_build(&g, a->spec, out);
+    return adia__gen_build(&g, a, out);
 }
 
 adia_status adia__gen_lap2d5(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 2, 0, out); }
@@ -123,5 +123,5 @@ adia_status adia__gen_type2(const gen_args *a, adia_matrix **out)
     int32_t side = (int32_t)s;
     gen_rows g = {.rows = (int32_t)(2 * s * s), .cols = (int32_t)(2 * s * s),
                   .max_row = 7, .row = type2_row, .ctx = &side};
-    return adia__gen_build(&g, a->spec, out);
+    return adia__gen_build(&g, a, out);
 }

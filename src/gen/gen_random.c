@@ -68,7 +68,7 @@ static adia_status random_build(const gen_args *a, random_rows *r, adia_matrix *
                           r->hi);
     gen_rows g = {.rows = (int32_t)r->n, .cols = (int32_t)r->n, .max_row = (int32_t)r->hi,
                   .row = random_row, .ctx = r, .seed = a->seed};
-    return adia__gen_build(&g, a->spec, out);
+    return adia__gen_build(&g, a, out);
 }
 
 adia_status adia__gen_random(const gen_args *a, adia_matrix **out)

@@ -154,11 +154,9 @@ static adia_status parse_seed(const char *spec, const char *args, size_t *len, u
     return ADIA_OK;
 }
 
-adia_status adia_matrix_generate(const char *spec, adia_matrix **out)
+/* Parse spec into a (its row range and outputs untouched) and find its kind. */
+static adia_status parse_spec(const char *spec, const gen_kind **kind, gen_args *a)
 {
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: out is NULL");
-    *out = NULL;
-    if (!spec) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: spec is NULL");
     const char *colon = strchr(spec, ':');
     size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
     const gen_kind *k = NULL;
@@ -171,22 +169,48 @@ adia_status adia_matrix_generate(const char *spec, adia_matrix **out)
     if (!colon)
         return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": missing ':' and sizes (%s)",
                           spec, k->help);
-    gen_args a = {.spec = spec, .seed = 1};
+    a->spec = spec;
+    a->seed = 1;
     const char *args = colon + 1;
     size_t alen = strlen(args);
-    ADIA_TRY(parse_seed(spec, args, &alen, &a.seed));
-    ADIA_TRY(parse_sym(spec, k, args, &alen, &a.sym));
+    ADIA_TRY(parse_seed(spec, args, &alen, &a->seed));
+    ADIA_TRY(parse_sym(spec, k, args, &alen, &a->sym));
+    *kind = k;
     if (k->sizes) {
         if (memchr(args, ',', alen))
             return adia_error(ADIA_ERR_INVALID_ARG,
                               "generator spec \"%s\": sizes are joined by 'x', not ','", spec);
-        ADIA_TRY(parse_list(spec, args, alen, 'x', k->sizes, -1, &a));
-    } else {
-        ADIA_TRY(parse_list(spec, args, alen, ',', k->args, k->real_arg, &a));
-        if (a.count != k->args)
-            return adia_error(ADIA_ERR_INVALID_ARG,
-                              "generator spec \"%s\": %s takes %d numbers, got %d", spec, k->name,
-                              k->args, a.count);
+        return parse_list(spec, args, alen, 'x', k->sizes, -1, a);
     }
+    ADIA_TRY(parse_list(spec, args, alen, ',', k->args, k->real_arg, a));
+    if (a->count != k->args)
+        return adia_error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": %s takes %d numbers, got %d", spec, k->name,
+                          k->args, a->count);
+    return ADIA_OK;
+}
+
+adia_status adia_matrix_generate(const char *spec, adia_matrix **out)
+{
+    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: out is NULL");
+    *out = NULL;
+    if (!spec) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: spec is NULL");
+    const gen_kind *k;
+    gen_args a = {.row_count = -1};
+    ADIA_TRY(parse_spec(spec, &k, &a));
+    return k->build(&a, out);
+}
+
+adia_status adia_matrix_generate_rows(const char *spec, int64_t first, int64_t count,
+                                      int64_t *rows, int64_t *cols, adia_matrix **out)
+{
+    if (out) *out = NULL;
+    if (!spec) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate_rows: spec is NULL");
+    if (count < 0 || first < 0)
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate_rows: first %" PRId64
+                          " and count %" PRId64 " must not be negative", first, count);
+    const gen_kind *k;
+    gen_args a = {.row_first = first, .row_count = count, .rows_out = rows, .cols_out = cols};
+    ADIA_TRY(parse_spec(spec, &k, &a));
     return k->build(&a, out);
 }

@@ -1,6 +1,9 @@
 /* io.c -- file names, and the entry points that take a path: read_mtx,
  * read_bin and load. */
 #include "io.h"
+#include "mtx_read.h"
+
+#include <inttypes.h>
 
 bool adia_io_has_suffix(const char *path, const char *suffix)
 {
@@ -35,6 +38,24 @@ static adia_status with_source(const char *path, const char *fn, adia_matrix **o
 adia_status adia_matrix_read_mtx(const char *path, adia_matrix **out)
 {
     return with_source(path, "adia_matrix_read_mtx", out, adia_mtx_read_matrix);
+}
+
+adia_status adia_matrix_read_mtx_rows(const char *path, int64_t first, int64_t count,
+                                      int64_t *rows, int64_t *cols, adia_matrix **out)
+{
+    const char *fn = "adia_matrix_read_mtx_rows";
+    if (out) *out = NULL;
+    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "%s: path is NULL", fn);
+    if (first < 0 || count < 0)
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: first %" PRId64 " and count %" PRId64
+                          " must not be negative", fn, first, count);
+    adia_source src;
+    ADIA_TRY(adia_source_open(&src, path));
+    mtx_rows keep = {first, count};
+    adia_status s = out ? adia__mtx_read_rows(&src, &keep, rows, cols, out)
+                        : adia__mtx_read_shape(&src, rows, cols);
+    adia_source_close(&src);
+    return s;
 }
 
 adia_status adia_matrix_read_bin(const char *path, adia_matrix **out)

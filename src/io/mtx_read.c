@@ -11,6 +11,7 @@
 #include "triplets.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <omp.h>
 
 /* Below this many bytes a chunk is one block parsed by one thread. */
@@ -22,10 +23,19 @@ typedef struct mtx_ctx {
     const char *name;
     int nidx, nval;        /* index and value tokens per line */
     int64_t remaining;     /* entries the declaration still allows */
-    double density;        /* entries per byte so far (0: none seen yet) */
+    double density;        /* entries kept per byte so far (0: none seen yet) */
+    int32_t lo, hi;        /* rows kept: [lo, hi) */
+    bool mirrored;         /* symmetric storage: (i, j) also stands for (j, i) */
 } mtx_ctx;
 
 static bool grow_block(mtx_block *c);
+static bool skip_line(mtx_block *c, int64_t line);
+
+/* Is entry (i, j) of a kept row, or (symmetric storage) is its mirror? */
+static inline bool keeps(const mtx_ctx *x, int32_t i, int32_t j)
+{
+    return (i >= x->lo && i < x->hi) || (x->mirrored && j >= x->lo && j < x->hi);
+}
 
 /* Record the block's error: what was wrong and the token (printable, at
  * most 40 characters) it was wrong about. */
@@ -135,16 +145,18 @@ static const char *parse_entry(mtx_block *c, const mtx_ctx *x, int64_t line,
                  "%" PRId32 ",%" PRId32 "): its diagonal is zero and not stored", v, i + 1, j + 1);
         return NULL;
     }
-    int64_t k = c->count;
-    if (k == c->cap && c->cap < c->limit && !grow_block(c)) {
-        block_fail(c, ADIA_ERR_NO_MEMORY, line, "out of memory for the entries", start, end);
-        return NULL;
-    }
-    if (k == c->cap) {   /* only when the block alone exceeds the declaration */
+    if (c->seen == c->limit) {   /* only when the block alone exceeds the declaration */
         char what[96];
         snprintf(what, sizeof what, "too many entries: the size line declares %" PRId64,
                  h->entries);
         block_fail(c, ADIA_ERR_PARSE, line, what, start, end);
+        return NULL;
+    }
+    c->seen++;
+    if (x->nidx && !keeps(x, i, j)) return skip_line(c, line) ? p : NULL;   /* array: all kept */
+    int64_t k = c->count;   /* < seen <= limit: room to grow */
+    if (k == c->cap && !grow_block(c)) {
+        block_fail(c, ADIA_ERR_NO_MEMORY, line, "out of memory for the entries", start, end);
         return NULL;
     }
     if (x->nidx) {
@@ -317,11 +329,13 @@ static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64
     c->first_line = *line;
     if (c->status != ADIA_OK)
         return adia_error(c->status, "%s:%" PRId64 ": %s", x->name, *line + c->err_line, c->msg);
-    if (d->total + c->count > d->h.entries)
+    if (d->total + c->seen > d->h.entries)   /* entries not kept have no line map: the block's end */
         return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": too many entries: the size line "
-                          "declares %" PRId64, x->name,
-                          adia_mtx_entry_line(c, d->h.entries - d->total), d->h.entries);
-    d->total += c->count;
+                          "declares %" PRId64, x->name, c->seen == c->count
+                          ? adia_mtx_entry_line(c, d->h.entries - d->total) : *line + c->lines,
+                          d->h.entries);
+    d->total += c->seen;
+    d->kept += c->count;
     *line += c->lines;
     if (c->count == 0) {
         free_block(c);
@@ -354,7 +368,7 @@ static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, const char *b, const cha
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (int i = 0; i < n; i++) parse_block(&ch[i], x);
     }
-    int64_t before = d->total;
+    int64_t before = d->kept;
     int i = 0;
     for (; i < n && s == ADIA_OK; i++) {
         mtx_block c = ch[i];   /* kept blocks move down into ch[0..i] */
@@ -363,7 +377,7 @@ static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, const char *b, const cha
         free_block(&c);
     }
     for (; i < n; i++) free_block(&ch[i]);   /* not reached after an error */
-    if (bytes > 0 && s == ADIA_OK) x->density = (double)(d->total - before) / (double)bytes;
+    if (bytes > 0 && s == ADIA_OK) x->density = (double)(d->kept - before) / (double)bytes;
     return s;
 }
 
@@ -383,13 +397,20 @@ static adia_status header_lines(mtx_header *h, const char **b, const char *e, co
 /* The read's peak memory, known once the header is: the entries as parsed,
  * what plan says the result needs, the buffers.  Where the data's length
  * is known, entries beyond what its bytes can hold are not counted: a
- * short file's declaration is not believed (it fails as truncated). */
+ * short file's declaration is not believed (it fails as truncated).  A
+ * read of some rows of a coordinate file counts their share of the
+ * entries (a file not sorted by row spreads them evenly, one sorted keeps
+ * a block together). */
 static adia_status check_budget(const mtx_ctx *x, mtx_plan_fn plan, int64_t size,
                                 int64_t buffers)
 {
     mtx_header h = *x->h;
     int64_t most = (size + 1) / (2 * (x->nidx + x->nval));
     if (size >= 0 && h.entries > most) h.entries = most;
+    if (x->nidx && h.rows > 0 && x->hi - x->lo < h.rows) {
+        h.entries = (int64_t)ceil((double)h.entries * (x->hi - x->lo) / h.rows);
+        h.rows = x->hi - x->lo;
+    }
     int64_t result = 0, parsed, peak;
     char what[256];
     ADIA_TRY(plan(&h, x->name, &result, what, sizeof what));
@@ -397,27 +418,57 @@ static adia_status check_budget(const mtx_ctx *x, mtx_plan_fn plan, int64_t size
         !adia_add_i64(parsed, result, &peak) || !adia_add_i64(peak, buffers, &peak) ||
         result < 0)
         peak = -1;
-    char full[400];
-    snprintf(full, sizeof full, "%s:%" PRId64 ": reading %" PRId32 " x %" PRId32 " with %"
-             PRId64 " entries declared (%s)", x->name, h.lines, h.rows, h.cols, x->h->entries,
-             what);
+    char full[400], part[80] = "";
+    if (x->hi - x->lo < x->h->rows)
+        snprintf(part, sizeof part, " rows %" PRId32 "..%" PRId32 " of", x->lo, x->hi - 1);
+    snprintf(full, sizeof full, "%s:%" PRId64 ": reading%s %" PRId32 " x %" PRId32 " with %"
+             PRId64 " entries declared (%s)", x->name, h.lines, part, x->h->rows, x->h->cols,
+             x->h->entries, what);
     return adia_budget_check(peak, full);
 }
 
-static adia_status read_all(adia_lines *l, mtx_plan_fn plan, mtx_data *d)
+/* Feed the header the first chunks of l; on return [*b, *e) is the rest of
+ * the chunk the header ended in, *chunk its start. */
+static adia_status read_header(adia_lines *l, mtx_header *h, const char **b, const char **e,
+                               const char **chunk, bool *last_lf)
+{
+    const char *name = l->src->name;
+    do {
+        ADIA_TRY(adia_lines_next(l, b, e));
+        if (*b == *e) return adia_mtx_header_end(h, name);
+        *last_lf = (*e)[-1] == '\n';
+        *chunk = *b;
+        ADIA_TRY(header_lines(h, b, *e, name));
+    } while (!h->done);
+    return ADIA_OK;
+}
+
+/* The rows kept, [x->lo, x->hi): keep's (inside the matrix) or all. */
+static adia_status kept_rows(mtx_ctx *x, const mtx_rows *keep)
+{
+    x->lo = 0;
+    x->hi = x->h->rows;
+    x->mirrored = x->h->symmetry != MTX_GENERAL;
+    if (!keep) return ADIA_OK;
+    if (keep->first < 0 || keep->count < 0 || keep->count > x->h->rows ||
+        keep->first > x->h->rows - keep->count)
+        return adia_error(ADIA_ERR_DIMENSION, "%s: rows %" PRId64 "..%" PRId64 " asked for, the "
+                          "matrix has rows 0..%" PRId32, x->name, keep->first,
+                          keep->first + keep->count - 1, x->h->rows - 1);
+    x->lo = (int32_t)keep->first;
+    x->hi = (int32_t)(keep->first + keep->count);
+    return ADIA_OK;
+}
+
+static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *keep, mtx_data *d)
 {
     const char *name = l->src->name, *b, *e, *chunk;
     mtx_header *h = &d->h;
     bool last_lf;   /* the data read so far ends in LF */
-    do {
-        ADIA_TRY(adia_lines_next(l, &b, &e));
-        if (b == e) return adia_mtx_header_end(h, name);
-        last_lf = e[-1] == '\n';
-        chunk = b;
-        ADIA_TRY(header_lines(h, &b, e, name));
-    } while (!h->done);
+    ADIA_TRY(read_header(l, h, &b, &e, &chunk, &last_lf));
     mtx_ctx x = {h, name, h->format == MTX_COORDINATE ? 2 : 0, h->field == MTX_PATTERN ? 0 : 1,
-                 0, 0.0};
+                 0, 0.0, 0, 0, false};
+    ADIA_TRY(kept_rows(&x, keep));
     int64_t left = l->src->size < 0 ? -1 : l->src->size - (l->offset + (b - chunk));
     ADIA_TRY(check_budget(&x, plan, left, (int64_t)l->cap));
     int64_t line = h->lines + 1;
@@ -436,12 +487,13 @@ static adia_status read_all(adia_lines *l, mtx_plan_fn plan, mtx_data *d)
     return ADIA_OK;
 }
 
-adia_status adia_mtx_read_data(adia_source *src, mtx_plan_fn plan, mtx_data *d)
+adia_status adia_mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
+                               mtx_data *d)
 {
     memset(d, 0, sizeof *d);
     adia_lines l;
     ADIA_TRY(adia_lines_init(&l, src));
-    adia_status s = read_all(&l, plan, d);
+    adia_status s = read_all(&l, plan, keep, d);
     adia_lines_free(&l);
     if (s != ADIA_OK) adia_mtx_data_free(d);
     return s;
@@ -506,9 +558,13 @@ static adia_status both_triangles(const mtx_data *d, const adia_triplet_ref both
                       adia_mtx_entry_line(a, both[0].k));
 }
 
-/* Join the blocks and build the matrix (symmetric storage expanded). */
-static adia_status assemble(const mtx_data *d, const char *name, adia_matrix **out)
+/* Join the blocks and build the matrix, or its rows keep (symmetric
+ * storage expanded). */
+static adia_status assemble(const mtx_data *d, const mtx_rows *keep, const char *name,
+                            adia_matrix **out)
 {
+    int32_t first = keep ? (int32_t)keep->first : 0;
+    int32_t rows = keep ? (int32_t)keep->count : d->h.rows;
     const mtx_header *h = &d->h;
     int mirror = h->symmetry == MTX_GENERAL ? 0 : h->symmetry == MTX_SYMMETRIC ? 1 : -1;
     adia_triplet_ref both[2];
@@ -517,7 +573,7 @@ static adia_status assemble(const mtx_data *d, const char *name, adia_matrix **o
         double *v = NULL;
         adia_triplets t;
         adia_status s = array_triplets(d, &r, &c, &v, &t);
-        if (s == ADIA_OK) s = adia_io_build_csr(h->rows, h->cols, &t, 1, mirror, both, out);
+        if (s == ADIA_OK) s = adia_io_build_csr(first, rows, h->cols, &t, 1, mirror, both, out);
         free(r);
         free(c);
         free(v);
@@ -527,16 +583,19 @@ static adia_status assemble(const mtx_data *d, const char *name, adia_matrix **o
     if (!t) return ADIA_ERR_NO_MEMORY;
     for (int b = 0; b < d->nblk; b++)
         t[b] = (adia_triplets){d->blk[b].count, d->blk[b].row, d->blk[b].col, d->blk[b].val};
-    adia_status s = adia_io_build_csr(h->rows, h->cols, t, d->nblk, mirror, both, out);
+    adia_status s = adia_io_build_csr(first, rows, h->cols, t, d->nblk, mirror, both, out);
     free(t);
     return s == ADIA_ERR_PARSE ? both_triangles(d, both, name) : s;
 }
 
-adia_status adia_mtx_read_matrix(adia_source *src, adia_matrix **out)
+adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t *rows,
+                                int64_t *cols, adia_matrix **out)
 {
     mtx_data d;
-    ADIA_TRY(adia_mtx_read_data(src, matrix_plan, &d));
-    adia_status s = assemble(&d, src->name, out);
+    ADIA_TRY(adia_mtx_read_data(src, matrix_plan, keep, &d));
+    if (rows) *rows = d.h.rows;
+    if (cols) *cols = d.h.cols;
+    adia_status s = assemble(&d, keep, src->name, out);
     adia_mtx_data_free(&d);
     char base[128];
     adia_io_basename(src->name, base, sizeof base);
@@ -544,6 +603,26 @@ adia_status adia_mtx_read_matrix(adia_source *src, adia_matrix **out)
         adia_matrix_destroy(*out);
         *out = NULL;
     }
+    return s;
+}
+
+adia_status adia_mtx_read_matrix(adia_source *src, adia_matrix **out)
+{
+    return adia__mtx_read_rows(src, NULL, NULL, NULL, out);
+}
+
+adia_status adia__mtx_read_shape(adia_source *src, int64_t *rows, int64_t *cols)
+{
+    adia_lines l;
+    ADIA_TRY(adia_lines_init(&l, src));
+    mtx_header h;
+    memset(&h, 0, sizeof h);
+    const char *b, *e, *chunk;
+    bool last_lf;
+    adia_status s = read_header(&l, &h, &b, &e, &chunk, &last_lf);
+    adia_lines_free(&l);
+    if (s == ADIA_OK && rows) *rows = h.rows;
+    if (s == ADIA_OK && cols) *cols = h.cols;
     return s;
 }
 

@@ -18,7 +18,8 @@ typedef struct mtx_block {
     int64_t first_line;        /* 1-based line number of begin */
     int64_t lines;             /* newlines in the piece */
     int64_t err_line;          /* line of the error, counted from begin */
-    int64_t cap, count;        /* entries allocated / parsed */
+    int64_t cap, count;        /* entries allocated / kept */
+    int64_t seen;              /* entries parsed (kept or not: mtx_rows) */
     int64_t limit;             /* most entries the piece may hold */
     int32_t *row, *col;        /* 0-based; NULL for array files */
     double *val;               /* NULL for pattern files */
@@ -32,8 +33,16 @@ typedef struct mtx_data {
     mtx_header h;
     mtx_block *blk;            /* in file order, none empty */
     int nblk, blk_cap;
-    int64_t total;             /* entries in all blocks */
+    int64_t total;             /* entries read (the declaration counts them) */
+    int64_t kept;              /* entries in all blocks */
 } mtx_data;
+
+/* Rows [first, first + count) of the matrix: a coordinate file's entries
+ * of other rows are not kept (except, with symmetric storage, those whose
+ * mirror lands in the range); they count as lines without an entry. */
+typedef struct mtx_rows {
+    int64_t first, count;
+} mtx_rows;
 
 /* What a reader checks once the header is known (shape, field), the bytes
  * its result will need besides the parsed entries (-1: beyond int64) and
@@ -41,11 +50,18 @@ typedef struct mtx_data {
 typedef adia_status (*mtx_plan_fn)(const mtx_header *h, const char *name, int64_t *bytes,
                                    char *what, size_t size);
 
-/* Header and all entries of src (exactly the declared count), the budget
- * checked with plan's bytes before the data is read.  On failure d holds
- * nothing. */
-adia_status adia_mtx_read_data(adia_source *src, mtx_plan_fn plan, mtx_data *d);
+/* Header and all entries of src (exactly the declared count; keep NULL:
+ * every row, else the entries of those rows), the budget checked with
+ * plan's bytes before the data is read.  On failure d holds nothing. */
+adia_status adia_mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
+                               mtx_data *d);
 void adia_mtx_data_free(mtx_data *d);
+/* The matrix of src, or its rows keep (keep NULL: all), and the shape its
+ * header declares (rows, cols may be NULL): adia_matrix_read_mtx_rows. */
+adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t *rows,
+                                int64_t *cols, adia_matrix **out);
+/* The shape the header of src declares; the data is not read. */
+adia_status adia__mtx_read_shape(adia_source *src, int64_t *rows, int64_t *cols);
 /* Line number of entry k of block b. */
 int64_t adia_mtx_entry_line(const mtx_block *b, int64_t k);
 

@@ -129,40 +129,61 @@ static adia_status both_triangles(const adia_triplets *blk, int nblk, int32_t i,
                       "triangles of a symmetric matrix", i + 1, j + 1);
 }
 
-adia_status adia_io_build_csr(int32_t rows, int32_t cols, const adia_triplets *blk,
+/* Row r of the result for row i of the matrix, or -1 outside [first, first + rows). */
+static inline int32_t local_row(int32_t i, int32_t first, int32_t rows)
+{
+    return i >= first && i - first < rows ? i - first : -1;
+}
+
+/* Entries the result gets: each triplet in its row, and its mirror in row j. */
+static adia_status count_entries(int32_t first, int32_t rows, const adia_triplets *blk, int nblk,
+                                 int mirror, int64_t *total)
+{
+    *total = 0;
+    for (int b = 0; b < nblk; b++)
+        for (int64_t k = 0; k < blk[b].n; k++) {
+            int32_t i = blk[b].row[k], j = blk[b].col[k];
+            int64_t add = (local_row(i, first, rows) >= 0) +
+                          (mirror && i != j && local_row(j, first, rows) >= 0);
+            if (!adia_add_i64(*total, add, total))
+                return adia_error(ADIA_ERR_OVERFLOW, "matrix entry count overflows");
+        }
+    return ADIA_OK;
+}
+
+adia_status adia_io_build_csr(int32_t first, int32_t rows, int32_t cols, const adia_triplets *blk,
                               int nblk, int mirror, adia_triplet_ref both[2],
                               adia_matrix **out)
 {
-    int64_t total = 0;
-    for (int b = 0; b < nblk; b++)
-        for (int64_t k = 0; k < blk[b].n; k++) {
-            int64_t add = mirror && blk[b].row[k] != blk[b].col[k] ? 2 : 1;
-            if (!adia_add_i64(total, add, &total))
-                return adia_error(ADIA_ERR_OVERFLOW, "matrix entry count overflows");
-        }
+    int64_t total;
+    ADIA_TRY(count_entries(first, rows, blk, nblk, mirror, &total));
     adia_csr A;
     ADIA_TRY(adia_csr_alloc(&A, rows, cols, total, ADIA_DOUBLE));
-    /* Count into rowptr[i + 1], prefix-sum into row starts, scatter using
-     * rowptr[i] as the cursor of row i (it ends at row i's end = start of
-     * row i + 1), then shift back by one. */
+    /* Count into rowptr[r + 1], prefix-sum into row starts, scatter using
+     * rowptr[r] as the cursor of row r (it ends at row r's end = start of
+     * row r + 1), then shift back by one. */
     int64_t *ptr = A.rowptr;
     for (int b = 0; b < nblk; b++)
         for (int64_t k = 0; k < blk[b].n; k++) {
             int32_t i = blk[b].row[k], j = blk[b].col[k];
-            ptr[i + 1]++;
-            if (mirror && i != j) ptr[j + 1]++;
+            int32_t ri = local_row(i, first, rows), rj = local_row(j, first, rows);
+            if (ri >= 0) ptr[ri + 1]++;
+            if (mirror && i != j && rj >= 0) ptr[rj + 1]++;
         }
-    for (int32_t i = 0; i < rows; i++) ptr[i + 1] += ptr[i];
+    for (int32_t r = 0; r < rows; r++) ptr[r + 1] += ptr[r];
     double *val = A.values;
     for (int b = 0; b < nblk; b++)
         for (int64_t k = 0; k < blk[b].n; k++) {
             int32_t i = blk[b].row[k], j = blk[b].col[k];
+            int32_t ri = local_row(i, first, rows), rj = local_row(j, first, rows);
             double v = blk[b].val ? blk[b].val[k] : 1.0;
-            int64_t p = ptr[i]++;
-            A.colind[p] = j;
-            val[p] = v;
-            if (mirror && i != j) {
-                p = ptr[j]++;
+            if (ri >= 0) {
+                int64_t p = ptr[ri]++;
+                A.colind[p] = j;
+                val[p] = v;
+            }
+            if (mirror && i != j && rj >= 0) {
+                int64_t p = ptr[rj]++;
                 A.colind[p] = i | MIRRORED;
                 val[p] = mirror < 0 ? -v : v;
             }
@@ -175,7 +196,7 @@ adia_status adia_io_build_csr(int32_t rows, int32_t cols, const adia_triplets *b
     adia_status s = finish_rows(&A, pattern, &bi, &bj);
     if (s != ADIA_OK) {
         adia_csr_free(&A);
-        return s == ADIA_ERR_PARSE ? both_triangles(blk, nblk, bi, bj, both) : s;
+        return s == ADIA_ERR_PARSE ? both_triangles(blk, nblk, first + bi, bj, both) : s;
     }
     return adia_matrix_wrap(&A, out);
 }

@@ -17,14 +17,17 @@ typedef struct adia_triplet_ref {
     int64_t k;
 } adia_triplet_ref;
 
-/* Build the matrix from the blocks in order; mirror 0: as given, 1: also
+/* Build rows [first, first + rows) of the matrix from the blocks in order
+ * (row i of the result is row first + i; entries of other rows, mirrored
+ * copies included, are dropped: a block of rows of a distributed matrix);
+ * mirror 0: as given, 1: also
  * add (j, i, v) for i != j (symmetric), -1: add (j, i, -v) (skew).
  * Duplicates are summed in block order, except in pattern matrices (every
  * val NULL) where a position given twice is still one entry of value 1;
  * explicit zeros are kept.  With mirror, a pair given in both triangles,
  * (i, j) and (j, i), is ADIA_ERR_PARSE and both[] gets the two entries in
  * block order (for the caller's message). */
-adia_status adia_io_build_csr(int32_t rows, int32_t cols, const adia_triplets *blk,
+adia_status adia_io_build_csr(int32_t first, int32_t rows, int32_t cols, const adia_triplets *blk,
                               int nblk, int mirror, adia_triplet_ref both[2],
                               adia_matrix **out);
 

@@ -60,7 +60,7 @@ adia_status adia_vector_read_mtx(const char *path, int32_t *n, double **x)
     adia_source src;
     ADIA_TRY(adia_source_open(&src, path));
     mtx_data d;
-    adia_status s = adia_mtx_read_data(&src, vector_plan, &d);
+    adia_status s = adia_mtx_read_data(&src, vector_plan, NULL, &d);
     if (s == ADIA_OK) s = fill(&d, n, x);
     adia_mtx_data_free(&d);
     adia_source_close(&src);

@@ -1,7 +1,12 @@
 /* solve.c -- CG, BiCGSTAB and GMRES on top of a plan (adia.h, "iterative
- * solvers").  Every product with A is adia_spmv on the plan's format and
- * is timed apart from the vector work; vectors are doubles, updated by
- * OpenMP loops.  Convergence is judged on the true residual b - A x of the
+ * solvers") or of an operator (adia_solve_operator).  The CPU methods see
+ * only an adia_operator: every product with A is its apply (for a plan,
+ * adia_spmv on the plan's format), timed apart from the vector work, and
+ * every dot product and norm combines its local partial result through the
+ * operator's sum / max (a distributed solve: MPI_Allreduce; one process:
+ * nothing), so each process takes every decision on the same numbers and
+ * the processes stay in step.  Vectors are doubles, updated by OpenMP
+ * loops.  Convergence is judged on the true residual b - A x of the
  * returned x, recomputed at the end, not only on the recurrence (which can
  * drift from it in finite precision); a non-finite residual is a stop
  * reason, never success.
@@ -18,8 +23,9 @@
 #include <stdio.h>
 
 typedef struct solver {
-    adia_plan *plan;
-    int64_t n;
+    const adia_operator *op;  /* the CPU methods' A, sums and maxima        */
+    adia_plan *gpu;           /* a GPU plan: the methods of solve_gpu.cu    */
+    int64_t n;                /* rows held here                             */
     double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
     int ea, eb;               /* sa = 2^ea, sb = 2^eb                        */
     double a_inv;             /* 1 / sa: apply() computes (A / sa) x       */
@@ -34,21 +40,43 @@ typedef struct solver {
 
 /* ------------------------------------------------------ vector kernels */
 
-static double dot(int64_t n, const double *a, const double *b)
+/* v[0..count) summed / maximised over the processes (one process: as is). */
+static void global_sum(const solver *S, double *v, int count)
 {
+    if (S->op->sum) S->op->sum(S->op->ctx, v, count);
+}
+
+static void global_max(const solver *S, double *v, int count)
+{
+    if (S->op->max) S->op->max(S->op->ctx, v, count);
+}
+
+/* The status every process goes on with (one process: s). */
+static adia_status agree(const solver *S, adia_status s)
+{
+    return S->op->agree ? S->op->agree(S->op->ctx, s) : s;
+}
+
+static double dot(const solver *S, const double *a, const double *b)
+{
+    const int64_t n = S->n;
     double s = 0;
 #pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536)
     for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
+    global_sum(S, &s, 1);
     return s;
 }
 
 /* ||a||_2 without overflow or underflow (as LAPACK's dnrm2): a power of
- * two near max |a_i| scales the sum of squares.  Inf gives Inf, NaN NaN. */
-static double nrm2(int64_t n, const double *a)
+ * two near the global max |a_i| scales the sum of squares.  Inf gives Inf,
+ * NaN NaN. */
+static double nrm2(const solver *S, const double *a)
 {
+    const int64_t n = S->n;
     double big = 0;
 #pragma omp parallel for reduction(max : big) schedule(static) if (n > 65536)
     for (int64_t i = 0; i < n; i++) big = fabs(a[i]) > big ? fabs(a[i]) : big;
+    global_max(S, &big, 1);
     if (isinf(big)) return big;
     int e = 0;
     if (big > 0) frexp(big, &e);
@@ -56,6 +84,7 @@ static double nrm2(int64_t n, const double *a)
     double s = 0;
 #pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536)
     for (int64_t i = 0; i < n; i++) s += (a[i] * down) * (a[i] * down);
+    global_sum(S, &s, 1);
     return ldexp(sqrt(s), e);
 }
 
@@ -95,11 +124,11 @@ static void precondition(const solver *S, const double *r, double *z)
     for (int64_t i = 0; i < S->n; i++) z[i] = S->inv_diag ? S->inv_diag[i] * r[i] : r[i];
 }
 
-/* y = (A / sa) x through the plan, timed */
+/* y = (A / sa) x through the operator, timed */
 static adia_status apply(solver *S, const double *x, double *y)
 {
     double t0 = adia_now_ms();
-    adia_status s = adia_spmv(S->plan, S->a_inv, x, 0.0, y);
+    adia_status s = S->op->apply(S->op->ctx, S->a_inv, x, y);
     S->spmv_ms += adia_now_ms() - t0;
     S->spmvs++;
     return s;
@@ -148,12 +177,12 @@ static adia_status cg(solver *S, const double *b, double *x, double *w)
     ADIA_TRY(residual(S, b, x, r));
     precondition(S, r, z);
     memcpy(p, z, (size_t)n * sizeof *p);
-    double rz = dot(n, r, z);
+    double rz = dot(S, r, z);
     while (S->info->iterations < S->max_iter) {
-        if (check_residual(S, nrm2(n, r))) return ADIA_OK;
+        if (check_residual(S, nrm2(S, r))) return ADIA_OK;
         if (!isfinite(rz)) return stop(S, "breakdown: (r, z) = %g (overflow)", rz);
         ADIA_TRY(apply(S, p, q));
-        double pq = dot(n, p, q);
+        double pq = dot(S, p, q);
         if (!(pq > 0) || isinf(pq))
             return stop(S, "breakdown: p'Ap = %g (A is not symmetric positive definite?)", pq);
         double alpha = rz / pq;
@@ -161,11 +190,11 @@ static adia_status cg(solver *S, const double *b, double *x, double *w)
         axpy(n, -alpha, q, r);
         S->info->iterations++;
         precondition(S, r, z);
-        double rz_next = dot(n, r, z);
+        double rz_next = dot(S, r, z);
         xpby(n, z, rz_next / rz, p);
         rz = rz_next;
     }
-    check_residual(S, nrm2(n, r));
+    check_residual(S, nrm2(S, r));
     return ADIA_OK;
 }
 
@@ -181,8 +210,8 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
     memset(v, 0, (size_t)n * sizeof *v);
     double rho = 1, alpha = 1, omega = 1;
     while (S->info->iterations < S->max_iter) {
-        if (check_residual(S, nrm2(n, r))) return ADIA_OK;
-        double rho_next = dot(n, r0, r);
+        if (check_residual(S, nrm2(S, r))) return ADIA_OK;
+        double rho_next = dot(S, r0, r);
         if (rho_next == 0 || !isfinite(rho_next))
             return stop(S, "breakdown: (r0, r) = %g", rho_next);
         double beta = (rho_next / rho) * (alpha / omega);
@@ -191,27 +220,27 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
         xpby(n, r, beta, p);
         precondition(S, p, ph);
         ADIA_TRY(apply(S, ph, v));
-        double r0v = dot(n, r0, v);
+        double r0v = dot(S, r0, v);
         if (r0v == 0 || !isfinite(r0v)) return stop(S, "breakdown: (r0, A p) = %g", r0v);
         alpha = rho / r0v;
         memcpy(s, r, (size_t)n * sizeof *s);
         axpy(n, -alpha, v, s);
         S->info->iterations++;
-        int done = check_residual(S, nrm2(n, s));
+        int done = check_residual(S, nrm2(S, s));
         if (done > 0) axpy(n, alpha, ph, x);
         if (done) return ADIA_OK;
         precondition(S, s, sh);
         ADIA_TRY(apply(S, sh, t));
-        double tt = dot(n, t, t);
+        double tt = dot(S, t, t);
         if (isinf(tt)) return stop(S, "breakdown: (t, t) overflowed");
-        omega = tt > 0 ? dot(n, t, s) / tt : 0;
+        omega = tt > 0 ? dot(S, t, s) / tt : 0;
         axpy(n, alpha, ph, x);
         axpy(n, omega, sh, x);
         memcpy(r, s, (size_t)n * sizeof *r);
         axpy(n, -omega, t, r);
         if (omega == 0 || !isfinite(omega)) return stop(S, "breakdown: omega = %g", omega);
     }
-    check_residual(S, nrm2(n, r));
+    check_residual(S, nrm2(S, r));
     return ADIA_OK;
 }
 
@@ -239,7 +268,7 @@ static adia_status gmres(solver *S, const double *b, double *x, double *w)
     adia_status st = ADIA_OK;
     while (st == ADIA_OK) {
         st = residual(S, b, x, V);
-        double beta = st == ADIA_OK ? nrm2(n, V) : 0;
+        double beta = st == ADIA_OK ? nrm2(S, V) : 0;
         if (st != ADIA_OK || check_residual(S, beta) || S->info->iterations >= S->max_iter) break;
         for (int64_t i = 0; i < n; i++) V[i] /= beta;
         memset(g, 0, (size_t)(m + 1) * sizeof *g);
@@ -250,10 +279,10 @@ static adia_status gmres(solver *S, const double *b, double *x, double *w)
             precondition(S, vj, z);
             if ((st = apply(S, z, w1)) != ADIA_OK) break;
             for (int i = 0; i <= j; i++) {
-                hj[i] = dot(n, V + i * n, w1);
+                hj[i] = dot(S, V + i * n, w1);
                 axpy(n, -hj[i], V + i * n, w1);
             }
-            double h1 = nrm2(n, w1), r;
+            double h1 = nrm2(S, w1), r;
             for (int i = 0; i < j; i++) {
                 double a = hj[i], c = hj[i + 1];
                 hj[i] = cs[i] * a + sn[i] * c;
@@ -313,21 +342,34 @@ void adia_solve_options_default(adia_solve_options *opt)
     opt->restart = 30;
 }
 
-/* 1 / (A(i,i) / 2^ea) for every row; a missing or zero diagonal entry is
- * an error. */
-static adia_status jacobi_inverse(const adia_csr *A, int ea, double **out)
+/* A(i,i) of every row (0 where it is not stored). */
+static adia_status diagonal(const adia_csr *A, double **out)
 {
-    double *d = adia_alloc((size_t)A->rows, sizeof *d, "Jacobi diagonal");
+    double *d = adia_calloc((size_t)A->rows + 1, sizeof *d, "matrix diagonal");
     if (!d) return ADIA_ERR_NO_MEMORY;
-    const double *v = A->values;
-    for (int32_t i = 0; i < A->rows; i++) {
-        double a = 0;
+    for (int32_t i = 0; i < A->rows; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (A->colind[k] == i) a = v[k];
+            if (A->colind[k] == i) d[i] = ((const double *)A->values)[k];
+    *out = d;
+    return ADIA_OK;
+}
+
+/* 1 / (diag[i] / 2^ea) for the n rows held here (the first is row first);
+ * a zero or non-finite diagonal entry is an error naming its row. */
+static adia_status jacobi_inverse(const double *diag, int64_t n, int64_t first, int ea,
+                                  double **out)
+{
+    if (!diag) return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs the diagonal "
+                                 "of A (adia_operator.diag is NULL)");
+    double *d = adia_alloc((size_t)n + 1, sizeof *d, "Jacobi diagonal");
+    if (!d) return ADIA_ERR_NO_MEMORY;
+    for (int64_t i = 0; i < n; i++) {
+        double a = diag[i];
         if (a == 0 || !isfinite(a)) {
             free(d);
-            return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs A(%d,%d) nonzero and "
-                              "finite, it is %g", i, i, a);
+            return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs A(%lld,%lld) "
+                              "nonzero and finite, it is %g", (long long)(first + i),
+                              (long long)(first + i), a);
         }
         d[i] = 1.0 / ldexp(a, -ea);
     }
@@ -380,11 +422,17 @@ static adia_status check_args(const adia_matrix *A, const double *b, double *x,
     if (A->csr.rows != A->csr.cols)
         return adia_error(ADIA_ERR_DIMENSION, "adia_solve: A is %d x %d, not square",
                           A->csr.rows, A->csr.cols);
-    ADIA_TRY(check_options(o, "adia_solve"));
-    for (int32_t i = 0; i < A->csr.rows; i++)
+    return check_options(o, "adia_solve");
+}
+
+/* b and x finite in the rows held here (the first is row first). */
+static adia_status check_finite(int64_t n, int64_t first, const double *b, const double *x)
+{
+    for (int64_t i = 0; i < n; i++)
         if (!isfinite(b[i]) || !isfinite(x[i]))
-            return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: %s[%d] = %g", isfinite(b[i]) ?
-                              "x (initial guess)" : "b", i, isfinite(b[i]) ? x[i] : b[i]);
+            return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: %s[%lld] = %g", isfinite(b[i]) ?
+                              "x (initial guess)" : "b", (long long)(first + i),
+                              isfinite(b[i]) ? x[i] : b[i]);
     return ADIA_OK;
 }
 
@@ -423,7 +471,7 @@ static adia_status run_cpu(solver *S, adia_solver method, const double *bs, doub
             : method == ADIA_SOLVE_BICGSTAB ? bicgstab(S, bs, x, w) : gmres(S, bs, x, w);
         if (s == ADIA_OK) s = residual(S, bs, x, r);
         if (s != ADIA_OK) break;
-        const double rnorm = nrm2(S->n, r);
+        const double rnorm = nrm2(S, r);
         info->residual = rnorm / S->bnorm;
         info->converged = rnorm <= S->tol;        /* false for NaN */
         said = !strcmp(info->stop, "converged");
@@ -442,34 +490,52 @@ static adia_status run_cpu(solver *S, adia_solver method, const double *bs, doub
  * the products there are (A / sa) x as well (solve_gpu.cu). */
 static adia_status run_gpu(solver *S, adia_solver method, const double *bs, double *x)
 {
-    adia_solve_gpu_args g = {.plan = S->plan, .method = method, .restart = S->restart,
-                             .n = (int32_t)S->n, .vt = adia_plan_value_type(S->plan),
+    adia_solve_gpu_args g = {.plan = S->gpu, .method = method, .restart = S->restart,
+                             .n = (int32_t)S->n, .vt = adia_plan_value_type(S->gpu),
                              .inv_diag = S->inv_diag, .a_scale = S->a_inv,
                              .rtol = S->tol / S->bnorm, .max_iter = S->max_iter};
     return adia_solve_gpu_host(&g, bs, x, S->info);
 }
 
+/* x finite on every process, else converged is taken back: y 2^(eb-ea)
+ * can overflow. */
+static void check_solution(solver *S, const double *x)
+{
+    int64_t bad = -1;
+    for (int64_t i = 0; i < S->n && bad < 0; i++)
+        if (!isfinite(x[i])) bad = i;
+    double any = bad >= 0;
+    global_max(S, &any, 1);
+    if (!any) return;
+    S->info->converged = 0;
+    if (bad >= 0)
+        snprintf(S->info->stop, sizeof S->info->stop, "non-finite solution: x[%lld] = %g "
+                 "is out of the range of double", (long long)(S->op->first + bad), x[bad]);
+    else
+        snprintf(S->info->stop, sizeof S->info->stop, "non-finite solution on another process: "
+                 "out of the range of double");
+}
+
 /* The method on the scaled system from y0 = x0 2^(ea-eb), then x itself
- * checked: y 2^(eb-ea) can overflow. */
+ * checked. */
 static adia_status run(solver *S, adia_solver method, const double *b, double *x)
 {
-    const int gpu = adia_plan_device(S->plan) == 1;
+    const int gpu = S->gpu != NULL;
     int64_t k = 1 + (gpu ? 0 : workspace_vectors(S, method));
     double *w = adia_alloc((size_t)S->n * (size_t)k + 1, sizeof *w, "solver vectors");
-    if (!w) return ADIA_ERR_NO_MEMORY;
+    adia_status s = agree(S, w ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+    if (s != ADIA_OK) {
+        free(w);
+        return s;
+    }
     double *bs = w + (k - 1) * S->n;
     scale_pow2(S->n, b, -S->eb, bs);
     scale_pow2(S->n, x, S->ea - S->eb, x);
     double t0 = adia_now_ms();
-    adia_status s = gpu ? run_gpu(S, method, bs, x) : run_cpu(S, method, bs, x, w);
+    s = gpu ? run_gpu(S, method, bs, x) : run_cpu(S, method, bs, x, w);
     if (!gpu) S->info->time_ms = adia_now_ms() - t0;
     scale_pow2(S->n, x, S->eb - S->ea, x);
-    for (int64_t i = 0; s == ADIA_OK && S->info->converged && i < S->n; i++)
-        if (!isfinite(x[i])) {
-            S->info->converged = 0;
-            snprintf(S->info->stop, sizeof S->info->stop, "non-finite solution: x[%lld] = %g "
-                     "is out of the range of double", (long long)i, x[i]);
-        }
+    if (s == ADIA_OK && S->info->converged) check_solution(S, x);
     free(w);
     return s;
 }
@@ -486,42 +552,93 @@ static adia_solve_options resolved_options(const adia_solve_options *opt)
     return o;
 }
 
-adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
-                       const adia_solve_options *opt, adia_solve_info *info)
+/* info zeroed, with the stop reason a method that runs out of iterations keeps. */
+static void info_reset(adia_solve_info *info)
 {
-    adia_solve_options o = resolved_options(opt);
-    adia_solve_info scratch;
-    if (!info) info = &scratch;
     memset(info, 0, sizeof *info);
     snprintf(info->stop, sizeof info->stop, "iteration limit reached");
-    ADIA_TRY(check_args(A, b, x, &o));
-    solver S = {.n = A->csr.rows, .max_iter = o.max_iter, .restart = o.restart, .info = info};
-    double bnorm = nrm2(S.n, b);
+}
+
+/* The solve behind adia_solve and adia_solve_operator: op is A (for the
+ * CPU methods; gpu, when not NULL, is a GPU plan of A that runs them
+ * instead), b and x its rows held here. */
+static adia_status solve(const adia_operator *op, adia_plan *gpu, const double *b, double *x,
+                         const adia_solve_options *o, adia_solve_info *info)
+{
+    solver S = {.op = op, .gpu = gpu, .n = op->n, .max_iter = o->max_iter,
+                .restart = o->restart, .info = info};
+    ADIA_TRY(agree(&S, check_finite(S.n, op->first, b, x)));
+    double bnorm = nrm2(&S, b);
     if (bnorm == 0) {   /* the solution is 0 */
         memset(x, 0, (size_t)S.n * sizeof *x);
         info->converged = 1;
         snprintf(info->stop, sizeof info->stop, "b = 0: x = 0");
         return ADIA_OK;
     }
-    S.ea = pow2_exponent(max_abs(&A->csr));
+    double big = op->max_abs;
+    global_max(&S, &big, 1);
+    S.ea = pow2_exponent(big);
     S.eb = pow2_exponent(bnorm);
     S.a_inv = ldexp(1.0, -S.ea);
     S.bnorm = ldexp(bnorm, -S.eb);
-    S.tol = o.rtol * S.bnorm;
-    adia_plan *own = NULL;
-    adia_status s = o.jacobi ? jacobi_inverse(&A->csr, S.ea, &S.inv_diag) : ADIA_OK;
-    if (s == ADIA_OK) s = solver_plan(A, plan, &o, &S.plan, &own);
-    if (s == ADIA_OK) {
-        snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(S.plan));
-        s = run(&S, o.method, b, x);
-    }
-    if (s == ADIA_OK && adia_plan_device(S.plan) == 0) {   /* the GPU counts its own */
+    S.tol = o->rtol * S.bnorm;
+    adia_status s = o->jacobi ? jacobi_inverse(op->diag, S.n, op->first, S.ea, &S.inv_diag)
+                              : ADIA_OK;
+    s = agree(&S, s);
+    if (s == ADIA_OK) s = run(&S, o->method, b, x);
+    if (s == ADIA_OK && !gpu) {   /* the GPU counts its own */
         info->spmv_ms = S.spmv_ms;
         info->spmvs = S.spmvs;
     }
-    adia_plan_destroy(own);
     free(S.inv_diag);
     return s;
+}
+
+/* A plan as the operator of one process. */
+static adia_status plan_apply(void *plan, double alpha, const double *x, double *y)
+{
+    return adia_spmv(plan, alpha, x, 0.0, y);
+}
+
+adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
+                       const adia_solve_options *opt, adia_solve_info *info)
+{
+    adia_solve_options o = resolved_options(opt);
+    adia_solve_info scratch;
+    if (!info) info = &scratch;
+    info_reset(info);
+    ADIA_TRY(check_args(A, b, x, &o));
+    adia_plan *use = NULL, *own = NULL;
+    double *diag = NULL;
+    adia_status s = solver_plan(A, plan, &o, &use, &own);
+    if (s == ADIA_OK && o.jacobi) s = diagonal(&A->csr, &diag);
+    if (s == ADIA_OK) {
+        adia_operator op = {.n = A->csr.rows, .apply = plan_apply, .ctx = use, .diag = diag,
+                            .max_abs = max_abs(&A->csr)};
+        snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(use));
+        s = solve(&op, adia_plan_device(use) == 1 ? use : NULL, b, x, &o, info);
+    }
+    adia_plan_destroy(own);
+    free(diag);
+    return s;
+}
+
+adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
+                                const adia_solve_options *opt, adia_solve_info *info)
+{
+    adia_solve_options o = resolved_options(opt);
+    adia_solve_info scratch;
+    if (!info) info = &scratch;
+    info_reset(info);
+    if (!op || !op->apply || op->n < 0 || (op->n > 0 && (!b || !x)))
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: %s", !op ? "op is NULL"
+                          : !op->apply ? "op->apply is NULL" : op->n < 0 ? "op->n is negative"
+                          : "b or x is NULL");
+    if (!(op->max_abs >= 0))
+        return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->max_abs = %g",
+                          op->max_abs);
+    ADIA_TRY(check_options(&o, "adia_solve_operator"));
+    return solve(op, NULL, b, x, &o, info);
 }
 
 /* 1 / A(i,i) of the plan's matrix, read back from its format (the plan
@@ -529,8 +646,11 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
 static adia_status plan_jacobi(adia_plan *plan, double **inv_diag)
 {
     adia_matrix *A = NULL;
+    double *diag = NULL;
     ADIA_TRY(adia_format_to_matrix(adia_plan_format(plan), &A));
-    adia_status s = jacobi_inverse(&A->csr, 0, inv_diag);
+    adia_status s = diagonal(&A->csr, &diag);
+    if (s == ADIA_OK) s = jacobi_inverse(diag, A->csr.rows, 0, 0, inv_diag);
+    free(diag);
     adia_matrix_destroy(A);
     return s;
 }

@@ -8,8 +8,10 @@ lib=$1 header=$2 cc=${3:-cc}
 command -v nm >/dev/null || { echo "no nm: skipped"; exit 77; }
 exported=$(nm -D --defined-only "$lib" | awk 'NF >= 3 {print $3}' | sed 's/@.*//' | sort -u)
 # the header's function names, comments removed by the preprocessor; not
-# function pointer types ((*adia_x)(...))
+# function pointer types ((*adia_x)(...)) nor the return type of a function
+# pointer member (adia_status (*apply)(...))
 declared=$("$cc" -E -P -x c "$header" |
+          sed -E 's/adia_[A-Za-z0-9_]+[[:space:]]*\([[:space:]]*\*/(*/g' |
           sed -E 's/\([[:space:]]*\*[[:space:]]*adia_[A-Za-z0-9_]*[[:space:]]*\)//g' |
           grep -oE '(^|[^A-Za-z0-9_])adia_[A-Za-z0-9_]+[[:space:]]*\(' |
           grep -oE 'adia_[A-Za-z0-9_]+' | sort -u)

@@ -1,0 +1,116 @@
+/*
+ * adia_mpi.h -- distributed SpMV and solvers over MPI (library adia_mpi,
+ * beside libadia: a program that does not include this header needs no
+ * MPI).  One process per rank of a communicator; every function here is
+ * collective over it (all of its processes call it, in the same order).
+ *
+ * A distributed matrix is square, n x n with 64-bit global indices, its
+ * rows split into contiguous blocks, one per process (by default balanced:
+ * rank r holds rows [r n / P, (r + 1) n / P)); no process holds more than
+ * its block.  Vectors are split like the rows: each process passes the
+ * values of its rows.  The columns a block needs beyond its own rows (the
+ * halo) are, for diagonal matrices, its row range shifted by each offset,
+ * merged into intervals; each process keeps x as those intervals side by
+ * side (its own rows inside), so a diagonal stays a diagonal and the block
+ * is planned by adia_plan_create like any matrix.  docs/distributed.md.
+ *
+ * Errors: an error on one process is an error on all of them, with the
+ * message of the lowest failing rank ("rank 2: ..."), so no process is
+ * left waiting in a collective call.
+ */
+#ifndef ADIA_MPI_H
+#define ADIA_MPI_H
+
+#include "adia.h"
+
+#include <mpi.h>
+
+#if defined(ADIA_MPI_BUILDING_LIBRARY) && defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct adia_dist_matrix adia_dist_matrix;
+
+/* The matrix of a generator spec (adia_matrix_generate), each process
+ * building only its rows.  hints: for each process's plan of its block
+ * (NULL: the defaults; the CPU only, device 1 is ADIA_ERR_UNSUPPORTED).
+ * More processes than rows, or a matrix that is not square, is
+ * ADIA_ERR_INVALID_ARG. */
+adia_status adia_dist_generate(MPI_Comm comm, const char *spec, const adia_plan_hints *hints,
+                               adia_dist_matrix **out);
+/* The matrix of a Matrix Market file, each process streaming the file and
+ * keeping its rows (adia_matrix_read_mtx_rows); not standard input. */
+adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_hints *hints,
+                               adia_dist_matrix **out);
+/* From the caller's blocks: this process holds rows [first, first + rows
+ * of local) of an n x n matrix, local's columns being the global ones (as
+ * adia_matrix_generate_rows gives them).  The blocks must follow each
+ * other in rank order and cover 0..n-1, none empty.  local is copied. */
+adia_status adia_dist_create(MPI_Comm comm, int64_t n, int64_t first, const adia_matrix *local,
+                             const adia_plan_hints *hints, adia_dist_matrix **out);
+/* Frees this process's part (not collective; NULL is fine). */
+void adia_dist_destroy(adia_dist_matrix *D);
+
+typedef struct adia_dist_info {
+    int ranks, rank;
+    int64_t n, nnz;                /* the whole matrix                        */
+    int64_t first, rows;           /* this process's rows                     */
+    int64_t rows_min, rows_max;    /* rows per process, over all processes    */
+    int64_t local_cols;            /* length of this process's x: own + halo  */
+    int intervals;                 /* column intervals of that x              */
+    int from_offsets;              /* 1: intervals from the diagonal offsets;
+                                      0: from the column indices (general)    */
+    int neighbours;                /* processes this one exchanges with       */
+    int64_t halo_bytes;            /* bytes this process receives per SpMV    */
+    int64_t halo_bytes_all;        /* ... all processes together              */
+    char format[16];               /* this process's plan                     */
+    double halo_ms;                /* time in the halo exchange (posting and
+                                      waiting), since creation               */
+    double reduce_ms;              /* time in the solvers' global reductions  */
+} adia_dist_info;
+adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info);
+
+/* y = alpha A x + beta y; x and y: this process's rows (info.rows values
+ * each).  The halo moves point to point, straight into the local x. */
+adia_status adia_dist_spmv(adia_dist_matrix *D, double alpha, const double *x, double beta,
+                           double *y);
+/* The same product through each block's CSR (adia_matrix_spmv) instead of
+ * its plan's format, compared with y from adia_dist_spmv: *rel_err =
+ * max |y - y_ref| / max |y_ref| over all processes. */
+adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const double *y,
+                                 double *rel_err);
+
+/* adia_solve on the distributed matrix (CG, BiCGSTAB, GMRES(m), Jacobi):
+ * the same methods (adia_solve_operator) with every dot product and norm
+ * reduced by MPI_Allreduce; b and x are this process's rows.  opt must be
+ * the same on every process; info is the same on every process (format:
+ * this process's plan). */
+adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
+                            const adia_solve_options *opt, adia_solve_info *info);
+
+/* Whole vectors (n values) on rank root to the processes' rows and back:
+ * full is read (scatter) or written (gather) on root only. */
+adia_status adia_dist_scatter(const adia_dist_matrix *D, int root, const double *full,
+                              double *local);
+adia_status adia_dist_gather(const adia_dist_matrix *D, int root, const double *local,
+                             double *full);
+/* Vector files: rank 0 reads (adia_vector_read_mtx) and scatters: *local
+ * (malloc'd, free()) gets this process's rows; a file whose length is not
+ * n is ADIA_ERR_DIMENSION on every process.  Write: gathered on rank 0,
+ * written there (adia_vector_write_mtx). */
+adia_status adia_dist_vector_read_mtx(const adia_dist_matrix *D, const char *path,
+                                      double **local);
+adia_status adia_dist_vector_write_mtx(const adia_dist_matrix *D, const char *path,
+                                       const double *local);
+
+#ifdef __cplusplus
+}
+#endif
+#if defined(ADIA_MPI_BUILDING_LIBRARY) && defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+#endif /* ADIA_MPI_H */

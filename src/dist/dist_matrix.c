@@ -1,0 +1,252 @@
+/* dist_matrix.c -- creating a distributed matrix (from a generator spec, a
+ * Matrix Market file or the caller's blocks), its queries and its SpMV.
+ * Every step that can fail on one process ends in adia__dist_agree, so an
+ * error anywhere is returned everywhere before the next collective call. */
+#include "dist.h"
+
+#include <math.h>
+
+/* The rows [starts[r], starts[r + 1]) of every rank from each one's
+ * (first, rows): they must follow each other and cover 0..n-1. */
+static adia_status gather_starts(adia_dist_matrix *D)
+{
+    int64_t mine[2] = {D->first, D->rows}, *all = adia__dist_alloc(2 * (size_t)D->size,
+                                                                    sizeof *all, "row blocks");
+    D->starts = adia__dist_alloc((size_t)D->size + 1, sizeof *D->starts, "row blocks");
+    adia_status s = adia__dist_agree(D->comm, all && D->starts ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+    if (s != ADIA_OK) {
+        free(all);
+        return s;
+    }
+    MPI_Allgather(mine, 2, MPI_INT64_T, all, 2, MPI_INT64_T, D->comm);
+    for (int r = 0; r < D->size && s == ADIA_OK; r++) {
+        D->starts[r] = all[2 * r];
+        int64_t expect = r ? all[2 * r - 2] + all[2 * r - 1] : 0;
+        if (all[2 * r] != expect || all[2 * r + 1] < 1)
+            s = adia_set_error(ADIA_ERR_DIMENSION, "the row blocks do not tile the matrix: rank %d "
+                               "holds rows %lld + %lld, expected to start at %lld with at least "
+                               "one row", r, (long long)all[2 * r], (long long)all[2 * r + 1],
+                               (long long)expect);
+    }
+    D->starts[D->size] = all[2 * D->size - 2] + all[2 * D->size - 1];
+    if (s == ADIA_OK && D->starts[D->size] != D->n)
+        s = adia_set_error(ADIA_ERR_DIMENSION, "the row blocks cover rows 0..%lld of a matrix of "
+                           "%lld rows", (long long)D->starts[D->size] - 1, (long long)D->n);
+    free(all);
+    return s;   /* the same on every process: all saw the same blocks */
+}
+
+/* The plan of the block: the caller's hints on the CPU. */
+static adia_status plan_block(adia_dist_matrix *D, const adia_matrix *local,
+                              const adia_plan_hints *hints)
+{
+    adia_plan_hints h = {.device = 0};
+    if (hints) h = *hints;
+    if (h.device != 0)
+        return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi: distributed plans run on the CPU "
+                              "(hints.device %d); the GPU transport is still to come", h.device);
+    return adia_plan_create(local, &h, &D->plan);
+}
+
+/* Local checks of adia_dist_create's arguments (agreed by the caller). */
+static adia_status check_block(const adia_dist_matrix *D, const adia_matrix *local)
+{
+    if (!local) return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_create: local is NULL");
+    if (D->n < 1 || adia_matrix_cols(local) != D->n)
+        return adia_set_error(ADIA_ERR_DIMENSION, "adia_dist_create: the block has %d columns, "
+                              "the matrix is %lld x %lld", adia_matrix_cols(local),
+                              (long long)D->n, (long long)D->n);
+    return ADIA_OK;
+}
+
+/* Layout, halo plan, local plan and the local x of a block that checked. */
+static adia_status build(adia_dist_matrix *D, const adia_matrix *L, const adia_plan_hints *hints)
+{
+    adia_matrix *local = NULL;
+    adia_status s = adia__dist_layout(D, L, &local);
+    if (s == ADIA_OK) s = plan_block(D, local, hints);
+    if (s == ADIA_OK) {
+        D->x_local = adia__dist_alloc((size_t)D->local_cols + 1, sizeof *D->x_local, "local x");
+        if (!D->x_local) s = ADIA_ERR_NO_MEMORY;
+    }
+    adia_matrix_destroy(local);
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    DIST_TRY(adia__dist_halo_setup(D));
+    int64_t nnz = adia_matrix_nnz(L);
+    MPI_Allreduce(&nnz, &D->nnz, 1, MPI_INT64_T, MPI_SUM, D->comm);
+    return ADIA_OK;
+}
+
+adia_status adia_dist_create(MPI_Comm comm, int64_t n, int64_t first, const adia_matrix *local,
+                             const adia_plan_hints *hints, adia_dist_matrix **out)
+{
+    if (!out) return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_create: out is NULL");
+    *out = NULL;
+    adia_dist_matrix *D = calloc(1, sizeof *D);
+    adia_status s = D ? ADIA_OK : adia_set_error(ADIA_ERR_NO_MEMORY, "allocating a distributed "
+                                                 "matrix failed");
+    if (D) {
+        D->magic = DIST_MAGIC;
+        D->comm = comm;
+        MPI_Comm_rank(comm, &D->rank);
+        MPI_Comm_size(comm, &D->size);
+        D->n = n;
+        D->first = first;
+        D->rows = local ? adia_matrix_rows(local) : 0;
+        s = check_block(D, local);
+    }
+    s = adia__dist_agree(comm, s);
+    if (s == ADIA_OK) s = gather_starts(D);
+    if (s == ADIA_OK) s = build(D, local, hints);
+    if (s != ADIA_OK) {
+        adia_dist_destroy(D);
+        return s;
+    }
+    *out = D;
+    return ADIA_OK;
+}
+
+/* Balanced rows of this rank for an n x m matrix from a source named what. */
+static adia_status balanced_rows(MPI_Comm comm, const char *what, int64_t n, int64_t m,
+                                 int64_t *first, int64_t *count)
+{
+    int rank, size;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (n != m)
+        return adia_set_error(ADIA_ERR_INVALID_ARG, "%s is %lld x %lld: a distributed matrix is "
+                              "square", what, (long long)n, (long long)m);
+    if (size > n)
+        return adia_set_error(ADIA_ERR_INVALID_ARG, "%s has %lld rows, fewer than the %d processes "
+                              "(each holds at least one row)", what, (long long)n, size);
+    *first = n * rank / size;
+    *count = n * (rank + 1) / size - *first;
+    return ADIA_OK;
+}
+
+/* The reader of one source: its shape with out NULL, else rows first.. */
+typedef adia_status (*rows_fn)(const char *source, int64_t first, int64_t count, int64_t *rows,
+                               int64_t *cols, adia_matrix **out);
+
+/* Shape, this rank's balanced rows from the source, the matrix. */
+static adia_status from_rows(MPI_Comm comm, const char *source, rows_fn read,
+                             const adia_plan_hints *hints, adia_dist_matrix **out)
+{
+    if (!out) return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_mpi: out is NULL");
+    *out = NULL;
+    int64_t n = 0, m = 0, first = 0, count = 0;
+    adia_status s = read(source, 0, 0, &n, &m, NULL);
+    if (s == ADIA_OK) s = balanced_rows(comm, source, n, m, &first, &count);
+    DIST_TRY(adia__dist_agree(comm, s));
+    adia_matrix *L = NULL;
+    DIST_TRY(adia__dist_agree(comm, read(source, first, count, NULL, NULL, &L)));
+    s = adia_dist_create(comm, n, first, L, hints, out);
+    adia_matrix_destroy(L);
+    return s;
+}
+
+adia_status adia_dist_generate(MPI_Comm comm, const char *spec, const adia_plan_hints *hints,
+                               adia_dist_matrix **out)
+{
+    adia_status s = spec ? ADIA_OK : adia_set_error(ADIA_ERR_INVALID_ARG,
+                                                     "adia_dist_generate: spec is NULL");
+    DIST_TRY(adia__dist_agree(comm, s));
+    return from_rows(comm, spec, adia_matrix_generate_rows, hints, out);
+}
+
+adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_hints *hints,
+                               adia_dist_matrix **out)
+{
+    adia_status s = !path ? adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_read_mtx: path is NULL")
+                    : !strcmp(path, "-") ? adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_read_mtx: "
+                                                          "every process reads the file: not "
+                                                          "standard input")
+                                         : ADIA_OK;
+    DIST_TRY(adia__dist_agree(comm, s));
+    return from_rows(comm, path, adia_matrix_read_mtx_rows, hints, out);
+}
+
+void adia_dist_destroy(adia_dist_matrix *D)
+{
+    if (!D || D->magic != DIST_MAGIC) return;
+    adia__dist_halo_free(&D->halo);
+    adia_plan_destroy(D->plan);
+    free(D->starts);
+    free(D->iv);
+    free(D->x_local);
+    free(D->diag);
+    D->magic = DIST_DEAD;
+    free(D);
+}
+
+adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info)
+{
+    DIST_TRY(adia__dist_check(D, "adia_dist_get_info"));
+    if (!info) return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_get_info: info is NULL");
+    memset(info, 0, sizeof *info);
+    *info = (adia_dist_info){.ranks = D->size, .rank = D->rank, .n = D->n, .nnz = D->nnz,
+                             .first = D->first, .rows = D->rows, .rows_min = D->n,
+                             .local_cols = D->local_cols, .intervals = D->niv,
+                             .from_offsets = D->from_offsets, .neighbours = D->halo.neighbours,
+                             .halo_bytes = 8 * D->halo.recv_values,
+                             .halo_bytes_all = D->halo_bytes_all, .halo_ms = D->halo_ms,
+                             .reduce_ms = D->reduce_ms};
+    for (int r = 0; r < D->size; r++) {
+        int64_t m = D->starts[r + 1] - D->starts[r];
+        if (m < info->rows_min) info->rows_min = m;
+        if (m > info->rows_max) info->rows_max = m;
+    }
+    snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(D->plan));
+    return ADIA_OK;
+}
+
+/* The arguments of a product, agreed: a NULL vector on one process must
+ * not leave the others waiting for its halo. */
+static adia_status check_vectors(const adia_dist_matrix *D, const void *x, const void *y,
+                                 const char *func)
+{
+    adia_status s = adia__dist_check(D, func);
+    if (s != ADIA_OK) return s;   /* no communicator to agree on */
+    if (!x || !y) s = adia_set_error(ADIA_ERR_INVALID_ARG, "%s: x or y is NULL", func);
+    return adia__dist_agree(D->comm, s);
+}
+
+adia_status adia_dist_spmv(adia_dist_matrix *D, double alpha, const double *x, double beta,
+                           double *y)
+{
+    DIST_TRY(check_vectors(D, x, y, "adia_dist_spmv"));
+    DIST_TRY(adia__dist_exchange(D, x));
+    return adia_spmv(D->plan, alpha, D->x_local, beta, y);
+}
+
+/* max |y - ref| and max |ref| over this process's rows; a NaN on one side
+ * only counts as infinitely wrong. */
+static void compare(const double *y, const double *ref, int64_t n, double out[2])
+{
+    out[0] = out[1] = 0;
+    for (int64_t i = 0; i < n; i++) {
+        double d = isnan(y[i]) != isnan(ref[i]) ? INFINITY : y[i] == ref[i] ? 0 : fabs(y[i] - ref[i]);
+        if (d > out[0]) out[0] = d;
+        if (fabs(ref[i]) > out[1]) out[1] = fabs(ref[i]);
+    }
+}
+
+adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const double *y,
+                                 double *rel_err)
+{
+    DIST_TRY(check_vectors(D, x, y, "adia_dist_check_spmv"));
+    adia_matrix *C = NULL;
+    double *ref = adia__dist_alloc((size_t)D->rows, sizeof *ref, "reference y");
+    adia_status s = ref ? adia_format_to_matrix(adia_plan_format(D->plan), &C) : ADIA_ERR_NO_MEMORY;
+    s = adia__dist_agree(D->comm, s);
+    if (s == ADIA_OK) s = adia__dist_exchange(D, x);
+    if (s == ADIA_OK) {
+        double local[2] = {INFINITY, 0}, all[2];
+        if (adia_matrix_spmv(C, 1.0, D->x_local, 0.0, ref) == ADIA_OK) compare(y, ref, D->rows, local);
+        MPI_Allreduce(local, all, 2, MPI_DOUBLE, MPI_MAX, D->comm);
+        if (rel_err) *rel_err = all[0] / (all[1] > 0 ? all[1] : 1e-300);
+    }
+    adia_matrix_destroy(C);
+    free(ref);
+    return s;
+}

@@ -1,0 +1,66 @@
+/* dist_solve.c -- the solvers on a distributed matrix: adia_solve_operator
+ * (the methods of adia_solve, written once in libadia) over an operator
+ * whose apply is the distributed SpMV and whose sums and maxima are
+ * MPI_Allreduce.  Every process then sees the same scalars and takes the
+ * same branches. */
+#include "dist.h"
+
+#include <math.h>
+
+/* y = alpha A x: halo exchange, then the block's plan.  A failure here is
+ * this process's alone: y becomes NaN (every process stops at the next
+ * reduction) and the error is kept for after the solve. */
+typedef struct dist_op {
+    adia_dist_matrix *D;
+    adia_status failed;
+    char why[512];
+} dist_op;
+
+static adia_status op_apply(void *ctx, double alpha, const double *x, double *y)
+{
+    dist_op *o = ctx;
+    adia_dist_matrix *D = o->D;
+    adia_status s = adia__dist_exchange(D, x);
+    if (s == ADIA_OK) s = adia_spmv(D->plan, alpha, D->x_local, 0.0, y);
+    if (s != ADIA_OK) {
+        if (o->failed == ADIA_OK) snprintf(o->why, sizeof o->why, "%s", adia_last_error());
+        o->failed = s;
+        for (int64_t i = 0; i < D->rows; i++) y[i] = NAN;
+    }
+    return ADIA_OK;
+}
+
+static void reduce(dist_op *o, double *v, int count, MPI_Op op)
+{
+    double t0 = MPI_Wtime();
+    MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, op, o->D->comm);
+    o->D->reduce_ms += (MPI_Wtime() - t0) * 1e3;
+}
+
+static void op_sum(void *ctx, double *v, int count) { reduce(ctx, v, count, MPI_SUM); }
+static void op_max(void *ctx, double *v, int count) { reduce(ctx, v, count, MPI_MAX); }
+
+static adia_status op_agree(void *ctx, adia_status s)
+{
+    return adia__dist_agree(((dist_op *)ctx)->D->comm, s);
+}
+
+adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
+                            const adia_solve_options *opt, adia_solve_info *info)
+{
+    DIST_TRY(adia__dist_check(D, "adia_dist_solve"));
+    adia_status s = b && x ? ADIA_OK : adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_solve: "
+                                                      "b or x is NULL");
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    dist_op o = {.D = D};
+    adia_operator op = {.n = D->rows, .first = D->first, .apply = op_apply, .sum = op_sum,
+                        .max = op_max, .agree = op_agree, .diag = D->diag,
+                        .max_abs = D->max_abs, .ctx = &o};
+    adia_solve_info scratch;
+    if (!info) info = &scratch;
+    s = adia_solve_operator(&op, b, x, opt, info);
+    if (s == ADIA_OK && o.failed != ADIA_OK) s = adia_set_error(o.failed, "%s", o.why);
+    s = adia__dist_agree(D->comm, s);
+    snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(D->plan));
+    return s;
+}

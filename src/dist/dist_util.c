@@ -1,0 +1,44 @@
+/* dist_util.c -- agreeing on errors across processes, handle checks,
+ * checked allocation. */
+#include "dist.h"
+
+#include <limits.h>
+#include <stdio.h>
+
+/* One MPI_Allreduce finds the lowest failing rank; that rank's status and
+ * message are broadcast, so every process returns the same error, and
+ * rank 0 (which prints) can say what went wrong elsewhere. */
+adia_status adia__dist_agree(MPI_Comm comm, adia_status s)
+{
+    int rank, size, mine, lowest;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    mine = s != ADIA_OK ? rank : INT_MAX;
+    MPI_Allreduce(&mine, &lowest, 1, MPI_INT, MPI_MIN, comm);
+    if (lowest == INT_MAX) return ADIA_OK;
+    struct {
+        int status;
+        char msg[960];
+    } e = {.status = s};
+    if (rank == lowest) snprintf(e.msg, sizeof e.msg, "%s", adia_last_error());
+    MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, lowest, comm);
+    if (size == 1) return (adia_status)e.status;
+    return adia_set_error((adia_status)e.status, "rank %d: %s", lowest, e.msg);
+}
+
+adia_status adia__dist_check(const adia_dist_matrix *D, const char *func)
+{
+    if (!D || D->magic != DIST_MAGIC)
+        return adia_set_error(ADIA_ERR_INVALID_HANDLE, "%s: not a live distributed matrix "
+                              "(NULL, freed or never created)", func);
+    return ADIA_OK;
+}
+
+void *adia__dist_alloc(size_t count, size_t size, const char *what)
+{
+    size_t bytes = count && size > SIZE_MAX / count ? 0 : count * size;
+    void *p = bytes || !count || !size ? malloc(bytes ? bytes : 1) : NULL;
+    if (!p) adia_set_error(ADIA_ERR_NO_MEMORY, "allocating %s: %zu x %zu bytes failed", what,
+                           count, size);
+    return p;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# cli_mpi.sh -- `adia spmv` and `adia solve` under mpirun, distributed with
+# no extra flag: the same solution and product as the serial tool, the
+# --json keys of a distributed run, vector files through rank 0, and clear
+# errors (not hangs) for a vector of the wrong length, more processes than
+# rows and commands that do not run distributed.
+# usage: cli_mpi.sh ADIA MPIEXEC [FLAGS...] NUMPROC_FLAG
+set -euo pipefail
+adia=$1
+shift
+launch=("$@")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+run() { local np=$1; shift; timeout 120 "${launch[@]}" "$np" "$adia" "$@"; }
+# max |a - b| / max |a| of two vector files (array format, one value a line)
+rel_diff() {
+    awk 'FNR == 1 { f++ } /^%/ || NF != 1 { next } f == 1 { a[FNR] = $1; next }
+         { d = a[FNR] - $1; if (d < 0) d = -d; if (d > m) m = d
+           v = a[FNR]; if (v < 0) v = -v; if (v > s) s = v }
+         END { printf "%.3g\n", (s > 0 ? m / s : m) }' "$1" "$2"
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+# solve: serial and 3 processes, x written by both
+"$adia" solve --gen lap2d5:40 --jacobi --rtol 1e-11 -o "$tmp/xs.mtx" >/dev/null
+out=$(run 3 solve --gen lap2d5:40 --jacobi --rtol 1e-11 -o "$tmp/xd.mtx")
+echo "$out"
+grep -q "3 processes" <<<"$out" || fail "solve under mpirun -np 3 did not run distributed"
+d=$(rel_diff "$tmp/xs.mtx" "$tmp/xd.mtx")
+le "$d" 1e-8 || fail "distributed solution differs from the serial one by $d"
+
+# --json: ranks, rows per rank, halo bytes, time per iteration, communication share
+json=$(run 2 solve --gen type2:5000 --method bicgstab --json)
+echo "$json"
+for key in '"ranks":2' '"rows_per_rank_min":' '"rows_per_rank_max":' '"halo_bytes_per_spmv":' \
+           '"ms_per_iter":' '"comm_share":' '"converged":true'; do
+    grep -q "$key" <<<"$json" || fail "solve --json lacks $key"
+done
+[ "$(grep -c . <<<"$json")" = 1 ] || fail "more than one line (only rank 0 prints)"
+
+# spmv: x from a file (read by rank 0), y written; equal to the serial product
+"$adia" solve --gen lap3d7:12 -o "$tmp/x.mtx" >/dev/null
+"$adia" spmv --gen lap3d7:12 -x "$tmp/x.mtx" -o "$tmp/ys.mtx" >/dev/null
+json=$(run 3 spmv --gen lap3d7:12 -x "$tmp/x.mtx" -o "$tmp/yd.mtx" --json)
+echo "$json"
+grep -q '"pass":true' <<<"$json" || fail "distributed spmv check"
+grep -q '"ranks":3' <<<"$json" || fail "spmv --json lacks ranks"
+d=$(rel_diff "$tmp/ys.mtx" "$tmp/yd.mtx")
+le "$d" 1e-14 || fail "distributed y differs from the serial one by $d"
+
+# a file matrix, each process streaming it
+run 2 spmv data/orsreg_1.mtx | grep -q "2 processes" || fail "spmv of a file under mpirun"
+
+# errors: exit 1 with the reason, on every process alike (no hang)
+rc=0
+err=$(run 3 solve --gen lap3d7:11 -b "$tmp/x.mtx" 2>&1 >/dev/null) || rc=$?
+[ "$rc" -ne 0 ] && grep -q "1728 entries, the matrix 1331 rows" <<<"$err" ||
+    fail "a b of the wrong length: rc $rc, '$err'"
+rc=0
+err=$(run 2 spmv --gen lap2d5:1 2>&1 >/dev/null) || rc=$?
+[ "$rc" -ne 0 ] && grep -q "fewer than the 2 processes" <<<"$err" ||
+    fail "more processes than rows: rc $rc, '$err'"
+rc=0
+err=$(run 2 gen lap2d5:4 -o "$tmp/a.mtx" 2>&1 >/dev/null) || rc=$?
+[ "$rc" -ne 0 ] && grep -q "only spmv and solve run distributed" <<<"$err" ||
+    fail "gen under mpirun: rc $rc, '$err'"
+echo "cli_mpi: ok"

@@ -1,0 +1,329 @@
+/* cli_dist.c -- `adia spmv` and `adia solve` under an MPI launcher
+ * (mpirun -np N, N > 1): the matrix distributed by rows (adia_mpi.h),
+ * each process generating or reading only its rows; vector files read or
+ * written by rank 0 and scattered / gathered.  Only rank 0 prints (the
+ * others' stdout and stderr go to /dev/null: errors are agreed by every
+ * process and carry the failing rank's message).  A plain run never
+ * initialises MPI: the launcher is recognised from its environment first. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef ADIA_HAVE_MPI
+int cli_dist_init(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    return 1;
+}
+void cli_dist_finalize(void) {}
+int cli_dist_ranks(void) { return 1; }
+int cli_dist_spmv(const char *cmd, const cli_dist_args *a)
+{
+    (void)a;
+    fprintf(stderr, "adia %s: built without MPI\n", cmd);
+    return 1;
+}
+int cli_dist_solve(const char *cmd, const cli_dist_args *a) { return cli_dist_spmv(cmd, a); }
+#else
+#include "adia_mpi.h"
+
+#include <math.h>
+
+static int ranks = 1, rank = 0, mpi_on = 0;
+
+/* The number of processes the launcher started (Open MPI, MPICH/Hydra,
+ * PMI); 0 when it says nothing of the size (PMIx alone), -1 when no
+ * launcher is seen. */
+static long launcher_size(void)
+{
+    const char *vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "MPI_LOCALNRANKS"};
+    for (size_t k = 0; k < sizeof vars / sizeof *vars; k++)
+        if (getenv(vars[k])) return strtol(getenv(vars[k]), NULL, 10);
+    return getenv("PMIX_RANK") ? 0 : -1;
+}
+
+int cli_dist_init(int *argc, char ***argv)
+{
+    long n = launcher_size();
+    if (n == -1 || n == 1) return 1;
+    MPI_Init(argc, argv);
+    mpi_on = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    if (rank > 0 && ranks > 1) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) return ranks;
+    }
+    return ranks;
+}
+
+void cli_dist_finalize(void)
+{
+    if (mpi_on) MPI_Finalize();
+}
+
+int cli_dist_ranks(void) { return ranks; }
+
+/* The distributed matrix of the arguments; the planner told calls. */
+static int open_matrix(const char *cmd, const cli_dist_args *a, int64_t calls,
+                       adia_dist_matrix **D)
+{
+    if (a->path && a->gen) return cli_usage_error(cmd, "give a FILE or --gen SPEC, not both");
+    if (!a->path && !a->gen) return cli_usage_error(cmd, "no matrix: give a FILE or --gen SPEC");
+    adia_plan_hints h = {.expected_calls = calls, .chooser = ADIA_CHOOSE_MODEL};
+    if (a->format) {
+        h.chooser = ADIA_CHOOSE_FIXED;
+        h.format = a->format;
+    }
+    adia_status s = a->gen ? adia_dist_generate(MPI_COMM_WORLD, a->gen, &h, D)
+                           : adia_dist_read_mtx(MPI_COMM_WORLD, a->path, &h, D);
+    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+}
+
+static const char *matrix_name(const cli_dist_args *a)
+{
+    if (a->gen) return a->gen;
+    const char *b = strrchr(a->path, '/');
+    return b ? b + 1 : a->path;
+}
+
+/* The first lines / keys both commands print. */
+static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json *j)
+{
+    if (j) {
+        json_str(j, "matrix", matrix_name(a));
+        json_int(j, "rows", in->n);
+        json_int(j, "nnz", in->nnz);
+        json_int(j, "ranks", in->ranks);
+        json_int(j, "rows_per_rank_min", in->rows_min);
+        json_int(j, "rows_per_rank_max", in->rows_max);
+        json_str(j, "device", "cpu");
+        json_str(j, "format", in->format);
+        json_int(j, "halo_bytes_per_spmv", in->halo_bytes_all);
+        return;
+    }
+    printf("%s: %lld x %lld, %lld nonzeros, %d processes (%lld..%lld rows each), format %s on "
+           "rank 0 (cpu, double)\n", matrix_name(a), (long long)in->n, (long long)in->n,
+           (long long)in->nnz, in->ranks, (long long)in->rows_min, (long long)in->rows_max,
+           in->format);
+    printf("  halo: %lld bytes per SpMV over all processes (local x from the %s)\n",
+           (long long)in->halo_bytes_all, in->from_offsets ? "diagonal offsets" : "column indices");
+}
+
+/* This process's rows of a vector file, or a value for every row (NAN: 0). */
+static int local_vector(const char *cmd, const adia_dist_matrix *D, const adia_dist_info *in,
+                        const char *path, double fill, double **v)
+{
+    if (path) {
+        adia_status s = adia_dist_vector_read_mtx(D, path, v);
+        return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+    }
+    *v = malloc(((size_t)in->rows + 1) * sizeof **v);
+    int ok = *v != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        fprintf(stderr, "adia %s: out of memory for the vectors\n", cmd);
+        return 1;
+    }
+    for (int64_t i = 0; i < in->rows; i++) (*v)[i] = isnan(fill) ? 0 : fill;
+    return 0;
+}
+
+/* Medians of the timed runs: wall time (the slowest process) and halo. */
+static int cmp_double(const void *x, const void *y)
+{
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static int timed_runs(adia_dist_matrix *D, const double *x, double *y, int runs, double *t_ms,
+                      double *halo_ms)
+{
+    double *t = malloc(2 * (size_t)runs * sizeof *t), *h = t + runs;
+    int ok = t != NULL, all;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        free(t);
+        return 0;
+    }
+    adia_dist_info in;
+    for (int k = 0; k < runs; k++) {
+        adia_dist_get_info(D, &in);
+        double h0 = in.halo_ms;
+        MPI_Barrier(MPI_COMM_WORLD);
+        double t0 = MPI_Wtime();
+        adia_dist_spmv(D, 1.0, x, 0.0, y);
+        double mine[2] = {(MPI_Wtime() - t0) * 1e3, 0};
+        adia_dist_get_info(D, &in);
+        mine[1] = in.halo_ms - h0;
+        MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        t[k] = mine[0];
+        h[k] = mine[1];
+    }
+    qsort(t, (size_t)runs, sizeof *t, cmp_double);
+    qsort(h, (size_t)runs, sizeof *h, cmp_double);
+    *t_ms = t[runs / 2];
+    *halo_ms = h[runs / 2];
+    free(t);
+    return 1;
+}
+
+/* x from the file, or the serial command's random x for the seed (the
+ * same values: x_i depends on i alone). */
+static int spmv_x(const char *cmd, const adia_dist_matrix *D, const adia_dist_info *in,
+                  const cli_dist_args *a, double **x)
+{
+    int rc = local_vector(cmd, D, in, a->x_path, NAN, x);
+    for (int64_t i = 0; !rc && !a->x_path && i < in->rows; i++)
+        (*x)[i] = cli_random_x(a->seed, in->first + i);
+    return rc;
+}
+
+static void spmv_report(const cli_dist_args *a, const adia_dist_info *in, double t, double halo,
+                        double err)
+{
+    double gflops = t > 0 ? 2.0 * (double)in->nnz / (t * 1e6) : NAN;
+    if (a->json) {
+        cli_json j;
+        json_begin(&j, stdout);
+        describe(a, in, &j);
+        json_int(&j, "runs", a->runs);
+        json_num(&j, "time_ms", t);
+        json_num(&j, "comm_ms", halo);
+        json_num(&j, "comm_share", t > 0 ? halo / t : NAN);
+        json_num(&j, "gflops", gflops);
+        json_num(&j, "max_rel_err", err);
+        json_num(&j, "tolerance", 1e-12);
+        json_bool(&j, "pass", err <= 1e-12);
+        json_end(&j);
+        return;
+    }
+    describe(a, in, NULL);
+    printf("  median time %.4f ms over %ld runs (slowest process), of which %.4f ms (%.0f%%) in "
+           "the halo exchange, %.2f GFLOPS\n", t, a->runs, halo, t > 0 ? 100 * halo / t : 0.0,
+           gflops);
+    printf("  max relative error %.3g (tolerance 1e-12, against each block's CSR): %s\n", err,
+           err <= 1e-12 ? "ok" : "FAILED");
+}
+
+int cli_dist_spmv(const char *cmd, const cli_dist_args *a)
+{
+    adia_dist_matrix *D = NULL;
+    int rc = open_matrix(cmd, a, a->calls > 0 ? a->calls : a->runs + 1, &D);
+    if (rc) return rc;
+    adia_dist_info in;
+    adia_dist_get_info(D, &in);
+    double *x = NULL, *y = NULL, t = 0, halo = 0, err = INFINITY;
+    adia_status s;
+    if ((rc = spmv_x(cmd, D, &in, a, &x)) || (rc = local_vector(cmd, D, &in, NULL, 0, &y)))
+        goto out;
+    if ((s = adia_dist_spmv(D, 1.0, x, 0.0, y)) != ADIA_OK ||
+        (s = adia_dist_check_spmv(D, x, y, &err)) != ADIA_OK) {
+        rc = cli_fail(cmd, s);
+        goto out;
+    }
+    double *yt = malloc(((size_t)in.rows + 1) * sizeof *yt);   /* y stays the checked one */
+    int ok = yt && timed_runs(D, x, yt, (int)a->runs, &t, &halo);
+    free(yt);
+    if (!ok) {
+        fprintf(stderr, "adia %s: out of memory for the timed runs\n", cmd);
+        rc = 1;
+        goto out;
+    }
+    adia_dist_get_info(D, &in);
+    spmv_report(a, &in, t, halo, err);
+    if (!(err <= 1e-12)) {
+        fprintf(stderr, "adia %s: check failed: max relative error %.3g > 1e-12\n", cmd, err);
+        rc = 1;
+    } else if (a->y_path && (s = adia_dist_vector_write_mtx(D, a->y_path, y)) != ADIA_OK) {
+        rc = cli_fail(cmd, s);
+    }
+out:
+    free(x);
+    free(y);
+    adia_dist_destroy(D);
+    return rc;
+}
+
+static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const adia_solve_info *s,
+                         double comm_ms, double err)
+{
+    double per_it = s->iterations ? s->time_ms / s->iterations : NAN;
+    double share = s->time_ms > 0 ? comm_ms / s->time_ms : NAN;
+    if (a->json) {
+        cli_json j;
+        json_begin(&j, stdout);
+        describe(a, in, &j);
+        json_str(&j, "method", adia_solver_name(a->solve.method));
+        json_bool(&j, "jacobi", a->solve.jacobi);
+        json_bool(&j, "converged", s->converged);
+        json_int(&j, "iterations", s->iterations);
+        json_num(&j, "residual", s->residual);
+        json_num(&j, "error", err);
+        json_num(&j, "time_ms", s->time_ms);
+        json_num(&j, "ms_per_iter", per_it);
+        json_num(&j, "comm_ms", comm_ms);
+        json_num(&j, "comm_share", share);
+        json_num(&j, "spmv_ms", s->spmv_ms);
+        json_int(&j, "spmvs", s->spmvs);
+        json_str(&j, "stop", s->stop);
+        json_end(&j);
+        return;
+    }
+    describe(a, in, NULL);
+    printf("  %s%s: %s after %d iterations: residual %.3g (rtol %.3g)",
+           adia_solver_name(a->solve.method), a->solve.jacobi ? " + Jacobi" : "", s->stop,
+           s->iterations, s->residual, a->solve.rtol);
+    if (!isnan(err)) printf(", |x - x*| / |x*| = %.3g", err);
+    printf("\n  %.3f ms, %.4f ms per iteration, of which %.0f%% in communication (halo exchange "
+           "and reductions, rank 0)\n", s->time_ms, per_it, 100 * share);
+}
+
+/* ||x - 1|| / sqrt(n) over all processes: the error when b = A * ones. */
+static double error_from_ones(const adia_dist_info *in, const double *x)
+{
+    double e = 0;
+    for (int64_t i = 0; i < in->rows; i++) e += (x[i] - 1) * (x[i] - 1);
+    MPI_Allreduce(MPI_IN_PLACE, &e, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return sqrt(e / (double)in->n);
+}
+
+int cli_dist_solve(const char *cmd, const cli_dist_args *a)
+{
+    const adia_solve_options *o = &a->solve;
+    adia_dist_matrix *D = NULL;
+    int64_t calls = (int64_t)o->max_iter * (o->method == ADIA_SOLVE_BICGSTAB ? 2 : 1) + 2;
+    int rc = open_matrix(cmd, a, calls, &D);
+    if (rc) return rc;
+    adia_dist_info in;
+    adia_dist_get_info(D, &in);
+    double *b = NULL, *x = NULL, *one = NULL;
+    adia_status s = ADIA_OK;
+    if ((rc = local_vector(cmd, D, &in, a->b_path, 1, &b)) ||
+        (rc = local_vector(cmd, D, &in, a->x0_path, 0, &x)))
+        goto out;
+    if (!a->b_path) {   /* b = A * ones: the solution is known */
+        if ((rc = local_vector(cmd, D, &in, NULL, 1, &one))) goto out;
+        if ((s = adia_dist_spmv(D, 1.0, one, 0.0, b)) != ADIA_OK) goto out;
+    }
+    adia_solve_info si;
+    double before = in.halo_ms + in.reduce_ms;
+    if ((s = adia_dist_solve(D, b, x, o, &si)) != ADIA_OK) goto out;
+    adia_dist_get_info(D, &in);
+    double err = a->b_path ? NAN : error_from_ones(&in, x);
+    solve_report(a, &in, &si, in.halo_ms + in.reduce_ms - before, err);
+    rc = si.converged ? 0 : 1;
+    if (rc) fprintf(stderr, "adia %s: did not converge: %s (residual %.3g, rtol %.3g)%s\n", cmd,
+                    si.stop, si.residual, o->rtol, a->x_path ? "; the last iterate is written" : "");
+    if (a->x_path && (s = adia_dist_vector_write_mtx(D, a->x_path, x)) != ADIA_OK) goto out;
+out:
+    if (s != ADIA_OK) rc = cli_fail(cmd, s);
+    free(b);
+    free(x);
+    free(one);
+    adia_dist_destroy(D);
+    return rc;
+}
+#endif
