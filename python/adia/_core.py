@@ -76,12 +76,10 @@ def _value_dtype(dtype) -> str:
 
 
 def _to_csr(A):
-    """A as a scipy CSR matrix with real values (no copy when it is one)."""
+    """A as a scipy CSR matrix with real values (no copy when it is one);
+    a cupyx.scipy.sparse matrix is copied to the host (CPU plans, solves
+    given a matrix: GPU plans of one stay on the device, _device_plan)."""
     if _is_cupy_sparse(A):
-        # TODO(device planning): a cupyx.scipy.sparse matrix is copied to
-        # the host once and planned there; plug the device-only planning
-        # API in here when adia has one (adia_format_build_brcsd2_device
-        # builds one format on the device today, not a plan).
         A = A.get()
     if not sp.issparse(A):
         if _is_cupy_array(A):
@@ -327,8 +325,9 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     GPU).
 
     A: any scipy.sparse matrix or array (CSR, CSC, COO, DIA, ...; converted
-    once to CSR), a dense 2-D array, or a cupyx.scipy.sparse matrix (copied
-    to the host once).  device: "cpu" (NumPy vectors), "gpu" (CuPy
+    once to CSR), a dense 2-D array, or a cupyx.scipy.sparse matrix (on
+    the GPU planned where it lies: analysis and conversion on the device,
+    no host round trip; for a CPU plan copied to the host once).  device: "cpu" (NumPy vectors), "gpu" (CuPy
     vectors; adia.NoDeviceError without a device) or "auto" (the GPU when a
     device is usable and CuPy imports).  dtype: float64 or float32 (of x
     and y).  chooser: "model" (least predicted time), "rules" (the paper's
@@ -339,10 +338,37 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     The plan keeps its own copy of A (the master CSR, which adia.solve
     needs, and the chosen format).
     """
-    m = _matrix(A)
     dev = _device_code(device)
+    if _is_cupy_sparse(A) and dev != 0 and gpu_available():
+        return _device_plan(A, expected_calls, dtype, chooser, format, params)
+    m = _matrix(A)
     handle = _adia.plan_create(m, int(max(expected_calls, 0)), dev, _value_dtype(dtype),
                                chooser, format or "", params or "")
+    return Plan(handle)
+
+
+def _device_plan(A, expected_calls, dtype, chooser, format, params) -> Plan:
+    """A GPU plan of a cupyx.scipy.sparse matrix without a host round trip
+    (adia_plan_create_device_csr: analysis and conversion on the GPU).  The
+    plan keeps no copy of A's CSR: A may change or go afterwards."""
+    cp = _cupy()
+    A = A.tocsr()
+    if A.dtype.kind == "c":
+        raise TypeError("complex matrices are not supported")
+    if A.dtype not in (np.float64, np.float32):
+        A = A.astype(np.float64)
+    if not A.has_canonical_format:   # ascending, unique columns in each row
+        A = A.copy()
+        A.sum_duplicates()
+    indptr, indices = A.indptr, A.indices.astype(np.int32, copy=False)
+    bits = 64 if indptr.dtype == np.int64 else 32
+    if indptr.dtype not in (np.int32, np.int64):
+        indptr, bits = indptr.astype(np.int64), 64
+    cp.cuda.get_current_stream().synchronize()   # adia reads A on its own stream
+    handle = _adia.plan_create_device_csr(
+        int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr, bits, indices.data.ptr,
+        A.data.data.ptr, _value_dtype(A.dtype), int(max(expected_calls, 0)), _value_dtype(dtype),
+        chooser, format or "", params or "")
     return Plan(handle)
 
 
@@ -388,6 +414,11 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
         handle = A._p
         m = handle.matrix
         dev = handle.device
+        if m is None:   # a plan of a device CSR: only the device solve has its matrix
+            cp = _cupy()
+            x, info = _solve_on_device(A, cp.asarray(b), method, rtol, maxiter,
+                                       None if x0 is None else cp.asarray(x0), jacobi, restart)
+            return (x if _is_cupy_array(b) else x.get()), info
     else:
         handle = None
         m = _matrix(A)

@@ -67,7 +67,8 @@ def main():
     rows = []
     # adia
     t = time.perf_counter()
-    P = adia.plan(A, expected_calls=args.maxiter, device="gpu" if gpu else "cpu")
+    # the user's matrix where it lies: CuPy's CSR on the device (planned there), SciPy's on the host
+    P = adia.plan(dA, expected_calls=args.maxiter, device="gpu" if gpu else "cpu")
     plan_ms = (time.perf_counter() - t) * 1e3
     adia.solve(P, b, method=args.method, rtol=args.rtol, maxiter=2)   # warm-up
     sync()
@@ -98,7 +99,9 @@ def main():
     print(f"{'solver':<34}{'iters':>7}{'residual':>11}{'solve ms':>11}{'iter ms':>10}{'plan ms':>10}  stop")
     for name, it, res, ms, ims, pms, stop in rows:
         print(f"{name:<34}{it:>7}{res:>11.2e}{ms:>11.1f}{ims:>10.1f}{pms:>10.1f}  {stop}")
-    print(f"speedup (cg wall / adia solve wall): {cg_ms / solve_ms:.2f}x")
+    print(f"speedup (cg wall / adia solve wall): {cg_ms / solve_ms:.2f}x; "
+          f"with the plan made from the {'CuPy' if gpu else 'SciPy'} matrix: "
+          f"{cg_ms / (solve_ms + plan_ms):.2f}x")
 
 
 if __name__ == "__main__":

@@ -353,6 +353,35 @@ static Plan *plan_create(nb::object mobj, int64_t expected_calls, int device, co
     return p;
 }
 
+// A GPU plan from a CSR matrix in device memory (CuPy's arrays, by pointer):
+// adia_plan_create_device_csr -- no host matrix (M stays NULL).
+static Plan *plan_create_device_csr(int32_t rows, int32_t cols, int64_t nnz, uintptr_t rowptr,
+                                    int rowptr_bits, uintptr_t colind, uintptr_t values,
+                                    const std::string &values_dtype, int64_t expected_calls,
+                                    const std::string &dtype, const std::string &chooser,
+                                    const std::string &format, const std::string &params)
+{
+    Hints H;
+    make_hints(H, expected_calls, 1, dtype, chooser, format, params);
+    adia_device_csr A = {rows, cols, nnz, (const void *)rowptr, rowptr_bits,
+                         (const int32_t *)colind, (const void *)values, parse_vt(values_dtype)};
+    adia_plan *P = nullptr;
+    adia_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_plan_create_device_csr(&A, &H.h, &P);
+    }
+    check(st);
+    Plan *p = new Plan();
+    p->P = P;
+    p->rows = adia_plan_rows(P);
+    p->cols = adia_plan_cols(P);
+    p->device = adia_plan_device(P);
+    p->vt = adia_plan_value_type(P);
+    p->nnz = nnz;
+    return p;
+}
+
 // ---------------------------------------------------------------- solve
 
 // Options of both solves, checked here so that bad values raise ValueError.
@@ -670,8 +699,8 @@ NB_MODULE(_adia, m)
         .def_prop_ro("predicted_ms", [](const Plan &p) { return adia_plan_predicted_ms(p.get()); })
         .def_prop_ro("measured_ms", [](const Plan &p) { return adia_plan_measured_ms(p.get()); })
         .def_prop_ro("matrix", [](const Plan &p) {
-            p.get();
-            return p.M_owner;
+            p.get();   /* None for a plan made from a device CSR */
+            return p.M_owner.is_valid() ? p.M_owner : nb::none();
         })
         .def("spmv", &Plan::spmv, "x"_a, "y"_a, "alpha"_a, "beta"_a, "stream"_a)
         .def("spmv_ptr", &Plan::spmv_ptr, "x"_a, "y"_a, "alpha"_a, "beta"_a, "stream"_a)
@@ -681,6 +710,10 @@ NB_MODULE(_adia, m)
 
     m.def("plan_create", &plan_create, "matrix"_a, "expected_calls"_a, "device"_a, "dtype"_a, "chooser"_a,
           "format"_a, "params"_a, nb::rv_policy::take_ownership);
+    m.def("plan_create_device_csr", &plan_create_device_csr, "rows"_a, "cols"_a, "nnz"_a,
+          "rowptr"_a, "rowptr_bits"_a, "colind"_a, "values"_a, "values_dtype"_a,
+          "expected_calls"_a, "dtype"_a, "chooser"_a, "format"_a, "params"_a,
+          nb::rv_policy::take_ownership);
     m.def(
         "plan_load",
         [](nb::object mobj, const std::string &path) {

@@ -62,14 +62,43 @@ def test_gpu_stream_and_errors(cupy):
         P @ x
 
 
-def test_gpu_plan_from_cupyx_sparse(cupy):
+@pytest.mark.parametrize("spec,diagonal", [("type2:5000", True), ("lap3d7:16", True),
+                                           ("random:3000,6", False)])
+def test_gpu_plan_from_cupyx_sparse(cupy, spec, diagonal):
+    """A CuPy CSR matrix is planned where it lies (adia_plan_create_device_csr)."""
     import cupyx.scipy.sparse as csp
 
-    A = adia.generate("type2:5000")
+    A = adia.generate(spec)
     dA = csp.csr_matrix(A)
-    P = adia.plan(dA, device="gpu")
+    P = adia.plan(dA, device="gpu", expected_calls=100)
+    assert P._p.matrix is None, "planned from the device CSR, no host matrix"
+    assert (P.format in ("dia", "hdi", "brcsd2")) == diagonal, P.format
+    assert "device memory" in P.explain()
     x = cupy.arange(A.shape[1], dtype=cupy.float64)
     np.testing.assert_allclose(cupy.asnumpy(P @ x), A @ np.arange(A.shape[1], dtype=float), rtol=1e-12)
+    # int64 row pointers, float32 values, unsorted columns: the same product
+    rows = np.repeat(np.arange(A.shape[0]), np.diff(A.indptr))
+    order = np.lexsort((-A.indices, rows))            # each row's columns descending
+    B = csp.csr_matrix((cupy.asarray(A.data[order], dtype=cupy.float32),
+                        cupy.asarray(A.indices[order]), cupy.asarray(A.indptr, dtype=cupy.int64)),
+                       shape=A.shape)
+    Q = adia.plan(B, device="gpu")
+    ref = A.astype(np.float32).astype(np.float64) @ np.arange(A.shape[1], dtype=float)
+    np.testing.assert_allclose(cupy.asnumpy(Q @ x), ref, rtol=1e-12)
+
+
+def test_gpu_solve_from_cupyx_plan(cupy):
+    import cupyx.scipy.sparse as csp
+
+    A = adia.generate("lap3d7:20")
+    P = adia.plan(csp.csr_matrix(A), device="gpu", expected_calls=1000)
+    b = cupy.asarray(A @ np.ones(A.shape[0]))
+    x, info = adia.solve(P, b, rtol=1e-10)
+    assert isinstance(x, cupy.ndarray) and info.converged, info
+    assert float(cupy.abs(x - 1).max()) < 1e-7
+    xh, info_h = adia.solve(P, cupy.asnumpy(b), rtol=1e-10)   # host b: through the device
+    assert isinstance(xh, np.ndarray) and info_h.converged
+    np.testing.assert_allclose(xh, 1, atol=1e-7)
 
 
 def test_gpu_linear_operator(cupy):

@@ -156,7 +156,15 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
         adia_format_destroy(F);
         return host_plan(c.A, &gpu, why, plan);
     }
+    /* Many products: the generated kernel (1.15-2.5x the generic one on
+     * every diagonal matrix measured, bench/GPU-NOTES.md) is worth its
+     * compile; where the generator declines, the generic kernel stays. */
+    char kernel_note[320] = "";
+    if (h.calls >= ADIA_PLAN_MEASURE_CALLS &&
+        adia_format_set_kernel(F, ADIA_KERNEL_GENERATED) != ADIA_OK)
+        snprintf(kernel_note, sizeof kernel_note, "generic kernel: %.280s", adia_last_error());
     ADIA_TRY(adia__plan_adopt(F, &h, "device CSR", plan));
+    if (kernel_note[0]) adia__plan_note(*plan, "%s", kernel_note);
     (*plan)->build_ms = adia_now_ms() - t0;
     (*plan)->from_device = 1;
     if (fixed)
