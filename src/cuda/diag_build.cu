@@ -588,7 +588,7 @@ static adia_status piece_shape(const adia_format *F, int32_t *rows, int *per_pie
 
 extern "C" adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
                                                  const adia_format_params *p, adia_value_type vt,
-                                                 adia_format **out)
+                                                 adia_format **out, adia_gpu_build_info *info)
 {
     if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "GPU format build: out is NULL");
     *out = NULL;
@@ -600,7 +600,7 @@ extern "C" adia_status adia__format_build_device(const char *name, const adia_gp
     adia_diag *D = NULL;
     void *dev_data = NULL;
     adia_status s = piece_shape(F, &rows, &per_piece);
-    if (s == ADIA_OK) s = adia_gpu_diag_build(dA, rows, per_piece, vt, 1, &D, &dev_data, NULL);
+    if (s == ADIA_OK) s = adia_gpu_diag_build(dA, rows, per_piece, vt, 1, &D, &dev_data, info);
     F->impl = D;                      /* owned by F from here: destroy frees it */
     if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
     if (s != ADIA_OK) {
@@ -618,7 +618,7 @@ extern "C" adia_status adia__format_build_device(const char *name, const adia_gp
         const adia_format_params *p, adia_value_type vt, adia_format **out)                  \
     {                                                                                         \
         const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};               \
-        return adia__format_build_device(#fmt, &A, p, vt, out);                               \
+        return adia__format_build_device(#fmt, &A, p, vt, out, NULL);                         \
     }
 BUILD_DEVICE(dia)
 BUILD_DEVICE(hdi)
@@ -631,5 +631,5 @@ extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t col
                                                        adia_value_type vt, adia_format **out)
 {
     const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
-    return adia__format_build_device("brcsd2", &A, p, vt, out);
+    return adia__format_build_device("brcsd2", &A, p, vt, out, NULL);
 }

@@ -50,10 +50,11 @@ adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows, int 
 adia_status adia_gpu_count_diagonals(const adia_gpu_csr *dA, int64_t *n_diag);
 
 /* Format `name` (dia, hdi or brcsd2, parameters p) built on the GPU from
- * dA: uploaded, its device data the build's output, complete on the host. */
+ * dA: uploaded, its device data the build's output, complete on the host;
+ * info (may be NULL): the build's timings. */
 adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
                                       const adia_format_params *p, adia_value_type vt,
-                                      adia_format **out);
+                                      adia_format **out, adia_gpu_build_info *info);
 adia_status adia__build_device_dia(int32_t rows, int32_t cols, int64_t nnz,
                                    const int64_t *d_rowptr, const int32_t *d_colind,
                                    const double *d_values, const adia_format_params *p,

@@ -146,8 +146,11 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
         ADIA_TRY(adia_gpu_count_diagonals(&c.A, &n_diag));
         name = (double)n_diag * A->rows <= DIA_FILL * nnz ? "dia" : "brcsd2";
     }
+    const double t_count = adia_now_ms();
     adia_format *F = nullptr;
-    ADIA_TRY(adia__format_build_device(name, &c.A, &h.params, h.vtype, &F));
+    adia_gpu_build_info bi;
+    ADIA_TRY(adia__format_build_device(name, &c.A, &h.params, h.vtype, &F, &bi));
+    const double t_build = adia_now_ms();
     if (!fixed && slots(F) > MAX_FILL * nnz) {
         char why[256];
         snprintf(why, sizeof why, "a CSR in device memory, not a diagonal matrix (%lld diagonals, "
@@ -163,9 +166,14 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
     if (h.calls >= ADIA_PLAN_MEASURE_CALLS &&
         adia_format_set_kernel(F, ADIA_KERNEL_GENERATED) != ADIA_OK)
         snprintf(kernel_note, sizeof kernel_note, "generic kernel: %.280s", adia_last_error());
+    const double t_kernel = adia_now_ms();
     ADIA_TRY(adia__plan_adopt(F, &h, "device CSR", plan));
     if (kernel_note[0]) adia__plan_note(*plan, "%s", kernel_note);
     (*plan)->build_ms = adia_now_ms() - t0;
+    adia__plan_note(*plan, "times (ms): widening + diagonal count %.1f, build %.1f (GPU analysis "
+                    "%.1f, host structure %.1f, GPU fill %.1f, data to the host %.1f), kernel "
+                    "%.1f", t_count - t0, t_build - t_count, bi.analyze_ms, bi.host_ms,
+                    bi.build_ms, bi.download_ms, t_kernel - t_build);
     (*plan)->from_device = 1;
     if (fixed)
         adia__plan_note(*plan, "built on the GPU from a CSR in device memory, as asked (%s)", name);
