@@ -459,8 +459,9 @@ adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
  * values; the matrix stays untouched): for solvers that assemble on the
  * device.  The analysis (which diagonals each piece keeps) and the
  * conversion run on the GPU; the format comes back uploaded -- its device
- * data is the conversion's output, not copied again -- and complete on the
- * host (the data is downloaded once), so every format operation works.
+ * data is the conversion's output, not copied again -- and every format
+ * operation works: the data is copied to the host on its first host use
+ * (to a matrix, a CPU product), not before.
  * p->block_rows (key B): rows per piece, default 256.  Bad columns give
  * ADIA_ERR_INVALID_MATRIX naming the row; no device: ADIA_ERR_NO_DEVICE. */
 adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
@@ -741,8 +742,8 @@ typedef struct adia_device_csr {
 
 /* A GPU plan straight from a CSR matrix in device memory: the analysis and
  * the conversion run on the GPU and the matrix never goes through the host
- * on the way in (the format's arrays are copied to the host once, after the
- * build, so every plan operation -- explain, Jacobi, save -- works).  The
+ * on the way in (the format's data is copied to the host only when a host
+ * operation needs it -- Jacobi, save -- so every plan operation works).  The
  * planner chooses among the formats the GPU builds (dia, hdi, brcsd2) by
  * the bytes one product moves; a matrix whose diagonal storage would hold
  * more than 3 slots per nonzero is not a diagonal matrix: it is copied to

@@ -219,6 +219,9 @@ typedef struct adia_gpu_ops {
                                 const int64_t *d_rowptr, const int32_t *d_colind,
                                 const double *d_values, const adia_format_params *p,
                                 adia_value_type vt, adia_format **out);
+    /* the device's data into the host storage impl: a format built on the
+     * device leaves its host copy to the first host use (adia__format_host) */
+    adia_status (*download)(const void *dev, void *impl);
 } adia_gpu_ops;
 
 typedef struct adia_format_ops {
@@ -294,7 +297,13 @@ struct adia_format {
     void *impl;               /* host storage, owned */
     void *dev;                /* device storage (ops->gpu), owned; NULL until uploaded */
     adia__zeros zeros;        /* ops->zeros_apart: the source's explicit zeros */
+    int host_stale;           /* built on the device: impl's data not yet
+                                 downloaded (adia__format_host)            */
 };
+
+/* F's host storage complete (downloads the data of a format built on the
+ * device, once; thread-safe): every host use of impl's data calls it. */
+adia_status adia__format_host(const adia_format *F);
 
 /* A live handle of format `name` for a rows x cols matrix of nnz nonzeros,
  * without storage (impl NULL): the builds fill it (format.c). */

@@ -600,8 +600,10 @@ extern "C" adia_status adia__format_build_device(const char *name, const adia_gp
     adia_diag *D = NULL;
     void *dev_data = NULL;
     adia_status s = piece_shape(F, &rows, &per_piece);
-    if (s == ADIA_OK) s = adia_gpu_diag_build(dA, rows, per_piece, vt, 1, &D, &dev_data, info);
+    /* the data stays on the device until the host needs it (adia__format_host) */
+    if (s == ADIA_OK) s = adia_gpu_diag_build(dA, rows, per_piece, vt, 0, &D, &dev_data, info);
     F->impl = D;                      /* owned by F from here: destroy frees it */
+    F->host_stale = 1;
     if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
     if (s != ADIA_OK) {
         adia_format_destroy(F);

@@ -320,6 +320,28 @@ adia_status diag_spmv_dot(const void *p, double alpha, const void *x, double bet
                                     *dw, st);
 }
 
+/* The device's data into D (built on the device: D->data still NULL). */
+adia_status diag_download(const void *p, void *impl)
+{
+    const diag_dev *d = (const diag_dev *)p;
+    adia_diag *D = (adia_diag *)impl;
+    int64_t n = D->piece_data[D->n_pieces];
+    size_t vs = adia_value_size(D->vtype);
+    void *h = adia_alloc((size_t)n, vs, "diagonal data (from the device)");
+    if (!h) return ADIA_ERR_NO_MEMORY;
+    adia_status s = n > 0 ? adia_cuda_check(cudaMemcpy(h, d->args.data, (size_t)n * vs,
+                                                       cudaMemcpyDeviceToHost),
+                                            "diagonal data to the host")
+                          : ADIA_OK;
+    if (s != ADIA_OK) {
+        free(h);
+        return s;
+    }
+    free(D->data);
+    D->data = h;
+    return ADIA_OK;
+}
+
 } // namespace
 
 /* Every diagonal format runs the core's kernels (generic, generated);
@@ -327,7 +349,8 @@ adia_status diag_spmv_dot(const void *p, double alpha, const void *x, double bet
 #define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
 #define DIAG_GPU_OPS(fmt, build_device)                                                    \
     extern "C" const adia_gpu_ops adia__gpu_##fmt = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS, \
-                                                     NULL, diag_spmv_dot, NULL, build_device};
+                                                     NULL, diag_spmv_dot, NULL, build_device, \
+                                                     diag_download};
 DIAG_GPU_OPS(dia, adia__build_device_dia)
 DIAG_GPU_OPS(hdi, adia__build_device_hdi)
 DIAG_GPU_OPS(brcsd1, NULL)

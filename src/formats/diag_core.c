@@ -465,7 +465,8 @@ adia_status adia_diag_spmv(const adia_diag *D, double alpha, const void *x,
 
 const adia_diag *adia_format_diag(const adia_format *F)
 {
-    if (!F || F->magic != ADIA_MAGIC_FORMAT || !F->impl || !F->ops->diag.policy)
+    if (!F || F->magic != ADIA_MAGIC_FORMAT || !F->impl || !F->ops->diag.policy ||
+        adia__format_host(F) != ADIA_OK)
         return NULL;
     return F->impl;
 }

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stddef.h>
 
 static adia_status check_format(const adia_format *F, const char *func)
@@ -244,11 +245,32 @@ adia_value_type adia_format_value_type(const adia_format *F) { return F ? F->vty
 int32_t adia_format_rows(const adia_format *F) { return F ? F->rows : 0; }
 int32_t adia_format_cols(const adia_format *F) { return F ? F->cols : 0; }
 
+/* One lock for the rare first host use of device-built formats. */
+static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;
+
+adia_status adia__format_host(const adia_format *F)
+{
+    if (!F->host_stale) return ADIA_OK;
+    adia_format *W = (adia_format *)F;   /* a cache of the device's data */
+    adia_status s = ADIA_OK;
+    pthread_mutex_lock(&host_lock);
+    if (W->host_stale) {
+        s = W->ops->gpu && W->ops->gpu->download
+                ? W->ops->gpu->download(W->dev, W->impl)
+                : adia_error(ADIA_ERR_INTERNAL, "format %s: no way to its device data",
+                             W->ops->name);
+        if (s == ADIA_OK) W->host_stale = 0;
+    }
+    pthread_mutex_unlock(&host_lock);
+    return s;
+}
+
 adia_status adia_format_to_matrix(const adia_format *F, adia_matrix **out)
 {
     ADIA_TRY(check_format(F, "adia_format_to_matrix"));
     if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_to_matrix: out is NULL");
     if (!F->ops->to_csr) return unsupported(F, "conversion back to CSR");
+    ADIA_TRY(adia__format_host(F));
     adia_csr c;
     ADIA_TRY(F->ops->to_csr(F->impl, &c));
     adia_status s = adia__zeros_merge(&F->zeros, &c);
@@ -285,6 +307,7 @@ adia_status adia_format_spmv(const adia_format *F, double alpha, const void *x,
     if ((!x && F->cols > 0) || (!y && F->rows > 0))
         return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_spmv: x or y is NULL");
     if (!F->ops->spmv) return unsupported(F, "CPU SpMV");
+    ADIA_TRY(adia__format_host(F));
     return F->ops->spmv(F->impl, alpha, x, beta, y);
 }
 
