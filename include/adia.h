@@ -83,6 +83,17 @@ adia_status adia_set_memory_budget(int64_t bytes);   /* <= 0: the default    */
 int64_t adia_memory_budget(void);                    /* bytes in force now   */
 int64_t adia_memory_available(void);                 /* MemAvailable, bytes  */
 
+/* ===================================================== threads (src/core) */
+
+/* The most threads one OpenMP region of the library starts: this many per
+ * processor (omp_get_num_procs).  A larger OMP_NUM_THREADS or
+ * omp_set_num_threads is clamped to it: OpenMP tries to start every thread
+ * asked for, and OMP_NUM_THREADS=100000 crashed inside libgomp.  Explicit
+ * thread counts above it (adia_spmm_options.threads) are refused with
+ * ADIA_ERR_INVALID_ARG; the CLI refuses such an OMP_NUM_THREADS. */
+#define ADIA_THREADS_PER_PROC 4
+int adia_thread_limit(void);                         /* ADIA_THREADS_PER_PROC x processors */
+
 /* ======================================================= types (src/core) */
 
 typedef enum adia_value_type { ADIA_DOUBLE = 0, ADIA_FLOAT = 1 } adia_value_type;

@@ -59,8 +59,9 @@ int cli_fail(const char *cmd, adia_status s);
  * T: powers of 1000; KiB, MiB, GiB, TiB: of 1024); false when malformed,
  * not positive or beyond int64. */
 bool cli_parse_size(const char *text, int64_t *bytes);
-/* The largest thread count a --threads option accepts: 4 x processors. */
-long cli_max_threads(void);
+/* 0, or a usage error (2) when OMP_NUM_THREADS asks for more threads
+ * than the library runs (adia_thread_limit) or is no thread count. */
+int cli_check_threads_env(const char *cmd);
 /* 0 when min <= value <= max, else a usage error (2) naming the option,
  * the range and the value: for every number option whose meaningful range
  * is narrower than its type (negative counts, thread counts, ...); max

@@ -67,8 +67,11 @@ int main(int argc, char **argv)
         printf("adia %s\n", ADIA_VERSION_STRING);
         return 0;
     }
-    for (int i = 0; i < N_COMMANDS; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    for (int i = 0; i < N_COMMANDS; i++) {
+        if (strcmp(argv[1], commands[i].name)) continue;
+        int rc = cli_check_threads_env(argv[1]);
+        return rc ? rc : commands[i].run(argc - 1, argv + 1);
+    }
     fprintf(stderr, "adia: unknown command '%s' (see adia --help)\n", argv[1]);
     return 2;
 }

@@ -34,7 +34,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <omp.h>
 
 #define DEFAULT_Z 100.0
 #define DEFAULT_B 256
@@ -115,7 +114,7 @@ static adia_status sweep_all(const adia_csr *a, int32_t B, size_t slots, int nt,
         sweep_rows(a, row_at_nnz(a, a->nnz / nt * t),
                    t == nt - 1 ? a->rows : row_at_nnz(a, a->nnz / nt * (t + 1)), B, &s[t]);
     int64_t long_join = 0;
-#pragma omp parallel for reduction(+ : long_join) schedule(static)
+#pragma omp parallel for reduction(+ : long_join) schedule(static) num_threads(adia__threads())
     for (int64_t d = 0; d < (int64_t)slots; d++)
         for (int t = 1; t < nt; t++) {
             if (s[t].count[d] == 0) continue;
@@ -173,7 +172,7 @@ static void row_features(const adia_csr *a, adia_features *f)
 {
     int64_t mn = INT64_MAX, mx = 0, empty = 0;
     double mean = a->rows ? (double)a->nnz / a->rows : 0, ss = 0;
-#pragma omp parallel for reduction(min : mn) reduction(max : mx) reduction(+ : empty, ss)
+#pragma omp parallel for reduction(min : mn) reduction(max : mx) reduction(+ : empty, ss) num_threads(adia__threads())
     for (int32_t i = 0; i < a->rows; i++) {
         int64_t len = a->rowptr[i + 1] - a->rowptr[i];
         if (len < mn) mn = len;
@@ -192,7 +191,7 @@ static void value_features(const adia_csr *a, adia_features *f)
 {
     const double *v = a->values;
     int64_t nan = 0, inf = 0;
-#pragma omp parallel for reduction(+ : nan, inf)
+#pragma omp parallel for reduction(+ : nan, inf) num_threads(adia__threads())
     for (int64_t p = 0; p < a->nnz; p++) {
         nan += isnan(v[p]) != 0;
         inf += isinf(v[p]) != 0;
@@ -217,7 +216,7 @@ static void choose_type(adia_features *f)
 static int sweep_threads(const adia_csr *a)
 {
     int64_t nt = a->nnz / MIN_NNZ_PER_THREAD;
-    int max = omp_get_max_threads();
+    int max = adia__threads();
     if (nt > max) nt = max;
     if (nt > MAX_THREADS) nt = MAX_THREADS;
     return nt < 1 ? 1 : (int)nt;

@@ -81,6 +81,13 @@ adia_status adia_budget_check(int64_t bytes, const char *what);
         if (!(ptr)) return ADIA_ERR_NO_MEMORY;                                 \
     } while (0)
 
+/* ---------------------------------------------------------------- threads */
+
+/* Threads of an OpenMP region: OpenMP's choice (OMP_NUM_THREADS), at most
+ * adia_thread_limit().  Every parallel region of the library says
+ * num_threads(adia__threads()) (threads.c says why). */
+int adia__threads(void);
+
 /* ------------------------------------------------------------------ CSR */
 
 /* Typed CSR arrays: the master form (double) and the "csr" format (double

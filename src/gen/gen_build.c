@@ -59,7 +59,7 @@ adia_status adia__gen_build(const gen_rows *g, const char *name, adia_matrix **o
     int64_t *len = adia_alloc((size_t)g->rows + 1, sizeof *len, "generator row lengths");
     if (!len) return ADIA_ERR_NO_MEMORY;
     len[0] = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int32_t i = 0; i < g->rows; i++) len[i + 1] = g->row(g, i, NULL, NULL);
     for (int32_t i = 0; i < g->rows; i++) len[i + 1] += len[i];  /* <= 2^31 * 2^31 */
 
@@ -74,7 +74,7 @@ adia_status adia__gen_build(const gen_rows *g, const char *name, adia_matrix **o
     free(len);
     double *val = c.values;
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
+#pragma omp parallel for schedule(static) reduction(| : bad) num_threads(adia__threads())
     for (int32_t i = 0; i < g->rows; i++) {
         int64_t p = c.rowptr[i];
         bad |= g->row(g, i, c.colind + p, val + p) != c.rowptr[i + 1] - p;

@@ -48,7 +48,7 @@ static double stream_read_gbs(const double *a, int64_t n)
     double best = INFINITY, sink = 0;
     for (int rep = 0; rep < 3; rep++) {
         double t0 = adia_now_ms(), s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
+#pragma omp parallel for reduction(+ : s) schedule(static) num_threads(adia__threads())
         for (int64_t i = 0; i < n; i++) s += a[i];
         double t = (adia_now_ms() - t0) * 1e-3;   /* seconds */
         sink += s;
@@ -69,7 +69,7 @@ adia_status adia_plan_cpu_bandwidth(double *gbs)
             if (!a) {
                 s = ADIA_ERR_NO_MEMORY;
             } else {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
                 for (int64_t i = 0; i < n; i++) a[i] = (double)(i & 7);
                 cached = stream_read_gbs(a, n);
                 free(a);

@@ -6,7 +6,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <omp.h>
 #include <unistd.h>
 
 /* Default of adia_spmm_options.max_fill: C's diagonal storage may be up to
@@ -264,10 +263,10 @@ static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
         return adia_error(ADIA_ERR_INVALID_ARG, "%s: bad device %d or algorithm %d", func,
                           (int)opt->device, (int)opt->algorithm);
     /* OpenMP tries to start every thread asked for: 100000 crashed */
-    int procs = omp_get_num_procs();
-    if (opt && opt->threads > 4 * procs)
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: threads = %d, more than 4 x the %d "
-                          "processors", func, opt->threads, procs);
+    if (opt && opt->threads > adia_thread_limit())
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: threads = %d, more than the limit of %d "
+                          "(%d per processor)", func, opt->threads, adia_thread_limit(),
+                          ADIA_THREADS_PER_PROC);
     return ADIA_OK;
 }
 
@@ -427,7 +426,7 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
      * first-touch faults would land in the numeric phase (measured on a
      * 2-core VM: HM numeric 181 ms with lazy pages, 40 ms without, and two
      * threads faulting slower than one). */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int64_t k = 0; k < p->c_len; k++) c[k] = 0.0;
     adia_status s = ADIA_OK;
     if (acc) s = adia_diag_scatter(acc, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE);

@@ -80,6 +80,20 @@ expect 2 spmm --threads 100000 --gen-a lap2d5:4 --gen-b lap2d5:4
 check "--threads gives its range" stderr_has "--threads must be in 1.."
 expect 2 spmm --threads -2 --gen-a lap2d5:4 --gen-b lap2d5:4
 expect 0 spmm --threads 1 --gen-a lap2d5:4 --gen-b lap2d5:4
+# OMP_NUM_THREADS above the library's limit (4 x processors) is refused
+# before any work, naming the value and the limit (it crashed in libgomp)
+limit=$((4 * $(nproc)))
+for cmd in "spmv --gen lap2d5:300" "spmm --gen-a lap2d5:30 --gen-b lap2d5:30" "solve --gen lap2d5:300"; do
+    OMP_NUM_THREADS=100000 expect 2 $cmd
+    check "OMP_NUM_THREADS=100000 ($cmd) names value and limit" \
+        stderr_has "OMP_NUM_THREADS=100000 is more than the $limit threads"
+done
+OMP_NUM_THREADS=$((limit + 1)) expect 2 info --gen lap2d5:4
+OMP_NUM_THREADS=4,100000 expect 2 info --gen lap2d5:4
+OMP_NUM_THREADS=many expect 2 info --gen lap2d5:4
+check "a non-number is named" stderr_has "OMP_NUM_THREADS='many' is not a positive thread count"
+OMP_NUM_THREADS=$limit expect 0 spmv --gen lap2d5:300
+OMP_NUM_THREADS=1,1 expect 0 info --gen lap2d5:4
 
 # --memory SIZE on every command: sets the budget; a bad size is a usage error
 expect 0 info --memory 1.5GB --gen lap2d5:4
