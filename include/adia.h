@@ -602,7 +602,9 @@ typedef struct adia_spmm_options {
     int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial;
                                 more than 4 x the processors: ADIA_ERR_INVALID_ARG */
     int64_t max_bytes;       /* refuse with ADIA_ERR_NO_MEMORY when the peak
-                                estimate exceeds it; <= 0: physical memory   */
+                                estimate exceeds the process memory budget
+                                (adia_memory_budget) or, if > 0 and smaller,
+                                this                                         */
     double max_fill;         /* refuse with ADIA_ERR_UNSUPPORTED, before any
                                 numeric work, when C's diagonal storage (nnz)
                                 exceeds max_fill x nnz_bound + max(rows, cols)
@@ -627,10 +629,12 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
                                 adia_spmm_info *info, int32_t **offsets);
 /* C = op(A) * op(B): *C receives a new matrix; with opt->accumulate, *C must
  * be an existing matrix of the product's shape and is updated in place.
- * Fails before any numeric work with ADIA_ERR_NO_MEMORY when the estimate
- * exceeds the limit, ADIA_ERR_UNSUPPORTED when C's diagonals would be mostly
- * zeros (opt->max_fill; the message gives nnz, the bound and the density),
- * ADIA_ERR_NO_DEVICE for the GPU without a device. */
+ * Fails before any numeric work, and before the list of pairs is built,
+ * with ADIA_ERR_UNSUPPORTED when C's diagonals would be mostly zeros
+ * (opt->max_fill; the message gives nnz, the bound and the density),
+ * ADIA_ERR_NO_MEMORY when the peak estimate exceeds the memory budget
+ * (max_bytes; "needs X, budget Y"), ADIA_ERR_NO_DEVICE for the GPU without
+ * a device. */
 adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
                       const adia_matrix *B, adia_matrix **C,
                       const adia_spmm_options *opt);

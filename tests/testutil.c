@@ -1,4 +1,5 @@
 /* testutil.c -- see testutil.h */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 #include "testutil.h"
 
 #ifdef ADIA_HAVE_CUDA
@@ -8,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 int test_passed, test_failed;
 
@@ -247,4 +249,11 @@ double test_format_spmv_error(const adia_format *F, const adia_matrix *A,
     }
     free(x); free(y0); free(ref); free(got); free(xt); free(yt);
     return err;
+}
+
+double test_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

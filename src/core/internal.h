@@ -74,6 +74,11 @@ void *adia_calloc(size_t count, size_t size, const char *what);
  * saturated estimate).  Call it with the whole operation's peak before any
  * work. */
 adia_status adia_budget_check(int64_t bytes, const char *what);
+/* The same against the smaller of the budget and a caller's own limit
+ * (> 0; e.g. adia_spmm_options.max_bytes), which the message names by
+ * limit_name when it is the one that refuses. */
+adia_status adia__budget_check_limit(int64_t bytes, int64_t limit, const char *limit_name,
+                                     const char *what);
 /* Checked alloc that is allowed to fail: as adia_alloc. */
 #define ADIA_ALLOC(ptr, count, what)                                           \
     do {                                                                       \
