@@ -213,13 +213,28 @@ static void choose_type(adia_features *f)
     snprintf(f->format, sizeof f->format, "%s", fmt);
 }
 
-static int sweep_threads(const adia_csr *a)
+static int sweep_threads(int64_t nnz)
 {
-    int64_t nt = a->nnz / MIN_NNZ_PER_THREAD;
+    int64_t nt = nnz / MIN_NNZ_PER_THREAD;
     int max = adia__threads();
     if (nt > max) nt = max;
     if (nt > MAX_THREADS) nt = MAX_THREADS;
     return nt < 1 ? 1 : (int)nt;
+}
+
+int64_t adia__analyze_peak_bytes(int32_t rows, int32_t cols, int64_t nnz)
+{
+    int64_t slots = (int64_t)rows + cols;
+    return adia_sat_mul(adia_sat_mul(slots, 3 * sizeof(int32_t)), sweep_threads(nnz));
+}
+
+adia_status adia__analyze_check_budget(const adia_csr *a, const char *func)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s: the analysis of a %" PRId32 " x %" PRId32 " matrix (%d "
+             "thread(s) x %" PRId64 " diagonal slots of 12 bytes)", func, a->rows, a->cols,
+             sweep_threads(a->nnz), (int64_t)a->rows + a->cols);
+    return adia_budget_check(adia__analyze_peak_bytes(a->rows, a->cols, a->nnz), what);
 }
 
 adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *p,
@@ -236,9 +251,10 @@ adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *
     f->nnz = a->nnz;
     f->delta = ceil(a->rows / Z);
 
+    ADIA_TRY(adia__analyze_check_budget(a, "adia_matrix_analyze"));
     diag_sweep s[MAX_THREADS];
     size_t slots = (size_t)a->rows + (size_t)a->cols;  /* offsets -(rows-1)..cols-1, +1 spare */
-    ADIA_TRY(sweep_all(a, B, slots, sweep_threads(a), s));
+    ADIA_TRY(sweep_all(a, B, slots, sweep_threads(a->nnz), s));
     diagonal_features(a, &s[0], slots, B, f);
     sweep_free(&s[0]);
     row_features(a, f);

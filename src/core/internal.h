@@ -122,6 +122,16 @@ static inline double adia_csr_value(const adia_csr *A, int64_t i)
                                    : (double)((const float *)A->values)[i];
 }
 
+/* --------------------------------------------------------------- analysis */
+
+/* Host bytes adia_matrix_analyze allocates at its peak for a rows x cols
+ * matrix of nnz entries: per sweeping thread, three int32 per diagonal
+ * slot (rows + cols); 1.2 GB for an empty 10^8 x 10^8 matrix. */
+int64_t adia__analyze_peak_bytes(int32_t rows, int32_t cols, int64_t nnz);
+/* adia_budget_check of that peak, the message naming func, the shape,
+ * the threads and the slots. */
+adia_status adia__analyze_check_budget(const adia_csr *a, const char *func);
+
 /* ---------------------------------------------------------------- handles */
 
 #define ADIA_MAGIC_MATRIX 0x4d415452u /* "MATR" */

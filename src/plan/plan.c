@@ -268,6 +268,7 @@ static adia_plan *plan_new(const adia_matrix *A, const plan_hints *h)
 adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out)
 {
+    if (analyse) ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_create"));
     adia_plan *P = plan_new(A, h);
     if (!P) return ADIA_ERR_NO_MEMORY;
     adia_status s = ADIA_OK;

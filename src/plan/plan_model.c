@@ -224,6 +224,25 @@ static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
     return ADIA_OK;
 }
 
+/* The model pass at its peak: one int64 offset stamp per diagonal slot
+ * (count_blocks; the stamps of the two block sizes are not held at once),
+ * or SELL's row lengths, fewer. */
+static int64_t model_peak_bytes(const adia_csr *A)
+{
+    return adia_sat_mul((int64_t)A->rows + A->cols, sizeof(int64_t));
+}
+
+adia_status adia__plan_check_budget(const adia_csr *A, const char *func)
+{
+    int64_t analysis = adia__analyze_peak_bytes(A->rows, A->cols, A->nnz);
+    int64_t model = model_peak_bytes(A);
+    char what[192];
+    snprintf(what, sizeof what, "%s: planning a %d x %d matrix (analysis and cost model over "
+             "%lld diagonal slots)", func, (int)A->rows, (int)A->cols,
+             (long long)A->rows + A->cols);
+    return adia_budget_check(analysis > model ? analysis : model, what);
+}
+
 /* What every format's storage prediction reads: the features and the
  * counts of one pass per row-block size and of SELL's slices. */
 static adia_status model_input(const adia_csr *A, const adia_features *f, const plan_hints *h,
@@ -307,6 +326,7 @@ adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
     adia_plan_candidate all[ADIA_PLAN_MAX_CANDIDATES];
     int count;
     ADIA_TRY(adia_plan_resolve_hints(h, &r));
+    ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_candidates"));
     ADIA_TRY(adia_matrix_analyze(A, NULL, &f));
     ADIA_TRY(adia_plan_model(&A->csr, &f, &r, all, &count));
     if (max <= 0 && !out) {

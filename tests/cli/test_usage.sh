@@ -105,6 +105,20 @@ for bad_size in 12Q 0 -1G nan 1e30G ""; do
 done
 expect 1 spmv --memory 100 --gen lap2d5:40
 check "a tiny budget refuses the work, naming it" stderr_has "needs 25.6 kB, budget 100 bytes"
+# the budget bounds a whole operation, not each allocation: a header
+# declaring an empty 10^7 x 10^7 matrix reads in 80 MB, but its analysis
+# and planning need 240 MB in arrays of 80 MB (each under the per-allocation
+# check) -- refused before they start, with the figure
+printf '%%%%MatrixMarket matrix coordinate real general\n10000000 10000000 0\n' > "$TMP/empty.mtx"
+for cmd in info spmv solve; do
+    start=$(date +%s%N)
+    expect 1 $cmd "$TMP/empty.mtx" --memory 200M
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    check "$cmd of an empty 10^7 x 10^7 matrix: the peak named" stderr_has "needs 240.0 MB, budget 200.0 MB"
+    check "$cmd of an empty 10^7 x 10^7 matrix refused in $ms ms (< 3000)" test "$ms" -lt 3000
+done
+check "the planner's refusal says what" stderr_has "planning a 10000000 x 10000000 matrix"
+expect 0 info "$TMP/empty.mtx" --memory 400M
 expect 0 spmv --help
 check "--help lists --memory" stdout_has "--memory SIZE"
 finish
