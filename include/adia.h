@@ -341,6 +341,12 @@ void adia_format_params_default(adia_format_params *p);
  * kernel takes a name of adia_gpu_kernel_name, interleave also off / force).
  * A tuning value out of its set is ADIA_ERR_INVALID_ARG (also at build). */
 adia_status adia_format_params_parse(adia_format_params *p, const char *text);
+/* The checks every build makes first, for a rows x cols matrix, before
+ * any work: a tuning value out of its set, or a given size above its
+ * matrix cap (max(2 x the extent it divides, 1024)), is
+ * ADIA_ERR_INVALID_ARG naming the parameter, its value and the bound.
+ * adia_plan_create checks its hints' parameters so too. */
+adia_status adia_format_params_check(const adia_format_params *p, int32_t rows, int32_t cols);
 
 /* A matrix stored in one format, in one precision, maybe also on a GPU. */
 typedef struct adia_format adia_format;

@@ -266,6 +266,18 @@ int cli_write_vector(const char *cmd, const char *path, int32_t n, const double 
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }
 
+int cli_check_params(const char *cmd, const adia_format_params *p, const adia_matrix *A)
+{
+    adia_status s = adia_format_params_check(p, adia_matrix_rows(A), adia_matrix_cols(A));
+    return s == ADIA_OK ? 0 : cli_usage_error(cmd, "--params: %s", adia_last_error());
+}
+
+int cli_fail_params(const char *cmd, const char *params, adia_status s)
+{
+    if (s != ADIA_ERR_INVALID_ARG || !params) return cli_fail(cmd, s);
+    return cli_usage_error(cmd, "--params %s: %s", params, adia_last_error());
+}
+
 int cli_parse_params(const char *cmd, const char *text, adia_format_params *p)
 {
     adia_format_params_default(p);

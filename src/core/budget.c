@@ -80,3 +80,14 @@ adia_status adia__budget_check_limit(int64_t bytes, int64_t limit, const char *l
     human(have, sizeof have, budget);
     return adia_error(ADIA_ERR_NO_MEMORY, "%s needs %s, budget %s (%s)", what, need, have, source);
 }
+
+adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const char *what)
+{
+    if (bytes >= 0 && bytes <= free_bytes) return ADIA_OK;
+    char need[32], have[32];
+    if (bytes < 0) snprintf(need, sizeof need, "more than 9.2 EB");
+    else human(need, sizeof need, bytes);
+    human(have, sizeof have, free_bytes);
+    return adia_error(ADIA_ERR_NO_MEMORY, "%s needs %s of device memory, %s free on the device",
+                      what, need, have);
+}

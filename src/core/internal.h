@@ -79,6 +79,15 @@ adia_status adia_budget_check(int64_t bytes, const char *what);
  * limit_name when it is the one that refuses. */
 adia_status adia__budget_check_limit(int64_t bytes, int64_t limit, const char *limit_name,
                                      const char *what);
+/* Device memory: ADIA_OK if bytes <= free_bytes, else ADIA_ERR_NO_MEMORY
+ * with "WHAT needs 2.1 GB of device memory, 1.3 GB free on the device"
+ * (the decision and the message; the query is adia__gpu_check_free). */
+adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const char *what);
+/* adia__device_memory_check against the current device's free memory
+ * (cudaMemGetInfo; src/cuda/gpu_util.cu).  Call it before an upload or a
+ * device allocation that scales with the input.  Without CUDA:
+ * ADIA_ERR_NO_DEVICE. */
+adia_status adia__gpu_check_free(int64_t bytes, const char *what);
 /* Checked alloc that is allowed to fail: as adia_alloc. */
 #define ADIA_ALLOC(ptr, count, what)                                           \
     do {                                                                       \

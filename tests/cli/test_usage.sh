@@ -39,6 +39,17 @@ expect 2 spmv --runs 0 --gen lap2d5:4
 expect 2 spmv --params nokey=3 --gen lap2d5:4
 check "bad --params key is named" stderr_has "nokey"
 expect 2 info --params B=-1 --gen lap2d5:4
+# out-of-range --params are usage errors (exit 2) on every command that
+# takes them: negative, above the matrix's cap (max(2 x extent, 1024)),
+# or refused by the format asked for
+expect 2 codegen --params B=-3 --gen lap2d5:30
+for cmd in "spmv" "spmv --format brcsd1" "info" "codegen" "spy -o $TMP/p.png --overlay brcsd1"; do
+    expect 2 $cmd --params B=100000 --gen lap2d5:30
+    check "$cmd: the cap is named" stderr_has "B=100000 too large: the row block must be at most max(2 x rows, 1024) = 1800"
+done
+expect 2 spmv --format sell --params sigma=100 --gen lap2d5:30
+check "a value the format refuses is named" stderr_has "sigma=100 is not a multiple of C=32"
+expect 0 spmv --format brcsd1 --params B=1800 --gen lap2d5:30
 expect 2 info --gen lap2d5:4 "$TMP/also-a-file.mtx"
 expect 2 gen lap2d5:4 -o "$TMP/out.txt"
 check "bad output suffix is named" stderr_has "out.txt"
