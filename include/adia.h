@@ -435,7 +435,11 @@ adia_status adia_bar_chart_png(const char *path, const char *title, int n,
 /* Number of usable CUDA devices; 0 (and ADIA_OK) when built without CUDA or
  * when no device/driver is present. */
 adia_status adia_gpu_device_count(int *count);
-/* Copy the format to the current device (once; repeated calls are no-ops). */
+/* Copy the format to the current device (once; repeated calls are no-ops).
+ * Before any device allocation, its device bytes (storage, the per-row
+ * arrays an upload adds, the x and y of a product) are compared with the
+ * device's free memory (cudaMemGetInfo): ADIA_ERR_NO_MEMORY with both
+ * figures when they do not fit (the planner then tries its next format). */
 adia_status adia_format_upload(adia_format *F);
 /* y = alpha*A*x + beta*y on the device; d_x, d_y device pointers of the
  * format's value type; stream is a cudaStream_t (NULL: default stream).
