@@ -91,6 +91,17 @@ adia_status adia_set_memory_budget(int64_t bytes);   /* <= 0: the default    */
 int64_t adia_memory_budget(void);                    /* bytes in force now   */
 int64_t adia_memory_available(void);                 /* MemAvailable, bytes  */
 
+/* ===================================================== threads (src/core) */
+
+/* The most threads one OpenMP region of the library starts: this many per
+ * processor (omp_get_num_procs).  A larger OMP_NUM_THREADS or
+ * omp_set_num_threads is clamped to it: OpenMP tries to start every thread
+ * asked for, and OMP_NUM_THREADS=100000 crashed inside libgomp.  Explicit
+ * thread counts above it (adia_spmm_options.threads) are refused with
+ * ADIA_ERR_INVALID_ARG; the CLI refuses such an OMP_NUM_THREADS. */
+#define ADIA_THREADS_PER_PROC 4
+int adia_thread_limit(void);                         /* ADIA_THREADS_PER_PROC x processors */
+
 /* ======================================================= types (src/core) */
 
 typedef enum adia_value_type { ADIA_DOUBLE = 0, ADIA_FLOAT = 1 } adia_value_type;
@@ -359,6 +370,12 @@ void adia_format_params_default(adia_format_params *p);
  * kernel takes a name of adia_gpu_kernel_name, interleave also off / force).
  * A tuning value out of its set is ADIA_ERR_INVALID_ARG (also at build). */
 adia_status adia_format_params_parse(adia_format_params *p, const char *text);
+/* The checks every build makes first, for a rows x cols matrix, before
+ * any work: a tuning value out of its set, or a given size above its
+ * matrix cap (max(2 x the extent it divides, 1024)), is
+ * ADIA_ERR_INVALID_ARG naming the parameter, its value and the bound.
+ * adia_plan_create checks its hints' parameters so too. */
+adia_status adia_format_params_check(const adia_format_params *p, int32_t rows, int32_t cols);
 
 /* A matrix stored in one format, in one precision, maybe also on a GPU. */
 typedef struct adia_format adia_format;
@@ -447,7 +464,11 @@ adia_status adia_bar_chart_png(const char *path, const char *title, int n,
 /* Number of usable CUDA devices; 0 (and ADIA_OK) when built without CUDA or
  * when no device/driver is present. */
 adia_status adia_gpu_device_count(int *count);
-/* Copy the format to the current device (once; repeated calls are no-ops). */
+/* Copy the format to the current device (once; repeated calls are no-ops).
+ * Before any device allocation, its device bytes (storage, the per-row
+ * arrays an upload adds, the x and y of a product) are compared with the
+ * device's free memory (cudaMemGetInfo): ADIA_ERR_NO_MEMORY with both
+ * figures when they do not fit (the planner then tries its next format). */
 adia_status adia_format_upload(adia_format *F);
 /* y = alpha*A*x + beta*y on the device; d_x, d_y device pointers of the
  * format's value type; stream is a cudaStream_t (NULL: default stream).
@@ -621,7 +642,9 @@ typedef struct adia_spmm_options {
     int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial;
                                 more than 4 x the processors: ADIA_ERR_INVALID_ARG */
     int64_t max_bytes;       /* refuse with ADIA_ERR_NO_MEMORY when the peak
-                                estimate exceeds it; <= 0: physical memory   */
+                                estimate exceeds the process memory budget
+                                (adia_memory_budget) or, if > 0 and smaller,
+                                this                                         */
     double max_fill;         /* refuse with ADIA_ERR_UNSUPPORTED, before any
                                 numeric work, when C's diagonal storage (nnz)
                                 exceeds max_fill x nnz_bound + max(rows, cols)
@@ -646,10 +669,12 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
                                 adia_spmm_info *info, int32_t **offsets);
 /* C = op(A) * op(B): *C receives a new matrix; with opt->accumulate, *C must
  * be an existing matrix of the product's shape and is updated in place.
- * Fails before any numeric work with ADIA_ERR_NO_MEMORY when the estimate
- * exceeds the limit, ADIA_ERR_UNSUPPORTED when C's diagonals would be mostly
- * zeros (opt->max_fill; the message gives nnz, the bound and the density),
- * ADIA_ERR_NO_DEVICE for the GPU without a device. */
+ * Fails before any numeric work, and before the list of pairs is built,
+ * with ADIA_ERR_UNSUPPORTED when C's diagonals would be mostly zeros
+ * (opt->max_fill; the message gives nnz, the bound and the density),
+ * ADIA_ERR_NO_MEMORY when the peak estimate exceeds the memory budget
+ * (max_bytes; "needs X, budget Y"), ADIA_ERR_NO_DEVICE for the GPU without
+ * a device. */
 adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
                       const adia_matrix *B, adia_matrix **C,
                       const adia_spmm_options *opt);

@@ -1,6 +1,8 @@
 /* test_core.c -- master matrix: creation, duplicates, validation, transpose,
- * reference SpMV, error reporting, the "csr" format and format registry. */
+ * reference SpMV, error reporting, the "csr" format and format registry,
+ * the memory budget and the device-memory check. */
 #include "testutil.h"
+#include "internal.h"   /* adia__device_memory_check, adia__gpu_check_free */
 
 #include <math.h>
 #include <string.h>
@@ -142,6 +144,22 @@ static void test_params_bounded(void)
                   bad[i].needle);
         CHECK(F == NULL, "%s %s: no format", bad[i].fmt, bad[i].params);
     }
+    /* the same bound without a build, and for a plan's hints: the caller's
+     * error (it was "out of memory: no format fits") */
+    adia_format_params q;
+    adia_format_params_default(&q);
+    CHECK_OK(adia_format_params_parse(&q, "B=6001"));
+    CHECK_ERR(adia_format_params_check(&q, 3000, 3000), ADIA_ERR_INVALID_ARG,
+              "format parameters: B=6001 too large: the row block must be at most max(2 x rows, "
+              "1024) = 6000 for this 3000 x 3000 matrix");
+    adia_plan *P = NULL;
+    adia_plan_hints h = {.params = &q};
+    CHECK_ERR(adia_plan_create(A, &h, &P), ADIA_ERR_INVALID_ARG, "B=6001 too large");
+    CHECK(P == NULL, "no plan");
+    q.block_rows = 6000;
+    CHECK_OK(adia_format_params_check(&q, 3000, 3000));
+    q.tpr = 3;
+    CHECK_ERR(adia_format_params_check(&q, 3000, 3000), ADIA_ERR_INVALID_ARG, "tpr=3");
     static const struct { const char *fmt, *params; } good[] = {
         {"ell", "width=3000"}, {"dia", "B=1024"}, {"scsr", "streams=3000"}, {"sell", "C=64"},
         {"brcsd2", "B=3005"},   /* one piece a little taller than the matrix */
@@ -200,6 +218,18 @@ static void test_memory_budget(void)
     adia_matrix_destroy(A);
 }
 
+/* The device-memory check before an upload: the decision and its
+ * message (the free figure comes from cudaMemGetInfo on a GPU). */
+static void test_device_memory_check(void)
+{
+    CHECK_OK(adia__device_memory_check(1000, 1000, "upload"));
+    CHECK_ERR(adia__device_memory_check(2100000000, 1300000000, "adia_format_upload: dia"),
+              ADIA_ERR_NO_MEMORY, "adia_format_upload: dia needs 2.1 GB of device memory, "
+              "1.3 GB free on the device");
+    CHECK_ERR(adia__device_memory_check(-1, 1300000000, "x"), ADIA_ERR_NO_MEMORY,
+              "more than 9.2 EB");
+}
+
 /* Built without CUDA: the device-CSR conversion says so, and leaves no handle. */
 static void test_device_build_without_cuda(void)
 {
@@ -208,6 +238,7 @@ static void test_device_build_without_cuda(void)
     CHECK_ERR(adia_format_build_brcsd2_device(4, 4, 0, NULL, NULL, NULL, NULL, ADIA_DOUBLE, &F),
               ADIA_ERR_NO_DEVICE, "built without CUDA");
     CHECK(F == NULL, "no format from a build without CUDA");
+    CHECK_ERR(adia__gpu_check_free(1, "upload"), ADIA_ERR_NO_DEVICE, "built without CUDA");
 #endif
 }
 
@@ -221,6 +252,7 @@ int main(void)
     test_params_bounded();
     test_refused_allocation();
     test_memory_budget();
+    test_device_memory_check();
     test_device_build_without_cuda();
     return TEST_END();
 }

@@ -205,6 +205,39 @@ static void test_budget(void)
     adia_matrix_destroy(A);
 }
 
+/* The process budget bounds analysis and planning as a whole: an empty
+ * 10^7 x 10^7 matrix (80 MB of row pointers) needs 240 MB of diagonal
+ * slots in arrays of 80 MB, each under the per-allocation check: refused
+ * before the work, naming the figure, by each entry point. */
+static void test_process_budget(void)
+{
+    const int32_t n = 10000000;
+    int32_t r[1] = {0}, c[1] = {0};
+    double v[1] = {0};
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_matrix_create_coo(n, n, 0, r, c, v, ADIA_DOUBLE, &A));
+    if (!A) return;
+    CHECK_OK(adia_set_memory_budget(200000000));
+    adia_features f;
+    CHECK_ERR(adia_matrix_analyze(A, NULL, &f), ADIA_ERR_NO_MEMORY,
+              "10000000 x 10000000 matrix (1 thread(s) x 20000000 diagonal slots of 12 bytes) "
+              "needs 240.0 MB, budget 200.0 MB");
+    adia_plan *P = NULL;
+    CHECK_ERR(adia_plan_create(A, NULL, &P), ADIA_ERR_NO_MEMORY,
+              "adia_plan_create: planning a 10000000 x 10000000 matrix");
+    CHECK(P == NULL && test_contains(adia_last_error(), "needs 240.0 MB, budget 200.0 MB"),
+          "the figures: %s", adia_last_error());
+    adia_plan_candidate cand[ADIA_PLAN_MAX_CANDIDATES];
+    int nc = 0;
+    CHECK_ERR(adia_plan_candidates(A, NULL, cand, ADIA_PLAN_MAX_CANDIDATES, &nc),
+              ADIA_ERR_NO_MEMORY, "adia_plan_candidates: planning");
+    CHECK_OK(adia_set_memory_budget(300000000));
+    CHECK_OK(adia_matrix_analyze(A, NULL, &f));
+    CHECK(f.nnz == 0 && f.empty_rows == n, "analysed once it fits");
+    CHECK_OK(adia_set_memory_budget(0));
+    adia_matrix_destroy(A);
+}
+
 static void test_bad_use(void)
 {
     adia_matrix *A = test_generate("lap2d5:10"), *R = test_random_matrix(5, 30, 50, 0.1);
@@ -410,6 +443,7 @@ int main(void)
     test_bad_use();
     test_model();
     test_budget();
+    test_process_budget();
     test_save_load();
     test_measure_and_empty();
     test_correct();

@@ -3,12 +3,12 @@
  * rectangular, empty, single-diagonal and 1x1 inputs; every op combination
  * (transposes checked against explicit adia_matrix_transpose), both CPU
  * algorithms, accumulate, structure report, determinism, errors; the
- * refusal of products whose diagonals would be mostly zeros (max_fill) and
- * of absurd thread counts. */
+ * refusal of products whose diagonals would be mostly zeros (max_fill),
+ * over the memory budget, or of absurd thread counts, before the pair list
+ * is built; pairs and multiplications against a walk over every pair. */
 #include "testutil.h"
 
 #include <math.h>
-#include <omp.h>
 #include <string.h>
 
 /* ------------------------------------------------------------ inputs */
@@ -130,6 +130,48 @@ static adia_matrix *op_matrix(adia_op op, const adia_matrix *X)
     return T;
 }
 
+/* Ascending distinct offsets of X (malloc'd) and their count. */
+static int32_t *offsets_of(const adia_matrix *X, int32_t *count)
+{
+    adia_csr_view v;
+    adia_matrix_csr(X, &v);
+    int64_t span = (int64_t)v.rows + v.cols;
+    char *seen = calloc((size_t)span + 1, 1);
+    int32_t *off = malloc(((size_t)span + 1) * sizeof *off);
+    *count = 0;
+    for (int32_t i = 0; i < v.rows; i++)
+        for (int64_t q = v.rowptr[i]; q < v.rowptr[i + 1]; q++) seen[v.colind[q] - i + v.rows] = 1;
+    for (int64_t s = 0; s <= span; s++)
+        if (seen[s]) off[(*count)++] = (int32_t)(s - v.rows);
+    free(seen);
+    return off;
+}
+
+/* Pairs (oa, ob) with oa + ob a diagonal of the m x n C, and the rows
+ * they reach summed: the structure report's n_pairs and flops / 2, by
+ * walking every pair. */
+static void walk_pairs(const adia_matrix *At, const adia_matrix *Bt, int64_t *pairs,
+                       int64_t *mults)
+{
+    int64_t m = adia_matrix_rows(At), k = adia_matrix_cols(At), n = adia_matrix_cols(Bt);
+    int32_t da, db, *oa = offsets_of(At, &da), *ob = offsets_of(Bt, &db);
+    *pairs = *mults = 0;
+    for (int32_t a = 0; a < da; a++)
+        for (int32_t b = 0; b < db; b++) {
+            int64_t oc = (int64_t)oa[a] + ob[b];
+            if (oc <= -m || oc >= n) continue;
+            int64_t lo = 0, hi = m;
+            if (-oa[a] > lo) lo = -oa[a];
+            if (-oc > lo) lo = -oc;
+            if (k - oa[a] < hi) hi = k - oa[a];
+            if (n - oc < hi) hi = n - oc;
+            ++*pairs;
+            *mults += hi > lo ? hi - lo : 0;
+        }
+    free(oa);
+    free(ob);
+}
+
 /* Every algorithm and thread count against the reference; structure report
  * against the result; bitwise determinism across thread counts. */
 static void check_product(const char *what, adia_op opA, const adia_matrix *A, adia_op opB,
@@ -142,6 +184,11 @@ static void check_product(const char *what, adia_op opA, const adia_matrix *A, a
     adia_spmm_info si;
     int32_t *offs = NULL;
     CHECK_OK(adia_spmm_structure(opA, A, opB, B, NULL, &si, &offs));
+    int64_t pairs, mults;
+    walk_pairs(At, Bt, &pairs, &mults);
+    CHECK(si.n_pairs == pairs && si.flops == 2 * mults, "%s: %lld pairs, %lld flops; walking "
+          "every pair: %lld, %lld", what, (long long)si.n_pairs, (long long)si.flops,
+          (long long)pairs, (long long)(2 * mults));
     adia_matrix *first = NULL;
     for (int algo = ADIA_SPMM_AUTO; algo <= ADIA_SPMM_CDM; algo++) {
         if (algo == ADIA_SPMM_CDM && !square) continue;
@@ -307,7 +354,8 @@ static void test_errors(void)
     CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_DIMENSION, "square");
     adia_spmm_options_default(&opt);
     opt.max_bytes = 1000;
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_MEMORY, "limit");
+    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_MEMORY,
+              "budget 1.0 kB (adia_spmm_options.max_bytes)");
     /* accumulate into a C of the wrong shape */
     adia_matrix *W = random_diags(21, 50, 49, 2, 10, 1.0);
     adia_spmm_options_default(&opt);
@@ -346,7 +394,13 @@ static void test_huge_structure(void)
     CHECK(info.nnz > INT32_MAX && info.n_diag > K, "nnz %lld diagonals %lld",
           (long long)info.nnz, (long long)info.n_diag);
     CHECK(info.peak_bytes > info.nnz * 8, "peak %lld", (long long)info.peak_bytes);
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, NULL), ADIA_ERR_NO_MEMORY, "bytes");
+    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
+              "the product is not diagonal");
+    adia_spmm_options opt;
+    adia_spmm_options_default(&opt);
+    opt.max_fill = INFINITY;   /* then the budget refuses it */
+    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_MEMORY,
+              "TB, budget");
     CHECK(C == NULL, "no C");
     free(r); free(c); free(v);
     adia_matrix_destroy(A);
@@ -390,6 +444,55 @@ static void test_fill_refused(void)
     adia_matrix_destroy(A);
 }
 
+/* The process budget holds for products (it used to be physical memory):
+ * refused before any work with both figures; max_bytes narrows it and
+ * never widens it. */
+static void test_budget(void)
+{
+    adia_matrix *A = banded(32, 20000, 10), *C = NULL;
+    adia_spmm_info si;
+    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
+    CHECK(si.peak_bytes > 5000000, "peak %lld", (long long)si.peak_bytes);
+    CHECK_OK(adia_set_memory_budget(1000000));
+    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_NO_MEMORY,
+              "budget 1.0 MB (set by adia_set_memory_budget");
+    CHECK(test_contains(adia_last_error(), "20000 x 20000, 41 diagonals"), "names C: %s",
+          adia_last_error());
+    CHECK(C == NULL, "no C");
+    adia_spmm_options opt;
+    adia_spmm_options_default(&opt);
+    opt.max_bytes = (int64_t)1 << 40;
+    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt), ADIA_ERR_NO_MEMORY,
+              "budget 1.0 MB (set by adia_set_memory_budget");
+    CHECK_OK(adia_set_memory_budget(0));
+    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL));
+    adia_matrix_destroy(C);
+    adia_matrix_destroy(A);
+}
+
+/* An unstructured product with 10^8 and more pairs: refused by the fill
+ * check without listing them (8 bytes a pair: the list took 34 s and 4.3
+ * GB for this one before); the structure report comes as fast and counts
+ * the pair list in the peak. */
+static void test_many_pairs_refused_fast(void)
+{
+    adia_matrix *A = test_generate("powerlaw:20000,2,500"), *C = NULL;
+    if (!A) return;
+    double t0 = test_seconds();
+    adia_spmm_info si;
+    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
+    CHECK(si.n_pairs > 100000000 && si.peak_bytes > 8 * si.n_pairs, "%lld pairs, peak %lld",
+          (long long)si.n_pairs, (long long)si.peak_bytes);
+    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
+              "not diagonal");
+    CHECK_ERR(adia_spmm(ADIA_OP_T, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
+              "not diagonal");
+    double sec = test_seconds() - t0;
+    CHECK(sec < 3, "structure and two refusals took %.2f s", sec);
+    CHECK(C == NULL, "no C");
+    adia_matrix_destroy(A);
+}
+
 /* Thread counts beyond 4 x the processors are refused (OpenMP crashed). */
 static void test_threads_bounded(void)
 {
@@ -399,7 +502,7 @@ static void test_threads_bounded(void)
     opt.threads = 100000;
     CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt), ADIA_ERR_INVALID_ARG,
               "threads = 100000");
-    opt.threads = 4 * omp_get_num_procs();
+    opt.threads = adia_thread_limit();
     CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt));
     adia_matrix_destroy(C);
     adia_matrix_destroy(A);
@@ -413,5 +516,7 @@ int main(void)
     test_huge_structure();
     test_fill_refused();
     test_threads_bounded();
+    test_budget();
+    test_many_pairs_refused_fast();
     return TEST_END();
 }

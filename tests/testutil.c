@@ -1,4 +1,5 @@
 /* testutil.c -- see testutil.h */
+#define _POSIX_C_SOURCE 200809L   /* clock_gettime */
 #include "testutil.h"
 
 #ifdef ADIA_HAVE_CUDA
@@ -8,6 +9,7 @@
 #include <math.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 int test_passed, test_failed;
 
@@ -270,4 +272,11 @@ int test_rows_equal(const adia_matrix *A, int64_t first, const adia_matrix *P)
         }
     }
     return 1;
+}
+
+double test_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }

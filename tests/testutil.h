@@ -53,6 +53,8 @@ extern int test_passed, test_failed;
     } while (0)
 
 int test_end(const char *file);
+/* Monotonic wall clock in seconds. */
+double test_seconds(void);
 int test_contains(const char *haystack, const char *needle);
 
 /* Deterministic random numbers (xorshift64*), uniform in [-1, 1). */

@@ -88,10 +88,28 @@ bool cli_parse_size(const char *text, int64_t *bytes)
     return false;
 }
 
-long cli_max_threads(void)
+/* OMP_NUM_THREADS: a list of positive counts, one per nesting level.  One
+ * above the library's limit would be clamped silently (adia_thread_limit);
+ * such a value is a mistake worth saying before any work. */
+int cli_check_threads_env(const char *cmd)
 {
-    long procs = sysconf(_SC_NPROCESSORS_ONLN);
-    return 4 * (procs > 0 ? procs : 1);
+    const char *v = getenv("OMP_NUM_THREADS"), *s = v;
+    if (!v || !*v) return 0;
+    int limit = adia_thread_limit();
+    for (;;) {
+        char *end;
+        errno = 0;
+        long n = strtol(s, &end, 10);
+        if (end == s || errno || n < 1 || (*end && *end != ','))
+            return cli_usage_error(cmd, "OMP_NUM_THREADS='%s' is not a positive thread count "
+                                   "(or a comma-separated list of them)", v);
+        if (n > limit)
+            return cli_usage_error(cmd, "OMP_NUM_THREADS=%ld is more than the %d threads adia "
+                                   "runs at most (%d per processor); set it to at most %d or "
+                                   "unset it", n, limit, ADIA_THREADS_PER_PROC, limit);
+        if (!*end) return 0;
+        s = end + 1;
+    }
 }
 
 /* --memory SIZE: the process's memory budget (adia_set_memory_budget). */
@@ -246,6 +264,18 @@ int cli_write_vector(const char *cmd, const char *path, int32_t n, const double 
     adia_status s = adia_vector_write_mtx(path, n, x);
     progress_end();
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+}
+
+int cli_check_params(const char *cmd, const adia_format_params *p, const adia_matrix *A)
+{
+    adia_status s = adia_format_params_check(p, adia_matrix_rows(A), adia_matrix_cols(A));
+    return s == ADIA_OK ? 0 : cli_usage_error(cmd, "--params: %s", adia_last_error());
+}
+
+int cli_fail_params(const char *cmd, const char *params, adia_status s)
+{
+    if (s != ADIA_ERR_INVALID_ARG || !params) return cli_fail(cmd, s);
+    return cli_usage_error(cmd, "--params %s: %s", params, adia_last_error());
 }
 
 int cli_parse_params(const char *cmd, const char *text, adia_format_params *p)

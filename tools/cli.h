@@ -59,8 +59,9 @@ int cli_fail(const char *cmd, adia_status s);
  * T: powers of 1000; KiB, MiB, GiB, TiB: of 1024); false when malformed,
  * not positive or beyond int64. */
 bool cli_parse_size(const char *text, int64_t *bytes);
-/* The largest thread count a --threads option accepts: 4 x processors. */
-long cli_max_threads(void);
+/* 0, or a usage error (2) when OMP_NUM_THREADS asks for more threads
+ * than the library runs (adia_thread_limit) or is no thread count. */
+int cli_check_threads_env(const char *cmd);
 /* 0 when min <= value <= max, else a usage error (2) naming the option,
  * the range and the value: for every number option whose meaningful range
  * is narrower than its type (negative counts, thread counts, ...); max
@@ -115,6 +116,14 @@ int cli_check_vector_output(const char *cmd, const char *path);
 int cli_write_vector(const char *cmd, const char *path, int32_t n, const double *x);
 /* Parse --params text (NULL: defaults) into p; 0 or usage error (2). */
 int cli_parse_params(const char *cmd, const char *text, adia_format_params *p);
+/* 0, or a usage error (2) when a value of p is out of range for A
+ * (adia_format_params_check): call once the matrix is loaded. */
+int cli_check_params(const char *cmd, const adia_format_params *p, const adia_matrix *A);
+/* A failed format build or plan that took the user's --params (params:
+ * their text, NULL when none were given): ADIA_ERR_INVALID_ARG is a value
+ * the format refuses (sigma not a multiple of C, ...), a usage error (2);
+ * anything else cli_fail (1). */
+int cli_fail_params(const char *cmd, const char *params, adia_status s);
 /* Is name a registered format?  0, or a usage error (2) listing them. */
 int cli_check_format(const char *cmd, const char *name);
 /* 0 if name is a format stored in the diagonal core (codegen, overlay),

@@ -485,6 +485,10 @@ int cmd_bench(int argc, char **argv)
     if ((s = adia_gpu_get_info(&g)) != ADIA_OK) return cli_fail(argv[0], s);
     adia_matrix *A = NULL;
     if ((s = cli_load_matrix(npos ? pos[0] : NULL, o.gen, &A)) != ADIA_OK) return cli_fail(argv[0], s);
+    if ((rc = cli_check_params(argv[0], &c.params, A))) {
+        adia_matrix_destroy(A);
+        return rc;
+    }
     c.A = A;
     if ((s = adia_gpu_read_bandwidth((size_t)o.bread_mb << 20, 20, &c.bread)) != ADIA_OK) {
         adia_matrix_destroy(A);

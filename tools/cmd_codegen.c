@@ -30,18 +30,22 @@ int cmd_codegen(int argc, char **argv)
         return cli_usage_error(argv[0], "give exactly one of FILE or --gen SPEC");
     if ((rc = cli_check_diagonal_format(argv[0], "format", format))) return rc;
     adia_format_params p;
-    adia_format_params_default(&p);
-    adia_status s;
-    if (params && (s = adia_format_params_parse(&p, params)) != ADIA_OK) return cli_fail(argv[0], s);
+    if ((rc = cli_parse_params(argv[0], params, &p))) return rc;
     adia_matrix *A = NULL;
-    if ((s = cli_load_matrix(npos ? pos[0] : NULL, gen, &A)) != ADIA_OK) return cli_fail(argv[0], s);
+    adia_status s = cli_load_matrix(npos ? pos[0] : NULL, gen, &A);
+    if (s != ADIA_OK) return cli_fail(argv[0], s);
+    if ((rc = cli_check_params(argv[0], &p, A))) {
+        adia_matrix_destroy(A);
+        return rc;
+    }
     adia_format *F = NULL;
     char *src = NULL;
     s = adia_format_build(A, format, &p, use_float ? ADIA_FLOAT : ADIA_DOUBLE, &F);
-    if (s == ADIA_OK) s = adia_codegen_source(F, &src);
-    if (s == ADIA_OK) fputs(src, stdout);
+    if (s != ADIA_OK) rc = cli_fail_params(argv[0], params, s);
+    else if ((s = adia_codegen_source(F, &src)) != ADIA_OK) rc = cli_fail(argv[0], s);
+    else fputs(src, stdout);
     free(src);
     adia_format_destroy(F);
     adia_matrix_destroy(A);
-    return s == ADIA_OK ? 0 : cli_fail(argv[0], s);
+    return rc;
 }

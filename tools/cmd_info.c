@@ -181,6 +181,10 @@ int cmd_info(int argc, char **argv)
 
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], pos[0], gen, &A))) return rc;
+    if ((rc = cli_check_params(argv[0], &p, A))) {
+        adia_matrix_destroy(A);
+        return rc;
+    }
     adia_search_params sp = {.Z = Z, .alpha = alpha, .B = (int32_t)B};
     adia_features f;
     adia_status s = adia_matrix_analyze(A, &sp, &f);

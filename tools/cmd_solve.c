@@ -42,9 +42,13 @@ static double floor_ms(const adia_solve_info *in)
     return in->floor_bytes_per_iter / (gbs * 1e6);
 }
 
-static void print_result(const adia_matrix *A, const solve_opts *o, const adia_solve_info *in,
-                         const char *device, double err)
+/* The plan's format and device are named from the plan itself: a solve
+ * that needs no iteration (b = 0) fills no format into its info. */
+static void print_result(const adia_matrix *A, const adia_plan *P, const solve_opts *o,
+                         const adia_solve_info *in, double err)
 {
+    const char *device = adia_plan_device(P) == 1 ? "gpu" : "cpu";
+    const char *format = adia_plan_format_name(P);
     double per_it = in->iterations ? in->time_ms / in->iterations : NAN, fl = floor_ms(in);
     if (o->json) {
         cli_json j;
@@ -56,7 +60,7 @@ static void print_result(const adia_matrix *A, const solve_opts *o, const adia_s
         json_bool(&j, "jacobi", o->jacobi);
         json_str(&j, "device", device);
         json_str(&j, "precision", o->single ? "float" : "double");
-        json_str(&j, "format", in->format);
+        json_str(&j, "format", format);
         json_bool(&j, "converged", in->converged);
         json_int(&j, "iterations", in->iterations);
         json_num(&j, "residual", in->residual);
@@ -73,10 +77,14 @@ static void print_result(const adia_matrix *A, const solve_opts *o, const adia_s
     }
     printf("%s: %d x %d, %lld nonzeros, %s%s, format %s (%s, %s)\n", adia_matrix_name(A),
            adia_matrix_rows(A), adia_matrix_cols(A), (long long)adia_matrix_nnz(A), o->method,
-           o->jacobi ? " + Jacobi" : "", in->format, device, o->single ? "float" : "double");
+           o->jacobi ? " + Jacobi" : "", format, device, o->single ? "float" : "double");
     printf("  %s after %d iterations: residual %.3g (rtol %.3g)", in->stop, in->iterations,
            in->residual, o->rtol);
     if (!isnan(err)) printf(", |x - x*| / |x*| = %.3g", err);
+    if (in->iterations == 0) {   /* no per-iteration figures to give */
+        printf("\n  %.3f ms, no iterations needed\n", in->time_ms);
+        return;
+    }
     printf("\n  %.3f ms, %.4f ms per iteration", in->time_ms, per_it);
     if (isfinite(fl))
         printf(" (%.0f bytes per row, floor %.4f ms: %.2fx)",
@@ -131,8 +139,7 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, const solv
     }
     double e = 0;
     for (int32_t i = 0; known && i < n; i++) e += (x[i] - 1) * (x[i] - 1);
-    print_result(A, o, &in, adia_plan_device(P) == 1 ? "gpu" : "cpu",
-                 known ? (n ? sqrt(e / n) : 0) : NAN);
+    print_result(A, P, o, &in, known ? (n ? sqrt(e / n) : 0) : NAN);
     rc = in.converged ? 0 : 1;
     if (rc) fprintf(stderr, "adia %s: did not converge: %s (residual %.3g, rtol %.3g)%s\n", cmd,
                     in.stop, in.residual, o->rtol, o->x_path ? "; the last iterate is written" : "");

@@ -90,7 +90,7 @@ int cmd_spmm(int argc, char **argv)
                        opts, pos, 2, &npos, &done);
     free(args);
     if (rc || done) return rc;
-    if (threads && (rc = cli_check_range(cmd, "threads", (double)threads, 1, (double)cli_max_threads())))
+    if (threads && (rc = cli_check_range(cmd, "threads", (double)threads, 1, (double)adia_thread_limit())))
         return rc;
     int need = (gen_a ? 0 : 1) + (gen_b ? 0 : 1);
     if (npos != need)

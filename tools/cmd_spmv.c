@@ -190,6 +190,10 @@ int cmd_spmv(int argc, char **argv)
 
     adia_matrix *A;
     if ((rc = cli_open_matrix(argv[0], pos[0], gen, &A))) return rc;
+    if ((rc = cli_check_params(argv[0], &p, A))) {
+        adia_matrix_destroy(A);
+        return rc;
+    }
     double *x = NULL, *y = NULL;
     if (x_path && (rc = cli_read_vector(argv[0], x_path, adia_matrix_cols(A), "x", &x))) {
         adia_matrix_destroy(A);
@@ -208,7 +212,7 @@ int cmd_spmv(int argc, char **argv)
         F = adia_plan_format(P);
         gpu = adia_plan_device(P) == 1;
     } else if ((s = build_format(A, format, &p, vt, &F)) != ADIA_OK) {
-        rc = cli_fail(argv[0], s);
+        rc = cli_fail_params(argv[0], params, s);
         goto out;
     } else if ((rc = pick_device(argv[0], device, F, &gpu))) {
         goto out;

@@ -38,13 +38,9 @@ int cmd_spy(int argc, char **argv)
     if (!out) return cli_usage_error(cmd, "missing -o FILE.png");
     if ((rc = cli_check_range(cmd, "size", (double)size, 8, 8192))) return rc;
     if (overlay && (rc = cli_check_diagonal_format(cmd, "overlay", overlay))) return rc;
+    if (params && !overlay) return cli_usage_error(cmd, "--params needs --overlay");
     adia_format_params fp;
-    adia_format_params_default(&fp);
-    if (params) {
-        if (!overlay) return cli_usage_error(cmd, "--params needs --overlay");
-        if (adia_format_params_parse(&fp, params) != ADIA_OK)
-            return cli_usage_error(cmd, "%s", adia_last_error());
-    }
+    if ((rc = cli_parse_params(cmd, params, &fp))) return rc;
     if (npos == 1) {
         FILE *f = fopen(pos[0], "rb");
         if (!f) return cli_usage_error(cmd, "cannot open '%s': %s", pos[0], strerror(errno));
@@ -53,11 +49,15 @@ int cmd_spy(int argc, char **argv)
     adia_matrix *A = NULL;
     adia_status s = cli_load_matrix(npos ? pos[0] : NULL, gen, &A);
     if (s != ADIA_OK) return cli_fail(cmd, s);
+    if ((rc = cli_check_params(cmd, &fp, A))) {
+        adia_matrix_destroy(A);
+        return rc;
+    }
     adia_spy_options o = {.size = (int)size, .overlay = overlay, .params = &fp,
                           .progress = progress_callback};
     progress_begin("drawing");
     s = adia_matrix_spy_png(A, out, &o);
     progress_end();
     adia_matrix_destroy(A);
-    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+    return s == ADIA_OK ? 0 : cli_fail_params(cmd, params, s);
 }

@@ -79,7 +79,8 @@ static int dispatch(int argc, char **argv)
                     "solve run distributed\n", argv[1], cli_dist_ranks());
             return 2;
         }
-        return commands[i].run(argc - 1, argv + 1);
+        int rc = cli_check_threads_env(argv[1]);
+        return rc ? rc : commands[i].run(argc - 1, argv + 1);
     }
     fprintf(stderr, "adia: unknown command '%s' (see adia --help)\n", argv[1]);
     return 2;

@@ -34,7 +34,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <omp.h>
 
 #define DEFAULT_Z 100.0
 #define DEFAULT_B 256
@@ -115,7 +114,7 @@ static adia_status sweep_all(const adia_csr *a, int32_t B, size_t slots, int nt,
         sweep_rows(a, row_at_nnz(a, a->nnz / nt * t),
                    t == nt - 1 ? a->rows : row_at_nnz(a, a->nnz / nt * (t + 1)), B, &s[t]);
     int64_t long_join = 0;
-#pragma omp parallel for reduction(+ : long_join) schedule(static)
+#pragma omp parallel for reduction(+ : long_join) schedule(static) num_threads(adia__threads())
     for (int64_t d = 0; d < (int64_t)slots; d++)
         for (int t = 1; t < nt; t++) {
             if (s[t].count[d] == 0) continue;
@@ -173,7 +172,7 @@ static void row_features(const adia_csr *a, adia_features *f)
 {
     int64_t mn = INT64_MAX, mx = 0, empty = 0;
     double mean = a->rows ? (double)a->nnz / a->rows : 0, ss = 0;
-#pragma omp parallel for reduction(min : mn) reduction(max : mx) reduction(+ : empty, ss)
+#pragma omp parallel for reduction(min : mn) reduction(max : mx) reduction(+ : empty, ss) num_threads(adia__threads())
     for (int32_t i = 0; i < a->rows; i++) {
         int64_t len = a->rowptr[i + 1] - a->rowptr[i];
         if (len < mn) mn = len;
@@ -192,7 +191,7 @@ static void value_features(const adia_csr *a, adia_features *f)
 {
     const double *v = a->values;
     int64_t nan = 0, inf = 0;
-#pragma omp parallel for reduction(+ : nan, inf)
+#pragma omp parallel for reduction(+ : nan, inf) num_threads(adia__threads())
     for (int64_t p = 0; p < a->nnz; p++) {
         nan += isnan(v[p]) != 0;
         inf += isinf(v[p]) != 0;
@@ -214,13 +213,28 @@ static void choose_type(adia_features *f)
     snprintf(f->format, sizeof f->format, "%s", fmt);
 }
 
-static int sweep_threads(const adia_csr *a)
+static int sweep_threads(int64_t nnz)
 {
-    int64_t nt = a->nnz / MIN_NNZ_PER_THREAD;
-    int max = omp_get_max_threads();
+    int64_t nt = nnz / MIN_NNZ_PER_THREAD;
+    int max = adia__threads();
     if (nt > max) nt = max;
     if (nt > MAX_THREADS) nt = MAX_THREADS;
     return nt < 1 ? 1 : (int)nt;
+}
+
+int64_t adia__analyze_peak_bytes(int32_t rows, int32_t cols, int64_t nnz)
+{
+    int64_t slots = (int64_t)rows + cols;
+    return adia_sat_mul(adia_sat_mul(slots, 3 * sizeof(int32_t)), sweep_threads(nnz));
+}
+
+adia_status adia__analyze_check_budget(const adia_csr *a, const char *func)
+{
+    char what[160];
+    snprintf(what, sizeof what, "%s: the analysis of a %" PRId32 " x %" PRId32 " matrix (%d "
+             "thread(s) x %" PRId64 " diagonal slots of 12 bytes)", func, a->rows, a->cols,
+             sweep_threads(a->nnz), (int64_t)a->rows + a->cols);
+    return adia_budget_check(adia__analyze_peak_bytes(a->rows, a->cols, a->nnz), what);
 }
 
 adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *p,
@@ -237,9 +251,10 @@ adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *
     f->nnz = a->nnz;
     f->delta = ceil(a->rows / Z);
 
+    ADIA_TRY(adia__analyze_check_budget(a, "adia_matrix_analyze"));
     diag_sweep s[MAX_THREADS];
     size_t slots = (size_t)a->rows + (size_t)a->cols;  /* offsets -(rows-1)..cols-1, +1 spare */
-    ADIA_TRY(sweep_all(a, B, slots, sweep_threads(a), s));
+    ADIA_TRY(sweep_all(a, B, slots, sweep_threads(a->nnz), s));
     diagonal_features(a, &s[0], slots, B, f);
     sweep_free(&s[0]);
     row_features(a, f);

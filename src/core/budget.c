@@ -59,14 +59,35 @@ static void human(char *buf, size_t len, int64_t bytes)
 
 adia_status adia_budget_check(int64_t bytes, const char *what)
 {
+    return adia__budget_check_limit(bytes, 0, NULL, what);
+}
+
+adia_status adia__budget_check_limit(int64_t bytes, int64_t limit, const char *limit_name,
+                                     const char *what)
+{
     int64_t set = atomic_load(&budget_set);
     int64_t budget = set > 0 ? set : default_budget();
+    const char *source = set > 0 ? "set by adia_set_memory_budget / --memory"
+                                 : "half the memory available now; change it with --memory";
+    if (limit > 0 && limit < budget) {
+        budget = limit;
+        source = limit_name;
+    }
     if (bytes >= 0 && bytes <= budget) return ADIA_OK;
     char need[32], have[32];
     if (bytes < 0) snprintf(need, sizeof need, "more than 9.2 EB");
     else human(need, sizeof need, bytes);
     human(have, sizeof have, budget);
-    return adia_error(ADIA_ERR_NO_MEMORY, "%s needs %s, budget %s (%s)", what, need, have,
-                      set > 0 ? "set by adia_set_memory_budget / --memory"
-                              : "half the memory available now; change it with --memory");
+    return adia_error(ADIA_ERR_NO_MEMORY, "%s needs %s, budget %s (%s)", what, need, have, source);
+}
+
+adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const char *what)
+{
+    if (bytes >= 0 && bytes <= free_bytes) return ADIA_OK;
+    char need[32], have[32];
+    if (bytes < 0) snprintf(need, sizeof need, "more than 9.2 EB");
+    else human(need, sizeof need, bytes);
+    human(have, sizeof have, free_bytes);
+    return adia_error(ADIA_ERR_NO_MEMORY, "%s needs %s of device memory, %s free on the device",
+                      what, need, have);
 }

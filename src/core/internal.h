@@ -74,12 +74,33 @@ void *adia_calloc(size_t count, size_t size, const char *what);
  * saturated estimate).  Call it with the whole operation's peak before any
  * work. */
 adia_status adia_budget_check(int64_t bytes, const char *what);
+/* The same against the smaller of the budget and a caller's own limit
+ * (> 0; e.g. adia_spmm_options.max_bytes), which the message names by
+ * limit_name when it is the one that refuses. */
+adia_status adia__budget_check_limit(int64_t bytes, int64_t limit, const char *limit_name,
+                                     const char *what);
+/* Device memory: ADIA_OK if bytes <= free_bytes, else ADIA_ERR_NO_MEMORY
+ * with "WHAT needs 2.1 GB of device memory, 1.3 GB free on the device"
+ * (the decision and the message; the query is adia__gpu_check_free). */
+adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const char *what);
+/* adia__device_memory_check against the current device's free memory
+ * (cudaMemGetInfo; src/cuda/gpu_util.cu).  Call it before an upload or a
+ * device allocation that scales with the input.  Without CUDA:
+ * ADIA_ERR_NO_DEVICE. */
+adia_status adia__gpu_check_free(int64_t bytes, const char *what);
 /* Checked alloc that is allowed to fail: as adia_alloc. */
 #define ADIA_ALLOC(ptr, count, what)                                           \
     do {                                                                       \
         (ptr) = adia_alloc((size_t)(count), sizeof(*(ptr)), (what));           \
         if (!(ptr)) return ADIA_ERR_NO_MEMORY;                                 \
     } while (0)
+
+/* ---------------------------------------------------------------- threads */
+
+/* Threads of an OpenMP region: OpenMP's choice (OMP_NUM_THREADS), at most
+ * adia_thread_limit().  Every parallel region of the library says
+ * num_threads(adia__threads()) (threads.c says why). */
+int adia__threads(void);
 
 /* ------------------------------------------------------------------ CSR */
 
@@ -109,6 +130,16 @@ static inline double adia_csr_value(const adia_csr *A, int64_t i)
     return A->vtype == ADIA_DOUBLE ? ((const double *)A->values)[i]
                                    : (double)((const float *)A->values)[i];
 }
+
+/* --------------------------------------------------------------- analysis */
+
+/* Host bytes adia_matrix_analyze allocates at its peak for a rows x cols
+ * matrix of nnz entries: per sweeping thread, three int32 per diagonal
+ * slot (rows + cols); 1.2 GB for an empty 10^8 x 10^8 matrix. */
+int64_t adia__analyze_peak_bytes(int32_t rows, int32_t cols, int64_t nnz);
+/* adia_budget_check of that peak, the message naming func, the shape,
+ * the threads and the slots. */
+adia_status adia__analyze_check_budget(const adia_csr *a, const char *func);
 
 /* ---------------------------------------------------------------- handles */
 

@@ -292,7 +292,7 @@ adia_status adia_matrix_spmv(const adia_matrix *A, double alpha,
         return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_spmv: x or y is NULL");
     const adia_csr *a = &A->csr;
     const double *v = a->values;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int32_t i = 0; i < a->rows; i++) {
         double sum = 0.0;
         for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++)

@@ -27,6 +27,14 @@ extern "C" adia_status adia_gpu_copy_in(void **d, const void *h, int64_t n, size
     return ADIA_OK;
 }
 
+extern "C" adia_status adia__gpu_check_free(int64_t bytes, const char *what)
+{
+    size_t free_b = 0, total_b = 0;
+    ADIA_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
+    return adia__device_memory_check(bytes, free_b > (size_t)INT64_MAX ? INT64_MAX : (int64_t)free_b,
+                                     what);
+}
+
 extern "C" adia_status adia_gpu_launch_check(const char *kernel)
 {
     return adia_cuda_check(cudaGetLastError(), kernel);

@@ -44,6 +44,7 @@
 #include "spmm/spmm_internal.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -550,13 +551,9 @@ adia_status download_sample(const spmm_plan *p, const double *c, spmm_gpu_run *r
 
 adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *bl)
 {
-    size_t free_b = 0, total_b = 0;
-    ADIA_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
-    const int64_t need = adia__spmm_gpu_bytes(p);
-    if ((uint64_t)need > (uint64_t)free_b)
-        return adia_error(ADIA_ERR_NO_MEMORY, "spmm gpu: the product needs %" PRId64
-                          " bytes of device memory, %zu are free (C: %" PRId64 " entries)",
-                          need, free_b, p->c_len);
+    char what[96];
+    snprintf(what, sizeof what, "spmm gpu: the product (C: %" PRId64 " entries)", p->c_len);
+    ADIA_TRY(adia__gpu_check_free(adia__spmm_gpu_bytes(p), what));
     /* operands (and a C to accumulate into): what a device-resident caller has */
     double t0 = adia_now_ms();
     void *a, *b, *c = NULL, *st;

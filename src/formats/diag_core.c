@@ -96,7 +96,7 @@ adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
     int32_t *count = adia_alloc((size_t)n + 1, sizeof *count, "diagonal format list sizes");
     if (!count) return ADIA_ERR_NO_MEMORY;
     int par = A->nnz > DIAG_PAR_MIN || (int64_t)n * 64 > DIAG_PAR_MIN;
-#pragma omp parallel for schedule(dynamic, 64) if (par)
+#pragma omp parallel for schedule(dynamic, 64) if (par) num_threads(adia__threads())
     for (int32_t p = 0; p < n; p++)
         part->list_start[p + 1] = bound(A, ctx, part->piece_start[p], part->piece_start[p + 1]);
     /* bounds -> capacity slots (exclusive prefix sum), checked */
@@ -113,7 +113,7 @@ adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
     part->list_start[n] = total;
     part->list = adia_alloc((size_t)total, sizeof *part->list, "diagonal format offset lists");
     int failed = !part->list;
-#pragma omp parallel if (par && n > 1)
+#pragma omp parallel if (par && n > 1) num_threads(adia__threads())
     {
         int32_t *work = failed ? NULL : malloc(((size_t)maxb * 4 + 1) * sizeof *work);
         if (!work) {
@@ -244,7 +244,7 @@ static adia_status side_lists(adia_diag *D, const adia_csr *A, const uint8_t *sc
 {
     const double *v = A->values;
     int64_t ns = 0, nz = 0;
-#pragma omp parallel for reduction(+ : ns, nz) schedule(static) if (A->nnz > DIAG_PAR_MIN)
+#pragma omp parallel for reduction(+ : ns, nz) schedule(static) if (A->nnz > DIAG_PAR_MIN) num_threads(adia__threads())
     for (int64_t j = 0; j < A->nnz; j++) {
         int s = scatter && scatter[j];
         ns += s;
@@ -368,14 +368,14 @@ adia_status adia_diag_to_csr(const adia_diag *D, adia_csr *out)
     int64_t *cnt = adia_calloc((size_t)D->rows + 1, sizeof *cnt, "row counts");
     if (!cnt) return ADIA_ERR_NO_MEMORY;
     int par = D->piece_data[D->n_pieces] + D->n_scatter > DIAG_PAR_MIN;
-#pragma omp parallel for schedule(dynamic, 16) if (par)
+#pragma omp parallel for schedule(dynamic, 16) if (par) num_threads(adia__threads())
     for (int32_t p = 0; p < D->n_pieces; p++) piece_entries(D, p, cnt, NULL);
     int64_t nnz = 0;
     for (int32_t r = 0; r < D->rows; r++) nnz += cnt[r];
     adia_status s = adia_csr_alloc(out, D->rows, D->cols, nnz, ADIA_DOUBLE);
     if (s == ADIA_OK) {
         for (int32_t r = 0; r < D->rows; r++) out->rowptr[r + 1] = out->rowptr[r] + cnt[r];
-#pragma omp parallel for schedule(dynamic, 16) if (par)
+#pragma omp parallel for schedule(dynamic, 16) if (par) num_threads(adia__threads())
         for (int32_t p = 0; p < D->n_pieces; p++) piece_entries(D, p, NULL, out);
     }
     free(cnt);

@@ -32,7 +32,7 @@ static adia_status all_offsets(const adia_csr *A, offset_set *set)
     int64_t span = (int64_t)A->rows + A->cols;
     uint8_t *mark = adia_calloc((size_t)span, 1, "diagonal marks");
     if (!mark) return ADIA_ERR_NO_MEMORY;
-#pragma omp parallel for schedule(static) if (A->nnz > 32768)
+#pragma omp parallel for schedule(static) if (A->nnz > 32768) num_threads(adia__threads())
     for (int32_t r = 0; r < A->rows; r++)
         for (int64_t j = A->rowptr[r]; j < A->rowptr[r + 1]; j++) {
             int64_t at = (int64_t)A->colind[j] - r + A->rows - 1;

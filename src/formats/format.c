@@ -140,6 +140,13 @@ static adia_status check_params(const adia_format_params *p, const char *fmt, in
     return ADIA_OK;
 }
 
+adia_status adia_format_params_check(const adia_format_params *p, int32_t rows, int32_t cols)
+{
+    if (!p) return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_params_check: p is NULL");
+    ADIA_TRY(check_tuning(p));
+    return check_params(p, "format parameters", rows, cols);
+}
+
 adia_status adia_format_params_parse(adia_format_params *p, const char *text)
 {
     if (!p || !text) return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: NULL argument");
@@ -320,6 +327,17 @@ adia_status adia_format_upload(adia_format *F)
     if (n == 0) return adia_error(ADIA_ERR_NO_DEVICE, "adia_format_upload: no CUDA device");
     const adia_gpu_ops *g = F->ops->gpu;
     if (!g) return unsupported(F, "the GPU (no GPU kernel)");
+    /* refused while nothing is allocated (the planner then tries its next
+     * candidate), not by a cudaMalloc half way or an out-of-memory later:
+     * the storage, what an upload adds beside it (per-row arrays, one
+     * int64 a row at most: COO's row ranges, CSR's row blocks, the diagonal
+     * kernels' chunk order) and the x and y of every product (in
+     * adia_format_bytes) */
+    int64_t need = adia_sat_add(adia_format_bytes(F), 8 * ((int64_t)F->rows + 1));
+    char what[96];
+    snprintf(what, sizeof what, "adia_format_upload: %s of a %d x %d matrix", F->ops->name,
+             (int)F->rows, (int)F->cols);
+    ADIA_TRY(adia__gpu_check_free(need, what));
     return g->upload(F->impl, F->vtype, &F->params, &F->dev);
 }
 

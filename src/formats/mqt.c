@@ -227,7 +227,7 @@ static adia_status mqt_spmv(const void *impl, double alpha, const void *x,
     if (!c.acc) return ADIA_ERR_NO_MEMORY;
     adia_status s = decode_all(M, spmv_visit, &c);
     if (s == ADIA_OK) {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
         for (int32_t i = 0; i < M->rows; i++)
             row_value_set(y, M->vtype, i, row_axpby(alpha, c.acc[i], beta, row_value_get(y, M->vtype, i)));
     }

@@ -59,7 +59,7 @@ void adia_bcsr_spmv(const adia_bcsr *A, double alpha, const void *x, double beta
 
 adia_status adia_csc_spmv(const adia_csc *A, double alpha, const void *x, double beta, void *y)
 {
-    int T = omp_get_max_threads();
+    int T = adia__threads();
     double *acc = adia_calloc((size_t)T, ((size_t)A->rows + 1) * sizeof(double),
                               "csc per-thread y copies");
     if (!acc) return ADIA_ERR_NO_MEMORY;

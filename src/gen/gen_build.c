@@ -73,7 +73,7 @@ static adia_status fill_rows(const gen_rows *g, int32_t first, adia_csr *c, cons
 {
     double *val = c->values;
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
+#pragma omp parallel for schedule(static) reduction(| : bad) num_threads(adia__threads())
     for (int32_t i = 0; i < c->rows; i++) {
         int64_t p = c->rowptr[i];
         bad |= g->row(g, first + i, c->colind + p, val + p) != c->rowptr[i + 1] - p;
@@ -95,7 +95,7 @@ adia_status adia__gen_build(const gen_rows *g, const gen_args *a, adia_matrix **
     int64_t *len = adia_alloc((size_t)rows + 1, sizeof *len, "generator row lengths");
     if (!len) return ADIA_ERR_NO_MEMORY;
     len[0] = 0;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int32_t i = 0; i < rows; i++) len[i + 1] = g->row(g, first + i, NULL, NULL);
     for (int32_t i = 0; i < rows; i++) len[i + 1] += len[i];  /* <= 2^31 * 2^31 */
 

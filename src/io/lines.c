@@ -5,7 +5,6 @@
 #include "source.h"
 
 #include <inttypes.h>
-#include <omp.h>
 
 /* A chunk per call of a few MB per thread (the parsers split it among the
  * threads), within these bounds; a single line may make the buffer grow to
@@ -22,7 +21,7 @@ void adia_lines_set_chunk(size_t bytes) { chunk_set = bytes; }
 static size_t chunk_bytes(void)
 {
     if (chunk_set) return chunk_set;
-    size_t c = (size_t)omp_get_max_threads() * CHUNK_PER_THREAD;
+    size_t c = (size_t)adia__threads() * CHUNK_PER_THREAD;
     return c < CHUNK_MIN ? CHUNK_MIN : c > CHUNK_MAX ? CHUNK_MAX : c;
 }
 

@@ -354,8 +354,7 @@ static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, const char *b, const cha
     size_t bytes = (size_t)(e - b);
     /* A few blocks per thread, handed out dynamically: a thread that gets
      * less CPU (a busy machine) does not hold the others up. */
-    int threads = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : omp_get_max_threads();
-    if (threads < 1) threads = 1;
+    int threads = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : adia__threads();
     int n = threads == 1 ? 1 : threads * MTX_BLOCKS_PER_THREAD;
     ADIA_TRY(reserve_blocks(d, n));
     mtx_block *ch = d->blk + d->nblk;   /* parsed in place, kept ones move down */

@@ -7,7 +7,6 @@
 #include "outfile.h"
 
 #include <inttypes.h>
-#include <omp.h>
 
 #define WRITE_BLOCK (1 << 16)   /* entries per formatted block */
 #define ENTRY_MAX 64            /* "2147483647 2147483647 -1.2345678901234567e-308\n" */
@@ -66,8 +65,7 @@ static size_t format_values(const void *ctx, int64_t b, int64_t e, char *buf)
 /* Lines [0, count) formatted by fmt, in parallel blocks, written in order. */
 static adia_status write_lines(format_fn fmt, const void *ctx, int64_t count, adia_outfile *out)
 {
-    int nt = omp_get_max_threads();
-    if (nt < 1) nt = 1;
+    int nt = adia__threads();
     int64_t nblocks = (count + WRITE_BLOCK - 1) / WRITE_BLOCK;
     char *buf = adia_alloc((size_t)nt, (size_t)WRITE_BLOCK * ENTRY_MAX, "output buffers");
     size_t *len = adia_alloc((size_t)nt, sizeof *len, "output lengths");

@@ -39,7 +39,7 @@ adia_status adia_spy_grid_build(const adia_csr *A, int32_t gw, int32_t gh,
     int32_t chunk = gh / 64 > 0 ? gh / 64 : 1;
     for (int32_t c0 = 0; c0 < gh; c0 += chunk) {
         int32_t c1 = c0 + chunk < gh ? c0 + chunk : gh;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(adia__threads())
         for (int32_t b = c0; b < c1; b++) {
             uint32_t *line = g->count + (size_t)b * (size_t)gw;
             int32_t r1 = bin_first_row((int64_t)b + 1, A->rows, gh);

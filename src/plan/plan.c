@@ -283,6 +283,7 @@ adia_status adia__plan_adopt(adia_format *F, const plan_hints *h, const char *na
 adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out)
 {
+    if (analyse) ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_create"));
     adia_plan *P = plan_new(A->csr.rows, A->csr.cols, A->csr.nnz, A->name, h);
     if (!P) return ADIA_ERR_NO_MEMORY;
     adia_status s = ADIA_OK;
@@ -315,6 +316,9 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     ADIA_TRY(adia_matrix_check_handle(A, "adia_plan_create"));
     plan_hints h;
     ADIA_TRY(adia_plan_resolve_hints(hints, &h));
+    /* a value the matrix refuses is the caller's error, not a reason for
+     * every candidate to be skipped and "no format fits" */
+    ADIA_TRY(adia_format_params_check(&h.params, A->csr.rows, A->csr.cols));
     /* FIXED needs no analysis: the caller chose */
     int analyse = h.chooser != ADIA_CHOOSE_FIXED;
     adia_status s = adia_plan_build(A, &h, analyse, plan);

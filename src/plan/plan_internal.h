@@ -80,6 +80,11 @@ adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r);
 adia_status adia_plan_model(const adia_csr *A, const adia_features *f,
                             const plan_hints *h, adia_plan_candidate *out, int *n);
 
+/* adia_budget_check of what the analysis and the model pass of A
+ * allocate at their peak (the larger: they run one after the other), with
+ * the shape in the message; before either starts. */
+adia_status adia__plan_check_budget(const adia_csr *A, const char *func);
+
 /* A new plan for A (create and load): with analyse, the features and the
  * model's candidates first; then the chooser's format, with fallbacks. */
 adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analyse,

@@ -48,7 +48,7 @@ static double stream_read_gbs(const double *a, int64_t n)
     double best = INFINITY, sink = 0;
     for (int rep = 0; rep < 3; rep++) {
         double t0 = adia_now_ms(), s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static)
+#pragma omp parallel for reduction(+ : s) schedule(static) num_threads(adia__threads())
         for (int64_t i = 0; i < n; i++) s += a[i];
         double t = (adia_now_ms() - t0) * 1e-3;   /* seconds */
         sink += s;
@@ -69,7 +69,7 @@ adia_status adia_plan_cpu_bandwidth(double *gbs)
             if (!a) {
                 s = ADIA_ERR_NO_MEMORY;
             } else {
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
                 for (int64_t i = 0; i < n; i++) a[i] = (double)(i & 7);
                 cached = stream_read_gbs(a, n);
                 free(a);
@@ -224,6 +224,25 @@ static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
     return ADIA_OK;
 }
 
+/* The model pass at its peak: one int64 offset stamp per diagonal slot
+ * (count_blocks; the stamps of the two block sizes are not held at once),
+ * or SELL's row lengths, fewer. */
+static int64_t model_peak_bytes(const adia_csr *A)
+{
+    return adia_sat_mul((int64_t)A->rows + A->cols, sizeof(int64_t));
+}
+
+adia_status adia__plan_check_budget(const adia_csr *A, const char *func)
+{
+    int64_t analysis = adia__analyze_peak_bytes(A->rows, A->cols, A->nnz);
+    int64_t model = model_peak_bytes(A);
+    char what[192];
+    snprintf(what, sizeof what, "%s: planning a %d x %d matrix (analysis and cost model over "
+             "%lld diagonal slots)", func, (int)A->rows, (int)A->cols,
+             (long long)A->rows + A->cols);
+    return adia_budget_check(analysis > model ? analysis : model, what);
+}
+
 /* What every format's storage prediction reads: the features and the
  * counts of one pass per row-block size and of SELL's slices. */
 static adia_status model_input(const adia_csr *A, const adia_features *f, const plan_hints *h,
@@ -307,6 +326,7 @@ adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
     adia_plan_candidate all[ADIA_PLAN_MAX_CANDIDATES];
     int count;
     ADIA_TRY(adia_plan_resolve_hints(h, &r));
+    ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_candidates"));
     ADIA_TRY(adia_matrix_analyze(A, NULL, &f));
     ADIA_TRY(adia_plan_model(&A->csr, &f, &r, all, &count));
     if (max <= 0 && !out) {

@@ -61,7 +61,7 @@ static double dot(const solver *S, const double *a, const double *b)
 {
     const int64_t n = S->n;
     double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536)
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
     global_sum(S, &s, 1);
     return s;
@@ -74,7 +74,7 @@ static double nrm2(const solver *S, const double *a)
 {
     const int64_t n = S->n;
     double big = 0;
-#pragma omp parallel for reduction(max : big) schedule(static) if (n > 65536)
+#pragma omp parallel for reduction(max : big) schedule(static) if (n > 65536) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) big = fabs(a[i]) > big ? fabs(a[i]) : big;
     global_max(S, &big, 1);
     if (isinf(big)) return big;
@@ -82,7 +82,7 @@ static double nrm2(const solver *S, const double *a)
     if (big > 0) frexp(big, &e);
     const double down = ldexp(1.0, -e);
     double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536)
+#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) s += (a[i] * down) * (a[i] * down);
     global_sum(S, &s, 1);
     return ldexp(sqrt(s), e);
@@ -99,28 +99,28 @@ static int pow2_exponent(double v)
 /* y = x 2^e, exact (ldexp, not a factor that could overflow by itself). */
 static void scale_pow2(int64_t n, const double *x, int e, double *y)
 {
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) y[i] = ldexp(x[i], e);
 }
 
 /* y += alpha x */
 static void axpy(int64_t n, double alpha, const double *x, double *y)
 {
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
 }
 
 /* y = x + beta y */
 static void xpby(int64_t n, const double *x, double beta, double *y)
 {
-#pragma omp parallel for schedule(static) if (n > 65536)
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) y[i] = x[i] + beta * y[i];
 }
 
 /* z = M^-1 r (Jacobi) or r */
 static void precondition(const solver *S, const double *r, double *z)
 {
-#pragma omp parallel for schedule(static) if (S->n > 65536)
+#pragma omp parallel for schedule(static) if (S->n > 65536) num_threads(adia__threads())
     for (int64_t i = 0; i < S->n; i++) z[i] = S->inv_diag ? S->inv_diag[i] * r[i] : r[i];
 }
 
@@ -138,7 +138,7 @@ static adia_status apply(solver *S, const double *x, double *y)
 static adia_status residual(solver *S, const double *b, const double *x, double *r)
 {
     ADIA_TRY(apply(S, x, r));
-#pragma omp parallel for schedule(static) if (S->n > 65536)
+#pragma omp parallel for schedule(static) if (S->n > 65536) num_threads(adia__threads())
     for (int64_t i = 0; i < S->n; i++) r[i] = b[i] - r[i];
     return ADIA_OK;
 }
@@ -447,7 +447,7 @@ static double max_abs(const adia_csr *A)
 {
     const double *v = A->values;
     double big = 0;
-#pragma omp parallel for reduction(max : big) schedule(static) if (A->nnz > 65536)
+#pragma omp parallel for reduction(max : big) schedule(static) if (A->nnz > 65536) num_threads(adia__threads())
     for (int64_t k = 0; k < A->nnz; k++) big = fabs(v[k]) > big ? fabs(v[k]) : big;
     return big;
 }

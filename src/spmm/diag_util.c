@@ -58,7 +58,7 @@ adia_status adia_diag_scatter(const adia_csr *A, int32_t dg, const int32_t *off,
 {
     const double *v = A->values;
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
+#pragma omp parallel for schedule(static) reduction(| : bad) num_threads(adia__threads())
     for (int32_t i = 0; i < A->rows; i++) {
         int32_t d = lower_bound(dg, off, -(int64_t)i);
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
@@ -90,7 +90,7 @@ adia_status adia_diag_emit_csr(int32_t rows, int32_t cols, int32_t dg,
 {
     int64_t *count = adia_calloc((size_t)rows + 1, sizeof *count, "row counts");
     if (!count) return ADIA_ERR_NO_MEMORY;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int32_t i = 0; i < rows; i++) {
         int32_t lo, hi;
         adia_diag_row_range(dg, off, cols, i, &lo, &hi);
@@ -108,7 +108,7 @@ adia_status adia_diag_emit_csr(int32_t rows, int32_t cols, int32_t dg,
     memcpy(out->rowptr, count, ((size_t)rows + 1) * sizeof *count);
     free(count);
     double *ov = out->values;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int32_t i = 0; i < rows; i++) {
         int32_t lo, hi;
         adia_diag_row_range(dg, off, cols, i, &lo, &hi);

@@ -6,8 +6,6 @@
 
 #include <inttypes.h>
 #include <math.h>
-#include <omp.h>
-#include <unistd.h>
 
 /* Default of adia_spmm_options.max_fill: C's diagonal storage may be up to
  * 4 times the bound of its true nonzeros.  The bound (the multiplications
@@ -84,37 +82,99 @@ static int cmp_i32(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* Arrays over the offset span (m + n slots) pay when the span is small
- * beside the number of candidates (at most 16 slots each); else sort or
- * search.  Used by the output offsets and the pairs alike. */
+/* Arrays over the offset span (m + n slots or bits) pay when the span is
+ * small beside the number of candidates (at most 16 slots each); else sort
+ * or search.  Used by the output offsets and the pairs alike. */
 static bool span_is_small(int64_t span, int64_t candidates)
 {
     return span <= 16 * candidates;
 }
 
-/* Every in-range oa + ob and the offsets acc_off of an existing C, as
- * marks over (-m, n): linear in m + n. */
-static int64_t offsets_by_marks(spmm_plan *p, const int32_t *acc_off, int32_t n_acc,
-                                uint8_t *mark)
+/* The budget of one product: the process's (adia_memory_budget), or
+ * opt->max_bytes where that is smaller. */
+static adia_status check_budget(const adia_spmm_options *opt, int64_t bytes, const char *what)
 {
-    for (int32_t a = 0; a < p->a.dg; a++) {
-        int32_t lo, hi;
-        b_range(p, p->a.off[a], &lo, &hi);
-        for (int32_t b = lo; b < hi; b++) mark[(int64_t)p->a.off[a] + p->b.off[b] + p->m] = 1;
-    }
-    for (int32_t d = 0; d < n_acc; d++) mark[(int64_t)acc_off[d] + p->m] = 1;
-    int64_t dc = 0;
-    for (int64_t s = 0; s < (int64_t)p->m + p->n; s++)
-        if (mark[s]) p->c_off[dc++] = (int32_t)(s - p->m);
-    return dc;
+    return adia__budget_check_limit(bytes, opt->max_bytes, "adia_spmm_options.max_bytes", what);
 }
 
-/* The same set by sorting the candidate sums (into c_off, which holds
- * n_pairs + n_acc): for few pairs on long diagonals, where a mark array
- * of m + n bytes would cost more than the whole product structure. */
-static int64_t offsets_by_sort(spmm_plan *p, const int32_t *acc_off, int32_t n_acc)
+/* dst bits u + shift |= src bits u for u in [u0, u1), a source word at a
+ * time; every bit copied lands inside dst (the caller's ranges say so). */
+static void or_shifted(uint64_t *dst, const uint64_t *src, int64_t u0, int64_t u1, int64_t shift)
+{
+    for (int64_t u = u0; u < u1;) {
+        int bit = (int)(u & 63);
+        int64_t take = 64 - bit < u1 - u ? 64 - bit : u1 - u;
+        uint64_t v = src[u >> 6] >> bit;
+        if (take < 64) v &= ((uint64_t)1 << take) - 1;
+        int64_t at = u + shift;
+        int sb = (int)(at & 63);
+        dst[at >> 6] |= v << sb;
+        if (sb && sb + take > 64) dst[(at >> 6) + 1] |= v >> (64 - sb);
+        u += take;
+    }
+}
+
+static void set_bit(uint64_t *bits, int64_t i) { bits[i >> 6] |= (uint64_t)1 << (i & 63); }
+
+/* Every in-range oa + ob and the offsets acc_off of an existing C, as bits
+ * over oc + m in [0, m + n).  Per diagonal of op(A), its partners in B are
+ * one run of B's ascending offsets: set one by one, or B's offsets as a bit
+ * set (ob + k) shifted by oa and or-ed a word at a time, whichever takes
+ * fewer steps.  Unstructured operands have up to 10^9 pairs on a span of
+ * 10^5 (powerlaw:20000,2,500 squared): word steps make that 2 * 10^7. */
+static adia_status offsets_by_bits(spmm_plan *p, const int32_t *acc_off, int32_t n_acc)
+{
+    int64_t span = (int64_t)p->m + p->n, span_b = (int64_t)p->k + p->n;
+    uint64_t *bits = adia_calloc((size_t)(span / 64 + 2), 8, "output diagonal bits");
+    uint64_t *b_bits = adia_calloc((size_t)(span_b / 64 + 2), 8, "operand diagonal bits");
+    if (!bits || !b_bits) {
+        free(bits);
+        free(b_bits);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    for (int32_t b = 0; b < p->b.dg; b++) set_bit(b_bits, (int64_t)p->b.off[b] + p->k);
+    for (int32_t a = 0; a < p->a.dg; a++) {
+        int32_t lo, hi;
+        int64_t oa = p->a.off[a];
+        b_range(p, oa, &lo, &hi);
+        if (lo == hi) continue;
+        int64_t u0 = (int64_t)p->b.off[lo] + p->k, u1 = (int64_t)p->b.off[hi - 1] + p->k + 1;
+        if (hi - lo <= (u1 - u0) / 64 + 2)
+            for (int32_t b = lo; b < hi; b++) set_bit(bits, oa + p->b.off[b] + p->m);
+        else
+            or_shifted(bits, b_bits, u0, u1, oa + p->m - p->k);
+    }
+    for (int32_t d = 0; d < n_acc; d++) set_bit(bits, (int64_t)acc_off[d] + p->m);
+    free(b_bits);
+    int64_t dc = 0;
+    for (int64_t w = 0; w <= span / 64; w++) dc += __builtin_popcountll(bits[w]);
+    if (dc > INT32_MAX) {
+        free(bits);
+        return adia_error(ADIA_ERR_OVERFLOW, "spmm: %" PRId64 " output diagonals exceed "
+                          "32-bit counts", dc);
+    }
+    p->c_off = adia_alloc((size_t)dc, sizeof *p->c_off, "output offsets");
+    if (!p->c_off) {
+        free(bits);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    dc = 0;
+    for (int64_t w = 0; w <= span / 64; w++)
+        for (uint64_t x = bits[w]; x; x &= x - 1)
+            p->c_off[dc++] = (int32_t)(w * 64 + __builtin_ctzll(x) - p->m);
+    free(bits);
+    p->dc = (int32_t)dc;
+    return ADIA_OK;
+}
+
+/* The same set by sorting the candidate sums (n_pairs + n_acc of them):
+ * for few pairs on long diagonals, where even bits over m + n would cost
+ * more than the whole product structure. */
+static adia_status offsets_by_sort(spmm_plan *p, const int32_t *acc_off, int32_t n_acc)
 {
     int64_t k = 0;
+    p->c_off = adia_alloc((size_t)(p->n_pairs + n_acc), sizeof *p->c_off, "output offsets");
+    if (!p->c_off) return ADIA_ERR_NO_MEMORY;
     for (int32_t a = 0; a < p->a.dg; a++) {
         int32_t lo, hi;
         b_range(p, p->a.off[a], &lo, &hi);
@@ -125,37 +185,39 @@ static int64_t offsets_by_sort(spmm_plan *p, const int32_t *acc_off, int32_t n_a
     int64_t dc = 0;
     for (int64_t i = 0; i < k; i++)
         if (dc == 0 || p->c_off[i] != p->c_off[dc - 1]) p->c_off[dc++] = p->c_off[i];
-    return dc;
+    p->dc = (int32_t)dc;
+    return ADIA_OK;
 }
 
-/* Output offsets: every in-range oa + ob, joined with the offsets of an
- * existing C (acc, may be NULL). */
-static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
+/* Pairs (oa, ob) with oa + ob on C, counted without listing them. */
+static void count_pairs(spmm_plan *p)
 {
-    int32_t *acc_off = NULL, n_acc = 0;
-    if (acc) ADIA_TRY(adia_csr_offsets(acc, &acc_off, &n_acc));
+    p->n_pairs = 0;
     for (int32_t a = 0; a < p->a.dg; a++) {
         int32_t lo, hi;
         b_range(p, p->a.off[a], &lo, &hi);
         p->n_pairs += hi - lo;
     }
-    int64_t span = (int64_t)p->m + p->n, cand = p->n_pairs + n_acc;  /* oc + m in [1, m + n) */
-    bool sort = !span_is_small(span, cand);
-    uint8_t *mark = sort ? NULL : adia_calloc((size_t)span, 1, "output diagonal marks");
-    p->c_off = adia_alloc(sort ? (size_t)cand : (size_t)span, sizeof *p->c_off, "output offsets");
-    if ((!sort && !mark) || !p->c_off) {
-        free(acc_off);
-        free(mark);
-        return ADIA_ERR_NO_MEMORY;
-    }
-    int64_t dc = sort ? offsets_by_sort(p, acc_off, n_acc) : offsets_by_marks(p, acc_off, n_acc, mark);
+}
+
+/* Output offsets (every in-range oa + ob, joined with the offsets of an
+ * existing C, acc, may be NULL), their bases and C's length. */
+static adia_status output_offsets(spmm_plan *p, const adia_csr *acc,
+                                  const adia_spmm_options *opt)
+{
+    int32_t *acc_off = NULL, n_acc = 0;
+    if (acc) ADIA_TRY(adia_csr_offsets(acc, &acc_off, &n_acc));
+    int64_t span = (int64_t)p->m + p->n;
+    bool bits = span_is_small(span, p->n_pairs + n_acc);
+    /* bits over both spans and the offsets (< m + n), or the sums to sort */
+    int64_t bytes = bits ? (span + (int64_t)p->k + p->n) / 8 + 32 + 4 * span
+                         : adia_sat_mul(p->n_pairs + n_acc, 4);
+    adia_status s = check_budget(opt, bytes, "spmm: the output diagonals");
+    if (s == ADIA_OK)
+        s = bits ? offsets_by_bits(p, acc_off, n_acc) : offsets_by_sort(p, acc_off, n_acc);
     free(acc_off);
-    free(mark);
-    if (dc > INT32_MAX)
-        return adia_error(ADIA_ERR_OVERFLOW, "spmm: %" PRId64 " output diagonals exceed "
-                          "32-bit counts", dc);
-    p->dc = (int32_t)dc;
-    p->c_base = adia_alloc((size_t)dc ? (size_t)dc : 1, sizeof *p->c_base, "output bases");
+    ADIA_TRY(s);
+    p->c_base = adia_alloc((size_t)p->dc ? (size_t)p->dc : 1, sizeof *p->c_base, "output bases");
     if (!p->c_base) return ADIA_ERR_NO_MEMORY;
     int64_t start = 0;                         /* <= m * n: no overflow */
     for (int32_t d = 0; d < p->dc; d++) {
@@ -163,6 +225,49 @@ static adia_status output_offsets(spmm_plan *p, const adia_csr *acc)
         start += adia_diag_len(p->m, p->n, p->c_off[d]);
     }
     p->c_len = start;
+    return ADIA_OK;
+}
+
+/* Count and sum of t = oa + ob over B's offsets ob with t in [t0, t1);
+ * bsum: prefix sums of B's offsets. */
+static void t_range(const spmm_plan *p, const int64_t *bsum, int64_t oa, int64_t t0, int64_t t1,
+                    int64_t *cnt, int64_t *sum)
+{
+    *cnt = *sum = 0;
+    if (t0 >= t1) return;
+    int32_t i0 = find_offset(p->b.dg, p->b.off, t0 - oa), i1 = find_offset(p->b.dg, p->b.off, t1 - oa);
+    *cnt = i1 - i0;
+    *sum = *cnt * oa + (bsum[i1] - bsum[i0]);
+}
+
+/* Multiplications of the product -- the rows every pair reaches
+ * (spmm_pair_rows), summed -- in closed form, O(log) per diagonal of op(A)
+ * instead of a walk over every pair.  For oa, with L = max(0, -oa) and
+ * H = min(m, k - oa), pair (oa, ob) reaches min(H, n - t) - max(L, -t)
+ * rows, t = oa + ob, which is positive exactly for t in (-H, n - L): a sum
+ * of a constant or of -t on each side of t = n - H and of t = -L. */
+static adia_status count_mults(spmm_plan *p)
+{
+    int64_t *bsum = adia_alloc((size_t)p->b.dg + 1, sizeof *bsum, "spmm offset sums");
+    if (!bsum) return ADIA_ERR_NO_MEMORY;
+    bsum[0] = 0;
+    for (int32_t b = 0; b < p->b.dg; b++) bsum[b + 1] = bsum[b] + p->b.off[b];
+    int64_t total = 0, m = p->m, n = p->n;
+    for (int32_t a = 0; a < p->a.dg; a++) {
+        int64_t oa = p->a.off[a], L = oa < 0 ? -oa : 0, H = m < p->k - oa ? m : p->k - oa;
+        int64_t t0 = 1 - H, t1 = n - L, c, sum;
+        if (t0 >= t1) continue;
+        t_range(p, bsum, oa, t0, n - H + 1 < t1 ? n - H + 1 : t1, &c, &sum);   /* h = H */
+        total += H * c;
+        t_range(p, bsum, oa, n - H + 1 > t0 ? n - H + 1 : t0, t1, &c, &sum);   /* h = n - t */
+        total += n * c - sum;
+        t_range(p, bsum, oa, t0, -L < t1 ? -L : t1, &c, &sum);                 /* l = -t */
+        total += sum;
+        t_range(p, bsum, oa, -L > t0 ? -L : t0, t1, &c, &sum);                 /* l = L */
+        total -= L * c;
+    }
+    free(bsum);
+    p->mults = total;
     return ADIA_OK;
 }
 
@@ -200,9 +305,6 @@ static adia_status output_pairs(spmm_plan *p)
                 int32_t d = slot ? slot[oc + p->m] : find_offset(p->dc, p->c_off, oc);
                 if (pass == 0) {
                     p->pair_ptr[d + 1]++;
-                    int64_t l, h;
-                    spmm_pair_rows(p, oa, oc, &l, &h);
-                    p->mults += h - l;
                 } else {
                     p->pair_a[next[d]] = a;
                     p->pair_b[next[d]++] = b;
@@ -264,16 +366,21 @@ static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
         return adia_error(ADIA_ERR_INVALID_ARG, "%s: bad device %d or algorithm %d", func,
                           (int)opt->device, (int)opt->algorithm);
     /* OpenMP tries to start every thread asked for: 100000 crashed */
-    int procs = omp_get_num_procs();
-    if (opt && opt->threads > 4 * procs)
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: threads = %d, more than 4 x the %d "
-                          "processors", func, opt->threads, procs);
+    if (opt && opt->threads > adia_thread_limit())
+        return adia_error(ADIA_ERR_INVALID_ARG, "%s: threads = %d, more than the limit of %d "
+                          "(%d per processor)", func, opt->threads, adia_thread_limit(),
+                          ADIA_THREADS_PER_PROC);
     return ADIA_OK;
 }
 
-/* Structure phase: shapes, output offsets, pairs.  acc: existing C or NULL. */
-static adia_status plan_build(adia_op opA, const adia_matrix *A, adia_op opB,
-                              const adia_matrix *B, const adia_csr *acc, spmm_plan *p)
+/* Structure phase, everything but the pair list: shapes, the bound of C's
+ * nonzeros, the number of pairs and of multiplications, output offsets.
+ * Time and memory near-linear in the operands and m + n, whatever the
+ * number of pairs: fill and memory are checked before the pairs are
+ * listed (plan_pairs).  acc: existing C or NULL. */
+static adia_status plan_shape(adia_op opA, const adia_matrix *A, adia_op opB,
+                              const adia_matrix *B, const adia_csr *acc,
+                              const adia_spmm_options *opt, spmm_plan *p)
 {
     memset(p, 0, sizeof *p);
     adia_status s = operand_init(A, opA, &p->a);
@@ -292,23 +399,23 @@ static adia_status plan_build(adia_op opA, const adia_matrix *A, adia_op opB,
                        op_name(opA), op_name(opB), p->m, p->n);
     double t0 = adia_now_ms();
     if (s == ADIA_OK) s = nnz_bound(p, acc);
-    if (s == ADIA_OK) s = output_offsets(p, acc);
-    if (s == ADIA_OK) s = output_pairs(p);
+    if (s == ADIA_OK) {
+        count_pairs(p);
+        s = output_offsets(p, acc, opt);
+    }
+    if (s == ADIA_OK) s = count_mults(p);
     p->struct_ms = adia_now_ms() - t0;
     if (s != ADIA_OK) adia__spmm_plan_free(p);
     return s;
 }
 
-/* Sum of a + b + ... with overflow saturating at INT64_MAX. */
-static int64_t sat_add(int64_t a, int64_t b)
+/* The pair list, after plan_shape and the checks of adia_spmm. */
+static adia_status plan_pairs(spmm_plan *p)
 {
-    int64_t r;
-    return adia_add_i64(a, b, &r) ? r : INT64_MAX;
-}
-static int64_t sat_mul(int64_t a, int64_t b)
-{
-    int64_t r;
-    return adia_mul_i64(a, b, &r) ? r : INT64_MAX;
+    double t0 = adia_now_ms();
+    adia_status s = output_pairs(p);
+    p->struct_ms += adia_now_ms() - t0;
+    return s;
 }
 
 static adia_spmm_algo choose_algorithm(const spmm_plan *p, const adia_spmm_options *opt)
@@ -321,6 +428,17 @@ static adia_spmm_algo choose_algorithm(const spmm_plan *p, const adia_spmm_optio
     return cdm_work <= 1.25 * (double)p->mults ? ADIA_SPMM_CDM : ADIA_SPMM_HM;
 }
 
+/* Host bytes of the plan's arrays: operand and output offsets, output
+ * bases, the pair list (8 bytes a pair, known from the two operands'
+ * offsets before it is built), its pointers and cursors, the slot map. */
+static int64_t structure_bytes(const spmm_plan *p)
+{
+    int64_t span = (int64_t)p->m + p->n;
+    int64_t b = adia_sat_add(adia_sat_mul(p->n_pairs, 8), 28 * ((int64_t)p->dc + 1));
+    b = adia_sat_add(b, 4 * ((int64_t)p->a.dg + p->b.dg));
+    return span_is_small(span, p->n_pairs) ? adia_sat_add(b, 4 * span) : b;
+}
+
 static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *info)
 {
     memset(info, 0, sizeof *info);
@@ -330,26 +448,17 @@ static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *i
     info->nnz = p->c_len;
     info->nnz_bound = p->nnz_bound;
     info->n_pairs = p->n_pairs;
-    info->flops = sat_mul(2, p->mults);
+    info->flops = adia_sat_mul(2, p->mults);
     info->algorithm = algo;
     /* plan arrays + operand storage + C's values + C's CSR (the old CSR of
      * an accumulated C is freed only after the new one exists) */
-    int64_t plan = sat_add(sat_mul(p->n_pairs, 8), sat_mul((int64_t)p->dc, 24));
-    plan = sat_add(plan, sat_mul((int64_t)p->a.dg + p->b.dg, 12));
     int64_t ops = algo == ADIA_SPMM_CDM
-                      ? sat_mul(sat_mul((int64_t)p->a.dg + p->b.dg + p->dc, p->n), 8)
-                      : sat_mul(sat_add(p->a.stored, p->b.stored), 8);
-    ops = sat_add(ops, sat_mul(p->c_len, 8));     /* C in HM layout, both paths */
-    int64_t csr = sat_add(sat_mul(p->c_len, 12), sat_mul((int64_t)p->m + 1, 8));
-    info->peak_bytes = sat_add(sat_add(plan, ops), csr);
+                      ? adia_sat_mul(adia_sat_mul((int64_t)p->a.dg + p->b.dg + p->dc, p->n), 8)
+                      : adia_sat_mul(adia_sat_add(p->a.stored, p->b.stored), 8);
+    ops = adia_sat_add(ops, adia_sat_mul(p->c_len, 8));     /* C in HM layout, both paths */
+    int64_t csr = adia_sat_add(adia_sat_mul(p->c_len, 12), adia_sat_mul((int64_t)p->m + 1, 8));
+    info->peak_bytes = adia_sat_add(adia_sat_add(structure_bytes(p), ops), csr);
     info->device_bytes = adia__spmm_gpu_bytes(p);
-}
-
-static int64_t memory_limit(const adia_spmm_options *opt)
-{
-    if (opt->max_bytes > 0) return opt->max_bytes;
-    long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
-    return pages > 0 && size > 0 ? sat_mul(pages, size) : INT64_MAX;
 }
 
 adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
@@ -362,7 +471,7 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
     adia_spmm_options_default(&dflt);
     if (!opt) opt = &dflt;
     spmm_plan p;
-    ADIA_TRY(plan_build(opA, A, opB, B, NULL, &p));
+    ADIA_TRY(plan_shape(opA, A, opB, B, NULL, opt, &p));
     plan_info(&p, choose_algorithm(&p, opt), info);
     if (offsets) {
         *offsets = p.c_off;
@@ -427,7 +536,7 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
      * first-touch faults would land in the numeric phase (measured on a
      * 2-core VM: HM numeric 181 ms with lazy pages, 40 ms without, and two
      * threads faulting slower than one). */
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int64_t k = 0; k < p->c_len; k++) c[k] = 0.0;
     adia_status s = ADIA_OK;
     if (acc) s = adia_diag_scatter(acc, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE);
@@ -464,7 +573,7 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
         *C = NULL;
     }
     spmm_plan p;
-    ADIA_TRY(plan_build(opA, A, opB, B, acc, &p));
+    ADIA_TRY(plan_shape(opA, A, opB, B, acc, opt, &p));
     p.threads = opt->threads;
     adia_spmm_algo algo = choose_algorithm(&p, opt);
     adia_spmm_info info;
@@ -474,13 +583,16 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
         s = adia_error(ADIA_ERR_DIMENSION, "adia_spmm: algorithm CDM needs square matrices, "
                        "A%s is %" PRId32 " x %" PRId32 " and B%s is %" PRId32 " x %" PRId32,
                        op_name(opA), p.m, p.k, op_name(opB), p.k, p.n);
-    int64_t limit = memory_limit(opt);
-    if (s == ADIA_OK && info.peak_bytes > limit)
-        s = adia_error(ADIA_ERR_NO_MEMORY, "adia_spmm: the product needs about %" PRId64
-                       " bytes (C: %" PRId32 " x %" PRId32 ", %" PRId64 " diagonals, %" PRId64
-                       " entries), more than the limit of %" PRId64 " bytes",
-                       info.peak_bytes, p.m, p.n, info.n_diag, info.nnz, limit);
+    /* both before the pair list, whose size alone can be gigabytes */
     if (s == ADIA_OK) s = check_fill(&p, opt);
+    if (s == ADIA_OK) {
+        char what[192];
+        snprintf(what, sizeof what, "adia_spmm: C = A%s * B%s (%" PRId32 " x %" PRId32 ", %"
+                 PRId32 " diagonals, %" PRId64 " entries, %" PRId64 " pairs)", op_name(opA),
+                 op_name(opB), p.m, p.n, p.dc, p.c_len, p.n_pairs);
+        s = check_budget(opt, info.peak_bytes, what);
+    }
+    if (s == ADIA_OK) s = plan_pairs(&p);
     adia_csr out;
     if (s == ADIA_OK) s = run_numeric(&p, algo, opt, acc, &info, &out);
     adia__spmm_plan_free(&p);
@@ -516,13 +628,17 @@ adia_status adia__spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op
     ADIA_TRY(check_args(opA, A, opB, B, &opt, "adia__spmm_gpu_check_rows"));
     ADIA_TRY(check_device(&opt, ADIA_SPMM_HM));
     spmm_plan p;
-    ADIA_TRY(plan_build(opA, A, opB, B, NULL, &p));
+    ADIA_TRY(plan_shape(opA, A, opB, B, NULL, &opt, &p));
     plan_info(&p, ADIA_SPMM_HM, info);
+    /* C stays on the device: the host holds the plan and the operands */
+    int64_t host = adia_sat_add(structure_bytes(&p), adia_sat_mul(p.a.stored + p.b.stored, 8));
+    adia_status s = check_budget(&opt, host, "adia__spmm_gpu_check_rows: the product's structure");
+    if (s == ADIA_OK) s = plan_pairs(&p);
     if (row0 < 0 || rows < 0 || row0 + rows > p.m) row0 = rows = 0;
     size_t cells = (size_t)p.dc * (size_t)rows;
-    double *gpu = adia_calloc(cells, sizeof *gpu, "sampled rows");
-    double *cpu = adia_calloc(cells, sizeof *cpu, "sampled rows");
-    adia_status s = gpu && cpu ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    double *gpu = s == ADIA_OK ? adia_calloc(cells, sizeof *gpu, "sampled rows") : NULL;
+    double *cpu = s == ADIA_OK ? adia_calloc(cells, sizeof *cpu, "sampled rows") : NULL;
+    if (s == ADIA_OK && (!gpu || !cpu)) s = ADIA_ERR_NO_MEMORY;
     spmm_gpu_run run;
     memset(&run, 0, sizeof run);
     run.sample_row0 = row0;

@@ -11,7 +11,6 @@
 #include "spmm_internal.h"
 #include "cdm.h"
 
-#include <omp.h>
 
 typedef struct cdm_op {
     adia_cdm x;               /* X's compact diagonals */
@@ -150,7 +149,7 @@ adia_status adia__spmm_cpu_cdm(spmm_plan *p, double *c, double *time_ms)
         copy_true(p, &cc, c, 1);
         /* row blocks in parallel, every output compact diagonal inside one
          * (its positions of A, B and C stay in cache: spmm_cpu_block_rows) */
-        const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
+        const int nt = p->threads > 0 ? p->threads : adia__threads();
         const int64_t rows = spmm_cpu_block_rows(p->n, (int64_t)A.dg + B.dg + cc.dg, nt);
         const int64_t blocks = ((int64_t)p->n + rows - 1) / rows;
         const double start_ms = adia_now_ms();

@@ -7,7 +7,6 @@
  * gives bitwise the same C. */
 #include "spmm_internal.h"
 
-#include <omp.h>
 
 adia_status adia__spmm_operand_store(spmm_operand *x)
 {
@@ -85,7 +84,7 @@ adia_status adia__spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
 {
     ADIA_TRY(adia__spmm_operand_store(&p->a));
     ADIA_TRY(adia__spmm_operand_store(&p->b));
-    const int nt = p->threads > 0 ? p->threads : omp_get_max_threads();
+    const int nt = p->threads > 0 ? p->threads : adia__threads();
     const int64_t rows = spmm_cpu_block_rows(p->m, (int64_t)p->a.dg + p->b.dg + p->dc, nt);
     const int64_t blocks = ((int64_t)p->m + rows - 1) / rows;
     const double start_ms = adia_now_ms();

@@ -31,7 +31,17 @@ with open(sys.argv[1] + "/xs.mtx", "w") as f:
     f.writelines("%d\n" % (i + 1) for i in range(n))
 with open(sys.argv[1] + "/short.mtx", "w") as f:
     f.write("%%MatrixMarket matrix array real general\n3 1\n1\n2\n3\n")
+with open(sys.argv[1] + "/zeros.mtx", "w") as f:
+    f.write("%%MatrixMarket matrix array real general\n" + "%d 1\n" % n + "0\n" * n)
 PY
+# b = 0: x = 0 at once; the report names the plan's format and no per-
+# iteration time (it printed "format  (cpu" and "nan ms per iteration")
+expect 0 solve "$TMP/A.mtx" -b "$TMP/zeros.mtx" --device cpu
+check "b = 0: the format is named" grep -qE "format [a-z0-9]+ \(cpu, double\)" "$OUT"
+check "b = 0: no iterations needed" stdout_has "no iterations needed"
+check "b = 0: no nan" sh -c "! grep -q nan '$OUT'"
+expect 0 solve "$TMP/A.mtx" -b "$TMP/zeros.mtx" --device cpu --json
+check "b = 0: JSON names the format" test -n "$(json_get format)"
 expect 0 spmv "$TMP/A.mtx" -x "$TMP/xs.mtx" -o "$TMP/b.mtx" --device cpu
 expect 0 solve "$TMP/A.mtx" -b "$TMP/b.mtx" -o "$TMP/x.mtx" --rtol 1e-12 --device cpu
 check "x written" test -s "$TMP/x.mtx"

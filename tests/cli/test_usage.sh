@@ -39,6 +39,17 @@ expect 2 spmv --runs 0 --gen lap2d5:4
 expect 2 spmv --params nokey=3 --gen lap2d5:4
 check "bad --params key is named" stderr_has "nokey"
 expect 2 info --params B=-1 --gen lap2d5:4
+# out-of-range --params are usage errors (exit 2) on every command that
+# takes them: negative, above the matrix's cap (max(2 x extent, 1024)),
+# or refused by the format asked for
+expect 2 codegen --params B=-3 --gen lap2d5:30
+for cmd in "spmv" "spmv --format brcsd1" "info" "codegen" "spy -o $TMP/p.png --overlay brcsd1"; do
+    expect 2 $cmd --params B=100000 --gen lap2d5:30
+    check "$cmd: the cap is named" stderr_has "B=100000 too large: the row block must be at most max(2 x rows, 1024) = 1800"
+done
+expect 2 spmv --format sell --params sigma=100 --gen lap2d5:30
+check "a value the format refuses is named" stderr_has "sigma=100 is not a multiple of C=32"
+expect 0 spmv --format brcsd1 --params B=1800 --gen lap2d5:30
 expect 2 info --gen lap2d5:4 "$TMP/also-a-file.mtx"
 expect 2 gen lap2d5:4 -o "$TMP/out.txt"
 check "bad output suffix is named" stderr_has "out.txt"
@@ -80,6 +91,20 @@ expect 2 spmm --threads 100000 --gen-a lap2d5:4 --gen-b lap2d5:4
 check "--threads gives its range" stderr_has "--threads must be in 1.."
 expect 2 spmm --threads -2 --gen-a lap2d5:4 --gen-b lap2d5:4
 expect 0 spmm --threads 1 --gen-a lap2d5:4 --gen-b lap2d5:4
+# OMP_NUM_THREADS above the library's limit (4 x processors) is refused
+# before any work, naming the value and the limit (it crashed in libgomp)
+limit=$((4 * $(nproc)))
+for cmd in "spmv --gen lap2d5:300" "spmm --gen-a lap2d5:30 --gen-b lap2d5:30" "solve --gen lap2d5:300"; do
+    OMP_NUM_THREADS=100000 expect 2 $cmd
+    check "OMP_NUM_THREADS=100000 ($cmd) names value and limit" \
+        stderr_has "OMP_NUM_THREADS=100000 is more than the $limit threads"
+done
+OMP_NUM_THREADS=$((limit + 1)) expect 2 info --gen lap2d5:4
+OMP_NUM_THREADS=4,100000 expect 2 info --gen lap2d5:4
+OMP_NUM_THREADS=many expect 2 info --gen lap2d5:4
+check "a non-number is named" stderr_has "OMP_NUM_THREADS='many' is not a positive thread count"
+OMP_NUM_THREADS=$limit expect 0 spmv --gen lap2d5:300
+OMP_NUM_THREADS=1,1 expect 0 info --gen lap2d5:4
 
 # --memory SIZE on every command: sets the budget; a bad size is a usage error
 expect 0 info --memory 1.5GB --gen lap2d5:4
@@ -91,6 +116,20 @@ for bad_size in 12Q 0 -1G nan 1e30G ""; do
 done
 expect 1 spmv --memory 100 --gen lap2d5:40
 check "a tiny budget refuses the work, naming it" stderr_has "needs 25.6 kB, budget 100 bytes"
+# the budget bounds a whole operation, not each allocation: a header
+# declaring an empty 10^7 x 10^7 matrix reads in 80 MB, but its analysis
+# and planning need 240 MB in arrays of 80 MB (each under the per-allocation
+# check) -- refused before they start, with the figure
+printf '%%%%MatrixMarket matrix coordinate real general\n10000000 10000000 0\n' > "$TMP/empty.mtx"
+for cmd in info spmv solve; do
+    start=$(date +%s%N)
+    expect 1 $cmd "$TMP/empty.mtx" --memory 200M
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    check "$cmd of an empty 10^7 x 10^7 matrix: the peak named" stderr_has "needs 240.0 MB, budget 200.0 MB"
+    check "$cmd of an empty 10^7 x 10^7 matrix refused in $ms ms (< 3000)" test "$ms" -lt 3000
+done
+check "the planner's refusal says what" stderr_has "planning a 10000000 x 10000000 matrix"
+expect 0 info "$TMP/empty.mtx" --memory 400M
 expect 0 spmv --help
 check "--help lists --memory" stdout_has "--memory SIZE"
 finish
