@@ -502,9 +502,12 @@ typedef enum adia_gpu_kernel {
     ADIA_KERNEL_GENERATED = 2,     /* diagonal: per-matrix NVRTC kernel        */
     ADIA_KERNEL_CSR_SCALAR = 3,    /* csr: one thread per row                  */
     ADIA_KERNEL_CSR_VECTOR = 4,    /* csr: 2..32 threads per row (default 16)  */
-    ADIA_KERNEL_CSR_ADAPTIVE = 5   /* csr: row blocks (CSR-Adaptive)           */
+    ADIA_KERNEL_CSR_ADAPTIVE = 5,  /* csr: row blocks (CSR-Adaptive)           */
+    ADIA_KERNEL_CSR_CUSPARSE = 6   /* csr: cusparseSpMV (CSR ALG2, deterministic;
+                                      a 32-bit copy of the row pointers, made
+                                      when chosen; under 2^31 nonzeros)       */
 } adia_gpu_kernel;
-/* "auto", "generic", "generated", "scalar", "vector", "adaptive". */
+/* "auto", "generic", "generated", "scalar", "vector", "adaptive", "cusparse". */
 const char *adia_gpu_kernel_name(adia_gpu_kernel k);
 /* Parse one of those names; ADIA_ERR_INVALID_ARG otherwise. */
 adia_status adia_gpu_kernel_parse(const char *name, adia_gpu_kernel *k);

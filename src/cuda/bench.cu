@@ -4,7 +4,7 @@
  * cusparseSpMV (CSR ALG1 / ALG2) as the reference to beat. */
 #include "gpu_common.h"
 
-#include <cusparse.h>
+#include "cusparse_util.h"
 #include <math.h>
 
 #include <algorithm>
@@ -188,13 +188,7 @@ __global__ void read_kernel(const int4 *__restrict__ p, size_t n, unsigned long 
 
 /* ------------------------------------------------------------ cuSPARSE */
 
-adia_status sp_check(cusparseStatus_t s, const char *what)
-{
-    if (s == CUSPARSE_STATUS_SUCCESS) return ADIA_OK;
-    return adia_error(ADIA_ERR_CUSPARSE, "%s: %s (%s)", what, cusparseGetErrorString(s),
-                      cusparseGetErrorName(s));
-}
-#define SP_TRY(call) ADIA_TRY(sp_check((call), #call))
+#define SP_TRY(call) ADIA_CUSPARSE_TRY(call)
 
 struct sparse_ctx {
     cusparseHandle_t h = nullptr;
@@ -371,7 +365,7 @@ extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_
     auto spmv = [&](int i, cudaStream_t st) {
         SP_TRY(cusparseSetStream(c.h, st));
         SP_TRY(cusparseDnVecSetValues(c.x, (char *)dx.p + (size_t)(i % N_X) * v.cols * vs));
-        return sp_check(cusparseSpMV(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, al, c.A, c.x, be,
+        return adia_cusparse_check(cusparseSpMV(c.h, CUSPARSE_OPERATION_NON_TRANSPOSE, al, c.A, c.x, be,
                                      c.y, dt, a, work.p), "cusparseSpMV");
     };
     ADIA_TRY(spmv(0, 0));

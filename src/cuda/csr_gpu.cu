@@ -13,10 +13,17 @@
  *            consecutive short rows is streamed into shared memory
  *            coalesced and reduced row by row; a row too long for one block
  *            buffer gets a block to itself (vector over the whole block).
+ *  cusparse  cusparseSpMV, CSR ALG2 (bit-for-bit the same on every run),
+ *            so that no matrix runs slower here than in cuSPARSE: it needs
+ *            32-bit row pointers, a copy made when the kernel is chosen.
+ *            One handle per upload: its products are serialised by a lock.
  */
 #include "gpu_common.h"
+#include "cusparse_util.h"
 
 #include <math.h>
+
+#include <mutex>
 
 namespace {
 
@@ -33,6 +40,13 @@ struct csr_dev {
     int tpr;                /* vector: threads per row                      */
     int n_blocks;           /* adaptive: number of row blocks               */
     int *row_blocks;        /* adaptive: n_blocks + 1 row boundaries        */
+    struct {                /* cusparse: made when the kernel is selected   */
+        cusparseHandle_t handle;
+        cusparseSpMatDescr_t mat;
+        int *rowptr32;
+        void *work;
+        std::mutex *lock;
+    } sp;
 };
 
 template <typename T>
@@ -157,10 +171,84 @@ adia_gpu_kernel choose_kernel(const adia_csr *A, double *mean_out)
     return ADIA_KERNEL_CSR_ADAPTIVE;
 }
 
+void sp_free(csr_dev *d)
+{
+    if (d->sp.mat) cusparseDestroySpMat(d->sp.mat);
+    if (d->sp.handle) cusparseDestroy(d->sp.handle);
+    cudaFree(d->sp.rowptr32);
+    cudaFree(d->sp.work);
+    delete d->sp.lock;
+    memset(&d->sp, 0, sizeof d->sp);
+}
+
+__global__ void narrow_rowptr(const long long *in, int n, int *out)
+{
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+        out[i] = (int)in[i];
+}
+
+cudaDataType sp_type(adia_value_type vt) { return vt == ADIA_DOUBLE ? CUDA_R_64F : CUDA_R_32F; }
+
+/* The cusparse kernel's state: 32-bit row pointers (narrowed on the
+ * device), the matrix descriptor, the ALG2 workspace for beta != 0 (the
+ * largest) made once. */
+adia_status sp_setup(csr_dev *d)
+{
+    if (d->sp.handle) return ADIA_OK;
+    d->sp.lock = new (std::nothrow) std::mutex;
+    if (!d->sp.lock) return adia_error(ADIA_ERR_NO_MEMORY, "csr cusparse kernel: out of memory");
+    ADIA_CUDA_TRY(cudaMalloc((void **)&d->sp.rowptr32, ((size_t)d->rows + 1) * sizeof(int)));
+    narrow_rowptr<<<adia_gpu_blocks(d->rows + 1, 256) < 1024 ? adia_gpu_blocks(d->rows + 1, 256)
+                                                              : 1024, 256>>>(d->rowptr, d->rows + 1,
+                                                                              d->sp.rowptr32);
+    ADIA_GPU_LAUNCH_TRY("csr cusparse: 32-bit row pointers");
+    ADIA_CUSPARSE_TRY(cusparseCreate(&d->sp.handle));
+    const cudaDataType dt = sp_type(d->vt);
+    ADIA_CUSPARSE_TRY(cusparseCreateCsr(&d->sp.mat, d->rows, d->cols, d->nnz, d->sp.rowptr32,
+                                        d->colind, d->values, CUSPARSE_INDEX_32I,
+                                        CUSPARSE_INDEX_32I, CUSPARSE_INDEX_BASE_ZERO, dt));
+    cusparseDnVecDescr_t x = nullptr, y = nullptr;
+    double one = 1;
+    float onef = 1;
+    const void *a = d->vt == ADIA_DOUBLE ? (const void *)&one : (const void *)&onef;
+    size_t bytes = 0;
+    adia_status s = adia_cusparse_check(cusparseCreateDnVec(&x, d->cols, d->values, dt), "x");
+    if (s == ADIA_OK) s = adia_cusparse_check(cusparseCreateDnVec(&y, d->rows, d->values, dt), "y");
+    if (s == ADIA_OK)
+        s = adia_cusparse_check(cusparseSpMV_bufferSize(d->sp.handle, CUSPARSE_OPERATION_NON_TRANSPOSE,
+                                                        a, d->sp.mat, x, a, y, dt,
+                                                        CUSPARSE_SPMV_CSR_ALG2, &bytes),
+                                "cusparseSpMV_bufferSize");
+    if (x) cusparseDestroyDnVec(x);
+    if (y) cusparseDestroyDnVec(y);
+    ADIA_TRY(s);
+    return adia_cuda_check(cudaMalloc(&d->sp.work, bytes ? bytes : 1), "csr cusparse workspace");
+}
+
+template <typename T>
+adia_status sp_run(const csr_dev *d, T alpha, T beta, const T *x, T *y, cudaStream_t st)
+{
+    const cudaDataType dt = sp_type(d->vt);
+    cusparseDnVecDescr_t dx = nullptr, dy = nullptr;
+    std::lock_guard<std::mutex> hold(*d->sp.lock);
+    adia_status s = adia_cusparse_check(cusparseCreateDnVec(&dx, d->cols, (void *)x, dt), "x");
+    if (s == ADIA_OK) s = adia_cusparse_check(cusparseCreateDnVec(&dy, d->rows, y, dt), "y");
+    if (s == ADIA_OK) s = adia_cusparse_check(cusparseSetStream(d->sp.handle, st), "cusparseSetStream");
+    if (s == ADIA_OK)
+        s = adia_cusparse_check(cusparseSpMV(d->sp.handle, CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha,
+                                             d->sp.mat, dx, &beta, dy, dt, CUSPARSE_SPMV_CSR_ALG2,
+                                             d->sp.work),
+                                "cusparseSpMV");
+    if (dx) cusparseDestroyDnVec(dx);
+    if (dy) cusparseDestroyDnVec(dy);
+    return s;
+}
+
 void csr_free(void *p)
 {
     csr_dev *d = (csr_dev *)p;
     if (!d) return;
+    sp_free(d);
     cudaFree(d->rowptr);
     cudaFree(d->colind);
     cudaFree(d->values);
@@ -170,7 +258,15 @@ void csr_free(void *p)
 
 adia_status csr_select(void *p, adia_gpu_kernel k)
 {
-    ((csr_dev *)p)->head.kernel = k;
+    csr_dev *d = (csr_dev *)p;
+    if (k == ADIA_KERNEL_CSR_CUSPARSE) {
+        adia_status s = sp_setup(d);
+        if (s != ADIA_OK) {
+            sp_free(d);
+            return s;
+        }
+    }
+    d->head.kernel = k;
     return ADIA_OK;
 }
 
@@ -201,11 +297,13 @@ adia_status csr_upload(const void *impl, adia_value_type vt, const adia_format_p
     d->tpr = choose_tpr(mean, p->tpr);
     d->head.allowed = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
                       (1u << ADIA_KERNEL_CSR_ADAPTIVE);
+    if (A->nnz <= INT32_MAX) d->head.allowed |= 1u << ADIA_KERNEL_CSR_CUSPARSE;
     d->head.block = 256;
     d->head.select = csr_select;
-    adia_gpu_kernel asked = (adia_gpu_kernel)p->gpu_kernel;   /* parameter kernel= */
-    d->head.kernel = (d->head.allowed & (1u << asked)) ? asked : d->head.auto_kernel;
+    d->head.kernel = d->head.auto_kernel;
     adia_status s = csr_copy(d, A);
+    adia_gpu_kernel asked = (adia_gpu_kernel)p->gpu_kernel;   /* parameter kernel= */
+    if (s == ADIA_OK && (d->head.allowed & (1u << asked))) s = csr_select(d, asked);
     if (s != ADIA_OK) {
         csr_free(d);
         return s;
@@ -228,6 +326,8 @@ adia_status csr_run(const csr_dev *d, T alpha, T beta, const T *x, T *y, cudaStr
     const T *v = (const T *)d->values;
     int B = d->head.block;
     switch (d->head.kernel) {
+    case ADIA_KERNEL_CSR_CUSPARSE:
+        return sp_run<T>(d, alpha, beta, x, y, st);
     case ADIA_KERNEL_CSR_SCALAR:
         csr_scalar<T><<<adia_gpu_blocks(d->rows, B), B, 0, st>>>(d->rows, d->rowptr, d->colind,
                                                                 v, x, y, alpha, beta);
@@ -263,4 +363,5 @@ adia_status csr_spmv(const void *p, double alpha, const void *x, double beta, vo
 
 extern "C" const adia_gpu_ops adia__gpu_csr = {
     csr_upload, csr_spmv, csr_free,
-    (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) | (1u << ADIA_KERNEL_CSR_ADAPTIVE)};
+    (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) | (1u << ADIA_KERNEL_CSR_ADAPTIVE) |
+        (1u << ADIA_KERNEL_CSR_CUSPARSE)};

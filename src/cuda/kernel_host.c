@@ -5,7 +5,7 @@
 #include "gpu_head.h"
 
 static const char *const kernel_names[] = {"auto", "generic", "generated",
-                                           "scalar", "vector", "adaptive"};
+                                           "scalar", "vector", "adaptive", "cusparse"};
 enum { N_KERNELS = sizeof kernel_names / sizeof *kernel_names };
 
 const char *adia_gpu_kernel_name(adia_gpu_kernel k)
@@ -22,7 +22,8 @@ adia_status adia_gpu_kernel_parse(const char *name, adia_gpu_kernel *k)
             return ADIA_OK;
         }
     return adia_error(ADIA_ERR_INVALID_ARG,
-                      "unknown GPU kernel '%s' (auto generic generated scalar vector adaptive)", name);
+                      "unknown GPU kernel '%s' (auto generic generated scalar vector adaptive "
+                      "cusparse)", name);
 }
 
 static adia_status uploaded_head(adia_format *F, const char *func, adia_gpu_head **h)
