@@ -138,7 +138,7 @@ enum { BATCH_MAX = 100 };
 template <typename F>
 adia_status time_runs(F fn, int runs, adia_gpu_timing *t)
 {
-    if (runs < 1) return adia_error(ADIA_ERR_INVALID_ARG, "timing: runs = %d", runs);
+    if (runs < 1) return adia__error(ADIA_ERR_INVALID_ARG, "timing: runs = %d", runs);
     timer tm;
     ADIA_TRY(tm.create());
     for (int i = 0; i < 3; i++) ADIA_TRY(fn(i, tm.st));
@@ -191,7 +191,7 @@ __global__ void read_kernel(const int4 *__restrict__ p, size_t n, unsigned long 
 adia_status sp_check(cusparseStatus_t s, const char *what)
 {
     if (s == CUSPARSE_STATUS_SUCCESS) return ADIA_OK;
-    return adia_error(ADIA_ERR_CUSPARSE, "%s: %s (%s)", what, cusparseGetErrorString(s),
+    return adia__error(ADIA_ERR_CUSPARSE, "%s: %s (%s)", what, cusparseGetErrorString(s),
                       cusparseGetErrorName(s));
 }
 #define SP_TRY(call) ADIA_TRY(sp_check((call), #call))
@@ -213,7 +213,7 @@ struct sparse_ctx {
 
 extern "C" adia_status adia_gpu_get_info(adia_gpu_info *info)
 {
-    if (!info) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_get_info: info is NULL");
+    if (!info) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_get_info: info is NULL");
     memset(info, 0, sizeof *info);
     int dev;
     cudaDeviceProp p;
@@ -232,13 +232,13 @@ extern "C" adia_status adia_gpu_get_info(adia_gpu_info *info)
 
 extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *gbps)
 {
-    if (!gbps) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_read_bandwidth: gbps is NULL");
+    if (!gbps) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_read_bandwidth: gbps is NULL");
     size_t free_b = 0, total = 0;
     ADIA_CUDA_TRY(cudaMemGetInfo(&free_b, &total));
     if (bytes == 0) bytes = (size_t)2 << 30;
     bytes = std::min(bytes, free_b / 4) & ~(size_t)4095;
     if (bytes < (1u << 20))
-        return adia_error(ADIA_ERR_NO_MEMORY, "read bandwidth: only %zu bytes free", free_b);
+        return adia__error(ADIA_ERR_NO_MEMORY, "read bandwidth: only %zu bytes free", free_b);
     dbuf buf, out;
     ADIA_TRY(buf.alloc(bytes, "read-bandwidth buffer"));
     ADIA_TRY(out.alloc(8, "read-bandwidth result"));
@@ -251,7 +251,7 @@ extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *g
     adia_gpu_timing t;
     ADIA_TRY(time_runs([&](int, cudaStream_t st) {
         read_kernel<<<sms * 8, 256, 0, st>>>((const int4 *)buf.p, n, (unsigned long long *)out.p);
-        return adia_gpu_launch_check("read-bandwidth kernel");
+        return adia__gpu_launch_check("read-bandwidth kernel");
     }, runs > 0 ? runs : 20, &t));
     *gbps = (double)bytes / (t.median_ms * 1e-3) / 1e9;
     return ADIA_OK;
@@ -260,10 +260,10 @@ extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *g
 extern "C" adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A, double alpha,
                                            double beta, uint64_t seed, double *err)
 {
-    if (!F || !A || !err) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_check_spmv: NULL argument");
+    if (!F || !A || !err) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_check_spmv: NULL argument");
     int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
     if (m != adia_format_rows(F) || n != adia_format_cols(F))
-        return adia_error(ADIA_ERR_DIMENSION, "adia_gpu_check_spmv: matrix %dx%d, format %dx%d",
+        return adia__error(ADIA_ERR_DIMENSION, "adia_gpu_check_spmv: matrix %dx%d, format %dx%d",
                           m, n, adia_format_rows(F), adia_format_cols(F));
     adia_value_type vt = adia_format_value_type(F);
     /* Values rounded to the format's precision first, so that both sides
@@ -290,10 +290,10 @@ extern "C" adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A,
 enum { N_X = 4 };  /* x vectors rotated while timing (L2 effects) */
 
 /* x_host: cols values of F's type, copied to every x slot; NULL: random. */
-extern "C" adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
+extern "C" adia_status adia__gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
                                             adia_gpu_timing *t)
 {
-    if (!F || !t) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_time_spmv: NULL argument");
+    if (!F || !t) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_time_spmv: NULL argument");
     ADIA_TRY(adia_format_upload(F));
     int32_t m = adia_format_rows(F), n = adia_format_cols(F);
     adia_value_type vt = adia_format_value_type(F);
@@ -319,14 +319,14 @@ extern "C" adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void
 
 extern "C" adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t)
 {
-    return adia_gpu_time_spmv_x(F, runs, NULL, t);
+    return adia__gpu_time_spmv_x(F, runs, NULL, t);
 }
 
 extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,
                                                int runs, double *err, adia_gpu_timing *t)
 {
     if (!A || !err || !t || (alg != 1 && alg != 2))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_cusparse_time_spmv: bad argument (alg %d)", alg);
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_cusparse_time_spmv: bad argument (alg %d)", alg);
     adia_csr_view v;
     ADIA_TRY(adia_matrix_csr(A, &v));
     bool i64 = v.nnz > INT32_MAX;

@@ -4,7 +4,7 @@
 
 static adia_status no_device(const char *what)
 {
-    return adia_error(ADIA_ERR_NO_DEVICE, "%s: adia was built without CUDA", what);
+    return adia__error(ADIA_ERR_NO_DEVICE, "%s: adia was built without CUDA", what);
 }
 
 adia_status adia_gpu_get_info(adia_gpu_info *info)
@@ -28,7 +28,7 @@ adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t)
     (void)F; (void)runs; (void)t;
     return no_device("adia_gpu_time_spmv");
 }
-adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
+adia_status adia__gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
                                  adia_gpu_timing *t)
 {
     (void)F; (void)runs; (void)x_host; (void)t;

@@ -45,9 +45,9 @@
 #define GPU_DECLARE_CPU(name)
 #define GPU_SLOT_CPU(name) NULL
 
-#define DECLARE(name, side) extern const adia_format_ops adia_format_##name; GPU_DECLARE_##side(name)
+#define DECLARE(name, side) extern const adia_format_ops adia__format_##name; GPU_DECLARE_##side(name)
 FORMATS(DECLARE)
-#define ENTRY(name, side) {&adia_format_##name, GPU_SLOT_##side(name)},
+#define ENTRY(name, side) {&adia__format_##name, GPU_SLOT_##side(name)},
 static const struct {
     const adia_format_ops *ops;
     const adia_gpu_ops *gpu;
@@ -68,7 +68,7 @@ static void list_add(char *list, const char *name)
 
 /* Every fallback of a NULL slot, in one place:
  *  - diag.policy set: the diagonal core fills the host slots (build stays
- *    NULL: format.c builds through the policy, adia_diag_build_policy);
+ *    NULL: format.c builds through the policy, adia__diag_build_policy);
  *  - gpu: the registry line's table (NULL: no GPU kernel, or no CUDA);
  *  - the reserved slots (diagonal, spmv_dot, spmv_rows; gpu->diagonal,
  *    spmv_dot, spmv_rows, build_device) stay NULL: their callers fall back
@@ -78,12 +78,12 @@ static void resolve_all(void)
     for (int i = 0; i < N_FORMATS; i++) {
         adia_format_ops o = *registry[i].ops;
         if (o.diag.policy) {
-            if (!o.to_csr) o.to_csr = adia_diag_op_to_csr;
-            if (!o.check) o.check = adia_diag_op_check;
-            if (!o.destroy) o.destroy = adia_diag_op_destroy;
-            if (!o.padded_zeros) o.padded_zeros = adia_diag_op_padded_zeros;
-            if (!o.storage_bytes) o.storage_bytes = adia_diag_op_storage_bytes;
-            if (!o.spmv) o.spmv = adia_diag_op_spmv;
+            if (!o.to_csr) o.to_csr = adia__diag_op_to_csr;
+            if (!o.check) o.check = adia__diag_op_check;
+            if (!o.destroy) o.destroy = adia__diag_op_destroy;
+            if (!o.padded_zeros) o.padded_zeros = adia__diag_op_padded_zeros;
+            if (!o.storage_bytes) o.storage_bytes = adia__diag_op_storage_bytes;
+            if (!o.spmv) o.spmv = adia__diag_op_spmv;
         }
         o.gpu = registry[i].gpu;
         resolved[i] = o;
@@ -106,30 +106,30 @@ const char *adia_format_name_at(int i)
     return i >= 0 && i < N_FORMATS ? registry[i].ops->name : NULL;
 }
 
-const adia_format_ops *adia_format_ops_find(const char *name)
+const adia_format_ops *adia__format_ops_find(const char *name)
 {
     for (int i = 0; name && i < N_FORMATS; i++)
         if (!strcmp(registry[i].ops->name, name)) return adia__format_ops_at(i);
     return NULL;
 }
 
-int adia_format_exists(const char *name) { return adia_format_ops_find(name) != NULL; }
+int adia_format_exists(const char *name) { return adia__format_ops_find(name) != NULL; }
 
 int adia_format_is_diagonal(const char *name)
 {
-    const adia_format_ops *o = adia_format_ops_find(name);
+    const adia_format_ops *o = adia__format_ops_find(name);
     return o && o->diag.policy;
 }
 
 int adia_format_has_gpu(const char *name)
 {
-    const adia_format_ops *o = adia_format_ops_find(name);
+    const adia_format_ops *o = adia__format_ops_find(name);
     return o && o->gpu;
 }
 
 unsigned adia_format_gpu_kernels(const char *name)
 {
-    const adia_format_ops *o = adia_format_ops_find(name);
+    const adia_format_ops *o = adia__format_ops_find(name);
     return o && o->gpu ? o->gpu->kernels : 0;
 }
 
