@@ -306,10 +306,9 @@ typedef struct adia__zeros {
 /* Monotonic wall clock in milliseconds (src/core/clock.c). */
 double adia__now_ms(void);
 
-/* adia_gpu_time_spmv with x given (x_host: cols values of F's type);
- * src/cuda/bench.cu, CUDA builds only (the planner's MEASURE). */
-adia_status adia__gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
-                                 adia_gpu_timing *t);
+/* t's median, min and max of the n samples ms[] (sorted in place): the
+ * one summary of the CPU's and the GPU's timings (src/core/measure.c). */
+void adia__timing_summarize(double *ms, int n, adia_gpu_timing *t);
 
 /* Registry lookups (src/formats/registry.c): the resolved tables. */
 const adia_format_ops *adia__format_ops_find(const char *name);

@@ -28,10 +28,10 @@ adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t)
     (void)F; (void)runs; (void)t;
     return no_device("adia_gpu_time_spmv");
 }
-adia_status adia__gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
-                                 adia_gpu_timing *t)
+adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
+                                 void *y_host, adia_gpu_timing *t)
 {
-    (void)F; (void)runs; (void)x_host; (void)t;
+    (void)F; (void)runs; (void)x_host; (void)y_host; (void)t;
     return no_device("adia_gpu_time_spmv");
 }
 adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,

@@ -105,14 +105,9 @@ static adia_status time_spmv(adia_format *F, int device, void *x, void *y, doubl
         return adia__error(ADIA_ERR_NO_DEVICE, "plan: GPU timing without CUDA");
 #endif
     }
-    ADIA_TRY(adia_format_spmv(F, 1.0, x, 0.0, y));
-    *ms = INFINITY;
-    for (int k = 0; k < runs; k++) {
-        double t0 = adia__now_ms();
-        ADIA_TRY(adia_format_spmv(F, 1.0, x, 0.0, y));
-        double t = adia__now_ms() - t0;
-        if (t < *ms) *ms = t;
-    }
+    adia_gpu_timing t;
+    ADIA_TRY(adia_cpu_time_spmv(F, runs, x, y, &t));
+    *ms = t.min_ms;
     return ADIA_OK;
 }
 

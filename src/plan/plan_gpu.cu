@@ -31,7 +31,7 @@ extern "C" adia_status adia__plan_gpu_bandwidth(double *gbs)
 extern "C" adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double *ms)
 {
     adia_gpu_timing t;
-    ADIA_TRY(adia__gpu_time_spmv_x(F, runs, x, &t));
+    ADIA_TRY(adia_gpu_time_spmv_x(F, runs, x, NULL, &t));
     *ms = t.median_ms;
     return ADIA_OK;
 }
