@@ -295,6 +295,22 @@ typedef struct adia_format_ops {
     const adia_gpu_ops *gpu;
 } adia_format_ops;
 
+/* Defines fn, an spmv slot over storage TYPE whose kernel is written once
+ * and instantiated per value type (FN(kernel) in a *_kernel.inc gives
+ * kernel_d and kernel_f): the instance for VT runs on ARG (VT and ARG are
+ * expressions of `A`, the storage).  The one double/float dispatch of the
+ * formats with their own storage; put `static` in front for a file-local
+ * slot. */
+#define ADIA_SPMV_SLOT(fn, kernel, TYPE, ARG, VT)                              \
+    adia_status fn(const void *impl, double alpha, const void *x, double beta,  \
+                   void *y)                                                     \
+    {                                                                           \
+        const TYPE *A = impl;                                                   \
+        if ((VT) == ADIA_DOUBLE) kernel##_d(ARG, alpha, x, beta, y);            \
+        else kernel##_f(ARG, alpha, x, beta, y);                                \
+        return ADIA_OK;                                                         \
+    }
+
 /* The explicit zeros of a source kept apart by a zeros_apart format:
  * row-sorted positions and their values as stored (-0.0 stays -0.0). */
 typedef struct adia__zeros {

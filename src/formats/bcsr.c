@@ -209,13 +209,6 @@ static int64_t bcsr_padded_zeros(const void *impl)
 
 static int64_t bcsr_storage_bytes(const void *impl) { return adia__row_bcsr_storage_bytes(impl); }
 
-static adia_status bcsr_spmv(const void *impl, double alpha, const void *x,
-                             double beta, void *y)
-{
-    adia__bcsr_spmv(impl, alpha, x, beta, y);
-    return ADIA_OK;
-}
-
 const adia_format_ops adia__format_bcsr = {
     .name = "bcsr",
     .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
@@ -226,5 +219,5 @@ const adia_format_ops adia__format_bcsr = {
     .destroy = bcsr_destroy,
     .padded_zeros = bcsr_padded_zeros,
     .storage_bytes = bcsr_storage_bytes,
-    .spmv = bcsr_spmv,
+    .spmv = adia__bcsr_spmv,
 };

@@ -104,14 +104,7 @@ static int64_t cmrs_storage_bytes(const void *impl)
     return ((int64_t)M->nstrips + 1) * 8 + M->nnz * 8 + row_value_bytes(M->nnz, M->vtype);
 }
 
-static adia_status cmrs_spmv(const void *impl, double alpha, const void *x,
-                             double beta, void *y)
-{
-    const adia_cmrs *M = impl;
-    if (M->vtype == ADIA_DOUBLE) cmrs_spmv_d(M, alpha, x, beta, y);
-    else cmrs_spmv_f(M, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(cmrs_spmv, cmrs_spmv, adia_cmrs, A, A->vtype)
 
 const adia_format_ops adia__format_cmrs = {
     .name = "cmrs",

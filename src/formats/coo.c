@@ -93,13 +93,6 @@ static int64_t coo_storage_bytes(const void *impl)
     return C->nnz * 8 + row_value_bytes(C->nnz, C->vtype);
 }
 
-static adia_status coo_spmv(const void *impl, double alpha, const void *x,
-                            double beta, void *y)
-{
-    adia__coo_spmv(impl, alpha, x, beta, y);
-    return ADIA_OK;
-}
-
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t coo_predict(const adia_model_input *in, int *exact)
 {
@@ -116,6 +109,6 @@ const adia_format_ops adia__format_coo = {
     .destroy = coo_destroy,
     .padded_zeros = coo_padded_zeros,
     .storage_bytes = coo_storage_bytes,
-    .spmv = coo_spmv,
+    .spmv = adia__coo_spmv,
     .model = {coo_predict, 0.40, 0.35, 1, 1, 1.50, 0.118, ADIA_STEPS_ROW_MAX}, /* segmented reduction */
 };

@@ -163,13 +163,6 @@ static int64_t ell_storage_bytes(const void *impl)
     return slots * 4 + row_value_bytes(slots, E->vtype);
 }
 
-static adia_status ell_spmv(const void *impl, double alpha, const void *x,
-                            double beta, void *y)
-{
-    adia__ell_spmv(impl, alpha, x, beta, y);
-    return ADIA_OK;
-}
-
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t ell_predict(const adia_model_input *in, int *exact)
 {
@@ -187,6 +180,6 @@ const adia_format_ops adia__format_ell = {
     .destroy = ell_destroy,
     .padded_zeros = ell_padded_zeros,
     .storage_bytes = ell_storage_bytes,
-    .spmv = ell_spmv,
+    .spmv = adia__ell_spmv,
     .model = {ell_predict, 0.55, 0.80, 1, 2, 1.49, 0.181, ADIA_STEPS_ROW_MAX},
 };

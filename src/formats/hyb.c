@@ -93,9 +93,8 @@ static adia_status hyb_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
     const adia_hyb *H = impl;
-    adia__ell_spmv(&H->ell, alpha, x, beta, y);
-    if (H->coo.nnz > 0) adia__coo_spmv(&H->coo, alpha, x, 1.0, y);
-    return ADIA_OK;
+    ADIA_TRY(adia__ell_spmv(&H->ell, alpha, x, beta, y));
+    return H->coo.nnz > 0 ? adia__coo_spmv(&H->coo, alpha, x, 1.0, y) : ADIA_OK;
 }
 
 const adia_format_ops adia__format_hyb = {

@@ -180,14 +180,7 @@ static int64_t pbcsr_storage_bytes(const void *impl)
            row_value_bytes(slots, B->vtype);
 }
 
-static adia_status pbcsr_spmv(const void *impl, double alpha, const void *x,
-                              double beta, void *y)
-{
-    const adia_pbcsr *P = impl;
-    if (P->blocks.vtype == ADIA_DOUBLE) pbcsr_spmv_d(P, alpha, x, beta, y);
-    else pbcsr_spmv_f(P, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(pbcsr_spmv, pbcsr_spmv, adia_pbcsr, A, A->blocks.vtype)
 
 const adia_format_ops adia__format_pbcsr = {
     .name = "pbcsr",

@@ -141,14 +141,7 @@ static int64_t rgcsr_storage_bytes(const void *impl)
            row_value_bytes(X, R->vtype);
 }
 
-static adia_status rgcsr_spmv(const void *impl, double alpha, const void *x,
-                              double beta, void *y)
-{
-    const adia_rgcsr *R = impl;
-    if (R->vtype == ADIA_DOUBLE) rgcsr_spmv_d(R, alpha, x, beta, y);
-    else rgcsr_spmv_f(R, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(rgcsr_spmv, rgcsr_spmv, adia_rgcsr, A, A->vtype)
 
 const adia_format_ops adia__format_rgcsr = {
     .name = "rgcsr",

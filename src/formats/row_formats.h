@@ -105,10 +105,10 @@ typedef struct adia_csc {
 /* CPU SpMV kernels (row_kernels.c), y = alpha*A*x + beta*y accumulated in
  * double; x, y of the struct's value type.  csc needs a workspace and can
  * fail for memory.  hyb = adia__ell_spmv(beta) then adia__coo_spmv(beta = 1). */
-void adia__coo_spmv(const adia_coo *A, double alpha, const void *x, double beta, void *y);
-void adia__ell_spmv(const adia_ell *A, double alpha, const void *x, double beta, void *y);
-void adia__sell_spmv(const adia_sell *A, double alpha, const void *x, double beta, void *y);
-void adia__bcsr_spmv(const adia_bcsr *A, double alpha, const void *x, double beta, void *y);
+adia_status adia__coo_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
+adia_status adia__ell_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
+adia_status adia__sell_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
+adia_status adia__bcsr_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
 adia_status adia__csc_spmv(const adia_csc *A, double alpha, const void *x, double beta, void *y);
 
 #ifdef __cplusplus

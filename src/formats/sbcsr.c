@@ -97,14 +97,7 @@ static int64_t sbcsr_storage_bytes(const void *impl)
     return adia__row_bcsr_storage_bytes(&((const adia_sbcsr *)impl)->b);
 }
 
-static adia_status sbcsr_spmv(const void *impl, double alpha, const void *x,
-                              double beta, void *y)
-{
-    const adia_bcsr *B = &((const adia_sbcsr *)impl)->b;
-    if (B->vtype == ADIA_DOUBLE) sbcsr_spmv_d(B, alpha, x, beta, y);
-    else sbcsr_spmv_f(B, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(sbcsr_spmv, sbcsr_spmv, adia_sbcsr, &A->b, A->b.vtype)
 
 const adia_format_ops adia__format_sbcsr = {
     .name = "sbcsr",

@@ -142,14 +142,7 @@ static int64_t scsr_storage_bytes(const void *impl)
     return ((int64_t)T->nbrows + 1) * 8 + slots * 4 + row_value_bytes(slots, T->vtype);
 }
 
-static adia_status scsr_spmv(const void *impl, double alpha, const void *x,
-                             double beta, void *y)
-{
-    const adia_scsr *T = impl;
-    if (T->vtype == ADIA_DOUBLE) scsr_spmv_d(T, alpha, x, beta, y);
-    else scsr_spmv_f(T, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(scsr_spmv, scsr_spmv, adia_scsr, A, A->vtype)
 
 const adia_format_ops adia__format_scsr = {
     .name = "scsr",

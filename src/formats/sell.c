@@ -190,13 +190,6 @@ static int64_t sell_storage_bytes(const void *impl)
            slots * 4 + row_value_bytes(slots, S->vtype);
 }
 
-static adia_status sell_spmv(const void *impl, double alpha, const void *x,
-                             double beta, void *y)
-{
-    adia__sell_spmv(impl, alpha, x, beta, y);
-    return ADIA_OK;
-}
-
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t sell_predict(const adia_model_input *in, int *exact)
 {
@@ -216,6 +209,6 @@ const adia_format_ops adia__format_sell = {
     .destroy = sell_destroy,
     .padded_zeros = sell_padded_zeros,
     .storage_bytes = sell_storage_bytes,
-    .spmv = sell_spmv,
+    .spmv = adia__sell_spmv,
     .model = {sell_predict, 0.50, 0.55, 1, 3, 1.60, 0.348, ADIA_STEPS_ROW_MAX},
 };

@@ -183,14 +183,7 @@ static int64_t cdm_storage_bytes(const void *impl)
     return (int64_t)c->dg * 4 + (int64_t)c->dg * c->n * (int64_t)adia_value_size(c->vtype);
 }
 
-static adia_status cdm_spmv(const void *impl, double alpha, const void *x,
-                            double beta, void *y)
-{
-    const adia_cdm *c = impl;
-    if (c->vtype == ADIA_DOUBLE) cdm_spmv_d(c, alpha, x, beta, y);
-    else cdm_spmv_f(c, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(cdm_spmv, cdm_spmv, adia_cdm, A, A->vtype)
 
 const adia_format_ops adia__format_cdm = {
     .name = "cdm",

@@ -165,14 +165,7 @@ static int64_t hm_storage_bytes(const void *impl)
            h->start[h->dg] * (int64_t)adia_value_size(h->vtype);
 }
 
-static adia_status hm_spmv(const void *impl, double alpha, const void *x,
-                           double beta, void *y)
-{
-    const adia_hm *h = impl;
-    if (h->vtype == ADIA_DOUBLE) hm_spmv_d(h, alpha, x, beta, y);
-    else hm_spmv_f(h, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(hm_spmv, hm_spmv, adia_hm, A, A->vtype)
 
 const adia_format_ops adia__format_hm = {
     .name = "hm",
