@@ -34,8 +34,7 @@ adia_status adia__csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n)
     return ADIA_OK;
 }
 
-/* First index in off[0..dg) with off >= v. */
-static int32_t lower_bound(int32_t dg, const int32_t *off, int64_t v)
+int32_t adia__offset_lower_bound(int32_t dg, const int32_t *off, int64_t v)
 {
     int32_t lo = 0, hi = dg;
     while (lo < hi) {
@@ -49,8 +48,8 @@ static int32_t lower_bound(int32_t dg, const int32_t *off, int64_t v)
 void adia__diag_row_range(int32_t dg, const int32_t *off, int32_t cols, int32_t i,
                          int32_t *lo, int32_t *hi)
 {
-    *lo = lower_bound(dg, off, -(int64_t)i);
-    *hi = lower_bound(dg, off, (int64_t)cols - i);
+    *lo = adia__offset_lower_bound(dg, off, -(int64_t)i);
+    *hi = adia__offset_lower_bound(dg, off, (int64_t)cols - i);
 }
 
 adia_status adia__diag_scatter(const adia_csr *A, int32_t dg, const int32_t *off,
@@ -60,7 +59,7 @@ adia_status adia__diag_scatter(const adia_csr *A, int32_t dg, const int32_t *off
     int bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad) num_threads(adia__threads())
     for (int32_t i = 0; i < A->rows; i++) {
-        int32_t d = lower_bound(dg, off, -(int64_t)i);
+        int32_t d = adia__offset_lower_bound(dg, off, -(int64_t)i);
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             int64_t o = (int64_t)A->colind[k] - i;
             while (d < dg && off[d] < o) d++;    /* columns ascend in a row */

@@ -64,6 +64,8 @@ int32_t *adia__hm_sorted(const adia_hm *h);
 /* Every offset that holds an entry of A, ascending (malloc'd, *n entries).
  * Uses a mark array of rows + cols bytes. */
 adia_status adia__csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n);
+/* First index in the sorted offsets off[0..dg) with off >= v (dg if none). */
+int32_t adia__offset_lower_bound(int32_t dg, const int32_t *off, int64_t v);
 /* Index range [*lo, *hi) of the diagonals of off[0..dg) that cross row i of a
  * matrix with cols columns (offsets -i <= o < cols - i: contiguous). */
 void adia__diag_row_range(int32_t dg, const int32_t *off, int32_t cols, int32_t i,

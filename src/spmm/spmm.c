@@ -57,22 +57,11 @@ void adia__spmm_plan_free(spmm_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-static int32_t find_offset(int32_t dg, const int32_t *off, int64_t o)
-{
-    int32_t lo = 0, hi = dg;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (off[mid] < o) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* Index range [*lo, *hi) of B's offsets ob with oa + ob inside (-m, n). */
 static void b_range(const spmm_plan *p, int64_t oa, int32_t *lo, int32_t *hi)
 {
-    *lo = find_offset(p->b.dg, p->b.off, -(int64_t)p->m - oa + 1);
-    *hi = find_offset(p->b.dg, p->b.off, (int64_t)p->n - oa);
+    *lo = adia__offset_lower_bound(p->b.dg, p->b.off, -(int64_t)p->m - oa + 1);
+    *hi = adia__offset_lower_bound(p->b.dg, p->b.off, (int64_t)p->n - oa);
     if (*hi < *lo) *hi = *lo;
 }
 
@@ -235,7 +224,8 @@ static void t_range(const spmm_plan *p, const int64_t *bsum, int64_t oa, int64_t
 {
     *cnt = *sum = 0;
     if (t0 >= t1) return;
-    int32_t i0 = find_offset(p->b.dg, p->b.off, t0 - oa), i1 = find_offset(p->b.dg, p->b.off, t1 - oa);
+    int32_t i0 = adia__offset_lower_bound(p->b.dg, p->b.off, t0 - oa);
+    int32_t i1 = adia__offset_lower_bound(p->b.dg, p->b.off, t1 - oa);
     *cnt = i1 - i0;
     *sum = *cnt * oa + (bsum[i1] - bsum[i0]);
 }
@@ -302,7 +292,7 @@ static adia_status output_pairs(spmm_plan *p)
             b_range(p, oa, &lo, &hi);
             for (int32_t b = lo; b < hi; b++) {
                 int64_t oc = oa + p->b.off[b];
-                int32_t d = slot ? slot[oc + p->m] : find_offset(p->dc, p->c_off, oc);
+                int32_t d = slot ? slot[oc + p->m] : adia__offset_lower_bound(p->dc, p->c_off, oc);
                 if (pass == 0) {
                     p->pair_ptr[d + 1]++;
                 } else {
