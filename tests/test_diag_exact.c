@@ -191,10 +191,23 @@ static void test_hdi_hacks(void)
     adia_matrix_destroy(A);
 }
 
+/* Padded zeros of format `name` (params p) on A; -1 after a failed build. */
+static int64_t padded(const adia_matrix *A, const char *name, const adia_format_params *p)
+{
+    adia_format *F = NULL;
+    CHECK_OK(adia_format_build(A, name, p, ADIA_DOUBLE, &F));
+    if (!F) return -1;
+    int64_t pz = adia_format_padded_zeros(F);
+    printf("type III padded zeros: %-6s hack %3d  %lld\n", name, p->hack, (long long)pz);
+    adia_format_destroy(F);
+    return pz;
+}
+
 /* Type III: diagonals broken by long zero sections plus scatter points.
  * A piece keeping a subset of its parent's diagonals never pads more, so
- * DIA >= BRCSD-I (crossing diagonals) >= BRCSD-II (present ones, B=256)
- * = HDI with hack = B >= HDI hack 128 >= CRSD (4-row segments). */
+ * every diagonal format the registry has pads at most DIA's zeros, and
+ * DIA > BRCSD-I (crossing diagonals) > BRCSD-II (present ones, B=256)
+ * = HDI with hack = B >= HDI hack 128 > CRSD (4-row segments). */
 static void test_padding_order(void)
 {
     int32_t n = 4096;
@@ -213,16 +226,19 @@ static void test_padding_order(void)
     adia_matrix *A = NULL;
     CHECK_OK(adia_matrix_create_coo(n, n, k, r, c, v, ADIA_DOUBLE, &A));
     free(r); free(c); free(v);
+    const adia_format_params none = {0};
+    const int64_t dia = padded(A, "dia", &none);
+    for (int f = 0; f < adia_format_count(); f++) {
+        const char *name = adia_format_name_at(f);
+        if (!adia_format_is_diagonal(name)) continue;
+        int64_t pz = padded(A, name, &none);
+        CHECK(pz >= 0 && pz <= dia, "%s pads %lld zeros, DIA %lld", name, (long long)pz,
+              (long long)dia);
+    }
     const char *names[] = {"dia", "brcsd1", "brcsd2", "hdi", "hdi", "crsd"};
     const int32_t hack[] = {0, 0, 0, 256, 128, 0};
     int64_t pz[6];
-    for (int f = 0; f < 6; f++) {
-        adia_format *F = NULL;
-        CHECK_OK(adia_format_build(A, names[f], &(adia_format_params){.hack = hack[f]}, ADIA_DOUBLE, &F));
-        pz[f] = adia_format_padded_zeros(F);
-        printf("type III padded zeros: %-6s hack %3d  %lld\n", names[f], hack[f], (long long)pz[f]);
-        adia_format_destroy(F);
-    }
+    for (int f = 0; f < 6; f++) pz[f] = padded(A, names[f], &(adia_format_params){.hack = hack[f]});
     CHECK(pz[0] > pz[1] && pz[1] > pz[2], "DIA %lld > BRCSD-I %lld > BRCSD-II %lld",
           (long long)pz[0], (long long)pz[1], (long long)pz[2]);
     CHECK(pz[3] == pz[2], "HDI hack=B %lld == BRCSD-II %lld", (long long)pz[3], (long long)pz[2]);
