@@ -179,6 +179,12 @@ adia_status adia__matrix_check_handle(const adia_matrix *A, const char *func);
 struct adia_diag_partition;   /* src/formats/diag_core.h */
 typedef adia_status (*adia_diag_policy_fn)(const adia_csr *A, const adia_format_params *p,
                                            struct adia_diag_partition *part);
+/* Rows per piece (*size, the last piece shorter) of a diagonal format that
+ * cuts a matrix of `rows` rows into equal pieces, each keeping the
+ * diagonals with a nonzero in it, for parameters p: the shape the device
+ * build (src/cuda/diag_build.cu) makes. */
+typedef adia_status (*adia_diag_piece_rows_fn)(const adia_format_params *p, int32_t rows,
+                                               int32_t *size);
 
 /* Distinct offsets per block of rows (one O(nnz) pass, plan_model.c):
  * slots = sum K_b * len_b, offsets = sum K_b, groups = runs of blocks with
@@ -220,6 +226,8 @@ typedef struct adia_format_model {
 
 struct adia_dot_work;   /* src/cuda/diag_kernel.cuh */
 
+struct adia_format_ops;
+
 /* The GPU side of a format (a .cu file; NULL slots: see adia_format_ops). */
 typedef struct adia_gpu_ops {
     /* Copy the host storage to the device; p: the handle's parameters
@@ -244,12 +252,14 @@ typedef struct adia_gpu_ops {
     /* rows [r0, r1) only (interior / boundary rows) [ADIA_ERR_UNSUPPORTED] */
     adia_status (*spmv_rows)(const void *dev, int32_t r0, int32_t r1, double alpha,
                              const void *x, double beta, void *y, void *stream);
-    /* build from CSR arrays in device memory (GPU solvers) [download the
-     * CSR, host build, upload]; brcsd2 has one */
-    adia_status (*build_device)(int32_t rows, int32_t cols, int64_t nnz,
-                                const int64_t *d_rowptr, const int32_t *d_colind,
-                                const double *d_values, const adia_format_params *p,
-                                adia_value_type vt, adia_format **out);
+    /* build format `self` from CSR arrays in device memory (GPU solvers)
+     * [download the CSR, host build, upload]; the diagonal formats with
+     * diag.piece_rows have one */
+    adia_status (*build_device)(const struct adia_format_ops *self, int32_t rows,
+                                int32_t cols, int64_t nnz, const int64_t *d_rowptr,
+                                const int32_t *d_colind, const double *d_values,
+                                const adia_format_params *p, adia_value_type vt,
+                                adia_format **out);
     /* the device's data into the host storage impl: a format built on the
      * device leaves its host copy to the first host use (adia__format_host) */
     adia_status (*download)(const void *dev, void *impl);
@@ -260,10 +270,14 @@ typedef struct adia_format_ops {
     const char *description;  /* one line for --help */
     /* Kind of storage: the diagonal core's partition policy (the format is
      * an adia_diag, diag_core.h; per_piece: HDI's offsets per piece), or
-     * policy NULL: the module's own storage. */
+     * policy NULL: the module's own storage.  piece_rows: set when the
+     * policy cuts equal pieces that keep their present diagonals, which
+     * the device can build too (NULL: pieces cut otherwise, host build
+     * only).  A policy gets the core's GPU table from the registry. */
     struct {
         adia_diag_policy_fn policy;
         int per_piece;
+        adia_diag_piece_rows_fn piece_rows;
     } diag;
     /* to_csr cannot tell a stored explicit zero from padding (it keeps the
      * nonzeros): the handle keeps the source's explicit zeros apart and

@@ -564,26 +564,17 @@ extern "C" adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t bloc
 
 /* ------------------------------------------------------ public entry */
 
-/* Rows per piece and offsets per piece of the formats built here. */
+/* Rows per piece and offsets per piece of F: what its table says (the
+ * formats of equal pieces keeping their present diagonals are built here). */
 static adia_status piece_shape(const adia_format *F, int32_t *rows, int *per_piece)
 {
-    const char *name = F->ops->name;
-    *per_piece = 0;
-    if (!strcmp(name, "dia")) {
-        *rows = F->rows > 0 ? F->rows : 1;   /* one piece, as the host's dia */
-    } else if (!strcmp(name, "brcsd2")) {
-        *rows = adia_param(F->params.block_rows, 256);
-    } else if (!strcmp(name, "hdi")) {
-        *rows = adia_param(F->params.hack, 128);
-        *per_piece = 1;
-        if (*rows % 32)
-            return adia__error(ADIA_ERR_INVALID_ARG, "hdi: hack=%" PRId32 " must be a multiple "
-                              "of 32 (the warp size)", *rows);
-    } else {
-        return adia__error(ADIA_ERR_UNSUPPORTED, "format %s cannot be built on the GPU "
-                          "(dia, hdi, brcsd2 can)", name);
-    }
-    return ADIA_OK;
+    const adia_format_ops *o = F->ops;
+    if (!o->diag.piece_rows)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "format %s cannot be built on the GPU (%s)",
+                          o->name, o->diag.policy ? "its row pieces are not equal"
+                                                  : "not a diagonal format");
+    *per_piece = o->diag.per_piece;
+    return o->diag.piece_rows(&F->params, F->rows, rows);
 }
 
 extern "C" adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
@@ -613,17 +604,16 @@ extern "C" adia_status adia__format_build_device(const char *name, const adia_gp
     return ADIA_OK;
 }
 
-/* The format table's build_device slot of each format built here. */
-#define BUILD_DEVICE(fmt)                                                                     \
-    extern "C" adia_status adia__build_device_##fmt(int32_t rows, int32_t cols, int64_t nnz, \
-        const int64_t *d_rowptr, const int32_t *d_colind, const double *d_values,           \
-        const adia_format_params *p, adia_value_type vt, adia_format **out)                  \
-    {                                                                                         \
-        const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};               \
-        return adia__format_build_device(#fmt, &A, p, vt, out, NULL);                         \
-    }
-BUILD_DEVICE(dia)
-BUILD_DEVICE(hdi)
+extern "C" adia_status adia__diag_build_device(const adia_format_ops *self, int32_t rows,
+                                               int32_t cols, int64_t nnz,
+                                               const int64_t *d_rowptr, const int32_t *d_colind,
+                                               const double *d_values,
+                                               const adia_format_params *p, adia_value_type vt,
+                                               adia_format **out)
+{
+    const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
+    return adia__format_build_device(self->name, &A, p, vt, out, NULL);
+}
 
 extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
                                                        const int64_t *d_rowptr,

@@ -344,18 +344,17 @@ adia_status diag_download(const void *p, void *impl)
 
 } // namespace
 
-/* Every diagonal format runs the core's kernels (generic, generated);
- * brcsd2 can also be built on the device (diag_build.cu). */
+/* The GPU table of every diagonal format (the registry gives it to each
+ * format with a partition policy): the core's kernels (generic,
+ * generated); the formats with diag.piece_rows can also be built on the
+ * device (diag_build.cu). */
 #define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
-#define DIAG_GPU_OPS(fmt, build_device)                                                    \
-    extern "C" const adia_gpu_ops adia__gpu_##fmt = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS, \
-                                                     NULL, diag_spmv_dot, NULL, build_device, \
-                                                     diag_download};
-DIAG_GPU_OPS(dia, adia__build_device_dia)
-DIAG_GPU_OPS(hdi, adia__build_device_hdi)
-DIAG_GPU_OPS(brcsd1, NULL)
-DIAG_GPU_OPS(crsd, NULL)
-DIAG_GPU_OPS(brcsd2, adia_format_build_brcsd2_device)
+#define DIAG_GPU_OPS(table, build_device)                                                  \
+    extern "C" const adia_gpu_ops table = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS, \
+                                           NULL, diag_spmv_dot, NULL, build_device,        \
+                                           diag_download};
+DIAG_GPU_OPS(adia__gpu_diag, NULL)
+DIAG_GPU_OPS(adia__gpu_diag_equal, adia__diag_build_device)
 
 extern "C" adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
                                            const adia_format_params *p, void *dev_data, void **dev)

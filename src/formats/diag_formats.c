@@ -135,12 +135,21 @@ static int32_t present(const adia_csr *A, const void *ctx, int32_t r0, int32_t r
 
 /* ------------------------------------------------------------ policies */
 
+/* One piece of every row (a single row for an empty matrix). */
+static adia_status dia_piece_rows(const adia_format_params *p, int32_t rows, int32_t *size)
+{
+    (void)p;
+    *size = rows > 0 ? rows : 1;
+    return ADIA_OK;
+}
+
 static adia_status dia_partition(const adia_csr *A, const adia_format_params *p,
                                  adia_diag_partition *part)
 {
-    (void)p;
+    int32_t size;
+    ADIA_TRY(dia_piece_rows(p, A->rows, &size));
     offset_set set = {0};
-    ADIA_TRY(adia__diag_equal_pieces(A->rows, A->rows > 0 ? A->rows : 1, part));
+    ADIA_TRY(adia__diag_equal_pieces(A->rows, size, part));
     ADIA_TRY(all_offsets(A, &set));
     adia_status s = adia__diag_fill_lists(A, &set, crossing_bound, crossing, part);
     free(set.offs);
@@ -207,22 +216,45 @@ static adia_status brcsd1_partition(const adia_csr *A, const adia_format_params 
     return s;
 }
 
+/* Hacks of `hack` rows, whole warps each. */
+static adia_status hdi_piece_rows(const adia_format_params *p, int32_t rows, int32_t *size)
+{
+    (void)rows;
+    *size = adia_param(p->hack, 128);
+    if (*size % 32)
+        return adia__error(ADIA_ERR_INVALID_ARG,
+                          "hdi: hack=%" PRId32 " must be a multiple of 32 (the warp size)", *size);
+    return ADIA_OK;
+}
+
+/* Equal pieces from `piece_rows`, each keeping its present diagonals. */
+static adia_status present_pieces(const adia_csr *A, const adia_format_params *p,
+                                  adia_diag_piece_rows_fn piece_rows, adia_diag_partition *part)
+{
+    int32_t size;
+    ADIA_TRY(piece_rows(p, A->rows, &size));
+    ADIA_TRY(adia__diag_equal_pieces(A->rows, size, part));
+    return adia__diag_fill_lists(A, NULL, present_bound, present, part);
+}
+
 static adia_status hdi_partition(const adia_csr *A, const adia_format_params *p,
                                  adia_diag_partition *part)
 {
-    int32_t hack = adia_param(p->hack, 128);
-    if (hack % 32)
-        return adia__error(ADIA_ERR_INVALID_ARG,
-                          "hdi: hack=%" PRId32 " must be a multiple of 32 (the warp size)", hack);
-    ADIA_TRY(adia__diag_equal_pieces(A->rows, hack, part));
-    return adia__diag_fill_lists(A, NULL, present_bound, present, part);
+    return present_pieces(A, p, hdi_piece_rows, part);
+}
+
+/* B-row blocks. */
+static adia_status brcsd2_piece_rows(const adia_format_params *p, int32_t rows, int32_t *size)
+{
+    (void)rows;
+    *size = adia_param(p->block_rows, 256);
+    return ADIA_OK;
 }
 
 static adia_status brcsd2_partition(const adia_csr *A, const adia_format_params *p,
                                     adia_diag_partition *part)
 {
-    ADIA_TRY(adia__diag_equal_pieces(A->rows, adia_param(p->block_rows, 256), part));
-    return adia__diag_fill_lists(A, NULL, present_bound, present, part);
+    return present_pieces(A, p, brcsd2_piece_rows, part);
 }
 
 static adia_status crsd_partition(const adia_csr *A, const adia_format_params *p,
@@ -281,18 +313,19 @@ static int64_t brcsd2_predict(const adia_model_input *in, int *exact)
 
 /* ------------------------------------------------------------ tables */
 
-/* A diagonal format is its partition policy: the diagonal core fills every
- * other host slot (registry.c). */
+/* A diagonal format is its partition policy (and piece_rows where its
+ * pieces are equal and keep their present diagonals): the diagonal core
+ * fills every other slot, the GPU's included (registry.c). */
 const adia_format_ops adia__format_dia = {
     .name = "dia",
     .description = "DIA: one offset list for all rows (Bell & Garland)",
-    .diag = {dia_partition, 0},
+    .diag = {dia_partition, 0, dia_piece_rows},
     .model = {dia_predict, 0.60, 0.95, 1, 3, 1.79, 0.077, ADIA_STEPS_N_DIAG}, /* contiguous x and data */
 };
 const adia_format_ops adia__format_hdi = {
     .name = "hdi",
     .description = "HDI: DIA per hack of rows (hack=128, multiple of 32)",
-    .diag = {hdi_partition, 1},   /* HDI: offsets per piece, no sharing */
+    .diag = {hdi_partition, 1, hdi_piece_rows},   /* HDI: offsets per piece, no sharing */
     .model = {hdi_predict, 0.55, 0.80, 1, 3, 1.98, 0.209, ADIA_STEPS_HACK},
 };
 const adia_format_ops adia__format_brcsd1 = {
@@ -304,7 +337,7 @@ const adia_format_ops adia__format_brcsd1 = {
 const adia_format_ops adia__format_brcsd2 = {
     .name = "brcsd2",
     .description = "BRCSD-II: B-row pieces keep their nonzero diagonals (B=256)",
-    .diag = {brcsd2_partition, 0},
+    .diag = {brcsd2_partition, 0, brcsd2_piece_rows},
     .model = {brcsd2_predict, 0.55, 0.90, 1, 3, 1.82, 0.074, ADIA_STEPS_BLOCK},
 };
 const adia_format_ops adia__format_crsd = {
