@@ -85,7 +85,7 @@ static void bench(const char *label, const adia_matrix *A, int reps)
         }
         if (!F) continue;
         qsort(t, (size_t)reps, sizeof *t, cmp_d);
-        const adia_diag *D = adia_format_diag(F);
+        const adia_diag *D = adia__format_diag(F);
         printf("%-7s %10.2f %8.1f %9d %8d %12lld %12lld\n", names[f], t[reps / 2] * 1e3,
                t[reps / 2] / base, D->n_pieces, D->n_groups,
                (long long)adia_format_padded_zeros(F), (long long)D->n_scatter);

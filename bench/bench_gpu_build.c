@@ -1,8 +1,8 @@
 /* bench_gpu_build.c -- BRCSD-II built on the GPU from a device CSR
- * (adia_gpu_diag_build) against the host build (adia_format_build), on
+ * (adia__gpu_diag_build) against the host build (adia_format_build), on
  * matrices of about 5e7 nonzeros (the issue: analysis + BRCSD-II build of a
  * 5*10^7-nonzero matrix under 20 ms).  Per matrix (double): the CSR upload
- * once (ms), then adia_gpu_diag_build with download=0, one warm-up and the
+ * once (ms), then adia__gpu_diag_build with download=0, one warm-up and the
  * median of 5 of: analyze_ms, host_ms, build_ms (the library's split) and
  * the call's wall time; "x floor" = wall / (nnz * 20 bytes / 3.3 TB/s), the
  * time to read CSR (12 B/nnz) and write the data (8 B/nnz) once at H100
@@ -101,13 +101,13 @@ static const char *verify(const adia_matrix *A, const adia_gpu_csr *g, double *h
     *host_ms = median(t, HOST_REPS);
     adia_diag *G = NULL;
     const char *diff = "GPU build failed";
-    if (adia_gpu_diag_build(g, 256, 0, ADIA_DOUBLE, 1, &G, NULL, NULL) == ADIA_OK) {
-        diff = diag_diff(G, adia_format_diag(F));
+    if (adia__gpu_diag_build(g, 256, 0, ADIA_DOUBLE, 1, &G, NULL, NULL) == ADIA_OK) {
+        diff = diag_diff(G, adia__format_diag(F));
         if (!diff) diff = "equal";
     } else {
         fprintf(stderr, "bench_gpu_build: %s\n", adia_last_error());
     }
-    adia_diag_free(G);
+    adia__diag_free(G);
     adia_format_destroy(F);
     return diff;
 }
@@ -132,9 +132,9 @@ static void bench(const char *spec)
     for (int r = -1; ok && r < REPS; r++) { /* r = -1: warm-up */
         adia_diag *D = NULL;
         double w = now_ms();
-        ok = adia_gpu_diag_build(&g, 256, 0, ADIA_DOUBLE, 0, &D, NULL, &info) == ADIA_OK;
+        ok = adia__gpu_diag_build(&g, 256, 0, ADIA_DOUBLE, 0, &D, NULL, &info) == ADIA_OK;
         w = now_ms() - w;
-        adia_diag_free(D);
+        adia__diag_free(D);
         if (r < 0) continue;
         an[r] = info.analyze_ms, ho[r] = info.host_ms, bu[r] = info.build_ms, wall[r] = w;
     }

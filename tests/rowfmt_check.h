@@ -39,7 +39,7 @@ static inline void rf_check_matrix(const char *name, const adia_format_params *p
     adia_matrix_destroy(B);
     CHECK(adia_format_padded_zeros(F) >= 0, "%s on %s: padded zeros", name, what);
     CHECK(adia_format_bytes(F) == adia_format_storage_bytes(F) +
-              adia_vector_bytes(A->csr.rows, A->csr.cols, ADIA_DOUBLE),
+              adia__vector_bytes(A->csr.rows, A->csr.cols, ADIA_DOUBLE),
           "%s on %s: spmv_bytes = storage + vectors", name, what);
     double e = test_format_spmv_error(F, A, 5, 1.5, -0.75);
     CHECK(e <= 1e-14, "%s on %s: double SpMV error %g", name, what, e);

@@ -37,7 +37,7 @@ int main(void)
     double data[26] = {0};
     adia_diag D = make_diag(data);
     char *src = NULL;
-    CHECK_OK(adia_codegen_diag_source(&D, ADIA_DOUBLE, 0, 0, &src));
+    CHECK_OK(adia__codegen_diag_source(&D, ADIA_DOUBLE, 0, 0, &src));
     CHECK(src && strstr(src, "#define ADIA_VALUE double"), "value type in the prelude");
     CHECK(src && strstr(src, "case 0: ADIA_ACC(0, -1); ADIA_ACC(1, 0); ADIA_ACC(2, 2); break;"),
           "group 0 unrolled with literal offsets:\n%s", src ? src : "");
@@ -45,7 +45,7 @@ int main(void)
     CHECK(src && strstr(src, "adia_diag_generic"), "template embedded");
     CHECK(src && strstr(src, ADIA_CODEGEN_KERNEL), "kernel name");
     char *fsrc = NULL;
-    CHECK_OK(adia_codegen_diag_source(&D, ADIA_FLOAT, 0, 0, &fsrc));
+    CHECK_OK(adia__codegen_diag_source(&D, ADIA_FLOAT, 0, 0, &fsrc));
     CHECK(fsrc && strstr(fsrc, "#define ADIA_VALUE float"), "float prelude");
 
     /* Too many offsets: refused with a message naming the limit. */
@@ -56,7 +56,7 @@ int main(void)
     B.group_start = big_start;
     B.offsets = big;
     char *bsrc = NULL;
-    CHECK_ERR(adia_codegen_diag_source(&B, ADIA_DOUBLE, 0, 0, &bsrc), ADIA_ERR_UNSUPPORTED, "exceed the limit");
+    CHECK_ERR(adia__codegen_diag_source(&B, ADIA_DOUBLE, 0, 0, &bsrc), ADIA_ERR_UNSUPPORTED, "exceed the limit");
     CHECK(bsrc == NULL, "no source on failure");
     free(big);
 
@@ -79,11 +79,11 @@ int main(void)
     W.piece_group = one_group;
     W.piece_data = one_data;
     W.n_groups = 1;
-    CHECK(adia_codegen_rows_per_thread(&D, ADIA_DOUBLE, 0) == 0 &&
-          adia_codegen_rows_per_thread(&W, ADIA_DOUBLE, 0) > 0, "one form of each");
+    CHECK(adia__codegen_rows_per_thread(&D, ADIA_DOUBLE, 0) == 0 &&
+          adia__codegen_rows_per_thread(&W, ADIA_DOUBLE, 0) > 0, "one form of each");
     char *dsrc[2] = {NULL, NULL};
-    CHECK_OK(adia_codegen_diag_source(&D, ADIA_DOUBLE, 0, 1, &dsrc[0]));
-    CHECK_OK(adia_codegen_diag_source(&W, ADIA_FLOAT, 0, 1, &dsrc[1]));
+    CHECK_OK(adia__codegen_diag_source(&D, ADIA_DOUBLE, 0, 1, &dsrc[0]));
+    CHECK_OK(adia__codegen_diag_source(&W, ADIA_FLOAT, 0, 1, &dsrc[1]));
     for (int t = 0; t < 2; t++)
         CHECK(dsrc[t] && strstr(dsrc[t], "#define ADIA_DOT true") &&
               strstr(dsrc[t], "adia_dot_finish(dots, dw)"), "dot variant %d", t);
@@ -94,12 +94,12 @@ int main(void)
     size_t size = 0;
     const char *sources[] = {src, fsrc, dsrc[0], dsrc[1]};
     for (int t = 0; t < 4; t++) {
-        CHECK_OK(adia_codegen_nvrtc(sources[t], 90, &cubin, &size));
+        CHECK_OK(adia__codegen_nvrtc(sources[t], 90, &cubin, &size));
         CHECK(cubin && size > 0, "a CUBIN came back (source %d)", t);
         free(cubin);
         cubin = NULL;
     }
-    CHECK_ERR(adia_codegen_nvrtc("extern \"C\" __global__ void k() { undeclared(); }", 90, &cubin, &size),
+    CHECK_ERR(adia__codegen_nvrtc("extern \"C\" __global__ void k() { undeclared(); }", 90, &cubin, &size),
               ADIA_ERR_NVRTC, "undeclared");
     CHECK(strstr(adia_codegen_log(), "undeclared") != NULL, "log kept: %s", adia_codegen_log());
 #endif

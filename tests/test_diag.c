@@ -45,8 +45,8 @@ static void check_all(const char *what, const adia_matrix *A, const char *params
             adia_status s = adia_format_build(A, formats[f], &p, (adia_value_type)vt, &F);
             CHECK(s == ADIA_OK, "%s %s %s: build: %s", what, formats[f], params ? params : "", adia_last_error());
             if (s != ADIA_OK) continue;
-            const adia_diag *D = adia_format_diag(F);
-            CHECK(D && adia_diag_check(D) == ADIA_OK, "%s %s: check: %s", what, formats[f], adia_last_error());
+            const adia_diag *D = adia__format_diag(F);
+            CHECK(D && adia__diag_check(D) == ADIA_OK, "%s %s: check: %s", what, formats[f], adia_last_error());
             CHECK(adia_format_padded_zeros(F) >= 0, "%s %s: padded %lld", what, formats[f],
                   (long long)adia_format_padded_zeros(F));
             adia_matrix *B = NULL;
@@ -178,9 +178,9 @@ static void test_param_errors(void)
     adia_format_params_default(&p);
     p.segment = 3;
     CHECK_ERR(adia_format_build(A, "crsd", &p, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_ARG, "seg=3 must be 2, 4 or 8");
-    CHECK(adia_format_diag(NULL) == NULL, "no diag for NULL");
+    CHECK(adia__format_diag(NULL) == NULL, "no diag for NULL");
     CHECK_OK(adia_format_build(A, "csr", NULL, ADIA_DOUBLE, &F));
-    CHECK(adia_format_diag(F) == NULL, "csr is not diagonal");
+    CHECK(adia__format_diag(F) == NULL, "csr is not diagonal");
     adia_format_destroy(F);
     adia_matrix_destroy(A);
 }
@@ -192,19 +192,19 @@ static void test_check_detects(void)
     adia_matrix *A = diagonals(40, 40, offs, 3, NULL);
     adia_format *F = NULL;
     CHECK_OK(adia_format_build(A, "brcsd2", &(adia_format_params){.block_rows = 8}, ADIA_DOUBLE, &F));
-    adia_diag *D = (adia_diag *)adia_format_diag(F);
-    CHECK_OK(adia_diag_check(D));
+    adia_diag *D = (adia_diag *)adia__format_diag(F);
+    CHECK_OK(adia__diag_check(D));
     int32_t keep = D->offsets[1];
     D->offsets[1] = D->offsets[0];
-    CHECK_ERR(adia_diag_check(D), ADIA_ERR_INVALID_MATRIX, "not ascending");
+    CHECK_ERR(adia__diag_check(D), ADIA_ERR_INVALID_MATRIX, "not ascending");
     D->offsets[1] = keep;
     D->piece_start[1]++;
-    CHECK_ERR(adia_diag_check(D), ADIA_ERR_INVALID_MATRIX, "stores");
+    CHECK_ERR(adia__diag_check(D), ADIA_ERR_INVALID_MATRIX, "stores");
     D->piece_start[1]--;
     D->piece_group[0] = D->n_groups;
-    CHECK_ERR(adia_diag_check(D), ADIA_ERR_INVALID_MATRIX, "has group");
+    CHECK_ERR(adia__diag_check(D), ADIA_ERR_INVALID_MATRIX, "has group");
     D->piece_group[0] = 0;
-    CHECK_OK(adia_diag_check(D));
+    CHECK_OK(adia__diag_check(D));
     adia_format_destroy(F);
     adia_matrix_destroy(A);
 }

@@ -41,7 +41,7 @@ static void check_expect(const adia_matrix *A, const expect *e)
     CHECK_OK(adia_format_params_parse(&p, e->params));
     adia_format *F = NULL;
     CHECK_OK(adia_format_build(A, e->format, &p, ADIA_DOUBLE, &F));
-    const adia_diag *D = adia_format_diag(F);
+    const adia_diag *D = adia__format_diag(F);
     CHECK(D != NULL, "%s: diag", e->format);
     if (!D) return;
     CHECK(D->n_pieces == e->n_pieces, "%s: %d pieces, want %d", e->format, D->n_pieces, e->n_pieces);
@@ -145,7 +145,7 @@ static void test_fig9(void)
         CHECK(adia_format_padded_zeros(F) == want[f], "Fig. 9 %s: padded %lld, paper %lld", names[f],
               (long long)adia_format_padded_zeros(F), (long long)want[f]);
         if (f == 1) {
-            const adia_diag *D = adia_format_diag(F);
+            const adia_diag *D = adia__format_diag(F);
             CHECK(D->n_pieces == 2 && D->piece_start[1] == 4, "Fig. 9 brcsd1: pieces {0,4,6}");
         }
         adia_format_destroy(F);
@@ -166,12 +166,12 @@ static void test_hdi_hacks(void)
     p.hack = 32;
     adia_format *F = NULL;
     CHECK_OK(adia_format_build(A, "hdi", &p, ADIA_DOUBLE, &F));
-    const adia_diag *D = adia_format_diag(F);
+    const adia_diag *D = adia__format_diag(F);
     CHECK(D->n_pieces == 2 && D->n_groups == 2, "hdi: %d pieces %d groups", D->n_pieces, D->n_groups);
     CHECK(D->piece_data[1] == 64 && D->piece_data[2] == 96, "hdi piece_data %lld %lld",
           (long long)D->piece_data[1], (long long)D->piece_data[2]);
     CHECK(adia_format_padded_zeros(F) == 96 - 68, "hdi padded %lld", (long long)adia_format_padded_zeros(F));
-    CHECK(adia_diag_offsets_stored(D) == 3, "hdi offsets stored %lld", (long long)adia_diag_offsets_stored(D));
+    CHECK(adia__diag_offsets_stored(D) == 3, "hdi offsets stored %lld", (long long)adia__diag_offsets_stored(D));
     /* data 96*8 + offsets 3*4 + piece starts 3*4 + piece_data 3*8 + hack offset starts 3*4 */
     CHECK(adia_format_storage_bytes(F) == 96 * 8 + 12 + 12 + 24 + 12, "hdi storage %lld",
           (long long)adia_format_storage_bytes(F));
@@ -181,20 +181,33 @@ static void test_hdi_hacks(void)
     adia_matrix_destroy(A);
     A = test_dense_matrix(64, 64, a);
     CHECK_OK(adia_format_build(A, "hdi", &p, ADIA_DOUBLE, &F));
-    D = adia_format_diag(F);
-    CHECK(D->n_groups == 1 && adia_diag_offsets_stored(D) == 4, "hdi shared list: %d groups, %lld offsets",
-          D->n_groups, (long long)adia_diag_offsets_stored(D));
+    D = adia__format_diag(F);
+    CHECK(D->n_groups == 1 && adia__diag_offsets_stored(D) == 4, "hdi shared list: %d groups, %lld offsets",
+          D->n_groups, (long long)adia__diag_offsets_stored(D));
     adia_format_destroy(F);
     CHECK_OK(adia_format_build(A, "brcsd2", &(adia_format_params){.block_rows = 32}, ADIA_DOUBLE, &F));
-    CHECK(adia_diag_offsets_stored(adia_format_diag(F)) == 2, "brcsd2 stores a shared list once");
+    CHECK(adia__diag_offsets_stored(adia__format_diag(F)) == 2, "brcsd2 stores a shared list once");
     adia_format_destroy(F);
     adia_matrix_destroy(A);
 }
 
+/* Padded zeros of format `name` (params p) on A; -1 after a failed build. */
+static int64_t padded(const adia_matrix *A, const char *name, const adia_format_params *p)
+{
+    adia_format *F = NULL;
+    CHECK_OK(adia_format_build(A, name, p, ADIA_DOUBLE, &F));
+    if (!F) return -1;
+    int64_t pz = adia_format_padded_zeros(F);
+    printf("type III padded zeros: %-6s hack %3d  %lld\n", name, p->hack, (long long)pz);
+    adia_format_destroy(F);
+    return pz;
+}
+
 /* Type III: diagonals broken by long zero sections plus scatter points.
  * A piece keeping a subset of its parent's diagonals never pads more, so
- * DIA >= BRCSD-I (crossing diagonals) >= BRCSD-II (present ones, B=256)
- * = HDI with hack = B >= HDI hack 128 >= CRSD (4-row segments). */
+ * every diagonal format the registry has pads at most DIA's zeros, and
+ * DIA > BRCSD-I (crossing diagonals) > BRCSD-II (present ones, B=256)
+ * = HDI with hack = B >= HDI hack 128 > CRSD (4-row segments). */
 static void test_padding_order(void)
 {
     int32_t n = 4096;
@@ -213,16 +226,19 @@ static void test_padding_order(void)
     adia_matrix *A = NULL;
     CHECK_OK(adia_matrix_create_coo(n, n, k, r, c, v, ADIA_DOUBLE, &A));
     free(r); free(c); free(v);
+    const adia_format_params none = {0};
+    const int64_t dia = padded(A, "dia", &none);
+    for (int f = 0; f < adia_format_count(); f++) {
+        const char *name = adia_format_name_at(f);
+        if (!adia_format_is_diagonal(name)) continue;
+        int64_t pz = padded(A, name, &none);
+        CHECK(pz >= 0 && pz <= dia, "%s pads %lld zeros, DIA %lld", name, (long long)pz,
+              (long long)dia);
+    }
     const char *names[] = {"dia", "brcsd1", "brcsd2", "hdi", "hdi", "crsd"};
     const int32_t hack[] = {0, 0, 0, 256, 128, 0};
     int64_t pz[6];
-    for (int f = 0; f < 6; f++) {
-        adia_format *F = NULL;
-        CHECK_OK(adia_format_build(A, names[f], &(adia_format_params){.hack = hack[f]}, ADIA_DOUBLE, &F));
-        pz[f] = adia_format_padded_zeros(F);
-        printf("type III padded zeros: %-6s hack %3d  %lld\n", names[f], hack[f], (long long)pz[f]);
-        adia_format_destroy(F);
-    }
+    for (int f = 0; f < 6; f++) pz[f] = padded(A, names[f], &(adia_format_params){.hack = hack[f]});
     CHECK(pz[0] > pz[1] && pz[1] > pz[2], "DIA %lld > BRCSD-I %lld > BRCSD-II %lld",
           (long long)pz[0], (long long)pz[1], (long long)pz[2]);
     CHECK(pz[3] == pz[2], "HDI hack=B %lld == BRCSD-II %lld", (long long)pz[3], (long long)pz[2]);

@@ -58,7 +58,7 @@ static void check_matrix(const char *name, const adia_matrix *A, const char *par
             adia_status s = adia_format_build(A, fmt, &p, (adia_value_type)vt, &F);
             CHECK(s == ADIA_OK, "%s %s: %s", name, fmt, adia_last_error());
             if (s != ADIA_OK) continue;
-            CHECK(adia_diag_check(adia_format_diag(F)) == ADIA_OK, "%s %s: %s", name, fmt,
+            CHECK(adia__diag_check(adia__format_diag(F)) == ADIA_OK, "%s %s: %s", name, fmt,
                   adia_last_error());
             if (!vt) {
                 adia_matrix *B = NULL;

@@ -148,7 +148,7 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
     adia_matrix_destroy(R);
     CHECK(adia_format_padded_zeros(F) >= 0, "%s on %s: padded zeros", fmt, what);
     CHECK(adia_format_bytes(F) == adia_format_storage_bytes(F) +
-              adia_vector_bytes(A->csr.rows, A->csr.cols, vt),
+              adia__vector_bytes(A->csr.rows, A->csr.cols, vt),
           "%s on %s: bytes = storage + vectors", fmt, what);
     double tol = vt == ADIA_FLOAT ? 1e-5 : 1e-13;
     double e = test_format_spmv_error(F, A, 3, 1.0, 0.0);
@@ -226,7 +226,7 @@ int main(void)
     for (int f = 0; f < adia_format_count(); f++) {
         const char *fmt = adia_format_name_at(f);
         if (only && *only && strcmp(only, fmt)) continue;
-        const adia_format_ops *ops = adia_format_ops_find(fmt);
+        const adia_format_ops *ops = adia__format_ops_find(fmt);
         CHECK(ops && ops->to_csr && ops->check && ops->destroy && ops->storage_bytes && ops->spmv &&
                   ops->padded_zeros && (ops->build || ops->diag.policy),
               "%s: a host slot is missing after resolution", fmt);

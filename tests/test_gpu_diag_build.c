@@ -1,4 +1,4 @@
-/* test_gpu_diag_build.c -- adia_gpu_diag_build (BRCSD-II built on the GPU
+/* test_gpu_diag_build.c -- adia__gpu_diag_build (BRCSD-II built on the GPU
  * from a device CSR) against the host build adia_format_build(A, "brcsd2",
  * B=...): every array equal (pieces, groups and their numbering, offsets,
  * piece_data, data bitwise, explicit zero lists), the device data equal to
@@ -139,10 +139,10 @@ static void compare(const char *name, const adia_matrix *A, const adia_gpu_csr *
     void *dd = NULL;
     adia_gpu_build_info info;
     int32_t rows = adia_matrix_rows(A);
-    adia_status s = adia_gpu_diag_build(g, dia ? (rows > 0 ? rows : 1) : B, hdi, vt, download,
+    adia_status s = adia__gpu_diag_build(g, dia ? (rows > 0 ? rows : 1) : B, hdi, vt, download,
                                         &G, &dd, &info);
     CHECK(s == ADIA_OK, "%s: %s", label, adia_last_error());
-    const adia_diag *H = adia_format_diag(F);
+    const adia_diag *H = adia__format_diag(F);
     if (s == ADIA_OK && H && same_structure(label, G, H)) {
         int64_t stored = H->piece_data[H->n_pieces];
         size_t vs = adia_value_size(vt);
@@ -161,7 +161,7 @@ static void compare(const char *name, const adia_matrix *A, const adia_gpu_csr *
         *zeros_seen += H->n_zero;
     }
     cudaFree(dd);
-    adia_diag_free(G);
+    adia__diag_free(G);
     adia_format_destroy(F);
 }
 
@@ -228,25 +228,25 @@ static void bad_arguments(adia_matrix *A)
         return;
     }
     adia_diag dummy, *D = &dummy; /* must be reset to NULL on failure */
-    CHECK_ERR(adia_gpu_diag_build(&g, 0, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "block_rows");
+    CHECK_ERR(adia__gpu_diag_build(&g, 0, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "block_rows");
     CHECK(D == NULL, "out not reset on failure");
-    CHECK_ERR(adia_gpu_diag_build(&g, -5, 0, ADIA_FLOAT, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "block_rows");
-    CHECK_ERR(adia_gpu_diag_build(NULL, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
-    CHECK_ERR(adia_gpu_diag_build(&g, 64, 0, ADIA_DOUBLE, 1, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
-    CHECK_ERR(adia_gpu_diag_build(&g, 64, 0, (adia_value_type)77, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG,
+    CHECK_ERR(adia__gpu_diag_build(&g, -5, 0, ADIA_FLOAT, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "block_rows");
+    CHECK_ERR(adia__gpu_diag_build(NULL, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
+    CHECK_ERR(adia__gpu_diag_build(&g, 64, 0, ADIA_DOUBLE, 1, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
+    CHECK_ERR(adia__gpu_diag_build(&g, 64, 0, (adia_value_type)77, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG,
               "value type");
     adia_gpu_csr h = g;
     h.rows = -1;
-    CHECK_ERR(adia_gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "negative");
+    CHECK_ERR(adia__gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "negative");
     h = g;
     h.colind = NULL;
-    CHECK_ERR(adia_gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL device");
+    CHECK_ERR(adia__gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL device");
     h = g;
     h.nnz = g.nnz - 1;    /* rowptr[rows] no longer nnz */
-    CHECK_ERR(adia_gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "rowptr");
+    CHECK_ERR(adia__gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "rowptr");
     h = g;
     h.cols = 10;          /* columns >= 10 now lie outside the matrix */
-    CHECK_ERR(adia_gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "column");
+    CHECK_ERR(adia__gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "column");
     CHECK(D == NULL, "out not reset on failure");
     dev_free(&g);
 }

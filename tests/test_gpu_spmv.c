@@ -202,11 +202,11 @@ static void check_fused_dots(adia_format *F, uint64_t seed)
     CHECK_OK(test_gpu_format_spmv(F, 1.5, x, 0.0, yref));
     void *dx = to_device(x, n, fl), *dz = to_device(z, n, fl), *dy = to_device(yref, n, fl), *mem = NULL;
     adia_dot_work dw;
-    CHECK_OK(adia_gpu_dot_work_alloc(n, &dw, &mem));
+    CHECK_OK(adia__gpu_dot_work_alloc(n, &dw, &mem));
     double sums[2][ADIA_NDOT];
     for (int t = 0; t < 3 && dx && dz && dy; t++) {
         dw.z = t == 1 ? dz : NULL;
-        adia_status s = adia_format_spmv_dot_gpu(F, 1.5, dx, 0.0, dy, &dw, NULL);
+        adia_status s = adia__format_spmv_dot_gpu(F, 1.5, dx, 0.0, dy, &dw, NULL);
         CHECK(s == ADIA_OK, "%s, fused dots: %s", label, adia_last_error());
         double got[ADIA_NDOT];
         CHECK(cudaMemcpy(got, dw.out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess, "sums");

@@ -128,7 +128,7 @@ static void test_round_trips(void)
     adia_matrix_destroy(A);
 }
 
-/* adia_parse_f64 gives exactly what strtod gives, on hand-picked tokens
+/* adia__parse_f64 gives exactly what strtod gives, on hand-picked tokens
  * and on %.17g / %.15g / %.6e / %.3f renderings of random doubles. */
 static int same_as_strtod(const char *tok)
 {
@@ -137,7 +137,7 @@ static int same_as_strtod(const char *tok)
     char *stop;
     want = strtod(tok, &stop);
     int valid = *tok && *stop == '\0';
-    adia_num_result r = adia_parse_f64(&p, end, &got);
+    adia_num_result r = adia__parse_f64(&p, end, &got);
     if (!valid) return r == ADIA_NUM_BAD;
     return r == ADIA_NUM_OK && p == end &&
            (memcmp(&got, &want, sizeof got) == 0 || (isnan(got) && isnan(want)));
@@ -306,7 +306,7 @@ static void test_row_blocks(void)
                            DATA "array_sym.mtx", DATA "crlf.mtx", "data/orsreg_1.mtx"};
     for (size_t t = 0; t < sizeof files / sizeof *files; t++)
         for (int chunk = 0; chunk <= 64; chunk += 64) {
-            adia_lines_set_chunk((size_t)chunk);
+            adia__lines_set_chunk((size_t)chunk);
             adia_matrix *A = NULL;
             CHECK_OK(adia_matrix_read_mtx(files[t], &A));
             if (!A) continue;
@@ -323,7 +323,7 @@ static void test_row_blocks(void)
             }
             adia_matrix_destroy(A);
         }
-    adia_lines_set_chunk(0);
+    adia__lines_set_chunk(0);
     adia_matrix *P = NULL;
     CHECK_ERR(adia_matrix_read_mtx_rows(DATA "general.mtx", 2, 2, NULL, NULL, &P),
               ADIA_ERR_DIMENSION, "the matrix has rows 0..2");

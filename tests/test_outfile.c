@@ -64,20 +64,20 @@ static void test_commit(void)
 {
     const char *path = in_dir("a.txt");
     adia_outfile o;
-    CHECK_OK(adia_outfile_open(&o, path, false));
-    CHECK_OK(adia_outfile_write(&o, "hello ", 6));
-    CHECK_OK(adia_outfile_printf(&o, "%d\n", 42));
+    CHECK_OK(adia__outfile_open(&o, path, false));
+    CHECK_OK(adia__outfile_write(&o, "hello ", 6));
+    CHECK_OK(adia__outfile_printf(&o, "%d\n", 42));
     CHECK(access(path, F_OK) != 0, "the target appears only at the commit");
     CHECK(temporaries() == 1, "one temporary while writing, found %d", temporaries());
-    CHECK_OK(adia_outfile_commit(&o));
+    CHECK_OK(adia__outfile_commit(&o));
     CHECK(!strcmp(text_of(path), "hello 42\n"), "committed text: '%s'", text_of(path));
     CHECK(temporaries() == 0, "no temporary after the commit");
 
     /* replacing: the old content stays visible until the commit */
-    CHECK_OK(adia_outfile_open(&o, path, false));
-    CHECK_OK(adia_outfile_write(&o, "new\n", 4));
+    CHECK_OK(adia__outfile_open(&o, path, false));
+    CHECK_OK(adia__outfile_write(&o, "new\n", 4));
     CHECK(!strcmp(text_of(path), "hello 42\n"), "old text before the commit");
-    CHECK_OK(adia_outfile_commit(&o));
+    CHECK_OK(adia__outfile_commit(&o));
     CHECK(!strcmp(text_of(path), "new\n"), "replaced text: '%s'", text_of(path));
     remove(path);
 }
@@ -86,13 +86,13 @@ static void test_abort(void)
 {
     const char *path = in_dir("b.txt");
     adia_outfile o;
-    CHECK_OK(adia_outfile_open(&o, path, false));
-    adia_outfile_abort(&o);
+    CHECK_OK(adia__outfile_open(&o, path, false));
+    adia__outfile_abort(&o);
     CHECK(access(path, F_OK) != 0 && temporaries() == 0, "abort of a new file leaves nothing");
     put_text(path, "old\n");
-    CHECK_OK(adia_outfile_open(&o, path, true));
-    CHECK_OK(adia_outfile_write(&o, "new\n", 4));
-    adia_outfile_abort(&o);
+    CHECK_OK(adia__outfile_open(&o, path, true));
+    CHECK_OK(adia__outfile_write(&o, "new\n", 4));
+    adia__outfile_abort(&o);
     CHECK(!strcmp(text_of(path), "old\n") && temporaries() == 0, "abort keeps the old file");
     remove(path);
 }
@@ -103,13 +103,13 @@ static void test_permissions(void)
     put_text(path, "old\n");
     chmod(path, 0604);
     adia_outfile o;
-    CHECK_OK(adia_outfile_open(&o, path, false));
-    CHECK_OK(adia_outfile_commit(&o));
+    CHECK_OK(adia__outfile_open(&o, path, false));
+    CHECK_OK(adia__outfile_commit(&o));
     CHECK(mode_of(path) == 0604, "replaced file has mode %o, expected 604", mode_of(path));
     remove(path);
     mode_t old = umask(027);   /* a new file: 0666 less the umask (mkstemp gives 0600) */
-    CHECK_OK(adia_outfile_open(&o, path, false));
-    CHECK_OK(adia_outfile_commit(&o));
+    CHECK_OK(adia__outfile_open(&o, path, false));
+    CHECK_OK(adia__outfile_commit(&o));
     umask(old);
     CHECK(mode_of(path) == 0640, "new file has mode %o, expected 640", mode_of(path));
     remove(path);
@@ -126,9 +126,9 @@ static void test_large(void)
     for (int gzip = 0; gzip < 2; gzip++) {
         const char *path = in_dir(gzip ? "d.gz" : "d.bin");
         adia_outfile o;
-        CHECK_OK(adia_outfile_open(&o, path, gzip));
-        for (int k = 0; k + 1 < 6; k++) CHECK_OK(adia_outfile_write(&o, data + cut[k], cut[k + 1] - cut[k]));
-        CHECK_OK(adia_outfile_commit(&o));
+        CHECK_OK(adia__outfile_open(&o, path, gzip));
+        for (int k = 0; k + 1 < 6; k++) CHECK_OK(adia__outfile_write(&o, data + cut[k], cut[k + 1] - cut[k]));
+        CHECK_OK(adia__outfile_commit(&o));
         gzFile gz = gzopen(path, "rb");
         int got = gz ? gzread(gz, back, (unsigned)n + 1) : -1;
         CHECK(gz && gzdirect(gz) == !gzip, "%s: gzip %d", path, gzip);
@@ -195,10 +195,10 @@ static void test_device(void)
     if (access("/dev/full", W_OK) != 0) return;
     static char zeros[1 << 20];
     adia_outfile o;
-    CHECK_OK(adia_outfile_open(&o, "/dev/full", false));
-    CHECK_ERR(adia_outfile_write(&o, zeros, sizeof zeros), ADIA_ERR_IO,
+    CHECK_OK(adia__outfile_open(&o, "/dev/full", false));
+    CHECK_ERR(adia__outfile_write(&o, zeros, sizeof zeros), ADIA_ERR_IO,
               "writing /dev/full: No space left on device");
-    CHECK_ERR(adia_outfile_commit(&o), ADIA_ERR_IO, "writing /dev/full: No space left on device");
+    CHECK_ERR(adia__outfile_commit(&o), ADIA_ERR_IO, "writing /dev/full: No space left on device");
     struct stat st;
     CHECK(stat("/dev/full", &st) == 0 && S_ISCHR(st.st_mode), "/dev/full is still a device");
     CHECK_OK(adia_vector_write_mtx("/dev/null", 1, (const double[]){1}));
@@ -211,12 +211,12 @@ static void test_remove_temporaries(void)
     const char *path = in_dir("e.txt");
     put_text(path, "old\n");
     adia_outfile o;
-    CHECK_OK(adia_outfile_open(&o, path, false));
-    CHECK_OK(adia_outfile_write(&o, "new\n", 4));
+    CHECK_OK(adia__outfile_open(&o, path, false));
+    CHECK_OK(adia__outfile_write(&o, "new\n", 4));
     CHECK(temporaries() == 1, "a temporary while writing");
     adia_remove_temporary_files();
     CHECK(temporaries() == 0, "adia_remove_temporary_files removed it");
-    CHECK_ERR(adia_outfile_commit(&o), ADIA_ERR_IO, path);
+    CHECK_ERR(adia__outfile_commit(&o), ADIA_ERR_IO, path);
     CHECK(!strcmp(text_of(path), "old\n"), "the old file stays");
     adia_remove_temporary_files();   /* nothing live: does nothing */
     CHECK(!strcmp(text_of(path), "old\n") && temporaries() == 0, "a second call is harmless");
@@ -230,9 +230,9 @@ static void test_symlink(void)
     put_text(real, "old\n");
     CHECK(symlink("real.txt", link) == 0, "symlink");
     adia_outfile o;
-    CHECK_OK(adia_outfile_open(&o, link, false));
-    CHECK_OK(adia_outfile_write(&o, "new\n", 4));
-    CHECK_OK(adia_outfile_commit(&o));
+    CHECK_OK(adia__outfile_open(&o, link, false));
+    CHECK_OK(adia__outfile_write(&o, "new\n", 4));
+    CHECK_OK(adia__outfile_commit(&o));
     struct stat st;
     CHECK(lstat(link, &st) == 0 && S_ISLNK(st.st_mode), "the link is still a link");
     CHECK(!strcmp(text_of(real), "new\n"), "the linked file has the new text");
@@ -243,18 +243,18 @@ static void test_symlink(void)
 static void test_errors(void)
 {
     adia_outfile o;
-    CHECK_ERR(adia_outfile_open(&o, "/nonexistent-adia-dir/x.mtx", false), ADIA_ERR_IO,
+    CHECK_ERR(adia__outfile_open(&o, "/nonexistent-adia-dir/x.mtx", false), ADIA_ERR_IO,
               "creating /nonexistent-adia-dir/x.mtx");
-    CHECK_ERR(adia_outfile_open(&o, dir, false), ADIA_ERR_IO, dir);   /* a folder */
+    CHECK_ERR(adia__outfile_open(&o, dir, false), ADIA_ERR_IO, dir);   /* a folder */
     /* the live list is fixed-size: one too many is an error, not a crash */
     adia_outfile many[33];
     int opened = 0;
     adia_status s = ADIA_OK;
-    while (opened < 33 && (s = adia_outfile_open(&many[opened], in_dir("f.txt"), false)) == ADIA_OK)
+    while (opened < 33 && (s = adia__outfile_open(&many[opened], in_dir("f.txt"), false)) == ADIA_OK)
         opened++;
     CHECK(opened == 32 && s == ADIA_ERR_IO && test_contains(adia_last_error(), "more than 32"),
           "opened %d: %s", opened, adia_last_error());
-    while (opened > 0) adia_outfile_abort(&many[--opened]);
+    while (opened > 0) adia__outfile_abort(&many[--opened]);
     CHECK(temporaries() == 0, "all aborted");
 }
 

@@ -105,7 +105,7 @@ static void test_chunks(void)
     CHECK_OK(adia_matrix_parse_mtx(t, strlen(t), "c", &E));
     size_t sizes[] = {1, 7, 64, 1000};
     for (int i = 0; i < 4; i++) {
-        adia_lines_set_chunk(sizes[i]);
+        adia__lines_set_chunk(sizes[i]);
         CHECK_OK(load(plain, &A));
         CHECK(adia_matrix_equal(A, E), "chunk %zu: plain file differs", sizes[i]);
         adia_matrix_destroy(A);
@@ -126,10 +126,10 @@ static void test_chunks(void)
              (long long)line);
     write_bytes(plain, t, strlen(t));
     for (int i = 0; i < 4; i++) {
-        adia_lines_set_chunk(sizes[i]);
+        adia__lines_set_chunk(sizes[i]);
         CHECK_ERR(load(plain, &A), ADIA_ERR_PARSE, needle);
     }
-    adia_lines_set_chunk(0);
+    adia__lines_set_chunk(0);
     adia_matrix_destroy(E);
     free(t);
 }

@@ -148,15 +148,13 @@ typedef struct cli_spmv_result {
  * (deterministic for seed) once on the CPU or the GPU, compare with
  * adia_matrix_spmv on A (in double, x rounded to the format's precision),
  * copy that y to y_out (rows doubles) unless it is NULL, then time `runs`
- * more products (CPU: wall clock, GPU: CUDA events) and fill r.  Returns 0, or 1 after a message on stderr
- * when a call fails (the check itself is judged by the caller:
+ * more products with the library's timing (adia_cpu_time_spmv,
+ * adia_gpu_time_spmv_x: what `adia bench` uses) and fill r.  Returns 0,
+ * or 1 after a message on stderr when a call fails (the check itself is judged by the caller:
  * r->max_rel_err > r->tolerance). */
 int cli_spmv_run(const char *cmd, const adia_matrix *A, adia_format *F, bool gpu,
                  int runs, uint64_t seed, const double *x_in, double *y_out,
                  cli_spmv_result *r);
-/* x_i of the random x for seed: uniform in [-1, 1), from (seed, i) alone,
- * so a distributed run uses the same x. */
-double cli_random_x(uint64_t seed, int64_t i);
 /* Can F run on a GPU here?  true when a device exists and F uploads; false
  * (quietly) when there is no device or the format has no GPU side.  Other
  * upload failures are reported through *status. */

@@ -177,7 +177,7 @@ static int spmv_x(const char *cmd, const adia_dist_matrix *D, const adia_dist_in
 {
     int rc = local_vector(cmd, D, in, a->x_path, NAN, x);
     for (int64_t i = 0; !rc && !a->x_path && i < in->rows; i++)
-        (*x)[i] = cli_random_x(a->seed, in->first + i);
+        (*x)[i] = adia_random_value(a->seed, in->first + i);
     return rc;
 }
 

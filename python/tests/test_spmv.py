@@ -39,7 +39,7 @@ def test_spmv_matches_scipy(spec, calls, rng):
     np.testing.assert_allclose(y, want, rtol=1e-12, atol=1e-12 * np.abs(want).max())
 
 
-@pytest.mark.parametrize("fmt", ["csr", "dia", "hdi", "brcsd1", "brcsd2", "ell", "sell"])
+@pytest.mark.parametrize("fmt", adia.formats())
 def test_fixed_formats(fmt, rng):
     A = adia.generate("type2:3000")
     P = adia.plan(A, format=fmt)

@@ -65,9 +65,9 @@ static void sweep_free(diag_sweep *s)
 
 static adia_status sweep_alloc(diag_sweep *s, size_t slots)
 {
-    s->count = adia_calloc(slots, sizeof *s->count, "analysis diagonal counts");
-    s->first = adia_alloc(slots, sizeof *s->first, "analysis diagonal first rows");
-    s->last = adia_alloc(slots, sizeof *s->last, "analysis diagonal last rows");
+    s->count = adia__calloc(slots, sizeof *s->count, "analysis diagonal counts");
+    s->first = adia__alloc(slots, sizeof *s->first, "analysis diagonal first rows");
+    s->last = adia__alloc(slots, sizeof *s->last, "analysis diagonal last rows");
     s->long_inside = 0;
     if (s->count && s->first && s->last) return ADIA_OK;
     sweep_free(s);
@@ -234,14 +234,14 @@ adia_status adia__analyze_check_budget(const adia_csr *a, const char *func)
     snprintf(what, sizeof what, "%s: the analysis of a %" PRId32 " x %" PRId32 " matrix (%d "
              "thread(s) x %" PRId64 " diagonal slots of 12 bytes)", func, a->rows, a->cols,
              sweep_threads(a->nnz), (int64_t)a->rows + a->cols);
-    return adia_budget_check(adia__analyze_peak_bytes(a->rows, a->cols, a->nnz), what);
+    return adia__budget_check(adia__analyze_peak_bytes(a->rows, a->cols, a->nnz), what);
 }
 
 adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *p,
                                 adia_features *f)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_analyze"));
-    if (!f) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_analyze: features is NULL");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_analyze"));
+    if (!f) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_analyze: features is NULL");
     const adia_csr *a = &A->csr;
     double Z = p && p->Z > 0 ? p->Z : DEFAULT_Z;
     int32_t B = p && p->B > 0 ? p->B : DEFAULT_B;
@@ -261,7 +261,7 @@ adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *
     value_features(a, f);
 
     if (!adia_mul_i64(f->n_diag, a->rows, &f->n_elem))
-        return adia_error(ADIA_ERR_OVERFLOW, "adia_matrix_analyze: n_diag %" PRId64
+        return adia__error(ADIA_ERR_OVERFLOW, "adia_matrix_analyze: n_diag %" PRId64
                           " x rows %" PRId32 " overflows", f->n_diag, a->rows);
     f->n_zero = f->n_elem - a->nnz;
     f->p_zero = f->n_elem ? (double)f->n_zero / (double)f->n_elem : 0;

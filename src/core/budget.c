@@ -2,7 +2,7 @@
 /* budget.c -- the one memory budget: how many bytes of host memory one
  * operation may take at its peak.  Readers, generators, conversions,
  * products and the planner compute their whole peak before any work and ask
- * adia_budget_check; the checked allocator asks it for every large request.
+ * adia__budget_check; the checked allocator asks it for every large request.
  * Linux grants almost any malloc lazily and kills the process later, so the
  * check is the only place a too-large request can be refused cleanly. */
 #include "internal.h"
@@ -57,7 +57,7 @@ static void human(char *buf, size_t len, int64_t bytes)
     else snprintf(buf, len, "%lld bytes", (long long)bytes);
 }
 
-adia_status adia_budget_check(int64_t bytes, const char *what)
+adia_status adia__budget_check(int64_t bytes, const char *what)
 {
     return adia__budget_check_limit(bytes, 0, NULL, what);
 }
@@ -78,7 +78,7 @@ adia_status adia__budget_check_limit(int64_t bytes, int64_t limit, const char *l
     if (bytes < 0) snprintf(need, sizeof need, "more than 9.2 EB");
     else human(need, sizeof need, bytes);
     human(have, sizeof have, budget);
-    return adia_error(ADIA_ERR_NO_MEMORY, "%s needs %s, budget %s (%s)", what, need, have, source);
+    return adia__error(ADIA_ERR_NO_MEMORY, "%s needs %s, budget %s (%s)", what, need, have, source);
 }
 
 adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const char *what)
@@ -88,6 +88,6 @@ adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const c
     if (bytes < 0) snprintf(need, sizeof need, "more than 9.2 EB");
     else human(need, sizeof need, bytes);
     human(have, sizeof have, free_bytes);
-    return adia_error(ADIA_ERR_NO_MEMORY, "%s needs %s of device memory, %s free on the device",
+    return adia__error(ADIA_ERR_NO_MEMORY, "%s needs %s of device memory, %s free on the device",
                       what, need, have);
 }

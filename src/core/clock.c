@@ -5,7 +5,7 @@
 
 #include <time.h>
 
-double adia_now_ms(void)
+double adia__now_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);

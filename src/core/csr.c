@@ -3,29 +3,29 @@
 
 #include <inttypes.h>
 
-adia_status adia_csr_alloc(adia_csr *A, int32_t rows, int32_t cols,
+adia_status adia__csr_alloc(adia_csr *A, int32_t rows, int32_t cols,
                            int64_t nnz, adia_value_type vt)
 {
     memset(A, 0, sizeof *A);
     if (rows < 0 || cols < 0 || nnz < 0)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "csr: negative size (rows %" PRId32 ", cols %" PRId32
                           ", nnz %" PRId64 ")", rows, cols, nnz);
     A->rows = rows;
     A->cols = cols;
     A->nnz = nnz;
     A->vtype = vt;
-    A->rowptr = adia_calloc((size_t)rows + 1, sizeof *A->rowptr, "csr row pointers");
-    A->colind = adia_alloc((size_t)nnz, sizeof *A->colind, "csr column indices");
-    A->values = adia_alloc((size_t)nnz, adia_value_size(vt), "csr values");
+    A->rowptr = adia__calloc((size_t)rows + 1, sizeof *A->rowptr, "csr row pointers");
+    A->colind = adia__alloc((size_t)nnz, sizeof *A->colind, "csr column indices");
+    A->values = adia__alloc((size_t)nnz, adia_value_size(vt), "csr values");
     if (!A->rowptr || !A->colind || !A->values) {
-        adia_csr_free(A);
-        return ADIA_ERR_NO_MEMORY;  /* adia_alloc recorded which array */
+        adia__csr_free(A);
+        return ADIA_ERR_NO_MEMORY;  /* adia__alloc recorded which array */
     }
     return ADIA_OK;
 }
 
-void adia_csr_free(adia_csr *A)
+void adia__csr_free(adia_csr *A)
 {
     if (!A) return;
     free(A->rowptr);
@@ -36,9 +36,9 @@ void adia_csr_free(adia_csr *A)
     A->values = NULL;
 }
 
-adia_status adia_csr_copy(const adia_csr *A, adia_value_type vt, adia_csr *out)
+adia_status adia__csr_copy(const adia_csr *A, adia_value_type vt, adia_csr *out)
 {
-    ADIA_TRY(adia_csr_alloc(out, A->rows, A->cols, A->nnz, vt));
+    ADIA_TRY(adia__csr_alloc(out, A->rows, A->cols, A->nnz, vt));
     memcpy(out->rowptr, A->rowptr, ((size_t)A->rows + 1) * sizeof *A->rowptr);
     memcpy(out->colind, A->colind, (size_t)A->nnz * sizeof *A->colind);
     if (vt == A->vtype) {
@@ -55,34 +55,34 @@ adia_status adia_csr_copy(const adia_csr *A, adia_value_type vt, adia_csr *out)
     return ADIA_OK;
 }
 
-adia_status adia_csr_check(const adia_csr *A)
+adia_status adia__csr_check(const adia_csr *A)
 {
     if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "csr: negative size");
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "csr: negative size");
     if (A->rowptr[0] != 0)
-        return adia_error(ADIA_ERR_INVALID_MATRIX,
+        return adia__error(ADIA_ERR_INVALID_MATRIX,
                           "csr: rowptr[0] is %" PRId64 ", expected 0", A->rowptr[0]);
     for (int32_t i = 0; i < A->rows; i++) {
         int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
         if (e < b || e > A->nnz)
-            return adia_error(ADIA_ERR_INVALID_MATRIX,
+            return adia__error(ADIA_ERR_INVALID_MATRIX,
                               "csr: row %" PRId32 " pointers %" PRId64 "..%" PRId64
                               " not monotone within 0..%" PRId64, i, b, e, A->nnz);
         for (int64_t k = b; k < e; k++) {
             int32_t c = A->colind[k];
             if (c < 0 || c >= A->cols)
-                return adia_error(ADIA_ERR_INVALID_MATRIX,
+                return adia__error(ADIA_ERR_INVALID_MATRIX,
                                   "csr: row %" PRId32 " column %" PRId32
                                   " out of range 0..%" PRId32, i, c, A->cols - 1);
             if (k > b && c <= A->colind[k - 1])
-                return adia_error(ADIA_ERR_INVALID_MATRIX,
+                return adia__error(ADIA_ERR_INVALID_MATRIX,
                                   "csr: row %" PRId32 " columns not sorted/unique "
                                   "(%" PRId32 " after %" PRId32 ")",
                                   i, c, A->colind[k - 1]);
         }
     }
     if (A->rowptr[A->rows] != A->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX,
+        return adia__error(ADIA_ERR_INVALID_MATRIX,
                           "csr: rowptr[rows] is %" PRId64 ", nnz is %" PRId64,
                           A->rowptr[A->rows], A->nnz);
     return ADIA_OK;

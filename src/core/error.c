@@ -36,7 +36,7 @@ void adia_clear_error(void) { last_error[0] = '\0'; }
 
 /* Formatted into a local buffer first: callers may pass adia_last_error()
  * itself as an argument (wrapping a lower-level message). */
-adia_status adia_error(adia_status code, const char *fmt, ...)
+adia_status adia__error(adia_status code, const char *fmt, ...)
 {
     char msg[sizeof last_error];
     va_list ap;
@@ -54,7 +54,7 @@ adia_status adia_set_error(adia_status code, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return adia_error(code, "%s", msg);
+    return adia__error(code, "%s", msg);
 }
 
 /* Below ADIA_BIG_ALLOC a request is not worth the budget's /proc read; the
@@ -66,30 +66,30 @@ adia_status adia_set_error(adia_status code, const char *fmt, ...)
 static int request_bytes(size_t count, size_t size, const char *what, size_t *bytes)
 {
     if (!adia_mul_size(count, size, bytes)) {
-        adia_error(ADIA_ERR_OVERFLOW, "allocating %s: %zu x %zu bytes overflows",
+        adia__error(ADIA_ERR_OVERFLOW, "allocating %s: %zu x %zu bytes overflows",
                    what, count, size);
         return 0;
     }
     if (*bytes < ADIA_BIG_ALLOC) return 1;
     char label[160];
     snprintf(label, sizeof label, "allocating %s", what);
-    return adia_budget_check(*bytes > INT64_MAX ? INT64_MAX : (int64_t)*bytes, label) == ADIA_OK;
+    return adia__budget_check(*bytes > INT64_MAX ? INT64_MAX : (int64_t)*bytes, label) == ADIA_OK;
 }
 
 static void *allocated(void *p, const char *what, size_t bytes)
 {
-    if (!p) adia_error(ADIA_ERR_NO_MEMORY, "allocating %s: %zu bytes failed", what, bytes);
+    if (!p) adia__error(ADIA_ERR_NO_MEMORY, "allocating %s: %zu bytes failed", what, bytes);
     return p;
 }
 
-void *adia_alloc(size_t count, size_t size, const char *what)
+void *adia__alloc(size_t count, size_t size, const char *what)
 {
     size_t bytes;
     if (!request_bytes(count, size, what, &bytes)) return NULL;
     return allocated(malloc(bytes ? bytes : 1), what, bytes);
 }
 
-void *adia_calloc(size_t count, size_t size, const char *what)
+void *adia__calloc(size_t count, size_t size, const char *what)
 {
     size_t bytes;
     if (!request_bytes(count, size, what, &bytes)) return NULL;
@@ -103,7 +103,7 @@ const char *adia_value_type_name(adia_value_type t)
     return t == ADIA_FLOAT ? "float" : "double";
 }
 
-int64_t adia_vector_bytes(int32_t rows, int32_t cols, adia_value_type vt)
+int64_t adia__vector_bytes(int32_t rows, int32_t cols, adia_value_type vt)
 {
     return ((int64_t)cols + 2 * (int64_t)rows) * (int64_t)adia_value_size(vt);
 }

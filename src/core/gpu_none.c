@@ -4,7 +4,7 @@
 
 adia_status adia_gpu_device_count(int *count)
 {
-    if (!count) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_device_count: count is NULL");
+    if (!count) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_device_count: count is NULL");
     *count = 0;
     return ADIA_OK;
 }
@@ -12,7 +12,7 @@ adia_status adia_gpu_device_count(int *count)
 adia_status adia__gpu_check_free(int64_t bytes, const char *what)
 {
     (void)bytes;
-    return adia_error(ADIA_ERR_NO_DEVICE, "%s: adia was built without CUDA", what);
+    return adia__error(ADIA_ERR_NO_DEVICE, "%s: adia was built without CUDA", what);
 }
 
 adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
@@ -24,7 +24,7 @@ adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t 
     (void)rows; (void)cols; (void)nnz; (void)d_rowptr; (void)d_colind; (void)d_values;
     (void)p; (void)vt;
     if (out) *out = NULL;
-    return adia_error(ADIA_ERR_NO_DEVICE,
+    return adia__error(ADIA_ERR_NO_DEVICE,
                       "adia_format_build_brcsd2_device: adia was built without CUDA");
 }
 
@@ -33,6 +33,6 @@ adia_status adia_plan_create_device_csr(const adia_device_csr *A, const adia_pla
 {
     (void)A; (void)hints;
     if (plan) *plan = NULL;
-    return adia_error(ADIA_ERR_NO_DEVICE,
+    return adia__error(ADIA_ERR_NO_DEVICE,
                       "adia_plan_create_device_csr: adia was built without CUDA");
 }

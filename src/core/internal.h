@@ -19,8 +19,8 @@ extern "C" {
 /* ----------------------------------------------------------------- errors */
 
 /* Record a formatted message as this thread's last error and return code.
- * Use as: return adia_error(ADIA_ERR_PARSE, "%s:%lld: bad index %s", ...); */
-adia_status adia_error(adia_status code, const char *fmt, ...)
+ * Use as: return adia__error(ADIA_ERR_PARSE, "%s:%lld: bad index %s", ...); */
+adia_status adia__error(adia_status code, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
 #endif
@@ -65,15 +65,15 @@ static inline int64_t adia_sat_mul(int64_t a, int64_t b)
 /* malloc(count*size) with overflow check; records an error and returns
  * NULL on failure.  count == 0 returns a valid 1-byte allocation so that
  * NULL always means failure.  what names the array in the message. */
-void *adia_alloc(size_t count, size_t size, const char *what);
+void *adia__alloc(size_t count, size_t size, const char *what);
 /* Same, zero-filled. */
-void *adia_calloc(size_t count, size_t size, const char *what);
+void *adia__calloc(size_t count, size_t size, const char *what);
 /* ADIA_OK if an operation whose peak host memory is `bytes` fits the memory
  * budget (adia_memory_budget); else ADIA_ERR_NO_MEMORY with "WHAT needs
  * 17.2 GB, budget 12.0 GB (...)".  bytes < 0 means "beyond int64" (a
  * saturated estimate).  Call it with the whole operation's peak before any
  * work. */
-adia_status adia_budget_check(int64_t bytes, const char *what);
+adia_status adia__budget_check(int64_t bytes, const char *what);
 /* The same against the smaller of the budget and a caller's own limit
  * (> 0; e.g. adia_spmm_options.max_bytes), which the message names by
  * limit_name when it is the one that refuses. */
@@ -88,10 +88,10 @@ adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const c
  * device allocation that scales with the input.  Without CUDA:
  * ADIA_ERR_NO_DEVICE. */
 adia_status adia__gpu_check_free(int64_t bytes, const char *what);
-/* Checked alloc that is allowed to fail: as adia_alloc. */
+/* Checked alloc that is allowed to fail: as adia__alloc. */
 #define ADIA_ALLOC(ptr, count, what)                                           \
     do {                                                                       \
-        (ptr) = adia_alloc((size_t)(count), sizeof(*(ptr)), (what));           \
+        (ptr) = adia__alloc((size_t)(count), sizeof(*(ptr)), (what));           \
         if (!(ptr)) return ADIA_ERR_NO_MEMORY;                                 \
     } while (0)
 
@@ -116,14 +116,14 @@ typedef struct adia_csr {
 } adia_csr;
 
 /* Allocate arrays for rows x cols with nnz entries (rowptr zeroed). */
-adia_status adia_csr_alloc(adia_csr *A, int32_t rows, int32_t cols,
+adia_status adia__csr_alloc(adia_csr *A, int32_t rows, int32_t cols,
                            int64_t nnz, adia_value_type vt);
-void adia_csr_free(adia_csr *A);
+void adia__csr_free(adia_csr *A);
 /* Deep copy, converting values to vt. */
-adia_status adia_csr_copy(const adia_csr *A, adia_value_type vt, adia_csr *out);
+adia_status adia__csr_copy(const adia_csr *A, adia_value_type vt, adia_csr *out);
 /* Check the invariants (rowptr monotone from 0 to nnz, columns in range,
  * sorted, unique); message says the first violation found. */
-adia_status adia_csr_check(const adia_csr *A);
+adia_status adia__csr_check(const adia_csr *A);
 /* Value i as double, whatever the type. */
 static inline double adia_csr_value(const adia_csr *A, int64_t i)
 {
@@ -137,7 +137,7 @@ static inline double adia_csr_value(const adia_csr *A, int64_t i)
  * matrix of nnz entries: per sweeping thread, three int32 per diagonal
  * slot (rows + cols); 1.2 GB for an empty 10^8 x 10^8 matrix. */
 int64_t adia__analyze_peak_bytes(int32_t rows, int32_t cols, int64_t nnz);
-/* adia_budget_check of that peak, the message naming func, the shape,
+/* adia__budget_check of that peak, the message naming func, the shape,
  * the threads and the slots. */
 adia_status adia__analyze_check_budget(const adia_csr *a, const char *func);
 
@@ -154,15 +154,15 @@ struct adia_matrix {
 };
 
 /* Wrap an adia_csr (taking ownership of its arrays) into a new handle. */
-adia_status adia_matrix_wrap(adia_csr *csr, adia_matrix **out);
+adia_status adia__matrix_wrap(adia_csr *csr, adia_matrix **out);
 /* ADIA_OK if A is a live matrix handle, else an error naming func. */
-adia_status adia_matrix_check_handle(const adia_matrix *A, const char *func);
+adia_status adia__matrix_check_handle(const adia_matrix *A, const char *func);
 
 /* ----------------------------------------------------------- formats */
 
 /* What a format is, as one operations table per format (PETSc's Mat ops,
  * BLIS's reference-then-override): every module exports one table,
- * adia_format_<name>, with named slots (designated initialisers); the
+ * adia__format_<name>, with named slots (designated initialisers); the
  * registry (src/formats/registry.c, one line per format) resolves it once:
  *
  *  - a slot the module leaves NULL gets its one documented fallback there
@@ -174,11 +174,17 @@ adia_status adia_matrix_check_handle(const adia_matrix *A, const char *func);
  *    named in the registry line; NULL in a build without CUDA and for a
  *    format without a GPU kernel -- the planner and `adia bench` learn it here;
  *  - bytes moved per SpMV are derived once: storage_bytes + the x, y
- *    traffic (adia_vector_bytes), never a slot.
+ *    traffic (adia__vector_bytes), never a slot.
  * A slot still NULL after resolution returns ADIA_ERR_UNSUPPORTED. */
 struct adia_diag_partition;   /* src/formats/diag_core.h */
 typedef adia_status (*adia_diag_policy_fn)(const adia_csr *A, const adia_format_params *p,
                                            struct adia_diag_partition *part);
+/* Rows per piece (*size, the last piece shorter) of a diagonal format that
+ * cuts a matrix of `rows` rows into equal pieces, each keeping the
+ * diagonals with a nonzero in it, for parameters p: the shape the device
+ * build (src/cuda/diag_build.cu) makes. */
+typedef adia_status (*adia_diag_piece_rows_fn)(const adia_format_params *p, int32_t rows,
+                                               int32_t *size);
 
 /* Distinct offsets per block of rows (one O(nnz) pass, plan_model.c):
  * slots = sum K_b * len_b, offsets = sum K_b, groups = runs of blocks with
@@ -220,6 +226,8 @@ typedef struct adia_format_model {
 
 struct adia_dot_work;   /* src/cuda/diag_kernel.cuh */
 
+struct adia_format_ops;
+
 /* The GPU side of a format (a .cu file; NULL slots: see adia_format_ops). */
 typedef struct adia_gpu_ops {
     /* Copy the host storage to the device; p: the handle's parameters
@@ -238,18 +246,20 @@ typedef struct adia_gpu_ops {
     adia_status (*diagonal)(const void *dev, void *d, void *stream);
     /* spmv with the sums of adia_dot_work (diag_kernel.cuh: x'y, z'x, z'z,
      * y'y, z'y; square) in its epilogue [spmv, then a pass for the sums:
-     * adia_format_spmv_dot_gpu] */
+     * adia__format_spmv_dot_gpu] */
     adia_status (*spmv_dot)(const void *dev, double alpha, const void *x, double beta,
                             void *y, const struct adia_dot_work *dw, void *stream);
     /* rows [r0, r1) only (interior / boundary rows) [ADIA_ERR_UNSUPPORTED] */
     adia_status (*spmv_rows)(const void *dev, int32_t r0, int32_t r1, double alpha,
                              const void *x, double beta, void *y, void *stream);
-    /* build from CSR arrays in device memory (GPU solvers) [download the
-     * CSR, host build, upload]; brcsd2 has one */
-    adia_status (*build_device)(int32_t rows, int32_t cols, int64_t nnz,
-                                const int64_t *d_rowptr, const int32_t *d_colind,
-                                const double *d_values, const adia_format_params *p,
-                                adia_value_type vt, adia_format **out);
+    /* build format `self` from CSR arrays in device memory (GPU solvers)
+     * [download the CSR, host build, upload]; the diagonal formats with
+     * diag.piece_rows have one */
+    adia_status (*build_device)(const struct adia_format_ops *self, int32_t rows,
+                                int32_t cols, int64_t nnz, const int64_t *d_rowptr,
+                                const int32_t *d_colind, const double *d_values,
+                                const adia_format_params *p, adia_value_type vt,
+                                adia_format **out);
     /* the device's data into the host storage impl: a format built on the
      * device leaves its host copy to the first host use (adia__format_host) */
     adia_status (*download)(const void *dev, void *impl);
@@ -260,10 +270,14 @@ typedef struct adia_format_ops {
     const char *description;  /* one line for --help */
     /* Kind of storage: the diagonal core's partition policy (the format is
      * an adia_diag, diag_core.h; per_piece: HDI's offsets per piece), or
-     * policy NULL: the module's own storage. */
+     * policy NULL: the module's own storage.  piece_rows: set when the
+     * policy cuts equal pieces that keep their present diagonals, which
+     * the device can build too (NULL: pieces cut otherwise, host build
+     * only).  A policy gets the core's GPU table from the registry. */
     struct {
         adia_diag_policy_fn policy;
         int per_piece;
+        adia_diag_piece_rows_fn piece_rows;
     } diag;
     /* to_csr cannot tell a stored explicit zero from padding (it keeps the
      * nonzeros): the handle keeps the source's explicit zeros apart and
@@ -295,6 +309,22 @@ typedef struct adia_format_ops {
     const adia_gpu_ops *gpu;
 } adia_format_ops;
 
+/* Defines fn, an spmv slot over storage TYPE whose kernel is written once
+ * and instantiated per value type (FN(kernel) in a *_kernel.inc gives
+ * kernel_d and kernel_f): the instance for VT runs on ARG (VT and ARG are
+ * expressions of `A`, the storage).  The one double/float dispatch of the
+ * formats with their own storage; put `static` in front for a file-local
+ * slot. */
+#define ADIA_SPMV_SLOT(fn, kernel, TYPE, ARG, VT)                              \
+    adia_status fn(const void *impl, double alpha, const void *x, double beta,  \
+                   void *y)                                                     \
+    {                                                                           \
+        const TYPE *A = impl;                                                   \
+        if ((VT) == ADIA_DOUBLE) kernel##_d(ARG, alpha, x, beta, y);            \
+        else kernel##_f(ARG, alpha, x, beta, y);                                \
+        return ADIA_OK;                                                         \
+    }
+
 /* The explicit zeros of a source kept apart by a zeros_apart format:
  * row-sorted positions and their values as stored (-0.0 stays -0.0). */
 typedef struct adia__zeros {
@@ -304,15 +334,14 @@ typedef struct adia__zeros {
 } adia__zeros;
 
 /* Monotonic wall clock in milliseconds (src/core/clock.c). */
-double adia_now_ms(void);
+double adia__now_ms(void);
 
-/* adia_gpu_time_spmv with x given (x_host: cols values of F's type);
- * src/cuda/bench.cu, CUDA builds only (the planner's MEASURE). */
-adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
-                                 adia_gpu_timing *t);
+/* t's median, min and max of the n samples ms[] (sorted in place): the
+ * one summary of the CPU's and the GPU's timings (src/core/measure.c). */
+void adia__timing_summarize(double *ms, int n, adia_gpu_timing *t);
 
 /* Registry lookups (src/formats/registry.c): the resolved tables. */
-const adia_format_ops *adia_format_ops_find(const char *name);
+const adia_format_ops *adia__format_ops_find(const char *name);
 const adia_format_ops *adia__format_ops_at(int i);   /* 0 .. adia_format_count()-1 */
 /* The registry's names, ", "-separated, filtered by `diagonal` (-1: all,
  * 1: the diagonal core's formats, 0: the others): for messages. */
@@ -338,7 +367,7 @@ adia_status adia__format_host(const adia_format *F);
 
 /* A live handle of format `name` for a rows x cols matrix of nnz nonzeros,
  * without storage (impl NULL): the builds fill it (format.c). */
-adia_status adia_format_new(const char *name, const adia_format_params *p, adia_value_type vt,
+adia_status adia__format_new(const char *name, const adia_format_params *p, adia_value_type vt,
                             int32_t rows, int32_t cols, int64_t nnz, adia_format **out);
 
 /* The build slot, or the diagonal core's build through ops->diag.policy. */
@@ -364,7 +393,7 @@ static inline int32_t adia_param(int32_t value, int32_t dflt)
 
 /* Bytes of x, y traffic of one SpMV for a rows x cols matrix (x read once,
  * y read and written once): adia_format_bytes = storage_bytes + this. */
-int64_t adia_vector_bytes(int32_t rows, int32_t cols, adia_value_type vt);
+int64_t adia__vector_bytes(int32_t rows, int32_t cols, adia_value_type vt);
 
 #ifdef __cplusplus
 }

@@ -4,21 +4,21 @@
 
 #include <inttypes.h>
 
-adia_status adia_matrix_check_handle(const adia_matrix *A, const char *func)
+adia_status adia__matrix_check_handle(const adia_matrix *A, const char *func)
 {
-    if (!A) return adia_error(ADIA_ERR_INVALID_HANDLE, "%s: matrix is NULL", func);
+    if (!A) return adia__error(ADIA_ERR_INVALID_HANDLE, "%s: matrix is NULL", func);
     if (A->magic != ADIA_MAGIC_MATRIX)
-        return adia_error(ADIA_ERR_INVALID_HANDLE,
+        return adia__error(ADIA_ERR_INVALID_HANDLE,
                           "%s: not a live matrix handle (freed or uninitialised)",
                           func);
     return ADIA_OK;
 }
 
-adia_status adia_matrix_wrap(adia_csr *csr, adia_matrix **out)
+adia_status adia__matrix_wrap(adia_csr *csr, adia_matrix **out)
 {
-    adia_matrix *A = adia_calloc(1, sizeof *A, "matrix handle");
+    adia_matrix *A = adia__calloc(1, sizeof *A, "matrix handle");
     if (!A) {
-        adia_csr_free(csr);
+        adia__csr_free(csr);
         return ADIA_ERR_NO_MEMORY;
     }
     A->magic = ADIA_MAGIC_MATRIX;
@@ -31,7 +31,7 @@ adia_status adia_matrix_wrap(adia_csr *csr, adia_matrix **out)
 void adia_matrix_destroy(adia_matrix *A)
 {
     if (!A || A->magic != ADIA_MAGIC_MATRIX) return;
-    adia_csr_free(&A->csr);
+    adia__csr_free(&A->csr);
     A->magic = ADIA_MAGIC_DEAD;
     free(A);
 }
@@ -42,7 +42,7 @@ static adia_status bucket_sort(int64_t nnz, int32_t nkeys, const int32_t *key,
                                const int32_t *other, const double *val,
                                int64_t *ptr, int32_t *other_out, double *val_out)
 {
-    int64_t *next = adia_alloc((size_t)nkeys + 1, sizeof *next, "sort buckets");
+    int64_t *next = adia__alloc((size_t)nkeys + 1, sizeof *next, "sort buckets");
     if (!next) return ADIA_ERR_NO_MEMORY;
     memset(ptr, 0, ((size_t)nkeys + 1) * sizeof *ptr);
     for (int64_t k = 0; k < nnz; k++) ptr[key[k] + 1]++;
@@ -61,7 +61,7 @@ static adia_status check_shape(int32_t rows, int32_t cols, int64_t nnz,
                                const char *func)
 {
     if (rows < 0 || cols < 0 || nnz < 0)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "%s: negative size (rows %" PRId32 ", cols %" PRId32
                           ", nnz %" PRId64 ")", func, rows, cols, nnz);
     return ADIA_OK;
@@ -105,22 +105,22 @@ adia_status adia_matrix_create_coo(int32_t rows, int32_t cols, int64_t nnz,
                                    const void *values, adia_value_type vt,
                                    adia_matrix **out)
 {
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_coo: out is NULL");
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_coo: out is NULL");
     *out = NULL;
     ADIA_TRY(check_shape(rows, cols, nnz, "adia_matrix_create_coo"));
-    ADIA_TRY(adia_budget_check(coo_peak_bytes(rows, cols, nnz, vt),
+    ADIA_TRY(adia__budget_check(coo_peak_bytes(rows, cols, nnz, vt),
                                "adia_matrix_create_coo"));
     if (nnz > 0 && (!row || !col))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_coo: index array is NULL");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_coo: index array is NULL");
     for (int64_t k = 0; k < nnz; k++)
         if (row[k] < 0 || row[k] >= rows || col[k] < 0 || col[k] >= cols)
-            return adia_error(ADIA_ERR_INVALID_MATRIX,
+            return adia__error(ADIA_ERR_INVALID_MATRIX,
                               "adia_matrix_create_coo: entry %" PRId64 " (%" PRId32
                               ", %" PRId32 ") outside %" PRId32 " x %" PRId32,
                               k, row[k], col[k], rows, cols);
     double *val = NULL;
     if (values && vt == ADIA_FLOAT) {
-        val = adia_alloc((size_t)nnz, sizeof *val, "coo values");
+        val = adia__alloc((size_t)nnz, sizeof *val, "coo values");
         if (!val) return ADIA_ERR_NO_MEMORY;
         for (int64_t k = 0; k < nnz; k++) val[k] = ((const float *)values)[k];
     }
@@ -128,20 +128,20 @@ adia_status adia_matrix_create_coo(int32_t rows, int32_t cols, int64_t nnz,
 
     /* Sort by column, then stably by row: columns end up sorted in rows. */
     adia_csr A;
-    int64_t *colptr = adia_alloc((size_t)cols + 1, sizeof *colptr, "column pointers");
-    int32_t *tmp_row = adia_alloc((size_t)nnz, sizeof *tmp_row, "coo rows");
-    double *tmp_val = adia_alloc((size_t)nnz, sizeof *tmp_val, "coo values");
-    int32_t *tmp_col = adia_alloc((size_t)nnz, sizeof *tmp_col, "coo columns");
+    int64_t *colptr = adia__alloc((size_t)cols + 1, sizeof *colptr, "column pointers");
+    int32_t *tmp_row = adia__alloc((size_t)nnz, sizeof *tmp_row, "coo rows");
+    double *tmp_val = adia__alloc((size_t)nnz, sizeof *tmp_val, "coo values");
+    int32_t *tmp_col = adia__alloc((size_t)nnz, sizeof *tmp_col, "coo columns");
     adia_status s = colptr && tmp_row && tmp_val && tmp_col ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) s = bucket_sort(nnz, cols, col, row, v, colptr, tmp_row, tmp_val);
     if (s == ADIA_OK) {
         for (int32_t c = 0; c < cols; c++)
             for (int64_t k = colptr[c]; k < colptr[c + 1]; k++) tmp_col[k] = c;
-        s = adia_csr_alloc(&A, rows, cols, nnz, ADIA_DOUBLE);
+        s = adia__csr_alloc(&A, rows, cols, nnz, ADIA_DOUBLE);
     }
     if (s == ADIA_OK) {
         s = bucket_sort(nnz, rows, tmp_row, tmp_col, tmp_val, A.rowptr, A.colind, A.values);
-        if (s != ADIA_OK) adia_csr_free(&A);
+        if (s != ADIA_OK) adia__csr_free(&A);
     }
     free(colptr);
     free(tmp_row);
@@ -150,7 +150,7 @@ adia_status adia_matrix_create_coo(int32_t rows, int32_t cols, int64_t nnz,
     free(val);
     if (s != ADIA_OK) return s;
     sum_duplicates(&A);
-    return adia_matrix_wrap(&A, out);
+    return adia__matrix_wrap(&A, out);
 }
 
 adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
@@ -158,25 +158,25 @@ adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
                                    const void *values, adia_value_type vt,
                                    adia_matrix **out)
 {
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: out is NULL");
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: out is NULL");
     *out = NULL;
     ADIA_TRY(check_shape(rows, cols, nnz, "adia_matrix_create_csr"));
-    ADIA_TRY(adia_budget_check(adia_sat_add(coo_peak_bytes(rows, cols, nnz, vt),
+    ADIA_TRY(adia__budget_check(adia_sat_add(coo_peak_bytes(rows, cols, nnz, vt),
                                             adia_sat_mul(nnz, 4)),   /* row indices */
                                "adia_matrix_create_csr"));
     if (!rowptr || (nnz > 0 && (!colind || !values)))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: array is NULL");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: array is NULL");
     if (rowptr[0] != 0 || rowptr[rows] != nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX,
+        return adia__error(ADIA_ERR_INVALID_MATRIX,
                           "adia_matrix_create_csr: rowptr[0] = %" PRId64
                           " and rowptr[rows] = %" PRId64 " must be 0 and nnz = %" PRId64,
                           rowptr[0], rowptr[rows], nnz);
     for (int32_t i = 0; i < rows; i++)
         if (rowptr[i + 1] < rowptr[i])
-            return adia_error(ADIA_ERR_INVALID_MATRIX,
+            return adia__error(ADIA_ERR_INVALID_MATRIX,
                               "adia_matrix_create_csr: rowptr decreases at row %" PRId32
                               " (%" PRId64 " after %" PRId64 ")", i, rowptr[i + 1], rowptr[i]);
-    int32_t *row = adia_alloc((size_t)nnz, sizeof *row, "row indices");
+    int32_t *row = adia__alloc((size_t)nnz, sizeof *row, "row indices");
     if (!row) return ADIA_ERR_NO_MEMORY;
     for (int32_t i = 0; i < rows; i++)
         for (int64_t k = rowptr[i]; k < rowptr[i + 1]; k++) row[k] = i;
@@ -187,25 +187,25 @@ adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
 
 adia_status adia_matrix_copy(const adia_matrix *A, adia_matrix **out)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_copy"));
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_copy: out is NULL");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_copy"));
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_copy: out is NULL");
     adia_csr c;
-    ADIA_TRY(adia_csr_copy(&A->csr, ADIA_DOUBLE, &c));
-    ADIA_TRY(adia_matrix_wrap(&c, out));
+    ADIA_TRY(adia__csr_copy(&A->csr, ADIA_DOUBLE, &c));
+    ADIA_TRY(adia__matrix_wrap(&c, out));
     memcpy((*out)->name, A->name, sizeof A->name);
     return ADIA_OK;
 }
 
 adia_status adia_matrix_transpose(const adia_matrix *A, adia_matrix **out)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_transpose"));
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_transpose: out is NULL");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_transpose"));
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_transpose: out is NULL");
     const adia_csr *a = &A->csr;
     adia_csr t;
-    ADIA_TRY(adia_csr_alloc(&t, a->cols, a->rows, a->nnz, ADIA_DOUBLE));
-    int32_t *row = adia_alloc((size_t)a->nnz, sizeof *row, "row indices");
+    ADIA_TRY(adia__csr_alloc(&t, a->cols, a->rows, a->nnz, ADIA_DOUBLE));
+    int32_t *row = adia__alloc((size_t)a->nnz, sizeof *row, "row indices");
     if (!row) {
-        adia_csr_free(&t);
+        adia__csr_free(&t);
         return ADIA_ERR_NO_MEMORY;
     }
     for (int32_t i = 0; i < a->rows; i++)
@@ -215,10 +215,10 @@ adia_status adia_matrix_transpose(const adia_matrix *A, adia_matrix **out)
                                 t.rowptr, t.colind, t.values);
     free(row);
     if (s != ADIA_OK) {
-        adia_csr_free(&t);
+        adia__csr_free(&t);
         return s;
     }
-    ADIA_TRY(adia_matrix_wrap(&t, out));
+    ADIA_TRY(adia__matrix_wrap(&t, out));
     snprintf((*out)->name, sizeof (*out)->name, "%.120s^T", A->name);
     return ADIA_OK;
 }
@@ -226,13 +226,13 @@ adia_status adia_matrix_transpose(const adia_matrix *A, adia_matrix **out)
 adia_status adia_matrix_to_coo(const adia_matrix *A, int32_t **row,
                                int32_t **col, double **values)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_to_coo"));
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_to_coo"));
     if (!row || !col || !values)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_to_coo: output is NULL");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_to_coo: output is NULL");
     const adia_csr *a = &A->csr;
-    int32_t *r = adia_alloc((size_t)a->nnz, sizeof *r, "coo rows");
-    int32_t *c = adia_alloc((size_t)a->nnz, sizeof *c, "coo columns");
-    double *v = adia_alloc((size_t)a->nnz, sizeof *v, "coo values");
+    int32_t *r = adia__alloc((size_t)a->nnz, sizeof *r, "coo rows");
+    int32_t *c = adia__alloc((size_t)a->nnz, sizeof *c, "coo columns");
+    double *v = adia__alloc((size_t)a->nnz, sizeof *v, "coo values");
     if (!r || !c || !v) {
         free(r);
         free(c);
@@ -251,8 +251,8 @@ adia_status adia_matrix_to_coo(const adia_matrix *A, int32_t **row,
 
 adia_status adia_matrix_csr(const adia_matrix *A, adia_csr_view *view)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_csr"));
-    if (!view) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_csr: view is NULL");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_csr"));
+    if (!view) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_csr: view is NULL");
     view->rows = A->csr.rows;
     view->cols = A->csr.cols;
     view->nnz = A->csr.nnz;
@@ -269,7 +269,7 @@ const char *adia_matrix_name(const adia_matrix *A) { return A ? A->name : ""; }
 
 adia_status adia_matrix_set_name(adia_matrix *A, const char *name)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_set_name"));
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_set_name"));
     snprintf(A->name, sizeof A->name, "%s", name ? name : "");
     return ADIA_OK;
 }
@@ -287,9 +287,9 @@ int adia_matrix_equal(const adia_matrix *A, const adia_matrix *B)
 adia_status adia_matrix_spmv(const adia_matrix *A, double alpha,
                              const double *x, double beta, double *y)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_spmv"));
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_spmv"));
     if ((!x && A->csr.cols > 0) || (!y && A->csr.rows > 0))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_spmv: x or y is NULL");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_spmv: x or y is NULL");
     const adia_csr *a = &A->csr;
     const double *v = a->values;
 #pragma omp parallel for schedule(static) num_threads(adia__threads())

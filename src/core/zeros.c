@@ -16,9 +16,9 @@ adia_status adia__zeros_collect(const adia_csr *A, adia_value_type vt, adia__zer
     int64_t n = 0;
     for (int64_t j = 0; j < A->nnz; j++) n += zero_in(adia_csr_value(A, j), vt);
     if (n == 0) return ADIA_OK;
-    z->row = adia_alloc((size_t)n, sizeof *z->row, "explicit zero rows");
-    z->col = adia_alloc((size_t)n, sizeof *z->col, "explicit zero columns");
-    z->val = adia_alloc((size_t)n, sizeof *z->val, "explicit zero values");
+    z->row = adia__alloc((size_t)n, sizeof *z->row, "explicit zero rows");
+    z->col = adia__alloc((size_t)n, sizeof *z->col, "explicit zero columns");
+    z->val = adia__alloc((size_t)n, sizeof *z->val, "explicit zero values");
     if (!z->row || !z->col || !z->val) {
         adia__zeros_free(z);
         return ADIA_ERR_NO_MEMORY;
@@ -39,9 +39,9 @@ adia_status adia__zeros_merge(const adia__zeros *z, adia_csr *out)
     if (!z->n) return ADIA_OK;
     int64_t nnz;
     if (!adia_add_i64(out->nnz, z->n, &nnz))
-        return adia_error(ADIA_ERR_OVERFLOW, "explicit zeros: entry count overflows");
+        return adia__error(ADIA_ERR_OVERFLOW, "explicit zeros: entry count overflows");
     adia_csr m;
-    ADIA_TRY(adia_csr_alloc(&m, out->rows, out->cols, nnz, ADIA_DOUBLE));
+    ADIA_TRY(adia__csr_alloc(&m, out->rows, out->cols, nnz, ADIA_DOUBLE));
     const double *v = out->values;
     double *mv = m.values;
     int64_t at = 0, k = 0;
@@ -60,11 +60,11 @@ adia_status adia__zeros_merge(const adia__zeros *z, adia_csr *out)
         m.rowptr[r + 1] = at;
     }
     if (at != nnz || k != z->n) {
-        adia_csr_free(&m);
-        return adia_error(ADIA_ERR_INTERNAL, "explicit zeros: merged %lld of %lld entries",
+        adia__csr_free(&m);
+        return adia__error(ADIA_ERR_INTERNAL, "explicit zeros: merged %lld of %lld entries",
                           (long long)at, (long long)nnz);
     }
-    adia_csr_free(out);
+    adia__csr_free(out);
     *out = m;
     return ADIA_OK;
 }

@@ -24,14 +24,15 @@ struct dbuf {
     }
 };
 
-uint64_t rng_next(uint64_t *s)
+/* v[k] = adia's random vector for seed at k, rounded to vt's precision
+ * so that the device and the double reference multiply the same numbers. */
+void random_fill(std::vector<double> &v, uint64_t seed, adia_value_type vt)
 {
-    *s ^= *s >> 12;
-    *s ^= *s << 25;
-    *s ^= *s >> 27;
-    return *s * 2685821657736338717ull;
+    for (size_t k = 0; k < v.size(); k++) {
+        double r = adia_random_value(seed, (int64_t)k);
+        v[k] = vt == ADIA_FLOAT ? (double)(float)r : r;
+    }
 }
-double rng_value(uint64_t *s) { return (double)(rng_next(s) >> 11) * 0x1.0p-52 - 1.0; }
 
 /* Host doubles v[n] to a device array of type vt. */
 adia_status to_device(const double *v, int64_t n, adia_value_type vt, void *d)
@@ -52,29 +53,6 @@ adia_status from_device(const void *d, int64_t n, adia_value_type vt, double *v)
     ADIA_CUDA_TRY(cudaMemcpy(f.data(), d, (size_t)n * 4, cudaMemcpyDeviceToHost));
     std::copy(f.begin(), f.end(), v);
     return ADIA_OK;
-}
-
-/* max|y - ref| / max|ref|; NaN if y has a NaN where ref does not. */
-double rel_err(const double *y, const double *ref, int64_t n)
-{
-    double num = 0, den = 0;
-    for (int64_t i = 0; i < n; i++) {
-        if (isnan(y[i]) != isnan(ref[i])) return NAN;
-        if (isnan(ref[i])) continue;
-        num = std::max(num, fabs(y[i] - ref[i]));
-        den = std::max(den, fabs(ref[i]));
-    }
-    return den > 0 ? num / den : num;
-}
-
-void summarize(std::vector<float> &ms, adia_gpu_timing *t)
-{
-    std::sort(ms.begin(), ms.end());
-    size_t n = ms.size();
-    t->runs = (int)n;
-    t->min_ms = ms[0];
-    t->max_ms = ms[n - 1];
-    t->median_ms = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
 }
 
 /* What one timing needs: its own stream (capturable, unlike the legacy
@@ -138,7 +116,7 @@ enum { BATCH_MAX = 100 };
 template <typename F>
 adia_status time_runs(F fn, int runs, adia_gpu_timing *t)
 {
-    if (runs < 1) return adia_error(ADIA_ERR_INVALID_ARG, "timing: runs = %d", runs);
+    if (runs < 1) return adia__error(ADIA_ERR_INVALID_ARG, "timing: runs = %d", runs);
     timer tm;
     ADIA_TRY(tm.create());
     for (int i = 0; i < 3; i++) ADIA_TRY(fn(i, tm.st));
@@ -150,7 +128,7 @@ adia_status time_runs(F fn, int runs, adia_gpu_timing *t)
     double one = ms / 4;
     int batch = one * BATCH_MAX < BATCH_TARGET_MS ? BATCH_MAX : (int)ceil(BATCH_TARGET_MS / one);
     bool graph = capture_batch(tm, fn, batch);
-    std::vector<float> per;
+    std::vector<double> per;
     for (int i = 0; i < runs; i++) {
         ADIA_CUDA_TRY(cudaEventRecord(tm.a, tm.st));
         if (graph) ADIA_CUDA_TRY(cudaGraphLaunch(tm.exec, tm.st));
@@ -160,7 +138,7 @@ adia_status time_runs(F fn, int runs, adia_gpu_timing *t)
         ADIA_TRY(tm.elapsed(&ms));
         per.push_back(ms / batch);
     }
-    summarize(per, t);
+    adia__timing_summarize(per.data(), (int)per.size(), t);
     t->batch = batch;
     t->graph = graph;
     return ADIA_OK;
@@ -207,7 +185,7 @@ struct sparse_ctx {
 
 extern "C" adia_status adia_gpu_get_info(adia_gpu_info *info)
 {
-    if (!info) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_get_info: info is NULL");
+    if (!info) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_get_info: info is NULL");
     memset(info, 0, sizeof *info);
     int dev;
     cudaDeviceProp p;
@@ -226,13 +204,13 @@ extern "C" adia_status adia_gpu_get_info(adia_gpu_info *info)
 
 extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *gbps)
 {
-    if (!gbps) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_read_bandwidth: gbps is NULL");
+    if (!gbps) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_read_bandwidth: gbps is NULL");
     size_t free_b = 0, total = 0;
     ADIA_CUDA_TRY(cudaMemGetInfo(&free_b, &total));
     if (bytes == 0) bytes = (size_t)2 << 30;
     bytes = std::min(bytes, free_b / 4) & ~(size_t)4095;
     if (bytes < (1u << 20))
-        return adia_error(ADIA_ERR_NO_MEMORY, "read bandwidth: only %zu bytes free", free_b);
+        return adia__error(ADIA_ERR_NO_MEMORY, "read bandwidth: only %zu bytes free", free_b);
     dbuf buf, out;
     ADIA_TRY(buf.alloc(bytes, "read-bandwidth buffer"));
     ADIA_TRY(out.alloc(8, "read-bandwidth result"));
@@ -245,7 +223,7 @@ extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *g
     adia_gpu_timing t;
     ADIA_TRY(time_runs([&](int, cudaStream_t st) {
         read_kernel<<<sms * 8, 256, 0, st>>>((const int4 *)buf.p, n, (unsigned long long *)out.p);
-        return adia_gpu_launch_check("read-bandwidth kernel");
+        return adia__gpu_launch_check("read-bandwidth kernel");
     }, runs > 0 ? runs : 20, &t));
     *gbps = (double)bytes / (t.median_ms * 1e-3) / 1e9;
     return ADIA_OK;
@@ -254,18 +232,17 @@ extern "C" adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *g
 extern "C" adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A, double alpha,
                                            double beta, uint64_t seed, double *err)
 {
-    if (!F || !A || !err) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_check_spmv: NULL argument");
+    if (!F || !A || !err) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_check_spmv: NULL argument");
     int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
     if (m != adia_format_rows(F) || n != adia_format_cols(F))
-        return adia_error(ADIA_ERR_DIMENSION, "adia_gpu_check_spmv: matrix %dx%d, format %dx%d",
+        return adia__error(ADIA_ERR_DIMENSION, "adia_gpu_check_spmv: matrix %dx%d, format %dx%d",
                           m, n, adia_format_rows(F), adia_format_cols(F));
     adia_value_type vt = adia_format_value_type(F);
     /* Values rounded to the format's precision first, so that both sides
      * multiply the same numbers. */
-    std::vector<double> x((size_t)n), y0((size_t)m), ref((size_t)m), y((size_t)m);
-    uint64_t s = seed | 1;
-    for (auto &v : x) v = vt == ADIA_FLOAT ? (double)(float)rng_value(&s) : rng_value(&s);
-    for (auto &v : y0) v = beta == 0 ? NAN : vt == ADIA_FLOAT ? (double)(float)rng_value(&s) : rng_value(&s);
+    std::vector<double> x((size_t)n), y0((size_t)m, NAN), ref((size_t)m), y((size_t)m);
+    random_fill(x, seed, vt);
+    if (beta != 0) random_fill(y0, ~seed, vt);   /* another stream than x's */
     ref = y0;
     ADIA_TRY(adia_matrix_spmv(A, alpha, x.data(), beta, ref.data()));
     size_t vs = adia_value_size(vt);
@@ -277,7 +254,7 @@ extern "C" adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A,
     ADIA_TRY(adia_format_spmv_gpu(F, alpha, dx.p, beta, dy.p, NULL));
     ADIA_CUDA_TRY(cudaDeviceSynchronize());
     ADIA_TRY(from_device(dy.p, m, vt, y.data()));
-    *err = rel_err(y.data(), ref.data(), m);
+    *err = adia_rel_err(y.data(), ref.data(), m);
     return ADIA_OK;
 }
 
@@ -285,9 +262,10 @@ enum { N_X = 4 };  /* x vectors rotated while timing (L2 effects) */
 
 /* x_host: cols values of F's type, copied to every x slot; NULL: random. */
 extern "C" adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
-                                            adia_gpu_timing *t)
+                                           void *y_host, adia_gpu_timing *t)
 {
-    if (!F || !t) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_time_spmv: NULL argument");
+    if (!F || !t || (y_host && !x_host))
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_time_spmv: NULL argument");
     ADIA_TRY(adia_format_upload(F));
     int32_t m = adia_format_rows(F), n = adia_format_cols(F);
     adia_value_type vt = adia_format_value_type(F);
@@ -301,26 +279,29 @@ extern "C" adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void
                                      cudaMemcpyHostToDevice));
     } else {
         std::vector<double> x((size_t)n * N_X);
-        uint64_t s = 12345;
-        for (auto &v : x) v = rng_value(&s);
+        random_fill(x, 12345, vt);
         ADIA_TRY(to_device(x.data(), (int64_t)n * N_X, vt, dx.p));
     }
-    return time_runs([&](int i, cudaStream_t st) {
+    ADIA_TRY(time_runs([&](int i, cudaStream_t st) {
         const char *xp = (const char *)dx.p + (size_t)(i % N_X) * n * vs;
         return adia_format_spmv_gpu(F, 1.0, xp, 0.0, dy.p, st);
-    }, runs, t);
+    }, runs, t));
+    /* every timed call wrote F*x (all x slots hold x_host) */
+    if (y_host && m > 0)
+        ADIA_CUDA_TRY(cudaMemcpy(y_host, dy.p, (size_t)m * vs, cudaMemcpyDeviceToHost));
+    return ADIA_OK;
 }
 
 extern "C" adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t)
 {
-    return adia_gpu_time_spmv_x(F, runs, NULL, t);
+    return adia_gpu_time_spmv_x(F, runs, NULL, NULL, t);
 }
 
 extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,
                                                int runs, double *err, adia_gpu_timing *t)
 {
     if (!A || !err || !t || (alg != 1 && alg != 2))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_cusparse_time_spmv: bad argument (alg %d)", alg);
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_cusparse_time_spmv: bad argument (alg %d)", alg);
     adia_csr_view v;
     ADIA_TRY(adia_matrix_csr(A, &v));
     bool i64 = v.nnz > INT32_MAX;
@@ -341,8 +322,7 @@ extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_
     ADIA_CUDA_TRY(cudaMemcpy(dci.p, ci.data(), ci.size(), cudaMemcpyHostToDevice));
     ADIA_TRY(to_device(v.values, v.nnz, vt, dv.p));
     std::vector<double> x((size_t)v.cols * N_X), ref((size_t)v.rows), y((size_t)v.rows);
-    uint64_t s = 777;
-    for (auto &e : x) e = vt == ADIA_FLOAT ? (double)(float)rng_value(&s) : rng_value(&s);
+    random_fill(x, 777, vt);
     ADIA_TRY(to_device(x.data(), (int64_t)v.cols * N_X, vt, dx.p));
 
     cudaDataType dt = vt == ADIA_DOUBLE ? CUDA_R_64F : CUDA_R_32F;
@@ -372,6 +352,6 @@ extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_
     ADIA_CUDA_TRY(cudaDeviceSynchronize());
     ADIA_TRY(from_device(dy.p, v.rows, vt, y.data()));
     ADIA_TRY(adia_matrix_spmv(A, 1.0, x.data(), 0.0, ref.data()));
-    *err = rel_err(y.data(), ref.data(), v.rows);
+    *err = adia_rel_err(y.data(), ref.data(), v.rows);
     return time_runs(spmv, runs, t);
 }

@@ -4,7 +4,7 @@
 
 static adia_status no_device(const char *what)
 {
-    return adia_error(ADIA_ERR_NO_DEVICE, "%s: adia was built without CUDA", what);
+    return adia__error(ADIA_ERR_NO_DEVICE, "%s: adia was built without CUDA", what);
 }
 
 adia_status adia_gpu_get_info(adia_gpu_info *info)
@@ -29,9 +29,9 @@ adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t)
     return no_device("adia_gpu_time_spmv");
 }
 adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
-                                 adia_gpu_timing *t)
+                                 void *y_host, adia_gpu_timing *t)
 {
-    (void)F; (void)runs; (void)x_host; (void)t;
+    (void)F; (void)runs; (void)x_host; (void)y_host; (void)t;
     return no_device("adia_gpu_time_spmv");
 }
 adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,

@@ -101,10 +101,10 @@ static void disk_put(uint64_t key, const void *cubin, size_t size)
 {
     char path[1024];
     adia_outfile out;
-    if (!disk_path(key, path, sizeof path) || adia_outfile_open(&out, path, false) != ADIA_OK)
+    if (!disk_path(key, path, sizeof path) || adia__outfile_open(&out, path, false) != ADIA_OK)
         return;
-    adia_outfile_write(&out, cubin, size);
-    adia_outfile_commit(&out);
+    adia__outfile_write(&out, cubin, size);
+    adia__outfile_commit(&out);
 }
 
 /* -------------------------------------------------------------- NVRTC */
@@ -112,11 +112,11 @@ static void disk_put(uint64_t key, const void *cubin, size_t size)
 static adia_status nvrtc_check(nvrtcResult r, const char *what)
 {
     if (r == NVRTC_SUCCESS) return ADIA_OK;
-    return adia_error(ADIA_ERR_NVRTC, "%s: %s", what, nvrtcGetErrorString(r));
+    return adia__error(ADIA_ERR_NVRTC, "%s: %s", what, nvrtcGetErrorString(r));
 }
 
 /* Compile src for sm_<arch> into a malloc'd CUBIN; the log is kept. */
-adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *size)
+adia_status adia__codegen_nvrtc(const char *src, int arch, void **cubin, size_t *size)
 {
     nvrtcProgram prog;
     ADIA_TRY(nvrtc_check(nvrtcCreateProgram(&prog, src, "adia_generated.cu", 0, NULL, NULL),
@@ -131,15 +131,15 @@ adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *
         if (nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) log[0] = '\0';
         log[loglen] = '\0';
     }
-    adia_codegen_set_log(log);
+    adia__codegen_set_log(log);
     adia_status s = ADIA_OK;
     if (r != NVRTC_SUCCESS) {
-        s = adia_error(ADIA_ERR_NVRTC, "compiling the generated kernel for sm_%d: %s: %.400s",
+        s = adia__error(ADIA_ERR_NVRTC, "compiling the generated kernel for sm_%d: %s: %.400s",
                        arch, nvrtcGetErrorString(r), log ? log : "");
     } else {
         s = nvrtc_check(nvrtcGetCUBINSize(prog, size), "nvrtcGetCUBINSize");
         if (s == ADIA_OK && !(*cubin = malloc(*size)))
-            s = adia_error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
+            s = adia__error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
         if (s == ADIA_OK) {
             s = nvrtc_check(nvrtcGetCUBIN(prog, *cubin), "nvrtcGetCUBIN");
             if (s != ADIA_OK) free(*cubin);
@@ -157,7 +157,7 @@ static adia_status device_arch(int *arch)
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
     if (e == cudaSuccess) e = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev);
     if (e != cudaSuccess)
-        return adia_error(ADIA_ERR_CUDA, "code generator: cannot query the device: %s",
+        return adia__error(ADIA_ERR_CUDA, "code generator: cannot query the device: %s",
                           cudaGetErrorString(e));
     /* NVRTC may not know a newer device than itself: use its newest arch. */
     int n = 0, best = 0;
@@ -177,26 +177,26 @@ static adia_status get_cubin(const char *src, void **cubin, size_t *size)
 {
     int arch;
     ADIA_TRY(device_arch(&arch));
-    uint64_t key = adia_fnv1a(0, src, strlen(src));
-    key = adia_fnv1a(key, &arch, sizeof arch);
-    key = adia_fnv1a(key, ADIA_VERSION_STRING, sizeof ADIA_VERSION_STRING);
+    uint64_t key = adia__fnv1a(0, src, strlen(src));
+    key = adia__fnv1a(key, &arch, sizeof arch);
+    key = adia__fnv1a(key, ADIA_VERSION_STRING, sizeof ADIA_VERSION_STRING);
     if ((*cubin = mem_get(key, size))) return ADIA_OK;
     if ((*cubin = disk_get(key, size))) {
         mem_put(key, *cubin, *size);
         return ADIA_OK;
     }
-    ADIA_TRY(adia_codegen_nvrtc(src, arch, cubin, size));
+    ADIA_TRY(adia__codegen_nvrtc(src, arch, cubin, size));
     mem_put(key, *cubin, *size);
     disk_put(key, *cubin, *size);
     return ADIA_OK;
 }
 
-adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int rows, int dot,
+adia_status adia__codegen_compile(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                  adia_codegen_kernel **out)
 {
     *out = NULL;
     char *src = NULL;
-    ADIA_TRY(adia_codegen_diag_source(D, vt, rows, dot, &src));
+    ADIA_TRY(adia__codegen_diag_source(D, vt, rows, dot, &src));
     void *cubin = NULL;
     size_t size = 0;
     adia_status s = get_cubin(src, &cubin, &size);
@@ -205,9 +205,9 @@ adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int row
     adia_codegen_kernel *k = calloc(1, sizeof *k);
     if (!k) {
         free(cubin);
-        return adia_error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
+        return adia__error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
     }
-    int R = adia_codegen_rows_per_thread(D, vt, rows);
+    int R = adia__codegen_rows_per_thread(D, vt, rows);
     k->rows_per_thread = R > 0 ? R : 1;
     s = adia_cuda_check(cudaLibraryLoadData(&k->library, cubin, NULL, NULL, 0, NULL, NULL, 0),
                         "loading the generated kernel (cudaLibraryLoadData)");
@@ -216,38 +216,38 @@ adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int row
         s = adia_cuda_check(cudaLibraryGetKernel(&k->fn, k->library, ADIA_CODEGEN_KERNEL),
                             "cudaLibraryGetKernel");
     if (s != ADIA_OK) {
-        adia_codegen_free(k);
+        adia__codegen_free(k);
         return s;
     }
     *out = k;
     return ADIA_OK;
 }
 
-unsigned adia_codegen_grid(const adia_codegen_kernel *k, const adia_diag_args *a, int block)
+unsigned adia__codegen_grid(const adia_codegen_kernel *k, const adia_diag_args *a, int block)
 {
     int64_t threads = ((int64_t)a->rows + k->rows_per_thread - 1) / k->rows_per_thread;
     return (unsigned)((threads + block - 1) / block);
 }
 
-adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
+adia_status adia__codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
                                 adia_value_type vt, double alpha, double beta,
                                 const void *x, void *y, const adia_dot_work *dw, int block,
                                 void *stream)
 {
-    if (!k) return adia_error(ADIA_ERR_INTERNAL, "generated kernel not compiled");
+    if (!k) return adia__error(ADIA_ERR_INTERNAL, "generated kernel not compiled");
     double ad = alpha, bd = beta;
     float af = (float)alpha, bf = (float)beta;
     adia_dot_work none = {0};
     void *params[] = {(void *)a, vt == ADIA_DOUBLE ? (void *)&ad : (void *)&af,
                       vt == ADIA_DOUBLE ? (void *)&bd : (void *)&bf, (void *)&x, (void *)&y,
                       (void *)(dw ? dw : &none)};
-    dim3 g = {adia_codegen_grid(k, a, block), 1, 1}, b = {(unsigned)block, 1, 1};
+    dim3 g = {adia__codegen_grid(k, a, block), 1, 1}, b = {(unsigned)block, 1, 1};
     return adia_cuda_check(cudaLaunchKernel((const void *)k->fn, g, b, params, 0,
                                             (cudaStream_t)stream),
                            "launching the generated kernel");
 }
 
-void adia_codegen_free(adia_codegen_kernel *k)
+void adia__codegen_free(adia_codegen_kernel *k)
 {
     if (!k) return;
     if (k->library) cudaLibraryUnload(k->library);

@@ -23,35 +23,35 @@ extern "C" {
  * rows: the rows per thread asked for (format parameter R, 0: chosen);
  * dot: the variant with the fused sums of adia_dot_work (diag_kernel.cuh)
  * in its epilogue (a second kernel, compiled when a solver first asks). */
-adia_status adia_codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows, int dot,
+adia_status adia__codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                      char **source);
 /* Rows per thread R of the warp kernels for D: the largest R <= 16 bytes /
  * value size (2 for double, 4 for float; 1 when a group has more than 64
  * diagonals) such that every piece starts at a multiple of 32*R rows; 0 when
  * pieces are not 32-aligned (then the per-row kernels are used).  want
  * (format parameter R: 1, 2 or 4; 0: chosen as above) caps R instead. */
-int adia_codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want);
+int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want);
 /* Record the NVRTC log of this thread's last compile. */
-void adia_codegen_set_log(const char *log);
+void adia__codegen_set_log(const char *log);
 /* FNV-1a 64-bit hash of len bytes, continuing from h (start: 0). */
-uint64_t adia_fnv1a(uint64_t h, const void *p, size_t len);
+uint64_t adia__fnv1a(uint64_t h, const void *p, size_t len);
 
 /* Compile src with NVRTC for sm_<arch> into a malloc'd CUBIN (no device
  * needed); the log is kept (adia_codegen_log). */
-adia_status adia_codegen_nvrtc(const char *src, int arch, void **cubin, size_t *size);
+adia_status adia__codegen_nvrtc(const char *src, int arch, void **cubin, size_t *size);
 
 /* A compiled generated kernel (codegen.c). */
 typedef struct adia_codegen_kernel adia_codegen_kernel;
-adia_status adia_codegen_compile(const adia_diag *D, adia_value_type vt, int rows, int dot,
+adia_status adia__codegen_compile(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                  adia_codegen_kernel **out);
 /* Blocks of a launch of k over a->rows rows. */
-unsigned adia_codegen_grid(const adia_codegen_kernel *k, const adia_diag_args *a, int block);
+unsigned adia__codegen_grid(const adia_codegen_kernel *k, const adia_diag_args *a, int block);
 /* dw: the fused sums' work for a dot kernel, else NULL. */
-adia_status adia_codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
+adia_status adia__codegen_launch(const adia_codegen_kernel *k, const adia_diag_args *a,
                                 adia_value_type vt, double alpha, double beta,
                                 const void *x, void *y, const adia_dot_work *dw, int block,
                                 void *stream);
-void adia_codegen_free(adia_codegen_kernel *k);
+void adia__codegen_free(adia_codegen_kernel *k);
 
 #ifdef __cplusplus
 }

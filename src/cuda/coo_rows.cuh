@@ -21,10 +21,10 @@ typedef struct adia_coo_rows {
 /* Upload nnz entries sorted by row (rowind ascending; checked): every_row
  * lists all `rows` rows (the COO format), else only those with entries.
  * Values are vs bytes each. */
-adia_status adia_coo_rows_upload(int32_t rows, int64_t nnz, const int32_t *rowind,
+adia_status adia__coo_rows_upload(int32_t rows, int64_t nnz, const int32_t *rowind,
                                  const int32_t *colind, const void *val, size_t vs,
                                  int every_row, adia_coo_rows *d);
-void adia_coo_rows_free(adia_coo_rows *d);
+void adia__coo_rows_free(adia_coo_rows *d);
 
 template <typename T>
 __global__ void adia_coo_rows_kernel(adia_coo_rows a, T alpha, T beta,
@@ -45,7 +45,7 @@ adia_status adia_coo_rows_run(const adia_coo_rows &a, T alpha, T beta, const T *
 {
     if (a.n == 0) return ADIA_OK;
     adia_coo_rows_kernel<T><<<adia_gpu_blocks(a.n, block), block, 0, st>>>(a, alpha, beta, x, y);
-    return adia_gpu_launch_check("coo rows kernel");
+    return adia__gpu_launch_check("coo rows kernel");
 }
 
 #endif

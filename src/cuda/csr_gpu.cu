@@ -124,7 +124,7 @@ __global__ void csr_adaptive(const int *__restrict__ blocks, const long long *__
  * most ADAPTIVE_CAP rows); a longer row alone. */
 adia_status make_row_blocks(const adia_csr *A, int **out, int *n_out)
 {
-    int *b = (int *)adia_alloc((size_t)A->rows + 1, sizeof *b, "csr row blocks");
+    int *b = (int *)adia__alloc((size_t)A->rows + 1, sizeof *b, "csr row blocks");
     if (!b) return ADIA_ERR_NO_MEMORY;
     int n = 0, r = 0;
     b[0] = 0;
@@ -196,7 +196,7 @@ adia_status sp_setup(csr_dev *d)
 {
     if (d->sp.handle) return ADIA_OK;
     d->sp.lock = new (std::nothrow) std::mutex;
-    if (!d->sp.lock) return adia_error(ADIA_ERR_NO_MEMORY, "csr cusparse kernel: out of memory");
+    if (!d->sp.lock) return adia__error(ADIA_ERR_NO_MEMORY, "csr cusparse kernel: out of memory");
     ADIA_CUDA_TRY(cudaMalloc((void **)&d->sp.rowptr32, ((size_t)d->rows + 1) * sizeof(int)));
     narrow_rowptr<<<adia_gpu_blocks(d->rows + 1, 256) < 1024 ? adia_gpu_blocks(d->rows + 1, 256)
                                                               : 1024, 256>>>(d->rowptr, d->rows + 1,
@@ -272,12 +272,12 @@ adia_status csr_select(void *p, adia_gpu_kernel k)
 
 adia_status csr_copy(csr_dev *d, const adia_csr *A)
 {
-    ADIA_TRY(adia_gpu_copy_in((void **)&d->rowptr, A->rowptr, (int64_t)A->rows + 1, 8, "csr row pointers"));
-    ADIA_TRY(adia_gpu_copy_in((void **)&d->colind, A->colind, A->nnz, 4, "csr columns"));
-    ADIA_TRY(adia_gpu_copy_in(&d->values, A->values, A->nnz, adia_value_size(A->vtype), "csr values"));
+    ADIA_TRY(adia__gpu_copy_in((void **)&d->rowptr, A->rowptr, (int64_t)A->rows + 1, 8, "csr row pointers"));
+    ADIA_TRY(adia__gpu_copy_in((void **)&d->colind, A->colind, A->nnz, 4, "csr columns"));
+    ADIA_TRY(adia__gpu_copy_in(&d->values, A->values, A->nnz, adia_value_size(A->vtype), "csr values"));
     int *blocks = NULL;
     ADIA_TRY(make_row_blocks(A, &blocks, &d->n_blocks));
-    adia_status s = adia_gpu_copy_in((void **)&d->row_blocks, blocks, (int64_t)d->n_blocks + 1, 4, "csr row blocks");
+    adia_status s = adia__gpu_copy_in((void **)&d->row_blocks, blocks, (int64_t)d->n_blocks + 1, 4, "csr row blocks");
     free(blocks);
     return s;
 }
@@ -285,8 +285,8 @@ adia_status csr_copy(csr_dev *d, const adia_csr *A)
 adia_status csr_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
 {
     const adia_csr *A = (const adia_csr *)impl;
-    if (A->vtype != vt) return adia_error(ADIA_ERR_INTERNAL, "csr upload: value type mismatch");
-    csr_dev *d = (csr_dev *)adia_calloc(1, sizeof *d, "csr device struct");
+    if (A->vtype != vt) return adia__error(ADIA_ERR_INTERNAL, "csr upload: value type mismatch");
+    csr_dev *d = (csr_dev *)adia__calloc(1, sizeof *d, "csr device struct");
     if (!d) return ADIA_ERR_NO_MEMORY;
     d->vt = vt;
     d->rows = A->rows;
@@ -345,7 +345,7 @@ adia_status csr_run(const csr_dev *d, T alpha, T beta, const T *x, T *y, cudaStr
         default: launch_vector<T, 32>(d, alpha, beta, x, y, st); break;
         }
     }
-    return adia_gpu_launch_check(adia_gpu_kernel_name(d->head.kernel));
+    return adia__gpu_launch_check(adia_gpu_kernel_name(d->head.kernel));
 }
 
 adia_status csr_spmv(const void *p, double alpha, const void *x, double beta, void *y,

@@ -16,9 +16,9 @@ static inline adia_status adia_cuda_check(cudaError_t e, const char *what)
      * sticky errors (a corrupted context) stay and are reported anyway. */
     cudaGetLastError();
     if (e == cudaErrorMemoryAllocation)
-        return adia_error(ADIA_ERR_NO_MEMORY, "%s: device out of memory (%s)", what,
+        return adia__error(ADIA_ERR_NO_MEMORY, "%s: device out of memory (%s)", what,
                           cudaGetErrorString(e));
-    return adia_error(ADIA_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorString(e),
+    return adia__error(ADIA_ERR_CUDA, "%s: %s (%s)", what, cudaGetErrorString(e),
                       cudaGetErrorName(e));
 }
 #define ADIA_CUDA_TRY(call) ADIA_TRY(adia_cuda_check((call), #call))

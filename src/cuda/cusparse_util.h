@@ -11,7 +11,7 @@
 static inline adia_status adia_cusparse_check(cusparseStatus_t s, const char *what)
 {
     if (s == CUSPARSE_STATUS_SUCCESS) return ADIA_OK;
-    return adia_error(ADIA_ERR_CUSPARSE, "%s: %s (%s)", what, cusparseGetErrorString(s),
+    return adia__error(ADIA_ERR_CUSPARSE, "%s: %s (%s)", what, cusparseGetErrorString(s),
                       cusparseGetErrorName(s));
 }
 #define ADIA_CUSPARSE_TRY(call) ADIA_TRY(adia_cusparse_check((call), #call))

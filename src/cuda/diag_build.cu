@@ -8,7 +8,7 @@
  *                  2. one key per nonzero, piece * n_diag + id, radix sort
  *                     over the bits in use, unique: every piece's ascending
  *                     list of diagonals
- *   host           lists down; adia_diag_structure (the host build's own
+ *   host           lists down; adia__diag_structure (the host build's own
  *                  grouping and layout, so both agree array for array);
  *                  piece groups, group offsets and piece_data up
  *   build (GPU)    data zeroed; one pass over the nonzeros writes each value
@@ -187,7 +187,7 @@ static adia_status dev_alloc(void **d, int64_t n, size_t sz, const char *what)
     *d = NULL;
     size_t bytes;
     if (n < 0 || !adia_mul_size((size_t)n, sz, &bytes))
-        return adia_error(ADIA_ERR_OVERFLOW, "GPU BRCSD-II build: %s of %" PRId64 " elements overflows", what, n);
+        return adia__error(ADIA_ERR_OVERFLOW, "GPU BRCSD-II build: %s of %" PRId64 " elements overflows", what, n);
     if (n == 0) return ADIA_OK;
     cudaError_t e = cudaMalloc(d, bytes);
     if (e != cudaSuccess) *d = NULL;
@@ -223,7 +223,7 @@ static adia_status for_each_nnz(const adia_gpu_csr *A, Op op, const char *name)
 {
     if (A->rows == 0 || A->nnz == 0) return ADIA_OK;
     each_nnz<<<adia_gpu_blocks(A->rows, TILE), TILE>>>(A->rowptr, A->rows, op);
-    return adia_gpu_launch_check(name);
+    return adia__gpu_launch_check(name);
 }
 
 /* ADIA_OK if no kernel reported a row since the last reset, else the error. */
@@ -232,7 +232,7 @@ static adia_status check_bad(build_ctx *c, adia_status code, const char *what)
     int32_t row = INT32_MAX;
     ADIA_TRY(copy_out(&row, c->bad, 1, sizeof row, "GPU BRCSD-II build: error flag"));
     if (row == INT32_MAX) return ADIA_OK;
-    return adia_error(code, "GPU BRCSD-II build: row %" PRId32 ": %s", row, what);
+    return adia__error(code, "GPU BRCSD-II build: row %" PRId32 ": %s", row, what);
 }
 
 static adia_status reset_bad(build_ctx *c)
@@ -252,7 +252,7 @@ static adia_status check_rowptr_ends(build_ctx *c)
     ADIA_TRY(copy_out(&first, A->rowptr, 1, sizeof first, "GPU BRCSD-II build: rowptr[0]"));
     ADIA_TRY(copy_out(&last, A->rowptr + A->rows, 1, sizeof last, "GPU BRCSD-II build: rowptr[rows]"));
     if (first != 0 || last != A->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX,
+        return adia__error(ADIA_ERR_INVALID_MATRIX,
                           "GPU BRCSD-II build: rowptr[0] = %" PRId64 ", rowptr[%" PRId32 "] = %" PRId64
                           ", expected 0 and nnz = %" PRId64, first, A->rows, last, A->nnz);
     if (A->rows == 0) return ADIA_OK;
@@ -316,13 +316,13 @@ static adia_status sort_unique(build_ctx *c, K **out, int64_t *n_unique)
 template <class K>
 static adia_status download_lists(build_ctx *c, const K *d_keys, int64_t n, adia_diag_partition *part)
 {
-    K *key = (K *)adia_alloc((size_t)n, sizeof *key, "GPU BRCSD-II build: host keys");
-    int32_t *off = (int32_t *)adia_alloc(c->n_diag, sizeof *off, "GPU BRCSD-II build: host offsets");
+    K *key = (K *)adia__alloc((size_t)n, sizeof *key, "GPU BRCSD-II build: host keys");
+    int32_t *off = (int32_t *)adia__alloc(c->n_diag, sizeof *off, "GPU BRCSD-II build: host offsets");
     adia_status s = key && off ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) s = copy_out(key, d_keys, n, sizeof *key, "GPU BRCSD-II build: piece lists");
     if (s == ADIA_OK) s = copy_out(off, c->diag_off, c->n_diag, sizeof *off, "GPU BRCSD-II build: offsets");
     if (s == ADIA_OK) {
-        part->list = (int32_t *)adia_alloc((size_t)n, sizeof *part->list, "diagonal format offset lists");
+        part->list = (int32_t *)adia__alloc((size_t)n, sizeof *part->list, "diagonal format offset lists");
         if (!part->list) s = ADIA_ERR_NO_MEMORY;
     }
     if (s == ADIA_OK) {
@@ -347,8 +347,8 @@ static adia_status piece_lists(build_ctx *c, adia_diag_partition *part, double *
     if (c->A->nnz > 0) ADIA_TRY(sort_unique<K>(c, &d_keys, &n));
     ADIA_CUDA_TRY(cudaEventRecord(c->ev[1]));
     ADIA_CUDA_TRY(cudaEventSynchronize(c->ev[1]));
-    *host_t0 = adia_now_ms();
-    part->list_start = (int64_t *)adia_calloc((size_t)part->n_pieces + 1, sizeof *part->list_start,
+    *host_t0 = adia__now_ms();
+    part->list_start = (int64_t *)adia__calloc((size_t)part->n_pieces + 1, sizeof *part->list_start,
                                               "diagonal format list starts");
     if (!part->list_start) return ADIA_ERR_NO_MEMORY;
     return download_lists(c, d_keys, n, part);
@@ -358,13 +358,13 @@ static adia_status piece_lists(build_ctx *c, adia_diag_partition *part, double *
 
 static adia_status upload_structure(build_ctx *c, const adia_diag *D)
 {
-    ADIA_TRY(adia_gpu_copy_in((void **)&c->pgroup, D->piece_group, D->n_pieces, sizeof *c->pgroup,
+    ADIA_TRY(adia__gpu_copy_in((void **)&c->pgroup, D->piece_group, D->n_pieces, sizeof *c->pgroup,
                               "GPU BRCSD-II build: piece groups"));
-    ADIA_TRY(adia_gpu_copy_in((void **)&c->gstart, D->group_start, (int64_t)D->n_groups + 1,
+    ADIA_TRY(adia__gpu_copy_in((void **)&c->gstart, D->group_start, (int64_t)D->n_groups + 1,
                               sizeof *c->gstart, "GPU BRCSD-II build: group starts"));
-    ADIA_TRY(adia_gpu_copy_in((void **)&c->offs, D->offsets, D->group_start[D->n_groups],
+    ADIA_TRY(adia__gpu_copy_in((void **)&c->offs, D->offsets, D->group_start[D->n_groups],
                               sizeof *c->offs, "GPU BRCSD-II build: offsets"));
-    return adia_gpu_copy_in((void **)&c->pdata, D->piece_data, (int64_t)D->n_pieces + 1,
+    return adia__gpu_copy_in((void **)&c->pdata, D->piece_data, (int64_t)D->n_pieces + 1,
                             sizeof *c->pdata, "GPU BRCSD-II build: piece data starts");
 }
 
@@ -378,8 +378,8 @@ static adia_status zero_lists(build_ctx *c, adia_diag *D)
     ADIA_TRY(for_each_nnz(A, ZeroOp<T>{A->colind, A->values, c->count, NULL}, "count zeros"));
     unsigned long long nz = 0;
     ADIA_TRY(copy_out(&nz, c->count, 1, sizeof nz, "GPU BRCSD-II build: zero count"));
-    D->zero_row = (int32_t *)adia_alloc(nz, sizeof *D->zero_row, "explicit zero rows");
-    D->zero_col = (int32_t *)adia_alloc(nz, sizeof *D->zero_col, "explicit zero columns");
+    D->zero_row = (int32_t *)adia__alloc(nz, sizeof *D->zero_row, "explicit zero rows");
+    D->zero_col = (int32_t *)adia__alloc(nz, sizeof *D->zero_col, "explicit zero columns");
     if (!D->zero_row || !D->zero_col) return ADIA_ERR_NO_MEMORY;
     if (nz == 0) return ADIA_OK;          /* the usual case */
     int64_t n = (int64_t)nz;
@@ -391,7 +391,7 @@ static adia_status zero_lists(build_ctx *c, adia_diag *D)
     ADIA_TRY(cub_run(c, "GPU BRCSD-II build: cub::DeviceRadixSort::SortKeys (zeros)", [&](void *t, size_t &b) {
         return cub::DeviceRadixSort::SortKeys(t, b, buf, n, 0, 64);
     }));
-    uint64_t *key = (uint64_t *)adia_alloc(nz, sizeof *key, "GPU BRCSD-II build: host zero keys");
+    uint64_t *key = (uint64_t *)adia__alloc(nz, sizeof *key, "GPU BRCSD-II build: host zero keys");
     if (!key) return ADIA_ERR_NO_MEMORY;
     adia_status s = copy_out(key, buf.Current(), n, sizeof *key, "GPU BRCSD-II build: zero keys");
     for (int64_t i = 0; s == ADIA_OK && i < n; i++) {
@@ -422,7 +422,7 @@ static adia_status fill(build_ctx *c, adia_diag *D)
 static adia_status new_diag(const adia_gpu_csr *A, int per_piece, adia_value_type vt,
                            adia_diag **out)
 {
-    adia_diag *D = (adia_diag *)adia_calloc(1, sizeof *D, "diagonal format");
+    adia_diag *D = (adia_diag *)adia__calloc(1, sizeof *D, "diagonal format");
     if (!D) return ADIA_ERR_NO_MEMORY;
     *out = D;
     D->offsets_per_piece = per_piece;
@@ -431,9 +431,9 @@ static adia_status new_diag(const adia_gpu_csr *A, int per_piece, adia_value_typ
     D->vtype = vt;
     D->nnz = A->nnz;
     /* no scatter part; empty arrays as the host build has them */
-    D->scatter_row = (int32_t *)adia_alloc(0, sizeof *D->scatter_row, "scatter rows");
-    D->scatter_col = (int32_t *)adia_alloc(0, sizeof *D->scatter_col, "scatter columns");
-    D->scatter_val = adia_alloc(0, adia_value_size(vt), "scatter values");
+    D->scatter_row = (int32_t *)adia__alloc(0, sizeof *D->scatter_row, "scatter rows");
+    D->scatter_col = (int32_t *)adia__alloc(0, sizeof *D->scatter_col, "scatter columns");
+    D->scatter_val = adia__alloc(0, adia_value_size(vt), "scatter values");
     return D->scatter_row && D->scatter_col && D->scatter_val ? ADIA_OK : ADIA_ERR_NO_MEMORY;
 }
 
@@ -453,16 +453,16 @@ static adia_status run_build(build_ctx *c, adia_value_type vt, adia_diag *D, adi
     if (c->A->nnz > 0) ADIA_TRY(find_diagonals(c));
     adia_diag_partition part = {0};
     double t0 = 0;
-    adia_status s = adia_diag_equal_pieces(c->A->rows, c->B, &part);
+    adia_status s = adia__diag_equal_pieces(c->A->rows, c->B, &part);
     if (s == ADIA_OK)
         s = (uint64_t)c->n_pieces * c->n_diag <= (uint64_t)UINT32_MAX + 1
                 ? piece_lists<uint32_t>(c, &part, &t0)
                 : piece_lists<uint64_t>(c, &part, &t0);
-    if (s == ADIA_OK) s = adia_diag_structure(D, &part);
-    adia_diag_partition_free(&part);
+    if (s == ADIA_OK) s = adia__diag_structure(D, &part);
+    adia__diag_partition_free(&part);
     ADIA_TRY(s);
     ADIA_TRY(upload_structure(c, D));
-    info->host_ms = adia_now_ms() - t0;
+    info->host_ms = adia__now_ms() - t0;
     ADIA_CUDA_TRY(cudaEventRecord(c->ev[2]));
     ADIA_TRY(vt == ADIA_DOUBLE ? fill<double>(c, D) : fill<float>(c, D));
     ADIA_CUDA_TRY(cudaEventRecord(c->ev[3]));
@@ -477,7 +477,7 @@ static adia_status run_build(build_ctx *c, adia_value_type vt, adia_diag *D, adi
 static adia_status check_args(const adia_gpu_csr *dA, int32_t block_rows, adia_value_type vt,
                               adia_diag **out)
 {
-#define BAD(...) return adia_error(ADIA_ERR_INVALID_ARG, "GPU diagonal build: " __VA_ARGS__)
+#define BAD(...) return adia__error(ADIA_ERR_INVALID_ARG, "GPU diagonal build: " __VA_ARGS__)
     if (!dA || !out) BAD("NULL argument (%s)", !dA ? "dA" : "out");
     if (block_rows <= 0) BAD("block_rows = %" PRId32 " must be positive", block_rows);
     if (vt != ADIA_DOUBLE && vt != ADIA_FLOAT) BAD("bad value type %d", (int)vt);
@@ -505,14 +505,14 @@ static adia_status need_device(const char *func)
 {
     int ndev = 0;
     ADIA_TRY(adia_gpu_device_count(&ndev));
-    return ndev > 0 ? ADIA_OK : adia_error(ADIA_ERR_NO_DEVICE, "%s: no CUDA device", func);
+    return ndev > 0 ? ADIA_OK : adia__error(ADIA_ERR_NO_DEVICE, "%s: no CUDA device", func);
 }
 
-extern "C" adia_status adia_gpu_count_diagonals(const adia_gpu_csr *dA, int64_t *n_diag)
+extern "C" adia_status adia__gpu_count_diagonals(const adia_gpu_csr *dA, int64_t *n_diag)
 {
     adia_diag *unused = NULL;
     ADIA_TRY(check_args(dA, 1, ADIA_DOUBLE, &unused));
-    ADIA_TRY(need_device("adia_gpu_count_diagonals"));
+    ADIA_TRY(need_device("adia__gpu_count_diagonals"));
     build_ctx c;
     ctx_init(&c, dA, 1);
     *n_diag = 0;
@@ -525,7 +525,7 @@ extern "C" adia_status adia_gpu_count_diagonals(const adia_gpu_csr *dA, int64_t 
     return s;
 }
 
-extern "C" adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows,
+extern "C" adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows,
                                            int per_piece, adia_value_type vt, int download,
                                            adia_diag **out, void **dev_data,
                                            adia_gpu_build_info *info)
@@ -533,7 +533,7 @@ extern "C" adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block
     if (out) *out = NULL;
     if (dev_data) *dev_data = NULL;
     ADIA_TRY(check_args(dA, block_rows, vt, out));
-    ADIA_TRY(need_device("adia_gpu_diag_build"));
+    ADIA_TRY(need_device("adia__gpu_diag_build"));
     adia_gpu_build_info local;
     if (!info) info = &local;
     memset(info, 0, sizeof *info);
@@ -543,11 +543,11 @@ extern "C" adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block
     adia_status s = new_diag(dA, per_piece, vt, &D);
     if (s == ADIA_OK) s = run_build(&c, vt, D, info);
     if (s == ADIA_OK && download) {
-        double t = adia_now_ms();
-        D->data = adia_alloc((size_t)info->stored, adia_value_size(vt), "diagonal data");
+        double t = adia__now_ms();
+        D->data = adia__alloc((size_t)info->stored, adia_value_size(vt), "diagonal data");
         s = D->data ? copy_out(D->data, c.data, info->stored, adia_value_size(vt), "GPU BRCSD-II build: data download")
                     : ADIA_ERR_NO_MEMORY;
-        info->download_ms = adia_now_ms() - t;
+        info->download_ms = adia__now_ms() - t;
     }
     if (s == ADIA_OK && dev_data) {
         *dev_data = c.data;
@@ -555,7 +555,7 @@ extern "C" adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block
     }
     ctx_free(&c);
     if (s != ADIA_OK) {
-        adia_diag_free(D);
+        adia__diag_free(D);
         return s;
     }
     *out = D;
@@ -564,47 +564,38 @@ extern "C" adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block
 
 /* ------------------------------------------------------ public entry */
 
-/* Rows per piece and offsets per piece of the formats built here. */
+/* Rows per piece and offsets per piece of F: what its table says (the
+ * formats of equal pieces keeping their present diagonals are built here). */
 static adia_status piece_shape(const adia_format *F, int32_t *rows, int *per_piece)
 {
-    const char *name = F->ops->name;
-    *per_piece = 0;
-    if (!strcmp(name, "dia")) {
-        *rows = F->rows > 0 ? F->rows : 1;   /* one piece, as the host's dia */
-    } else if (!strcmp(name, "brcsd2")) {
-        *rows = adia_param(F->params.block_rows, 256);
-    } else if (!strcmp(name, "hdi")) {
-        *rows = adia_param(F->params.hack, 128);
-        *per_piece = 1;
-        if (*rows % 32)
-            return adia_error(ADIA_ERR_INVALID_ARG, "hdi: hack=%" PRId32 " must be a multiple "
-                              "of 32 (the warp size)", *rows);
-    } else {
-        return adia_error(ADIA_ERR_UNSUPPORTED, "format %s cannot be built on the GPU "
-                          "(dia, hdi, brcsd2 can)", name);
-    }
-    return ADIA_OK;
+    const adia_format_ops *o = F->ops;
+    if (!o->diag.piece_rows)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "format %s cannot be built on the GPU (%s)",
+                          o->name, o->diag.policy ? "its row pieces are not equal"
+                                                  : "not a diagonal format");
+    *per_piece = o->diag.per_piece;
+    return o->diag.piece_rows(&F->params, F->rows, rows);
 }
 
 extern "C" adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
                                                  const adia_format_params *p, adia_value_type vt,
                                                  adia_format **out, adia_gpu_build_info *info)
 {
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "GPU format build: out is NULL");
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "GPU format build: out is NULL");
     *out = NULL;
-    if (!dA) return adia_error(ADIA_ERR_INVALID_ARG, "GPU format build: the matrix is NULL");
+    if (!dA) return adia__error(ADIA_ERR_INVALID_ARG, "GPU format build: the matrix is NULL");
     adia_format *F = NULL;
-    ADIA_TRY(adia_format_new(name, p, vt, dA->rows, dA->cols, dA->nnz, &F));
+    ADIA_TRY(adia__format_new(name, p, vt, dA->rows, dA->cols, dA->nnz, &F));
     int32_t rows = 0;
     int per_piece = 0;
     adia_diag *D = NULL;
     void *dev_data = NULL;
     adia_status s = piece_shape(F, &rows, &per_piece);
     /* the data stays on the device until the host needs it (adia__format_host) */
-    if (s == ADIA_OK) s = adia_gpu_diag_build(dA, rows, per_piece, vt, 0, &D, &dev_data, info);
+    if (s == ADIA_OK) s = adia__gpu_diag_build(dA, rows, per_piece, vt, 0, &D, &dev_data, info);
     F->impl = D;                      /* owned by F from here: destroy frees it */
     F->host_stale = 1;
-    if (s == ADIA_OK) s = adia_gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
+    if (s == ADIA_OK) s = adia__gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
     if (s != ADIA_OK) {
         adia_format_destroy(F);
         return s;
@@ -613,17 +604,16 @@ extern "C" adia_status adia__format_build_device(const char *name, const adia_gp
     return ADIA_OK;
 }
 
-/* The format table's build_device slot of each format built here. */
-#define BUILD_DEVICE(fmt)                                                                     \
-    extern "C" adia_status adia__build_device_##fmt(int32_t rows, int32_t cols, int64_t nnz, \
-        const int64_t *d_rowptr, const int32_t *d_colind, const double *d_values,           \
-        const adia_format_params *p, adia_value_type vt, adia_format **out)                  \
-    {                                                                                         \
-        const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};               \
-        return adia__format_build_device(#fmt, &A, p, vt, out, NULL);                         \
-    }
-BUILD_DEVICE(dia)
-BUILD_DEVICE(hdi)
+extern "C" adia_status adia__diag_build_device(const adia_format_ops *self, int32_t rows,
+                                               int32_t cols, int64_t nnz,
+                                               const int64_t *d_rowptr, const int32_t *d_colind,
+                                               const double *d_values,
+                                               const adia_format_params *p, adia_value_type vt,
+                                               adia_format **out)
+{
+    const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
+    return adia__format_build_device(self->name, &A, p, vt, out, NULL);
+}
 
 extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
                                                        const int64_t *d_rowptr,

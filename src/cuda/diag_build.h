@@ -24,7 +24,7 @@ typedef struct adia_gpu_build_info {
     double analyze_ms;   /* GPU: diagonal ids, per-piece offset lists (events) */
     double build_ms;     /* GPU: data fill + explicit zeros (events)           */
     double host_ms;      /* wall clock between them: lists down, groups and
-                          * layout on the host (adia_diag_structure), up     */
+                          * layout on the host (adia__diag_structure), up     */
     double download_ms;  /* data and zero lists to the host (0 if not asked)  */
     int64_t n_diag;      /* distinct diagonals of the whole matrix            */
     int64_t stored;      /* stored slots = piece_data[n_pieces]               */
@@ -41,35 +41,34 @@ typedef struct adia_gpu_build_info {
  * values of vt; NULL when that is 0), owned by the caller (cudaFree).
  * info may be NULL.  The column indices are checked (in range, ascending
  * in a row): ADIA_ERR_INVALID_MATRIX names the row. */
-adia_status adia_gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows, int per_piece,
+adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows, int per_piece,
                                 adia_value_type vt, int download, adia_diag **out,
                                 void **dev_data, adia_gpu_build_info *info);
 
 /* Distinct diagonals of dA (the first phase of the build alone; the
  * columns are checked as there). */
-adia_status adia_gpu_count_diagonals(const adia_gpu_csr *dA, int64_t *n_diag);
+adia_status adia__gpu_count_diagonals(const adia_gpu_csr *dA, int64_t *n_diag);
 
-/* Format `name` (dia, hdi or brcsd2, parameters p) built on the GPU from
- * dA: uploaded, its device data the build's output, complete on the host;
- * info (may be NULL): the build's timings. */
+/* Format `name` (a diagonal format with diag.piece_rows, parameters p)
+ * built on the GPU from dA: uploaded, its device data the build's output,
+ * complete on the host; info (may be NULL): the build's timings.
+ * ADIA_ERR_UNSUPPORTED for any other format. */
 adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
                                       const adia_format_params *p, adia_value_type vt,
                                       adia_format **out, adia_gpu_build_info *info);
-adia_status adia__build_device_dia(int32_t rows, int32_t cols, int64_t nnz,
-                                   const int64_t *d_rowptr, const int32_t *d_colind,
-                                   const double *d_values, const adia_format_params *p,
-                                   adia_value_type vt, adia_format **out);
-adia_status adia__build_device_hdi(int32_t rows, int32_t cols, int64_t nnz,
-                                   const int64_t *d_rowptr, const int32_t *d_colind,
-                                   const double *d_values, const adia_format_params *p,
-                                   adia_value_type vt, adia_format **out);
+/* The same as the build_device slot of the diagonal core's GPU table. */
+adia_status adia__diag_build_device(const adia_format_ops *self, int32_t rows, int32_t cols,
+                                    int64_t nnz, const int64_t *d_rowptr,
+                                    const int32_t *d_colind, const double *d_values,
+                                    const adia_format_params *p, adia_value_type vt,
+                                    adia_format **out);
 
 /* The device side of a diagonal format whose data is already on the device
  * (diag_gpu.cu): like the format table's upload, but dev_data (the data of
  * D, D->vtype values) is taken over instead of copied -- owned from the
- * call on, freed on failure too.  *dev is a handle of the "brcsd2" table's gpu slot of
- * the format's name. */
-adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
+ * call on, freed on failure too.  *dev is a device handle of the diagonal
+ * core's GPU table (every diagonal format's). */
+adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
                                 const adia_format_params *p, void *dev_data,
                                 void **dev);
 

@@ -35,9 +35,9 @@ void diag_free(void *p)
                             d->args.piece_desc, d->args.chunk_order,
                             d->args.data};
     for (const void *a : arrays) cudaFree(const_cast<void *>(a));
-    adia_coo_rows_free(&d->scatter);
-    adia_codegen_free(d->gen);
-    adia_codegen_free(d->gen_dot);
+    adia__coo_rows_free(&d->scatter);
+    adia__codegen_free(d->gen);
+    adia__codegen_free(d->gen_dot);
     free(d);
 }
 
@@ -45,7 +45,7 @@ void diag_free(void *p)
 adia_status chunk_map(const adia_diag *D, int **out, int64_t *n)
 {
     int64_t chunks = ((int64_t)D->rows + ADIA_DIAG_CHUNK - 1) / ADIA_DIAG_CHUNK;
-    int *m = (int *)adia_alloc((size_t)chunks + 1, sizeof *m, "chunk map");
+    int *m = (int *)adia__alloc((size_t)chunks + 1, sizeof *m, "chunk map");
     if (!m) return ADIA_ERR_NO_MEMORY;
     int p = 0;
     for (int64_t c = 0; c < chunks; c++) {
@@ -62,7 +62,7 @@ adia_status chunk_map(const adia_diag *D, int **out, int64_t *n)
 /* The warp kernels' piece descriptors (diag_kernel.cuh, adia_warp_locate). */
 adia_status piece_descs(const adia_diag *D, int **out)
 {
-    int *q = (int *)adia_alloc((size_t)D->n_pieces, 8 * sizeof *q, "piece descriptors");
+    int *q = (int *)adia__alloc((size_t)D->n_pieces, 8 * sizeof *q, "piece descriptors");
     if (!q) return ADIA_ERR_NO_MEMORY;
     for (int32_t p = 0; p < D->n_pieces; p++) {
         int *e = q + 8 * (size_t)p;
@@ -135,7 +135,7 @@ adia_status interleave_order(const adia_diag *D, int unit, int mode, int **order
         ADIA_CUDA_TRY(cudaGetDevice(&dev));
         ADIA_CUDA_TRY(cudaDeviceGetAttribute(&l2, cudaDevAttrL2CacheSize, dev));
     }
-    int *o = (int *)adia_alloc((size_t)terms, sizeof *o, "offsets (chunk order)");
+    int *o = (int *)adia__alloc((size_t)terms, sizeof *o, "offsets (chunk order)");
     if (!o) return ADIA_ERR_NO_MEMORY;
     memcpy(o, D->offsets, (size_t)terms * sizeof *o);
     qsort(o, (size_t)terms, sizeof *o, cmp_int);
@@ -148,7 +148,7 @@ adia_status interleave_order(const adia_diag *D, int unit, int mode, int **order
     bool forced = mode == ADIA_INTERLEAVE_FORCE;      /* tests: runs of one chunk */
     int64_t run = (forced ? unit : RUN_ROWS) / unit;
     run = run < 1 ? 1 : run > P ? P : run;
-    int *m = (int *)adia_alloc((size_t)chunks, sizeof *m, "chunk order");
+    int *m = (int *)adia__alloc((size_t)chunks, sizeof *m, "chunk order");
     if (!m) return ADIA_ERR_NO_MEMORY;
     int64_t at = 0;
     for (int64_t j = 0; j < P; j += run)
@@ -158,7 +158,7 @@ adia_status interleave_order(const adia_diag *D, int unit, int mode, int **order
     *order = m;
     *n_out = (int)chunks;
     return at == chunks ? ADIA_OK
-                        : adia_error(ADIA_ERR_INTERNAL, "chunk order covers %lld of %lld chunks",
+                        : adia__error(ADIA_ERR_INTERNAL, "chunk order covers %lld of %lld chunks",
                                      (long long)at, (long long)chunks);
 }
 
@@ -166,7 +166,7 @@ adia_status diag_select(void *p, adia_gpu_kernel k)
 {
     diag_dev *d = (diag_dev *)p;
     if (k == ADIA_KERNEL_GENERATED && !d->gen)
-        ADIA_TRY(adia_codegen_compile(d->host, d->vt, d->rows_asked, 0, &d->gen));
+        ADIA_TRY(adia__codegen_compile(d->host, d->vt, d->rows_asked, 0, &d->gen));
     d->head.kernel = k;
     return ADIA_OK;
 }
@@ -178,24 +178,24 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     size_t vs = adia_value_size(D->vtype);
     int64_t terms = D->group_start[D->n_groups];
     adia_diag_args &a = d->args;
-    ADIA_TRY(adia_gpu_copy_in((void **)&a.piece_start, D->piece_start, D->n_pieces + 1, 4, "piece starts"));
-    ADIA_TRY(adia_gpu_copy_in((void **)&a.piece_group, D->piece_group, D->n_pieces, 4, "piece groups"));
-    ADIA_TRY(adia_gpu_copy_in((void **)&a.piece_data, D->piece_data, D->n_pieces + 1, 8, "piece data offsets"));
-    ADIA_TRY(adia_gpu_copy_in((void **)&a.group_start, D->group_start, D->n_groups + 1, 4, "group starts"));
-    ADIA_TRY(adia_gpu_copy_in((void **)&a.offsets, D->offsets, terms, 4, "offsets"));
+    ADIA_TRY(adia__gpu_copy_in((void **)&a.piece_start, D->piece_start, D->n_pieces + 1, 4, "piece starts"));
+    ADIA_TRY(adia__gpu_copy_in((void **)&a.piece_group, D->piece_group, D->n_pieces, 4, "piece groups"));
+    ADIA_TRY(adia__gpu_copy_in((void **)&a.piece_data, D->piece_data, D->n_pieces + 1, 8, "piece data offsets"));
+    ADIA_TRY(adia__gpu_copy_in((void **)&a.group_start, D->group_start, D->n_groups + 1, 4, "group starts"));
+    ADIA_TRY(adia__gpu_copy_in((void **)&a.offsets, D->offsets, terms, 4, "offsets"));
     if (!a.data)
-        ADIA_TRY(adia_gpu_copy_in((void **)&a.data, D->data, D->piece_data[D->n_pieces], vs,
+        ADIA_TRY(adia__gpu_copy_in((void **)&a.data, D->data, D->piece_data[D->n_pieces], vs,
                                   "diagonal data"));
     int *map = NULL;
     int64_t nmap = 0;
     adia_status s = chunk_map(D, &map, &nmap);
-    if (s == ADIA_OK) s = adia_gpu_copy_in((void **)&a.chunk_piece, map, nmap, 4, "chunk map");
+    if (s == ADIA_OK) s = adia__gpu_copy_in((void **)&a.chunk_piece, map, nmap, 4, "chunk map");
     free(map);
     ADIA_TRY(s);
     int *desc = NULL;
     s = piece_descs(D, &desc);
     if (s == ADIA_OK)
-        s = adia_gpu_copy_in((void **)&a.piece_desc, desc, (int64_t)D->n_pieces * 8, 4,
+        s = adia__gpu_copy_in((void **)&a.piece_desc, desc, (int64_t)D->n_pieces * 8, 4,
                              "piece descriptors");
     free(desc);
     ADIA_TRY(s);
@@ -203,10 +203,10 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     s = interleave_order(D, 32 * (d->warp_rows > 0 ? d->warp_rows : 1), d->interleave, &order,
                          &a.n_chunks);
     if (s == ADIA_OK && order)
-        s = adia_gpu_copy_in((void **)&a.chunk_order, order, a.n_chunks, 4, "chunk order");
+        s = adia__gpu_copy_in((void **)&a.chunk_order, order, a.n_chunks, 4, "chunk order");
     free(order);
     ADIA_TRY(s);
-    return adia_coo_rows_upload(D->rows, D->n_scatter, D->scatter_row, D->scatter_col,
+    return adia__coo_rows_upload(D->rows, D->n_scatter, D->scatter_row, D->scatter_col,
                                 D->scatter_val, vs, 0, &d->scatter);
 }
 
@@ -217,9 +217,9 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_
 {
     if (D->vtype != vt) {
         cudaFree(dev_data);
-        return adia_error(ADIA_ERR_INTERNAL, "diagonal upload: value type mismatch");
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal upload: value type mismatch");
     }
-    diag_dev *d = (diag_dev *)adia_calloc(1, sizeof *d, "diagonal device struct");
+    diag_dev *d = (diag_dev *)adia__calloc(1, sizeof *d, "diagonal device struct");
     if (!d) {
         cudaFree(dev_data);
         return ADIA_ERR_NO_MEMORY;
@@ -232,7 +232,7 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_
     d->args.n_pieces = D->n_pieces;
     d->rows_asked = p->rows_per_thread;
     d->interleave = p->interleave;
-    d->warp_rows = adia_codegen_rows_per_thread(D, vt, d->rows_asked);
+    d->warp_rows = adia__codegen_rows_per_thread(D, vt, d->rows_asked);
     d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
     d->head.auto_kernel = ADIA_KERNEL_GENERIC;
     d->head.kernel = ADIA_KERNEL_GENERIC;
@@ -259,7 +259,7 @@ adia_status diag_upload(const void *impl, adia_value_type vt, const adia_format_
 unsigned diag_grid(const diag_dev *d)
 {
     int B = d->head.block;
-    if (d->head.kernel == ADIA_KERNEL_GENERATED) return adia_codegen_grid(d->gen, &d->args, B);
+    if (d->head.kernel == ADIA_KERNEL_GENERATED) return adia__codegen_grid(d->gen, &d->args, B);
     int R = d->warp_rows > 0 ? d->warp_rows : 1;
     return adia_gpu_blocks((d->args.rows + R - 1) / R, B);
 }
@@ -273,13 +273,13 @@ adia_status diag_launch(const diag_dev *d, T alpha, T beta, const T *x, T *y,
     int B = d->head.block;
     unsigned g = diag_grid(d);
     if (d->head.kernel == ADIA_KERNEL_GENERATED)
-        return adia_codegen_launch(DOT ? d->gen_dot : d->gen, &d->args, d->vt, alpha, beta, x,
+        return adia__codegen_launch(DOT ? d->gen_dot : d->gen, &d->args, d->vt, alpha, beta, x,
                                    y, DOT ? &dw : NULL, B, st);
     if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else if (d->warp_rows == 2) adia_diag_warp<T, 2, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else if (d->warp_rows == 1) adia_diag_warp<T, 1, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else adia_diag_generic<T, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
-    return adia_gpu_launch_check(d->warp_rows > 0 ? "diagonal warp kernel" : "diagonal generic kernel");
+    return adia__gpu_launch_check(d->warp_rows > 0 ? "diagonal warp kernel" : "diagonal generic kernel");
 }
 
 template <typename T>
@@ -308,10 +308,10 @@ adia_status diag_spmv_dot(const void *p, double alpha, const void *x, double bet
 {
     diag_dev *d = (diag_dev *)p;
     if (d->head.kernel == ADIA_KERNEL_GENERATED && !d->gen_dot)
-        ADIA_TRY(adia_codegen_compile(d->host, d->vt, d->rows_asked, 1, &d->gen_dot));
+        ADIA_TRY(adia__codegen_compile(d->host, d->vt, d->rows_asked, 1, &d->gen_dot));
     if (d->scatter.n > 0 || d->args.rows == 0 || diag_grid(d) > dw->max_blocks) {
         ADIA_TRY(diag_spmv(p, alpha, x, beta, y, stream));
-        return adia_gpu_dots(d->vt, x, y, d->args.rows, dw, stream);
+        return adia__gpu_dots(d->vt, x, y, d->args.rows, dw, stream);
     }
     cudaStream_t st = (cudaStream_t)stream;
     if (d->vt == ADIA_DOUBLE)
@@ -327,7 +327,7 @@ adia_status diag_download(const void *p, void *impl)
     adia_diag *D = (adia_diag *)impl;
     int64_t n = D->piece_data[D->n_pieces];
     size_t vs = adia_value_size(D->vtype);
-    void *h = adia_alloc((size_t)n, vs, "diagonal data (from the device)");
+    void *h = adia__alloc((size_t)n, vs, "diagonal data (from the device)");
     if (!h) return ADIA_ERR_NO_MEMORY;
     adia_status s = n > 0 ? adia_cuda_check(cudaMemcpy(h, d->args.data, (size_t)n * vs,
                                                        cudaMemcpyDeviceToHost),
@@ -344,20 +344,19 @@ adia_status diag_download(const void *p, void *impl)
 
 } // namespace
 
-/* Every diagonal format runs the core's kernels (generic, generated);
- * brcsd2 can also be built on the device (diag_build.cu). */
+/* The GPU table of every diagonal format (the registry gives it to each
+ * format with a partition policy): the core's kernels (generic,
+ * generated); the formats with diag.piece_rows can also be built on the
+ * device (diag_build.cu). */
 #define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
-#define DIAG_GPU_OPS(fmt, build_device)                                                    \
-    extern "C" const adia_gpu_ops adia__gpu_##fmt = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS, \
-                                                     NULL, diag_spmv_dot, NULL, build_device, \
-                                                     diag_download};
-DIAG_GPU_OPS(dia, adia__build_device_dia)
-DIAG_GPU_OPS(hdi, adia__build_device_hdi)
-DIAG_GPU_OPS(brcsd1, NULL)
-DIAG_GPU_OPS(crsd, NULL)
-DIAG_GPU_OPS(brcsd2, adia_format_build_brcsd2_device)
+#define DIAG_GPU_OPS(table, build_device)                                                  \
+    extern "C" const adia_gpu_ops table = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS, \
+                                           NULL, diag_spmv_dot, NULL, build_device,        \
+                                           diag_download};
+DIAG_GPU_OPS(adia__gpu_diag, NULL)
+DIAG_GPU_OPS(adia__gpu_diag_equal, adia__diag_build_device)
 
-extern "C" adia_status adia_gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
+extern "C" adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
                                            const adia_format_params *p, void *dev_data, void **dev)
 {
     return diag_make(D, vt, p, dev_data, dev);

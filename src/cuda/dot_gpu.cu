@@ -9,7 +9,7 @@
 static const int DOT_BLOCK = 256;
 static const int MIN_ROWS_PER_BLOCK = 128;
 
-extern "C" adia_status adia_gpu_dots(adia_value_type vt, const void *x, const void *y,
+extern "C" adia_status adia__gpu_dots(adia_value_type vt, const void *x, const void *y,
                                      int32_t rows, const adia_dot_work *dw, void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
@@ -22,27 +22,27 @@ extern "C" adia_status adia_gpu_dots(adia_value_type vt, const void *x, const vo
     else
         adia_dots_kernel<float><<<grid, DOT_BLOCK, 0, st>>>((const float *)x, (const float *)y,
                                                              rows, *dw);
-    return adia_gpu_launch_check("fused dot products");
+    return adia__gpu_launch_check("fused dot products");
 }
 
-extern "C" adia_status adia_format_spmv_dot_gpu(adia_format *F, double alpha, const void *x,
+extern "C" adia_status adia__format_spmv_dot_gpu(adia_format *F, double alpha, const void *x,
                                                 double beta, void *y, const adia_dot_work *dw,
                                                 void *stream)
 {
     if (F->rows != F->cols)
-        return adia_error(ADIA_ERR_INVALID_ARG, "fused dot products need a square matrix "
+        return adia__error(ADIA_ERR_INVALID_ARG, "fused dot products need a square matrix "
                           "(%d x %d)", (int)F->rows, (int)F->cols);
     if ((int64_t)adia_gpu_blocks(F->rows > 0 ? F->rows : 1, MIN_ROWS_PER_BLOCK) > dw->max_blocks)
-        return adia_error(ADIA_ERR_INTERNAL, "fused dot work of %u blocks is too small for %d "
+        return adia__error(ADIA_ERR_INTERNAL, "fused dot work of %u blocks is too small for %d "
                           "rows", dw->max_blocks, (int)F->rows);
     ADIA_TRY(adia_format_upload(F));
     const adia_gpu_ops *g = F->ops->gpu;
     if (g->spmv_dot) return g->spmv_dot(F->dev, alpha, x, beta, y, dw, stream);
     ADIA_TRY(g->spmv(F->dev, alpha, x, beta, y, stream));
-    return adia_gpu_dots(F->vtype, x, y, F->rows, dw, stream);
+    return adia__gpu_dots(F->vtype, x, y, F->rows, dw, stream);
 }
 
-extern "C" adia_status adia_gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem)
+extern "C" adia_status adia__gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem)
 {
     *mem = NULL;
     memset(dw, 0, sizeof *dw);

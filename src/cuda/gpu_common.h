@@ -13,22 +13,22 @@ extern "C" {
 
 /* Copy n elements of size sz from host to a new device array (*d); n == 0
  * leaves *d NULL.  Overflow-checked. */
-adia_status adia_gpu_copy_in(void **d, const void *h, int64_t n, size_t sz,
+adia_status adia__gpu_copy_in(void **d, const void *h, int64_t n, size_t sz,
                              const char *what);
 /* cudaGetLastError after a launch, as an adia_status naming the kernel. */
-adia_status adia_gpu_launch_check(const char *kernel);
+adia_status adia__gpu_launch_check(const char *kernel);
 /* The sums of adia_dot_work over y (already computed) and x, a pass of
  * their own (rows <= 0: out set to zeros). */
-adia_status adia_gpu_dots(adia_value_type vt, const void *x, const void *y, int32_t rows,
+adia_status adia__gpu_dots(adia_value_type vt, const void *x, const void *y, int32_t rows,
                           const adia_dot_work *dw, void *stream);
 /* y = alpha A x + beta y on F's device storage with the sums of dw: fused
  * into the product's epilogue where F's format has it (gpu->spmv_dot),
  * else a pass of their own.  F square; x, y, dw->z device vectors. */
-adia_status adia_format_spmv_dot_gpu(adia_format *F, double alpha, const void *x, double beta,
+adia_status adia__format_spmv_dot_gpu(adia_format *F, double alpha, const void *x, double beta,
                                      void *y, const adia_dot_work *dw, void *stream);
 /* Device work for the sums of products of up to `rows` rows: *mem owns it
  * (cudaFree); dw->z is left NULL. */
-adia_status adia_gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem);
+adia_status adia__gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem);
 /* Blocks of `block` threads covering n items (n > 0). */
 static inline unsigned adia_gpu_blocks(int64_t n, int block)
 {
@@ -39,6 +39,6 @@ static inline unsigned adia_gpu_blocks(int64_t n, int block)
 }
 #endif
 
-#define ADIA_GPU_LAUNCH_TRY(name) ADIA_TRY(adia_gpu_launch_check(name))
+#define ADIA_GPU_LAUNCH_TRY(name) ADIA_TRY(adia__gpu_launch_check(name))
 
 #endif

@@ -15,13 +15,13 @@ const char *adia_gpu_kernel_name(adia_gpu_kernel k)
 
 adia_status adia_gpu_kernel_parse(const char *name, adia_gpu_kernel *k)
 {
-    if (!name || !k) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_kernel_parse: NULL argument");
+    if (!name || !k) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_kernel_parse: NULL argument");
     for (int i = 0; i < N_KERNELS; i++)
         if (!strcmp(name, kernel_names[i])) {
             *k = (adia_gpu_kernel)i;
             return ADIA_OK;
         }
-    return adia_error(ADIA_ERR_INVALID_ARG,
+    return adia__error(ADIA_ERR_INVALID_ARG,
                       "unknown GPU kernel '%s' (auto generic generated scalar vector adaptive "
                       "cusparse)", name);
 }
@@ -29,7 +29,7 @@ adia_status adia_gpu_kernel_parse(const char *name, adia_gpu_kernel *k)
 static adia_status uploaded_head(adia_format *F, const char *func, adia_gpu_head **h)
 {
     if (!F || F->magic != ADIA_MAGIC_FORMAT)
-        return adia_error(ADIA_ERR_INVALID_HANDLE, "%s: not a live format handle", func);
+        return adia__error(ADIA_ERR_INVALID_HANDLE, "%s: not a live format handle", func);
     ADIA_TRY(adia_format_upload(F));
     *h = F->dev;
     return ADIA_OK;
@@ -41,7 +41,7 @@ adia_status adia_format_set_kernel(adia_format *F, adia_gpu_kernel k)
     ADIA_TRY(uploaded_head(F, "adia_format_set_kernel", &h));
     if (k == ADIA_KERNEL_AUTO) k = h->auto_kernel;
     if ((int)k < 0 || (int)k >= N_KERNELS || !(h->allowed & (1u << k)))
-        return adia_error(ADIA_ERR_UNSUPPORTED, "format %s has no GPU kernel '%s'",
+        return adia__error(ADIA_ERR_UNSUPPORTED, "format %s has no GPU kernel '%s'",
                           F->ops->name, adia_gpu_kernel_name(k));
     if (k == h->kernel) return ADIA_OK;
     return h->select(F->dev, k);
@@ -58,7 +58,7 @@ adia_status adia_format_set_threads(adia_format *F, int threads)
     adia_gpu_head *h = NULL;
     ADIA_TRY(uploaded_head(F, "adia_format_set_threads", &h));
     if (threads < 32 || threads > 1024 || threads % 32)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "adia_format_set_threads: %d threads per block (want a multiple "
                           "of 32 in 32..1024)", threads);
     h->block = threads;

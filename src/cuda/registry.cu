@@ -5,7 +5,7 @@
 
 extern "C" adia_status adia_gpu_device_count(int *count)
 {
-    if (!count) return adia_error(ADIA_ERR_INVALID_ARG, "adia_gpu_device_count: count is NULL");
+    if (!count) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_device_count: count is NULL");
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     if (e != cudaSuccess) {

@@ -95,12 +95,12 @@ __global__ void bcsr_kernel(bcsr_dev a, T alpha, T beta, const T *__restrict__ x
 
 /* ------------------------------------------------------------- uploads */
 
-#define COPY(dst, src, n, sz, what) ADIA_TRY(adia_gpu_copy_in((void **)&(dst), (src), (n), (sz), (what)))
+#define COPY(dst, src, n, sz, what) ADIA_TRY(adia__gpu_copy_in((void **)&(dst), (src), (n), (sz), (what)))
 
 /* every_row: the COO format (y scaled on every row); else HYB's part. */
 adia_status coo_copy(adia_coo_rows *d, const adia_coo *A, int every_row)
 {
-    return adia_coo_rows_upload(A->rows, A->nnz, A->rowind, A->colind, A->values,
+    return adia__coo_rows_upload(A->rows, A->nnz, A->rowind, A->colind, A->values,
                                 adia_value_size(A->vtype), every_row, d);
 }
 
@@ -137,7 +137,7 @@ adia_status bcsr_copy(bcsr_dev *d, const adia_bcsr *A)
     d->brows = A->brows;
     int64_t nv;
     if (!adia_mul_i64(A->nblocks, (int64_t)A->r * A->c, &nv))
-        return adia_error(ADIA_ERR_OVERFLOW, "bcsr upload: %lld blocks overflow", (long long)A->nblocks);
+        return adia__error(ADIA_ERR_OVERFLOW, "bcsr upload: %lld blocks overflow", (long long)A->nblocks);
     COPY(d->browptr, A->browptr, (int64_t)A->brows + 1, 8, "bcsr block row pointers");
     COPY(d->bcol, A->bcolind, A->nblocks, 4, "bcsr block columns");
     COPY(d->val, A->values, nv, adia_value_size(A->vtype), "bcsr values");
@@ -148,7 +148,7 @@ void row_free(void *p)
 {
     row_dev *d = (row_dev *)p;
     if (!d) return;
-    adia_coo_rows_free(&d->coo);
+    adia__coo_rows_free(&d->coo);
     void *a[] = {d->ell.col, d->ell.val,
                  d->sell.slice_ptr, d->sell.width, d->sell.perm, d->sell.col, d->sell.val,
                  d->bcsr.browptr, d->bcsr.bcol, d->bcsr.val};
@@ -178,7 +178,7 @@ adia_status row_copy(row_dev *d, const void *impl)
 template <int KIND>
 adia_status row_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
 {
-    row_dev *d = (row_dev *)adia_calloc(1, sizeof *d, "row format device struct");
+    row_dev *d = (row_dev *)adia__calloc(1, sizeof *d, "row format device struct");
     if (!d) return ADIA_ERR_NO_MEMORY;
     d->vt = vt;
     d->kind = KIND;
@@ -214,7 +214,7 @@ adia_status row_run(const row_dev *d, T alpha, T beta, const T *x, T *y, cudaStr
         if (d->bcsr.rows)
             bcsr_kernel<T><<<adia_gpu_blocks((int64_t)d->bcsr.brows * d->bcsr.r, B), B, 0, st>>>(d->bcsr, alpha, beta, x, y);
     }
-    return adia_gpu_launch_check("row format kernel");
+    return adia__gpu_launch_check("row format kernel");
 }
 
 adia_status row_spmv(const void *p, double alpha, const void *x, double beta, void *y, void *stream)

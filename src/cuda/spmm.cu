@@ -283,7 +283,7 @@ adia_status blob_alloc(blob *bl, const size_t *bytes, int parts)
         bl->part[i] = bl->size;
         bl->size = align16(bl->size + bytes[i]);
     }
-    bl->host = (unsigned char *)adia_calloc(bl->size ? bl->size : 1, 1, "gpu product structure");
+    bl->host = (unsigned char *)adia__calloc(bl->size ? bl->size : 1, 1, "gpu product structure");
     return bl->host ? ADIA_OK : ADIA_ERR_NO_MEMORY;
 }
 
@@ -315,7 +315,7 @@ adia_status stream_build(const spmm_plan *p, blob *bl, int64_t *ntiles)
     }
     *ntiles = p->dc ? tp[p->dc] : 0;
     if (*ntiles > INT32_MAX)
-        return adia_error(ADIA_ERR_OVERFLOW, "spmm gpu: %" PRId64 " tiles exceed the grid limit",
+        return adia__error(ADIA_ERR_OVERFLOW, "spmm gpu: %" PRId64 " tiles exceed the grid limit",
                           *ntiles);
     return ADIA_OK;
 }
@@ -467,7 +467,7 @@ adia_status choose_kernel(const spmm_plan *p, int force, tile_geom *g, int *tile
     }
     *tiled = tile_choose(p, budget, g);
     if (force == 1 && !*tiled)
-        return adia_error(ADIA_ERR_UNSUPPORTED, "spmm gpu: the tiled kernel was asked for, but the "
+        return adia__error(ADIA_ERR_UNSUPPORTED, "spmm gpu: the tiled kernel was asked for, but the "
                           "tile of %" PRId32 " x %" PRId32 " diagonals does not fit %zu bytes "
                           "of shared memory", p->a.dg, p->b.dg, budget);
     return ADIA_OK;
@@ -489,7 +489,7 @@ adia_status launch_tiled(const spmm_plan *p, tile_geom g, const void *dstruct, c
     ADIA_CUDA_TRY(cudaGetDevice(&dev));
     ADIA_CUDA_TRY(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev));
     if (per_sm < 1)
-        return adia_error(ADIA_ERR_CUDA, "spmm gpu: the tiled kernel with %zu bytes of shared "
+        return adia__error(ADIA_ERR_CUDA, "spmm gpu: the tiled kernel with %zu bytes of shared "
                           "memory cannot run on this device", smem);
     const long long grid = ntiles < (long long)per_sm * sms ? ntiles : (long long)per_sm * sms;
     spmm_tiled_kernel<<<(unsigned)grid, TILE_THREADS, smem>>>(
@@ -555,14 +555,14 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
     snprintf(what, sizeof what, "spmm gpu: the product (C: %" PRId64 " entries)", p->c_len);
     ADIA_TRY(adia__gpu_check_free(adia__spmm_gpu_bytes(p), what));
     /* operands (and a C to accumulate into): what a device-resident caller has */
-    double t0 = adia_now_ms();
+    double t0 = adia__now_ms();
     void *a, *b, *c = NULL, *st;
     ADIA_TRY(dev_put(da, &a, p->a.list, (size_t)p->a.stored * 8, "A diagonals"));
     ADIA_TRY(dev_put(da, &b, p->b.list, (size_t)p->b.stored * 8, "B diagonals"));
     if (run->accumulate)
         ADIA_TRY(dev_put(da, &c, run->c_list, (size_t)p->c_len * 8, "C diagonals"));
     ADIA_CUDA_TRY(cudaDeviceSynchronize());
-    double t1 = adia_now_ms();
+    double t1 = adia__now_ms();
     run->transfer_ms = t1 - t0;
     /* the device phase: kernel structure, its upload, C, kernel */
     tile_geom g;
@@ -573,10 +573,10 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
     /* C and the structure share one allocation (one cudaMalloc less: it
      * costs more than the kernel on small products) */
     const size_t c_bytes = run->accumulate ? 0 : align16((size_t)p->c_len * 8);
-    double ta = adia_now_ms();
+    double ta = adia__now_ms();
     void *mem = NULL;
     ADIA_TRY(dev_put(da, &mem, NULL, c_bytes + bl->size, "C diagonals and gpu product structure"));
-    double tk = adia_now_ms();
+    double tk = adia__now_ms();
     if (!run->accumulate) c = mem;
     st = (unsigned char *)mem + c_bytes;
     if (bl->size > 0)
@@ -588,7 +588,7 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
                                      (double *)c, run->accumulate);
     };
     ADIA_TRY(timed(launch, &run->kernel_ms));
-    double t2 = adia_now_ms();
+    double t2 = adia__now_ms();
     run->device_ms = p->struct_ms + (t2 - t1);
     run->alloc_ms = tk - ta;
     run->setup_ms = p->struct_ms + (t2 - t1) - run->alloc_ms - run->kernel_ms;
@@ -597,7 +597,7 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
     if (run->c_list && p->c_len > 0)
         ADIA_CUDA_TRY(cudaMemcpy(run->c_list, c, (size_t)p->c_len * 8, cudaMemcpyDeviceToHost));
     if (!run->c_list && run->sample) ADIA_TRY(download_sample(p, (const double *)c, run));
-    run->transfer_ms += adia_now_ms() - t2;
+    run->transfer_ms += adia__now_ms() - t2;
     return ADIA_OK;
 }
 
@@ -606,7 +606,7 @@ adia_status run_product(spmm_plan *p, spmm_gpu_run *run, dev_arrays *da, blob *b
 extern "C" adia_status adia__spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
 {
     if (run->accumulate && !run->c_list)
-        return adia_error(ADIA_ERR_INVALID_ARG, "spmm gpu: accumulating needs C's values");
+        return adia__error(ADIA_ERR_INVALID_ARG, "spmm gpu: accumulating needs C's values");
     ADIA_TRY(adia__spmm_operand_store(&p->a));
     ADIA_TRY(adia__spmm_operand_store(&p->b));
     dev_arrays da;

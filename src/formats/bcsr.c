@@ -70,15 +70,15 @@ adia_status adia__row_block_layout(const adia_csr *A, int32_t r, int32_t c, adia
                      .brows = (int32_t)(((int64_t)A->rows + r - 1) / r),
                      .bcols = (int32_t)(((int64_t)A->cols + c - 1) / c), .nnz = A->nnz,
                      .vtype = vt};
-    int64_t *mark = adia_alloc((size_t)B->bcols, sizeof *mark, "bcsr block marks");
-    B->browptr = adia_calloc((size_t)B->brows + 1, sizeof *B->browptr, "bcsr block-row pointers");
+    int64_t *mark = adia__alloc((size_t)B->bcols, sizeof *mark, "bcsr block marks");
+    B->browptr = adia__calloc((size_t)B->brows + 1, sizeof *B->browptr, "bcsr block-row pointers");
     adia_status s = mark && B->browptr ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) {
         for (int32_t j = 0; j < B->bcols; j++) mark[j] = -1;
         for (int32_t bi = 0; bi < B->brows; bi++)
             B->browptr[bi + 1] = B->browptr[bi] + block_row_scan(A, B, bi, mark, false);
         B->nblocks = B->browptr[B->brows];
-        B->bcolind = adia_alloc((size_t)B->nblocks, sizeof *B->bcolind, "bcsr block columns");
+        B->bcolind = adia__alloc((size_t)B->nblocks, sizeof *B->bcolind, "bcsr block columns");
         if (!B->bcolind) s = ADIA_ERR_NO_MEMORY;
     }
     if (s == ADIA_OK) {
@@ -143,17 +143,17 @@ adia_status adia__row_bcsr_to_csr(const adia_bcsr *B, adia_csr *out)
 adia_status adia__row_bcsr_check(const adia_bcsr *B)
 {
     if (B->browptr[0] != 0 || B->browptr[B->brows] != B->nblocks)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "bcsr: block-row pointers run from %" PRId64
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "bcsr: block-row pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, B->browptr[0],
                           B->browptr[B->brows], B->nblocks);
     ADIA_TRY(adia__row_check_index("bcsr", "bcolind", B->bcolind, B->nblocks, B->bcols, false));
     for (int32_t bi = 0; bi < B->brows; bi++) {
         if (B->browptr[bi + 1] < B->browptr[bi])
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "bcsr: block-row pointer %d decreases",
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "bcsr: block-row pointer %d decreases",
                               (int)bi + 1);
         for (int64_t k = B->browptr[bi] + 1; k < B->browptr[bi + 1]; k++)
             if (B->bcolind[k] <= B->bcolind[k - 1])
-                return adia_error(ADIA_ERR_INVALID_MATRIX, "bcsr: block %" PRId64
+                return adia__error(ADIA_ERR_INVALID_MATRIX, "bcsr: block %" PRId64
                                   " of block row %d not after its predecessor", k, (int)bi);
     }
     return ADIA_OK;
@@ -169,7 +169,7 @@ adia_status adia__row_block_param(const char *fmt, const char *key, int32_t give
                             int32_t dflt, int32_t extent, const char *what, int32_t *out)
 {
     if (given > 0 && given > extent)
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: block size %s=%d is larger than the "
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: block size %s=%d is larger than the "
                           "matrix's %d %s", fmt, key, (int)given, (int)extent, what);
     *out = given > 0 ? given : extent < 1 ? 1 : extent < dflt ? extent : dflt;
     return ADIA_OK;
@@ -181,7 +181,7 @@ static adia_status bcsr_build(const adia_csr *A, const adia_format_params *p,
     int32_t r = 0, c = 0;
     ADIA_TRY(adia__row_block_param("bcsr", "r", p->bcsr_r, 2, A->rows, "rows", &r));
     ADIA_TRY(adia__row_block_param("bcsr", "c", p->bcsr_c, 2, A->cols, "columns", &c));
-    adia_bcsr *B = adia_calloc(1, sizeof *B, "bcsr format");
+    adia_bcsr *B = adia__calloc(1, sizeof *B, "bcsr format");
     if (!B) return ADIA_ERR_NO_MEMORY;
     adia_status s = adia__row_bcsr_fill(A, r, c, vt, B);
     if (s != ADIA_OK) {
@@ -209,14 +209,7 @@ static int64_t bcsr_padded_zeros(const void *impl)
 
 static int64_t bcsr_storage_bytes(const void *impl) { return adia__row_bcsr_storage_bytes(impl); }
 
-static adia_status bcsr_spmv(const void *impl, double alpha, const void *x,
-                             double beta, void *y)
-{
-    adia_bcsr_spmv(impl, alpha, x, beta, y);
-    return ADIA_OK;
-}
-
-const adia_format_ops adia_format_bcsr = {
+const adia_format_ops adia__format_bcsr = {
     .name = "bcsr",
     .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "blocked CSR: dense r x c blocks, row-major (params r, c)",
@@ -226,5 +219,5 @@ const adia_format_ops adia_format_bcsr = {
     .destroy = bcsr_destroy,
     .padded_zeros = bcsr_padded_zeros,
     .storage_bytes = bcsr_storage_bytes,
-    .spmv = bcsr_spmv,
+    .spmv = adia__bcsr_spmv,
 };

@@ -30,14 +30,14 @@ static void cmrs_free(adia_cmrs *M)
 static adia_status cmrs_build(const adia_csr *A, const adia_format_params *p,
                               adia_value_type vt, void **impl)
 {
-    adia_cmrs *M = adia_calloc(1, sizeof *M, "cmrs format");
+    adia_cmrs *M = adia__calloc(1, sizeof *M, "cmrs format");
     if (!M) return ADIA_ERR_NO_MEMORY;
     int32_t h = adia_param(p->strip, 4);
     *M = (adia_cmrs){.rows = A->rows, .cols = A->cols, .h = h, .nnz = A->nnz, .vtype = vt,
                      .nstrips = (int32_t)(((int64_t)A->rows + h - 1) / h)};
-    M->strip_ptr = adia_alloc((size_t)M->nstrips + 1, sizeof *M->strip_ptr, "cmrs strip pointers");
-    M->row_in_strip = adia_alloc((size_t)A->nnz, sizeof *M->row_in_strip, "cmrs rows in strip");
-    M->colind = adia_alloc((size_t)A->nnz, sizeof *M->colind, "cmrs column indices");
+    M->strip_ptr = adia__alloc((size_t)M->nstrips + 1, sizeof *M->strip_ptr, "cmrs strip pointers");
+    M->row_in_strip = adia__alloc((size_t)A->nnz, sizeof *M->row_in_strip, "cmrs rows in strip");
+    M->colind = adia__alloc((size_t)A->nnz, sizeof *M->colind, "cmrs column indices");
     M->values = adia__row_values_alloc(A->nnz, vt, "cmrs values");
     if (!M->strip_ptr || !M->row_in_strip || !M->colind || !M->values) {
         cmrs_free(M);
@@ -71,7 +71,7 @@ static adia_status cmrs_check(const void *impl)
 {
     const adia_cmrs *M = impl;
     if (M->strip_ptr[0] != 0 || M->strip_ptr[M->nstrips] != M->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "cmrs: strip pointers run from %" PRId64
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "cmrs: strip pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, M->strip_ptr[0],
                           M->strip_ptr[M->nstrips], M->nnz);
     ADIA_TRY(adia__row_check_index("cmrs", "colind", M->colind, M->nnz, M->cols, false));
@@ -82,7 +82,7 @@ static adia_status cmrs_check(const void *impl)
                          (M->row_in_strip[k] == M->row_in_strip[k - 1] &&
                           M->colind[k] > M->colind[k - 1]);
             if (M->row_in_strip[k] < 0 || M->row_in_strip[k] >= rows || !after)
-                return adia_error(ADIA_ERR_INVALID_MATRIX, "cmrs: strip %d entry %" PRId64
+                return adia__error(ADIA_ERR_INVALID_MATRIX, "cmrs: strip %d entry %" PRId64
                                   ": row %d in strip out of range or out of order", (int)s, k,
                                   (int)M->row_in_strip[k]);
         }
@@ -104,16 +104,9 @@ static int64_t cmrs_storage_bytes(const void *impl)
     return ((int64_t)M->nstrips + 1) * 8 + M->nnz * 8 + row_value_bytes(M->nnz, M->vtype);
 }
 
-static adia_status cmrs_spmv(const void *impl, double alpha, const void *x,
-                             double beta, void *y)
-{
-    const adia_cmrs *M = impl;
-    if (M->vtype == ADIA_DOUBLE) cmrs_spmv_d(M, alpha, x, beta, y);
-    else cmrs_spmv_f(M, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(cmrs_spmv, cmrs_spmv, adia_cmrs, A, A->vtype)
 
-const adia_format_ops adia_format_cmrs = {
+const adia_format_ops adia__format_cmrs = {
     .name = "cmrs",
     .description = "compressed multi-row storage: CSR in strips of h rows (param strip)",
     .build = cmrs_build,

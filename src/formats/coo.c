@@ -19,8 +19,8 @@ adia_status adia__row_coo_alloc(adia_coo *C, int32_t rows, int32_t cols, int64_t
                           adia_value_type vt)
 {
     *C = (adia_coo){.rows = rows, .cols = cols, .nnz = nnz, .vtype = vt};
-    C->rowind = adia_alloc((size_t)nnz, sizeof *C->rowind, "coo row indices");
-    C->colind = adia_alloc((size_t)nnz, sizeof *C->colind, "coo column indices");
+    C->rowind = adia__alloc((size_t)nnz, sizeof *C->rowind, "coo row indices");
+    C->colind = adia__alloc((size_t)nnz, sizeof *C->colind, "coo column indices");
     C->values = adia__row_values_alloc(nnz, vt, "coo values");
     if (C->rowind && C->colind && C->values) return ADIA_OK;
     adia__row_coo_free(C);
@@ -31,7 +31,7 @@ static adia_status coo_build(const adia_csr *A, const adia_format_params *p,
                              adia_value_type vt, void **impl)
 {
     (void)p;
-    adia_coo *C = adia_calloc(1, sizeof *C, "coo format");
+    adia_coo *C = adia__calloc(1, sizeof *C, "coo format");
     if (!C) return ADIA_ERR_NO_MEMORY;
     adia_status s = adia__row_coo_alloc(C, A->rows, A->cols, A->nnz, vt);
     if (s != ADIA_OK) {
@@ -65,7 +65,7 @@ adia_status adia__row_coo_check(const adia_coo *C)
     for (int64_t k = 1; k < C->nnz; k++)
         if (C->rowind[k] < C->rowind[k - 1] ||
             (C->rowind[k] == C->rowind[k - 1] && C->colind[k] <= C->colind[k - 1]))
-            return adia_error(ADIA_ERR_INVALID_MATRIX,
+            return adia__error(ADIA_ERR_INVALID_MATRIX,
                               "coo: entry %" PRId64 " (%d, %d) not after entry %" PRId64
                               " (%d, %d) in row-major order", k, (int)C->rowind[k],
                               (int)C->colind[k], k - 1, (int)C->rowind[k - 1],
@@ -93,13 +93,6 @@ static int64_t coo_storage_bytes(const void *impl)
     return C->nnz * 8 + row_value_bytes(C->nnz, C->vtype);
 }
 
-static adia_status coo_spmv(const void *impl, double alpha, const void *x,
-                            double beta, void *y)
-{
-    adia_coo_spmv(impl, alpha, x, beta, y);
-    return ADIA_OK;
-}
-
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t coo_predict(const adia_model_input *in, int *exact)
 {
@@ -107,7 +100,7 @@ static int64_t coo_predict(const adia_model_input *in, int *exact)
     return in->A->nnz * (8 + (int64_t)adia_value_size(in->vtype));
 }
 
-const adia_format_ops adia_format_coo = {
+const adia_format_ops adia__format_coo = {
     .name = "coo",
     .description = "coordinate triplets sorted by row",
     .build = coo_build,
@@ -116,6 +109,6 @@ const adia_format_ops adia_format_coo = {
     .destroy = coo_destroy,
     .padded_zeros = coo_padded_zeros,
     .storage_bytes = coo_storage_bytes,
-    .spmv = coo_spmv,
+    .spmv = adia__coo_spmv,
     .model = {coo_predict, 0.40, 0.35, 1, 1, 1.50, 0.118, ADIA_STEPS_ROW_MAX}, /* segmented reduction */
 };

@@ -23,13 +23,13 @@ static adia_status csc_build(const adia_csr *A, const adia_format_params *p,
                              adia_value_type vt, void **impl)
 {
     (void)p;
-    adia_csc *S = adia_calloc(1, sizeof *S, "csc format");
+    adia_csc *S = adia__calloc(1, sizeof *S, "csc format");
     if (!S) return ADIA_ERR_NO_MEMORY;
     *S = (adia_csc){.rows = A->rows, .cols = A->cols, .nnz = A->nnz, .vtype = vt};
-    S->colptr = adia_calloc((size_t)A->cols + 1, sizeof *S->colptr, "csc column pointers");
-    S->rowind = adia_alloc((size_t)A->nnz, sizeof *S->rowind, "csc row indices");
+    S->colptr = adia__calloc((size_t)A->cols + 1, sizeof *S->colptr, "csc column pointers");
+    S->rowind = adia__alloc((size_t)A->nnz, sizeof *S->rowind, "csc row indices");
     S->values = adia__row_values_alloc(A->nnz, vt, "csc values");
-    int64_t *next = adia_alloc((size_t)A->cols + 1, sizeof *next, "csc fill cursors");
+    int64_t *next = adia__alloc((size_t)A->cols + 1, sizeof *next, "csc fill cursors");
     if (!S->colptr || !S->rowind || !S->values || !next) {
         free(next);
         csc_free(S);
@@ -53,10 +53,10 @@ static adia_status csc_build(const adia_csr *A, const adia_format_params *p,
 static adia_status csc_to_csr(const void *impl, adia_csr *out)
 {
     const adia_csc *S = impl;
-    ADIA_TRY(adia_csr_alloc(out, S->rows, S->cols, S->nnz, ADIA_DOUBLE));
-    int64_t *next = adia_alloc((size_t)S->rows + 1, sizeof *next, "csc fill cursors");
+    ADIA_TRY(adia__csr_alloc(out, S->rows, S->cols, S->nnz, ADIA_DOUBLE));
+    int64_t *next = adia__alloc((size_t)S->rows + 1, sizeof *next, "csc fill cursors");
     if (!next) {
-        adia_csr_free(out);
+        adia__csr_free(out);
         return ADIA_ERR_NO_MEMORY;
     }
     for (int64_t k = 0; k < S->nnz; k++) out->rowptr[S->rowind[k] + 1]++;
@@ -76,17 +76,17 @@ static adia_status csc_check(const void *impl)
 {
     const adia_csc *S = impl;
     if (S->colptr[0] != 0 || S->colptr[S->cols] != S->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "csc: column pointers run from %" PRId64
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "csc: column pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, S->colptr[0],
                           S->colptr[S->cols], S->nnz);
     ADIA_TRY(adia__row_check_index("csc", "rowind", S->rowind, S->nnz, S->rows, false));
     for (int32_t j = 0; j < S->cols; j++) {
         if (S->colptr[j + 1] < S->colptr[j])
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "csc: column pointer %d decreases",
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "csc: column pointer %d decreases",
                               (int)j + 1);
         for (int64_t k = S->colptr[j] + 1; k < S->colptr[j + 1]; k++)
             if (S->rowind[k] <= S->rowind[k - 1])
-                return adia_error(ADIA_ERR_INVALID_MATRIX, "csc: column %d: row %d at %" PRId64
+                return adia__error(ADIA_ERR_INVALID_MATRIX, "csc: column %d: row %d at %" PRId64
                                   " not after row %d", (int)j, (int)S->rowind[k], k,
                                   (int)S->rowind[k - 1]);
     }
@@ -110,10 +110,10 @@ static int64_t csc_storage_bytes(const void *impl)
 static adia_status csc_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
-    return adia_csc_spmv(impl, alpha, x, beta, y);
+    return adia__csc_spmv(impl, alpha, x, beta, y);
 }
 
-const adia_format_ops adia_format_csc = {
+const adia_format_ops adia__format_csc = {
     .name = "csc",
     .description = "compressed sparse columns (64-bit column pointers)",
     .build = csc_build,

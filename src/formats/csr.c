@@ -13,9 +13,9 @@ static adia_status csr_build(const adia_csr *A, const adia_format_params *p,
                              adia_value_type vt, void **impl)
 {
     (void)p;
-    adia_csr *c = adia_alloc(1, sizeof *c, "csr format");
+    adia_csr *c = adia__alloc(1, sizeof *c, "csr format");
     if (!c) return ADIA_ERR_NO_MEMORY;
-    adia_status s = adia_csr_copy(A, vt, c);
+    adia_status s = adia__csr_copy(A, vt, c);
     if (s != ADIA_OK) {
         free(c);
         return s;
@@ -26,14 +26,14 @@ static adia_status csr_build(const adia_csr *A, const adia_format_params *p,
 
 static adia_status csr_to_csr(const void *impl, adia_csr *out)
 {
-    return adia_csr_copy(impl, ADIA_DOUBLE, out);
+    return adia__csr_copy(impl, ADIA_DOUBLE, out);
 }
 
-static adia_status csr_check(const void *impl) { return adia_csr_check(impl); }
+static adia_status csr_check(const void *impl) { return adia__csr_check(impl); }
 
 static void csr_destroy(void *impl)
 {
-    adia_csr_free(impl);
+    adia__csr_free(impl);
     free(impl);
 }
 
@@ -68,7 +68,7 @@ static int64_t csr_predict(const adia_model_input *in, int *exact)
     return ((int64_t)in->A->rows + 1) * 8 + in->A->nnz * (4 + (int64_t)adia_value_size(in->vtype));
 }
 
-const adia_format_ops adia_format_csr = {
+const adia_format_ops adia__format_csr = {
     .name = "csr",
     .description = "compressed sparse rows (64-bit row pointers)",
     .build = csr_build,

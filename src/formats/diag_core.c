@@ -53,7 +53,7 @@ static void diag_set(void *v, adia_value_type vt, int64_t i, double x)
 
 /* ------------------------------------------------------------ partition */
 
-void adia_diag_partition_free(adia_diag_partition *part)
+void adia__diag_partition_free(adia_diag_partition *part)
 {
     free(part->piece_start);
     free(part->list_start);
@@ -62,9 +62,9 @@ void adia_diag_partition_free(adia_diag_partition *part)
     memset(part, 0, sizeof *part);
 }
 
-adia_status adia_diag_equal_pieces(int32_t rows, int32_t size, adia_diag_partition *part)
+adia_status adia__diag_equal_pieces(int32_t rows, int32_t size, adia_diag_partition *part)
 {
-    if (size <= 0) return adia_error(ADIA_ERR_INVALID_ARG, "piece size %" PRId32 " must be positive", size);
+    if (size <= 0) return adia__error(ADIA_ERR_INVALID_ARG, "piece size %" PRId32 " must be positive", size);
     int32_t n = (int32_t)(((int64_t)rows + size - 1) / size);
     ADIA_ALLOC(part->piece_start, (size_t)n + 1, "diagonal format piece starts");
     for (int32_t p = 0; p < n; p++) part->piece_start[p] = (int32_t)((int64_t)p * size);
@@ -87,13 +87,13 @@ static void compact_lists(adia_diag_partition *part, const int32_t *count)
     part->list_start[part->n_pieces] = at;
 }
 
-adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
+adia_status adia__diag_fill_lists(const adia_csr *A, const void *ctx,
                                  adia_diag_bound_fn bound, adia_diag_list_fn fn,
                                  adia_diag_partition *part)
 {
     int32_t n = part->n_pieces;
     ADIA_ALLOC(part->list_start, (size_t)n + 1, "diagonal format list starts");
-    int32_t *count = adia_alloc((size_t)n + 1, sizeof *count, "diagonal format list sizes");
+    int32_t *count = adia__alloc((size_t)n + 1, sizeof *count, "diagonal format list sizes");
     if (!count) return ADIA_ERR_NO_MEMORY;
     int par = A->nnz > DIAG_PAR_MIN || (int64_t)n * 64 > DIAG_PAR_MIN;
 #pragma omp parallel for schedule(dynamic, 64) if (par) num_threads(adia__threads())
@@ -107,11 +107,11 @@ adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
         part->list_start[p] = total;
         if (!adia_add_i64(total, b, &total) || maxb > INT32_MAX / 4) {
             free(count);
-            return adia_error(ADIA_ERR_OVERFLOW, "diagonal format: offset lists too long");
+            return adia__error(ADIA_ERR_OVERFLOW, "diagonal format: offset lists too long");
         }
     }
     part->list_start[n] = total;
-    part->list = adia_alloc((size_t)total, sizeof *part->list, "diagonal format offset lists");
+    part->list = adia__alloc((size_t)total, sizeof *part->list, "diagonal format offset lists");
     int failed = !part->list;
 #pragma omp parallel if (par && n > 1) num_threads(adia__threads())
     {
@@ -129,7 +129,7 @@ adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
     }
     if (failed) {
         free(count);
-        return part->list ? adia_error(ADIA_ERR_NO_MEMORY, "diagonal format: no memory for work lists")
+        return part->list ? adia__error(ADIA_ERR_NO_MEMORY, "diagonal format: no memory for work lists")
                           : ADIA_ERR_NO_MEMORY;
     }
     compact_lists(part, count);
@@ -154,8 +154,8 @@ static adia_status make_groups(const adia_diag_partition *part, adia_diag *D)
     size_t cap = 16;
     while (cap < (size_t)n * 2) cap *= 2;
     ADIA_ALLOC(D->piece_group, (size_t)n + 1, "diagonal piece groups");
-    int32_t *table = adia_alloc(cap, sizeof *table, "diagonal group table");
-    int32_t *rep = adia_alloc((size_t)n + 1, sizeof *rep, "diagonal group representatives");
+    int32_t *table = adia__alloc(cap, sizeof *table, "diagonal group table");
+    int32_t *rep = adia__alloc((size_t)n + 1, sizeof *rep, "diagonal group representatives");
     if (!table || !rep) {
         free(table);
         free(rep);
@@ -187,12 +187,12 @@ static adia_status make_groups(const adia_diag_partition *part, adia_diag *D)
     }
     free(table);
     D->n_groups = ng;
-    D->group_start = adia_alloc((size_t)ng + 1, sizeof *D->group_start, "diagonal group starts");
-    D->offsets = adia_alloc((size_t)noffs, sizeof *D->offsets, "diagonal offsets");
+    D->group_start = adia__alloc((size_t)ng + 1, sizeof *D->group_start, "diagonal group starts");
+    D->offsets = adia__alloc((size_t)noffs, sizeof *D->offsets, "diagonal offsets");
     if (!D->group_start || !D->offsets || noffs > INT32_MAX) {
         free(rep);
         return D->group_start && D->offsets
-                   ? adia_error(ADIA_ERR_OVERFLOW, "diagonal format: %" PRId64 " offsets exceed int32", noffs)
+                   ? adia__error(ADIA_ERR_OVERFLOW, "diagonal format: %" PRId64 " offsets exceed int32", noffs)
                    : ADIA_ERR_NO_MEMORY;
     }
     int32_t at = 0;
@@ -221,16 +221,16 @@ static adia_status layout_data(adia_diag *D)
         int64_t k = D->group_start[g + 1] - D->group_start[g], slots;
         if (!adia_mul_i64(k, D->piece_start[p + 1] - D->piece_start[p], &slots) ||
             !adia_add_i64(total, slots, &total))
-            return adia_error(ADIA_ERR_OVERFLOW, "diagonal format: stored slots overflow at piece %" PRId32, p);
+            return adia__error(ADIA_ERR_OVERFLOW, "diagonal format: stored slots overflow at piece %" PRId32, p);
         D->piece_data[p + 1] = total;
     }
     return ADIA_OK;
 }
 
-adia_status adia_diag_structure(adia_diag *D, adia_diag_partition *part)
+adia_status adia__diag_structure(adia_diag *D, adia_diag_partition *part)
 {
     if (part->n_pieces < 0 || part->piece_start[0] != 0 || part->piece_start[part->n_pieces] != D->rows)
-        return adia_error(ADIA_ERR_INTERNAL, "diagonal build: partition does not cover rows 0..%" PRId32, D->rows);
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal build: partition does not cover rows 0..%" PRId32, D->rows);
     D->n_pieces = part->n_pieces;
     D->piece_start = part->piece_start;
     part->piece_start = NULL;
@@ -252,7 +252,7 @@ static adia_status side_lists(adia_diag *D, const adia_csr *A, const uint8_t *sc
     }
     ADIA_ALLOC(D->scatter_row, (size_t)ns, "scatter rows");
     ADIA_ALLOC(D->scatter_col, (size_t)ns, "scatter columns");
-    D->scatter_val = adia_alloc((size_t)ns, adia_value_size(D->vtype), "scatter values");
+    D->scatter_val = adia__alloc((size_t)ns, adia_value_size(D->vtype), "scatter values");
     if (!D->scatter_val) return ADIA_ERR_NO_MEMORY;
     ADIA_ALLOC(D->zero_row, (size_t)nz, "explicit zero rows");
     ADIA_ALLOC(D->zero_col, (size_t)nz, "explicit zero columns");
@@ -273,27 +273,27 @@ static adia_status side_lists(adia_diag *D, const adia_csr *A, const uint8_t *sc
 static adia_status build_parts(const adia_csr *A, adia_diag_partition *part, adia_diag *D)
 {
     if (A->vtype != ADIA_DOUBLE)
-        return adia_error(ADIA_ERR_INTERNAL, "diagonal build: source must be double");
-    ADIA_TRY(adia_diag_structure(D, part));
-    D->data = adia_calloc((size_t)D->piece_data[D->n_pieces], adia_value_size(D->vtype), "diagonal data");
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal build: source must be double");
+    ADIA_TRY(adia__diag_structure(D, part));
+    D->data = adia__calloc((size_t)D->piece_data[D->n_pieces], adia_value_size(D->vtype), "diagonal data");
     if (!D->data) return ADIA_ERR_NO_MEMORY;
     ADIA_TRY(side_lists(D, A, part->scatter));
     int64_t bad = D->vtype == ADIA_DOUBLE ? diag_fill_d(D, A, part->scatter)
                                           : diag_fill_f(D, A, part->scatter);
     if (bad >= 0)
-        return adia_error(ADIA_ERR_INTERNAL,
+        return adia__error(ADIA_ERR_INTERNAL,
                           "diagonal build: a nonzero of row %" PRId64 " is on a diagonal its piece does not keep", bad);
     return ADIA_OK;
 }
 
-adia_status adia_diag_build(const adia_csr *A, adia_value_type vt,
+adia_status adia__diag_build(const adia_csr *A, adia_value_type vt,
                             adia_diag_partition *part, int offsets_per_piece,
                             adia_diag **out)
 {
     *out = NULL;
-    adia_diag *D = adia_calloc(1, sizeof *D, "diagonal format");
+    adia_diag *D = adia__calloc(1, sizeof *D, "diagonal format");
     if (!D) {
-        adia_diag_partition_free(part);
+        adia__diag_partition_free(part);
         return ADIA_ERR_NO_MEMORY;
     }
     D->rows = A->rows;
@@ -302,16 +302,16 @@ adia_status adia_diag_build(const adia_csr *A, adia_value_type vt,
     D->nnz = A->nnz;
     D->offsets_per_piece = offsets_per_piece;
     adia_status s = build_parts(A, part, D);
-    adia_diag_partition_free(part);
+    adia__diag_partition_free(part);
     if (s != ADIA_OK) {
-        adia_diag_free(D);
+        adia__diag_free(D);
         return s;
     }
     *out = D;
     return ADIA_OK;
 }
 
-void adia_diag_free(adia_diag *D)
+void adia__diag_free(adia_diag *D)
 {
     if (!D) return;
     free(D->piece_start);
@@ -363,16 +363,16 @@ static void piece_entries(const adia_diag *D, int32_t p, int64_t *rowcount, adia
     }
 }
 
-adia_status adia_diag_to_csr(const adia_diag *D, adia_csr *out)
+adia_status adia__diag_to_csr(const adia_diag *D, adia_csr *out)
 {
-    int64_t *cnt = adia_calloc((size_t)D->rows + 1, sizeof *cnt, "row counts");
+    int64_t *cnt = adia__calloc((size_t)D->rows + 1, sizeof *cnt, "row counts");
     if (!cnt) return ADIA_ERR_NO_MEMORY;
     int par = D->piece_data[D->n_pieces] + D->n_scatter > DIAG_PAR_MIN;
 #pragma omp parallel for schedule(dynamic, 16) if (par) num_threads(adia__threads())
     for (int32_t p = 0; p < D->n_pieces; p++) piece_entries(D, p, cnt, NULL);
     int64_t nnz = 0;
     for (int32_t r = 0; r < D->rows; r++) nnz += cnt[r];
-    adia_status s = adia_csr_alloc(out, D->rows, D->cols, nnz, ADIA_DOUBLE);
+    adia_status s = adia__csr_alloc(out, D->rows, D->cols, nnz, ADIA_DOUBLE);
     if (s == ADIA_OK) {
         for (int32_t r = 0; r < D->rows; r++) out->rowptr[r + 1] = out->rowptr[r] + cnt[r];
 #pragma omp parallel for schedule(dynamic, 16) if (par) num_threads(adia__threads())
@@ -384,9 +384,9 @@ adia_status adia_diag_to_csr(const adia_diag *D, adia_csr *out)
 
 /* ------------------------------------------------------------- checks */
 
-adia_status adia_diag_check(const adia_diag *D)
+adia_status adia__diag_check(const adia_diag *D)
 {
-#define BAD(...) return adia_error(ADIA_ERR_INVALID_MATRIX, "diagonal format: " __VA_ARGS__)
+#define BAD(...) return adia__error(ADIA_ERR_INVALID_MATRIX, "diagonal format: " __VA_ARGS__)
     if (D->n_pieces < 0 || D->piece_start[0] != 0 || D->piece_start[D->n_pieces] != D->rows)
         BAD("pieces do not cover rows 0..%" PRId32, D->rows);
     if (D->piece_data[0] != 0) BAD("piece_data[0] = %" PRId64 ", not 0", D->piece_data[0]);
@@ -421,12 +421,12 @@ adia_status adia_diag_check(const adia_diag *D)
 
 /* ------------------------------------------------------------- sizes */
 
-int64_t adia_diag_padded_zeros(const adia_diag *D)
+int64_t adia__diag_padded_zeros(const adia_diag *D)
 {
     return D->piece_data[D->n_pieces] + D->n_scatter - D->nnz;
 }
 
-int64_t adia_diag_offsets_stored(const adia_diag *D)
+int64_t adia__diag_offsets_stored(const adia_diag *D)
 {
     if (!D->offsets_per_piece) return D->group_start[D->n_groups];
     int64_t n = 0;
@@ -437,23 +437,23 @@ int64_t adia_diag_offsets_stored(const adia_diag *D)
 
 /* data + offsets + piece starts, groups and data starts + group starts
  * (per-piece offset starts for HDI) + scatter COO. */
-int64_t adia_diag_storage_bytes(const adia_diag *D)
+int64_t adia__diag_storage_bytes(const adia_diag *D)
 {
     int64_t vs = (int64_t)adia_value_size(D->vtype), np = D->n_pieces;
     int64_t ng = D->offsets_per_piece ? np : D->n_groups;
-    return D->piece_data[np] * vs + adia_diag_offsets_stored(D) * 4 +
+    return D->piece_data[np] * vs + adia__diag_offsets_stored(D) * 4 +
            (np + 1) * 4 + (D->offsets_per_piece ? 0 : np * 4) + (np + 1) * 8 +
            (ng + 1) * 4 + D->n_scatter * (8 + vs);
 }
 
-int64_t adia_diag_predict_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
+int64_t adia__diag_predict_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
                                 int per_piece, int64_t vs)
 {
     return adia_sat_add(adia_sat_add(adia_sat_mul(slots, vs), adia_sat_mul(offsets, 4)),
                         (np + 1) * 4 + (per_piece ? 0 : np * 4) + (np + 1) * 8 + (ng + 1) * 4);
 }
 
-adia_status adia_diag_spmv(const adia_diag *D, double alpha, const void *x,
+adia_status adia__diag_spmv(const adia_diag *D, double alpha, const void *x,
                            double beta, void *y)
 {
     if (D->vtype == ADIA_DOUBLE)
@@ -463,7 +463,7 @@ adia_status adia_diag_spmv(const adia_diag *D, double alpha, const void *x,
     return ADIA_OK;
 }
 
-const adia_diag *adia_format_diag(const adia_format *F)
+const adia_diag *adia__format_diag(const adia_format *F)
 {
     if (!F || F->magic != ADIA_MAGIC_FORMAT || !F->impl || !F->ops->diag.policy ||
         adia__format_host(F) != ADIA_OK)
@@ -473,25 +473,25 @@ const adia_diag *adia_format_diag(const adia_format *F)
 
 /* ------------------------------------------------ operations table slots */
 
-adia_status adia_diag_op_to_csr(const void *impl, adia_csr *out) { return adia_diag_to_csr(impl, out); }
-adia_status adia_diag_op_check(const void *impl) { return adia_diag_check(impl); }
-void adia_diag_op_destroy(void *impl) { adia_diag_free(impl); }
-int64_t adia_diag_op_padded_zeros(const void *impl) { return adia_diag_padded_zeros(impl); }
-int64_t adia_diag_op_storage_bytes(const void *impl) { return adia_diag_storage_bytes(impl); }
-adia_status adia_diag_op_spmv(const void *impl, double alpha, const void *x,
+adia_status adia__diag_op_to_csr(const void *impl, adia_csr *out) { return adia__diag_to_csr(impl, out); }
+adia_status adia__diag_op_check(const void *impl) { return adia__diag_check(impl); }
+void adia__diag_op_destroy(void *impl) { adia__diag_free(impl); }
+int64_t adia__diag_op_padded_zeros(const void *impl) { return adia__diag_padded_zeros(impl); }
+int64_t adia__diag_op_storage_bytes(const void *impl) { return adia__diag_storage_bytes(impl); }
+adia_status adia__diag_op_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y)
 {
-    return adia_diag_spmv(impl, alpha, x, beta, y);
+    return adia__diag_spmv(impl, alpha, x, beta, y);
 }
 
-adia_status adia_diag_build_policy(adia_diag_policy_fn policy, int per_piece, const adia_csr *A,
+adia_status adia__diag_build_policy(adia_diag_policy_fn policy, int per_piece, const adia_csr *A,
                                    const adia_format_params *p, adia_value_type vt, void **impl)
 {
     adia_diag_partition part = {0};
     adia_status s = policy(A, p, &part);
     if (s != ADIA_OK) {
-        adia_diag_partition_free(&part);
+        adia__diag_partition_free(&part);
         return s;
     }
-    return adia_diag_build(A, vt, &part, per_piece, (adia_diag **)impl);
+    return adia__diag_build(A, vt, &part, per_piece, (adia_diag **)impl);
 }

@@ -66,10 +66,10 @@ typedef struct adia_diag_partition {
 
 typedef adia_diag_policy_fn adia_diag_partition_fn;   /* internal.h */
 
-void adia_diag_partition_free(adia_diag_partition *part);
+void adia__diag_partition_free(adia_diag_partition *part);
 
 /* Piece boundaries of equal pieces of `size` rows (last one shorter). */
-adia_status adia_diag_equal_pieces(int32_t rows, int32_t size,
+adia_status adia__diag_equal_pieces(int32_t rows, int32_t size,
                                    adia_diag_partition *part);
 
 /* Per-piece offset lists, computed in parallel over pieces: fn writes the
@@ -81,7 +81,7 @@ typedef int32_t (*adia_diag_list_fn)(const adia_csr *A, const void *ctx,
                                      int32_t *work, uint8_t *scatter);
 typedef int64_t (*adia_diag_bound_fn)(const adia_csr *A, const void *ctx,
                                       int32_t r0, int32_t r1);
-adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
+adia_status adia__diag_fill_lists(const adia_csr *A, const void *ctx,
                                  adia_diag_bound_fn bound, adia_diag_list_fn fn,
                                  adia_diag_partition *part);
 
@@ -92,45 +92,45 @@ adia_status adia_diag_fill_lists(const adia_csr *A, const void *ctx,
  * of first use), offsets and piece_data.  D->rows must be set; D->data is
  * left alone.  The host build and the GPU build (src/cuda/diag_build.cu)
  * both use it, so their layouts agree array for array. */
-adia_status adia_diag_structure(adia_diag *D, adia_diag_partition *part);
+adia_status adia__diag_structure(adia_diag *D, adia_diag_partition *part);
 /* Build from CSR and a partition (consumed: freed on return either way). */
-adia_status adia_diag_build(const adia_csr *A, adia_value_type vt,
+adia_status adia__diag_build(const adia_csr *A, adia_value_type vt,
                             adia_diag_partition *part, int offsets_per_piece,
                             adia_diag **out);
-void adia_diag_free(adia_diag *D);
-adia_status adia_diag_to_csr(const adia_diag *D, adia_csr *out);
-adia_status adia_diag_check(const adia_diag *D);
+void adia__diag_free(adia_diag *D);
+adia_status adia__diag_to_csr(const adia_diag *D, adia_csr *out);
+adia_status adia__diag_check(const adia_diag *D);
 /* Stored slots (data + scatter) minus the source's nonzeros: padding,
  * counting slots whose column lies outside the matrix as padding too. */
-int64_t adia_diag_padded_zeros(const adia_diag *D);
+int64_t adia__diag_padded_zeros(const adia_diag *D);
 /* Offsets the format stores: per piece for HDI, per group otherwise. */
-int64_t adia_diag_offsets_stored(const adia_diag *D);
-int64_t adia_diag_storage_bytes(const adia_diag *D);
+int64_t adia__diag_offsets_stored(const adia_diag *D);
+int64_t adia__diag_storage_bytes(const adia_diag *D);
 /* Storage bytes of a diagonal format of np pieces, ng groups, `offsets`
  * stored offsets and `slots` data values of vs bytes (per_piece: HDI) --
- * adia_diag_storage_bytes without the build, for the planner (saturating). */
-int64_t adia_diag_predict_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
+ * adia__diag_storage_bytes without the build, for the planner (saturating). */
+int64_t adia__diag_predict_bytes(int64_t slots, int64_t offsets, int64_t np, int64_t ng,
                                 int per_piece, int64_t vs);
-adia_status adia_diag_spmv(const adia_diag *D, double alpha, const void *x,
+adia_status adia__diag_spmv(const adia_diag *D, double alpha, const void *x,
                            double beta, void *y);
 
 /* The diagonal storage of a built format; NULL for formats whose table
  * has no partition policy (not the diagonal core's storage). */
-const adia_diag *adia_format_diag(const adia_format *F);
+const adia_diag *adia__format_diag(const adia_format *F);
 
 /* Build through a format's partition policy (the build slot of every
  * format with diag.policy; part of the core). */
-adia_status adia_diag_build_policy(adia_diag_policy_fn policy, int per_piece, const adia_csr *A,
+adia_status adia__diag_build_policy(adia_diag_policy_fn policy, int per_piece, const adia_csr *A,
                                    const adia_format_params *p, adia_value_type vt, void **impl);
 
 /* Operations table slots shared by every diagonal format (diag_core.c);
  * the registry fills them for every table with diag.policy. */
-adia_status adia_diag_op_to_csr(const void *impl, adia_csr *out);
-adia_status adia_diag_op_check(const void *impl);
-void adia_diag_op_destroy(void *impl);
-int64_t adia_diag_op_padded_zeros(const void *impl);
-int64_t adia_diag_op_storage_bytes(const void *impl);
-adia_status adia_diag_op_spmv(const void *impl, double alpha, const void *x,
+adia_status adia__diag_op_to_csr(const void *impl, adia_csr *out);
+adia_status adia__diag_op_check(const void *impl);
+void adia__diag_op_destroy(void *impl);
+int64_t adia__diag_op_padded_zeros(const void *impl);
+int64_t adia__diag_op_storage_bytes(const void *impl);
+adia_status adia__diag_op_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y);
 
 #ifdef __cplusplus

@@ -30,7 +30,7 @@ typedef struct offset_set {
 static adia_status all_offsets(const adia_csr *A, offset_set *set)
 {
     int64_t span = (int64_t)A->rows + A->cols;
-    uint8_t *mark = adia_calloc((size_t)span, 1, "diagonal marks");
+    uint8_t *mark = adia__calloc((size_t)span, 1, "diagonal marks");
     if (!mark) return ADIA_ERR_NO_MEMORY;
 #pragma omp parallel for schedule(static) if (A->nnz > 32768) num_threads(adia__threads())
     for (int32_t r = 0; r < A->rows; r++)
@@ -41,7 +41,7 @@ static adia_status all_offsets(const adia_csr *A, offset_set *set)
         }
     int64_t K = 0;
     for (int64_t i = 0; i < span; i++) K += mark[i];
-    set->offs = adia_alloc((size_t)K, sizeof *set->offs, "diagonal offsets");
+    set->offs = adia__alloc((size_t)K, sizeof *set->offs, "diagonal offsets");
     if (!set->offs) {
         free(mark);
         return ADIA_ERR_NO_MEMORY;
@@ -135,14 +135,23 @@ static int32_t present(const adia_csr *A, const void *ctx, int32_t r0, int32_t r
 
 /* ------------------------------------------------------------ policies */
 
+/* One piece of every row (a single row for an empty matrix). */
+static adia_status dia_piece_rows(const adia_format_params *p, int32_t rows, int32_t *size)
+{
+    (void)p;
+    *size = rows > 0 ? rows : 1;
+    return ADIA_OK;
+}
+
 static adia_status dia_partition(const adia_csr *A, const adia_format_params *p,
                                  adia_diag_partition *part)
 {
-    (void)p;
+    int32_t size;
+    ADIA_TRY(dia_piece_rows(p, A->rows, &size));
     offset_set set = {0};
-    ADIA_TRY(adia_diag_equal_pieces(A->rows, A->rows > 0 ? A->rows : 1, part));
+    ADIA_TRY(adia__diag_equal_pieces(A->rows, size, part));
     ADIA_TRY(all_offsets(A, &set));
-    adia_status s = adia_diag_fill_lists(A, &set, crossing_bound, crossing, part);
+    adia_status s = adia__diag_fill_lists(A, &set, crossing_bound, crossing, part);
     free(set.offs);
     return s;
 }
@@ -187,19 +196,19 @@ static adia_status brcsd1_partition(const adia_csr *A, const adia_format_params 
     int32_t B = adia_param(p->block_rows, 256), eta = adia_param(p->eta, B);
     offset_set set = {0};
     ADIA_TRY(all_offsets(A, &set));
-    int64_t *pt = adia_alloc((size_t)set.K + 2, sizeof *pt, "BRCSD-I piece points");
+    int64_t *pt = adia__alloc((size_t)set.K + 2, sizeof *pt, "BRCSD-I piece points");
     adia_status s = ADIA_ERR_NO_MEMORY;
     if (pt) {
         int32_t np = brcsd1_points(A, &set, eta, B, pt), n = 0;
         int64_t pieces = 0;               /* split segments into B-row blocks */
         for (int32_t i = 0; i + 1 < np; i++) pieces += (pt[i + 1] - pt[i] + B - 1) / B;
-        part->piece_start = adia_alloc((size_t)pieces + 1, sizeof *part->piece_start, "BRCSD-I pieces");
+        part->piece_start = adia__alloc((size_t)pieces + 1, sizeof *part->piece_start, "BRCSD-I pieces");
         if (part->piece_start) {
             for (int32_t i = 0; i + 1 < np; i++)
                 for (int64_t r = pt[i]; r < pt[i + 1]; r += B) part->piece_start[n++] = (int32_t)r;
             part->piece_start[n] = A->rows;
             part->n_pieces = n;
-            s = adia_diag_fill_lists(A, &set, crossing_bound, crossing, part);
+            s = adia__diag_fill_lists(A, &set, crossing_bound, crossing, part);
         }
     }
     free(pt);
@@ -207,22 +216,45 @@ static adia_status brcsd1_partition(const adia_csr *A, const adia_format_params 
     return s;
 }
 
+/* Hacks of `hack` rows, whole warps each. */
+static adia_status hdi_piece_rows(const adia_format_params *p, int32_t rows, int32_t *size)
+{
+    (void)rows;
+    *size = adia_param(p->hack, 128);
+    if (*size % 32)
+        return adia__error(ADIA_ERR_INVALID_ARG,
+                          "hdi: hack=%" PRId32 " must be a multiple of 32 (the warp size)", *size);
+    return ADIA_OK;
+}
+
+/* Equal pieces from `piece_rows`, each keeping its present diagonals. */
+static adia_status present_pieces(const adia_csr *A, const adia_format_params *p,
+                                  adia_diag_piece_rows_fn piece_rows, adia_diag_partition *part)
+{
+    int32_t size;
+    ADIA_TRY(piece_rows(p, A->rows, &size));
+    ADIA_TRY(adia__diag_equal_pieces(A->rows, size, part));
+    return adia__diag_fill_lists(A, NULL, present_bound, present, part);
+}
+
 static adia_status hdi_partition(const adia_csr *A, const adia_format_params *p,
                                  adia_diag_partition *part)
 {
-    int32_t hack = adia_param(p->hack, 128);
-    if (hack % 32)
-        return adia_error(ADIA_ERR_INVALID_ARG,
-                          "hdi: hack=%" PRId32 " must be a multiple of 32 (the warp size)", hack);
-    ADIA_TRY(adia_diag_equal_pieces(A->rows, hack, part));
-    return adia_diag_fill_lists(A, NULL, present_bound, present, part);
+    return present_pieces(A, p, hdi_piece_rows, part);
+}
+
+/* B-row blocks. */
+static adia_status brcsd2_piece_rows(const adia_format_params *p, int32_t rows, int32_t *size)
+{
+    (void)rows;
+    *size = adia_param(p->block_rows, 256);
+    return ADIA_OK;
 }
 
 static adia_status brcsd2_partition(const adia_csr *A, const adia_format_params *p,
                                     adia_diag_partition *part)
 {
-    ADIA_TRY(adia_diag_equal_pieces(A->rows, adia_param(p->block_rows, 256), part));
-    return adia_diag_fill_lists(A, NULL, present_bound, present, part);
+    return present_pieces(A, p, brcsd2_piece_rows, part);
 }
 
 static adia_status crsd_partition(const adia_csr *A, const adia_format_params *p,
@@ -231,11 +263,11 @@ static adia_status crsd_partition(const adia_csr *A, const adia_format_params *p
     static const int split = 1;
     int32_t seg = adia_param(p->segment, 4);
     if (seg != 2 && seg != 4 && seg != 8)
-        return adia_error(ADIA_ERR_INVALID_ARG, "crsd: seg=%" PRId32 " must be 2, 4 or 8", seg);
-    ADIA_TRY(adia_diag_equal_pieces(A->rows, seg, part));
-    part->scatter = adia_calloc((size_t)A->nnz, 1, "CRSD scatter flags");
+        return adia__error(ADIA_ERR_INVALID_ARG, "crsd: seg=%" PRId32 " must be 2, 4 or 8", seg);
+    ADIA_TRY(adia__diag_equal_pieces(A->rows, seg, part));
+    part->scatter = adia__calloc((size_t)A->nnz, 1, "CRSD scatter flags");
     if (!part->scatter) return ADIA_ERR_NO_MEMORY;
-    return adia_diag_fill_lists(A, &split, present_bound, present, part);
+    return adia__diag_fill_lists(A, &split, present_bound, present, part);
 }
 
 /* ------------------------------------------------------- cost model */
@@ -246,7 +278,7 @@ static int64_t dia_predict(const adia_model_input *in, int *exact)
 {
     int64_t rows = in->A->rows, nd = in->f->n_diag;
     *exact = 1;
-    return adia_diag_predict_bytes(adia_sat_mul(nd, rows), nd, rows > 0 ? 1 : 0, 1, 0,
+    return adia__diag_predict_bytes(adia_sat_mul(nd, rows), nd, rows > 0 ? 1 : 0, 1, 0,
                                    (int64_t)adia_value_size(in->vtype));
 }
 static int64_t hdi_predict(const adia_model_input *in, int *exact)
@@ -254,7 +286,7 @@ static int64_t hdi_predict(const adia_model_input *in, int *exact)
     const adia_block_count *h = &in->hack;
     *exact = 1;
     if (adia_param(in->p->hack, 128) % 32) return -1;
-    return adia_diag_predict_bytes(h->slots, h->offsets, h->blocks, h->blocks, 1,
+    return adia__diag_predict_bytes(h->slots, h->offsets, h->blocks, h->blocks, 1,
                                    (int64_t)adia_value_size(in->vtype));
 }
 /* BRCSD-I: every diagonal over its in-matrix length, widened by about one
@@ -267,7 +299,7 @@ static int64_t brcsd1_predict(const adia_model_input *in, int *exact)
     double slots = fmin(len_sum + (double)f->n_diag * B, (double)f->n_diag * rows);
     int64_t pieces = (rows + B - 1) / B + 2 * f->n_diag;
     *exact = 0;
-    return adia_diag_predict_bytes((int64_t)slots,
+    return adia__diag_predict_bytes((int64_t)slots,
                                    f->n_diag * (int64_t)fmin(pieces, 2 * f->n_diag + 1), pieces,
                                    pieces, 0, (int64_t)adia_value_size(in->vtype));
 }
@@ -275,39 +307,40 @@ static int64_t brcsd2_predict(const adia_model_input *in, int *exact)
 {
     const adia_block_count *b = &in->block;
     *exact = 0;
-    return adia_diag_predict_bytes(b->slots, b->group_offsets, b->blocks, b->groups, 0,
+    return adia__diag_predict_bytes(b->slots, b->group_offsets, b->blocks, b->groups, 0,
                                    (int64_t)adia_value_size(in->vtype));
 }
 
 /* ------------------------------------------------------------ tables */
 
-/* A diagonal format is its partition policy: the diagonal core fills every
- * other host slot (registry.c). */
-const adia_format_ops adia_format_dia = {
+/* A diagonal format is its partition policy (and piece_rows where its
+ * pieces are equal and keep their present diagonals): the diagonal core
+ * fills every other slot, the GPU's included (registry.c). */
+const adia_format_ops adia__format_dia = {
     .name = "dia",
     .description = "DIA: one offset list for all rows (Bell & Garland)",
-    .diag = {dia_partition, 0},
+    .diag = {dia_partition, 0, dia_piece_rows},
     .model = {dia_predict, 0.60, 0.95, 1, 3, 1.79, 0.077, ADIA_STEPS_N_DIAG}, /* contiguous x and data */
 };
-const adia_format_ops adia_format_hdi = {
+const adia_format_ops adia__format_hdi = {
     .name = "hdi",
     .description = "HDI: DIA per hack of rows (hack=128, multiple of 32)",
-    .diag = {hdi_partition, 1},   /* HDI: offsets per piece, no sharing */
+    .diag = {hdi_partition, 1, hdi_piece_rows},   /* HDI: offsets per piece, no sharing */
     .model = {hdi_predict, 0.55, 0.80, 1, 3, 1.98, 0.209, ADIA_STEPS_HACK},
 };
-const adia_format_ops adia_format_brcsd1 = {
+const adia_format_ops adia__format_brcsd1 = {
     .name = "brcsd1",
     .description = "BRCSD-I: row pieces cut where diagonals start/end (B=256, eta=B)",
     .diag = {brcsd1_partition, 0},
     .model = {brcsd1_predict, 0.55, 0.90, 1, 3, 1.84, 0.072, ADIA_STEPS_BLOCK},
 };
-const adia_format_ops adia_format_brcsd2 = {
+const adia_format_ops adia__format_brcsd2 = {
     .name = "brcsd2",
     .description = "BRCSD-II: B-row pieces keep their nonzero diagonals (B=256)",
-    .diag = {brcsd2_partition, 0},
+    .diag = {brcsd2_partition, 0, brcsd2_piece_rows},
     .model = {brcsd2_predict, 0.55, 0.90, 1, 3, 1.82, 0.074, ADIA_STEPS_BLOCK},
 };
-const adia_format_ops adia_format_crsd = {
+const adia_format_ops adia__format_crsd = {
     .name = "crsd",
     .description = "CRSD: 2/4/8-row segments, single-nonzero diagonals as scatter COO (seg=4)",
     .diag = {crsd_partition, 0},

@@ -49,14 +49,14 @@ adia_status adia__row_ell_fill(const adia_csr *A, int32_t width, adia_value_type
     if (extra > 0 && !rest)
         for (int32_t i = 0; i < A->rows; i++)
             if (row_len(A, i) > width)
-                return adia_error(ADIA_ERR_INVALID_ARG,
+                return adia__error(ADIA_ERR_INVALID_ARG,
                                   "ell: row %d has %" PRId64 " entries, more than width=%d "
                                   "(use width>=%" PRId64 ", no width, or format hyb)",
                                   (int)i, row_len(A, i), (int)width, adia__row_max_len(A));
     ADIA_TRY(adia__row_mul(A->rows, width, "ell slots", &slots));
     *E = (adia_ell){.rows = A->rows, .cols = A->cols, .width = width,
                     .nnz = A->nnz - extra, .vtype = vt};
-    E->colind = adia_alloc((size_t)slots, sizeof *E->colind, "ell column indices");
+    E->colind = adia__alloc((size_t)slots, sizeof *E->colind, "ell column indices");
     E->values = adia__row_values_alloc(slots, vt, "ell values");
     if (!E->colind || !E->values) {
         adia__row_ell_free(E);
@@ -84,7 +84,7 @@ adia_status adia__row_ell_check(const adia_ell *E)
             int64_t p = k * E->rows + i;
             if (E->colind[p] == ADIA_ROW_PAD) {
                 if (row_value_get(E->values, E->vtype, p) != 0.0)
-                    return adia_error(ADIA_ERR_INVALID_MATRIX,
+                    return adia__error(ADIA_ERR_INVALID_MATRIX,
                                       "ell: padding slot %" PRId64 " of row %d holds a nonzero",
                                       k, (int)i);
                 continue;
@@ -92,12 +92,12 @@ adia_status adia__row_ell_check(const adia_ell *E)
             n++;
             if (k > 0 && (E->colind[p - E->rows] == ADIA_ROW_PAD ||
                           E->colind[p - E->rows] >= E->colind[p]))
-                return adia_error(ADIA_ERR_INVALID_MATRIX,
+                return adia__error(ADIA_ERR_INVALID_MATRIX,
                                   "ell: row %d slot %" PRId64 " (column %d) does not follow "
                                   "an entry of smaller column", (int)i, k, (int)E->colind[p]);
         }
     if (n != E->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "ell: %" PRId64 " entries stored, header says %"
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "ell: %" PRId64 " entries stored, header says %"
                           PRId64, n, E->nnz);
     return ADIA_OK;
 }
@@ -124,9 +124,9 @@ static adia_status ell_build(const adia_csr *A, const adia_format_params *p,
 {
     int64_t longest = adia__row_max_len(A);
     if (longest > INT32_MAX)
-        return adia_error(ADIA_ERR_OVERFLOW, "ell: longest row has %" PRId64
+        return adia__error(ADIA_ERR_OVERFLOW, "ell: longest row has %" PRId64
                           " entries, more than a 32-bit width", longest);
-    adia_ell *E = adia_calloc(1, sizeof *E, "ell format");
+    adia_ell *E = adia__calloc(1, sizeof *E, "ell format");
     if (!E) return ADIA_ERR_NO_MEMORY;
     adia_status s = adia__row_ell_fill(A, adia_param(p->ell_width, (int32_t)longest), vt, E, NULL);
     if (s != ADIA_OK) {
@@ -163,13 +163,6 @@ static int64_t ell_storage_bytes(const void *impl)
     return slots * 4 + row_value_bytes(slots, E->vtype);
 }
 
-static adia_status ell_spmv(const void *impl, double alpha, const void *x,
-                            double beta, void *y)
-{
-    adia_ell_spmv(impl, alpha, x, beta, y);
-    return ADIA_OK;
-}
-
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t ell_predict(const adia_model_input *in, int *exact)
 {
@@ -178,7 +171,7 @@ static int64_t ell_predict(const adia_model_input *in, int *exact)
     return adia_sat_mul(adia_sat_mul(width, in->A->rows), 4 + (int64_t)adia_value_size(in->vtype));
 }
 
-const adia_format_ops adia_format_ell = {
+const adia_format_ops adia__format_ell = {
     .name = "ell",
     .description = "ELLPACK: fixed slots per row, column-major (param width)",
     .build = ell_build,
@@ -187,6 +180,6 @@ const adia_format_ops adia_format_ell = {
     .destroy = ell_destroy,
     .padded_zeros = ell_padded_zeros,
     .storage_bytes = ell_storage_bytes,
-    .spmv = ell_spmv,
+    .spmv = adia__ell_spmv,
     .model = {ell_predict, 0.55, 0.80, 1, 2, 1.49, 0.181, ADIA_STEPS_ROW_MAX},
 };

@@ -10,16 +10,16 @@
 
 static adia_status check_format(const adia_format *F, const char *func)
 {
-    if (!F) return adia_error(ADIA_ERR_INVALID_HANDLE, "%s: format is NULL", func);
+    if (!F) return adia__error(ADIA_ERR_INVALID_HANDLE, "%s: format is NULL", func);
     if (F->magic != ADIA_MAGIC_FORMAT)
-        return adia_error(ADIA_ERR_INVALID_HANDLE,
+        return adia__error(ADIA_ERR_INVALID_HANDLE,
                           "%s: not a live format handle (freed or uninitialised)", func);
     return ADIA_OK;
 }
 
 static adia_status unsupported(const adia_format *F, const char *what)
 {
-    return adia_error(ADIA_ERR_UNSUPPORTED, "format %s does not support %s",
+    return adia__error(ADIA_ERR_UNSUPPORTED, "format %s does not support %s",
                       F->ops->name, what);
 }
 
@@ -70,17 +70,17 @@ static const struct {
 static adia_status check_tuning(const adia_format_params *p)
 {
     if (p->gpu_kernel < 0 || p->gpu_kernel > ADIA_KERNEL_CSR_CUSPARSE)
-        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: kernel=%d is not a GPU kernel "
+        return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: kernel=%d is not a GPU kernel "
                           "(auto generic generated scalar vector adaptive cusparse)", (int)p->gpu_kernel);
     int t = p->tpr;
     if (t && t != 2 && t != 4 && t != 8 && t != 16 && t != 32)
-        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: tpr=%d must be 2, 4, 8, 16 "
+        return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: tpr=%d must be 2, 4, 8, 16 "
                           "or 32", t);
     int R = p->rows_per_thread;
     if (R && R != 1 && R != 2 && R != 4)
-        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: R=%d must be 1, 2 or 4", R);
+        return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: R=%d must be 1, 2 or 4", R);
     if (p->interleave < 0 || p->interleave > ADIA_INTERLEAVE_FORCE)
-        return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: interleave=%d must be 1 (off) "
+        return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: interleave=%d must be 1 (off) "
                           "or 2 (force)", (int)p->interleave);
     return ADIA_OK;
 }
@@ -132,7 +132,7 @@ static adia_status check_params(const adia_format_params *p, const char *fmt, in
         int32_t extent = e == EXTENT_ROWS ? rows : e == EXTENT_COLS ? cols : rows > cols ? rows : cols;
         int64_t bound = 2 * (int64_t)extent > PARAM_FLOOR ? 2 * (int64_t)extent : PARAM_FLOOR;
         if (v <= bound) continue;
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: %s=%d too large: the %s must be at most "
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: %s=%d too large: the %s must be at most "
                           "max(2 x %s, %d) = %lld for this %d x %d matrix", fmt, params[i].key, (int)v,
                           params[i].noun, e == EXTENT_ROWS ? "rows" : e == EXTENT_COLS ? "columns"
                           : "rows, columns", PARAM_FLOOR, (long long)bound, (int)rows, (int)cols);
@@ -142,26 +142,26 @@ static adia_status check_params(const adia_format_params *p, const char *fmt, in
 
 adia_status adia_format_params_check(const adia_format_params *p, int32_t rows, int32_t cols)
 {
-    if (!p) return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_params_check: p is NULL");
+    if (!p) return adia__error(ADIA_ERR_INVALID_ARG, "adia_format_params_check: p is NULL");
     ADIA_TRY(check_tuning(p));
     return check_params(p, "format parameters", rows, cols);
 }
 
 adia_status adia_format_params_parse(adia_format_params *p, const char *text)
 {
-    if (!p || !text) return adia_error(ADIA_ERR_INVALID_ARG, "format parameters: NULL argument");
+    if (!p || !text) return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: NULL argument");
     const char *s = text;
     while (*s) {
         const char *eq = strchr(s, '=');
         const char *end = strchr(s, ',');
         if (!end) end = s + strlen(s);
         if (!eq || eq > end)
-            return adia_error(ADIA_ERR_INVALID_ARG,
+            return adia__error(ADIA_ERR_INVALID_ARG,
                               "format parameters: expected key=value at '%.*s'",
                               (int)(end - s), s);
         int32_t *field = param_field(p, s, (size_t)(eq - s));
         if (!field)
-            return adia_error(ADIA_ERR_INVALID_ARG,
+            return adia__error(ADIA_ERR_INVALID_ARG,
                               "format parameters: unknown key '%.*s' (known: B eta "
                               "hack seg width C sigma r c group strip qt streams pad "
                               "kernel tpr R interleave)",
@@ -174,7 +174,7 @@ adia_status adia_format_params_parse(adia_format_params *p, const char *text)
         errno = 0;
         long v = strtol(eq + 1, &stop, 10);
         if (stop != end || stop == eq + 1 || errno || v <= 0 || v > INT32_MAX)
-            return adia_error(ADIA_ERR_INVALID_ARG,
+            return adia__error(ADIA_ERR_INVALID_ARG,
                               "format parameters: '%.*s' needs a positive integer",
                               (int)(end - s), s);
         *field = (int32_t)v;
@@ -188,19 +188,19 @@ adia_status adia__format_build_impl(const adia_format_ops *ops, const adia_csr *
 {
     if (ops->build) return ops->build(A, p, vt, impl);
     if (ops->diag.policy)
-        return adia_diag_build_policy(ops->diag.policy, ops->diag.per_piece, A, p, vt, impl);
-    return adia_error(ADIA_ERR_UNSUPPORTED, "format %s has no build", ops->name);
+        return adia__diag_build_policy(ops->diag.policy, ops->diag.per_piece, A, p, vt, impl);
+    return adia__error(ADIA_ERR_UNSUPPORTED, "format %s has no build", ops->name);
 }
 
 adia_status adia_format_build(const adia_matrix *A, const char *name,
                               const adia_format_params *p, adia_value_type vt,
                               adia_format **out)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_format_build"));
-    if (!name || !out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_build: NULL argument");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_format_build"));
+    if (!name || !out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_format_build: NULL argument");
     *out = NULL;
     adia_format *F = NULL;
-    ADIA_TRY(adia_format_new(name, p, vt, A->csr.rows, A->csr.cols, A->csr.nnz, &F));
+    ADIA_TRY(adia__format_new(name, p, vt, A->csr.rows, A->csr.cols, A->csr.nnz, &F));
     adia_status s = adia__format_build_impl(F->ops, &A->csr, &F->params, vt, &F->impl);
     if (s == ADIA_OK && F->ops->zeros_apart) s = adia__zeros_collect(&A->csr, vt, &F->zeros);
     if (s != ADIA_OK) {
@@ -211,17 +211,17 @@ adia_status adia_format_build(const adia_matrix *A, const char *name,
     return ADIA_OK;
 }
 
-adia_status adia_format_new(const char *name, const adia_format_params *p, adia_value_type vt,
+adia_status adia__format_new(const char *name, const adia_format_params *p, adia_value_type vt,
                             int32_t rows, int32_t cols, int64_t nnz, adia_format **out)
 {
     *out = NULL;
     if (vt != ADIA_DOUBLE && vt != ADIA_FLOAT)
-        return adia_error(ADIA_ERR_INVALID_ARG, "format build: bad value type %d", (int)vt);
-    const adia_format_ops *ops = adia_format_ops_find(name);
-    if (!ops) return adia_error(ADIA_ERR_INVALID_ARG, "unknown format '%s'", name);
+        return adia__error(ADIA_ERR_INVALID_ARG, "format build: bad value type %d", (int)vt);
+    const adia_format_ops *ops = adia__format_ops_find(name);
+    if (!ops) return adia__error(ADIA_ERR_INVALID_ARG, "unknown format '%s'", name);
     if (p) ADIA_TRY(check_params(p, ops->name, rows, cols));
     if (p) ADIA_TRY(check_tuning(p));
-    adia_format *F = adia_calloc(1, sizeof *F, "format handle");
+    adia_format *F = adia__calloc(1, sizeof *F, "format handle");
     if (!F) return ADIA_ERR_NO_MEMORY;
     F->magic = ADIA_MAGIC_FORMAT;
     F->ops = ops;
@@ -264,7 +264,7 @@ adia_status adia__format_host(const adia_format *F)
     if (W->host_stale) {
         s = W->ops->gpu && W->ops->gpu->download
                 ? W->ops->gpu->download(W->dev, W->impl)
-                : adia_error(ADIA_ERR_INTERNAL, "format %s: no way to its device data",
+                : adia__error(ADIA_ERR_INTERNAL, "format %s: no way to its device data",
                              W->ops->name);
         if (s == ADIA_OK) W->host_stale = 0;
     }
@@ -275,17 +275,17 @@ adia_status adia__format_host(const adia_format *F)
 adia_status adia_format_to_matrix(const adia_format *F, adia_matrix **out)
 {
     ADIA_TRY(check_format(F, "adia_format_to_matrix"));
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_to_matrix: out is NULL");
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_format_to_matrix: out is NULL");
     if (!F->ops->to_csr) return unsupported(F, "conversion back to CSR");
     ADIA_TRY(adia__format_host(F));
     adia_csr c;
     ADIA_TRY(F->ops->to_csr(F->impl, &c));
     adia_status s = adia__zeros_merge(&F->zeros, &c);
     if (s != ADIA_OK) {
-        adia_csr_free(&c);
+        adia__csr_free(&c);
         return s;
     }
-    return adia_matrix_wrap(&c, out);
+    return adia__matrix_wrap(&c, out);
 }
 
 int64_t adia_format_padded_zeros(const adia_format *F)
@@ -298,7 +298,7 @@ int64_t adia_format_bytes(const adia_format *F)
 {
     /* every stored array read once, plus x and y: derived here once */
     if (check_format(F, "adia_format_bytes") != ADIA_OK || !F->ops->storage_bytes) return -1;
-    return F->ops->storage_bytes(F->impl) + adia_vector_bytes(F->rows, F->cols, F->vtype);
+    return F->ops->storage_bytes(F->impl) + adia__vector_bytes(F->rows, F->cols, F->vtype);
 }
 
 int64_t adia_format_storage_bytes(const adia_format *F)
@@ -312,7 +312,7 @@ adia_status adia_format_spmv(const adia_format *F, double alpha, const void *x,
 {
     ADIA_TRY(check_format(F, "adia_format_spmv"));
     if ((!x && F->cols > 0) || (!y && F->rows > 0))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_spmv: x or y is NULL");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_format_spmv: x or y is NULL");
     if (!F->ops->spmv) return unsupported(F, "CPU SpMV");
     ADIA_TRY(adia__format_host(F));
     return F->ops->spmv(F->impl, alpha, x, beta, y);
@@ -324,7 +324,7 @@ adia_status adia_format_upload(adia_format *F)
     if (F->dev) return ADIA_OK;
     int n = 0;
     ADIA_TRY(adia_gpu_device_count(&n));
-    if (n == 0) return adia_error(ADIA_ERR_NO_DEVICE, "adia_format_upload: no CUDA device");
+    if (n == 0) return adia__error(ADIA_ERR_NO_DEVICE, "adia_format_upload: no CUDA device");
     const adia_gpu_ops *g = F->ops->gpu;
     if (!g) return unsupported(F, "the GPU (no GPU kernel)");
     /* refused while nothing is allocated (the planner then tries its next
@@ -346,6 +346,6 @@ adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,
 {
     ADIA_TRY(adia_format_upload(F));
     if ((!d_x && F->cols > 0) || (!d_y && F->rows > 0))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_format_spmv_gpu: x or y is NULL");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_format_spmv_gpu: x or y is NULL");
     return F->ops->gpu->spmv(F->dev, alpha, d_x, beta, d_y, stream);
 }

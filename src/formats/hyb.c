@@ -15,9 +15,9 @@ static adia_status hyb_width(const adia_csr *A, int32_t *width)
 {
     int64_t longest = adia__row_max_len(A);
     if (longest > INT32_MAX)
-        return adia_error(ADIA_ERR_OVERFLOW, "hyb: longest row has %" PRId64
+        return adia__error(ADIA_ERR_OVERFLOW, "hyb: longest row has %" PRId64
                           " entries, more than a 32-bit width", longest);
-    int64_t *count = adia_calloc((size_t)longest + 2, sizeof *count, "hyb row histogram");
+    int64_t *count = adia__calloc((size_t)longest + 2, sizeof *count, "hyb row histogram");
     if (!count) return ADIA_ERR_NO_MEMORY;
     for (int32_t i = 0; i < A->rows; i++) count[row_len(A, i)]++;
     int64_t need = A->rows / 3 > 4096 ? A->rows / 3 : 4096, atleast = 0;
@@ -38,7 +38,7 @@ static adia_status hyb_build(const adia_csr *A, const adia_format_params *p,
 {
     int32_t width = p->ell_width;
     if (width <= 0) ADIA_TRY(hyb_width(A, &width));
-    adia_hyb *H = adia_calloc(1, sizeof *H, "hyb format");
+    adia_hyb *H = adia__calloc(1, sizeof *H, "hyb format");
     if (!H) return ADIA_ERR_NO_MEMORY;
     adia_status s = adia__row_ell_fill(A, width, vt, &H->ell, &H->coo);
     if (s != ADIA_OK) {
@@ -61,7 +61,7 @@ static adia_status hyb_check(const void *impl)
     ADIA_TRY(adia__row_ell_check(&H->ell));
     ADIA_TRY(adia__row_coo_check(&H->coo));
     if (H->ell.rows != H->coo.rows || H->ell.cols != H->coo.cols)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "hyb: ELL part %dx%d, COO part %dx%d",
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "hyb: ELL part %dx%d, COO part %dx%d",
                           (int)H->ell.rows, (int)H->ell.cols, (int)H->coo.rows,
                           (int)H->coo.cols);
     return ADIA_OK;
@@ -93,12 +93,11 @@ static adia_status hyb_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
     const adia_hyb *H = impl;
-    adia_ell_spmv(&H->ell, alpha, x, beta, y);
-    if (H->coo.nnz > 0) adia_coo_spmv(&H->coo, alpha, x, 1.0, y);
-    return ADIA_OK;
+    ADIA_TRY(adia__ell_spmv(&H->ell, alpha, x, beta, y));
+    return H->coo.nnz > 0 ? adia__coo_spmv(&H->coo, alpha, x, 1.0, y) : ADIA_OK;
 }
 
-const adia_format_ops adia_format_hyb = {
+const adia_format_ops adia__format_hyb = {
     .name = "hyb",
     .description = "hybrid ELL + COO (Bell-Garland width rule, or param width)",
     .build = hyb_build,

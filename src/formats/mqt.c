@@ -75,7 +75,7 @@ static adia_status mqt_build(const adia_csr *A, const adia_format_params *p,
                              adia_value_type vt, void **impl)
 {
     (void)p;
-    adia_mqt *M = adia_calloc(1, sizeof *M, "mqt format");
+    adia_mqt *M = adia__calloc(1, sizeof *M, "mqt format");
     if (!M) return ADIA_ERR_NO_MEMORY;
     *M = (adia_mqt){.rows = A->rows, .cols = A->cols, .nnz = A->nnz, .vtype = vt};
     int32_t side = A->rows > A->cols ? A->rows : A->cols;
@@ -83,7 +83,7 @@ static adia_status mqt_build(const adia_csr *A, const adia_format_params *p,
     row_zentry *e = NULL;
     adia_status s = adia__row_zorder(A, 1, &e);
     /* at most 4 bits per level per entry */
-    if (s == ADIA_OK) M->bits = adia_calloc((size_t)A->nnz * M->levels / 2 + 1, 1, "mqt bits");
+    if (s == ADIA_OK) M->bits = adia__calloc((size_t)A->nnz * M->levels / 2 + 1, 1, "mqt bits");
     if (s == ADIA_OK) M->values = adia__row_values_alloc(A->nnz, vt, "mqt values");
     if (s == ADIA_OK && (!M->bits || !M->values)) s = ADIA_ERR_NO_MEMORY;
     if (s != ADIA_OK) {
@@ -141,7 +141,7 @@ static adia_status decode_all(const adia_mqt *M, visit_fn visit, void *ctx)
     if (M->nnz > 0 && M->levels > 0) ok = decode(&d, 0, M->levels);
     else if (M->nnz > 0) visit(ctx, 0, 0, row_value_get(M->values, M->vtype, d.value++));
     if (!ok || d.bit != M->nbits || d.value != M->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "mqt: structure stream broken at bit %" PRId64
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "mqt: structure stream broken at bit %" PRId64
                           " of %" PRId64 " (%" PRId64 " of %" PRId64 " values)", d.bit, M->nbits,
                           d.value, M->nnz);
     return ADIA_OK;
@@ -169,12 +169,12 @@ static void to_csr_visit(void *ctx, int32_t i, int32_t j, double v)
 static adia_status mqt_to_csr(const void *impl, adia_csr *out)
 {
     const adia_mqt *M = impl;
-    ADIA_TRY(adia_csr_alloc(out, M->rows, M->cols, M->nnz, ADIA_DOUBLE));
+    ADIA_TRY(adia__csr_alloc(out, M->rows, M->cols, M->nnz, ADIA_DOUBLE));
     csr_ctx c = {out, NULL};
     adia_status s = decode_all(M, to_csr_visit, &c);
     if (s == ADIA_OK) {
         for (int32_t i = 0; i < M->rows; i++) out->rowptr[i + 1] += out->rowptr[i];
-        c.next = adia_alloc((size_t)M->rows + 1, sizeof *c.next, "mqt fill cursors");
+        c.next = adia__alloc((size_t)M->rows + 1, sizeof *c.next, "mqt fill cursors");
         s = c.next ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     }
     if (s == ADIA_OK) {
@@ -182,7 +182,7 @@ static adia_status mqt_to_csr(const void *impl, adia_csr *out)
         s = decode_all(M, to_csr_visit, &c);
     }
     free(c.next);
-    if (s != ADIA_OK) adia_csr_free(out);
+    if (s != ADIA_OK) adia__csr_free(out);
     return s;
 }
 
@@ -223,7 +223,7 @@ static adia_status mqt_spmv(const void *impl, double alpha, const void *x,
                             double beta, void *y)
 {
     const adia_mqt *M = impl;
-    spmv_ctx c = {x, M->vtype, adia_calloc((size_t)M->rows + 1, sizeof(double), "mqt row sums")};
+    spmv_ctx c = {x, M->vtype, adia__calloc((size_t)M->rows + 1, sizeof(double), "mqt row sums")};
     if (!c.acc) return ADIA_ERR_NO_MEMORY;
     adia_status s = decode_all(M, spmv_visit, &c);
     if (s == ADIA_OK) {
@@ -235,7 +235,7 @@ static adia_status mqt_spmv(const void *impl, double alpha, const void *x,
     return s;
 }
 
-const adia_format_ops adia_format_mqt = {
+const adia_format_ops adia__format_mqt = {
     .name = "mqt",
     .description = "minimal quad tree: 4-bit-per-node structure stream + values (Z order)",
     .build = mqt_build,

@@ -55,16 +55,16 @@ static adia_status fill(const adia_csr *A, adia_pbcsr *P)
     const adia_bcsr *B = &P->blocks;
     int64_t nx;
     ADIA_TRY(adia__row_mul(B->nblocks, B->r, "pbcsr block rows", &nx));
-    P->rowoff = adia_calloc((size_t)nx + 1, sizeof *P->rowoff, "pbcsr row offsets");
+    P->rowoff = adia__calloc((size_t)nx + 1, sizeof *P->rowoff, "pbcsr row offsets");
     if (!P->rowoff) return ADIA_ERR_NO_MEMORY;
     for (int32_t bi = 0; bi < B->brows; bi++) walk_block_row(A, P, bi, NULL);
     for (int64_t x = 0; x < nx; x++) {
         int64_t padded = (P->rowoff[x + 1] + P->pad - 1) / P->pad * P->pad;
         if (!adia_add_i64(P->rowoff[x], padded, &P->rowoff[x + 1]))
-            return adia_error(ADIA_ERR_OVERFLOW, "pbcsr: slot count overflows");
+            return adia__error(ADIA_ERR_OVERFLOW, "pbcsr: slot count overflows");
     }
-    int64_t *next = adia_alloc((size_t)nx + 1, sizeof *next, "pbcsr fill cursors");
-    P->colind = adia_alloc((size_t)P->rowoff[nx], sizeof *P->colind, "pbcsr column indices");
+    int64_t *next = adia__alloc((size_t)nx + 1, sizeof *next, "pbcsr fill cursors");
+    P->colind = adia__alloc((size_t)P->rowoff[nx], sizeof *P->colind, "pbcsr column indices");
     P->values = adia__row_values_alloc(P->rowoff[nx], B->vtype, "pbcsr values");
     if (!next || !P->colind || !P->values) {
         free(next);
@@ -87,11 +87,11 @@ static adia_status pbcsr_params(const adia_csr *A, const adia_format_params *p,
         ADIA_TRY(adia__row_block_param("pbcsr", "c", p->bcsr_c, 1, A->cols, "columns", c));
     } else {
         if (*pad > INT32_MAX / 4)
-            return adia_error(ADIA_ERR_INVALID_ARG, "pbcsr: pad=%d too large", (int)*pad);
+            return adia__error(ADIA_ERR_INVALID_ARG, "pbcsr: pad=%d too large", (int)*pad);
         *c = 4 * *pad;
     }
     if (*c % *pad)
-        return adia_error(ADIA_ERR_INVALID_ARG, "pbcsr: block width c=%d is not a multiple of "
+        return adia__error(ADIA_ERR_INVALID_ARG, "pbcsr: block width c=%d is not a multiple of "
                           "pad=%d (blocks must start at aligned columns)", (int)*c, (int)*pad);
     return ADIA_OK;
 }
@@ -101,7 +101,7 @@ static adia_status pbcsr_build(const adia_csr *A, const adia_format_params *p,
 {
     int32_t r, c, pad;
     ADIA_TRY(pbcsr_params(A, p, &r, &c, &pad));
-    adia_pbcsr *P = adia_calloc(1, sizeof *P, "pbcsr format");
+    adia_pbcsr *P = adia__calloc(1, sizeof *P, "pbcsr format");
     if (!P) return ADIA_ERR_NO_MEMORY;
     P->pad = pad;
     adia_status s = adia__row_block_layout(A, r, c, vt, &P->blocks);
@@ -152,13 +152,13 @@ static adia_status pbcsr_check(const void *impl)
         for (int64_t q = P->rowoff[x] + len; !bad && q < P->rowoff[x + 1]; q++)
             bad = row_value_get(P->values, B->vtype, q) != 0.0;
         if (bad)
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "pbcsr: row %" PRId64 " of block %" PRId64
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "pbcsr: row %" PRId64 " of block %" PRId64
                               " misaligned, outside the matrix or with nonzero padding",
                               x % B->r, b);
         n += len;
     }
     if (n != B->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "pbcsr: %" PRId64 " entries stored, header says %"
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "pbcsr: %" PRId64 " entries stored, header says %"
                           PRId64, n, B->nnz);
     return ADIA_OK;
 }
@@ -180,16 +180,9 @@ static int64_t pbcsr_storage_bytes(const void *impl)
            row_value_bytes(slots, B->vtype);
 }
 
-static adia_status pbcsr_spmv(const void *impl, double alpha, const void *x,
-                              double beta, void *y)
-{
-    const adia_pbcsr *P = impl;
-    if (P->blocks.vtype == ADIA_DOUBLE) pbcsr_spmv_d(P, alpha, x, beta, y);
-    else pbcsr_spmv_f(P, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(pbcsr_spmv, pbcsr_spmv, adia_pbcsr, A, A->blocks.vtype)
 
-const adia_format_ops adia_format_pbcsr = {
+const adia_format_ops adia__format_pbcsr = {
     .name = "pbcsr",
     .description = "patent block CSR: aligned r x c blocks, rows padded to pad (params r, c, pad)",
     .build = pbcsr_build,

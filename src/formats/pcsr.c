@@ -25,13 +25,13 @@ static adia_status pcsr_build(const adia_csr *A, const adia_format_params *p,
     for (int32_t i = 0; i < A->rows; i++) {
         int64_t padded = (row_len(A, i) + pad - 1) / pad * pad;
         if (!adia_add_i64(total, padded, &total))
-            return adia_error(ADIA_ERR_OVERFLOW, "pcsr: padded entries overflow");
+            return adia__error(ADIA_ERR_OVERFLOW, "pcsr: padded entries overflow");
     }
-    adia_pcsr *P = adia_calloc(1, sizeof *P, "pcsr format");
+    adia_pcsr *P = adia__calloc(1, sizeof *P, "pcsr format");
     if (!P) return ADIA_ERR_NO_MEMORY;
     P->pad = pad;
     P->nnz = A->nnz;
-    adia_status s = adia_csr_alloc(&P->csr, A->rows, A->cols, total, vt);
+    adia_status s = adia__csr_alloc(&P->csr, A->rows, A->cols, total, vt);
     if (s != ADIA_OK) {
         free(P);
         return s;
@@ -42,7 +42,7 @@ static adia_status pcsr_build(const adia_csr *A, const adia_format_params *p,
             P->csr.colind[q] = A->colind[k];
             row_value_set(P->csr.values, vt, q, adia_csr_value(A, k));
         }
-        for (; q % pad; q++) {   /* adia_csr_alloc leaves values uninitialised */
+        for (; q % pad; q++) {   /* adia__csr_alloc leaves values uninitialised */
             P->csr.colind[q] = P->csr.colind[q - 1];
             row_value_set(P->csr.values, vt, q, 0.0);
         }
@@ -71,18 +71,18 @@ static adia_status pcsr_check(const void *impl)
     int64_t n = 0;
     for (int32_t i = 0; i < C->rows; i++) {
         if (C->rowptr[i] % P->pad || C->rowptr[i + 1] < C->rowptr[i])
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "pcsr: row %d starts at %" PRId64
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "pcsr: row %d starts at %" PRId64
                               ", not a multiple of pad=%d after the previous row", (int)i,
                               C->rowptr[i], (int)P->pad);
         int64_t len = real_len(C, i);
         n += len;
         for (int64_t k = C->rowptr[i] + len; k < C->rowptr[i + 1]; k++)
             if (row_value_get(C->values, C->vtype, k) != 0.0)
-                return adia_error(ADIA_ERR_INVALID_MATRIX, "pcsr: padding entry %" PRId64
+                return adia__error(ADIA_ERR_INVALID_MATRIX, "pcsr: padding entry %" PRId64
                                   " of row %d holds a nonzero", k, (int)i);
     }
     if (C->rowptr[C->rows] != C->nnz || C->nnz % P->pad || n != P->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "pcsr: %" PRId64 " slots with %" PRId64
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "pcsr: %" PRId64 " slots with %" PRId64
                           " real entries, header says %" PRId64 " and %" PRId64,
                           C->rowptr[C->rows], n, C->nnz, P->nnz);
     return ADIA_OK;
@@ -90,7 +90,7 @@ static adia_status pcsr_check(const void *impl)
 
 static void pcsr_destroy(void *impl)
 {
-    adia_csr_free(&((adia_pcsr *)impl)->csr);
+    adia__csr_free(&((adia_pcsr *)impl)->csr);
     free(impl);
 }
 
@@ -102,16 +102,16 @@ static int64_t pcsr_padded_zeros(const void *impl)
 
 static int64_t pcsr_storage_bytes(const void *impl)
 {
-    return adia_format_csr.storage_bytes(&((const adia_pcsr *)impl)->csr);
+    return adia__format_csr.storage_bytes(&((const adia_pcsr *)impl)->csr);
 }
 
 static adia_status pcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
-    return adia_format_csr.spmv(&((const adia_pcsr *)impl)->csr, alpha, x, beta, y);
+    return adia__format_csr.spmv(&((const adia_pcsr *)impl)->csr, alpha, x, beta, y);
 }
 
-const adia_format_ops adia_format_pcsr = {
+const adia_format_ops adia__format_pcsr = {
     .name = "pcsr",
     .description = "padded CSR: rows padded to a multiple of pad (default 16), aligned starts",
     .build = pcsr_build,

@@ -38,11 +38,11 @@ static adia_status qcsr_alloc(adia_qcsr *T)
 {
     int64_t rp;
     ADIA_TRY(adia__row_mul(T->nleaves, (int64_t)T->Q + 1, "qcsr leaf row pointers", &rp));
-    T->leaf_row = adia_alloc((size_t)T->nleaves, sizeof *T->leaf_row, "qcsr leaf rows");
-    T->leaf_col = adia_alloc((size_t)T->nleaves, sizeof *T->leaf_col, "qcsr leaf columns");
-    T->leaf_ptr = adia_alloc((size_t)T->nleaves + 1, sizeof *T->leaf_ptr, "qcsr leaf pointers");
-    T->leaf_rowptr = adia_calloc((size_t)rp, sizeof *T->leaf_rowptr, "qcsr leaf row pointers");
-    T->colind = adia_alloc((size_t)T->nnz, sizeof *T->colind, "qcsr column indices");
+    T->leaf_row = adia__alloc((size_t)T->nleaves, sizeof *T->leaf_row, "qcsr leaf rows");
+    T->leaf_col = adia__alloc((size_t)T->nleaves, sizeof *T->leaf_col, "qcsr leaf columns");
+    T->leaf_ptr = adia__alloc((size_t)T->nleaves + 1, sizeof *T->leaf_ptr, "qcsr leaf pointers");
+    T->leaf_rowptr = adia__calloc((size_t)rp, sizeof *T->leaf_rowptr, "qcsr leaf row pointers");
+    T->colind = adia__alloc((size_t)T->nnz, sizeof *T->colind, "qcsr column indices");
     T->values = adia__row_values_alloc(T->nnz, T->vtype, "qcsr values");
     return T->leaf_row && T->leaf_col && T->leaf_ptr && T->leaf_rowptr && T->colind && T->values
                ? ADIA_OK : ADIA_ERR_NO_MEMORY;
@@ -74,11 +74,11 @@ static adia_status qcsr_build(const adia_csr *A, const adia_format_params *p,
 {
     int32_t Q = adia_param(p->qt_size, 32);
     if ((int64_t)Q * Q > INT32_MAX)
-        return adia_error(ADIA_ERR_INVALID_ARG, "qcsr: qt=%d too large (leaf offsets are "
+        return adia__error(ADIA_ERR_INVALID_ARG, "qcsr: qt=%d too large (leaf offsets are "
                           "32-bit: at most 46340)", (int)Q);
     row_zentry *e;
     ADIA_TRY(adia__row_zorder(A, Q, &e));
-    adia_qcsr *T = adia_calloc(1, sizeof *T, "qcsr format");
+    adia_qcsr *T = adia__calloc(1, sizeof *T, "qcsr format");
     if (!T) {
         free(e);
         return ADIA_ERR_NO_MEMORY;
@@ -124,10 +124,10 @@ static void walk(const adia_qcsr *T, adia_csr *out, int64_t *next)
 static adia_status qcsr_to_csr(const void *impl, adia_csr *out)
 {
     const adia_qcsr *T = impl;
-    ADIA_TRY(adia_csr_alloc(out, T->rows, T->cols, T->nnz, ADIA_DOUBLE));
-    int64_t *next = adia_alloc((size_t)T->rows + 1, sizeof *next, "qcsr fill cursors");
+    ADIA_TRY(adia__csr_alloc(out, T->rows, T->cols, T->nnz, ADIA_DOUBLE));
+    int64_t *next = adia__alloc((size_t)T->rows + 1, sizeof *next, "qcsr fill cursors");
     if (!next) {
-        adia_csr_free(out);
+        adia__csr_free(out);
         return ADIA_ERR_NO_MEMORY;
     }
     walk(T, out, NULL);
@@ -143,7 +143,7 @@ static adia_status qcsr_check(const void *impl)
     const adia_qcsr *T = impl;
     int64_t tiles_r = ((int64_t)T->rows + T->Q - 1) / T->Q, tiles_c = ((int64_t)T->cols + T->Q - 1) / T->Q;
     if (T->leaf_ptr[0] != 0 || T->leaf_ptr[T->nleaves] != T->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "qcsr: leaf pointers run from %" PRId64
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "qcsr: leaf pointers run from %" PRId64
                           " to %" PRId64 ", expected 0 to %" PRId64, T->leaf_ptr[0],
                           T->leaf_ptr[T->nleaves], T->nnz);
     ADIA_TRY(adia__row_check_index("qcsr", "colind", T->colind, T->nnz, T->Q, false));
@@ -160,7 +160,7 @@ static adia_status qcsr_check(const void *impl)
                       (int64_t)T->leaf_col[l] * T->Q + T->colind[k] >= T->cols;
         }
         if (bad)
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "qcsr: leaf %" PRId64 " (tile %d, %d) is "
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "qcsr: leaf %" PRId64 " (tile %d, %d) is "
                               "empty, out of the matrix or not a valid local CSR", l,
                               (int)T->leaf_row[l], (int)T->leaf_col[l]);
     }
@@ -186,7 +186,7 @@ static adia_status qcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
     const adia_qcsr *T = impl;
-    double *acc = adia_calloc((size_t)T->rows + 1, sizeof *acc, "qcsr row sums");
+    double *acc = adia__calloc((size_t)T->rows + 1, sizeof *acc, "qcsr row sums");
     if (!acc) return ADIA_ERR_NO_MEMORY;
     if (T->vtype == ADIA_DOUBLE) qcsr_spmv_d(T, alpha, x, beta, y, acc);
     else qcsr_spmv_f(T, alpha, x, beta, y, acc);
@@ -194,7 +194,7 @@ static adia_status qcsr_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
-const adia_format_ops adia_format_qcsr = {
+const adia_format_ops adia__format_qcsr = {
     .name = "qcsr",
     .description = "quad-tree CSR: non-empty Q x Q leaves as small CSRs, Z order (param qt)",
     .build = qcsr_build,

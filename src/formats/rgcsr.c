@@ -43,7 +43,7 @@ static adia_status layout(const adia_csr *A, adia_rgcsr *R)
         for (int32_t r = 0; r < group_rows(R, g); r++) {
             int32_t i = g * R->G + r;
             if (row_len(A, i) > INT32_MAX)
-                return adia_error(ADIA_ERR_OVERFLOW, "rgcsr: row %d too long", (int)i);
+                return adia__error(ADIA_ERR_OVERFLOW, "rgcsr: row %d too long", (int)i);
             R->rowlen[i] = (int32_t)row_len(A, i);
             if (R->rowlen[i] > w) w = R->rowlen[i];
         }
@@ -56,17 +56,17 @@ static adia_status layout(const adia_csr *A, adia_rgcsr *R)
 static adia_status rgcsr_build(const adia_csr *A, const adia_format_params *p,
                                adia_value_type vt, void **impl)
 {
-    adia_rgcsr *R = adia_calloc(1, sizeof *R, "rgcsr format");
+    adia_rgcsr *R = adia__calloc(1, sizeof *R, "rgcsr format");
     if (!R) return ADIA_ERR_NO_MEMORY;
     int32_t G = adia_param(p->row_group, 8);
     *R = (adia_rgcsr){.rows = A->rows, .cols = A->cols, .G = G, .nnz = A->nnz, .vtype = vt,
                       .ngroups = (int32_t)(((int64_t)A->rows + G - 1) / G)};
-    R->group_ptr = adia_calloc((size_t)R->ngroups + 1, sizeof *R->group_ptr, "rgcsr group pointers");
-    R->rowlen = adia_alloc((size_t)A->rows, sizeof *R->rowlen, "rgcsr row lengths");
+    R->group_ptr = adia__calloc((size_t)R->ngroups + 1, sizeof *R->group_ptr, "rgcsr group pointers");
+    R->rowlen = adia__alloc((size_t)A->rows, sizeof *R->rowlen, "rgcsr row lengths");
     adia_status s = R->group_ptr && R->rowlen ? layout(A, R) : ADIA_ERR_NO_MEMORY;
     int64_t slots = s == ADIA_OK ? R->group_ptr[R->ngroups] : 0;
     if (s == ADIA_OK) {
-        R->colind = adia_alloc((size_t)slots, sizeof *R->colind, "rgcsr column indices");
+        R->colind = adia__alloc((size_t)slots, sizeof *R->colind, "rgcsr column indices");
         R->values = adia__row_values_alloc(slots, vt, "rgcsr values");
         if (!R->colind || !R->values) s = ADIA_ERR_NO_MEMORY;
     }
@@ -109,18 +109,18 @@ static adia_status rgcsr_check(const void *impl)
         for (int32_t r = 0; r < group_rows(R, g); r++) {
             int32_t len = R->rowlen[(int64_t)g * R->G + r];
             if (len < 0)
-                return adia_error(ADIA_ERR_INVALID_MATRIX, "rgcsr: row %" PRId64
+                return adia__error(ADIA_ERR_INVALID_MATRIX, "rgcsr: row %" PRId64
                                   " has length %d", (int64_t)g * R->G + r, (int)len);
             n += len;
             if (len > w) w = len;
         }
         if (R->group_ptr[g + 1] - R->group_ptr[g] != w * group_rows(R, g))
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "rgcsr: group %d holds %" PRId64
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "rgcsr: group %d holds %" PRId64
                               " slots, its rows need %" PRId64, (int)g,
                               R->group_ptr[g + 1] - R->group_ptr[g], w * group_rows(R, g));
     }
     if (n != R->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "rgcsr: row lengths add to %" PRId64
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "rgcsr: row lengths add to %" PRId64
                           ", header says %" PRId64, n, R->nnz);
     return adia__row_check_index("rgcsr", "colind", R->colind, R->group_ptr[R->ngroups], R->cols, true);
 }
@@ -141,16 +141,9 @@ static int64_t rgcsr_storage_bytes(const void *impl)
            row_value_bytes(X, R->vtype);
 }
 
-static adia_status rgcsr_spmv(const void *impl, double alpha, const void *x,
-                              double beta, void *y)
-{
-    const adia_rgcsr *R = impl;
-    if (R->vtype == ADIA_DOUBLE) rgcsr_spmv_d(R, alpha, x, beta, y);
-    else rgcsr_spmv_f(R, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(rgcsr_spmv, rgcsr_spmv, adia_rgcsr, A, A->vtype)
 
-const adia_format_ops adia_format_rgcsr = {
+const adia_format_ops adia__format_rgcsr = {
     .name = "rgcsr",
     .description = "row-grouped CSR: groups of G rows interleaved by entry (param group)",
     .build = rgcsr_build,

@@ -8,10 +8,10 @@
 void *adia__row_values_alloc(int64_t n, adia_value_type vt, const char *what)
 {
     if (n < 0) {
-        adia_error(ADIA_ERR_INVALID_ARG, "%s: negative size %" PRId64, what, n);
+        adia__error(ADIA_ERR_INVALID_ARG, "%s: negative size %" PRId64, what, n);
         return NULL;
     }
-    return adia_calloc((size_t)n, adia_value_size(vt), what);
+    return adia__calloc((size_t)n, adia_value_size(vt), what);
 }
 
 int64_t adia__row_max_len(const adia_csr *A)
@@ -25,7 +25,7 @@ int64_t adia__row_max_len(const adia_csr *A)
 adia_status adia__row_mul(int64_t n, int64_t m, const char *what, int64_t *out)
 {
     if (!adia_mul_i64(n, m, out))
-        return adia_error(ADIA_ERR_OVERFLOW, "%s: size %" PRId64 " x %" PRId64
+        return adia__error(ADIA_ERR_OVERFLOW, "%s: size %" PRId64 " x %" PRId64
                           " overflows 64-bit integers", what, n, m);
     return ADIA_OK;
 }
@@ -36,7 +36,7 @@ adia_status adia__row_check_index(const char *fmt, const char *array, const int3
     for (int64_t k = 0; k < n; k++) {
         if (pad_ok && idx[k] == ADIA_ROW_PAD) continue;
         if (idx[k] < 0 || idx[k] >= limit)
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "%s: %s[%" PRId64 "] = %d outside [0, %d)",
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "%s: %s[%" PRId64 "] = %d outside [0, %d)",
                               fmt, array, k, (int)idx[k], (int)limit);
     }
     return ADIA_OK;
@@ -47,7 +47,7 @@ adia_status adia__row_csr_begin(row_csr_builder *b, adia_csr *out, int32_t rows,
 {
     b->out = out;
     b->n = 0;
-    return adia_csr_alloc(out, rows, cols, nnz, ADIA_DOUBLE);
+    return adia__csr_alloc(out, rows, cols, nnz, ADIA_DOUBLE);
 }
 
 adia_status adia__row_csr_finish(row_csr_builder *b, const char *fmt)
@@ -55,8 +55,8 @@ adia_status adia__row_csr_finish(row_csr_builder *b, const char *fmt)
     adia_csr *A = b->out;
     if (b->n != A->nnz) {
         int64_t want = A->nnz;
-        adia_csr_free(A);
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "%s: to_csr found %" PRId64
+        adia__csr_free(A);
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "%s: to_csr found %" PRId64
                           " entries, expected %" PRId64, fmt, b->n, want);
     }
     for (int32_t i = 0; i < A->rows; i++) A->rowptr[i + 1] += A->rowptr[i];
@@ -84,7 +84,7 @@ static int by_zkey(const void *a, const void *b)
 
 adia_status adia__row_zorder(const adia_csr *A, int32_t q, row_zentry **out)
 {
-    row_zentry *e = adia_alloc((size_t)A->nnz, sizeof *e, "Z-order of entries");
+    row_zentry *e = adia__alloc((size_t)A->nnz, sizeof *e, "Z-order of entries");
     if (!e) return ADIA_ERR_NO_MEMORY;
     for (int32_t i = 0; i < A->rows; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)

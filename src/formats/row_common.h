@@ -10,7 +10,7 @@
 #include "row_formats.h"
 
 /* The csr module's table: formats stored as CSR arrays reuse its slots. */
-extern const adia_format_ops adia_format_csr;
+extern const adia_format_ops adia__format_csr;
 
 /* Zero-filled array of n values of type vt (NULL + error on failure). */
 void *adia__row_values_alloc(int64_t n, adia_value_type vt, const char *what);

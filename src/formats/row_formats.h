@@ -104,12 +104,12 @@ typedef struct adia_csc {
 
 /* CPU SpMV kernels (row_kernels.c), y = alpha*A*x + beta*y accumulated in
  * double; x, y of the struct's value type.  csc needs a workspace and can
- * fail for memory.  hyb = adia_ell_spmv(beta) then adia_coo_spmv(beta = 1). */
-void adia_coo_spmv(const adia_coo *A, double alpha, const void *x, double beta, void *y);
-void adia_ell_spmv(const adia_ell *A, double alpha, const void *x, double beta, void *y);
-void adia_sell_spmv(const adia_sell *A, double alpha, const void *x, double beta, void *y);
-void adia_bcsr_spmv(const adia_bcsr *A, double alpha, const void *x, double beta, void *y);
-adia_status adia_csc_spmv(const adia_csc *A, double alpha, const void *x, double beta, void *y);
+ * fail for memory.  hyb = adia__ell_spmv(beta) then adia__coo_spmv(beta = 1). */
+adia_status adia__coo_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
+adia_status adia__ell_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
+adia_status adia__sell_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
+adia_status adia__bcsr_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
+adia_status adia__csc_spmv(const adia_csc *A, double alpha, const void *x, double beta, void *y);
 
 #ifdef __cplusplus
 }

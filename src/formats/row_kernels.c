@@ -33,34 +33,18 @@ static int64_t coo_first_entry(const adia_coo *A, int32_t r)
 #define FN(name) name##_f
 #include "row_kernels.inc"
 
-void adia_coo_spmv(const adia_coo *A, double alpha, const void *x, double beta, void *y)
-{
-    if (A->vtype == ADIA_DOUBLE) coo_spmv_d(A, alpha, x, beta, y);
-    else coo_spmv_f(A, alpha, x, beta, y);
-}
+ADIA_SPMV_SLOT(adia__coo_spmv, coo_spmv, adia_coo, A, A->vtype)
 
-void adia_ell_spmv(const adia_ell *A, double alpha, const void *x, double beta, void *y)
-{
-    if (A->vtype == ADIA_DOUBLE) ell_spmv_d(A, alpha, x, beta, y);
-    else ell_spmv_f(A, alpha, x, beta, y);
-}
+ADIA_SPMV_SLOT(adia__ell_spmv, ell_spmv, adia_ell, A, A->vtype)
 
-void adia_sell_spmv(const adia_sell *A, double alpha, const void *x, double beta, void *y)
-{
-    if (A->vtype == ADIA_DOUBLE) sell_spmv_d(A, alpha, x, beta, y);
-    else sell_spmv_f(A, alpha, x, beta, y);
-}
+ADIA_SPMV_SLOT(adia__sell_spmv, sell_spmv, adia_sell, A, A->vtype)
 
-void adia_bcsr_spmv(const adia_bcsr *A, double alpha, const void *x, double beta, void *y)
-{
-    if (A->vtype == ADIA_DOUBLE) bcsr_spmv_d(A, alpha, x, beta, y);
-    else bcsr_spmv_f(A, alpha, x, beta, y);
-}
+ADIA_SPMV_SLOT(adia__bcsr_spmv, bcsr_spmv, adia_bcsr, A, A->vtype)
 
-adia_status adia_csc_spmv(const adia_csc *A, double alpha, const void *x, double beta, void *y)
+adia_status adia__csc_spmv(const adia_csc *A, double alpha, const void *x, double beta, void *y)
 {
     int T = adia__threads();
-    double *acc = adia_calloc((size_t)T, ((size_t)A->rows + 1) * sizeof(double),
+    double *acc = adia__calloc((size_t)T, ((size_t)A->rows + 1) * sizeof(double),
                               "csc per-thread y copies");
     if (!acc) return ADIA_ERR_NO_MEMORY;
     if (A->vtype == ADIA_DOUBLE) csc_spmv_d(A, alpha, x, beta, y, acc, T);

@@ -52,7 +52,7 @@ static adia_status sbcsr_build(const adia_csr *A, const adia_format_params *p,
     int32_t r, c;
     ADIA_TRY(adia__row_block_param("sbcsr", "r", p->bcsr_r, 4, A->rows, "rows", &r));
     ADIA_TRY(adia__row_block_param("sbcsr", "c", p->bcsr_c, 4, A->cols, "columns", &c));
-    adia_sbcsr *S = adia_calloc(1, sizeof *S, "sbcsr format");
+    adia_sbcsr *S = adia__calloc(1, sizeof *S, "sbcsr format");
     if (!S) return ADIA_ERR_NO_MEMORY;
     adia_status s = adia__row_bcsr_fill(A, r, c, vt, &S->b);
     void *streamed = NULL;
@@ -97,16 +97,9 @@ static int64_t sbcsr_storage_bytes(const void *impl)
     return adia__row_bcsr_storage_bytes(&((const adia_sbcsr *)impl)->b);
 }
 
-static adia_status sbcsr_spmv(const void *impl, double alpha, const void *x,
-                              double beta, void *y)
-{
-    const adia_bcsr *B = &((const adia_sbcsr *)impl)->b;
-    if (B->vtype == ADIA_DOUBLE) sbcsr_spmv_d(B, alpha, x, beta, y);
-    else sbcsr_spmv_f(B, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(sbcsr_spmv, sbcsr_spmv, adia_sbcsr, &A->b, A->b.vtype)
 
-const adia_format_ops adia_format_sbcsr = {
+const adia_format_ops adia__format_sbcsr = {
     .name = "sbcsr",
     .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "streamed BCSR: block rows stored stream by stream (params r, c)",

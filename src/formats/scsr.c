@@ -62,16 +62,16 @@ static void fill_rows(const adia_csr *A, adia_scsr *T)
 static adia_status scsr_build(const adia_csr *A, const adia_format_params *p,
                               adia_value_type vt, void **impl)
 {
-    adia_scsr *T = adia_calloc(1, sizeof *T, "scsr format");
+    adia_scsr *T = adia__calloc(1, sizeof *T, "scsr format");
     if (!T) return ADIA_ERR_NO_MEMORY;
     int32_t S = adia_param(p->streams, 4);
     *T = (adia_scsr){.rows = A->rows, .cols = A->cols, .S = S, .nnz = A->nnz, .vtype = vt,
                      .nbrows = (int32_t)(((int64_t)A->rows + S - 1) / S)};
     int64_t slots = 0;
-    T->ptr = adia_calloc((size_t)T->nbrows + 1, sizeof *T->ptr, "scsr block-row pointers");
+    T->ptr = adia__calloc((size_t)T->nbrows + 1, sizeof *T->ptr, "scsr block-row pointers");
     adia_status s = T->ptr ? layout(A, T, &slots) : ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) {
-        T->colind = adia_alloc((size_t)slots, sizeof *T->colind, "scsr column indices");
+        T->colind = adia__alloc((size_t)slots, sizeof *T->colind, "scsr column indices");
         T->values = adia__row_values_alloc(slots, vt, "scsr values");
         if (!T->colind || !T->values) s = ADIA_ERR_NO_MEMORY;
     }
@@ -111,18 +111,18 @@ static adia_status scsr_check(const void *impl)
     ADIA_TRY(adia__row_check_index("scsr", "colind", T->colind, slots, T->cols, true));
     for (int32_t b = 0; b < T->nbrows; b++)
         if (T->ptr[b + 1] < T->ptr[b])
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "scsr: ptr[%d] decreases", (int)b + 1);
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "scsr: ptr[%d] decreases", (int)b + 1);
     for (int32_t i = 0; i < T->rows; i++) {
         int64_t q = row_slot(T, i), len = row_real_prefix(T->colind + q, row_width(T, i));
         n += len;
         for (int64_t k = q + len; k < q + row_width(T, i); k++)
             if (row_value_get(T->values, T->vtype, k) != 0.0 ||
                 (T->colind[k] != ADIA_ROW_PAD && (len == 0 || T->colind[k] != T->colind[q + len - 1])))
-                return adia_error(ADIA_ERR_INVALID_MATRIX, "scsr: padding slot %" PRId64
+                return adia__error(ADIA_ERR_INVALID_MATRIX, "scsr: padding slot %" PRId64
                                   " of row %d is not (last column, 0)", k - q, (int)i);
     }
     if (n != T->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "scsr: %" PRId64 " entries stored, header says %"
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "scsr: %" PRId64 " entries stored, header says %"
                           PRId64, n, T->nnz);
     return ADIA_OK;
 }
@@ -142,16 +142,9 @@ static int64_t scsr_storage_bytes(const void *impl)
     return ((int64_t)T->nbrows + 1) * 8 + slots * 4 + row_value_bytes(slots, T->vtype);
 }
 
-static adia_status scsr_spmv(const void *impl, double alpha, const void *x,
-                             double beta, void *y)
-{
-    const adia_scsr *T = impl;
-    if (T->vtype == ADIA_DOUBLE) scsr_spmv_d(T, alpha, x, beta, y);
-    else scsr_spmv_f(T, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(scsr_spmv, scsr_spmv, adia_scsr, A, A->vtype)
 
-const adia_format_ops adia_format_scsr = {
+const adia_format_ops adia__format_scsr = {
     .name = "scsr",
     .description = "streamed CSR: rows dealt to S equal-length streams (param streams)",
     .build = scsr_build,

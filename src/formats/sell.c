@@ -43,7 +43,7 @@ static adia_status sell_params(const adia_format_params *p, int32_t *C, int32_t 
     if (p->sell_sigma > 0) {
         *sigma = p->sell_sigma;
         if (*sigma != 1 && *sigma % *C != 0)
-            return adia_error(ADIA_ERR_INVALID_ARG, "sell: sigma=%d is not a multiple of C=%d "
+            return adia__error(ADIA_ERR_INVALID_ARG, "sell: sigma=%d is not a multiple of C=%d "
                               "(use sigma=1 for no sorting)", (int)*sigma, (int)*C);
     } else {
         *sigma = *C >= 256 ? *C : (256 + *C - 1) / *C * *C;
@@ -54,7 +54,7 @@ static adia_status sell_params(const adia_format_params *p, int32_t *C, int32_t 
 /* perm: rows sorted by length inside each window of sigma rows. */
 static adia_status sort_rows(const adia_csr *A, int32_t sigma, int32_t *perm)
 {
-    row_key *key = adia_alloc((size_t)A->rows, sizeof *key, "sell sort keys");
+    row_key *key = adia__alloc((size_t)A->rows, sizeof *key, "sell sort keys");
     if (!key) return ADIA_ERR_NO_MEMORY;
     for (int32_t i = 0; i < A->rows; i++) key[i] = (row_key){row_len(A, i), i};
     for (int64_t w0 = 0; sigma > 1 && w0 < A->rows; w0 += sigma) {
@@ -74,11 +74,11 @@ static adia_status slice_layout(const adia_csr *A, adia_sell *S)
         int64_t w = 0, size;
         for (int64_t q = (int64_t)s * S->C; q < A->rows && q < ((int64_t)s + 1) * S->C; q++)
             if (row_len(A, S->perm[q]) > w) w = row_len(A, S->perm[q]);
-        if (w > INT32_MAX) return adia_error(ADIA_ERR_OVERFLOW, "sell: slice %d too wide", (int)s);
+        if (w > INT32_MAX) return adia__error(ADIA_ERR_OVERFLOW, "sell: slice %d too wide", (int)s);
         S->slice_width[s] = (int32_t)w;
         ADIA_TRY(adia__row_mul(w, S->C, "sell slice", &size));
         if (!adia_add_i64(S->slice_ptr[s], size, &S->slice_ptr[s + 1]))
-            return adia_error(ADIA_ERR_OVERFLOW, "sell: slot count overflows");
+            return adia__error(ADIA_ERR_OVERFLOW, "sell: slot count overflows");
     }
     return ADIA_OK;
 }
@@ -102,19 +102,19 @@ static adia_status sell_build(const adia_csr *A, const adia_format_params *p,
 {
     int32_t C, sigma;
     ADIA_TRY(sell_params(p, &C, &sigma));
-    adia_sell *S = adia_calloc(1, sizeof *S, "sell format");
+    adia_sell *S = adia__calloc(1, sizeof *S, "sell format");
     if (!S) return ADIA_ERR_NO_MEMORY;
     *S = (adia_sell){.rows = A->rows, .cols = A->cols, .C = C, .sigma = sigma,
                      .nslices = (int32_t)(((int64_t)A->rows + C - 1) / C), .nnz = A->nnz,
                      .vtype = vt};
-    S->slice_ptr = adia_alloc((size_t)S->nslices + 1, sizeof *S->slice_ptr, "sell slice pointers");
-    S->slice_width = adia_alloc((size_t)S->nslices, sizeof *S->slice_width, "sell slice widths");
-    S->perm = adia_alloc((size_t)A->rows, sizeof *S->perm, "sell permutation");
+    S->slice_ptr = adia__alloc((size_t)S->nslices + 1, sizeof *S->slice_ptr, "sell slice pointers");
+    S->slice_width = adia__alloc((size_t)S->nslices, sizeof *S->slice_width, "sell slice widths");
+    S->perm = adia__alloc((size_t)A->rows, sizeof *S->perm, "sell permutation");
     adia_status s = S->slice_ptr && S->slice_width && S->perm ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) s = sort_rows(A, sigma, S->perm);
     if (s == ADIA_OK) s = slice_layout(A, S);
     if (s == ADIA_OK) {
-        S->colind = adia_alloc((size_t)S->slice_ptr[S->nslices], sizeof *S->colind,
+        S->colind = adia__alloc((size_t)S->slice_ptr[S->nslices], sizeof *S->colind,
                                "sell column indices");
         S->values = adia__row_values_alloc(S->slice_ptr[S->nslices], vt, "sell values");
         if (!S->colind || !S->values) s = ADIA_ERR_NO_MEMORY;
@@ -131,7 +131,7 @@ static adia_status sell_build(const adia_csr *A, const adia_format_params *p,
 static adia_status sell_to_csr(const void *impl, adia_csr *out)
 {
     const adia_sell *S = impl;
-    int32_t *pos = adia_alloc((size_t)S->rows, sizeof *pos, "sell inverse permutation");
+    int32_t *pos = adia__alloc((size_t)S->rows, sizeof *pos, "sell inverse permutation");
     if (!pos) return ADIA_ERR_NO_MEMORY;
     for (int32_t q = 0; q < S->rows; q++) pos[S->perm[q]] = q;
     row_csr_builder b;
@@ -152,11 +152,11 @@ static adia_status sell_check(const void *impl)
 {
     const adia_sell *S = impl;
     if (S->C <= 0 || S->nslices != ((int64_t)S->rows + S->C - 1) / S->C)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "sell: C=%d and %d slices do not fit %d rows",
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "sell: C=%d and %d slices do not fit %d rows",
                           (int)S->C, (int)S->nslices, (int)S->rows);
     for (int32_t s = 0; s < S->nslices; s++)
         if (S->slice_ptr[s + 1] - S->slice_ptr[s] != (int64_t)S->slice_width[s] * S->C)
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "sell: slice %d holds %" PRId64
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "sell: slice %d holds %" PRId64
                               " slots, not width %d x C %d", (int)s,
                               S->slice_ptr[s + 1] - S->slice_ptr[s], (int)S->slice_width[s],
                               (int)S->C);
@@ -166,10 +166,10 @@ static adia_status sell_check(const void *impl)
     for (int64_t p = 0; p < S->slice_ptr[S->nslices]; p++)
         if (S->colind[p] != ADIA_ROW_PAD) n++;
         else if (row_value_get(S->values, S->vtype, p) != 0.0)
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "sell: padding slot %" PRId64
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "sell: padding slot %" PRId64
                               " holds a nonzero", p);
     if (n != S->nnz)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "sell: %" PRId64 " entries stored, header says %"
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "sell: %" PRId64 " entries stored, header says %"
                           PRId64, n, S->nnz);
     return ADIA_OK;
 }
@@ -190,13 +190,6 @@ static int64_t sell_storage_bytes(const void *impl)
            slots * 4 + row_value_bytes(slots, S->vtype);
 }
 
-static adia_status sell_spmv(const void *impl, double alpha, const void *x,
-                             double beta, void *y)
-{
-    adia_sell_spmv(impl, alpha, x, beta, y);
-    return ADIA_OK;
-}
-
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t sell_predict(const adia_model_input *in, int *exact)
 {
@@ -207,7 +200,7 @@ static int64_t sell_predict(const adia_model_input *in, int *exact)
                         adia_sat_mul(in->sell_slots, 4 + (int64_t)adia_value_size(in->vtype)));
 }
 
-const adia_format_ops adia_format_sell = {
+const adia_format_ops adia__format_sell = {
     .name = "sell",
     .description = "SELL-C-sigma: sorted slices of C rows, ELL inside (params C, sigma)",
     .build = sell_build,
@@ -216,6 +209,6 @@ const adia_format_ops adia_format_sell = {
     .destroy = sell_destroy,
     .padded_zeros = sell_padded_zeros,
     .storage_bytes = sell_storage_bytes,
-    .spmv = sell_spmv,
+    .spmv = adia__sell_spmv,
     .model = {sell_predict, 0.50, 0.55, 1, 3, 1.60, 0.348, ADIA_STEPS_ROW_MAX},
 };

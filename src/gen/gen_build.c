@@ -51,7 +51,7 @@ static adia_status check_budget(const gen_rows *g, int32_t rows, const char *nam
     if (nnz > 0) snprintf(count, sizeof count, ", %" PRId64 " nonzeros", nnz);
     snprintf(what, sizeof what, "generating %s (%" PRId32 " x %" PRId32 "%s)", name, rows,
              g->cols, count);
-    return adia_budget_check(peak, what);
+    return adia__budget_check(peak, what);
 }
 
 /* The rows asked for, inside the matrix. */
@@ -60,7 +60,7 @@ static adia_status row_range(const gen_rows *g, const gen_args *a, int32_t *firs
     int64_t f = a->row_count < 0 ? 0 : a->row_first;
     int64_t n = a->row_count < 0 ? g->rows : a->row_count;
     if (f < 0 || n > g->rows || f > g->rows - n)
-        return adia_error(ADIA_ERR_DIMENSION, "generator spec \"%s\": rows %" PRId64 "..%" PRId64
+        return adia__error(ADIA_ERR_DIMENSION, "generator spec \"%s\": rows %" PRId64 "..%" PRId64
                           " asked for, the matrix has rows 0..%" PRId32, a->spec, f, f + n - 1,
                           g->rows - 1);
     *first = (int32_t)f;
@@ -78,7 +78,7 @@ static adia_status fill_rows(const gen_rows *g, int32_t first, adia_csr *c, cons
         int64_t p = c->rowptr[i];
         bad |= g->row(g, first + i, c->colind + p, val + p) != c->rowptr[i + 1] - p;
     }
-    if (bad) return adia_error(ADIA_ERR_INTERNAL, "generator %s: row lengths differ between passes",
+    if (bad) return adia__error(ADIA_ERR_INTERNAL, "generator %s: row lengths differ between passes",
                                name);
     return ADIA_OK;
 }
@@ -92,7 +92,7 @@ adia_status adia__gen_build(const gen_rows *g, const gen_args *a, adia_matrix **
     int32_t first, rows;
     ADIA_TRY(row_range(g, a, &first, &rows));
     ADIA_TRY(check_budget(g, rows, name, 0));
-    int64_t *len = adia_alloc((size_t)rows + 1, sizeof *len, "generator row lengths");
+    int64_t *len = adia__alloc((size_t)rows + 1, sizeof *len, "generator row lengths");
     if (!len) return ADIA_ERR_NO_MEMORY;
     len[0] = 0;
 #pragma omp parallel for schedule(static) num_threads(adia__threads())
@@ -101,7 +101,7 @@ adia_status adia__gen_build(const gen_rows *g, const gen_args *a, adia_matrix **
 
     adia_csr c;
     adia_status s = check_budget(g, rows, name, len[rows]);
-    if (s == ADIA_OK) s = adia_csr_alloc(&c, rows, g->cols, len[rows], ADIA_DOUBLE);
+    if (s == ADIA_OK) s = adia__csr_alloc(&c, rows, g->cols, len[rows], ADIA_DOUBLE);
     if (s != ADIA_OK) {
         free(len);
         return s;
@@ -109,11 +109,11 @@ adia_status adia__gen_build(const gen_rows *g, const gen_args *a, adia_matrix **
     memcpy(c.rowptr, len, ((size_t)rows + 1) * sizeof *len);
     free(len);
     if ((s = fill_rows(g, first, &c, name)) != ADIA_OK) {
-        adia_csr_free(&c);
+        adia__csr_free(&c);
         return s;
     }
     adia_matrix *A = NULL;
-    ADIA_TRY(adia_matrix_wrap(&c, &A));
+    ADIA_TRY(adia__matrix_wrap(&c, &A));
     s = adia_matrix_set_name(A, name);
     if (s != ADIA_OK) {
         adia_matrix_destroy(A);

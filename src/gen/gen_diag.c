@@ -87,7 +87,7 @@ static int cmp_abs_offset(const void *a, const void *b)
  * (i, j) and (j, i) share their zero sections -- in a list of up to 2k. */
 static adia_status mirror(diag_list *L)
 {
-    diag_pattern *d = adia_alloc((size_t)L->k * 2, sizeof *d, "generator diagonals");
+    diag_pattern *d = adia__alloc((size_t)L->k * 2, sizeof *d, "generator diagonals");
     if (!d) return ADIA_ERR_NO_MEMORY;
     qsort(L->d, (size_t)L->k, sizeof *L->d, cmp_abs_offset);
     int32_t k = 0;
@@ -125,13 +125,13 @@ static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out
 static adia_status diag_alloc(const gen_args *a, diag_list *L, int32_t n, int64_t k)
 {
     if (n * k > GEN_MAX_NNZ)  /* both < 2^32 */
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": up to %" PRId32 " x %" PRId64
                           " nonzeros, more than the 2^36 a generator builds", a->spec, n, k);
     L->n = n;
     L->k = (int32_t)k;
     L->sym = 0;
-    L->d = adia_alloc((size_t)k, sizeof *L->d, "generator diagonals");
+    L->d = adia__alloc((size_t)k, sizeof *L->d, "generator diagonals");
     if (!L->d) return ADIA_ERR_NO_MEMORY;
     for (int64_t q = 0; q < k; q++)
         L->d[q] = (diag_pattern){.off = 0, .period = 0, .single = -1};
@@ -142,7 +142,7 @@ static adia_status diag_alloc(const gen_args *a, diag_list *L, int32_t n, int64_
  * to out in no particular order; a bitmap marks those taken. */
 static adia_status sample_distinct(gen_rng *rng, int64_t m, int64_t k, int64_t *out)
 {
-    uint8_t *taken = adia_calloc((size_t)(m / 8 + 1), 1, "generator offset bitmap");
+    uint8_t *taken = adia__calloc((size_t)(m / 8 + 1), 1, "generator offset bitmap");
     if (!taken) return ADIA_ERR_NO_MEMORY;
     for (int64_t j = m - k, q = 0; j < m; j++, q++) {
         int64_t t = (int64_t)adia__gen_rng_below(rng, (uint64_t)j + 1);
@@ -159,7 +159,7 @@ static adia_status pick_offsets(gen_rng *rng, int64_t lo, int64_t hi, int64_t k,
                                 diag_pattern *d)
 {
     if (k == 0) return ADIA_OK;
-    int64_t width = hi - lo + 1, *idx = adia_alloc((size_t)k, sizeof *idx, "generator offsets");
+    int64_t width = hi - lo + 1, *idx = adia__alloc((size_t)k, sizeof *idx, "generator offsets");
     if (!idx) return ADIA_ERR_NO_MEMORY;
     adia_status s = sample_distinct(rng, 2 * width, k, idx);
     for (int64_t q = 0; s == ADIA_OK && q < k; q++)
@@ -172,7 +172,7 @@ adia_status adia__gen_band(const gen_args *a, adia_matrix **out)
 {
     int64_t n = a->num[0], bw = a->num[1];
     if (bw >= n)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": BW = %" PRId64 " must be less than N = %" PRId64,
                           a->spec, bw, n);
     diag_list L;
@@ -186,7 +186,7 @@ adia_status adia__gen_randdiag(const gen_args *a, adia_matrix **out)
     int64_t n = a->num[0], k = a->num[1];
     int64_t spread = a->num[2] < n - 1 ? a->num[2] : n - 1;
     if (k > 2 * spread + 1)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": K = %" PRId64 " is more than the %" PRId64
                           " diagonals with |offset| <= %" PRId64,
                           a->spec, k, 2 * spread + 1, spread);
@@ -212,7 +212,7 @@ static adia_status type3_offsets(const gen_args *a, gen_rng *rng, diag_list *L)
     int64_t near = others / 2, far = others - near;
     int64_t near_hi = n / 64, far_lo = n / 8, far_hi = n / 2;
     if (near > 2 * near_hi || far > 2 * (far_hi - far_lo + 1))
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": K = %" PRId64 " diagonals do not fit: at most %"
                           PRId64 " near (|o| <= N/64) and %" PRId64 " far (N/8 <= |o| <= N/2)",
                           a->spec, a->num[1], 2 * near_hi, 2 * (far_hi - far_lo + 1));
@@ -240,7 +240,7 @@ static adia_status type3_patterns(const gen_args *a, gen_rng *rng, diag_list *L,
     }
     double f = len_other > 0 ? (fill * len_all - L->n - TYPE3_SCATTER) / len_other : 1;
     if (f <= 0)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": FILL = %g is below %.4f, the fill of the full main"
                           " diagonal alone", a->spec, fill, (L->n + TYPE3_SCATTER) / len_all);
     for (int32_t q = 0; q < L->k; q++) {
@@ -259,15 +259,15 @@ adia_status adia__gen_type3(const gen_args *a, adia_matrix **out)
     int64_t n = a->num[0], k = a->num[1];
     double fill = a->real;
     if (n < 8 * TYPE3_ZERO_RUN)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": type3 needs N >= %d so that zero sections of %d"
                           " rows fit", a->spec, 8 * TYPE3_ZERO_RUN, TYPE3_ZERO_RUN);
     if (k < 3)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": type3 needs K >= 3 (main, near and far diagonals)",
                           a->spec);
     if (!(fill > 0 && fill <= 1))
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": FILL = %g must be in (0, 1]", a->spec, fill);
     diag_list L;
     ADIA_TRY(diag_alloc(a, &L, (int32_t)n, k + TYPE3_SCATTER));

@@ -41,7 +41,7 @@ static int32_t grid_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
 static adia_status grid_dims(const gen_args *a, int dims, int32_t n[3], int32_t *rows)
 {
     if (a->count != 1 && a->count != dims)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": give one size or %d sizes joined by 'x', not %d",
                           a->spec, dims, a->count);
     int64_t total = 1;
@@ -49,7 +49,7 @@ static adia_status grid_dims(const gen_args *a, int dims, int32_t n[3], int32_t 
         n[d] = d >= dims ? 1 : (int32_t)a->num[a->count == 1 ? 0 : d];
         total *= n[d];  /* each factor < 2^31: checked below before the next */
         if (total > INT32_MAX)
-            return adia_error(ADIA_ERR_INVALID_ARG,
+            return adia__error(ADIA_ERR_INVALID_ARG,
                               "generator spec \"%s\": the grid has more than %d rows",
                               a->spec, INT32_MAX);
     }
@@ -118,7 +118,7 @@ adia_status adia__gen_type2(const gen_args *a, adia_matrix **out)
     while (2 * (s + 1) * (s + 1) <= a->num[0]) s++;
     while (s > 0 && 2 * s * s > a->num[0]) s--;
     if (s < 1)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": type2 needs N >= 2 (N = 2*s*s rows)", a->spec);
     int32_t side = (int32_t)s;
     gen_rows g = {.rows = (int32_t)(2 * s * s), .cols = (int32_t)(2 * s * s),

@@ -62,7 +62,7 @@ static adia_status random_build(const gen_args *a, random_rows *r, adia_matrix *
 {
     if (r->hi > r->n) r->hi = r->n;
     if (r->n * r->hi > GEN_MAX_NNZ)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": N x longest row = %" PRId64 " x %" PRId64
                           " exceeds the 2^36 possible nonzeros a generator builds", a->spec, r->n,
                           r->hi);
@@ -81,7 +81,7 @@ adia_status adia__gen_powerlaw(const gen_args *a, adia_matrix **out)
 {
     random_rows r = {.n = a->num[0], .lo = a->num[1], .hi = a->num[2], .power = 1};
     if (r.lo > r.hi)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": MIN = %" PRId64 " is larger than MAX = %" PRId64,
                           a->spec, r.lo, r.hi);
     return random_build(a, &r, out);

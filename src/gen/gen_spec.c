@@ -69,7 +69,7 @@ static adia_status parse_number(const char *spec, const char *tok, size_t len,
 {
     char buf[64];
     if (len == 0 || len >= sizeof buf)
-        return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": %s number \"%.*s\"",
+        return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": %s number \"%.*s\"",
                           spec, len ? "overlong" : "missing", (int)len, tok);
     memcpy(buf, tok, len);
     buf[len] = 0;
@@ -78,20 +78,20 @@ static adia_status parse_number(const char *spec, const char *tok, size_t len,
     if (real) {
         *rv = strtod(buf, &end);
         if (end == buf || *end != 0 || errno == ERANGE || !isfinite(*rv))
-            return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": \"%s\" is not a number",
+            return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": \"%s\" is not a number",
                               spec, buf);
         return ADIA_OK;
     }
     /* plain digits only: strtoull would accept signs and spaces */
     unsigned long long v = buf[0] >= '0' && buf[0] <= '9' ? strtoull(buf, &end, 10) : 0;
     if (!(buf[0] >= '0' && buf[0] <= '9') || *end != 0)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": \"%s\" is not a positive integer", spec, buf);
     if (errno == ERANGE || v > INT32_MAX)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": number %s is larger than %d", spec, buf, INT32_MAX);
     if (v == 0)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": number %s must be positive", spec, buf);
     *iv = (int64_t)v;
     return ADIA_OK;
@@ -106,7 +106,7 @@ static adia_status parse_list(const char *spec, const char *s, size_t len, char 
         const char *tok = s + pos, *stop = memchr(tok, sep, len - pos);
         size_t tlen = stop ? (size_t)(stop - tok) : len - pos;
         if (a->count == max)
-            return adia_error(ADIA_ERR_INVALID_ARG,
+            return adia__error(ADIA_ERR_INVALID_ARG,
                               "generator spec \"%s\": too many numbers (at most %d)", spec, max);
         ADIA_TRY(parse_number(spec, tok, tlen, a->count == real_at, &a->num[a->count], &a->real));
         a->count++;
@@ -123,7 +123,7 @@ static adia_status parse_sym(const char *spec, const gen_kind *k, const char *ar
     *sym = *len >= 4 && !strncmp(args + *len - 4, ",sym", 4);
     if (!*sym) return ADIA_OK;
     if (!k->sym)
-        return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": %s has no ,sym variant "
+        return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": %s has no ,sym variant "
                           "(band, randdiag and type3 do; the Laplacians and type2 are symmetric)",
                           spec, k->name);
     *len -= 4;
@@ -138,7 +138,7 @@ static adia_status parse_seed(const char *spec, const char *args, size_t *len, u
     for (const char *p = args; (p = strstr(p, key)) && p < args + *len; p++) at = p;
     if (!at) {
         if (strstr(spec, "seed="))
-            return adia_error(ADIA_ERR_INVALID_ARG,
+            return adia__error(ADIA_ERR_INVALID_ARG,
                               "generator spec \"%s\": seed must come last, as \",seed=S\"", spec);
         return ADIA_OK;
     }
@@ -147,7 +147,7 @@ static adia_status parse_seed(const char *spec, const char *args, size_t *len, u
     errno = 0;
     unsigned long long v = *num >= '0' && *num <= '9' ? strtoull(num, &end, 10) : 0;
     if (!(*num >= '0' && *num <= '9') || *end != 0 || errno == ERANGE)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": seed \"%s\" is not an unsigned integer", spec, num);
     *seed = v;
     *len = (size_t)(at - args);
@@ -163,11 +163,11 @@ static adia_status parse_spec(const char *spec, const gen_kind **kind, gen_args 
     for (int i = 0; i < NKINDS; i++)
         if (strlen(kinds[i].name) == nlen && !strncmp(kinds[i].name, spec, nlen)) k = &kinds[i];
     if (!k)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": unknown kind \"%.*s\" (known: lap2d5 lap2d9"
                           " lap3d7 lap3d27 band type2 type3 randdiag random powerlaw)", spec, (int)nlen, spec);
     if (!colon)
-        return adia_error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": missing ':' and sizes (%s)",
+        return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": missing ':' and sizes (%s)",
                           spec, k->help);
     a->spec = spec;
     a->seed = 1;
@@ -178,13 +178,13 @@ static adia_status parse_spec(const char *spec, const gen_kind **kind, gen_args 
     *kind = k;
     if (k->sizes) {
         if (memchr(args, ',', alen))
-            return adia_error(ADIA_ERR_INVALID_ARG,
+            return adia__error(ADIA_ERR_INVALID_ARG,
                               "generator spec \"%s\": sizes are joined by 'x', not ','", spec);
         return parse_list(spec, args, alen, 'x', k->sizes, -1, a);
     }
     ADIA_TRY(parse_list(spec, args, alen, ',', k->args, k->real_arg, a));
     if (a->count != k->args)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": %s takes %d numbers, got %d", spec, k->name,
                           k->args, a->count);
     return ADIA_OK;
@@ -192,9 +192,9 @@ static adia_status parse_spec(const char *spec, const gen_kind **kind, gen_args 
 
 adia_status adia_matrix_generate(const char *spec, adia_matrix **out)
 {
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: out is NULL");
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: out is NULL");
     *out = NULL;
-    if (!spec) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: spec is NULL");
+    if (!spec) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate: spec is NULL");
     const gen_kind *k;
     gen_args a = {.row_count = -1};
     ADIA_TRY(parse_spec(spec, &k, &a));
@@ -205,9 +205,9 @@ adia_status adia_matrix_generate_rows(const char *spec, int64_t first, int64_t c
                                       int64_t *rows, int64_t *cols, adia_matrix **out)
 {
     if (out) *out = NULL;
-    if (!spec) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate_rows: spec is NULL");
+    if (!spec) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate_rows: spec is NULL");
     if (count < 0 || first < 0)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate_rows: first %" PRId64
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate_rows: first %" PRId64
                           " and count %" PRId64 " must not be negative", first, count);
     const gen_kind *k;
     gen_args a = {.row_first = first, .row_count = count, .rows_out = rows, .cols_out = cols};

@@ -27,8 +27,8 @@ static int64_t get_i64(const unsigned char *p)
 
 adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_write_bin"));
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_write_bin: path is NULL");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_write_bin"));
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_write_bin: path is NULL");
     const adia_csr *a = &A->csr;
     unsigned char head[BIN_HEADER];
     memcpy(head, BIN_MAGIC, 8);
@@ -37,22 +37,22 @@ adia_status adia_matrix_write_bin(const adia_matrix *A, const char *path)
     put_i64(head + 24, a->cols);
     put_i64(head + 32, a->nnz);
     adia_outfile out;
-    ADIA_TRY(adia_outfile_open(&out, path, adia_io_has_suffix(path, ".gz")));
+    ADIA_TRY(adia__outfile_open(&out, path, adia__io_has_suffix(path, ".gz")));
     /* errors stick in out: the commit reports the first */
-    adia_outfile_write(&out, head, sizeof head);
-    adia_outfile_write(&out, a->rowptr, ((size_t)a->rows + 1) * sizeof *a->rowptr);
-    adia_outfile_write(&out, a->colind, (size_t)a->nnz * sizeof *a->colind);
-    adia_outfile_write(&out, a->values, (size_t)a->nnz * sizeof(double));
-    return adia_outfile_commit(&out);
+    adia__outfile_write(&out, head, sizeof head);
+    adia__outfile_write(&out, a->rowptr, ((size_t)a->rows + 1) * sizeof *a->rowptr);
+    adia__outfile_write(&out, a->colind, (size_t)a->nnz * sizeof *a->colind);
+    adia__outfile_write(&out, a->values, (size_t)a->nnz * sizeof(double));
+    return adia__outfile_commit(&out);
 }
 
 /* Read exactly n bytes (in parts, so a short read is seen early). */
 static adia_status read_exact(adia_source *src, void *dst, size_t n, const char *what)
 {
     size_t got;
-    ADIA_TRY(adia_source_read(src, dst, n, &got));
+    ADIA_TRY(adia__source_read(src, dst, n, &got));
     if (got < n)
-        return adia_error(ADIA_ERR_PARSE, "%s: binary file ends inside the %s (truncated)",
+        return adia__error(ADIA_ERR_PARSE, "%s: binary file ends inside the %s (truncated)",
                           src->name, what);
     return ADIA_OK;
 }
@@ -62,24 +62,24 @@ static adia_status check_header(const unsigned char *h, const char *path,
                                 adia_csr *a, int64_t *length)
 {
     if (memcmp(h, BIN_MAGIC, 8) != 0)
-        return adia_error(ADIA_ERR_PARSE, "%s: not an adia binary file (magic is not %s)",
+        return adia__error(ADIA_ERR_PARSE, "%s: not an adia binary file (magic is not %s)",
                           path, BIN_MAGIC);
     int64_t version = get_i64(h + 8), rows = get_i64(h + 16), cols = get_i64(h + 24),
             nnz = get_i64(h + 32);
     if (version != BIN_VERSION)
-        return adia_error(ADIA_ERR_UNSUPPORTED, "%s: binary format version %" PRId64
+        return adia__error(ADIA_ERR_UNSUPPORTED, "%s: binary format version %" PRId64
                           " (this build reads version %d)", path, version, BIN_VERSION);
     if (rows < 0 || rows > INT32_MAX || cols < 0 || cols > INT32_MAX || nnz < 0)
-        return adia_error(ADIA_ERR_PARSE, "%s: corrupt header: rows %" PRId64 ", cols %"
+        return adia__error(ADIA_ERR_PARSE, "%s: corrupt header: rows %" PRId64 ", cols %"
                           PRId64 ", nnz %" PRId64 " out of range", path, rows, cols, nnz);
     int64_t cells, ptr_bytes, ent_bytes, total;
     if (!adia_mul_i64(rows, cols, &cells) || nnz > cells)
-        return adia_error(ADIA_ERR_PARSE, "%s: corrupt header: nnz %" PRId64 " exceeds "
+        return adia__error(ADIA_ERR_PARSE, "%s: corrupt header: nnz %" PRId64 " exceeds "
                           "%" PRId64 " x %" PRId64, path, nnz, rows, cols);
     if (!adia_mul_i64(rows + 1, 8, &ptr_bytes) || !adia_mul_i64(nnz, 12, &ent_bytes) ||
         !adia_add_i64(ptr_bytes, ent_bytes, &total) ||
         !adia_add_i64(total, BIN_HEADER, &total))
-        return adia_error(ADIA_ERR_OVERFLOW, "%s: corrupt header: sizes overflow", path);
+        return adia__error(ADIA_ERR_OVERFLOW, "%s: corrupt header: sizes overflow", path);
     a->rows = (int32_t)rows;
     a->cols = (int32_t)cols;
     a->nnz = nnz;
@@ -92,13 +92,13 @@ static adia_status check_header(const unsigned char *h, const char *path,
 static adia_status check_cost(const adia_source *src, const adia_csr *a, int64_t length)
 {
     if (src->size >= 0 && src->size != length)
-        return adia_error(ADIA_ERR_PARSE, "%s: file has %" PRId64 " bytes, the header "
+        return adia__error(ADIA_ERR_PARSE, "%s: file has %" PRId64 " bytes, the header "
                           "implies %" PRId64 " (truncated or corrupt)", src->name, src->size,
                           length);
     char what[300];
     snprintf(what, sizeof what, "%s: reading a %" PRId32 " x %" PRId32 " binary matrix with %"
              PRId64 " entries", src->name, a->rows, a->cols, a->nnz);
-    return adia_budget_check(length - BIN_HEADER, what);
+    return adia__budget_check(length - BIN_HEADER, what);
 }
 
 static adia_status read_body(adia_source *src, adia_csr *a)
@@ -108,31 +108,31 @@ static adia_status read_body(adia_source *src, adia_csr *a)
     ADIA_TRY(read_exact(src, head, sizeof head, "header"));
     ADIA_TRY(check_header(head, src->name, a, &length));
     ADIA_TRY(check_cost(src, a, length));
-    ADIA_TRY(adia_csr_alloc(a, a->rows, a->cols, a->nnz, ADIA_DOUBLE));
+    ADIA_TRY(adia__csr_alloc(a, a->rows, a->cols, a->nnz, ADIA_DOUBLE));
     adia_status s = read_exact(src, a->rowptr, ((size_t)a->rows + 1) * 8, "row pointers");
     if (s == ADIA_OK) s = read_exact(src, a->colind, (size_t)a->nnz * 4, "column indices");
     if (s == ADIA_OK) s = read_exact(src, a->values, (size_t)a->nnz * 8, "values");
     char extra;
     size_t more = 0;   /* reading to the end also verifies a gzip trailer */
-    if (s == ADIA_OK && (s = adia_source_read(src, &extra, 1, &more)) == ADIA_OK && more)
-        s = adia_error(ADIA_ERR_PARSE, "%s: trailing bytes after the binary matrix", src->name);
-    if (s == ADIA_OK && adia_csr_check(a) != ADIA_OK) {
+    if (s == ADIA_OK && (s = adia__source_read(src, &extra, 1, &more)) == ADIA_OK && more)
+        s = adia__error(ADIA_ERR_PARSE, "%s: trailing bytes after the binary matrix", src->name);
+    if (s == ADIA_OK && adia__csr_check(a) != ADIA_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", adia_last_error());
-        s = adia_error(ADIA_ERR_PARSE, "%s: corrupt binary matrix: %s", src->name, why);
+        s = adia__error(ADIA_ERR_PARSE, "%s: corrupt binary matrix: %s", src->name, why);
     }
-    if (s != ADIA_OK) adia_csr_free(a);
+    if (s != ADIA_OK) adia__csr_free(a);
     return s;
 }
 
-adia_status adia_bin_read_source(adia_source *src, adia_matrix **out)
+adia_status adia__bin_read_source(adia_source *src, adia_matrix **out)
 {
     adia_csr a;
     memset(&a, 0, sizeof a);
     ADIA_TRY(read_body(src, &a));
-    ADIA_TRY(adia_matrix_wrap(&a, out));
+    ADIA_TRY(adia__matrix_wrap(&a, out));
     char base[128];
-    adia_io_basename(src->name, base, sizeof base);
+    adia__io_basename(src->name, base, sizeof base);
     adia_status s = adia_matrix_set_name(*out, base);
     if (s != ADIA_OK) {
         adia_matrix_destroy(*out);

@@ -5,13 +5,13 @@
 
 #include <inttypes.h>
 
-bool adia_io_has_suffix(const char *path, const char *suffix)
+bool adia__io_has_suffix(const char *path, const char *suffix)
 {
     size_t n = strlen(path), m = strlen(suffix);
     return n >= m && !strcmp(path + n - m, suffix);
 }
 
-void adia_io_basename(const char *path, char *out, size_t size)
+void adia__io_basename(const char *path, char *out, size_t size)
 {
     const char *b = strrchr(path, '/');
     b = b ? b + 1 : path;
@@ -25,19 +25,19 @@ void adia_io_basename(const char *path, char *out, size_t size)
 static adia_status with_source(const char *path, const char *fn, adia_matrix **out,
                                adia_status (*read)(adia_source *, adia_matrix **))
 {
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "%s: out is NULL", fn);
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "%s: out is NULL", fn);
     *out = NULL;
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "%s: path is NULL", fn);
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "%s: path is NULL", fn);
     adia_source src;
-    ADIA_TRY(adia_source_open(&src, path));
+    ADIA_TRY(adia__source_open(&src, path));
     adia_status s = read(&src, out);
-    adia_source_close(&src);
+    adia__source_close(&src);
     return s;
 }
 
 adia_status adia_matrix_read_mtx(const char *path, adia_matrix **out)
 {
-    return with_source(path, "adia_matrix_read_mtx", out, adia_mtx_read_matrix);
+    return with_source(path, "adia_matrix_read_mtx", out, adia__mtx_read_matrix);
 }
 
 adia_status adia_matrix_read_mtx_rows(const char *path, int64_t first, int64_t count,
@@ -45,22 +45,22 @@ adia_status adia_matrix_read_mtx_rows(const char *path, int64_t first, int64_t c
 {
     const char *fn = "adia_matrix_read_mtx_rows";
     if (out) *out = NULL;
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "%s: path is NULL", fn);
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "%s: path is NULL", fn);
     if (first < 0 || count < 0)
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: first %" PRId64 " and count %" PRId64
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: first %" PRId64 " and count %" PRId64
                           " must not be negative", fn, first, count);
     adia_source src;
-    ADIA_TRY(adia_source_open(&src, path));
+    ADIA_TRY(adia__source_open(&src, path));
     mtx_rows keep = {first, count};
     adia_status s = out ? adia__mtx_read_rows(&src, &keep, rows, cols, out)
                         : adia__mtx_read_shape(&src, rows, cols);
-    adia_source_close(&src);
+    adia__source_close(&src);
     return s;
 }
 
 adia_status adia_matrix_read_bin(const char *path, adia_matrix **out)
 {
-    return with_source(path, "adia_matrix_read_bin", out, adia_bin_read_source);
+    return with_source(path, "adia_matrix_read_bin", out, adia__bin_read_source);
 }
 
 /* Binary or Matrix Market by the first decoded bytes, peeked: the source
@@ -69,9 +69,9 @@ static adia_status load_source(adia_source *src, adia_matrix **out)
 {
     char magic[8];
     size_t n;
-    ADIA_TRY(adia_source_peek(src, magic, sizeof magic, &n));
-    if (n == 8 && !memcmp(magic, "ADIABIN1", 8)) return adia_bin_read_source(src, out);
-    return adia_mtx_read_matrix(src, out);
+    ADIA_TRY(adia__source_peek(src, magic, sizeof magic, &n));
+    if (n == 8 && !memcmp(magic, "ADIABIN1", 8)) return adia__bin_read_source(src, out);
+    return adia__mtx_read_matrix(src, out);
 }
 
 adia_status adia_matrix_load(const char *path, adia_matrix **out)

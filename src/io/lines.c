@@ -14,9 +14,9 @@
 #define CHUNK_MAX (64u << 20)
 #define LINE_MAX_BYTES (64u << 20)
 
-static size_t chunk_set;   /* tests: adia_lines_set_chunk */
+static size_t chunk_set;   /* tests: adia__lines_set_chunk */
 
-void adia_lines_set_chunk(size_t bytes) { chunk_set = bytes; }
+void adia__lines_set_chunk(size_t bytes) { chunk_set = bytes; }
 
 static size_t chunk_bytes(void)
 {
@@ -25,7 +25,7 @@ static size_t chunk_bytes(void)
     return c < CHUNK_MIN ? CHUNK_MIN : c > CHUNK_MAX ? CHUNK_MAX : c;
 }
 
-adia_status adia_lines_init(adia_lines *l, adia_source *src)
+adia_status adia__lines_init(adia_lines *l, adia_source *src)
 {
     memset(l, 0, sizeof *l);
     l->src = src;
@@ -33,11 +33,11 @@ adia_status adia_lines_init(adia_lines *l, adia_source *src)
     l->zero_copy = src->fd < 0 && !src->gz;
     if (l->zero_copy) return ADIA_OK;
     l->cap = l->chunk;
-    l->buf = adia_alloc(l->cap, 1, "line buffer");
+    l->buf = adia__alloc(l->cap, 1, "line buffer");
     return l->buf ? ADIA_OK : ADIA_ERR_NO_MEMORY;
 }
 
-void adia_lines_free(adia_lines *l)
+void adia__lines_free(adia_lines *l)
 {
     free(l->buf);
     l->buf = NULL;
@@ -75,20 +75,20 @@ static adia_status grow_for_line(adia_lines *l)
 {
     if (l->cap >= l->chunk + LINE_MAX_BYTES) {
         bool cr = memchr(l->buf, '\r', l->len) != NULL;
-        return adia_error(ADIA_ERR_PARSE, "%s: a line longer than %u MB (at byte %" PRId64 ")%s",
+        return adia__error(ADIA_ERR_PARSE, "%s: a line longer than %u MB (at byte %" PRId64 ")%s",
                           l->src->name, LINE_MAX_BYTES >> 20, l->offset,
                           cr ? ": " ADIA_IO_CR_ONLY "?" : "");
     }
     size_t cap = l->cap * 2 < l->chunk + LINE_MAX_BYTES ? l->cap * 2 : l->chunk + LINE_MAX_BYTES;
     char *nb = realloc(l->buf, cap);
-    if (!nb) return adia_error(ADIA_ERR_NO_MEMORY, "%s: %zu bytes for a line failed",
+    if (!nb) return adia__error(ADIA_ERR_NO_MEMORY, "%s: %zu bytes for a line failed",
                                l->src->name, cap);
     l->buf = nb;
     l->cap = cap;
     return ADIA_OK;
 }
 
-adia_status adia_lines_next(adia_lines *l, const char **b, const char **e)
+adia_status adia__lines_next(adia_lines *l, const char **b, const char **e)
 {
     if (l->zero_copy) {
         next_in_memory(l, b, e);
@@ -101,7 +101,7 @@ adia_status adia_lines_next(adia_lines *l, const char **b, const char **e)
     for (;;) {
         if (!l->eof && l->len < l->cap) {
             size_t want = l->cap - l->len, got;
-            ADIA_TRY(adia_source_read(l->src, l->buf + l->len, want, &got));
+            ADIA_TRY(adia__source_read(l->src, l->buf + l->len, want, &got));
             l->len += got;
             l->eof = got < want;
         }

@@ -50,42 +50,42 @@ static adia_status parse_banner(const hline *l, const char *name, mtx_header *h)
     const char *p = l->b;
     char w[48];
     if (!next_word(&p, l->e, w, sizeof w) || strcasecmp(w, "%%MatrixMarket") != 0)
-        return adia_error(ADIA_ERR_PARSE,
+        return adia__error(ADIA_ERR_PARSE,
                           "%s:%" PRId64 ": missing %%%%MatrixMarket banner (%s)",
                           name, l->no, l->b < l->e ? w : "empty line");
     const char *what[4] = {"object", "format", "field", "symmetry"};
     char words[4][48];
     for (int i = 0; i < 4; i++)
         if (!next_word(&p, l->e, words[i], sizeof words[i]))
-            return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": header lacks the %s "
+            return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": header lacks the %s "
                               "(expected \"%%%%MatrixMarket matrix coordinate real general\")",
                               name, l->no, what[i]);
     if (next_word(&p, l->e, w, sizeof w))
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": extra text in header (%s)",
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": extra text in header (%s)",
                           name, l->no, w);
     if (strcasecmp(words[0], "matrix") != 0)
-        return adia_error(!strcasecmp(words[0], "vector") ? ADIA_ERR_UNSUPPORTED : ADIA_ERR_PARSE,
+        return adia__error(!strcasecmp(words[0], "vector") ? ADIA_ERR_UNSUPPORTED : ADIA_ERR_PARSE,
                           "%s:%" PRId64 ": object must be \"matrix\" (%s)",
                           name, l->no, words[0]);
     int f = lookup(words[1], formats, 2), fd = lookup(words[2], fields, 5);
     int s = lookup(words[3], syms, 4);
     if (f < 0)
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown format (%s), "
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown format (%s), "
                           "expected coordinate or array", name, l->no, words[1]);
     if (fd < 0)
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown field (%s), "
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown field (%s), "
                           "expected real, integer, pattern or complex", name, l->no, words[2]);
     if (s < 0)
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown symmetry (%s), expected "
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": unknown symmetry (%s), expected "
                           "general, symmetric or skew-symmetric", name, l->no, words[3]);
     if (fd == 4 || s == 3)
-        return adia_error(ADIA_ERR_UNSUPPORTED, "%s:%" PRId64 ": complex matrices are "
+        return adia__error(ADIA_ERR_UNSUPPORTED, "%s:%" PRId64 ": complex matrices are "
                           "not supported (%s %s)", name, l->no, words[2], words[3]);
     h->format = f == 0 ? MTX_COORDINATE : MTX_ARRAY;
     h->field = fd == 3 ? MTX_REAL : (mtx_field)fd;
     h->symmetry = (mtx_symmetry)s;
     if (h->field == MTX_PATTERN && (h->format == MTX_ARRAY || h->symmetry == MTX_SKEW))
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": pattern is only allowed "
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": pattern is only allowed "
                           "with coordinate general/symmetric (%s %s)",
                           name, l->no, words[1], words[3]);
     return ADIA_OK;
@@ -97,19 +97,19 @@ static adia_status size_number(const char **p, const hline *l, const char *name,
 {
     const char *b = skip_blanks(*p, l->e), *q = b;
     if (b == l->e)
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": size line lacks %s",
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": size line lacks %s",
                           name, l->no, what);
     adia_num_result r = adia_parse_i64(&q, l->e, out);
-    int n = (int)(adia_token_end(b, l->e) - b);
+    int n = (int)(adia__token_end(b, l->e) - b);
     if (n > 40) n = 40;
     if (r == ADIA_NUM_BAD)
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": %s is not an integer (%.*s)",
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": %s is not an integer (%.*s)",
                           name, l->no, what, n, b);
     if (r == ADIA_NUM_RANGE || *out > max)
-        return adia_error(ADIA_ERR_OVERFLOW, "%s:%" PRId64 ": %s too large, at most %"
+        return adia__error(ADIA_ERR_OVERFLOW, "%s:%" PRId64 ": %s too large, at most %"
                           PRId64 " (%.*s)", name, l->no, what, max, n, b);
     if (*out < 0)
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": negative %s (%.*s)",
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": negative %s (%.*s)",
                           name, l->no, what, n, b);
     *p = q;
     return ADIA_OK;
@@ -133,24 +133,24 @@ static adia_status parse_size(const hline *l, const char *name, mtx_header *h)
         ADIA_TRY(size_number(&p, l, name, "entry count", INT64_MAX, &nnz));
     p = skip_blanks(p, l->e);
     if (p < l->e)
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": extra text after the size "
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": extra text after the size "
                           "line's numbers (%.*s)", name, l->no,
-                          (int)(adia_token_end(p, l->e) - p > 40 ? 40 : adia_token_end(p, l->e) - p), p);
+                          (int)(adia__token_end(p, l->e) - p > 40 ? 40 : adia__token_end(p, l->e) - p), p);
     h->rows = (int32_t)rows;
     h->cols = (int32_t)cols;
     if (h->symmetry != MTX_GENERAL && rows != cols)
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": a symmetric or skew-symmetric "
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": a symmetric or skew-symmetric "
                           "matrix must be square (%" PRId64 " x %" PRId64 ")",
                           name, l->no, rows, cols);
     int64_t cells;
     if (!adia_mul_i64(rows, cols, &cells))
-        return adia_error(ADIA_ERR_OVERFLOW, "%s:%" PRId64 ": rows*cols overflows",
+        return adia__error(ADIA_ERR_OVERFLOW, "%s:%" PRId64 ": rows*cols overflows",
                           name, l->no);
     if (h->format == MTX_ARRAY) {
         h->entries = array_entries(h);
     } else {
         if (nnz > cells)
-            return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": %" PRId64 " entries declared "
+            return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": %" PRId64 " entries declared "
                               "but a %" PRId64 " x %" PRId64 " matrix has only %" PRId64
                               " cells", name, l->no, nnz, rows, cols, cells);
         h->entries = nnz;
@@ -164,16 +164,16 @@ static bool blank_line(const hline *l) { return skip_blanks(l->b, l->e) == l->e;
 static adia_status check_first_line(const hline *l, const char *name)
 {
     if (l->e - l->b >= 3 && !memcmp(l->b, "\xEF\xBB\xBF", 3))
-        return adia_error(ADIA_ERR_PARSE, "%s:1: starts with a UTF-8 byte-order mark "
+        return adia__error(ADIA_ERR_PARSE, "%s:1: starts with a UTF-8 byte-order mark "
                           "(EF BB BF): remove it, e.g. sed -i '1s/^\\xEF\\xBB\\xBF//' FILE",
                           name);
     const char *cr = memchr(l->b, '\r', (size_t)(l->e - l->b));
     if (cr && cr + 1 < l->e)
-        return adia_error(ADIA_ERR_PARSE, "%s:1: %s", name, ADIA_IO_CR_ONLY);
+        return adia__error(ADIA_ERR_PARSE, "%s:1: %s", name, ADIA_IO_CR_ONLY);
     return ADIA_OK;
 }
 
-adia_status adia_mtx_header_line(mtx_header *h, const char *b, const char *e, const char *name)
+adia_status adia__mtx_header_line(mtx_header *h, const char *b, const char *e, const char *name)
 {
     if (e > b && e[-1] == '\r') e--;
     hline l = {b, e, ++h->lines};
@@ -187,9 +187,9 @@ adia_status adia_mtx_header_line(mtx_header *h, const char *b, const char *e, co
     return ADIA_OK;
 }
 
-adia_status adia_mtx_header_end(const mtx_header *h, const char *name)
+adia_status adia__mtx_header_end(const mtx_header *h, const char *name)
 {
-    if (h->lines == 0) return adia_error(ADIA_ERR_PARSE, "%s:1: empty file", name);
-    return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends before the size line", name,
+    if (h->lines == 0) return adia__error(ADIA_ERR_PARSE, "%s:1: empty file", name);
+    return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends before the size line", name,
                       h->lines);
 }

@@ -21,8 +21,8 @@ typedef struct mtx_header {
 /* Feed the header's next line [b, e) (without its LF; a CR before it is
  * ignored): the banner, comments and blank lines, the size line (which
  * sets done).  Fields of h start zeroed. */
-adia_status adia_mtx_header_line(mtx_header *h, const char *b, const char *e, const char *name);
+adia_status adia__mtx_header_line(mtx_header *h, const char *b, const char *e, const char *name);
 /* The error for data that ends before the header is done. */
-adia_status adia_mtx_header_end(const mtx_header *h, const char *name);
+adia_status adia__mtx_header_end(const mtx_header *h, const char *name);
 
 #endif

@@ -42,7 +42,7 @@ static inline bool keeps(const mtx_ctx *x, int32_t i, int32_t j)
 static void block_fail(mtx_block *c, adia_status code, int64_t line,
                        const char *what, const char *tok, const char *end)
 {
-    const char *te = adia_token_end(tok, end);
+    const char *te = adia__token_end(tok, end);
     int n = (int)(te - tok > 40 ? 40 : te - tok);
     char shown[41];
     for (int i = 0; i < n; i++) shown[i] = tok[i] >= 32 && tok[i] < 127 ? tok[i] : '?';
@@ -93,7 +93,7 @@ static bool parse_value(mtx_block *c, const mtx_ctx *x, int64_t line,
         r = adia_parse_i64(&q, end, &v);
         *out = (double)v;
     } else {
-        r = adia_parse_f64(&q, end, out);
+        r = adia__parse_f64(&q, end, out);
     }
     if (r != ADIA_NUM_OK) {
         bool missing = tok == end || *tok == '\n' || *tok == '\r';
@@ -215,7 +215,7 @@ static void parse_block(mtx_block *c, const mtx_ctx *x)
     c->lines = line;
 }
 
-int64_t adia_mtx_entry_line(const mtx_block *b, int64_t k)
+int64_t adia__mtx_entry_line(const mtx_block *b, int64_t k)
 {
     int64_t line = b->first_line + k;
     for (int32_t r = 0; r < b->nskip && b->skip[r].entry <= k; r++) line += b->skip[r].lines;
@@ -249,7 +249,7 @@ static void free_block(mtx_block *c)
     memset(c, 0, sizeof *c);
 }
 
-void adia_mtx_data_free(mtx_data *d)
+void adia__mtx_data_free(mtx_data *d)
 {
     for (int i = 0; d->blk && i < d->nblk; i++) free_block(&d->blk[i]);
     free(d->blk);
@@ -299,12 +299,12 @@ static adia_status alloc_block(mtx_block *c, const mtx_ctx *x)
     c->cap = guess < (double)c->limit ? (int64_t)guess : c->limit;
     size_t n = (size_t)c->cap;
     if (x->nidx) {
-        c->row = adia_alloc(n, sizeof *c->row, "Matrix Market rows");
-        c->col = adia_alloc(n, sizeof *c->col, "Matrix Market columns");
+        c->row = adia__alloc(n, sizeof *c->row, "Matrix Market rows");
+        c->col = adia__alloc(n, sizeof *c->col, "Matrix Market columns");
         if (!c->row || !c->col) return ADIA_ERR_NO_MEMORY;
     }
     if (x->nval) {
-        c->val = adia_alloc(n, sizeof *c->val, "Matrix Market values");
+        c->val = adia__alloc(n, sizeof *c->val, "Matrix Market values");
         if (!c->val) return ADIA_ERR_NO_MEMORY;
     }
     return ADIA_OK;
@@ -316,7 +316,7 @@ static adia_status reserve_blocks(mtx_data *d, int n)
     if (d->nblk + n <= d->blk_cap) return ADIA_OK;
     int cap = 2 * d->blk_cap > d->nblk + n ? 2 * d->blk_cap : d->nblk + n;
     mtx_block *b = realloc(d->blk, (size_t)cap * sizeof *b);
-    if (!b) return adia_error(ADIA_ERR_NO_MEMORY, "out of memory for %d parse blocks", cap);
+    if (!b) return adia__error(ADIA_ERR_NO_MEMORY, "out of memory for %d parse blocks", cap);
     d->blk = b;
     d->blk_cap = cap;
     return ADIA_OK;
@@ -328,11 +328,11 @@ static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64
 {
     c->first_line = *line;
     if (c->status != ADIA_OK)
-        return adia_error(c->status, "%s:%" PRId64 ": %s", x->name, *line + c->err_line, c->msg);
+        return adia__error(c->status, "%s:%" PRId64 ": %s", x->name, *line + c->err_line, c->msg);
     if (d->total + c->seen > d->h.entries)   /* entries not kept have no line map: the block's end */
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": too many entries: the size line "
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": too many entries: the size line "
                           "declares %" PRId64, x->name, c->seen == c->count
-                          ? adia_mtx_entry_line(c, d->h.entries - d->total) : *line + c->lines,
+                          ? adia__mtx_entry_line(c, d->h.entries - d->total) : *line + c->lines,
                           d->h.entries);
     d->total += c->seen;
     d->kept += c->count;
@@ -386,7 +386,7 @@ static adia_status header_lines(mtx_header *h, const char **b, const char *e, co
     const char *p = *b;
     while (p < e && !h->done) {
         const char *nl = memchr(p, '\n', (size_t)(e - p));
-        ADIA_TRY(adia_mtx_header_line(h, p, nl ? nl : e, name));
+        ADIA_TRY(adia__mtx_header_line(h, p, nl ? nl : e, name));
         p = nl ? nl + 1 : e;
     }
     *b = p;
@@ -423,7 +423,7 @@ static adia_status check_budget(const mtx_ctx *x, mtx_plan_fn plan, int64_t size
     snprintf(full, sizeof full, "%s:%" PRId64 ": reading%s %" PRId32 " x %" PRId32 " with %"
              PRId64 " entries declared (%s)", x->name, h.lines, part, x->h->rows, x->h->cols,
              x->h->entries, what);
-    return adia_budget_check(peak, full);
+    return adia__budget_check(peak, full);
 }
 
 /* Feed the header the first chunks of l; on return [*b, *e) is the rest of
@@ -433,8 +433,8 @@ static adia_status read_header(adia_lines *l, mtx_header *h, const char **b, con
 {
     const char *name = l->src->name;
     do {
-        ADIA_TRY(adia_lines_next(l, b, e));
-        if (*b == *e) return adia_mtx_header_end(h, name);
+        ADIA_TRY(adia__lines_next(l, b, e));
+        if (*b == *e) return adia__mtx_header_end(h, name);
         *last_lf = (*e)[-1] == '\n';
         *chunk = *b;
         ADIA_TRY(header_lines(h, b, *e, name));
@@ -451,7 +451,7 @@ static adia_status kept_rows(mtx_ctx *x, const mtx_rows *keep)
     if (!keep) return ADIA_OK;
     if (keep->first < 0 || keep->count < 0 || keep->count > x->h->rows ||
         keep->first > x->h->rows - keep->count)
-        return adia_error(ADIA_ERR_DIMENSION, "%s: rows %" PRId64 "..%" PRId64 " asked for, the "
+        return adia__error(ADIA_ERR_DIMENSION, "%s: rows %" PRId64 "..%" PRId64 " asked for, the "
                           "matrix has rows 0..%" PRId32, x->name, keep->first,
                           keep->first + keep->count - 1, x->h->rows - 1);
     x->lo = (int32_t)keep->first;
@@ -473,28 +473,28 @@ static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *kee
     int64_t line = h->lines + 1;
     for (;;) {
         ADIA_TRY(parse_chunk(d, &x, b, e, &line));
-        ADIA_TRY(adia_lines_next(l, &b, &e));
+        ADIA_TRY(adia__lines_next(l, &b, &e));
         if (b == e) break;
         last_lf = e[-1] == '\n';
     }
     if (d->total < h->entries) {
         int64_t last = line - (last_lf ? 1 : 0);
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
                           " of %" PRId64 " entries (truncated?)", name,
                           last < 1 ? 1 : last, d->total, h->entries);
     }
     return ADIA_OK;
 }
 
-adia_status adia_mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
+adia_status adia__mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
                                mtx_data *d)
 {
     memset(d, 0, sizeof *d);
     adia_lines l;
-    ADIA_TRY(adia_lines_init(&l, src));
+    ADIA_TRY(adia__lines_init(&l, src));
     adia_status s = read_all(&l, plan, keep, d);
-    adia_lines_free(&l);
-    if (s != ADIA_OK) adia_mtx_data_free(d);
+    adia__lines_free(&l);
+    if (s != ADIA_OK) adia__mtx_data_free(d);
     return s;
 }
 
@@ -521,9 +521,9 @@ static adia_status array_triplets(const mtx_data *d, int32_t **r, int32_t **c, d
                                   adia_triplets *t)
 {
     const mtx_header *h = &d->h;
-    *r = adia_alloc((size_t)d->total, sizeof **r, "array rows");
-    *c = adia_alloc((size_t)d->total, sizeof **c, "array columns");
-    *v = adia_alloc((size_t)d->total, sizeof **v, "array values");
+    *r = adia__alloc((size_t)d->total, sizeof **r, "array rows");
+    *c = adia__alloc((size_t)d->total, sizeof **c, "array columns");
+    *v = adia__alloc((size_t)d->total, sizeof **v, "array values");
     if (!*r || !*c || !*v) return ADIA_ERR_NO_MEMORY;
     int32_t i = h->symmetry == MTX_SKEW ? 1 : 0, j = 0;
     int64_t w = 0;
@@ -549,12 +549,12 @@ static adia_status both_triangles(const mtx_data *d, const adia_triplet_ref both
                                   const char *name)
 {
     const mtx_block *a = &d->blk[both[0].blk], *b = &d->blk[both[1].blk];
-    return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": entry (%" PRId32 ",%" PRId32 ") is "
+    return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": entry (%" PRId32 ",%" PRId32 ") is "
                       "also given as (%" PRId32 ",%" PRId32 ") on line %" PRId64 ": a "
                       "symmetric file stores each off-diagonal entry once, in either triangle",
-                      name, adia_mtx_entry_line(b, both[1].k), b->row[both[1].k] + 1,
+                      name, adia__mtx_entry_line(b, both[1].k), b->row[both[1].k] + 1,
                       b->col[both[1].k] + 1, a->row[both[0].k] + 1, a->col[both[0].k] + 1,
-                      adia_mtx_entry_line(a, both[0].k));
+                      adia__mtx_entry_line(a, both[0].k));
 }
 
 /* Join the blocks and build the matrix, or its rows keep (symmetric
@@ -572,17 +572,17 @@ static adia_status assemble(const mtx_data *d, const mtx_rows *keep, const char 
         double *v = NULL;
         adia_triplets t;
         adia_status s = array_triplets(d, &r, &c, &v, &t);
-        if (s == ADIA_OK) s = adia_io_build_csr(first, rows, h->cols, &t, 1, mirror, both, out);
+        if (s == ADIA_OK) s = adia__io_build_csr(first, rows, h->cols, &t, 1, mirror, both, out);
         free(r);
         free(c);
         free(v);
         return s;
     }
-    adia_triplets *t = adia_alloc((size_t)d->nblk, sizeof *t, "triplet blocks");
+    adia_triplets *t = adia__alloc((size_t)d->nblk, sizeof *t, "triplet blocks");
     if (!t) return ADIA_ERR_NO_MEMORY;
     for (int b = 0; b < d->nblk; b++)
         t[b] = (adia_triplets){d->blk[b].count, d->blk[b].row, d->blk[b].col, d->blk[b].val};
-    adia_status s = adia_io_build_csr(first, rows, h->cols, t, d->nblk, mirror, both, out);
+    adia_status s = adia__io_build_csr(first, rows, h->cols, t, d->nblk, mirror, both, out);
     free(t);
     return s == ADIA_ERR_PARSE ? both_triangles(d, both, name) : s;
 }
@@ -591,13 +591,13 @@ adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t 
                                 int64_t *cols, adia_matrix **out)
 {
     mtx_data d;
-    ADIA_TRY(adia_mtx_read_data(src, matrix_plan, keep, &d));
+    ADIA_TRY(adia__mtx_read_data(src, matrix_plan, keep, &d));
     if (rows) *rows = d.h.rows;
     if (cols) *cols = d.h.cols;
     adia_status s = assemble(&d, keep, src->name, out);
-    adia_mtx_data_free(&d);
+    adia__mtx_data_free(&d);
     char base[128];
-    adia_io_basename(src->name, base, sizeof base);
+    adia__io_basename(src->name, base, sizeof base);
     if (s == ADIA_OK && (s = adia_matrix_set_name(*out, base)) != ADIA_OK) {
         adia_matrix_destroy(*out);
         *out = NULL;
@@ -605,7 +605,7 @@ adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t 
     return s;
 }
 
-adia_status adia_mtx_read_matrix(adia_source *src, adia_matrix **out)
+adia_status adia__mtx_read_matrix(adia_source *src, adia_matrix **out)
 {
     return adia__mtx_read_rows(src, NULL, NULL, NULL, out);
 }
@@ -613,13 +613,13 @@ adia_status adia_mtx_read_matrix(adia_source *src, adia_matrix **out)
 adia_status adia__mtx_read_shape(adia_source *src, int64_t *rows, int64_t *cols)
 {
     adia_lines l;
-    ADIA_TRY(adia_lines_init(&l, src));
+    ADIA_TRY(adia__lines_init(&l, src));
     mtx_header h;
     memset(&h, 0, sizeof h);
     const char *b, *e, *chunk;
     bool last_lf;
     adia_status s = read_header(&l, &h, &b, &e, &chunk, &last_lf);
-    adia_lines_free(&l);
+    adia__lines_free(&l);
     if (s == ADIA_OK && rows) *rows = h.rows;
     if (s == ADIA_OK && cols) *cols = h.cols;
     return s;
@@ -628,13 +628,13 @@ adia_status adia__mtx_read_shape(adia_source *src, int64_t *rows, int64_t *cols)
 adia_status adia_matrix_parse_mtx(const char *text, size_t len, const char *name,
                                   adia_matrix **out)
 {
-    if (!out) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_parse_mtx: out is NULL");
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_parse_mtx: out is NULL");
     *out = NULL;
     if (!text && len > 0)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_parse_mtx: text is NULL");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_parse_mtx: text is NULL");
     adia_source src;
-    ADIA_TRY(adia_source_memory(&src, name ? name : "<memory>", text ? text : "", len));
-    adia_status s = adia_mtx_read_matrix(&src, out);
-    adia_source_close(&src);
+    ADIA_TRY(adia__source_memory(&src, name ? name : "<memory>", text ? text : "", len));
+    adia_status s = adia__mtx_read_matrix(&src, out);
+    adia__source_close(&src);
     return s;
 }

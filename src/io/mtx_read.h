@@ -53,9 +53,9 @@ typedef adia_status (*mtx_plan_fn)(const mtx_header *h, const char *name, int64_
 /* Header and all entries of src (exactly the declared count; keep NULL:
  * every row, else the entries of those rows), the budget checked with
  * plan's bytes before the data is read.  On failure d holds nothing. */
-adia_status adia_mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
+adia_status adia__mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
                                mtx_data *d);
-void adia_mtx_data_free(mtx_data *d);
+void adia__mtx_data_free(mtx_data *d);
 /* The matrix of src, or its rows keep (keep NULL: all), and the shape its
  * header declares (rows, cols may be NULL): adia_matrix_read_mtx_rows. */
 adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t *rows,
@@ -63,6 +63,6 @@ adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t 
 /* The shape the header of src declares; the data is not read. */
 adia_status adia__mtx_read_shape(adia_source *src, int64_t *rows, int64_t *cols);
 /* Line number of entry k of block b. */
-int64_t adia_mtx_entry_line(const mtx_block *b, int64_t k);
+int64_t adia__mtx_entry_line(const mtx_block *b, int64_t k);
 
 #endif

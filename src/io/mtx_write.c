@@ -67,8 +67,8 @@ static adia_status write_lines(format_fn fmt, const void *ctx, int64_t count, ad
 {
     int nt = adia__threads();
     int64_t nblocks = (count + WRITE_BLOCK - 1) / WRITE_BLOCK;
-    char *buf = adia_alloc((size_t)nt, (size_t)WRITE_BLOCK * ENTRY_MAX, "output buffers");
-    size_t *len = adia_alloc((size_t)nt, sizeof *len, "output lengths");
+    char *buf = adia__alloc((size_t)nt, (size_t)WRITE_BLOCK * ENTRY_MAX, "output buffers");
+    size_t *len = adia__alloc((size_t)nt, sizeof *len, "output lengths");
     adia_status s = buf && len ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     for (int64_t g = 0; g < nblocks && s == ADIA_OK; g += nt) {
         int n = nblocks - g < nt ? (int)(nblocks - g) : nt;
@@ -79,7 +79,7 @@ static adia_status write_lines(format_fn fmt, const void *ctx, int64_t count, ad
             len[t] = fmt(ctx, b, e, buf + (size_t)t * WRITE_BLOCK * ENTRY_MAX);
         }
         for (int t = 0; t < n && s == ADIA_OK; t++)
-            s = adia_outfile_write(out, buf + (size_t)t * WRITE_BLOCK * ENTRY_MAX, len[t]);
+            s = adia__outfile_write(out, buf + (size_t)t * WRITE_BLOCK * ENTRY_MAX, len[t]);
     }
     free(buf);
     free(len);
@@ -91,29 +91,29 @@ static adia_status write_lines(format_fn fmt, const void *ctx, int64_t count, ad
 
 adia_status adia_matrix_write_mtx(const adia_matrix *A, const char *path)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_write_mtx"));
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_write_mtx: path is NULL");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_write_mtx"));
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_write_mtx: path is NULL");
     adia_outfile out;
-    ADIA_TRY(adia_outfile_open(&out, path, adia_io_has_suffix(path, ".gz")));
-    adia_status s = adia_outfile_printf(&out, BANNER "coordinate real general\n" WRITTEN_BY
+    ADIA_TRY(adia__outfile_open(&out, path, adia__io_has_suffix(path, ".gz")));
+    adia_status s = adia__outfile_printf(&out, BANNER "coordinate real general\n" WRITTEN_BY
                                         "%" PRId32 " %" PRId32 " %" PRId64 "\n",
                                         A->csr.rows, A->csr.cols, A->csr.nnz);
     if (s == ADIA_OK) s = write_lines(format_entries, &A->csr, A->csr.nnz, &out);
-    return adia_outfile_finish(&out, s);
+    return adia__outfile_finish(&out, s);
 }
 
 adia_status adia_vector_write_mtx(const char *path, int32_t n, const double *x)
 {
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: path is NULL");
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: path is NULL");
     if (n < 0)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: %s: length %" PRId32
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: %s: length %" PRId32
                           " is negative", path, n);
     if (!x && n > 0)
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: %s: x is NULL", path);
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_vector_write_mtx: %s: x is NULL", path);
     adia_outfile out;
-    ADIA_TRY(adia_outfile_open(&out, path, adia_io_has_suffix(path, ".gz")));
-    adia_status s = adia_outfile_printf(&out, BANNER "array real general\n" WRITTEN_BY
+    ADIA_TRY(adia__outfile_open(&out, path, adia__io_has_suffix(path, ".gz")));
+    adia_status s = adia__outfile_printf(&out, BANNER "array real general\n" WRITTEN_BY
                                         "%" PRId32 " 1\n", n);
     if (s == ADIA_OK) s = write_lines(format_values, x, n, &out);
-    return adia_outfile_finish(&out, s);
+    return adia__outfile_finish(&out, s);
 }

@@ -27,7 +27,7 @@ static const double pow10_exact[23] = {
     1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,  1e9,  1e10, 1e11,
     1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-const char *adia_token_end(const char *p, const char *end)
+const char *adia__token_end(const char *p, const char *end)
 {
     while (p < end && !adia_num_delim(*p)) p++;
     return p;
@@ -58,7 +58,7 @@ static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 /* strtod on a copy of the token; the whole token must be consumed. */
 static adia_num_result parse_slow(const char **pp, const char *end, double *out)
 {
-    const char *tok = *pp, *tend = adia_token_end(tok, end);
+    const char *tok = *pp, *tend = adia__token_end(tok, end);
     size_t len = (size_t)(tend - tok);
     char small[64];
     char *buf = len < sizeof small ? small : malloc(len + 1);
@@ -110,7 +110,7 @@ static inline int digit_run(const char **pp, const char *end, uint64_t *m)
     return (int)(p - start);
 }
 
-adia_num_result adia_parse_f64(const char **pp, const char *end, double *out)
+adia_num_result adia__parse_f64(const char **pp, const char *end, double *out)
 {
     const char *p = *pp;
     bool neg = false;

@@ -46,8 +46,8 @@ static inline adia_num_result adia_parse_i64(const char **pp, const char *end,
 /* Whatever strtod accepts as a whole token (decimal, exponent, nan, inf),
  * with the result strtod would give: a fast exact path for short decimals,
  * strtod itself for the rest. */
-adia_num_result adia_parse_f64(const char **p, const char *end, double *out);
+adia_num_result adia__parse_f64(const char **p, const char *end, double *out);
 /* Pointer to the end of the token starting at p (first delimiter or end). */
-const char *adia_token_end(const char *p, const char *end);
+const char *adia__token_end(const char *p, const char *end);
 
 #endif

@@ -109,16 +109,16 @@ static adia_status open_fd(adia_outfile *o)
     int exists = stat(o->target, &st) == 0;
     if (exists && !S_ISREG(st.st_mode)) {
         o->fd = open(o->target, O_WRONLY | O_TRUNC | O_CLOEXEC);
-        if (o->fd < 0) return adia_error(ADIA_ERR_IO, "creating %s: %s", o->path, strerror(errno));
+        if (o->fd < 0) return adia__error(ADIA_ERR_IO, "creating %s: %s", o->path, strerror(errno));
         return ADIA_OK;
     }
     o->slot = claim_slot();
     if (o->slot < 0)
-        return adia_error(ADIA_ERR_IO, "creating %s: more than %d output files open at once",
+        return adia__error(ADIA_ERR_IO, "creating %s: more than %d output files open at once",
                           o->path, MAX_LIVE);
     o->fd = create_temporary(o->target, live[o->slot].path);
     if (o->fd < 0)
-        return adia_error(ADIA_ERR_IO, "creating %s: cannot create a temporary file in its "
+        return adia__error(ADIA_ERR_IO, "creating %s: cannot create a temporary file in its "
                           "folder: %s", o->path, strerror(errno));
     /* A signal between open and here leaves the temporary behind; marking
      * it live before open could make the handler remove a stranger's file. */
@@ -127,7 +127,7 @@ static adia_status open_fd(adia_outfile *o)
         /* The replacement keeps the old file's permissions and, where we
          * may (root), its owner. */
         if (fchmod(o->fd, st.st_mode & 07777) != 0)
-            return adia_error(ADIA_ERR_IO, "creating %s: cannot copy its permissions: %s",
+            return adia__error(ADIA_ERR_IO, "creating %s: cannot copy its permissions: %s",
                               o->path, strerror(errno));
         if (st.st_uid != geteuid() || st.st_gid != getegid())
             (void)!fchown(o->fd, st.st_uid, st.st_gid);   /* refused: ours, like any new file */
@@ -139,31 +139,31 @@ static adia_status start_gzip(adia_outfile *o)
 {
     z_stream *z = calloc(1, sizeof *z);
     o->z = z;
-    if (!z) return adia_error(ADIA_ERR_NO_MEMORY, "creating %s: no memory for zlib", o->path);
+    if (!z) return adia__error(ADIA_ERR_NO_MEMORY, "creating %s: no memory for zlib", o->path);
     /* 15 + 16: gzip wrapper, what gzip(1) and gzopen produce */
     if (deflateInit2(z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
         free(z);
         o->z = NULL;
-        return adia_error(ADIA_ERR_NO_MEMORY, "creating %s: zlib could not start", o->path);
+        return adia__error(ADIA_ERR_NO_MEMORY, "creating %s: zlib could not start", o->path);
     }
     return ADIA_OK;
 }
 
-adia_status adia_outfile_open(adia_outfile *o, const char *path, bool gzip)
+adia_status adia__outfile_open(adia_outfile *o, const char *path, bool gzip)
 {
     memset(o, 0, sizeof *o);
     o->path = path;
     o->fd = -1;
     o->slot = -1;
     o->target = resolve_target(path);
-    if (!o->target) return adia_error(ADIA_ERR_NO_MEMORY, "creating %s: no memory", path);
+    if (!o->target) return adia__error(ADIA_ERR_NO_MEMORY, "creating %s: no memory", path);
     adia_status s = open_fd(o);
     if (s == ADIA_OK) {
         o->buf = malloc(OUT_BUFFER);
-        if (!o->buf) s = adia_error(ADIA_ERR_NO_MEMORY, "creating %s: no memory", path);
+        if (!o->buf) s = adia__error(ADIA_ERR_NO_MEMORY, "creating %s: no memory", path);
     }
     if (s == ADIA_OK && gzip) s = start_gzip(o);
-    if (s != ADIA_OK) adia_outfile_abort(o);
+    if (s != ADIA_OK) adia__outfile_abort(o);
     return s;
 }
 
@@ -173,7 +173,7 @@ adia_status adia_outfile_open(adia_outfile *o, const char *path, bool gzip)
 static adia_status fail(adia_outfile *o, const char *what, int err)
 {
     if (o->status == ADIA_OK)
-        o->status = adia_error(ADIA_ERR_IO, "%s %s: %s", what, o->path, strerror(err));
+        o->status = adia__error(ADIA_ERR_IO, "%s %s: %s", what, o->path, strerror(err));
     return o->status;
 }
 
@@ -223,7 +223,7 @@ static adia_status write_plain(adia_outfile *o, const unsigned char *p, size_t n
     return ADIA_OK;
 }
 
-adia_status adia_outfile_write(adia_outfile *o, const void *data, size_t n)
+adia_status adia__outfile_write(adia_outfile *o, const void *data, size_t n)
 {
     const unsigned char *p = data;
     if (o->status != ADIA_OK) return o->status;
@@ -237,7 +237,7 @@ adia_status adia_outfile_write(adia_outfile *o, const void *data, size_t n)
     return o->status;
 }
 
-adia_status adia_outfile_printf(adia_outfile *o, const char *fmt, ...)
+adia_status adia__outfile_printf(adia_outfile *o, const char *fmt, ...)
 {
     char line[1024];
     va_list ap;
@@ -245,14 +245,14 @@ adia_status adia_outfile_printf(adia_outfile *o, const char *fmt, ...)
     int n = vsnprintf(line, sizeof line, fmt, ap);
     va_end(ap);
     if ((n < 0 || (size_t)n >= sizeof line) && o->status == ADIA_OK)
-        o->status = adia_error(ADIA_ERR_INTERNAL, "writing %s: a formatted line over %zu "
+        o->status = adia__error(ADIA_ERR_INTERNAL, "writing %s: a formatted line over %zu "
                                "bytes", o->path, sizeof line);
-    return adia_outfile_write(o, line, (size_t)n);
+    return adia__outfile_write(o, line, (size_t)n);
 }
 
 /* ------------------------------------------------------ commit / abort */
 
-adia_status adia_outfile_commit(adia_outfile *o)
+adia_status adia__outfile_commit(adia_outfile *o)
 {
     bool temporary = o->slot >= 0;
     if (o->status == ADIA_OK && o->z) deflate_bytes(o, NULL, 0, Z_FINISH);
@@ -269,11 +269,11 @@ adia_status adia_outfile_commit(adia_outfile *o)
             fail(o, "renaming the temporary file onto", errno);
     }
     adia_status s = o->status;
-    adia_outfile_abort(o);
+    adia__outfile_abort(o);
     return s;
 }
 
-void adia_outfile_abort(adia_outfile *o)
+void adia__outfile_abort(adia_outfile *o)
 {
     if (o->fd >= 0) close(o->fd);
     o->fd = -1;
@@ -292,9 +292,9 @@ void adia_outfile_abort(adia_outfile *o)
     o->target = NULL;
 }
 
-adia_status adia_outfile_finish(adia_outfile *o, adia_status so_far)
+adia_status adia__outfile_finish(adia_outfile *o, adia_status so_far)
 {
-    if (so_far == ADIA_OK) return adia_outfile_commit(o);
-    adia_outfile_abort(o);
+    if (so_far == ADIA_OK) return adia__outfile_commit(o);
+    adia__outfile_abort(o);
     return so_far;
 }

@@ -27,19 +27,19 @@ typedef struct adia_outfile {
 
 /* Start writing path; gzip compresses (gzip format, level 6).  On failure
  * nothing is left behind and the error names path. */
-adia_status adia_outfile_open(adia_outfile *o, const char *path, bool gzip);
+adia_status adia__outfile_open(adia_outfile *o, const char *path, bool gzip);
 /* Append n bytes.  Errors (disk full: "writing F: No space left on
  * device") stick: later writes and the commit return the same status. */
-adia_status adia_outfile_write(adia_outfile *o, const void *data, size_t n);
-adia_status adia_outfile_printf(adia_outfile *o, const char *fmt, ...)
+adia_status adia__outfile_write(adia_outfile *o, const void *data, size_t n);
+adia_status adia__outfile_printf(adia_outfile *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Finish: flush, fsync, close and rename over the target.  On any failure
  * the temporary is removed and the target is untouched.  Releases o. */
-adia_status adia_outfile_commit(adia_outfile *o);
+adia_status adia__outfile_commit(adia_outfile *o);
 /* Give up: close and remove the temporary.  Releases o. */
-void adia_outfile_abort(adia_outfile *o);
+void adia__outfile_abort(adia_outfile *o);
 /* Commit if so_far is ADIA_OK, else abort and return so_far: the usual
  * last line of a writer. */
-adia_status adia_outfile_finish(adia_outfile *o, adia_status so_far);
+adia_status adia__outfile_finish(adia_outfile *o, adia_status so_far);
 
 #endif

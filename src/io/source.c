@@ -30,7 +30,7 @@ static adia_status fill_raw(adia_source *s)
         ssize_t got = read(s->fd, s->buf + s->raw_len, RAW_BYTES - s->raw_len);
         if (got < 0 && errno == EINTR) continue;
         if (got < 0)
-            return adia_error(ADIA_ERR_IO, "%s: read error: %s", s->name, strerror(errno));
+            return adia__error(ADIA_ERR_IO, "%s: read error: %s", s->name, strerror(errno));
         if (got == 0) s->raw_eof = true;
         s->raw_len += (size_t)got;
         s->raw_total += got;
@@ -49,7 +49,7 @@ static adia_status read_plain(adia_source *s, unsigned char *dst, size_t cap, si
         ssize_t r = read(s->fd, dst + n, cap - n);
         if (r < 0 && errno == EINTR) continue;
         if (r < 0)
-            return adia_error(ADIA_ERR_IO, "%s: read error: %s", s->name, strerror(errno));
+            return adia__error(ADIA_ERR_IO, "%s: read error: %s", s->name, strerror(errno));
         if (r == 0) s->raw_eof = true;
         n += (size_t)r;
         s->raw_total += r;
@@ -62,13 +62,13 @@ static adia_status gz_error(adia_source *s, int r)
 {
     const char *why = s->z.msg ? s->z.msg : "unknown";
     if (r == Z_MEM_ERROR)
-        return adia_error(ADIA_ERR_NO_MEMORY, "%s: out of memory inflating gzip data", s->name);
+        return adia__error(ADIA_ERR_NO_MEMORY, "%s: out of memory inflating gzip data", s->name);
     if (!strcmp(why, "incorrect data check"))
-        return adia_error(ADIA_ERR_PARSE, "%s: gzip CRC mismatch (the data is corrupt)", s->name);
+        return adia__error(ADIA_ERR_PARSE, "%s: gzip CRC mismatch (the data is corrupt)", s->name);
     if (!strcmp(why, "incorrect length check"))
-        return adia_error(ADIA_ERR_PARSE, "%s: gzip length mismatch (the data is corrupt)",
+        return adia__error(ADIA_ERR_PARSE, "%s: gzip length mismatch (the data is corrupt)",
                           s->name);
-    return adia_error(ADIA_ERR_IO, "%s: gzip data is corrupt (zlib: %s)", s->name, why);
+    return adia__error(ADIA_ERR_IO, "%s: gzip data is corrupt (zlib: %s)", s->name, why);
 }
 
 /* After a member: the end of the data, another member, or garbage. */
@@ -79,7 +79,7 @@ static adia_status gz_next_member(adia_source *s, bool *end)
     *end = left == 0;
     if (left == 0) return ADIA_OK;
     if (left < 2 || !gz_magic(s->raw + s->raw_pos))
-        return adia_error(ADIA_ERR_PARSE, "%s: trailing garbage after gzip data (at byte %"
+        return adia__error(ADIA_ERR_PARSE, "%s: trailing garbage after gzip data (at byte %"
                           PRId64 ")", s->name, s->raw_total - (int64_t)left);
     s->member_end = false;
     return inflateReset(&s->z) == Z_OK ? ADIA_OK : gz_error(s, Z_STREAM_ERROR);
@@ -97,7 +97,7 @@ static adia_status read_gzip(adia_source *s, unsigned char *dst, size_t cap, siz
         if (s->raw_pos == s->raw_len) {
             ADIA_TRY(fill_raw(s));
             if (s->raw_pos == s->raw_len)
-                return adia_error(ADIA_ERR_PARSE, "%s: truncated gzip data (after %" PRId64
+                return adia__error(ADIA_ERR_PARSE, "%s: truncated gzip data (after %" PRId64
                                   " bytes): the file ends inside a gzip member or its "
                                   "CRC/length trailer", s->name, s->raw_total);
         }
@@ -128,13 +128,13 @@ static adia_status detect(adia_source *s)
     while (s->raw_len < 2 && !s->raw_eof) ADIA_TRY(fill_raw(s));
     if (s->raw_len < 2 || !gz_magic(s->raw)) return ADIA_OK;
     if (inflateInit2(&s->z, 15 + 16) != Z_OK)   /* 16: gzip wrapper only */
-        return adia_error(ADIA_ERR_NO_MEMORY, "%s: cannot start inflating", s->name);
+        return adia__error(ADIA_ERR_NO_MEMORY, "%s: cannot start inflating", s->name);
     s->gz = true;
     s->size = -1;
     return ADIA_OK;
 }
 
-adia_status adia_source_open(adia_source *s, const char *path)
+adia_status adia__source_open(adia_source *s, const char *path)
 {
     memset(s, 0, sizeof *s);
     s->size = -1;
@@ -142,27 +142,27 @@ adia_status adia_source_open(adia_source *s, const char *path)
     bool in = !strcmp(path, "-");
     s->name = in ? "<stdin>" : path;
     int fd = in ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return adia_error(ADIA_ERR_IO, "%s: %s", path, strerror(errno));
+    if (fd < 0) return adia__error(ADIA_ERR_IO, "%s: %s", path, strerror(errno));
     s->fd = fd;
     s->close_fd = !in;
     struct stat st;
     if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-        adia_source_close(s);
-        return adia_error(ADIA_ERR_IO, "%s: is a directory", path);
+        adia__source_close(s);
+        return adia__error(ADIA_ERR_IO, "%s: is a directory", path);
     }
     if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) s->size = (int64_t)st.st_size;
-    s->buf = adia_alloc(RAW_BYTES, 1, "read buffer");
+    s->buf = adia__alloc(RAW_BYTES, 1, "read buffer");
     if (!s->buf) {
-        adia_source_close(s);
+        adia__source_close(s);
         return ADIA_ERR_NO_MEMORY;
     }
     s->raw = s->buf;
     adia_status r = detect(s);
-    if (r != ADIA_OK) adia_source_close(s);
+    if (r != ADIA_OK) adia__source_close(s);
     return r;
 }
 
-adia_status adia_source_memory(adia_source *s, const char *name, const void *text, size_t len)
+adia_status adia__source_memory(adia_source *s, const char *name, const void *text, size_t len)
 {
     memset(s, 0, sizeof *s);
     s->name = name;
@@ -174,7 +174,7 @@ adia_status adia_source_memory(adia_source *s, const char *name, const void *tex
     return detect(s);
 }
 
-adia_status adia_source_read(adia_source *s, void *dst, size_t cap, size_t *got)
+adia_status adia__source_read(adia_source *s, void *dst, size_t cap, size_t *got)
 {
     size_t n = s->ahead_len - s->ahead_pos < cap ? s->ahead_len - s->ahead_pos : cap;
     memcpy(dst, s->ahead + s->ahead_pos, n);
@@ -185,7 +185,7 @@ adia_status adia_source_read(adia_source *s, void *dst, size_t cap, size_t *got)
     return r;
 }
 
-adia_status adia_source_peek(adia_source *s, void *dst, size_t n, size_t *got)
+adia_status adia__source_peek(adia_source *s, void *dst, size_t n, size_t *got)
 {
     if (n > sizeof s->ahead) n = sizeof s->ahead;
     if (s->ahead_len < n) {   /* only before the first read: ahead_pos is 0 */
@@ -198,7 +198,7 @@ adia_status adia_source_peek(adia_source *s, void *dst, size_t n, size_t *got)
     return ADIA_OK;
 }
 
-void adia_source_close(adia_source *s)
+void adia__source_close(adia_source *s)
 {
     if (s->gz) inflateEnd(&s->z);
     if (s->close_fd) close(s->fd);

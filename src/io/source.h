@@ -3,7 +3,7 @@
  * its magic bytes, not its name) is inflated and verified on the way.
  *
  * A source is read once, front to back, through a bounded buffer: nothing
- * is reopened or rewound, so pipes work, and adia_source_peek lets a
+ * is reopened or rewound, so pipes work, and adia__source_peek lets a
  * caller look at the first decoded bytes (format detection) without
  * consuming them.
  *
@@ -35,16 +35,16 @@ typedef struct adia_source {
 
 /* Open path; "-" is standard input.  Errors: "FILE: No such file or
  * directory" (strerror), "FILE: is a directory". */
-adia_status adia_source_open(adia_source *s, const char *path);
+adia_status adia__source_open(adia_source *s, const char *path);
 /* A source over len bytes of text in memory (not copied, not freed). */
-adia_status adia_source_memory(adia_source *s, const char *name, const void *text,
+adia_status adia__source_memory(adia_source *s, const char *name, const void *text,
                                size_t len);
 /* Read up to cap decoded bytes; fewer only at the end of the data. */
-adia_status adia_source_read(adia_source *s, void *dst, size_t cap, size_t *got);
+adia_status adia__source_read(adia_source *s, void *dst, size_t cap, size_t *got);
 /* The first n (<= 16) decoded bytes without consuming them; *got < n
  * only if the data is shorter. */
-adia_status adia_source_peek(adia_source *s, void *dst, size_t n, size_t *got);
-void adia_source_close(adia_source *s);
+adia_status adia__source_peek(adia_source *s, void *dst, size_t n, size_t *got);
+void adia__source_close(adia_source *s);
 
 /* The hint for text whose lines end in CR alone. */
 #define ADIA_IO_CR_ONLY "line ends are CR only (old Mac): convert with tr '\\r' '\\n'"
@@ -59,13 +59,13 @@ typedef struct adia_lines {
     bool eof, zero_copy;         /* zero_copy: chunks point into the text */
 } adia_lines;
 
-adia_status adia_lines_init(adia_lines *l, adia_source *src);
+adia_status adia__lines_init(adia_lines *l, adia_source *src);
 /* The next chunk [*b, *e): whole lines (ending in LF), except that the
  * last line of the data may lack its LF; *b == *e at the end.  The chunk
  * stays valid until the next call. */
-adia_status adia_lines_next(adia_lines *l, const char **b, const char **e);
-void adia_lines_free(adia_lines *l);
+adia_status adia__lines_next(adia_lines *l, const char **b, const char **e);
+void adia__lines_free(adia_lines *l);
 /* Tests: the chunk size in bytes (0: the default, a few MB per thread). */
-void adia_lines_set_chunk(size_t bytes);
+void adia__lines_set_chunk(size_t bytes);
 
 #endif

@@ -76,7 +76,7 @@ static adia_status finish_rows(adia_csr *A, bool pattern, int32_t *both_row, int
         for (int64_t k = b + 1; k < e && sorted; k++) sorted = col_of(c[k - 1]) < col_of(c[k]);
         if (!sorted) {
             if (!tmp && longest > 32 &&
-                !(tmp = adia_alloc((size_t)longest, sizeof *tmp, "row sort buffer")))
+                !(tmp = adia__alloc((size_t)longest, sizeof *tmp, "row sort buffer")))
                 s = ADIA_ERR_NO_MEMORY;
             else
                 sort_row(c + b, v + b, e - b, tmp);
@@ -125,7 +125,7 @@ static adia_status both_triangles(const adia_triplets *blk, int nblk, int32_t i,
     adia_triplet_ref a = find_entry(blk, nblk, i, j), b = find_entry(blk, nblk, j, i);
     both[0] = before(a, b) ? a : b;
     both[1] = before(a, b) ? b : a;
-    return adia_error(ADIA_ERR_PARSE, "entry (%" PRId32 ",%" PRId32 ") is given in both "
+    return adia__error(ADIA_ERR_PARSE, "entry (%" PRId32 ",%" PRId32 ") is given in both "
                       "triangles of a symmetric matrix", i + 1, j + 1);
 }
 
@@ -146,19 +146,19 @@ static adia_status count_entries(int32_t first, int32_t rows, const adia_triplet
             int64_t add = (local_row(i, first, rows) >= 0) +
                           (mirror && i != j && local_row(j, first, rows) >= 0);
             if (!adia_add_i64(*total, add, total))
-                return adia_error(ADIA_ERR_OVERFLOW, "matrix entry count overflows");
+                return adia__error(ADIA_ERR_OVERFLOW, "matrix entry count overflows");
         }
     return ADIA_OK;
 }
 
-adia_status adia_io_build_csr(int32_t first, int32_t rows, int32_t cols, const adia_triplets *blk,
+adia_status adia__io_build_csr(int32_t first, int32_t rows, int32_t cols, const adia_triplets *blk,
                               int nblk, int mirror, adia_triplet_ref both[2],
                               adia_matrix **out)
 {
     int64_t total;
     ADIA_TRY(count_entries(first, rows, blk, nblk, mirror, &total));
     adia_csr A;
-    ADIA_TRY(adia_csr_alloc(&A, rows, cols, total, ADIA_DOUBLE));
+    ADIA_TRY(adia__csr_alloc(&A, rows, cols, total, ADIA_DOUBLE));
     /* Count into rowptr[r + 1], prefix-sum into row starts, scatter using
      * rowptr[r] as the cursor of row r (it ends at row r's end = start of
      * row r + 1), then shift back by one. */
@@ -195,8 +195,8 @@ adia_status adia_io_build_csr(int32_t first, int32_t rows, int32_t cols, const a
     int32_t bi = 0, bj = 0;
     adia_status s = finish_rows(&A, pattern, &bi, &bj);
     if (s != ADIA_OK) {
-        adia_csr_free(&A);
+        adia__csr_free(&A);
         return s == ADIA_ERR_PARSE ? both_triangles(blk, nblk, first + bi, bj, both) : s;
     }
-    return adia_matrix_wrap(&A, out);
+    return adia__matrix_wrap(&A, out);
 }

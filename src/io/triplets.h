@@ -27,7 +27,7 @@ typedef struct adia_triplet_ref {
  * explicit zeros are kept.  With mirror, a pair given in both triangles,
  * (i, j) and (j, i), is ADIA_ERR_PARSE and both[] gets the two entries in
  * block order (for the caller's message). */
-adia_status adia_io_build_csr(int32_t first, int32_t rows, int32_t cols, const adia_triplets *blk,
+adia_status adia__io_build_csr(int32_t first, int32_t rows, int32_t cols, const adia_triplets *blk,
                               int nblk, int mirror, adia_triplet_ref both[2],
                               adia_matrix **out);
 

@@ -18,11 +18,11 @@ static adia_status vector_plan(const mtx_header *h, const char *name, int64_t *b
 {
     static const char *const sym[] = {"general", "symmetric", "skew-symmetric"};
     if (h->symmetry != MTX_GENERAL)
-        return adia_error(ADIA_ERR_PARSE, "%s:1: a vector file must be general (%s given)",
+        return adia__error(ADIA_ERR_PARSE, "%s:1: a vector file must be general (%s given)",
                           name, sym[h->symmetry]);
     bool array = h->format == MTX_ARRAY;
     if (h->cols != 1 && !(array && h->rows == 1))
-        return adia_error(ADIA_ERR_PARSE, "%s:%" PRId64 ": a vector file must have one column%s "
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": a vector file must have one column%s "
                           "(%" PRId32 " x %" PRId32 " given)", name, h->lines,
                           array ? " or one row" : "", h->rows, h->cols);
     *bytes = (int64_t)vector_length(h) * 8;
@@ -35,7 +35,7 @@ static adia_status fill(const mtx_data *d, int32_t *n, double **x)
 {
     const mtx_header *h = &d->h;
     int32_t len = vector_length(h);
-    double *v = adia_calloc((size_t)len, sizeof *v, "vector");
+    double *v = adia__calloc((size_t)len, sizeof *v, "vector");
     if (!v) return ADIA_ERR_NO_MEMORY;
     int64_t at = 0;
     for (int b = 0; b < d->nblk; b++) {
@@ -53,16 +53,16 @@ static adia_status fill(const mtx_data *d, int32_t *n, double **x)
 
 adia_status adia_vector_read_mtx(const char *path, int32_t *n, double **x)
 {
-    if (!n || !x) return adia_error(ADIA_ERR_INVALID_ARG, "adia_vector_read_mtx: n or x is NULL");
+    if (!n || !x) return adia__error(ADIA_ERR_INVALID_ARG, "adia_vector_read_mtx: n or x is NULL");
     *n = 0;
     *x = NULL;
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_vector_read_mtx: path is NULL");
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_vector_read_mtx: path is NULL");
     adia_source src;
-    ADIA_TRY(adia_source_open(&src, path));
+    ADIA_TRY(adia__source_open(&src, path));
     mtx_data d;
-    adia_status s = adia_mtx_read_data(&src, vector_plan, NULL, &d);
+    adia_status s = adia__mtx_read_data(&src, vector_plan, NULL, &d);
     if (s == ADIA_OK) s = fill(&d, n, x);
-    adia_mtx_data_free(&d);
-    adia_source_close(&src);
+    adia__mtx_data_free(&d);
+    adia__source_close(&src);
     return s;
 }

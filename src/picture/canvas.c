@@ -8,17 +8,17 @@
 #include <setjmp.h>
 #include <stdio.h>
 
-adia_status adia_canvas_init(adia_canvas *c, int32_t width, int32_t height, adia_rgb bg)
+adia_status adia__canvas_init(adia_canvas *c, int32_t width, int32_t height, adia_rgb bg)
 {
     c->pix = NULL;
     c->width = c->height = 0;
     if (width < 1 || height < 1 || width > ADIA_PICTURE_MAX_SIDE || height > ADIA_PICTURE_MAX_SIDE)
-        return adia_error(ADIA_ERR_INVALID_ARG, "picture size %dx%d out of range 1..%d",
+        return adia__error(ADIA_ERR_INVALID_ARG, "picture size %dx%d out of range 1..%d",
                           (int)width, (int)height, ADIA_PICTURE_MAX_SIDE);
     size_t n;
     if (!adia_mul_size((size_t)width * 3, (size_t)height, &n))
-        return adia_error(ADIA_ERR_OVERFLOW, "picture size %dx%d", (int)width, (int)height);
-    c->pix = adia_alloc(n, 1, "picture pixels");
+        return adia__error(ADIA_ERR_OVERFLOW, "picture size %dx%d", (int)width, (int)height);
+    c->pix = adia__alloc(n, 1, "picture pixels");
     if (!c->pix) return ADIA_ERR_NO_MEMORY;
     c->width = width;
     c->height = height;
@@ -30,7 +30,7 @@ adia_status adia_canvas_init(adia_canvas *c, int32_t width, int32_t height, adia
     return ADIA_OK;
 }
 
-void adia_canvas_free(adia_canvas *c)
+void adia__canvas_free(adia_canvas *c)
 {
     free(c->pix);
     c->pix = NULL;
@@ -43,7 +43,7 @@ static uint8_t *pixel(const adia_canvas *c, int32_t x, int32_t y)
     return c->pix + 3 * ((size_t)y * (size_t)c->width + (size_t)x);
 }
 
-adia_rgb adia_canvas_get(const adia_canvas *c, int32_t x, int32_t y)
+adia_rgb adia__canvas_get(const adia_canvas *c, int32_t x, int32_t y)
 {
     const uint8_t *p = pixel(c, x, y);
     adia_rgb col = {0, 0, 0};
@@ -51,7 +51,7 @@ adia_rgb adia_canvas_get(const adia_canvas *c, int32_t x, int32_t y)
     return col;
 }
 
-void adia_canvas_put(adia_canvas *c, int32_t x, int32_t y, adia_rgb col)
+void adia__canvas_put(adia_canvas *c, int32_t x, int32_t y, adia_rgb col)
 {
     uint8_t *p = pixel(c, x, y);
     if (!p) return;
@@ -65,7 +65,7 @@ static uint8_t mix(uint8_t under, uint8_t over, double a)
     return (uint8_t)((double)under * (1.0 - a) + (double)over * a + 0.5);
 }
 
-void adia_canvas_blend(adia_canvas *c, int32_t x, int32_t y, adia_rgb col, double a)
+void adia__canvas_blend(adia_canvas *c, int32_t x, int32_t y, adia_rgb col, double a)
 {
     uint8_t *p = pixel(c, x, y);
     if (!p) return;
@@ -74,40 +74,40 @@ void adia_canvas_blend(adia_canvas *c, int32_t x, int32_t y, adia_rgb col, doubl
     p[2] = mix(p[2], col.b, a);
 }
 
-void adia_canvas_fill(adia_canvas *c, adia_rect r, adia_rgb col)
+void adia__canvas_fill(adia_canvas *c, adia_rect r, adia_rgb col)
 {
     int32_t x0 = r.x < 0 ? 0 : r.x, y0 = r.y < 0 ? 0 : r.y;
     int32_t x1 = r.x + r.w > c->width ? c->width : r.x + r.w;
     int32_t y1 = r.y + r.h > c->height ? c->height : r.y + r.h;
     for (int32_t y = y0; y < y1; y++)
-        for (int32_t x = x0; x < x1; x++) adia_canvas_put(c, x, y, col);
+        for (int32_t x = x0; x < x1; x++) adia__canvas_put(c, x, y, col);
 }
 
-void adia_canvas_hline(adia_canvas *c, int32_t x0, int32_t x1, int32_t y,
+void adia__canvas_hline(adia_canvas *c, int32_t x0, int32_t x1, int32_t y,
                        adia_rgb col, double a, int dash)
 {
     for (int32_t x = x0; x <= x1; x++)
-        if (dash <= 0 || ((x - x0) / dash) % 2 == 0) adia_canvas_blend(c, x, y, col, a);
+        if (dash <= 0 || ((x - x0) / dash) % 2 == 0) adia__canvas_blend(c, x, y, col, a);
 }
 
-void adia_canvas_vline(adia_canvas *c, int32_t x, int32_t y0, int32_t y1,
+void adia__canvas_vline(adia_canvas *c, int32_t x, int32_t y0, int32_t y1,
                        adia_rgb col, double a, int dash)
 {
     for (int32_t y = y0; y <= y1; y++)
-        if (dash <= 0 || ((y - y0) / dash) % 2 == 0) adia_canvas_blend(c, x, y, col, a);
+        if (dash <= 0 || ((y - y0) / dash) % 2 == 0) adia__canvas_blend(c, x, y, col, a);
 }
 
-void adia_canvas_frame(adia_canvas *c, adia_rect r, adia_rgb col)
+void adia__canvas_frame(adia_canvas *c, adia_rect r, adia_rgb col)
 {
-    adia_canvas_hline(c, r.x - 1, r.x + r.w, r.y - 1, col, 1.0, 0);
-    adia_canvas_hline(c, r.x - 1, r.x + r.w, r.y + r.h, col, 1.0, 0);
-    adia_canvas_vline(c, r.x - 1, r.y, r.y + r.h - 1, col, 1.0, 0);
-    adia_canvas_vline(c, r.x + r.w, r.y, r.y + r.h - 1, col, 1.0, 0);
+    adia__canvas_hline(c, r.x - 1, r.x + r.w, r.y - 1, col, 1.0, 0);
+    adia__canvas_hline(c, r.x - 1, r.x + r.w, r.y + r.h, col, 1.0, 0);
+    adia__canvas_vline(c, r.x - 1, r.y, r.y + r.h - 1, col, 1.0, 0);
+    adia__canvas_vline(c, r.x + r.w, r.y, r.y + r.h - 1, col, 1.0, 0);
 }
 
 /* ------------------------------------------------------------------ PNG */
 
-/* libpng reports errors through these; the message is kept for adia_error
+/* libpng reports errors through these; the message is kept for adia__error
  * and control returns to the setjmp point in write_rows. */
 typedef struct png_failure { char msg[256]; } png_failure;
 
@@ -128,7 +128,7 @@ static void on_png_warning(png_structp png, png_const_charp msg)
  * libpng here (the outfile keeps the reason: "writing F: ..."). */
 static void on_png_write(png_structp png, png_bytep data, size_t len)
 {
-    if (adia_outfile_write(png_get_io_ptr(png), data, len) != ADIA_OK)
+    if (adia__outfile_write(png_get_io_ptr(png), data, len) != ADIA_OK)
         png_error(png, "write failed");
 }
 
@@ -170,20 +170,20 @@ static int write_rows(adia_outfile *out, const adia_canvas *c, png_failure *f)
     return 0;
 }
 
-adia_status adia_canvas_encode_png(const adia_canvas *c, adia_outfile *out)
+adia_status adia__canvas_encode_png(const adia_canvas *c, adia_outfile *out)
 {
     png_failure f = {{0}};
     if (write_rows(out, c, &f) == 0 || out->status != ADIA_OK)
-        return adia_outfile_commit(out);   /* a write error: the outfile's message */
-    adia_outfile_abort(out);
-    return adia_error(ADIA_ERR_IO, "cannot write PNG '%s': %s", out->path, f.msg);
+        return adia__outfile_commit(out);   /* a write error: the outfile's message */
+    adia__outfile_abort(out);
+    return adia__error(ADIA_ERR_IO, "cannot write PNG '%s': %s", out->path, f.msg);
 }
 
-adia_status adia_canvas_write_png(const adia_canvas *c, const char *path)
+adia_status adia__canvas_write_png(const adia_canvas *c, const char *path)
 {
     if (!c || !c->pix || !path)
-        return adia_error(ADIA_ERR_INVALID_ARG, "PNG writer: NULL argument");
+        return adia__error(ADIA_ERR_INVALID_ARG, "PNG writer: NULL argument");
     adia_outfile out;
-    ADIA_TRY(adia_outfile_open(&out, path, false));
-    return adia_canvas_encode_png(c, &out);
+    ADIA_TRY(adia__outfile_open(&out, path, false));
+    return adia__canvas_encode_png(c, &out);
 }

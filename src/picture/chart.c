@@ -19,22 +19,22 @@ static adia_status check_args(const char *path, int n, const char *const *labels
                               const double *values, int n_refs,
                               const char *const *ref_labels, const double *ref_values)
 {
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_bar_chart_png: path is NULL");
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_bar_chart_png: path is NULL");
     if (n < 0 || n > MAX_BARS || n_refs < 0 || n_refs > MAX_REFS)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "adia_bar_chart_png: %d bars and %d reference lines (allowed 0..%d, 0..%d)",
                           n, n_refs, MAX_BARS, MAX_REFS);
     if ((n > 0 && (!labels || !values)) || (n_refs > 0 && (!ref_labels || !ref_values)))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_bar_chart_png: NULL labels or values");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_bar_chart_png: NULL labels or values");
     for (int i = 0; i < n; i++) {
-        if (!labels[i]) return adia_error(ADIA_ERR_INVALID_ARG, "adia_bar_chart_png: label %d is NULL", i);
+        if (!labels[i]) return adia__error(ADIA_ERR_INVALID_ARG, "adia_bar_chart_png: label %d is NULL", i);
         if (values[i] < 0)
-            return adia_error(ADIA_ERR_INVALID_ARG, "adia_bar_chart_png: value %d ('%s') is negative: %g",
+            return adia__error(ADIA_ERR_INVALID_ARG, "adia_bar_chart_png: value %d ('%s') is negative: %g",
                               i, labels[i], values[i]);
     }
     for (int i = 0; i < n_refs; i++)
         if (!ref_labels[i] || !isfinite(ref_values[i]) || ref_values[i] < 0)
-            return adia_error(ADIA_ERR_INVALID_ARG,
+            return adia__error(ADIA_ERR_INVALID_ARG,
                               "adia_bar_chart_png: reference %d needs a label and a finite value >= 0", i);
     return ADIA_OK;
 }
@@ -64,14 +64,14 @@ static void draw_axis(adia_canvas *c, const chart *ch, const char *unit)
     int last = (int)(ch->vmax * (1 + 1e-9) / step);
     for (int k = 0; k <= last && k <= 20; k++) {
         int32_t x = value_x(ch, k * step);
-        adia_canvas_vline(c, x, ch->plot.y, ch->plot.y + ch->plot.h - 1, GRID, 1.0, 0);
+        adia__canvas_vline(c, x, ch->plot.y, ch->plot.y + ch->plot.h - 1, GRID, 1.0, 0);
         char t[48];
         /* the unit once, after the last tick label */
         snprintf(t, sizeof t, "%g%s%s", k * step, k == last && unit ? " " : "",
                  k == last && unit ? unit : "");
         char num[32];
         snprintf(num, sizeof num, "%g", k * step);
-        adia_draw_text(c, x - adia_text_width(num, SCALE) / 2, y, t, SCALE, INK, 0);
+        adia__draw_text(c, x - adia__text_width(num, SCALE) / 2, y, t, SCALE, INK, 0);
     }
 }
 
@@ -81,17 +81,17 @@ static void draw_bars(adia_canvas *c, const chart *ch, int n, const char *const 
     for (int i = 0; i < n; i++) {
         int32_t y = ch->plot.y + GAP / 2 + i * (BAR_H + GAP);
         int32_t ty = y + (BAR_H - ch->line_h) / 2;
-        adia_draw_text(c, MARGIN, ty, labels[i], SCALE, INK, ch->plot.x - MARGIN - 8);
+        adia__draw_text(c, MARGIN, ty, labels[i], SCALE, INK, ch->plot.x - MARGIN - 8);
         char t[48];
         int32_t end = ch->plot.x + 4;
         if (isfinite(values[i])) {
             end = value_x(ch, values[i]);
-            adia_canvas_fill(c, (adia_rect){ch->plot.x, y, end - ch->plot.x, BAR_H}, BAR);
+            adia__canvas_fill(c, (adia_rect){ch->plot.x, y, end - ch->plot.x, BAR_H}, BAR);
             snprintf(t, sizeof t, "%.3g %s", values[i], unit ? unit : "");
         } else {
             snprintf(t, sizeof t, "n/a");
         }
-        adia_draw_text(c, end + 4, ty, t, SCALE, INK, 0);
+        adia__draw_text(c, end + 4, ty, t, SCALE, INK, 0);
     }
 }
 
@@ -101,14 +101,14 @@ static void draw_refs(adia_canvas *c, const chart *ch, int n_refs, const char *c
     for (int i = 0; i < n_refs; i++) {
         adia_rgb col = ref_palette[i % N_REF_COLOURS];
         int32_t x = value_x(ch, ref_values[i]);
-        adia_canvas_vline(c, x, ch->plot.y, ch->plot.y + ch->plot.h - 1, col, 1.0, 6);
-        adia_canvas_vline(c, x + 1, ch->plot.y, ch->plot.y + ch->plot.h - 1, col, 1.0, 6);
+        adia__canvas_vline(c, x, ch->plot.y, ch->plot.y + ch->plot.h - 1, col, 1.0, 6);
+        adia__canvas_vline(c, x + 1, ch->plot.y, ch->plot.y + ch->plot.h - 1, col, 1.0, 6);
         int32_t y = legend_y + i * (ch->line_h + 4);
-        adia_canvas_hline(c, MARGIN, MARGIN + 40, y + ch->line_h / 2, col, 1.0, 6);
-        adia_canvas_hline(c, MARGIN, MARGIN + 40, y + ch->line_h / 2 + 1, col, 1.0, 6);
+        adia__canvas_hline(c, MARGIN, MARGIN + 40, y + ch->line_h / 2, col, 1.0, 6);
+        adia__canvas_hline(c, MARGIN, MARGIN + 40, y + ch->line_h / 2 + 1, col, 1.0, 6);
         char t[160];
         snprintf(t, sizeof t, "%s: %.3g %s", ref_labels[i], ref_values[i], unit ? unit : "");
-        adia_draw_text(c, MARGIN + 48, y, t, SCALE, col, WIDTH - MARGIN - 48);
+        adia__draw_text(c, MARGIN + 48, y, t, SCALE, col, WIDTH - MARGIN - 48);
     }
 }
 
@@ -123,7 +123,7 @@ adia_status adia_bar_chart_png(const char *path, const char *title, int n,
     int32_t label_w = 0;
     ch.vmax = 0;
     for (int i = 0; i < n; i++) {
-        int32_t w = adia_text_width(labels[i], SCALE);
+        int32_t w = adia__text_width(labels[i], SCALE);
         if (w > label_w) label_w = w;
         if (isfinite(values[i]) && values[i] > ch.vmax) ch.vmax = values[i];
     }
@@ -139,13 +139,13 @@ adia_status adia_bar_chart_png(const char *path, const char *title, int n,
     int32_t legend_y = ch.plot.y + ch.plot.h + 4 + ch.line_h + MARGIN;
     int32_t height = legend_y + n_refs * (ch.line_h + 4) + MARGIN;
     adia_canvas c;
-    ADIA_TRY(adia_canvas_init(&c, WIDTH, height, WHITE));
-    adia_draw_text(&c, MARGIN, MARGIN, title ? title : "", SCALE, INK, WIDTH - 2 * MARGIN);
+    ADIA_TRY(adia__canvas_init(&c, WIDTH, height, WHITE));
+    adia__draw_text(&c, MARGIN, MARGIN, title ? title : "", SCALE, INK, WIDTH - 2 * MARGIN);
     draw_axis(&c, &ch, unit);
     draw_bars(&c, &ch, n, labels, values, unit);
     draw_refs(&c, &ch, n_refs, ref_labels, ref_values, unit, legend_y);
-    adia_canvas_vline(&c, ch.plot.x, ch.plot.y, ch.plot.y + ch.plot.h - 1, FRAME, 1.0, 0);
-    adia_status s = adia_canvas_write_png(&c, path);
-    adia_canvas_free(&c);
+    adia__canvas_vline(&c, ch.plot.x, ch.plot.y, ch.plot.y + ch.plot.h - 1, FRAME, 1.0, 0);
+    adia_status s = adia__canvas_write_png(&c, path);
+    adia__canvas_free(&c);
     return s;
 }

@@ -102,14 +102,14 @@ static const uint8_t glyphs[95][8] = {
     {0x00,0x00,0x08,0x15,0x02,0x00,0x00,0x00}, /* ~ */
 };
 
-const uint8_t *adia_font_glyph(char ch)
+const uint8_t *adia__font_glyph(char ch)
 {
     unsigned char u = (unsigned char)ch;
     if (u < 32 || u > 126) u = '?';
     return glyphs[u - 32];
 }
 
-int32_t adia_text_width(const char *text, int scale)
+int32_t adia__text_width(const char *text, int scale)
 {
     size_t n = text ? strlen(text) : 0;
     if (n > (size_t)INT32_MAX / (ADIA_FONT_CELL_W * 8)) n = (size_t)INT32_MAX / (ADIA_FONT_CELL_W * 8);
@@ -118,15 +118,15 @@ int32_t adia_text_width(const char *text, int scale)
 
 static void draw_glyph(adia_canvas *c, int32_t x, int32_t y, char ch, int scale, adia_rgb col)
 {
-    const uint8_t *g = adia_font_glyph(ch);
+    const uint8_t *g = adia__font_glyph(ch);
     for (int row = 0; row < 8; row++)
         for (int bit = 0; bit < 5; bit++)
             if (g[row] & (0x10 >> bit))
-                adia_canvas_fill(c, (adia_rect){x + (bit + 1) * scale, y + (row + 1) * scale,
+                adia__canvas_fill(c, (adia_rect){x + (bit + 1) * scale, y + (row + 1) * scale,
                                                 scale, scale}, col);
 }
 
-int32_t adia_draw_text(adia_canvas *c, int32_t x, int32_t y, const char *text,
+int32_t adia__draw_text(adia_canvas *c, int32_t x, int32_t y, const char *text,
                        int scale, adia_rgb col, int32_t max_w)
 {
     int32_t cell = ADIA_FONT_CELL_W * scale, x0 = x;

@@ -3,8 +3,8 @@
  * group.  Takes the adia_diag itself so it can be tested without a format. */
 #include "picture.h"
 
-const adia_rgb adia_overlay_group_line = {210, 30, 30};
-const adia_rgb adia_overlay_piece_line = {235, 140, 20};
+const adia_rgb adia__overlay_group_line = {210, 30, 30};
+const adia_rgb adia__overlay_piece_line = {235, 140, 20};
 
 /* Band colours: distinct hues, light enough to keep the plot readable. */
 static const adia_rgb band_palette[] = {
@@ -13,13 +13,13 @@ static const adia_rgb band_palette[] = {
 };
 enum { N_BAND = sizeof band_palette / sizeof *band_palette };
 
-int32_t adia_plot_row_y(adia_rect plot, int32_t rows, int32_t r)
+int32_t adia__plot_row_y(adia_rect plot, int32_t rows, int32_t r)
 {
     if (rows <= 0) return plot.y;
     return plot.y + (int32_t)((int64_t)r * plot.h / rows);
 }
 
-int adia_overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band, const adia_diag *D)
+int adia__overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band, const adia_diag *D)
 {
     if (!D || D->n_pieces <= 0 || D->rows <= 0) return 0;
     /* Lines only while they stay apart (3 pixels on average): denser ones
@@ -30,8 +30,8 @@ int adia_overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band, const adia
                 ((int64_t)D->n_pieces * 3 <= plot.h ? ADIA_OVERLAY_PIECE_LINES : 0);
     int colour = 0;
     for (int32_t p = 0; p < D->n_pieces; p++) {
-        int32_t y0 = adia_plot_row_y(plot, D->rows, D->piece_start[p]);
-        int32_t y1 = adia_plot_row_y(plot, D->rows, D->piece_start[p + 1]);
+        int32_t y0 = adia__plot_row_y(plot, D->rows, D->piece_start[p]);
+        int32_t y1 = adia__plot_row_y(plot, D->rows, D->piece_start[p + 1]);
         int group_change = p > 0 && D->piece_group[p] != D->piece_group[p - 1];
         if (group_change) {
             /* By group id, but never the same colour as the group above. */
@@ -41,13 +41,13 @@ int adia_overlay_draw(adia_canvas *c, adia_rect plot, adia_rect band, const adia
             colour = (int)(D->piece_group[0] % N_BAND);
         }
         if (band.w > 0)
-            adia_canvas_fill(c, (adia_rect){band.x, y0, band.w, y1 > y0 ? y1 - y0 : 1},
+            adia__canvas_fill(c, (adia_rect){band.x, y0, band.w, y1 > y0 ? y1 - y0 : 1},
                              band_palette[colour]);
         if (p == 0) continue;
         if (group_change && (drawn & ADIA_OVERLAY_GROUP_LINES))
-            adia_canvas_hline(c, plot.x, plot.x + plot.w - 1, y0, adia_overlay_group_line, 0.85, 0);
+            adia__canvas_hline(c, plot.x, plot.x + plot.w - 1, y0, adia__overlay_group_line, 0.85, 0);
         else if (!group_change && (drawn & ADIA_OVERLAY_PIECE_LINES))
-            adia_canvas_hline(c, plot.x, plot.x + plot.w - 1, y0, adia_overlay_piece_line, 0.7, 4);
+            adia__canvas_hline(c, plot.x, plot.x + plot.w - 1, y0, adia__overlay_piece_line, 0.7, 4);
     }
     return drawn;
 }

@@ -20,16 +20,16 @@ static int32_t bin_first_row(int64_t b, int32_t rows, int32_t gh)
     return (int32_t)((b * rows + gh - 1) / gh);
 }
 
-adia_status adia_spy_grid_build(const adia_csr *A, int32_t gw, int32_t gh,
+adia_status adia__spy_grid_build(const adia_csr *A, int32_t gw, int32_t gh,
                                 adia_progress_fn progress, void *user,
                                 adia_spy_grid *g)
 {
     memset(g, 0, sizeof *g);
     if (gw < 1 || gh < 1 || gw > ADIA_PICTURE_MAX_SIDE || gh > ADIA_PICTURE_MAX_SIDE ||
         (A->cols > 0 && gw > A->cols) || (A->rows > 0 && gh > A->rows))
-        return adia_error(ADIA_ERR_INVALID_ARG, "spy grid %dx%d does not fit a %dx%d matrix",
+        return adia__error(ADIA_ERR_INVALID_ARG, "spy grid %dx%d does not fit a %dx%d matrix",
                           (int)gw, (int)gh, (int)A->rows, (int)A->cols);
-    g->count = adia_calloc((size_t)gw * (size_t)gh, sizeof *g->count, "spy grid");
+    g->count = adia__calloc((size_t)gw * (size_t)gh, sizeof *g->count, "spy grid");
     if (!g->count) return ADIA_ERR_NO_MEMORY;
     g->gw = gw;
     g->gh = gh;
@@ -59,7 +59,7 @@ adia_status adia_spy_grid_build(const adia_csr *A, int32_t gw, int32_t gh,
     return ADIA_OK;
 }
 
-void adia_spy_grid_free(adia_spy_grid *g)
+void adia__spy_grid_free(adia_spy_grid *g)
 {
     free(g->count);
     memset(g, 0, sizeof *g);
@@ -78,7 +78,7 @@ static adia_rgb ramp(double t)
                       (uint8_t)(a.b + (b.b - a.b) * u + 0.5)};
 }
 
-adia_rgb adia_spy_color(uint32_t n, uint32_t max)
+adia_rgb adia__spy_color(uint32_t n, uint32_t max)
 {
     if (n == 0) return WHITE;
     if (max <= 1) return ramp(1.0);
@@ -164,14 +164,14 @@ static void draw_count_legend(adia_canvas *c, const layout *L, uint32_t min, uin
     for (int32_t i = 0; i < bw; i++) {
         double t = bw > 1 ? (double)i / (bw - 1) : 1.0;
         adia_rgb col = max > 0 ? ramp(t) : WHITE;
-        adia_canvas_vline(c, x + i, y, y + L->line_h - 1, col, 1.0, 0);
+        adia__canvas_vline(c, x + i, y, y + L->line_h - 1, col, 1.0, 0);
     }
-    adia_canvas_frame(c, (adia_rect){x, y, bw, L->line_h}, FRAME);
+    adia__canvas_frame(c, (adia_rect){x, y, bw, L->line_h}, FRAME);
     char text[96];
     if (max == 0) snprintf(text, sizeof text, "no nonzeros");
     else snprintf(text, sizeof text, "1 .. %" PRIu32 " nonzeros per pixel (log), min %" PRIu32,
                   max, min);
-    adia_draw_text(c, x + bw + 2 * L->scale, y, text, L->scale, INK,
+    adia__draw_text(c, x + bw + 2 * L->scale, y, text, L->scale, INK,
                    c->width - x - bw - L->margin);
 }
 
@@ -185,13 +185,13 @@ static void draw_overlay_legend(adia_canvas *c, const layout *L, const char *fmt
     if (D->n_scatter > 0)
         snprintf(text + strlen(text), sizeof text - strlen(text), "scatter %" PRId64 "  ",
                  D->n_scatter);
-    x = adia_draw_text(c, x, y, text, L->scale, INK, lim - x);
+    x = adia__draw_text(c, x, y, text, L->scale, INK, lim - x);
     if (drawn & ADIA_OVERLAY_GROUP_LINES)
-        x = adia_draw_text(c, x, y, "group change  ", L->scale, adia_overlay_group_line, lim - x);
+        x = adia__draw_text(c, x, y, "group change  ", L->scale, adia__overlay_group_line, lim - x);
     if (drawn & ADIA_OVERLAY_PIECE_LINES)
-        x = adia_draw_text(c, x, y, "piece", L->scale, adia_overlay_piece_line, lim - x);
+        x = adia__draw_text(c, x, y, "piece", L->scale, adia__overlay_piece_line, lim - x);
     if (drawn != (ADIA_OVERLAY_GROUP_LINES | ADIA_OVERLAY_PIECE_LINES) && D->n_pieces > 1)
-        adia_draw_text(c, x, y, "(denser lines left out)", L->scale, INK, lim - x);
+        adia__draw_text(c, x, y, "(denser lines left out)", L->scale, INK, lim - x);
 }
 
 /* -------------------------------------------------------------- drawing */
@@ -199,13 +199,13 @@ static void draw_overlay_legend(adia_canvas *c, const layout *L, const char *fmt
 static void draw_grid(adia_canvas *c, const layout *L, const adia_spy_grid *g)
 {
     for (int32_t by = 0; by < g->gh; by++) {
-        int32_t y0 = adia_plot_row_y(L->plot, g->gh, by), y1 = adia_plot_row_y(L->plot, g->gh, by + 1);
+        int32_t y0 = adia__plot_row_y(L->plot, g->gh, by), y1 = adia__plot_row_y(L->plot, g->gh, by + 1);
         for (int32_t bx = 0; bx < g->gw; bx++) {
             uint32_t n = g->count[(size_t)by * (size_t)g->gw + (size_t)bx];
             if (!n) continue;
             int32_t x0 = L->plot.x + (int32_t)((int64_t)bx * L->plot.w / g->gw);
             int32_t x1 = L->plot.x + (int32_t)((int64_t)(bx + 1) * L->plot.w / g->gw);
-            adia_canvas_fill(c, (adia_rect){x0, y0, x1 - x0, y1 - y0}, adia_spy_color(n, g->max));
+            adia__canvas_fill(c, (adia_rect){x0, y0, x1 - x0, y1 - y0}, adia__spy_color(n, g->max));
         }
     }
 }
@@ -214,10 +214,10 @@ static void draw_grid(adia_canvas *c, const layout *L, const adia_spy_grid *g)
 static adia_status build_overlay(const adia_matrix *A, const adia_spy_options *o,
                                  adia_format **F)
 {
-    const adia_format_ops *ops = adia_format_ops_find(o->overlay);
-    if (!ops) return adia_error(ADIA_ERR_INVALID_ARG, "spy overlay: unknown format '%s'", o->overlay);
+    const adia_format_ops *ops = adia__format_ops_find(o->overlay);
+    if (!ops) return adia__error(ADIA_ERR_INVALID_ARG, "spy overlay: unknown format '%s'", o->overlay);
     if (!ops->diag.policy)
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "spy overlay: '%s' is not a diagonal format (%s)",
                           o->overlay, adia__format_list(1));
     /* Only the structure is drawn: float halves the values' memory. */
@@ -229,15 +229,15 @@ static adia_status spy_size(const adia_spy_options *opt, int *size)
 {
     *size = opt && opt->size > 0 ? opt->size : 800;
     if (*size < 8 || *size > ADIA_PICTURE_MAX_SIDE)
-        return adia_error(ADIA_ERR_INVALID_ARG, "spy picture size %d out of range 8..%d",
+        return adia__error(ADIA_ERR_INVALID_ARG, "spy picture size %d out of range 8..%d",
                           *size, ADIA_PICTURE_MAX_SIDE);
     return ADIA_OK;
 }
 
-adia_status adia_spy_render(const adia_matrix *A, const adia_spy_options *opt,
+adia_status adia__spy_render(const adia_matrix *A, const adia_spy_options *opt,
                             const adia_diag *D, adia_canvas *c, adia_spy_info *info)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_spy_render"));
+    ADIA_TRY(adia__matrix_check_handle(A, "adia__spy_render"));
     adia_spy_options o = {0};
     if (opt) o = *opt;
     ADIA_TRY(spy_size(opt, &o.size));
@@ -245,45 +245,45 @@ adia_status adia_spy_render(const adia_matrix *A, const adia_spy_options *opt,
     if (o.caption) snprintf(caption, sizeof caption, "%s", o.caption);
     else caption_text(A, caption, sizeof caption);
     int scale = o.size >= 640 ? 2 : 1;
-    int32_t text_w = adia_text_width(caption, scale);
+    int32_t text_w = adia__text_width(caption, scale);
     if (text_w < 64 * ADIA_FONT_CELL_W * scale) text_w = 64 * ADIA_FONT_CELL_W * scale;
     layout L;
     compute_layout(A->csr.rows, A->csr.cols, o.size, D != NULL, text_w, &L);
     adia_spy_grid g;
-    ADIA_TRY(adia_spy_grid_build(&A->csr, L.gw, L.gh, o.progress, o.progress_user, &g));
-    adia_status s = adia_canvas_init(c, L.width, L.height, WHITE);
+    ADIA_TRY(adia__spy_grid_build(&A->csr, L.gw, L.gh, o.progress, o.progress_user, &g));
+    adia_status s = adia__canvas_init(c, L.width, L.height, WHITE);
     if (s == ADIA_OK) {
         draw_grid(c, &L, &g);
-        adia_canvas_frame(c, L.plot, FRAME);
-        int drawn = D ? adia_overlay_draw(c, L.plot, L.band, D) : 0;
+        adia__canvas_frame(c, L.plot, FRAME);
+        int drawn = D ? adia__overlay_draw(c, L.plot, L.band, D) : 0;
         if (L.deco) {
-            adia_draw_text(c, L.margin, L.margin, caption, L.scale, INK, L.width - 2 * L.margin);
+            adia__draw_text(c, L.margin, L.margin, caption, L.scale, INK, L.width - 2 * L.margin);
             draw_count_legend(c, &L, g.min, g.max);
             if (D) draw_overlay_legend(c, &L, o.overlay ? o.overlay : "overlay", D, drawn);
         }
         if (info) *info = (adia_spy_info){L.plot, L.band, g.gw, g.gh, g.max};
     }
-    adia_spy_grid_free(&g);
+    adia__spy_grid_free(&g);
     return s;
 }
 
 adia_status adia_matrix_spy_png(const adia_matrix *A, const char *path,
                                 const adia_spy_options *opt)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_matrix_spy_png"));
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_matrix_spy_png: path is NULL");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_spy_png"));
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_spy_png: path is NULL");
     int size;
     ADIA_TRY(spy_size(opt, &size));
     /* Opened first: an unwritable output fails before minutes of work. */
     adia_outfile out;
-    ADIA_TRY(adia_outfile_open(&out, path, false));
+    ADIA_TRY(adia__outfile_open(&out, path, false));
     adia_format *F = NULL;
     adia_status s = opt && opt->overlay ? build_overlay(A, opt, &F) : ADIA_OK;
     adia_canvas c = {0};
     if (s == ADIA_OK)
-        s = adia_spy_render(A, opt, F ? adia_format_diag(F) : NULL, &c, NULL);
+        s = adia__spy_render(A, opt, F ? adia__format_diag(F) : NULL, &c, NULL);
     adia_format_destroy(F);
-    s = s == ADIA_OK ? adia_canvas_encode_png(&c, &out) : adia_outfile_finish(&out, s);
-    adia_canvas_free(&c);
+    s = s == ADIA_OK ? adia__canvas_encode_png(&c, &out) : adia__outfile_finish(&out, s);
+    adia__canvas_free(&c);
     return s;
 }

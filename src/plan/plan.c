@@ -20,9 +20,9 @@ const char *adia_chooser_name(adia_chooser c)
 
 static adia_status check_plan(const adia_plan *P, const char *func)
 {
-    if (!P) return adia_error(ADIA_ERR_INVALID_HANDLE, "%s: plan is NULL", func);
+    if (!P) return adia__error(ADIA_ERR_INVALID_HANDLE, "%s: plan is NULL", func);
     if (P->magic != ADIA_MAGIC_PLAN)
-        return adia_error(ADIA_ERR_INVALID_HANDLE,
+        return adia__error(ADIA_ERR_INVALID_HANDLE,
                           "%s: not a live plan handle (destroyed or uninitialised)", func);
     return ADIA_OK;
 }
@@ -70,7 +70,7 @@ static adia_status try_build(adia_plan *P, const adia_matrix *A, const char *nam
              (long long)P->cand[c].storage_bytes, (long long)h->budget);
         return ADIA_ERR_NO_MEMORY;
     }
-    double t0 = adia_now_ms();
+    double t0 = adia__now_ms();
     adia_status s = adia_format_build(A, name, &h->params, h->vtype, F);
     if (s == ADIA_OK && h->budget > 0 && adia_format_storage_bytes(*F) > h->budget) {
         note(P, "skipped %s: its %lld bytes exceed the memory budget of %lld", name,
@@ -82,7 +82,7 @@ static adia_status try_build(adia_plan *P, const adia_matrix *A, const char *nam
     } else if (s != ADIA_OK) {
         note(P, "skipped %s: build failed: %s", name, adia_last_error());
     }
-    P->build_ms = adia_now_ms() - t0;
+    P->build_ms = adia__now_ms() - t0;
     if (s == ADIA_OK) return ADIA_OK;
     adia_format_destroy(*F);
     *F = NULL;
@@ -100,19 +100,14 @@ static adia_status time_spmv(adia_format *F, int device, void *x, void *y, doubl
     enum { runs = 5 };
     if (device) {
 #ifdef ADIA_HAVE_CUDA
-        return adia_plan_gpu_time(F, 3 * runs, x, ms);
+        return adia__plan_gpu_time(F, 3 * runs, x, ms);
 #else
-        return adia_error(ADIA_ERR_NO_DEVICE, "plan: GPU timing without CUDA");
+        return adia__error(ADIA_ERR_NO_DEVICE, "plan: GPU timing without CUDA");
 #endif
     }
-    ADIA_TRY(adia_format_spmv(F, 1.0, x, 0.0, y));
-    *ms = INFINITY;
-    for (int k = 0; k < runs; k++) {
-        double t0 = adia_now_ms();
-        ADIA_TRY(adia_format_spmv(F, 1.0, x, 0.0, y));
-        double t = adia_now_ms() - t0;
-        if (t < *ms) *ms = t;
-    }
+    adia_gpu_timing t;
+    ADIA_TRY(adia_cpu_time_spmv(F, runs, x, y, &t));
+    *ms = t.min_ms;
     return ADIA_OK;
 }
 
@@ -155,8 +150,8 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
                            adia_format **F)
 {
     size_t vs = adia_value_size(h->vtype);
-    void *x = adia_calloc((size_t)A->csr.cols + 1, vs, "plan: timing x");
-    void *y = adia_calloc((size_t)A->csr.rows + 1, vs, "plan: timing y");
+    void *x = adia__calloc((size_t)A->csr.cols + 1, vs, "plan: timing x");
+    void *y = adia__calloc((size_t)A->csr.rows + 1, vs, "plan: timing y");
     adia_status s = x && y ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     for (int32_t j = 0; s == ADIA_OK && j < A->csr.cols; j++) {
         double v = 1.0 / (1 + j % 7);
@@ -236,11 +231,11 @@ static adia_status choose_and_build(adia_plan *P, const adia_matrix *A, const pl
         if (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_UNSUPPORTED) return s;
         if (h->chooser == ADIA_CHOOSE_FIXED && i == 0 && s == ADIA_ERR_UNSUPPORTED) {
             /* the caller named it: a refusal is the caller's error, say why */
-            return adia_error(ADIA_ERR_INVALID_ARG, "plan: fixed format %s: %.*s", names[0],
+            return adia__error(ADIA_ERR_INVALID_ARG, "plan: fixed format %s: %.*s", names[0],
                               (int)strlen(P->notes) - 1, P->notes);
         }
     }
-    return adia_error(ADIA_ERR_NO_MEMORY, "plan: no format fits: %.*s",
+    return adia__error(ADIA_ERR_NO_MEMORY, "plan: no format fits: %.*s",
                       (int)strlen(P->notes) - 1, P->notes);
 }
 
@@ -248,7 +243,7 @@ static adia_status choose_and_build(adia_plan *P, const adia_matrix *A, const pl
 static adia_plan *plan_new(int32_t rows, int32_t cols, int64_t nnz, const char *name,
                            const plan_hints *h)
 {
-    adia_plan *P = adia_calloc(1, sizeof *P, "plan handle");
+    adia_plan *P = adia__calloc(1, sizeof *P, "plan handle");
     if (!P) return NULL;
     P->magic = ADIA_MAGIC_PLAN;
     P->device = h->device;
@@ -280,22 +275,22 @@ adia_status adia__plan_adopt(adia_format *F, const plan_hints *h, const char *na
     return ADIA_OK;
 }
 
-adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
+adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out)
 {
     if (analyse) ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_create"));
     adia_plan *P = plan_new(A->csr.rows, A->csr.cols, A->csr.nnz, A->name, h);
     if (!P) return ADIA_ERR_NO_MEMORY;
     adia_status s = ADIA_OK;
-    P->hash = adia_plan_structure_hash(&A->csr);
+    P->hash = adia__plan_structure_hash(&A->csr);
     if (analyse) {
-        double t0 = adia_now_ms();
+        double t0 = adia__now_ms();
         s = adia_matrix_analyze(A, NULL, &P->f);
         if (s == ADIA_OK) {
             P->have_features = 1;
-            s = adia_plan_model(&A->csr, &P->f, h, P->cand, &P->n_cand);
+            s = adia__plan_model(&A->csr, &P->f, h, P->cand, &P->n_cand);
         }
-        P->analyze_ms = adia_now_ms() - t0;
+        P->analyze_ms = adia__now_ms() - t0;
     }
     if (s == ADIA_OK) s = choose_and_build(P, A, h);
     if (s != ADIA_OK) {
@@ -311,17 +306,17 @@ adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analy
 adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
                              adia_plan **plan)
 {
-    if (!plan) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_create: plan is NULL");
+    if (!plan) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_create: plan is NULL");
     *plan = NULL;
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_plan_create"));
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_plan_create"));
     plan_hints h;
-    ADIA_TRY(adia_plan_resolve_hints(hints, &h));
+    ADIA_TRY(adia__plan_resolve_hints(hints, &h));
     /* a value the matrix refuses is the caller's error, not a reason for
      * every candidate to be skipped and "no format fits" */
     ADIA_TRY(adia_format_params_check(&h.params, A->csr.rows, A->csr.cols));
     /* FIXED needs no analysis: the caller chose */
     int analyse = h.chooser != ADIA_CHOOSE_FIXED;
-    adia_status s = adia_plan_build(A, &h, analyse, plan);
+    adia_status s = adia__plan_build(A, &h, analyse, plan);
     if (s == ADIA_OK || !h.device || !h.device_auto ||
         (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_INVALID_ARG))
         return s;
@@ -329,8 +324,8 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     char why[512];
     snprintf(why, sizeof why, "%s", adia_last_error());
     h.device = 0;
-    if (h.bandwidth_measured) ADIA_TRY(adia_plan_cpu_bandwidth(&h.bandwidth_gbs));
-    ADIA_TRY(adia_plan_build(A, &h, analyse, plan));
+    if (h.bandwidth_measured) ADIA_TRY(adia__plan_cpu_bandwidth(&h.bandwidth_gbs));
+    ADIA_TRY(adia__plan_build(A, &h, analyse, plan));
     note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", why);
     return ADIA_OK;
 }
@@ -358,11 +353,11 @@ adia_status adia_spmv_async(adia_plan *plan, double alpha, const void *x, double
 {
     ADIA_TRY(check_plan(plan, "adia_spmv"));
     if ((!x && plan->cols > 0) || (!y && plan->rows > 0))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_spmv: x or y is NULL (%d x %d plan)",
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_spmv: x or y is NULL (%d x %d plan)",
                           (int)plan->rows, (int)plan->cols);
     size_t vs = adia_value_size(plan->vtype);
     if (overlap(x, (size_t)plan->cols * vs, y, (size_t)plan->rows * vs))
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "adia_spmv: x and y overlap (x = %p, y = %p): y must not alias x",
                           x, y);
     if (plan->device) return adia_format_spmv_gpu(plan->F, alpha, x, beta, y, stream);

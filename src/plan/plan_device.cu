@@ -60,7 +60,7 @@ adia_status widened(const In *in, int64_t n, void **owned, const char *what)
 
 adia_status check_args(const adia_device_csr *A, adia_plan **plan)
 {
-#define BAD(...) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_create_device_csr: " __VA_ARGS__)
+#define BAD(...) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_create_device_csr: " __VA_ARGS__)
     if (!plan) BAD("plan is NULL");
     *plan = nullptr;
     if (!A) BAD("the matrix is NULL");
@@ -132,10 +132,10 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
     adia_plan_hints gpu = hints ? *hints : adia_plan_hints{};
     gpu.device = 1;   /* the matrix is on the device: so is the plan */
     plan_hints h;
-    ADIA_TRY(adia_plan_resolve_hints(&gpu, &h));
+    ADIA_TRY(adia__plan_resolve_hints(&gpu, &h));
     if (!h.device)
-        return adia_error(ADIA_ERR_NO_DEVICE, "adia_plan_create_device_csr: no CUDA device");
-    const double t0 = adia_now_ms();
+        return adia__error(ADIA_ERR_NO_DEVICE, "adia_plan_create_device_csr: no CUDA device");
+    const double t0 = adia__now_ms();
     canonical c;
     ADIA_TRY(canonicalize(A, c));
     const bool fixed = h.chooser == ADIA_CHOOSE_FIXED;
@@ -143,14 +143,14 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
     int64_t n_diag = -1;
     const char *name = h.format;
     if (!fixed) {
-        ADIA_TRY(adia_gpu_count_diagonals(&c.A, &n_diag));
+        ADIA_TRY(adia__gpu_count_diagonals(&c.A, &n_diag));
         name = (double)n_diag * A->rows <= DIA_FILL * nnz ? "dia" : "brcsd2";
     }
-    const double t_count = adia_now_ms();
+    const double t_count = adia__now_ms();
     adia_format *F = nullptr;
     adia_gpu_build_info bi;
     ADIA_TRY(adia__format_build_device(name, &c.A, &h.params, h.vtype, &F, &bi));
-    const double t_build = adia_now_ms();
+    const double t_build = adia__now_ms();
     if (!fixed && slots(F) > MAX_FILL * nnz) {
         char why[256];
         snprintf(why, sizeof why, "a CSR in device memory, not a diagonal matrix (%lld diagonals, "
@@ -166,10 +166,10 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
     if (h.calls >= ADIA_PLAN_MEASURE_CALLS &&
         adia_format_set_kernel(F, ADIA_KERNEL_GENERATED) != ADIA_OK)
         snprintf(kernel_note, sizeof kernel_note, "generic kernel: %.280s", adia_last_error());
-    const double t_kernel = adia_now_ms();
+    const double t_kernel = adia__now_ms();
     ADIA_TRY(adia__plan_adopt(F, &h, "device CSR", plan));
     if (kernel_note[0]) adia__plan_note(*plan, "%s", kernel_note);
-    (*plan)->build_ms = adia_now_ms() - t0;
+    (*plan)->build_ms = adia__now_ms() - t0;
     adia__plan_note(*plan, "times (ms): widening + diagonal count %.1f, build %.1f (GPU analysis "
                     "%.1f, host structure %.1f, GPU fill %.1f, data to the host %.1f), kernel "
                     "%.1f", t_count - t0, t_build - t_count, bi.analyze_ms, bi.host_ms,

@@ -9,7 +9,7 @@
 /* The first successful probe is kept for the process; a failed one (the
  * device short of memory for its 256 MiB buffer at that moment) is not, so
  * a transient shortage does not poison every later plan. */
-extern "C" adia_status adia_plan_gpu_bandwidth(double *gbs)
+extern "C" adia_status adia__plan_gpu_bandwidth(double *gbs)
 {
     static std::mutex lock;
     static double cached = 0;
@@ -19,7 +19,7 @@ extern "C" adia_status adia_plan_gpu_bandwidth(double *gbs)
         adia_status s = adia_gpu_read_bandwidth((size_t)256 << 20, 5, &cached);
         if (s != ADIA_OK) {
             cached = 0;
-            return adia_error(s, "GPU bandwidth probe: %s", adia_last_error());
+            return adia__error(s, "GPU bandwidth probe: %s", adia_last_error());
         }
     }
     *gbs = cached;
@@ -28,10 +28,10 @@ extern "C" adia_status adia_plan_gpu_bandwidth(double *gbs)
 
 /* Median per-call time (the GPU module's batched timing) with the
  * caller's x: real values, not zeros, which can run faster than real data. */
-extern "C" adia_status adia_plan_gpu_time(adia_format *F, int runs, const void *x, double *ms)
+extern "C" adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double *ms)
 {
     adia_gpu_timing t;
-    ADIA_TRY(adia_gpu_time_spmv_x(F, runs, x, &t));
+    ADIA_TRY(adia_gpu_time_spmv_x(F, runs, x, NULL, &t));
     *ms = t.median_ms;
     return ADIA_OK;
 }

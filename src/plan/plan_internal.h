@@ -73,35 +73,35 @@ void adia__plan_vnote(adia_plan *P, const char *fmt, va_list ap);
 
 /* Defaults and checks of the public hints (NULL allowed); resolves device
  * -1 and measures the bandwidth when not given. */
-adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r);
+adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r);
 
 /* The model for A (features f computed by the caller): every predictable
  * candidate, least total_ms first; *n = how many (<= ADIA_PLAN_MAX_CANDIDATES). */
-adia_status adia_plan_model(const adia_csr *A, const adia_features *f,
+adia_status adia__plan_model(const adia_csr *A, const adia_features *f,
                             const plan_hints *h, adia_plan_candidate *out, int *n);
 
-/* adia_budget_check of what the analysis and the model pass of A
+/* adia__budget_check of what the analysis and the model pass of A
  * allocate at their peak (the larger: they run one after the other), with
  * the shape in the message; before either starts. */
 adia_status adia__plan_check_budget(const adia_csr *A, const char *func);
 
 /* A new plan for A (create and load): with analyse, the features and the
  * model's candidates first; then the chooser's format, with fallbacks. */
-adia_status adia_plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
+adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out);
 
 /* Memory bandwidth in GB/s, measured once per process (streaming read). */
-adia_status adia_plan_cpu_bandwidth(double *gbs);
+adia_status adia__plan_cpu_bandwidth(double *gbs);
 
 /* 64-bit hash of the structure (dimensions, rowptr, colind). */
-uint64_t adia_plan_structure_hash(const adia_csr *A);
+uint64_t adia__plan_structure_hash(const adia_csr *A);
 
 #ifdef ADIA_HAVE_CUDA
 /* plan_gpu.cu: streaming-read bandwidth of the current device (kept once
  * measured) and the median time of `runs` SpMVs of an uploaded format with
  * the host vector x (of the format's value type) as input. */
-adia_status adia_plan_gpu_bandwidth(double *gbs);
-adia_status adia_plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);
+adia_status adia__plan_gpu_bandwidth(double *gbs);
+adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);
 #endif
 
 #ifdef __cplusplus

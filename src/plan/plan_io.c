@@ -105,9 +105,9 @@ static void explain_break_even(const adia_plan *P, text *t)
 adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
 {
     if (!plan || plan->magic != ADIA_MAGIC_PLAN)
-        return adia_error(ADIA_ERR_INVALID_HANDLE,
+        return adia__error(ADIA_ERR_INVALID_HANDLE,
                           "adia_plan_explain: not a live plan handle (NULL, destroyed or uninitialised)");
-    if (!buf || len == 0) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_explain: no buffer");
+    if (!buf || len == 0) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_explain: no buffer");
     const adia_plan *P = plan;
     text t = {buf, len, 0};
     buf[0] = '\0';
@@ -161,15 +161,15 @@ static const struct { const char *key; size_t at; } param_keys[] = {
 static void write_params(adia_outfile *out, const adia_format_params *p)
 {
     const char *sep = "";
-    adia_outfile_printf(out, "params ");
+    adia__outfile_printf(out, "params ");
     for (size_t i = 0; i < sizeof param_keys / sizeof *param_keys; i++) {
         int32_t v;
         memcpy(&v, (const char *)p + param_keys[i].at, sizeof v);
         if (v <= 0) continue;
-        adia_outfile_printf(out, "%s%s=%" PRId32, sep, param_keys[i].key, v);
+        adia__outfile_printf(out, "%s%s=%" PRId32, sep, param_keys[i].key, v);
         sep = ",";
     }
-    adia_outfile_printf(out, "\n");
+    adia__outfile_printf(out, "\n");
 }
 
 /* The structure hash of the matrix F holds (exact: explicit zeros too),
@@ -178,7 +178,7 @@ static adia_status format_hash(adia_format *F, uint64_t *hash)
 {
     adia_matrix *A = NULL;
     ADIA_TRY(adia_format_to_matrix(F, &A));
-    *hash = adia_plan_structure_hash(&A->csr);
+    *hash = adia__plan_structure_hash(&A->csr);
     adia_matrix_destroy(A);
     return ADIA_OK;
 }
@@ -186,19 +186,19 @@ static adia_status format_hash(adia_format *F, uint64_t *hash)
 adia_status adia_plan_save(const adia_plan *plan, const char *path)
 {
     if (!plan || plan->magic != ADIA_MAGIC_PLAN)
-        return adia_error(ADIA_ERR_INVALID_HANDLE, "adia_plan_save: not a live plan handle");
-    if (!path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_save: path is NULL");
+        return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_save: not a live plan handle");
+    if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_save: path is NULL");
     uint64_t hash = plan->hash;
     if (!hash) ADIA_TRY(format_hash(plan->F, &hash));   /* a device CSR's plan */
     adia_outfile out;
-    ADIA_TRY(adia_outfile_open(&out, path, false));
-    adia_outfile_printf(&out, "adia-plan 1\nformat %s\nvtype %s\ndevice %d\nchooser %s\n"
+    ADIA_TRY(adia__outfile_open(&out, path, false));
+    adia__outfile_printf(&out, "adia-plan 1\nformat %s\nvtype %s\ndevice %d\nchooser %s\n"
                         "calls %lld\nshape %d %d %lld\nhash %016" PRIx64 "\n",
                         adia_format_name(plan->F), adia_value_type_name(plan->vtype),
                         plan->device, adia_chooser_name(plan->chooser), (long long)plan->calls,
                         (int)plan->rows, (int)plan->cols, (long long)plan->nnz, hash);
     write_params(&out, &plan->params);
-    return adia_outfile_commit(&out);
+    return adia__outfile_commit(&out);
 }
 
 /* What a plan file says. */
@@ -243,7 +243,7 @@ static adia_status read_plan_file(const char *path, plan_file *pf)
 {
     memset(pf, 0, sizeof *pf);
     FILE *f = fopen(path, "r");
-    if (!f) return adia_error(ADIA_ERR_IO, "%s: cannot open the plan: %s", path, strerror(errno));
+    if (!f) return adia__error(ADIA_ERR_IO, "%s: cannot open the plan: %s", path, strerror(errno));
     char line[512];
     int lineno = 0;
     adia_status s = ADIA_OK;
@@ -252,48 +252,48 @@ static adia_status read_plan_file(const char *path, plan_file *pf)
         line[strcspn(line, "\r\n")] = '\0';
         if (lineno == 1) {
             if (strcmp(line, "adia-plan 1"))
-                s = adia_error(ADIA_ERR_PARSE, "%s:1: not an adia plan file (expected "
+                s = adia__error(ADIA_ERR_PARSE, "%s:1: not an adia plan file (expected "
                                "'adia-plan 1', got '%.40s')", path, line);
             continue;
         }
         unsigned bit = parse_line(line, pf);
-        if (!bit) s = adia_error(ADIA_ERR_PARSE, "%s:%d: bad plan line '%.60s'", path, lineno, line);
+        if (!bit) s = adia__error(ADIA_ERR_PARSE, "%s:%d: bad plan line '%.60s'", path, lineno, line);
         pf->seen |= bit;
     }
     if (s == ADIA_OK && lineno == 0)
-        s = adia_error(ADIA_ERR_PARSE, "%s: empty plan file", path);
+        s = adia__error(ADIA_ERR_PARSE, "%s: empty plan file", path);
     for (int k = 0; s == ADIA_OK && k < N_FILE_KEYS; k++)
         if (!(pf->seen & (1u << k)))
-            s = adia_error(ADIA_ERR_PARSE, "%s: plan file lacks the '%s' line", path, file_keys[k]);
+            s = adia__error(ADIA_ERR_PARSE, "%s: plan file lacks the '%s' line", path, file_keys[k]);
     fclose(f);
     return s;
 }
 
-/* The saved choice as hints for adia_plan_build (no analysis). */
+/* The saved choice as hints for adia__plan_build (no analysis). */
 static adia_status file_hints(const char *path, const plan_file *pf, plan_hints *h,
                               adia_chooser *chooser)
 {
     memset(h, 0, sizeof *h);
     if (!adia_format_exists(pf->format))
-        return adia_error(ADIA_ERR_PARSE, "%s: unknown format '%s'", path, pf->format);
+        return adia__error(ADIA_ERR_PARSE, "%s: unknown format '%s'", path, pf->format);
     h->format = pf->format;
     h->chooser = ADIA_CHOOSE_FIXED;
     if (!strcmp(pf->vtype, "double")) h->vtype = ADIA_DOUBLE;
     else if (!strcmp(pf->vtype, "float")) h->vtype = ADIA_FLOAT;
-    else return adia_error(ADIA_ERR_PARSE, "%s: unknown value type '%s'", path, pf->vtype);
+    else return adia__error(ADIA_ERR_PARSE, "%s: unknown value type '%s'", path, pf->vtype);
     *chooser = (adia_chooser)-1;
     for (int c = ADIA_CHOOSE_MODEL; c <= ADIA_CHOOSE_FIXED; c++)
         if (!strcmp(pf->chooser, adia_chooser_name((adia_chooser)c))) *chooser = (adia_chooser)c;
     if ((int)*chooser < 0)
-        return adia_error(ADIA_ERR_PARSE, "%s: unknown chooser '%s'", path, pf->chooser);
+        return adia__error(ADIA_ERR_PARSE, "%s: unknown chooser '%s'", path, pf->chooser);
     h->calls = pf->calls > 0 ? pf->calls : 1;
     if (pf->params[0] && adia_format_params_parse(&h->params, pf->params) != ADIA_OK)
-        return adia_error(ADIA_ERR_PARSE, "%s: bad params '%s': %s", path, pf->params,
+        return adia__error(ADIA_ERR_PARSE, "%s: bad params '%s': %s", path, pf->params,
                           adia_last_error());
     int n = 0;
     ADIA_TRY(adia_gpu_device_count(&n));
     if (pf->device == 1 && n == 0)
-        return adia_error(ADIA_ERR_NO_DEVICE, "%s: the plan is for a GPU, and no CUDA device "
+        return adia__error(ADIA_ERR_NO_DEVICE, "%s: the plan is for a GPU, and no CUDA device "
                           "is available here", path);
     h->device = pf->device;
     return ADIA_OK;
@@ -301,24 +301,24 @@ static adia_status file_hints(const char *path, const plan_file *pf, plan_hints 
 
 adia_status adia_plan_load(const adia_matrix *A, const char *path, adia_plan **plan)
 {
-    if (!plan || !path) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_load: NULL argument");
+    if (!plan || !path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_load: NULL argument");
     *plan = NULL;
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_plan_load"));
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_plan_load"));
     plan_file pf;
     plan_hints h;
     adia_chooser chooser = ADIA_CHOOSE_FIXED;
     ADIA_TRY(read_plan_file(path, &pf));
     ADIA_TRY(file_hints(path, &pf, &h, &chooser));
     if (pf.rows != A->csr.rows || pf.cols != A->csr.cols || pf.nnz != A->csr.nnz ||
-        pf.hash != adia_plan_structure_hash(&A->csr))
-        return adia_error(ADIA_ERR_INVALID_ARG,
+        pf.hash != adia__plan_structure_hash(&A->csr))
+        return adia__error(ADIA_ERR_INVALID_ARG,
                           "%s: the plan was made for another matrix (%d x %d, %lld nonzeros, "
                           "structure hash %016" PRIx64 "; this one is %d x %d, %lld nonzeros%s)",
                           path, pf.rows, pf.cols, pf.nnz, pf.hash, (int)A->csr.rows,
                           (int)A->csr.cols, (long long)A->csr.nnz,
                           pf.rows == A->csr.rows && pf.cols == A->csr.cols && pf.nnz == A->csr.nnz
                               ? ", another structure" : "");
-    ADIA_TRY(adia_plan_build(A, &h, 0, plan));
+    ADIA_TRY(adia__plan_build(A, &h, 0, plan));
     (*plan)->chooser = chooser;
     (*plan)->loaded = 1;
     snprintf((*plan)->loaded_from, sizeof (*plan)->loaded_from, "%s", path);

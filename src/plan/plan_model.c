@@ -47,25 +47,25 @@ static double stream_read_gbs(const double *a, int64_t n)
 {
     double best = INFINITY, sink = 0;
     for (int rep = 0; rep < 3; rep++) {
-        double t0 = adia_now_ms(), s = 0;
+        double t0 = adia__now_ms(), s = 0;
 #pragma omp parallel for reduction(+ : s) schedule(static) num_threads(adia__threads())
         for (int64_t i = 0; i < n; i++) s += a[i];
-        double t = (adia_now_ms() - t0) * 1e-3;   /* seconds */
+        double t = (adia__now_ms() - t0) * 1e-3;   /* seconds */
         sink += s;
         if (t < best) best = t;
     }
     return sink == 12345.678 ? 0 : (double)n * 8.0 / best * 1e-9;   /* keep the sum */
 }
 
-adia_status adia_plan_cpu_bandwidth(double *gbs)
+adia_status adia__plan_cpu_bandwidth(double *gbs)
 {
     static double cached = 0;
     adia_status s = ADIA_OK;
-#pragma omp critical(adia_plan_cpu_bandwidth)
+#pragma omp critical(adia__plan_cpu_bandwidth)
     {
         if (cached <= 0) {
             int64_t n = (int64_t)1 << 22;  /* 32 MiB: beyond most caches */
-            double *a = adia_alloc((size_t)n, sizeof *a, "bandwidth probe");
+            double *a = adia__alloc((size_t)n, sizeof *a, "bandwidth probe");
             if (!a) {
                 s = ADIA_ERR_NO_MEMORY;
             } else {
@@ -82,7 +82,7 @@ adia_status adia_plan_cpu_bandwidth(double *gbs)
 
 /* ------------------------------------------------------------- hints */
 
-adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
+adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
 {
     adia_plan_hints z;
     memset(&z, 0, sizeof z);
@@ -90,25 +90,25 @@ adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
     memset(r, 0, sizeof *r);
     r->calls = h->expected_calls > 0 ? h->expected_calls : 1;
     if (h->vtype != ADIA_DOUBLE && h->vtype != ADIA_FLOAT)
-        return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: bad value type %d", (int)h->vtype);
+        return adia__error(ADIA_ERR_INVALID_ARG, "plan hints: bad value type %d", (int)h->vtype);
     r->vtype = h->vtype;
     if (h->chooser < ADIA_CHOOSE_MODEL || h->chooser > ADIA_CHOOSE_FIXED)
-        return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: bad chooser %d", (int)h->chooser);
+        return adia__error(ADIA_ERR_INVALID_ARG, "plan hints: bad chooser %d", (int)h->chooser);
     r->chooser = h->chooser;
     if (r->chooser == ADIA_CHOOSE_FIXED && (!h->format || !adia_format_exists(h->format)))
-        return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: chooser FIXED needs a registered "
+        return adia__error(ADIA_ERR_INVALID_ARG, "plan hints: chooser FIXED needs a registered "
                           "format name, got '%s'", h->format ? h->format : "(null)");
     r->format = h->format;
     /* one budget: the hint narrows the process budget for format storage */
     r->budget = h->memory_budget > 0 ? h->memory_budget : adia_memory_budget();
     if (h->params) r->params = *h->params;
     if (h->device < -1 || h->device > 1)
-        return adia_error(ADIA_ERR_INVALID_ARG, "plan hints: device must be 0 (CPU), 1 (GPU) "
+        return adia__error(ADIA_ERR_INVALID_ARG, "plan hints: device must be 0 (CPU), 1 (GPU) "
                           "or -1 (auto), got %d", h->device);
     int n = 0;
     ADIA_TRY(adia_gpu_device_count(&n));
     if (h->device == 1 && n == 0)
-        return adia_error(ADIA_ERR_NO_DEVICE, "plan hints: device 1 (GPU) requested but no "
+        return adia__error(ADIA_ERR_NO_DEVICE, "plan hints: device 1 (GPU) requested but no "
                           "CUDA device is available%s",
 #ifdef ADIA_HAVE_CUDA
                           ""
@@ -124,9 +124,9 @@ adia_status adia_plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
     }
     r->bandwidth_measured = 1;
 #ifdef ADIA_HAVE_CUDA
-    if (r->device) return adia_plan_gpu_bandwidth(&r->bandwidth_gbs);
+    if (r->device) return adia__plan_gpu_bandwidth(&r->bandwidth_gbs);
 #endif
-    return adia_plan_cpu_bandwidth(&r->bandwidth_gbs);
+    return adia__plan_cpu_bandwidth(&r->bandwidth_gbs);
 }
 
 /* ------------------------------------------------------- byte counts */
@@ -160,7 +160,7 @@ static adia_status count_blocks(const adia_csr *A, int32_t B, adia_block_count *
 {
     memset(c, 0, sizeof *c);
     int64_t span = (int64_t)A->rows + A->cols;
-    int64_t *stamp = adia_calloc((size_t)span, sizeof *stamp, "plan: offset stamps");
+    int64_t *stamp = adia__calloc((size_t)span, sizeof *stamp, "plan: offset stamps");
     if (!stamp) return ADIA_ERR_NO_MEMORY;
     uint64_t prev_hash = 0;
     int64_t prev_k = -1;
@@ -206,7 +206,7 @@ static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
     if (sigma <= 0) sigma = C >= 256 ? C : (256 + C - 1) / C * C;
     *slots = *slices = -1;
     if (sigma != 1 && sigma % C) return ADIA_OK;
-    int64_t *len = adia_alloc((size_t)A->rows, sizeof *len, "plan: row lengths");
+    int64_t *len = adia__alloc((size_t)A->rows, sizeof *len, "plan: row lengths");
     if (!len) return ADIA_ERR_NO_MEMORY;
     for (int32_t i = 0; i < A->rows; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
     for (int64_t w0 = 0; sigma > 1 && w0 < A->rows; w0 += sigma) {
@@ -240,7 +240,7 @@ adia_status adia__plan_check_budget(const adia_csr *A, const char *func)
     snprintf(what, sizeof what, "%s: planning a %d x %d matrix (analysis and cost model over "
              "%lld diagonal slots)", func, (int)A->rows, (int)A->cols,
              (long long)A->rows + A->cols);
-    return adia_budget_check(analysis > model ? analysis : model, what);
+    return adia__budget_check(analysis > model ? analysis : model, what);
 }
 
 /* What every format's storage prediction reads: the features and the
@@ -274,14 +274,14 @@ static int cmp_total(const void *a, const void *b)
     return (x->total_ms > y->total_ms) - (x->total_ms < y->total_ms);
 }
 
-adia_status adia_plan_model(const adia_csr *A, const adia_features *f,
+adia_status adia__plan_model(const adia_csr *A, const adia_features *f,
                             const plan_hints *h, adia_plan_candidate *out, int *n)
 {
     adia_model_input in;
     ADIA_TRY(model_input(A, f, h, &in));
     double host_gbs = h->bandwidth_gbs;
-    if (h->device) ADIA_TRY(adia_plan_cpu_bandwidth(&host_gbs));
-    int64_t vec = adia_vector_bytes(A->rows, A->cols, h->vtype);
+    if (h->device) ADIA_TRY(adia__plan_cpu_bandwidth(&host_gbs));
+    int64_t vec = adia__vector_bytes(A->rows, A->cols, h->vtype);
     double csr_read = ((double)A->rows + 1) * 8 + (double)A->nnz * 12;   /* master, double */
     *n = 0;
     for (int i = 0; i < adia_format_count() && *n < ADIA_PLAN_MAX_CANDIDATES; i++) {
@@ -317,18 +317,18 @@ adia_status adia_plan_model(const adia_csr *A, const adia_features *f,
 adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
                                  adia_plan_candidate *out, int max, int *n)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_plan_candidates"));
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_plan_candidates"));
     if (!n || (max > 0 && !out))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_candidates: NULL argument");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_candidates: NULL argument");
     *n = 0;
     plan_hints r;
     adia_features f;
     adia_plan_candidate all[ADIA_PLAN_MAX_CANDIDATES];
     int count;
-    ADIA_TRY(adia_plan_resolve_hints(h, &r));
+    ADIA_TRY(adia__plan_resolve_hints(h, &r));
     ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_candidates"));
     ADIA_TRY(adia_matrix_analyze(A, NULL, &f));
-    ADIA_TRY(adia_plan_model(&A->csr, &f, &r, all, &count));
+    ADIA_TRY(adia__plan_model(&A->csr, &f, &r, all, &count));
     if (max <= 0 && !out) {
         *n = count;
         return ADIA_OK;
@@ -339,7 +339,7 @@ adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
 
 /* ----------------------------------------------------------- hashing */
 
-uint64_t adia_plan_structure_hash(const adia_csr *A)
+uint64_t adia__plan_structure_hash(const adia_csr *A)
 {
     uint64_t h = mix64(((uint64_t)(uint32_t)A->rows << 32) ^ (uint32_t)A->cols);
     h = mix64(h ^ (uint64_t)A->nnz);

@@ -127,9 +127,9 @@ static void precondition(const solver *S, const double *r, double *z)
 /* y = (A / sa) x through the operator, timed */
 static adia_status apply(solver *S, const double *x, double *y)
 {
-    double t0 = adia_now_ms();
+    double t0 = adia__now_ms();
     adia_status s = S->op->apply(S->op->ctx, S->a_inv, x, y);
-    S->spmv_ms += adia_now_ms() - t0;
+    S->spmv_ms += adia__now_ms() - t0;
     S->spmvs++;
     return s;
 }
@@ -261,7 +261,7 @@ static adia_status gmres(solver *S, const double *b, double *x, double *w)
     const int64_t n = S->n;
     const int m = S->restart;
     double *V = w, *z = w + (int64_t)(m + 1) * n;
-    double *H = adia_calloc((size_t)(m + 1) * (size_t)m + 4 * ((size_t)m + 1), sizeof *H,
+    double *H = adia__calloc((size_t)(m + 1) * (size_t)m + 4 * ((size_t)m + 1), sizeof *H,
                             "GMRES Hessenberg matrix");
     if (!H) return ADIA_ERR_NO_MEMORY;
     double *cs = H + (m + 1) * m, *sn = cs + m + 1, *g = sn + m + 1, *y = g + m + 1;
@@ -345,7 +345,7 @@ void adia_solve_options_default(adia_solve_options *opt)
 /* A(i,i) of every row (0 where it is not stored). */
 static adia_status diagonal(const adia_csr *A, double **out)
 {
-    double *d = adia_calloc((size_t)A->rows + 1, sizeof *d, "matrix diagonal");
+    double *d = adia__calloc((size_t)A->rows + 1, sizeof *d, "matrix diagonal");
     if (!d) return ADIA_ERR_NO_MEMORY;
     for (int32_t i = 0; i < A->rows; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
@@ -359,15 +359,15 @@ static adia_status diagonal(const adia_csr *A, double **out)
 static adia_status jacobi_inverse(const double *diag, int64_t n, int64_t first, int ea,
                                   double **out)
 {
-    if (!diag) return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs the diagonal "
+    if (!diag) return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs the diagonal "
                                  "of A (adia_operator.diag is NULL)");
-    double *d = adia_alloc((size_t)n + 1, sizeof *d, "Jacobi diagonal");
+    double *d = adia__alloc((size_t)n + 1, sizeof *d, "Jacobi diagonal");
     if (!d) return ADIA_ERR_NO_MEMORY;
     for (int64_t i = 0; i < n; i++) {
         double a = diag[i];
         if (a == 0 || !isfinite(a)) {
             free(d);
-            return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs A(%lld,%lld) "
+            return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs A(%lld,%lld) "
                               "nonzero and finite, it is %g", (long long)(first + i),
                               (long long)(first + i), a);
         }
@@ -386,10 +386,10 @@ static adia_status solver_plan(const adia_matrix *A, adia_plan *plan, const adia
     int32_t n = A->csr.rows;
     if (plan) {
         if (adia_plan_rows(plan) != n || adia_plan_cols(plan) != n)
-            return adia_error(ADIA_ERR_DIMENSION, "adia_solve: the plan is %d x %d, A is %d x %d",
+            return adia__error(ADIA_ERR_DIMENSION, "adia_solve: the plan is %d x %d, A is %d x %d",
                               adia_plan_rows(plan), adia_plan_cols(plan), n, n);
         if (adia_plan_device(plan) == 0 && adia_plan_value_type(plan) != ADIA_DOUBLE)
-            return adia_error(ADIA_ERR_UNSUPPORTED, "adia_solve: a CPU plan must be in double "
+            return adia__error(ADIA_ERR_UNSUPPORTED, "adia_solve: a CPU plan must be in double "
                               "(this one: float)");
         return ADIA_OK;
     }
@@ -406,21 +406,21 @@ static adia_status check_options(const adia_solve_options *o, const char *func)
 {
     if (o->method != ADIA_SOLVE_CG && o->method != ADIA_SOLVE_BICGSTAB &&
         o->method != ADIA_SOLVE_GMRES)
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: unknown method %d", func, (int)o->method);
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: unknown method %d", func, (int)o->method);
     if (o->method == ADIA_SOLVE_GMRES && (o->restart < 1 || o->restart > 1000))
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: GMRES restart %d outside 1..1000", func,
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: GMRES restart %d outside 1..1000", func,
                           o->restart);
-    if (!(o->rtol < 1)) return adia_error(ADIA_ERR_INVALID_ARG, "%s: rtol %g", func, o->rtol);
+    if (!(o->rtol < 1)) return adia__error(ADIA_ERR_INVALID_ARG, "%s: rtol %g", func, o->rtol);
     return ADIA_OK;
 }
 
 static adia_status check_args(const adia_matrix *A, const double *b, double *x,
                               const adia_solve_options *o)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, "adia_solve"));
-    if (!b || !x) return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: b or x is NULL");
+    ADIA_TRY(adia__matrix_check_handle(A, "adia_solve"));
+    if (!b || !x) return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: b or x is NULL");
     if (A->csr.rows != A->csr.cols)
-        return adia_error(ADIA_ERR_DIMENSION, "adia_solve: A is %d x %d, not square",
+        return adia__error(ADIA_ERR_DIMENSION, "adia_solve: A is %d x %d, not square",
                           A->csr.rows, A->csr.cols);
     return check_options(o, "adia_solve");
 }
@@ -430,7 +430,7 @@ static adia_status check_finite(int64_t n, int64_t first, const double *b, const
 {
     for (int64_t i = 0; i < n; i++)
         if (!isfinite(b[i]) || !isfinite(x[i]))
-            return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: %s[%lld] = %g", isfinite(b[i]) ?
+            return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: %s[%lld] = %g", isfinite(b[i]) ?
                               "x (initial guess)" : "b", (long long)(first + i),
                               isfinite(b[i]) ? x[i] : b[i]);
     return ADIA_OK;
@@ -494,7 +494,7 @@ static adia_status run_gpu(solver *S, adia_solver method, const double *bs, doub
                              .n = (int32_t)S->n, .vt = adia_plan_value_type(S->gpu),
                              .inv_diag = S->inv_diag, .a_scale = S->a_inv,
                              .rtol = S->tol / S->bnorm, .max_iter = S->max_iter};
-    return adia_solve_gpu_host(&g, bs, x, S->info);
+    return adia__solve_gpu_host(&g, bs, x, S->info);
 }
 
 /* x finite on every process, else converged is taken back: y 2^(eb-ea)
@@ -522,7 +522,7 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
 {
     const int gpu = S->gpu != NULL;
     int64_t k = 1 + (gpu ? 0 : workspace_vectors(S, method));
-    double *w = adia_alloc((size_t)S->n * (size_t)k + 1, sizeof *w, "solver vectors");
+    double *w = adia__alloc((size_t)S->n * (size_t)k + 1, sizeof *w, "solver vectors");
     adia_status s = agree(S, w ? ADIA_OK : ADIA_ERR_NO_MEMORY);
     if (s != ADIA_OK) {
         free(w);
@@ -531,9 +531,9 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
     double *bs = w + (k - 1) * S->n;
     scale_pow2(S->n, b, -S->eb, bs);
     scale_pow2(S->n, x, S->ea - S->eb, x);
-    double t0 = adia_now_ms();
+    double t0 = adia__now_ms();
     s = gpu ? run_gpu(S, method, bs, x) : run_cpu(S, method, bs, x, w);
-    if (!gpu) S->info->time_ms = adia_now_ms() - t0;
+    if (!gpu) S->info->time_ms = adia__now_ms() - t0;
     scale_pow2(S->n, x, S->eb - S->ea, x);
     if (s == ADIA_OK && S->info->converged) check_solution(S, x);
     free(w);
@@ -631,11 +631,11 @@ adia_status adia_solve_operator(const adia_operator *op, const double *b, double
     if (!info) info = &scratch;
     info_reset(info);
     if (!op || !op->apply || op->n < 0 || (op->n > 0 && (!b || !x)))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: %s", !op ? "op is NULL"
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: %s", !op ? "op is NULL"
                           : !op->apply ? "op->apply is NULL" : op->n < 0 ? "op->n is negative"
                           : "b or x is NULL");
     if (!(op->max_abs >= 0))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->max_abs = %g",
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->max_abs = %g",
                           op->max_abs);
     ADIA_TRY(check_options(&o, "adia_solve_operator"));
     return solve(op, NULL, b, x, &o, info);
@@ -658,12 +658,12 @@ static adia_status plan_jacobi(adia_plan *plan, double **inv_diag)
 adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                             const adia_solve_options *opt, adia_solve_info *info, void *stream)
 {
-    if (adia_plan_device(plan) < 0) return adia_error(ADIA_ERR_INVALID_HANDLE, "adia_plan_solve: "
+    if (adia_plan_device(plan) < 0) return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_solve: "
                                                       "plan is not a live plan");
-    if (!b || !x) return adia_error(ADIA_ERR_INVALID_ARG, "adia_plan_solve: b or x is NULL");
+    if (!b || !x) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_solve: b or x is NULL");
     int32_t n = adia_plan_rows(plan);
     if (adia_plan_cols(plan) != n)
-        return adia_error(ADIA_ERR_DIMENSION, "adia_plan_solve: the plan is %d x %d, not square",
+        return adia__error(ADIA_ERR_DIMENSION, "adia_plan_solve: the plan is %d x %d, not square",
                           n, adia_plan_cols(plan));
     if (adia_plan_device(plan) == 0) {   /* host vectors: the full solver, on the plan's matrix */
         adia_matrix *A = NULL;
@@ -684,7 +684,7 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                              .vt = adia_plan_value_type(plan), .d_b = b, .d_x = x,
                              .inv_diag = inv_diag, .a_scale = 1, .rtol = o.rtol,
                              .max_iter = o.max_iter, .stream = stream};
-    adia_status s = adia_solve_gpu(&g, info);
+    adia_status s = adia__solve_gpu(&g, info);
     free(inv_diag);
     return s;
 }

@@ -610,7 +610,7 @@ static adia_status check_device_memory(size_t bytes)
     size_t free_b = 0, total_b = 0;
     ADIA_CUDA_TRY(cudaMemGetInfo(&free_b, &total_b));
     if (bytes <= free_b) return ADIA_OK;
-    return adia_error(ADIA_ERR_NO_MEMORY, "GPU solver vectors need %.1f MB, the device has %.1f MB "
+    return adia__error(ADIA_ERR_NO_MEMORY, "GPU solver vectors need %.1f MB, the device has %.1f MB "
                       "free", bytes / 1e6, free_b / 1e6);
 }
 
@@ -705,7 +705,7 @@ adia_status setup(solve_run<T> &R)
     if (gm) R.V = v + next * R.n;
     const adia_gpu_ops *g = adia_plan_format(a->plan)->ops->gpu;
     R.fused = g && g->spmv_dot;
-    if (!gm) ADIA_TRY(adia_gpu_dot_work_alloc(R.n, &R.w.dots, &R.w.dot_mem));
+    if (!gm) ADIA_TRY(adia__gpu_dot_work_alloc(R.n, &R.w.dots, &R.w.dot_mem));
     return ADIA_OK;
 }
 
@@ -723,7 +723,7 @@ adia_status spmv_dot(solve_run<T> &R, const T *x, T *y, const T *z)
     R.spmvs++;
     adia_dot_work dw = R.w.dots;
     dw.z = z;
-    return adia_format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y, &dw,
+    return adia__format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y, &dw,
                                     R.w.stream);
 }
 
@@ -989,10 +989,10 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     ADIA_TRY(setup(R));
     cudaStream_t user = (cudaStream_t)a->stream;
     ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
-    double t0 = adia_now_ms(), bnorm = 0;
+    double t0 = adia__now_ms(), bnorm = 0;
     ADIA_TRY(norm(R, R.b, &bnorm));
     if (!isfinite(bnorm))
-        return adia_error(ADIA_ERR_INVALID_ARG, "adia_solve: b holds a non-finite value");
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: b holds a non-finite value");
     if (bnorm == 0) {   /* the solution is 0 */
         ADIA_CUDA_TRY(cudaMemsetAsync(R.x, 0, R.n * sizeof(T), R.w.stream));
         ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
@@ -1016,7 +1016,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         info->converged = isfinite(rnorm) && rnorm <= tol;
         if (info->converged || !said || done >= a->max_iter) break;
     }
-    info->time_ms = adia_now_ms() - t0;
+    info->time_ms = adia__now_ms() - t0;
     info->iterations = done;
     info->spmvs = R.spmvs;
     info->residual = rnorm / bnorm;
@@ -1032,7 +1032,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
 
 } // namespace
 
-extern "C" adia_status adia_solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info)
+extern "C" adia_status adia__solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info)
 {
     info->spmv_ms = NAN;   /* not separable from the fused iteration */
     return a->vt == ADIA_FLOAT ? solve<float>(a, info) : solve<double>(a, info);
@@ -1062,7 +1062,7 @@ static adia_status download(const void *d, int64_t n, adia_value_type vt, double
     return ADIA_OK;
 }
 
-extern "C" adia_status adia_solve_gpu_host(const adia_solve_gpu_args *a, const double *b,
+extern "C" adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const double *b,
                                            double *x, adia_solve_info *info)
 {
     size_t bytes = (size_t)a->n * adia_value_size(a->vt);
@@ -1074,7 +1074,7 @@ extern "C" adia_status adia_solve_gpu_host(const adia_solve_gpu_args *a, const d
     g.stream = nullptr;
     adia_status s = upload(b, a->n, a->vt, d);
     if (s == ADIA_OK) s = upload(x, a->n, a->vt, g.d_x);
-    if (s == ADIA_OK) s = adia_solve_gpu(&g, info);
+    if (s == ADIA_OK) s = adia__solve_gpu(&g, info);
     if (s == ADIA_OK) s = download(g.d_x, a->n, a->vt, x);
     cudaFree(d);
     return s;

@@ -30,11 +30,11 @@ typedef struct adia_solve_gpu_args {
 /* Fills info (iterations, converged, residual, stop, time_ms); converged is
  * set only from the true residual b - A x recomputed at the end, finite and
  * <= rtol ||b||. */
-adia_status adia_solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info);
+adia_status adia__solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info);
 
 /* Host vectors through a GPU plan: b and x (doubles) are moved to the
  * device once, solved there, and x comes back. */
-adia_status adia_solve_gpu_host(const adia_solve_gpu_args *a, const double *b, double *x,
+adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const double *b, double *x,
                                 adia_solve_info *info);
 
 #ifdef __cplusplus

@@ -29,20 +29,20 @@ typedef struct adia_cdm {
 } adia_cdm;
 
 /* Zero-filled storage for the given compact diagonals (ascending; copied). */
-adia_status adia_cdm_alloc(int32_t n, int32_t dg, const int32_t *ds,
+adia_status adia__cdm_alloc(int32_t n, int32_t dg, const int32_t *ds,
                            adia_value_type vt, adia_cdm *out);
 /* Build from a square CSR matrix (ADIA_ERR_DIMENSION otherwise). */
-adia_status adia_cdm_build(const adia_csr *A, adia_value_type vt, adia_cdm *out);
+adia_status adia__cdm_build(const adia_csr *A, adia_value_type vt, adia_cdm *out);
 /* Back to CSR (double), padded zeros dropped. */
-adia_status adia_cdm_to_csr(const adia_cdm *c, adia_csr *out);
-adia_status adia_cdm_check(const adia_cdm *c);
-void adia_cdm_free(adia_cdm *c);
+adia_status adia__cdm_to_csr(const adia_cdm *c, adia_csr *out);
+adia_status adia__cdm_check(const adia_cdm *c);
+void adia__cdm_free(adia_cdm *c);
 /* The stored data as ordinary diagonals (see hm.h): every super-diagonal k
  * and sub-diagonal k - n (k > 0) of the stored compact diagonals, ascending,
  * both with base d * n (malloc'd, *count entries). */
-adia_status adia_cdm_view(const adia_cdm *c, int32_t **off, int64_t **base,
+adia_status adia__cdm_view(const adia_cdm *c, int32_t **off, int64_t **base,
                           int32_t *count);
 /* Index of compact diagonal k in ds, or -1. */
-int32_t adia_cdm_find(const adia_cdm *c, int64_t k);
+int32_t adia__cdm_find(const adia_cdm *c, int64_t k);
 
 #endif

@@ -5,11 +5,11 @@
 
 #include <inttypes.h>
 
-adia_status adia_csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n)
+adia_status adia__csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n)
 {
     /* offset o in (-rows, cols) marks byte o + rows */
     size_t span = (size_t)A->rows + (size_t)A->cols + 1;
-    uint8_t *mark = adia_calloc(span, 1, "diagonal marks");
+    uint8_t *mark = adia__calloc(span, 1, "diagonal marks");
     if (!mark) return ADIA_ERR_NO_MEMORY;
     for (int32_t i = 0; i < A->rows; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
@@ -18,9 +18,9 @@ adia_status adia_csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n)
     for (size_t s = 0; s < span; s++) count += mark[s];
     if (count > INT32_MAX) {
         free(mark);
-        return adia_error(ADIA_ERR_OVERFLOW, "%" PRId64 " diagonals exceed 32-bit counts", count);
+        return adia__error(ADIA_ERR_OVERFLOW, "%" PRId64 " diagonals exceed 32-bit counts", count);
     }
-    int32_t *off = adia_alloc((size_t)count, sizeof *off, "diagonal offsets");
+    int32_t *off = adia__alloc((size_t)count, sizeof *off, "diagonal offsets");
     if (!off) {
         free(mark);
         return ADIA_ERR_NO_MEMORY;
@@ -34,8 +34,7 @@ adia_status adia_csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n)
     return ADIA_OK;
 }
 
-/* First index in off[0..dg) with off >= v. */
-static int32_t lower_bound(int32_t dg, const int32_t *off, int64_t v)
+int32_t adia__offset_lower_bound(int32_t dg, const int32_t *off, int64_t v)
 {
     int32_t lo = 0, hi = dg;
     while (lo < hi) {
@@ -46,21 +45,21 @@ static int32_t lower_bound(int32_t dg, const int32_t *off, int64_t v)
     return lo;
 }
 
-void adia_diag_row_range(int32_t dg, const int32_t *off, int32_t cols, int32_t i,
+void adia__diag_row_range(int32_t dg, const int32_t *off, int32_t cols, int32_t i,
                          int32_t *lo, int32_t *hi)
 {
-    *lo = lower_bound(dg, off, -(int64_t)i);
-    *hi = lower_bound(dg, off, (int64_t)cols - i);
+    *lo = adia__offset_lower_bound(dg, off, -(int64_t)i);
+    *hi = adia__offset_lower_bound(dg, off, (int64_t)cols - i);
 }
 
-adia_status adia_diag_scatter(const adia_csr *A, int32_t dg, const int32_t *off,
+adia_status adia__diag_scatter(const adia_csr *A, int32_t dg, const int32_t *off,
                               const int64_t *base, void *vals, adia_value_type vt)
 {
     const double *v = A->values;
     int bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad) num_threads(adia__threads())
     for (int32_t i = 0; i < A->rows; i++) {
-        int32_t d = lower_bound(dg, off, -(int64_t)i);
+        int32_t d = adia__offset_lower_bound(dg, off, -(int64_t)i);
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
             int64_t o = (int64_t)A->colind[k] - i;
             while (d < dg && off[d] < o) d++;    /* columns ascend in a row */
@@ -73,7 +72,7 @@ adia_status adia_diag_scatter(const adia_csr *A, int32_t dg, const int32_t *off,
         }
     }
     if (bad)
-        return adia_error(ADIA_ERR_INTERNAL, "diagonal scatter: an entry lies on no "
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal scatter: an entry lies on no "
                           "stored diagonal");
     return ADIA_OK;
 }
@@ -83,24 +82,24 @@ static double value_at(const void *vals, adia_value_type vt, int64_t at)
     return vt == ADIA_DOUBLE ? ((const double *)vals)[at] : (double)((const float *)vals)[at];
 }
 
-adia_status adia_diag_emit_csr(int32_t rows, int32_t cols, int32_t dg,
+adia_status adia__diag_emit_csr(int32_t rows, int32_t cols, int32_t dg,
                                const int32_t *off, const int64_t *base,
                                const void *vals, adia_value_type vt,
                                bool keep_zeros, adia_csr *out)
 {
-    int64_t *count = adia_calloc((size_t)rows + 1, sizeof *count, "row counts");
+    int64_t *count = adia__calloc((size_t)rows + 1, sizeof *count, "row counts");
     if (!count) return ADIA_ERR_NO_MEMORY;
 #pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int32_t i = 0; i < rows; i++) {
         int32_t lo, hi;
-        adia_diag_row_range(dg, off, cols, i, &lo, &hi);
+        adia__diag_row_range(dg, off, cols, i, &lo, &hi);
         int64_t c = 0;
         for (int32_t d = lo; d < hi; d++)
             c += keep_zeros || value_at(vals, vt, base[d] + i) != 0.0;
         count[i + 1] = c;
     }
     for (int32_t i = 0; i < rows; i++) count[i + 1] += count[i]; /* cannot overflow: <= rows*cols */
-    adia_status s = adia_csr_alloc(out, rows, cols, count[rows], ADIA_DOUBLE);
+    adia_status s = adia__csr_alloc(out, rows, cols, count[rows], ADIA_DOUBLE);
     if (s != ADIA_OK) {
         free(count);
         return s;
@@ -111,7 +110,7 @@ adia_status adia_diag_emit_csr(int32_t rows, int32_t cols, int32_t dg,
 #pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int32_t i = 0; i < rows; i++) {
         int32_t lo, hi;
-        adia_diag_row_range(dg, off, cols, i, &lo, &hi);
+        adia__diag_row_range(dg, off, cols, i, &lo, &hi);
         int64_t w = out->rowptr[i];
         for (int32_t d = lo; d < hi; d++) {
             double x = value_at(vals, vt, base[d] + i);

@@ -11,7 +11,7 @@
 #define FN(name) name##_f
 #include "hm_kernel.inc"
 
-void adia_hm_free(adia_hm *h)
+void adia__hm_free(adia_hm *h)
 {
     if (!h) return;
     free(h->ds);
@@ -22,9 +22,9 @@ void adia_hm_free(adia_hm *h)
     h->list = NULL;
 }
 
-int32_t *adia_hm_sorted(const adia_hm *h)
+int32_t *adia__hm_sorted(const adia_hm *h)
 {
-    int32_t *idx = adia_alloc((size_t)h->dg, sizeof *idx, "sorted diagonals");
+    int32_t *idx = adia__alloc((size_t)h->dg, sizeof *idx, "sorted diagonals");
     if (!idx) return NULL;
     /* seed order = non-negative ascending, then negative descending */
     int32_t npos = 0;
@@ -38,9 +38,9 @@ int32_t *adia_hm_sorted(const adia_hm *h)
 /* Ascending offsets and bases (value at row i = list[base + i]) of h. */
 static adia_status hm_sorted_view(const adia_hm *h, int32_t **off, int64_t **base)
 {
-    int32_t *idx = adia_hm_sorted(h);
-    *off = adia_alloc((size_t)h->dg, sizeof **off, "hm offsets");
-    *base = adia_alloc((size_t)h->dg, sizeof **base, "hm bases");
+    int32_t *idx = adia__hm_sorted(h);
+    *off = adia__alloc((size_t)h->dg, sizeof **off, "hm offsets");
+    *base = adia__alloc((size_t)h->dg, sizeof **base, "hm bases");
     if (!idx || !*off || !*base) {
         free(idx);
         free(*off);
@@ -56,7 +56,7 @@ static adia_status hm_sorted_view(const adia_hm *h, int32_t **off, int64_t **bas
     return ADIA_OK;
 }
 
-adia_status adia_hm_build(const adia_csr *A, adia_value_type vt, adia_hm *out)
+adia_status adia__hm_build(const adia_csr *A, adia_value_type vt, adia_hm *out)
 {
     memset(out, 0, sizeof *out);
     out->rows = A->rows;
@@ -64,10 +64,10 @@ adia_status adia_hm_build(const adia_csr *A, adia_value_type vt, adia_hm *out)
     out->vtype = vt;
     out->nnz = A->nnz;
     int32_t *asc = NULL, n = 0;
-    ADIA_TRY(adia_csr_offsets(A, &asc, &n));
+    ADIA_TRY(adia__csr_offsets(A, &asc, &n));
     out->dg = n;
-    out->ds = adia_alloc((size_t)n, sizeof *out->ds, "hm offsets");
-    out->start = adia_alloc((size_t)n + 1, sizeof *out->start, "hm starts");
+    out->ds = adia__alloc((size_t)n, sizeof *out->ds, "hm offsets");
+    out->start = adia__alloc((size_t)n + 1, sizeof *out->start, "hm starts");
     adia_status s = out->ds && out->start ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) {
         int32_t z = 0, w = 0;                  /* z = number of negative offsets */
@@ -77,48 +77,48 @@ adia_status adia_hm_build(const adia_csr *A, adia_value_type vt, adia_hm *out)
         out->start[0] = 0;
         for (int32_t d = 0; d < n; d++)        /* sum of lengths <= rows*cols: no overflow */
             out->start[d + 1] = out->start[d] + adia_diag_len(A->rows, A->cols, out->ds[d]);
-        out->list = adia_calloc((size_t)out->start[n], adia_value_size(vt), "hm values");
+        out->list = adia__calloc((size_t)out->start[n], adia_value_size(vt), "hm values");
         if (!out->list) s = ADIA_ERR_NO_MEMORY;
     }
     free(asc);
     int32_t *off = NULL;
     int64_t *base = NULL;
     if (s == ADIA_OK) s = hm_sorted_view(out, &off, &base);
-    if (s == ADIA_OK) s = adia_diag_scatter(A, n, off, base, out->list, vt);
+    if (s == ADIA_OK) s = adia__diag_scatter(A, n, off, base, out->list, vt);
     free(off);
     free(base);
-    if (s != ADIA_OK) adia_hm_free(out);
+    if (s != ADIA_OK) adia__hm_free(out);
     return s;
 }
 
-adia_status adia_hm_to_csr(const adia_hm *h, adia_csr *out)
+adia_status adia__hm_to_csr(const adia_hm *h, adia_csr *out)
 {
     int32_t *off;
     int64_t *base;
     ADIA_TRY(hm_sorted_view(h, &off, &base));
-    adia_status s = adia_diag_emit_csr(h->rows, h->cols, h->dg, off, base, h->list,
+    adia_status s = adia__diag_emit_csr(h->rows, h->cols, h->dg, off, base, h->list,
                                        h->vtype, false, out);
     free(off);
     free(base);
     return s;
 }
 
-adia_status adia_hm_check(const adia_hm *h)
+adia_status adia__hm_check(const adia_hm *h)
 {
     if (h->dg < 0 || !h->start || h->start[0] != 0)
-        return adia_error(ADIA_ERR_INVALID_MATRIX, "hm: bad diagonal count %" PRId32
+        return adia__error(ADIA_ERR_INVALID_MATRIX, "hm: bad diagonal count %" PRId32
                           " or start[0]", h->dg);
     for (int32_t d = 0; d < h->dg; d++) {
         int32_t o = h->ds[d];
         if (o <= -(int64_t)h->rows || o >= h->cols)
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "hm: diagonal %" PRId32 " has offset %"
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "hm: diagonal %" PRId32 " has offset %"
                               PRId32 " outside %" PRId32 " x %" PRId32, d, o, h->rows, h->cols);
         if (d > 0 && !adia_hm_before(h->ds[d - 1], o))
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "hm: offsets %" PRId32 ", %" PRId32
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "hm: offsets %" PRId32 ", %" PRId32
                               " at %" PRId32 " break the order (super ascending, then sub "
                               "descending)", h->ds[d - 1], o, d);
         if (h->start[d + 1] - h->start[d] != adia_diag_len(h->rows, h->cols, o))
-            return adia_error(ADIA_ERR_INVALID_MATRIX, "hm: diagonal %" PRId32 " (offset %"
+            return adia__error(ADIA_ERR_INVALID_MATRIX, "hm: diagonal %" PRId32 " (offset %"
                               PRId32 ") stores %" PRId64 " values, its length is %" PRId64,
                               d, o, h->start[d + 1] - h->start[d],
                               adia_diag_len(h->rows, h->cols, o));
@@ -132,9 +132,9 @@ static adia_status hm_build(const adia_csr *A, const adia_format_params *p,
                             adia_value_type vt, void **impl)
 {
     (void)p;
-    adia_hm *h = adia_alloc(1, sizeof *h, "hm format");
+    adia_hm *h = adia__alloc(1, sizeof *h, "hm format");
     if (!h) return ADIA_ERR_NO_MEMORY;
-    adia_status s = adia_hm_build(A, vt, h);
+    adia_status s = adia__hm_build(A, vt, h);
     if (s != ADIA_OK) {
         free(h);
         return s;
@@ -143,12 +143,12 @@ static adia_status hm_build(const adia_csr *A, const adia_format_params *p,
     return ADIA_OK;
 }
 
-static adia_status hm_to_csr(const void *impl, adia_csr *out) { return adia_hm_to_csr(impl, out); }
-static adia_status hm_check(const void *impl) { return adia_hm_check(impl); }
+static adia_status hm_to_csr(const void *impl, adia_csr *out) { return adia__hm_to_csr(impl, out); }
+static adia_status hm_check(const void *impl) { return adia__hm_check(impl); }
 
 static void hm_destroy(void *impl)
 {
-    adia_hm_free(impl);
+    adia__hm_free(impl);
     free(impl);
 }
 
@@ -165,16 +165,9 @@ static int64_t hm_storage_bytes(const void *impl)
            h->start[h->dg] * (int64_t)adia_value_size(h->vtype);
 }
 
-static adia_status hm_spmv(const void *impl, double alpha, const void *x,
-                           double beta, void *y)
-{
-    const adia_hm *h = impl;
-    if (h->vtype == ADIA_DOUBLE) hm_spmv_d(h, alpha, x, beta, y);
-    else hm_spmv_f(h, alpha, x, beta, y);
-    return ADIA_OK;
-}
+static ADIA_SPMV_SLOT(hm_spmv, hm_spmv, adia_hm, A, A->vtype)
 
-const adia_format_ops adia_format_hm = {
+const adia_format_ops adia__format_hm = {
     .name = "hm",
     .zeros_apart = 1,   /* to_csr keeps nonzero values: zeros are fill */
     .description = "HM diagonal storage: stored diagonals back to back, no padding (seed 004)",

@@ -47,14 +47,14 @@ static inline int adia_hm_before(int32_t a, int32_t b)
 }
 
 /* Build from CSR, storing every diagonal that holds an entry. */
-adia_status adia_hm_build(const adia_csr *A, adia_value_type vt, adia_hm *out);
+adia_status adia__hm_build(const adia_csr *A, adia_value_type vt, adia_hm *out);
 /* Back to CSR (double); padded zeros dropped, so exact for matrices without
  * explicit zeros. */
-adia_status adia_hm_to_csr(const adia_hm *h, adia_csr *out);
-adia_status adia_hm_check(const adia_hm *h);
-void adia_hm_free(adia_hm *h);
+adia_status adia__hm_to_csr(const adia_hm *h, adia_csr *out);
+adia_status adia__hm_check(const adia_hm *h);
+void adia__hm_free(adia_hm *h);
 /* Indices 0..dg-1 ordered by ascending offset (malloc'd). */
-int32_t *adia_hm_sorted(const adia_hm *h);
+int32_t *adia__hm_sorted(const adia_hm *h);
 
 /* ---- diagonal arrays in general (diag_util.c), shared by HM, CDM and the
  * products.  A set of dg diagonals with ascending offsets off[], the value at
@@ -63,18 +63,20 @@ int32_t *adia_hm_sorted(const adia_hm *h);
 
 /* Every offset that holds an entry of A, ascending (malloc'd, *n entries).
  * Uses a mark array of rows + cols bytes. */
-adia_status adia_csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n);
+adia_status adia__csr_offsets(const adia_csr *A, int32_t **offsets, int32_t *n);
+/* First index in the sorted offsets off[0..dg) with off >= v (dg if none). */
+int32_t adia__offset_lower_bound(int32_t dg, const int32_t *off, int64_t v);
 /* Index range [*lo, *hi) of the diagonals of off[0..dg) that cross row i of a
  * matrix with cols columns (offsets -i <= o < cols - i: contiguous). */
-void adia_diag_row_range(int32_t dg, const int32_t *off, int32_t cols, int32_t i,
+void adia__diag_row_range(int32_t dg, const int32_t *off, int32_t cols, int32_t i,
                          int32_t *lo, int32_t *hi);
 /* Write A's values (double CSR) into vals (of type vt); every offset of A
  * must be in off (ADIA_ERR_INTERNAL otherwise). */
-adia_status adia_diag_scatter(const adia_csr *A, int32_t dg, const int32_t *off,
+adia_status adia__diag_scatter(const adia_csr *A, int32_t dg, const int32_t *off,
                               const int64_t *base, void *vals, adia_value_type vt);
 /* CSR (double) rows x cols from the diagonals; keep_zeros: every in-matrix
  * entry of every diagonal, else only the nonzero values. */
-adia_status adia_diag_emit_csr(int32_t rows, int32_t cols, int32_t dg,
+adia_status adia__diag_emit_csr(int32_t rows, int32_t cols, int32_t dg,
                                const int32_t *off, const int64_t *base,
                                const void *vals, adia_value_type vt,
                                bool keep_zeros, adia_csr *out);

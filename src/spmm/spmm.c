@@ -30,7 +30,7 @@ static adia_status operand_init(const adia_matrix *X, adia_op op, spmm_operand *
     x->op = op;
     x->rows = op == ADIA_OP_T ? X->csr.cols : X->csr.rows;
     x->cols = op == ADIA_OP_T ? X->csr.rows : X->csr.cols;
-    ADIA_TRY(adia_csr_offsets(&X->csr, &x->off, &x->dg));
+    ADIA_TRY(adia__csr_offsets(&X->csr, &x->off, &x->dg));
     if (op == ADIA_OP_T)
         for (int32_t a = 0, b = x->dg - 1; a <= b; a++, b--) {
             int32_t t = x->off[a];
@@ -57,22 +57,11 @@ void adia__spmm_plan_free(spmm_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-static int32_t find_offset(int32_t dg, const int32_t *off, int64_t o)
-{
-    int32_t lo = 0, hi = dg;
-    while (lo < hi) {
-        int32_t mid = lo + (hi - lo) / 2;
-        if (off[mid] < o) lo = mid + 1;
-        else hi = mid;
-    }
-    return lo;
-}
-
 /* Index range [*lo, *hi) of B's offsets ob with oa + ob inside (-m, n). */
 static void b_range(const spmm_plan *p, int64_t oa, int32_t *lo, int32_t *hi)
 {
-    *lo = find_offset(p->b.dg, p->b.off, -(int64_t)p->m - oa + 1);
-    *hi = find_offset(p->b.dg, p->b.off, (int64_t)p->n - oa);
+    *lo = adia__offset_lower_bound(p->b.dg, p->b.off, -(int64_t)p->m - oa + 1);
+    *hi = adia__offset_lower_bound(p->b.dg, p->b.off, (int64_t)p->n - oa);
     if (*hi < *lo) *hi = *lo;
 }
 
@@ -125,8 +114,8 @@ static void set_bit(uint64_t *bits, int64_t i) { bits[i >> 6] |= (uint64_t)1 << 
 static adia_status offsets_by_bits(spmm_plan *p, const int32_t *acc_off, int32_t n_acc)
 {
     int64_t span = (int64_t)p->m + p->n, span_b = (int64_t)p->k + p->n;
-    uint64_t *bits = adia_calloc((size_t)(span / 64 + 2), 8, "output diagonal bits");
-    uint64_t *b_bits = adia_calloc((size_t)(span_b / 64 + 2), 8, "operand diagonal bits");
+    uint64_t *bits = adia__calloc((size_t)(span / 64 + 2), 8, "output diagonal bits");
+    uint64_t *b_bits = adia__calloc((size_t)(span_b / 64 + 2), 8, "operand diagonal bits");
     if (!bits || !b_bits) {
         free(bits);
         free(b_bits);
@@ -150,10 +139,10 @@ static adia_status offsets_by_bits(spmm_plan *p, const int32_t *acc_off, int32_t
     for (int64_t w = 0; w <= span / 64; w++) dc += __builtin_popcountll(bits[w]);
     if (dc > INT32_MAX) {
         free(bits);
-        return adia_error(ADIA_ERR_OVERFLOW, "spmm: %" PRId64 " output diagonals exceed "
+        return adia__error(ADIA_ERR_OVERFLOW, "spmm: %" PRId64 " output diagonals exceed "
                           "32-bit counts", dc);
     }
-    p->c_off = adia_alloc((size_t)dc, sizeof *p->c_off, "output offsets");
+    p->c_off = adia__alloc((size_t)dc, sizeof *p->c_off, "output offsets");
     if (!p->c_off) {
         free(bits);
         return ADIA_ERR_NO_MEMORY;
@@ -173,7 +162,7 @@ static adia_status offsets_by_bits(spmm_plan *p, const int32_t *acc_off, int32_t
 static adia_status offsets_by_sort(spmm_plan *p, const int32_t *acc_off, int32_t n_acc)
 {
     int64_t k = 0;
-    p->c_off = adia_alloc((size_t)(p->n_pairs + n_acc), sizeof *p->c_off, "output offsets");
+    p->c_off = adia__alloc((size_t)(p->n_pairs + n_acc), sizeof *p->c_off, "output offsets");
     if (!p->c_off) return ADIA_ERR_NO_MEMORY;
     for (int32_t a = 0; a < p->a.dg; a++) {
         int32_t lo, hi;
@@ -206,7 +195,7 @@ static adia_status output_offsets(spmm_plan *p, const adia_csr *acc,
                                   const adia_spmm_options *opt)
 {
     int32_t *acc_off = NULL, n_acc = 0;
-    if (acc) ADIA_TRY(adia_csr_offsets(acc, &acc_off, &n_acc));
+    if (acc) ADIA_TRY(adia__csr_offsets(acc, &acc_off, &n_acc));
     int64_t span = (int64_t)p->m + p->n;
     bool bits = span_is_small(span, p->n_pairs + n_acc);
     /* bits over both spans and the offsets (< m + n), or the sums to sort */
@@ -217,7 +206,7 @@ static adia_status output_offsets(spmm_plan *p, const adia_csr *acc,
         s = bits ? offsets_by_bits(p, acc_off, n_acc) : offsets_by_sort(p, acc_off, n_acc);
     free(acc_off);
     ADIA_TRY(s);
-    p->c_base = adia_alloc((size_t)p->dc ? (size_t)p->dc : 1, sizeof *p->c_base, "output bases");
+    p->c_base = adia__alloc((size_t)p->dc ? (size_t)p->dc : 1, sizeof *p->c_base, "output bases");
     if (!p->c_base) return ADIA_ERR_NO_MEMORY;
     int64_t start = 0;                         /* <= m * n: no overflow */
     for (int32_t d = 0; d < p->dc; d++) {
@@ -235,7 +224,8 @@ static void t_range(const spmm_plan *p, const int64_t *bsum, int64_t oa, int64_t
 {
     *cnt = *sum = 0;
     if (t0 >= t1) return;
-    int32_t i0 = find_offset(p->b.dg, p->b.off, t0 - oa), i1 = find_offset(p->b.dg, p->b.off, t1 - oa);
+    int32_t i0 = adia__offset_lower_bound(p->b.dg, p->b.off, t0 - oa);
+    int32_t i1 = adia__offset_lower_bound(p->b.dg, p->b.off, t1 - oa);
     *cnt = i1 - i0;
     *sum = *cnt * oa + (bsum[i1] - bsum[i0]);
 }
@@ -248,7 +238,7 @@ static void t_range(const spmm_plan *p, const int64_t *bsum, int64_t oa, int64_t
  * of a constant or of -t on each side of t = n - H and of t = -L. */
 static adia_status count_mults(spmm_plan *p)
 {
-    int64_t *bsum = adia_alloc((size_t)p->b.dg + 1, sizeof *bsum, "spmm offset sums");
+    int64_t *bsum = adia__alloc((size_t)p->b.dg + 1, sizeof *bsum, "spmm offset sums");
     if (!bsum) return ADIA_ERR_NO_MEMORY;
     bsum[0] = 0;
     for (int32_t b = 0; b < p->b.dg; b++) bsum[b + 1] = bsum[b] + p->b.off[b];
@@ -277,7 +267,7 @@ static int32_t *offset_slots(const spmm_plan *p)
 {
     int64_t span = (int64_t)p->m + p->n;
     if (!span_is_small(span, p->n_pairs)) return NULL;
-    int32_t *slot = adia_alloc((size_t)span, sizeof *slot, "output diagonal slots");
+    int32_t *slot = adia__alloc((size_t)span, sizeof *slot, "output diagonal slots");
     for (int32_t d = 0; slot && d < p->dc; d++) slot[(int64_t)p->c_off[d] + p->m] = d;
     return slot;
 }
@@ -285,10 +275,10 @@ static int32_t *offset_slots(const spmm_plan *p)
 /* Pairs grouped by output diagonal, oa ascending within each. */
 static adia_status output_pairs(spmm_plan *p)
 {
-    p->pair_ptr = adia_calloc((size_t)p->dc + 1, sizeof *p->pair_ptr, "pair pointers");
-    p->pair_a = adia_alloc((size_t)p->n_pairs, sizeof *p->pair_a, "pair list");
-    p->pair_b = adia_alloc((size_t)p->n_pairs, sizeof *p->pair_b, "pair list");
-    int64_t *next = adia_alloc((size_t)p->dc + 1, sizeof *next, "pair cursors");
+    p->pair_ptr = adia__calloc((size_t)p->dc + 1, sizeof *p->pair_ptr, "pair pointers");
+    p->pair_a = adia__alloc((size_t)p->n_pairs, sizeof *p->pair_a, "pair list");
+    p->pair_b = adia__alloc((size_t)p->n_pairs, sizeof *p->pair_b, "pair list");
+    int64_t *next = adia__alloc((size_t)p->dc + 1, sizeof *next, "pair cursors");
     int32_t *slot = offset_slots(p);   /* NULL: search (few pairs, long span) */
     if (!p->pair_ptr || !p->pair_a || !p->pair_b || !next) {
         free(next);
@@ -302,7 +292,7 @@ static adia_status output_pairs(spmm_plan *p)
             b_range(p, oa, &lo, &hi);
             for (int32_t b = lo; b < hi; b++) {
                 int64_t oc = oa + p->b.off[b];
-                int32_t d = slot ? slot[oc + p->m] : find_offset(p->dc, p->c_off, oc);
+                int32_t d = slot ? slot[oc + p->m] : adia__offset_lower_bound(p->dc, p->c_off, oc);
                 if (pass == 0) {
                     p->pair_ptr[d + 1]++;
                 } else {
@@ -336,8 +326,8 @@ static void inner_counts(const adia_csr *x, bool by_col, int32_t *cnt)
  * each multiplication making at most one entry, plus an accumulated C's. */
 static adia_status nnz_bound(spmm_plan *p, const adia_csr *acc)
 {
-    int32_t *ca = adia_calloc((size_t)p->k + 1, sizeof *ca, "product bound counts");
-    int32_t *cb = adia_calloc((size_t)p->k + 1, sizeof *cb, "product bound counts");
+    int32_t *ca = adia__calloc((size_t)p->k + 1, sizeof *ca, "product bound counts");
+    int32_t *cb = adia__calloc((size_t)p->k + 1, sizeof *cb, "product bound counts");
     if (!ca || !cb) {
         free(ca);
         free(cb);
@@ -357,17 +347,17 @@ static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
                               const adia_matrix *B, const adia_spmm_options *opt,
                               const char *func)
 {
-    ADIA_TRY(adia_matrix_check_handle(A, func));
-    ADIA_TRY(adia_matrix_check_handle(B, func));
+    ADIA_TRY(adia__matrix_check_handle(A, func));
+    ADIA_TRY(adia__matrix_check_handle(B, func));
     if ((opA != ADIA_OP_N && opA != ADIA_OP_T) || (opB != ADIA_OP_N && opB != ADIA_OP_T))
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: op must be ADIA_OP_N or ADIA_OP_T", func);
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: op must be ADIA_OP_N or ADIA_OP_T", func);
     if (opt && (opt->device < ADIA_DEVICE_CPU || opt->device > ADIA_DEVICE_GPU ||
                 opt->algorithm < ADIA_SPMM_AUTO || opt->algorithm > ADIA_SPMM_CDM))
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: bad device %d or algorithm %d", func,
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: bad device %d or algorithm %d", func,
                           (int)opt->device, (int)opt->algorithm);
     /* OpenMP tries to start every thread asked for: 100000 crashed */
     if (opt && opt->threads > adia_thread_limit())
-        return adia_error(ADIA_ERR_INVALID_ARG, "%s: threads = %d, more than the limit of %d "
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: threads = %d, more than the limit of %d "
                           "(%d per processor)", func, opt->threads, adia_thread_limit(),
                           ADIA_THREADS_PER_PROC);
     return ADIA_OK;
@@ -386,7 +376,7 @@ static adia_status plan_shape(adia_op opA, const adia_matrix *A, adia_op opB,
     adia_status s = operand_init(A, opA, &p->a);
     if (s == ADIA_OK) s = operand_init(B, opB, &p->b);
     if (s == ADIA_OK && p->a.cols != p->b.rows)
-        s = adia_error(ADIA_ERR_DIMENSION, "spmm: A%s is %" PRId32 " x %" PRId32 " and B%s is %"
+        s = adia__error(ADIA_ERR_DIMENSION, "spmm: A%s is %" PRId32 " x %" PRId32 " and B%s is %"
                        PRId32 " x %" PRId32 ": inner dimensions %" PRId32 " and %" PRId32
                        " differ", op_name(opA), p->a.rows, p->a.cols, op_name(opB), p->b.rows,
                        p->b.cols, p->a.cols, p->b.rows);
@@ -394,17 +384,17 @@ static adia_status plan_shape(adia_op opA, const adia_matrix *A, adia_op opB,
     p->k = p->a.cols;
     p->n = p->b.cols;
     if (s == ADIA_OK && acc && (acc->rows != p->m || acc->cols != p->n))
-        s = adia_error(ADIA_ERR_DIMENSION, "spmm: accumulating into C of %" PRId32 " x %" PRId32
+        s = adia__error(ADIA_ERR_DIMENSION, "spmm: accumulating into C of %" PRId32 " x %" PRId32
                        " but A%s * B%s is %" PRId32 " x %" PRId32, acc->rows, acc->cols,
                        op_name(opA), op_name(opB), p->m, p->n);
-    double t0 = adia_now_ms();
+    double t0 = adia__now_ms();
     if (s == ADIA_OK) s = nnz_bound(p, acc);
     if (s == ADIA_OK) {
         count_pairs(p);
         s = output_offsets(p, acc, opt);
     }
     if (s == ADIA_OK) s = count_mults(p);
-    p->struct_ms = adia_now_ms() - t0;
+    p->struct_ms = adia__now_ms() - t0;
     if (s != ADIA_OK) adia__spmm_plan_free(p);
     return s;
 }
@@ -412,9 +402,9 @@ static adia_status plan_shape(adia_op opA, const adia_matrix *A, adia_op opB,
 /* The pair list, after plan_shape and the checks of adia_spmm. */
 static adia_status plan_pairs(spmm_plan *p)
 {
-    double t0 = adia_now_ms();
+    double t0 = adia__now_ms();
     adia_status s = output_pairs(p);
-    p->struct_ms += adia_now_ms() - t0;
+    p->struct_ms += adia__now_ms() - t0;
     return s;
 }
 
@@ -466,7 +456,7 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
                                 adia_spmm_info *info, int32_t **offsets)
 {
     ADIA_TRY(check_args(opA, A, opB, B, opt, "adia_spmm_structure"));
-    if (!info) return adia_error(ADIA_ERR_INVALID_ARG, "adia_spmm_structure: info is NULL");
+    if (!info) return adia__error(ADIA_ERR_INVALID_ARG, "adia_spmm_structure: info is NULL");
     adia_spmm_options dflt;
     adia_spmm_options_default(&dflt);
     if (!opt) opt = &dflt;
@@ -490,7 +480,7 @@ static adia_status check_fill(const spmm_plan *p, const adia_spmm_options *opt)
     double max_fill = opt->max_fill > 0 ? opt->max_fill : SPMM_DEFAULT_MAX_FILL;
     double allowed = max_fill * (double)p->nnz_bound + (double)(p->m > p->n ? p->m : p->n);
     if (!((double)p->c_len > allowed)) return ADIA_OK;   /* INFINITY * 0: NaN, allowed */
-    return adia_error(ADIA_ERR_UNSUPPORTED, "adia_spmm: C (%" PRId32 " x %" PRId32 ") would "
+    return adia__error(ADIA_ERR_UNSUPPORTED, "adia_spmm: C (%" PRId32 " x %" PRId32 ") would "
                       "store %" PRId64 " entries on %" PRId32 " diagonals for at most %" PRId64
                       " true nonzeros: density of the diagonals at most %.3g%%, more than "
                       "max_fill = %g times the nonzeros; the product is not diagonal (set "
@@ -505,10 +495,10 @@ static adia_status check_device(const adia_spmm_options *opt, adia_spmm_algo alg
     int n = 0;
     ADIA_TRY(adia_gpu_device_count(&n));
     if (n == 0)
-        return adia_error(ADIA_ERR_NO_DEVICE, "adia_spmm: --device gpu asked for, but no "
+        return adia__error(ADIA_ERR_NO_DEVICE, "adia_spmm: --device gpu asked for, but no "
                           "CUDA device is usable (or adia was built without CUDA)");
     if (algo == ADIA_SPMM_CDM)
-        return adia_error(ADIA_ERR_UNSUPPORTED, "adia_spmm: the GPU runs the HM streaming "
+        return adia__error(ADIA_ERR_UNSUPPORTED, "adia_spmm: the GPU runs the HM streaming "
                           "kernel; algorithm CDM is CPU only");
     return ADIA_OK;
 }
@@ -530,7 +520,7 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
                                const adia_spmm_options *opt, const adia_csr *acc,
                                adia_spmm_info *info, adia_csr *out)
 {
-    double *c = adia_alloc((size_t)p->c_len, sizeof *c, "product values");
+    double *c = adia__alloc((size_t)p->c_len, sizeof *c, "product values");
     if (!c) return ADIA_ERR_NO_MEMORY;
     /* Zeroed here, in parallel, not left to calloc's lazy pages: their
      * first-touch faults would land in the numeric phase (measured on a
@@ -539,7 +529,7 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
 #pragma omp parallel for schedule(static) num_threads(adia__threads())
     for (int64_t k = 0; k < p->c_len; k++) c[k] = 0.0;
     adia_status s = ADIA_OK;
-    if (acc) s = adia_diag_scatter(acc, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE);
+    if (acc) s = adia__diag_scatter(acc, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE);
     if (s == ADIA_OK) {
         spmm_gpu_run run;
         memset(&run, 0, sizeof run);
@@ -551,7 +541,7 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
         else s = adia__spmm_cpu_hm(p, c, &info->time_ms);
     }
     if (s == ADIA_OK)
-        s = adia_diag_emit_csr(p->m, p->n, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE, true, out);
+        s = adia__diag_emit_csr(p->m, p->n, p->dc, p->c_off, p->c_base, c, ADIA_DOUBLE, true, out);
     free(c);
     return s;
 }
@@ -561,13 +551,13 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
                       const adia_spmm_options *opt)
 {
     ADIA_TRY(check_args(opA, A, opB, B, opt, "adia_spmm"));
-    if (!C) return adia_error(ADIA_ERR_INVALID_ARG, "adia_spmm: C is NULL");
+    if (!C) return adia__error(ADIA_ERR_INVALID_ARG, "adia_spmm: C is NULL");
     adia_spmm_options dflt;
     adia_spmm_options_default(&dflt);
     if (!opt) opt = &dflt;
     const adia_csr *acc = NULL;
     if (opt->accumulate) {
-        ADIA_TRY(adia_matrix_check_handle(*C, "adia_spmm (accumulate into *C)"));
+        ADIA_TRY(adia__matrix_check_handle(*C, "adia_spmm (accumulate into *C)"));
         acc = &(*C)->csr;
     } else {
         *C = NULL;
@@ -580,7 +570,7 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
     plan_info(&p, algo, &info);
     adia_status s = check_device(opt, algo);
     if (s == ADIA_OK && algo == ADIA_SPMM_CDM && (p.m != p.k || p.k != p.n))
-        s = adia_error(ADIA_ERR_DIMENSION, "adia_spmm: algorithm CDM needs square matrices, "
+        s = adia__error(ADIA_ERR_DIMENSION, "adia_spmm: algorithm CDM needs square matrices, "
                        "A%s is %" PRId32 " x %" PRId32 " and B%s is %" PRId32 " x %" PRId32,
                        op_name(opA), p.m, p.k, op_name(opB), p.k, p.n);
     /* both before the pair list, whose size alone can be gigabytes */
@@ -599,11 +589,11 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
     if (s != ADIA_OK) return s;
     if (opt->info) *opt->info = info;
     if (acc) {
-        adia_csr_free(&(*C)->csr);
+        adia__csr_free(&(*C)->csr);
         (*C)->csr = out;
         return ADIA_OK;
     }
-    ADIA_TRY(adia_matrix_wrap(&out, C));
+    ADIA_TRY(adia__matrix_wrap(&out, C));
     snprintf((*C)->name, sizeof (*C)->name, "%.60s%s*%.60s%s", A->name, op_name(opA),
              B->name, op_name(opB));
     return ADIA_OK;
@@ -636,8 +626,8 @@ adia_status adia__spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op
     if (s == ADIA_OK) s = plan_pairs(&p);
     if (row0 < 0 || rows < 0 || row0 + rows > p.m) row0 = rows = 0;
     size_t cells = (size_t)p.dc * (size_t)rows;
-    double *gpu = s == ADIA_OK ? adia_calloc(cells, sizeof *gpu, "sampled rows") : NULL;
-    double *cpu = s == ADIA_OK ? adia_calloc(cells, sizeof *cpu, "sampled rows") : NULL;
+    double *gpu = s == ADIA_OK ? adia__calloc(cells, sizeof *gpu, "sampled rows") : NULL;
+    double *cpu = s == ADIA_OK ? adia__calloc(cells, sizeof *cpu, "sampled rows") : NULL;
     if (s == ADIA_OK && (!gpu || !cpu)) s = ADIA_ERR_NO_MEMORY;
     spmm_gpu_run run;
     memset(&run, 0, sizeof run);

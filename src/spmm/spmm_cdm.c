@@ -22,7 +22,7 @@ typedef struct cdm_op {
 
 static void cdm_op_free(cdm_op *o)
 {
-    adia_cdm_free(&o->x);
+    adia__cdm_free(&o->x);
     free(o->k);
     free(o->slot);
     free(o->rot);
@@ -31,12 +31,12 @@ static void cdm_op_free(cdm_op *o)
 static adia_status cdm_op_init(const spmm_operand *s, cdm_op *o)
 {
     memset(o, 0, sizeof *o);
-    ADIA_TRY(adia_cdm_build(s->csr, ADIA_DOUBLE, &o->x));
+    ADIA_TRY(adia__cdm_build(s->csr, ADIA_DOUBLE, &o->x));
     const int32_t dg = o->x.dg, n = o->x.n;
     o->dg = dg;
-    o->k = adia_alloc((size_t)dg, sizeof *o->k, "cdm operand");
-    o->slot = adia_alloc((size_t)dg, sizeof *o->slot, "cdm operand");
-    o->rot = adia_alloc((size_t)dg, sizeof *o->rot, "cdm operand");
+    o->k = adia__alloc((size_t)dg, sizeof *o->k, "cdm operand");
+    o->slot = adia__alloc((size_t)dg, sizeof *o->slot, "cdm operand");
+    o->rot = adia__alloc((size_t)dg, sizeof *o->rot, "cdm operand");
     if (!o->k || !o->slot || !o->rot) {
         cdm_op_free(o);
         return ADIA_ERR_NO_MEMORY;
@@ -89,7 +89,7 @@ static void copy_true(const spmm_plan *p, const adia_cdm *cc, double *hm, int to
     double *comp = cc->list;
     for (int32_t d = 0; d < p->dc; d++) {
         int64_t oc = p->c_off[d], kc = oc < 0 ? oc + p->n : oc;
-        int64_t cb = (int64_t)adia_cdm_find(cc, kc) * p->n;
+        int64_t cb = (int64_t)adia__cdm_find(cc, kc) * p->n;
         int64_t r0 = adia_diag_row0(oc), r1 = r0 + adia_diag_len(p->m, p->n, oc);
         for (int64_t i = r0; i < r1; i++) {
             if (to_cdm) comp[cb + i] = hm[p->c_base[d] + i];
@@ -100,7 +100,7 @@ static void copy_true(const spmm_plan *p, const adia_cdm *cc, double *hm, int to
 
 static adia_status output_compacts(const spmm_plan *p, adia_cdm *cc)
 {
-    int32_t *ks = adia_alloc((size_t)p->dc, sizeof *ks, "cdm output");
+    int32_t *ks = adia__alloc((size_t)p->dc, sizeof *ks, "cdm output");
     if (!ks) return ADIA_ERR_NO_MEMORY;
     int32_t z = 0, dg = 0;
     while (z < p->dc && p->c_off[z] < 0) z++;
@@ -113,7 +113,7 @@ static adia_status output_compacts(const spmm_plan *p, adia_cdm *cc)
         if (kb == k) b++;
         ks[dg++] = (int32_t)k;
     }
-    adia_status s = adia_cdm_alloc(p->n, dg, ks, ADIA_DOUBLE, cc);
+    adia_status s = adia__cdm_alloc(p->n, dg, ks, ADIA_DOUBLE, cc);
     free(ks);
     return s;
 }
@@ -152,15 +152,15 @@ adia_status adia__spmm_cpu_cdm(spmm_plan *p, double *c, double *time_ms)
         const int nt = p->threads > 0 ? p->threads : adia__threads();
         const int64_t rows = spmm_cpu_block_rows(p->n, (int64_t)A.dg + B.dg + cc.dg, nt);
         const int64_t blocks = ((int64_t)p->n + rows - 1) / rows;
-        const double start_ms = adia_now_ms();
+        const double start_ms = adia__now_ms();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
         for (int64_t blk = 0; blk < blocks; blk++) {
             int64_t t0 = blk * rows, t1 = t0 + rows < p->n ? t0 + rows : p->n;
             for (int32_t e = 0; e < cc.dg; e++) cdm_tile(&A, &B, &cc, e, t0, t1);
         }
-        *time_ms = adia_now_ms() - start_ms;
+        *time_ms = adia__now_ms() - start_ms;
         copy_true(p, &cc, c, 0);
-        adia_cdm_free(&cc);
+        adia__cdm_free(&cc);
     }
     cdm_op_free(&A);
     cdm_op_free(&B);

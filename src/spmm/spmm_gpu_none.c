@@ -7,6 +7,6 @@ adia_status adia__spmm_gpu_hm(spmm_plan *p, spmm_gpu_run *run)
 {
     (void)p;
     (void)run;
-    return adia_error(ADIA_ERR_NO_DEVICE, "spmm: adia was built without CUDA");
+    return adia__error(ADIA_ERR_NO_DEVICE, "spmm: adia was built without CUDA");
 }
 #endif

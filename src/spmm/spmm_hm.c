@@ -13,9 +13,9 @@ adia_status adia__spmm_operand_store(spmm_operand *x)
     if (x->list) return ADIA_OK;
     const int32_t dg = x->dg;
     const int t = x->op == ADIA_OP_T;
-    int32_t *xoff = adia_alloc((size_t)dg, sizeof *xoff, "operand offsets");
-    x->base = adia_alloc((size_t)dg, sizeof *x->base, "operand bases");
-    x->list = adia_calloc((size_t)x->stored, sizeof *x->list, "operand diagonals");
+    int32_t *xoff = adia__alloc((size_t)dg, sizeof *xoff, "operand offsets");
+    x->base = adia__alloc((size_t)dg, sizeof *x->base, "operand bases");
+    x->list = adia__calloc((size_t)x->stored, sizeof *x->list, "operand diagonals");
     if (!xoff || !x->base || !x->list) {
         free(xoff);
         return ADIA_ERR_NO_MEMORY;
@@ -29,10 +29,10 @@ adia_status adia__spmm_operand_store(spmm_operand *x)
         x->base[e] = start - adia_diag_row0(o);
         start += adia_diag_len(x->csr->rows, x->csr->cols, o);
     }
-    adia_status s = adia_diag_scatter(x->csr, dg, xoff, x->base, x->list, ADIA_DOUBLE);
+    adia_status s = adia__diag_scatter(x->csr, dg, xoff, x->base, x->list, ADIA_DOUBLE);
     if (s == ADIA_OK && t) {
         /* op(X)[i][i+o'] = X[i-o][i] with o = -o': base shifts by -o */
-        int64_t *b = adia_alloc((size_t)dg, sizeof *b, "operand bases");
+        int64_t *b = adia__alloc((size_t)dg, sizeof *b, "operand bases");
         if (!b) s = ADIA_ERR_NO_MEMORY;
         for (int32_t d = 0; b && d < dg; d++)
             b[d] = x->base[dg - 1 - d] - xoff[dg - 1 - d];
@@ -87,13 +87,13 @@ adia_status adia__spmm_cpu_hm(spmm_plan *p, double *c, double *time_ms)
     const int nt = p->threads > 0 ? p->threads : adia__threads();
     const int64_t rows = spmm_cpu_block_rows(p->m, (int64_t)p->a.dg + p->b.dg + p->dc, nt);
     const int64_t blocks = ((int64_t)p->m + rows - 1) / rows;
-    const double start_ms = adia_now_ms();
+    const double start_ms = adia__now_ms();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt)
     for (int64_t blk = 0; blk < blocks; blk++) {
         int64_t i0 = blk * rows, i1 = i0 + rows < p->m ? i0 + rows : p->m;
         hm_rows(p, i0, i1, c, 0);
     }
-    *time_ms = adia_now_ms() - start_ms;
+    *time_ms = adia__now_ms() - start_ms;
     return ADIA_OK;
 }
 

@@ -65,6 +65,11 @@ except (ValueError, KeyError, TypeError):
 formats() {
     "$TOOL" spmv --format no-such-format x 2>&1 >/dev/null | sed -n 's/.*registered formats: *//p'
 }
+# The registry's diagonal formats, in its order (codegen's refusal lists them).
+diagonal_formats() {
+    "$TOOL" codegen --gen lap2d5:2 --format no-such-format 2>&1 >/dev/null |
+        sed -n 's/.*the diagonal formats are: *//p'
+}
 finish() {
     echo "$passed passed, $failed failed"
     [ "$failed" -eq 0 ]

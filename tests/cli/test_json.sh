@@ -11,14 +11,14 @@ expect 0 info --gen lap2d5:12 --json
 check "info --json keys" json_keys rows cols nnz n_diag dia_fill type format formats
 check "info --json n_diag of a 5-point stencil" test "$(json_get n_diag)" = 5
 check "info --json type is I, II or III" grep -qE '"type":"(I|II|III)"' "$OUT"
-check "info --json lists the 5 diagonal formats" python3 -c '
+check "info --json lists the registry's diagonal formats" python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 names = [f["name"] for f in d["formats"]]
-assert names == ["dia", "hdi", "brcsd1", "brcsd2", "crsd"], names
+assert names and names == sys.argv[1:], (names, sys.argv[1:])
 for f in d["formats"]:
     assert "error" in f or all(k in f for k in ("padded_zeros", "storage_bytes", "spmv_bytes")), f
-' <"$OUT"
+' $(diagonal_formats) <"$OUT"
 
 expect 0 info "$TMP/a.mtx" --formats --json
 check "info --formats --json has every format" python3 -c '
