@@ -569,10 +569,18 @@ extern "C" adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t bloc
 static adia_status piece_shape(const adia_format *F, int32_t *rows, int *per_piece)
 {
     const adia_format_ops *o = F->ops;
-    if (!o->diag.piece_rows)
-        return adia__error(ADIA_ERR_UNSUPPORTED, "format %s cannot be built on the GPU (%s)",
-                          o->name, o->diag.policy ? "its row pieces are not equal"
-                                                  : "not a diagonal format");
+    if (!o->diag.piece_rows) {
+        char can[256] = "";   /* the registry's formats with a device build */
+        for (int i = 0; i < adia_format_count(); i++) {
+            const adia_format_ops *f = adia__format_ops_at(i);
+            if (f->gpu && f->gpu->build_device && strlen(can) + strlen(f->name) + 3 < sizeof can)
+                snprintf(can + strlen(can), sizeof can - strlen(can), "%s%s", can[0] ? ", " : "",
+                         f->name);
+        }
+        return adia__error(ADIA_ERR_UNSUPPORTED, "format %s cannot be built on the GPU (%s; "
+                          "these can: %s)", o->name, o->diag.policy ? "its row pieces are not "
+                          "equal" : "not a diagonal format", can);
+    }
     *per_piece = o->diag.per_piece;
     return o->diag.piece_rows(&F->params, F->rows, rows);
 }
