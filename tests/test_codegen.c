@@ -48,18 +48,6 @@ int main(void)
     CHECK_OK(adia__codegen_diag_source(&D, ADIA_FLOAT, 0, 0, &fsrc));
     CHECK(fsrc && strstr(fsrc, "#define ADIA_VALUE float"), "float prelude");
 
-    /* Too many offsets: refused with a message naming the limit. */
-    int32_t big_start[] = {0, ADIA_CODEGEN_MAX_TERMS + 1};
-    int32_t *big = calloc(ADIA_CODEGEN_MAX_TERMS + 1, sizeof *big);
-    adia_diag B = D;
-    B.n_groups = 1;
-    B.group_start = big_start;
-    B.offsets = big;
-    char *bsrc = NULL;
-    CHECK_ERR(adia__codegen_diag_source(&B, ADIA_DOUBLE, 0, 0, &bsrc), ADIA_ERR_UNSUPPORTED, "exceed the limit");
-    CHECK(bsrc == NULL, "no source on failure");
-    free(big);
-
     /* The public entry refuses a non-diagonal format. */
     adia_matrix *A = test_random_matrix(3, 20, 20, 0.2);
     adia_format *F = NULL;
@@ -89,11 +77,38 @@ int main(void)
               strstr(dsrc[t], "adia_dot_finish(dots, dw)"), "dot variant %d", t);
     CHECK(!strstr(src, "#define ADIA_DOT true"), "the plain kernel has no epilogue sums");
 
+    /* More offsets than the literal form takes: the shape form (a case per
+     * group size; a group wider than ADIA_CODEGEN_SHAPE_K loops), in the
+     * per-row form (B: D's unaligned pieces) and the warp form (BW: one
+     * piece from row 0), with groups of several sizes. */
+    enum { BIG = ADIA_CODEGEN_MAX_TERMS + 1 };
+    int32_t big_start[] = {0, 40, 80, 80 + BIG};
+    int32_t *big = calloc(80 + BIG, sizeof *big);
+    for (int k = 0; k < 80 + BIG; k++) big[k] = k % 40 - 20 + (k >= 80 ? 0 : 0);
+    adia_diag B = D;
+    B.n_groups = 3;
+    B.group_start = big_start;
+    B.offsets = big;
+    int32_t bg[] = {0, 1, 2};
+    B.piece_group = bg;
+    adia_diag BW = W;
+    BW.n_groups = 1;
+    BW.group_start = big_start + 2;   /* one group of BIG offsets, from 80 */
+    char *bsrc[2] = {NULL, NULL};
+    CHECK_OK(adia__codegen_diag_source(&B, ADIA_DOUBLE, 0, 0, &bsrc[0]));
+    CHECK_OK(adia__codegen_diag_source(&BW, ADIA_FLOAT, 0, 1, &bsrc[1]));
+    for (int t = 0; t < 2; t++)
+        CHECK(bsrc[t] && strstr(bsrc[t], "(shape form)") && strstr(bsrc[t], "switch (ADIA_K)") &&
+              strstr(bsrc[t], "default:"), "shape form %d:\n%.2000s", t, bsrc[t] ? bsrc[t] : "");
+    CHECK(bsrc[0] && strstr(bsrc[0], "case 40:") && !strstr(bsrc[0], "case 513:"),
+          "one case for the two groups of 40, a loop for the group of 513");
+    CHECK(!strstr(src, "(shape form)"), "a small matrix keeps the literal form");
+
 #ifdef ADIA_HAVE_CUDA
     void *cubin = NULL;
     size_t size = 0;
-    const char *sources[] = {src, fsrc, dsrc[0], dsrc[1]};
-    for (int t = 0; t < 4; t++) {
+    const char *sources[] = {src, fsrc, dsrc[0], dsrc[1], bsrc[0], bsrc[1]};
+    for (int t = 0; t < 6; t++) {
         CHECK_OK(adia__codegen_nvrtc(sources[t], 90, &cubin, &size));
         CHECK(cubin && size > 0, "a CUBIN came back (source %d)", t);
         free(cubin);
@@ -107,5 +122,8 @@ int main(void)
     free(fsrc);
     free(dsrc[0]);
     free(dsrc[1]);
+    free(bsrc[0]);
+    free(bsrc[1]);
+    free(big);
     return TEST_END();
 }
