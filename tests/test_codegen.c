@@ -82,9 +82,10 @@ int main(void)
      * per-row form (B: D's unaligned pieces) and the warp form (BW: one
      * piece from row 0), with groups of several sizes. */
     enum { BIG = ADIA_CODEGEN_MAX_TERMS + 1 };
-    int32_t big_start[] = {0, 40, 80, 80 + BIG};
-    int32_t *big = calloc(80 + BIG, sizeof *big);
-    for (int k = 0; k < 80 + BIG; k++) big[k] = k % 40 - 20 + (k >= 80 ? 0 : 0);
+    /* two groups of 12 diagonals (one case), one of BIG (the loop) */
+    int32_t big_start[] = {0, 12, 24, 24 + BIG};
+    int32_t *big = calloc(24 + BIG, sizeof *big);
+    for (int k = 0; k < 24 + BIG; k++) big[k] = k < 24 ? k % 12 - (k < 12 ? 6 : 5) : k - 24 - BIG / 2;
     adia_diag B = D;
     B.n_groups = 3;
     B.group_start = big_start;
@@ -93,15 +94,15 @@ int main(void)
     B.piece_group = bg;
     adia_diag BW = W;
     BW.n_groups = 1;
-    BW.group_start = big_start + 2;   /* one group of BIG offsets, from 80 */
+    BW.group_start = big_start + 2;   /* one group of BIG offsets, from 24 */
     char *bsrc[2] = {NULL, NULL};
     CHECK_OK(adia__codegen_diag_source(&B, ADIA_DOUBLE, 0, 0, &bsrc[0]));
     CHECK_OK(adia__codegen_diag_source(&BW, ADIA_FLOAT, 0, 1, &bsrc[1]));
     for (int t = 0; t < 2; t++)
         CHECK(bsrc[t] && strstr(bsrc[t], "(shape form)") && strstr(bsrc[t], "switch (ADIA_K)") &&
               strstr(bsrc[t], "default:"), "shape form %d:\n%.2000s", t, bsrc[t] ? bsrc[t] : "");
-    CHECK(bsrc[0] && strstr(bsrc[0], "case 40:") && !strstr(bsrc[0], "case 513:"),
-          "one case for the two groups of 40, a loop for the group of 513");
+    CHECK(bsrc[0] && strstr(bsrc[0], "case 12:") && !strstr(bsrc[0], "case 513:"),
+          "one case for the two groups of 12, a loop for the group of 513");
     CHECK(!strstr(src, "(shape form)"), "a small matrix keeps the literal form");
 
 #ifdef ADIA_HAVE_CUDA

@@ -15,12 +15,12 @@ extern "C" {
 
 /* Generator limits: up to this many offsets in all groups together, each
  * group is a case with literal offsets; beyond it, the shape form: a case
- * per group size, unrolled up to SHAPE_K diagonals and SHAPE_TERMS terms in
- * all (sizes beyond them loop), so every diagonal matrix gets a kernel that
- * compiles in bounded time. */
+ * per group size for the sizes most pieces use, up to SHAPE_K diagonals and
+ * SHAPE_TERMS unrolled terms in all (other sizes loop), so every diagonal
+ * matrix gets a kernel that compiles in bounded time. */
 #define ADIA_CODEGEN_MAX_TERMS 512
-#define ADIA_CODEGEN_SHAPE_K 256
-#define ADIA_CODEGEN_SHAPE_TERMS 4096
+#define ADIA_CODEGEN_SHAPE_K 16
+#define ADIA_CODEGEN_SHAPE_TERMS 512
 /* Name of the generated kernel (extern "C"). */
 #define ADIA_CODEGEN_KERNEL "adia_generated_spmv"
 

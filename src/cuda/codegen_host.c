@@ -91,41 +91,64 @@ static void body_literal(strbuf *b, const adia_diag *D)
     sb_printf(b, "    }\n");
 }
 
-static int cmp_i32(const void *a, const void *b)
+/* A group size and how many pieces use it. */
+typedef struct shape_use { int32_t K; int64_t pieces; } shape_use;
+
+static int by_use(const void *a, const void *b)
 {
-    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
-    return (x > y) - (x < y);
+    const shape_use *x = a, *y = b;
+    if (x->pieces != y->pieces) return x->pieces < y->pieces ? 1 : -1;
+    return (x->K > y->K) - (x->K < y->K);
+}
+
+static int by_size(const void *a, const void *b)
+{
+    const shape_use *x = a, *y = b;
+    return (x->K > y->K) - (x->K < y->K);
 }
 
 /* The shape form, for matrices with too many groups to spell out (type
  * III: hundreds of groups of different offsets): groups that hold the same
  * number of diagonals K share one case, unrolled K times with the offsets
- * read from memory (warp form: once per warp, passed on by shuffles).
- * Distinct K are few (at most the widest group's), so the source stays
- * small; a K beyond the budget falls to a loop.  *widest: the largest K
- * with a case (the warp form keeps ceil(widest / 32) offsets a lane). */
+ * read from memory (warp form: once per warp, passed on by shuffles).  The
+ * sizes most pieces use get a case, up to ADIA_CODEGEN_SHAPE_TERMS unrolled
+ * terms in all -- the literal form's budget: more code than that runs out
+ * of instruction cache when neighbouring warps take different cases
+ * (measured, bench/GPU-NOTES.md v6) -- and the rest a loop.  *widest: the
+ * largest K with a case (the warp form keeps ceil(widest / 32) offsets a
+ * lane). */
 static void body_shape(strbuf *b, const adia_diag *D, int *widest)
 {
-    int32_t *K = malloc(((size_t)D->n_groups + 1) * sizeof *K);
-    if (!K) { b->failed = true; return; }
-    for (int32_t g = 0; g < D->n_groups; g++) K[g] = D->group_start[g + 1] - D->group_start[g];
-    qsort(K, (size_t)D->n_groups, sizeof *K, cmp_i32);
+    int32_t kmax = 0;
+    for (int32_t g = 0; g < D->n_groups; g++)
+        if (D->group_start[g + 1] - D->group_start[g] > kmax) kmax = D->group_start[g + 1] - D->group_start[g];
+    shape_use *u = calloc((size_t)kmax + 1, sizeof *u);
+    if (!u) { b->failed = true; return; }
+    for (int32_t k = 0; k <= kmax; k++) u[k].K = k;
+    for (int32_t p = 0; p < D->n_pieces; p++) {
+        int32_t g = D->piece_group[p];
+        u[D->group_start[g + 1] - D->group_start[g]].pieces++;
+    }
+    qsort(u, (size_t)kmax + 1, sizeof *u, by_use);
+    int32_t n = 0;
     int64_t emitted = 0;
-    *widest = 0;
+    for (int32_t i = 0; i <= kmax && u[i].pieces > 0; i++)
+        if (u[i].K > 0 && u[i].K <= ADIA_CODEGEN_SHAPE_K && emitted + u[i].K <= ADIA_CODEGEN_SHAPE_TERMS) {
+            emitted += u[i].K;
+            u[n++] = u[i];
+        }
+    qsort(u, (size_t)n, sizeof *u, by_size);
+    *widest = n > 0 ? u[n - 1].K : 0;
     sb_printf(b, "    switch (ADIA_K) {\n");
-    for (int32_t i = 0; i < D->n_groups; i++) {
-        if ((i > 0 && K[i] == K[i - 1]) || K[i] == 0) continue;
-        if (K[i] > ADIA_CODEGEN_SHAPE_K || emitted + K[i] > ADIA_CODEGEN_SHAPE_TERMS) break;
-        emitted += K[i];
-        *widest = K[i];
-        sb_printf(b, "    case %d:", K[i]);
-        for (int32_t k = 0; k < K[i]; k++)
+    for (int32_t i = 0; i < n; i++) {
+        sb_printf(b, "    case %d:", u[i].K);
+        for (int32_t k = 0; k < u[i].K; k++)
             sb_printf(b, "%s ADIA_ACC_SHAPE(%d);", k % 6 == 5 ? "\n       " : "", k);
         sb_printf(b, " break;\n");
     }
     sb_printf(b, "    default:\n        for (int k = 0; k < ADIA_K; k++) ADIA_ACC(k, __ldg(ADIA_OFFS + k));\n"
                  "    }\n");
-    free(K);
+    free(u);
 }
 
 adia_status adia__codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows, int dot,
