@@ -219,6 +219,82 @@ static void test_type3(void)
     }
 }
 
+/* Runs of nonzeros along diagonal o of A (positions min(i, j)). */
+static int64_t diagonal_runs(const adia_matrix *A, int64_t o)
+{
+    adia_csr_view v;
+    if (adia_matrix_csr(A, &v) != ADIA_OK) return -1;
+    int64_t runs = 0, prev = -2;
+    for (int32_t i = 0; i < v.rows; i++)
+        for (int64_t p = v.rowptr[i]; p < v.rowptr[i + 1]; p++)
+            if (v.colind[p] - i == o) {
+                int64_t pos = o < 0 ? v.colind[p] : i;
+                runs += pos != prev + 1;
+                prev = pos;
+            }
+    return runs;
+}
+
+/* type3 with long zero runs (ZRUN): every far or near diagonal comes in a
+ * few long segments, so row blocks keep short, different offset lists. */
+static void test_type3_segments(void)
+{
+    const char *spec = "type3:400000,9,0.34,50000";
+    adia_matrix *A = gen(spec);
+    if (!A) return;
+    int64_t nd, singles;
+    double f = fill_of(A, &nd, &singles);
+    CHECK(fabs(f - 0.34) < 0.03 && nd == 12 && singles == 3, "%s: fill %.3f, %lld diagonals",
+          spec, f, (long long)nd);
+    int64_t *cnt = diag_counts(A);
+    int32_t m = adia_matrix_rows(A);
+    for (int64_t d = 0; cnt && d < 2 * (int64_t)m - 1; d++) {
+        int64_t o = d - (m - 1);
+        if (!cnt[d] || o == 0 || cnt[d] == 1) continue;
+        /* period = ZRUN + nonzero run >= 50000: at most len / 50000 + 2 runs */
+        int64_t runs = diagonal_runs(A, o), len = m - llabs(o);
+        CHECK(runs >= 1 && runs <= len / 50000 + 2, "%s: offset %lld in %lld runs", spec,
+              (long long)o, (long long)runs);
+    }
+    free(cnt);
+    adia_features fa;
+    CHECK_OK(adia_matrix_analyze(A, NULL, &fa));
+    CHECK(fa.type == ADIA_TYPE_III, "%s: type III", spec);
+    adia_matrix_destroy(A);
+}
+
+/* bandh: the band's off-diagonals half present in runs of HOLE rows, SCAT
+ * single entries at N/4 <= |o| <= N/2. */
+static void test_bandh(void)
+{
+    const char *spec = "bandh:20000,50,100,5";
+    adia_matrix *A = gen(spec);
+    if (!A) return;
+    int64_t *cnt = diag_counts(A);
+    int32_t m = adia_matrix_rows(A);
+    int64_t far = 0, band_nnz = 0;
+    for (int64_t d = 0; cnt && d < 2 * (int64_t)m - 1; d++) {
+        int64_t o = d - (m - 1);
+        if (!cnt[d]) continue;
+        if (llabs(o) > 50) {
+            CHECK(cnt[d] == 1 && llabs(o) >= m / 4 && llabs(o) <= m / 2, "%s: far offset %lld "
+                  "holds %lld", spec, (long long)o, (long long)cnt[d]);
+            far++;
+            continue;
+        }
+        band_nnz += cnt[d];
+        if (o == 0) continue;
+        int64_t runs = diagonal_runs(A, o), len = m - llabs(o);
+        CHECK(llabs(cnt[d] - len / 2) <= 100 && runs >= len / 200 - 1 && runs <= len / 200 + 2,
+              "%s: offset %lld: %lld of %lld present in %lld runs", spec, (long long)o,
+              (long long)cnt[d], (long long)len, (long long)runs);
+    }
+    CHECK(far == 5, "%s: %lld scatter points", spec, (long long)far);
+    free(cnt);
+    CHECK(check_values(A, -1), "%s: dominant diagonal", spec);
+    adia_matrix_destroy(A);
+}
+
 /* Rows of an unstructured matrix: lengths in [lo, hi], columns strictly
  * increasing and in range, the diagonal present, dominant diagonal. */
 static int check_rows(const adia_matrix *A, int64_t lo, int64_t hi, double *mean, int64_t *longest)
@@ -344,6 +420,11 @@ static void test_bad_specs(void)
         {"type3:100000,9,0.00001", "fill of the full main diagonal alone"},
         {"type2:1", "N >= 2"},
         {"type3:10000,2,0.5", "K >= 3"},
+        {"type3:100000,9,0.3,20000", "N >= 160000"},
+        {"type3:100000,9,0.3,200,5", "too many numbers"},
+        {"bandh:1000,300,10,2", "BW < N/4"},
+        {"bandh:1000,10,10", "bandh takes 4 numbers, got 3"},
+        {"bandh:1000,10,10,300", "SCAT <= N/4"},
         {"band:2000000000,1000000000", "more than the 2^36"},
         {"randdiag:2000000000,100000,2000000", "more than the 2^36"},
         {"random:100", "random takes 2 numbers, got 1"},
@@ -361,8 +442,8 @@ static void test_bad_specs(void)
     CHECK_ERR(adia_matrix_generate(NULL, NULL), ADIA_ERR_INVALID_ARG, "out is NULL");
     const char *help = adia_generator_help();
     const char *kinds[] = {"lap2d5:", "lap2d9:", "lap3d7:", "lap3d27:", "band:", "type2:",
-                           "type3:", "randdiag:", "random:", "powerlaw:", "seed="};
-    for (int k = 0; k < 11; k++) CHECK(strstr(help, kinds[k]), "help mentions %s", kinds[k]);
+                           "type3:", "randdiag:", "random:", "powerlaw:", "bandh:", "seed="};
+    for (int k = 0; k < 12; k++) CHECK(strstr(help, kinds[k]), "help mentions %s", kinds[k]);
 }
 
 /* ",sym": A = A^T exactly (transpose equal bit for bit), every offset
@@ -370,7 +451,8 @@ static void test_bad_specs(void)
 static void test_symmetric(void)
 {
     static const char *specs[] = {"band:3001,4,sym", "randdiag:4000,9,300,sym,seed=7",
-                                  "type3:20000,11,0.35,sym"};
+                                  "type3:20000,11,0.35,sym", "type3:80000,7,0.3,10000,sym",
+                                  "bandh:20000,20,64,4,sym"};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         adia_matrix *A = test_generate(specs[i]), *T = NULL;
         if (!A) continue;
@@ -450,6 +532,8 @@ int main(void)
     test_laplacians();
     test_band_type2_randdiag();
     test_type3();
+    test_type3_segments();
+    test_bandh();
     test_random_powerlaw();
     test_determinism();
     test_threads_agree();

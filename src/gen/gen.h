@@ -48,7 +48,7 @@ uint64_t adia__gen_rng_below(gen_rng *r, uint64_t n);
 struct gen_args {
     const char *spec;         /* the whole spec, for messages and the name */
     int count;                /* numbers given */
-    int64_t num[3];           /* integer arguments, all > 0 */
+    int64_t num[4];           /* integer arguments, all > 0 */
     double real;              /* type3: FILL */
     uint64_t seed;
     int sym;                  /* ",sym": symmetric positive definite variant */
@@ -59,6 +59,7 @@ struct gen_args {
 /* Builders of the kinds (gen_grid.c, gen_diag.c); out NULL: the shape only
  * (adia__gen_build). */
 adia_status adia__gen_lap2d5(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_bandh(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap2d9(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap3d7(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap3d27(const gen_args *a, adia_matrix **out);

@@ -1,5 +1,5 @@
-/* gen_diag.c -- matrices given by a list of diagonals: band, randdiag and
- * type3.  Each diagonal is full, periodic (runs of nonzeros separated by
+/* gen_diag.c -- matrices given by a list of diagonals: band, bandh,
+ * randdiag and type3.  Each diagonal is full, periodic (runs of nonzeros separated by
  * long zero runs) or a single entry; values are random with a dominant
  * main diagonal (sum of |off-diagonal| + 1), so every matrix is
  * nonsingular. */
@@ -8,8 +8,8 @@
 #include <inttypes.h>
 #include <math.h>
 
-/* Zero runs of type3 diagonals: 4 row blocks of the default B = 256, so
- * that they stay long zero sections for any B up to 1024. */
+/* Zero runs of type3 diagonals by default: 4 row blocks of the default
+ * B = 256, so that they stay long zero sections for any B up to 1024. */
 #define TYPE3_ZERO_RUN 1024
 #define TYPE3_SCATTER 3
 
@@ -229,8 +229,9 @@ static adia_status type3_offsets(const gen_args *a, gen_rng *rng, diag_list *L)
 }
 
 /* Periodic pattern giving the non-main diagonals fill f so that the whole
- * matrix has DIA fill about `fill`. */
-static adia_status type3_patterns(const gen_args *a, gen_rng *rng, diag_list *L, double fill)
+ * matrix has DIA fill about `fill`, with zero runs of zrun rows. */
+static adia_status type3_patterns(const gen_args *a, gen_rng *rng, diag_list *L, double fill,
+                                  int64_t zrun)
 {
     double len_other = 0, len_all = 0;
     for (int32_t q = 0; q < L->k; q++) {
@@ -246,9 +247,9 @@ static adia_status type3_patterns(const gen_args *a, gen_rng *rng, diag_list *L,
     for (int32_t q = 0; q < L->k; q++) {
         diag_pattern *d = &L->d[q];
         if (d->off == 0 || d->single >= 0 || f >= 1) continue;
-        double run = round(TYPE3_ZERO_RUN * f / (1 - f));
+        double run = round((double)zrun * f / (1 - f));
         d->nzrun = run < 1 ? 1 : run > INT32_MAX / 2 ? INT32_MAX / 2 : (int32_t)run;
-        d->period = d->nzrun + TYPE3_ZERO_RUN;
+        d->period = d->nzrun + (int32_t)zrun;
         d->phase = (int32_t)adia__gen_rng_below(rng, (uint64_t)d->period);
     }
     return ADIA_OK;
@@ -256,12 +257,12 @@ static adia_status type3_patterns(const gen_args *a, gen_rng *rng, diag_list *L,
 
 adia_status adia__gen_type3(const gen_args *a, adia_matrix **out)
 {
-    int64_t n = a->num[0], k = a->num[1];
+    int64_t n = a->num[0], k = a->num[1], zrun = a->count > 3 ? a->num[3] : TYPE3_ZERO_RUN;
     double fill = a->real;
-    if (n < 8 * TYPE3_ZERO_RUN)
+    if (n < 8 * zrun)
         return adia__error(ADIA_ERR_INVALID_ARG,
-                          "generator spec \"%s\": type3 needs N >= %d so that zero sections of %d"
-                          " rows fit", a->spec, 8 * TYPE3_ZERO_RUN, TYPE3_ZERO_RUN);
+                          "generator spec \"%s\": type3 needs N >= %" PRId64 " so that zero "
+                          "sections of %" PRId64 " rows fit", a->spec, 8 * zrun, zrun);
     if (k < 3)
         return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": type3 needs K >= 3 (main, near and far diagonals)",
@@ -273,7 +274,41 @@ adia_status adia__gen_type3(const gen_args *a, adia_matrix **out)
     ADIA_TRY(diag_alloc(a, &L, (int32_t)n, k + TYPE3_SCATTER));
     gen_rng rng = adia__gen_rng_init(a->seed, UINT64_MAX - 1);
     adia_status s = type3_offsets(a, &rng, &L);
-    if (s == ADIA_OK) s = type3_patterns(a, &rng, &L, fill);
+    if (s == ADIA_OK) s = type3_patterns(a, &rng, &L, fill, zrun);
+    if (s != ADIA_OK) {
+        free(L.d);
+        return s;
+    }
+    return diag_build(a, &L, out);
+}
+
+/* bandh layout: the band -BW..BW, each off-diagonal present in runs of HOLE
+ * rows separated by holes of HOLE rows (random phase per diagonal), and
+ * SCAT single entries on random far diagonals, N/4 <= |o| <= N/2: a wide
+ * band whose pieces keep different offset lists, plus scatter points no
+ * band format should pad for. */
+adia_status adia__gen_bandh(const gen_args *a, adia_matrix **out)
+{
+    int64_t n = a->num[0], bw = a->num[1], hole = a->num[2], scat = a->num[3];
+    if (bw >= n / 4 || hole > n || scat > n / 4)
+        return adia__error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": bandh needs BW < N/4 (the scatter points lie "
+                          "beyond N/4), HOLE <= N and SCAT <= N/4 (N = %" PRId64 ")", a->spec, n);
+    diag_list L;
+    ADIA_TRY(diag_alloc(a, &L, (int32_t)n, 2 * bw + 1 + scat));
+    gen_rng rng = adia__gen_rng_init(a->seed, UINT64_MAX - 2);
+    for (int64_t q = 0; q <= 2 * bw; q++) {
+        diag_pattern *d = &L.d[q];
+        d->off = (int32_t)(q - bw);
+        if (d->off == 0) continue;
+        d->nzrun = (int32_t)hole;
+        d->period = (int32_t)(2 * hole);
+        d->phase = (int32_t)adia__gen_rng_below(&rng, (uint64_t)d->period);
+    }
+    diag_pattern *far = L.d + 2 * bw + 1;
+    adia_status s = pick_offsets(&rng, n / 4, n / 2, scat, far);
+    for (int64_t q = 0; s == ADIA_OK && q < scat; q++)
+        far[q].single = (int32_t)adia__gen_rng_below(&rng, (uint64_t)(n - abs(far[q].off)));
     if (s != ADIA_OK) {
         free(L.d);
         return s;

@@ -10,7 +10,8 @@
 typedef struct gen_kind {
     const char *name;
     int sizes;        /* >0: one token of 1 or `sizes` numbers joined by 'x' */
-    int args;         /* else: this many comma-separated numbers */
+    int args;         /* else: this many comma-separated numbers ... */
+    int opt_args;     /* ... and up to this many more (0 where absent) */
     int real_arg;     /* index of the argument that is a real (FILL), or -1 */
     int sym;          /* takes ",sym" (the others are symmetric already, or not diagonal) */
     adia_status (*build)(const gen_args *a, adia_matrix **out);
@@ -18,30 +19,35 @@ typedef struct gen_kind {
 } gen_kind;
 
 static const gen_kind kinds[] = {
-    {"lap2d5", 2, 0, -1, 0, adia__gen_lap2d5,
+    {"lap2d5", 2, 0, 0, -1, 0, adia__gen_lap2d5,
      "lap2d5:NX[xNY]       2D 5-point Laplacian (4 / -1), natural ordering"},
-    {"lap2d9", 2, 0, -1, 0, adia__gen_lap2d9,
+    {"lap2d9", 2, 0, 0, -1, 0, adia__gen_lap2d9,
      "lap2d9:NX[xNY]       2D 9-point Laplacian (8 / -1)"},
-    {"lap3d7", 3, 0, -1, 0, adia__gen_lap3d7,
+    {"lap3d7", 3, 0, 0, -1, 0, adia__gen_lap3d7,
      "lap3d7:N[xNYxNZ]     3D 7-point Laplacian (6 / -1)"},
-    {"lap3d27", 3, 0, -1, 0, adia__gen_lap3d27,
+    {"lap3d27", 3, 0, 0, -1, 0, adia__gen_lap3d27,
      "lap3d27:N[xNYxNZ]    3D 27-point Laplacian (26 / -1)"},
-    {"band", 0, 2, -1, 1, adia__gen_band,
+    {"band", 0, 2, 0, -1, 1, adia__gen_band,
      "band:N,BW            offsets -BW..BW, random values, diagonal = sum|offdiag| + 1"},
-    {"type2", 0, 1, -1, 0, adia__gen_type2,
+    {"type2", 0, 1, 0, -1, 0, adia__gen_type2,
      "type2:N              type II: s x 2s grid 5-point (two s x s fields) + coupling\n"
      "                     at offsets +-s*s; rows 2*s*s, the largest <= N"},
-    {"type3", 0, 3, 2, 1, adia__gen_type3,
-     "type3:N,K,FILL       type III: full main diagonal + K-1 diagonals (half near,\n"
-     "                     half far) broken by zero runs of 1024 rows so that the DIA\n"
-     "                     fill is about FILL (0 < FILL <= 1), + 3 scatter points;\n"
-     "                     N >= 8192, K >= 3"},
-    {"randdiag", 0, 3, -1, 1, adia__gen_randdiag,
+    {"type3", 0, 3, 1, 2, 1, adia__gen_type3,
+     "type3:N,K,FILL[,ZRUN] type III: full main diagonal + K-1 diagonals (half near,\n"
+     "                     half far) broken by zero runs of ZRUN rows (default 1024)\n"
+     "                     so that the DIA fill is about FILL (0 < FILL <= 1), + 3\n"
+     "                     scatter points; N >= 8 ZRUN, K >= 3.  A large ZRUN gives\n"
+     "                     diagonals present in long segments (HDI's type III)"},
+    {"bandh", 0, 4, 0, -1, 1, adia__gen_bandh,
+     "bandh:N,BW,HOLE,SCAT band -BW..BW whose off-diagonals have holes: runs of HOLE\n"
+     "                     rows present, HOLE absent (random phase), + SCAT scatter\n"
+     "                     points far from the band (N/4 <= |offset| <= N/2)"},
+    {"randdiag", 0, 3, 0, -1, 1, adia__gen_randdiag,
      "randdiag:N,K,SPREAD  K full diagonals, main + K-1 random offsets |o| <= SPREAD"},
-    {"random", 0, 2, -1, 0, adia__gen_random,
+    {"random", 0, 2, 0, -1, 0, adia__gen_random,
      "random:N,AVG         unstructured: row lengths uniform in 1..2*AVG-1, columns\n"
      "                     spread over the row (one per stratum), diagonal included"},
-    {"powerlaw", 0, 3, -1, 0, adia__gen_powerlaw,
+    {"powerlaw", 0, 3, 0, -1, 0, adia__gen_powerlaw,
      "powerlaw:N,MIN,MAX   unstructured, heavy-tailed rows: length ceil(MIN/u), u\n"
      "                     uniform in (0,1], capped at MAX (P(len > L) = MIN/L)"},
 };
@@ -49,13 +55,13 @@ static const gen_kind kinds[] = {
 
 const char *adia_generator_help(void)
 {
-    static char text[2560];
+    static char text[4096];
     if (!text[0]) {
         size_t used = 0;
         for (int i = 0; i < NKINDS; i++)
             used += (size_t)snprintf(text + used, sizeof text - used, "%s\n", kinds[i].help);
         snprintf(text + used, sizeof text - used,
-                 "Append \",sym\" to band, randdiag or type3 for the symmetric positive definite\n"
+                 "Append \",sym\" to band, bandh, randdiag or type3 for the symmetric positive definite\n"
                  "variant (every offset o mirrored at -o with the same zero sections, A(i,j) =\n"
                  "A(j,i), diagonal = sum|offdiag| + 1), and \",seed=S\" to any spec, last\n"
                  "(default 1; same seed, same matrix).\n");
@@ -124,7 +130,7 @@ static adia_status parse_sym(const char *spec, const gen_kind *k, const char *ar
     if (!*sym) return ADIA_OK;
     if (!k->sym)
         return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": %s has no ,sym variant "
-                          "(band, randdiag and type3 do; the Laplacians and type2 are symmetric)",
+                          "(band, bandh, randdiag and type3 do; the Laplacians and type2 are symmetric)",
                           spec, k->name);
     *len -= 4;
     return ADIA_OK;
@@ -165,7 +171,7 @@ static adia_status parse_spec(const char *spec, const gen_kind **kind, gen_args 
     if (!k)
         return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": unknown kind \"%.*s\" (known: lap2d5 lap2d9"
-                          " lap3d7 lap3d27 band type2 type3 randdiag random powerlaw)", spec, (int)nlen, spec);
+                          " lap3d7 lap3d27 band bandh type2 type3 randdiag random powerlaw)", spec, (int)nlen, spec);
     if (!colon)
         return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": missing ':' and sizes (%s)",
                           spec, k->help);
@@ -182,11 +188,11 @@ static adia_status parse_spec(const char *spec, const gen_kind **kind, gen_args 
                               "generator spec \"%s\": sizes are joined by 'x', not ','", spec);
         return parse_list(spec, args, alen, 'x', k->sizes, -1, a);
     }
-    ADIA_TRY(parse_list(spec, args, alen, ',', k->args, k->real_arg, a));
-    if (a->count != k->args)
+    ADIA_TRY(parse_list(spec, args, alen, ',', k->args + k->opt_args, k->real_arg, a));
+    if (a->count < k->args)
         return adia__error(ADIA_ERR_INVALID_ARG,
-                          "generator spec \"%s\": %s takes %d numbers, got %d", spec, k->name,
-                          k->args, a->count);
+                          "generator spec \"%s\": %s takes %d numbers%s, got %d", spec, k->name,
+                          k->args, k->opt_args ? " (and optional ones)" : "", a->count);
     return ADIA_OK;
 }
 
