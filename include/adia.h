@@ -732,8 +732,9 @@ typedef struct adia_plan_hints {
     int64_t expected_calls;            /* <= 0: unknown, counted as 1       */
     adia_value_type vtype;             /* of the plan's x and y             */
     int device;                        /* 0 CPU, 1 GPU, -1 GPU if one exists */
-    int64_t memory_budget;             /* bytes of format storage, <= 0: the
-                                          process budget (adia_memory_budget) */
+    int64_t memory_budget;             /* bytes of format storage: narrows the
+                                          process budget (adia_memory_budget),
+                                          never widens it; <= 0: that budget */
     adia_chooser chooser;
     const char *format;                /* ADIA_CHOOSE_FIXED: a format name  */
     const adia_format_params *params;  /* NULL: defaults (used by every

@@ -237,6 +237,18 @@ static void test_process_budget(void)
     CHECK(f.nnz == 0 && f.empty_rows == n, "analysed once it fits");
     CHECK_OK(adia_set_memory_budget(0));
     adia_matrix_destroy(A);
+
+    /* The hint narrows the process budget, never widens it: with 1 MB for
+     * the process, a hint of 1 GB still finds no format of a 3 MB matrix. */
+    adia_matrix *L = test_generate("lap2d5:200");
+    CHECK_OK(adia_set_memory_budget(1000000));
+    adia_plan_hints wide = {.memory_budget = 1000000000};
+    CHECK_ERR(adia_plan_create(L, &wide, &P), ADIA_ERR_NO_MEMORY, "");
+    CHECK(P == NULL, "no plan past the process budget");
+    CHECK_OK(adia_set_memory_budget(0));
+    adia_plan_hints narrow = {.memory_budget = 1000000};
+    CHECK_ERR(adia_plan_create(L, &narrow, &P), ADIA_ERR_NO_MEMORY, "no format fits");
+    adia_matrix_destroy(L);
 }
 
 static void test_bad_use(void)

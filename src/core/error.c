@@ -36,25 +36,31 @@ void adia_clear_error(void) { last_error[0] = '\0'; }
 
 /* Formatted into a local buffer first: callers may pass adia_last_error()
  * itself as an argument (wrapping a lower-level message). */
-adia_status adia__error(adia_status code, const char *fmt, ...)
+static adia_status set_error(adia_status code, const char *fmt, va_list ap)
 {
     char msg[sizeof last_error];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     memcpy(last_error, msg, sizeof msg);
     return code;
 }
 
-adia_status adia_set_error(adia_status code, const char *fmt, ...)
+adia_status adia__error(adia_status code, const char *fmt, ...)
 {
-    char msg[sizeof last_error];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    set_error(code, fmt, ap);
     va_end(ap);
-    return adia__error(code, "%s", msg);
+    return code;
+}
+
+/* The same for libadia_mpi, which cannot reach the internal name. */
+adia_status adia_set_error(adia_status code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    set_error(code, fmt, ap);
+    va_end(ap);
+    return code;
 }
 
 /* Below ADIA_BIG_ALLOC a request is not worth the budget's /proc read; the

@@ -99,8 +99,10 @@ adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
         return adia__error(ADIA_ERR_INVALID_ARG, "plan hints: chooser FIXED needs a registered "
                           "format name, got '%s'", h->format ? h->format : "(null)");
     r->format = h->format;
-    /* one budget: the hint narrows the process budget for format storage */
-    r->budget = h->memory_budget > 0 ? h->memory_budget : adia_memory_budget();
+    /* one budget: the hint narrows the process budget for format storage,
+     * never widens it */
+    int64_t process = adia_memory_budget();
+    r->budget = h->memory_budget > 0 && h->memory_budget < process ? h->memory_budget : process;
     if (h->params) r->params = *h->params;
     if (h->device < -1 || h->device > 1)
         return adia__error(ADIA_ERR_INVALID_ARG, "plan hints: device must be 0 (CPU), 1 (GPU) "
