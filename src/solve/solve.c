@@ -170,31 +170,57 @@ static int check_residual(solver *S, double rnorm)
 
 /* Preconditioned CG; w: 4 n doubles.  Sets info->stop when it ends early
  * (converged or breakdown); else the caller's "max iterations" stays. */
+/* x += alpha p, r -= alpha q, z = D r (Jacobi; z is r without it) in one
+ * pass; sums = r'z, r'r, reduced across processes in one call.  r'r needs
+ * no scaling here: the system is already scaled by powers of two (||b|| ~
+ * 1), and a residual that overflows is a stop reason anyway. */
+static void cg_update(solver *S, double alpha, const double *p, const double *q, double *x,
+                      double *r, double *z, double sums[2])
+{
+    const int64_t n = S->n;
+    const double *d = S->inv_diag;
+    double rz = 0, rr = 0;
+#pragma omp parallel for reduction(+ : rz, rr) schedule(static) if (n > 65536) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
+        x[i] += alpha * p[i];
+        double ri = r[i] - alpha * q[i];
+        r[i] = ri;
+        double zi = d ? d[i] * ri : ri;
+        if (d) z[i] = zi;
+        rz += ri * zi;
+        rr += ri * ri;
+    }
+    sums[0] = rz;
+    sums[1] = rr;
+    global_sum(S, sums, 2);
+}
+
+/* Two reductions an iteration (p'Ap; r'z with r'r), each vector pass
+ * doing all it can: the distributed solver's all-reduces and the CPU's
+ * memory traffic both count. */
 static adia_status cg(solver *S, const double *b, double *x, double *w)
 {
     const int64_t n = S->n;
-    double *r = w, *z = w + n, *p = w + 2 * n, *q = w + 3 * n;
+    double *r = w, *z = S->inv_diag ? w + n : r, *p = w + 2 * n, *q = w + 3 * n;
     ADIA_TRY(residual(S, b, x, r));
     precondition(S, r, z);
     memcpy(p, z, (size_t)n * sizeof *p);
-    double rz = dot(S, r, z);
+    double rz = dot(S, r, z), rnorm = nrm2(S, r);
     while (S->info->iterations < S->max_iter) {
-        if (check_residual(S, nrm2(S, r))) return ADIA_OK;
+        if (check_residual(S, rnorm)) return ADIA_OK;
         if (!isfinite(rz)) return stop(S, "breakdown: (r, z) = %g (overflow)", rz);
         ADIA_TRY(apply(S, p, q));
         double pq = dot(S, p, q);
         if (!(pq > 0) || isinf(pq))
             return stop(S, "breakdown: p'Ap = %g (A is not symmetric positive definite?)", pq);
-        double alpha = rz / pq;
-        axpy(n, alpha, p, x);
-        axpy(n, -alpha, q, r);
+        double alpha = rz / pq, sums[2];
+        cg_update(S, alpha, p, q, x, r, z, sums);
         S->info->iterations++;
-        precondition(S, r, z);
-        double rz_next = dot(S, r, z);
-        xpby(n, z, rz_next / rz, p);
-        rz = rz_next;
+        xpby(n, z, sums[0] / rz, p);
+        rz = sums[0];
+        rnorm = sqrt(sums[1]);
     }
-    check_residual(S, nrm2(S, r));
+    check_residual(S, rnorm);
     return ADIA_OK;
 }
 
