@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# dist-scaling.sh -- weak and strong scaling of the distributed SpMV and CG
+# iteration (issues 18 and 19): `adia spmv` and `adia solve` under
+# mpirun -np P for each P, --json, one markdown table.
+#
+#   weak    3D 7-point Laplacian with EDGE x EDGE x (EDGE * P) rows: EDGE^3
+#           rows per process whatever P; efficiency = t(1) / t(P)
+#   strong  the EDGE x EDGE x (EDGE * max P) problem on every P;
+#           efficiency = t(1) / (P t(P))
+#
+# usage: bench/dist-scaling.sh [EDGE [RANKS...]]     (default: 160, 1 2 4)
+# environment:
+#   ADIA      the tool (default build/adia)
+#   MPIRUN    (default mpirun)
+#   MPI_ARGS  extra mpirun arguments, e.g. as root in a container:
+#             "--allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none"
+#   DEVICE    cpu or gpu (default: what the tool picks); the GPU needs the
+#             device transport of the distributed issue
+# Prints the table; exit status 1 if a run failed or did not converge.
+set -uo pipefail
+EDGE=${1:-160}
+shift || true
+RANKS=${*:-1 2 4}
+ADIA=${ADIA:-build/adia}
+MPIRUN=${MPIRUN:-mpirun}
+MPI_ARGS=${MPI_ARGS:-}
+DEV=${DEVICE:+--device $DEVICE}
+MAXP=$(for p in $RANKS; do echo "$p"; done | sort -n | tail -1)
+STATUS=0
+
+# json KEY: the number after "KEY": in the JSON line on stdin
+json() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p"; }
+
+# run P CMD SPEC: the JSON line of one run ("" on failure)
+run() {
+    local p=$1 cmd=$2 spec=$3 out
+    # shellcheck disable=SC2086
+    out=$($MPIRUN $MPI_ARGS -np "$p" "$ADIA" "$cmd" --gen "$spec" --json $DEV 2>/dev/null | tail -1)
+    case "$out" in *'"converged":false'*|"") STATUS=1 ;; esac
+    echo "$out"
+}
+
+echo "# $(date -u '+%F %T UTC'); $($MPIRUN --version 2>/dev/null | head -1); edge $EDGE; ranks $RANKS; $ADIA"
+echo
+echo "| scaling | P | matrix | rows per rank | SpMV ms | CG ms/it | iterations | comm share (CG) | SpMV eff. | CG eff. |"
+echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for mode in weak strong; do
+    s1="" c1=""
+    for p in $RANKS; do
+        [ "$mode" = weak ] && z=$((EDGE * p)) || z=$((EDGE * MAXP))
+        spec="lap3d7:${EDGE}x${EDGE}x${z}"
+        sj=$(run "$p" spmv "$spec")
+        cj=$(run "$p" solve "$spec")
+        sm=$(echo "$sj" | json time_ms)
+        cm=$(echo "$cj" | json ms_per_iter)
+        it=$(echo "$cj" | json iterations)
+        cs=$(echo "$cj" | json comm_share)
+        [ -z "$s1" ] && s1=$sm && c1=$cm
+        eff() {  # t1 tp p mode
+            awk -v a="$1" -v b="$2" -v p="$3" -v m="$4" 'BEGIN {
+                if (a == "" || b == "" || b == 0) { print "-"; exit }
+                printf "%.0f%%", 100 * (m == "weak" ? a / b : a / (p * b)) }'
+        }
+        num() { awk -v v="$1" -v f="$2" 'BEGIN { if (v == "") print "-"; else printf f, v }'; }
+        printf "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s |\n" "$mode" "$p" "$spec" \
+            $((EDGE * EDGE * z / p)) "$(num "$sm" %.4f)" "$(num "$cm" %.4f)" "${it:--}" \
+            "$(num "$cs" %.2f)" "$(eff "$s1" "$sm" "$p" "$mode")" "$(eff "$c1" "$cm" "$p" "$mode")"
+    done
+done
+exit $STATUS
