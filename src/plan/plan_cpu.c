@@ -3,13 +3,14 @@
  *
  *  - the read bandwidth: a parallel sum with eight independent accumulators
  *    per thread (one serial sum waits on each add and measures add latency,
- *    not memory), over 64 MiB, beyond the last-level caches;
- *  - each format's efficiency (bytes moved / (time * bandwidth)) on two
- *    DRAM-bound probes, a 5-point and a 27-point stencil: how well a kernel
+ *    not memory), over 128 MiB;
+ *  - each format's efficiency (bytes moved / (time * bandwidth)) on three
+ *    DRAM-bound probes, 5-, 7- and 27-point stencils: how well a kernel
  *    streams depends on how many entries a row has (the DIA kernel, whose
  *    diagonals lie one matrix length apart, streams K arrays at once and
  *    falls behind the pieced formats with many diagonals).  A matrix's
- *    efficiency is interpolated in its mean entries per row.
+ *    efficiency is interpolated piecewise linearly in its mean entries per
+ *    row.
  *
  * The calibration takes about a second, so it is done once per machine and
  * thread count and kept in the cache folder (adia__cache_path), written
@@ -24,8 +25,10 @@
 #include <math.h>
 #include <stdio.h>
 
-#define PROBES 2
-static const char *const probe_spec[PROBES] = {"lap2d5:1024", "lap3d27:64"};
+/* In increasing entries per row; the DIA kernel is already 1.4x slower than
+ * the pieced formats at 7 diagonals, so a line from 5 to 27 would miss it. */
+#define PROBES 3
+static const char *const probe_spec[PROBES] = {"lap2d5:1024", "lap3d7:100", "lap3d27:64"};
 /* Matrices whose CSR takes less stay in the caches: assumed efficiencies. */
 #define DRAM_MIN_BYTES ((int64_t)32 << 20)
 
@@ -65,6 +68,20 @@ static double stream_read_gbs(const double *a, int64_t n)
     return sink == 12345.678 ? 0 : (double)(n / 8 * 8) * 8.0 / best * 1e-9;   /* keep the sum */
 }
 
+/* One measurement over 128 MiB (four times the L3 here: over 64 MiB part
+ * of it stayed there and read 1.6x faster). */
+static adia_status measure_gbs(double *gbs)
+{
+    int64_t n = (int64_t)1 << 24;
+    double *a = adia__alloc((size_t)n, sizeof *a, "bandwidth probe");
+    if (!a) return ADIA_ERR_NO_MEMORY;
+#pragma omp parallel for schedule(static) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) a[i] = (double)(i & 7);
+    *gbs = stream_read_gbs(a, n);
+    free(a);
+    return ADIA_OK;
+}
+
 adia_status adia__plan_cpu_bandwidth(double *gbs)
 {
     static double cached = 0;
@@ -73,17 +90,8 @@ adia_status adia__plan_cpu_bandwidth(double *gbs)
 #pragma omp critical(adia__plan_cpu_bandwidth)
     {
         if (cached <= 0 || cached_threads != adia__threads()) {
-            int64_t n = (int64_t)1 << 23;  /* 64 MiB: beyond most caches */
-            double *a = adia__alloc((size_t)n, sizeof *a, "bandwidth probe");
-            if (!a) {
-                s = ADIA_ERR_NO_MEMORY;
-            } else {
-#pragma omp parallel for schedule(static) num_threads(adia__threads())
-                for (int64_t i = 0; i < n; i++) a[i] = (double)(i & 7);
-                cached = stream_read_gbs(a, n);
-                cached_threads = adia__threads();
-                free(a);
-            }
+            s = measure_gbs(&cached);
+            cached_threads = s == ADIA_OK ? adia__threads() : 0;
         }
     }
     *gbs = cached;
@@ -108,9 +116,13 @@ static double probe_eff(const adia_matrix *A, const char *name, double gbs,
     return eff;
 }
 
-/* Every format with a model slot on probe p. */
+/* Every format with a model slot on probe p, against the bandwidth
+ * measured beside it: on a shared machine another process's load then
+ * slows both and cancels out of the efficiencies. */
 static adia_status calibrate_probe(cpu_calib *c, int p)
 {
+    double gbs;
+    ADIA_TRY(measure_gbs(&gbs));
     adia_matrix *A = NULL;
     ADIA_TRY(adia_matrix_generate(probe_spec[p], &A));
     const adia_csr *M = &A->csr;
@@ -120,7 +132,7 @@ static adia_status calibrate_probe(cpu_calib *c, int p)
     adia_status s = x && y ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     for (int32_t i = 0; s == ADIA_OK && i < M->cols; i++) x[i] = adia_random_value(1, i);
     for (int i = 0; s == ADIA_OK && i < c->n; i++)
-        c->f[i].eff[p] = probe_eff(A, c->f[i].name, c->gbs, x, y);
+        c->f[i].eff[p] = probe_eff(A, c->f[i].name, gbs, x, y);
     free(x);
     free(y);
     adia_matrix_destroy(A);
@@ -166,11 +178,14 @@ static void calib_save(const cpu_calib *c)
     char path[1024];
     adia_outfile o;
     if (!calib_path(path, sizeof path) || adia__outfile_open(&o, path, false) != ADIA_OK) return;
-    adia__outfile_printf(&o, "adia-cpu-calibration 1\nthreads %d\nbandwidth_gbs %.4f\n"
-                         "probe_rows %.4f %.4f\n", c->threads, c->gbs, c->row[0], c->row[1]);
-    for (int i = 0; i < c->n; i++)
-        adia__outfile_printf(&o, "format %s %.4f %.4f\n", c->f[i].name, c->f[i].eff[0],
-                             c->f[i].eff[1]);
+    adia__outfile_printf(&o, "adia-cpu-calibration 2\nthreads %d\nbandwidth_gbs %.4f\nprobe_rows",
+                         c->threads, c->gbs);
+    for (int p = 0; p < PROBES; p++) adia__outfile_printf(&o, " %.4f", c->row[p]);
+    for (int i = 0; i < c->n; i++) {
+        adia__outfile_printf(&o, "\nformat %s", c->f[i].name);
+        for (int p = 0; p < PROBES; p++) adia__outfile_printf(&o, " %.4f", c->f[i].eff[p]);
+    }
+    adia__outfile_printf(&o, "\n");
     adia__outfile_commit(&o);   /* best effort: next time it is measured again */
 }
 
@@ -184,17 +199,17 @@ static bool calib_load(cpu_calib *c)
     if (!f) return false;
     memset(c, 0, sizeof *c);
     int version = 0, threads = 0;
-    bool ok = fscanf(f, "adia-cpu-calibration %d threads %d bandwidth_gbs %lf probe_rows %lf %lf",
-                     &version, &threads, &c->gbs, &c->row[0], &c->row[1]) == 5 &&
-              version == 1 && threads == adia__threads() && c->gbs > 0 && c->row[1] > c->row[0];
-    double e0, e1;
-    while (ok && c->n < ADIA_PLAN_MAX_CANDIDATES &&
-           fscanf(f, " format %23s %lf %lf", name, &e0, &e1) == 3) {
+    bool ok = fscanf(f, "adia-cpu-calibration %d threads %d bandwidth_gbs %lf probe_rows",
+                     &version, &threads, &c->gbs) == 3 &&
+              version == 2 && threads == adia__threads() && c->gbs > 0;
+    for (int p = 0; ok && p < PROBES; p++)
+        ok = fscanf(f, "%lf", &c->row[p]) == 1 && (p == 0 || c->row[p] > c->row[p - 1]);
+    while (ok && c->n < ADIA_PLAN_MAX_CANDIDATES && fscanf(f, " format %23s", name) == 1) {
         snprintf(c->f[c->n].name, sizeof name, "%s", name);
-        c->f[c->n].eff[0] = e0;
-        c->f[c->n++].eff[1] = e1;
+        for (int p = 0; ok && p < PROBES; p++) ok = fscanf(f, "%lf", &c->f[c->n].eff[p]) == 1;
+        c->n++;
     }
-    ok = ok && c->n > 0 && feof(f);
+    ok = ok && c->n > 0 && fscanf(f, " %c", name) == EOF;
     fclose(f);
     if (ok) c->threads = threads;
     return ok;
@@ -208,10 +223,13 @@ static double calib_eff(const cpu_calib *c, const char *name, double row)
 {
     for (int i = 0; i < c->n; i++) {
         const double *e = c->f[i].eff;
-        if (strcmp(c->f[i].name, name) || !(e[0] > 0) || !(e[1] > 0)) continue;
-        double w = (row - c->row[0]) / (c->row[1] - c->row[0]);
+        if (strcmp(c->f[i].name, name)) continue;
+        int p = 0;                         /* the probes' segment holding row */
+        while (p + 2 < PROBES && row > c->row[p + 1]) p++;
+        double w = (row - c->row[p]) / (c->row[p + 1] - c->row[p]);
         w = w < 0 ? 0 : w > 1 ? 1 : w;
-        return (1 - w) * e[0] + w * e[1];
+        double eff = (1 - w) * e[p] + w * e[p + 1];
+        return eff > 0 ? eff : NAN;        /* a probe it could not be built on */
     }
     return NAN;
 }
