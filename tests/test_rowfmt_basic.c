@@ -12,7 +12,9 @@ static void test_all_formats(void)
 {
     static const struct { const char *name, *params; } cases[] = {
         {"coo", NULL},  {"ell", NULL}, {"sell", NULL}, {"sell", "C=4,sigma=8"},
-        {"sell", "C=3,sigma=1"}, {"sell", "C=1"}, {"hyb", NULL}, {"hyb", "width=2"},
+        {"sell", "C=3,sigma=1"}, {"sell", "C=1"},
+        {"sell", "C=300,sigma=300"},   /* slices wider than the kernel's 256 accumulators */
+        {"hyb", NULL}, {"hyb", "width=2"},
         {"csc", NULL},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

@@ -102,6 +102,10 @@ adia_status adia__gpu_check_free(int64_t bytes, const char *what);
  * num_threads(adia__threads()) (threads.c says why). */
 int adia__threads(void);
 
+/* path = the cache folder ($ADIA_CACHE_DIR, else ~/.cache/adia, made if
+ * missing) + "/" + name; false when there is none or path is too short. */
+bool adia__cache_path(const char *name, char *path, size_t len);
+
 /* ------------------------------------------------------------------ CSR */
 
 /* Typed CSR arrays: the master form (double) and the "csr" format (double

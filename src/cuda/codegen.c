@@ -13,7 +13,6 @@
 #include <nvrtc.h>
 #include <pthread.h>
 #include <stdio.h>
-#include <sys/stat.h>
 
 struct adia_codegen_kernel {
     cudaLibrary_t library;
@@ -61,20 +60,9 @@ static void mem_put(uint64_t key, const void *cubin, size_t size)
 /* Cache file name for key, or false if no cache folder can be made. */
 static bool disk_path(uint64_t key, char *path, size_t len)
 {
-    const char *dir = getenv("ADIA_CACHE_DIR");
-    char base[900];
-    if (dir && *dir) {
-        snprintf(base, sizeof base, "%s", dir);
-    } else {
-        const char *home = getenv("HOME");
-        if (!home || !*home) return false;
-        snprintf(base, sizeof base, "%s/.cache", home);
-        mkdir(base, 0755);
-        snprintf(base, sizeof base, "%s/.cache/adia", home);
-    }
-    mkdir(base, 0755);
-    int n = snprintf(path, len, "%s/%016llx.cubin", base, (unsigned long long)key);
-    return n > 0 && (size_t)n < len;
+    char name[32];
+    snprintf(name, sizeof name, "%016llx.cubin", (unsigned long long)key);
+    return adia__cache_path(name, path, len);
 }
 
 static void *disk_get(uint64_t key, size_t *size)

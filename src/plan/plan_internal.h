@@ -90,8 +90,13 @@ adia_status adia__plan_check_budget(const adia_csr *A, const char *func);
 adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out);
 
-/* Memory bandwidth in GB/s, measured once per process (streaming read). */
+/* Memory bandwidth in GB/s, measured once per process and thread count
+ * (streaming read, plan_cpu.c). */
 adia_status adia__plan_cpu_bandwidth(double *gbs);
+/* The CPU efficiency of format ops for A: measured on this machine (once,
+ * cached on disk; *measured = 1) for a matrix beyond the caches, else the
+ * table's assumed eff_cpu. */
+double adia__plan_cpu_efficiency(const adia_format_ops *ops, const adia_csr *A, int *measured);
 
 /* 64-bit hash of the structure (dimensions, rowptr, colind). */
 uint64_t adia__plan_structure_hash(const adia_csr *A);

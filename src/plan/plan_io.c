@@ -135,7 +135,8 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
                 c->convert_ms, c->total_ms, meas,
                 !strcmp(c->format, adia_format_name(P->F)) ? "  <- chosen" : "");
         }
-        put(&t, "  (~ = estimated bytes; GPU efficiencies and latencies fitted on an H200, CPU ones assumed)\n");
+        put(&t, "  (~ = estimated bytes; GPU efficiencies and latencies fitted on an H200, CPU ones\n"
+            "   measured on this machine beyond the caches, else assumed: plan_cpu.c)\n");
         explain_break_even(P, &t);
     }
     put(&t, "build: %.3f ms (%lld bytes stored)\n", P->build_ms,

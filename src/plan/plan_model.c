@@ -23,7 +23,8 @@
  * efficiencies: bytes / (time * B_read) of the best kernel on the
  * generated suite, H200, rounded down where float or unstructured inputs
  * reach less -- csr 0.85 on stencils but 0.37 on random rows, sell 0.70 /
- * 0.38; the CPU side is ASSUMED, uncalibrated); and the GPU's small-matrix
+ * 0.38; the CPU side is measured on the machine for matrices beyond the
+ * caches, plan_cpu.c, and assumed below that); and the GPU's small-matrix
  * regime, where no format is bandwidth-bound and time is a fixed base plus
  * one dependent load latency per step a thread walks.  base_us and step_us
  * are least-squares fits (relative error) to the best kernel of each format
@@ -39,46 +40,6 @@ static const double cpu_overhead_ms = 0.003;
 /* Builds run at this fraction of the host bandwidth (scattered writes, several
  * arrays); uploads at this PCIe bandwidth (GB/s).  ASSUMED. */
 static const double build_fraction = 0.25, pcie_gbs = 20.0;
-
-/* --------------------------------------------------------- bandwidth */
-
-/* One parallel sum over n doubles; the best of three gives GB/s. */
-static double stream_read_gbs(const double *a, int64_t n)
-{
-    double best = INFINITY, sink = 0;
-    for (int rep = 0; rep < 3; rep++) {
-        double t0 = adia__now_ms(), s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) num_threads(adia__threads())
-        for (int64_t i = 0; i < n; i++) s += a[i];
-        double t = (adia__now_ms() - t0) * 1e-3;   /* seconds */
-        sink += s;
-        if (t < best) best = t;
-    }
-    return sink == 12345.678 ? 0 : (double)n * 8.0 / best * 1e-9;   /* keep the sum */
-}
-
-adia_status adia__plan_cpu_bandwidth(double *gbs)
-{
-    static double cached = 0;
-    adia_status s = ADIA_OK;
-#pragma omp critical(adia__plan_cpu_bandwidth)
-    {
-        if (cached <= 0) {
-            int64_t n = (int64_t)1 << 22;  /* 32 MiB: beyond most caches */
-            double *a = adia__alloc((size_t)n, sizeof *a, "bandwidth probe");
-            if (!a) {
-                s = ADIA_ERR_NO_MEMORY;
-            } else {
-#pragma omp parallel for schedule(static) num_threads(adia__threads())
-                for (int64_t i = 0; i < n; i++) a[i] = (double)(i & 7);
-                cached = stream_read_gbs(a, n);
-                free(a);
-            }
-        }
-    }
-    *gbs = cached;
-    return s;
-}
 
 /* ------------------------------------------------------------- hints */
 
@@ -299,7 +260,8 @@ adia_status adia__plan_model(const adia_csr *A, const adia_features *f,
         c->storage_bytes = storage;
         c->bytes = storage + vec;
         c->exact = exact;
-        c->efficiency = h->device ? m->eff_gpu : m->eff_cpu;
+        int measured;
+        c->efficiency = h->device ? m->eff_gpu : adia__plan_cpu_efficiency(ops, A, &measured);
         /* GB/s = 1e6 bytes per ms */
         double stream_ms = (double)c->bytes / (h->bandwidth_gbs * 1e6 * c->efficiency);
         if (h->device)
