@@ -6,7 +6,7 @@
  * ~6.3M entries, about 200 MB of text with %.17g values) to
  * bench_parse_tmp.mtx with adia_matrix_write_mtx (timed).  Then parses the
  * file from memory with 1 and 2 OpenMP threads, reads it with
- * adia_matrix_read_mtx (file reading included), writes and loads the binary
+ * adia_matrix_read_mtx with 1 and 2 threads (file reading included), writes and loads the binary
  * format, and prints MB/s (MB = 1e6 bytes of the text / binary file). */
 #include "adia.h"
 
@@ -144,16 +144,24 @@ int main(int argc, char **argv)
                "%.3f CPU s)\n", threads, mb, best, mb / best, best_cpu);
     }
     free(text);
-    double t0 = now();
-    if (adia_matrix_read_mtx(path, &B)) die("read_mtx");
-    double dt = now() - t0;
-    printf("read_mtx  2T %8.1f MB  %7.3f s  %7.1f MB/s  (file read included)\n", mb, dt, mb / dt);
-    adia_matrix_destroy(B);
-
+    for (int threads = 1; threads <= 2; threads++) {   /* the file, as users read it */
+        omp_set_num_threads(threads);
+        double best = 1e30;
+        for (int rep = 0; rep < 2; rep++) {
+            double t0 = now();
+            if (adia_matrix_read_mtx(path, &B)) die("read_mtx");
+            double dt = now() - t0;
+            best = dt < best ? dt : best;
+            adia_matrix_destroy(B);
+            B = NULL;
+        }
+        printf("read_mtx  %dT %8.1f MB  %7.3f s  %7.1f MB/s  (file read included, best of 2)\n",
+               threads, mb, best, mb / best);
+    }
     const char *bin = "bench_parse_tmp.bin";
-    t0 = now();
+    double t0 = now();
     if (adia_matrix_write_bin(A, bin)) die("write_bin");
-    dt = now() - t0;
+    double dt = now() - t0;
     double bmb = file_mb(bin);
     printf("write_bin    %8.1f MB  %7.3f s  %7.1f MB/s\n", bmb, dt, bmb / dt);
     t0 = now();
