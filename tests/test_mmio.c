@@ -179,6 +179,41 @@ static void test_numbers(void)
         if (!same_as_strtod(buf) && bad++ < 5) CHECK(0, "token \"%s\"", buf);
     }
     CHECK(bad == 0, "%d long-mantissa tokens differ from strtod", bad);
+    /* Mantissas of 1-19 digits over the whole exponent range (the
+     * Eisel-Lemire path, its subnormal / overflow edges), and the decimal
+     * renderings of double midpoints (ties to even). */
+    bad = 0;
+    for (int i = 0; i < 300000; i++) {
+        uint64_t m = (uint64_t)((test_rand(&st) + 1.0) * 4.9e18) + (uint64_t)i;
+        for (int cut = i % 19; cut > 0; cut--) m /= 10;
+        if (m == 0) m = 1;
+        int e = (int)((test_rand(&st) + 1.0) * 330) - 345;
+        char buf[64];
+        snprintf(buf, sizeof buf, "%llue%d", (unsigned long long)m, e);
+        if (!same_as_strtod(buf) && bad++ < 5) CHECK(0, "token \"%s\"", buf);
+    }
+    for (int i = 0; i < 100000; i++) {   /* (2k + 1) 2^j above 2^53: a midpoint, exactly */
+        uint64_t k = (UINT64_C(1) << 52) | ((uint64_t)((test_rand(&st) + 1.0) * 2.2e15) &
+                                             ((UINT64_C(1) << 52) - 1));
+        char buf[64];
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)((2 * k + 1) << (i % 7)));
+        if (!same_as_strtod(buf) && bad++ < 5) CHECK(0, "token \"%s\"", buf);
+    }
+    CHECK(bad == 0, "%d full-range tokens differ from strtod", bad);
+    /* Integers (indices): leading zeros do not count against the 19 digits
+     * that need no overflow check; a 20th significant digit is a range error. */
+    static const struct { const char *tok; adia_num_result r; int64_t v; } ints[] = {
+        {"0000000000000000000000001", ADIA_NUM_OK, 1}, {"9223372036854775807", ADIA_NUM_OK, INT64_MAX},
+        {"-9223372036854775808", ADIA_NUM_OK, INT64_MIN}, {"9223372036854775808", ADIA_NUM_RANGE, 0},
+        {"9999999999999999999", ADIA_NUM_RANGE, 0}, {"12345678901234567890", ADIA_NUM_RANGE, 0},
+        {"0", ADIA_NUM_OK, 0}, {"-", ADIA_NUM_BAD, 0}, {"12x", ADIA_NUM_BAD, 0}, {"", ADIA_NUM_BAD, 0}};
+    for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+        const char *p = ints[i].tok;
+        int64_t v = -7;
+        adia_num_result r = adia_parse_i64(&p, p + strlen(p), &v);
+        CHECK(r == ints[i].r && (r != ADIA_NUM_OK || v == ints[i].v), "integer \"%s\": result %d, "
+              "value %lld", ints[i].tok, (int)r, (long long)v);
+    }
     /* Random digit strings: 0-24 digits, zeros-heavy, a point anywhere. */
     bad = 0;
     for (int i = 0; i < 100000; i++) {

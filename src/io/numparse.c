@@ -55,6 +55,56 @@ static bool scale_extended(uint64_t m, int e, double *out)
 
 static inline bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
+/* ------------------------------------------------- Eisel-Lemire */
+/* w * 10^q (w != 0, at most 19 digits) correctly rounded to the nearest
+ * double, ties to even, with one or two 64 x 64 -> 128-bit products by a
+ * 128-bit approximation of 5^q (Lemire 2021; Mushtak and Lemire 2023 prove
+ * two products always suffice).  false: out of the normal range (zero,
+ * subnormal or overflow), left to the caller's slower paths. */
+#include "pow5_table.h"
+
+static inline void mul_64x64(uint64_t a, uint64_t b, uint64_t *hi, uint64_t *lo)
+{
+    unsigned __int128 r = (unsigned __int128)a * b;
+    *hi = (uint64_t)(r >> 64);
+    *lo = (uint64_t)r;
+}
+
+static bool eisel_lemire(uint64_t w, int q, double *out)
+{
+    if (w == 0 || q < ADIA_POW5_MIN || q > ADIA_POW5_MAX) return false;
+    const int lz = __builtin_clzll(w);
+    w <<= lz;
+    const uint64_t *t = adia_pow5_128 + 2 * (q - ADIA_POW5_MIN);
+    uint64_t hi, lo;
+    mul_64x64(w, t[0], &hi, &lo);
+    const uint64_t mask = UINT64_MAX >> 55;   /* 53 + 2 bits of precision asked */
+    if ((hi & mask) == mask) {                /* the low half may carry into them */
+        uint64_t hi2, lo2;
+        mul_64x64(w, t[1], &hi2, &lo2);
+        lo += hi2;
+        hi += lo < hi2;
+    }
+    const int upper = (int)(hi >> 63), shift = upper + 9;
+    uint64_t mant = hi >> shift;
+    int32_t pow2 = (int32_t)((((152170 + 65536) * q) >> 16) + 63) + upper - lz + 1023;
+    if (pow2 <= 0) return false;              /* subnormal or zero */
+    /* exactly halfway: round to even (only q in [-4, 23] can land there) */
+    if (lo <= 1 && q >= -4 && q <= 23 && (mant & 3) == 1 && (mant << shift) == hi)
+        mant &= ~UINT64_C(1);
+    mant += mant & 1;
+    mant >>= 1;
+    if (mant >= UINT64_C(1) << 53) {          /* rounding carried into a new bit */
+        mant = UINT64_C(1) << 52;
+        pow2++;
+    }
+    mant &= ~(UINT64_C(1) << 52);
+    if (pow2 >= 0x7ff) return false;          /* overflow */
+    const uint64_t bits = mant | (uint64_t)pow2 << 52;
+    memcpy(out, &bits, sizeof *out);
+    return true;
+}
+
 /* strtod on a copy of the token; the whole token must be consumed. */
 static adia_num_result parse_slow(const char **pp, const char *end, double *out)
 {
@@ -148,7 +198,7 @@ adia_num_result adia__parse_f64(const char **pp, const char *end, double *out)
     double v = 0.0;
     if (m != 0 && m <= (UINT64_C(1) << 53) && exp10 >= -22 && exp10 <= 22) {
         v = exp10 < 0 ? (double)m / pow10_exact[-exp10] : (double)m * pow10_exact[exp10];
-    } else if (m != 0) {
+    } else if (m != 0 && !eisel_lemire(m, exp10, &v)) {
 #ifdef HAVE_X87_LONG_DOUBLE
         if (exp10 < -27 || exp10 > 27 || !scale_extended(m, exp10, &v))
             return parse_slow(pp, end, out);

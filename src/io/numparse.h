@@ -29,13 +29,13 @@ static inline adia_num_result adia_parse_i64(const char **pp, const char *end,
     bool neg = false;
     if (p < end && (*p == '-' || *p == '+')) neg = *p++ == '-';
     const char *digits = p;
+    while (p < end && *p == '0') p++;               /* leading zeros */
+    /* 19 digits cannot overflow 64 bits: no check inside the loop */
+    const char *first = p;
     uint64_t m = 0;
-    bool range = false;
-    while (p < end && *p >= '0' && *p <= '9') {
-        unsigned d = (unsigned)(*p++ - '0');
-        if (m > (UINT64_MAX - d) / 10) range = true;
-        else m = m * 10 + d;
-    }
+    while (p < end && p - first < 19 && (unsigned)(*p - '0') <= 9) m = m * 10 + (unsigned)(*p++ - '0');
+    bool range = p < end && (unsigned)(*p - '0') <= 9;   /* a 20th significant digit */
+    while (p < end && (unsigned)(*p - '0') <= 9) p++;
     if (p == digits || (p < end && !adia_num_delim(*p))) return ADIA_NUM_BAD;
     if (range || m > (uint64_t)INT64_MAX + (neg ? 1u : 0u)) return ADIA_NUM_RANGE;
     *out = neg ? (int64_t)(0 - m) : (int64_t)m;
