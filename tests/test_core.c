@@ -4,6 +4,10 @@
 #include "testutil.h"
 #include "internal.h"   /* adia__device_memory_check, adia__gpu_check_free */
 
+#ifdef ADIA_HAVE_CUDA
+#include "cuda/gpu_common.h"   /* adia__format_spmv_dot_gpu */
+#endif
+
 #include <math.h>
 #include <string.h>
 
@@ -242,6 +246,41 @@ static void test_device_build_without_cuda(void)
 #endif
 }
 
+/* The device-CSR plan's argument errors come before any device work (so
+ * they hold on a machine without a GPU); without CUDA the call says so.
+ * The fused-dot product refuses a matrix that is not square. */
+static void test_device_csr_plan_arguments(void)
+{
+    int32_t rp[2] = {0, 0};
+    adia_device_csr A = {1, 1, 0, rp, 16, NULL, NULL, ADIA_DOUBLE};
+    adia_plan *P = (adia_plan *)&P;   /* must be reset to NULL */
+#ifdef ADIA_HAVE_CUDA
+    CHECK_ERR(adia_plan_create_device_csr(&A, NULL, &P), ADIA_ERR_INVALID_ARG, "32 or 64 bits");
+    CHECK(P == NULL, "no plan on failure");
+    A.rowptr_bits = 32;
+    A.values_type = (adia_value_type)9;
+    CHECK_ERR(adia_plan_create_device_csr(&A, NULL, &P), ADIA_ERR_INVALID_ARG, "double or float");
+    A.values_type = ADIA_DOUBLE;
+    A.rows = -1;
+    CHECK_ERR(adia_plan_create_device_csr(&A, NULL, &P), ADIA_ERR_INVALID_ARG, "negative size");
+    A.rows = 1;
+    A.nnz = 3;   /* nonzeros but no columns or values */
+    CHECK_ERR(adia_plan_create_device_csr(&A, NULL, &P), ADIA_ERR_INVALID_ARG, "NULL device array");
+    CHECK_ERR(adia_plan_create_device_csr(NULL, NULL, &P), ADIA_ERR_INVALID_ARG, "NULL");
+    adia_matrix *R = test_random_matrix(5, 3, 7, 0.5);
+    adia_format *F = NULL;
+    CHECK_OK(adia_format_build(R, "csr", NULL, ADIA_DOUBLE, &F));
+    adia_dot_work dw = {0};
+    CHECK_ERR(adia__format_spmv_dot_gpu(F, 1.0, NULL, 0.0, NULL, &dw, NULL), ADIA_ERR_INVALID_ARG,
+              "square matrix (3 x 7)");
+    adia_format_destroy(F);
+    adia_matrix_destroy(R);
+#else
+    CHECK_ERR(adia_plan_create_device_csr(&A, NULL, &P), ADIA_ERR_NO_DEVICE, "without CUDA");
+    CHECK(P == NULL, "no plan from a build without CUDA");
+#endif
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -254,5 +293,6 @@ int main(void)
     test_memory_budget();
     test_device_memory_check();
     test_device_build_without_cuda();
+    test_device_csr_plan_arguments();
     return TEST_END();
 }

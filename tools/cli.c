@@ -378,3 +378,25 @@ void json_object_begin(cli_json *j, const char *key) { json_key(j, key); open_le
 void json_object_end(cli_json *j) { fputc('}', j->out); if (j->depth > 0) j->depth--; }
 void json_array_begin(cli_json *j, const char *key) { json_key(j, key); open_level(j, '['); }
 void json_array_end(cli_json *j) { fputc(']', j->out); if (j->depth > 0) j->depth--; }
+
+double cli_solve_ms_per_iter(const adia_solve_info *in)
+{
+    return in->iterations ? in->time_ms / in->iterations : NAN;
+}
+
+void cli_json_solve(cli_json *j, const adia_solve_info *in, double err)
+{
+    json_bool(j, "converged", in->converged);
+    json_int(j, "iterations", in->iterations);
+    json_num(j, "residual", in->residual);
+    json_num(j, "error", err);
+    json_num(j, "time_ms", in->time_ms);
+    json_num(j, "ms_per_iter", cli_solve_ms_per_iter(in));
+}
+
+void cli_print_solve(const adia_solve_info *in, double rtol, double err)
+{
+    printf("%s after %d iterations: residual %.3g (rtol %.3g)", in->stop, in->iterations,
+           in->residual, rtol);
+    if (!isnan(err)) printf(", |x - x*| / |x*| = %.3g", err);
+}

@@ -95,6 +95,17 @@ void json_array_end(cli_json *j);
 /* Wall-clock seconds (monotonic). */
 double cli_now(void);
 
+/* ------------------------------------------------- a solve's outcome */
+
+/* ms per iteration of a solve (NaN when none ran). */
+double cli_solve_ms_per_iter(const adia_solve_info *in);
+/* The fields every solve report has, serial or distributed: converged,
+ * iterations, residual, error (err: |x - x*| / |x*| or NaN), time_ms,
+ * ms_per_iter. */
+void cli_json_solve(cli_json *j, const adia_solve_info *in, double err);
+/* "STOP after N iterations: residual R (rtol T)[, |x - x*| / |x*| = E]" */
+void cli_print_solve(const adia_solve_info *in, double rtol, double err);
+
 /* ------------------------------------------- shared subcommand helpers */
 
 /* Load the matrix of a subcommand: from the generator spec gen, else from

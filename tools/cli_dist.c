@@ -250,7 +250,7 @@ out:
 static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const adia_solve_info *s,
                          double comm_ms, double err)
 {
-    double per_it = s->iterations ? s->time_ms / s->iterations : NAN;
+    double per_it = cli_solve_ms_per_iter(s);
     double share = s->time_ms > 0 ? comm_ms / s->time_ms : NAN;
     if (a->json) {
         cli_json j;
@@ -258,12 +258,7 @@ static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const
         describe(a, in, &j);
         json_str(&j, "method", adia_solver_name(a->solve.method));
         json_bool(&j, "jacobi", a->solve.jacobi);
-        json_bool(&j, "converged", s->converged);
-        json_int(&j, "iterations", s->iterations);
-        json_num(&j, "residual", s->residual);
-        json_num(&j, "error", err);
-        json_num(&j, "time_ms", s->time_ms);
-        json_num(&j, "ms_per_iter", per_it);
+        cli_json_solve(&j, s, err);
         json_num(&j, "comm_ms", comm_ms);
         json_num(&j, "comm_share", share);
         json_num(&j, "spmv_ms", s->spmv_ms);
@@ -273,10 +268,8 @@ static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const
         return;
     }
     describe(a, in, NULL);
-    printf("  %s%s: %s after %d iterations: residual %.3g (rtol %.3g)",
-           adia_solver_name(a->solve.method), a->solve.jacobi ? " + Jacobi" : "", s->stop,
-           s->iterations, s->residual, a->solve.rtol);
-    if (!isnan(err)) printf(", |x - x*| / |x*| = %.3g", err);
+    printf("  %s%s: ", adia_solver_name(a->solve.method), a->solve.jacobi ? " + Jacobi" : "");
+    cli_print_solve(s, a->solve.rtol, err);
     printf("\n  %.3f ms, %.4f ms per iteration, of which %.0f%% in communication (halo exchange "
            "and reductions, rank 0)\n", s->time_ms, per_it, 100 * share);
 }

@@ -49,7 +49,7 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
 {
     const char *device = adia_plan_device(P) == 1 ? "gpu" : "cpu";
     const char *format = adia_plan_format_name(P);
-    double per_it = in->iterations ? in->time_ms / in->iterations : NAN, fl = floor_ms(in);
+    double per_it = cli_solve_ms_per_iter(in), fl = floor_ms(in);
     if (o->json) {
         cli_json j;
         json_begin(&j, stdout);
@@ -61,12 +61,7 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
         json_str(&j, "device", device);
         json_str(&j, "precision", o->single ? "float" : "double");
         json_str(&j, "format", format);
-        json_bool(&j, "converged", in->converged);
-        json_int(&j, "iterations", in->iterations);
-        json_num(&j, "residual", in->residual);
-        json_num(&j, "error", err);
-        json_num(&j, "time_ms", in->time_ms);
-        json_num(&j, "ms_per_iter", per_it);
+        cli_json_solve(&j, in, err);
         json_num(&j, "bytes_per_iter", in->bytes_per_iter > 0 ? in->bytes_per_iter : NAN);
         json_num(&j, "floor_ms_per_iter", fl);
         json_num(&j, "spmv_ms", in->spmv_ms);
@@ -78,9 +73,8 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
     printf("%s: %d x %d, %lld nonzeros, %s%s, format %s (%s, %s)\n", adia_matrix_name(A),
            adia_matrix_rows(A), adia_matrix_cols(A), (long long)adia_matrix_nnz(A), o->method,
            o->jacobi ? " + Jacobi" : "", format, device, o->single ? "float" : "double");
-    printf("  %s after %d iterations: residual %.3g (rtol %.3g)", in->stop, in->iterations,
-           in->residual, o->rtol);
-    if (!isnan(err)) printf(", |x - x*| / |x*| = %.3g", err);
+    printf("  ");
+    cli_print_solve(in, o->rtol, err);
     if (in->iterations == 0) {   /* no per-iteration figures to give */
         printf("\n  %.3f ms, no iterations needed\n", in->time_ms);
         return;

@@ -28,24 +28,18 @@ static adia_status check_plan(const adia_plan *P, const char *func)
 }
 
 /* Append one line to the plan's notes (silently cut when full). */
-void adia__plan_vnote(adia_plan *P, const char *fmt, va_list ap)
+void adia__plan_note(adia_plan *P, const char *fmt, ...)
 {
     size_t used = strlen(P->notes);
     if (used + 2 >= sizeof P->notes) return;
+    va_list ap;
+    va_start(ap, fmt);
     vsnprintf(P->notes + used, sizeof P->notes - used - 1, fmt, ap);
+    va_end(ap);
     used = strlen(P->notes);
     P->notes[used] = '\n';
     P->notes[used + 1] = '\0';
 }
-
-void adia__plan_note(adia_plan *P, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    adia__plan_vnote(P, fmt, ap);
-    va_end(ap);
-}
-#define note adia__plan_note
 
 static int find_candidate(const adia_plan *P, const char *name)
 {
@@ -66,21 +60,21 @@ static adia_status try_build(adia_plan *P, const adia_matrix *A, const char *nam
     *F = NULL;
     int c = find_candidate(P, name);
     if (h->budget > 0 && c >= 0 && P->cand[c].storage_bytes > h->budget) {
-        note(P, "skipped %s: predicted %lld bytes exceed the memory budget of %lld", name,
+        adia__plan_note(P, "skipped %s: predicted %lld bytes exceed the memory budget of %lld", name,
              (long long)P->cand[c].storage_bytes, (long long)h->budget);
         return ADIA_ERR_NO_MEMORY;
     }
     double t0 = adia__now_ms();
     adia_status s = adia_format_build(A, name, &h->params, h->vtype, F);
     if (s == ADIA_OK && h->budget > 0 && adia_format_storage_bytes(*F) > h->budget) {
-        note(P, "skipped %s: its %lld bytes exceed the memory budget of %lld", name,
+        adia__plan_note(P, "skipped %s: its %lld bytes exceed the memory budget of %lld", name,
              (long long)adia_format_storage_bytes(*F), (long long)h->budget);
         s = ADIA_ERR_NO_MEMORY;
     } else if (s == ADIA_OK && h->device) {
         s = adia_format_upload(*F);
-        if (s != ADIA_OK) note(P, "skipped %s: upload failed: %s", name, adia_last_error());
+        if (s != ADIA_OK) adia__plan_note(P, "skipped %s: upload failed: %s", name, adia_last_error());
     } else if (s != ADIA_OK) {
-        note(P, "skipped %s: build failed: %s", name, adia_last_error());
+        adia__plan_note(P, "skipped %s: build failed: %s", name, adia_last_error());
     }
     P->build_ms = adia__now_ms() - t0;
     if (s == ADIA_OK) return ADIA_OK;
@@ -135,7 +129,7 @@ static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
             continue;
         }
         if (t < *ms) {
-            note(P, "measure: %s %s kernel %.4f ms replaces %s %.4f ms", adia_format_name(F),
+            adia__plan_note(P, "measure: %s %s kernel %.4f ms replaces %s %.4f ms", adia_format_name(F),
                  adia_gpu_kernel_name(all[i]), t, adia_gpu_kernel_name(best), *ms);
             *ms = t;
             best = all[i];
@@ -215,7 +209,7 @@ static adia_status choose_and_build(adia_plan *P, const adia_matrix *A, const pl
     if (h->chooser == ADIA_CHOOSE_MEASURE) {
         ADIA_TRY(measure(P, A, h, &P->F));
         if (P->F) return ADIA_OK;
-        note(P, "measure: none of the model's best %d could be built", ADIA_PLAN_MEASURE_TOP);
+        adia__plan_note(P, "measure: none of the model's best %d could be built", ADIA_PLAN_MEASURE_TOP);
     }
     const char *names[ADIA_PLAN_MAX_CANDIDATES + 2];
     int n = attempt_order(P, h, names);
@@ -225,7 +219,7 @@ static adia_status choose_and_build(adia_plan *P, const adia_matrix *A, const pl
         if (tried) continue;
         adia_status s = try_build(P, A, names[i], h, &P->F);
         if (s == ADIA_OK) {
-            if (i > 0) note(P, "fell back to %s", names[i]);
+            if (i > 0) adia__plan_note(P, "fell back to %s", names[i]);
             return ADIA_OK;
         }
         if (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_UNSUPPORTED) return s;
@@ -326,7 +320,7 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     h.device = 0;
     if (h.bandwidth_measured) ADIA_TRY(adia__plan_cpu_bandwidth(&h.bandwidth_gbs));
     ADIA_TRY(adia__plan_build(A, &h, analyse, plan));
-    note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", why);
+    adia__plan_note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", why);
     return ADIA_OK;
 }
 

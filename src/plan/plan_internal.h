@@ -5,8 +5,6 @@
 
 #include "../core/internal.h"
 
-#include <stdarg.h>
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -69,7 +67,6 @@ void adia__plan_note(adia_plan *P, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
-void adia__plan_vnote(adia_plan *P, const char *fmt, va_list ap);
 
 /* Defaults and checks of the public hints (NULL allowed); resolves device
  * -1 and measures the bandwidth when not given. */
