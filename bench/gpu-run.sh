@@ -107,23 +107,26 @@ bench() {
 }
 
 if want gen; then
+# issue 16's table: stencils, type II, type III at three fills, two piece
+# sizes, long segments, a band with holes and scatter points, unstructured
 bench --gen lap2d5:2048
 bench --gen lap2d5:2048 --float
 bench --gen lap3d7:160
 bench --gen lap3d7:160 --float
 bench --gen lap3d27:128
 bench --gen type2:4000000
-# A/B of the interleaved chunk order for far diagonals (diag_gpu.cu): rows in order
-echo "# interleave=off: rows in order (A/B of the line above)" >>"$MD"
-bench --gen type2:4000000 --params interleave=off
+bench --gen type3:4000000,41,0.2
 bench --gen type3:4000000,41,0.34
-bench --gen type3:4000000,41,0.34 --params B=64
-echo "# interleave=off: rows in order (A/B of the line above)" >>"$MD"
-bench --gen type3:4000000,41,0.34 --params B=64,interleave=off
+bench --gen type3:4000000,41,0.34 --params B=32
+bench --gen type3:4000000,41,0.5
+bench --gen type3:4000000,41,0.34,65536
+bench --gen bandh:4000000,24,4096,200
 bench --gen band:1000000,100
 BENCH_FORMATS=$ROW_FORMATS bench --gen random:2000000,16
 BENCH_FORMATS=$ROW_FORMATS bench --gen powerlaw:2000000,2,10000
-bench --gen lap2d5:2048 --threads-study --runs 50
+# A/B of the interleaved chunk order for far diagonals (diag_gpu.cu): rows in order
+echo "# interleave=off: rows in order (A/B of type2 above)" >>"$MD"
+bench --gen type2:4000000 --params interleave=off
 fi
 if ! want real; then
     note "shared matrices not run (ADIA_RUN_SET=$SET)"
