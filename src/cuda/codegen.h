@@ -14,10 +14,11 @@ extern "C" {
 #endif
 
 /* Generator limits: up to this many offsets in all groups together, each
- * group is a case with literal offsets; beyond it, the shape form: a case
- * per group size for the sizes most pieces use, up to SHAPE_K diagonals and
- * SHAPE_TERMS unrolled terms in all (other sizes loop), so every diagonal
- * matrix gets a kernel that compiles in bounded time. */
+ * group is a case with literal offsets; beyond it, the warp layout gets the
+ * loop form (the generic warp loop) and the per-row layout the shape form: a
+ * case per group size for the sizes most pieces use, up to SHAPE_K
+ * diagonals and SHAPE_TERMS unrolled terms in all (other sizes loop), so
+ * every diagonal matrix gets a kernel that compiles in bounded time. */
 #define ADIA_CODEGEN_MAX_TERMS 512
 #define ADIA_CODEGEN_SHAPE_K 16
 #define ADIA_CODEGEN_SHAPE_TERMS 512
