@@ -74,24 +74,18 @@ template <int NV, bool MAX = false>
 __device__ bool grid_reduce(double (&v)[NV], double *partial, unsigned *count)
 {
     __shared__ double sh[NT / 32][NV];
-    __shared__ bool last;
     const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
     for (int j = 0; j < NV; j++) v[j] = MAX ? warp_max(v[j]) : warp_sum(v[j]);
     if (lane == 0)
         for (int j = 0; j < NV; j++) sh[warp][j] = v[j];
     __syncthreads();
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0)
         for (int j = 0; j < NV; j++) {
             double s = sh[0][j];
             for (int w = 1; w < NT / 32; w++) s = MAX ? nan_max(s, sh[w][j]) : s + sh[w][j];
             partial[blockIdx.x * NV + j] = s;
         }
-        __threadfence();
-        last = atomicAdd(count, 1u) == gridDim.x - 1;
-    }
-    __syncthreads();
-    if (!last) return false;
-    __threadfence();
+    if (!adia_dot_last(count, gridDim.x)) return false;
     double t[NV];
     for (int j = 0; j < NV; j++) t[j] = 0;   /* maxima are of |v| >= 0 */
     for (unsigned b = threadIdx.x; b < gridDim.x; b += NT)
@@ -110,7 +104,6 @@ __device__ bool grid_reduce(double (&v)[NV], double *partial, unsigned *count)
         for (int w = 1; w < NT / 32; w++) s = MAX ? nan_max(s, sh[w][j]) : s + sh[w][j];
         v[j] = s;
     }
-    *count = 0;
     return true;
 }
 
@@ -178,15 +171,8 @@ __global__ void residual_kernel(const T *b, T *r, int64_t n)
  * it): that thread may write the state every block has read. */
 __device__ bool grid_last(unsigned *count)
 {
-    __shared__ bool last;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        last = atomicAdd(count, 1u) == gridDim.x - 1;
-        if (last) *count = 0;
-    }
-    __syncthreads();
-    return last && threadIdx.x == 0;
+    __syncthreads();   /* every thread's writes before thread 0 counts */
+    return adia_dot_last(count, gridDim.x) && threadIdx.x == 0;
 }
 
 /* ---------------------------------------------------------------- CG */
