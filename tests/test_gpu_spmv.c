@@ -160,30 +160,6 @@ static void check_values(adia_format *F, const adia_matrix *A, uint64_t seed)
     free(ref);
 }
 
-/* Host copies of n values of F's type (as doubles) to and from the device. */
-static void *to_device(const double *h, int32_t n, int fl)
-{
-    size_t vs = fl ? 4 : 8;
-    void *t = malloc((size_t)n * vs + 8), *d = NULL;
-    for (int32_t i = 0; i < n; i++) if (fl) ((float *)t)[i] = (float)h[i]; else ((double *)t)[i] = h[i];
-    if (cudaMalloc(&d, (size_t)n * vs + 8) != cudaSuccess ||
-        cudaMemcpy(d, t, (size_t)n * vs, cudaMemcpyHostToDevice) != cudaSuccess) {
-        cudaFree(d);
-        d = NULL;
-    }
-    free(t);
-    return d;
-}
-
-static void from_device(double *h, const void *d, int32_t n, int fl)
-{
-    size_t vs = fl ? 4 : 8;
-    void *t = malloc((size_t)n * vs + 8);
-    CHECK(cudaMemcpy(t, d, (size_t)n * vs, cudaMemcpyDeviceToHost) == cudaSuccess, "download");
-    for (int32_t i = 0; i < n; i++) h[i] = fl ? ((float *)t)[i] : ((double *)t)[i];
-    free(t);
-}
-
 /* The product with fused sums (square F): y equal to the plain product's
  * bit for bit, each sum within round-off of the host's, with and without
  * a companion z, and twice the same bits. */
@@ -200,7 +176,8 @@ static void check_fused_dots(adia_format *F, uint64_t seed)
         yref[i] = NAN;
     }
     CHECK_OK(test_gpu_format_spmv(F, 1.5, x, 0.0, yref));
-    void *dx = to_device(x, n, fl), *dz = to_device(z, n, fl), *dy = to_device(yref, n, fl), *mem = NULL;
+    void *dx = test_gpu_upload(x, n, fl), *dz = test_gpu_upload(z, n, fl), *dy = test_gpu_upload(yref, n, fl),
+         *mem = NULL;
     adia_dot_work dw;
     CHECK_OK(adia__gpu_dot_work_alloc(n, &dw, &mem));
     double sums[2][ADIA_NDOT];
@@ -210,7 +187,7 @@ static void check_fused_dots(adia_format *F, uint64_t seed)
         CHECK(s == ADIA_OK, "%s, fused dots: %s", label, adia_last_error());
         double got[ADIA_NDOT];
         CHECK(cudaMemcpy(got, dw.out, sizeof got, cudaMemcpyDeviceToHost) == cudaSuccess, "sums");
-        from_device(y, dy, n, fl);
+        CHECK(!test_gpu_download(y, dy, n, fl), "download");
         CHECK(!memcmp(y, yref, (size_t)n * 8), "%s, fused dots: y differs from the product's", label);
         const double *zz = t == 1 ? z : x;
         double want[ADIA_NDOT] = {0}, mag[ADIA_NDOT] = {0};

@@ -145,29 +145,45 @@ adia_matrix *test_coo_matrix(test_coo *m)
 }
 
 #ifdef ADIA_HAVE_CUDA
+void *test_gpu_upload(const double *h, int64_t n, int fl)
+{
+    size_t vs = fl ? 4 : 8;
+    void *t = malloc((size_t)n * vs + 8), *d = NULL;
+    if (!t) return NULL;
+    for (int64_t i = 0; i < n; i++) if (fl) ((float *)t)[i] = (float)h[i]; else ((double *)t)[i] = h[i];
+    if (cudaMalloc(&d, (size_t)n * vs + 8) != cudaSuccess ||
+        cudaMemcpy(d, t, (size_t)n * vs, cudaMemcpyHostToDevice) != cudaSuccess) {
+        cudaFree(d);
+        d = NULL;
+    }
+    free(t);
+    return d;
+}
+
+int test_gpu_download(double *h, const void *d, int64_t n, int fl)
+{
+    size_t vs = fl ? 4 : 8;
+    void *t = malloc((size_t)n * vs + 8);
+    int ok = t && cudaMemcpy(t, d, (size_t)n * vs, cudaMemcpyDeviceToHost) == cudaSuccess;
+    for (int64_t i = 0; ok && i < n; i++) h[i] = fl ? ((float *)t)[i] : ((double *)t)[i];
+    free(t);
+    return ok ? 0 : -1;
+}
+
 adia_status test_gpu_format_spmv(adia_format *F, double alpha, const double *x, double beta,
                                  double *y)
 {
     int32_t m = adia_format_rows(F), n = adia_format_cols(F);
     int fl = adia_format_value_type(F) == ADIA_FLOAT;
-    size_t vs = fl ? 4 : 8;
-    void *hx = malloc((size_t)n * vs + 8), *hy = malloc((size_t)m * vs + 8), *dx = NULL, *dy = NULL;
-    for (int32_t i = 0; i < n; i++) if (fl) ((float *)hx)[i] = (float)x[i]; else ((double *)hx)[i] = x[i];
-    for (int32_t i = 0; i < m; i++) if (fl) ((float *)hy)[i] = (float)y[i]; else ((double *)hy)[i] = y[i];
+    void *dx = test_gpu_upload(x, n, fl), *dy = test_gpu_upload(y, m, fl);
     adia_status s = ADIA_ERR_CUDA;
-    if (cudaMalloc(&dx, (size_t)n * vs + 8) == cudaSuccess && cudaMalloc(&dy, (size_t)m * vs + 8) == cudaSuccess &&
-        cudaMemcpy(dx, hx, (size_t)n * vs, cudaMemcpyHostToDevice) == cudaSuccess &&
-        cudaMemcpy(dy, hy, (size_t)m * vs, cudaMemcpyHostToDevice) == cudaSuccess) {
+    if (dx && dy) {
         s = adia_format_spmv_gpu(F, alpha, dx, beta, dy, NULL);
-        if (s == ADIA_OK && (cudaDeviceSynchronize() != cudaSuccess ||
-                             cudaMemcpy(hy, dy, (size_t)m * vs, cudaMemcpyDeviceToHost) != cudaSuccess))
+        if (s == ADIA_OK && (cudaDeviceSynchronize() != cudaSuccess || test_gpu_download(y, dy, m, fl)))
             s = ADIA_ERR_CUDA;
     }
-    for (int32_t i = 0; i < m; i++) y[i] = fl ? ((float *)hy)[i] : ((double *)hy)[i];
     cudaFree(dx);
     cudaFree(dy);
-    free(hx);
-    free(hy);
     return s;
 }
 

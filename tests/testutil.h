@@ -90,6 +90,11 @@ void test_coo_add(test_coo *m, int64_t r, int64_t c, double v);   /* exits when 
  * m's arrays are freed and m emptied. */
 adia_matrix *test_coo_matrix(test_coo *m);
 #ifdef ADIA_HAVE_CUDA
+/* n host doubles to a new device array of doubles (fl 0) or floats (fl 1),
+ * NULL if an allocation or the copy fails; and back into host doubles
+ * (0, or -1 if the copy fails). */
+void *test_gpu_upload(const double *h, int64_t n, int fl);
+int test_gpu_download(double *h, const void *d, int64_t n, int fl);
 /* y = alpha*F*x + beta*y through adia_format_spmv_gpu with host doubles in
  * and out (rounded to float for a float format); ADIA_ERR_CUDA if a copy
  * fails. */
