@@ -17,6 +17,19 @@
  * Errors: an error on one process is an error on all of them, with the
  * message of the lowest failing rank ("rank 2: ..."), so no process is
  * left waiting in a collective call.
+ *
+ * GPU (hints.device 1, or -1: the GPU if every process has one, else the
+ * CPU on all): each process plans its block on one GPU -- its rank among
+ * the processes of its node, modulo the devices it sees, made the calling
+ * thread's current device (cudaSetDevice) at creation and left so -- and
+ * keeps its local x there.  The halo moves by NCCL (transport "nccl": in
+ * builds with NCCL, when the processes are on distinct GPUs) or through
+ * pinned host buffers and MPI ("staged": otherwise, e.g. several processes
+ * on one GPU); a device pointer never reaches MPI, which need not be
+ * CUDA-aware.  The environment variable ADIA_DIST_TRANSPORT of rank 0
+ * decides at creation: unset or "auto" as above, "staged", or "nccl"
+ * (ADIA_ERR_UNSUPPORTED where NCCL cannot run).  CPU matrices use
+ * "mpi-host" whatever it says.  docs/distributed.md.
  */
 #ifndef ADIA_MPI_H
 #define ADIA_MPI_H
@@ -37,7 +50,9 @@ typedef struct adia_dist_matrix adia_dist_matrix;
 
 /* The matrix of a generator spec (adia_matrix_generate), each process
  * building only its rows.  hints: for each process's plan of its block
- * (NULL: the defaults; the CPU only, device 1 is ADIA_ERR_UNSUPPORTED).
+ * (NULL: the defaults, the CPU); device 1 without a GPU on some process is
+ * ADIA_ERR_NO_DEVICE on all, a CUDA or NCCL failure ADIA_ERR_CUDA naming
+ * the call.
  * More processes than rows, or a matrix that is not square, is
  * ADIA_ERR_INVALID_ARG. */
 adia_status adia_dist_generate(MPI_Comm comm, const char *spec, const adia_plan_hints *hints,
@@ -52,7 +67,10 @@ adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_
  * other in rank order and cover 0..n-1, none empty.  local is copied. */
 adia_status adia_dist_create(MPI_Comm comm, int64_t n, int64_t first, const adia_matrix *local,
                              const adia_plan_hints *hints, adia_dist_matrix **out);
-/* Frees this process's part (not collective; NULL is fine). */
+/* Frees this process's part (NULL is fine).  Not collective, except on
+ * the nccl transport: ncclCommDestroy may wait for the other processes
+ * (NCCL finalises a communicator once all are quiescent), so every
+ * process destroys such a matrix. */
 void adia_dist_destroy(adia_dist_matrix *D);
 
 typedef struct adia_dist_info {
@@ -71,13 +89,30 @@ typedef struct adia_dist_info {
     double halo_ms;                /* time in the halo exchange (posting and
                                       waiting), since creation               */
     double reduce_ms;              /* time in the solvers' global reductions  */
+    char transport[16];            /* of the halo: "mpi-host" (CPU matrices),
+                                      "nccl" or "staged" (device matrices);
+                                      halo_ms of nccl: enqueueing only, the
+                                      transfer runs on the SpMV's stream     */
+    int gpu;                       /* this process's CUDA device; -1: CPU     */
 } adia_dist_info;
 adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info);
 
 /* y = alpha A x + beta y; x and y: this process's rows (info.rows values
- * each).  The halo moves point to point, straight into the local x. */
+ * each), host memory.  The halo moves point to point, straight into the
+ * local x.  A device matrix takes them too, copying x in and y out each
+ * call (correct, not the fast path: adia_dist_spmv_device). */
 adia_status adia_dist_spmv(adia_dist_matrix *D, double alpha, const double *x, double beta,
                            double *y);
+/* The same on a device matrix with d_x, d_y device pointers (this
+ * process's rows, double, on its device: info.gpu) and stream a
+ * cudaStream_t (NULL: the default stream).  Work is queued on stream; the
+ * call returns once the halo has been received (staged) or queued (nccl):
+ * synchronise stream before reading d_y.  x is read on stream, so work
+ * producing it may be queued there before the call.  The status is agreed
+ * by all processes (an Allreduce per call).  A CPU matrix is
+ * ADIA_ERR_INVALID_ARG; without CUDA, ADIA_ERR_NO_DEVICE. */
+adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const double *d_x,
+                                  double beta, double *d_y, void *stream);
 /* The same product through each block's CSR (adia_matrix_spmv) instead of
  * its plan's format, compared with y from adia_dist_spmv: *rel_err =
  * max |y - y_ref| / max |y_ref| over all processes. */
@@ -88,7 +123,9 @@ adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const dou
  * the same methods (adia_solve_operator) with every dot product and norm
  * reduced by MPI_Allreduce; b and x are this process's rows.  opt must be
  * the same on every process; info is the same on every process (format:
- * this process's plan). */
+ * this process's plan).  Host vectors; a device matrix gives the same
+ * results, each product copying its vectors to and from the device (not
+ * a device-resident solver: that is still to come). */
 adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
                             const adia_solve_options *opt, adia_solve_info *info);
 

@@ -34,28 +34,31 @@ typedef struct dist_segment {
 } dist_segment;
 
 typedef struct dist_halo dist_halo;
+typedef struct dist_device dist_device;   /* dist_device.h: a device matrix's buffers */
 
 /* The transport of the halo: start the exchange of x's owned values
  * (x_owned) into the halo positions of x_local, then wait for it.  Host
- * memory and MPI point to point now (dist_halo.c).  A GPU transport fills
- * the same two slots with device pointers and NCCL (ncclSend / ncclRecv of
- * each segment inside ncclGroupStart / ncclGroupEnd on the SpMV's stream):
- * a device pointer must never reach an MPI that is not CUDA-aware (the
- * device image's Open MPI is not: MPI_Allreduce of one segfaults). */
+ * vectors go through MPI point to point (mpi-host, dist_halo.c); device
+ * vectors through NCCL (nccl, dist_nccl.c) or through pinned host buffers
+ * and MPI (staged, dist_device.c) on the SpMV's stream.  A device pointer
+ * never reaches MPI: not every MPI is CUDA-aware (the device image's Open
+ * MPI is not: MPI_Allreduce of one segfaults).  wait must be called after
+ * post even when post failed: the peers' messages are posted regardless,
+ * so no process is left waiting while the status is agreed. */
 typedef struct dist_transport {
     const char *name;
-    adia_status (*post)(dist_halo *h, const double *x_owned, double *x_local);
-    adia_status (*wait)(dist_halo *h);
+    adia_status (*post)(adia_dist_matrix *D, const double *x_owned, double *x_local, void *stream);
+    adia_status (*wait)(adia_dist_matrix *D, double *x_local, void *stream);
 } dist_transport;
 
 struct dist_halo {
     MPI_Comm comm;
-    const dist_transport *transport;
+    const dist_transport *transport;   /* of adia_dist_spmv(_device) */
     dist_segment *recv, *send;   /* receives in ascending global column per peer */
     int nrecv, nsend;
     MPI_Request *req;            /* nrecv + nsend */
     int neighbours;
-    int64_t recv_values;
+    int64_t recv_values, send_values;
 };
 
 struct adia_dist_matrix {
@@ -74,6 +77,8 @@ struct adia_dist_matrix {
     double *x_local;             /* local_cols + 1 */
     double *diag;                /* A(i,i) of the rows held here */
     double max_abs;              /* max |A(i,j)| of the rows held here */
+    int gpu;                     /* CUDA device of the plan; -1: the CPU */
+    dist_device *dev;            /* device buffers; NULL on the CPU */
     dist_halo halo;
     double halo_ms, reduce_ms;
     int64_t halo_bytes_all;
@@ -96,7 +101,40 @@ adia_status adia__dist_layout(adia_dist_matrix *D, const adia_matrix *L, adia_ma
  * other, agreed with MPI_Alltoall / Alltoallv once) and one exchange. */
 adia_status adia__dist_halo_setup(adia_dist_matrix *D);
 void adia__dist_halo_free(dist_halo *h);
-/* x (owned rows) into D->x_local, halo included; timed into halo_ms. */
+/* x (owned rows, host) into D->x_local, halo included, through MPI on the
+ * host whatever the matrix's transport; timed into halo_ms. */
 adia_status adia__dist_exchange(adia_dist_matrix *D, const double *x);
+/* MPI_Irecv of every receive, MPI_Isend of every send: segment s at
+ * base + its at (packed 0) or right after the previous segment (packed 1:
+ * the staged transport's pinned buffers).  Every request is posted or
+ * MPI_REQUEST_NULL, so adia__dist_halo_waitall may follow any failure. */
+adia_status adia__dist_post_receives(dist_halo *h, double *base, int packed);
+adia_status adia__dist_post_sends(dist_halo *h, const double *base, int packed);
+adia_status adia__dist_halo_waitall(dist_halo *h);
+
+/* y = alpha A x + beta y on host vectors of this process's rows; this
+ * process's status, not agreed (dist_matrix.c). */
+adia_status adia__dist_spmv_host(adia_dist_matrix *D, double alpha, const double *x, double beta,
+                                 double *y);
+/* NULL vectors refused on every process alike (and the handle checked). */
+adia_status adia__dist_check_vectors(const adia_dist_matrix *D, const void *x, const void *y,
+                                     const char *func);
+
+/* dist_device.c (dist_device_none.c without CUDA), collective where the
+ * matrix functions calling them are.  select: hints.device 1 or -1
+ * resolved alike on every process -- -1 is the GPU only if every process
+ * has one -- and this process's device made current (its rank on the node
+ * modulo the devices it sees) before any other CUDA call; D->gpu set.
+ * setup: after the halo's, the device's local x, the SpMV's buffers and
+ * the transport (nccl or staged: env ADIA_DIST_TRANSPORT of rank 0). */
+adia_status adia__dist_device_select(adia_dist_matrix *D, int device);
+adia_status adia__dist_device_setup(adia_dist_matrix *D);
+void adia__dist_device_free(adia_dist_matrix *D);
+/* adia__dist_spmv_host's device matrix case: x and y copied in and out. */
+adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
+                                        double beta, double *y);
+
+/* An MPI call's return code as an adia error naming the call. */
+adia_status adia__dist_mpi(int rc, const char *call);
 
 #endif

@@ -9,50 +9,65 @@
 
 #define DIST_TAG 1801
 
-/* An MPI call's failure as an adia error (with the default error handler
- * MPI aborts first; a communicator set to MPI_ERRORS_RETURN gets here). */
-static adia_status mpi_check(int rc, const char *call)
+/* ------------------------------------------------ posting, any transport */
+
+adia_status adia__dist_post_receives(dist_halo *h, double *base, int packed)
 {
-    if (rc == MPI_SUCCESS) return ADIA_OK;
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    MPI_Error_string(rc, text, &len);
-    return adia_set_error(ADIA_ERR_IO, "%s failed: %.*s", call, len, text);
+    for (int s = 0; s < h->nrecv; s++) h->req[s] = MPI_REQUEST_NULL;
+    for (int s = 0, off = 0; s < h->nrecv; off += h->recv[s].len, s++)
+        DIST_TRY(adia__dist_mpi(MPI_Irecv(base + (packed ? off : h->recv[s].at), h->recv[s].len,
+                                          MPI_DOUBLE, h->recv[s].peer, DIST_TAG, h->comm,
+                                          &h->req[s]), "MPI_Irecv"));
+    return ADIA_OK;
+}
+
+adia_status adia__dist_post_sends(dist_halo *h, const double *base, int packed)
+{
+    MPI_Request *req = h->req + h->nrecv;
+    for (int s = 0; s < h->nsend; s++) req[s] = MPI_REQUEST_NULL;
+    for (int s = 0, off = 0; s < h->nsend; off += h->send[s].len, s++)
+        DIST_TRY(adia__dist_mpi(MPI_Isend(base + (packed ? off : h->send[s].at), h->send[s].len,
+                                          MPI_DOUBLE, h->send[s].peer, DIST_TAG, h->comm,
+                                          &req[s]), "MPI_Isend"));
+    return ADIA_OK;
+}
+
+adia_status adia__dist_halo_waitall(dist_halo *h)
+{
+    return adia__dist_mpi(MPI_Waitall(h->nrecv + h->nsend, h->req, MPI_STATUSES_IGNORE),
+                          "MPI_Waitall");
 }
 
 /* ------------------------------------------------ host transport (MPI) */
 
-static adia_status mpi_post(dist_halo *h, const double *x_owned, double *x_local)
+/* Straight from the owned x into the local x: both contiguous. */
+static adia_status mpi_post(adia_dist_matrix *D, const double *x_owned, double *x_local,
+                            void *stream)
 {
-    int k = 0;
-    for (int s = 0; s < h->nrecv; s++, k++)
-        DIST_TRY(mpi_check(MPI_Irecv(x_local + h->recv[s].at, h->recv[s].len, MPI_DOUBLE,
-                                     h->recv[s].peer, DIST_TAG, h->comm, &h->req[k]), "MPI_Irecv"));
-    for (int s = 0; s < h->nsend; s++, k++)
-        DIST_TRY(mpi_check(MPI_Isend(x_owned + h->send[s].at, h->send[s].len, MPI_DOUBLE,
-                                     h->send[s].peer, DIST_TAG, h->comm, &h->req[k]), "MPI_Isend"));
-    return ADIA_OK;
+    (void)stream;
+    adia_status s = adia__dist_post_receives(&D->halo, x_local, 0);
+    adia_status t = adia__dist_post_sends(&D->halo, x_owned, 0);
+    return s != ADIA_OK ? s : t;
 }
 
-static adia_status mpi_wait(dist_halo *h)
+static adia_status mpi_wait(adia_dist_matrix *D, double *x_local, void *stream)
 {
-    return mpi_check(MPI_Waitall(h->nrecv + h->nsend, h->req, MPI_STATUSES_IGNORE),
-                     "MPI_Waitall");
+    (void)x_local;
+    (void)stream;
+    return adia__dist_halo_waitall(&D->halo);
 }
 
-/* Host vectors through MPI; the GPU transport (NCCL) goes beside it. */
 static const dist_transport mpi_host = {"mpi-host", mpi_post, mpi_wait};
 
 adia_status adia__dist_exchange(adia_dist_matrix *D, const double *x)
 {
     double t0 = MPI_Wtime();
-    dist_halo *h = &D->halo;
-    adia_status s = h->transport->post(h, x, D->x_local);
+    adia_status s = mpi_host.post(D, x, D->x_local, NULL);
     /* own rows copied while the messages are in flight */
     memcpy(D->x_local + D->own_pos, x, (size_t)D->rows * sizeof *x);
-    if (s == ADIA_OK) s = h->transport->wait(h);
+    adia_status t = mpi_host.wait(D, D->x_local, NULL);
     D->halo_ms += (MPI_Wtime() - t0) * 1e3;
-    return s;
+    return s != ADIA_OK ? s : t;
 }
 
 /* ------------------------------------------------------------ set-up */
@@ -118,6 +133,7 @@ static adia_status send_pieces(adia_dist_matrix *D, const int *ngive, const int6
                                       "%lld + %lld, outside its rows", r, D->rank,
                                       (long long)give[2 * s], (long long)len);
             h->send[s] = (dist_segment){r, (int32_t)at, (int32_t)len};
+            h->send_values += len;
         }
     return ADIA_OK;
 }
@@ -165,7 +181,7 @@ adia_status adia__dist_halo_setup(adia_dist_matrix *D)
 {
     dist_halo *h = &D->halo;
     h->comm = D->comm;
-    h->transport = &mpi_host;
+    h->transport = &mpi_host;   /* a device matrix's replaces it (dist_device.c) */
     int64_t *gstart = NULL;
     int *counts = calloc(6 * (size_t)D->size, sizeof *counts);   /* nreq ngive len[2] displ[2] */
     adia_status s = counts ? receive_pieces(D, &gstart)

@@ -36,15 +36,26 @@ static adia_status gather_starts(adia_dist_matrix *D)
     return s;   /* the same on every process: all saw the same blocks */
 }
 
-/* The plan of the block: the caller's hints on the CPU. */
+/* hints.device checked, then resolved alike on every process. */
+static adia_status select_device(adia_dist_matrix *D, const adia_plan_hints *hints)
+{
+    int device = hints ? hints->device : 0;
+    adia_status s = device < -1 || device > 1
+                        ? adia_set_error(ADIA_ERR_INVALID_ARG, "hints.device %d: 0 (CPU), 1 (GPU) "
+                                         "or -1 (the GPU if every process has one)", device)
+                        : ADIA_OK;
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    return device ? adia__dist_device_select(D, device) : ADIA_OK;
+}
+
+/* The plan of the block: the caller's hints, on the device resolved for
+ * every process (adia__dist_device_select, called before). */
 static adia_status plan_block(adia_dist_matrix *D, const adia_matrix *local,
                               const adia_plan_hints *hints)
 {
     adia_plan_hints h = {.device = 0};
     if (hints) h = *hints;
-    if (h.device != 0)
-        return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi: distributed plans run on the CPU "
-                              "(hints.device %d); the GPU transport is still to come", h.device);
+    h.device = D->gpu >= 0;
     return adia_plan_create(local, &h, &D->plan);
 }
 
@@ -62,6 +73,7 @@ static adia_status check_block(const adia_dist_matrix *D, const adia_matrix *loc
 /* Layout, halo plan, local plan and the local x of a block that checked. */
 static adia_status build(adia_dist_matrix *D, const adia_matrix *L, const adia_plan_hints *hints)
 {
+    DIST_TRY(select_device(D, hints));
     adia_matrix *local = NULL;
     adia_status s = adia__dist_layout(D, L, &local);
     if (s == ADIA_OK) s = plan_block(D, local, hints);
@@ -72,6 +84,7 @@ static adia_status build(adia_dist_matrix *D, const adia_matrix *L, const adia_p
     adia_matrix_destroy(local);
     DIST_TRY(adia__dist_agree(D->comm, s));
     DIST_TRY(adia__dist_halo_setup(D));
+    if (D->gpu >= 0) DIST_TRY(adia__dist_device_setup(D));
     int64_t nnz = adia_matrix_nnz(L);
     MPI_Allreduce(&nnz, &D->nnz, 1, MPI_INT64_T, MPI_SUM, D->comm);
     return ADIA_OK;
@@ -88,6 +101,7 @@ adia_status adia_dist_create(MPI_Comm comm, int64_t n, int64_t first, const adia
     if (D) {
         D->magic = DIST_MAGIC;
         D->comm = comm;
+        D->gpu = -1;
         MPI_Comm_rank(comm, &D->rank);
         MPI_Comm_size(comm, &D->size);
         D->n = n;
@@ -169,6 +183,7 @@ adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_
 void adia_dist_destroy(adia_dist_matrix *D)
 {
     if (!D || D->magic != DIST_MAGIC) return;
+    adia__dist_device_free(D);
     adia__dist_halo_free(&D->halo);
     adia_plan_destroy(D->plan);
     free(D->starts);
@@ -190,20 +205,21 @@ adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info)
                              .from_offsets = D->from_offsets, .neighbours = D->halo.neighbours,
                              .halo_bytes = 8 * D->halo.recv_values,
                              .halo_bytes_all = D->halo_bytes_all, .halo_ms = D->halo_ms,
-                             .reduce_ms = D->reduce_ms};
+                             .reduce_ms = D->reduce_ms, .gpu = D->gpu};
     for (int r = 0; r < D->size; r++) {
         int64_t m = D->starts[r + 1] - D->starts[r];
         if (m < info->rows_min) info->rows_min = m;
         if (m > info->rows_max) info->rows_max = m;
     }
     snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(D->plan));
+    snprintf(info->transport, sizeof info->transport, "%s", D->halo.transport->name);
     return ADIA_OK;
 }
 
 /* The arguments of a product, agreed: a NULL vector on one process must
  * not leave the others waiting for its halo. */
-static adia_status check_vectors(const adia_dist_matrix *D, const void *x, const void *y,
-                                 const char *func)
+adia_status adia__dist_check_vectors(const adia_dist_matrix *D, const void *x, const void *y,
+                                     const char *func)
 {
     adia_status s = adia__dist_check(D, func);
     if (s != ADIA_OK) return s;   /* no communicator to agree on */
@@ -211,12 +227,22 @@ static adia_status check_vectors(const adia_dist_matrix *D, const void *x, const
     return adia__dist_agree(D->comm, s);
 }
 
+adia_status adia__dist_spmv_host(adia_dist_matrix *D, double alpha, const double *x, double beta,
+                                 double *y)
+{
+    if (D->dev) return adia__dist_device_spmv_host(D, alpha, x, beta, y);
+    DIST_TRY(adia__dist_exchange(D, x));
+    return adia_spmv(D->plan, alpha, D->x_local, beta, y);
+}
+
 adia_status adia_dist_spmv(adia_dist_matrix *D, double alpha, const double *x, double beta,
                            double *y)
 {
-    DIST_TRY(check_vectors(D, x, y, "adia_dist_spmv"));
-    DIST_TRY(adia__dist_exchange(D, x));
-    return adia_spmv(D->plan, alpha, D->x_local, beta, y);
+    DIST_TRY(adia__dist_check_vectors(D, x, y, "adia_dist_spmv"));
+    adia_status s = adia__dist_spmv_host(D, alpha, x, beta, y);
+    /* The CPU block's adia_spmv cannot fail on arguments checked already;
+     * a device's copies and kernels can (CUDA), on one process alone. */
+    return D->dev ? adia__dist_agree(D->comm, s) : s;
 }
 
 /* max |y - ref| and max |ref| over this process's rows; a NaN on one side
@@ -234,7 +260,7 @@ static void compare(const double *y, const double *ref, int64_t n, double out[2]
 adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const double *y,
                                  double *rel_err)
 {
-    DIST_TRY(check_vectors(D, x, y, "adia_dist_check_spmv"));
+    DIST_TRY(adia__dist_check_vectors(D, x, y, "adia_dist_check_spmv"));
     adia_matrix *C = NULL;
     double *ref = adia__dist_alloc((size_t)D->rows, sizeof *ref, "reference y");
     adia_status s = ref ? adia_format_to_matrix(adia_plan_format(D->plan), &C) : ADIA_ERR_NO_MEMORY;

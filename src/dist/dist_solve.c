@@ -7,7 +7,8 @@
 
 #include <math.h>
 
-/* y = alpha A x: halo exchange, then the block's plan.  A failure here is
+/* y = alpha A x: halo exchange, then the block's plan (a device matrix's
+ * through copies of x and y: adia__dist_spmv_host).  A failure here is
  * this process's alone: y becomes NaN (every process stops at the next
  * reduction) and the error is kept for after the solve. */
 typedef struct dist_op {
@@ -20,8 +21,7 @@ static adia_status op_apply(void *ctx, double alpha, const double *x, double *y)
 {
     dist_op *o = ctx;
     adia_dist_matrix *D = o->D;
-    adia_status s = adia__dist_exchange(D, x);
-    if (s == ADIA_OK) s = adia_spmv(D->plan, alpha, D->x_local, 0.0, y);
+    adia_status s = adia__dist_spmv_host(D, alpha, x, 0.0, y);
     if (s != ADIA_OK) {
         if (o->failed == ADIA_OK) snprintf(o->why, sizeof o->why, "%s", adia_last_error());
         o->failed = s;

@@ -26,6 +26,17 @@ adia_status adia__dist_agree(MPI_Comm comm, adia_status s)
     return adia_set_error((adia_status)e.status, "rank %d: %s", lowest, e.msg);
 }
 
+/* With MPI's default error handler a failing call aborts first; a
+ * communicator set to MPI_ERRORS_RETURN gets here. */
+adia_status adia__dist_mpi(int rc, const char *call)
+{
+    if (rc == MPI_SUCCESS) return ADIA_OK;
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    MPI_Error_string(rc, text, &len);
+    return adia_set_error(ADIA_ERR_IO, "%s failed: %.*s", call, len, text);
+}
+
 adia_status adia__dist_check(const adia_dist_matrix *D, const char *func)
 {
     if (!D || D->magic != DIST_MAGIC)

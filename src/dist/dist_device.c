@@ -1,0 +1,219 @@
+/* dist_device.c -- the device path of a distributed matrix: each process
+ * plans its block on one GPU and keeps its local x there; the halo moves
+ * by NCCL (dist_nccl.c) or staged through pinned host memory and MPI
+ * (dist_staged.c).  A product: the stream waits for the previous one to
+ * have finished with the local x, the transport posts the halo, this
+ * process's own rows are copied device to device into the local x, the
+ * transport completes, the block's plan runs
+ * (adia_spmv_async) and an event marks the local x free again.  Every
+ * step runs even after an earlier one failed on this process alone -- the
+ * peers wait for its messages -- and the status is agreed afterwards. */
+#include "dist_device.h"
+
+adia_status adia__dist_cuda(cudaError_t e, const char *call)
+{
+    if (e == cudaSuccess) return ADIA_OK;
+    (void)cudaGetLastError();   /* a non-sticky error must not resurface later */
+    return adia_set_error(e == cudaErrorMemoryAllocation ? ADIA_ERR_NO_MEMORY : ADIA_ERR_CUDA,
+                          "%s failed: %s", call, cudaGetErrorString(e));
+}
+
+/* ------------------------------------------------------------- device */
+
+/* This process's rank among those of its node (sharing memory): its GPU
+ * is that modulo the node's devices, so a node's processes spread. */
+static int node_rank(MPI_Comm comm)
+{
+    MPI_Comm node;
+    int r = 0;
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &r);
+    MPI_Comm_free(&node);
+    return r;
+}
+
+adia_status adia__dist_device_select(adia_dist_matrix *D, int device)
+{
+    adia_status s = ADIA_OK;
+    int count = 0, have, all;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        count = 0;
+        (void)cudaGetLastError();
+    }
+    have = count > 0;
+    MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_MIN, D->comm);
+    if (!all && device == -1) return ADIA_OK;   /* the CPU on every process */
+    if (!have)
+        s = adia_set_error(ADIA_ERR_NO_DEVICE, "hints.device 1: no usable CUDA device (%s)",
+                           e != cudaSuccess ? cudaGetErrorString(e) : "none found");
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    int gpu = node_rank(D->comm) % count;
+    DIST_TRY(adia__dist_agree(D->comm, adia__dist_cuda(cudaSetDevice(gpu), "cudaSetDevice")));
+    D->gpu = gpu;
+    return ADIA_OK;
+}
+
+/* ------------------------------------------------------------ set-up */
+
+/* The local x, the y of host-vector calls, their stream, the event. */
+static adia_status alloc_buffers(const adia_dist_matrix *D, dist_device *g)
+{
+    DIST_TRY(adia__dist_cuda(cudaMalloc((void **)&g->x_local, ((size_t)D->local_cols + 1) *
+                                        sizeof *g->x_local), "cudaMalloc (local x)"));
+    DIST_TRY(adia__dist_cuda(cudaMalloc((void **)&g->y, ((size_t)D->rows + 1) * sizeof *g->y),
+                             "cudaMalloc (y)"));
+    DIST_TRY(adia__dist_cuda(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking),
+                             "cudaStreamCreateWithFlags"));
+    return adia__dist_cuda(cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming),
+                           "cudaEventCreateWithFlags");
+}
+
+/* Rank 0's ADIA_DIST_TRANSPORT, the same on every process: 0 auto,
+ * 1 staged, 2 nccl. */
+static adia_status transport_mode(const adia_dist_matrix *D, int *mode)
+{
+    const char *env = getenv("ADIA_DIST_TRANSPORT");
+    adia_status s = ADIA_OK;
+    *mode = 0;
+    if (D->rank == 0 && env && *env && strcmp(env, "auto")) {
+        if (!strcmp(env, "staged")) *mode = 1;
+        else if (!strcmp(env, "nccl")) *mode = 2;
+        else s = adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_TRANSPORT=%s: auto, staged or "
+                                "nccl", env);
+    }
+    MPI_Bcast(mode, 1, MPI_INT, 0, D->comm);
+    return adia__dist_agree(D->comm, s);
+}
+
+/* Whether every process has a GPU of its own: their UUIDs, gathered
+ * (unique across nodes too), all different. */
+static adia_status distinct_gpus(const adia_dist_matrix *D, int *distinct)
+{
+    struct cudaDeviceProp p;
+    unsigned char *all = adia__dist_alloc((size_t)D->size, sizeof p.uuid, "device UUIDs");
+    adia_status s = all ? adia__dist_cuda(cudaGetDeviceProperties(&p, D->gpu),
+                                          "cudaGetDeviceProperties")
+                        : ADIA_ERR_NO_MEMORY;
+    s = adia__dist_agree(D->comm, s);
+    if (s == ADIA_OK) {
+        MPI_Allgather(&p.uuid, (int)sizeof p.uuid, MPI_BYTE, all, (int)sizeof p.uuid, MPI_BYTE,
+                      D->comm);
+        *distinct = 1;
+        for (int i = 0; i < D->size; i++)
+            for (int j = i + 1; j < D->size; j++)
+                if (!memcmp(all + i * sizeof p.uuid, all + j * sizeof p.uuid, sizeof p.uuid))
+                    *distinct = 0;
+    }
+    free(all);
+    return s;
+}
+
+/* nccl where it can run and is not declined, else staged; one process
+ * (no halo) is staged unless nccl is asked for. */
+static adia_status choose_transport(adia_dist_matrix *D)
+{
+    int mode = 0, distinct = 0;
+    DIST_TRY(transport_mode(D, &mode));
+    DIST_TRY(distinct_gpus(D, &distinct));
+    const char *why = !adia__dist_nccl_built() ? "adia_mpi was built without NCCL"
+                      : !distinct ? "processes share a GPU (NCCL needs one GPU per process)"
+                                  : NULL;
+    if (mode == 2 && why)
+        return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=nccl: %s", why);
+    if (mode == 2 || (mode == 0 && !why && D->size > 1)) return adia__dist_nccl_init(D);
+    return adia__dist_staged_init(D);
+}
+
+adia_status adia__dist_device_setup(adia_dist_matrix *D)
+{
+    D->dev = calloc(1, sizeof *D->dev);
+    adia_status s = D->dev ? alloc_buffers(D, D->dev)
+                           : adia_set_error(ADIA_ERR_NO_MEMORY, "allocating the device state "
+                                            "failed");
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    return choose_transport(D);
+}
+
+void adia__dist_device_free(adia_dist_matrix *D)
+{
+    dist_device *g = D->dev;
+    if (!g) return;
+    adia__dist_nccl_free(g);
+    if (g->done) cudaEventDestroy(g->done);
+    if (g->stream) cudaStreamDestroy(g->stream);
+    cudaFree(g->x_local);   /* cudaFree waits for kernels still using them */
+    cudaFree(g->y);
+    cudaFreeHost(g->pinned);
+    free(g);
+    D->dev = NULL;
+}
+
+/* ------------------------------------------------------------ product */
+
+static adia_status first_error(adia_status a, adia_status b) { return a != ADIA_OK ? a : b; }
+
+/* d_x (owned rows, device) into the device's local x on stream. */
+static adia_status exchange(adia_dist_matrix *D, const double *d_x, cudaStream_t stream)
+{
+    double t0 = MPI_Wtime();
+    dist_device *g = D->dev;
+    double *own = g->x_local + D->own_pos;
+    /* a product on another stream may still read the local x */
+    adia_status s = adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
+                                    "cudaStreamWaitEvent");
+    s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, stream));
+    /* staged: runs while the messages fly; nccl: queued behind them.
+     * Host-vector calls have put x in place already. */
+    if (s == ADIA_OK && d_x != own)
+        s = adia__dist_cuda(cudaMemcpyAsync(own, d_x, (size_t)D->rows * sizeof *d_x,
+                                            cudaMemcpyDeviceToDevice, stream),
+                            "cudaMemcpyAsync (own rows)");
+    s = first_error(s, D->halo.transport->wait(D, g->x_local, stream));
+    D->halo_ms += (MPI_Wtime() - t0) * 1e3;
+    return s;
+}
+
+/* Exchange and the block's product on stream; this process's status. */
+static adia_status device_spmv(adia_dist_matrix *D, double alpha, const double *d_x, double beta,
+                               double *d_y, cudaStream_t stream)
+{
+    adia_status s = exchange(D, d_x, stream);
+    if (s == ADIA_OK) s = adia_spmv_async(D->plan, alpha, D->dev->x_local, beta, d_y, stream);
+    return first_error(s, adia__dist_cuda(cudaEventRecord(D->dev->done, stream),
+                                          "cudaEventRecord"));
+}
+
+adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const double *d_x,
+                                  double beta, double *d_y, void *stream)
+{
+    DIST_TRY(adia__dist_check_vectors(D, d_x, d_y, "adia_dist_spmv_device"));
+    if (!D->dev)   /* the same on every process: the device was agreed */
+        return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_spmv_device: the matrix is planned "
+                              "on the CPU (hints.device 0, or -1 without a GPU everywhere): use "
+                              "adia_dist_spmv");
+    return adia__dist_agree(D->comm, device_spmv(D, alpha, d_x, beta, d_y, stream));
+}
+
+adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
+                                        double beta, double *y)
+{
+    dist_device *g = D->dev;
+    double *own = g->x_local + D->own_pos;
+    size_t bytes = (size_t)D->rows * sizeof *x;
+    /* x straight into its place in the local x, once no product reads it */
+    adia_status s = adia__dist_cuda(cudaStreamWaitEvent(g->stream, g->done, 0),
+                                    "cudaStreamWaitEvent");
+    if (s == ADIA_OK)
+        s = adia__dist_cuda(cudaMemcpyAsync(own, x, bytes, cudaMemcpyHostToDevice, g->stream),
+                            "cudaMemcpyAsync (x)");
+    if (s == ADIA_OK && beta != 0)   /* y is not read when beta is 0 */
+        s = adia__dist_cuda(cudaMemcpyAsync(g->y, y, bytes, cudaMemcpyHostToDevice, g->stream),
+                            "cudaMemcpyAsync (y)");
+    s = first_error(s, device_spmv(D, alpha, own, beta, g->y, g->stream));
+    if (s == ADIA_OK)
+        s = adia__dist_cuda(cudaMemcpyAsync(y, g->y, bytes, cudaMemcpyDeviceToHost, g->stream),
+                            "cudaMemcpyAsync (y back)");
+    return first_error(s, adia__dist_cuda(cudaStreamSynchronize(g->stream),
+                                          "cudaStreamSynchronize"));
+}

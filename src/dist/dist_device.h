@@ -1,0 +1,41 @@
+/* dist_device.h -- a device matrix's state, shared by the device path
+ * (dist_device.c) and its NCCL transport (dist_nccl.c); CUDA builds only.
+ * adia_mpi calls the CUDA runtime itself (buffers, copies, streams): the
+ * block's SpMV is libadia's public adia_spmv_async. */
+#ifndef ADIA_DIST_DEVICE_H
+#define ADIA_DIST_DEVICE_H
+
+#include "dist.h"
+
+#include <cuda_runtime.h>
+#ifdef ADIA_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+struct dist_device {
+    double *x_local;       /* device: local_cols + 1, own rows at own_pos */
+    double *y;             /* device: rows + 1, for host-vector calls     */
+    double *pinned;        /* staged: send_values, then recv_values       */
+    cudaStream_t stream;   /* host-vector calls                           */
+    cudaEvent_t done;      /* recorded after each product: the local x
+                              and the pinned receives are free again      */
+#ifdef ADIA_HAVE_NCCL
+    ncclComm_t nccl;       /* NULL unless the transport is nccl           */
+    int nccl_failed;       /* a NCCL call failed: abort, not destroy      */
+#endif
+};
+
+/* A CUDA runtime call's result as an adia error naming the call. */
+adia_status adia__dist_cuda(cudaError_t e, const char *call);
+
+/* dist_staged.c: the pinned buffer and the transport "staged". */
+adia_status adia__dist_staged_init(adia_dist_matrix *D);
+
+/* dist_nccl.c: the transport "nccl", its comm bootstrapped over MPI (a
+ * unique id from rank 0, MPI_Bcast, ncclCommInitRank; collective), and
+ * its end.  Built without NCCL: built is 0 and init ADIA_ERR_UNSUPPORTED. */
+int adia__dist_nccl_built(void);
+adia_status adia__dist_nccl_init(adia_dist_matrix *D);
+void adia__dist_nccl_free(dist_device *g);
+
+#endif

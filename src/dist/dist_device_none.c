@@ -1,0 +1,36 @@
+/* dist_device_none.c -- what adia_mpi built without CUDA has instead of
+ * the device path (dist_device.c): hints.device -1 is the CPU, 1 is
+ * ADIA_ERR_NO_DEVICE, no matrix is ever a device matrix. */
+#include "dist.h"
+
+adia_status adia__dist_device_select(adia_dist_matrix *D, int device)
+{
+    adia_status s = device == 1 ? adia_set_error(ADIA_ERR_NO_DEVICE, "hints.device 1: adia_mpi "
+                                                 "was built without CUDA")
+                                : ADIA_OK;
+    return adia__dist_agree(D->comm, s);
+}
+
+adia_status adia__dist_device_setup(adia_dist_matrix *D)
+{
+    (void)D;
+    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_device_setup without CUDA");
+}
+
+void adia__dist_device_free(adia_dist_matrix *D) { (void)D; }
+
+adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
+                                        double beta, double *y)
+{
+    (void)D, (void)alpha, (void)x, (void)beta, (void)y;
+    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_device_spmv_host without CUDA");
+}
+
+adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const double *d_x,
+                                  double beta, double *d_y, void *stream)
+{
+    (void)alpha, (void)beta, (void)stream;
+    DIST_TRY(adia__dist_check_vectors(D, d_x, d_y, "adia_dist_spmv_device"));
+    return adia_set_error(ADIA_ERR_NO_DEVICE, "adia_dist_spmv_device: adia_mpi was built without "
+                          "CUDA");
+}

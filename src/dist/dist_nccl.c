@@ -1,0 +1,84 @@
+/* dist_nccl.c -- the halo of a device matrix by NCCL, one GPU per
+ * process: every segment one ncclSend / ncclRecv, all of them in one
+ * group on the product's stream, straight from the owned x into the local
+ * x (both contiguous: nothing packed).  Segments between two processes
+ * pair up in order, as they are listed in the same (ascending column)
+ * order on both sides.  Stream-ordered: nothing to wait for on the host. */
+#include "dist_device.h"
+
+#ifdef ADIA_HAVE_NCCL
+
+/* A NCCL call's result as an adia error; a failure marks the comm for
+ * ncclCommAbort (its operations may never complete). */
+static adia_status nccl_check(dist_device *g, ncclResult_t r, const char *call)
+{
+    if (r == ncclSuccess) return ADIA_OK;
+    g->nccl_failed = 1;
+    return adia_set_error(ADIA_ERR_CUDA, "%s failed: %s", call, ncclGetErrorString(r));
+}
+
+static adia_status nccl_post(adia_dist_matrix *D, const double *x_owned, double *x_local,
+                             void *stream)
+{
+    dist_halo *h = &D->halo;
+    dist_device *g = D->dev;
+    cudaStream_t st = stream;
+    adia_status s = nccl_check(g, ncclGroupStart(), "ncclGroupStart");
+    for (int k = 0; k < h->nrecv && s == ADIA_OK; k++)
+        s = nccl_check(g, ncclRecv(x_local + h->recv[k].at, (size_t)h->recv[k].len, ncclDouble,
+                                   h->recv[k].peer, g->nccl, st), "ncclRecv");
+    for (int k = 0; k < h->nsend && s == ADIA_OK; k++)
+        s = nccl_check(g, ncclSend(x_owned + h->send[k].at, (size_t)h->send[k].len, ncclDouble,
+                                   h->send[k].peer, g->nccl, st), "ncclSend");
+    adia_status t = nccl_check(g, ncclGroupEnd(), "ncclGroupEnd");   /* closed in any case */
+    return s != ADIA_OK ? s : t;
+}
+
+static adia_status nccl_wait(adia_dist_matrix *D, double *x_local, void *stream)
+{
+    (void)D;
+    (void)x_local;
+    (void)stream;
+    return ADIA_OK;
+}
+
+static const dist_transport nccl = {"nccl", nccl_post, nccl_wait};
+
+int adia__dist_nccl_built(void) { return 1; }
+
+adia_status adia__dist_nccl_init(adia_dist_matrix *D)
+{
+    dist_device *g = D->dev;
+    ncclUniqueId id;
+    memset(&id, 0, sizeof id);
+    adia_status s = D->rank == 0 ? nccl_check(g, ncclGetUniqueId(&id), "ncclGetUniqueId") : ADIA_OK;
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    MPI_Bcast(&id, (int)sizeof id, MPI_BYTE, 0, D->comm);
+    s = nccl_check(g, ncclCommInitRank(&g->nccl, D->size, id, D->rank), "ncclCommInitRank");
+    if (s != ADIA_OK) g->nccl = NULL;
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    D->halo.transport = &nccl;
+    return ADIA_OK;
+}
+
+void adia__dist_nccl_free(dist_device *g)
+{
+    if (!g->nccl) return;
+    if (g->nccl_failed) ncclCommAbort(g->nccl);
+    else ncclCommDestroy(g->nccl);
+    g->nccl = NULL;
+}
+
+#else
+
+int adia__dist_nccl_built(void) { return 0; }
+
+adia_status adia__dist_nccl_init(adia_dist_matrix *D)
+{
+    (void)D;
+    return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi was built without NCCL");
+}
+
+void adia__dist_nccl_free(dist_device *g) { (void)g; }
+
+#endif
