@@ -174,9 +174,8 @@ static adia_status exchange(adia_dist_matrix *D, const double *d_x, cudaStream_t
     return s;
 }
 
-/* Exchange and the block's product on stream; this process's status. */
-static adia_status device_spmv(adia_dist_matrix *D, double alpha, const double *d_x, double beta,
-                               double *d_y, cudaStream_t stream)
+adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const double *d_x,
+                                   double beta, double *d_y, cudaStream_t stream)
 {
     adia_status s = exchange(D, d_x, stream);
     if (s == ADIA_OK) s = adia_spmv_async(D->plan, alpha, D->dev->x_local, beta, d_y, stream);
@@ -192,7 +191,7 @@ adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const doubl
         return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_spmv_device: the matrix is planned "
                               "on the CPU (hints.device 0, or -1 without a GPU everywhere): use "
                               "adia_dist_spmv");
-    return adia__dist_agree(D->comm, device_spmv(D, alpha, d_x, beta, d_y, stream));
+    return adia__dist_agree(D->comm, adia__dist_device_spmv(D, alpha, d_x, beta, d_y, stream));
 }
 
 adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
@@ -210,7 +209,7 @@ adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const
     if (s == ADIA_OK && beta != 0)   /* y is not read when beta is 0 */
         s = adia__dist_cuda(cudaMemcpyAsync(g->y, y, bytes, cudaMemcpyHostToDevice, g->stream),
                             "cudaMemcpyAsync (y)");
-    s = first_error(s, device_spmv(D, alpha, own, beta, g->y, g->stream));
+    s = first_error(s, adia__dist_device_spmv(D, alpha, own, beta, g->y, g->stream));
     if (s == ADIA_OK)
         s = adia__dist_cuda(cudaMemcpyAsync(y, g->y, bytes, cudaMemcpyDeviceToHost, g->stream),
                             "cudaMemcpyAsync (y back)");

@@ -28,6 +28,13 @@ struct dist_device {
 /* A CUDA runtime call's result as an adia error naming the call. */
 adia_status adia__dist_cuda(cudaError_t e, const char *call);
 
+/* y = alpha A x + beta y on device vectors of this process's rows: the
+ * halo exchange and the block's product on stream (dist_device.c).  This
+ * process's status, not agreed: the caller agrees (adia_dist_spmv_device)
+ * or carries a failure to its next reduction (dist_cg.c). */
+adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const double *d_x,
+                                   double beta, double *d_y, cudaStream_t stream);
+
 /* dist_staged.c: the pinned buffer and the transport "staged". */
 adia_status adia__dist_staged_init(adia_dist_matrix *D);
 
@@ -37,5 +44,10 @@ adia_status adia__dist_staged_init(adia_dist_matrix *D);
 int adia__dist_nccl_built(void);
 adia_status adia__dist_nccl_init(adia_dist_matrix *D);
 void adia__dist_nccl_free(dist_device *g);
+/* Whether the matrix's halo moves by NCCL; then v[0..count) (device) is
+ * summed over the processes in place by ncclAllReduce on stream.  Built
+ * without NCCL: never active, and the sum ADIA_ERR_UNSUPPORTED. */
+int adia__dist_nccl_active(const adia_dist_matrix *D);
+adia_status adia__dist_nccl_sum(adia_dist_matrix *D, double *v, int count, cudaStream_t stream);
 
 #endif

@@ -61,6 +61,14 @@ adia_status adia__dist_nccl_init(adia_dist_matrix *D)
     return ADIA_OK;
 }
 
+int adia__dist_nccl_active(const adia_dist_matrix *D) { return D->dev && D->dev->nccl; }
+
+adia_status adia__dist_nccl_sum(adia_dist_matrix *D, double *v, int count, cudaStream_t stream)
+{
+    return nccl_check(D->dev, ncclAllReduce(v, v, (size_t)count, ncclDouble, ncclSum, D->dev->nccl,
+                                            stream), "ncclAllReduce");
+}
+
 void adia__dist_nccl_free(dist_device *g)
 {
     if (!g->nccl) return;
@@ -80,5 +88,17 @@ adia_status adia__dist_nccl_init(adia_dist_matrix *D)
 }
 
 void adia__dist_nccl_free(dist_device *g) { (void)g; }
+
+int adia__dist_nccl_active(const adia_dist_matrix *D)
+{
+    (void)D;
+    return 0;
+}
+
+adia_status adia__dist_nccl_sum(adia_dist_matrix *D, double *v, int count, cudaStream_t stream)
+{
+    (void)D, (void)v, (void)count, (void)stream;
+    return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi was built without NCCL");
+}
 
 #endif

@@ -2,7 +2,8 @@
  * (the methods of adia_solve, written once in libadia) over an operator
  * whose apply is the distributed SpMV and whose sums and maxima are
  * MPI_Allreduce.  Every process then sees the same scalars and takes the
- * same branches. */
+ * same branches.  CG on a device matrix runs with its vectors on the
+ * device instead (dist_cg.c). */
 #include "dist.h"
 
 #include <math.h>
@@ -45,6 +46,20 @@ static adia_status op_agree(void *ctx, adia_status s)
     return adia__dist_agree(((dist_op *)ctx)->D->comm, s);
 }
 
+/* The CPU methods over the distributed operator (host vectors; a device
+ * matrix's products copy them in and out). */
+static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *x,
+                                  const adia_solve_options *opt, adia_solve_info *info)
+{
+    dist_op o = {.D = D};
+    adia_operator op = {.n = D->rows, .first = D->first, .apply = op_apply, .sum = op_sum,
+                        .max = op_max, .agree = op_agree, .diag = D->diag,
+                        .max_abs = D->max_abs, .ctx = &o};
+    adia_status s = adia_solve_operator(&op, b, x, opt, info);
+    if (s == ADIA_OK && o.failed != ADIA_OK) s = adia_set_error(o.failed, "%s", o.why);
+    return adia__dist_agree(D->comm, s);
+}
+
 adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
                             const adia_solve_options *opt, adia_solve_info *info)
 {
@@ -52,15 +67,13 @@ adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
     adia_status s = b && x ? ADIA_OK : adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_solve: "
                                                       "b or x is NULL");
     DIST_TRY(adia__dist_agree(D->comm, s));
-    dist_op o = {.D = D};
-    adia_operator op = {.n = D->rows, .first = D->first, .apply = op_apply, .sum = op_sum,
-                        .max = op_max, .agree = op_agree, .diag = D->diag,
-                        .max_abs = D->max_abs, .ctx = &o};
     adia_solve_info scratch;
     if (!info) info = &scratch;
-    s = adia_solve_operator(&op, b, x, opt, info);
-    if (s == ADIA_OK && o.failed != ADIA_OK) s = adia_set_error(o.failed, "%s", o.why);
-    s = adia__dist_agree(D->comm, s);
+    /* opt is the same on every process, the device agreed: one branch for all */
+    if (D->dev && (!opt || opt->method == ADIA_SOLVE_CG))
+        s = adia__dist_cg_device(D, b, x, opt, info);
+    else
+        s = solve_operator(D, b, x, opt, info);
     snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(D->plan));
     return s;
 }
