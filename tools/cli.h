@@ -189,6 +189,7 @@ typedef struct cli_dist_args {
     long runs, calls;
     uint64_t seed;
     bool json;
+    bool gpu;                                  /* --device gpu: each block on a GPU */
     adia_solve_options solve;
 } cli_dist_args;
 int cli_dist_spmv(const char *cmd, const cli_dist_args *a);

@@ -31,6 +31,9 @@ int cli_dist_solve(const char *cmd, const cli_dist_args *a) { return cli_dist_sp
 #include "adia_mpi.h"
 
 #include <math.h>
+#ifdef ADIA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 static int ranks = 1, rank = 0, mpi_on = 0;
 
@@ -72,7 +75,7 @@ static int open_matrix(const char *cmd, const cli_dist_args *a, int64_t calls,
 {
     if (a->path && a->gen) return cli_usage_error(cmd, "give a FILE or --gen SPEC, not both");
     if (!a->path && !a->gen) return cli_usage_error(cmd, "no matrix: give a FILE or --gen SPEC");
-    adia_plan_hints h = {.expected_calls = calls, .chooser = ADIA_CHOOSE_MODEL};
+    adia_plan_hints h = {.expected_calls = calls, .chooser = ADIA_CHOOSE_MODEL, .device = a->gpu};
     if (a->format) {
         h.chooser = ADIA_CHOOSE_FIXED;
         h.format = a->format;
@@ -99,17 +102,19 @@ static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json 
         json_int(j, "ranks", in->ranks);
         json_int(j, "rows_per_rank_min", in->rows_min);
         json_int(j, "rows_per_rank_max", in->rows_max);
-        json_str(j, "device", "cpu");
+        json_str(j, "device", in->gpu >= 0 ? "gpu" : "cpu");
         json_str(j, "format", in->format);
         json_int(j, "halo_bytes_per_spmv", in->halo_bytes_all);
+        json_str(j, "transport", in->transport);
         return;
     }
     printf("%s: %lld x %lld, %lld nonzeros, %d processes (%lld..%lld rows each), format %s on "
-           "rank 0 (cpu, double)\n", matrix_name(a), (long long)in->n, (long long)in->n,
+           "rank 0 (%s, double)\n", matrix_name(a), (long long)in->n, (long long)in->n,
            (long long)in->nnz, in->ranks, (long long)in->rows_min, (long long)in->rows_max,
-           in->format);
-    printf("  halo: %lld bytes per SpMV over all processes (local x from the %s)\n",
-           (long long)in->halo_bytes_all, in->from_offsets ? "diagonal offsets" : "column indices");
+           in->format, in->gpu >= 0 ? "gpu" : "cpu");
+    printf("  halo: %lld bytes per SpMV over all processes (local x from the %s), transport %s\n",
+           (long long)in->halo_bytes_all, in->from_offsets ? "diagonal offsets" : "column indices",
+           in->transport);
 }
 
 /* This process's rows of a vector file, or a value for every row (NAN: 0). */
@@ -138,7 +143,54 @@ static int cmp_double(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-static int timed_runs(adia_dist_matrix *D, const double *x, double *y, int runs, double *t_ms,
+/* The vectors of the timed products: on a device matrix, device copies
+ * of x and y (x uploaded once, so the product alone is timed). */
+typedef struct spmv_vectors {
+    const double *x;
+    double *y, *d_x, *d_y;
+} spmv_vectors;
+
+/* One product, as the check ran it (its result was checked already). */
+static void timed_product(adia_dist_matrix *D, const spmv_vectors *v)
+{
+#ifdef ADIA_HAVE_CUDA
+    if (v->d_x) {
+        if (adia_dist_spmv_device(D, 1.0, v->d_x, 0.0, v->d_y, NULL) == ADIA_OK)
+            cudaStreamSynchronize(NULL);
+        return;
+    }
+#endif
+    adia_dist_spmv(D, 1.0, v->x, 0.0, v->y);
+}
+
+/* y allocated, and on a GPU the device copies of x and y; 0 when that
+ * failed on some process (every process says so). */
+static int timed_vectors(const adia_dist_info *in, spmv_vectors *v)
+{
+    int ok = v->y != NULL, all;
+#ifdef ADIA_HAVE_CUDA
+    size_t bytes = (size_t)in->rows * sizeof *v->x;
+    ok = ok && (in->gpu < 0 ||
+                (cudaMalloc((void **)&v->d_x, bytes) == cudaSuccess &&
+                 cudaMalloc((void **)&v->d_y, bytes) == cudaSuccess &&
+                 cudaMemcpy(v->d_x, v->x, bytes, cudaMemcpyHostToDevice) == cudaSuccess));
+#else
+    (void)in;
+#endif
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+static void free_timed_vectors(spmv_vectors *v)
+{
+#ifdef ADIA_HAVE_CUDA
+    cudaFree(v->d_x);
+    cudaFree(v->d_y);
+#endif
+    v->d_x = v->d_y = NULL;
+}
+
+static int timed_runs(adia_dist_matrix *D, const spmv_vectors *v, int runs, double *t_ms,
                       double *halo_ms)
 {
     double *t = malloc(2 * (size_t)runs * sizeof *t), *h = t + runs;
@@ -154,7 +206,7 @@ static int timed_runs(adia_dist_matrix *D, const double *x, double *y, int runs,
         double h0 = in.halo_ms;
         MPI_Barrier(MPI_COMM_WORLD);
         double t0 = MPI_Wtime();
-        adia_dist_spmv(D, 1.0, x, 0.0, y);
+        timed_product(D, v);
         double mine[2] = {(MPI_Wtime() - t0) * 1e3, 0};
         adia_dist_get_info(D, &in);
         mine[1] = in.halo_ms - h0;
@@ -224,9 +276,11 @@ int cli_dist_spmv(const char *cmd, const cli_dist_args *a)
         rc = cli_fail(cmd, s);
         goto out;
     }
-    double *yt = malloc(((size_t)in.rows + 1) * sizeof *yt);   /* y stays the checked one */
-    int ok = yt && timed_runs(D, x, yt, (int)a->runs, &t, &halo);
-    free(yt);
+    /* a y of their own: y stays the checked one */
+    spmv_vectors v = {.x = x, .y = malloc(((size_t)in.rows + 1) * sizeof *v.y)};
+    int ok = timed_vectors(&in, &v) && timed_runs(D, &v, (int)a->runs, &t, &halo);
+    free(v.y);
+    free_timed_vectors(&v);
     if (!ok) {
         fprintf(stderr, "adia %s: out of memory for the timed runs\n", cmd);
         rc = 1;

@@ -21,8 +21,9 @@ static const char usage[] =
     "Solve A x = b with every product through the planner's format (on the GPU\n"
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
     "exit 1 if it does not converge.\n"
-    "Under mpirun -np N (N > 1) it runs distributed on the CPU: each process\n"
-    "generates or reads its block of rows, rank 0 reads -b / --x0 and writes -o\n"
+    "Under mpirun -np N (N > 1) it runs distributed, on the CPU unless --device\n"
+    "gpu (then CG keeps its vectors on the GPUs): each process generates or\n"
+    "reads its block of rows, rank 0 reads -b / --x0 and writes -o\n"
     "(and scatters / gathers the pieces); --json adds ranks, rows per rank,\n"
     "halo bytes per SpMV and the share of time in communication.";
 
@@ -213,12 +214,12 @@ int cmd_solve(int argc, char **argv)
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
     if (o.x_path && (rc = cli_check_vector_output(argv[0], o.x_path))) return rc;
     if (cli_dist_ranks() > 1) {
-        if (o.single || (o.device && strcmp(o.device, "cpu")))
-            return cli_usage_error(argv[0], "--float and --device gpu: not under mpirun "
-                                   "(distributed runs are CPU, double)");
+        if (o.single)
+            return cli_usage_error(argv[0], "--float: not under mpirun (distributed runs are "
+                                   "double)");
         cli_dist_args d = {.path = npos ? pos[0] : NULL, .gen = o.gen, .format = o.format,
                            .x_path = o.x_path, .b_path = o.b_path, .x0_path = o.x0_path,
-                           .json = o.json,
+                           .json = o.json, .gpu = o.device && !strcmp(o.device, "gpu"),
                            .solve = {.method = method, .max_iter = (int)o.max_iter, .rtol = o.rtol,
                                      .jacobi = o.jacobi, .restart = (int)o.restart}};
         return cli_dist_solve(argv[0], &d);

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# cli_mpi_gpu.sh -- `adia solve` and `adia spmv` with --device gpu under
+# mpirun: each process's block on a GPU (CG with its vectors there), the
+# same solution as the serial CPU tool, --json naming the device and the
+# halo's transport, a run out of iterations exiting 1.  Skipped (exit code
+# 77) without a CUDA device.
+# usage: cli_mpi_gpu.sh ADIA MPIEXEC [FLAGS...] NUMPROC_FLAG
+set -euo pipefail
+adia=$1
+shift
+launch=("$@")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAILED: $*"; exit 1; }
+run() { local np=$1; shift; timeout 120 "${launch[@]}" "$np" "$adia" "$@"; }
+rel_diff() {
+    awk 'FNR == 1 { f++ } /^%/ || NF != 1 { next } f == 1 { a[FNR] = $1; next }
+         { d = a[FNR] - $1; if (d < 0) d = -d; if (d > m) m = d
+           v = a[FNR]; if (v < 0) v = -v; if (v > s) s = v }
+         END { printf "%.3g\n", (s > 0 ? m / s : m) }' "$1" "$2"
+}
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+
+rc=0
+err=$(run 2 spmv --gen lap2d5:10 --device gpu --runs 1 2>&1 >/dev/null) || rc=$?
+if [ "$rc" -ne 0 ] && grep -qE "no usable CUDA device|built without CUDA" <<<"$err"; then
+    echo "SKIPPED: no CUDA device"
+    exit 77
+fi
+[ "$rc" -eq 0 ] || fail "spmv --device gpu under mpirun: rc $rc, '$err'"
+
+# solve: the serial CPU tool and 2 processes on the GPU, x written by both
+"$adia" solve --gen lap2d5:40 --jacobi --rtol 1e-11 --device cpu -o "$tmp/xs.mtx" >/dev/null
+json=$(run 2 solve --gen lap2d5:40 --jacobi --rtol 1e-11 --device gpu -o "$tmp/xd.mtx" --json)
+echo "$json"
+for key in '"ranks":2' '"device":"gpu"' '"transport":"' '"converged":true' '"ms_per_iter":' \
+           '"comm_share":'; do
+    grep -q "$key" <<<"$json" || fail "solve --device gpu --json lacks $key"
+done
+grep -qE '"transport":"(staged|nccl)"' <<<"$json" || fail "transport of a device matrix"
+d=$(rel_diff "$tmp/xs.mtx" "$tmp/xd.mtx")
+le "$d" 1e-8 || fail "device-distributed solution differs from the serial one by $d"
+
+# spmv on 3 processes, checked against each block's CSR
+json=$(run 3 spmv --gen lap3d7:12 --device gpu --json)
+echo "$json"
+grep -q '"pass":true' <<<"$json" || fail "spmv --device gpu check"
+grep -q '"device":"gpu"' <<<"$json" || fail "spmv --json: device"
+
+# out of iterations: exit 1, the reason said
+rc=0
+err=$(run 2 solve --gen lap2d5:40 --device gpu --max-iter 3 2>&1 >/dev/null) || rc=$?
+[ "$rc" -eq 1 ] && grep -q "did not converge: iteration limit reached" <<<"$err" ||
+    fail "3 iterations: rc $rc, '$err'"
+echo "cli_mpi_gpu: ok"
