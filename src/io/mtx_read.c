@@ -3,8 +3,11 @@
  * chunk is cut into blocks at line starts, each OpenMP thread parses its
  * blocks into their own arrays (counting newlines, so error lines stay
  * exact once the blocks before are counted), errors are checked in file
- * order, then the next chunk is read.  The blocks are joined at the end:
- * symmetric storage expanded and the matrix built (duplicates summed). */
+ * order, then the next chunk is read.  A general file that comes row by
+ * row is appended to its CSR matrix block by block (mtx_csr.h), the
+ * blocks' arrays reused for the next chunk; otherwise the blocks are kept
+ * and joined at the end: symmetric storage expanded and the matrix built
+ * (duplicates summed). */
 #include "io.h"
 #include "mtx_read.h"
 #include "numparse.h"
@@ -255,6 +258,14 @@ void adia__mtx_data_free(mtx_data *d)
     free(d->blk);
     d->blk = NULL;
     d->nblk = d->blk_cap = 0;
+    adia__mtx_csr_free(&d->csr);
+}
+
+/* Ready for the next chunk: the parse state cleared, the arrays kept. */
+static void reset_block(mtx_block *c)
+{
+    *c = (mtx_block){.row = c->row, .col = c->col, .val = c->val, .cap = c->cap,
+                     .skip = c->skip, .skip_cap = c->skip_cap};
 }
 
 /* Resize a block's arrays to cap entries (realloc is thread-safe). */
@@ -289,14 +300,20 @@ static bool grow_block(mtx_block *c)
  * allows if less: a header that declares absurd counts cannot make us
  * allocate absurd memory, and arrays grow only as entries arrive.  The
  * first allocation is what the density seen so far predicts, plus a
- * margin; parse_entry grows it up to the limit if needed. */
+ * margin; parse_entry grows it up to the limit if needed.  Arrays left
+ * from the previous chunk are reused (their pages are already mapped). */
 static adia_status alloc_block(mtx_block *c, const mtx_ctx *x)
 {
     int64_t bytes = (int64_t)(c->end - c->begin);
     int64_t bound = (bytes + 1) / (2 * (x->nidx + x->nval));
     c->limit = bound < x->remaining ? bound : x->remaining;
     double guess = x->density > 0 ? x->density * (double)bytes * 1.05 + 1024 : (double)c->limit;
-    c->cap = guess < (double)c->limit ? (int64_t)guess : c->limit;
+    int64_t cap = guess < (double)c->limit ? (int64_t)guess : c->limit;
+    if (c->row || c->val) {
+        if (cap <= c->cap || resize_block(c, cap)) return ADIA_OK;
+        return adia__error(ADIA_ERR_NO_MEMORY, "out of memory for %" PRId64 " entries", cap);
+    }
+    c->cap = cap;
     size_t n = (size_t)c->cap;
     if (x->nidx) {
         c->row = adia__alloc(n, sizeof *c->row, "Matrix Market rows");
@@ -310,20 +327,65 @@ static adia_status alloc_block(mtx_block *c, const mtx_ctx *x)
     return ADIA_OK;
 }
 
-/* Room for n more blocks in d. */
-static adia_status reserve_blocks(mtx_data *d, int n)
+/* Room for n blocks in *blk (of *cap), new ones zeroed. */
+static adia_status reserve_blocks(mtx_block **blk, int *cap, int n)
 {
-    if (d->nblk + n <= d->blk_cap) return ADIA_OK;
-    int cap = 2 * d->blk_cap > d->nblk + n ? 2 * d->blk_cap : d->nblk + n;
-    mtx_block *b = realloc(d->blk, (size_t)cap * sizeof *b);
-    if (!b) return adia__error(ADIA_ERR_NO_MEMORY, "out of memory for %d parse blocks", cap);
-    d->blk = b;
-    d->blk_cap = cap;
+    if (n <= *cap) return ADIA_OK;
+    int want = 2 * *cap > n ? 2 * *cap : n;
+    mtx_block *b = realloc(*blk, (size_t)want * sizeof *b);
+    if (!b) return adia__error(ADIA_ERR_NO_MEMORY, "out of memory for %d parse blocks", want);
+    memset(b + *cap, 0, (size_t)(want - *cap) * sizeof *b);
+    *blk = b;
+    *cap = want;
     return ADIA_OK;
 }
 
-/* Check a parsed block in file order and keep it (if it holds entries).
- * *line is the line number of its start. */
+/* The blocks the threads parse a chunk into, reused chunk after chunk. */
+typedef struct mtx_work {
+    mtx_block *blk;
+    int cap;
+} mtx_work;
+
+static void free_work(mtx_work *w)
+{
+    for (int i = 0; i < w->cap; i++) free_block(&w->blk[i]);
+    free(w->blk);
+}
+
+/* The matrix stops being built in order: what it holds becomes the first
+ * block (without a line map: only symmetric files' errors look entries
+ * up, and those are never built in order). */
+static adia_status stop_building(mtx_data *d)
+{
+    ADIA_TRY(reserve_blocks(&d->blk, &d->blk_cap, 1));
+    mtx_block *b = &d->blk[0];   /* nothing was kept in blocks while building */
+    *b = (mtx_block){0};
+    ADIA_TRY(adia__mtx_csr_to_triplets(&d->csr, &b->row, &b->col, &b->val, &b->count));
+    b->cap = b->seen = b->count;
+    if (b->count) d->nblk = 1;
+    else free_block(b);
+    return ADIA_OK;
+}
+
+/* Keep the entries of a parsed block: appended to the matrix being built,
+ * or (moving its arrays) as a block of d. */
+static adia_status keep_entries(mtx_data *d, mtx_block *c)
+{
+    if (d->csr.on) {
+        bool ordered;
+        ADIA_TRY(adia__mtx_csr_append(&d->csr, c->row, c->col, c->val, c->count, &ordered));
+        if (ordered) return ADIA_OK;
+        ADIA_TRY(stop_building(d));
+    }
+    ADIA_TRY(reserve_blocks(&d->blk, &d->blk_cap, d->nblk + 1));
+    if (c->cap > c->count + c->count / 8 + 1024) resize_block(c, c->count);  /* a hint */
+    d->blk[d->nblk++] = *c;
+    *c = (mtx_block){0};
+    return ADIA_OK;
+}
+
+/* Check a parsed block in file order and keep its entries.  *line is the
+ * line number of its start. */
 static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64_t *line)
 {
     c->first_line = *line;
@@ -337,28 +399,22 @@ static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64
     d->total += c->seen;
     d->kept += c->count;
     *line += c->lines;
-    if (c->count == 0) {
-        free_block(c);
-        return ADIA_OK;
-    }
-    if (c->cap > c->count + c->count / 8 + 1024) resize_block(c, c->count);  /* a hint */
-    d->blk[d->nblk++] = *c;
-    memset(c, 0, sizeof *c);
-    return ADIA_OK;
+    return c->count ? keep_entries(d, c) : ADIA_OK;
 }
 
-/* Parse one chunk [b, e) of whole lines into new blocks of d. */
-static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, const char *b, const char *e,
-                               int64_t *line)
+/* Parse one chunk [b, e) of whole lines into the blocks of w, then keep
+ * their entries in d. */
+static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, const char *b,
+                               const char *e, int64_t *line)
 {
     size_t bytes = (size_t)(e - b);
     /* A few blocks per thread, handed out dynamically: a thread that gets
      * less CPU (a busy machine) does not hold the others up. */
     int threads = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : adia__threads();
     int n = threads == 1 ? 1 : threads * MTX_BLOCKS_PER_THREAD;
-    ADIA_TRY(reserve_blocks(d, n));
-    mtx_block *ch = d->blk + d->nblk;   /* parsed in place, kept ones move down */
-    memset(ch, 0, (size_t)n * sizeof *ch);
+    ADIA_TRY(reserve_blocks(&w->blk, &w->cap, n));
+    mtx_block *ch = w->blk;
+    for (int i = 0; i < n; i++) reset_block(&ch[i]);
     cut_blocks(ch, n, b, e);
     x->remaining = d->h.entries - d->total;
     adia_status s = ADIA_OK;
@@ -368,14 +424,7 @@ static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, const char *b, const cha
         for (int i = 0; i < n; i++) parse_block(&ch[i], x);
     }
     int64_t before = d->kept;
-    int i = 0;
-    for (; i < n && s == ADIA_OK; i++) {
-        mtx_block c = ch[i];   /* kept blocks move down into ch[0..i] */
-        memset(&ch[i], 0, sizeof c);
-        s = keep_block(d, &c, x, line);
-        free_block(&c);
-    }
-    for (; i < n; i++) free_block(&ch[i]);   /* not reached after an error */
+    for (int i = 0; i < n && s == ADIA_OK; i++) s = keep_block(d, &ch[i], x, line);
     if (bytes > 0 && s == ADIA_OK) x->density = (double)(d->kept - before) / (double)bytes;
     return s;
 }
@@ -459,7 +508,42 @@ static adia_status kept_rows(mtx_ctx *x, const mtx_rows *keep)
     return ADIA_OK;
 }
 
-static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *keep, mtx_data *d)
+/* With build, a general coordinate file starts being built as a matrix,
+ * with room for what its declaration and its bytes allow. */
+static adia_status start_building(mtx_data *d, const mtx_ctx *x, int64_t left)
+{
+    const mtx_header *h = &d->h;
+    if (h->format != MTX_COORDINATE || h->symmetry != MTX_GENERAL) return ADIA_OK;
+    int64_t room = 0;   /* unknown length (gzip, pipes): grow as entries come */
+    if (left >= 0 && x->hi - x->lo == h->rows) {
+        room = (left + 1) / (2 * (x->nidx + x->nval));
+        if (room > h->entries) room = h->entries;
+    }
+    return adia__mtx_csr_init(&d->csr, x->lo, x->hi - x->lo, h->cols, x->nval == 0, room,
+                              h->entries);
+}
+
+static adia_status read_entries(adia_lines *l, mtx_data *d, mtx_ctx *x, mtx_work *w,
+                                const char *b, const char *e, bool last_lf)
+{
+    int64_t line = d->h.lines + 1;
+    for (;;) {
+        ADIA_TRY(parse_chunk(d, x, w, b, e, &line));
+        ADIA_TRY(adia__lines_next(l, &b, &e));
+        if (b == e) break;
+        last_lf = e[-1] == '\n';
+    }
+    if (d->total < d->h.entries) {
+        int64_t last = line - (last_lf ? 1 : 0);
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
+                          " of %" PRId64 " entries (truncated?)", x->name,
+                          last < 1 ? 1 : last, d->total, d->h.entries);
+    }
+    return ADIA_OK;
+}
+
+static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *keep, bool build,
+                            mtx_data *d)
 {
     const char *name = l->src->name, *b, *e, *chunk;
     mtx_header *h = &d->h;
@@ -470,29 +554,20 @@ static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *kee
     ADIA_TRY(kept_rows(&x, keep));
     int64_t left = l->src->size < 0 ? -1 : l->src->size - (l->offset + (b - chunk));
     ADIA_TRY(check_budget(&x, plan, left, (int64_t)l->cap));
-    int64_t line = h->lines + 1;
-    for (;;) {
-        ADIA_TRY(parse_chunk(d, &x, b, e, &line));
-        ADIA_TRY(adia__lines_next(l, &b, &e));
-        if (b == e) break;
-        last_lf = e[-1] == '\n';
-    }
-    if (d->total < h->entries) {
-        int64_t last = line - (last_lf ? 1 : 0);
-        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
-                          " of %" PRId64 " entries (truncated?)", name,
-                          last < 1 ? 1 : last, d->total, h->entries);
-    }
-    return ADIA_OK;
+    if (build) ADIA_TRY(start_building(d, &x, left));
+    mtx_work w = {NULL, 0};
+    adia_status s = read_entries(l, d, &x, &w, b, e, last_lf);
+    free_work(&w);
+    return s;
 }
 
 adia_status adia__mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
-                               mtx_data *d)
+                               bool build, mtx_data *d)
 {
     memset(d, 0, sizeof *d);
     adia_lines l;
     ADIA_TRY(adia__lines_init(&l, src));
-    adia_status s = read_all(&l, plan, keep, d);
+    adia_status s = read_all(&l, plan, keep, build, d);
     adia__lines_free(&l);
     if (s != ADIA_OK) adia__mtx_data_free(d);
     return s;
@@ -559,7 +634,7 @@ static adia_status both_triangles(const mtx_data *d, const adia_triplet_ref both
 
 /* Join the blocks and build the matrix, or its rows keep (symmetric
  * storage expanded). */
-static adia_status assemble(const mtx_data *d, const mtx_rows *keep, const char *name,
+static adia_status assemble(mtx_data *d, const mtx_rows *keep, const char *name,
                             adia_matrix **out)
 {
     int32_t first = keep ? (int32_t)keep->first : 0;
@@ -567,6 +642,7 @@ static adia_status assemble(const mtx_data *d, const mtx_rows *keep, const char 
     const mtx_header *h = &d->h;
     int mirror = h->symmetry == MTX_GENERAL ? 0 : h->symmetry == MTX_SYMMETRIC ? 1 : -1;
     adia_triplet_ref both[2];
+    if (d->csr.on) return adia__mtx_csr_finish(&d->csr, out);
     if (h->format == MTX_ARRAY) {   /* one triangle by construction: no pairs */
         int32_t *r = NULL, *c = NULL;
         double *v = NULL;
@@ -591,7 +667,7 @@ adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t 
                                 int64_t *cols, adia_matrix **out)
 {
     mtx_data d;
-    ADIA_TRY(adia__mtx_read_data(src, matrix_plan, keep, &d));
+    ADIA_TRY(adia__mtx_read_data(src, matrix_plan, keep, true, &d));
     if (rows) *rows = d.h.rows;
     if (cols) *cols = d.h.cols;
     adia_status s = assemble(&d, keep, src->name, out);

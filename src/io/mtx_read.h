@@ -3,6 +3,7 @@
 #ifndef ADIA_IO_MTX_READ_H
 #define ADIA_IO_MTX_READ_H
 
+#include "mtx_csr.h"
 #include "mtx_header.h"
 #include "source.h"
 
@@ -31,6 +32,7 @@ typedef struct mtx_block {
 
 typedef struct mtx_data {
     mtx_header h;
+    mtx_csr csr;               /* csr.on: the entries are all in it, blk is empty */
     mtx_block *blk;            /* in file order, none empty */
     int nblk, blk_cap;
     int64_t total;             /* entries read (the declaration counts them) */
@@ -52,9 +54,11 @@ typedef adia_status (*mtx_plan_fn)(const mtx_header *h, const char *name, int64_
 
 /* Header and all entries of src (exactly the declared count; keep NULL:
  * every row, else the entries of those rows), the budget checked with
- * plan's bytes before the data is read.  On failure d holds nothing. */
+ * plan's bytes before the data is read.  With build, a general coordinate
+ * file's entries go into d->csr while they come row by row (mtx_csr.h),
+ * into blocks otherwise.  On failure d holds nothing. */
 adia_status adia__mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
-                               mtx_data *d);
+                               bool build, mtx_data *d);
 void adia__mtx_data_free(mtx_data *d);
 /* The matrix of src, or its rows keep (keep NULL: all), and the shape its
  * header declares (rows, cols may be NULL): adia_matrix_read_mtx_rows. */
