@@ -8,9 +8,12 @@
 # usage: bench/parse-vs-fmm.sh [BUILD_DIR] [FILE.mtx ...]
 #   BUILD_DIR  with adia and bench_parse (default build)
 #   FILEs      besides the generated ones: band, random, 27-point stencil
-#              of 80-440 MB (made in $TMPDIR once, kept between runs)
+#              of 50-375 MB, two small ones (3 and 27 MB) and the stencil
+#              gzip-compressed (made in $TMPDIR once, kept between runs)
 # environment: RUNS (default 3), VENV (default $TMPDIR/adia-fmm-venv: made
-# with `python3 -m venv` and `pip install fast_matrix_market` if missing).
+# with `python3 -m venv` and `pip install fast_matrix_market` if missing),
+# BASE: another build dir (the code before a change; its bench_parse must
+# know --read-only) timed in the same run, in two more columns.
 set -uo pipefail
 BUILD=${1:-build}
 shift || true
@@ -22,9 +25,9 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import fast_matrix_ma
         { echo "parse-vs-fmm: cannot make the fast_matrix_market venv"; exit 1; }
 fi
 files=("$@")
-for spec in band:1000000,5 random:1000000,8 lap3d27:50; do
-    f="$TMP/adia-parse-$(echo "$spec" | tr ':,' '__').mtx"
-    [ -s "$f" ] || "$BUILD/adia" gen "$spec" -o "$f" >/dev/null || exit 1
+for spec in band:1000000,5 random:1000000,8 lap3d27:50 random:100000,8 lap3d27:20 lap3d27:50.gz; do
+    f="$TMP/adia-parse-$(echo "${spec%.gz}" | tr ':,' '__').mtx${spec#"${spec%.gz}"}"
+    [ -s "$f" ] || "$BUILD/adia" gen "${spec%.gz}" -o "$f" >/dev/null || exit 1
     files+=("$f")
 done
 
@@ -42,26 +45,34 @@ print(f"{best:.4f}")
 EOF
 }
 
-# seconds of adia_matrix_read_mtx at $2 threads, best of RUNS (bench_parse
-# --read-only reads the file RUNS times at 1 and 2 threads)
+# seconds of adia_matrix_read_mtx at 1 and 2 threads, best of RUNS each
+# (bench_parse --read-only reads the file RUNS times at 1, then 2 threads)
 adia_read() {
-    "$BUILD/bench_parse" "$1" --read-only --runs "$RUNS" 2>/dev/null |
-        awk -v t="$2T" '$1 == "read_mtx" && $2 == t { print $5; found = 1 } END { if (!found) print "-" }'
+    "$2/bench_parse" "$1" --read-only --runs "$RUNS" 2>/dev/null |
+        awk '$1 == "read_mtx" { t[$2] = $5 } END { print (t["1T"] ? t["1T"] : "-"), (t["2T"] ? t["2T"] : "-") }'
 }
 
 echo "# $(date -u '+%F %T UTC'); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); fast_matrix_market $("$VENV/bin/python" -c 'import fast_matrix_market as f; print(f.__version__)'); load $(cut -d' ' -f1 /proc/loadavg)"
 echo
-echo "| file | MB | threads | adia s | adia MB/s | fmm s | fmm MB/s | adia / fmm speed |"
-echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+base_head=${BASE:+" before s | after / before |"}
+echo "| file | MB | threads | adia s | adia MB/s | fmm s | fmm MB/s | adia / fmm speed |$base_head"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |${BASE:+" ---: | ---: |"}"
 for f in "${files[@]}"; do
-    mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN { printf "%.1f", b / 1e6 }')
+    bytes=$(stat -c %s "$f")
+    [[ "$f" == *.gz ]] && bytes=$(gzip -dc "$f" | wc -c)   # MB of text, as for the others
+    mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
     cat "$f" >/dev/null   # page cache warm for both
+    read -r a1 a2 < <(adia_read "$f" "$BUILD")
+    b1=; b2=
+    [ -n "${BASE:-}" ] && read -r b1 b2 < <(adia_read "$f" "$BASE")
     for t in 1 2; do
-        a=$(adia_read "$f" "$t")
+        a=$a1 b=$b1; [ "$t" = 2 ] && a=$a2 b=$b2
         m=$(fmm "$f" "$t")
-        awk -v f="$(basename "$f")" -v mb="$mb" -v t="$t" -v a="$a" -v m="$m" 'BEGIN {
-            printf "| %s | %s | %d | %s | %s | %s | %s | %s |\n", f, mb, t, a,
+        awk -v f="$(basename "$f")" -v mb="$mb" -v t="$t" -v a="$a" -v m="$m" -v b="$b" 'BEGIN {
+            printf "| %s | %s | %d | %s | %s | %s | %s | %s |", f, mb, t, a,
                    (a > 0 ? sprintf("%.0f", mb / a) : "-"), m, (m > 0 ? sprintf("%.0f", mb / m) : "-"),
-                   (a > 0 && m > 0 ? sprintf("%.2fx", m / a) : "-") }'
+                   (a > 0 && m > 0 ? sprintf("%.2fx", m / a) : "-")
+            if (b != "") printf " %s | %s |", b, (a > 0 && b > 0 ? sprintf("%.2fx", b / a) : "-")
+            printf "\n" }'
     done
 done
