@@ -402,10 +402,27 @@ static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64
     return c->count ? keep_entries(d, c) : ADIA_OK;
 }
 
-/* Parse one chunk [b, e) of whole lines into the blocks of w, then keep
- * their entries in d. */
+/* The chunk after the one being parsed, read by one of the threads (its
+ * error message is that thread's: kept here for the caller's). */
+typedef struct mtx_next {
+    adia_lines *l;
+    const char *b, *e;
+    adia_status status;
+    char msg[400];
+} mtx_next;
+
+static void read_next(mtx_next *n)
+{
+    n->status = adia__lines_next(n->l, &n->b, &n->e);
+    if (n->status != ADIA_OK) snprintf(n->msg, sizeof n->msg, "%s", adia_last_error());
+}
+
+/* Parse one chunk [b, e) of whole lines into the blocks of w while the
+ * next chunk is read into *next (reading is one more task of the loop: a
+ * thread reads or inflates while the others parse), then keep the
+ * entries in d, errors in file order. */
 static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, const char *b,
-                               const char *e, int64_t *line)
+                               const char *e, int64_t *line, mtx_next *next)
 {
     size_t bytes = (size_t)(e - b);
     /* A few blocks per thread, handed out dynamically: a thread that gets
@@ -419,14 +436,17 @@ static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, const char 
     x->remaining = d->h.entries - d->total;
     adia_status s = ADIA_OK;
     for (int i = 0; i < n && s == ADIA_OK; i++) s = alloc_block(&ch[i], x);
-    if (s == ADIA_OK) {
+    if (s != ADIA_OK) return s;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-        for (int i = 0; i < n; i++) parse_block(&ch[i], x);
+    for (int i = -1; i < n; i++) {
+        if (i < 0) read_next(next);
+        else parse_block(&ch[i], x);
     }
     int64_t before = d->kept;
     for (int i = 0; i < n && s == ADIA_OK; i++) s = keep_block(d, &ch[i], x, line);
-    if (bytes > 0 && s == ADIA_OK) x->density = (double)(d->kept - before) / (double)bytes;
-    return s;
+    if (s != ADIA_OK) return s;
+    if (bytes > 0) x->density = (double)(d->kept - before) / (double)bytes;
+    return next->status == ADIA_OK ? ADIA_OK : adia__error(next->status, "%s", next->msg);
 }
 
 /* Feed the header the lines of [*b, e); *b moves past those it took. */
@@ -528,9 +548,11 @@ static adia_status read_entries(adia_lines *l, mtx_data *d, mtx_ctx *x, mtx_work
 {
     int64_t line = d->h.lines + 1;
     for (;;) {
-        ADIA_TRY(parse_chunk(d, x, w, b, e, &line));
-        ADIA_TRY(adia__lines_next(l, &b, &e));
-        if (b == e) break;
+        mtx_next next = {.l = l};
+        ADIA_TRY(parse_chunk(d, x, w, b, e, &line, &next));
+        if (next.b == next.e) break;
+        b = next.b;
+        e = next.e;
         last_lf = e[-1] == '\n';
     }
     if (d->total < d->h.entries) {
@@ -553,7 +575,7 @@ static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *kee
                  0, 0.0, 0, 0, false};
     ADIA_TRY(kept_rows(&x, keep));
     int64_t left = l->src->size < 0 ? -1 : l->src->size - (l->offset + (b - chunk));
-    ADIA_TRY(check_budget(&x, plan, left, (int64_t)l->cap));
+    ADIA_TRY(check_budget(&x, plan, left, adia__lines_buffer_bytes(l)));
     if (build) ADIA_TRY(start_building(d, &x, left));
     mtx_work w = {NULL, 0};
     adia_status s = read_entries(l, d, &x, &w, b, e, last_lf);
