@@ -1,6 +1,6 @@
 /* bench_parse.c -- Matrix Market parse / write and binary load speed.
  *
- *   bench_parse [FILE.mtx] [--n N] [--read-only] [--runs R]
+ *   bench_parse [FILE.mtx] [--n N] [--read-only] [--runs R] [--threads T]
  *
  * Without FILE, writes a 3D 27-point stencil on an N^3 grid (default N = 62:
  * ~6.3M entries, about 200 MB of text with %.17g values) to
@@ -9,7 +9,8 @@
  * adia_matrix_read_mtx with 1 and 2 threads (file reading included), writes and loads the binary
  * format, and prints MB/s (MB = 1e6 bytes of the text / binary file).
  * --read-only: only the adia_matrix_read_mtx lines (what parse-vs-fmm.sh
- * times); --runs R: best of R (default 2). */
+ * times); --runs R: best of R (default 2); --threads T: only at T threads
+ * (a profile of one thread count). */
 #include "adia.h"
 
 #include <omp.h>
@@ -100,9 +101,12 @@ static double file_mb(const char *path)
 
 /* adia_matrix_read_mtx of path at 1 and 2 threads, best of runs: the file,
  * as users read it. */
+static int only_threads;   /* --threads */
+
 static void read_file(const char *path, double mb, int runs)
 {
     for (int threads = 1; threads <= 2; threads++) {
+        if (only_threads && threads != only_threads) continue;
         omp_set_num_threads(threads);
         double best = 1e30;
         for (int rep = 0; rep < runs; rep++) {
@@ -126,6 +130,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--read-only")) read_only = true;
         else path = argv[i];
     }
@@ -158,6 +163,7 @@ int main(int argc, char **argv)
     char *text = slurp(path, &len);
     double mb = (double)len / 1e6;
     for (int threads = 1; threads <= 2; threads++) {
+        if (only_threads && threads != only_threads) continue;
         omp_set_num_threads(threads);
         double best = 1e30, best_cpu = 0;
         for (int rep = 0; rep < runs; rep++) {
