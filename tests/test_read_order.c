@@ -229,6 +229,39 @@ static void test_errors(void)
     }
 }
 
+/* Index tokens read eight characters at once (up to seven digits, then a
+ * blank or line end) and by the general parser (eight digits and more,
+ * the last few bytes of the text, every error): the same entries, the
+ * same messages. */
+static void test_index_tokens(void)
+{
+    const char *text = "%%MatrixMarket matrix coordinate real general\n1234567 12345678 6\n"
+                       "1 1 1\n0000002 9999999 2\n3\t10000000\t3\n1234567 12345678 4\r\n"
+                       "00000005 5 5\n6 6 6";
+    int32_t r[] = {0, 1, 2, 1234566, 4, 5}, c[] = {0, 9999998, 9999999, 12345677, 4, 5};
+    double v[] = {1, 2, 3, 4, 5, 6};
+    adia_matrix *A = NULL, *E = NULL;
+    CHECK_OK(adia_matrix_parse_mtx(text, strlen(text), "idx", &A));
+    CHECK_OK(adia_matrix_create_coo(1234567, 12345678, 6, r, c, v, ADIA_DOUBLE, &E));
+    CHECK(A && adia_matrix_equal(A, E), "index tokens of 1 to 8 digits");
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(E);
+    const char *bad[][2] = {
+        {"1234568 1 1\n", "e.mtx:3: row index out of range 1..1234567 (1234568)"},
+        {"0 1 1\n", "e.mtx:3: row index out of range 1..1234567 (0)"},
+        {"1 12345679 1\n", "e.mtx:3: column index out of range 1..12345678 (12345679)"},
+        {"1 123x 1\n", "e.mtx:3: column index is not an integer (123x)"},
+        {"1 -2 1\n", "e.mtx:3: column index out of range 1..12345678 (-2)"},
+        {"1 2.0 1\n", "e.mtx:3: column index is not an integer (2.0)"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char t[256];
+        int n = snprintf(t, sizeof t, "%%%%MatrixMarket matrix coordinate real general\n"
+                         "1234567 12345678 3\n%s2 2 2\n3 3 3\n", bad[i][0]);
+        check_error(t, (size_t)n, bad[i][1], bad[i][0]);
+    }
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -240,6 +273,7 @@ int main(void)
     test_same_matrix();
     test_rows();
     test_errors();
+    test_index_tokens();
     rmdir(dir);
     return TEST_END();
 }

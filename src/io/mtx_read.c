@@ -61,11 +61,27 @@ static inline const char *skip_blanks(const char *p, const char *end)
     return p;
 }
 
-/* One 1-based index token into a 0-based int32 below max. */
-static bool parse_index(mtx_block *c, int64_t line, const char **p, const char *end, int32_t max,
-                        const char *what, int32_t *out)
+/* One 1-based index token into a 0-based int32 below max.  Indices of up
+ * to seven digits (rows and columns below ten million) are read eight
+ * characters at once; the others, and every error, take the general
+ * integer parser. */
+static inline bool parse_index(mtx_block *c, int64_t line, const char **p, const char *end,
+                               int32_t max, const char *what, int32_t *out)
 {
     const char *tok = skip_blanks(*p, end), *q = tok;
+    if (end - tok >= 8) {
+        uint64_t x;
+        memcpy(&x, tok, 8);
+        int n = adia_swar_digits(x);
+        if (n > 0 && n < 8 && adia_num_delim(tok[n])) {
+            uint64_t v = adia_swar_prefix_value(x, n);
+            if (v >= 1 && v <= (uint64_t)max) {
+                *out = (int32_t)(v - 1);
+                *p = tok + n;
+                return true;
+            }
+        }
+    }
     int64_t v;
     adia_num_result r = adia_parse_i64(&q, end, &v);
     char msg[96];
