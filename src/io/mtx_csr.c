@@ -1,26 +1,9 @@
-#define _DEFAULT_SOURCE   /* madvise, MADV_HUGEPAGE */
 /* mtx_csr.c -- the CSR matrix built block by block while a general
  * coordinate file comes row by row (mtx_csr.h says when and why). */
 #include "mtx_csr.h"
 #include "triplets.h"
 
 #include <inttypes.h>
-#include <sys/mman.h>
-
-/* The matrix's arrays are written once, front to back: where transparent
- * huge pages are only given on request (the usual "madvise" setting), ask
- * for them, one page fault per 2 MB instead of per 4 KB (a tenth of a
- * 1-thread read).  A hint: nothing changes where it is refused. */
-static void want_huge_pages(void *p, size_t bytes)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    uintptr_t b = ((uintptr_t)p + huge - 1) & ~(huge - 1), e = ((uintptr_t)p + bytes) & ~(huge - 1);
-    if (e > b) madvise((void *)b, e - b, MADV_HUGEPAGE);
-#else
-    (void)p, (void)bytes;
-#endif
-}
 
 /* Room for need entries: twice the capacity, at most the limit (realloc
  * of large arrays moves pages, not bytes). */
@@ -37,8 +20,6 @@ static adia_status reserve(mtx_csr *m, int64_t need)
         return adia__error(ADIA_ERR_NO_MEMORY, "out of memory for %" PRId64 " matrix entries",
                           cap);
     m->cap = cap;
-    want_huge_pages(m->colind, (size_t)cap * sizeof *c);
-    if (v) want_huge_pages(m->val, (size_t)cap * sizeof *v);
     return ADIA_OK;
 }
 
@@ -50,14 +31,10 @@ adia_status adia__mtx_csr_init(mtx_csr *m, int32_t first, int32_t rows, int32_t 
     m->rowptr = adia__alloc((size_t)rows + 1, sizeof *m->rowptr, "Matrix Market row pointers");
     if (!m->rowptr) return ADIA_ERR_NO_MEMORY;
     m->rowptr[0] = 0;
-    want_huge_pages(m->rowptr, ((size_t)rows + 1) * sizeof *m->rowptr);
     m->cap = room < limit ? room : limit;
     m->colind = adia__alloc((size_t)m->cap, sizeof *m->colind, "Matrix Market columns");
     m->val = pattern ? NULL : adia__alloc((size_t)m->cap, sizeof *m->val, "Matrix Market values");
-    if (!m->colind || (!pattern && !m->val)) return ADIA_ERR_NO_MEMORY;
-    want_huge_pages(m->colind, (size_t)m->cap * sizeof *m->colind);
-    if (m->val) want_huge_pages(m->val, (size_t)m->cap * sizeof *m->val);
-    return ADIA_OK;
+    return m->colind && (pattern || m->val) ? ADIA_OK : ADIA_ERR_NO_MEMORY;
 }
 
 adia_status adia__mtx_csr_append(mtx_csr *m, const int32_t *row, const int32_t *col,
