@@ -3,7 +3,7 @@
 # adia_matrix_read_mtx (what convert, info and spmv FILE do; bench_parse
 # FILE, triplets to the checked CSR) beside fast_matrix_market's read_coo
 # (the reader behind scipy.io.mmread; triplets only), at 1 and 2 threads,
-# page cache warm, best of RUNS, same run (issue 20).
+# page cache warm, best of RUNS fresh processes each, same run (issue 20).
 #
 # usage: bench/parse-vs-fmm.sh [BUILD_DIR] [FILE.mtx ...]
 #   BUILD_DIR  with adia and bench_parse (default build)
@@ -31,26 +31,30 @@ for spec in band:1000000,5 random:1000000,8 lap3d27:50 random:100000,8 lap3d27:2
     files+=("$f")
 done
 
-# seconds of fast_matrix_market's read_coo, best of RUNS
+# Every time is one read in a fresh process (what a program that reads a
+# matrix pays, page faults of new memory included), best of RUNS; the
+# readers take turns, so that a busy spell of the machine hits them alike.
+
+# seconds of one fast_matrix_market read_coo of $1 at $2 threads (after a
+# 1 x 1 one: the first call's set-up, 0.08 s, is not the reading's)
 fmm() {
-    "$VENV/bin/python" - "$1" "$2" "$RUNS" <<'EOF'
-import sys, time, fast_matrix_market as fmm
-path, threads, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-best = float("inf")
-for _ in range(runs):
-    t = time.perf_counter()
-    fmm.read_coo(path, parallelism=threads)
-    best = min(best, time.perf_counter() - t)
-print(f"{best:.4f}")
+    "$VENV/bin/python" - "$1" "$2" <<'EOF'
+import io, sys, time, fast_matrix_market as fmm
+tiny = b"%%MatrixMarket matrix coordinate real general\n1 1 1\n1 1 1\n"
+fmm.read_coo(io.BytesIO(tiny), parallelism=int(sys.argv[2]))
+t = time.perf_counter()
+fmm.read_coo(sys.argv[1], parallelism=int(sys.argv[2]))
+print(f"{time.perf_counter() - t:.4f}")
 EOF
 }
 
-# seconds of adia_matrix_read_mtx at 1 and 2 threads, best of RUNS each
-# (bench_parse --read-only reads the file RUNS times at 1, then 2 threads)
+# seconds of one adia_matrix_read_mtx of $1 at $3 threads by the build in $2
 adia_read() {
-    "$2/bench_parse" "$1" --read-only --runs "$RUNS" 2>/dev/null |
-        awk '$1 == "read_mtx" { t[$2] = $5 } END { print (t["1T"] ? t["1T"] : "-"), (t["2T"] ? t["2T"] : "-") }'
+    "$2/bench_parse" "$1" --read-only --runs 1 --threads "$3" 2>/dev/null |
+        awk '$1 == "read_mtx" { t = $5 } END { print t ? t : "-" }'
 }
+
+min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || a == "-" || (b != "-" && b < a)) ? b : a }'; }
 
 echo "# $(date -u '+%F %T UTC'); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); fast_matrix_market $("$VENV/bin/python" -c 'import fast_matrix_market as f; print(f.__version__)'); load $(cut -d' ' -f1 /proc/loadavg)"
 echo
@@ -62,12 +66,13 @@ for f in "${files[@]}"; do
     [[ "$f" == *.gz ]] && bytes=$(gzip -dc "$f" | wc -c)   # MB of text, as for the others
     mb=$(awk -v b="$bytes" 'BEGIN { printf "%.1f", b / 1e6 }')
     cat "$f" >/dev/null   # page cache warm for both
-    read -r a1 a2 < <(adia_read "$f" "$BUILD")
-    b1=; b2=
-    [ -n "${BASE:-}" ] && read -r b1 b2 < <(adia_read "$f" "$BASE")
     for t in 1 2; do
-        a=$a1 b=$b1; [ "$t" = 2 ] && a=$a2 b=$b2
-        m=$(fmm "$f" "$t")
+        a= b= m=
+        for _ in $(seq "$RUNS"); do
+            a=$(min "$a" "$(adia_read "$f" "$BUILD" "$t")")
+            [ -n "${BASE:-}" ] && b=$(min "$b" "$(adia_read "$f" "$BASE" "$t")")
+            m=$(min "$m" "$(fmm "$f" "$t")")
+        done
         awk -v f="$(basename "$f")" -v mb="$mb" -v t="$t" -v a="$a" -v m="$m" -v b="$b" 'BEGIN {
             printf "| %s | %s | %d | %s | %s | %s | %s | %s |", f, mb, t, a,
                    (a > 0 ? sprintf("%.0f", mb / a) : "-"), m, (m > 0 ? sprintf("%.0f", mb / m) : "-"),
