@@ -37,32 +37,43 @@ adia_status adia__mtx_csr_init(mtx_csr *m, int32_t first, int32_t rows, int32_t 
     return m->colind && (pattern || m->val) ? ADIA_OK : ADIA_ERR_NO_MEMORY;
 }
 
-adia_status adia__mtx_csr_append(mtx_csr *m, const int32_t *row, const int32_t *col,
-                                 const double *val, int64_t n, bool *ordered)
+void adia__mtx_csr_scan(const int32_t *row, const int32_t *col, int64_t n, mtx_span *s)
 {
-    /* Check the order and start the rows that begin here; rowptr past
-     * m->row is only committed with m->row, after the whole block. */
-    int32_t r = m->row, c = m->col;
-    bool strict = m->strict;
+    bool ordered = true, strict = true;
+    for (int64_t k = 1; k < n; k++) {
+        ordered &= row[k] >= row[k - 1];
+        strict &= row[k] > row[k - 1] || col[k] > col[k - 1];
+    }
+    *s = (mtx_span){ordered, strict && ordered, row[0], col[0], row[n - 1], col[n - 1]};
+}
+
+adia_status adia__mtx_csr_place(mtx_csr *m, const mtx_span *s, int64_t n, bool *ordered,
+                                int64_t *at, int32_t *after)
+{
+    int32_t first = s->first_row - m->first;
+    *ordered = s->ordered && first >= m->row;
+    if (!*ordered) return ADIA_OK;
+    ADIA_TRY(reserve(m, m->n + n));
+    m->strict &= s->strict && (first > m->row || s->first_col > m->col);
+    *at = m->n;
+    *after = m->row;
+    m->n += n;
+    m->row = s->last_row - m->first;
+    m->col = s->last_col;
+    return ADIA_OK;
+}
+
+void adia__mtx_csr_fill(mtx_csr *m, int64_t at, int32_t after, const int32_t *row,
+                        const int32_t *col, const double *val, int64_t n)
+{
+    int64_t *ptr = m->rowptr;
+    int32_t r = after;   /* rows after it up to this block's first start here */
     for (int64_t k = 0; k < n; k++) {
         int32_t i = row[k] - m->first;
-        if (i < r) {
-            *ordered = false;
-            return ADIA_OK;
-        }
-        strict &= i > r || col[k] > c;
-        while (r < i) m->rowptr[++r] = m->n + k;
-        c = col[k];
+        while (r < i) ptr[++r] = at + k;
     }
-    *ordered = true;
-    ADIA_TRY(reserve(m, m->n + n));
-    memcpy(m->colind + m->n, col, (size_t)n * sizeof *col);
-    if (!m->pattern) memcpy(m->val + m->n, val, (size_t)n * sizeof *val);
-    m->n += n;
-    m->row = r;
-    m->col = c;
-    m->strict = strict;
-    return ADIA_OK;
+    memcpy(m->colind + at, col, (size_t)n * sizeof *col);
+    if (!m->pattern) memcpy(m->val + at, val, (size_t)n * sizeof *val);
 }
 
 adia_status adia__mtx_csr_to_triplets(mtx_csr *m, int32_t **row, int32_t **col, double **val,

@@ -29,6 +29,7 @@ typedef struct mtx_ctx {
     double density;        /* entries kept per byte so far (0: none seen yet) */
     int32_t lo, hi;        /* rows kept: [lo, hi) */
     bool mirrored;         /* symmetric storage: (i, j) also stands for (j, i) */
+    bool scan;             /* the matrix is being built: blocks are scanned (mtx_csr.h) */
 } mtx_ctx;
 
 static bool grow_block(mtx_block *c);
@@ -232,6 +233,7 @@ static void parse_block(mtx_block *c, const mtx_ctx *x)
         line++;
     }
     c->lines = line;
+    if (x->scan && c->count) adia__mtx_csr_scan(c->row, c->col, c->count, &c->span);
 }
 
 int64_t adia__mtx_entry_line(const mtx_block *b, int64_t k)
@@ -281,7 +283,7 @@ void adia__mtx_data_free(mtx_data *d)
 static void reset_block(mtx_block *c)
 {
     *c = (mtx_block){.row = c->row, .col = c->col, .val = c->val, .cap = c->cap,
-                     .skip = c->skip, .skip_cap = c->skip_cap};
+                     .skip = c->skip, .skip_cap = c->skip_cap, .at = -1};
 }
 
 /* Resize a block's arrays to cap entries (realloc is thread-safe). */
@@ -383,14 +385,29 @@ static adia_status stop_building(mtx_data *d)
     return ADIA_OK;
 }
 
-/* Keep the entries of a parsed block: appended to the matrix being built,
- * or (moving its arrays) as a block of d. */
-static adia_status keep_entries(mtx_data *d, mtx_block *c)
+/* Fill in the blocks of ch[0..n) placed in the matrix being built. */
+static void fill_placed(mtx_csr *m, mtx_block *ch, int n, int threads)
 {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int i = 0; i < n; i++) {
+        mtx_block *c = &ch[i];
+        if (c->at < 0) continue;
+        adia__mtx_csr_fill(m, c->at, c->after, c->row, c->col, c->val, c->count);
+        c->at = -1;
+    }
+}
+
+/* Keep the entries of parsed block ch[i]: placed in the matrix being
+ * built (filled in after the chunk's last), or (moving its arrays) as a
+ * block of d. */
+static adia_status keep_entries(mtx_data *d, mtx_block *ch, int i)
+{
+    mtx_block *c = &ch[i];
     if (d->csr.on) {
         bool ordered;
-        ADIA_TRY(adia__mtx_csr_append(&d->csr, c->row, c->col, c->val, c->count, &ordered));
+        ADIA_TRY(adia__mtx_csr_place(&d->csr, &c->span, c->count, &ordered, &c->at, &c->after));
         if (ordered) return ADIA_OK;
+        fill_placed(&d->csr, ch, i, 1);
         ADIA_TRY(stop_building(d));
     }
     ADIA_TRY(reserve_blocks(&d->blk, &d->blk_cap, d->nblk + 1));
@@ -400,10 +417,12 @@ static adia_status keep_entries(mtx_data *d, mtx_block *c)
     return ADIA_OK;
 }
 
-/* Check a parsed block in file order and keep its entries.  *line is the
- * line number of its start. */
-static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64_t *line)
+/* Check parsed block ch[i] in file order and keep its entries.  *line is
+ * the line number of its start. */
+static adia_status keep_block(mtx_data *d, mtx_block *ch, int i, const mtx_ctx *x,
+                              int64_t *line)
 {
+    mtx_block *c = &ch[i];
     c->first_line = *line;
     if (c->status != ADIA_OK)
         return adia__error(c->status, "%s:%" PRId64 ": %s", x->name, *line + c->err_line, c->msg);
@@ -415,7 +434,7 @@ static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64
     d->total += c->seen;
     d->kept += c->count;
     *line += c->lines;
-    return c->count ? keep_entries(d, c) : ADIA_OK;
+    return c->count ? keep_entries(d, ch, i) : ADIA_OK;
 }
 
 /* The chunk after the one being parsed, read by one of the threads (its
@@ -450,6 +469,7 @@ static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, const char 
     for (int i = 0; i < n; i++) reset_block(&ch[i]);
     cut_blocks(ch, n, b, e);
     x->remaining = d->h.entries - d->total;
+    x->scan = d->csr.on;
     adia_status s = ADIA_OK;
     for (int i = 0; i < n && s == ADIA_OK; i++) s = alloc_block(&ch[i], x);
     if (s != ADIA_OK) return s;
@@ -459,8 +479,9 @@ static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, const char 
         else parse_block(&ch[i], x);
     }
     int64_t before = d->kept;
-    for (int i = 0; i < n && s == ADIA_OK; i++) s = keep_block(d, &ch[i], x, line);
+    for (int i = 0; i < n && s == ADIA_OK; i++) s = keep_block(d, ch, i, x, line);
     if (s != ADIA_OK) return s;
+    if (d->csr.on) fill_placed(&d->csr, ch, n, threads);
     if (bytes > 0) x->density = (double)(d->kept - before) / (double)bytes;
     return next->status == ADIA_OK ? ADIA_OK : adia__error(next->status, "%s", next->msg);
 }
@@ -588,7 +609,7 @@ static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *kee
     bool last_lf;   /* the data read so far ends in LF */
     ADIA_TRY(read_header(l, h, &b, &e, &chunk, &last_lf));
     mtx_ctx x = {h, name, h->format == MTX_COORDINATE ? 2 : 0, h->field == MTX_PATTERN ? 0 : 1,
-                 0, 0.0, 0, 0, false};
+                 0, 0.0, 0, 0, false, false};
     ADIA_TRY(kept_rows(&x, keep));
     int64_t left = l->src->size < 0 ? -1 : l->src->size - (l->offset + (b - chunk));
     ADIA_TRY(check_budget(&x, plan, left, adia__lines_buffer_bytes(l)));

@@ -26,6 +26,9 @@ typedef struct mtx_block {
     double *val;               /* NULL for pattern files */
     skip_run *skip;
     int32_t nskip, skip_cap;
+    mtx_span span;             /* the order of its entries, when scanned */
+    int64_t at;                /* placed at this entry of the matrix being built; -1: not */
+    int32_t after;             /* the row placed before it */
     adia_status status;        /* first error of this piece */
     char msg[320];             /* the error without its "FILE:LINE: " */
 } mtx_block;
