@@ -358,10 +358,11 @@ static adia_status reserve_blocks(mtx_block **blk, int *cap, int n)
     return ADIA_OK;
 }
 
-/* The blocks the threads parse a chunk into, reused chunk after chunk. */
+/* The blocks the threads parse a chunk into, reused every other chunk
+ * (those of the chunk before are filled into the matrix meanwhile). */
 typedef struct mtx_work {
     mtx_block *blk;
-    int cap;
+    int cap, n;        /* n: blocks of the chunk last parsed into it */
 } mtx_work;
 
 static void free_work(mtx_work *w)
@@ -385,16 +386,19 @@ static adia_status stop_building(mtx_data *d)
     return ADIA_OK;
 }
 
-/* Fill in the blocks of ch[0..n) placed in the matrix being built. */
+/* Fill in block c if it was placed in the matrix being built. */
+static void fill_block(mtx_csr *m, mtx_block *c)
+{
+    if (c->at < 0) return;
+    adia__mtx_csr_fill(m, c->at, c->after, c->row, c->col, c->val, c->count);
+    c->at = -1;
+}
+
+/* Fill in the placed blocks of ch[0..n). */
 static void fill_placed(mtx_csr *m, mtx_block *ch, int n, int threads)
 {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int i = 0; i < n; i++) {
-        mtx_block *c = &ch[i];
-        if (c->at < 0) continue;
-        adia__mtx_csr_fill(m, c->at, c->after, c->row, c->col, c->val, c->count);
-        c->at = -1;
-    }
+    for (int i = 0; i < n; i++) fill_block(m, &ch[i]);
 }
 
 /* Keep the entries of parsed block ch[i]: placed in the matrix being
@@ -413,7 +417,7 @@ static adia_status keep_entries(mtx_data *d, mtx_block *ch, int i)
     ADIA_TRY(reserve_blocks(&d->blk, &d->blk_cap, d->nblk + 1));
     if (c->cap > c->count + c->count / 8 + 1024) resize_block(c, c->count);  /* a hint */
     d->blk[d->nblk++] = *c;
-    *c = (mtx_block){0};
+    *c = (mtx_block){.at = -1};   /* its arrays are the kept block's now */
     return ADIA_OK;
 }
 
@@ -452,12 +456,13 @@ static void read_next(mtx_next *n)
     if (n->status != ADIA_OK) snprintf(n->msg, sizeof n->msg, "%s", adia_last_error());
 }
 
-/* Parse one chunk [b, e) of whole lines into the blocks of w while the
- * next chunk is read into *next (reading is one more task of the loop: a
- * thread reads or inflates while the others parse), then keep the
- * entries in d, errors in file order. */
-static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, const char *b,
-                               const char *e, int64_t *line, mtx_next *next)
+/* Parse one chunk [b, e) of whole lines into the blocks of w, then keep
+ * the entries in d, errors in file order.  The same parallel loop reads
+ * the next chunk into *next (a thread reads or inflates while the others
+ * parse) and fills the blocks of the chunk before, in prev, into the
+ * matrix: one wait of the threads for each other per chunk. */
+static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, mtx_work *prev,
+                               const char *b, const char *e, int64_t *line, mtx_next *next)
 {
     size_t bytes = (size_t)(e - b);
     /* A few blocks per thread, handed out dynamically: a thread that gets
@@ -473,15 +478,17 @@ static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, const char 
     adia_status s = ADIA_OK;
     for (int i = 0; i < n && s == ADIA_OK; i++) s = alloc_block(&ch[i], x);
     if (s != ADIA_OK) return s;
+    w->n = n;
+    int np = prev->n;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int i = -1; i < n; i++) {
-        if (i < 0) read_next(next);
-        else parse_block(&ch[i], x);
+    for (int i = -1 - np; i < n; i++) {   /* the read first: the longest task */
+        if (i >= 0) parse_block(&ch[i], x);
+        else if (i == -1 - np) read_next(next);
+        else fill_block(&d->csr, &prev->blk[i + np]);
     }
     int64_t before = d->kept;
     for (int i = 0; i < n && s == ADIA_OK; i++) s = keep_block(d, ch, i, x, line);
     if (s != ADIA_OK) return s;
-    if (d->csr.on) fill_placed(&d->csr, ch, n, threads);
     if (bytes > 0) x->density = (double)(d->kept - before) / (double)bytes;
     return next->status == ADIA_OK ? ADIA_OK : adia__error(next->status, "%s", next->msg);
 }
@@ -580,14 +587,18 @@ static adia_status start_building(mtx_data *d, const mtx_ctx *x, int64_t left)
                               h->entries);
 }
 
-static adia_status read_entries(adia_lines *l, mtx_data *d, mtx_ctx *x, mtx_work *w,
+/* The entries, chunk after chunk, parsed into w[0] and w[1] in turn. */
+static adia_status read_entries(adia_lines *l, mtx_data *d, mtx_ctx *x, mtx_work w[2],
                                 const char *b, const char *e, bool last_lf)
 {
     int64_t line = d->h.lines + 1;
-    for (;;) {
+    for (int k = 0;; k = !k) {
         mtx_next next = {.l = l};
-        ADIA_TRY(parse_chunk(d, x, w, b, e, &line, &next));
-        if (next.b == next.e) break;
+        ADIA_TRY(parse_chunk(d, x, &w[k], &w[!k], b, e, &line, &next));
+        if (next.b == next.e) {
+            if (d->csr.on) fill_placed(&d->csr, w[k].blk, w[k].n, w[k].n > 1 ? adia__threads() : 1);
+            break;
+        }
         b = next.b;
         e = next.e;
         last_lf = e[-1] == '\n';
@@ -614,9 +625,10 @@ static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *kee
     int64_t left = l->src->size < 0 ? -1 : l->src->size - (l->offset + (b - chunk));
     ADIA_TRY(check_budget(&x, plan, left, adia__lines_buffer_bytes(l)));
     if (build) ADIA_TRY(start_building(d, &x, left));
-    mtx_work w = {NULL, 0};
-    adia_status s = read_entries(l, d, &x, &w, b, e, last_lf);
-    free_work(&w);
+    mtx_work w[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+    adia_status s = read_entries(l, d, &x, w, b, e, last_lf);
+    free_work(&w[0]);
+    free_work(&w[1]);
     return s;
 }
 
