@@ -9,8 +9,8 @@
 
 /* A chunk per call of a few MB per thread (the parsers split it among the
  * threads), within these bounds; a single line may make the buffer grow to
- * LINE_MAX beyond the chunk, no further.  Each chunk costs the threads two
- * waits for each other, and on a machine another program keeps busy an
+ * LINE_MAX beyond the chunk, no further.  Each chunk costs the threads a
+ * wait for each other, and on a machine another program keeps busy an
  * OpenMP thread that waits spins away the CPU the others need: 8 MB per
  * thread made a 2-thread read of 272 MB 2.4x faster there than 2 MB did
  * (1.25 -> 0.52 s, one of two cores busy), and no slower on an idle

@@ -2,12 +2,12 @@
  * chunk as adia_lines hands it out (the file is never held whole): each
  * chunk is cut into blocks at line starts, each OpenMP thread parses its
  * blocks into their own arrays (counting newlines, so error lines stay
- * exact once the blocks before are counted), errors are checked in file
- * order, then the next chunk is read.  A general file that comes row by
- * row is appended to its CSR matrix block by block (mtx_csr.h), the
- * blocks' arrays reused for the next chunk; otherwise the blocks are kept
- * and joined at the end: symmetric storage expanded and the matrix built
- * (duplicates summed). */
+ * exact once the blocks before are counted) while one thread reads the
+ * next chunk, then errors are checked in file order.  A general file that
+ * comes row by row goes into its CSR matrix block by block (mtx_csr.h),
+ * the blocks' arrays reused every other chunk; otherwise the blocks are
+ * kept and joined at the end: symmetric storage expanded and the matrix
+ * built (duplicates summed). */
 #include "io.h"
 #include "mtx_read.h"
 #include "numparse.h"
