@@ -8,8 +8,9 @@
 # usage: bench/parse-vs-fmm.sh [BUILD_DIR] [FILE.mtx ...]
 #   BUILD_DIR  with adia and bench_parse (default build)
 #   FILEs      besides the generated ones: band, random, 27-point stencil
-#              of 50-375 MB, two small ones (3 and 27 MB) and the stencil
-#              gzip-compressed (made in $TMPDIR once, kept between runs)
+#              of 50-375 MB, two small ones (3 and 27 MB), the stencil and
+#              the random one gzip-compressed (made in $TMPDIR once, kept
+#              between runs)
 # environment: RUNS (default 3), VENV (default $TMPDIR/adia-fmm-venv: made
 # with `python3 -m venv` and `pip install fast_matrix_market` if missing),
 # BASE: another build dir (the code before a change; its bench_parse must
@@ -25,7 +26,7 @@ if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import fast_matrix_ma
         { echo "parse-vs-fmm: cannot make the fast_matrix_market venv"; exit 1; }
 fi
 files=("$@")
-for spec in band:1000000,5 random:1000000,8 lap3d27:50 random:100000,8 lap3d27:20 lap3d27:50.gz; do
+for spec in band:1000000,5 random:1000000,8 lap3d27:50 random:100000,8 lap3d27:20 lap3d27:50.gz random:1000000,8.gz; do
     f="$TMP/adia-parse-$(echo "${spec%.gz}" | tr ':,' '__').mtx${spec#"${spec%.gz}"}"
     [ -s "$f" ] || "$BUILD/adia" gen "${spec%.gz}" -o "$f" >/dev/null || exit 1
     files+=("$f")
