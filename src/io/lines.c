@@ -7,14 +7,16 @@
 
 #include <inttypes.h>
 
-/* A chunk per call of a few MB per thread (the parsers split it among the
- * threads), within these bounds; a single line may make the buffer grow to
- * LINE_MAX beyond the chunk, no further.  Each chunk costs the threads a
- * wait for each other, and on a machine another program keeps busy an
- * OpenMP thread that waits spins away the CPU the others need: 8 MB per
- * thread made a 2-thread read of 272 MB 2.4x faster there than 2 MB did
- * (1.25 -> 0.52 s, one of two cores busy), and no slower on an idle
- * machine (0.18 s both). */
+/* Chunks (the parsers split each among the threads) start at CHUNK_MIN
+ * and double up to 8 MB per thread when there are several, within
+ * CHUNK_MAX; a single line may make a buffer grow to LINE_MAX beyond the
+ * chunk, no further.  Each chunk costs the threads a wait for each other,
+ * and on a machine another program keeps busy an OpenMP thread that waits
+ * spins away the CPU the others need: 8 MB per thread made a 2-thread read
+ * of 272 MB 2.4x faster there than 2 MB did (1.25 -> 0.52 s, one of two
+ * cores busy), no slower on an idle machine (0.18 s both).  Starting small
+ * keeps a small file's buffers small: their page faults were a fifth of a
+ * 25 MB read.  One thread waits for no one: 4 MB, which stay in cache. */
 #define CHUNK_PER_THREAD (8u << 20)
 #define CHUNK_MIN (4u << 20)
 #define CHUNK_MAX (64u << 20)
@@ -24,18 +26,27 @@ static size_t chunk_set;   /* tests: adia__lines_set_chunk */
 
 void adia__lines_set_chunk(size_t bytes) { chunk_set = bytes; }
 
-static size_t chunk_bytes(void)
+/* The size the chunks grow to. */
+static size_t chunk_max(void)
 {
     if (chunk_set) return chunk_set;
-    size_t c = (size_t)adia__threads() * CHUNK_PER_THREAD;
-    return c < CHUNK_MIN ? CHUNK_MIN : c > CHUNK_MAX ? CHUNK_MAX : c;
+    int threads = adia__threads();
+    size_t c = threads == 1 ? CHUNK_MIN : (size_t)threads * CHUNK_PER_THREAD;
+    return c > CHUNK_MAX ? CHUNK_MAX : c;
+}
+
+/* After each chunk handed out, the next one may be twice as large. */
+static void grow_chunk(adia_lines *l)
+{
+    l->chunk = 2 * l->chunk < l->chunk_max ? 2 * l->chunk : l->chunk_max;
 }
 
 adia_status adia__lines_init(adia_lines *l, adia_source *src)
 {
     memset(l, 0, sizeof *l);
     l->src = src;
-    l->chunk = chunk_bytes();
+    l->chunk_max = chunk_max();
+    l->chunk = l->chunk_max < CHUNK_MIN ? l->chunk_max : CHUNK_MIN;
     l->zero_copy = src->fd < 0 && !src->gz;
     return ADIA_OK;
 }
@@ -49,7 +60,7 @@ void adia__lines_free(adia_lines *l)
 
 int64_t adia__lines_buffer_bytes(const adia_lines *l)
 {
-    return l->zero_copy ? 0 : 2 * (int64_t)l->chunk;
+    return l->zero_copy ? 0 : 2 * (int64_t)l->chunk_max;
 }
 
 /* One past the last LF in [b, e), or NULL. */
@@ -95,7 +106,7 @@ static adia_status reserve(adia_lines *l, int i, size_t cap)
  * chunk), up to a bound. */
 static adia_status grow_for_line(adia_lines *l)
 {
-    size_t cap = l->cap[l->cur], most = l->chunk + LINE_MAX_BYTES;
+    size_t cap = l->cap[l->cur], most = l->chunk_max + LINE_MAX_BYTES;
     if (cap >= most) {
         bool cr = memchr(l->buf[l->cur], '\r', l->len) != NULL;
         return adia__error(ADIA_ERR_PARSE, "%s: a line longer than %u MB (at byte %" PRId64 ")%s",
@@ -124,6 +135,7 @@ adia_status adia__lines_next(adia_lines *l, const char **b, const char **e)
 {
     if (l->zero_copy) {
         next_in_memory(l, b, e);
+        grow_chunk(l);
         return ADIA_OK;
     }
     ADIA_TRY(switch_buffer(l));
@@ -146,5 +158,6 @@ adia_status adia__lines_next(adia_lines *l, const char **b, const char **e)
     }
     *b = buf;
     *e = buf + l->used;
+    grow_chunk(l);
     return ADIA_OK;
 }

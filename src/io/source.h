@@ -57,7 +57,7 @@ typedef struct adia_lines {
     size_t cap[2];
     int cur;                     /* the buffer of the chunk handed out last */
     size_t len, used;            /* buf[cur][0..used) handed out, then the carry */
-    size_t chunk;                /* target chunk size */
+    size_t chunk, chunk_max;     /* target chunk size, growing to chunk_max */
     int64_t offset;              /* byte offset (decoded) of buf[cur][0] */
     bool eof, zero_copy;         /* zero_copy: chunks point into the text */
 } adia_lines;
