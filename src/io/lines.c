@@ -8,16 +8,19 @@
 #include <inttypes.h>
 
 /* Chunks (the parsers split each among the threads) start at CHUNK_MIN
- * and double up to 8 MB per thread when there are several, within
+ * and double up to 4 MB per thread when there are several, within
  * CHUNK_MAX; a single line may make a buffer grow to LINE_MAX beyond the
  * chunk, no further.  Each chunk costs the threads a wait for each other,
  * and on a machine another program keeps busy an OpenMP thread that waits
- * spins away the CPU the others need: 8 MB per thread made a 2-thread read
- * of 272 MB 2.4x faster there than 2 MB did (1.25 -> 0.52 s, one of two
- * cores busy), no slower on an idle machine (0.18 s both).  Starting small
- * keeps a small file's buffers small: their page faults made a 25 MB read
- * 18% slower.  One thread waits for no one: 4 MB, which stay in cache. */
-#define CHUNK_PER_THREAD (8u << 20)
+ * spins away the CPU the others need: with two waits a chunk, 8 MB per
+ * thread made a 2-thread read of 272 MB 2.4x faster there than 2 MB did
+ * (1.25 -> 0.52 s, one of two cores busy); with one wait a chunk, 4 MB
+ * per thread waits as seldom.  Larger chunks cost the page faults of
+ * their buffers and parse blocks (a 49 MB read at 2 threads: 0.050 s with
+ * 4 MB per thread, 0.067 s with 8), and starting small keeps a small
+ * file's buffers small (a 25 MB read was 18% slower with 8 MB chunks from
+ * the start).  One thread waits for no one: 4 MB, which stay in cache. */
+#define CHUNK_PER_THREAD (4u << 20)
 #define CHUNK_MIN (4u << 20)
 #define CHUNK_MAX (64u << 20)
 #define LINE_MAX_BYTES (64u << 20)
