@@ -1,16 +1,20 @@
 /* bench_parse.c -- Matrix Market parse / write and binary load speed.
  *
- *   bench_parse [FILE.mtx] [--n N]
+ *   bench_parse [FILE.mtx] [--n N] [--read-only] [--runs R] [--threads T]
  *
  * Without FILE, writes a 3D 27-point stencil on an N^3 grid (default N = 62:
  * ~6.3M entries, about 200 MB of text with %.17g values) to
  * bench_parse_tmp.mtx with adia_matrix_write_mtx (timed).  Then parses the
  * file from memory with 1 and 2 OpenMP threads, reads it with
  * adia_matrix_read_mtx with 1 and 2 threads (file reading included), writes and loads the binary
- * format, and prints MB/s (MB = 1e6 bytes of the text / binary file). */
+ * format, and prints MB/s (MB = 1e6 bytes of the text / binary file).
+ * --read-only: only the adia_matrix_read_mtx lines (what parse-vs-fmm.sh
+ * times); --runs R: best of R (default 2); --threads T: only at T threads
+ * (a profile of one thread count). */
 #include "adia.h"
 
 #include <omp.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,12 +99,39 @@ static double file_mb(const char *path)
     return mb;
 }
 
+/* adia_matrix_read_mtx of path at 1 and 2 threads, best of runs: the file,
+ * as users read it. */
+static int only_threads;   /* --threads */
+
+static void read_file(const char *path, double mb, int runs)
+{
+    for (int threads = 1; threads <= 2; threads++) {
+        if (only_threads && threads != only_threads) continue;
+        omp_set_num_threads(threads);
+        double best = 1e30;
+        for (int rep = 0; rep < runs; rep++) {
+            adia_matrix *B;
+            double t0 = now();
+            if (adia_matrix_read_mtx(path, &B)) die("read_mtx");
+            double dt = now() - t0;
+            best = dt < best ? dt : best;
+            adia_matrix_destroy(B);
+        }
+        printf("read_mtx  %dT %8.1f MB  %7.3f s  %7.1f MB/s  (file read included, best of %d)\n",
+               threads, mb, best, mb / best, runs);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *path = NULL;
-    int n = 62;
+    int n = 62, runs = 2;
+    bool read_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--read-only")) read_only = true;
         else path = argv[i];
     }
     adia_matrix *A = NULL, *B = NULL;
@@ -124,13 +155,18 @@ int main(int argc, char **argv)
         printf("write_mtx    %8.1f MB  %7.3f s  %7.1f MB/s  (27-pt stencil %d^3, nnz %lld)\n",
                file_mb(path), dt, file_mb(path) / dt, n, (long long)adia_matrix_nnz(A));
     }
+    if (read_only && !A) {
+        read_file(path, file_mb(path), runs);
+        return 0;
+    }
     size_t len;
     char *text = slurp(path, &len);
     double mb = (double)len / 1e6;
     for (int threads = 1; threads <= 2; threads++) {
+        if (only_threads && threads != only_threads) continue;
         omp_set_num_threads(threads);
         double best = 1e30, best_cpu = 0;
-        for (int rep = 0; rep < 2; rep++) {
+        for (int rep = 0; rep < runs; rep++) {
             double t0 = now(), c0 = cpu_now();
             if (adia_matrix_parse_mtx(text, len, path, &B)) die("parse_mtx");
             double dt = now() - t0;
@@ -140,24 +176,11 @@ int main(int argc, char **argv)
             adia_matrix_destroy(B);
             B = NULL;
         }
-        printf("parse_mtx %dT %8.1f MB  %7.3f s  %7.1f MB/s  (from memory, best of 2; "
-               "%.3f CPU s)\n", threads, mb, best, mb / best, best_cpu);
+        printf("parse_mtx %dT %8.1f MB  %7.3f s  %7.1f MB/s  (from memory, best of %d; "
+               "%.3f CPU s)\n", threads, mb, best, mb / best, runs, best_cpu);
     }
     free(text);
-    for (int threads = 1; threads <= 2; threads++) {   /* the file, as users read it */
-        omp_set_num_threads(threads);
-        double best = 1e30;
-        for (int rep = 0; rep < 2; rep++) {
-            double t0 = now();
-            if (adia_matrix_read_mtx(path, &B)) die("read_mtx");
-            double dt = now() - t0;
-            best = dt < best ? dt : best;
-            adia_matrix_destroy(B);
-            B = NULL;
-        }
-        printf("read_mtx  %dT %8.1f MB  %7.3f s  %7.1f MB/s  (file read included, best of 2)\n",
-               threads, mb, best, mb / best);
-    }
+    read_file(path, mb, runs);
     const char *bin = "bench_parse_tmp.bin";
     double t0 = now();
     if (adia_matrix_write_bin(A, bin)) die("write_bin");

@@ -8,6 +8,7 @@
 #include "testutil.h"
 #include "io/source.h"
 
+#include <omp.h>
 #include <string.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -193,6 +194,42 @@ static void test_gzip(void)
     free(t);
 }
 
+/* A gzip file cut at 3/4, over 1 MB chunks: the next chunk is inflated
+ * by one thread while the others parse, and its error (in that thread)
+ * is what the read reports -- unless an earlier line is bad: then that
+ * line's error, in file order. */
+static void test_gzip_overlap(void)
+{
+    char *t = test_text(60000);
+    size_t len = strlen(t);
+    const char *gz = tmp_path("big.mtx.gz");
+    int64_t line = 1;
+    char *bad = strstr(t, "\n6000 6000 ");
+    for (char *q = t; q <= bad; q++) line += *q == '\n';
+    char needle[96];
+    snprintf(needle, sizeof needle, "big.mtx.gz:%lld: row index is not an integer (60x0)",
+             (long long)line);
+    for (int broken = 0; broken < 2; broken++) {
+        if (broken) memcpy(bad + 1, "60x0", 4);
+        gzFile f = gzopen(gz, "wb");
+        CHECK(f && gzwrite(f, t, (unsigned)len) == (int)len && gzclose(f) == Z_OK, "gzip %s", gz);
+        FILE *g = fopen(gz, "rb");
+        fseek(g, 0, SEEK_END);
+        long n = ftell(g);
+        fclose(g);
+        CHECK(len > (3u << 20) && truncate(gz, n * 3 / 4) == 0, "cutting %s", gz);
+        adia__lines_set_chunk(1 << 20);
+        for (int threads = 1; threads <= 2; threads++) {
+            omp_set_num_threads(threads);
+            adia_matrix *A = NULL;
+            CHECK_ERR(load(gz, &A), ADIA_ERR_PARSE,
+                      broken ? needle : "big.mtx.gz: truncated gzip data (after");
+        }
+    }
+    adia__lines_set_chunk(0);
+    free(t);
+}
+
 static void test_budget(void)
 {
     adia_matrix *A = NULL;
@@ -280,6 +317,7 @@ int main(void)
     if (!mkdtemp(dir)) TEST_SKIP("no temporary folder");
     test_chunks();
     test_gzip();
+    test_gzip_overlap();
     test_budget();
     test_files();
     test_triangles_and_duplicates();

@@ -2,9 +2,12 @@
  * chunk as adia_lines hands it out (the file is never held whole): each
  * chunk is cut into blocks at line starts, each OpenMP thread parses its
  * blocks into their own arrays (counting newlines, so error lines stay
- * exact once the blocks before are counted), errors are checked in file
- * order, then the next chunk is read.  The blocks are joined at the end:
- * symmetric storage expanded and the matrix built (duplicates summed). */
+ * exact once the blocks before are counted) while one thread reads the
+ * next chunk, then errors are checked in file order.  A general file that
+ * comes row by row goes into its CSR matrix block by block (mtx_csr.h),
+ * the blocks' arrays reused every other chunk; otherwise the blocks are
+ * kept and joined at the end: symmetric storage expanded and the matrix
+ * built (duplicates summed). */
 #include "io.h"
 #include "mtx_read.h"
 #include "numparse.h"
@@ -26,6 +29,7 @@ typedef struct mtx_ctx {
     double density;        /* entries kept per byte so far (0: none seen yet) */
     int32_t lo, hi;        /* rows kept: [lo, hi) */
     bool mirrored;         /* symmetric storage: (i, j) also stands for (j, i) */
+    bool scan;             /* the matrix is being built: blocks are scanned (mtx_csr.h) */
 } mtx_ctx;
 
 static bool grow_block(mtx_block *c);
@@ -58,11 +62,27 @@ static inline const char *skip_blanks(const char *p, const char *end)
     return p;
 }
 
-/* One 1-based index token into a 0-based int32 below max. */
-static bool parse_index(mtx_block *c, int64_t line, const char **p, const char *end, int32_t max,
-                        const char *what, int32_t *out)
+/* One 1-based index token into a 0-based int32 below max.  Indices of up
+ * to seven digits (rows and columns below ten million) are read eight
+ * characters at once; the others, and every error, take the general
+ * integer parser. */
+static inline bool parse_index(mtx_block *c, int64_t line, const char **p, const char *end,
+                               int32_t max, const char *what, int32_t *out)
 {
     const char *tok = skip_blanks(*p, end), *q = tok;
+    if (end - tok >= 8) {
+        uint64_t x;
+        memcpy(&x, tok, 8);
+        int n = adia_swar_digits(x);
+        if (n > 0 && n < 8 && adia_num_delim(tok[n])) {
+            uint64_t v = adia_swar_prefix_value(x, n);
+            if (v >= 1 && v <= (uint64_t)max) {
+                *out = (int32_t)(v - 1);
+                *p = tok + n;
+                return true;
+            }
+        }
+    }
     int64_t v;
     adia_num_result r = adia_parse_i64(&q, end, &v);
     char msg[96];
@@ -213,6 +233,7 @@ static void parse_block(mtx_block *c, const mtx_ctx *x)
         line++;
     }
     c->lines = line;
+    if (x->scan && c->count) adia__mtx_csr_scan(c->row, c->col, c->count, &c->span);
 }
 
 int64_t adia__mtx_entry_line(const mtx_block *b, int64_t k)
@@ -255,6 +276,14 @@ void adia__mtx_data_free(mtx_data *d)
     free(d->blk);
     d->blk = NULL;
     d->nblk = d->blk_cap = 0;
+    adia__mtx_csr_free(&d->csr);
+}
+
+/* Ready for the next chunk: the parse state cleared, the arrays kept. */
+static void reset_block(mtx_block *c)
+{
+    *c = (mtx_block){.row = c->row, .col = c->col, .val = c->val, .cap = c->cap,
+                     .skip = c->skip, .skip_cap = c->skip_cap, .at = -1};
 }
 
 /* Resize a block's arrays to cap entries (realloc is thread-safe). */
@@ -289,14 +318,20 @@ static bool grow_block(mtx_block *c)
  * allows if less: a header that declares absurd counts cannot make us
  * allocate absurd memory, and arrays grow only as entries arrive.  The
  * first allocation is what the density seen so far predicts, plus a
- * margin; parse_entry grows it up to the limit if needed. */
+ * margin; parse_entry grows it up to the limit if needed.  Arrays left
+ * from the previous chunk are reused (their pages are already mapped). */
 static adia_status alloc_block(mtx_block *c, const mtx_ctx *x)
 {
     int64_t bytes = (int64_t)(c->end - c->begin);
     int64_t bound = (bytes + 1) / (2 * (x->nidx + x->nval));
     c->limit = bound < x->remaining ? bound : x->remaining;
     double guess = x->density > 0 ? x->density * (double)bytes * 1.05 + 1024 : (double)c->limit;
-    c->cap = guess < (double)c->limit ? (int64_t)guess : c->limit;
+    int64_t cap = guess < (double)c->limit ? (int64_t)guess : c->limit;
+    if (c->row || c->val) {
+        if (cap <= c->cap || resize_block(c, cap)) return ADIA_OK;
+        return adia__error(ADIA_ERR_NO_MEMORY, "out of memory for %" PRId64 " entries", cap);
+    }
+    c->cap = cap;
     size_t n = (size_t)c->cap;
     if (x->nidx) {
         c->row = adia__alloc(n, sizeof *c->row, "Matrix Market rows");
@@ -310,22 +345,88 @@ static adia_status alloc_block(mtx_block *c, const mtx_ctx *x)
     return ADIA_OK;
 }
 
-/* Room for n more blocks in d. */
-static adia_status reserve_blocks(mtx_data *d, int n)
+/* Room for n blocks in *blk (of *cap), new ones zeroed. */
+static adia_status reserve_blocks(mtx_block **blk, int *cap, int n)
 {
-    if (d->nblk + n <= d->blk_cap) return ADIA_OK;
-    int cap = 2 * d->blk_cap > d->nblk + n ? 2 * d->blk_cap : d->nblk + n;
-    mtx_block *b = realloc(d->blk, (size_t)cap * sizeof *b);
-    if (!b) return adia__error(ADIA_ERR_NO_MEMORY, "out of memory for %d parse blocks", cap);
-    d->blk = b;
-    d->blk_cap = cap;
+    if (n <= *cap) return ADIA_OK;
+    int want = 2 * *cap > n ? 2 * *cap : n;
+    mtx_block *b = realloc(*blk, (size_t)want * sizeof *b);
+    if (!b) return adia__error(ADIA_ERR_NO_MEMORY, "out of memory for %d parse blocks", want);
+    memset(b + *cap, 0, (size_t)(want - *cap) * sizeof *b);
+    *blk = b;
+    *cap = want;
     return ADIA_OK;
 }
 
-/* Check a parsed block in file order and keep it (if it holds entries).
- * *line is the line number of its start. */
-static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64_t *line)
+/* The blocks the threads parse a chunk into, reused every other chunk
+ * (those of the chunk before are filled into the matrix meanwhile). */
+typedef struct mtx_work {
+    mtx_block *blk;
+    int cap, n;        /* n: blocks of the chunk last parsed into it */
+} mtx_work;
+
+static void free_work(mtx_work *w)
 {
+    for (int i = 0; i < w->cap; i++) free_block(&w->blk[i]);
+    free(w->blk);
+}
+
+/* The matrix stops being built in order: what it holds becomes the first
+ * block (without a line map: only symmetric files' errors look entries
+ * up, and those are never built in order). */
+static adia_status stop_building(mtx_data *d)
+{
+    ADIA_TRY(reserve_blocks(&d->blk, &d->blk_cap, 1));
+    mtx_block *b = &d->blk[0];   /* nothing was kept in blocks while building */
+    *b = (mtx_block){0};
+    ADIA_TRY(adia__mtx_csr_to_triplets(&d->csr, &b->row, &b->col, &b->val, &b->count));
+    b->cap = b->seen = b->count;
+    if (b->count) d->nblk = 1;
+    else free_block(b);
+    return ADIA_OK;
+}
+
+/* Fill in block c if it was placed in the matrix being built. */
+static void fill_block(mtx_csr *m, mtx_block *c)
+{
+    if (c->at < 0) return;
+    adia__mtx_csr_fill(m, c->at, c->after, c->row, c->col, c->val, c->count);
+    c->at = -1;
+}
+
+/* Fill in the placed blocks of ch[0..n). */
+static void fill_placed(mtx_csr *m, mtx_block *ch, int n, int threads)
+{
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int i = 0; i < n; i++) fill_block(m, &ch[i]);
+}
+
+/* Keep the entries of parsed block ch[i]: placed in the matrix being
+ * built (filled in after the chunk's last), or (moving its arrays) as a
+ * block of d. */
+static adia_status keep_entries(mtx_data *d, mtx_block *ch, int i)
+{
+    mtx_block *c = &ch[i];
+    if (d->csr.on) {
+        bool ordered;
+        ADIA_TRY(adia__mtx_csr_place(&d->csr, &c->span, c->count, &ordered, &c->at, &c->after));
+        if (ordered) return ADIA_OK;
+        fill_placed(&d->csr, ch, i, 1);
+        ADIA_TRY(stop_building(d));
+    }
+    ADIA_TRY(reserve_blocks(&d->blk, &d->blk_cap, d->nblk + 1));
+    if (c->cap > c->count + c->count / 8 + 1024) resize_block(c, c->count);  /* a hint */
+    d->blk[d->nblk++] = *c;
+    *c = (mtx_block){.at = -1};   /* its arrays are the kept block's now */
+    return ADIA_OK;
+}
+
+/* Check parsed block ch[i] in file order and keep its entries.  *line is
+ * the line number of its start. */
+static adia_status keep_block(mtx_data *d, mtx_block *ch, int i, const mtx_ctx *x,
+                              int64_t *line)
+{
+    mtx_block *c = &ch[i];
     c->first_line = *line;
     if (c->status != ADIA_OK)
         return adia__error(c->status, "%s:%" PRId64 ": %s", x->name, *line + c->err_line, c->msg);
@@ -337,47 +438,59 @@ static adia_status keep_block(mtx_data *d, mtx_block *c, const mtx_ctx *x, int64
     d->total += c->seen;
     d->kept += c->count;
     *line += c->lines;
-    if (c->count == 0) {
-        free_block(c);
-        return ADIA_OK;
-    }
-    if (c->cap > c->count + c->count / 8 + 1024) resize_block(c, c->count);  /* a hint */
-    d->blk[d->nblk++] = *c;
-    memset(c, 0, sizeof *c);
-    return ADIA_OK;
+    return c->count ? keep_entries(d, ch, i) : ADIA_OK;
 }
 
-/* Parse one chunk [b, e) of whole lines into new blocks of d. */
-static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, const char *b, const char *e,
-                               int64_t *line)
+/* The chunk after the one being parsed, read by one of the threads (its
+ * error message is that thread's: kept here for the caller's). */
+typedef struct mtx_next {
+    adia_lines *l;
+    const char *b, *e;
+    adia_status status;
+    char msg[400];
+} mtx_next;
+
+static void read_next(mtx_next *n)
+{
+    n->status = adia__lines_next(n->l, &n->b, &n->e);
+    if (n->status != ADIA_OK) snprintf(n->msg, sizeof n->msg, "%s", adia_last_error());
+}
+
+/* Parse one chunk [b, e) of whole lines into the blocks of w, then keep
+ * the entries in d, errors in file order.  The same parallel loop reads
+ * the next chunk into *next (a thread reads or inflates while the others
+ * parse) and fills the blocks of the chunk before, in prev, into the
+ * matrix: one wait of the threads for each other per chunk. */
+static adia_status parse_chunk(mtx_data *d, mtx_ctx *x, mtx_work *w, mtx_work *prev,
+                               const char *b, const char *e, int64_t *line, mtx_next *next)
 {
     size_t bytes = (size_t)(e - b);
     /* A few blocks per thread, handed out dynamically: a thread that gets
      * less CPU (a busy machine) does not hold the others up. */
     int threads = bytes < MTX_PARALLEL_MIN_BYTES ? 1 : adia__threads();
     int n = threads == 1 ? 1 : threads * MTX_BLOCKS_PER_THREAD;
-    ADIA_TRY(reserve_blocks(d, n));
-    mtx_block *ch = d->blk + d->nblk;   /* parsed in place, kept ones move down */
-    memset(ch, 0, (size_t)n * sizeof *ch);
+    ADIA_TRY(reserve_blocks(&w->blk, &w->cap, n));
+    mtx_block *ch = w->blk;
+    for (int i = 0; i < n; i++) reset_block(&ch[i]);
     cut_blocks(ch, n, b, e);
     x->remaining = d->h.entries - d->total;
+    x->scan = d->csr.on;
     adia_status s = ADIA_OK;
     for (int i = 0; i < n && s == ADIA_OK; i++) s = alloc_block(&ch[i], x);
-    if (s == ADIA_OK) {
+    if (s != ADIA_OK) return s;
+    w->n = n;
+    int np = prev->n;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-        for (int i = 0; i < n; i++) parse_block(&ch[i], x);
+    for (int i = -1 - np; i < n; i++) {   /* the read first: the longest task */
+        if (i >= 0) parse_block(&ch[i], x);
+        else if (i == -1 - np) read_next(next);
+        else fill_block(&d->csr, &prev->blk[i + np]);
     }
     int64_t before = d->kept;
-    int i = 0;
-    for (; i < n && s == ADIA_OK; i++) {
-        mtx_block c = ch[i];   /* kept blocks move down into ch[0..i] */
-        memset(&ch[i], 0, sizeof c);
-        s = keep_block(d, &c, x, line);
-        free_block(&c);
-    }
-    for (; i < n; i++) free_block(&ch[i]);   /* not reached after an error */
-    if (bytes > 0 && s == ADIA_OK) x->density = (double)(d->kept - before) / (double)bytes;
-    return s;
+    for (int i = 0; i < n && s == ADIA_OK; i++) s = keep_block(d, ch, i, x, line);
+    if (s != ADIA_OK) return s;
+    if (bytes > 0) x->density = (double)(d->kept - before) / (double)bytes;
+    return next->status == ADIA_OK ? ADIA_OK : adia__error(next->status, "%s", next->msg);
 }
 
 /* Feed the header the lines of [*b, e); *b moves past those it took. */
@@ -459,40 +572,73 @@ static adia_status kept_rows(mtx_ctx *x, const mtx_rows *keep)
     return ADIA_OK;
 }
 
-static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *keep, mtx_data *d)
+/* With build, a general coordinate file starts being built as a matrix,
+ * with room for what its declaration and its bytes allow. */
+static adia_status start_building(mtx_data *d, const mtx_ctx *x, int64_t left)
+{
+    const mtx_header *h = &d->h;
+    if (h->format != MTX_COORDINATE || h->symmetry != MTX_GENERAL) return ADIA_OK;
+    int64_t room = 0;   /* unknown length (gzip, pipes): grow as entries come */
+    if (left >= 0 && x->hi - x->lo == h->rows) {
+        room = (left + 1) / (2 * (x->nidx + x->nval));
+        if (room > h->entries) room = h->entries;
+    }
+    return adia__mtx_csr_init(&d->csr, x->lo, x->hi - x->lo, h->cols, x->nval == 0, room,
+                              h->entries);
+}
+
+/* The entries, chunk after chunk, parsed into w[0] and w[1] in turn. */
+static adia_status read_entries(adia_lines *l, mtx_data *d, mtx_ctx *x, mtx_work w[2],
+                                const char *b, const char *e, bool last_lf)
+{
+    int64_t line = d->h.lines + 1;
+    for (int k = 0;; k = !k) {
+        mtx_next next = {.l = l};
+        ADIA_TRY(parse_chunk(d, x, &w[k], &w[!k], b, e, &line, &next));
+        if (next.b == next.e) {
+            if (d->csr.on) fill_placed(&d->csr, w[k].blk, w[k].n, w[k].n > 1 ? adia__threads() : 1);
+            break;
+        }
+        b = next.b;
+        e = next.e;
+        last_lf = e[-1] == '\n';
+    }
+    if (d->total < d->h.entries) {
+        int64_t last = line - (last_lf ? 1 : 0);
+        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
+                          " of %" PRId64 " entries (truncated?)", x->name,
+                          last < 1 ? 1 : last, d->total, d->h.entries);
+    }
+    return ADIA_OK;
+}
+
+static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *keep, bool build,
+                            mtx_data *d)
 {
     const char *name = l->src->name, *b, *e, *chunk;
     mtx_header *h = &d->h;
     bool last_lf;   /* the data read so far ends in LF */
     ADIA_TRY(read_header(l, h, &b, &e, &chunk, &last_lf));
     mtx_ctx x = {h, name, h->format == MTX_COORDINATE ? 2 : 0, h->field == MTX_PATTERN ? 0 : 1,
-                 0, 0.0, 0, 0, false};
+                 0, 0.0, 0, 0, false, false};
     ADIA_TRY(kept_rows(&x, keep));
     int64_t left = l->src->size < 0 ? -1 : l->src->size - (l->offset + (b - chunk));
-    ADIA_TRY(check_budget(&x, plan, left, (int64_t)l->cap));
-    int64_t line = h->lines + 1;
-    for (;;) {
-        ADIA_TRY(parse_chunk(d, &x, b, e, &line));
-        ADIA_TRY(adia__lines_next(l, &b, &e));
-        if (b == e) break;
-        last_lf = e[-1] == '\n';
-    }
-    if (d->total < h->entries) {
-        int64_t last = line - (last_lf ? 1 : 0);
-        return adia__error(ADIA_ERR_PARSE, "%s:%" PRId64 ": file ends after %" PRId64
-                          " of %" PRId64 " entries (truncated?)", name,
-                          last < 1 ? 1 : last, d->total, h->entries);
-    }
-    return ADIA_OK;
+    ADIA_TRY(check_budget(&x, plan, left, adia__lines_buffer_bytes(l)));
+    if (build) ADIA_TRY(start_building(d, &x, left));
+    mtx_work w[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
+    adia_status s = read_entries(l, d, &x, w, b, e, last_lf);
+    free_work(&w[0]);
+    free_work(&w[1]);
+    return s;
 }
 
 adia_status adia__mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
-                               mtx_data *d)
+                               bool build, mtx_data *d)
 {
     memset(d, 0, sizeof *d);
     adia_lines l;
     ADIA_TRY(adia__lines_init(&l, src));
-    adia_status s = read_all(&l, plan, keep, d);
+    adia_status s = read_all(&l, plan, keep, build, d);
     adia__lines_free(&l);
     if (s != ADIA_OK) adia__mtx_data_free(d);
     return s;
@@ -559,7 +705,7 @@ static adia_status both_triangles(const mtx_data *d, const adia_triplet_ref both
 
 /* Join the blocks and build the matrix, or its rows keep (symmetric
  * storage expanded). */
-static adia_status assemble(const mtx_data *d, const mtx_rows *keep, const char *name,
+static adia_status assemble(mtx_data *d, const mtx_rows *keep, const char *name,
                             adia_matrix **out)
 {
     int32_t first = keep ? (int32_t)keep->first : 0;
@@ -567,6 +713,7 @@ static adia_status assemble(const mtx_data *d, const mtx_rows *keep, const char 
     const mtx_header *h = &d->h;
     int mirror = h->symmetry == MTX_GENERAL ? 0 : h->symmetry == MTX_SYMMETRIC ? 1 : -1;
     adia_triplet_ref both[2];
+    if (d->csr.on) return adia__mtx_csr_finish(&d->csr, out);
     if (h->format == MTX_ARRAY) {   /* one triangle by construction: no pairs */
         int32_t *r = NULL, *c = NULL;
         double *v = NULL;
@@ -591,7 +738,7 @@ adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t 
                                 int64_t *cols, adia_matrix **out)
 {
     mtx_data d;
-    ADIA_TRY(adia__mtx_read_data(src, matrix_plan, keep, &d));
+    ADIA_TRY(adia__mtx_read_data(src, matrix_plan, keep, true, &d));
     if (rows) *rows = d.h.rows;
     if (cols) *cols = d.h.cols;
     adia_status s = assemble(&d, keep, src->name, out);

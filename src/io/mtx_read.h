@@ -3,6 +3,7 @@
 #ifndef ADIA_IO_MTX_READ_H
 #define ADIA_IO_MTX_READ_H
 
+#include "mtx_csr.h"
 #include "mtx_header.h"
 #include "source.h"
 
@@ -25,12 +26,16 @@ typedef struct mtx_block {
     double *val;               /* NULL for pattern files */
     skip_run *skip;
     int32_t nskip, skip_cap;
+    mtx_span span;             /* the order of its entries, when scanned */
+    int64_t at;                /* placed at this entry of the matrix being built; -1: not */
+    int32_t after;             /* the row placed before it */
     adia_status status;        /* first error of this piece */
     char msg[320];             /* the error without its "FILE:LINE: " */
 } mtx_block;
 
 typedef struct mtx_data {
     mtx_header h;
+    mtx_csr csr;               /* csr.on: the entries are all in it, blk is empty */
     mtx_block *blk;            /* in file order, none empty */
     int nblk, blk_cap;
     int64_t total;             /* entries read (the declaration counts them) */
@@ -52,9 +57,11 @@ typedef adia_status (*mtx_plan_fn)(const mtx_header *h, const char *name, int64_
 
 /* Header and all entries of src (exactly the declared count; keep NULL:
  * every row, else the entries of those rows), the budget checked with
- * plan's bytes before the data is read.  On failure d holds nothing. */
+ * plan's bytes before the data is read.  With build, a general coordinate
+ * file's entries go into d->csr while they come row by row (mtx_csr.h),
+ * into blocks otherwise.  On failure d holds nothing. */
 adia_status adia__mtx_read_data(adia_source *src, mtx_plan_fn plan, const mtx_rows *keep,
-                               mtx_data *d);
+                               bool build, mtx_data *d);
 void adia__mtx_data_free(mtx_data *d);
 /* The matrix of src, or its rows keep (keep NULL: all), and the shape its
  * header declares (rows, cols may be NULL): adia_matrix_read_mtx_rows. */

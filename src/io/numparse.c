@@ -127,32 +127,25 @@ static adia_num_result parse_slow(const char **pp, const char *end, double *out)
     return ADIA_NUM_OK;
 }
 
-/* Eight ASCII digits at p (little-endian load: p[0] is the lowest byte and
- * the most significant digit) as a number, or false if one is not a digit.
- * Pairs, then quads, then the eight are combined with multiply-shifts. */
-static inline bool eight_digits(const char *p, uint64_t *out)
-{
-    uint64_t x;
-    memcpy(&x, p, 8);
-    if ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) != UINT64_C(0x3030303030303030) ||
-        ((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) !=
-            UINT64_C(0x3030303030303030))
-        return false;
-    x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;           /* 10*2^8 + 1 */
-    x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;       /* 100*2^16 + 1 */
-    *out = ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
-    return true;
-}
+static const uint64_t pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                      100000000};
 
-/* Accumulate a run of digits into *m; returns the number of digits (the
- * caller treats more than 19 as "too long", *m is then meaningless). */
+/* Accumulate a run of digits into *m, eight characters at a time where
+ * eight are left (the run's last, partial group too); returns the number
+ * of digits (the caller treats more than 19 as "too long", *m is then
+ * meaningless). */
 static inline int digit_run(const char **pp, const char *end, uint64_t *m)
 {
     const char *p = *pp, *start = p;
-    uint64_t v = *m, eight;
-    while (end - p >= 8 && eight_digits(p, &eight)) {
-        v = v * 100000000 + eight;
-        p += 8;
+    uint64_t v = *m;
+    while (end - p >= 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        int n = adia_swar_digits(x);
+        if (n == 0) break;
+        v = v * pow10_u64[n] + adia_swar_prefix_value(x, n);
+        p += n;
+        if (n < 8) break;
     }
     while (p < end && is_digit(*p)) v = v * 10 + (uint64_t)(*p++ - '0');
     *m = v;

@@ -20,6 +20,34 @@ static inline bool adia_num_delim(char c)
     return c == ' ' || c == '\t' || c == '\r' || c == '\n';
 }
 
+/* Eight characters at once (SWAR), loaded little-endian: the first one in
+ * the lowest byte.  How many of them, from the first, are digits (8: all).
+ * Per byte, digit = high nibble 3 and high nibble still 3 after adding 6;
+ * a carry out of a byte >= 0xFA reaches only bytes after a non-digit. */
+static inline int adia_swar_digits(uint64_t x)
+{
+    uint64_t t = ((x & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^ UINT64_C(0x3030303030303030)) |
+                 (((x + UINT64_C(0x0606060606060606)) & UINT64_C(0xF0F0F0F0F0F0F0F0)) ^
+                  UINT64_C(0x3030303030303030));
+    return t ? __builtin_ctzll(t) >> 3 : 8;
+}
+
+/* The number written by the eight digits of x (first digit most
+ * significant): pairs, then quads, then the eight, by multiply-shifts. */
+static inline uint64_t adia_swar_value(uint64_t x)
+{
+    x = ((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) * 2561) >> 8;           /* 10*2^8 + 1 */
+    x = ((x & UINT64_C(0x00FF00FF00FF00FF)) * 6553601) >> 16;       /* 100*2^16 + 1 */
+    return ((x & UINT64_C(0x0000FFFF0000FFFF)) * UINT64_C(42949672960001)) >> 32;
+}
+
+/* The number written by the first n (1..8) characters of x, all digits:
+ * shifted to the top, the bytes below read as leading zeros. */
+static inline uint64_t adia_swar_prefix_value(uint64_t x, int n)
+{
+    return adia_swar_value((x & UINT64_C(0x0F0F0F0F0F0F0F0F)) << (8 * (8 - n)));
+}
+
 /* Optional sign, then decimal digits.  Inline: indices are the most
  * frequent tokens. */
 static inline adia_num_result adia_parse_i64(const char **pp, const char *end,

@@ -49,21 +49,27 @@ void adia__source_close(adia_source *s);
 /* The hint for text whose lines end in CR alone. */
 #define ADIA_IO_CR_ONLY "line ends are CR only (old Mac): convert with tr '\\r' '\\n'"
 
-/* Chunks of whole lines from a source. */
+/* Chunks of whole lines from a source, read into two buffers in turn: a
+ * chunk stays valid while the next one is read (by another thread). */
 typedef struct adia_lines {
     adia_source *src;
-    char *buf;
-    size_t cap, len, used;       /* buf[0..used) handed out, then the carry */
-    size_t chunk;                /* target chunk size */
-    int64_t offset;              /* byte offset (decoded) of buf[0] */
+    char *buf[2];
+    size_t cap[2];
+    int cur;                     /* the buffer of the chunk handed out last */
+    size_t len, used;            /* buf[cur][0..used) handed out, then the carry */
+    size_t chunk, chunk_max;     /* target chunk size, growing to chunk_max */
+    int64_t offset;              /* byte offset (decoded) of buf[cur][0] */
     bool eof, zero_copy;         /* zero_copy: chunks point into the text */
 } adia_lines;
 
 adia_status adia__lines_init(adia_lines *l, adia_source *src);
 /* The next chunk [*b, *e): whole lines (ending in LF), except that the
  * last line of the data may lack its LF; *b == *e at the end.  The chunk
- * stays valid until the next call. */
+ * stays valid until the call after next: one thread may read the next
+ * chunk while others parse this one. */
 adia_status adia__lines_next(adia_lines *l, const char **b, const char **e);
+/* Bytes of the buffers at their usual size (both; 0 for text in memory). */
+int64_t adia__lines_buffer_bytes(const adia_lines *l);
 void adia__lines_free(adia_lines *l);
 /* Tests: the chunk size in bytes (0: the default, a few MB per thread). */
 void adia__lines_set_chunk(size_t bytes);

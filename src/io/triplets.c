@@ -55,10 +55,7 @@ static void sort_row(int32_t *c, double *v, int64_t n, col_val *tmp)
     }
 }
 
-/* Sort unsorted rows and sum duplicates (pattern: keep one), compacting
- * in place; a direct and a mirrored copy of one position stop it with
- * *both_row, *both_col set. */
-static adia_status finish_rows(adia_csr *A, bool pattern, int32_t *both_row, int32_t *both_col)
+adia_status adia__io_finish_rows(adia_csr *A, bool pattern, int32_t *both_row, int32_t *both_col)
 {
     int64_t longest = 0;
     for (int32_t i = 0; i < A->rows; i++) {
@@ -193,7 +190,7 @@ adia_status adia__io_build_csr(int32_t first, int32_t rows, int32_t cols, const 
     bool pattern = true;
     for (int b = 0; b < nblk; b++) pattern = pattern && !blk[b].val;
     int32_t bi = 0, bj = 0;
-    adia_status s = finish_rows(&A, pattern, &bi, &bj);
+    adia_status s = adia__io_finish_rows(&A, pattern, &bi, &bj);
     if (s != ADIA_OK) {
         adia__csr_free(&A);
         return s == ADIA_ERR_PARSE ? both_triangles(blk, nblk, first + bi, bj, both) : s;

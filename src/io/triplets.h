@@ -31,4 +31,10 @@ adia_status adia__io_build_csr(int32_t first, int32_t rows, int32_t cols, const 
                               int nblk, int mirror, adia_triplet_ref both[2],
                               adia_matrix **out);
 
+/* Sort the rows of A that are not sorted (stably: in file order) and sum
+ * duplicates (pattern: keep one), compacting in place; nnz is updated.  A
+ * direct and a mirrored copy of one position (see triplets.c) stop it
+ * with ADIA_ERR_PARSE and *both_row, *both_col set. */
+adia_status adia__io_finish_rows(adia_csr *A, bool pattern, int32_t *both_row, int32_t *both_col);
+
 #endif

@@ -60,7 +60,7 @@ adia_status adia_vector_read_mtx(const char *path, int32_t *n, double **x)
     adia_source src;
     ADIA_TRY(adia__source_open(&src, path));
     mtx_data d;
-    adia_status s = adia__mtx_read_data(&src, vector_plan, NULL, &d);
+    adia_status s = adia__mtx_read_data(&src, vector_plan, NULL, false, &d);
     if (s == ADIA_OK) s = fill(&d, n, x);
     adia__mtx_data_free(&d);
     adia__source_close(&src);
