@@ -11,6 +11,9 @@
  *   plain csr  = the textbook `omp parallel for` CSR loop
  *   best       = the fastest format the planner can choose (median of 30)
  *                and its time / floor
+ *   own floor  = the best format's time / (its own bytes: its stored arrays,
+ *                padding and indices included, + x and y once, as in the
+ *                floor / read bandwidth)
  *   model pick = adia_plan_create with the MODEL chooser for 1000 calls
  *                (the default hints otherwise), its time / the best's
  *   librsb     = librsb's rsb_spmv on its default (untuned) structure from
@@ -144,10 +147,11 @@ static int candidate(const adia_plan_candidate *c, int n, const char *name)
     return 0;
 }
 
-/* Median ms of every format the planner can choose (NaN: not built);
- * *best = the fastest, *best_diag the fastest diagonal format (-1: none). */
+/* Median ms and bytes moved of every format the planner can choose (NaN:
+ * not built); *best = the fastest, *best_diag the fastest diagonal format
+ * (-1: none). */
 static void time_formats(const adia_matrix *A, const adia_plan_hints *h, const double *x,
-                         double *y, double *ms, int *best, int *best_diag)
+                         double *y, double *ms, double *bytes, int *best, int *best_diag)
 {
     adia_plan_candidate c[64];
     int n = 0;
@@ -157,8 +161,10 @@ static void time_formats(const adia_matrix *A, const adia_plan_hints *h, const d
         adia_format *F = NULL;
         ms[i] = NAN;
         if (candidate(c, n, adia_format_name_at(i)) &&
-            adia_format_build(A, adia_format_name_at(i), NULL, ADIA_DOUBLE, &F) == ADIA_OK)
+            adia_format_build(A, adia_format_name_at(i), NULL, ADIA_DOUBLE, &F) == ADIA_OK) {
             ms[i] = format_ms(F, x, y);
+            bytes[i] = (double)adia_format_storage_bytes(F) + 8.0 * (adia_matrix_rows(A) + adia_matrix_cols(A));
+        }
         adia_format_destroy(F);
         if (!isnan(ms[i]) && (*best < 0 || ms[i] < ms[*best])) *best = i;
         if (!isnan(ms[i]) && adia_format_is_diagonal(adia_format_name_at(i)) &&
@@ -178,7 +184,7 @@ static int bench(const char *what)
         return 1;
     }
     double *x = malloc((size_t)v.cols * sizeof *x), *y = malloc((size_t)v.rows * sizeof *y);
-    double ms[64];
+    double ms[64], bytes[64];
     int best, best_diag;
     for (int32_t i = 0; i < v.cols; i++) x[i] = adia_random_value(42, i);
     double plain = plain_csr_ms(&v, x, y);
@@ -188,7 +194,7 @@ static int bench(const char *what)
      * lap3d7:100, one thread), a heap effect a program that uses librsb
      * alone does not have */
     double rsb = librsb_ms(&v, x, y);
-    time_formats(A, &h, x, y, ms, &best, &best_diag);
+    time_formats(A, &h, x, y, ms, bytes, &best, &best_diag);
     adia_plan *P = NULL;
     double pick = NAN;
     const char *pick_name = "-";
@@ -198,10 +204,11 @@ static int bench(const char *what)
     }
     double gbs = read_gbs();   /* beside the timings: the machine is shared */
     double floor_ms = (8.0 * (double)v.nnz + 16.0 * v.rows) / (gbs * 1e6);
-    printf("| %s | %d | %lld | %d | %.1f | %.3f | %.3f | %s %.3f | %.2f | %s %.3f | %.2f | %.3f | %.2f |",
+    printf("| %s | %d | %lld | %d | %.1f | %.3f | %.3f | %s %.3f | %.2f | %.2f | %s %.3f | %.2f | %.3f | %.2f |",
            what, (int)v.rows, (long long)v.nnz, omp_get_max_threads(), gbs, floor_ms, plain,
            best >= 0 ? adia_format_name_at(best) : "-", best >= 0 ? ms[best] : NAN,
-           best >= 0 ? ms[best] / floor_ms : NAN, pick_name, pick,
+           best >= 0 ? ms[best] / floor_ms : NAN,
+           best >= 0 ? ms[best] * gbs * 1e6 / bytes[best] : NAN, pick_name, pick,
            best >= 0 ? pick / ms[best] : NAN, rsb, best_diag >= 0 ? rsb / ms[best_diag] : NAN);
     for (int i = 0; i < adia_format_count(); i++)
         if (!isnan(ms[i])) printf(" %s %.3f", adia_format_name_at(i), ms[i]);
@@ -221,8 +228,8 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("| matrix | rows | nnz | threads | read GB/s | floor ms | plain csr ms | best ms | best / floor "
-           "| model pick ms | pick / best | librsb ms | librsb / best diag | all formats ms |\n");
-    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | ---: | ---: | --- |\n");
+           "| best / own floor | model pick ms | pick / best | librsb ms | librsb / best diag | all formats ms |\n");
+    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | --- |\n");
 #ifdef ADIA_BENCH_LIBRSB
     if (rsb_lib_init(RSB_NULL_INIT_OPTIONS) != RSB_ERR_NO_ERROR) return 1;
 #endif
