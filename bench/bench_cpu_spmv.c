@@ -20,6 +20,8 @@
  *                the CSR, at OMP_NUM_THREADS threads, and its time / the
  *                best diagonal format's (when built with librsb: found at
  *                configure time, else "-")
+ * threads = OMP_NUM_THREADS, and "(adia N)" where the library ran its
+ *           formats with fewer: other processes kept cores busy (adia_threads)
  * Times are medians in ms (adia_cpu_time_spmv).  Formats are timed in
  * registry order, all in one process, so run the script twice and compare
  * rows: another process on the machine shows up as spread. */
@@ -204,8 +206,11 @@ static int bench(const char *what)
     }
     double gbs = read_gbs();   /* beside the timings: the machine is shared */
     double floor_ms = (8.0 * (double)v.nnz + 16.0 * v.rows) / (gbs * 1e6);
-    printf("| %s | %d | %lld | %d | %.1f | %.3f | %.3f | %s %.3f | %.2f | %.2f | %s %.3f | %.2f | %.3f | %.2f |",
-           what, (int)v.rows, (long long)v.nnz, omp_get_max_threads(), gbs, floor_ms, plain,
+    char threads[32];
+    int used = adia_threads(), asked = omp_get_max_threads();
+    snprintf(threads, sizeof threads, used < asked ? "%d (adia %d)" : "%d", asked, used);
+    printf("| %s | %d | %lld | %s | %.1f | %.3f | %.3f | %s %.3f | %.2f | %.2f | %s %.3f | %.2f | %.3f | %.2f |",
+           what, (int)v.rows, (long long)v.nnz, threads, gbs, floor_ms, plain,
            best >= 0 ? adia_format_name_at(best) : "-", best >= 0 ? ms[best] : NAN,
            best >= 0 ? ms[best] / floor_ms : NAN,
            best >= 0 ? ms[best] * gbs * 1e6 / bytes[best] : NAN, pick_name, pick,

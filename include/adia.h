@@ -102,6 +102,7 @@ int64_t adia_memory_available(void);                 /* MemAvailable, bytes  */
  * also leave cores that other processes keep busy alone (docs/threads.md). */
 #define ADIA_THREADS_PER_PROC 4
 int adia_thread_limit(void);                         /* ADIA_THREADS_PER_PROC x processors */
+int adia_threads(void);   /* threads a parallel region starts now (load included) */
 
 /* ======================================================= types (src/core) */
 

@@ -291,8 +291,8 @@ static void test_busy_cores(void)
     CHECK(adia__busy_cores(100, 120, 200, 2) == 0, "own ticks above the machine's: none");
     CHECK(adia__busy_cores(50, 0, 0, 2) == 0, "empty window: none");
     CHECK(adia__busy_cores(6400, 0, 6400, 4) == 4, "a whole host busy: at most procs");
-    int t = adia__threads();
-    CHECK(t >= 1 && t <= adia_thread_limit(), "adia__threads() = %d within [1, %d]", t,
+    int t = adia_threads();
+    CHECK(t >= 1 && t <= adia_thread_limit(), "adia_threads() = %d within [1, %d]", t,
           adia_thread_limit());
 }
 

@@ -93,3 +93,5 @@ int adia__threads(void)
     int busy = busy_cores(), free = omp_get_num_procs() - busy;
     return busy == 0 || n <= free ? n : free > 1 ? free : 1;
 }
+
+int adia_threads(void) { return adia__threads(); }
