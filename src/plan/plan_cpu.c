@@ -7,8 +7,9 @@
  *  - each format's efficiency (bytes moved / (time * bandwidth)) on three
  *    DRAM-bound probes, 5-, 7- and 27-point stencils: how well a kernel
  *    streams depends on how many entries a row has (the DIA kernel, whose
- *    diagonals lie one matrix length apart, streams K arrays at once and
- *    falls behind the pieced formats with many diagonals).  A matrix's
+ *    diagonals lie one matrix length apart, streams K arrays at once: 2-2.6x
+ *    behind the pieced formats with 10+ diagonals until it prefetched
+ *    them, and how far it is now is the machine's to say).  A matrix's
  *    efficiency is interpolated piecewise linearly in its mean entries per
  *    row.
  *
@@ -25,8 +26,9 @@
 #include <math.h>
 #include <stdio.h>
 
-/* In increasing entries per row; the DIA kernel is already 1.4x slower than
- * the pieced formats at 7 diagonals, so a line from 5 to 27 would miss it. */
+/* In increasing entries per row; a kernel's efficiency may bend between 5
+ * and 27 (the DIA kernel without prefetch was already 1.4x slower than the
+ * pieced formats at 7), which a line from 5 to 27 would miss. */
 #define PROBES 3
 static const char *const probe_spec[PROBES] = {"lap2d5:1024", "lap3d7:100", "lap3d27:64"};
 /* The cache file's format and the kernels it measured: 3 since the
