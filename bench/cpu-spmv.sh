@@ -6,14 +6,19 @@
 # by a busy loop this script starts (issue 20, item 5), in the same run, and
 # the loaded / idle ratio of each.
 #
-#   bench/cpu-spmv.sh BUILD_DIR OUT.md
+#   bench/cpu-spmv.sh BUILD_DIR OUT.md [PARTS]
+#
+# PARTS: which tables, any of "1 2 loaded" (1 thread, 2 threads, the
+# loaded case; default all), so that the 2-thread and loaded tables can be
+# run again in a quiet stretch of a shared machine.
 #
 # The planner's CPU calibration is made in a fresh cache folder first (its
 # time is not in any row), as a user's first large plan makes it.  Each
 # table says the load average before it.
 set -euo pipefail
-build=${1:?usage: cpu-spmv.sh BUILD_DIR OUT.md}
-out=${2:?usage: cpu-spmv.sh BUILD_DIR OUT.md}
+build=${1:?usage: cpu-spmv.sh BUILD_DIR OUT.md [PARTS]}
+out=${2:?usage: cpu-spmv.sh BUILD_DIR OUT.md [PARTS]}
+parts=" ${3:-1 2 loaded} "
 suite=(lap2d5:1000 lap3d7:100 lap3d27:100 band:1000000,10 type2:2000000
        type3:1000000,41,0.35 random:1000000,16 powerlaw:1000000,2,10000)
 diagonal=(lap3d7:100 lap3d27:100 band:1000000,10 type2:2000000 type3:1000000,41,0.35)
@@ -24,8 +29,7 @@ for f in /work/shared/matrices/*.mtx; do
 done
 export ADIA_CACHE_DIR
 ADIA_CACHE_DIR=$(mktemp -d)
-busy=
-trap 'rm -rf "$ADIA_CACHE_DIR"; [ -z "$busy" ] || kill "$busy"' EXIT
+trap 'rm -rf "$ADIA_CACHE_DIR"' EXIT
 
 load() { echo "Load average before this table: $(cut -d' ' -f1-3 /proc/loadavg)."; echo; }
 table() {   # table THREADS SPEC...: bench_cpu_spmv's rows at THREADS threads
@@ -51,6 +55,7 @@ loaded_ratios() {
          "$(nproc) cores, $(git -C "$(dirname "$0")" rev-parse --short HEAD)"
     echo
     for t in 1 2; do
+        [[ $parts == *" $t "* ]] || continue
         for pass in 1 2; do
             echo "## $t thread(s), pass $pass, generated suite"
             echo
@@ -60,6 +65,7 @@ loaded_ratios() {
         echo
         table "$t" "${real[@]}"
     done
+    [[ $parts == *" loaded "* ]] || exit 0
     idle=$(mktemp) loaded=$(mktemp)
     echo "## 2 threads, idle"
     echo
@@ -68,10 +74,11 @@ loaded_ratios() {
     echo
     (while :; do :; done) &
     busy=$!
+    trap 'kill "$busy"' EXIT   # this block runs in its own shell (the pipe)
     sleep 1   # the library samples the load every 100 ms
     table 2 "${diagonal[@]}" | tee "$loaded"
     kill "$busy"
-    busy=
+    trap - EXIT
     echo "## Loaded / idle, 2 threads"
     echo
     loaded_ratios "$idle" "$loaded"
