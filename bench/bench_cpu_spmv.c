@@ -11,8 +11,17 @@
  *   plain csr  = the textbook `omp parallel for` CSR loop
  *   best       = the fastest format the planner can choose (median of 30)
  *                and its time / floor
+ *   own floor  = the best format's time / (its own bytes: its stored arrays,
+ *                padding and indices included, + x and y once, as in the
+ *                floor / read bandwidth)
  *   model pick = adia_plan_create with the MODEL chooser for 1000 calls
  *                (the default hints otherwise), its time / the best's
+ *   librsb     = librsb's rsb_spmv on its default (untuned) structure from
+ *                the CSR, at OMP_NUM_THREADS threads, and its time / the
+ *                best diagonal format's (when built with librsb: found at
+ *                configure time, else "-")
+ * threads = OMP_NUM_THREADS, and "(adia N)" where the library ran its
+ *           formats with fewer: other processes kept cores busy (adia_threads)
  * Times are medians in ms (adia_cpu_time_spmv).  Formats are timed in
  * registry order, all in one process, so run the script twice and compare
  * rows: another process on the machine shows up as spread. */
@@ -24,6 +33,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#ifdef ADIA_BENCH_LIBRSB
+#include <rsb.h>
+#endif
 
 #define RUNS 30
 
@@ -86,6 +98,43 @@ static double plain_csr_ms(const adia_csr_view *A, const double *x, double *y)
     return ms[RUNS / 2];
 }
 
+#ifdef ADIA_BENCH_LIBRSB
+/* rsb_spmv y = A x on librsb's default structure, median of RUNS (NaN when
+ * librsb refuses the matrix, e.g. over its int32 nonzero count). */
+static double librsb_ms(const adia_csr_view *A, const double *x, double *y)
+{
+    rsb_err_t err = RSB_ERR_NO_ERROR;
+    rsb_coo_idx_t *rp = malloc(((size_t)A->rows + 1) * sizeof *rp);
+    if (!rp || A->nnz > INT32_MAX) {
+        free(rp);
+        return NAN;
+    }
+    for (int32_t i = 0; i <= A->rows; i++) rp[i] = (rsb_coo_idx_t)A->rowptr[i];
+    struct rsb_mtx_t *M = rsb_mtx_alloc_from_csr_const(A->values, rp, A->colind, (rsb_nnz_idx_t)A->nnz,
+                                                       RSB_NUMERICAL_TYPE_DOUBLE, A->rows, A->cols, 1, 1,
+                                                       RSB_FLAG_DEFAULT_RSB_MATRIX_FLAGS, &err);
+    free(rp);
+    if (!M || err != RSB_ERR_NO_ERROR) return NAN;
+    const double one = 1.0, zero = 0.0;
+    double ms[RUNS];
+    for (int r = -1; r < RUNS && err == RSB_ERR_NO_ERROR; r++) {
+        double t0 = now_ms();
+        err = rsb_spmv(RSB_TRANSPOSITION_N, &one, M, x, 1, &zero, y, 1);
+        if (r >= 0) ms[r] = now_ms() - t0;
+    }
+    rsb_mtx_free(M);
+    if (err != RSB_ERR_NO_ERROR) return NAN;
+    qsort(ms, RUNS, sizeof *ms, cmp_double);
+    return ms[RUNS / 2];
+}
+#else
+static double librsb_ms(const adia_csr_view *A, const double *x, double *y)
+{
+    (void)A, (void)x, (void)y;
+    return NAN;
+}
+#endif
+
 static double format_ms(const adia_format *F, const double *x, double *y)
 {
     adia_gpu_timing t;
@@ -100,23 +149,29 @@ static int candidate(const adia_plan_candidate *c, int n, const char *name)
     return 0;
 }
 
-/* Median ms of every format the planner can choose (NaN: not built);
- * *best = the fastest. */
+/* Median ms and bytes moved of every format the planner can choose (NaN:
+ * not built); *best = the fastest, *best_diag the fastest diagonal format
+ * (-1: none). */
 static void time_formats(const adia_matrix *A, const adia_plan_hints *h, const double *x,
-                         double *y, double *ms, int *best)
+                         double *y, double *ms, double *bytes, int *best, int *best_diag)
 {
     adia_plan_candidate c[64];
     int n = 0;
     adia_plan_candidates(A, h, c, 64, &n);
-    *best = -1;
+    *best = *best_diag = -1;
     for (int i = 0; i < adia_format_count(); i++) {
         adia_format *F = NULL;
         ms[i] = NAN;
         if (candidate(c, n, adia_format_name_at(i)) &&
-            adia_format_build(A, adia_format_name_at(i), NULL, ADIA_DOUBLE, &F) == ADIA_OK)
+            adia_format_build(A, adia_format_name_at(i), NULL, ADIA_DOUBLE, &F) == ADIA_OK) {
             ms[i] = format_ms(F, x, y);
+            bytes[i] = (double)adia_format_storage_bytes(F) + 8.0 * (adia_matrix_rows(A) + adia_matrix_cols(A));
+        }
         adia_format_destroy(F);
         if (!isnan(ms[i]) && (*best < 0 || ms[i] < ms[*best])) *best = i;
+        if (!isnan(ms[i]) && adia_format_is_diagonal(adia_format_name_at(i)) &&
+            (*best_diag < 0 || ms[i] < ms[*best_diag]))
+            *best_diag = i;
     }
 }
 
@@ -131,12 +186,17 @@ static int bench(const char *what)
         return 1;
     }
     double *x = malloc((size_t)v.cols * sizeof *x), *y = malloc((size_t)v.rows * sizeof *y);
-    double ms[64];
-    int best;
+    double ms[64], bytes[64];
+    int best, best_diag;
     for (int32_t i = 0; i < v.cols; i++) x[i] = adia_random_value(42, i);
     double plain = plain_csr_ms(&v, x, y);
     adia_plan_hints h = {.expected_calls = 1000, .chooser = ADIA_CHOOSE_MODEL};
-    time_formats(A, &h, x, y, ms, &best);
+    /* librsb beside the plain loop, before any format: timed after every
+     * format's build and free it ran 1.4-1.8x slower (12 ms against 6.7 on
+     * lap3d7:100, one thread), a heap effect a program that uses librsb
+     * alone does not have */
+    double rsb = librsb_ms(&v, x, y);
+    time_formats(A, &h, x, y, ms, bytes, &best, &best_diag);
     adia_plan *P = NULL;
     double pick = NAN;
     const char *pick_name = "-";
@@ -146,11 +206,15 @@ static int bench(const char *what)
     }
     double gbs = read_gbs();   /* beside the timings: the machine is shared */
     double floor_ms = (8.0 * (double)v.nnz + 16.0 * v.rows) / (gbs * 1e6);
-    printf("| %s | %d | %lld | %d | %.1f | %.3f | %.3f | %s %.3f | %.2f | %s %.3f | %.2f |",
-           what, (int)v.rows, (long long)v.nnz, omp_get_max_threads(), gbs, floor_ms, plain,
+    char threads[32];
+    int used = adia_threads(), asked = omp_get_max_threads();
+    snprintf(threads, sizeof threads, used < asked ? "%d (adia %d)" : "%d", asked, used);
+    printf("| %s | %d | %lld | %s | %.1f | %.3f | %.3f | %s %.3f | %.2f | %.2f | %s %.3f | %.2f | %.3f | %.2f |",
+           what, (int)v.rows, (long long)v.nnz, threads, gbs, floor_ms, plain,
            best >= 0 ? adia_format_name_at(best) : "-", best >= 0 ? ms[best] : NAN,
-           best >= 0 ? ms[best] / floor_ms : NAN, pick_name, pick,
-           best >= 0 ? pick / ms[best] : NAN);
+           best >= 0 ? ms[best] / floor_ms : NAN,
+           best >= 0 ? ms[best] * gbs * 1e6 / bytes[best] : NAN, pick_name, pick,
+           best >= 0 ? pick / ms[best] : NAN, rsb, best_diag >= 0 ? rsb / ms[best_diag] : NAN);
     for (int i = 0; i < adia_format_count(); i++)
         if (!isnan(ms[i])) printf(" %s %.3f", adia_format_name_at(i), ms[i]);
     printf(" |\n");
@@ -169,9 +233,15 @@ int main(int argc, char **argv)
         return 2;
     }
     printf("| matrix | rows | nnz | threads | read GB/s | floor ms | plain csr ms | best ms | best / floor "
-           "| model pick ms | pick / best | all formats ms |\n");
-    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- | ---: | --- |\n");
+           "| best / own floor | model pick ms | pick / best | librsb ms | librsb / best diag | all formats ms |\n");
+    printf("| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- | ---: | ---: | ---: | --- |\n");
+#ifdef ADIA_BENCH_LIBRSB
+    if (rsb_lib_init(RSB_NULL_INIT_OPTIONS) != RSB_ERR_NO_ERROR) return 1;
+#endif
     int rc = 0;
     for (int i = 1; i < argc; i++) rc |= bench(argv[i]);
+#ifdef ADIA_BENCH_LIBRSB
+    rsb_lib_exit(RSB_NULL_EXIT_OPTIONS);
+#endif
     return rc;
 }

@@ -98,9 +98,11 @@ int64_t adia_memory_available(void);                 /* MemAvailable, bytes  */
  * omp_set_num_threads is clamped to it: OpenMP tries to start every thread
  * asked for, and OMP_NUM_THREADS=100000 crashed inside libgomp.  Explicit
  * thread counts above it (adia_spmm_options.threads) are refused with
- * ADIA_ERR_INVALID_ARG; the CLI refuses such an OMP_NUM_THREADS. */
+ * ADIA_ERR_INVALID_ARG; the CLI refuses such an OMP_NUM_THREADS.  Regions
+ * also leave cores that other processes keep busy alone (docs/threads.md). */
 #define ADIA_THREADS_PER_PROC 4
 int adia_thread_limit(void);                         /* ADIA_THREADS_PER_PROC x processors */
+int adia_threads(void);   /* threads a parallel region starts now (load included) */
 
 /* ======================================================= types (src/core) */
 

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Install the Debian packages the build and its tests need (pkg-config: the
 # install test), if any is missing; and, if it can, Open MPI, which only
-# adia_mpi (distributed runs) and its tests need: the core build goes on
-# without it.  Without root (and without sudo), print the one command that
+# adia_mpi (distributed runs) and its tests need, and librsb, which only
+# bench_cpu_spmv's comparison column needs: the core build goes on without
+# them.  Without root (and without sudo), print the one command that
 # would install them.
 set -e
 need="" want=""
@@ -10,7 +11,7 @@ have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok ins
 for pkg in cmake make gcc pkg-config zlib1g-dev libpng-dev; do
     have "$pkg" || need="$need $pkg"
 done
-for pkg in libopenmpi-dev openmpi-bin; do
+for pkg in libopenmpi-dev openmpi-bin librsb-dev; do
     have "$pkg" || want="$want $pkg"
 done
 [ -z "$need$want" ] && exit 0
@@ -27,11 +28,11 @@ if [ "$(id -u)" != 0 ]; then
         echo "adia: missing packages; run: sudo apt-get install -y$need$want" >&2
         exit 1
     else
-        echo "adia: optional, for distributed runs (adia_mpi): sudo apt-get install -y$want" >&2
+        echo "adia: optional, for distributed runs (adia_mpi) and the librsb benchmark: sudo apt-get install -y$want" >&2
         exit 0
     fi
 fi
 $SUDO apt-get update -qq
 [ -z "$need" ] || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$need
 [ -z "$want" ] || $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq$want ||
-    echo "adia: Open MPI not installed: building without adia_mpi" >&2
+    echo "adia: optional packages not installed: building without adia_mpi or the librsb benchmark" >&2

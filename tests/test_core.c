@@ -281,9 +281,25 @@ static void test_device_csr_plan_arguments(void)
 #endif
 }
 
+/* Cores other processes keep busy, from a window's clock ticks: their
+ * share of the machine (busy minus this process) times the processors. */
+static void test_busy_cores(void)
+{
+    CHECK(adia__busy_cores(200, 100, 200, 2) == 1, "one of two cores busy elsewhere");
+    CHECK(adia__busy_cores(130, 100, 200, 2) == 0, "0.3 of a core rounds to none");
+    CHECK(adia__busy_cores(200, 0, 200, 2) == 2, "both busy elsewhere");
+    CHECK(adia__busy_cores(100, 120, 200, 2) == 0, "own ticks above the machine's: none");
+    CHECK(adia__busy_cores(50, 0, 0, 2) == 0, "empty window: none");
+    CHECK(adia__busy_cores(6400, 0, 6400, 4) == 4, "a whole host busy: at most procs");
+    int t = adia_threads();
+    CHECK(t >= 1 && t <= adia_thread_limit(), "adia_threads() = %d within [1, %d]", t,
+          adia_thread_limit());
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_busy_cores();
     test_coo_duplicates_sorted();
     test_bad_input();
     test_transpose_and_spmv();

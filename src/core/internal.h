@@ -98,9 +98,14 @@ adia_status adia__gpu_check_free(int64_t bytes, const char *what);
 /* ---------------------------------------------------------------- threads */
 
 /* Threads of an OpenMP region: OpenMP's choice (OMP_NUM_THREADS), at most
- * adia_thread_limit().  Every parallel region of the library says
+ * adia_thread_limit(), and no more than the cores other processes leave
+ * free.  Every parallel region of the library says
  * num_threads(adia__threads()) (threads.c says why). */
 int adia__threads(void);
+/* Cores of procs that other processes kept busy, from the clock ticks of a
+ * window: all CPUs' busy ticks, this process's, and all CPUs' total
+ * (their share of the machine times procs, rounded). */
+int adia__busy_cores(int64_t busy, int64_t self, int64_t total, int procs);
 
 /* path = the cache folder ($ADIA_CACHE_DIR, else ~/.cache/adia, made if
  * missing) + "/" + name; false when there is none or path is too short. */

@@ -5,6 +5,7 @@
 #include "diag_core.h"
 
 #include <inttypes.h>
+#include <stdint.h>
 
 /* Below this much work a parallel region costs more than it saves. */
 #define DIAG_PAR_MIN 32768
@@ -34,6 +35,67 @@ static int64_t diag_find_scatter(const adia_diag *D, int32_t r)
 {
     return lower_row(D->scatter_row, D->n_scatter, r);
 }
+
+/* ---------------------------------------------------- SpMV helpers */
+
+/* Cache line, the prefetch step. */
+#define DIAG_LINE 64
+
+/* The SpMV chunk kernel is compiled for AVX2 beside the baseline and picked
+ * at load time where the toolchain can (GCC/Clang target_clones, x86-64
+ * ELF ifunc): on one core the SSE2 loop retires too few bytes per cycle to
+ * keep up with memory (it ran at 25-29 GB/s against 40 GB/s read). */
+#if defined(__x86_64__) && defined(__ELF__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define DIAG_SIMD_CLONES __attribute__((target_clones("avx2", "default")))
+#endif
+#endif
+#ifndef DIAG_SIMD_CLONES
+#define DIAG_SIMD_CLONES
+#endif
+
+/* Bytes one product moves (data, x, y) above which y is written with
+ * non-temporal stores (beta = 0): the write then skips the read for
+ * ownership of every line of y (a third of the traffic of a 7-diagonal
+ * matrix is y), and a product this size would have pushed y out of a
+ * last-level cache (32 MiB here) with its own stream anyway. */
+#define DIAG_STREAM_MIN ((int64_t)32 << 20)
+
+#ifdef __SSE2__
+#include <emmintrin.h>
+
+static int diag_streams_y(const adia_diag *D)
+{
+    int64_t vs = (int64_t)adia_value_size(D->vtype);
+    return (D->piece_data[D->n_pieces] + D->rows + D->cols) * vs > DIAG_STREAM_MIN;
+}
+/* y[0, n) = alpha acc by non-temporal stores, after scalar ones up to the
+ * 16-byte boundary the SSE2 stores need. */
+static void diag_stream_d(double *y, const double *acc, int32_t n, double alpha)
+{
+    int32_t i = 0;
+    for (; i < n && ((uintptr_t)(y + i) & 15); i++) y[i] = alpha * acc[i];
+    for (; i + 2 <= n; i += 2) _mm_stream_pd(y + i, _mm_set_pd(alpha * acc[i + 1], alpha * acc[i]));
+    for (; i < n; i++) y[i] = alpha * acc[i];
+}
+static void diag_stream_f(float *y, const double *acc, int32_t n, double alpha)
+{
+    int32_t i = 0;
+    for (; i < n && ((uintptr_t)(y + i) & 15); i++) y[i] = (float)(alpha * acc[i]);
+    for (; i + 4 <= n; i += 4)
+        _mm_stream_ps(y + i, _mm_set_ps((float)(alpha * acc[i + 3]), (float)(alpha * acc[i + 2]),
+                                        (float)(alpha * acc[i + 1]), (float)(alpha * acc[i])));
+    for (; i < n; i++) y[i] = (float)(alpha * acc[i]);
+}
+/* Non-temporal stores are weakly ordered: a thread's must be globally
+ * visible before the region's barrier hands y to the caller. */
+static void diag_stream_fence(void) { _mm_sfence(); }
+#else
+static int diag_streams_y(const adia_diag *D) { (void)D; return 0; }
+static void diag_stream_d(double *y, const double *acc, int32_t n, double alpha) { (void)y; (void)acc; (void)n; (void)alpha; }
+static void diag_stream_f(float *y, const double *acc, int32_t n, double alpha) { (void)y; (void)acc; (void)n; (void)alpha; }
+static void diag_stream_fence(void) {}
+#endif
 
 #define VALUE double
 #define FN(name) name##_d

@@ -7,8 +7,9 @@
  *  - each format's efficiency (bytes moved / (time * bandwidth)) on three
  *    DRAM-bound probes, 5-, 7- and 27-point stencils: how well a kernel
  *    streams depends on how many entries a row has (the DIA kernel, whose
- *    diagonals lie one matrix length apart, streams K arrays at once and
- *    falls behind the pieced formats with many diagonals).  A matrix's
+ *    diagonals lie one matrix length apart, streams K arrays at once: 2-2.6x
+ *    behind the pieced formats with 10+ diagonals until it prefetched
+ *    them, and how far it is now is the machine's to say).  A matrix's
  *    efficiency is interpolated piecewise linearly in its mean entries per
  *    row.
  *
@@ -25,10 +26,15 @@
 #include <math.h>
 #include <stdio.h>
 
-/* In increasing entries per row; the DIA kernel is already 1.4x slower than
- * the pieced formats at 7 diagonals, so a line from 5 to 27 would miss it. */
+/* In increasing entries per row; a kernel's efficiency may bend between 5
+ * and 27 (the DIA kernel without prefetch was already 1.4x slower than the
+ * pieced formats at 7), which a line from 5 to 27 would miss. */
 #define PROBES 3
 static const char *const probe_spec[PROBES] = {"lap2d5:1024", "lap3d7:100", "lap3d27:64"};
+/* The cache file's format and the kernels it measured: 3 since the
+ * diagonal kernels' AVX2 build, prefetch and streamed y (efficiencies
+ * measured for older kernels are measured again). */
+#define CALIB_VERSION 3
 /* Matrices whose CSR takes less stay in the caches: assumed efficiencies. */
 #define DRAM_MIN_BYTES ((int64_t)32 << 20)
 
@@ -178,8 +184,8 @@ static void calib_save(const cpu_calib *c)
     char path[1024];
     adia_outfile o;
     if (!calib_path(path, sizeof path) || adia__outfile_open(&o, path, false) != ADIA_OK) return;
-    adia__outfile_printf(&o, "adia-cpu-calibration 2\nthreads %d\nbandwidth_gbs %.4f\nprobe_rows",
-                         c->threads, c->gbs);
+    adia__outfile_printf(&o, "adia-cpu-calibration %d\nthreads %d\nbandwidth_gbs %.4f\nprobe_rows",
+                         CALIB_VERSION, c->threads, c->gbs);
     for (int p = 0; p < PROBES; p++) adia__outfile_printf(&o, " %.4f", c->row[p]);
     for (int i = 0; i < c->n; i++) {
         adia__outfile_printf(&o, "\nformat %s", c->f[i].name);
@@ -201,7 +207,7 @@ static bool calib_load(cpu_calib *c)
     int version = 0, threads = 0;
     bool ok = fscanf(f, "adia-cpu-calibration %d threads %d bandwidth_gbs %lf probe_rows",
                      &version, &threads, &c->gbs) == 3 &&
-              version == 2 && threads == adia__threads() && c->gbs > 0;
+              version == CALIB_VERSION && threads == adia__threads() && c->gbs > 0;
     for (int p = 0; ok && p < PROBES; p++)
         ok = fscanf(f, "%lf", &c->row[p]) == 1 && (p == 0 || c->row[p] > c->row[p - 1]);
     while (ok && c->n < ADIA_PLAN_MAX_CANDIDATES && fscanf(f, " format %23s", name) == 1) {
