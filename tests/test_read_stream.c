@@ -257,6 +257,18 @@ static void test_budget(void)
     gzclose(g);
     CHECK_ERR(load(tmp_path("huge.bin.gz"), &A), ADIA_ERR_NO_MEMORY,
               "huge.bin.gz: reading a 2147483647 x 0 binary matrix with 0 entries needs 17.2 GB");
+    /* Chunks grow only as far as the budget leaves room: with 64 MB chunks
+     * (16 threads) the buffers alone (128 MB) and the row pointers (80 MB)
+     * passed a budget of 200 MB, which the read fits with smaller chunks. */
+    const char *empty = tmp_path("empty.mtx");
+    write_bytes(empty, HDR "10000000 10000000 0\n", strlen(HDR "10000000 10000000 0\n"));
+    CHECK_OK(adia_set_memory_budget(200000000));
+    adia__lines_set_chunk((size_t)64 << 20);
+    CHECK_OK(load(empty, &A));
+    CHECK(A && adia_matrix_rows(A) == 10000000, "the empty 10^7 x 10^7 matrix");
+    adia_matrix_destroy(A);
+    A = NULL;
+    adia__lines_set_chunk(0);
     CHECK_OK(adia_set_memory_budget(0));
 }
 

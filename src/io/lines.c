@@ -63,7 +63,13 @@ void adia__lines_free(adia_lines *l)
 
 int64_t adia__lines_buffer_bytes(const adia_lines *l)
 {
-    return l->zero_copy ? 0 : 2 * (int64_t)l->chunk_max;
+    return l->zero_copy ? 0 : 2 * (int64_t)l->chunk;
+}
+
+void adia__lines_fit(adia_lines *l, int64_t room)
+{
+    if (room / 2 < (int64_t)l->chunk_max)
+        l->chunk_max = room / 2 > (int64_t)l->chunk ? (size_t)(room / 2) : l->chunk;
 }
 
 /* One past the last LF in [b, e), or NULL. */

@@ -514,7 +514,7 @@ static adia_status header_lines(mtx_header *h, const char **b, const char *e, co
  * entries (a file not sorted by row spreads them evenly, one sorted keeps
  * a block together). */
 static adia_status check_budget(const mtx_ctx *x, mtx_plan_fn plan, int64_t size,
-                                int64_t buffers)
+                                int64_t buffers, int64_t *peak_out)
 {
     mtx_header h = *x->h;
     int64_t most = (size + 1) / (2 * (x->nidx + x->nval));
@@ -536,6 +536,7 @@ static adia_status check_budget(const mtx_ctx *x, mtx_plan_fn plan, int64_t size
     snprintf(full, sizeof full, "%s:%" PRId64 ": reading%s %" PRId32 " x %" PRId32 " with %"
              PRId64 " entries declared (%s)", x->name, h.lines, part, x->h->rows, x->h->cols,
              x->h->entries, what);
+    *peak_out = peak;
     return adia__budget_check(peak, full);
 }
 
@@ -623,7 +624,12 @@ static adia_status read_all(adia_lines *l, mtx_plan_fn plan, const mtx_rows *kee
                  0, 0.0, 0, 0, false, false};
     ADIA_TRY(kept_rows(&x, keep));
     int64_t left = l->src->size < 0 ? -1 : l->src->size - (l->offset + (b - chunk));
-    ADIA_TRY(check_budget(&x, plan, left, adia__lines_buffer_bytes(l)));
+    /* the budget with the first chunk's buffers; larger chunks where it
+     * leaves room (64 MB buffers of 16 threads made a budget of 200 MB
+     * refuse a read that fits it) */
+    int64_t peak = 0, first = adia__lines_buffer_bytes(l);
+    ADIA_TRY(check_budget(&x, plan, left, first, &peak));
+    adia__lines_fit(l, adia_memory_budget() - (peak - first));
     if (build) ADIA_TRY(start_building(d, &x, left));
     mtx_work w[2] = {{NULL, 0, 0}, {NULL, 0, 0}};
     adia_status s = read_entries(l, d, &x, w, b, e, last_lf);

@@ -68,8 +68,13 @@ adia_status adia__lines_init(adia_lines *l, adia_source *src);
  * stays valid until the call after next: one thread may read the next
  * chunk while others parse this one. */
 adia_status adia__lines_next(adia_lines *l, const char **b, const char **e);
-/* Bytes of the buffers at their usual size (both; 0 for text in memory). */
+/* Bytes of the two buffers at the first chunk's size (0 for text in
+ * memory): what a read needs at least. */
 int64_t adia__lines_buffer_bytes(const adia_lines *l);
+/* Chunks grow only as far as room bytes hold both buffers (never below
+ * the first chunk): the larger chunks of many threads are a speed-up the
+ * memory budget may not leave room for. */
+void adia__lines_fit(adia_lines *l, int64_t room);
 void adia__lines_free(adia_lines *l);
 /* Tests: the chunk size in bytes (0: the default, a few MB per thread). */
 void adia__lines_set_chunk(size_t bytes);
