@@ -8,6 +8,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 
@@ -477,6 +478,47 @@ static void test_operator(void)
     adia_matrix_destroy(A);
 }
 
+/* The same solve at 1 and 3 threads (the count also follows the load:
+ * docs/threads.md) gives the same x bit for bit and the same iterations:
+ * the sums are taken in fixed chunks (above 65536 rows the loops run in
+ * parallel). */
+static void test_thread_count(void)
+{
+    adia_matrix *A = test_generate("lap3d7:50");
+    if (!A) return;
+    int32_t n = adia_matrix_rows(A);
+    double *b = malloc((size_t)n * sizeof *b), *x[2];
+    for (int32_t i = 0; i < n; i++) b[i] = 1.0 + (i % 7) * 0.25;
+    static const adia_solver methods[] = {ADIA_SOLVE_CG, ADIA_SOLVE_BICGSTAB, ADIA_SOLVE_GMRES};
+    int keep = omp_get_max_threads();
+    for (int m = 0; m < 3; m++) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.method = methods[m];
+        o.max_iter = 60;
+        adia_solve_info in[2];
+        int used = 1;
+        for (int t = 0; t < 2; t++) {
+            omp_set_num_threads(t == 0 ? 1 : 3);
+            if (t == 1) used = adia_threads();
+            x[t] = calloc((size_t)n, sizeof *x[t]);
+            CHECK_OK(adia_solve(A, NULL, b, x[t], &o, &in[t]));
+        }
+        if (used < 2)   /* one core, or the others busy: nothing to compare */
+            printf("test_thread_count: %s at 1 thread only (%d free)\n",
+                   adia_solver_name(o.method), used);
+        else CHECK(in[0].iterations == in[1].iterations && !memcmp(x[0], x[1], (size_t)n * sizeof *x[0]),
+              "%s: 1 and 3 threads give %d / %d iterations and %s x", adia_solver_name(o.method),
+              in[0].iterations, in[1].iterations,
+              memcmp(x[0], x[1], (size_t)n * sizeof *x[0]) ? "different" : "the same");
+        free(x[0]);
+        free(x[1]);
+    }
+    omp_set_num_threads(keep);
+    free(b);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -492,5 +534,6 @@ int main(void)
     test_restart();
     test_given_plan();
     test_bad_args();
+    test_thread_count();
     return TEST_END();
 }

@@ -57,12 +57,33 @@ static adia_status agree(const solver *S, adia_status s)
     return S->op->agree ? S->op->agree(S->op->ctx, s) : s;
 }
 
+/* Sums over the rows are taken in SUM_CHUNKS fixed chunks, each added in
+ * row order, and the chunks added in order: the result does not depend on
+ * the number of threads -- which follows the machine's load
+ * (docs/threads.md) -- so a solve repeats bit for bit. */
+#define SUM_CHUNKS 256
+
+static int64_t chunk_start(int64_t n, int k) { return n * k / SUM_CHUNKS; }
+
+/* sum over the chunks of part[k * stride + j], in chunk order */
+static double in_order(const double *part, int stride, int j)
+{
+    double s = 0;
+    for (int k = 0; k < SUM_CHUNKS; k++) s += part[k * stride + j];
+    return s;
+}
+
 static double dot(const solver *S, const double *a, const double *b)
 {
     const int64_t n = S->n;
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
+    double part[SUM_CHUNKS];
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
+    for (int k = 0; k < SUM_CHUNKS; k++) {
+        double s = 0;
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) s += a[i] * b[i];
+        part[k] = s;
+    }
+    double s = in_order(part, 1, 0);
     global_sum(S, &s, 1);
     return s;
 }
@@ -81,9 +102,15 @@ static double nrm2(const solver *S, const double *a)
     int e = 0;
     if (big > 0) frexp(big, &e);
     const double down = ldexp(1.0, -e);
-    double s = 0;
-#pragma omp parallel for reduction(+ : s) schedule(static) if (n > 65536) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) s += (a[i] * down) * (a[i] * down);
+    double part[SUM_CHUNKS];
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
+    for (int k = 0; k < SUM_CHUNKS; k++) {
+        double s = 0;
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++)
+            s += (a[i] * down) * (a[i] * down);
+        part[k] = s;
+    }
+    double s = in_order(part, 1, 0);
     global_sum(S, &s, 1);
     return ldexp(sqrt(s), e);
 }
@@ -179,19 +206,24 @@ static void cg_update(solver *S, double alpha, const double *p, const double *q,
 {
     const int64_t n = S->n;
     const double *d = S->inv_diag;
-    double rz = 0, rr = 0;
-#pragma omp parallel for reduction(+ : rz, rr) schedule(static) if (n > 65536) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) {
-        x[i] += alpha * p[i];
-        double ri = r[i] - alpha * q[i];
-        r[i] = ri;
-        double zi = d ? d[i] * ri : ri;
-        if (d) z[i] = zi;
-        rz += ri * zi;
-        rr += ri * ri;
+    double part[SUM_CHUNKS][2];
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
+    for (int k = 0; k < SUM_CHUNKS; k++) {
+        double rz = 0, rr = 0;
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+            x[i] += alpha * p[i];
+            double ri = r[i] - alpha * q[i];
+            r[i] = ri;
+            double zi = d ? d[i] * ri : ri;
+            if (d) z[i] = zi;
+            rz += ri * zi;
+            rr += ri * ri;
+        }
+        part[k][0] = rz;
+        part[k][1] = rr;
     }
-    sums[0] = rz;
-    sums[1] = rr;
+    sums[0] = in_order(&part[0][0], 2, 0);
+    sums[1] = in_order(&part[0][0], 2, 1);
     global_sum(S, sums, 2);
 }
 
