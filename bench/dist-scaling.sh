@@ -14,8 +14,10 @@
 #   MPIRUN    (default mpirun)
 #   MPI_ARGS  extra mpirun arguments, e.g. as root in a container:
 #             "--allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none"
-#   DEVICE    cpu or gpu (default: what the tool picks); the GPU needs the
-#             device transport of the distributed issue
+#   DEVICE    cpu or gpu (default: what the tool picks); gpu: each process's
+#             block on one GPU (node rank modulo the devices), the halo by
+#             NCCL between distinct GPUs, CG with its vectors on the device;
+#             P = 1 is the single-process solver (the baseline)
 # Prints the table; exit status 1 if a run failed or did not converge.
 set -uo pipefail
 EDGE=${1:-160}
