@@ -35,11 +35,12 @@ static uint64_t to_bits(double v)
     return b;
 }
 
-/* The doubles under test, kind k of 6: any bit pattern, subnormals,
- * powers of ten and their neighbours, integers, short decimals, ties. */
+/* The doubles under test, kind i % 7: any bit pattern, subnormals, powers
+ * of ten and their neighbours, integers, short decimals, ties, integers
+ * below 2^53 with trailing zeros (numformat.c's shortcut). */
 static double sample(long i)
 {
-    switch (i % 6) {
+    switch (i % 7) {
     case 0: return from_bits(next_bits());
     case 1: return from_bits(next_bits() & UINT64_C(0x800FFFFFFFFFFFFF));
     case 2: {
@@ -49,6 +50,7 @@ static double sample(long i)
     }
     case 3: return (double)((int64_t)next_bits() >> (next_bits() % 64));
     case 4: return (double)(int64_t)(next_bits() % 2000001 - 1000000) / 1000;
+    case 5: return (double)(next_bits() % 100000) * pow(10, (double)(next_bits() % 12));
     default: return ldexp((double)(next_bits() % (UINT64_C(1) << 53)) + 0.5, -(int)(next_bits() % 60));
     }
 }

@@ -165,6 +165,23 @@ static decimal shortest(uint64_t ieee_mantissa, uint32_t ieee_exponent)
     return (decimal){output, e10 + removed};
 }
 
+/* An integer in [1, 2^53) is its own shortest decimal (the doubles around
+ * it are at most 1 apart, a decimal of fewer digits at least 1 away), and
+ * matrices are full of them (stencils' 26 and -1): its digits, without
+ * Ryu's digit-by-digit search.  Trailing zeros may stay in the mantissa:
+ * below 10^16 layout writes them the same either way.  false if
+ * (mantissa, exponent) is not such an integer. */
+static bool small_integer(uint64_t ieee_mantissa, uint32_t ieee_exponent, decimal *d)
+{
+    const int32_t e2 = (int32_t)ieee_exponent - 1023 - 52;   /* value = m2 * 2^e2 */
+    if (ieee_exponent == 0 || e2 > 0 || e2 < -52) return false;
+    const uint64_t m2 = UINT64_C(1) << 52 | ieee_mantissa;
+    if (m2 & ((UINT64_C(1) << -e2) - 1)) return false;       /* a fraction */
+    d->mantissa = m2 >> -e2;
+    d->exponent = 0;
+    return true;
+}
+
 /* ------------------------------------------------------------- layout */
 
 /* n digits d (value d * 10^e) at p, as %g lays them out; returns the end. */
@@ -214,6 +231,7 @@ char *adia__format_double(char *p, double v)
         *p = '0';
         return p + 1;
     }
-    decimal d = shortest(mantissa, exponent);
+    decimal d;
+    if (!small_integer(mantissa, exponent, &d)) d = shortest(mantissa, exponent);
     return layout(p, d.mantissa, decimal_length(d.mantissa), d.exponent);
 }
