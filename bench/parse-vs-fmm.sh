@@ -66,8 +66,8 @@ adia_read() {
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || a == "-" || (b != "-" && b < a)) ? b : a }'; }
 
 echo "# $(date -u '+%F %T UTC'); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); fast_matrix_market $("$VENV/bin/python" -c 'import fast_matrix_market as f; print(f.__version__)'); load $(cut -d' ' -f1 /proc/loadavg)"
-echo
 [[ " $WHAT " == *" read "* ]] && {
+echo
 base_head=${BASE:+" before s | after / before |"}
 echo "| file | MB | threads | adia s | adia MB/s | fmm s | fmm MB/s | adia / fmm speed |$base_head"
 echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |${BASE:+" ---: | ---: |"}"
