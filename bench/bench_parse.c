@@ -3,7 +3,7 @@
  *   bench_parse [FILE.mtx] [--n N] [--read-only] [--write OUT] [--runs R] [--threads T]
  *
  * Without FILE, writes a 3D 27-point stencil on an N^3 grid (default N = 62:
- * ~6.3M entries, about 200 MB of text with %.17g values) to
+ * ~6.3M entries, about 200 MB of text) to
  * bench_parse_tmp.mtx with adia_matrix_write_mtx (timed).  Then parses the
  * file from memory with 1 and 2 OpenMP threads, reads it with
  * adia_matrix_read_mtx with 1 and 2 threads (file reading included), writes and loads the binary
