@@ -1,16 +1,19 @@
 /* bench_parse.c -- Matrix Market parse / write and binary load speed.
  *
- *   bench_parse [FILE.mtx] [--n N] [--read-only] [--runs R] [--threads T]
+ *   bench_parse [FILE.mtx] [--n N] [--read-only] [--write OUT] [--runs R] [--threads T]
  *
  * Without FILE, writes a 3D 27-point stencil on an N^3 grid (default N = 62:
- * ~6.3M entries, about 200 MB of text with %.17g values) to
+ * ~6.3M entries, about 200 MB of text) to
  * bench_parse_tmp.mtx with adia_matrix_write_mtx (timed).  Then parses the
  * file from memory with 1 and 2 OpenMP threads, reads it with
  * adia_matrix_read_mtx with 1 and 2 threads (file reading included), writes and loads the binary
  * format, and prints MB/s (MB = 1e6 bytes of the text / binary file).
  * --read-only: only the adia_matrix_read_mtx lines (what parse-vs-fmm.sh
- * times); --runs R: best of R (default 2); --threads T: only at T threads
- * (a profile of one thread count). */
+ * times); --write OUT: only the write_mtx lines, FILE read (not timed) and
+ * written to OUT with adia_matrix_write_mtx (what parse-vs-fmm.sh times
+ * against fast_matrix_market's writer; OUT is removed afterwards); --runs
+ * R: best of R (default 2); --threads T: only at T threads (a profile of
+ * one thread count). */
 #include "adia.h"
 
 #include <omp.h>
@@ -122,15 +125,41 @@ static void read_file(const char *path, double mb, int runs)
     }
 }
 
+/* FILE (read once, not timed) written to out at 1 and 2 threads, best of
+ * runs: the write as a program that holds a matrix pays it, temporary file,
+ * fsync and rename included. */
+static void write_file(const char *path, const char *out, int runs)
+{
+    adia_matrix *A;
+    if (adia_matrix_read_mtx(path, &A)) die("read_mtx");
+    for (int threads = 1; threads <= 2; threads++) {
+        if (only_threads && threads != only_threads) continue;
+        omp_set_num_threads(threads);
+        double best = 1e30;
+        for (int rep = 0; rep < runs; rep++) {
+            double t0 = now();
+            if (adia_matrix_write_mtx(A, out)) die("write_mtx");
+            double dt = now() - t0;
+            best = dt < best ? dt : best;
+        }
+        double mb = file_mb(out);
+        printf("write_mtx %dT %8.1f MB  %7.3f s  %7.1f MB/s  (fsync included, best of %d)\n",
+               threads, mb, best, mb / best, runs);
+    }
+    remove(out);
+    adia_matrix_destroy(A);
+}
+
 int main(int argc, char **argv)
 {
-    const char *path = NULL;
+    const char *path = NULL, *write_out = NULL;
     int n = 62, runs = 2;
     bool read_only = false;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--n") && i + 1 < argc) n = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--write") && i + 1 < argc) write_out = argv[++i];
         else if (!strcmp(argv[i], "--read-only")) read_only = true;
         else path = argv[i];
     }
@@ -146,6 +175,14 @@ int main(int argc, char **argv)
     }
     printf("bench_parse  %s  max threads %d  load average %.2f\n", date,
            omp_get_max_threads(), load[0]);
+    if (write_out) {
+        if (!path) {
+            fprintf(stderr, "bench_parse: --write needs FILE\n");
+            return 2;
+        }
+        write_file(path, write_out, runs);
+        return 0;
+    }
     if (!path) {
         path = "bench_parse_tmp.mtx";
         A = stencil27(n);

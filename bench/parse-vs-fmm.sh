@@ -4,6 +4,12 @@
 # FILE, triplets to the checked CSR) beside fast_matrix_market's read_coo
 # (the reader behind scipy.io.mmread; triplets only), at 1 and 2 threads,
 # page cache warm, best of RUNS fresh processes each, same run (issue 20).
+# Then writing them: adia_matrix_write_mtx of the matrix read from each
+# uncompressed file (temporary file, fsync, rename) beside fmm's write_coo
+# of its triplets (plain write, no fsync; the fsync it would need to be as
+# safe is timed apart), both writing the shortest decimal that reads back
+# exactly (adia: Ryu; fmm: Dragonbox, its default precision), to files
+# next to the inputs.
 #
 # usage: bench/parse-vs-fmm.sh [BUILD_DIR] [FILE.mtx ...]
 #   BUILD_DIR  with adia and bench_parse (default build)
@@ -14,11 +20,13 @@
 # environment: RUNS (default 3), VENV (default $TMPDIR/adia-fmm-venv: made
 # with `python3 -m venv` and `pip install fast_matrix_market` if missing),
 # BASE: another build dir (the code before a change; its bench_parse must
-# know --read-only) timed in the same run, in two more columns.
+# know --read-only) timed in the same run, in two more columns (reading
+# only); WHAT (default "read write"): which tables.
 set -uo pipefail
 BUILD=${1:-build}
 shift || true
 RUNS=${RUNS:-3}
+WHAT=${WHAT:-read write}
 TMP=${TMPDIR:-/tmp}
 VENV=${VENV:-$TMP/adia-fmm-venv}
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c "import fast_matrix_market" 2>/dev/null; then
@@ -58,6 +66,7 @@ adia_read() {
 min() { awk -v a="$1" -v b="$2" 'BEGIN { print (a == "" || a == "-" || (b != "-" && b < a)) ? b : a }'; }
 
 echo "# $(date -u '+%F %T UTC'); $(nproc) cores; $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); fast_matrix_market $("$VENV/bin/python" -c 'import fast_matrix_market as f; print(f.__version__)'); load $(cut -d' ' -f1 /proc/loadavg)"
+[[ " $WHAT " == *" read "* ]] && {
 echo
 base_head=${BASE:+" before s | after / before |"}
 echo "| file | MB | threads | adia s | adia MB/s | fmm s | fmm MB/s | adia / fmm speed |$base_head"
@@ -82,3 +91,55 @@ for f in "${files[@]}"; do
             printf "\n" }'
     done
 done
+}
+
+# seconds of one fast_matrix_market write_coo of the triplets of $1 to $2
+# at $3 threads (after a 1-entry one, as for reading), then the same plus
+# an fsync of $2, and its MB; $2 is removed
+fmm_write() {
+    "$VENV/bin/python" - "$1" "$2" "$3" <<'EOF'
+import io, os, sys, time, fast_matrix_market as fmm
+src, out, par = sys.argv[1], sys.argv[2], int(sys.argv[3])
+(v, (i, j)), shape = fmm.read_coo(src, parallelism=par)
+fmm.write_coo(io.BytesIO(), (v[:1], (i[:1], j[:1])), shape, parallelism=par)
+t = time.perf_counter()
+fmm.write_coo(out, (v, (i, j)), shape, parallelism=par)
+t1 = time.perf_counter()
+fd = os.open(out, os.O_RDONLY)
+os.fsync(fd)
+os.close(fd)
+print(f"{t1 - t:.4f} {time.perf_counter() - t:.4f} {os.path.getsize(out) / 1e6:.1f}")
+os.remove(out)
+EOF
+}
+
+# "seconds MB" of one adia_matrix_write_mtx of the matrix in $1 to $2 at $3
+# threads (bench_parse reads $1 first, untimed, and removes $2)
+adia_write() {
+    "$BUILD/bench_parse" "$1" --write "$2" --runs 1 --threads "$3" 2>/dev/null |
+        awk '$1 == "write_mtx" { t = $5; mb = $3 } END { print (t ? t : "-"), (mb ? mb : "-") }'
+}
+
+[[ " $WHAT " == *" write "* ]] && {
+echo
+echo "Writing (adia: temporary file + fsync + rename; fmm: plain write, then fsync timed apart):"
+echo
+echo "| file | threads | adia s | adia MB | adia MB/s | fmm s | fmm + fsync s | fmm MB | fmm MB/s | adia / fmm speed | adia / (fmm + fsync) |"
+echo "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+for f in "${files[@]}"; do
+    [[ "$f" == *.gz ]] && continue   # fmm writes no gzip
+    cat "$f" >/dev/null
+    for t in 1 2; do
+        a= m= ms= amb= mmb=
+        for _ in $(seq "$RUNS"); do
+            read -r at amb < <(adia_write "$f" "$TMP/adia-write-$$.mtx" "$t")
+            read -r mt mst mmb < <(fmm_write "$f" "$TMP/fmm-write-$$.mtx" "$t")
+            a=$(min "$a" "$at") m=$(min "$m" "$mt") ms=$(min "$ms" "$mst")
+        done
+        awk -v f="$(basename "$f")" -v t="$t" -v a="$a" -v am="$amb" -v m="$m" -v ms="$ms" -v mm="$mmb" 'BEGIN {
+            printf "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f, t, a, am,
+                   (a > 0 ? sprintf("%.0f", am / a) : "-"), m, ms, mm, (m > 0 ? sprintf("%.0f", mm / m) : "-"),
+                   (a > 0 && m > 0 ? sprintf("%.2fx", m / a) : "-"), (a > 0 && ms > 0 ? sprintf("%.2fx", ms / a) : "-") }'
+    done
+done
+}

@@ -1,28 +1,18 @@
 /* mtx_write.c -- Matrix Market output: matrices as coordinate real
- * general, vectors as array real general, values with %.17g (exact round
- * trip; NaN and infinities as "nan", "-inf", ..., which the reader's strtod
- * takes back).  Blocks of lines are formatted in parallel into per-thread
- * buffers, then written in order through a safe output file. */
+ * general, vectors as array real general, values as the shortest decimal
+ * that reads back exactly (numformat.h; NaN and infinities as "nan",
+ * "-inf", ..., which the reader's strtod takes back).  Blocks of lines are
+ * formatted in parallel into per-thread buffers, then written in order
+ * through a safe output file. */
 #include "io.h"
+#include "numformat.h"
 #include "outfile.h"
 
 #include <inttypes.h>
 
 #define WRITE_BLOCK (1 << 16)   /* entries per formatted block */
 #define ENTRY_MAX 64            /* "2147483647 2147483647 -1.2345678901234567e-308\n" */
-
-/* Decimal digits of v at p; returns the end. */
-static char *put_u32(char *p, uint32_t v)
-{
-    char tmp[10];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) *p++ = tmp[--n];
-    return p;
-}
+_Static_assert(2 * 11 + ADIA_DOUBLE_CHARS + 1 <= ENTRY_MAX, "an entry fits its slot");
 
 /* Formats lines [b, e) of what ctx holds into buf; returns the byte count. */
 typedef size_t (*format_fn)(const void *ctx, int64_t b, int64_t e, char *buf);
@@ -43,11 +33,11 @@ static size_t format_entries(const void *ctx, int64_t b, int64_t e, char *buf)
     int32_t i = lo;
     for (int64_t k = b; k < e; k++) {
         while (A->rowptr[i + 1] <= k) i++;
-        p = put_u32(p, (uint32_t)i + 1);
+        p = adia__format_u32(p, (uint32_t)i + 1);
         *p++ = ' ';
-        p = put_u32(p, (uint32_t)A->colind[k] + 1);
+        p = adia__format_u32(p, (uint32_t)A->colind[k] + 1);
         *p++ = ' ';
-        p += snprintf(p, ENTRY_MAX - 24, "%.17g", v[k]);
+        p = adia__format_double(p, v[k]);
         *p++ = '\n';
     }
     return (size_t)(p - buf);
@@ -58,7 +48,10 @@ static size_t format_values(const void *ctx, int64_t b, int64_t e, char *buf)
 {
     const double *x = ctx;
     char *p = buf;
-    for (int64_t k = b; k < e; k++) p += snprintf(p, ENTRY_MAX, "%.17g\n", x[k]);
+    for (int64_t k = b; k < e; k++) {
+        p = adia__format_double(p, x[k]);
+        *p++ = '\n';
+    }
     return (size_t)(p - buf);
 }
 
