@@ -57,19 +57,23 @@ static adia_status agree(const solver *S, adia_status s)
     return S->op->agree ? S->op->agree(S->op->ctx, s) : s;
 }
 
-/* Sums over the rows are taken in SUM_CHUNKS fixed chunks, each added in
- * row order, and the chunks added in order: the result does not depend on
- * the number of threads -- which follows the machine's load
- * (docs/threads.md) -- so a solve repeats bit for bit. */
+/* Sums over the rows are taken in fixed chunks, each added in row order,
+ * and the chunks added in order: the result does not depend on the number
+ * of threads -- which follows the machine's load (docs/threads.md) -- so a
+ * solve repeats bit for bit.  Up to PARALLEL_ROWS rows the loops run on
+ * one thread and one chunk keeps the plain row order. */
 #define SUM_CHUNKS 256
+#define PARALLEL_ROWS 65536
 
-static int64_t chunk_start(int64_t n, int k) { return n * k / SUM_CHUNKS; }
+static int sum_chunks(int64_t n) { return n > PARALLEL_ROWS ? SUM_CHUNKS : 1; }
+
+static int64_t chunk_start(int64_t n, int k) { return n * k / sum_chunks(n); }
 
 /* sum over the chunks of part[k * stride + j], in chunk order */
-static double in_order(const double *part, int stride, int j)
+static double in_order(int64_t n, const double *part, int stride, int j)
 {
     double s = 0;
-    for (int k = 0; k < SUM_CHUNKS; k++) s += part[k * stride + j];
+    for (int k = 0; k < sum_chunks(n); k++) s += part[k * stride + j];
     return s;
 }
 
@@ -77,13 +81,13 @@ static double dot(const solver *S, const double *a, const double *b)
 {
     const int64_t n = S->n;
     double part[SUM_CHUNKS];
-#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
-    for (int k = 0; k < SUM_CHUNKS; k++) {
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int k = 0; k < sum_chunks(n); k++) {
         double s = 0;
         for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) s += a[i] * b[i];
         part[k] = s;
     }
-    double s = in_order(part, 1, 0);
+    double s = in_order(n, part, 1, 0);
     global_sum(S, &s, 1);
     return s;
 }
@@ -95,7 +99,7 @@ static double nrm2(const solver *S, const double *a)
 {
     const int64_t n = S->n;
     double big = 0;
-#pragma omp parallel for reduction(max : big) schedule(static) if (n > 65536) num_threads(adia__threads())
+#pragma omp parallel for reduction(max : big) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) big = fabs(a[i]) > big ? fabs(a[i]) : big;
     global_max(S, &big, 1);
     if (isinf(big)) return big;
@@ -103,14 +107,14 @@ static double nrm2(const solver *S, const double *a)
     if (big > 0) frexp(big, &e);
     const double down = ldexp(1.0, -e);
     double part[SUM_CHUNKS];
-#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
-    for (int k = 0; k < SUM_CHUNKS; k++) {
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int k = 0; k < sum_chunks(n); k++) {
         double s = 0;
         for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++)
             s += (a[i] * down) * (a[i] * down);
         part[k] = s;
     }
-    double s = in_order(part, 1, 0);
+    double s = in_order(n, part, 1, 0);
     global_sum(S, &s, 1);
     return ldexp(sqrt(s), e);
 }
@@ -126,28 +130,28 @@ static int pow2_exponent(double v)
 /* y = x 2^e, exact (ldexp, not a factor that could overflow by itself). */
 static void scale_pow2(int64_t n, const double *x, int e, double *y)
 {
-#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) y[i] = ldexp(x[i], e);
 }
 
 /* y += alpha x */
 static void axpy(int64_t n, double alpha, const double *x, double *y)
 {
-#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
 }
 
 /* y = x + beta y */
 static void xpby(int64_t n, const double *x, double beta, double *y)
 {
-#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) y[i] = x[i] + beta * y[i];
 }
 
 /* z = M^-1 r (Jacobi) or r */
 static void precondition(const solver *S, const double *r, double *z)
 {
-#pragma omp parallel for schedule(static) if (S->n > 65536) num_threads(adia__threads())
+#pragma omp parallel for schedule(static) if (S->n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < S->n; i++) z[i] = S->inv_diag ? S->inv_diag[i] * r[i] : r[i];
 }
 
@@ -165,7 +169,7 @@ static adia_status apply(solver *S, const double *x, double *y)
 static adia_status residual(solver *S, const double *b, const double *x, double *r)
 {
     ADIA_TRY(apply(S, x, r));
-#pragma omp parallel for schedule(static) if (S->n > 65536) num_threads(adia__threads())
+#pragma omp parallel for schedule(static) if (S->n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < S->n; i++) r[i] = b[i] - r[i];
     return ADIA_OK;
 }
@@ -207,8 +211,8 @@ static void cg_update(solver *S, double alpha, const double *p, const double *q,
     const int64_t n = S->n;
     const double *d = S->inv_diag;
     double part[SUM_CHUNKS][2];
-#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
-    for (int k = 0; k < SUM_CHUNKS; k++) {
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int k = 0; k < sum_chunks(n); k++) {
         double rz = 0, rr = 0;
         for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
             x[i] += alpha * p[i];
@@ -222,8 +226,8 @@ static void cg_update(solver *S, double alpha, const double *p, const double *q,
         part[k][0] = rz;
         part[k][1] = rr;
     }
-    sums[0] = in_order(&part[0][0], 2, 0);
-    sums[1] = in_order(&part[0][0], 2, 1);
+    sums[0] = in_order(n, &part[0][0], 2, 0);
+    sums[1] = in_order(n, &part[0][0], 2, 1);
     global_sum(S, sums, 2);
 }
 
@@ -505,7 +509,7 @@ static double max_abs(const adia_csr *A)
 {
     const double *v = A->values;
     double big = 0;
-#pragma omp parallel for reduction(max : big) schedule(static) if (A->nnz > 65536) num_threads(adia__threads())
+#pragma omp parallel for reduction(max : big) schedule(static) if (A->nnz > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t k = 0; k < A->nnz; k++) big = fabs(v[k]) > big ? fabs(v[k]) : big;
     return big;
 }
