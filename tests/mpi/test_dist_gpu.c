@@ -199,10 +199,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     TEST_BEGIN();
-#ifdef ADIA_HAVE_CUDA
-    if (cudaGetDeviceCount(&devices) != cudaSuccess) devices = 0;
-#endif
-    MPI_Allreduce(MPI_IN_PLACE, &devices, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    devices = dist_devices();
     test_refusals();
 #ifdef ADIA_HAVE_CUDA
     if (devices) test_device();
