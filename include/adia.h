@@ -271,6 +271,25 @@ adia_status adia_matrix_generate_rows(const char *spec, int64_t first, int64_t c
 /* One line (or a few) per generator kind, for --help texts. */
 const char *adia_generator_help(void);
 
+/* The Laplacians (lap2d5, lap2d9, lap3d7, lap3d27) by their diagonals, for
+ * diagonal storage with no CSR on the way (a problem too large for one
+ * GPU, split over several: adia_mpi.h).  Each size <= INT32_MAX, the grid
+ * at most 2^62 points: 64-bit rows.  *n = rows of the (square) matrix,
+ * *ndiag = its diagonals that can hold entries (at most 27), offsets (room
+ * for 27): those diagonals, ascending, o = column - row; any of the three
+ * may be NULL.  Other kinds: ADIA_ERR_UNSUPPORTED (adia_matrix_generate_rows
+ * builds them). */
+adia_status adia_stencil_diagonals(const char *spec, int64_t *n, int *ndiag, int64_t *offsets);
+/* Rows [first, first + count) of that matrix filled on the GPU into
+ * values (device, ndiag x count values of vt): the entry of row first + i
+ * on diagonal k at values[k count + i], 0 where the neighbour is outside
+ * the grid -- adia_matrix_generate's entries, nothing else.  Queued on
+ * stream (a cudaStream_t; NULL: the default stream).  Rows outside the
+ * matrix: ADIA_ERR_DIMENSION; no device or a CPU-only build:
+ * ADIA_ERR_NO_DEVICE.  adia_plan_create_device_dia plans the result. */
+adia_status adia_stencil_fill_device(const char *spec, int64_t first, int64_t count,
+                                     void *values, adia_value_type vt, void *stream);
+
 /* ================================================ analysis (src/analyze) */
 
 /* The paper's matrix types: I (DIA), II (far diagonals: BRCSD-I),
@@ -408,6 +427,7 @@ const char *adia_format_name(const adia_format *F);
 adia_value_type adia_format_value_type(const adia_format *F);
 int32_t adia_format_rows(const adia_format *F);
 int32_t adia_format_cols(const adia_format *F);
+int64_t adia_format_nnz(const adia_format *F);      /* nonzeros of its matrix */
 /* Back to the master form; exact (values converted back from float if the
  * format is single precision). */
 adia_status adia_format_to_matrix(const adia_format *F, adia_matrix **out);
@@ -801,6 +821,32 @@ typedef struct adia_device_csr {
  * may name dia, hdi or brcsd2.  A is left untouched; bad columns are
  * ADIA_ERR_INVALID_MATRIX naming the row; no device: ADIA_ERR_NO_DEVICE. */
 adia_status adia_plan_create_device_csr(const adia_device_csr *A, const adia_plan_hints *hints,
+                                        adia_plan **plan);
+/* A matrix by its diagonals in device memory, as DIA stores it. */
+typedef struct adia_device_dia {
+    int32_t rows, cols;
+    int32_t ndiag;
+    const int64_t *offsets;            /* host: ndiag, ascending, o = column
+                                          - row, -rows < o < cols         */
+    void *values;                      /* device: ndiag x rows; diagonal k
+                                          of row i at values[k rows + i];
+                                          slots whose column is outside
+                                          [0, cols) are ignored (stored 0) */
+    adia_value_type values_type;       /* ADIA_DOUBLE or ADIA_FLOAT          */
+    int adopt;                         /* 1: the plan takes values over (a
+                                          cudaMalloc'd array of the plan's
+                                          value type, freed with the plan,
+                                          or by this call when it fails):
+                                          no copy, for a matrix that fills
+                                          most of the GPU; 0: copied       */
+} adia_device_dia;
+/* A GPU plan in format dia straight from A (no analysis: the diagonals
+ * are given; adia_stencil_fill_device makes them).  The nonzeros are
+ * counted on the device.  hints as adia_plan_create_device_csr (format:
+ * dia or unset); many expected calls choose the generated kernel.  Bad
+ * offsets are ADIA_ERR_INVALID_ARG naming the first; no device:
+ * ADIA_ERR_NO_DEVICE. */
+adia_status adia_plan_create_device_dia(const adia_device_dia *A, const adia_plan_hints *hints,
                                         adia_plan **plan);
 /* y = alpha*A*x + beta*y.  CPU plans: x, y host pointers of the plan's value
  * type; GPU plans: device pointers (default stream, returns when queued --

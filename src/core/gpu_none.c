@@ -36,3 +36,19 @@ adia_status adia_plan_create_device_csr(const adia_device_csr *A, const adia_pla
     return adia__error(ADIA_ERR_NO_DEVICE,
                       "adia_plan_create_device_csr: adia was built without CUDA");
 }
+
+adia_status adia_plan_create_device_dia(const adia_device_dia *A, const adia_plan_hints *hints,
+                                        adia_plan **plan)
+{
+    (void)A; (void)hints;
+    if (plan) *plan = NULL;
+    return adia__error(ADIA_ERR_NO_DEVICE,
+                      "adia_plan_create_device_dia: adia was built without CUDA");
+}
+
+adia_status adia_stencil_fill_device(const char *spec, int64_t first, int64_t count,
+                                     void *values, adia_value_type vt, void *stream)
+{
+    (void)spec; (void)first; (void)count; (void)values; (void)vt; (void)stream;
+    return adia__error(ADIA_ERR_NO_DEVICE, "adia_stencil_fill_device: adia was built without CUDA");
+}

@@ -251,6 +251,7 @@ const char *adia_format_name(const adia_format *F)
 adia_value_type adia_format_value_type(const adia_format *F) { return F ? F->vtype : ADIA_DOUBLE; }
 int32_t adia_format_rows(const adia_format *F) { return F ? F->rows : 0; }
 int32_t adia_format_cols(const adia_format *F) { return F ? F->cols : 0; }
+int64_t adia_format_nnz(const adia_format *F) { return F ? F->nnz : 0; }
 
 /* One lock for the rare first host use of device-built formats. */
 static pthread_mutex_t host_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -10,6 +10,11 @@
 #define ADIA_GEN_H
 
 #include "internal.h"
+#include "stencil.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 typedef struct gen_rows gen_rows;
 struct gen_rows {
@@ -70,4 +75,20 @@ adia_status adia__gen_type3(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_random(const gen_args *a, adia_matrix **out);     /* adia__gen_random.c */
 adia_status adia__gen_powerlaw(const gen_args *a, adia_matrix **out);
 
+/* The stencil of a Laplacian kind (gen_grid.c); other kinds:
+ * ADIA_ERR_UNSUPPORTED.  64-bit sizes, at most 2^62 points. */
+adia_status adia__gen_stencil(const char *kind, const gen_args *a, adia_stencil *s);
+/* The distinct diagonals of s that can hold entries, ascending (off), and
+ * the stencil points on each (points: bit p for point p): a point leaving
+ * a dimension of size 1 holds none, and on a side of 2 two points may
+ * share a diagonal (never a row: one of them is outside).  Returns how
+ * many (gen_grid.c). */
+int adia__stencil_diagonals(const adia_stencil *s, int64_t off[STENCIL_MAX_POINTS],
+                            uint32_t points[STENCIL_MAX_POINTS]);
+/* The stencil of a spec (gen_spec.c): parsed, then adia__gen_stencil. */
+adia_status adia__gen_parse_stencil(const char *spec, adia_stencil *s);
+
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -1,87 +1,124 @@
 /* gen_grid.c -- stencil matrices on structured grids: the 2D/3D Laplacians
  * (natural ordering, x fastest) and the type II two-field matrix. */
 #include "gen.h"
+#include "stencil.h"
 
 #include <inttypes.h>
 #include <math.h>
 
-/* A stencil on an nx x ny x nz grid: points sorted by (dz, dy, dx), which is
- * increasing column order; center value on (0,0,0), -1 elsewhere. */
-typedef struct grid_stencil {
-    int32_t n[3];
-    int npts;
-    int8_t pt[27][3];
-    double center;
-} grid_stencil;
-
 static int32_t grid_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
 {
-    const grid_stencil *s = g->ctx;
-    int64_t nxy = (int64_t)s->n[0] * s->n[1];
-    int32_t c[3] = {i % s->n[0], (int32_t)((i / s->n[0]) % s->n[1]), (int32_t)(i / nxy)};
+    const adia_stencil *s = g->ctx;
+    int64_t c[3];
+    adia__stencil_coords(s, i, c);
     int32_t k = 0;
     for (int p = 0; p < s->npts; p++) {
-        int inside = 1;
-        for (int d = 0; d < 3; d++) {
-            int32_t q = c[d] + s->pt[p][d];
-            inside &= q >= 0 && q < s->n[d];
-        }
-        if (!inside) continue;
+        double v = adia__stencil_value(s, c, p);
+        if (v == 0) continue;   /* outside the grid: every entry inside is nonzero */
         if (col) {
-            col[k] = (int32_t)(i + s->pt[p][0] + (int64_t)s->n[0] * s->pt[p][1] + nxy * s->pt[p][2]);
-            int is_center = !s->pt[p][0] && !s->pt[p][1] && !s->pt[p][2];
-            val[k] = is_center ? s->center : -1.0;
+            col[k] = (int32_t)(i + adia__stencil_offset(s, p));
+            val[k] = v;
         }
         k++;
     }
     return k;
 }
 
-/* Grid sizes from the spec: N (cube/square) or all dims given. */
-static adia_status grid_dims(const gen_args *a, int dims, int32_t n[3], int32_t *rows)
+/* The Laplacians: grid dimensions, and box (all 3^dims neighbours) or the
+ * 2 dims + 1 point star. */
+typedef struct laplacian { const char *kind; int dims, box; } laplacian;
+static const laplacian laplacians[] = {
+    {"lap2d5", 2, 0}, {"lap2d9", 2, 1}, {"lap3d7", 3, 0}, {"lap3d27", 3, 1}};
+
+static adia_status make_stencil(const gen_args *a, const laplacian *L, adia_stencil *s)
 {
+    const int dims = L->dims, box = L->box;
     if (a->count != 1 && a->count != dims)
         return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": give one size or %d sizes joined by 'x', not %d",
                           a->spec, dims, a->count);
-    int64_t total = 1;
-    for (int d = 0; d < 3; d++) {
-        n[d] = d >= dims ? 1 : (int32_t)a->num[a->count == 1 ? 0 : d];
-        total *= n[d];  /* each factor < 2^31: checked below before the next */
-        if (total > INT32_MAX)
-            return adia__error(ADIA_ERR_INVALID_ARG,
-                              "generator spec \"%s\": the grid has more than %d rows",
-                              a->spec, INT32_MAX);
-    }
-    *rows = (int32_t)total;
-    return ADIA_OK;
-}
-
-/* box = 1: all 3^dims neighbours; box = 0: the 2*dims+1 point star. */
-static adia_status gen_laplacian(const gen_args *a, int dims, int box, adia_matrix **out)
-{
-    grid_stencil s = {.npts = 0};
-    int32_t rows = 0;
-    ADIA_TRY(grid_dims(a, dims, s.n, &rows));
+    *s = (adia_stencil){.npts = 0};
+    for (int d = 0; d < 3; d++) s->n[d] = d >= dims ? 1 : a->num[a->count == 1 ? 0 : d];
+    /* each size < 2^31: the product of three stays below 2^93; 2^62 keeps
+     * every index and offset sum of the fill inside int64 */
+    if ((double)s->n[0] * (double)s->n[1] * (double)s->n[2] > 0x1p62)
+        return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": the grid has more than "
+                          "2^62 points", a->spec);
     for (int dz = -1; dz <= 1; dz++)
         for (int dy = -1; dy <= 1; dy++)
             for (int dx = -1; dx <= 1; dx++) {
                 int far = abs(dx) + abs(dy) + abs(dz);
                 if ((dims == 2 && dz) || (!box && far > 1)) continue;
-                s.pt[s.npts][0] = (int8_t)dx;
-                s.pt[s.npts][1] = (int8_t)dy;
-                s.pt[s.npts][2] = (int8_t)dz;
-                s.npts++;
+                s->pt[s->npts][0] = (int8_t)dx;
+                s->pt[s->npts][1] = (int8_t)dy;
+                s->pt[s->npts][2] = (int8_t)dz;
+                s->npts++;
             }
-    s.center = s.npts - 1;  /* 4, 8, 6, 26: row sums >= 0, SPD */
-    gen_rows g = {.rows = rows, .cols = rows, .max_row = s.npts, .row = grid_row, .ctx = &s};
+    s->center = s->npts - 1;  /* 4, 8, 6, 26: row sums >= 0, SPD */
+    return ADIA_OK;
+}
+
+adia_status adia__gen_stencil(const char *kind, const gen_args *a, adia_stencil *s)
+{
+    for (size_t k = 0; k < sizeof laplacians / sizeof *laplacians; k++)
+        if (!strcmp(laplacians[k].kind, kind)) return make_stencil(a, &laplacians[k], s);
+    return adia__error(ADIA_ERR_UNSUPPORTED, "generator spec \"%s\": %s is not a stencil (the "
+                      "diagonal fill takes lap2d5, lap2d9, lap3d7 and lap3d27)", a->spec, kind);
+}
+
+int adia__stencil_diagonals(const adia_stencil *s, int64_t off[STENCIL_MAX_POINTS],
+                            uint32_t points[STENCIL_MAX_POINTS])
+{
+    int nd = 0;
+    for (int p = 0; p < s->npts; p++) {
+        int possible = 1;
+        for (int d = 0; d < 3; d++) possible &= s->pt[p][d] == 0 || s->n[d] > 1;
+        if (!possible) continue;
+        int64_t o = adia__stencil_offset(s, p);
+        int k = 0;
+        while (k < nd && off[k] < o) k++;
+        if (k == nd || off[k] != o) {   /* a new diagonal, kept in order */
+            memmove(off + k + 1, off + k, (size_t)(nd - k) * sizeof *off);
+            memmove(points + k + 1, points + k, (size_t)(nd - k) * sizeof *points);
+            off[k] = o;
+            points[k] = 0;
+            nd++;
+        }
+        points[k] |= 1u << p;
+    }
+    return nd;
+}
+
+static adia_status gen_laplacian(const gen_args *a, const laplacian *L, adia_matrix **out)
+{
+    adia_stencil s;
+    ADIA_TRY(make_stencil(a, L, &s));
+    int64_t rows = s.n[0] * s.n[1] * s.n[2];
+    if (rows > INT32_MAX)
+        return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": the grid has more than "
+                          "%d rows (%" PRId64 " points; GPU runs of adia_mpi fill it on the "
+                          "devices: adia_stencil_fill_device)", a->spec, INT32_MAX, rows);
+    gen_rows g = {.rows = (int32_t)rows, .cols = (int32_t)rows, .max_row = s.npts,
+                  .row = grid_row, .ctx = &s};
     return adia__gen_build(&g, a, out);
 }
 
-adia_status adia__gen_lap2d5(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 2, 0, out); }
-adia_status adia__gen_lap2d9(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 2, 1, out); }
-adia_status adia__gen_lap3d7(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 3, 0, out); }
-adia_status adia__gen_lap3d27(const gen_args *a, adia_matrix **out) { return gen_laplacian(a, 3, 1, out); }
+adia_status adia__gen_lap2d5(const gen_args *a, adia_matrix **out)
+{
+    return gen_laplacian(a, &laplacians[0], out);
+}
+adia_status adia__gen_lap2d9(const gen_args *a, adia_matrix **out)
+{
+    return gen_laplacian(a, &laplacians[1], out);
+}
+adia_status adia__gen_lap3d7(const gen_args *a, adia_matrix **out)
+{
+    return gen_laplacian(a, &laplacians[2], out);
+}
+adia_status adia__gen_lap3d27(const gen_args *a, adia_matrix **out)
+{
+    return gen_laplacian(a, &laplacians[3], out);
+}
 
 /* type2: two fields of s x s points, field after field, i.e. an s x 2s grid
  * with the 5-point stencil, plus point-to-point coupling of the two fields

@@ -220,3 +220,25 @@ adia_status adia_matrix_generate_rows(const char *spec, int64_t first, int64_t c
     ADIA_TRY(parse_spec(spec, &k, &a));
     return k->build(&a, out);
 }
+
+adia_status adia__gen_parse_stencil(const char *spec, adia_stencil *s)
+{
+    if (!spec) return adia__error(ADIA_ERR_INVALID_ARG, "generator spec is NULL");
+    const gen_kind *k;
+    gen_args a = {.row_count = -1};
+    ADIA_TRY(parse_spec(spec, &k, &a));
+    return adia__gen_stencil(k->name, &a, s);
+}
+
+adia_status adia_stencil_diagonals(const char *spec, int64_t *n, int *ndiag, int64_t *offsets)
+{
+    adia_stencil s;
+    ADIA_TRY(adia__gen_parse_stencil(spec, &s));
+    int64_t off[STENCIL_MAX_POINTS];
+    uint32_t points[STENCIL_MAX_POINTS];
+    int nd = adia__stencil_diagonals(&s, off, points);
+    if (n) *n = s.n[0] * s.n[1] * s.n[2];
+    if (ndiag) *ndiag = nd;
+    if (offsets) memcpy(offsets, off, (size_t)nd * sizeof *off);
+    return ADIA_OK;
+}
