@@ -232,6 +232,128 @@ static void device_plan_errors(void)
     adia_matrix_destroy(A);
 }
 
+/* Rows [first, first + count) of a Laplacian filled on the device
+ * (adia_stencil_fill_device) and planned from its diagonals
+ * (adia_plan_create_device_dia, copied or adopted, double or float):
+ * the product and the nonzeros against adia_matrix_generate_rows' CSR. */
+static void check_stencil_dia(const char *spec, int64_t first, int64_t count, adia_value_type vt,
+                              int adopt)
+{
+    int64_t n = 0, off[27];
+    int nd = 0;
+    CHECK_OK(adia_stencil_diagonals(spec, &n, &nd, off));
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_matrix_generate_rows(spec, first, count, NULL, NULL, &A));
+    size_t vs = adia_value_size(vt);
+    void *values = NULL;
+    CHECK(cudaMalloc(&values, (size_t)(nd * count) * vs + 1) == cudaSuccess, "%s: values", spec);
+    CHECK_OK(adia_stencil_fill_device(spec, first, count, values, vt, NULL));
+    /* the block's diagonals: local offset first + o; those with no slot in
+     * the block (the extreme ones) must be all zero, and are left out */
+    int k0 = 0, k1 = nd;
+    while (k0 < k1 && first + off[k0] <= -count) k0++;
+    while (k1 > k0 && first + off[k1 - 1] >= n) k1--;
+    int64_t local[27];
+    for (int k = k0; k < k1; k++) local[k - k0] = first + off[k];
+    char *h = malloc((size_t)(nd * count) * vs + 1);
+    CHECK(cudaMemcpy(h, values, (size_t)(nd * count) * vs, cudaMemcpyDeviceToHost) == cudaSuccess,
+          "%s: values back", spec);
+    int outside_zero = 1;
+    for (int64_t t = 0; t < nd * count; t++)
+        if (t < k0 * count || t >= k1 * count)
+            outside_zero &= vt == ADIA_DOUBLE ? ((double *)h)[t] == 0 : ((float *)h)[t] == 0;
+    CHECK(outside_zero, "%s: diagonals leaving the block hold zeros", spec);
+    free(h);
+    adia_device_dia d = {(int32_t)count, (int32_t)n, k1 - k0, local, (char *)values + k0 * count * vs,
+                         vt, adopt && k0 == 0};
+    adia_plan_hints hints = {.expected_calls = 1000, .device = 1, .vtype = vt};
+    adia_plan *P = NULL;
+    CHECK_OK(adia_plan_create_device_dia(&d, &hints, &P));
+    if (P) {
+        CHECK(!strcmp(adia_plan_format_name(P), "dia"), "%s: format %s", spec,
+              adia_plan_format_name(P));
+        CHECK(adia_format_nnz(adia_plan_format(P)) == adia_matrix_nnz(A),
+              "%s rows %lld+%lld: %lld nonzeros counted, CSR has %lld", spec, (long long)first,
+              (long long)count, (long long)adia_format_nnz(adia_plan_format(P)),
+              (long long)adia_matrix_nnz(A));
+        if (vt == ADIA_DOUBLE) {
+            double err = plan_error(P, A);
+            CHECK(err <= 1e-14, "%s rows %lld+%lld: product error %.3g", spec, (long long)first,
+                  (long long)count, err);
+        }
+        adia_matrix *back = NULL;   /* the format to the host: the same matrix */
+        CHECK_OK(adia_format_to_matrix(adia_plan_format(P), &back));
+        CHECK(back && adia_matrix_equal(back, A), "%s: the device dia's matrix equals the CSR", spec);
+        adia_matrix_destroy(back);
+    }
+    adia_plan_destroy(P);
+    if (!d.adopt) cudaFree(values);
+    adia_matrix_destroy(A);
+}
+
+/* A grid past 2^31 points: rows near its end filled on the device, each
+ * row's entries checked against the grid (centre 6, -1 per neighbour
+ * inside). */
+static void check_large_stencil(void)
+{
+    const char *spec = "lap3d7:2000";
+    int64_t n = 0, off[27];
+    int nd = 0;
+    CHECK_OK(adia_stencil_diagonals(spec, &n, &nd, off));
+    CHECK(n == 8000000000LL && nd == 7, "%s: %lld rows, %d diagonals", spec, (long long)n, nd);
+    const int64_t first = n - 4000000 - 17, count = 4000000;
+    double *values = NULL, *h = malloc((size_t)(nd * count) * 8);
+    CHECK(h && cudaMalloc((void **)&values, (size_t)(nd * count) * 8) == cudaSuccess, "values");
+    CHECK_OK(adia_stencil_fill_device(spec, first, count, values, ADIA_DOUBLE, NULL));
+    CHECK(cudaMemcpy(h, values, (size_t)(nd * count) * 8, cudaMemcpyDeviceToHost) == cudaSuccess,
+          "values back");
+    int64_t bad = 0;
+    for (int64_t i = 0; i < count; i++) {
+        int64_t r = first + i, c[3] = {r % 2000, r / 2000 % 2000, r / 4000000};
+        for (int k = 0; k < nd; k++) {
+            int64_t o = off[k], d = o == 0 ? -1 : labs(o) == 1 ? 0 : labs(o) == 2000 ? 1 : 2;
+            int64_t q = d < 0 ? 0 : c[d] + (o > 0 ? 1 : -1);
+            double want = d < 0 ? 6 : q >= 0 && q < 2000 ? -1 : 0;
+            bad += h[k * count + i] != want;
+        }
+    }
+    CHECK(bad == 0, "%s rows %lld+%lld: %lld wrong entries", spec, (long long)first,
+          (long long)count, (long long)bad);
+    CHECK_ERR(adia_stencil_fill_device(spec, n - 10, 11, values, ADIA_DOUBLE, NULL),
+              ADIA_ERR_DIMENSION, "rows");
+    cudaFree(values);
+    free(h);
+}
+
+static void stencil_dia_errors(void)
+{
+    int nd = 0;
+    CHECK_ERR(adia_stencil_diagonals("band:100,3", NULL, &nd, NULL), ADIA_ERR_UNSUPPORTED,
+              "not a stencil");
+    CHECK_ERR(adia_stencil_diagonals("lap3d7:0", NULL, &nd, NULL), ADIA_ERR_INVALID_ARG, "positive");
+    double *v = NULL;
+    CHECK(cudaMalloc((void **)&v, 3 * 10 * 8) == cudaSuccess, "values");
+    int64_t off[3] = {-1, 0, 1}, bad_order[3] = {0, -1, 1}, outside[3] = {-1, 0, 10};
+    adia_device_dia d = {10, 10, 3, off, v, ADIA_DOUBLE, 0};
+    adia_plan *P = NULL;
+    adia_device_dia b = d;
+    b.offsets = bad_order;
+    CHECK_ERR(adia_plan_create_device_dia(&b, NULL, &P), ADIA_ERR_INVALID_ARG, "ascending");
+    b.offsets = outside;
+    CHECK_ERR(adia_plan_create_device_dia(&b, NULL, &P), ADIA_ERR_INVALID_ARG, "offset 10");
+    CHECK(P == NULL, "no plan on failure");
+    adia_plan_hints fx = {.device = 1, .chooser = ADIA_CHOOSE_FIXED, .format = "csr"};
+    CHECK_ERR(adia_plan_create_device_dia(&d, &fx, &P), ADIA_ERR_INVALID_ARG, "dia");
+    b = d;
+    b.adopt = 1;   /* a float plan cannot adopt doubles: refused, and freed as promised */
+    adia_plan_hints fl = {.device = 1, .vtype = ADIA_FLOAT};
+    CHECK_ERR(adia_plan_create_device_dia(&b, &fl, &P), ADIA_ERR_INVALID_ARG, "adopt");
+    struct cudaPointerAttributes at;
+    CHECK(cudaPointerGetAttributes(&at, v) != cudaSuccess || at.type != cudaMemoryTypeDevice,
+          "an adopted array is freed when the call fails");
+    (void)cudaGetLastError();
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -244,6 +366,16 @@ int main(void)
     check_device_plan("lap2d5:61", "hdi", 64, ADIA_DOUBLE, "hdi", 1);
     check_device_plan("random:3000,8", NULL, 32, ADIA_DOUBLE, NULL, 0);
     device_plan_errors();
+    check_stencil_dia("lap3d7:13x11x9", 0, 13 * 11 * 9, ADIA_DOUBLE, 1);
+    check_stencil_dia("lap3d27:9x8x7", 0, 9 * 8 * 7, ADIA_DOUBLE, 0);
+    check_stencil_dia("lap2d9:2x7", 0, 14, ADIA_DOUBLE, 1);        /* a side of 2 */
+    check_stencil_dia("lap3d7:5x1x4", 0, 20, ADIA_DOUBLE, 1);      /* a side of 1 */
+    check_stencil_dia("lap2d5:1x1", 0, 1, ADIA_DOUBLE, 1);         /* one row */
+    check_stencil_dia("lap3d7:13x11x9", 200, 517, ADIA_DOUBLE, 1); /* a block */
+    check_stencil_dia("lap3d27:9x8x7", 100, 301, ADIA_FLOAT, 0);
+    check_stencil_dia("lap2d5:31x29", 400, 499, ADIA_FLOAT, 1);
+    check_large_stencil();
+    stencil_dia_errors();
     /* 4e6-row stencil: DIA 168 MB, CSR 285 MB; left: 64 MB (nothing fits
      * beside the vectors) and 220 MB (DIA fits, CSR does not) */
     static const size_t left[] = {(size_t)64 << 20, (size_t)220 << 20};

@@ -96,6 +96,23 @@ void *adia__dist_alloc(size_t count, size_t size, const char *what);
  * offsets when there are few, else from the columns), and the block with
  * columns renumbered into that layout (*local), its diagonal and max |a|. */
 adia_status adia__dist_layout(adia_dist_matrix *D, const adia_matrix *L, adia_matrix **local);
+/* The same layout from the block's diagonals alone (no matrix: a block
+ * filled on the device), and the local offset of global offset o: the
+ * diagonal's columns j = row + o mapped into the local x (a diagonal stays
+ * a diagonal); 0 when it has no column inside the matrix for these rows. */
+adia_status adia__dist_layout_offsets(adia_dist_matrix *D, const int64_t *offsets, int count);
+int adia__dist_local_offset(const adia_dist_matrix *D, int64_t o, int64_t *local);
+
+/* dist_matrix.c: the hints of a block's plan: the caller's, on the device
+ * resolved for every process, in double (the local x and y are). */
+adia_plan_hints adia__dist_block_hints(const adia_dist_matrix *D, const adia_plan_hints *hints);
+
+/* dist_fill.c (device builds): the block of a Laplacian spec (hints.device
+ * resolved to this process's GPU) filled on the device into its plan, with
+ * the layout of the local x from the stencil's offsets, D->diag and
+ * D->max_abs; this process's status, not agreed. */
+adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
+                                  const adia_plan_hints *hints);
 
 /* dist_halo.c: the exchange plan (what each process needs from which
  * other, agreed with MPI_Alltoall / Alltoallv once) and one exchange. */

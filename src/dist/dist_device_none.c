@@ -41,3 +41,10 @@ adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const doubl
     return adia_set_error(ADIA_ERR_NO_DEVICE, "adia_dist_spmv_device: adia_mpi was built without "
                           "CUDA");
 }
+
+adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
+                                  const adia_plan_hints *hints)
+{
+    (void)D, (void)spec, (void)hints;
+    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_fill_block without CUDA");
+}

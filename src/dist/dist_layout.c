@@ -73,22 +73,30 @@ static int merge(dist_interval *iv, int n)
     return w;
 }
 
-/* The block's rows shifted by each offset, and its own rows. */
-static adia_status intervals_from_offsets(adia_dist_matrix *D, const offset_set *s)
+/* The block's rows shifted by each of the count offsets o, and its own rows. */
+static adia_status intervals_from_offsets(adia_dist_matrix *D, const int64_t *o, int count)
 {
-    D->iv = adia__dist_alloc((size_t)s->count + 1, sizeof *D->iv, "column intervals");
+    D->iv = adia__dist_alloc((size_t)count + 1, sizeof *D->iv, "column intervals");
     if (!D->iv) return ADIA_ERR_NO_MEMORY;
     int n = 0;
     D->iv[n++] = (dist_interval){D->first, D->rows, 0};
-    for (int h = 0; h < SET_SLOTS; h++) {
-        if (!s->used[h]) continue;
-        int64_t lo = D->first + s->key[h], hi = lo + D->rows;
+    for (int k = 0; k < count; k++) {
+        int64_t lo = D->first + o[k], hi = lo + D->rows;
         if (lo < 0) lo = 0;
         if (hi > D->n) hi = D->n;
         if (lo < hi) D->iv[n++] = (dist_interval){lo, hi - lo, 0};
     }
     D->niv = merge(D->iv, n);
     return ADIA_OK;
+}
+
+/* The offsets of the set, in slot order. */
+static int set_keys(const offset_set *s, int64_t *o)
+{
+    int n = 0;
+    for (int h = 0; h < SET_SLOTS; h++)
+        if (s->used[h]) o[n++] = s->key[h];
+    return n;
 }
 
 static int cmp_i32(const void *a, const void *b)
@@ -184,10 +192,27 @@ adia_status adia__dist_layout(adia_dist_matrix *D, const adia_matrix *L, adia_ma
     offset_set *s = calloc(1, sizeof *s);
     if (!s) return adia_set_error(ADIA_ERR_NO_MEMORY, "allocating the offset set failed");
     D->from_offsets = collect_offsets(&v, D->first, s);
-    adia_status st = D->from_offsets ? intervals_from_offsets(D, s)
+    int64_t o[DIST_MAX_OFFSETS];
+    adia_status st = D->from_offsets ? intervals_from_offsets(D, o, set_keys(s, o))
                                      : intervals_from_columns(D, &v);
     free(s);
     if (st == ADIA_OK) st = place(D);
     if (st == ADIA_OK) st = renumber(D, &v, local);
     return st;
+}
+
+adia_status adia__dist_layout_offsets(adia_dist_matrix *D, const int64_t *offsets, int count)
+{
+    D->from_offsets = 1;
+    DIST_TRY(intervals_from_offsets(D, offsets, count));
+    return place(D);
+}
+
+int adia__dist_local_offset(const adia_dist_matrix *D, int64_t o, int64_t *local)
+{
+    int64_t lo = D->first + o, hi = lo + D->rows;
+    if (hi <= 0 || lo >= D->n) return 0;
+    int64_t in = lo < 0 ? 0 : lo;   /* a column of the diagonal inside the matrix */
+    *local = local_col(D, in) - (in - lo);
+    return 1;
 }

@@ -48,14 +48,21 @@ static adia_status select_device(adia_dist_matrix *D, const adia_plan_hints *hin
     return device ? adia__dist_device_select(D, device) : ADIA_OK;
 }
 
-/* The plan of the block: the caller's hints, on the device resolved for
- * every process (adia__dist_device_select, called before). */
-static adia_status plan_block(adia_dist_matrix *D, const adia_matrix *local,
-                              const adia_plan_hints *hints)
+adia_plan_hints adia__dist_block_hints(const adia_dist_matrix *D, const adia_plan_hints *hints)
 {
     adia_plan_hints h = {.device = 0};
     if (hints) h = *hints;
     h.device = D->gpu >= 0;
+    h.vtype = ADIA_DOUBLE;   /* the local x and y are double */
+    return h;
+}
+
+/* The plan of the block, on the device resolved for every process
+ * (adia__dist_device_select, called before). */
+static adia_status plan_block(adia_dist_matrix *D, const adia_matrix *local,
+                              const adia_plan_hints *hints)
+{
+    adia_plan_hints h = adia__dist_block_hints(D, hints);
     return adia_plan_create(local, &h, &D->plan);
 }
 
@@ -70,6 +77,21 @@ static adia_status check_block(const adia_dist_matrix *D, const adia_matrix *loc
     return ADIA_OK;
 }
 
+/* The local x, the halo plan and the device side of a block whose plan
+ * was made with status s, nnz its nonzeros. */
+static adia_status finish(adia_dist_matrix *D, adia_status s, int64_t nnz)
+{
+    if (s == ADIA_OK) {
+        D->x_local = adia__dist_alloc((size_t)D->local_cols + 1, sizeof *D->x_local, "local x");
+        if (!D->x_local) s = ADIA_ERR_NO_MEMORY;
+    }
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    DIST_TRY(adia__dist_halo_setup(D));
+    if (D->gpu >= 0) DIST_TRY(adia__dist_device_setup(D));
+    MPI_Allreduce(&nnz, &D->nnz, 1, MPI_INT64_T, MPI_SUM, D->comm);
+    return ADIA_OK;
+}
+
 /* Layout, halo plan, local plan and the local x of a block that checked. */
 static adia_status build(adia_dist_matrix *D, const adia_matrix *L, const adia_plan_hints *hints)
 {
@@ -77,17 +99,27 @@ static adia_status build(adia_dist_matrix *D, const adia_matrix *L, const adia_p
     adia_matrix *local = NULL;
     adia_status s = adia__dist_layout(D, L, &local);
     if (s == ADIA_OK) s = plan_block(D, local, hints);
-    if (s == ADIA_OK) {
-        D->x_local = adia__dist_alloc((size_t)D->local_cols + 1, sizeof *D->x_local, "local x");
-        if (!D->x_local) s = ADIA_ERR_NO_MEMORY;
-    }
     adia_matrix_destroy(local);
-    DIST_TRY(adia__dist_agree(D->comm, s));
-    DIST_TRY(adia__dist_halo_setup(D));
-    if (D->gpu >= 0) DIST_TRY(adia__dist_device_setup(D));
-    int64_t nnz = adia_matrix_nnz(L);
-    MPI_Allreduce(&nnz, &D->nnz, 1, MPI_INT64_T, MPI_SUM, D->comm);
-    return ADIA_OK;
+    return finish(D, s, adia_matrix_nnz(L));
+}
+
+/* A handle for rows [first, first + rows) of an n x n matrix on comm. */
+static adia_dist_matrix *new_matrix(MPI_Comm comm, int64_t n, int64_t first, int64_t rows)
+{
+    adia_dist_matrix *D = calloc(1, sizeof *D);
+    if (!D) {
+        adia_set_error(ADIA_ERR_NO_MEMORY, "allocating a distributed matrix failed");
+        return NULL;
+    }
+    D->magic = DIST_MAGIC;
+    D->comm = comm;
+    D->gpu = -1;
+    MPI_Comm_rank(comm, &D->rank);
+    MPI_Comm_size(comm, &D->size);
+    D->n = n;
+    D->first = first;
+    D->rows = rows;
+    return D;
 }
 
 adia_status adia_dist_create(MPI_Comm comm, int64_t n, int64_t first, const adia_matrix *local,
@@ -95,20 +127,8 @@ adia_status adia_dist_create(MPI_Comm comm, int64_t n, int64_t first, const adia
 {
     if (!out) return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_create: out is NULL");
     *out = NULL;
-    adia_dist_matrix *D = calloc(1, sizeof *D);
-    adia_status s = D ? ADIA_OK : adia_set_error(ADIA_ERR_NO_MEMORY, "allocating a distributed "
-                                                 "matrix failed");
-    if (D) {
-        D->magic = DIST_MAGIC;
-        D->comm = comm;
-        D->gpu = -1;
-        MPI_Comm_rank(comm, &D->rank);
-        MPI_Comm_size(comm, &D->size);
-        D->n = n;
-        D->first = first;
-        D->rows = local ? adia_matrix_rows(local) : 0;
-        s = check_block(D, local);
-    }
+    adia_dist_matrix *D = new_matrix(comm, n, first, local ? adia_matrix_rows(local) : 0);
+    adia_status s = D ? check_block(D, local) : ADIA_ERR_NO_MEMORY;
     s = adia__dist_agree(comm, s);
     if (s == ADIA_OK) s = gather_starts(D);
     if (s == ADIA_OK) s = build(D, local, hints);
@@ -159,13 +179,52 @@ static adia_status from_rows(MPI_Comm comm, const char *source, rows_fn read,
     return s;
 }
 
+/* A Laplacian on the GPUs: each process fills its block on its device
+ * (dist_fill.c).  *done 0: the device resolved to the CPU on every process
+ * (hints.device -1), nothing made: the caller builds through CSR. */
+static adia_status fill_on_devices(MPI_Comm comm, const char *spec, int64_t n,
+                                   const adia_plan_hints *hints, adia_dist_matrix **out, int *done)
+{
+    *done = 1;
+    int64_t first = 0, count = 0;
+    DIST_TRY(adia__dist_agree(comm, balanced_rows(comm, spec, n, n, &first, &count)));
+    adia_dist_matrix *D = new_matrix(comm, n, first, count);
+    adia_status s = adia__dist_agree(comm, D ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+    if (s == ADIA_OK) s = gather_starts(D);
+    if (s == ADIA_OK) s = select_device(D, hints);
+    if (s == ADIA_OK && D->gpu < 0) {
+        *done = 0;
+        adia_dist_destroy(D);
+        return ADIA_OK;
+    }
+    if (s == ADIA_OK) {
+        s = adia__dist_fill_block(D, spec, hints);
+        s = finish(D, s, s == ADIA_OK ? adia_format_nnz(adia_plan_format(D->plan)) : 0);
+    }
+    if (s != ADIA_OK) {
+        adia_dist_destroy(D);
+        return s;
+    }
+    *out = D;
+    return ADIA_OK;
+}
+
 adia_status adia_dist_generate(MPI_Comm comm, const char *spec, const adia_plan_hints *hints,
                                adia_dist_matrix **out)
 {
     adia_status s = spec ? ADIA_OK : adia_set_error(ADIA_ERR_INVALID_ARG,
                                                      "adia_dist_generate: spec is NULL");
+    if (s == ADIA_OK && !out) s = adia_set_error(ADIA_ERR_INVALID_ARG, "adia_mpi: out is NULL");
     DIST_TRY(adia__dist_agree(comm, s));
-    return from_rows(comm, spec, adia_matrix_generate_rows, hints, out);
+    *out = NULL;
+    int64_t n = 0;
+    int done = 0;
+    /* a Laplacian for the GPUs never passes through CSR; the spec is the
+     * same on every process, so is this branch */
+    if (hints && hints->device && adia_stencil_diagonals(spec, &n, NULL, NULL) == ADIA_OK)
+        DIST_TRY(fill_on_devices(comm, spec, n, hints, out, &done));
+    adia_clear_error();
+    return done ? ADIA_OK : from_rows(comm, spec, adia_matrix_generate_rows, hints, out);
 }
 
 adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_hints *hints,

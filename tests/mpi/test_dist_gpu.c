@@ -5,7 +5,9 @@
  * streams, for the staged transport and, when NCCL is built and every
  * process has a GPU of its own (or there is one process), for nccl; host
  * vectors on a device matrix (adia_dist_spmv, adia_dist_check_spmv,
- * adia_dist_solve) too; the transport refused or chosen as documented.
+ * adia_dist_solve) too; Laplacians filled on the devices straight into
+ * dia equal the CPU's blocks built through CSR; the transport refused or
+ * chosen as documented.
  * Without a CUDA device: the fallbacks (device -1 is the CPU, device 1 is
  * ADIA_ERR_NO_DEVICE on every process), then exit code 77 (skipped). */
 #define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
@@ -156,6 +158,45 @@ out:
     adia_matrix_destroy(A);
 }
 
+/* A Laplacian on device matrices is filled on each GPU straight into dia
+ * (no CSR): the same matrix as the CPU's blocks built through CSR -- the
+ * same layout, halo and nonzeros, the same products. */
+static void test_fill(const char *spec)
+{
+    adia_dist_matrix *G = generate(spec, 1), *C = generate(spec, 0);
+    adia_dist_info g, c;
+    if (!G || !C || adia_dist_get_info(G, &g) != ADIA_OK || adia_dist_get_info(C, &c) != ADIA_OK)
+        goto out;
+    CHECK(!strcmp(g.format, "dia") && g.gpu >= 0, "%s: filled on the device as dia (%s, gpu %d)",
+          spec, g.format, g.gpu);
+    CHECK(g.n == c.n && g.nnz == c.nnz && g.first == c.first && g.rows == c.rows &&
+              g.local_cols == c.local_cols && g.intervals == c.intervals && g.from_offsets &&
+              g.neighbours == c.neighbours && g.halo_bytes == c.halo_bytes,
+          "%s rank %d: filled n %lld nnz %lld rows %lld+%lld x %lld (%d intervals, %d peers, %lld "
+          "halo bytes); through CSR n %lld nnz %lld rows %lld+%lld x %lld (%d, %d, %lld)", spec,
+          rank, (long long)g.n, (long long)g.nnz, (long long)g.first, (long long)g.rows,
+          (long long)g.local_cols, g.intervals, g.neighbours, (long long)g.halo_bytes,
+          (long long)c.n, (long long)c.nnz, (long long)c.first, (long long)c.rows,
+          (long long)c.local_cols, c.intervals, c.neighbours, (long long)c.halo_bytes);
+    double *x = malloc(g.rows * sizeof *x), *yg = malloc(g.rows * sizeof *yg),
+           *yc = malloc(g.rows * sizeof *yc), err = 1;
+    for (int64_t i = 0; i < g.rows; i++) x[i] = xval(g.first + i);
+    CHECK_OK(adia_dist_spmv(G, 1.0, x, 0.0, yg));
+    CHECK_OK(adia_dist_spmv(C, 1.0, x, 0.0, yc));
+    double d = 0;
+    for (int64_t i = 0; i < g.rows; i++) d = fmax(d, fabs(yg[i] - yc[i]) / (1 + fabs(yc[i])));
+    MPI_Allreduce(MPI_IN_PLACE, &d, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    CHECK(d <= 1e-14, "%s: filled and CSR-built products differ by %g", spec, d);
+    CHECK_OK(adia_dist_check_spmv(G, x, yg, &err));
+    CHECK(err <= 1e-14, "%s: the filled blocks' product against their CSR: %g", spec, err);
+    free(x);
+    free(yg);
+    free(yc);
+out:
+    adia_dist_destroy(G);
+    adia_dist_destroy(C);
+}
+
 /* Every matrix with the transport env asks for (NULL: auto, checked on
  * one matrix). */
 static void test_transport(const char *env, const char *expect)
@@ -172,6 +213,10 @@ static void test_device(void)
     int own_gpu = devices >= size;   /* one node: rank r on device r % devices */
     test_transport("staged", "staged");
     test_solve("lap2d5:30");
+    test_solve("lap3d27:7x6x5");
+    const char *fills[] = {"lap3d7:7x5x9", "lap3d27:6x5x4", "lap2d9:2x40", "lap2d5:61x3",
+                           "lap3d7:4x1x3", "lap2d5:3x1"};
+    for (size_t k = 0; k < sizeof fills / sizeof *fills; k++) test_fill(fills[k]);
     adia_dist_matrix *D = NULL;
     adia_plan_hints h = {.device = 1};
     if (nccl_built && own_gpu) {
