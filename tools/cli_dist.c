@@ -69,6 +69,8 @@ void cli_dist_finalize(void)
 
 int cli_dist_ranks(void) { return ranks; }
 
+static double setup_ms;   /* open_matrix's wall clock: reading or generating, planning */
+
 /* The distributed matrix of the arguments; the planner told calls. */
 static int open_matrix(const char *cmd, const cli_dist_args *a, int64_t calls,
                        adia_dist_matrix **D)
@@ -80,8 +82,10 @@ static int open_matrix(const char *cmd, const cli_dist_args *a, int64_t calls,
         h.chooser = ADIA_CHOOSE_FIXED;
         h.format = a->format;
     }
+    double t0 = MPI_Wtime();
     adia_status s = a->gen ? adia_dist_generate(MPI_COMM_WORLD, a->gen, &h, D)
                            : adia_dist_read_mtx(MPI_COMM_WORLD, a->path, &h, D);
+    setup_ms = (MPI_Wtime() - t0) * 1e3;
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }
 
@@ -106,12 +110,16 @@ static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json 
         json_str(j, "format", in->format);
         json_int(j, "halo_bytes_per_spmv", in->halo_bytes_all);
         json_str(j, "transport", in->transport);
+        json_int(j, "interior_rows_rank0", in->interior_rows);
+        json_num(j, "setup_ms", setup_ms);
         return;
     }
     printf("%s: %lld x %lld, %lld nonzeros, %d processes (%lld..%lld rows each), format %s on "
            "rank 0 (%s, double)\n", matrix_name(a), (long long)in->n, (long long)in->n,
            (long long)in->nnz, in->ranks, (long long)in->rows_min, (long long)in->rows_max,
            in->format, in->gpu >= 0 ? "gpu" : "cpu");
+    printf("  set up in %.3f s (%s, planned)\n", setup_ms / 1e3,
+           a->gen ? "generated" : "read");
     printf("  halo: %lld bytes per SpMV over all processes (local x from the %s), transport %s\n",
            (long long)in->halo_bytes_all, in->from_offsets ? "diagonal offsets" : "column indices",
            in->transport);

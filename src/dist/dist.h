@@ -61,6 +61,23 @@ struct dist_halo {
     int64_t recv_values, send_values;
 };
 
+/* A range of the block's rows and its plan.  A part on the owned x
+ * (x_own 1) has only columns of this process's rows, numbered from 0: it
+ * reads the caller's x as it is, before and while the halo moves.  A part
+ * on the local x reads the owned rows [band, band + band_len) and the halo
+ * there.  A device block whose rows away from its ends need no halo is cut
+ * in three -- ends on the local x, the interior on the owned x -- so the
+ * interior's product overlaps the exchange, and only the ends' bands of x
+ * are copied into the local x; other blocks are one part on the local x. */
+typedef struct dist_part {
+    adia_plan *plan;
+    int32_t row0, rows;
+    int x_own;
+    int32_t band, band_len;
+} dist_part;
+
+#define DIST_PARTS 3
+
 struct adia_dist_matrix {
     uint32_t magic;
     MPI_Comm comm;
@@ -73,7 +90,8 @@ struct adia_dist_matrix {
     int from_offsets;
     int32_t local_cols;          /* length of the local x */
     int32_t own_pos;             /* where this process's rows sit in it */
-    adia_plan *plan;             /* of the block: rows x local_cols */
+    dist_part part[DIST_PARTS];  /* the block's rows in order; nparts used */
+    int nparts;
     double *x_local;             /* local_cols + 1 */
     double *diag;                /* A(i,i) of the rows held here */
     double max_abs;              /* max |A(i,j)| of the rows held here */
@@ -113,6 +131,27 @@ adia_plan_hints adia__dist_block_hints(const adia_dist_matrix *D, const adia_pla
  * D->max_abs; this process's status, not agreed. */
 adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
                                   const adia_plan_hints *hints);
+
+/* dist_parts.c: the block's parts.  plan_parts: from the block in local
+ * columns (CSR), cut in three when it is a device block with an interior
+ * (see dist_part), else one part; cut_rows: where a block whose diagonals
+ * have the local offsets off[0..nd) is cut (*lo == *hi: not cut) -- for
+ * blocks filled on the device (dist_fill.c).  Each part's plan made with
+ * the block's hints. */
+adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
+                                  const adia_plan_hints *hints);
+void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, int32_t *lo,
+                         int32_t *hi);
+/* y = alpha A x + beta y of the parts (host plans): x_local holds the
+ * owned rows and the halo, x the owned rows. */
+adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const double *x,
+                                  const double *x_local, double beta, double *y);
+/* The block as one CSR matrix in local columns (for checks); its nonzeros;
+ * the largest part's format (what info reports). */
+adia_status adia__dist_block_matrix(const adia_dist_matrix *D, adia_matrix **out);
+int64_t adia__dist_block_nnz(const adia_dist_matrix *D);
+const char *adia__dist_format(const adia_dist_matrix *D);
+void adia__dist_parts_free(adia_dist_matrix *D);
 
 /* dist_halo.c: the exchange plan (what each process needs from which
  * other, agreed with MPI_Alltoall / Alltoallv once) and one exchange. */

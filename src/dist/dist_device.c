@@ -56,7 +56,8 @@ adia_status adia__dist_device_select(adia_dist_matrix *D, int device)
 
 /* ------------------------------------------------------------ set-up */
 
-/* The local x, the y of host-vector calls, their stream, the event. */
+/* The local x, the y of host-vector calls, their stream, the halo's
+ * stream (nccl), the events. */
 static adia_status alloc_buffers(const adia_dist_matrix *D, dist_device *g)
 {
     DIST_TRY(adia__dist_cuda(cudaMalloc((void **)&g->x_local, ((size_t)D->local_cols + 1) *
@@ -65,8 +66,13 @@ static adia_status alloc_buffers(const adia_dist_matrix *D, dist_device *g)
                              "cudaMalloc (y)"));
     DIST_TRY(adia__dist_cuda(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking),
                              "cudaStreamCreateWithFlags"));
-    return adia__dist_cuda(cudaEventCreateWithFlags(&g->done, cudaEventDisableTiming),
-                           "cudaEventCreateWithFlags");
+    DIST_TRY(adia__dist_cuda(cudaStreamCreateWithFlags(&g->comm, cudaStreamNonBlocking),
+                             "cudaStreamCreateWithFlags"));
+    cudaEvent_t *ev[] = {&g->done, &g->x_ready, &g->halo_in};
+    for (int k = 0; k < 3; k++)
+        DIST_TRY(adia__dist_cuda(cudaEventCreateWithFlags(ev[k], cudaEventDisableTiming),
+                                 "cudaEventCreateWithFlags"));
+    return ADIA_OK;
 }
 
 /* Rank 0's ADIA_DIST_TRANSPORT, the same on every process: 0 auto,
@@ -140,8 +146,11 @@ void adia__dist_device_free(adia_dist_matrix *D)
     dist_device *g = D->dev;
     if (!g) return;
     adia__dist_nccl_free(g);
-    if (g->done) cudaEventDestroy(g->done);
+    cudaEvent_t ev[] = {g->done, g->x_ready, g->halo_in};
+    for (int k = 0; k < 3; k++)
+        if (ev[k]) cudaEventDestroy(ev[k]);
     if (g->stream) cudaStreamDestroy(g->stream);
+    if (g->comm) cudaStreamDestroy(g->comm);
     cudaFree(g->x_local);   /* cudaFree waits for kernels still using them */
     cudaFree(g->y);
     cudaFreeHost(g->pinned);
@@ -153,32 +162,72 @@ void adia__dist_device_free(adia_dist_matrix *D)
 
 static adia_status first_error(adia_status a, adia_status b) { return a != ADIA_OK ? a : b; }
 
-/* d_x (owned rows, device) into the device's local x on stream. */
-static adia_status exchange(adia_dist_matrix *D, const double *d_x, cudaStream_t stream)
+/* The owned rows the parts on the local x read, from d_x into it
+ * (host-vector calls have put x in place already). */
+static adia_status copy_bands(adia_dist_matrix *D, const double *d_x, cudaStream_t stream)
 {
-    double t0 = MPI_Wtime();
+    double *own = D->dev->x_local + D->own_pos;
+    for (int k = 0; k < D->nparts && d_x != own; k++) {
+        const dist_part *p = &D->part[k];
+        if (!p->x_own && p->band_len)
+            DIST_TRY(adia__dist_cuda(cudaMemcpyAsync(own + p->band, d_x + p->band,
+                                                     (size_t)p->band_len * sizeof *d_x,
+                                                     cudaMemcpyDeviceToDevice, stream),
+                                     "cudaMemcpyAsync (own rows)"));
+    }
+    return ADIA_OK;
+}
+
+/* The parts on the owned x (x_own 1: d_x as given) or on the local x. */
+static adia_status run_parts(adia_dist_matrix *D, double alpha, const double *d_x, double beta,
+                             double *d_y, int x_own, cudaStream_t stream)
+{
+    for (int k = 0; k < D->nparts; k++) {
+        const dist_part *p = &D->part[k];
+        if (p->x_own == x_own)
+            DIST_TRY(adia_spmv_async(p->plan, alpha, x_own ? d_x : D->dev->x_local, beta,
+                                     d_y + p->row0, stream));
+    }
+    return ADIA_OK;
+}
+
+/* The halo's stream: NCCL's own, ordered after x is ready on stream, so
+ * that the owned part's product runs while the halo moves; the staged
+ * transport copies on stream (and waits from the host). */
+static adia_status halo_stream(adia_dist_matrix *D, cudaStream_t stream, cudaStream_t *hs)
+{
     dist_device *g = D->dev;
-    double *own = g->x_local + D->own_pos;
-    /* a product on another stream may still read the local x */
-    adia_status s = adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
-                                    "cudaStreamWaitEvent");
-    s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, stream));
-    /* staged: runs while the messages fly; nccl: queued behind them.
-     * Host-vector calls have put x in place already. */
-    if (s == ADIA_OK && d_x != own)
-        s = adia__dist_cuda(cudaMemcpyAsync(own, d_x, (size_t)D->rows * sizeof *d_x,
-                                            cudaMemcpyDeviceToDevice, stream),
-                            "cudaMemcpyAsync (own rows)");
-    s = first_error(s, D->halo.transport->wait(D, g->x_local, stream));
-    D->halo_ms += (MPI_Wtime() - t0) * 1e3;
-    return s;
+    *hs = stream;
+    if (!adia__dist_nccl_active(D)) return ADIA_OK;
+    *hs = g->comm;
+    DIST_TRY(adia__dist_cuda(cudaEventRecord(g->x_ready, stream), "cudaEventRecord"));
+    return adia__dist_cuda(cudaStreamWaitEvent(g->comm, g->x_ready, 0), "cudaStreamWaitEvent");
 }
 
 adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const double *d_x,
                                    double beta, double *d_y, cudaStream_t stream)
 {
-    adia_status s = exchange(D, d_x, stream);
-    if (s == ADIA_OK) s = adia_spmv_async(D->plan, alpha, D->dev->x_local, beta, d_y, stream);
+    dist_device *g = D->dev;
+    cudaStream_t hs = stream;
+    double t0 = MPI_Wtime();
+    /* a product on another stream may still read the local x */
+    adia_status s = adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
+                                    "cudaStreamWaitEvent");
+    s = first_error(s, copy_bands(D, d_x, stream));
+    s = first_error(s, halo_stream(D, stream, &hs));
+    /* posted after a failure too: the peers wait for these messages */
+    s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, hs));
+    double t1 = MPI_Wtime();
+    if (s == ADIA_OK) s = run_parts(D, alpha, d_x, beta, d_y, 1, stream);   /* meanwhile */
+    double t2 = MPI_Wtime();
+    s = first_error(s, D->halo.transport->wait(D, g->x_local, hs));
+    if (hs != stream) {
+        s = first_error(s, adia__dist_cuda(cudaEventRecord(g->halo_in, hs), "cudaEventRecord"));
+        s = first_error(s, adia__dist_cuda(cudaStreamWaitEvent(stream, g->halo_in, 0),
+                                           "cudaStreamWaitEvent"));
+    }
+    D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
+    if (s == ADIA_OK) s = run_parts(D, alpha, d_x, beta, d_y, 0, stream);
     return first_error(s, adia__dist_cuda(cudaEventRecord(D->dev->done, stream),
                                           "cudaEventRecord"));
 }

@@ -19,6 +19,9 @@ struct dist_device {
     cudaStream_t stream;   /* host-vector calls                           */
     cudaEvent_t done;      /* recorded after each product: the local x
                               and the pinned receives are free again      */
+    cudaStream_t comm;     /* nccl: the halo's, beside the product's      */
+    cudaEvent_t x_ready;   /* nccl: x may be sent (on the product's stream) */
+    cudaEvent_t halo_in;   /* nccl: the halo has arrived (on comm)        */
 #ifdef ADIA_HAVE_NCCL
     ncclComm_t nccl;       /* NULL unless the transport is nccl           */
     int nccl_failed;       /* a NCCL call failed: abort, not destroy      */

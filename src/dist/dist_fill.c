@@ -9,69 +9,101 @@
 #include "dist_device.h"
 #include "dist_fill.h"
 
+#include <math.h>
+
 #define FILL_MAX_DIAGONALS 27   /* adia_stencil_diagonals' most */
 
-/* The block's diagonals in the local x: [*k0, *k1) of the stencil's have
- * a column inside the matrix for these rows (the others, the extreme
- * ones, hold zeros), local[k - k0] their local offsets. */
-static void local_diagonals(const adia_dist_matrix *D, const int64_t *off, int nd, int *k0,
-                            int *k1, int64_t *local)
+/* The stencil's diagonals [k0, k0 + *m) that have a column inside the
+ * matrix for these rows (the others, the extreme ones, hold zeros), their
+ * local offsets L[0..m). */
+static int local_offsets(const adia_dist_matrix *D, const int64_t *off, int nd, int64_t *L, int *m)
 {
-    int64_t o;
-    *k0 = 0;
-    *k1 = nd;
-    while (*k0 < nd && !adia__dist_local_offset(D, off[*k0], &o)) (*k0)++;
-    while (*k1 > *k0 && !adia__dist_local_offset(D, off[*k1 - 1], &o)) (*k1)--;
-    for (int k = *k0; k < *k1; k++) adia__dist_local_offset(D, off[k], &local[k - *k0]);
+    int k0 = 0;
+    *m = 0;
+    while (k0 < nd && !adia__dist_local_offset(D, off[k0], &L[0])) k0++;
+    while (k0 + *m < nd && adia__dist_local_offset(D, off[k0 + *m], &L[*m])) (*m)++;
+    return k0;
 }
 
-/* A(i, i) of the block's rows into D->diag (host), from the main diagonal's row of values. */
-static adia_status copy_diagonal(adia_dist_matrix *D, const double *values, const int64_t *off,
-                                 int nd)
+/* The part's rows filled on the device (all nd diagonals), its diagonal
+ * into D->diag, max |a| into *max_abs, and its plan from the diagonals it
+ * has a column for (the part's columns: the owned rows or the local x). */
+static adia_status fill_part(adia_dist_matrix *D, dist_part *p, const char *spec, int nd,
+                             int k0, const int64_t *L, int m, int kmain, double *max_abs,
+                             const adia_plan_hints *h)
 {
-    D->diag = adia__dist_alloc((size_t)D->rows + 1, sizeof *D->diag, "matrix diagonal");
-    if (!D->diag) return ADIA_ERR_NO_MEMORY;
-    for (int k = 0; k < nd; k++)
-        if (off[k] == 0)
-            return adia__dist_cuda(cudaMemcpy(D->diag, values + k * D->rows, (size_t)D->rows * 8,
-                                              cudaMemcpyDeviceToHost), "cudaMemcpy (diagonal)");
-    memset(D->diag, 0, (size_t)D->rows * sizeof *D->diag);
-    return ADIA_OK;
-}
-
-adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
-                                  const adia_plan_hints *hints)
-{
-    int64_t off[FILL_MAX_DIAGONALS], local[FILL_MAX_DIAGONALS];
-    int nd = 0, k0, k1;
-    DIST_TRY(adia_stencil_diagonals(spec, NULL, &nd, off));
-    DIST_TRY(adia__dist_layout_offsets(D, off, nd));
-    local_diagonals(D, off, nd, &k0, &k1, local);
+    const int64_t rows = p->rows, cols = p->x_own ? D->rows : D->local_cols;
+    const int64_t shift = p->row0 - (p->x_own ? D->own_pos : 0);
+    int64_t o[FILL_MAX_DIAGONALS];
+    int a = 0, b = m;   /* L[a..b): a column of the part's range */
+    while (a < b && shift + L[a] <= -rows) a++;
+    while (b > a && shift + L[b - 1] >= cols) b--;
+    for (int k = a; k < b; k++) o[k - a] = shift + L[k];
     double *values = NULL;
-    const size_t bytes = (size_t)nd * (size_t)D->rows * sizeof *values;
+    const size_t bytes = (size_t)nd * (size_t)rows * sizeof *values;
     cudaError_t e = cudaMalloc((void **)&values, bytes ? bytes : 8);
     if (e != cudaSuccess) {
         (void)cudaGetLastError();
         return adia_set_error(e == cudaErrorMemoryAllocation ? ADIA_ERR_NO_MEMORY : ADIA_ERR_CUDA,
-                              "rank %d: cudaMalloc of its %d diagonals of %lld rows (%.3g GB) "
-                              "failed: %s", D->rank, nd, (long long)D->rows, bytes / 1e9,
+                              "rank %d: cudaMalloc of %d diagonals of %lld rows (%.3g GB) "
+                              "failed: %s", D->rank, nd, (long long)rows, bytes / 1e9,
                               cudaGetErrorString(e));
     }
-    adia_status s = adia_stencil_fill_device(spec, D->first, D->rows, values, ADIA_DOUBLE, NULL);
-    if (s == ADIA_OK) s = copy_diagonal(D, values, off, nd);
+    adia_status s = adia_stencil_fill_device(spec, D->first + p->row0, rows, values, ADIA_DOUBLE,
+                                             NULL);
+    if (s == ADIA_OK && kmain >= 0)
+        s = adia__dist_cuda(cudaMemcpy(D->diag + p->row0, values + kmain * rows,
+                                       (size_t)rows * sizeof *values, cudaMemcpyDeviceToHost),
+                            "cudaMemcpy (diagonal)");
     if (s == ADIA_OK)
-        s = adia__dist_cuda(adia__dist_max_abs(values, nd * D->rows, &D->max_abs, NULL),
+        s = adia__dist_cuda(adia__dist_max_abs(values, nd * rows, max_abs, NULL),
                             "max |a| of the block");
     if (s != ADIA_OK) {
         cudaFree(values);
         return s;
     }
-    /* the plan takes the array over when all of it is the block's */
-    const int adopt = k0 == 0 && k1 == nd;
-    adia_device_dia A = {(int32_t)D->rows, D->local_cols, k1 - k0, local,
-                         values + (size_t)k0 * D->rows, ADIA_DOUBLE, adopt};
-    adia_plan_hints h = adia__dist_block_hints(D, hints);
-    s = adia_plan_create_device_dia(&A, &h, &D->plan);
+    /* the plan takes the array over when all of it is the part's */
+    const int adopt = k0 + a == 0 && k0 + b == nd;
+    adia_device_dia A = {(int32_t)rows, (int32_t)cols, b - a, o, values + (size_t)(k0 + a) * rows,
+                         ADIA_DOUBLE, adopt};
+    s = adia_plan_create_device_dia(&A, h, &p->plan);
     if (!adopt) cudaFree(values);
     return s;
+}
+
+adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
+                                  const adia_plan_hints *hints)
+{
+    int64_t off[FILL_MAX_DIAGONALS], L[FILL_MAX_DIAGONALS];
+    int nd = 0, m, kmain = -1;
+    DIST_TRY(adia_stencil_diagonals(spec, NULL, &nd, off));
+    DIST_TRY(adia__dist_layout_offsets(D, off, nd));
+    const int k0 = local_offsets(D, off, nd, L, &m);
+    for (int k = 0; k < nd; k++)
+        if (off[k] == 0) kmain = k;
+    D->diag = adia__dist_alloc((size_t)D->rows + 1, sizeof *D->diag, "matrix diagonal");
+    if (!D->diag) return ADIA_ERR_NO_MEMORY;
+    if (kmain < 0) memset(D->diag, 0, (size_t)D->rows * sizeof *D->diag);
+    int32_t lo, hi;
+    adia__dist_cut_rows(D, L, m, &lo, &hi);
+    const int32_t rows = (int32_t)D->rows;
+    if (lo == hi) {   /* one part: the block as it is, all owned rows copied */
+        D->part[D->nparts++] = (dist_part){NULL, 0, rows, 0, 0, rows};
+    } else {          /* the owned rows the ends read: their rows +- the reach */
+        int64_t rmin = L[0] - D->own_pos, rmax = L[m - 1] - D->own_pos;
+        int32_t top = (int32_t)(lo + rmax < rows ? lo + rmax : rows);
+        int32_t bottom = (int32_t)(hi + rmin > 0 ? hi + rmin : 0);
+        if (lo > 0) D->part[D->nparts++] = (dist_part){NULL, 0, lo, 0, 0, top};
+        D->part[D->nparts++] = (dist_part){NULL, lo, hi - lo, 1, 0, 0};
+        if (hi < rows) D->part[D->nparts++] = (dist_part){NULL, hi, rows - hi, 0, bottom,
+                                                          rows - bottom};
+    }
+    adia_plan_hints h = adia__dist_block_hints(D, hints);
+    D->max_abs = 0;
+    for (int k = 0; k < D->nparts; k++) {
+        double mx = 0;
+        DIST_TRY(fill_part(D, &D->part[k], spec, nd, k0, L, m, kmain, &mx, &h));
+        D->max_abs = mx > D->max_abs || isnan(mx) ? mx : D->max_abs;
+    }
+    return ADIA_OK;
 }

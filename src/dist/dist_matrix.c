@@ -57,15 +57,6 @@ adia_plan_hints adia__dist_block_hints(const adia_dist_matrix *D, const adia_pla
     return h;
 }
 
-/* The plan of the block, on the device resolved for every process
- * (adia__dist_device_select, called before). */
-static adia_status plan_block(adia_dist_matrix *D, const adia_matrix *local,
-                              const adia_plan_hints *hints)
-{
-    adia_plan_hints h = adia__dist_block_hints(D, hints);
-    return adia_plan_create(local, &h, &D->plan);
-}
-
 /* Local checks of adia_dist_create's arguments (agreed by the caller). */
 static adia_status check_block(const adia_dist_matrix *D, const adia_matrix *local)
 {
@@ -98,7 +89,7 @@ static adia_status build(adia_dist_matrix *D, const adia_matrix *L, const adia_p
     DIST_TRY(select_device(D, hints));
     adia_matrix *local = NULL;
     adia_status s = adia__dist_layout(D, L, &local);
-    if (s == ADIA_OK) s = plan_block(D, local, hints);
+    if (s == ADIA_OK) s = adia__dist_plan_parts(D, local, hints);
     adia_matrix_destroy(local);
     return finish(D, s, adia_matrix_nnz(L));
 }
@@ -199,7 +190,7 @@ static adia_status fill_on_devices(MPI_Comm comm, const char *spec, int64_t n,
     }
     if (s == ADIA_OK) {
         s = adia__dist_fill_block(D, spec, hints);
-        s = finish(D, s, s == ADIA_OK ? adia_format_nnz(adia_plan_format(D->plan)) : 0);
+        s = finish(D, s, s == ADIA_OK ? adia__dist_block_nnz(D) : 0);
     }
     if (s != ADIA_OK) {
         adia_dist_destroy(D);
@@ -244,7 +235,7 @@ void adia_dist_destroy(adia_dist_matrix *D)
     if (!D || D->magic != DIST_MAGIC) return;
     adia__dist_device_free(D);
     adia__dist_halo_free(&D->halo);
-    adia_plan_destroy(D->plan);
+    adia__dist_parts_free(D);
     free(D->starts);
     free(D->iv);
     free(D->x_local);
@@ -265,12 +256,14 @@ adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info)
                              .halo_bytes = 8 * D->halo.recv_values,
                              .halo_bytes_all = D->halo_bytes_all, .halo_ms = D->halo_ms,
                              .reduce_ms = D->reduce_ms, .gpu = D->gpu};
+    for (int k = 0; k < D->nparts; k++)
+        if (D->part[k].x_own) info->interior_rows += D->part[k].rows;
     for (int r = 0; r < D->size; r++) {
         int64_t m = D->starts[r + 1] - D->starts[r];
         if (m < info->rows_min) info->rows_min = m;
         if (m > info->rows_max) info->rows_max = m;
     }
-    snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(D->plan));
+    snprintf(info->format, sizeof info->format, "%s", adia__dist_format(D));
     snprintf(info->transport, sizeof info->transport, "%s", D->halo.transport->name);
     return ADIA_OK;
 }
@@ -291,7 +284,7 @@ adia_status adia__dist_spmv_host(adia_dist_matrix *D, double alpha, const double
 {
     if (D->dev) return adia__dist_device_spmv_host(D, alpha, x, beta, y);
     DIST_TRY(adia__dist_exchange(D, x));
-    return adia_spmv(D->plan, alpha, D->x_local, beta, y);
+    return adia__dist_parts_spmv(D, alpha, x, D->x_local, beta, y);
 }
 
 adia_status adia_dist_spmv(adia_dist_matrix *D, double alpha, const double *x, double beta,
@@ -322,7 +315,7 @@ adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const dou
     DIST_TRY(adia__dist_check_vectors(D, x, y, "adia_dist_check_spmv"));
     adia_matrix *C = NULL;
     double *ref = adia__dist_alloc((size_t)D->rows, sizeof *ref, "reference y");
-    adia_status s = ref ? adia_format_to_matrix(adia_plan_format(D->plan), &C) : ADIA_ERR_NO_MEMORY;
+    adia_status s = ref ? adia__dist_block_matrix(D, &C) : ADIA_ERR_NO_MEMORY;
     s = adia__dist_agree(D->comm, s);
     if (s == ADIA_OK) s = adia__dist_exchange(D, x);
     if (s == ADIA_OK) {

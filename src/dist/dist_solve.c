@@ -74,6 +74,6 @@ adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
         s = adia__dist_cg_device(D, b, x, opt, info);
     else
         s = solve_operator(D, b, x, opt, info);
-    snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(D->plan));
+    snprintf(info->format, sizeof info->format, "%s", adia__dist_format(D));
     return s;
 }

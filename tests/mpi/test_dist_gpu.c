@@ -169,6 +169,16 @@ static void test_fill(const char *spec)
         goto out;
     CHECK(!strcmp(g.format, "dia") && g.gpu >= 0, "%s: filled on the device as dia (%s, gpu %d)",
           spec, g.format, g.gpu);
+    /* one process: every row is interior (no halo, x read in place); more:
+     * the interior when it is at least half the rows, and the CPU none */
+    CHECK(size > 1 ? g.interior_rows == 0 || 2 * g.interior_rows >= g.rows
+                   : g.interior_rows == g.rows,
+          "%s rank %d: %lld of %lld rows interior", spec, rank, (long long)g.interior_rows,
+          (long long)g.rows);
+    CHECK(c.interior_rows == 0, "%s: a CPU block has no interior part", spec);
+    if (g.rows >= 1000)   /* 40 planes of 72 rows, over at most 3 processes */
+        CHECK(g.interior_rows > 0, "%s rank %d: %lld rows and no interior", spec, rank,
+              (long long)g.rows);
     CHECK(g.n == c.n && g.nnz == c.nnz && g.first == c.first && g.rows == c.rows &&
               g.local_cols == c.local_cols && g.intervals == c.intervals && g.from_offsets &&
               g.neighbours == c.neighbours && g.halo_bytes == c.halo_bytes,
@@ -215,7 +225,7 @@ static void test_device(void)
     test_solve("lap2d5:30");
     test_solve("lap3d27:7x6x5");
     const char *fills[] = {"lap3d7:7x5x9", "lap3d27:6x5x4", "lap2d9:2x40", "lap2d5:61x3",
-                           "lap3d7:4x1x3", "lap2d5:3x1"};
+                           "lap3d7:4x1x3", "lap2d5:3x1", "lap3d7:9x8x40", "lap2d5:7x300"};
     for (size_t k = 0; k < sizeof fills / sizeof *fills; k++) test_fill(fills[k]);
     adia_dist_matrix *D = NULL;
     adia_plan_hints h = {.device = 1};

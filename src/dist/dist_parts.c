@@ -1,0 +1,196 @@
+/* dist_parts.c -- a block's rows cut into parts (dist.h, dist_part): where
+ * a device block is cut, the parts' plans, and what uses them all alike
+ * (host products, the check's CSR, info). */
+#include "dist.h"
+
+/* A device block is cut when its interior holds at least this share of
+ * its rows: a matrix with far diagonals (type II) has next to none, and
+ * its ends' parts would only add launches. */
+#define CUT_MIN_SHARE 0.5
+
+static void set_part(adia_dist_matrix *D, int32_t row0, int32_t rows, int x_own, int32_t band,
+                     int32_t band_end)
+{
+    if (rows <= 0) return;
+    if (band < 0) band = 0;
+    if (band_end > D->rows) band_end = (int32_t)D->rows;
+    D->part[D->nparts++] = (dist_part){NULL, row0, rows, x_own, band,
+                                       band_end > band ? band_end - band : 0};
+}
+
+/* A cut at [lo, hi) worth making (device blocks only); else *lo = *hi = 0. */
+static void worth_cutting(const adia_dist_matrix *D, int32_t *lo, int32_t *hi)
+{
+    if (D->gpu < 0 || *hi - *lo < CUT_MIN_SHARE * (double)D->rows) *lo = *hi = 0;
+}
+
+void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, int32_t *lo,
+                         int32_t *hi)
+{
+    /* row i reads owned column i + r, r = off[k] - own_pos: inside the
+     * owned rows for every k when -r_min <= i < rows - r_max */
+    int64_t rmin = 0, rmax = 0;
+    for (int k = 0; k < nd; k++) {
+        int64_t r = off[k] - D->own_pos;
+        if (k == 0 || r < rmin) rmin = r;
+        if (k == 0 || r > rmax) rmax = r;
+    }
+    int64_t a = -rmin, b = D->rows - rmax;
+    a = a < 0 ? 0 : a > D->rows ? D->rows : a;
+    b = b < a ? a : b > D->rows ? D->rows : b;
+    *lo = (int32_t)a;
+    *hi = (int32_t)b;
+    worth_cutting(D, lo, hi);
+}
+
+/* The longest run of rows whose columns all lie in the owned rows. */
+static void interior_run(const adia_dist_matrix *D, const adia_csr_view *v, int32_t *lo,
+                         int32_t *hi)
+{
+    int32_t start = 0;
+    *lo = *hi = 0;
+    for (int32_t i = 0; i <= v->rows; i++) {
+        int inside = i < v->rows;
+        for (int64_t k = inside ? v->rowptr[i] : 0; inside && k < v->rowptr[i + 1]; k++)
+            inside = v->colind[k] >= D->own_pos && v->colind[k] < D->own_pos + D->rows;
+        if (inside) continue;
+        if (i - start > *hi - *lo) {
+            *lo = start;
+            *hi = i;
+        }
+        start = i + 1;
+    }
+    worth_cutting(D, lo, hi);
+}
+
+/* The owned rows that rows [r0, r1) read: [*a, *b) (empty: a = b). */
+static void owned_band(const adia_dist_matrix *D, const adia_csr_view *v, int32_t r0, int32_t r1,
+                       int32_t *a, int32_t *b)
+{
+    int64_t lo = D->rows, hi = 0;
+    for (int64_t k = v->rowptr[r0]; k < v->rowptr[r1]; k++) {
+        int64_t r = v->colind[k] - D->own_pos;
+        if (r < 0 || r >= D->rows) continue;
+        if (r < lo) lo = r;
+        if (r + 1 > hi) hi = r + 1;
+    }
+    *a = (int32_t)lo;
+    *b = (int32_t)(hi > lo ? hi : lo);
+}
+
+/* Rows [p->row0, + p->rows) of v as a matrix in the part's columns. */
+static adia_status slice(const adia_dist_matrix *D, const adia_csr_view *v, const dist_part *p,
+                         adia_matrix **out)
+{
+    const int64_t base = v->rowptr[p->row0], nnz = v->rowptr[p->row0 + p->rows] - base;
+    const int32_t shift = p->x_own ? D->own_pos : 0;
+    int64_t *rp = adia__dist_alloc((size_t)p->rows + 1, sizeof *rp, "a part's rows");
+    int32_t *ci = adia__dist_alloc((size_t)nnz, sizeof *ci, "a part's columns");
+    adia_status s = rp && ci ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    if (s == ADIA_OK) {
+        for (int32_t i = 0; i <= p->rows; i++) rp[i] = v->rowptr[p->row0 + i] - base;
+        for (int64_t k = 0; k < nnz; k++) ci[k] = v->colind[base + k] - shift;
+        s = adia_matrix_create_csr(p->rows, p->x_own ? (int32_t)D->rows : D->local_cols, nnz, rp,
+                                   ci, v->values + base, ADIA_DOUBLE, out);
+    }
+    free(rp);
+    free(ci);
+    return s;
+}
+
+adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
+                                  const adia_plan_hints *hints)
+{
+    adia_plan_hints h = adia__dist_block_hints(D, hints);
+    adia_csr_view v;
+    DIST_TRY(adia_matrix_csr(local, &v));
+    int32_t lo, hi, a, b;
+    interior_run(D, &v, &lo, &hi);
+    if (lo == hi) {   /* one part: the block as it is, all owned rows copied */
+        set_part(D, 0, (int32_t)D->rows, 0, 0, (int32_t)D->rows);
+        return adia_plan_create(local, &h, &D->part[0].plan);
+    }
+    owned_band(D, &v, 0, lo, &a, &b);
+    set_part(D, 0, lo, 0, a, b);
+    set_part(D, lo, hi - lo, 1, 0, 0);
+    owned_band(D, &v, hi, (int32_t)D->rows, &a, &b);
+    set_part(D, hi, (int32_t)D->rows - hi, 0, a, b);
+    for (int k = 0; k < D->nparts; k++) {
+        adia_matrix *M = NULL;
+        adia_status s = slice(D, &v, &D->part[k], &M);
+        if (s == ADIA_OK) s = adia_plan_create(M, &h, &D->part[k].plan);
+        adia_matrix_destroy(M);
+        DIST_TRY(s);
+    }
+    return ADIA_OK;
+}
+
+adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const double *x,
+                                  const double *x_local, double beta, double *y)
+{
+    for (int k = 0; k < D->nparts; k++) {
+        const dist_part *p = &D->part[k];
+        DIST_TRY(adia_spmv(p->plan, alpha, p->x_own ? x : x_local, beta, y + p->row0));
+    }
+    return ADIA_OK;
+}
+
+/* The block's CSR: each part's rows, in local columns. */
+adia_status adia__dist_block_matrix(const adia_dist_matrix *D, adia_matrix **out)
+{
+    adia_matrix *M[DIST_PARTS] = {NULL};
+    adia_csr_view v[DIST_PARTS];
+    int64_t nnz = 0;
+    adia_status s = ADIA_OK;
+    for (int k = 0; k < D->nparts && s == ADIA_OK; k++) {
+        s = adia_format_to_matrix(adia_plan_format(D->part[k].plan), &M[k]);
+        if (s == ADIA_OK) s = adia_matrix_csr(M[k], &v[k]);
+        if (s == ADIA_OK) nnz += v[k].nnz;
+    }
+    int64_t *rp = s == ADIA_OK ? adia__dist_alloc((size_t)D->rows + 1, sizeof *rp, "block rows")
+                               : NULL;
+    int32_t *ci = rp ? adia__dist_alloc((size_t)nnz, sizeof *ci, "block columns") : NULL;
+    double *va = ci ? adia__dist_alloc((size_t)nnz, sizeof *va, "block values") : NULL;
+    if (s == ADIA_OK && !va) s = ADIA_ERR_NO_MEMORY;
+    if (s == ADIA_OK) {
+        int64_t at = 0;
+        rp[0] = 0;
+        for (int k = 0; k < D->nparts; k++) {
+            const dist_part *p = &D->part[k];
+            for (int64_t j = 0; j < v[k].nnz; j++, at++) {
+                ci[at] = v[k].colind[j] + (p->x_own ? D->own_pos : 0);
+                va[at] = v[k].values[j];
+            }
+            for (int32_t i = 0; i < p->rows; i++)
+                rp[p->row0 + i + 1] = rp[p->row0] + v[k].rowptr[i + 1];
+        }
+        s = adia_matrix_create_csr((int32_t)D->rows, D->local_cols, nnz, rp, ci, va, ADIA_DOUBLE,
+                                   out);
+    }
+    for (int k = 0; k < DIST_PARTS; k++) adia_matrix_destroy(M[k]);
+    free(rp);
+    free(ci);
+    free(va);
+    return s;
+}
+
+int64_t adia__dist_block_nnz(const adia_dist_matrix *D)
+{
+    int64_t nnz = 0;
+    for (int k = 0; k < D->nparts; k++) nnz += adia_format_nnz(adia_plan_format(D->part[k].plan));
+    return nnz;
+}
+
+const char *adia__dist_format(const adia_dist_matrix *D)
+{
+    int big = 0;
+    for (int k = 1; k < D->nparts; k++)
+        if (D->part[k].rows > D->part[big].rows) big = k;
+    return D->nparts ? adia_plan_format_name(D->part[big].plan) : "";
+}
+
+void adia__dist_parts_free(adia_dist_matrix *D)
+{
+    for (int k = 0; k < DIST_PARTS; k++) adia_plan_destroy(D->part[k].plan);
+    D->nparts = 0;
+}
