@@ -153,6 +153,13 @@ void adia__dsolve_product(dsolve *c, const double *x, double *y)
     c->spmvs++;
 }
 
+void adia__dsolve_residual(dsolve *c, double *u)
+{
+    adia__dsolve_product(c, c->x, c->r);
+    adia__dsolve_cuda(c, adia__dist_residual(c->n, c->b, c->r, u ? c->inv_diag : NULL, u, c->st),
+                      "the residual kernel");
+}
+
 /* c->sums[0..count) (the local dot products just launched) summed over
  * the processes into v.  A process that failed contributes NaN, so all
  * stop. */
@@ -204,9 +211,7 @@ void adia__dsolve_upload(dsolve *c, const double *v, int count)
 /* ||b - A x|| of the current x (scaled system), through the host. */
 static double true_residual(dsolve *c)
 {
-    adia__dsolve_product(c, c->x, c->r);
-    adia__dsolve_cuda(c, adia__dist_residual(c->n, c->b, c->r, NULL, c->r, c->st),
-                      "the residual kernel");
+    adia__dsolve_residual(c, NULL);
     adia__dsolve_cuda(c, cudaMemcpyAsync(c->h, c->r, (size_t)c->n * sizeof *c->h,
                                          cudaMemcpyDeviceToHost, c->st),
                       "cudaMemcpyAsync (residual)");

@@ -68,6 +68,10 @@ void adia__dsolve_cuda(dsolve *c, cudaError_t e, const char *call);
 /* y = (A / 2^ea) x, halo included, on the solve's stream; timed. */
 void adia__dsolve_product(dsolve *c, const double *x, double *y);
 
+/* r = b - A x of the current x; u = M^-1 r (Jacobi; NULL, or r without
+ * Jacobi: none). */
+void adia__dsolve_residual(dsolve *c, double *u);
+
 /* ONE reduction: v[k] = a[k]'b[k] summed over the processes, k < count
  * <= ADIA_DIST_DOTS_MAX (pairs of device vectors).  NaN everywhere when
  * any process failed. */

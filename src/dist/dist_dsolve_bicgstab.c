@@ -66,9 +66,7 @@ static void s_step(dsolve *c, const bicg *q, double alpha, double d[5])
 /* r = b - A x, r0 = r, p = v = 0. */
 static void start(dsolve *c, const bicg *q)
 {
-    adia__dsolve_product(c, c->x, q->r);
-    adia__dsolve_cuda(c, adia__dist_residual(c->n, c->b, q->r, NULL, q->r, c->st),
-                      "the residual kernel");
+    adia__dsolve_residual(c, NULL);
     adia__dsolve_cuda(c, cudaMemcpyAsync(q->r0, q->r, (size_t)c->n * sizeof *q->r,
                                          cudaMemcpyDeviceToDevice, c->st), "cudaMemcpyAsync (r0)");
     adia__dsolve_cuda(c, cudaMemsetAsync(q->p, 0, 2 * (size_t)c->n * sizeof *q->p, c->st),

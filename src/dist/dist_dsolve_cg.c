@@ -31,9 +31,7 @@ static void cg_iterate(dsolve *c)
     const int64_t n = c->n;
     adia_solve_info *info = c->info;
     double *w = c->w, *p = w + n, *s = p + n, *u = c->inv_diag ? s + n : c->r;
-    adia__dsolve_product(c, c->x, c->r);
-    adia__dsolve_cuda(c, adia__dist_residual(n, c->b, c->r, c->inv_diag, u, c->st),
-                      "the residual kernel");
+    adia__dsolve_residual(c, u);
     /* beta = 0 at first: p and s must not hold NaN (0 NaN is NaN) */
     adia__dsolve_cuda(c, cudaMemsetAsync(p, 0, 2 * (size_t)n * sizeof *p, c->st),
                       "cudaMemsetAsync");

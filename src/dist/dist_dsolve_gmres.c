@@ -78,9 +78,7 @@ static double cycle_start(dsolve *c)
 {
     const double *a[] = {c->r};
     double rr;
-    adia__dsolve_product(c, c->x, c->r);
-    adia__dsolve_cuda(c, adia__dist_residual(c->n, c->b, c->r, NULL, c->r, c->st),
-                      "the residual kernel");
+    adia__dsolve_residual(c, NULL);
     adia__dsolve_dots(c, 1, a, a, &rr);
     double beta = sqrt(rr);
     if (beta > 0) combine(c, 0, NULL, 0, NULL, beta, c->r);
