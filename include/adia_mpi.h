@@ -127,18 +127,19 @@ adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const dou
  * reduced by MPI_Allreduce; b and x are this process's rows (host
  * memory).  opt must be the same on every process; info is the same on
  * every process (format: this process's plan).
- * A device matrix with method CG: b and x go to the device once and every
- * vector stays there -- Chronopoulos-Gear CG, one global reduction of
- * three scalars an iteration (ncclAllReduce on the nccl transport, else
- * MPI_Allreduce of the local sums copied to the host), Jacobi from the
- * diagonal uploaded once -- with adia_solve's options, scaling, stop rule
- * and info (converged only from the true residual b - A x, recomputed by
- * one more product; spmv_ms: the products, halo included, timed on the
- * device); the iterates are CG's, so iterations and x agree with the CPU
- * methods up to rounding.  BiCGSTAB and GMRES on a device matrix run the
- * CPU methods with each product copying its vectors to and from the
- * device (correct, not fast).  info.time_ms against adia_dist_get_info's
- * halo_ms and reduce_ms gives the communication share. */
+ * A device matrix: b and x go to the device once and every vector stays
+ * there, with adia_solve's options, scaling, stop rules, breakdowns and
+ * info (converged only from the true residual b - A x, recomputed by one
+ * more product; spmv_ms: the products, halo included, timed on the
+ * device).  Global reductions an iteration (ncclAllReduce on the nccl
+ * transport, else MPI_Allreduce of the local sums copied to the host):
+ * CG one (Chronopoulos-Gear), BiCGSTAB two (rho by a recurrence, r'r in
+ * the next step's reduction), GMRES(m) two (classical Gram-Schmidt twice,
+ * the norm from the second pass; the basis on the device, checked against
+ * its free memory first).  The iterates are the CPU methods' in exact
+ * arithmetic, so iterations and x agree with them up to rounding.
+ * info.time_ms against adia_dist_get_info's halo_ms and reduce_ms gives
+ * the communication share. */
 adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
                             const adia_solve_options *opt, adia_solve_info *info);
 

@@ -190,11 +190,11 @@ void adia__dist_device_free(adia_dist_matrix *D);
 adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
                                         double beta, double *y);
 
-/* adia_dist_solve's CG on a device matrix, every vector on the device
- * (dist_cg.c; dist_device_none.c: never called, no matrix is a device
+/* adia_dist_solve on a device matrix, every vector on the device
+ * (dist_dsolve.c; dist_device_none.c: never called, no matrix is a device
  * matrix there).  info not NULL. */
-adia_status adia__dist_cg_device(adia_dist_matrix *D, const double *b, double *x,
-                                 const adia_solve_options *opt, adia_solve_info *info);
+adia_status adia__dist_solve_device(adia_dist_matrix *D, const double *b, double *x,
+                                    const adia_solve_options *opt, adia_solve_info *info);
 
 /* An MPI call's return code as an adia error naming the call. */
 adia_status adia__dist_mpi(int rc, const char *call);

@@ -34,7 +34,7 @@ adia_status adia__dist_cuda(cudaError_t e, const char *call);
 /* y = alpha A x + beta y on device vectors of this process's rows: the
  * halo exchange and the block's product on stream (dist_device.c).  This
  * process's status, not agreed: the caller agrees (adia_dist_spmv_device)
- * or carries a failure to its next reduction (dist_cg.c). */
+ * or carries a failure to its next reduction (dist_dsolve.c). */
 adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const double *d_x,
                                    double beta, double *d_y, cudaStream_t stream);
 

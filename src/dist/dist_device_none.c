@@ -26,11 +26,11 @@ adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const
     return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_device_spmv_host without CUDA");
 }
 
-adia_status adia__dist_cg_device(adia_dist_matrix *D, const double *b, double *x,
-                                 const adia_solve_options *opt, adia_solve_info *info)
+adia_status adia__dist_solve_device(adia_dist_matrix *D, const double *b, double *x,
+                                    const adia_solve_options *opt, adia_solve_info *info)
 {
     (void)D, (void)b, (void)x, (void)opt, (void)info;
-    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_cg_device without CUDA");
+    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_solve_device without CUDA");
 }
 
 adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const double *d_x,

@@ -2,14 +2,13 @@
  * (the methods of adia_solve, written once in libadia) over an operator
  * whose apply is the distributed SpMV and whose sums and maxima are
  * MPI_Allreduce.  Every process then sees the same scalars and takes the
- * same branches.  CG on a device matrix runs with its vectors on the
- * device instead (dist_cg.c). */
+ * same branches.  On a device matrix every method runs with its vectors
+ * on the device instead (dist_dsolve.c). */
 #include "dist.h"
 
 #include <math.h>
 
-/* y = alpha A x: halo exchange, then the block's plan (a device matrix's
- * through copies of x and y: adia__dist_spmv_host).  A failure here is
+/* y = alpha A x: halo exchange, then the block's plan.  A failure here is
  * this process's alone: y becomes NaN (every process stops at the next
  * reduction) and the error is kept for after the solve. */
 typedef struct dist_op {
@@ -46,8 +45,7 @@ static adia_status op_agree(void *ctx, adia_status s)
     return adia__dist_agree(((dist_op *)ctx)->D->comm, s);
 }
 
-/* The CPU methods over the distributed operator (host vectors; a device
- * matrix's products copy them in and out). */
+/* The CPU methods over the distributed operator (host vectors). */
 static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *x,
                                   const adia_solve_options *opt, adia_solve_info *info)
 {
@@ -69,11 +67,8 @@ adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
     DIST_TRY(adia__dist_agree(D->comm, s));
     adia_solve_info scratch;
     if (!info) info = &scratch;
-    /* opt is the same on every process, the device agreed: one branch for all */
-    if (D->dev && (!opt || opt->method == ADIA_SOLVE_CG))
-        s = adia__dist_cg_device(D, b, x, opt, info);
-    else
-        s = solve_operator(D, b, x, opt, info);
+    /* the device agreed on every process: one branch for all */
+    s = D->dev ? adia__dist_solve_device(D, b, x, opt, info) : solve_operator(D, b, x, opt, info);
     snprintf(info->format, sizeof info->format, "%s", adia__dist_format(D));
     return s;
 }

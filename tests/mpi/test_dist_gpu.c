@@ -125,8 +125,8 @@ out:
     adia_matrix_destroy(A);
 }
 
-/* CG on a device matrix (host vectors, copied per product) against the
- * serial solver. */
+/* CG on a device matrix (host b and x, the vectors on the device) against
+ * the serial solver. */
 static void test_solve(const char *spec)
 {
     adia_matrix *A = NULL;
