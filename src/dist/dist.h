@@ -135,7 +135,7 @@ adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
 /* dist_parts.c: the block's parts.  plan_parts: from the block in local
  * columns (CSR), cut in three when it is a device block with an interior
  * (see dist_part), else one part; cut_rows: where a block whose diagonals
- * have the local offsets off[0..nd) is cut (*lo == *hi: not cut) -- for
+ * have the global offsets off[0..nd) is cut (*lo == *hi: not cut) -- for
  * blocks filled on the device (dist_fill.c).  Each part's plan made with
  * the block's hints. */
 adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,

@@ -85,14 +85,14 @@ adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
     if (!D->diag) return ADIA_ERR_NO_MEMORY;
     if (kmain < 0) memset(D->diag, 0, (size_t)D->rows * sizeof *D->diag);
     int32_t lo, hi;
-    adia__dist_cut_rows(D, L, m, &lo, &hi);
+    adia__dist_cut_rows(D, off + k0, m, &lo, &hi);
     const int32_t rows = (int32_t)D->rows;
     if (lo == hi) {   /* one part: the block as it is, all owned rows copied */
         D->part[D->nparts++] = (dist_part){NULL, 0, rows, 0, 0, rows};
     } else {          /* the owned rows the ends read: their rows +- the reach */
-        int64_t rmin = L[0] - D->own_pos, rmax = L[m - 1] - D->own_pos;
-        int32_t top = (int32_t)(lo + rmax < rows ? lo + rmax : rows);
-        int32_t bottom = (int32_t)(hi + rmin > 0 ? hi + rmin : 0);
+        int64_t omin = off[k0] < 0 ? off[k0] : 0, omax = off[k0 + m - 1] > 0 ? off[k0 + m - 1] : 0;
+        int32_t top = (int32_t)(lo + omax < rows ? lo + omax : rows);
+        int32_t bottom = (int32_t)(hi + omin > 0 ? hi + omin : 0);
         if (lo > 0) D->part[D->nparts++] = (dist_part){NULL, 0, lo, 0, 0, top};
         D->part[D->nparts++] = (dist_part){NULL, lo, hi - lo, 1, 0, 0};
         if (hi < rows) D->part[D->nparts++] = (dist_part){NULL, hi, rows - hi, 0, bottom,

@@ -18,7 +18,8 @@ static void set_part(adia_dist_matrix *D, int32_t row0, int32_t rows, int x_own,
                                        band_end > band ? band_end - band : 0};
 }
 
-/* A cut at [lo, hi) worth making (device blocks only); else *lo = *hi = 0. */
+/* A cut at [lo, hi) worth making (device blocks only); else *lo = *hi = 0.
+ * All rows interior (one process) is a cut too: one part on the owned x. */
 static void worth_cutting(const adia_dist_matrix *D, int32_t *lo, int32_t *hi)
 {
     if (D->gpu < 0 || *hi - *lo < CUT_MIN_SHARE * (double)D->rows) *lo = *hi = 0;
@@ -27,19 +28,17 @@ static void worth_cutting(const adia_dist_matrix *D, int32_t *lo, int32_t *hi)
 void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, int32_t *lo,
                          int32_t *hi)
 {
-    /* row i reads owned column i + r, r = off[k] - own_pos: inside the
-     * owned rows for every k when -r_min <= i < rows - r_max */
-    int64_t rmin = 0, rmax = 0;
+    /* row i reads global column first + i + o: another process's unless it
+     * lies in the owned rows or outside the matrix (a slot holding zero,
+     * never read) -- above the block for i < -o when a process holds rows
+     * above, below it for i >= rows - o when one holds rows below */
+    int64_t a = 0, b = D->rows;
     for (int k = 0; k < nd; k++) {
-        int64_t r = off[k] - D->own_pos;
-        if (k == 0 || r < rmin) rmin = r;
-        if (k == 0 || r > rmax) rmax = r;
+        if (off[k] < 0 && D->first > 0 && -off[k] > a) a = -off[k];
+        if (off[k] > 0 && D->first + D->rows < D->n && D->rows - off[k] < b) b = D->rows - off[k];
     }
-    int64_t a = -rmin, b = D->rows - rmax;
-    a = a < 0 ? 0 : a > D->rows ? D->rows : a;
-    b = b < a ? a : b > D->rows ? D->rows : b;
-    *lo = (int32_t)a;
-    *hi = (int32_t)b;
+    *lo = (int32_t)(a < D->rows ? a : D->rows);
+    *hi = (int32_t)(b > *lo ? b : *lo);
     worth_cutting(D, lo, hi);
 }
 
