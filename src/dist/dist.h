@@ -146,9 +146,7 @@ void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, 
  * owned rows and the halo, x the owned rows. */
 adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const double *x,
                                   const double *x_local, double beta, double *y);
-/* The block as one CSR matrix in local columns (for checks); its nonzeros;
- * the largest part's format (what info reports). */
-adia_status adia__dist_block_matrix(const adia_dist_matrix *D, adia_matrix **out);
+/* The block's nonzeros; the largest part's format (what info reports). */
 int64_t adia__dist_block_nnz(const adia_dist_matrix *D);
 const char *adia__dist_format(const adia_dist_matrix *D);
 void adia__dist_parts_free(adia_dist_matrix *D);

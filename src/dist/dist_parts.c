@@ -134,45 +134,6 @@ adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const doubl
     return ADIA_OK;
 }
 
-/* The block's CSR: each part's rows, in local columns. */
-adia_status adia__dist_block_matrix(const adia_dist_matrix *D, adia_matrix **out)
-{
-    adia_matrix *M[DIST_PARTS] = {NULL};
-    adia_csr_view v[DIST_PARTS];
-    int64_t nnz = 0;
-    adia_status s = ADIA_OK;
-    for (int k = 0; k < D->nparts && s == ADIA_OK; k++) {
-        s = adia_format_to_matrix(adia_plan_format(D->part[k].plan), &M[k]);
-        if (s == ADIA_OK) s = adia_matrix_csr(M[k], &v[k]);
-        if (s == ADIA_OK) nnz += v[k].nnz;
-    }
-    int64_t *rp = s == ADIA_OK ? adia__dist_alloc((size_t)D->rows + 1, sizeof *rp, "block rows")
-                               : NULL;
-    int32_t *ci = rp ? adia__dist_alloc((size_t)nnz, sizeof *ci, "block columns") : NULL;
-    double *va = ci ? adia__dist_alloc((size_t)nnz, sizeof *va, "block values") : NULL;
-    if (s == ADIA_OK && !va) s = ADIA_ERR_NO_MEMORY;
-    if (s == ADIA_OK) {
-        int64_t at = 0;
-        rp[0] = 0;
-        for (int k = 0; k < D->nparts; k++) {
-            const dist_part *p = &D->part[k];
-            for (int64_t j = 0; j < v[k].nnz; j++, at++) {
-                ci[at] = v[k].colind[j] + (p->x_own ? D->own_pos : 0);
-                va[at] = v[k].values[j];
-            }
-            for (int32_t i = 0; i < p->rows; i++)
-                rp[p->row0 + i + 1] = rp[p->row0] + v[k].rowptr[i + 1];
-        }
-        s = adia_matrix_create_csr((int32_t)D->rows, D->local_cols, nnz, rp, ci, va, ADIA_DOUBLE,
-                                   out);
-    }
-    for (int k = 0; k < DIST_PARTS; k++) adia_matrix_destroy(M[k]);
-    free(rp);
-    free(ci);
-    free(va);
-    return s;
-}
-
 int64_t adia__dist_block_nnz(const adia_dist_matrix *D)
 {
     int64_t nnz = 0;
