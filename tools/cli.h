@@ -181,6 +181,10 @@ bool cli_gpu_usable(adia_format *F, adia_status *status);
 int cli_dist_init(int *argc, char ***argv);
 void cli_dist_finalize(void);
 int cli_dist_ranks(void);   /* what cli_dist_init returned */
+/* --dist in one process: MPI initialised now (a singleton), so that spmv
+ * and solve run through adia_mpi as under mpirun (the distributed path's
+ * own one-process baseline); 0, or 1 after a message (no MPI build). */
+int cli_dist_start(const char *cmd);
 /* What `adia spmv` / `adia solve` hand to their distributed runs. */
 typedef struct cli_dist_args {
     const char *path, *gen, *format;

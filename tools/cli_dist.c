@@ -27,6 +27,7 @@ int cli_dist_spmv(const char *cmd, const cli_dist_args *a)
     return 1;
 }
 int cli_dist_solve(const char *cmd, const cli_dist_args *a) { return cli_dist_spmv(cmd, a); }
+int cli_dist_start(const char *cmd) { return cli_dist_spmv(cmd, NULL); }
 #else
 #include "adia_mpi.h"
 
@@ -60,6 +61,17 @@ int cli_dist_init(int *argc, char ***argv)
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) return ranks;
     }
     return ranks;
+}
+
+int cli_dist_start(const char *cmd)
+{
+    (void)cmd;
+    if (mpi_on) return 0;
+    MPI_Init(NULL, NULL);
+    mpi_on = 1;
+    MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    return 0;
 }
 
 void cli_dist_finalize(void)

@@ -17,7 +17,7 @@ static const char usage[] =
     "usage: adia solve FILE.mtx | --gen SPEC [-b B.mtx] [--x0 X0.mtx] [-o X.mtx]\n"
     "                  [--method cg|bicgstab|gmres] [--restart M] [--rtol R]\n"
     "                  [--max-iter N] [--jacobi] [--device cpu|gpu] [--float]\n"
-    "                  [--format NAME] [--json]\n"
+    "                  [--format NAME] [--json] [--dist]\n"
     "Solve A x = b with every product through the planner's format (on the GPU\n"
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
     "exit 1 if it does not converge.\n"
@@ -25,13 +25,14 @@ static const char usage[] =
     "gpu (then CG keeps its vectors on the GPUs): each process generates or\n"
     "reads its block of rows, rank 0 reads -b / --x0 and writes -o\n"
     "(and scatters / gathers the pieces); --json adds ranks, rows per rank,\n"
-    "halo bytes per SpMV and the share of time in communication.";
+    "halo bytes per SpMV and the share of time in communication.  --dist runs\n"
+    "that path in one process (the distributed baseline).";
 
 typedef struct solve_opts {
     const char *gen, *method, *format, *device, *b_path, *x0_path, *x_path;
     double rtol;
     long max_iter, restart;
-    bool jacobi, json, single;
+    bool jacobi, json, single, dist;
 } solve_opts;
 
 /* The floor of a GPU iteration: its least bytes at the read bandwidth. */
@@ -193,6 +194,7 @@ int cmd_solve(int argc, char **argv)
         {"float", CLI_FLAG, &o.single, "the operator and vectors in single precision (GPU)"},
         {"format", CLI_STRING, &o.format, "use this format instead of the planner's choice"},
         {"json", CLI_FLAG, &o.json, "print one JSON object"},
+        {"dist", CLI_FLAG, &o.dist, "run through adia_mpi in this one process, as under mpirun"},
         {0},
     };
     const char *pos[1];
@@ -213,7 +215,8 @@ int cmd_solve(int argc, char **argv)
         return rc;
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
     if (o.x_path && (rc = cli_check_vector_output(argv[0], o.x_path))) return rc;
-    if (cli_dist_ranks() > 1) {
+    if (cli_dist_ranks() > 1 || o.dist) {
+        if ((rc = cli_dist_start(argv[0]))) return rc;
         if (o.single)
             return cli_usage_error(argv[0], "--float: not under mpirun (distributed runs are "
                                    "double)");

@@ -13,7 +13,7 @@ static const char usage[] =
     "usage: adia spmv FILE|--gen SPEC [-x X.mtx] [-o Y.mtx] [--format NAME]\n"
     "                 [--device cpu|gpu] [--float] [--runs N] [--seed N]\n"
     "                 [--params k=v,...] [--json] [--calls N]\n"
-    "                 [--chooser model|rules|measure] [--explain]\n"
+    "                 [--chooser model|rules|measure] [--explain] [--dist]\n"
     "Run y = A*x in one format (default: the planner's choice for --calls\n"
     "products, by default runs + 1; the chooser is measure from 1000 calls,\n"
     "else model) on x from -x (a dense vector file) or random x, and check it\n"
@@ -23,7 +23,8 @@ static const char usage[] =
     "Under mpirun -np N (N > 1) it runs distributed, on the CPU unless --device\n"
     "gpu (then timed on device vectors): each process generates or reads its\n"
     "block of rows, rank 0 reads -x and writes -o (and\n"
-    "scatters / gathers the pieces), y is checked against each block's CSR.";
+    "scatters / gathers the pieces), y is checked against each block's CSR.\n"
+    "--dist runs that path in one process (the distributed baseline).";
 
 /* The device to run on: "cpu", "gpu", or NULL = the GPU when one can run F. */
 static int pick_device(const char *cmd, const char *device, adia_format *F, bool *gpu)
@@ -138,7 +139,7 @@ int cmd_spmv(int argc, char **argv)
 {
     const char *gen = NULL, *format = NULL, *device = NULL, *params = NULL, *chooser = NULL,
                *x_path = NULL, *y_path = NULL;
-    bool json = false, single = false, explain = false, done;
+    bool json = false, single = false, explain = false, dist = false, done;
     long runs = LONG_MIN, seed = 42, calls = 0;   /* LONG_MIN: not given */
     const cli_option opts[] = {
         {"gen", CLI_STRING, &gen, "generate the matrix from a spec instead of reading FILE"},
@@ -156,6 +157,7 @@ int cmd_spmv(int argc, char **argv)
         {"chooser", CLI_STRING, &chooser, "model, rules or measure (default: measure from 1000 "
                                           "calls, else model)"},
         {"explain", CLI_FLAG, &explain, "print what the planner chose and why"},
+        {"dist", CLI_FLAG, &dist, "run through adia_mpi in this one process, as under mpirun"},
         {0},
     };
     const char *pos[1] = {NULL};
@@ -178,7 +180,8 @@ int cmd_spmv(int argc, char **argv)
                                "not with --format");
     adia_format_params p;
     if ((rc = cli_parse_params(argv[0], params, &p))) return rc;
-    if (cli_dist_ranks() > 1) {
+    if (cli_dist_ranks() > 1 || dist) {
+        if ((rc = cli_dist_start(argv[0]))) return rc;
         if (single || params || chooser || explain)
             return cli_usage_error(argv[0], "--float, --params, --chooser and --explain: not "
                                    "under mpirun (distributed runs are double, planned by the "

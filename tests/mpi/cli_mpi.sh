@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # cli_mpi.sh -- `adia spmv` and `adia solve` under mpirun, distributed with
-# no extra flag: the same solution and product as the serial tool, the
+# no extra flag (and in one process with --dist): the same solution and
+# product as the serial tool, the
 # --json keys of a distributed run, vector files through rank 0, and clear
 # errors (not hangs) for a vector of the wrong length, more processes than
 # rows and commands that do not run distributed.
@@ -19,6 +20,13 @@ echo "$out"
 grep -q "3 processes" <<<"$out" || fail "solve under mpirun -np 3 did not run distributed"
 d=$(rel_diff "$tmp/xs.mtx" "$tmp/xd.mtx")
 le "$d" 1e-8 || fail "distributed solution differs from the serial one by $d"
+
+# --dist: the same path in one process, without a launcher
+json=$("$adia" solve --gen lap2d5:40 --jacobi --rtol 1e-11 --dist --json -o "$tmp/x1.mtx")
+echo "$json"
+grep -q '"ranks":1' <<<"$json" && grep -q '"converged":true' <<<"$json" || fail "solve --dist"
+d=$(rel_diff "$tmp/xs.mtx" "$tmp/x1.mtx")
+le "$d" 1e-8 || fail "one-process distributed solution differs from the serial one by $d"
 
 # --json: ranks, rows per rank, halo bytes, time per iteration, communication share
 json=$(run 2 solve --gen type2:5000 --method bicgstab --json)

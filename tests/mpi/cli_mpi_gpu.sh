@@ -32,6 +32,14 @@ grep -qE '"transport":"(staged|nccl)"' <<<"$json" || fail "transport of a device
 d=$(rel_diff "$tmp/xs.mtx" "$tmp/xd.mtx")
 le "$d" 1e-8 || fail "device-distributed solution differs from the serial one by $d"
 
+# --dist on one GPU: every row interior (x read in place), the same x
+json=$("$adia" solve --gen lap2d5:40 --jacobi --rtol 1e-11 --device gpu --dist --json -o "$tmp/x1.mtx")
+echo "$json"
+grep -q '"ranks":1' <<<"$json" && grep -q '"interior_rows_rank0":1600' <<<"$json" ||
+    fail "solve --dist --device gpu"
+d=$(rel_diff "$tmp/xs.mtx" "$tmp/x1.mtx")
+le "$d" 1e-8 || fail "one-process device solution differs from the serial one by $d"
+
 # spmv on 3 processes, checked against each block's CSR
 json=$(run 3 spmv --gen lap3d7:12 --device gpu --json)
 echo "$json"
