@@ -208,17 +208,28 @@ void adia__dsolve_upload(dsolve *c, const double *v, int count)
                       "cudaMemcpyAsync (coefficients)");
 }
 
-/* ||b - A x|| of the current x (scaled system), through the host. */
+/* ||v|| over every process, scale-safe as global_nrm2, on the device:
+ * max |v_i|, then the squares scaled by a power of two near it. */
+static double device_nrm2(dsolve *c, const double *v)
+{
+    double big = 0, sum = 0;
+    adia__dsolve_cuda(c, adia__dist_max_abs(c->n, v, &big, c->st), "the max |v| kernel");
+    if (c->failed != ADIA_OK) big = NAN;
+    allreduce(c, &big, 1, MPI_MAX);
+    if (!isfinite(big)) return big;
+    int e = 0;
+    if (big > 0) frexp(big, &e);
+    adia__dsolve_cuda(c, adia__dist_sumsq(c->n, v, ldexp(1.0, -e), c->partial, c->sums, c->st),
+                      "the sum of squares' kernels");
+    reduce(c, 1, &sum);
+    return ldexp(sqrt(sum), e);
+}
+
+/* ||b - A x|| of the current x (scaled system). */
 static double true_residual(dsolve *c)
 {
     adia__dsolve_residual(c, NULL);
-    adia__dsolve_cuda(c, cudaMemcpyAsync(c->h, c->r, (size_t)c->n * sizeof *c->h,
-                                         cudaMemcpyDeviceToHost, c->st),
-                      "cudaMemcpyAsync (residual)");
-    adia__dsolve_cuda(c, cudaStreamSynchronize(c->st), "cudaStreamSynchronize");
-    if (c->failed != ADIA_OK)
-        for (int64_t i = 0; i < c->n; i++) c->h[i] = NAN;
-    return global_nrm2(c, c->h, c->n);
+    return device_nrm2(c, c->r);
 }
 
 /* ------------------------------------------------------------- the run */

@@ -7,7 +7,7 @@
  * process, which CSR on the host could not hold beside them, and global
  * rows are 64-bit (the grid may pass 2^31 points). */
 #include "dist_device.h"
-#include "dist_fill.h"
+#include "dist_krylov.h"
 
 #include <math.h>
 
@@ -56,7 +56,7 @@ static adia_status fill_part(adia_dist_matrix *D, dist_part *p, const char *spec
                                        (size_t)rows * sizeof *values, cudaMemcpyDeviceToHost),
                             "cudaMemcpy (diagonal)");
     if (s == ADIA_OK)
-        s = adia__dist_cuda(adia__dist_max_abs(values, nd * rows, max_abs, NULL),
+        s = adia__dist_cuda(adia__dist_max_abs(nd * rows, values, max_abs, NULL),
                             "max |a| of the block");
     if (s != ADIA_OK) {
         cudaFree(values);

@@ -25,6 +25,15 @@ int64_t adia__dist_dots_partials(int64_t n, int count);
 cudaError_t adia__dist_dots(int64_t n, int count, const double *const *a, const double *const *b,
                             double *partial, double *out, cudaStream_t stream);
 
+/* out[0] = sum_i (v_i scale)^2 of the rows here, fixed order as above;
+ * partial: adia__dist_dots_partials(n, 1).  With scale a power of two
+ * near max |v| (adia__dist_max_abs), no square overflows or underflows. */
+cudaError_t adia__dist_sumsq(int64_t n, const double *v, double scale, double *partial,
+                             double *out, cudaStream_t stream);
+
+/* *out (host) = max |v_i| of the rows here (NaN if one is NaN); synchronises stream. */
+cudaError_t adia__dist_max_abs(int64_t n, const double *v, double *out, cudaStream_t stream);
+
 /* out[l] = V_l'w for l < k (V_l = V + l n), then out[k] = w'w if self;
  * fixed order as above; partial: adia__dist_dots_partials(n, k + self). */
 cudaError_t adia__dist_basis_dots(int64_t n, int k, const double *V, const double *w, int self,

@@ -6,6 +6,8 @@
  * iterates every run, as the CPU's fixed chunks do. */
 #include "dist_krylov.h"
 
+#include <string.h>
+
 #define KR_BLOCK 256
 #define KR_MAX_BLOCKS 1024
 #define DOT_GROUP ADIA_DIST_DOTS_MAX   /* sums one block computes at once */
@@ -31,6 +33,7 @@ extern "C" int64_t adia__dist_dots_partials(int64_t n, int count)
 struct pair_source {
     const double *a[DOT_GROUP], *b[DOT_GROUP];
     int count;
+    double scale;   /* each factor times this: 1, or a norm's power of two */
     __device__ const double *left(int l) const { return a[l]; }
     __device__ const double *right(int l) const { return b[l]; }
 };
@@ -40,6 +43,7 @@ struct basis_source {
     const double *V, *w;
     int64_t n;
     int k, count;
+    double scale;
     __device__ const double *left(int l) const { return l < k ? V + l * n : w; }
     __device__ const double *right(int) const { return w; }
 };
@@ -73,7 +77,7 @@ static __global__ void dots_kernel(int64_t n, S src, double *partial)
     FOR_ROWS(i, n) {
 #pragma unroll
         for (int g = 0; g < DOT_GROUP; g++)
-            if (g < count) acc[g] += a[g][i] * b[g][i];
+            if (g < count) acc[g] += (a[g][i] * src.scale) * (b[g][i] * src.scale);
     }
     for (int g = 0; g < DOT_GROUP; g++) v[g][threadIdx.x] = acc[g];
     block_sums(v, count);
@@ -114,6 +118,7 @@ extern "C" cudaError_t adia__dist_dots(int64_t n, int count, const double *const
         src.b[k] = b[k];
     }
     src.count = count;
+    src.scale = 1;   /* x 1 is exact: the plain products */
     return dots(n, src, partial, out, stream);
 }
 
@@ -122,8 +127,51 @@ extern "C" cudaError_t adia__dist_basis_dots(int64_t n, int k, const double *V, 
                                              cudaStream_t stream)
 {
     if (k < 0 || k + !!self < 1) return cudaErrorInvalidValue;
-    basis_source src = {V, w, n, k, k + !!self};
+    basis_source src = {V, w, n, k, k + !!self, 1};
     return dots(n, src, partial, out, stream);
+}
+
+extern "C" cudaError_t adia__dist_sumsq(int64_t n, const double *v, double scale,
+                                        double *partial, double *out, cudaStream_t stream)
+{
+    pair_source src = {};
+    src.a[0] = src.b[0] = v;
+    src.count = 1;
+    src.scale = scale;
+    return dots(n, src, partial, out, stream);
+}
+
+/* Non-negative doubles order as their bit patterns (NaN above Inf), so an
+ * integer atomicMax of the patterns is the maximum. */
+static __global__ void max_abs_kernel(int64_t n, const double *v, unsigned long long *out)
+{
+    unsigned long long m = 0;
+    FOR_ROWS(i, n) {
+        const unsigned long long b = (unsigned long long)__double_as_longlong(fabs(v[i]));
+        m = b > m ? b : m;
+    }
+    for (int d = 16; d; d >>= 1) {
+        const unsigned long long o = __shfl_down_sync(0xffffffffu, m, d);
+        m = o > m ? o : m;
+    }
+    if ((threadIdx.x & 31) == 0) atomicMax(out, m);
+}
+
+extern "C" cudaError_t adia__dist_max_abs(int64_t n, const double *v, double *out,
+                                          cudaStream_t stream)
+{
+    unsigned long long *d = nullptr, bits = 0;
+    cudaError_t e = cudaMalloc(&d, sizeof *d);
+    if (e == cudaSuccess) e = cudaMemsetAsync(d, 0, sizeof *d, stream);
+    if (e == cudaSuccess && n > 0) {
+        max_abs_kernel<<<blocks_for(n), KR_BLOCK, 0, stream>>>(n, v, d);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&bits, d, sizeof bits, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    cudaFree(d);
+    memcpy(out, &bits, sizeof *out);
+    return e;
 }
 
 /* ------------------------------------------------------------ updates */
