@@ -53,6 +53,10 @@ typedef struct adia_dist_matrix adia_dist_matrix;
  * (NULL: the defaults, the CPU); device 1 without a GPU on some process is
  * ADIA_ERR_NO_DEVICE on all, a CUDA or NCCL failure ADIA_ERR_CUDA naming
  * the call.
+ * A Laplacian (lap2d5, lap2d9, lap3d7, lap3d27) on the GPUs is filled on
+ * each device straight into dia (adia_stencil_fill_device,
+ * adia_plan_create_device_dia): no CSR anywhere, 64-bit global rows (the
+ * grid may pass 2^31 points; a block stays under 2^31 rows).
  * More processes than rows, or a matrix that is not square, is
  * ADIA_ERR_INVALID_ARG. */
 adia_status adia_dist_generate(MPI_Comm comm, const char *spec, const adia_plan_hints *hints,
@@ -110,7 +114,9 @@ adia_status adia_dist_spmv(adia_dist_matrix *D, double alpha, const double *x, d
  * process's rows, double, on its device: info.gpu) and stream a
  * cudaStream_t (NULL: the default stream).  Work is queued on stream; the
  * call returns once the halo has been received (staged) or queued (nccl):
- * synchronise stream before reading d_y.  x is read on stream, so work
+ * synchronise stream before reading d_y.  The block's interior rows (those
+ * reading only this process's x: info.interior_rows) are computed from d_x
+ * in place while the halo moves.  x is read on stream, so work
  * producing it may be queued there before the call.  The status is agreed
  * by all processes (an Allreduce per call).  A CPU matrix is
  * ADIA_ERR_INVALID_ARG; without CUDA, ADIA_ERR_NO_DEVICE. */
