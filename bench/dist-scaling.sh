@@ -17,7 +17,8 @@
 #   DEVICE    cpu or gpu (default: what the tool picks); gpu: each process's
 #             block on one GPU (node rank modulo the devices), the halo by
 #             NCCL between distinct GPUs, CG with its vectors on the device;
-#             P = 1 is the single-process solver (the baseline)
+#             P = 1 is the single-process solver (the baseline), "1 --dist"
+#             the distributed path in one process
 # Prints the table; exit status 1 if a run failed or did not converge.
 set -uo pipefail
 EDGE=${1:-160}
@@ -33,11 +34,12 @@ STATUS=0
 # json KEY: the number after "KEY": in the JSON line on stdin
 json() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p"; }
 
-# run P CMD SPEC: the JSON line of one run ("" on failure)
+# run P CMD SPEC [ARGS...]: the JSON line of one run ("" on failure)
 run() {
     local p=$1 cmd=$2 spec=$3 out
+    shift 3
     # shellcheck disable=SC2086
-    out=$($MPIRUN $MPI_ARGS -np "$p" "$ADIA" "$cmd" --gen "$spec" --json $DEV 2>/dev/null | tail -1)
+    out=$($MPIRUN $MPI_ARGS -np "$p" "$ADIA" "$cmd" --gen "$spec" --json $DEV "$@" 2>/dev/null | tail -1)
     case "$out" in *'"converged":false'*|"") STATUS=1 ;; esac
     echo "$out"
 }
@@ -48,11 +50,15 @@ echo "| scaling | P | matrix | rows per rank | SpMV ms | CG ms/it | iterations |
 echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
 for mode in weak strong; do
     s1="" c1=""
-    for p in $RANKS; do
+    # P = 1 is the single-process tool; "1d" the distributed path in one
+    # process (--dist: its own overhead, no halo)
+    for p in $(for q in $RANKS; do [ "$q" = 1 ] && echo 1 1d || echo "$q"; done); do
+        extra=""
+        [ "$p" = 1d ] && p=1 && extra=--dist
         [ "$mode" = weak ] && z=$((EDGE * p)) || z=$((EDGE * MAXP))
         spec="lap3d7:${EDGE}x${EDGE}x${z}"
-        sj=$(run "$p" spmv "$spec")
-        cj=$(run "$p" solve "$spec")
+        sj=$(run "$p" spmv "$spec" $extra)
+        cj=$(run "$p" solve "$spec" $extra)
         sm=$(echo "$sj" | json time_ms)
         cm=$(echo "$cj" | json ms_per_iter)
         it=$(echo "$cj" | json iterations)
@@ -64,7 +70,7 @@ for mode in weak strong; do
                 printf "%.0f%%", 100 * (m == "weak" ? a / b : a / (p * b)) }'
         }
         num() { awk -v v="$1" -v f="$2" 'BEGIN { if (v == "") print "-"; else printf f, v }'; }
-        printf "| %s | %d | %s | %d | %s | %s | %s | %s | %s | %s |\n" "$mode" "$p" "$spec" \
+        printf "| %s | %s | %s | %d | %s | %s | %s | %s | %s | %s |\n" "$mode" "$p${extra:+ $extra}" "$spec" \
             $((EDGE * EDGE * z / p)) "$(num "$sm" %.4f)" "$(num "$cm" %.4f)" "${it:--}" \
             "$(num "$cs" %.2f)" "$(eff "$s1" "$sm" "$p" "$mode")" "$(eff "$c1" "$cm" "$p" "$mode")"
     done
