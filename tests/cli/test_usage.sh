@@ -93,7 +93,7 @@ expect 2 spmm --threads -2 --gen-a lap2d5:4 --gen-b lap2d5:4
 expect 0 spmm --threads 1 --gen-a lap2d5:4 --gen-b lap2d5:4
 # OMP_NUM_THREADS above the library's limit (4 x processors) is refused
 # before any work, naming the value and the limit (it crashed in libgomp)
-limit=$((4 * $(nproc)))
+limit=$((4 * $(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)))   # nproc itself obeys OMP_NUM_THREADS
 for cmd in "spmv --gen lap2d5:300" "spmm --gen-a lap2d5:30 --gen-b lap2d5:30" "solve --gen lap2d5:300"; do
     OMP_NUM_THREADS=100000 expect 2 $cmd
     check "OMP_NUM_THREADS=100000 ($cmd) names value and limit" \
