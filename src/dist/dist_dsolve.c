@@ -143,8 +143,9 @@ void adia__dsolve_product(dsolve *c, const double *x, double *y)
 {
     spmv_time(c);
     /* the staged transport waits for the stream before sending; waiting
-     * here keeps the update kernel's time out of halo_ms */
-    if (!adia__dist_nccl_active(c->D))
+     * here keeps the update kernel's time out of halo_ms (nothing to send,
+     * as in one process: no wait at all) */
+    if (!adia__dist_nccl_active(c->D) && c->D->halo.nsend)
         adia__dsolve_cuda(c, cudaStreamSynchronize(c->st), "cudaStreamSynchronize");
     adia__dsolve_cuda(c, cudaEventRecord(c->ev[0], c->st), "cudaEventRecord");
     adia__dsolve_note(c, adia__dist_device_spmv(c->D, c->a_inv, x, 0.0, y, c->st));

@@ -16,7 +16,9 @@ static adia_status staged_post(adia_dist_matrix *D, const double *x_owned, doubl
     (void)x_local;
     /* MPI may write the receive buffer as soon as a receive is posted: the
      * previous product's copies out of it must be done */
-    adia_status s = adia__dist_cuda(cudaEventSynchronize(g->done), "cudaEventSynchronize");
+    adia_status s = h->nrecv ? adia__dist_cuda(cudaEventSynchronize(g->done),
+                                               "cudaEventSynchronize")
+                             : ADIA_OK;
     adia_status r = adia__dist_post_receives(h, in, 1);
     for (int k = 0, off = 0; k < h->nsend && s == ADIA_OK; off += h->send[k].len, k++)
         s = adia__dist_cuda(cudaMemcpyAsync(out + off, x_owned + h->send[k].at,

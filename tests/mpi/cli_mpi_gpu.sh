@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cli_mpi_gpu.sh -- `adia solve` and `adia spmv` with --device gpu under
-# mpirun: each process's block on a GPU (CG with its vectors there), the
+# mpirun: each process's block on a GPU (every method's vectors there), the
 # same solution as the serial CPU tool, --json naming the device and the
 # halo's transport, a run out of iterations exiting 1.  Skipped (exit code
 # 77) without a CUDA device.
@@ -31,6 +31,17 @@ done
 grep -qE '"transport":"(staged|nccl)"' <<<"$json" || fail "transport of a device matrix"
 d=$(rel_diff "$tmp/xs.mtx" "$tmp/xd.mtx")
 le "$d" 1e-8 || fail "device-distributed solution differs from the serial one by $d"
+
+# BiCGSTAB and GMRES on the devices: the serial CPU tool's solution
+for m in bicgstab gmres; do
+    "$adia" solve --gen band:900,3 --method $m --rtol 1e-11 --device cpu -o "$tmp/xs-$m.mtx" >/dev/null
+    json=$(run 2 solve --gen band:900,3 --method $m --rtol 1e-11 --device gpu -o "$tmp/xd-$m.mtx" --json)
+    echo "$json"
+    grep -q '"converged":true' <<<"$json" && grep -q "\"method\":\"$m\"" <<<"$json" ||
+        fail "solve --method $m --device gpu"
+    d=$(rel_diff "$tmp/xs-$m.mtx" "$tmp/xd-$m.mtx")
+    le "$d" 1e-8 || fail "device $m solution differs from the serial one by $d"
+done
 
 # --dist on one GPU: every row interior (x read in place), the same x
 json=$("$adia" solve --gen lap2d5:40 --jacobi --rtol 1e-11 --device gpu --dist --json -o "$tmp/x1.mtx")
