@@ -99,8 +99,9 @@ typedef struct adia_dist_info {
                                       transfer runs on the SpMV's stream     */
     int gpu;                       /* this process's CUDA device; -1: CPU     */
     int64_t interior_rows;         /* rows whose product runs while the halo
-                                      moves (device matrices: those reading
-                                      only this process's x; 0 on the CPU) */
+                                      moves: those reading only this
+                                      process's x (the block is cut when
+                                      they are at least half its rows)    */
 } adia_dist_info;
 adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info);
 

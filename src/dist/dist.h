@@ -65,8 +65,8 @@ struct dist_halo {
  * (x_own 1) has only columns of this process's rows, numbered from 0: it
  * reads the caller's x as it is, before and while the halo moves.  A part
  * on the local x reads the owned rows [band, band + band_len) and the halo
- * there.  A device block whose rows away from its ends need no halo is cut
- * in three -- ends on the local x, the interior on the owned x -- so the
+ * there.  A block whose rows away from its ends need no halo is cut in
+ * three -- ends on the local x, the interior on the owned x -- so the
  * interior's product overlaps the exchange, and only the ends' bands of x
  * are copied into the local x; other blocks are one part on the local x. */
 typedef struct dist_part {
@@ -133,8 +133,8 @@ adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
                                   const adia_plan_hints *hints);
 
 /* dist_parts.c: the block's parts.  plan_parts: from the block in local
- * columns (CSR), cut in three when it is a device block with an interior
- * (see dist_part), else one part; cut_rows: where a block whose diagonals
+ * columns (CSR), cut in three when it has an interior (see dist_part),
+ * else one part; cut_rows: where a block whose diagonals
  * have the global offsets off[0..nd) is cut (*lo == *hi: not cut) -- for
  * blocks filled on the device (dist_fill.c).  Each part's plan made with
  * the block's hints. */
@@ -142,10 +142,11 @@ adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
                                   const adia_plan_hints *hints);
 void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, int32_t *lo,
                          int32_t *hi);
-/* y = alpha A x + beta y of the parts (host plans): x_local holds the
- * owned rows and the halo, x the owned rows. */
-adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const double *x,
-                                  const double *x_local, double beta, double *y);
+/* y = alpha A x + beta y of a CPU block (x, y: the owned rows): the halo
+ * posted, the parts on the owned x computed while it moves, then the
+ * others; timed into halo_ms (posting and waiting). */
+adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const double *x, double beta,
+                                  double *y);
 /* The block's nonzeros; the largest part's format (what info reports). */
 int64_t adia__dist_block_nnz(const adia_dist_matrix *D);
 const char *adia__dist_format(const adia_dist_matrix *D);

@@ -283,8 +283,7 @@ adia_status adia__dist_spmv_host(adia_dist_matrix *D, double alpha, const double
                                  double *y)
 {
     if (D->dev) return adia__dist_device_spmv_host(D, alpha, x, beta, y);
-    DIST_TRY(adia__dist_exchange(D, x));
-    return adia__dist_parts_spmv(D, alpha, x, D->x_local, beta, y);
+    return adia__dist_parts_spmv(D, alpha, x, beta, y);
 }
 
 adia_status adia_dist_spmv(adia_dist_matrix *D, double alpha, const double *x, double beta,

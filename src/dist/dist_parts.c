@@ -1,9 +1,9 @@
 /* dist_parts.c -- a block's rows cut into parts (dist.h, dist_part): where
- * a device block is cut, the parts' plans, and what uses them all alike
- * (host products, the check's CSR, info). */
+ * a block is cut, the parts' plans, the CPU product over them (the
+ * device's is dist_device.c's), what info reports. */
 #include "dist.h"
 
-/* A device block is cut when its interior holds at least this share of
+/* A block is cut when its interior holds at least this share of
  * its rows: a matrix with far diagonals (type II) has next to none, and
  * its ends' parts would only add launches. */
 #define CUT_MIN_SHARE 0.5
@@ -18,11 +18,11 @@ static void set_part(adia_dist_matrix *D, int32_t row0, int32_t rows, int x_own,
                                        band_end > band ? band_end - band : 0};
 }
 
-/* A cut at [lo, hi) worth making (device blocks only); else *lo = *hi = 0.
- * All rows interior (one process) is a cut too: one part on the owned x. */
+/* A cut at [lo, hi) worth making; else *lo = *hi = 0.  All rows interior
+ * (one process) is a cut too: one part on the owned x. */
 static void worth_cutting(const adia_dist_matrix *D, int32_t *lo, int32_t *hi)
 {
-    if (D->gpu < 0 || *hi - *lo < CUT_MIN_SHARE * (double)D->rows) *lo = *hi = 0;
+    if (*hi - *lo < CUT_MIN_SHARE * (double)D->rows) *lo = *hi = 0;
 }
 
 void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, int32_t *lo,
@@ -124,14 +124,37 @@ adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
     return ADIA_OK;
 }
 
-adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const double *x,
-                                  const double *x_local, double beta, double *y)
+/* The parts on the owned x (x_own 1: x as given) or on the local x. */
+static adia_status run_parts(adia_dist_matrix *D, double alpha, const double *x, double beta,
+                             double *y, int x_own)
 {
     for (int k = 0; k < D->nparts; k++) {
         const dist_part *p = &D->part[k];
-        DIST_TRY(adia_spmv(p->plan, alpha, p->x_own ? x : x_local, beta, y + p->row0));
+        if (p->x_own == x_own)
+            DIST_TRY(adia_spmv(p->plan, alpha, x_own ? x : D->x_local, beta, y + p->row0));
     }
     return ADIA_OK;
+}
+
+adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const double *x, double beta,
+                                  double *y)
+{
+    double t0 = MPI_Wtime();
+    /* posted whatever happens: the peers wait for these messages */
+    adia_status s = D->halo.transport->post(D, x, D->x_local, NULL);
+    for (int k = 0; k < D->nparts; k++) {   /* the owned rows the ends read */
+        const dist_part *p = &D->part[k];
+        if (!p->x_own)
+            memcpy(D->x_local + D->own_pos + p->band, x + p->band,
+                   (size_t)p->band_len * sizeof *x);
+    }
+    double t1 = MPI_Wtime();
+    if (s == ADIA_OK) s = run_parts(D, alpha, x, beta, y, 1);   /* while the halo moves */
+    double t2 = MPI_Wtime();
+    adia_status w = D->halo.transport->wait(D, D->x_local, NULL);
+    D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
+    if (s == ADIA_OK) s = w;
+    return s == ADIA_OK ? run_parts(D, alpha, x, beta, y, 0) : s;
 }
 
 int64_t adia__dist_block_nnz(const adia_dist_matrix *D)

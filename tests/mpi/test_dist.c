@@ -191,15 +191,28 @@ static void test_errors(void)
     adia_dist_destroy(D);
 }
 
-/* type II's far offsets +-n/2: a separate interval on rank 0 of 3. */
+/* type II's far offsets +-n/2: a separate interval on rank 0 of 3, and
+ * no interior (every row needs the halo); a stencil's block is cut, its
+ * interior (computed while the halo moves) all but a plane at each end
+ * that has a neighbour (lap3d7:12x12x60: planes of 144 rows). */
 static void test_layout(void)
 {
     adia_dist_matrix *D = distributed("type2:2000");
     adia_dist_info in;
     if (D && adia_dist_get_info(D, &in) == ADIA_OK)
         CHECK(in.from_offsets && (size != 3 || rank != 0 || (in.intervals == 2 &&
-              in.local_cols < in.n)), "type2 rank %d: %d intervals, %lld local columns of %lld",
-              rank, in.intervals, (long long)in.local_cols, (long long)in.n);
+              in.local_cols < in.n && in.interior_rows == 0)),
+              "type2 rank %d: %d intervals, %lld local columns of %lld, %lld interior rows",
+              rank, in.intervals, (long long)in.local_cols, (long long)in.n,
+              (long long)in.interior_rows);
+    adia_dist_destroy(D);
+    D = distributed("lap3d7:12x12x60");
+    if (D && adia_dist_get_info(D, &in) == ADIA_OK) {
+        int64_t ends = 144 * ((rank > 0) + (rank < size - 1));
+        CHECK(in.interior_rows == in.rows - ends, "lap3d7:12x12x60 rank %d: %lld of %lld rows "
+              "interior, expected %lld", rank, (long long)in.interior_rows, (long long)in.rows,
+              (long long)(in.rows - ends));
+    }
     adia_dist_destroy(D);
 }
 
@@ -214,7 +227,8 @@ int main(int argc, char **argv)
     if (shared_spd) snprintf(spd, sizeof spd, "%s", shared_spd);
     const char *shared_gen = test_shared_path("pde900.mtx");
     if (shared_gen) snprintf(gen, sizeof gen, "%s", shared_gen);
-    const char *spmv[] = {"lap2d5:30", "lap2d9:17", "lap3d7:10", "lap3d27:6", "type2:2000",
+    const char *spmv[] = {"lap2d5:30", "lap2d9:17", "lap3d7:10", "lap3d7:12x12x60", "lap3d27:6",
+                          "type2:2000",
                           "type3:9000,7,0.4", "type3:9000,7,0.4,sym", "band:500,4,sym",
                           "random:400,5", "data/orsreg_1.mtx", spd, gen};
     for (size_t k = 0; k < sizeof spmv / sizeof *spmv; k++)
