@@ -142,6 +142,11 @@ adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
                                   const adia_plan_hints *hints);
 void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, int32_t *lo,
                          int32_t *hi);
+/* The parts on the owned x (x_own 1: x as given) or on the local x, into
+ * their rows of y (stream: a device block's cudaStream_t). */
+adia_status adia__dist_run_parts(const adia_dist_matrix *D, double alpha, const double *x,
+                                 const double *x_local, double beta, double *y, int x_own,
+                                 void *stream);
 /* y = alpha A x + beta y of a CPU block (x, y: the owned rows): the halo
  * posted, the parts on the owned x computed while it moves, then the
  * others; timed into halo_ms (posting and waiting). */

@@ -178,19 +178,6 @@ static adia_status copy_bands(adia_dist_matrix *D, const double *d_x, cudaStream
     return ADIA_OK;
 }
 
-/* The parts on the owned x (x_own 1: d_x as given) or on the local x. */
-static adia_status run_parts(adia_dist_matrix *D, double alpha, const double *d_x, double beta,
-                             double *d_y, int x_own, cudaStream_t stream)
-{
-    for (int k = 0; k < D->nparts; k++) {
-        const dist_part *p = &D->part[k];
-        if (p->x_own == x_own)
-            DIST_TRY(adia_spmv_async(p->plan, alpha, x_own ? d_x : D->dev->x_local, beta,
-                                     d_y + p->row0, stream));
-    }
-    return ADIA_OK;
-}
-
 /* The halo's stream: NCCL's own, ordered after x is ready on stream, so
  * that the owned part's product runs while the halo moves; the staged
  * transport copies on stream (and waits from the host). */
@@ -218,7 +205,8 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
     /* posted after a failure too: the peers wait for these messages */
     s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, hs));
     double t1 = MPI_Wtime();
-    if (s == ADIA_OK) s = run_parts(D, alpha, d_x, beta, d_y, 1, stream);   /* meanwhile */
+    if (s == ADIA_OK)   /* meanwhile */
+        s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 1, stream);
     double t2 = MPI_Wtime();
     s = first_error(s, D->halo.transport->wait(D, g->x_local, hs));
     if (hs != stream) {
@@ -227,7 +215,7 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
                                            "cudaStreamWaitEvent"));
     }
     D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
-    if (s == ADIA_OK) s = run_parts(D, alpha, d_x, beta, d_y, 0, stream);
+    if (s == ADIA_OK) s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 0, stream);
     return first_error(s, adia__dist_cuda(cudaEventRecord(D->dev->done, stream),
                                           "cudaEventRecord"));
 }

@@ -124,14 +124,15 @@ adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
     return ADIA_OK;
 }
 
-/* The parts on the owned x (x_own 1: x as given) or on the local x. */
-static adia_status run_parts(adia_dist_matrix *D, double alpha, const double *x, double beta,
-                             double *y, int x_own)
+adia_status adia__dist_run_parts(const adia_dist_matrix *D, double alpha, const double *x,
+                                 const double *x_local, double beta, double *y, int x_own,
+                                 void *stream)
 {
     for (int k = 0; k < D->nparts; k++) {
         const dist_part *p = &D->part[k];
-        if (p->x_own == x_own)
-            DIST_TRY(adia_spmv(p->plan, alpha, x_own ? x : D->x_local, beta, y + p->row0));
+        if (p->x_own == x_own)   /* a CPU plan runs at once, stream unused */
+            DIST_TRY(adia_spmv_async(p->plan, alpha, x_own ? x : x_local, beta, y + p->row0,
+                                     stream));
     }
     return ADIA_OK;
 }
@@ -149,12 +150,12 @@ adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const doubl
                    (size_t)p->band_len * sizeof *x);
     }
     double t1 = MPI_Wtime();
-    if (s == ADIA_OK) s = run_parts(D, alpha, x, beta, y, 1);   /* while the halo moves */
+    if (s == ADIA_OK) s = adia__dist_run_parts(D, alpha, x, D->x_local, beta, y, 1, NULL);
     double t2 = MPI_Wtime();
     adia_status w = D->halo.transport->wait(D, D->x_local, NULL);
     D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
     if (s == ADIA_OK) s = w;
-    return s == ADIA_OK ? run_parts(D, alpha, x, beta, y, 0) : s;
+    return s == ADIA_OK ? adia__dist_run_parts(D, alpha, x, D->x_local, beta, y, 0, NULL) : s;
 }
 
 int64_t adia__dist_block_nnz(const adia_dist_matrix *D)
