@@ -22,9 +22,9 @@ static const char usage[] =
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
     "exit 1 if it does not converge.\n"
     "Under mpirun -np N (N > 1) it runs distributed, on the CPU unless --device\n"
-    "gpu (then CG keeps its vectors on the GPUs): each process generates or\n"
-    "reads its block of rows, rank 0 reads -b / --x0 and writes -o\n"
-    "(and scatters / gathers the pieces); --json adds ranks, rows per rank,\n"
+    "gpu (then every method keeps its vectors on the GPUs): each process\n"
+    "generates or reads its block of rows, rank 0 reads -b / --x0 and writes\n"
+    "-o (and scatters / gathers the pieces); --json adds ranks, rows per rank,\n"
     "halo bytes per SpMV and the share of time in communication.  --dist runs\n"
     "that path in one process (the distributed baseline).";
 
