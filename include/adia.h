@@ -275,10 +275,12 @@ const char *adia_generator_help(void);
  * diagonal storage with no CSR on the way (a problem too large for one
  * GPU, split over several: adia_mpi.h).  Each size <= INT32_MAX, the grid
  * at most 2^62 points: 64-bit rows.  *n = rows of the (square) matrix,
- * *ndiag = its diagonals that can hold entries (at most 27), offsets (room
- * for 27): those diagonals, ascending, o = column - row; any of the three
- * may be NULL.  Other kinds: ADIA_ERR_UNSUPPORTED (adia_matrix_generate_rows
- * builds them). */
+ * *ndiag = its diagonals that can hold entries (at most
+ * ADIA_STENCIL_MAX_DIAGONALS), offsets (room for that many): those
+ * diagonals, ascending, o = column - row; any of the three may be NULL.
+ * Other kinds: ADIA_ERR_UNSUPPORTED (adia_matrix_generate_rows builds
+ * them). */
+#define ADIA_STENCIL_MAX_DIAGONALS 27
 adia_status adia_stencil_diagonals(const char *spec, int64_t *n, int *ndiag, int64_t *offsets);
 /* Rows [first, first + count) of that matrix filled on the GPU into
  * values (device, ndiag x count values of vt): the entry of row first + i

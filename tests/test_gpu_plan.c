@@ -239,7 +239,7 @@ static void device_plan_errors(void)
 static void check_stencil_dia(const char *spec, int64_t first, int64_t count, adia_value_type vt,
                               int adopt)
 {
-    int64_t n = 0, off[27];
+    int64_t n = 0, off[ADIA_STENCIL_MAX_DIAGONALS];
     int nd = 0;
     CHECK_OK(adia_stencil_diagonals(spec, &n, &nd, off));
     adia_matrix *A = NULL;
@@ -253,7 +253,7 @@ static void check_stencil_dia(const char *spec, int64_t first, int64_t count, ad
     int k0 = 0, k1 = nd;
     while (k0 < k1 && first + off[k0] <= -count) k0++;
     while (k1 > k0 && first + off[k1 - 1] >= n) k1--;
-    int64_t local[27];
+    int64_t local[ADIA_STENCIL_MAX_DIAGONALS];
     for (int k = k0; k < k1; k++) local[k - k0] = first + off[k];
     char *h = malloc((size_t)(nd * count) * vs + 1);
     CHECK(cudaMemcpy(h, values, (size_t)(nd * count) * vs, cudaMemcpyDeviceToHost) == cudaSuccess,
@@ -297,7 +297,7 @@ static void check_stencil_dia(const char *spec, int64_t first, int64_t count, ad
 static void check_large_stencil(void)
 {
     const char *spec = "lap3d7:2000";
-    int64_t n = 0, off[27];
+    int64_t n = 0, off[ADIA_STENCIL_MAX_DIAGONALS];
     int nd = 0;
     CHECK_OK(adia_stencil_diagonals(spec, &n, &nd, off));
     CHECK(n == 8000000000LL && nd == 7, "%s: %lld rows, %d diagonals", spec, (long long)n, nd);

@@ -11,8 +11,6 @@
 
 #include <math.h>
 
-#define FILL_MAX_DIAGONALS 27   /* adia_stencil_diagonals' most */
-
 /* The stencil's diagonals [k0, k0 + *m) that have a column inside the
  * matrix for these rows (the others, the extreme ones, hold zeros), their
  * local offsets L[0..m). */
@@ -34,7 +32,7 @@ static adia_status fill_part(adia_dist_matrix *D, dist_part *p, const char *spec
 {
     const int64_t rows = p->rows, cols = p->x_own ? D->rows : D->local_cols;
     const int64_t shift = p->row0 - (p->x_own ? D->own_pos : 0);
-    int64_t o[FILL_MAX_DIAGONALS];
+    int64_t o[ADIA_STENCIL_MAX_DIAGONALS];
     int a = 0, b = m;   /* L[a..b): a column of the part's range */
     while (a < b && shift + L[a] <= -rows) a++;
     while (b > a && shift + L[b - 1] >= cols) b--;
@@ -74,7 +72,7 @@ static adia_status fill_part(adia_dist_matrix *D, dist_part *p, const char *spec
 adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
                                   const adia_plan_hints *hints)
 {
-    int64_t off[FILL_MAX_DIAGONALS], L[FILL_MAX_DIAGONALS];
+    int64_t off[ADIA_STENCIL_MAX_DIAGONALS], L[ADIA_STENCIL_MAX_DIAGONALS];
     int nd = 0, m, kmain = -1;
     DIST_TRY(adia_stencil_diagonals(spec, NULL, &nd, off));
     DIST_TRY(adia__dist_layout_offsets(D, off, nd));

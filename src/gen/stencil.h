@@ -8,6 +8,8 @@
 #ifndef ADIA_STENCIL_H
 #define ADIA_STENCIL_H
 
+#include "adia.h"
+
 #include <stdint.h>
 
 #ifdef __CUDACC__
@@ -16,7 +18,7 @@
 #define STENCIL_FN static inline
 #endif
 
-#define STENCIL_MAX_POINTS 27
+#define STENCIL_MAX_POINTS ADIA_STENCIL_MAX_DIAGONALS   /* 3^3: a diagonal a point at most */
 
 typedef struct adia_stencil {
     int64_t n[3];                          /* grid sizes (1 for absent dims) */

@@ -124,16 +124,25 @@ int64_t slots(const adia_format *F)
     return D->piece_data[D->n_pieces];
 }
 
-/* Many products: the generated kernel (1.15-2.5x the generic one on
- * every diagonal matrix measured, bench/GPU-NOTES.md) is worth its
- * compile; where the generator declines, the generic kernel stays (note
- * says why; "" otherwise). */
-void choose_kernel(adia_format *F, const plan_hints &h, char *note, size_t len)
+/* F, built on the GPU since t0, as the plan: for many products the
+ * generated kernel (1.15-2.5x the generic one on every diagonal matrix
+ * measured, bench/GPU-NOTES.md) is worth its compile -- where the
+ * generator declines, the generic kernel stays and the plan says why.
+ * *kernel_ms: the kernel's choice. */
+adia_status adopt_device(adia_format *F, const plan_hints &h, const char *name, double t0,
+                         double *kernel_ms, adia_plan **plan)
 {
-    note[0] = 0;
+    char note[320] = "";
+    const double t = adia__now_ms();
     if (h.calls >= ADIA_PLAN_MEASURE_CALLS &&
         adia_format_set_kernel(F, ADIA_KERNEL_GENERATED) != ADIA_OK)
-        snprintf(note, len, "generic kernel: %.280s", adia_last_error());
+        snprintf(note, sizeof note, "generic kernel: %.280s", adia_last_error());
+    *kernel_ms = adia__now_ms() - t;
+    ADIA_TRY(adia__plan_adopt(F, &h, name, plan));
+    if (note[0]) adia__plan_note(*plan, "%s", note);
+    (*plan)->build_ms = adia__now_ms() - t0;
+    (*plan)->from_device = 1;
+    return ADIA_OK;
 }
 
 } // namespace
@@ -173,17 +182,12 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
         adia_format_destroy(F);
         return host_plan(c.A, &gpu, why, plan);
     }
-    char kernel_note[320];
-    choose_kernel(F, h, kernel_note, sizeof kernel_note);
-    const double t_kernel = adia__now_ms();
-    ADIA_TRY(adia__plan_adopt(F, &h, "device CSR", plan));
-    if (kernel_note[0]) adia__plan_note(*plan, "%s", kernel_note);
-    (*plan)->build_ms = adia__now_ms() - t0;
+    double kernel_ms;
+    ADIA_TRY(adopt_device(F, h, "device CSR", t0, &kernel_ms, plan));
     adia__plan_note(*plan, "times (ms): widening + diagonal count %.1f, build %.1f (GPU analysis "
                     "%.1f, host structure %.1f, GPU fill %.1f, data to the host %.1f), kernel "
                     "%.1f", t_count - t0, t_build - t_count, bi.analyze_ms, bi.host_ms,
-                    bi.build_ms, bi.download_ms, t_kernel - t_build);
-    (*plan)->from_device = 1;
+                    bi.build_ms, bi.download_ms, kernel_ms);
     if (fixed)
         adia__plan_note(*plan, "built on the GPU from a CSR in device memory, as asked (%s)", name);
     else
@@ -378,16 +382,11 @@ extern "C" adia_status adia_plan_create_device_dia(const adia_device_dia *A,
     ADIA_TRY(take_data(A, h.vtype, &data, &nnz));   /* frees an adopted array on failure */
     const double t_take = adia__now_ms();
     ADIA_TRY(dia_format(A, h, data, nnz, &F));
-    char kernel_note[320];
-    choose_kernel(F, h, kernel_note, sizeof kernel_note);
-    const double t_kernel = adia__now_ms();
-    ADIA_TRY(adia__plan_adopt(F, &h, "device DIA", plan));
-    if (kernel_note[0]) adia__plan_note(*plan, "%s", kernel_note);
-    (*plan)->build_ms = adia__now_ms() - t0;
-    (*plan)->from_device = 1;
+    double kernel_ms;
+    ADIA_TRY(adopt_device(F, h, "device DIA", t0, &kernel_ms, plan));
     adia__plan_note(*plan, "dia from %d diagonals in device memory (%s), %lld nonzeros; times "
                     "(ms): %s %.1f, kernel %.1f", (int)A->ndiag, A->adopt ? "taken over" : "copied",
                     (long long)nnz, A->adopt ? "outside slots zeroed" : "copy", t_take - t0,
-                    t_kernel - t_take);
+                    kernel_ms);
     return ADIA_OK;
 }
