@@ -281,6 +281,52 @@ static void test_device_csr_plan_arguments(void)
 #endif
 }
 
+/* The device-DIA plan's and the stencil fill's argument errors come
+ * before any device work too; without CUDA both say so. */
+static void test_device_dia_arguments(void)
+{
+    int64_t off[3] = {-1, 0, 1}, unordered[3] = {0, -1, 1};
+    double dummy = 0;
+    adia_device_dia A = {4, 4, 3, off, &dummy, ADIA_DOUBLE, 0};
+    adia_plan *P = (adia_plan *)&P;   /* must be reset to NULL */
+#ifdef ADIA_HAVE_CUDA
+    adia_device_dia bad = A;
+    bad.rows = -1;
+    CHECK_ERR(adia_plan_create_device_dia(&bad, NULL, &P), ADIA_ERR_INVALID_ARG, "negative size");
+    CHECK(P == NULL, "no plan on failure");
+    bad = A;
+    bad.values_type = (adia_value_type)9;
+    CHECK_ERR(adia_plan_create_device_dia(&bad, NULL, &P), ADIA_ERR_INVALID_ARG, "double or float");
+    bad = A;
+    bad.values = NULL;
+    CHECK_ERR(adia_plan_create_device_dia(&bad, NULL, &P), ADIA_ERR_INVALID_ARG, "NULL array");
+    bad = A;
+    bad.offsets = unordered;
+    CHECK_ERR(adia_plan_create_device_dia(&bad, NULL, &P), ADIA_ERR_INVALID_ARG, "not ascending");
+    bad = A;
+    bad.rows = 1;   /* offset -1 of a 1 x 4 matrix: no entry */
+    CHECK_ERR(adia_plan_create_device_dia(&bad, NULL, &P), ADIA_ERR_INVALID_ARG, "offset -1");
+    CHECK_ERR(adia_plan_create_device_dia(NULL, NULL, &P), ADIA_ERR_INVALID_ARG, "NULL");
+    CHECK_ERR(adia_plan_create_device_dia(&A, NULL, NULL), ADIA_ERR_INVALID_ARG, "plan is NULL");
+    CHECK_ERR(adia_stencil_fill_device("lap2d5:4", 0, 16, NULL, ADIA_DOUBLE, NULL),
+              ADIA_ERR_INVALID_ARG, "values is NULL");
+    CHECK_ERR(adia_stencil_fill_device("lap2d5:4", 0, 16, &dummy, (adia_value_type)9, NULL),
+              ADIA_ERR_INVALID_ARG, "value type 9");
+    CHECK_ERR(adia_stencil_fill_device("lap2d5:4", 10, 7, &dummy, ADIA_DOUBLE, NULL),
+              ADIA_ERR_DIMENSION, "rows 10 + 7");
+    CHECK_ERR(adia_stencil_fill_device("lap2d5:4", -1, 1, &dummy, ADIA_DOUBLE, NULL),
+              ADIA_ERR_DIMENSION, "rows -1");
+    CHECK_ERR(adia_stencil_fill_device("band:100,3", 0, 1, &dummy, ADIA_DOUBLE, NULL),
+              ADIA_ERR_UNSUPPORTED, "not a stencil");
+#else
+    (void)unordered;
+    CHECK_ERR(adia_plan_create_device_dia(&A, NULL, &P), ADIA_ERR_NO_DEVICE, "without CUDA");
+    CHECK(P == NULL, "no plan from a build without CUDA");
+    CHECK_ERR(adia_stencil_fill_device("lap2d5:4", 0, 16, &dummy, ADIA_DOUBLE, NULL),
+              ADIA_ERR_NO_DEVICE, "without CUDA");
+#endif
+}
+
 /* Cores other processes keep busy, from a window's clock ticks: their
  * share of the machine (busy minus this process) times the processors. */
 static void test_busy_cores(void)
@@ -310,5 +356,6 @@ int main(void)
     test_device_memory_check();
     test_device_build_without_cuda();
     test_device_csr_plan_arguments();
+    test_device_dia_arguments();
     return TEST_END();
 }

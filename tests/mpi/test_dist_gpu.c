@@ -4,8 +4,8 @@
  * single-process product (rel err <= 1e-12), twice in a row on two
  * streams, for the staged transport and, when NCCL is built and every
  * process has a GPU of its own (or there is one process), for nccl; host
- * vectors on a device matrix (adia_dist_spmv, adia_dist_check_spmv,
- * adia_dist_solve) too; Laplacians filled on the devices straight into
+ * vectors on a device matrix (adia_dist_spmv, adia_dist_check_spmv) too
+ * (the solvers: test_dist_solve_gpu.c); Laplacians filled on the devices straight into
  * dia equal the CPU's blocks built through CSR; the transport refused or
  * chosen as documented.
  * Without a CUDA device: the fallbacks (device -1 is the CPU, device 1 is
@@ -125,39 +125,6 @@ out:
     adia_matrix_destroy(A);
 }
 
-/* CG on a device matrix (host b and x, the vectors on the device) against
- * the serial solver. */
-static void test_solve(const char *spec)
-{
-    adia_matrix *A = NULL;
-    CHECK_OK(adia_matrix_generate(spec, &A));
-    adia_dist_matrix *D = generate(spec, 1);
-    adia_dist_info in;
-    if (!A || !D || adia_dist_get_info(D, &in) != ADIA_OK) goto out;
-    int64_t n = in.n, f = in.first, m = in.rows;
-    double *one = malloc(n * sizeof *one), *b = malloc(n * sizeof *b),
-           *xs = calloc(n, sizeof *xs), *x = calloc(m, sizeof *x);
-    for (int64_t i = 0; i < n; i++) one[i] = 1;
-    CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));
-    adia_solve_options o;
-    adia_solve_options_default(&o);
-    o.rtol = 1e-11;
-    adia_solve_info is, id;
-    CHECK_OK(adia_solve(A, NULL, b, xs, &o, &is));
-    CHECK_OK(adia_dist_solve(D, b + f, x, &o, &id));
-    double e = dist_err(x, xs + f, m, xs, n);
-    CHECK(is.converged && id.converged && abs(id.iterations - is.iterations) <= 3 && e <= 1e-8,
-          "%s CG on the device matrix: serial %d its, distributed %d its, rel diff %g", spec,
-          is.iterations, id.iterations, e);
-    free(one);
-    free(b);
-    free(xs);
-    free(x);
-out:
-    adia_dist_destroy(D);
-    adia_matrix_destroy(A);
-}
-
 /* A Laplacian on device matrices is filled on each GPU straight into dia
  * (no CSR): the same matrix as the CPU's blocks built through CSR -- the
  * same layout, halo and nonzeros, the same products. */
@@ -224,8 +191,6 @@ static void test_device(void)
 {
     int own_gpu = devices >= size;   /* one node: rank r on device r % devices */
     test_transport("staged", "staged");
-    test_solve("lap2d5:30");
-    test_solve("lap3d27:7x6x5");
     const char *fills[] = {"lap3d7:7x5x9", "lap3d27:6x5x4", "lap2d9:2x40", "lap2d5:61x3",
                            "lap3d7:4x1x3", "lap2d5:3x1", "lap3d7:9x8x40", "lap2d5:7x300"};
     for (size_t k = 0; k < sizeof fills / sizeof *fills; k++) test_fill(fills[k]);

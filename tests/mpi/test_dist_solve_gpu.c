@@ -269,6 +269,7 @@ static void test_transport(const char *env, const char *expect, const char *shar
     setenv("ADIA_DIST_TRANSPORT", env, 1);
     test_solve("lap2d5:30", cg, 0, 30, 3, expect);
     test_solve("lap3d7:10", cg, 1, 30, 3, expect);
+    test_solve("lap3d27:7x6x5", cg, 0, 30, 3, expect);   /* filled on the device */
     test_solve("type2:2000", cg, 0, 30, 3, expect);
     test_solve("type3:9000,7,0.4,sym", cg, 1, 30, 3, expect);
     test_solve("band:500,4,sym", cg, 0, 30, 3, expect);
