@@ -860,6 +860,29 @@ adia_status adia_spmv(adia_plan *plan, double alpha, const void *x, double beta,
  * ignores stream and runs synchronously. */
 adia_status adia_spmv_async(adia_plan *plan, double alpha, const void *d_x,
                             double beta, void *d_y, void *stream);
+/* The product of a GPU solver's iteration: y = alpha A x on a GPU plan
+ * (device pointers of the plan's value type, queued on stream as
+ * adia_spmv_async) with five sums over the plan's rows i, in double,
+ * ADDED to out[0..ADIA_SPMV_SUMS) (device):
+ *   out[0] += xd_i y_i   out[1] += z_i xd_i   out[2] += z_i z_i
+ *   out[3] += y_i y_i    out[4] += z_i y_i
+ * xd: each row's own entry of x -- NULL for x itself (a square plan); for
+ * a plan of rows [r0, r1) of a larger matrix, the caller's x from row r0
+ * -- and z a companion vector (NULL: xd).  CG's u'Au, r'u, r'r and
+ * BiCGSTAB's r0'v, t's, t't come out of the product that makes Au, v or
+ * t.  The diagonal formats take the sums in the product's epilogue (no
+ * vector read twice); others in a pass of their own.  Added, not stored,
+ * so the parts of a product cut by rows sum in one place: zero out first.
+ * Deterministic (fixed order, no atomics on values).  work: device memory
+ * of adia_spmv_sums_work_bytes(plan) bytes, zeroed once before its first
+ * use (it is left zeroed), not used by two calls in flight at once.
+ * Errors: a CPU plan (ADIA_ERR_UNSUPPORTED), NULL pointers, x and y
+ * overlapping, rows > cols, or a non-square plan without xd. */
+#define ADIA_SPMV_SUMS 5
+size_t adia_spmv_sums_work_bytes(const adia_plan *plan);   /* 0: not a GPU plan */
+adia_status adia_spmv_sums_async(adia_plan *plan, double alpha, const void *d_x, void *d_y,
+                                 const void *d_xd, const void *d_z, double *d_out, void *d_work,
+                                 void *stream);
 /* What the plan chose and why, as text (type, candidates with predicted
  * times, conversion cost, break-even calls against CSR, warnings);
  * truncated to len - 1 characters.  ADIA_OK even when truncated. */
@@ -994,12 +1017,40 @@ typedef struct adia_operator {
     double max_abs;            /* max |A(i,j)| of the rows held here: the scale
                                   (adia_solve's power-of-two scaling)          */
     void *ctx;                 /* handed to the callbacks                    */
+    /* The GPU methods (adia_solve_options.device 1: b and x stay host
+     * arrays, moved to the device once, as adia_solve with a GPU plan):
+     * apply, sum and max again on device doubles, queued on stream (a
+     * cudaStream_t), with apply's rule for errors.  apply_sums_device
+     * (may be NULL): apply_device with the sums of adia_spmv_sums_async
+     * (z, out as there) added to out -- the solver's dot products fused
+     * into the product; NULL: a pass of their own.  sum_device and
+     * max_device NULL: one process (every reduction then finishes in the
+     * kernel that makes it). */
+    adia_status (*apply_device)(void *ctx, double alpha, const double *x, double *y,
+                                void *stream);
+    adia_status (*apply_sums_device)(void *ctx, double alpha, const double *x, double *y,
+                                     const double *z, double *out, void *stream);
+    void (*sum_device)(void *ctx, double *v, int count, void *stream);
+    void (*max_device)(void *ctx, double *v, int count, void *stream);
+    /* What the device callbacks queue, and so how the iterations run:
+     * 0: they wait on the host (MPI on host copies): each iteration is
+     *    launched from the host, which reads the stop test after it;
+     * 1: they only queue work (NCCL included): chunks of iterations are
+     *    replayed as a CUDA graph;
+     * 2: they queue only kernels, memsets and copies: the whole loop is
+     *    one graph, a device-side WHILE node (as with a plan). */
+    int device_graph;
+    double apply_bytes;        /* bytes one apply moves: info->bytes_per_iter
+                                  (0: unknown, reported as 0)               */
 } adia_operator;
 
 /* Solve A x = b with A given by op: b and x are the n rows held here (x:
  * initial guess in, solution out); options, info, the scale-safe norms and
- * "converged only from the true residual" as adia_solve on the CPU
- * (info->format is ""; spmv_ms is the time in op->apply). */
+ * "converged only from the true residual" as adia_solve (info->format is
+ * ""; spmv_ms is the time in op->apply on the CPU, NaN on the GPU).
+ * opt->device 1 runs adia_solve's GPU methods on op's device callbacks
+ * (every vector on the device, double; -1: there when apply_device is
+ * set and a GPU is usable); 0 the CPU methods on op->apply. */
 adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
                                 const adia_solve_options *opt, adia_solve_info *info);
 

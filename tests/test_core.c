@@ -327,6 +327,31 @@ static void test_device_dia_arguments(void)
 #endif
 }
 
+/* adia_spmv_sums_async wants a GPU plan: a CPU plan is refused, with no
+ * work size, in every build; adia_solve_operator on the device wants the
+ * device callbacks. */
+static void test_device_operator_arguments(void)
+{
+    adia_matrix *A = test_generate("lap2d5:4");
+    adia_plan *P = NULL;
+    adia_plan_hints h = {.vtype = ADIA_DOUBLE, .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
+    CHECK_OK(adia_plan_create(A, &h, &P));
+    double v[64] = {0};
+    CHECK(adia_spmv_sums_work_bytes(P) == 0, "no work for a CPU plan");
+    CHECK_ERR(adia_spmv_sums_async(P, 1.0, v, v + 16, NULL, NULL, v + 32, v + 40, NULL),
+              ADIA_ERR_UNSUPPORTED, "a GPU plan is needed");
+    adia_operator op = {.n = 16, .max_abs = 4};
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.device = 1;
+    CHECK_ERR(adia_solve_operator(&op, v, v + 16, &o, NULL), ADIA_ERR_INVALID_ARG,
+              "op->apply_device");
+    o.device = -1;   /* no device callbacks: the CPU, which wants apply */
+    CHECK_ERR(adia_solve_operator(&op, v, v + 16, &o, NULL), ADIA_ERR_INVALID_ARG, "op->apply");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
 /* Cores other processes keep busy, from a window's clock ticks: their
  * share of the machine (busy minus this process) times the processors. */
 static void test_busy_cores(void)
@@ -357,5 +382,6 @@ int main(void)
     test_device_build_without_cuda();
     test_device_csr_plan_arguments();
     test_device_dia_arguments();
+    test_device_operator_arguments();
     return TEST_END();
 }

@@ -52,3 +52,18 @@ adia_status adia_stencil_fill_device(const char *spec, int64_t first, int64_t co
     (void)spec; (void)first; (void)count; (void)values; (void)vt; (void)stream;
     return adia__error(ADIA_ERR_NO_DEVICE, "adia_stencil_fill_device: adia was built without CUDA");
 }
+
+size_t adia__gpu_dot_work_bytes(int64_t rows)
+{
+    (void)rows;
+    return 0;
+}
+
+adia_status adia__gpu_spmv_sums(adia_format *F, double alpha, const void *x, void *y,
+                                const void *xd, const void *z, double *out, void *work,
+                                void *stream)
+{
+    (void)F; (void)alpha; (void)x; (void)y; (void)xd; (void)z; (void)out; (void)work;
+    (void)stream;
+    return adia__error(ADIA_ERR_NO_DEVICE, "adia_spmv_sums_async: adia was built without CUDA");
+}

@@ -88,6 +88,13 @@ adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const c
  * device allocation that scales with the input.  Without CUDA:
  * ADIA_ERR_NO_DEVICE. */
 adia_status adia__gpu_check_free(int64_t bytes, const char *what);
+/* adia_spmv_sums_async's work for a plan of `rows` rows, and the call on
+ * its format (arguments checked; src/cuda/dot_gpu.cu).  Without CUDA: 0,
+ * and ADIA_ERR_NO_DEVICE. */
+size_t adia__gpu_dot_work_bytes(int64_t rows);
+adia_status adia__gpu_spmv_sums(adia_format *F, double alpha, const void *x, void *y,
+                                const void *xd, const void *z, double *out, void *work,
+                                void *stream);
 /* Checked alloc that is allowed to fail: as adia__alloc. */
 #define ADIA_ALLOC(ptr, count, what)                                           \
     do {                                                                       \

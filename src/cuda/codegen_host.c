@@ -203,10 +203,10 @@ adia_status adia__codegen_diag_source(const adia_diag *D, adia_value_type vt, in
     }
     if (R > 0)
         sb_printf(&b, "    adia_warp_store<ADIA_VALUE, ADIA_R, ADIA_DOT>(y, w.r, alpha, beta, "
-                      "sum, a.rows, x, dw.z, dots);\n    }\n");
+                      "sum, a.rows, x, dw, dots);\n    }\n");
     else
         sb_printf(&b, "    ADIA_VALUE yv = adia_diag_store(y, r, alpha, beta, sum);\n"
-                      "    if (ADIA_DOT) adia_dot_row<ADIA_VALUE>(dots, x, (const ADIA_VALUE *)dw.z, r, yv);\n"
+                      "    if (ADIA_DOT) adia_dot_row<ADIA_VALUE>(dots, dw, x, r, yv);\n"
                       "    }\n");
     sb_printf(&b, "    if (ADIA_DOT) adia_dot_finish(dots, dw);\n}\n");
     if (b.failed) {

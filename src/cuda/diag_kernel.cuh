@@ -40,25 +40,30 @@ typedef struct adia_diag_args {
     int n_pieces, n_chunks;        /* n_chunks: entries of chunk_order      */
 } adia_diag_args;
 
-/* Dot products fused into a square product's epilogue (the GPU solvers:
- * CG's u'Au, r'u and r'r, BiCGSTAB's r0'v, t's and t't come out of the
- * product that makes Au, v or t, so no pass re-reads those vectors).  With
- * z the companion vector (NULL: z = x), the sums of x'y, z'x, z'z, y'y and
- * z'y of the product's final y, in double for both value types.  Blocks
- * write partials; the last block of each group of ADIA_DOT_GROUP sums its
- * group, the last group-finisher sums the groups into out: no atomics on
- * values, so the sums are deterministic. */
+/* Dot products fused into a product's epilogue (the GPU solvers: CG's
+ * u'Au, r'u and r'r, BiCGSTAB's r0'v, t's and t't come out of the product
+ * that makes Au, v or t, so no pass re-reads those vectors).  With xd the
+ * x entry of each row's own unknown (NULL: the product's x, a square
+ * matrix; a block of rows of a larger matrix: the caller's rows) and z the
+ * companion vector (NULL: z = xd), the sums of xd'y, z'xd, z'z, y'y and
+ * z'y of the product's final y, in double for both value types, stored in
+ * out (add: added to it, so the row blocks of one product sum in one
+ * place).  Blocks write partials; the last block of each group of
+ * ADIA_DOT_GROUP sums its group, the last group-finisher sums the groups
+ * into out: no atomics on values, so the sums are deterministic. */
 #define ADIA_NDOT 5
 #define ADIA_DOT_GROUP 64
 enum { ADIA_DOT_XY = 0, ADIA_DOT_ZX, ADIA_DOT_ZZ, ADIA_DOT_YY, ADIA_DOT_ZY };
 
 typedef struct adia_dot_work {
-    const void *z;                 /* companion vector, or NULL for x       */
+    const void *z;                 /* companion vector, or NULL for xd      */
+    const void *xd;                /* each row's own x entry, or NULL: x    */
     double *partial;               /* ADIA_NDOT x (max_blocks + groups)     */
     unsigned *count;               /* 1 + groups, zero before a launch and
                                       left zero after it                    */
     double *out;                   /* ADIA_NDOT sums                        */
     unsigned max_blocks;           /* a launch of more blocks is refused    */
+    int add;                       /* 1: out += the sums; 0: out = them     */
 } adia_dot_work;
 
 #if defined(__CUDACC__) || defined(__CUDACC_RTC__)
@@ -105,12 +110,14 @@ __device__ __forceinline__ T adia_diag_store(T *__restrict__ y, int r, T alpha,
 
 /* ------------------------------------------------- fused dot products */
 
-/* Row r's terms of the sums (adia_dot_work); yv: the y[r] just stored. */
+/* Row r's terms of the sums (adia_dot_work w; x: the product's); yv: the
+ * y[r] just stored. */
 template <typename T>
-__device__ __forceinline__ void adia_dot_row(double (&s)[ADIA_NDOT], const T *__restrict__ x,
-                                             const T *__restrict__ z, int r, T yv)
+__device__ __forceinline__ void adia_dot_row(double (&s)[ADIA_NDOT], const adia_dot_work &w,
+                                             const T *x, int r, T yv)
 {
-    double xv = __ldg(x + r), zv = z ? (double)__ldg(z + r) : xv, y = yv;
+    const T *xd = w.xd ? (const T *)w.xd : x, *z = (const T *)w.z;
+    double xv = __ldg(xd + r), zv = z ? (double)__ldg(z + r) : xv, y = yv;
     s[ADIA_DOT_XY] += xv * y;
     s[ADIA_DOT_ZX] += zv * xv;
     s[ADIA_DOT_ZZ] += zv * zv;
@@ -184,7 +191,7 @@ __device__ __forceinline__ void adia_dot_finish(double (&s)[ADIA_NDOT], const ad
     if (!adia_dot_last(w.count, groups)) return;
     adia_block_sum_partials(group_partial, groups, s);
     if (threadIdx.x == 0)
-        for (int j = 0; j < ADIA_NDOT; j++) w.out[j] = s[j];
+        for (int j = 0; j < ADIA_NDOT; j++) w.out[j] = (w.add ? w.out[j] : 0.0) + s[j];
 }
 
 /* The sums alone, for a product without an epilogue (row formats, CRSD's
@@ -195,7 +202,7 @@ __global__ void adia_dots_kernel(const T *__restrict__ x, const T *__restrict__ 
 {
     double s[ADIA_NDOT] = {0, 0, 0, 0, 0};
     for (int r = blockIdx.x * blockDim.x + threadIdx.x; r < rows; r += gridDim.x * blockDim.x)
-        adia_dot_row<T>(s, x, (const T *)w.z, r, y[r]);
+        adia_dot_row<T>(s, w, x, r, y[r]);
     adia_dot_finish(s, w);
 }
 
@@ -254,7 +261,7 @@ __global__ void adia_diag_generic(adia_diag_args a, T alpha, T beta,
             sum += adia_diag_term(d, (long long)(k - k0) * l.len, x, c, (unsigned)a.cols);
         }
         T yv = adia_diag_store(y, r, alpha, beta, sum);
-        if (DOT) adia_dot_row<T>(dots, x, (const T *)dw.z, r, yv);
+        if (DOT) adia_dot_row<T>(dots, dw, x, r, yv);
     }
     if (DOT) adia_dot_finish(dots, dw);
 }
@@ -318,14 +325,15 @@ __device__ __forceinline__ void adia_warp_acc(T (&sum)[R], const T *__restrict__
 template <typename T, int R, bool DOT>
 __device__ __forceinline__ void adia_warp_store(T *__restrict__ y, unsigned r, T alpha,
                                                 T beta, const T (&sum)[R], int rows,
-                                                const T *__restrict__ x, const void *z,
+                                                const T *__restrict__ x,
+                                                const adia_dot_work &dw,
                                                 double (&dots)[ADIA_NDOT])
 {
 #pragma unroll
     for (int q = 0; q < R; q++)
         if (r + 32u * q < (unsigned)rows) {
             T yv = adia_diag_store(y, (int)(r + 32u * q), alpha, beta, sum[q]);
-            if (DOT) adia_dot_row<T>(dots, x, (const T *)z, (int)(r + 32u * q), yv);
+            if (DOT) adia_dot_row<T>(dots, dw, x, (int)(r + 32u * q), yv);
         }
 }
 
@@ -354,7 +362,7 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
             for (int j = 0; j < n; j++, dk += w.len)
                 adia_warp_acc<T, R>(sum, dk, x, w.r, __shfl_sync(0xffffffffu, mine, j), a);
         }
-        adia_warp_store<T, R, DOT>(y, w.r, alpha, beta, sum, a.rows, x, dw.z, dots);
+        adia_warp_store<T, R, DOT>(y, w.r, alpha, beta, sum, a.rows, x, dw, dots);
     }
     if (DOT) adia_dot_finish(dots, dw);
 }

@@ -29,9 +29,9 @@ extern "C" adia_status adia__format_spmv_dot_gpu(adia_format *F, double alpha, c
                                                 double beta, void *y, const adia_dot_work *dw,
                                                 void *stream)
 {
-    if (F->rows != F->cols)
+    if (F->rows > F->cols || (F->rows != F->cols && !dw->xd))
         return adia__error(ADIA_ERR_INVALID_ARG, "fused dot products need a square matrix "
-                          "(%d x %d)", (int)F->rows, (int)F->cols);
+                          "(%d x %d) or each row's own x entry (xd)", (int)F->rows, (int)F->cols);
     if ((int64_t)adia_gpu_blocks(F->rows > 0 ? F->rows : 1, MIN_ROWS_PER_BLOCK) > dw->max_blocks)
         return adia__error(ADIA_ERR_INTERNAL, "fused dot work of %u blocks is too small for %d "
                           "rows", dw->max_blocks, (int)F->rows);
@@ -42,20 +42,59 @@ extern "C" adia_status adia__format_spmv_dot_gpu(adia_format *F, double alpha, c
     return adia__gpu_dots(F->vtype, x, y, F->rows, dw, stream);
 }
 
+/* The work of the sums of products of up to `rows` rows: block partials,
+ * group partials, then the counters (the sums themselves are not in it). */
+static void work_layout(int64_t rows, unsigned *blocks, size_t *partial_bytes, size_t *bytes)
+{
+    int64_t b = (rows > 0 ? rows : 1) / MIN_ROWS_PER_BLOCK + 1;
+    int64_t groups = b / ADIA_DOT_GROUP + 1;
+    *blocks = (unsigned)b;
+    *partial_bytes = (size_t)(b + groups) * ADIA_NDOT * sizeof(double);
+    *bytes = *partial_bytes + (size_t)(groups + 1) * sizeof(unsigned);
+}
+
+static void work_at(int64_t rows, void *mem, adia_dot_work *dw)
+{
+    unsigned blocks;
+    size_t partial, bytes;
+    work_layout(rows, &blocks, &partial, &bytes);
+    memset(dw, 0, sizeof *dw);
+    dw->partial = (double *)mem;
+    dw->count = (unsigned *)((char *)mem + partial);
+    dw->max_blocks = blocks;
+}
+
 extern "C" adia_status adia__gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem)
 {
+    unsigned blocks;
+    size_t partial, bytes;
+    work_layout(rows, &blocks, &partial, &bytes);
     *mem = NULL;
-    memset(dw, 0, sizeof *dw);
-    int64_t blocks = (rows > 0 ? rows : 1) / MIN_ROWS_PER_BLOCK + 1;
-    int64_t groups = blocks / ADIA_DOT_GROUP + 1;
-    size_t sums = (size_t)(blocks + groups + 1) * ADIA_NDOT * sizeof(double);
-    size_t counters = (size_t)(groups + 1) * sizeof(unsigned);
-    ADIA_CUDA_TRY(cudaMalloc(mem, sums + counters));
-    ADIA_CUDA_TRY(cudaMemset(*mem, 0, sums + counters));
-    double *p = (double *)*mem;
-    dw->partial = p;
-    dw->out = p + (blocks + groups) * ADIA_NDOT;
-    dw->count = (unsigned *)((char *)*mem + sums);
-    dw->max_blocks = (unsigned)blocks;
+    const size_t out = ADIA_NDOT * sizeof(double);
+    ADIA_CUDA_TRY(cudaMalloc(mem, out + bytes));
+    ADIA_CUDA_TRY(cudaMemset(*mem, 0, out + bytes));
+    work_at(rows, (char *)*mem + out, dw);
+    dw->out = (double *)*mem;
     return ADIA_OK;
+}
+
+extern "C" size_t adia__gpu_dot_work_bytes(int64_t rows)
+{
+    unsigned blocks;
+    size_t partial, bytes;
+    work_layout(rows, &blocks, &partial, &bytes);
+    return bytes;
+}
+
+extern "C" adia_status adia__gpu_spmv_sums(adia_format *F, double alpha, const void *x, void *y,
+                                          const void *xd, const void *z, double *out, void *work,
+                                          void *stream)
+{
+    adia_dot_work dw;
+    work_at(F->rows, work, &dw);
+    dw.xd = xd;
+    dw.z = z;
+    dw.out = out;
+    dw.add = 1;
+    return adia__format_spmv_dot_gpu(F, alpha, x, 0.0, y, &dw, stream);
 }

@@ -26,8 +26,8 @@ adia_status adia__gpu_dots(adia_value_type vt, const void *x, const void *y, int
  * else a pass of their own.  F square; x, y, dw->z device vectors. */
 adia_status adia__format_spmv_dot_gpu(adia_format *F, double alpha, const void *x, double beta,
                                      void *y, const adia_dot_work *dw, void *stream);
-/* Device work for the sums of products of up to `rows` rows: *mem owns it
- * (cudaFree); dw->z is left NULL. */
+/* Device work for the sums of products of up to `rows` rows, out
+ * included: *mem owns it (cudaFree); dw->z and dw->xd are left NULL. */
 adia_status adia__gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem);
 /* Blocks of `block` threads covering n items (n > 0). */
 static inline unsigned adia_gpu_blocks(int64_t n, int block)

@@ -142,11 +142,21 @@ adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
                                   const adia_plan_hints *hints);
 void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, int32_t *lo,
                          int32_t *hi);
+/* A device product's fused sums (adia_spmv_sums_async over the block's
+ * rows, each part's added to out): z (NULL: x), out and the parts' work
+ * (device). */
+typedef struct dist_sums {
+    const double *z;
+    double *out;
+    void *work;
+} dist_sums;
+
 /* The parts on the owned x (x_own 1: x as given) or on the local x, into
- * their rows of y (stream: a device block's cudaStream_t). */
+ * their rows of y (stream: a device block's cudaStream_t); sums (device
+ * blocks, beta 0) or NULL. */
 adia_status adia__dist_run_parts(const adia_dist_matrix *D, double alpha, const double *x,
                                  const double *x_local, double beta, double *y, int x_own,
-                                 void *stream);
+                                 const dist_sums *sums, void *stream);
 /* y = alpha A x + beta y of a CPU block (x, y: the owned rows): the halo
  * posted, the parts on the owned x computed while it moves, then the
  * others; timed into halo_ms (posting and waiting). */
@@ -194,11 +204,21 @@ void adia__dist_device_free(adia_dist_matrix *D);
 adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
                                         double beta, double *y);
 
-/* adia_dist_solve on a device matrix, every vector on the device
- * (dist_dsolve.c; dist_device_none.c: never called, no matrix is a device
- * matrix there).  info not NULL. */
-adia_status adia__dist_solve_device(adia_dist_matrix *D, const double *b, double *x,
-                                    const adia_solve_options *opt, adia_solve_info *info);
+/* The context of a distributed matrix's adia_operator (dist_solve.c):
+ * a failure of this process alone is kept (note: the first, with its
+ * message) and agreed after the solve. */
+typedef struct dist_op {
+    adia_dist_matrix *D;
+    adia_status failed;
+    char why[512];
+} dist_op;
+void adia__dist_op_note(dist_op *o, adia_status s);
+
+/* A device matrix's operator for libadia's GPU methods: op's device
+ * callbacks on context o (dist_dsolve.c) and their buffers; ADIA_OK or
+ * this process's error, not agreed.  dist_device_none.c: never called,
+ * no matrix is a device matrix there. */
+adia_status adia__dist_device_operator(dist_op *o, adia_operator *op);
 
 /* An MPI call's return code as an adia error naming the call. */
 adia_status adia__dist_mpi(int rc, const char *call);

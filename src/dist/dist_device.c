@@ -153,7 +153,9 @@ void adia__dist_device_free(adia_dist_matrix *D)
     if (g->comm) cudaStreamDestroy(g->comm);
     cudaFree(g->x_local);   /* cudaFree waits for kernels still using them */
     cudaFree(g->y);
+    cudaFree(g->sums_work);
     cudaFreeHost(g->pinned);
+    cudaFreeHost(g->pinned_sums);
     free(g);
     D->dev = NULL;
 }
@@ -191,22 +193,34 @@ static adia_status halo_stream(adia_dist_matrix *D, cudaStream_t stream, cudaStr
     return adia__dist_cuda(cudaStreamWaitEvent(g->comm, g->x_ready, 0), "cudaStreamWaitEvent");
 }
 
+/* Whether stream is being captured into a CUDA graph (a solver's loop). */
+static int capturing(cudaStream_t stream)
+{
+    enum cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(stream, &cs) != cudaSuccess) (void)cudaGetLastError();
+    return cs == cudaStreamCaptureStatusActive;
+}
+
 adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const double *d_x,
-                                   double beta, double *d_y, cudaStream_t stream)
+                                   double beta, double *d_y, const dist_sums *sums,
+                                   cudaStream_t stream)
 {
     dist_device *g = D->dev;
     cudaStream_t hs = stream;
+    /* captured: the graph orders its products itself, an event from outside
+     * it may not be waited on, and host time is the capture's, not the run's */
+    const int graph = capturing(stream);
     double t0 = MPI_Wtime();
     /* a product on another stream may still read the local x */
-    adia_status s = adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
-                                    "cudaStreamWaitEvent");
+    adia_status s = graph ? ADIA_OK : adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
+                                                      "cudaStreamWaitEvent");
     s = first_error(s, copy_bands(D, d_x, stream));
     s = first_error(s, halo_stream(D, stream, &hs));
     /* posted after a failure too: the peers wait for these messages */
     s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, hs));
     double t1 = MPI_Wtime();
     if (s == ADIA_OK)   /* meanwhile */
-        s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 1, stream);
+        s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 1, sums, stream);
     double t2 = MPI_Wtime();
     s = first_error(s, D->halo.transport->wait(D, g->x_local, hs));
     if (hs != stream) {
@@ -214,10 +228,10 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
         s = first_error(s, adia__dist_cuda(cudaStreamWaitEvent(stream, g->halo_in, 0),
                                            "cudaStreamWaitEvent"));
     }
-    D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
-    if (s == ADIA_OK) s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 0, stream);
-    return first_error(s, adia__dist_cuda(cudaEventRecord(D->dev->done, stream),
-                                          "cudaEventRecord"));
+    if (!graph) D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
+    if (s == ADIA_OK) s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 0, sums, stream);
+    return graph ? s : first_error(s, adia__dist_cuda(cudaEventRecord(D->dev->done, stream),
+                                                      "cudaEventRecord"));
 }
 
 adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const double *d_x,
@@ -228,7 +242,8 @@ adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const doubl
         return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_dist_spmv_device: the matrix is planned "
                               "on the CPU (hints.device 0, or -1 without a GPU everywhere): use "
                               "adia_dist_spmv");
-    return adia__dist_agree(D->comm, adia__dist_device_spmv(D, alpha, d_x, beta, d_y, stream));
+    return adia__dist_agree(D->comm, adia__dist_device_spmv(D, alpha, d_x, beta, d_y, NULL,
+                                                            stream));
 }
 
 adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
@@ -246,7 +261,7 @@ adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const
     if (s == ADIA_OK && beta != 0)   /* y is not read when beta is 0 */
         s = adia__dist_cuda(cudaMemcpyAsync(g->y, y, bytes, cudaMemcpyHostToDevice, g->stream),
                             "cudaMemcpyAsync (y)");
-    s = first_error(s, adia__dist_device_spmv(D, alpha, own, beta, g->y, g->stream));
+    s = first_error(s, adia__dist_device_spmv(D, alpha, own, beta, g->y, NULL, g->stream));
     if (s == ADIA_OK)
         s = adia__dist_cuda(cudaMemcpyAsync(y, g->y, bytes, cudaMemcpyDeviceToHost, g->stream),
                             "cudaMemcpyAsync (y back)");

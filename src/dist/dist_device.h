@@ -22,6 +22,8 @@ struct dist_device {
     cudaStream_t comm;     /* nccl: the halo's, beside the product's      */
     cudaEvent_t x_ready;   /* nccl: x may be sent (on the product's stream) */
     cudaEvent_t halo_in;   /* nccl: the halo has arrived (on comm)        */
+    void *sums_work;       /* device: the fused sums' work of every part   */
+    double *pinned_sums;   /* staged: a solver's sums on their way to MPI  */
 #ifdef ADIA_HAVE_NCCL
     ncclComm_t nccl;       /* NULL unless the transport is nccl           */
     int nccl_failed;       /* a NCCL call failed: abort, not destroy      */
@@ -32,11 +34,14 @@ struct dist_device {
 adia_status adia__dist_cuda(cudaError_t e, const char *call);
 
 /* y = alpha A x + beta y on device vectors of this process's rows: the
- * halo exchange and the block's product on stream (dist_device.c).  This
- * process's status, not agreed: the caller agrees (adia_dist_spmv_device)
- * or carries a failure to its next reduction (dist_dsolve.c). */
+ * halo exchange and the block's product on stream (dist_device.c), with
+ * the fused sums (beta 0) or sums NULL.  May be captured into a CUDA
+ * graph when the transport is nccl or there is no halo.  This process's
+ * status, not agreed: the caller agrees (adia_dist_spmv_device) or
+ * carries a failure to its next reduction (dist_dsolve.c). */
 adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const double *d_x,
-                                   double beta, double *d_y, cudaStream_t stream);
+                                   double beta, double *d_y, const dist_sums *sums,
+                                   cudaStream_t stream);
 
 /* dist_staged.c: the pinned buffer and the transport "staged". */
 adia_status adia__dist_staged_init(adia_dist_matrix *D);
@@ -48,9 +53,11 @@ int adia__dist_nccl_built(void);
 adia_status adia__dist_nccl_init(adia_dist_matrix *D);
 void adia__dist_nccl_free(dist_device *g);
 /* Whether the matrix's halo moves by NCCL; then v[0..count) (device) is
- * summed over the processes in place by ncclAllReduce on stream.  Built
- * without NCCL: never active, and the sum ADIA_ERR_UNSUPPORTED. */
+ * summed (max 0) or maximised (max 1) over the processes in place by
+ * ncclAllReduce on stream.  Built without NCCL: never active, and the
+ * reduction ADIA_ERR_UNSUPPORTED. */
 int adia__dist_nccl_active(const adia_dist_matrix *D);
-adia_status adia__dist_nccl_sum(adia_dist_matrix *D, double *v, int count, cudaStream_t stream);
+adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, int max,
+                                   cudaStream_t stream);
 
 #endif

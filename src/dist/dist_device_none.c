@@ -26,11 +26,10 @@ adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const
     return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_device_spmv_host without CUDA");
 }
 
-adia_status adia__dist_solve_device(adia_dist_matrix *D, const double *b, double *x,
-                                    const adia_solve_options *opt, adia_solve_info *info)
+adia_status adia__dist_device_operator(dist_op *o, adia_operator *op)
 {
-    (void)D, (void)b, (void)x, (void)opt, (void)info;
-    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_solve_device without CUDA");
+    (void)o, (void)op;
+    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_device_operator without CUDA");
 }
 
 adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const double *d_x,

@@ -7,7 +7,7 @@
  * process, which CSR on the host could not hold beside them, and global
  * rows are 64-bit (the grid may pass 2^31 points). */
 #include "dist_device.h"
-#include "dist_krylov.h"
+#include "dist_kernels.h"
 
 #include <math.h>
 

@@ -63,10 +63,12 @@ adia_status adia__dist_nccl_init(adia_dist_matrix *D)
 
 int adia__dist_nccl_active(const adia_dist_matrix *D) { return D->dev && D->dev->nccl; }
 
-adia_status adia__dist_nccl_sum(adia_dist_matrix *D, double *v, int count, cudaStream_t stream)
+adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, int max,
+                                   cudaStream_t stream)
 {
-    return nccl_check(D->dev, ncclAllReduce(v, v, (size_t)count, ncclDouble, ncclSum, D->dev->nccl,
-                                            stream), "ncclAllReduce");
+    return nccl_check(D->dev, ncclAllReduce(v, v, (size_t)count, ncclDouble,
+                                            max ? ncclMax : ncclSum, D->dev->nccl, stream),
+                      "ncclAllReduce");
 }
 
 void adia__dist_nccl_free(dist_device *g)
@@ -95,9 +97,10 @@ int adia__dist_nccl_active(const adia_dist_matrix *D)
     return 0;
 }
 
-adia_status adia__dist_nccl_sum(adia_dist_matrix *D, double *v, int count, cudaStream_t stream)
+adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, int max,
+                                   cudaStream_t stream)
 {
-    (void)D, (void)v, (void)count, (void)stream;
+    (void)D, (void)v, (void)count, (void)max, (void)stream;
     return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi was built without NCCL");
 }
 

@@ -126,13 +126,18 @@ adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
 
 adia_status adia__dist_run_parts(const adia_dist_matrix *D, double alpha, const double *x,
                                  const double *x_local, double beta, double *y, int x_own,
-                                 void *stream)
+                                 const dist_sums *sums, void *stream)
 {
     for (int k = 0; k < D->nparts; k++) {
         const dist_part *p = &D->part[k];
-        if (p->x_own == x_own)   /* a CPU plan runs at once, stream unused */
-            DIST_TRY(adia_spmv_async(p->plan, alpha, x_own ? x : x_local, beta, y + p->row0,
-                                     stream));
+        const double *in = x_own ? x : x_local;
+        if (p->x_own != x_own) continue;
+        if (sums)   /* each row's own x entry is x's (the owned rows) */
+            DIST_TRY(adia_spmv_sums_async(p->plan, alpha, in, y + p->row0, x + p->row0,
+                                          sums->z ? sums->z + p->row0 : NULL, sums->out,
+                                          sums->work, stream));
+        else   /* a CPU plan runs at once, stream unused */
+            DIST_TRY(adia_spmv_async(p->plan, alpha, in, beta, y + p->row0, stream));
     }
     return ADIA_OK;
 }
@@ -150,12 +155,13 @@ adia_status adia__dist_parts_spmv(adia_dist_matrix *D, double alpha, const doubl
                    (size_t)p->band_len * sizeof *x);
     }
     double t1 = MPI_Wtime();
-    if (s == ADIA_OK) s = adia__dist_run_parts(D, alpha, x, D->x_local, beta, y, 1, NULL);
+    if (s == ADIA_OK) s = adia__dist_run_parts(D, alpha, x, D->x_local, beta, y, 1, NULL, NULL);
     double t2 = MPI_Wtime();
     adia_status w = D->halo.transport->wait(D, D->x_local, NULL);
     D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
     if (s == ADIA_OK) s = w;
-    return s == ADIA_OK ? adia__dist_run_parts(D, alpha, x, D->x_local, beta, y, 0, NULL) : s;
+    return s == ADIA_OK ? adia__dist_run_parts(D, alpha, x, D->x_local, beta, y, 0, NULL, NULL)
+                        : s;
 }
 
 int64_t adia__dist_block_nnz(const adia_dist_matrix *D)

@@ -2,31 +2,31 @@
  * (the methods of adia_solve, written once in libadia) over an operator
  * whose apply is the distributed SpMV and whose sums and maxima are
  * MPI_Allreduce.  Every process then sees the same scalars and takes the
- * same branches.  On a device matrix every method runs with its vectors
- * on the device instead (dist_dsolve.c). */
+ * same branches.  A device matrix adds the operator's device callbacks
+ * (dist_dsolve.c) and runs libadia's GPU methods: every vector on the
+ * device. */
 #include "dist.h"
 
 #include <math.h>
 
+void adia__dist_op_note(dist_op *o, adia_status s)
+{
+    if (s == ADIA_OK || o->failed != ADIA_OK) return;
+    o->failed = s;
+    snprintf(o->why, sizeof o->why, "%s", adia_last_error());
+}
+
 /* y = alpha A x: halo exchange, then the block's plan.  A failure here is
  * this process's alone: y becomes NaN (every process stops at the next
  * reduction) and the error is kept for after the solve. */
-typedef struct dist_op {
-    adia_dist_matrix *D;
-    adia_status failed;
-    char why[512];
-} dist_op;
-
 static adia_status op_apply(void *ctx, double alpha, const double *x, double *y)
 {
     dist_op *o = ctx;
     adia_dist_matrix *D = o->D;
     adia_status s = adia__dist_spmv_host(D, alpha, x, 0.0, y);
-    if (s != ADIA_OK) {
-        if (o->failed == ADIA_OK) snprintf(o->why, sizeof o->why, "%s", adia_last_error());
-        o->failed = s;
+    adia__dist_op_note(o, s);
+    if (s != ADIA_OK)
         for (int64_t i = 0; i < D->rows; i++) y[i] = NAN;
-    }
     return ADIA_OK;
 }
 
@@ -45,7 +45,8 @@ static adia_status op_agree(void *ctx, adia_status s)
     return adia__dist_agree(((dist_op *)ctx)->D->comm, s);
 }
 
-/* The CPU methods over the distributed operator (host vectors). */
+/* The methods over the distributed operator: the CPU's, or on a device
+ * matrix the GPU's (b and x stay host vectors here). */
 static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *x,
                                   const adia_solve_options *opt, adia_solve_info *info)
 {
@@ -53,7 +54,13 @@ static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *
     adia_operator op = {.n = D->rows, .first = D->first, .apply = op_apply, .sum = op_sum,
                         .max = op_max, .agree = op_agree, .diag = D->diag,
                         .max_abs = D->max_abs, .ctx = &o};
-    adia_status s = adia_solve_operator(&op, b, x, opt, info);
+    adia_solve_options on;
+    adia_solve_options_default(&on);
+    if (opt) on = *opt;
+    on.device = D->dev != NULL;
+    adia_status s = D->dev ? adia__dist_device_operator(&o, &op) : ADIA_OK;
+    s = adia__dist_agree(D->comm, s);
+    if (s == ADIA_OK) s = adia_solve_operator(&op, b, x, &on, info);
     if (s == ADIA_OK && o.failed != ADIA_OK) s = adia_set_error(o.failed, "%s", o.why);
     return adia__dist_agree(D->comm, s);
 }
@@ -67,8 +74,7 @@ adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
     DIST_TRY(adia__dist_agree(D->comm, s));
     adia_solve_info scratch;
     if (!info) info = &scratch;
-    /* the device agreed on every process: one branch for all */
-    s = D->dev ? adia__dist_solve_device(D, b, x, opt, info) : solve_operator(D, b, x, opt, info);
+    s = solve_operator(D, b, x, opt, info);
     snprintf(info->format, sizeof info->format, "%s", adia__dist_format(D));
     return s;
 }

@@ -363,6 +363,34 @@ adia_status adia_spmv(adia_plan *plan, double alpha, const void *x, double beta,
     return adia_spmv_async(plan, alpha, x, beta, y, NULL);
 }
 
+size_t adia_spmv_sums_work_bytes(const adia_plan *plan)
+{
+    if (check_plan(plan, "adia_spmv_sums_work_bytes") != ADIA_OK || !plan->device) return 0;
+    return adia__gpu_dot_work_bytes(plan->rows);
+}
+
+adia_status adia_spmv_sums_async(adia_plan *plan, double alpha, const void *x, void *y,
+                                 const void *xd, const void *z, double *out, void *work,
+                                 void *stream)
+{
+    const char *f = "adia_spmv_sums_async";
+    ADIA_TRY(check_plan(plan, f));
+    if (!plan->device)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "%s: a GPU plan is needed (this one is on the "
+                          "CPU)", f);
+    if (!x || !y || !out || !work)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: %s is NULL", f, !x ? "x" : !y ? "y"
+                          : !out ? "out" : "work");
+    if (plan->rows > plan->cols || (plan->rows != plan->cols && !xd))
+        return adia__error(ADIA_ERR_DIMENSION, "%s: a %d x %d plan needs %s", f, (int)plan->rows,
+                          (int)plan->cols, plan->rows > plan->cols ? "rows <= cols"
+                          : "xd (each row's own x entry)");
+    size_t vs = adia_value_size(plan->vtype);
+    if (overlap(x, (size_t)plan->cols * vs, y, (size_t)plan->rows * vs))
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: x and y overlap (x = %p, y = %p)", f, x, y);
+    return adia__gpu_spmv_sums(plan->F, alpha, x, y, xd, z, out, work, stream);
+}
+
 /* --------------------------------------------------------- accessors */
 
 #define ACCESS(func) (check_plan(plan, func) == ADIA_OK)

@@ -23,8 +23,10 @@
 #include <stdio.h>
 
 typedef struct solver {
-    const adia_operator *op;  /* the CPU methods' A, sums and maxima        */
-    adia_plan *gpu;           /* a GPU plan: the methods of solve_gpu.cu    */
+    const adia_operator *op;  /* A, its sums and maxima                     */
+    int device;               /* 1: the methods of solve_gpu.cu, on gpu or
+                                 else op's device callbacks                 */
+    adia_plan *gpu;           /* a GPU plan of A, or NULL                   */
     int64_t n;                /* rows held here                             */
     double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
     int ea, eb;               /* sa = 2^ea, sb = 2^eb                        */
@@ -552,8 +554,9 @@ static adia_status run_cpu(solver *S, adia_solver method, const double *bs, doub
  * the products there are (A / sa) x as well (solve_gpu.cu). */
 static adia_status run_gpu(solver *S, adia_solver method, const double *bs, double *x)
 {
-    adia_solve_gpu_args g = {.plan = S->gpu, .method = method, .restart = S->restart,
-                             .n = (int32_t)S->n, .vt = adia_plan_value_type(S->gpu),
+    adia_solve_gpu_args g = {.plan = S->gpu, .op = S->gpu ? NULL : S->op, .method = method,
+                             .restart = S->restart, .n = S->n,
+                             .vt = S->gpu ? adia_plan_value_type(S->gpu) : ADIA_DOUBLE,
                              .inv_diag = S->inv_diag, .a_scale = S->a_inv,
                              .rtol = S->tol / S->bnorm, .max_iter = S->max_iter};
     return adia__solve_gpu_host(&g, bs, x, S->info);
@@ -582,7 +585,7 @@ static void check_solution(solver *S, const double *x)
  * checked. */
 static adia_status run(solver *S, adia_solver method, const double *b, double *x)
 {
-    const int gpu = S->gpu != NULL;
+    const int gpu = S->device;
     int64_t k = 1 + (gpu ? 0 : workspace_vectors(S, method));
     double *w = adia__alloc((size_t)S->n * (size_t)k + 1, sizeof *w, "solver vectors");
     adia_status s = agree(S, w ? ADIA_OK : ADIA_ERR_NO_MEMORY);
@@ -621,13 +624,13 @@ static void info_reset(adia_solve_info *info)
     snprintf(info->stop, sizeof info->stop, "iteration limit reached");
 }
 
-/* The solve behind adia_solve and adia_solve_operator: op is A (for the
- * CPU methods; gpu, when not NULL, is a GPU plan of A that runs them
- * instead), b and x its rows held here. */
-static adia_status solve(const adia_operator *op, adia_plan *gpu, const double *b, double *x,
-                         const adia_solve_options *o, adia_solve_info *info)
+/* The solve behind adia_solve and adia_solve_operator: op is A, b and x
+ * its rows held here; device 1 runs the GPU methods on gpu (a GPU plan of
+ * A) or, gpu NULL, on op's device callbacks. */
+static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, const double *b,
+                         double *x, const adia_solve_options *o, adia_solve_info *info)
 {
-    solver S = {.op = op, .gpu = gpu, .n = op->n, .max_iter = o->max_iter,
+    solver S = {.op = op, .device = device, .gpu = gpu, .n = op->n, .max_iter = o->max_iter,
                 .restart = o->restart, .info = info};
     ADIA_TRY(agree(&S, check_finite(S.n, op->first, b, x)));
     double bnorm = nrm2(&S, b);
@@ -648,7 +651,7 @@ static adia_status solve(const adia_operator *op, adia_plan *gpu, const double *
                               : ADIA_OK;
     s = agree(&S, s);
     if (s == ADIA_OK) s = run(&S, o->method, b, x);
-    if (s == ADIA_OK && !gpu) {   /* the GPU counts its own */
+    if (s == ADIA_OK && !device) {   /* the GPU counts its own */
         info->spmv_ms = S.spmv_ms;
         info->spmvs = S.spmvs;
     }
@@ -678,11 +681,34 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
         adia_operator op = {.n = A->csr.rows, .apply = plan_apply, .ctx = use, .diag = diag,
                             .max_abs = max_abs(&A->csr)};
         snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(use));
-        s = solve(&op, adia_plan_device(use) == 1 ? use : NULL, b, x, &o, info);
+        const int gpu = adia_plan_device(use) == 1;
+        s = solve(&op, gpu, gpu ? use : NULL, b, x, &o, info);
     }
     adia_plan_destroy(own);
     free(diag);
     return s;
+}
+
+/* Whether adia_solve_operator runs op on the GPU (opt->device 1, or -1
+ * with apply_device set and a device usable). */
+static adia_status operator_device(const adia_operator *op, int device, int *gpu)
+{
+    int count = 0;
+    *gpu = 0;
+    if (device == 0 || (device < 0 && !op->apply_device)) return ADIA_OK;
+    if (device < 0) {
+        *gpu = adia_gpu_device_count(&count) == ADIA_OK && count > 0;
+        return ADIA_OK;
+    }
+    if (!op->apply_device)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: device 1 needs "
+                          "op->apply_device");
+    ADIA_TRY(adia_gpu_device_count(&count));
+    if (count == 0)
+        return adia__error(ADIA_ERR_NO_DEVICE, "adia_solve_operator: device 1: no usable CUDA "
+                          "device");
+    *gpu = 1;
+    return ADIA_OK;
 }
 
 adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
@@ -692,15 +718,21 @@ adia_status adia_solve_operator(const adia_operator *op, const double *b, double
     adia_solve_info scratch;
     if (!info) info = &scratch;
     info_reset(info);
-    if (!op || !op->apply || op->n < 0 || (op->n > 0 && (!b || !x)))
+    if (!op || op->n < 0 || (op->n > 0 && (!b || !x)))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: %s", !op ? "op is NULL"
-                          : !op->apply ? "op->apply is NULL" : op->n < 0 ? "op->n is negative"
-                          : "b or x is NULL");
+                          : op->n < 0 ? "op->n is negative" : "b or x is NULL");
     if (!(op->max_abs >= 0))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->max_abs = %g",
                           op->max_abs);
     ADIA_TRY(check_options(&o, "adia_solve_operator"));
-    return solve(op, NULL, b, x, &o, info);
+    int gpu = 0;
+    ADIA_TRY(operator_device(op, o.device, &gpu));
+    if (!gpu && !op->apply)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->apply is NULL");
+    if (gpu && !op->sum_device != !op->max_device)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->sum_device and "
+                          "op->max_device are set together (several processes) or not at all");
+    return solve(op, gpu, NULL, b, x, &o, info);
 }
 
 /* 1 / A(i,i) of the plan's matrix, read back from its format (the plan

@@ -1,10 +1,14 @@
-/* solve_gpu.cu -- CG and BiCGSTAB resident on the device.
+/* solve_gpu.cu -- CG, BiCGSTAB and GMRES resident on the device.
  *
- * Every vector stays on the GPU; the operator is the plan's SpMV; the
- * scalars (alpha, beta, ...) live in device memory and are computed by the
- * last block of each reduction, so no iteration waits for the host.  The
- * iteration loop is one CUDA graph with a device-side WHILE node (see
- * capture()); the host waits once per solve.
+ * Every vector stays on the GPU; the operator is the plan's SpMV or an
+ * adia_operator's device callbacks; the scalars (alpha, beta, ...) live in
+ * device memory and are computed by the last block of each reduction, so
+ * no iteration waits for the host.  The iteration loop is one CUDA graph
+ * with a device-side WHILE node (see capture()); the host waits once per
+ * solve.  An operator held by several processes (sum_device set) splits
+ * each reduction: the last block stores this process's totals, the
+ * operator sums them over the processes on the stream, and a one-thread
+ * kernel finishes what the last block would have (reduce_finish).
  * Reductions are deterministic: fixed grid, block partials summed in block
  * order by the last block (no floating-point atomics).  Sums are in double
  * for both value types.  Success is judged on the true residual b - A x,
@@ -36,6 +40,8 @@ struct state {
     int j, m, reorth;            /* GMRES: Arnoldi step, restart, 2nd pass  */
     int reorths;                 /* GMRES: second passes run (bytes moved)  */
     double hnext, wbefore2, wnorm2;   /* GMRES: h(j+1,j), ||w||^2 before/after */
+    int split;                   /* reductions finish after the processes' sum */
+    double sums[2];              /* split: this process's totals, then all's */
 };
 
 __device__ inline double warp_sum(double v)
@@ -107,6 +113,27 @@ __device__ bool grid_reduce(double (&v)[NV], double *partial, unsigned *count)
     return true;
 }
 
+/* A reduction's end: f(st, totals) in the last block -- or, split, the
+ * totals into st->sums for the processes' sum, after which finish_kernel
+ * runs f (host side: finish()).  f first checks what the kernel checked
+ * before reducing (a split finish runs whether or not the kernel did). */
+template <int NV, class F>
+__device__ void reduce_finish(double (&v)[NV], double *partial, state *st, const F &f)
+{
+    if (!grid_reduce<NV>(v, partial, &st->count)) return;
+    if (!st->split) {
+        f(st, v);
+        return;
+    }
+    for (int j = 0; j < NV; j++) st->sums[j] = v[j];
+}
+
+template <class F>
+__global__ void finish_kernel(state *st, F f)
+{
+    f(st, st->sums);
+}
+
 #define GRID_LOOP(i, n) \
     for (int64_t i = blockIdx.x * (int64_t)NT + threadIdx.x; i < (n); i += (int64_t)gridDim.x * NT)
 
@@ -143,12 +170,20 @@ __global__ void norm_max_kernel(const T *v, int64_t n, double *partial, state *s
 }
 
 /* ||v|| = max * sqrt(sum (v_i / max)^2): no overflow or underflow */
+struct norm_finish {
+    __device__ void operator()(state *st, const double *v) const
+    {
+        const double m = st->norm_max;
+        st->norm = !(m > 0) || !isfinite(m) ? m : m * sqrt(v[0]);   /* 0, Inf or NaN as is */
+    }
+};
+
 template <typename T>
 __global__ void norm_sum_kernel(const T *v, int64_t n, double *partial, state *st)
 {
     const double m = st->norm_max;
     if (!(m > 0) || !isfinite(m)) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) st->norm = m;   /* 0, Inf or NaN */
+        if (blockIdx.x == 0 && threadIdx.x == 0) norm_finish()(st, nullptr);
         return;
     }
     const double inv = 1.0 / m;
@@ -157,7 +192,7 @@ __global__ void norm_sum_kernel(const T *v, int64_t n, double *partial, state *s
         double t = (double)v[i] * inv;
         s[0] += t * t;
     }
-    if (grid_reduce<1>(s, partial, &st->count)) st->norm = m * sqrt(s[0]);
+    reduce_finish<1>(s, partial, st, norm_finish());
 }
 
 /* r = b - r (r holds A x on entry) */
@@ -262,6 +297,18 @@ __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, in
  * of t = A sh (companion s): adia_dot_work. */
 
 /* After r = b - A x: r0 = r, p = v = 0, rho = alpha = omega = 1. */
+struct bicg_start_finish {
+    __device__ void operator()(state *st, const double *v) const
+    {
+        st->rho = v[0];       /* r0'r with r0 = r */
+        st->alpha = st->omega = 1;
+        st->beta = 0;         /* first direction: p = r */
+        st->iter = 0;
+        st->status = RUNNING;
+        check_stop(st, v[0]);
+    }
+};
+
 template <typename T>
 __global__ void bicg_start(const T *r, T *r0, T *p, T *v, int64_t n, double *partial, state *st)
 {
@@ -272,14 +319,7 @@ __global__ void bicg_start(const T *r, T *r0, T *p, T *v, int64_t n, double *par
         v[i] = 0;
         s[0] += (double)r[i] * (double)r[i];
     }
-    if (grid_reduce<1>(s, partial, &st->count)) {
-        st->rho = s[0];       /* r0'r with r0 = r */
-        st->alpha = st->omega = 1;
-        st->beta = 0;         /* first direction: p = r */
-        st->iter = 0;
-        st->status = RUNNING;
-        check_stop(st, s[0]);
-    }
+    reduce_finish<1>(s, partial, st, bicg_start_finish());
 }
 
 /* p = r + beta (p - omega v); ph = D p */
@@ -299,13 +339,37 @@ __global__ void bicg_direction(T *p, T *ph, const T *r, const T *v, const T *d, 
 /* alpha = rho / r0'v (r0'v from the product's sums); s = r - alpha v (into
  * r); sh = D s; ||s||^2: small enough means x += alpha ph finishes, which
  * bicg_update arranges with omega = 0. */
+__device__ inline bool bicg_alpha(const state *st, const double *dots, double *alpha)
+{
+    const double r0v = dots[ADIA_DOT_ZY];
+    *alpha = st->rho / r0v;
+    return r0v != 0 && isfinite(r0v) && isfinite(*alpha);
+}
+
+struct bicg_half_finish {
+    const double *dots;
+    __device__ void operator()(state *st, const double *v) const
+    {
+        if (st->status != RUNNING) return;
+        double alpha;
+        const bool ok = bicg_alpha(st, dots, &alpha);
+        st->r0v = v[0];   /* ||s||^2, for bicg_update */
+        st->alpha = alpha;
+        if (!ok) {
+            const double r0v = dots[ADIA_DOT_ZY];
+            st->status = isfinite(r0v) && isfinite(alpha) ? BREAKDOWN : NONFINITE;
+            st->why = r0v;
+        }
+    }
+};
+
 template <typename T>
 __global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, const double *dots,
                           double *partial, state *st)
 {
     if (st->status != RUNNING) return;
-    const double r0v = dots[ADIA_DOT_ZY], alpha = st->rho / r0v;
-    const bool ok = r0v != 0 && isfinite(r0v) && isfinite(alpha);
+    double alpha;
+    const bool ok = bicg_alpha(st, dots, &alpha);
     double s[1] = {0};
     if (ok) GRID_LOOP(i, n) {
         T si = (T)(r[i] - alpha * (double)v[i]);
@@ -313,32 +377,61 @@ __global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, const 
         if (d) sh[i] = (T)((double)d[i] * (double)si);
         s[0] += (double)si * (double)si;
     }
-    if (grid_reduce<1>(s, partial, &st->count)) {
-        st->r0v = s[0];   /* ||s||^2, for bicg_update */
-        st->alpha = alpha;
-        if (!ok) {
-            st->status = isfinite(r0v) && isfinite(alpha) ? BREAKDOWN : NONFINITE;
-            st->why = r0v;
-        }
-    }
+    reduce_finish<1>(s, partial, st, bicg_half_finish{dots});
 }
 
 /* omega = t's / t't (0 when s is already small enough; from the product's
  * sums); x += alpha ph + omega sh; r = s - omega t; rho' = r0'r, rr = r'r;
  * the iteration's last kernel */
+__device__ inline bool bicg_omega(const state *st, const double *dots, double *omega)
+{
+    const double ts = dots[ADIA_DOT_ZY], tt = dots[ADIA_DOT_YY];
+    const bool done = st->r0v <= st->tol2;
+    *omega = done ? 0 : tt > 0 ? ts / tt : 0;
+    return done || (*omega != 0 && isfinite(*omega));
+}
+
+struct bicg_update_finish {
+    const double *dots;
+    bool use_cond;
+    cudaGraphConditionalHandle h;
+    __device__ void operator()(state *st, const double *v) const
+    {
+        if (st->status == RUNNING) {
+            double omega;
+            const bool ok = bicg_omega(st, dots, &omega);
+            const double alpha = st->alpha;
+            st->omega = omega;
+            if (!ok) {
+                st->status = isfinite(omega) ? BREAKDOWN : NONFINITE;
+                st->why = omega;
+            } else {
+                st->iter++;
+                st->beta = (v[0] / st->rho) * (alpha / omega);
+                st->rho = v[0];
+                check_stop(st, omega == 0 ? st->r0v : v[1]);
+                if (st->status == RUNNING && (v[0] == 0 || !isfinite(v[0]))) {
+                    st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
+                    st->why = v[0];
+                }
+            }
+        }
+        loop_again(use_cond, h, st);
+    }
+};
+
 template <typename T>
 __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, const T *r0,
                            int64_t n, const double *dots, double *partial, state *st,
                            bool use_cond, cudaGraphConditionalHandle h)
 {
-    if (st->status != RUNNING) {
-        if (blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
+    if (st->status != RUNNING) {   /* split: the finish kernel says stop */
+        if (!st->split && blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
         return;
     }
-    const double ts = dots[ADIA_DOT_ZY], tt = dots[ADIA_DOT_YY];
-    const bool done = st->r0v <= st->tol2;
-    const double alpha = st->alpha, omega = done ? 0 : tt > 0 ? ts / tt : 0;
-    const bool ok = done || (omega != 0 && isfinite(omega));
+    double omega;
+    const bool ok = bicg_omega(st, dots, &omega);
+    const double alpha = st->alpha;
     double v[2] = {0, 0};
     if (ok) GRID_LOOP(i, n) {
         x[i] = (T)(x[i] + alpha * (double)ph[i] + omega * (double)sh[i]);
@@ -347,23 +440,7 @@ __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, co
         v[0] += (double)r0[i] * (double)ri;
         v[1] += (double)ri * (double)ri;
     }
-    if (grid_reduce<2>(v, partial, &st->count)) {
-        st->omega = omega;
-        if (!ok) {
-            st->status = isfinite(omega) ? BREAKDOWN : NONFINITE;
-            st->why = omega;
-        } else {
-            st->iter++;
-            st->beta = (v[0] / st->rho) * (alpha / omega);
-            st->rho = v[0];
-            check_stop(st, omega == 0 ? st->r0v : v[1]);
-            if (st->status == RUNNING && (v[0] == 0 || !isfinite(v[0]))) {
-                st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
-                st->why = v[0];
-            }
-        }
-        loop_again(use_cond, h, st);
-    }
+    reduce_finish<2>(v, partial, st, bicg_update_finish{dots, use_cond, h});
 }
 
 /* ------------------------------------------------------------- GMRES */
@@ -373,7 +450,8 @@ __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, co
  * Gragg, Kaufman, Stewart), Givens rotations applied on the device by one
  * thread, |g(j+1)| the residual norm of the current iterate.  The basis V
  * holds m + 1 vectors; the SpMV's fixed input is z = D V_j and its output w.
- * H is column-major, (m + 1) rows; small holds H, c, hcol, cs, sn, g, y. */
+ * H is column-major, (m + 1) rows; small holds H, hcol, cs, sn, g, y (m + 1
+ * each) and c (m + 2: V_k'w, then w'w). */
 struct gm_small {
     double *H, *c, *hcol, *cs, *sn, *g, *y;
 };
@@ -386,12 +464,10 @@ __device__ inline bool gm_active(const state *st, int pass)
 }
 
 /* r = b - A x is in w: beta = ||r||, g = beta e_1, j = 0 */
-template <typename T>
-__global__ void gm_cycle_start(const T *w, int64_t n, double *partial, state *st, gm_small sm)
-{
-    double v[1] = {0};
-    GRID_LOOP(i, n) v[0] += (double)w[i] * (double)w[i];
-    if (grid_reduce<1>(v, partial, &st->count)) {
+struct gm_cycle_finish {
+    gm_small sm;
+    __device__ void operator()(state *st, const double *v) const
+    {
         double beta = sqrt(v[0]);
         sm.g[0] = beta;
         st->j = 0;
@@ -399,6 +475,14 @@ __global__ void gm_cycle_start(const T *w, int64_t n, double *partial, state *st
         st->status = RUNNING;
         check_stop(st, v[0]);
     }
+};
+
+template <typename T>
+__global__ void gm_cycle_start(const T *w, int64_t n, double *partial, state *st, gm_small sm)
+{
+    double v[1] = {0};
+    GRID_LOOP(i, n) v[0] += (double)w[i] * (double)w[i];
+    reduce_finish<1>(v, partial, st, gm_cycle_finish{sm});
 }
 
 /* V_j = w / h(j,j-1) (or r / beta), z = D V_j: the next product's input */
@@ -431,8 +515,19 @@ __global__ void gm_dots(const T *V, const T *w, int64_t n, double *partial, cons
     if (threadIdx.x == 0) partial[(int64_t)k * gridDim.x + blockIdx.x] = s;
 }
 
-/* One block per k sums gm_dots' partials in block order: c_k = V_k'w,
- * hcol_k += c_k; w'w before the first pass */
+/* c_k (= V_k'w, k <= j; c_{m+1} = w'w) taken: hcol_k += c_k, and w'w
+ * before the first pass */
+__device__ inline void gm_take_dot(state *st, const gm_small &sm, int k, int pass)
+{
+    if (k == st->m + 1) {
+        if (pass == 0) st->wbefore2 = sm.c[k];
+    } else {
+        sm.hcol[k] = (pass == 0 ? 0 : sm.hcol[k]) + sm.c[k];
+    }
+}
+
+/* One block per k sums gm_dots' partials in block order into c_k, and
+ * takes it (split: gm_dots_finish does, after the processes' sum) */
 __global__ void gm_dots_sum(const double *partial, int nb, state *st, gm_small sm, int pass)
 {
     if (!gm_active(st, pass)) return;
@@ -442,15 +537,33 @@ __global__ void gm_dots_sum(const double *partial, int nb, state *st, gm_small s
     for (int b = threadIdx.x; b < nb; b += NT) s += partial[(int64_t)k * nb + b];
     s = block_sum(s);
     if (threadIdx.x != 0) return;
-    if (k == m + 1) {
-        if (pass == 0) st->wbefore2 = s;
-    } else {
-        sm.c[k] = s;
-        sm.hcol[k] = (pass == 0 ? 0 : sm.hcol[k]) + s;
-    }
+    sm.c[k] = s;
+    if (!st->split) gm_take_dot(st, sm, k, pass);
 }
 
+struct gm_dots_finish {
+    gm_small sm;
+    int pass;
+    __device__ void operator()(state *st, const double *) const
+    {
+        if (!gm_active(st, pass)) return;
+        for (int k = 0; k <= st->j; k++) gm_take_dot(st, sm, k, pass);
+        gm_take_dot(st, sm, st->m + 1, pass);
+    }
+};
+
 /* w -= sum_k c_k V_k, ||w||^2; after the first pass, decide the second */
+struct gm_orth_finish {
+    int pass;
+    __device__ void operator()(state *st, const double *v) const
+    {
+        if (!gm_active(st, pass)) return;
+        st->wnorm2 = v[0];
+        st->reorth = pass == 0 && v[0] < 0.49 * st->wbefore2;
+        st->reorths += st->reorth;
+    }
+};
+
 template <typename T>
 __global__ void gm_orth(const T *V, T *w, int64_t n, double *partial, state *st, gm_small sm,
                         int pass)
@@ -468,11 +581,7 @@ __global__ void gm_orth(const T *V, T *w, int64_t n, double *partial, state *st,
         w[i] = t;
         v[0] += (double)t * (double)t;
     }
-    if (grid_reduce<1>(v, partial, &st->count)) {
-        st->wnorm2 = v[0];
-        st->reorth = pass == 0 && v[0] < 0.49 * st->wbefore2;
-        st->reorths += st->reorth;
-    }
+    reduce_finish<1>(v, partial, st, gm_orth_finish{pass});
 }
 
 /* One thread: h(j+1,j) = ||w||, the earlier rotations on column j, a new
@@ -580,6 +689,8 @@ struct solve_run {
     T *x, *b, *r, *p, *q, *d, *r0, *ph, *sh, *t, *V;
     T *u, *s;                    /* CG: D r (= r without Jacobi), A p         */
     bool fused;                  /* the format sums in the product's epilogue */
+    const adia_operator *op;     /* the operator's callbacks, or NULL: plan   */
+    bool split;                  /* op->sum_device: reductions over processes */
 };
 
 /* Vectors each method keeps beside x and b. */
@@ -643,7 +754,7 @@ adia_status setup(solve_run<T> &R)
     R.dot_grid = R.grid < 2u * sms ? R.grid : 2u * sms;
     size_t partial = gm ? (size_t)(R.m + 2) * R.dot_grid : 2;
     if (partial < 2 * (size_t)R.grid) partial = 2 * (size_t)R.grid;
-    size_t small = gm ? ((size_t)R.m + 1) * (R.m + 6) : 0;
+    size_t small = gm ? ((size_t)R.m + 1) * (R.m + 6) + 1 : 0;
     ADIA_TRY(check_device_memory(bytes + (partial + small) * sizeof(double) + sizeof(state)));
     ADIA_CUDA_TRY(cudaMalloc(&R.w.vec, bytes ? bytes : 1));
     ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.partial, partial * sizeof(double)));
@@ -652,8 +763,9 @@ adia_status setup(solve_run<T> &R)
         ADIA_CUDA_TRY(cudaMemset(R.w.small, 0, small * sizeof(double)));
         double *q = R.w.small;
         const size_t m1 = (size_t)R.m + 1;
-        R.sm = {q, q + m1 * R.m, q + m1 * (R.m + 1), q + m1 * (R.m + 2), q + m1 * (R.m + 3),
-                q + m1 * (R.m + 4), q + m1 * (R.m + 5)};
+        /* H, c (m + 2), hcol, cs, sn, g, y */
+        R.sm = {q, q + m1 * (R.m + 5), q + m1 * R.m, q + m1 * (R.m + 1), q + m1 * (R.m + 2),
+                q + m1 * (R.m + 3), q + m1 * (R.m + 4)};
     }
     ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.st, sizeof(state)));
     ADIA_CUDA_TRY(cudaMemset(R.w.st, 0, sizeof(state)));
@@ -689,8 +801,12 @@ adia_status setup(solve_run<T> &R)
         R.sh = R.r;
     }
     if (gm) R.V = v + next * R.n;
-    const adia_gpu_ops *g = adia_plan_format(a->plan)->ops->gpu;
-    R.fused = g && g->spmv_dot;
+    if (R.op) {
+        R.fused = R.op->apply_sums_device != nullptr;
+    } else {
+        const adia_gpu_ops *g = adia_plan_format(a->plan)->ops->gpu;
+        R.fused = g && g->spmv_dot;
+    }
     if (!gm) ADIA_TRY(adia__gpu_dot_work_alloc(R.n, &R.w.dots, &R.w.dot_mem));
     return ADIA_OK;
 }
@@ -699,18 +815,54 @@ template <typename T>
 adia_status spmv(solve_run<T> &R, const T *x, T *y)
 {
     R.spmvs++;
+    if (R.op)
+        return R.op->apply_device(R.op->ctx, R.a->a_scale, (const double *)x, (double *)y,
+                                  R.w.stream);
     return adia_spmv_async(R.a->plan, R.a->a_scale, x, 0.0, y, R.w.stream);
 }
 
-/* y = A x with the sums of adia_dot_work (companion z) in R.w.dots.out. */
+/* v[0..count) (device) summed over the processes, queued (one process:
+ * nothing to do). */
+template <typename T>
+void combine(solve_run<T> &R, double *v, int count)
+{
+    if (R.split) R.op->sum_device(R.op->ctx, v, count, R.w.stream);
+}
+
+/* A split reduction's end: the processes' sum of st->sums, then f. */
+template <typename T, class F>
+adia_status finish(solve_run<T> &R, int count, const F &f)
+{
+    if (!R.split) return ADIA_OK;
+    combine(R, R.w.st->sums, count);
+    finish_kernel<F><<<1, 1, 0, R.w.stream>>>(R.w.st, f);
+    return adia_cuda_check(cudaGetLastError(), "GPU solver reduction");
+}
+
+/* y = A x with the sums of adia_dot_work (companion z) in R.w.dots.out,
+ * summed over the processes. */
 template <typename T>
 adia_status spmv_dot(solve_run<T> &R, const T *x, T *y, const T *z)
 {
-    R.spmvs++;
     adia_dot_work dw = R.w.dots;
     dw.z = z;
-    return adia__format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y, &dw,
-                                    R.w.stream);
+    cudaStream_t s = R.w.stream;
+    if (!R.op) {
+        R.spmvs++;
+        return adia__format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y,
+                                        &dw, s);
+    }
+    if (R.fused) {   /* the operator adds its sums */
+        R.spmvs++;
+        ADIA_CUDA_TRY(cudaMemsetAsync(dw.out, 0, ADIA_NDOT * sizeof(double), s));
+        ADIA_TRY(R.op->apply_sums_device(R.op->ctx, R.a->a_scale, (const double *)x, (double *)y,
+                                         (const double *)z, dw.out, s));
+    } else {
+        ADIA_TRY(spmv(R, x, y));
+        ADIA_TRY(adia__gpu_dots(ADIA_DOUBLE, x, y, (int32_t)R.n, &dw, s));
+    }
+    combine(R, dw.out, ADIA_NDOT);
+    return ADIA_OK;
 }
 
 /* r = b - A x, queued. */
@@ -729,6 +881,7 @@ adia_status gm_begin_cycle(solve_run<T> &R)
     cudaStream_t s = R.w.stream;
     ADIA_TRY(residual(R));
     gm_cycle_start<T><<<R.grid, NT, 0, s>>>(R.r, R.n, R.w.partial, R.w.st, R.sm);
+    ADIA_TRY(finish(R, 1, gm_cycle_finish{R.sm}));
     gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, R.w.st);
     return adia_cuda_check(cudaGetLastError(), "GPU GMRES cycle");
 }
@@ -756,7 +909,12 @@ adia_status gm_step(solve_run<T> &R)
     for (int pass = 0; pass < 2; pass++) {
         gm_dots<T><<<dim3(R.dot_grid, m2), NT, 0, s>>>(R.V, R.r, R.n, pa, st, pass);
         gm_dots_sum<<<m2, NT, 0, s>>>(pa, (int)R.dot_grid, st, R.sm, pass);
+        if (R.split) {
+            combine(R, R.sm.c, (int)m2);
+            finish_kernel<gm_dots_finish><<<1, 1, 0, s>>>(st, gm_dots_finish{R.sm, pass});
+        }
         gm_orth<T><<<R.grid, NT, coef, s>>>(R.V, R.r, R.n, pa, st, R.sm, pass);
+        ADIA_TRY(finish(R, 1, gm_orth_finish{pass}));
     }
     gm_givens<<<1, 1, 0, s>>>(st, R.sm, R.w.use_cond, R.w.cond);
     gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, st);
@@ -771,14 +929,17 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     init.tol2 = tol2;
     init.max_iter = max_iter;
     init.m = R.m;
+    init.split = R.split;
     ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.st, &init, sizeof init, cudaMemcpyHostToDevice, R.w.stream));
     if (R.a->method == ADIA_SOLVE_GMRES) return gm_begin_cycle(R);
     ADIA_TRY(residual(R));
     cudaStream_t s = R.w.stream;
     if (R.a->method == ADIA_SOLVE_CG)
         cg_start<T><<<R.grid, NT, 0, s>>>(R.r, R.u, R.d, R.n, R.w.st);
-    else
+    else {
         bicg_start<T><<<R.grid, NT, 0, s>>>(R.r, R.r0, R.p, R.q, R.n, R.w.partial, R.w.st);
+        ADIA_TRY(finish(R, 1, bicg_start_finish()));
+    }
     return adia_cuda_check(cudaGetLastError(), "GPU solver start");
 }
 
@@ -801,9 +962,11 @@ adia_status iteration(solve_run<T> &R)
         bicg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.d ? R.ph : R.p, R.r, R.q, R.d, R.n, st);
         ADIA_TRY(spmv_dot(R, R.ph, R.q, R.r0));          /* v = A ph, r0'v */
         bicg_half<T><<<R.grid, NT, 0, s>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n, dots, pa, st);
+        ADIA_TRY(finish(R, 1, bicg_half_finish{dots}));
         ADIA_TRY(spmv_dot(R, R.sh, R.t, R.r));           /* t = A sh, s't, t't */
         bicg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n, dots, pa, st,
                                              R.w.use_cond, R.w.cond);
+        ADIA_TRY(finish(R, 2, bicg_update_finish{dots, R.w.use_cond, R.w.cond}));
     }
     return adia_cuda_check(cudaGetLastError(), "GPU solver iteration");
 }
@@ -860,11 +1023,31 @@ adia_status capture_while(solve_run<T> &R)
     return s;
 }
 
+/* Whether an attempt worked on every process (an operator's processes
+ * must all take the same way, or their collectives would not meet); a
+ * failed capture leaves nothing behind. */
 template <typename T>
-adia_status capture(solve_run<T> &R)
+bool everywhere(solve_run<T> &R, adia_status s)
 {
-    if (capture_while(R) == ADIA_OK) return ADIA_OK;
-    return capture_iterations(R, nullptr, chunk_size(R.n));
+    double failed = s != ADIA_OK;
+    if (R.op && R.op->max) R.op->max(R.op->ctx, &failed, 1);
+    if (failed == 0) return true;
+    if (R.w.exec) cudaGraphExecDestroy(R.w.exec);
+    R.w.exec = nullptr;
+    R.w.use_cond = false;
+    cudaGetLastError();
+    return false;
+}
+
+/* The loop as one WHILE graph, else chunks of iterations as a plain
+ * graph, else (an operator that waits on the host, or a capture that
+ * failed) no graph: iterate() launches iteration by iteration. */
+template <typename T>
+void capture(solve_run<T> &R)
+{
+    const int graph = R.op ? R.op->device_graph : 2;
+    if (graph >= 2 && everywhere(R, capture_while(R))) return;
+    if (graph >= 1) everywhere(R, capture_iterations(R, nullptr, chunk_size(R.n)));
 }
 
 /* Run the graph until the device stops (GMRES: cycle by cycle, x updated
@@ -884,6 +1067,10 @@ adia_status iterate(solve_run<T> &R, state *st)
             continue;
         }
         if (st->status != RUNNING) return ADIA_OK;
+        if (!R.w.exec) {   /* no graph: one iteration, its products counted as they go */
+            ADIA_TRY(iteration(R));
+            continue;
+        }
         ADIA_CUDA_TRY(cudaGraphLaunch(R.w.exec, R.w.stream));
         if (!R.w.use_cond) R.spmvs += R.graph_spmvs;   /* WHILE: counted per iteration */
     }
@@ -895,7 +1082,9 @@ adia_status norm(solve_run<T> &R, const T *v, double *out)
 {
     cudaStream_t s = R.w.stream;
     norm_max_kernel<T><<<R.grid, NT, 0, s>>>(v, R.n, R.w.partial, R.w.st);
+    if (R.split) R.op->max_device(R.op->ctx, &R.w.st->norm_max, 1, s);
     norm_sum_kernel<T><<<R.grid, NT, 0, s>>>(v, R.n, R.w.partial, R.w.st);
+    ADIA_TRY(finish(R, 1, norm_finish()));
     ADIA_CUDA_TRY(cudaGetLastError());
     ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost, s));
     ADIA_CUDA_TRY(cudaStreamSynchronize(s));
@@ -930,9 +1119,17 @@ adia_status true_residual(solve_run<T> &R, double *out)
 static void bytes_per_iteration(const adia_solve_gpu_args *a, bool fused, double vs,
                                 double second_passes, adia_solve_info *info)
 {
-    adia_format *F = adia_plan_format(a->plan);
-    const double n = a->n, fmt = (double)adia_format_bytes(F),
-                 store = (double)adia_format_storage_bytes(F), jac = a->inv_diag ? 1 : 0;
+    const double n = (double)a->n, jac = a->inv_diag ? 1 : 0;
+    double fmt, store;
+    if (a->op) {   /* the operator's bytes: its matrix and one pass each of x and y */
+        if (!(a->op->apply_bytes > 0)) return;   /* unknown: 0 */
+        fmt = a->op->apply_bytes;
+        store = fmax(0.0, fmt - 2 * vs * n);
+    } else {
+        adia_format *F = adia_plan_format(a->plan);
+        fmt = (double)adia_format_bytes(F);
+        store = (double)adia_format_storage_bytes(F);
+    }
     if (a->method == ADIA_SOLVE_CG) {
         info->bytes_per_iter = fmt + (9 + 3 * jac + (fused ? 0 : 2 + jac)) * vs * n;
         info->floor_bytes_per_iter = store + 11 * vs * n;
@@ -971,7 +1168,12 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     solve_run<T> R;
     R.a = a;
     R.n = a->n;
+    R.op = a->op;
+    R.split = a->op && a->op->sum_device;
     R.spmvs = R.graph_spmvs = 0;
+    if (R.op && R.n > INT32_MAX)
+        return adia__error(ADIA_ERR_DIMENSION, "adia_solve_operator: %lld rows on one process; "
+                          "the GPU methods take at most 2^31 - 1", (long long)R.n);
     ADIA_TRY(setup(R));
     cudaStream_t user = (cudaStream_t)a->stream;
     ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
@@ -987,7 +1189,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         return ADIA_OK;
     }
     const double tol = a->rtol * bnorm;
-    ADIA_TRY(capture(R));
+    capture(R);
     state st = {};
     int done = 0, reorths = 0;
     double rnorm = NAN;

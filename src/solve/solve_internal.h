@@ -9,14 +9,17 @@
 extern "C" {
 #endif
 
-/* One solve on the device: every vector stays there, the plan's SpMV is
- * the operator, the stopping test runs on the device and the host looks
- * once per chunk of iterations (captured as a CUDA graph). */
+/* One solve on the device: every vector stays there, the plan's SpMV (or
+ * an adia_operator's device callbacks) is the operator, the stopping test
+ * runs on the device and the host looks once per solve (a CUDA graph with
+ * a WHILE node), per chunk of iterations (a plain graph) or per iteration
+ * (an operator that waits on the host). */
 typedef struct adia_solve_gpu_args {
-    adia_plan *plan;            /* a GPU plan, n x n                          */
+    adia_plan *plan;            /* a GPU plan, n x n, or NULL:                */
+    const adia_operator *op;    /* its device callbacks are A (vt double)     */
     adia_solver method;         /* CG, BiCGSTAB or GMRES                       */
     int restart;                /* GMRES: basis vectors per cycle (m)          */
-    int32_t n;
+    int64_t n;
     adia_value_type vt;         /* the plan's value type: of d_b and d_x       */
     const void *d_b;            /* device, n values                            */
     void *d_x;                  /* device, n values: initial guess, solution   */

@@ -1,0 +1,52 @@
+/* dist_kernels.cu -- max |v| of a device block filled on the device
+ * (dist_fill.c: the operator's scale), an integer atomicMax of bit
+ * patterns; exact and order-free. */
+#include "dist_kernels.h"
+
+#include <string.h>
+
+#define KR_BLOCK 256
+#define KR_MAX_BLOCKS 1024
+
+static int blocks_for(int64_t n)
+{
+    int64_t b = (n + KR_BLOCK - 1) / KR_BLOCK;
+    return b < 1 ? 1 : b > KR_MAX_BLOCKS ? KR_MAX_BLOCKS : (int)b;
+}
+
+#define FOR_ROWS(i, n)                                                                   \
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);           \
+         i += (int64_t)gridDim.x * blockDim.x)
+
+/* Non-negative doubles order as their bit patterns (NaN above Inf), so an
+ * integer atomicMax of the patterns is the maximum. */
+static __global__ void max_abs_kernel(int64_t n, const double *v, unsigned long long *out)
+{
+    unsigned long long m = 0;
+    FOR_ROWS(i, n) {
+        const unsigned long long b = (unsigned long long)__double_as_longlong(fabs(v[i]));
+        m = b > m ? b : m;
+    }
+    for (int d = 16; d; d >>= 1) {
+        const unsigned long long o = __shfl_down_sync(0xffffffffu, m, d);
+        m = o > m ? o : m;
+    }
+    if ((threadIdx.x & 31) == 0) atomicMax(out, m);
+}
+
+extern "C" cudaError_t adia__dist_max_abs(int64_t n, const double *v, double *out,
+                                          cudaStream_t stream)
+{
+    unsigned long long *d = nullptr, bits = 0;
+    cudaError_t e = cudaMalloc(&d, sizeof *d);
+    if (e == cudaSuccess) e = cudaMemsetAsync(d, 0, sizeof *d, stream);
+    if (e == cudaSuccess && n > 0) {
+        max_abs_kernel<<<blocks_for(n), KR_BLOCK, 0, stream>>>(n, v, d);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpyAsync(&bits, d, sizeof bits, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    cudaFree(d);
+    memcpy(out, &bits, sizeof *out);
+    return e;
+}

@@ -1,0 +1,20 @@
+/* dist_kernels.h -- adia_mpi's own device kernel (dist_kernels.cu): plain
+ * C interface, no MPI, so nvcc never sees mpi.h. */
+#ifndef ADIA_DIST_KERNELS_H
+#define ADIA_DIST_KERNELS_H
+
+#include <cuda_runtime.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* *out (host) = max |v_i| of v[0..n) (device; NaN if one is NaN), on
+ * stream (a cudaStream_t); synchronises it. */
+cudaError_t adia__dist_max_abs(int64_t n, const double *v, double *out, cudaStream_t stream);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
