@@ -69,9 +69,11 @@ if command -v compute-sanitizer >/dev/null; then
     # The solvers try a graph with a conditional node first; the sanitizer
     # does not support those (API error 801) and they fall back to replayed
     # chunks: report memory errors only.
-    note "compute-sanitizer memcheck (test_gpu_solve)"
+    note "compute-sanitizer memcheck (test_gpu_solve, test_gpu_operator)"
     timeout 300 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
-        build-rel/test_gpu_solve >>"$LOG" 2>&1
+        build-rel/test_gpu_solve >>"$LOG" 2>&1 &&
+        timeout 200 compute-sanitizer --tool memcheck --report-api-errors no --error-exitcode 3 \
+            build-rel/test_gpu_operator >>"$LOG" 2>&1
     SOLVE_SAN_RC=$?
     note "solve memcheck rc=$SOLVE_SAN_RC"
     note "compute-sanitizer memcheck (test_gpu_plan: device-CSR plans; its memory hog makes API errors)"

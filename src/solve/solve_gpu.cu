@@ -768,7 +768,9 @@ adia_status setup(solve_run<T> &R)
                 q + m1 * (R.m + 3), q + m1 * (R.m + 4)};
     }
     ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.st, sizeof(state)));
-    ADIA_CUDA_TRY(cudaMemset(R.w.st, 0, sizeof(state)));
+    state zero = {};
+    zero.split = R.split;   /* the norm of b is taken before start() */
+    ADIA_CUDA_TRY(cudaMemcpy(R.w.st, &zero, sizeof zero, cudaMemcpyHostToDevice));
     ADIA_CUDA_TRY(cudaMallocHost((void **)&R.w.host, sizeof(state)));
     ADIA_CUDA_TRY(cudaStreamCreateWithFlags(&R.w.stream, cudaStreamNonBlocking));
     T *v = (T *)R.w.vec;

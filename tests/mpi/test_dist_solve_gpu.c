@@ -1,6 +1,6 @@
-/* test_dist_solve_gpu.c -- adia_dist_solve on device matrices (every
- * vector on the device: CG one reduction an iteration, BiCGSTAB and
- * GMRES(m) two) under mpirun -np 1, 2, 3 against single-process adia_solve
+/* test_dist_solve_gpu.c -- adia_dist_solve on device matrices (libadia's
+ * GPU methods over the distributed operator: every vector on the device,
+ * split reductions across processes) under mpirun -np 1, 2, 3 against single-process adia_solve
  * on the same matrices: both converged, the device's true residual within
  * rtol, iterations within 3, solutions within 1e-8 (relative), the same
  * iteration count on every process; with and without Jacobi, GMRES with
@@ -117,13 +117,18 @@ static void test_solve(const char *src, adia_solver method, int jacobi, int rest
           "%s %s%s(%d) (%s): CPU %d its (%s, %g), device %d its (%s, %g), rel diff %g", src,
           adia_solver_name(method), jacobi ? "+jacobi" : "", restart, transport, is.iterations,
           is.stop, is.residual, ig.iterations, ig.stop, ig.residual, e);
+    /* spmv_ms: NaN, as adia_solve's GPU methods (the products are fused
+     * into the iteration) */
     CHECK(ig.spmvs >= least_products(method, ig.iterations) && ig.time_ms > 0 &&
-          ig.spmv_ms > 0 && ig.spmv_ms <= ig.time_ms * 1.01 && !strcmp(ig.format, p.in.format),
+          isnan(ig.spmv_ms) && !strcmp(ig.format, p.in.format),
           "%s %s: info: %d products for %d its, %g ms (%g ms in products), format %s", src,
           adia_solver_name(method), ig.spmvs, ig.iterations, ig.time_ms, ig.spmv_ms, ig.format);
-    CHECK(after.halo_ms > p.in.halo_ms && after.reduce_ms > p.in.reduce_ms,
-          "%s: halo_ms %g -> %g, reduce_ms %g -> %g", src, p.in.halo_ms, after.halo_ms,
-          p.in.reduce_ms, after.reduce_ms);
+    /* the host times the staged exchange and reductions; a graph's (one
+     * process, nccl) run on the device, untimed */
+    if (size > 1 && !strcmp(transport, "staged"))
+        CHECK(after.halo_ms > p.in.halo_ms && after.reduce_ms > p.in.reduce_ms,
+              "%s: halo_ms %g -> %g, reduce_ms %g -> %g", src, p.in.halo_ms, after.halo_ms,
+              p.in.reduce_ms, after.reduce_ms);
 out:
     problem_close(&p);
 }
