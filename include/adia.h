@@ -874,8 +874,9 @@ adia_status adia_spmv_async(adia_plan *plan, double alpha, const void *d_x,
  * vector read twice); others in a pass of their own.  Added, not stored,
  * so the parts of a product cut by rows sum in one place: zero out first.
  * Deterministic (fixed order, no atomics on values).  work: device memory
- * of adia_spmv_sums_work_bytes(plan) bytes, zeroed once before its first
- * use (it is left zeroed), not used by two calls in flight at once.
+ * of adia_spmv_sums_work_bytes(plan) bytes for this plan alone (its layout
+ * follows the plan's rows), zeroed once before its first use (it is left
+ * zeroed), not used by two calls in flight at once.
  * Errors: a CPU plan (ADIA_ERR_UNSUPPORTED), NULL pointers, x and y
  * overlapping, rows > cols, or a non-square plan without xd. */
 #define ADIA_SPMV_SUMS 5

@@ -74,6 +74,8 @@ typedef struct dist_part {
     int32_t row0, rows;
     int x_own;
     int32_t band, band_len;
+    void *sums_work;   /* device blocks: the plan's fused-sums work (its own:
+                          the layout follows the plan's rows), or NULL */
 } dist_part;
 
 #define DIST_PARTS 3
@@ -143,12 +145,11 @@ adia_status adia__dist_plan_parts(adia_dist_matrix *D, const adia_matrix *local,
 void adia__dist_cut_rows(const adia_dist_matrix *D, const int64_t *off, int nd, int32_t *lo,
                          int32_t *hi);
 /* A device product's fused sums (adia_spmv_sums_async over the block's
- * rows, each part's added to out): z (NULL: x), out and the parts' work
- * (device). */
+ * rows, each part's added to out, in its part's sums_work): z (NULL: x)
+ * and out (device). */
 typedef struct dist_sums {
     const double *z;
     double *out;
-    void *work;
 } dist_sums;
 
 /* The parts on the owned x (x_own 1: x as given) or on the local x, into

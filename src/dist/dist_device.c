@@ -153,7 +153,10 @@ void adia__dist_device_free(adia_dist_matrix *D)
     if (g->comm) cudaStreamDestroy(g->comm);
     cudaFree(g->x_local);   /* cudaFree waits for kernels still using them */
     cudaFree(g->y);
-    cudaFree(g->sums_work);
+    for (int k = 0; k < D->nparts; k++) {
+        cudaFree(D->part[k].sums_work);
+        D->part[k].sums_work = NULL;
+    }
     cudaFreeHost(g->pinned);
     cudaFreeHost(g->pinned_sums);
     free(g);

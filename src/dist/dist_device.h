@@ -22,7 +22,6 @@ struct dist_device {
     cudaStream_t comm;     /* nccl: the halo's, beside the product's      */
     cudaEvent_t x_ready;   /* nccl: x may be sent (on the product's stream) */
     cudaEvent_t halo_in;   /* nccl: the halo has arrived (on comm)        */
-    void *sums_work;       /* device: the fused sums' work of every part   */
     double *pinned_sums;   /* staged: a solver's sums on their way to MPI  */
 #ifdef ADIA_HAVE_NCCL
     ncclComm_t nccl;       /* NULL unless the transport is nccl           */

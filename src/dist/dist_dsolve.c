@@ -41,7 +41,7 @@ static adia_status apply_sums(void *ctx, double alpha, const double *x, double *
                               const double *z, double *out, void *stream)
 {
     dist_op *o = ctx;
-    dist_sums sums = {z, out, o->D->dev->sums_work};
+    dist_sums sums = {z, out};
     note(o, adia__dist_device_spmv(o->D, alpha, x, 0.0, y, &sums, stream));
     poison(o, y, o->D->rows, stream);
     poison(o, out, ADIA_SPMV_SUMS, stream);
@@ -72,19 +72,17 @@ static void reduce(dist_op *o, double *v, int count, int max, cudaStream_t st)
 static void sum(void *ctx, double *v, int count, void *stream) { reduce(ctx, v, count, 0, stream); }
 static void max(void *ctx, double *v, int count, void *stream) { reduce(ctx, v, count, 1, stream); }
 
-/* The work every part's fused sums share (they run one after another on
- * the stream), and the staged reductions' pinned buffer: made once. */
+/* Each part's fused-sums work (zeroed: adia_spmv_sums_async leaves it
+ * so), and the staged reductions' pinned buffer: made once. */
 static adia_status buffers(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
-    size_t work = 0;
     for (int k = 0; k < D->nparts; k++) {
-        size_t w = adia_spmv_sums_work_bytes(D->part[k].plan);
-        work = w > work ? w : work;
-    }
-    if (!g->sums_work) {
-        DIST_TRY(adia__dist_cuda(cudaMalloc(&g->sums_work, work + 8), "cudaMalloc (sums work)"));
-        DIST_TRY(adia__dist_cuda(cudaMemset(g->sums_work, 0, work + 8), "cudaMemset"));
+        dist_part *p = &D->part[k];
+        size_t work = adia_spmv_sums_work_bytes(p->plan);
+        if (p->sums_work) continue;
+        DIST_TRY(adia__dist_cuda(cudaMalloc(&p->sums_work, work + 8), "cudaMalloc (sums work)"));
+        DIST_TRY(adia__dist_cuda(cudaMemset(p->sums_work, 0, work + 8), "cudaMemset"));
     }
     if (!g->pinned_sums && !adia__dist_nccl_active(D))
         DIST_TRY(adia__dist_cuda(cudaMallocHost((void **)&g->pinned_sums, MOST_SUMS *

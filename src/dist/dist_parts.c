@@ -15,7 +15,7 @@ static void set_part(adia_dist_matrix *D, int32_t row0, int32_t rows, int x_own,
     if (band < 0) band = 0;
     if (band_end > D->rows) band_end = (int32_t)D->rows;
     D->part[D->nparts++] = (dist_part){NULL, row0, rows, x_own, band,
-                                       band_end > band ? band_end - band : 0};
+                                       band_end > band ? band_end - band : 0, NULL};
 }
 
 /* A cut at [lo, hi) worth making; else *lo = *hi = 0.  All rows interior
@@ -135,7 +135,7 @@ adia_status adia__dist_run_parts(const adia_dist_matrix *D, double alpha, const 
         if (sums)   /* each row's own x entry is x's (the owned rows) */
             DIST_TRY(adia_spmv_sums_async(p->plan, alpha, in, y + p->row0, x + p->row0,
                                           sums->z ? sums->z + p->row0 : NULL, sums->out,
-                                          sums->work, stream));
+                                          p->sums_work, stream));
         else   /* a CPU plan runs at once, stream unused */
             DIST_TRY(adia_spmv_async(p->plan, alpha, in, beta, y + p->row0, stream));
     }
