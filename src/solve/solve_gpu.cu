@@ -26,6 +26,7 @@ namespace {
 constexpr int NT = 256;          /* threads per block of every kernel here */
 
 enum status { RUNNING = 0, CONVERGED, LIMIT, BREAKDOWN, NONFINITE };
+enum broke_what { BROKE_R0V = 1, BROKE_OMEGA, BROKE_RHO };   /* BiCGSTAB's breakdowns */
 
 /* The solver's scalars, in device memory. */
 struct state {
@@ -34,6 +35,8 @@ struct state {
     double rz, alpha, beta;      /* CG                                      */
     double rho, omega, r0v;      /* BiCGSTAB                                */
     double why;                  /* the value that stopped it               */
+    int broke;                   /* BiCGSTAB: which scalar (broke_what)      */
+    double tt;                   /* BiCGSTAB: t't when omega broke            */
     int iter, max_iter, status;
     unsigned count;              /* blocks done in the current reduction    */
     double norm_max, norm;       /* scaled norm: max |v|, then the norm     */
@@ -359,6 +362,7 @@ struct bicg_half_finish {
             const double r0v = dots[ADIA_DOT_ZY];
             st->status = isfinite(r0v) && isfinite(alpha) ? BREAKDOWN : NONFINITE;
             st->why = r0v;
+            st->broke = BROKE_R0V;
         }
     }
 };
@@ -405,6 +409,8 @@ struct bicg_update_finish {
             if (!ok) {
                 st->status = isfinite(omega) ? BREAKDOWN : NONFINITE;
                 st->why = omega;
+                st->broke = BROKE_OMEGA;
+                st->tt = dots[ADIA_DOT_YY];
             } else {
                 st->iter++;
                 st->beta = (v[0] / st->rho) * (alpha / omega);
@@ -413,6 +419,7 @@ struct bicg_update_finish {
                 if (st->status == RUNNING && (v[0] == 0 || !isfinite(v[0]))) {
                     st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
                     st->why = v[0];
+                    st->broke = BROKE_RHO;
                 }
             }
         }
@@ -1154,9 +1161,15 @@ static void stop_reason(const state &st, adia_solver m, adia_solve_info *info)
     case LIMIT: snprintf(w, len, "iteration limit reached"); break;
     case NONFINITE: snprintf(w, len, "non-finite value (%g) at iteration %d", st.why, st.iter); break;
     default:
-        snprintf(w, len, m == ADIA_SOLVE_CG ? "breakdown: p'Ap = %g (A is not symmetric positive "
-                 "definite?)" : m == ADIA_SOLVE_GMRES ? "breakdown: singular Hessenberg matrix "
-                 "(%g) at iteration %d" : "breakdown: %g at iteration %d", st.why, st.iter);
+        if (m == ADIA_SOLVE_BICGSTAB && st.broke == BROKE_OMEGA)   /* the CPU's words */
+            snprintf(w, len, "breakdown: omega = %g (t't = %g) at iteration %d", st.why, st.tt,
+                     st.iter);
+        else
+            snprintf(w, len, m == ADIA_SOLVE_CG ? "breakdown: p'Ap = %g (A is not symmetric "
+                     "positive definite?)" : m == ADIA_SOLVE_GMRES ? "breakdown: singular "
+                     "Hessenberg matrix (%g) at iteration %d" : st.broke == BROKE_R0V ?
+                     "breakdown: (r0, A p) = %g at iteration %d" : "breakdown: (r0, r) = %g at "
+                     "iteration %d", st.why, st.iter);
     }
 }
 
