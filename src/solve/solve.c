@@ -502,8 +502,9 @@ static adia_status check_finite(int64_t n, int64_t first, const double *b, const
 
 /* The method, then the true residual of x: when the recurrence says
  * converged but b - A x does not (rounding on ill-conditioned matrices),
- * the method restarts from the true residual -- at most SOLVE_RESTARTS
- * times, within max_iter in all. */
+ * or BiCGSTAB broke down on its shadow residual ((r0, r) or (r0, A p) =
+ * 0), the method restarts from the true residual -- at most
+ * SOLVE_RESTARTS times, within max_iter in all. */
 #define SOLVE_RESTARTS 3
 
 /* Largest |A(i,j)|, NaN ignored (it shows up in the residual instead). */
@@ -539,7 +540,12 @@ static adia_status run_cpu(solver *S, adia_solver method, const double *bs, doub
         info->residual = rnorm / S->bnorm;
         info->converged = rnorm <= S->tol;        /* false for NaN */
         said = !strcmp(info->stop, "converged");
-        if (info->converged || !said || restart == SOLVE_RESTARTS ||
+        /* BiCGSTAB's shadow residual became orthogonal to r or A p: go on
+         * from the true residual with a new one */
+        int shadow = method == ADIA_SOLVE_BICGSTAB && isfinite(rnorm) &&
+                     (!strncmp(info->stop, "breakdown: (r0, r)", 18) ||
+                      !strncmp(info->stop, "breakdown: (r0, A p)", 20));
+        if (info->converged || !(said || shadow) || restart == SOLVE_RESTARTS ||
             info->iterations >= S->max_iter)
             break;
     }

@@ -1174,7 +1174,8 @@ static void stop_reason(const state &st, adia_solver m, adia_solve_info *info)
 }
 
 /* As the CPU solver: when the recurrence says converged but the true
- * residual does not, restart from the true residual (at most 3 times). */
+ * residual does not, or BiCGSTAB's (r0, r) or (r0, A p) is 0, restart
+ * from the true residual (at most 3 times). */
 enum { SOLVE_RESTARTS = 3 };
 
 template <typename T>
@@ -1216,8 +1217,12 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         if (R.w.use_cond) R.spmvs += st.iter * R.graph_spmvs;
         ADIA_TRY(true_residual(R, &rnorm));
         bool said = st.status == CONVERGED;
+        /* BiCGSTAB's shadow residual became orthogonal: go on from the
+         * true residual with a new one (the CPU's rule too) */
+        bool shadow = a->method == ADIA_SOLVE_BICGSTAB && st.status == BREAKDOWN &&
+                      st.broke != BROKE_OMEGA && isfinite(rnorm);
         info->converged = isfinite(rnorm) && rnorm <= tol;
-        if (info->converged || !said || done >= a->max_iter) break;
+        if (info->converged || !(said || shadow) || done >= a->max_iter) break;
     }
     info->time_ms = adia__now_ms() - t0;
     info->iterations = done;
