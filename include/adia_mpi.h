@@ -134,19 +134,25 @@ adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const dou
  * reduced by MPI_Allreduce; b and x are this process's rows (host
  * memory).  opt must be the same on every process; info is the same on
  * every process (format: this process's plan).
- * A device matrix: b and x go to the device once and every vector stays
- * there, with adia_solve's options, scaling, stop rules, breakdowns and
- * info (converged only from the true residual b - A x, recomputed by one
- * more product; spmv_ms: the products, halo included, timed on the
- * device).  Global reductions an iteration (ncclAllReduce on the nccl
- * transport, else MPI_Allreduce of the local sums copied to the host):
- * CG one (Chronopoulos-Gear), BiCGSTAB two (rho by a recurrence, r'r in
- * the next step's reduction), GMRES(m) two (classical Gram-Schmidt twice,
- * the norm from the second pass; the basis on the device, checked against
- * its free memory first).  The iterates are the CPU methods' in exact
- * arithmetic, so iterations and x agree with them up to rounding.
- * info.time_ms against adia_dist_get_info's halo_ms and reduce_ms gives
- * the communication share. */
+ * A device matrix runs libadia's GPU methods (adia_solve_operator with
+ * device 1) over the distributed operator: b and x go to the device once
+ * and every vector stays there, the scalars too; each product carries its
+ * dot products in its parts' epilogues (adia_spmv_sums_async), and each
+ * reduction is summed over the processes on the device (ncclAllReduce on
+ * the nccl transport; the staged transport copies the few sums to the
+ * host for MPI_Allreduce).  Reductions an iteration: CG one
+ * (Chronopoulos-Gear), BiCGSTAB three, GMRES(m) four per step (classical
+ * Gram-Schmidt, the second pass always run).  The iteration loop is a CUDA
+ * graph -- one WHILE graph for one process, chunks of iterations on nccl
+ * -- and launched iteration by iteration on the staged transport (its
+ * host waits cannot be captured).  Options, scaling, stop rules,
+ * breakdowns and info as adia_solve on a GPU plan (converged only from
+ * the true residual b - A x, recomputed by one more product; spmv_ms
+ * NaN).  The iterates are the CPU methods' in exact arithmetic, so
+ * iterations and x agree with them up to rounding.  info.time_ms against
+ * adia_dist_get_info's halo_ms and reduce_ms gives the communication
+ * share where the host times it (CPU matrices, the staged transport); in
+ * a graph (nccl) they run on the device, untimed. */
 adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
                             const adia_solve_options *opt, adia_solve_info *info);
 
