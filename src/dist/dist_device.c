@@ -232,7 +232,8 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
                                            "cudaStreamWaitEvent"));
     }
     if (!graph) D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
-    if (s == ADIA_OK) s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 0, sums, stream);
+    if (s == ADIA_OK)
+        s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 0, sums, stream);
     return graph ? s : first_error(s, adia__dist_cuda(cudaEventRecord(D->dev->done, stream),
                                                       "cudaEventRecord"));
 }

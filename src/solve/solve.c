@@ -1,5 +1,7 @@
 /* solve.c -- CG, BiCGSTAB and GMRES on top of a plan (adia.h, "iterative
- * solvers") or of an operator (adia_solve_operator).  The CPU methods see
+ * solvers") or of an operator (adia_solve_operator); the GPU methods
+ * (solve_gpu.cu) run on a GPU plan or on an operator's device callbacks,
+ * after the checks, scaling and Jacobi set-up here.  The CPU methods see
  * only an adia_operator: every product with A is its apply (for a plan,
  * adia_spmv on the plan's format), timed apart from the vector work, and
  * every dot product and norm combines its local partial result through the
