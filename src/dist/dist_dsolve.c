@@ -96,7 +96,10 @@ adia_status adia__dist_device_operator(dist_op *o, adia_operator *op)
     DIST_TRY(buffers(D));
     op->apply_device = apply;
     op->apply_sums_device = apply_sums;
-    if (D->size > 1) {
+    /* one process sums nothing -- unless NCCL was asked for: then its
+     * reductions take the path of many (an identity on one GPU) */
+    const int nccl = adia__dist_nccl_active(D);
+    if (D->size > 1 || nccl) {
         op->sum_device = sum;
         op->max_device = max;
     }
@@ -104,7 +107,7 @@ adia_status adia__dist_device_operator(dist_op *o, adia_operator *op)
      * not be what a WHILE body allows); the staged halo and reductions wait
      * on the host; one process sends nothing */
     const int halo = D->halo.nsend > 0 || D->halo.nrecv > 0;
-    op->device_graph = D->size == 1 && !halo ? 2 : adia__dist_nccl_active(D) ? 1 : 0;
+    op->device_graph = nccl ? 1 : D->size == 1 && !halo ? 2 : 0;
     double bytes = 0;
     for (int k = 0; k < D->nparts; k++)
         bytes += (double)adia_format_bytes(adia_plan_format(D->part[k].plan));

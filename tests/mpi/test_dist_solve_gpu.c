@@ -1,16 +1,18 @@
 /* test_dist_solve_gpu.c -- adia_dist_solve on device matrices (libadia's
  * GPU methods over the distributed operator: every vector on the device,
- * split reductions across processes) under mpirun -np 1, 2, 3 against single-process adia_solve
- * on the same matrices: both converged, the device's true residual within
- * rtol, iterations within 3, solutions within 1e-8 (relative), the same
- * iteration count on every process; with and without Jacobi, GMRES with
- * restarts, on stencils, type II, type III, bands (nonsymmetric ones for
- * BiCGSTAB and GMRES) and real matrices, for the staged transport and,
- * where it can run, nccl.  Then: limits of 5 and 15 iterations report not
- * converged with adia_solve's residual; b = 0 gives x = 0; NaN in b, a
+ * split reductions across processes) under mpirun -np 1, 2, 3 against
+ * single-process adia_solve on the same matrices: both converged, the
+ * device's true residual within rtol, iterations within 3, solutions
+ * within 1e-8 (relative), the same iteration count on every process; with
+ * and without Jacobi, GMRES with restarts, on stencils, type II, type III,
+ * bands (nonsymmetric ones for BiCGSTAB and GMRES) and real matrices, for
+ * the staged transport and, where it can run, nccl (one process: its
+ * reductions still go through ncclAllReduce, captured in chunks of
+ * iterations as with many).  Then: limits of 5 and 15 iterations report
+ * not converged with adia_solve's residual; b = 0 gives x = 0; NaN in b, a
  * zero diagonal with Jacobi and a GMRES restart out of range are errors on
- * every process; the communication counters move.  Without a CUDA
- * device: exit code 77 (skipped). */
+ * every process; the staged transport's communication counters move.
+ * Without a CUDA device: exit code 77 (skipped). */
 #define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
 #include "adia_mpi.h"
 #include "disttest.h"
