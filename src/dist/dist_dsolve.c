@@ -14,11 +14,12 @@
  * error is agreed after the solve (dist_solve.c). */
 #include "dist_device.h"
 
+#include <math.h>
+
 /* The most values one reduction of libadia's GPU methods combines:
  * GMRES's basis products, restart + 2 with restart <= 1000. */
 #define MOST_SUMS 1002
 
-#define note adia__dist_op_note
 
 /* After a local failure: values that stop every process at its next
  * reduction (all bits set: a NaN). */
@@ -32,7 +33,7 @@ static void poison(dist_op *o, double *v, int64_t count, cudaStream_t st)
 static adia_status apply(void *ctx, double alpha, const double *x, double *y, void *stream)
 {
     dist_op *o = ctx;
-    note(o, adia__dist_device_spmv(o->D, alpha, x, 0.0, y, NULL, stream));
+    adia__dist_op_note(o, adia__dist_device_spmv(o->D, alpha, x, 0.0, y, NULL, stream));
     poison(o, y, o->D->rows, stream);
     return ADIA_OK;
 }
@@ -42,7 +43,7 @@ static adia_status apply_sums(void *ctx, double alpha, const double *x, double *
 {
     dist_op *o = ctx;
     dist_sums sums = {z, out};
-    note(o, adia__dist_device_spmv(o->D, alpha, x, 0.0, y, &sums, stream));
+    adia__dist_op_note(o, adia__dist_device_spmv(o->D, alpha, x, 0.0, y, &sums, stream));
     poison(o, y, o->D->rows, stream);
     poison(o, out, ADIA_SPMV_SUMS, stream);
     return ADIA_OK;
@@ -55,18 +56,21 @@ static void reduce(dist_op *o, double *v, int count, int max, cudaStream_t st)
     double *h = D->dev->pinned_sums;
     poison(o, v, count, st);
     if (adia__dist_nccl_active(D)) {
-        note(o, adia__dist_nccl_reduce(D, v, count, max, st));
+        adia__dist_op_note(o, adia__dist_nccl_reduce(D, v, count, max, st));
         return;
     }
-    note(o, adia__dist_cuda(cudaMemcpyAsync(h, v, (size_t)count * sizeof *v,
-                                            cudaMemcpyDeviceToHost, st), "cudaMemcpyAsync (sums)"));
-    note(o, adia__dist_cuda(cudaStreamSynchronize(st), "cudaStreamSynchronize"));
+    const size_t bytes = (size_t)count * sizeof *v;
+    adia_status s = adia__dist_cuda(cudaMemcpyAsync(h, v, bytes, cudaMemcpyDeviceToHost, st),
+                                    "cudaMemcpyAsync (sums)");
+    if (s == ADIA_OK) s = adia__dist_cuda(cudaStreamSynchronize(st), "cudaStreamSynchronize");
+    adia__dist_op_note(o, s);
+    for (int k = 0; k < count && o->failed != ADIA_OK; k++) h[k] = NAN;   /* all stop */
     double t0 = MPI_Wtime();
     MPI_Allreduce(MPI_IN_PLACE, h, count, MPI_DOUBLE, max ? MPI_MAX : MPI_SUM, D->comm);
     D->reduce_ms += (MPI_Wtime() - t0) * 1e3;
     /* the next reduction's copy into h is queued after this one on st */
-    note(o, adia__dist_cuda(cudaMemcpyAsync(v, h, (size_t)count * sizeof *v,
-                                            cudaMemcpyHostToDevice, st), "cudaMemcpyAsync (sums)"));
+    adia__dist_op_note(o, adia__dist_cuda(cudaMemcpyAsync(v, h, bytes, cudaMemcpyHostToDevice, st),
+                                          "cudaMemcpyAsync (sums)"));
 }
 
 static void sum(void *ctx, double *v, int count, void *stream) { reduce(ctx, v, count, 0, stream); }

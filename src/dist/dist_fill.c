@@ -86,15 +86,16 @@ adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
     adia__dist_cut_rows(D, off + k0, m, &lo, &hi);
     const int32_t rows = (int32_t)D->rows;
     if (lo == hi) {   /* one part: the block as it is, all owned rows copied */
-        D->part[D->nparts++] = (dist_part){NULL, 0, rows, 0, 0, rows};
+        D->part[D->nparts++] = (dist_part){.rows = rows, .band_len = rows};
     } else {          /* the owned rows the ends read: their rows +- the reach */
         int64_t omin = off[k0] < 0 ? off[k0] : 0, omax = off[k0 + m - 1] > 0 ? off[k0 + m - 1] : 0;
         int32_t top = (int32_t)(lo + omax < rows ? lo + omax : rows);
         int32_t bottom = (int32_t)(hi + omin > 0 ? hi + omin : 0);
-        if (lo > 0) D->part[D->nparts++] = (dist_part){NULL, 0, lo, 0, 0, top};
-        D->part[D->nparts++] = (dist_part){NULL, lo, hi - lo, 1, 0, 0};
-        if (hi < rows) D->part[D->nparts++] = (dist_part){NULL, hi, rows - hi, 0, bottom,
-                                                          rows - bottom};
+        if (lo > 0) D->part[D->nparts++] = (dist_part){.rows = lo, .band_len = top};
+        D->part[D->nparts++] = (dist_part){.row0 = lo, .rows = hi - lo, .x_own = 1};
+        if (hi < rows) D->part[D->nparts++] = (dist_part){.row0 = hi, .rows = rows - hi,
+                                                          .band = bottom,
+                                                          .band_len = rows - bottom};
     }
     adia_plan_hints h = adia__dist_block_hints(D, hints);
     D->max_abs = 0;

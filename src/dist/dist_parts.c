@@ -14,8 +14,8 @@ static void set_part(adia_dist_matrix *D, int32_t row0, int32_t rows, int x_own,
     if (rows <= 0) return;
     if (band < 0) band = 0;
     if (band_end > D->rows) band_end = (int32_t)D->rows;
-    D->part[D->nparts++] = (dist_part){NULL, row0, rows, x_own, band,
-                                       band_end > band ? band_end - band : 0, NULL};
+    D->part[D->nparts++] = (dist_part){.row0 = row0, .rows = rows, .x_own = x_own, .band = band,
+                                       .band_len = band_end > band ? band_end - band : 0};
 }
 
 /* A cut at [lo, hi) worth making; else *lo = *hi = 0.  All rows interior
