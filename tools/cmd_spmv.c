@@ -21,7 +21,8 @@ static const char usage[] =
     "exceeds 1e-12 (double) or 1e-5 (--float).  -o writes y (.mtx, .mtx.gz).\n"
     "With -x the default is one timed run.\n"
     "Under mpirun -np N (N > 1) it runs distributed, on the CPU unless --device\n"
-    "gpu (then timed on device vectors): each process generates or reads its\n"
+    "gpu (then timed on device vectors, each timed run products back to back\n"
+    "for about 0.5 ms): each process generates or reads its\n"
     "block of rows, rank 0 reads -x and writes -o (and\n"
     "scatters / gathers the pieces), y is checked against each block's CSR.\n"
     "--dist runs that path in one process (the distributed baseline).";
