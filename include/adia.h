@@ -1054,6 +1054,18 @@ typedef struct adia_operator {
  * set and a GPU is usable); 0 the CPU methods on op->apply. */
 adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
                                 const adia_solve_options *opt, adia_solve_info *info);
+/* The same with b and x on the device (op->n doubles each; x: initial
+ * guess in, solution out): the GPU methods on op's device callbacks, the
+ * work ordered after what is queued on stream (a cudaStream_t; NULL: the
+ * default stream), returning when x is ready; nothing crosses to the host
+ * but a few scalars (and Jacobi's diagonal, from op->diag).  As
+ * adia_plan_solve, the system is not rescaled: entries near the ends of
+ * double's range can overflow a dot product (a non-finite stop, never
+ * converged).  opt->device is ignored.  Errors as adia_solve_operator;
+ * NaN/Inf in b: ADIA_ERR_INVALID_ARG; no device: ADIA_ERR_NO_DEVICE. */
+adia_status adia_solve_operator_device(const adia_operator *op, const double *d_b, double *d_x,
+                                       const adia_solve_options *opt, adia_solve_info *info,
+                                       void *stream);
 
 #ifdef __cplusplus
 }

@@ -155,6 +155,16 @@ adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const dou
  * a graph (nccl) they run on the device, untimed. */
 adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
                             const adia_solve_options *opt, adia_solve_info *info);
+/* The same on a device matrix with b and x on the device (this process's
+ * rows, double, on its device: info.gpu), the work ordered after what is
+ * queued on stream (a cudaStream_t; NULL: the default stream), returning
+ * when x is ready: no vector crosses to the host
+ * (adia_solve_operator_device: as adia_plan_solve, the system is not
+ * rescaled).  A CPU matrix is ADIA_ERR_INVALID_ARG; without CUDA,
+ * ADIA_ERR_NO_DEVICE. */
+adia_status adia_dist_solve_device(adia_dist_matrix *D, const double *d_b, double *d_x,
+                                   const adia_solve_options *opt, adia_solve_info *info,
+                                   void *stream);
 
 /* Whole vectors (n values) on rank root to the processes' rows and back:
  * full is read (scatter) or written (gather) on root only. */

@@ -348,6 +348,8 @@ static void test_device_operator_arguments(void)
               "op->apply_device");
     o.device = -1;   /* no device callbacks: the CPU, which wants apply */
     CHECK_ERR(adia_solve_operator(&op, v, v + 16, &o, NULL), ADIA_ERR_INVALID_ARG, "op->apply");
+    CHECK_ERR(adia_solve_operator_device(&op, v, v + 16, &o, NULL, NULL), ADIA_ERR_INVALID_ARG,
+              "op->apply_device");
     adia_plan_destroy(P);
     adia_matrix_destroy(A);
 }

@@ -10,7 +10,9 @@
  *    as with several processes: here each sums one process's values)
  *    agree with adia_solve on the same plan -- the fused runs to the
  *    iteration, the separate sums within round-off -- for CG, BiCGSTAB
- *    and GMRES, with and without Jacobi; its argument errors. */
+ *    and GMRES, with and without Jacobi; its argument errors;
+ *  - adia_solve_operator_device (b and x on the device) against
+ *    adia_plan_solve on the same plan: the same iterations and x. */
 #include "testutil.h"
 
 #include <math.h>
@@ -333,6 +335,81 @@ static void test_operator_solve(void)
     }
 }
 
+/* adia_solve_operator_device against adia_plan_solve on the same plan
+ * (both unscaled, device vectors on a stream): the same iterations, the
+ * same x, with and without split reductions; its argument errors. */
+static void test_operator_device_vectors(void)
+{
+    adia_matrix *A = test_generate("lap2d5:61");
+    adia_plan *P = A ? gpu_plan(A, "dia", ADIA_DOUBLE) : NULL;
+    if (!P) {
+        adia_matrix_destroy(A);
+        return;
+    }
+    const int32_t n = adia_matrix_rows(A);
+    double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b),
+           *x1 = malloc((size_t)n * sizeof *x1), *x2 = malloc((size_t)n * sizeof *x2);
+    uint64_t seed = 3;
+    test_rand_vector(&seed, xs, n);
+    CHECK_OK(adia_matrix_spmv(A, 1.0, xs, 0.0, b));
+    double *db = NULL, *dx = NULL, *diag = diagonal(A);
+    cudaStream_t st = NULL;
+    cudaStreamCreate(&st);
+    cudaMalloc((void **)&db, (size_t)n * sizeof *db);
+    cudaMalloc((void **)&dx, (size_t)n * sizeof *dx);
+    cudaMemcpy(db, b, (size_t)n * sizeof *b, cudaMemcpyHostToDevice);
+    plan_op ctx = {.P = P};
+    size_t wb = adia_spmv_sums_work_bytes(P);
+    cudaMalloc(&ctx.work, wb);
+    cudaMemset(ctx.work, 0, wb);
+    for (int m = 0; m < 3; m++)
+        for (int split = 0; split < 2; split++) {
+            adia_solve_options o;
+            adia_solve_options_default(&o);
+            o.method = (adia_solver)m;
+            o.jacobi = m == 1;
+            o.max_iter = 3000;
+            adia_solve_info ip, io;
+            cudaMemset(dx, 0, (size_t)n * sizeof *dx);
+            CHECK_OK(adia_plan_solve(P, db, dx, &o, &ip, st));
+            cudaMemcpy(x1, dx, (size_t)n * sizeof *x1, cudaMemcpyDeviceToHost);
+            adia_operator op = {.n = n, .diag = diag, .ctx = &ctx, .apply_device = dev_apply,
+                                .apply_sums_device = dev_apply_sums,
+                                .sum_device = split ? dev_sum : NULL,
+                                .max_device = split ? dev_sum : NULL, .device_graph = 2};
+            cudaMemsetAsync(dx, 0, (size_t)n * sizeof *dx, st);
+            CHECK_OK(adia_solve_operator_device(&op, db, dx, &o, &io, st));
+            cudaMemcpy(x2, dx, (size_t)n * sizeof *x2, cudaMemcpyDeviceToHost);
+            double d = 0;
+            for (int32_t i = 0; i < n; i++) d = fmax(d, fabs(x1[i] - x2[i]));
+            CHECK(ip.converged && io.converged && io.iterations == ip.iterations && d <= 1e-12,
+                  "%s split %d device vectors: plan %d its (%s), operator %d its (%s), x differs "
+                  "by %g", adia_solver_name(o.method), split, ip.iterations, ip.stop,
+                  io.iterations, io.stop, d);
+        }
+    adia_operator none = {.n = n, .ctx = &ctx};
+    CHECK_ERR(adia_solve_operator_device(&none, db, dx, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG,
+              "apply_device");
+    none.apply_device = dev_apply;
+    CHECK_ERR(adia_solve_operator_device(&none, NULL, dx, NULL, NULL, NULL),
+              ADIA_ERR_INVALID_ARG, "b or x is NULL");
+    double nan = NAN;
+    cudaMemcpy(db + 7, &nan, sizeof nan, cudaMemcpyHostToDevice);
+    CHECK_ERR(adia_solve_operator_device(&none, db, dx, NULL, NULL, NULL),
+              ADIA_ERR_INVALID_ARG, "non-finite");
+    cudaFree(ctx.work);
+    cudaFree(db);
+    cudaFree(dx);
+    cudaStreamDestroy(st);
+    free(diag);
+    free(xs);
+    free(b);
+    free(x1);
+    free(x2);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -341,6 +418,7 @@ int main(void)
     if (ndev == 0) TEST_SKIP("no CUDA device");
     test_sums();
     test_operator_solve();
+    test_operator_device_vectors();
     return TEST_END();
 }
 #endif

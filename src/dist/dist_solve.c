@@ -46,9 +46,11 @@ static adia_status op_agree(void *ctx, adia_status s)
 }
 
 /* The methods over the distributed operator: the CPU's, or on a device
- * matrix the GPU's (b and x stay host vectors here). */
+ * matrix the GPU's; b and x host vectors, or (stream_given) device ones
+ * ordered on stream. */
 static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *x,
-                                  const adia_solve_options *opt, adia_solve_info *info)
+                                  const adia_solve_options *opt, adia_solve_info *info,
+                                  int stream_given, void *stream)
 {
     dist_op o = {.D = D};
     adia_operator op = {.n = D->rows, .first = D->first, .apply = op_apply, .sum = op_sum,
@@ -60,7 +62,9 @@ static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *
     on.device = D->dev != NULL;
     adia_status s = D->dev ? adia__dist_device_operator(&o, &op) : ADIA_OK;
     s = adia__dist_agree(D->comm, s);
-    if (s == ADIA_OK) s = adia_solve_operator(&op, b, x, &on, info);
+    if (s == ADIA_OK)
+        s = stream_given ? adia_solve_operator_device(&op, b, x, &on, info, stream)
+                         : adia_solve_operator(&op, b, x, &on, info);
     if (s == ADIA_OK && o.failed != ADIA_OK) s = adia_set_error(o.failed, "%s", o.why);
     return adia__dist_agree(D->comm, s);
 }
@@ -74,7 +78,31 @@ adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,
     DIST_TRY(adia__dist_agree(D->comm, s));
     adia_solve_info scratch;
     if (!info) info = &scratch;
-    s = solve_operator(D, b, x, opt, info);
+    s = solve_operator(D, b, x, opt, info, 0, NULL);
+    snprintf(info->format, sizeof info->format, "%s", adia__dist_format(D));
+    return s;
+}
+
+adia_status adia_dist_solve_device(adia_dist_matrix *D, const double *d_b, double *d_x,
+                                   const adia_solve_options *opt, adia_solve_info *info,
+                                   void *stream)
+{
+    const char *f = "adia_dist_solve_device";
+    DIST_TRY(adia__dist_check(D, f));
+    adia_status s = d_b && d_x ? ADIA_OK : adia_set_error(ADIA_ERR_INVALID_ARG, "%s: b or x is "
+                                                          "NULL", f);
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    if (!D->dev)   /* the same on every process: the device was agreed */
+#ifdef ADIA_HAVE_CUDA
+        return adia_set_error(ADIA_ERR_INVALID_ARG, "%s: the matrix is planned on the CPU "
+                              "(hints.device 0, or -1 without a GPU everywhere): use "
+                              "adia_dist_solve", f);
+#else
+        return adia_set_error(ADIA_ERR_NO_DEVICE, "%s: adia_mpi was built without CUDA", f);
+#endif
+    adia_solve_info scratch;
+    if (!info) info = &scratch;
+    s = solve_operator(D, d_b, d_x, opt, info, 1, stream);
     snprintf(info->format, sizeof info->format, "%s", adia__dist_format(D));
     return s;
 }

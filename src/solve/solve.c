@@ -743,6 +743,40 @@ adia_status adia_solve_operator(const adia_operator *op, const double *b, double
     return solve(op, gpu, NULL, b, x, &o, info);
 }
 
+adia_status adia_solve_operator_device(const adia_operator *op, const double *d_b, double *d_x,
+                                       const adia_solve_options *opt, adia_solve_info *info,
+                                       void *stream)
+{
+    const char *f = "adia_solve_operator_device";
+    adia_solve_options o = resolved_options(opt);
+    adia_solve_info scratch;
+    if (!info) info = &scratch;
+    info_reset(info);
+    if (!op || !op->apply_device || op->n < 0 || (op->n > 0 && (!d_b || !d_x)))
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: %s", f, !op ? "op is NULL"
+                          : !op->apply_device ? "op->apply_device is NULL"
+                          : op->n < 0 ? "op->n is negative" : "b or x is NULL");
+    if (!op->sum_device != !op->max_device)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: op->sum_device and op->max_device are set "
+                          "together (several processes) or not at all", f);
+    ADIA_TRY(check_options(&o, f));
+    int count = 0;
+    ADIA_TRY(adia_gpu_device_count(&count));
+    if (count == 0) return adia__error(ADIA_ERR_NO_DEVICE, "%s: no usable CUDA device", f);
+    double *inv_diag = NULL;
+    adia_status s = o.jacobi ? jacobi_inverse(op->diag, op->n, op->first, 0, &inv_diag) : ADIA_OK;
+    if (op->agree) s = op->agree(op->ctx, s);
+    if (s == ADIA_OK) {
+        adia_solve_gpu_args g = {.op = op, .method = o.method, .restart = o.restart, .n = op->n,
+                                 .vt = ADIA_DOUBLE, .d_b = d_b, .d_x = d_x,
+                                 .inv_diag = inv_diag, .a_scale = 1, .rtol = o.rtol,
+                                 .max_iter = o.max_iter, .stream = stream};
+        s = adia__solve_gpu(&g, info);
+    }
+    free(inv_diag);
+    return s;
+}
+
 /* 1 / A(i,i) of the plan's matrix, read back from its format (the plan
  * keeps no matrix; the format holds every entry exactly). */
 static adia_status plan_jacobi(adia_plan *plan, double **inv_diag)

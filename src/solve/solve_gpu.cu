@@ -655,6 +655,14 @@ __global__ void gm_update_x(T *x, const T *V, const T *d, int64_t n, const state
 
 /* ------------------------------------------------------------ host side */
 
+/* The status an operator's processes all go on with (one process: s): a
+ * failure of one alone (device memory) must stop all, or the others
+ * would wait for it in a reduction. */
+static adia_status agreed(const adia_operator *op, adia_status s)
+{
+    return op && op->agree ? op->agree(op->ctx, s) : s;
+}
+
 /* Device memory of one solve, freed by the destructor. */
 struct workspace {
     void *vec = nullptr;         /* k vectors of n values                    */
@@ -1187,10 +1195,12 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     R.op = a->op;
     R.split = a->op && a->op->sum_device;
     R.spmvs = R.graph_spmvs = 0;
-    if (R.op && R.n > INT32_MAX)
-        return adia__error(ADIA_ERR_DIMENSION, "adia_solve_operator: %lld rows on one process; "
-                          "the GPU methods take at most 2^31 - 1", (long long)R.n);
-    ADIA_TRY(setup(R));
+    adia_status s = R.op && R.n > INT32_MAX
+                        ? adia__error(ADIA_ERR_DIMENSION, "adia_solve_operator: %lld rows on one "
+                                      "process; the GPU methods take at most 2^31 - 1",
+                                      (long long)R.n)
+                        : setup(R);
+    ADIA_TRY(agreed(a->op, s));
     cudaStream_t user = (cudaStream_t)a->stream;
     ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
     double t0 = adia__now_ms(), bnorm = 0;
@@ -1275,13 +1285,14 @@ extern "C" adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const 
 {
     size_t bytes = (size_t)a->n * adia_value_size(a->vt);
     void *d = nullptr;
-    ADIA_CUDA_TRY(cudaMalloc(&d, 2 * bytes + 1));
+    adia_status s = adia_cuda_check(cudaMalloc(&d, 2 * bytes + 1), "GPU solver b and x");
     adia_solve_gpu_args g = *a;
     g.d_b = d;
     g.d_x = (char *)d + bytes;
     g.stream = nullptr;
-    adia_status s = upload(b, a->n, a->vt, d);
+    if (s == ADIA_OK) s = upload(b, a->n, a->vt, d);
     if (s == ADIA_OK) s = upload(x, a->n, a->vt, g.d_x);
+    s = agreed(a->op, s);
     if (s == ADIA_OK) s = adia__solve_gpu(&g, info);
     if (s == ADIA_OK) s = download(g.d_x, a->n, a->vt, x);
     cudaFree(d);

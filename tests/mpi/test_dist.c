@@ -167,6 +167,16 @@ static void test_errors(void)
     CHECK_ERR(adia_dist_solve(D, b, x, NULL, NULL), ADIA_ERR_INVALID_ARG, "rank 1: adia_solve: b[");
     CHECK_ERR(adia_dist_spmv(D, 1.0, b, 0.0, rank == 1 ? NULL : x), ADIA_ERR_INVALID_ARG,
               "rank 1: adia_dist_spmv: x or y is NULL");
+    /* device vectors want a device matrix */
+#ifdef ADIA_HAVE_CUDA
+    CHECK_ERR(adia_dist_solve_device(D, b, x, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG,
+              "planned on the CPU");
+#else
+    CHECK_ERR(adia_dist_solve_device(D, b, x, NULL, NULL, NULL), ADIA_ERR_NO_DEVICE,
+              "without CUDA");
+#endif
+    CHECK_ERR(adia_dist_solve_device(D, rank == 1 ? NULL : b, x, NULL, NULL, NULL),
+              ADIA_ERR_INVALID_ARG, "rank 1: adia_dist_solve_device: b or x is NULL");
     /* vector files: a wrong length, then a round trip */
     char path[64];
     int tag = rank == 0 ? (int)getpid() : 0;

@@ -179,6 +179,46 @@ out:
     problem_close(&p);
 }
 
+/* b and x on the device (adia_dist_solve_device, on a stream of the
+ * caller's): the same iterations as with host vectors (their scaling by
+ * powers of two is exact), the same x; NaN in b is an error everywhere. */
+static void test_device_vectors(const char *src, adia_solver method, int jacobi, int restart)
+{
+    problem p;
+    if (!problem_open(&p, src)) goto out;
+    const int64_t m = p.in.rows;
+    const size_t bytes = (size_t)m * sizeof(double) + 8;
+    adia_solve_options o = options(method, jacobi, restart, 3000);
+    adia_solve_info ih, id;
+    double *b = p.b + p.in.first, *d_b = NULL, *d_x = NULL, *x = calloc((size_t)m + 1, 8);
+    cudaStream_t st = NULL;
+    CHECK(cudaStreamCreate(&st) == cudaSuccess && cudaMalloc((void **)&d_b, bytes) == cudaSuccess &&
+              cudaMalloc((void **)&d_x, bytes) == cudaSuccess, "device vectors");
+    CHECK_OK(adia_dist_solve(p.D, b, p.x, &o, &ih));
+    cudaMemcpyAsync(d_b, b, (size_t)m * 8, cudaMemcpyHostToDevice, st);   /* queued on st */
+    cudaMemsetAsync(d_x, 0, (size_t)m * 8, st);
+    CHECK_OK(adia_dist_solve_device(p.D, d_b, d_x, &o, &id, st));
+    cudaMemcpy(x, d_x, (size_t)m * 8, cudaMemcpyDeviceToHost);
+    double e = dist_err(x, p.x, m, p.x, m);
+    CHECK(ih.converged && id.converged && abs(id.iterations - ih.iterations) <= 1 && e <= 1e-10 &&
+              agreed(id.iterations) && !strcmp(id.format, ih.format),
+          "%s %s%s device vectors: host %d its (%s), device %d its (%s, %g), x differs by %g",
+          src, adia_solver_name(method), jacobi ? "+jacobi" : "", ih.iterations, ih.stop,
+          id.iterations, id.stop, id.residual, e);
+    if (rank == size - 1) {
+        double nan = NAN;
+        cudaMemcpy(d_b + m - 1, &nan, 8, cudaMemcpyHostToDevice);
+    }
+    CHECK_ERR(adia_dist_solve_device(p.D, d_b, d_x, &o, &id, st), ADIA_ERR_INVALID_ARG,
+              "non-finite");
+    cudaFree(d_b);
+    cudaFree(d_x);
+    cudaStreamDestroy(st);
+    free(x);
+out:
+    problem_close(&p);
+}
+
 /* Jacobi with A(k,k) = 0, k the last row: the CPU's error, on every
  * process, whatever the method. */
 static void test_zero_diagonal(void)
@@ -312,6 +352,9 @@ static void test_device(void)
     test_transport("staged", "staged", shared);
     if (nccl) test_transport("nccl", "nccl", shared);
     test_lucky_breakdown();
+    test_device_vectors("lap2d5:30", ADIA_SOLVE_CG, 0, 30);
+    test_device_vectors("band:500,4", ADIA_SOLVE_BICGSTAB, 1, 30);
+    test_device_vectors("lap2d5:31", ADIA_SOLVE_GMRES, 0, 10);
     test_outcomes();
     test_zero_diagonal();
 }
