@@ -291,6 +291,10 @@ adia_status adia_stencil_diagonals(const char *spec, int64_t *n, int *ndiag, int
  * ADIA_ERR_NO_DEVICE.  adia_plan_create_device_dia plans the result. */
 adia_status adia_stencil_fill_device(const char *spec, int64_t first, int64_t count,
                                      void *values, adia_value_type vt, void *stream);
+/* The same on the host, in double (values: ndiag x count, host): the
+ * entries of a block of rows with no CSR, e.g. to check a product on a
+ * block too large for one (adia_mpi's check of a filled block). */
+adia_status adia_stencil_fill(const char *spec, int64_t first, int64_t count, double *values);
 
 /* ================================================ analysis (src/analyze) */
 

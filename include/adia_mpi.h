@@ -123,9 +123,12 @@ adia_status adia_dist_spmv(adia_dist_matrix *D, double alpha, const double *x, d
  * ADIA_ERR_INVALID_ARG; without CUDA, ADIA_ERR_NO_DEVICE. */
 adia_status adia_dist_spmv_device(adia_dist_matrix *D, double alpha, const double *d_x,
                                   double beta, double *d_y, void *stream);
-/* The same product through each block's CSR (adia_matrix_spmv) instead of
- * its plan's format, compared with y from adia_dist_spmv: *rel_err =
- * max |y - y_ref| / max |y_ref| over all processes. */
+/* The same product computed another way on the host, compared with y
+ * from adia_dist_spmv: *rel_err = max |y - y_ref| / max |y_ref| over all
+ * processes.  The other way: each part's CSR (adia_matrix_spmv) instead
+ * of its plan's format; for a block filled on the device from a Laplacian,
+ * the stencil's rule itself (adia_stencil_fill, a million rows at a time:
+ * no CSR at any size). */
 adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const double *y,
                                  double *rel_err);
 

@@ -526,6 +526,43 @@ static void test_row_blocks(void)
     }
 }
 
+/* adia_stencil_fill on the host: a block of rows by its diagonals, each
+ * entry adia_matrix_generate's (0 where the neighbour leaves the grid);
+ * its errors. */
+static void test_stencil_fill(void)
+{
+    static const char *specs[] = {"lap2d5:7x5", "lap2d9:6x4", "lap3d7:4x3x5", "lap3d27:3x4x2",
+                                  "lap3d7:1x1x9"};
+    for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
+        adia_matrix *A = NULL;
+        CHECK_OK(adia_matrix_generate(specs[t], &A));
+        adia_csr_view v;
+        CHECK_OK(adia_matrix_csr(A, &v));
+        int64_t n = 0, off[ADIA_STENCIL_MAX_DIAGONALS];
+        int nd = 0;
+        CHECK_OK(adia_stencil_diagonals(specs[t], &n, &nd, off));
+        const int64_t first = n / 3, count = n - first - 1;   /* a block inside */
+        double *val = malloc((size_t)(nd * count + 1) * sizeof *val);
+        CHECK_OK(adia_stencil_fill(specs[t], first, count, val));
+        int bad = 0;
+        for (int64_t i = 0; i < count; i++)
+            for (int k = 0; k < nd; k++) {
+                const int64_t r = first + i, c = r + off[k];
+                double want = 0;
+                for (int64_t q = v.rowptr[r]; q < v.rowptr[r + 1]; q++)
+                    if (v.colind[q] == c) want = v.values[q];
+                bad += val[k * count + i] != want;
+            }
+        CHECK(bad == 0, "%s: %d entries of the host fill differ from the CSR", specs[t], bad);
+        free(val);
+        adia_matrix_destroy(A);
+    }
+    double one = 0;
+    CHECK_ERR(adia_stencil_fill("lap2d5:4", 10, 7, &one), ADIA_ERR_DIMENSION, "rows 10 + 7");
+    CHECK_ERR(adia_stencil_fill("lap2d5:4", 0, 3, NULL), ADIA_ERR_INVALID_ARG, "values is NULL");
+    CHECK_ERR(adia_stencil_fill("band:100,3", 0, 1, &one), ADIA_ERR_UNSUPPORTED, "");
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -541,5 +578,6 @@ int main(void)
     test_budget();
     test_symmetric();
     test_row_blocks();
+    test_stencil_fill();
     return TEST_END();
 }

@@ -96,6 +96,8 @@ struct adia_dist_matrix {
     int nparts;
     double *x_local;             /* local_cols + 1 */
     double *diag;                /* A(i,i) of the rows held here */
+    char *spec;                  /* the Laplacian the block was filled from
+                                    on the device (dist_fill.c), or NULL */
     double max_abs;              /* max |A(i,j)| of the rows held here */
     int gpu;                     /* CUDA device of the plan; -1: the CPU */
     dist_device *dev;            /* device buffers; NULL on the CPU */

@@ -87,6 +87,13 @@ int adia__stencil_diagonals(const adia_stencil *s, int64_t off[STENCIL_MAX_POINT
                             uint32_t points[STENCIL_MAX_POINTS]);
 /* The stencil of a spec (gen_spec.c): parsed, then adia__gen_stencil. */
 adia_status adia__gen_parse_stencil(const char *spec, adia_stencil *s);
+/* The stencil fills' arguments checked (func names the caller): spec a
+ * Laplacian, rows [first, first + count) in the matrix, values not NULL
+ * when count > 0; then the stencil, its diagonals and their points. */
+adia_status adia__stencil_fill_args(const char *func, const char *spec, int64_t first,
+                                    int64_t count, const void *values, adia_stencil *s,
+                                    int64_t off[STENCIL_MAX_POINTS],
+                                    uint32_t points[STENCIL_MAX_POINTS], int *ndiag);
 
 #ifdef __cplusplus
 }

@@ -28,11 +28,7 @@ __global__ void fill(const fill_args a, T *values)
          t += (int64_t)gridDim.x * blockDim.x) {
         const int k = (int)(t / a.count);
         const int64_t i = t - k * a.count;
-        int64_t c[3];
-        adia__stencil_coords(&a.s, a.first + i, c);
-        double v = 0;
-        for (uint32_t m = a.points[k]; m; m &= m - 1) v += adia__stencil_value(&a.s, c, __ffs(m) - 1);
-        values[t] = (T)v;
+        values[t] = (T)adia__stencil_entry(&a.s, a.points[k], a.first + i);
     }
 }
 
@@ -42,23 +38,16 @@ extern "C" adia_status adia_stencil_fill_device(const char *spec, int64_t first,
                                                 void *values, adia_value_type vt, void *stream)
 {
     fill_args a = {};
-    ADIA_TRY(adia__gen_parse_stencil(spec, &a.s));
-    const int64_t n = a.s.n[0] * a.s.n[1] * a.s.n[2];
-    if (first < 0 || count < 0 || count > n || first > n - count)
-        return adia__error(ADIA_ERR_DIMENSION, "adia_stencil_fill_device: rows %" PRId64 " + %"
-                          PRId64 " of \"%s\", which has rows 0..%" PRId64, first, count, spec,
-                          n - 1);
+    int64_t off[STENCIL_MAX_POINTS];
+    ADIA_TRY(adia__stencil_fill_args("adia_stencil_fill_device", spec, first, count, values,
+                                     &a.s, off, a.points, &a.ndiag));
     if (vt != ADIA_DOUBLE && vt != ADIA_FLOAT)
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_stencil_fill_device: value type %d", (int)vt);
-    if (count > 0 && !values)
-        return adia__error(ADIA_ERR_INVALID_ARG, "adia_stencil_fill_device: values is NULL");
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
         (void)cudaGetLastError();
         return adia__error(ADIA_ERR_NO_DEVICE, "adia_stencil_fill_device: no CUDA device");
     }
-    int64_t off[STENCIL_MAX_POINTS];
-    a.ndiag = adia__stencil_diagonals(&a.s, off, a.points);
     a.first = first;
     a.count = count;
     const int64_t total = count * a.ndiag;

@@ -230,6 +230,37 @@ adia_status adia__gen_parse_stencil(const char *spec, adia_stencil *s)
     return adia__gen_stencil(k->name, &a, s);
 }
 
+adia_status adia__stencil_fill_args(const char *func, const char *spec, int64_t first,
+                                    int64_t count, const void *values, adia_stencil *s,
+                                    int64_t off[STENCIL_MAX_POINTS],
+                                    uint32_t points[STENCIL_MAX_POINTS], int *ndiag)
+{
+    ADIA_TRY(adia__gen_parse_stencil(spec, s));
+    const int64_t n = s->n[0] * s->n[1] * s->n[2];
+    if (first < 0 || count < 0 || count > n || first > n - count)
+        return adia__error(ADIA_ERR_DIMENSION, "%s: rows %" PRId64 " + %" PRId64 " of \"%s\", "
+                          "which has rows 0..%" PRId64, func, first, count, spec, n - 1);
+    if (count > 0 && !values) return adia__error(ADIA_ERR_INVALID_ARG, "%s: values is NULL", func);
+    *ndiag = adia__stencil_diagonals(s, off, points);
+    return ADIA_OK;
+}
+
+adia_status adia_stencil_fill(const char *spec, int64_t first, int64_t count, double *values)
+{
+    adia_stencil s;
+    int64_t off[STENCIL_MAX_POINTS];
+    uint32_t points[STENCIL_MAX_POINTS];
+    int nd = 0;
+    ADIA_TRY(adia__stencil_fill_args("adia_stencil_fill", spec, first, count, values, &s, off,
+                                     points, &nd));
+    for (int k = 0; k < nd; k++) {
+        double *v = values + (size_t)k * (size_t)count;
+#pragma omp parallel for schedule(static) if (count > 100000) num_threads(adia__threads())
+        for (int64_t i = 0; i < count; i++) v[i] = adia__stencil_entry(&s, points[k], first + i);
+    }
+    return ADIA_OK;
+}
+
 adia_status adia_stencil_diagonals(const char *spec, int64_t *n, int *ndiag, int64_t *offsets)
 {
     adia_stencil s;

@@ -54,4 +54,17 @@ STENCIL_FN double adia__stencil_value(const adia_stencil *s, const int64_t c[3],
     return !inside ? 0.0 : center ? s->center : -1.0;
 }
 
+/* A(row, row + o) on the diagonal o whose stencil points are the bits of
+ * points (adia__stencil_diagonals): the sum of their values, of which at
+ * most one is inside the grid. */
+STENCIL_FN double adia__stencil_entry(const adia_stencil *s, uint32_t points, int64_t row)
+{
+    int64_t c[3];
+    adia__stencil_coords(s, row, c);
+    double v = 0;
+    for (int p = 0; p < s->npts; p++)
+        if (points >> p & 1u) v += adia__stencil_value(s, c, p);
+    return v;
+}
+
 #endif
