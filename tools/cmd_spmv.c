@@ -24,7 +24,8 @@ static const char usage[] =
     "gpu (then timed on device vectors, each timed run products back to back\n"
     "for about 0.5 ms): each process generates or reads its\n"
     "block of rows, rank 0 reads -x and writes -o (and\n"
-    "scatters / gathers the pieces), y is checked against each block's CSR.\n"
+    "scatters / gathers the pieces), y is checked against each block's CSR\n"
+    "(a filled Laplacian's: against the stencil's rule, no CSR).\n"
     "--dist runs that path in one process (the distributed baseline).";
 
 /* The device to run on: "cpu", "gpu", or NULL = the GPU when one can run F. */
