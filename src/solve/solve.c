@@ -719,27 +719,38 @@ static adia_status operator_device(const adia_operator *op, int device, int *gpu
     return ADIA_OK;
 }
 
+/* op and the vectors for the CPU methods (apply) or the GPU's
+ * (apply_device; sum_device with max_device, or neither). */
+static adia_status check_operator(const adia_operator *op, const void *b, const void *x, int gpu,
+                                  const char *f)
+{
+    if (!op || op->n < 0 || (op->n > 0 && (!b || !x)))
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: %s", f, !op ? "op is NULL"
+                          : op->n < 0 ? "op->n is negative" : "b or x is NULL");
+    if (gpu ? !op->apply_device : !op->apply)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: op->%s is NULL", f,
+                          gpu ? "apply_device" : "apply");
+    if (gpu && !op->sum_device != !op->max_device)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: op->sum_device and op->max_device are set "
+                          "together (several processes) or not at all", f);
+    return ADIA_OK;
+}
+
 adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
                                 const adia_solve_options *opt, adia_solve_info *info)
 {
+    const char *f = "adia_solve_operator";
     adia_solve_options o = resolved_options(opt);
     adia_solve_info scratch;
     if (!info) info = &scratch;
     info_reset(info);
-    if (!op || op->n < 0 || (op->n > 0 && (!b || !x)))
-        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: %s", !op ? "op is NULL"
-                          : op->n < 0 ? "op->n is negative" : "b or x is NULL");
+    if (!op) return adia__error(ADIA_ERR_INVALID_ARG, "%s: op is NULL", f);
     if (!(op->max_abs >= 0))
-        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->max_abs = %g",
-                          op->max_abs);
-    ADIA_TRY(check_options(&o, "adia_solve_operator"));
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: op->max_abs = %g", f, op->max_abs);
+    ADIA_TRY(check_options(&o, f));
     int gpu = 0;
     ADIA_TRY(operator_device(op, o.device, &gpu));
-    if (!gpu && !op->apply)
-        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->apply is NULL");
-    if (gpu && !op->sum_device != !op->max_device)
-        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve_operator: op->sum_device and "
-                          "op->max_device are set together (several processes) or not at all");
+    ADIA_TRY(check_operator(op, b, x, gpu, f));
     return solve(op, gpu, NULL, b, x, &o, info);
 }
 
@@ -752,13 +763,7 @@ adia_status adia_solve_operator_device(const adia_operator *op, const double *d_
     adia_solve_info scratch;
     if (!info) info = &scratch;
     info_reset(info);
-    if (!op || !op->apply_device || op->n < 0 || (op->n > 0 && (!d_b || !d_x)))
-        return adia__error(ADIA_ERR_INVALID_ARG, "%s: %s", f, !op ? "op is NULL"
-                          : !op->apply_device ? "op->apply_device is NULL"
-                          : op->n < 0 ? "op->n is negative" : "b or x is NULL");
-    if (!op->sum_device != !op->max_device)
-        return adia__error(ADIA_ERR_INVALID_ARG, "%s: op->sum_device and op->max_device are set "
-                          "together (several processes) or not at all", f);
+    ADIA_TRY(check_operator(op, d_b, d_x, 1, f));
     ADIA_TRY(check_options(&o, f));
     int count = 0;
     ADIA_TRY(adia_gpu_device_count(&count));
