@@ -28,12 +28,7 @@ int main(void) { TEST_SKIP("built without CUDA"); }
 
 static adia_plan *gpu_plan(const adia_matrix *A, const char *format, adia_value_type vt)
 {
-    adia_plan *P = NULL;
-    adia_plan_hints h = {.expected_calls = 100, .vtype = vt, .device = 1,
-                         .chooser = ADIA_CHOOSE_FIXED, .format = format};
-    adia_status s = adia_plan_create(A, &h, &P);
-    CHECK(s == ADIA_OK, "GPU plan %s: %s", format, adia_last_error());
-    return s == ADIA_OK ? P : NULL;
+    return test_plan_fixed(A, format, vt, 1);
 }
 
 /* Rows [r0, r1) of A, all its columns. */
@@ -221,23 +216,8 @@ typedef struct run {
 static run solve_with(const adia_matrix *A, const adia_operator *op, adia_plan *P,
                       const adia_solve_options *o)
 {
-    run r = {.err = INFINITY};
-    int32_t n = adia_matrix_rows(A);
-    double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b),
-           *x = calloc((size_t)n, sizeof *x);
-    uint64_t seed = 5;
-    test_rand_vector(&seed, xs, n);
-    CHECK_OK(adia_matrix_spmv(A, 1.0, xs, 0.0, b));
-    r.status = op ? adia_solve_operator(op, b, x, o, &r.info) : adia_solve(A, P, b, x, o, &r.info);
-    double num = 0, den = 0;
-    for (int32_t i = 0; i < n; i++) {
-        num += (x[i] - xs[i]) * (x[i] - xs[i]);
-        den += xs[i] * xs[i];
-    }
-    r.err = sqrt(num / den);
-    free(xs);
-    free(b);
-    free(x);
+    run r;
+    r.err = test_solve_known(A, P, op, o, 5, &r.info, &r.status);
     return r;
 }
 

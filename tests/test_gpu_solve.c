@@ -25,35 +25,14 @@ typedef struct outcome {
 
 static outcome solve_known(const adia_matrix *A, adia_plan *P, const adia_solve_options *o)
 {
-    outcome r = {.err = INFINITY};
-    int32_t n = adia_matrix_rows(A);
-    double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b),
-           *x = calloc((size_t)n, sizeof *x);
-    uint64_t seed = 5;
-    test_rand_vector(&seed, xs, n);
-    r.status = adia_matrix_spmv(A, 1.0, xs, 0.0, b);
-    if (r.status == ADIA_OK) r.status = adia_solve(A, P, b, x, o, &r.info);
-    double num = 0, den = 0;
-    for (int32_t i = 0; r.status == ADIA_OK && i < n; i++) {
-        num += (x[i] - xs[i]) * (x[i] - xs[i]);
-        den += xs[i] * xs[i];
-    }
-    if (r.status == ADIA_OK) r.err = sqrt(num / den);
-    free(xs);
-    free(b);
-    free(x);
+    outcome r;
+    r.err = test_solve_known(A, P, NULL, o, 5, &r.info, &r.status);
     return r;
 }
 
 static adia_plan *gpu_plan(const adia_matrix *A, const char *format, adia_value_type vt)
 {
-    adia_plan *P = NULL;
-    adia_plan_hints h = {.expected_calls = 100, .vtype = vt, .device = 1,
-                         .chooser = ADIA_CHOOSE_FIXED, .format = format};
-    adia_status s = adia_plan_create(A, &h, &P);
-    CHECK(s == ADIA_OK, "GPU plan %s (%s): %s", format, adia_value_type_name(vt),
-          adia_last_error());
-    return s == ADIA_OK ? P : NULL;
+    return test_plan_fixed(A, format, vt, 1);
 }
 
 static void test_against_cpu(void)

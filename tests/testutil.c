@@ -88,6 +88,41 @@ adia_matrix *test_generate(const char *spec)
     return A;
 }
 
+adia_plan *test_plan_fixed(const adia_matrix *A, const char *format, adia_value_type vt,
+                           int device)
+{
+    adia_plan *P = NULL;
+    adia_plan_hints h = {.expected_calls = 100, .vtype = vt, .device = device,
+                         .chooser = ADIA_CHOOSE_FIXED, .format = format};
+    adia_status s = adia_plan_create(A, &h, &P);
+    CHECK(s == ADIA_OK, "%s plan %s (%s): %s", device ? "GPU" : "CPU", format,
+          adia_value_type_name(vt), adia_last_error());
+    return s == ADIA_OK ? P : NULL;
+}
+
+double test_solve_known(const adia_matrix *A, adia_plan *P, const adia_operator *op,
+                        const adia_solve_options *o, uint64_t seed, adia_solve_info *info,
+                        adia_status *status)
+{
+    int32_t n = adia_matrix_rows(A);
+    double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b),
+           *x = calloc((size_t)n, sizeof *x);
+    double err = INFINITY, num = 0, den = 0;
+    test_rand_vector(&seed, xs, n);
+    *status = adia_matrix_spmv(A, 1.0, xs, 0.0, b);
+    if (*status == ADIA_OK)
+        *status = op ? adia_solve_operator(op, b, x, o, info) : adia_solve(A, P, b, x, o, info);
+    for (int32_t i = 0; *status == ADIA_OK && i < n; i++) {
+        num += (x[i] - xs[i]) * (x[i] - xs[i]);
+        den += xs[i] * xs[i];
+    }
+    if (*status == ADIA_OK) err = sqrt(num / den);
+    free(xs);
+    free(b);
+    free(x);
+    return err;
+}
+
 adia_matrix *test_diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd, const int32_t *off,
                               double fill, double shift, double (*special)(int32_t, int32_t))
 {

@@ -71,6 +71,18 @@ adia_matrix *test_random_matrix(uint64_t seed, int32_t rows, int32_t cols,
                                 double density);
 /* adia_matrix_generate(spec), checked (one assertion); NULL on failure. */
 adia_matrix *test_generate(const char *spec);
+/* A plan of A in format on device (0 CPU, 1 GPU) with value type vt,
+ * chosen as given (ADIA_CHOOSE_FIXED, 100 expected calls), checked (one
+ * assertion); NULL on failure. */
+adia_plan *test_plan_fixed(const adia_matrix *A, const char *format, adia_value_type vt,
+                           int device);
+/* Solve A x = A xstar from x0 = 0, xstar random from seed: by adia_solve
+ * on plan P (NULL: a plan of its own), or by adia_solve_operator on op
+ * when op is given.  *status, *info as the solve's; returns ||x - xstar|| /
+ * ||xstar|| (INFINITY when the solve failed). */
+double test_solve_known(const adia_matrix *A, adia_plan *P, const adia_operator *op,
+                        const adia_solve_options *o, uint64_t seed, adia_solve_info *info,
+                        adia_status *status);
 /* An m x n matrix of the diagonals off[0..nd) (their entries inside the
  * matrix), each entry kept with probability fill (>= 1: all), value a
  * random nonzero in [-1, 1) plus shift -- or special(i, j) where that
