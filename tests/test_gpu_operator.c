@@ -163,6 +163,16 @@ static void test_sums(void)
     if (PB)
         CHECK_ERR(adia_spmv_sums_async(PB, 1, d, d + n, NULL, NULL, d + 2 * n, d + 2 * n, NULL),
                   ADIA_ERR_DIMENSION, "xd");
+    if (P)
+        CHECK_ERR(adia_spmv_sums_async(P, 1, d, d + n, NULL, NULL, d + 2 * n, NULL, NULL),
+                  ADIA_ERR_INVALID_ARG, "work");
+    adia_matrix *T = test_random_matrix(9, 50, 20, 0.3);   /* more rows than columns */
+    adia_plan *PT = T ? gpu_plan(T, "csr", ADIA_DOUBLE) : NULL;
+    if (PT)
+        CHECK_ERR(adia_spmv_sums_async(PT, 1, d, d + n, d, NULL, d + 2 * n, d + 2 * n, NULL),
+                  ADIA_ERR_DIMENSION, "rows <= cols");
+    adia_plan_destroy(PT);
+    adia_matrix_destroy(T);
     adia_plan_destroy(cpu);
     adia_plan_destroy(P);
     adia_plan_destroy(PB);

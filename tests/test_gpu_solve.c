@@ -163,6 +163,37 @@ static void test_stop_reasons(void)
     }
     adia_plan_destroy(P);
     adia_matrix_destroy(A);
+    /* x0 = Inf where A's row and column 5 are empty: b - A x stays finite
+     * and small, x does not -- not converged, on device vectors */
+    int32_t rr[N], cc[N];
+    double vv[N], h[N];
+    for (int i = 0, k = 0; i < N; i++)
+        if (i != 5) {
+            rr[k] = cc[k] = i;
+            vv[k++] = 2;
+        }
+    CHECK_OK(adia_matrix_create_coo(N, N, N - 1, rr, cc, vv, ADIA_DOUBLE, &A));
+    P = gpu_plan(A, "csr", ADIA_DOUBLE);
+    double *db = NULL, *dx = NULL;
+    cudaMalloc((void **)&db, sizeof h);
+    cudaMalloc((void **)&dx, sizeof h);
+    for (int i = 0; i < N; i++) h[i] = i == 5 ? 0 : 1;
+    cudaMemcpy(db, h, sizeof h, cudaMemcpyHostToDevice);
+    h[5] = INFINITY;
+    for (int m = 0; P && m < 3; m++) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.method = (adia_solver)m;
+        cudaMemcpy(dx, h, sizeof h, cudaMemcpyHostToDevice);
+        CHECK_OK(adia_plan_solve(P, db, dx, &o, &in, NULL));
+        CHECK(!in.converged && strstr(in.stop, "non-finite solution"),
+              "Inf in x (%s): must not converge: %s, residual %g", adia_solver_name(o.method),
+              in.stop, in.residual);
+    }
+    cudaFree(db);
+    cudaFree(dx);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
 }
 
 /* Device vectors through adia_plan_solve on a stream, both value types,

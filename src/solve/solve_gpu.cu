@@ -1244,6 +1244,14 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         snprintf(info->stop, sizeof info->stop, isfinite(rnorm) ? "the recurrence converged, the "
                  "true residual did not (%.3g): lost accuracy" : "the true residual is not "
                  "finite (%g)", info->residual);
+    /* a finite residual can hide a non-finite x: an entry whose column of
+     * A is empty never reaches b - A x */
+    double xnorm = 0;
+    if (info->converged) ADIA_TRY(norm(R, R.x, &xnorm));
+    if (!isfinite(xnorm)) {
+        info->converged = 0;
+        snprintf(info->stop, sizeof info->stop, "non-finite solution (||x|| = %g)", xnorm);
+    }
     ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
     return ADIA_OK;
 }
