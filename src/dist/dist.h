@@ -223,6 +223,10 @@ void adia__dist_op_note(dist_op *o, adia_status s);
  * no matrix is a device matrix there. */
 adia_status adia__dist_device_operator(dist_op *o, adia_operator *op);
 
+/* The device trace's stamps so far written out (ADIA_DIST_TRACE, see
+ * dist_device.h; dist_trace.c); nothing without it or without CUDA. */
+void adia__dist_trace_write(adia_dist_matrix *D);
+
 /* An MPI call's return code as an adia error naming the call. */
 adia_status adia__dist_mpi(int rc, const char *call);
 

@@ -138,6 +138,7 @@ adia_status adia__dist_device_setup(adia_dist_matrix *D)
                            : adia_set_error(ADIA_ERR_NO_MEMORY, "allocating the device state "
                                             "failed");
     DIST_TRY(adia__dist_agree(D->comm, s));
+    DIST_TRY(adia__dist_trace_open(D));
     return choose_transport(D);
 }
 
@@ -146,6 +147,7 @@ void adia__dist_device_free(adia_dist_matrix *D)
     dist_device *g = D->dev;
     if (!g) return;
     adia__dist_nccl_free(g);
+    adia__dist_trace_free(g);
     cudaEvent_t ev[] = {g->done, g->x_ready, g->halo_in};
     for (int k = 0; k < 3; k++)
         if (ev[k]) cudaEventDestroy(ev[k]);
@@ -217,23 +219,30 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
     /* a product on another stream may still read the local x */
     adia_status s = graph ? ADIA_OK : adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
                                                       "cudaStreamWaitEvent");
+    adia__dist_trace(D, TRACE_PRODUCT, stream);
     s = first_error(s, copy_bands(D, d_x, stream));
+    adia__dist_trace(D, TRACE_BANDS, stream);
     s = first_error(s, halo_stream(D, stream, &hs));
+    if (hs != stream) adia__dist_trace(D, TRACE_HALO_START, hs);
     /* posted after a failure too: the peers wait for these messages */
     s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, hs));
     double t1 = MPI_Wtime();
     if (s == ADIA_OK)   /* meanwhile */
         s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 1, sums, stream);
+    adia__dist_trace(D, TRACE_INTERIOR, stream);
     double t2 = MPI_Wtime();
     s = first_error(s, D->halo.transport->wait(D, g->x_local, hs));
     if (hs != stream) {
+        adia__dist_trace(D, TRACE_HALO_END, hs);
         s = first_error(s, adia__dist_cuda(cudaEventRecord(g->halo_in, hs), "cudaEventRecord"));
         s = first_error(s, adia__dist_cuda(cudaStreamWaitEvent(stream, g->halo_in, 0),
                                            "cudaStreamWaitEvent"));
     }
+    adia__dist_trace(D, TRACE_JOIN, stream);
     if (!graph) D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
     if (s == ADIA_OK)
         s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 0, sums, stream);
+    adia__dist_trace(D, TRACE_ENDS, stream);
     return graph ? s : first_error(s, adia__dist_cuda(cudaEventRecord(D->dev->done, stream),
                                                       "cudaEventRecord"));
 }

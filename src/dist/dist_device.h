@@ -23,6 +23,9 @@ struct dist_device {
     cudaEvent_t x_ready;   /* nccl: x may be sent (on the product's stream) */
     cudaEvent_t halo_in;   /* nccl: the halo has arrived (on comm)        */
     double *pinned_sums;   /* staged: a solver's sums on their way to MPI  */
+    unsigned long long *trace;   /* ADIA_DIST_TRACE: tag, ns pairs (device) */
+    unsigned *trace_count;       /* stamps taken (device)                    */
+    int trace_files;             /* files written so far                     */
 #ifdef ADIA_HAVE_NCCL
     ncclComm_t nccl;       /* NULL unless the transport is nccl           */
     int nccl_failed;       /* a NCCL call failed: abort, not destroy      */
@@ -58,5 +61,27 @@ void adia__dist_nccl_free(dist_device *g);
 int adia__dist_nccl_active(const adia_dist_matrix *D);
 adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, int max,
                                    cudaStream_t stream);
+
+/* dist_trace.c: a developer's trace of the device product and the
+ * reductions, where the time of an iteration goes.  With ADIA_DIST_TRACE
+ * set to a folder, one-thread kernels stamp the GPU's global timer at each
+ * phase (captured into the solver's graphs like the phases themselves),
+ * and after each device solve every process writes its stamps to
+ * FOLDER/trace-N.RANK.tsv (bench/dist-trace.py makes the table).  A stamp
+ * costs about one kernel launch: time the solve without them. */
+typedef enum dist_tag {
+    TRACE_PRODUCT,       /* a product starts (its stream)            */
+    TRACE_BANDS,         /* the owned rows the ends read are copied  */
+    TRACE_INTERIOR,      /* the parts needing no halo are done       */
+    TRACE_JOIN,          /* the halo has arrived (product's stream)  */
+    TRACE_ENDS,          /* the parts reading the halo are done      */
+    TRACE_HALO_START,    /* the halo's stream starts                 */
+    TRACE_HALO_END,      /* ... and has received                     */
+    TRACE_REDUCE_START,  /* a reduction over the processes starts    */
+    TRACE_REDUCE_END,    /* ... and is done                          */
+} dist_tag;
+adia_status adia__dist_trace_open(adia_dist_matrix *D);
+void adia__dist_trace(adia_dist_matrix *D, dist_tag tag, cudaStream_t stream);
+void adia__dist_trace_free(dist_device *g);
 
 #endif

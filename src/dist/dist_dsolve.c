@@ -55,8 +55,10 @@ static void reduce(dist_op *o, double *v, int count, int max, cudaStream_t st)
     adia_dist_matrix *D = o->D;
     double *h = D->dev->pinned_sums;
     poison(o, v, count, st);
+    adia__dist_trace(D, TRACE_REDUCE_START, st);
     if (adia__dist_nccl_active(D)) {
         adia__dist_op_note(o, adia__dist_nccl_reduce(D, v, count, max, st));
+        adia__dist_trace(D, TRACE_REDUCE_END, st);
         return;
     }
     const size_t bytes = (size_t)count * sizeof *v;
@@ -71,6 +73,7 @@ static void reduce(dist_op *o, double *v, int count, int max, cudaStream_t st)
     /* the next reduction's copy into h is queued after this one on st */
     adia__dist_op_note(o, adia__dist_cuda(cudaMemcpyAsync(v, h, bytes, cudaMemcpyHostToDevice, st),
                                           "cudaMemcpyAsync (sums)"));
+    adia__dist_trace(D, TRACE_REDUCE_END, st);
 }
 
 static void sum(void *ctx, double *v, int count, void *stream) { reduce(ctx, v, count, 0, stream); }
@@ -112,6 +115,14 @@ adia_status adia__dist_device_operator(dist_op *o, adia_operator *op)
      * on the host; one process sends nothing */
     const int halo = D->halo.nsend > 0 || D->halo.nrecv > 0;
     op->device_graph = nccl ? 1 : D->size == 1 && !halo ? 2 : 0;
+    /* a measurement's choice (ADIA_DIST_GRAPH=while|chunks|none): a WHILE
+     * graph is tried first and falls back to chunks where it fails */
+    const char *env = getenv("ADIA_DIST_GRAPH");
+    if (env && (nccl || (D->size == 1 && !halo))) {
+        if (!strcmp(env, "while")) op->device_graph = 2;
+        else if (!strcmp(env, "chunks")) op->device_graph = 1;
+        else if (!strcmp(env, "none")) op->device_graph = 0;
+    }
     double bytes = 0;
     for (int k = 0; k < D->nparts; k++)
         bytes += (double)adia_format_bytes(adia_plan_format(D->part[k].plan));

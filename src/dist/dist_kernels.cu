@@ -1,6 +1,6 @@
 /* dist_kernels.cu -- max |v| of a device block filled on the device
  * (dist_fill.c: the operator's scale), an integer atomicMax of bit
- * patterns; exact and order-free. */
+ * patterns; exact and order-free.  And the stamp of the device trace. */
 #include "dist_kernels.h"
 
 #include <string.h>
@@ -49,4 +49,23 @@ extern "C" cudaError_t adia__dist_max_abs(int64_t n, const double *v, double *ou
     cudaFree(d);
     memcpy(out, &bits, sizeof *out);
     return e;
+}
+
+static __global__ void stamp_kernel(unsigned long long *slots, unsigned *count, unsigned cap,
+                                    unsigned tag)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    const unsigned i = atomicAdd(count, 1u);
+    if (i < cap) {
+        slots[2 * (size_t)i] = tag;
+        slots[2 * (size_t)i + 1] = t;
+    }
+}
+
+extern "C" cudaError_t adia__dist_stamp(unsigned long long *slots, unsigned *count, unsigned cap,
+                                        unsigned tag, cudaStream_t stream)
+{
+    stamp_kernel<<<1, 1, 0, stream>>>(slots, count, cap, tag);
+    return cudaGetLastError();
 }

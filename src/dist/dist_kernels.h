@@ -14,6 +14,12 @@ extern "C" {
  * stream (a cudaStream_t); synchronises it. */
 cudaError_t adia__dist_max_abs(int64_t n, const double *v, double *out, cudaStream_t stream);
 
+/* One stamp of the device trace (dist_trace.c): tag and the GPU's global
+ * timer (ns) into the next free pair of slots[0..2 cap), counted in
+ * *count, by a one-thread kernel on stream (so a graph captures it). */
+cudaError_t adia__dist_stamp(unsigned long long *slots, unsigned *count, unsigned cap,
+                             unsigned tag, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

@@ -66,6 +66,7 @@ static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *
         s = stream_given ? adia_solve_operator_device(&op, b, x, &on, info, stream)
                          : adia_solve_operator(&op, b, x, &on, info);
     if (s == ADIA_OK && o.failed != ADIA_OK) s = adia_set_error(o.failed, "%s", o.why);
+    adia__dist_trace_write(D);
     return adia__dist_agree(D->comm, s);
 }
 
