@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # dist-breakdown.sh -- where the distributed CG iteration's time goes on
 # 1, 2 and 4 GPUs (issue 31): the CG time per iteration of each graph mode
-# (ADIA_DIST_GRAPH=chunks, the default with NCCL, or while: one WHILE
-# graph), without stamps, then the same runs with the device trace
-# (ADIA_DIST_TRACE) and bench/dist-trace.py's table of each.
+# (ADIA_DIST_GRAPH=while, the default: one WHILE graph; chunks: plain
+# graphs of a few iterations; none: iteration by iteration), without
+# stamps, each run twice and the second kept (kernel cache, page cache),
+# then the same runs with the device trace (ADIA_DIST_TRACE) and
+# bench/dist-trace.py's table of each.
 #
 # usage: bench/dist-breakdown.sh OUT_DIR [EDGE [RANKS...]]   (160, 1 2 4)
 # environment: ADIA (default build-rel/adia), MPIRUN, MPI_ARGS (as in
@@ -30,30 +32,35 @@ solve() {
 }
 
 row() {  # label json
-    printf "| %s | %s | %s | %s |\n" "$1" "$(echo "$2" | json ms_per_iter)" \
-        "$(echo "$2" | json iterations)" "$(echo "$2" | json converged)" >>"$MD"
+    printf "| %s | %s | %s | %s | %s | %s |\n" "$1" "$(echo "$2" | json ms_per_iter)" \
+        "$(echo "$2" | json iterations)" "$(echo "$2" | json converged)" \
+        "$(echo "$2" | json setup_ms)" "$(echo "$2" | json connect_ms)" >>"$MD"
 }
 
 {
     echo "# $(date -u '+%F %T UTC'); $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $(nvidia-smi -L | wc -l)"
     echo "$($MPIRUN --version 2>/dev/null | head -1); NCCL $(sed -n 's/#define NCCL_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' /usr/local/cuda/include/nccl.h 2>/dev/null | paste -sd.)"
     echo
-    echo "| run | CG ms/it | iterations | converged |"
-    echo "| --- | ---: | ---: | ---: |"
+    echo "| run | CG ms/it | iterations | converged | setup ms | NCCL connect ms |"
+    echo "| --- | ---: | ---: | ---: | ---: | ---: |"
 } >"$MD"
 export ADIA_DIST_GRAPH="" ADIA_DIST_TRACE="" ADIA_DIST_TRANSPORT=""
 solve 1 "lap3d7:$EDGE" >/dev/null   # kernel cache
 for p in $RANKS; do
     spec="lap3d7:${EDGE}x${EDGE}x$((EDGE * p))"
     if [ "$p" = 1 ]; then
+        $ADIA solve --gen "$spec" --device gpu >/dev/null
         row "P=1 single-process solver" "$($ADIA solve --gen "$spec" --device gpu --json | tail -1)"
         export ADIA_DIST_TRANSPORT=nccl   # one process: the NCCL path, reductions of one
-        row "P=1 --dist nccl chunks" "$(solve 1 "$spec" --dist)"
-        ADIA_DIST_GRAPH=while row "P=1 --dist nccl while" "$(ADIA_DIST_GRAPH=while solve 1 "$spec" --dist)"
+        for mode in while chunks; do
+            ADIA_DIST_GRAPH=$mode solve 1 "$spec" --dist >/dev/null
+            row "P=1 --dist nccl $mode" "$(ADIA_DIST_GRAPH=$mode solve 1 "$spec" --dist)"
+        done
         export ADIA_DIST_TRANSPORT=""
         continue
     fi
-    for mode in chunks while none; do
+    for mode in while chunks none; do
+        ADIA_DIST_GRAPH=$mode solve "$p" "$spec" >/dev/null
         row "P=$p $spec $mode" "$(ADIA_DIST_GRAPH=$mode solve "$p" "$spec")"
     done
 done

@@ -102,6 +102,11 @@ typedef struct adia_dist_info {
                                       moves: those reading only this
                                       process's x (the block is cut when
                                       they are at least half its rows)    */
+    double connect_ms;             /* nccl: time of the first halo exchange
+                                      and reduction, made at creation:
+                                      NCCL connects the processes then
+                                      (0.5-1.3 s on 2-4 H200), so that no
+                                      product or solve pays it            */
 } adia_dist_info;
 adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info);
 

@@ -124,14 +124,16 @@ static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json 
         json_str(j, "transport", in->transport);
         json_int(j, "interior_rows_rank0", in->interior_rows);
         json_num(j, "setup_ms", setup_ms);
+        json_num(j, "connect_ms", in->connect_ms);
         return;
     }
     printf("%s: %lld x %lld, %lld nonzeros, %d processes (%lld..%lld rows each), format %s on "
            "rank 0 (%s, double)\n", matrix_name(a), (long long)in->n, (long long)in->n,
            (long long)in->nnz, in->ranks, (long long)in->rows_min, (long long)in->rows_max,
            in->format, in->gpu >= 0 ? "gpu" : "cpu");
-    printf("  set up in %.3f s (%s, planned)\n", setup_ms / 1e3,
-           a->gen ? "generated" : "read");
+    printf("  set up in %.3f s (%s, planned", setup_ms / 1e3, a->gen ? "generated" : "read");
+    if (in->connect_ms > 0) printf("; NCCL connected in %.3f s", in->connect_ms / 1e3);
+    printf(")\n");
     printf("  halo: %lld bytes per SpMV over all processes (local x from the %s), transport %s\n",
            (long long)in->halo_bytes_all, in->from_offsets ? "diagonal offsets" : "column indices",
            in->transport);

@@ -103,6 +103,7 @@ struct adia_dist_matrix {
     dist_device *dev;            /* device buffers; NULL on the CPU */
     dist_halo halo;
     double halo_ms, reduce_ms;
+    double connect_ms;           /* nccl: the connections made at creation */
     int64_t halo_bytes_all;
 };
 

@@ -66,8 +66,18 @@ static adia_status alloc_buffers(const adia_dist_matrix *D, dist_device *g)
                              "cudaMalloc (y)"));
     DIST_TRY(adia__dist_cuda(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking),
                              "cudaStreamCreateWithFlags"));
-    DIST_TRY(adia__dist_cuda(cudaStreamCreateWithFlags(&g->comm, cudaStreamNonBlocking),
-                             "cudaStreamCreateWithFlags"));
+    /* the halo's kernels first: with the product's blocks filling the GPU
+     * they would wait for it to drain (solvers' graphs keep the priority) */
+    int least = 0, greatest = 0;
+    DIST_TRY(adia__dist_cuda(cudaDeviceGetStreamPriorityRange(&least, &greatest),
+                             "cudaDeviceGetStreamPriorityRange"));
+    DIST_TRY(adia__dist_cuda(cudaStreamCreateWithPriority(&g->comm, cudaStreamNonBlocking,
+                                                          greatest),
+                             "cudaStreamCreateWithPriority"));
+    DIST_TRY(adia__dist_cuda(cudaMemset(g->x_local, 0, ((size_t)D->local_cols + 1) *
+                                        sizeof *g->x_local), "cudaMemset (local x)"));
+    DIST_TRY(adia__dist_cuda(cudaMemset(g->y, 0, ((size_t)D->rows + 1) * sizeof *g->y),
+                             "cudaMemset (y)"));
     cudaEvent_t *ev[] = {&g->done, &g->x_ready, &g->halo_in};
     for (int k = 0; k < 3; k++)
         DIST_TRY(adia__dist_cuda(cudaEventCreateWithFlags(ev[k], cudaEventDisableTiming),

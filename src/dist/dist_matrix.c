@@ -260,7 +260,8 @@ adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info)
                              .from_offsets = D->from_offsets, .neighbours = D->halo.neighbours,
                              .halo_bytes = 8 * D->halo.recv_values,
                              .halo_bytes_all = D->halo_bytes_all, .halo_ms = D->halo_ms,
-                             .reduce_ms = D->reduce_ms, .gpu = D->gpu};
+                             .reduce_ms = D->reduce_ms, .connect_ms = D->connect_ms,
+                             .gpu = D->gpu};
     for (int k = 0; k < D->nparts; k++)
         if (D->part[k].x_own) info->interior_rows += D->part[k].rows;
     for (int r = 0; r < D->size; r++) {

@@ -1011,7 +1011,12 @@ adia_status capture_iterations(solve_run<T> &R, cudaGraph_t into, int count)
     cudaGraph_t g = into;
     e = cudaStreamEndCapture(R.w.stream, &g);
     if (s == ADIA_OK) s = adia_cuda_check(e, "GPU solver graph capture");
-    if (s == ADIA_OK) s = adia_cuda_check(cudaGraphInstantiate(&R.w.exec, g, 0), "GPU solver graph");
+    /* an operator's kernels keep their streams' priorities (a halo's
+     * transfer scheduled ahead of the product's blocks) */
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaGraphInstantiate(&R.w.exec, g,
+                                                 cudaGraphInstantiateFlagUseNodePriority),
+                            "GPU solver graph");
     if (g && !into) cudaGraphDestroy(g);
     return s;
 }
