@@ -14,6 +14,7 @@
 #   MPIRUN    (default mpirun)
 #   MPI_ARGS  extra mpirun arguments, e.g. as root in a container:
 #             "--allow-run-as-root --oversubscribe --mca btl_vader_single_copy_mechanism none"
+#   MODES     which tables (default "weak strong")
 #   DEVICE    cpu or gpu (default: what the tool picks); gpu: each process's
 #             block on one GPU (node rank modulo the devices), the halo by
 #             NCCL between distinct GPUs, CG with its vectors on the device;
@@ -52,7 +53,7 @@ echo "# $(date -u '+%F %T UTC'); $($MPIRUN --version 2>/dev/null | head -1); edg
 echo
 echo "| scaling | P | matrix | rows per rank | setup s | SpMV ms | CG ms/it | iterations | comm share (CG) | SpMV eff. | CG eff. |"
 echo "| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-for mode in weak strong; do
+for mode in ${MODES:-weak strong}; do
     s1="" c1=""
     # P = 1 is the single-process tool; "1d" the distributed path in one
     # process (--dist: its own overhead, no halo)
