@@ -11,15 +11,18 @@
  * iterations as with many).  Then: limits of 5 and 15 iterations report
  * not converged with adia_solve's residual; b = 0 gives x = 0; NaN in b, a
  * zero diagonal with Jacobi and a GMRES restart out of range are errors on
- * every process; the staged transport's communication counters move.
+ * every process; the staged transport's communication counters move; the
+ * device trace (ADIA_DIST_TRACE) is written, its phases in order.
  * Without a CUDA device: exit code 77 (skipped). */
 #define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
 #include "adia_mpi.h"
 #include "disttest.h"
 #include "testutil.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>   /* rmdir */
 
 #ifdef ADIA_HAVE_CUDA
 #include <cuda_runtime.h>
@@ -339,6 +342,60 @@ static void test_transport(const char *env, const char *expect, const char *shar
     unsetenv("ADIA_DIST_TRANSPORT");
 }
 
+/* ADIA_DIST_TRACE: after a device solve every process has written its
+ * stamps, each product's phases in order and, with reductions, theirs;
+ * a nccl matrix has made its connections at creation (connect_ms). */
+static void test_trace(const char *transport)
+{
+    char dir[64] = "/tmp/adia-trace-XXXXXX";
+    if (rank == 0 && !mkdtemp(dir)) dir[0] = 0;
+    MPI_Bcast(dir, sizeof dir, MPI_CHAR, 0, MPI_COMM_WORLD);
+    CHECK(dir[0], "mkdtemp failed");
+    if (!dir[0]) return;
+    setenv("ADIA_DIST_TRACE", dir, 1);
+    setenv("ADIA_DIST_TRANSPORT", transport, 1);
+    problem p;
+    if (problem_open(&p, "lap3d7:12")) {
+        adia_solve_options o = options(ADIA_SOLVE_CG, 0, 30, 3000);
+        adia_solve_info ig;
+        CHECK_OK(adia_dist_solve(p.D, p.b + p.in.first, p.x, &o, &ig));
+        const int nccl = !strcmp(transport, "nccl");
+        CHECK(nccl ? p.in.connect_ms > 0 : p.in.connect_ms == 0, "%s: connect_ms %g", transport,
+              p.in.connect_ms);
+        char path[128], tag[32];
+        snprintf(path, sizeof path, "%s/trace-0.%d.tsv", dir, rank);
+        FILE *f = fopen(path, "r");
+        int products = 0, joins = 0, reductions = 0, order = 1, last = -1;
+        unsigned long long t, t0 = 0;
+        while (f && fscanf(f, "%31s %llu", tag, &t) == 2) {
+            const int k = !strcmp(tag, "product") ? 0 : !strcmp(tag, "bands") ? 1
+                        : !strcmp(tag, "interior") ? 2 : !strcmp(tag, "join") ? 3
+                        : !strcmp(tag, "ends") ? 4 : -1;
+            products += k == 0;
+            joins += k == 3;
+            reductions += !strcmp(tag, "reduce_end");
+            if (k >= 0) {   /* a product's own stream: its phases in order */
+                order &= k == 0 ? (last == -1 || last == 4) : k == last + 1;
+                order &= t >= t0;
+                t0 = t;
+                last = k;
+            }
+        }
+        if (f) fclose(f);
+        const int reduce = size > 1 || nccl;
+        CHECK(f && products > ig.iterations && joins == products && order &&
+              (reduce ? reductions >= ig.iterations : reductions == 0),
+              "%s (%s): %d products, %d joins, %d reductions for %d iterations, order %d",
+              path, transport, products, joins, reductions, ig.iterations, order);
+        remove(path);
+    }
+    problem_close(&p);
+    unsetenv("ADIA_DIST_TRACE");
+    unsetenv("ADIA_DIST_TRANSPORT");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) rmdir(dir);
+}
+
 static void test_device(void)
 {
 #ifdef ADIA_HAVE_NCCL
@@ -351,6 +408,8 @@ static void test_device(void)
     if (path) snprintf(shared, sizeof shared, "%s", path);
     test_transport("staged", "staged", shared);
     if (nccl) test_transport("nccl", "nccl", shared);
+    test_trace("staged");
+    if (nccl) test_trace("nccl");
     test_lucky_breakdown();
     test_device_vectors("lap2d5:30", ADIA_SOLVE_CG, 0, 30);
     test_device_vectors("band:500,4", ADIA_SOLVE_BICGSTAB, 1, 30);
