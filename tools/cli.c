@@ -209,8 +209,12 @@ int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_mat
     if (path && gen) return cli_usage_error(cmd, "give a FILE or --gen SPEC, not both");
     if (!path && !gen) return cli_usage_error(cmd, "no matrix: give a FILE or --gen SPEC (see --help)");
     struct stat st;
-    if (path && strcmp(path, "-") != 0 && stat(path, &st) != 0)   /* "-": standard input */
-        return cli_usage_error(cmd, "cannot open '%s': %s", path, strerror(errno));
+    if (path && strcmp(path, "-") != 0 && stat(path, &st) != 0) {   /* "-": standard input */
+        /* a file that cannot be opened is a failed operation (1), as a
+         * malformed one is: only wrong arguments are usage errors (2) */
+        fprintf(stderr, "adia %s: cannot open '%s': %s\n", cmd, path, strerror(errno));
+        return 1;
+    }
     adia_status s = cli_load_matrix(path, gen, A);
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }

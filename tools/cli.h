@@ -1,8 +1,9 @@
 /* cli.h -- what every `adia` subcommand shares: the command table entry,
  * option parsing, error reporting, JSON output.
  *
- * Exit codes: 0 success, 1 the operation failed (bad matrix file, check
- * failed), 2 usage error (unknown option, missing file argument). */
+ * Exit codes: 0 success, 1 the operation failed (an input file missing,
+ * unreadable or malformed, a check failed), 2 usage error (unknown option,
+ * bad option value, missing file argument). */
 #ifndef ADIA_CLI_H
 #define ADIA_CLI_H
 
@@ -109,9 +110,9 @@ void cli_print_solve(const adia_solve_info *in, double rtol, double err);
 /* ------------------------------------------- shared subcommand helpers */
 
 /* Load the matrix of a subcommand: from the generator spec gen, else from
- * path.  No source, or a path that does not exist: usage error (2, message
- * names the path); a file the library cannot read: cli_fail (1).  Returns
- * 0 with *A set on success. */
+ * path.  No source (or both): usage error (2); a path that does not exist
+ * or a file the library cannot read: 1, the message naming the path.
+ * Returns 0 with *A set on success. */
 int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_matrix **A);
 /* Check an output path's suffix (.mtx, .mtx.gz, .bin): 0, or a usage
  * error (2).  Call before doing the work. */

@@ -3,9 +3,7 @@
 #include "cli.h"
 #include "progress.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 static const char *const usage =
     "usage: adia spy FILE.mtx|--gen SPEC -o FILE.png [--size PIXELS] [--overlay FORMAT]\n"
@@ -41,14 +39,8 @@ int cmd_spy(int argc, char **argv)
     if (params && !overlay) return cli_usage_error(cmd, "--params needs --overlay");
     adia_format_params fp;
     if ((rc = cli_parse_params(cmd, params, &fp))) return rc;
-    if (npos == 1) {
-        FILE *f = fopen(pos[0], "rb");
-        if (!f) return cli_usage_error(cmd, "cannot open '%s': %s", pos[0], strerror(errno));
-        fclose(f);
-    }
     adia_matrix *A = NULL;
-    adia_status s = cli_load_matrix(npos ? pos[0] : NULL, gen, &A);
-    if (s != ADIA_OK) return cli_fail(cmd, s);
+    if ((rc = cli_open_matrix(cmd, npos ? pos[0] : NULL, gen, &A))) return rc;
     if ((rc = cli_check_params(cmd, &fp, A))) {
         adia_matrix_destroy(A);
         return rc;
@@ -56,7 +48,7 @@ int cmd_spy(int argc, char **argv)
     adia_spy_options o = {.size = (int)size, .overlay = overlay, .params = &fp,
                           .progress = progress_callback};
     progress_begin("drawing");
-    s = adia_matrix_spy_png(A, out, &o);
+    adia_status s = adia_matrix_spy_png(A, out, &o);
     progress_end();
     adia_matrix_destroy(A);
     return s == ADIA_OK ? 0 : cli_fail_params(cmd, params, s);

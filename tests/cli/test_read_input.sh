@@ -35,7 +35,7 @@ same_nnz "process substitution"
 
 expect 1 info "$TMP"
 check "a directory is named as one" stderr_has "$TMP: is a directory"
-expect 2 info "$TMP/none.mtx"
+expect 1 info "$TMP/none.mtx"
 check "a missing file says so" stderr_has "No such file or directory"
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n' | "$TOOL" info - >"$OUT" 2>"$ERR"
 check "truncated stdin fails" test $? -ne 0

@@ -18,13 +18,22 @@ for c in $commands; do
     check "$c: unknown option is named" stderr_has "--no-such-option"
 done
 
-# missing files: exit 2, message names the path
-for c in info spmv; do
-    expect 2 "$c" "$TMP/missing.mtx"
+# missing input files: exit 1 (a failed operation, as a malformed file is;
+# only wrong arguments are usage errors), the message names the path --
+# the matrix of every command and the vectors alike
+for c in info spmv solve codegen "spy -o $TMP/p.png"; do
+    expect 1 $c "$TMP/missing.mtx"
     check "$c names the missing file" stderr_has "$TMP/missing.mtx"
 done
-expect 2 convert "$TMP/missing.mtx" "$TMP/out.mtx"
+expect 1 convert "$TMP/missing.mtx" "$TMP/out.mtx"
 check "convert names the missing file" stderr_has "$TMP/missing.mtx"
+check "convert: nothing written for a missing input" test ! -e "$TMP/out.mtx"
+expect 1 spmm "$TMP/missing.mtx" --gen-b lap2d5:4
+check "spmm names the missing file" stderr_has "$TMP/missing.mtx"
+expect 1 spmv --gen lap2d5:4 -x "$TMP/missing.mtx"
+check "spmv names the missing x" stderr_has "$TMP/missing.mtx"
+expect 1 solve --gen lap2d5:4 -b "$TMP/missing.mtx"
+check "solve names the missing b" stderr_has "$TMP/missing.mtx"
 expect 2 info
 expect 2 convert only-one-argument.mtx
 expect 2 gen
