@@ -231,6 +231,48 @@ int cli_check_output(const char *cmd, const char *path)
     return cli_usage_error(cmd, "output '%s': name must end in .mtx, .mtx.gz or .bin", path);
 }
 
+int cli_check_png_output(const char *cmd, const char *option, const char *path)
+{
+    if (ends_with(path, ".png")) return 0;
+    return cli_usage_error(cmd, "%s '%s': a picture's name must end in .png", option, path);
+}
+
+/* Do a and b name the same regular file (device and inode)? */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-")) return false;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || !S_ISREG(sa.st_mode)) return false;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_check_files(const char *cmd, const cli_file *in, int nin, const cli_file *out, int nout)
+{
+    const cli_file *from_stdin = NULL;
+    for (int i = 0; i < nin; i++) {
+        if (!in[i].path || strcmp(in[i].path, "-")) continue;
+        if (from_stdin)
+            return cli_usage_error(cmd, "standard input ('-') is given for both %s and %s: it "
+                                   "can be read only once; save one of them to a file",
+                                   from_stdin->role, in[i].role);
+        from_stdin = &in[i];
+    }
+    for (int o = 0; o < nout; o++) {
+        for (int i = 0; i < nin; i++)
+            if (same_file(out[o].path, in[i].path))
+                return cli_usage_error(cmd, "output %s '%s' is the input %s '%s' (the same "
+                                       "file): an input is never overwritten; write the output "
+                                       "to another file", out[o].role, out[o].path, in[i].role,
+                                       in[i].path);
+        for (int p = 0; p < o; p++)
+            if (out[p].path && out[o].path &&
+                (!strcmp(out[p].path, out[o].path) || same_file(out[p].path, out[o].path)))
+                return cli_usage_error(cmd, "outputs %s and %s are the same file '%s'",
+                                       out[p].role, out[o].role, out[o].path);
+    }
+    return 0;
+}
+
 int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path)
 {
     int rc = cli_check_output(cmd, path);

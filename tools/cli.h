@@ -117,6 +117,17 @@ int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_mat
 /* Check an output path's suffix (.mtx, .mtx.gz, .bin): 0, or a usage
  * error (2).  Call before doing the work. */
 int cli_check_output(const char *cmd, const char *path);
+/* The same for a picture (option: its name in the message, "-o"): .png. */
+int cli_check_png_output(const char *cmd, const char *option, const char *path);
+/* One file argument of a command: what names it in messages ("FILE", "-x",
+ * "-o") and its path (NULL: not given; "-": standard input). */
+typedef struct cli_file { const char *role, *path; } cli_file;
+/* Before any work: standard input named by at most one input, and no
+ * output that is one of the inputs or another output -- the same file by
+ * device and inode (stat), so "./A.mtx", a symbolic or a hard link count
+ * too; only regular files (a terminal or /dev/null may be both).  0, or a
+ * usage error (2) naming both arguments: nothing is read or written. */
+int cli_check_files(const char *cmd, const cli_file *in, int nin, const cli_file *out, int nout);
 /* Write A to path, by suffix; 0, or cli_fail (1). */
 int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path);
 /* Dense vectors (Matrix Market array or coordinate n x 1; "-" = stdin):

@@ -215,6 +215,9 @@ int cmd_solve(int argc, char **argv)
         return rc;
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
     if (o.x_path && (rc = cli_check_vector_output(argv[0], o.x_path))) return rc;
+    const cli_file in[] = {{"FILE", npos ? pos[0] : NULL}, {"-b", o.b_path}, {"--x0", o.x0_path}},
+                   out[] = {{"-o", o.x_path}};
+    if ((rc = cli_check_files(argv[0], in, 3, out, 1))) return rc;
     if (cli_dist_ranks() > 1 || o.dist) {
         if ((rc = cli_dist_start(argv[0]))) return rc;
         if (o.single)

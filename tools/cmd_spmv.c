@@ -168,6 +168,8 @@ int cmd_spmv(int argc, char **argv)
     if (runs == LONG_MIN) runs = x_path ? 1 : 20;
     if (format && (rc = cli_check_format(argv[0], format))) return rc;
     if (y_path && (rc = cli_check_vector_output(argv[0], y_path))) return rc;
+    const cli_file in[] = {{"FILE", pos[0]}, {"-x", x_path}}, out[] = {{"-o", y_path}};
+    if ((rc = cli_check_files(argv[0], in, 2, out, 1))) return rc;
     if (device && strcmp(device, "cpu") && strcmp(device, "gpu"))
         return cli_usage_error(argv[0], "--device must be cpu or gpu, got '%s'", device);
     /* --calls 0 is the default (runs + 1) */

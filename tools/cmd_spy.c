@@ -19,7 +19,7 @@ int cmd_spy(int argc, char **argv)
     long size = 800;
     const cli_option opts[] = {
         {"gen", CLI_STRING, &gen, "generate the matrix from SPEC instead of reading FILE"},
-        {"o", CLI_STRING, &out, "output PNG file (required)"},
+        {"o", CLI_STRING, &out, "output PNG file (required, .png)"},
         {"output", CLI_STRING, &out, "same as -o"},
         {"size", CLI_INT, &size, "longest image side in pixels, 8..8192 (default 800)"},
         {"overlay", CLI_STRING, &overlay, "diagonal format whose pieces to draw"},
@@ -34,6 +34,9 @@ int cmd_spy(int argc, char **argv)
     if ((npos == 1) == (gen != NULL))
         return cli_usage_error(cmd, "give either a matrix FILE or --gen SPEC (see --help)");
     if (!out) return cli_usage_error(cmd, "missing -o FILE.png");
+    if ((rc = cli_check_png_output(cmd, "-o", out))) return rc;
+    const cli_file in[] = {{"FILE", npos ? pos[0] : NULL}}, outs[] = {{"-o", out}};
+    if ((rc = cli_check_files(cmd, in, 1, outs, 1))) return rc;
     if ((rc = cli_check_range(cmd, "size", (double)size, 8, 8192))) return rc;
     if (overlay && (rc = cli_check_diagonal_format(cmd, "overlay", overlay))) return rc;
     if (params && !overlay) return cli_usage_error(cmd, "--params needs --overlay");
