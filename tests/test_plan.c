@@ -348,18 +348,65 @@ static void write_text(const char *path, const char *text)
     }
 }
 
-/* Replace the "format" line of a plan file. */
-static void set_format(const char *path, const char *format)
+/* The whole of a small file into buf (NUL-ended; "" when unreadable). */
+static void read_text(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+/* Replace the "key ..." line of a plan file by "key value" (the value
+ * written as given: junk and all). */
+static void set_line(const char *path, const char *key, const char *value)
 {
     char text[2048] = "", line[512];
+    size_t k = strlen(key);
     FILE *f = fopen(path, "r");
     if (!f) return;
     while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "format ", 7)) snprintf(line, sizeof line, "format %s\n", format);
+        if (!strncmp(line, key, k) && line[k] == ' ')
+            snprintf(line, sizeof line, "%s %s\n", key, value);
         strncat(text, line, sizeof text - strlen(text) - 1);
     }
     fclose(f);
     write_text(path, text);
+}
+static void set_format(const char *path, const char *format) { set_line(path, "format", format); }
+
+/* A plan replaces only a plan: saved onto the matrix it was made from (or
+ * any file that is not a plan) it is refused and the file stays; onto a
+ * plan, an empty file or a new name it is written. */
+static void test_save_keeps_data(void)
+{
+    char path[64], before[4096], after[4096];
+    snprintf(path, sizeof path, "/tmp/adia_test_plan_%ld.mtx", (long)getpid());
+    adia_matrix *A = test_generate("lap2d5:8");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 0) : NULL;
+    if (!P) {
+        adia_matrix_destroy(A);
+        return;
+    }
+    CHECK_OK(adia_matrix_write_mtx(A, path));
+    read_text(path, before, sizeof before);
+    CHECK_ERR(adia_plan_save(P, path), ADIA_ERR_INVALID_ARG, "is not an adia plan file");
+    CHECK(test_contains(adia_last_error(), path) &&
+          test_contains(adia_last_error(), "'%%MatrixMarket"),
+          "the message names the file and what it holds: %s", adia_last_error());
+    read_text(path, after, sizeof after);
+    CHECK(before[0] && !strcmp(before, after), "the matrix file was changed by the refused save");
+    write_text(path, "\x01\x02binary");
+    CHECK_ERR(adia_plan_save(P, path), ADIA_ERR_INVALID_ARG, "not an adia plan file");
+    write_text(path, "");
+    CHECK_OK(adia_plan_save(P, path));   /* an empty file holds no data */
+    read_text(path, after, sizeof after);
+    CHECK(!strncmp(after, "adia-plan 1\n", 12), "saved over an empty file: %.20s", after);
+    CHECK_OK(adia_plan_save(P, path));   /* a plan replaces a plan */
+    CHECK_OK(adia_plan_save(P, "/dev/null"));
+    unlink(path);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
 }
 
 static void test_save_load(void)
@@ -458,6 +505,7 @@ int main(void)
     test_budget();
     test_process_budget();
     test_save_load();
+    test_save_keeps_data();
     test_measure_and_empty();
     test_correct();
     return TEST_END();

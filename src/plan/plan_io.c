@@ -23,6 +23,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------ explain */
 
@@ -184,11 +185,38 @@ static adia_status format_hash(adia_format *F, uint64_t *hash)
     return ADIA_OK;
 }
 
+/* A plan replaces only a plan: an existing regular file that does not
+ * start with "adia-plan " is someone's data -- Plan.save("A.mtx") with the
+ * matrix the plan was made from -- and stays.  An empty file, a device
+ * (/dev/null) or a pipe may be written. */
+static adia_status check_replaceable(const char *path)
+{
+    static const char head[] = "adia-plan ";
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return ADIA_OK;
+    char first[32] = "";
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(first, 1, sizeof first - 1, f) : 0;
+    if (f) fclose(f);
+    if (!f)
+        return adia__error(ADIA_ERR_IO, "adia_plan_save: %s exists and cannot be read to check "
+                          "that it is a plan file (%s); a plan replaces only a plan",
+                          path, strerror(errno));
+    if (n >= sizeof head - 1 && !memcmp(first, head, sizeof head - 1)) return ADIA_OK;
+    for (size_t i = 0; i < n; i++)   /* printable in the message */
+        if (first[i] < 32 || first[i] > 126) first[i] = i + 1 < n ? '?' : '\0';
+    first[n < 24 ? n : 24] = '\0';
+    return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_save: %s exists and is not an adia plan "
+                      "file (it starts with '%s'): a plan replaces only a plan, never other "
+                      "data such as the matrix; save it under another name", path, first);
+}
+
 adia_status adia_plan_save(const adia_plan *plan, const char *path)
 {
     if (!plan || plan->magic != ADIA_MAGIC_PLAN)
         return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_save: not a live plan handle");
     if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_save: path is NULL");
+    ADIA_TRY(check_replaceable(path));
     uint64_t hash = plan->hash;
     if (!hash) ADIA_TRY(format_hash(plan->F, &hash));   /* a device CSR's plan */
     adia_outfile out;
