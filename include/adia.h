@@ -217,9 +217,10 @@ adia_status adia_vector_write_mtx(const char *path, int32_t n, const double *x);
  * temporary ".NAME.XXXXXX" in the target's folder, renamed over the target
  * only when complete, so a failure leaves the old file as it was (devices
  * and pipes, which cannot be replaced, are written directly).  For a
- * SIGINT/SIGTERM handler: removes the temporaries being written right now
- * (async-signal-safe: unlink() only).  A write still running afterwards
- * fails at its commit. */
+ * handler of the signals that end a process (the CLI catches SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ): removes the temporaries
+ * being written right now (async-signal-safe: unlink() only).  A write
+ * still running afterwards fails at its commit. */
 void adia_remove_temporary_files(void);
 
 /* ==================================================== generators (src/gen) */
