@@ -184,6 +184,14 @@ int cli_check_range(const char *cmd, const char *option, double value, double mi
     return cli_usage_error(cmd, "--%s must be in %.15g..%.15g, got %.15g", option, min, max, value);
 }
 
+int cli_check_range_above(const char *cmd, const char *option, double value, double above,
+                          double max)
+{
+    if (value > above && value <= max) return 0;
+    return cli_usage_error(cmd, "--%s must be > %.15g and <= %.15g, got %.15g", option, above,
+                           max, value);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;

@@ -68,6 +68,9 @@ int cli_check_threads_env(const char *cmd);
  * is narrower than its type (negative counts, thread counts, ...); max
  * INFINITY: no upper bound. */
 int cli_check_range(const char *cmd, const char *option, double value, double min, double max);
+/* The same for an open lower end: above < value <= max (--Z, --alpha). */
+int cli_check_range_above(const char *cmd, const char *option, double value, double above,
+                          double max);
 /* Report a usage error on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 

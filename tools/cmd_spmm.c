@@ -3,6 +3,7 @@
  * before the numeric work. */
 #include "cli.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ int cmd_spmm(int argc, char **argv)
     const char *cmd = argv[0], *out = NULL, *device = "cpu", *algo = "auto";
     const char *gen_a = NULL, *gen_b = NULL;
     bool ta = false, tb = false, json = false, allow_fill = false;
-    long threads = 0;
+    long threads = LONG_MIN;   /* not given: all (0 for the library) */
     const cli_option opts[] = {
         {"output", CLI_STRING, &out, "write C to this file (also -o FILE): .mtx, .mtx.gz or "
                                      ".bin by suffix"},
@@ -91,7 +92,8 @@ int cmd_spmm(int argc, char **argv)
                        opts, pos, 2, &npos, &done);
     free(args);
     if (rc || done) return rc;
-    if (threads && (rc = cli_check_range(cmd, "threads", (double)threads, 1, (double)adia_thread_limit())))
+    if (threads != LONG_MIN &&
+        (rc = cli_check_range(cmd, "threads", (double)threads, 1, (double)adia_thread_limit())))
         return rc;
     int need = (gen_a ? 0 : 1) + (gen_b ? 0 : 1);
     if (npos != need)
@@ -108,7 +110,7 @@ int cmd_spmm(int argc, char **argv)
     if ((rc = parse_choice(cmd, "algorithm", algo, algos, 3, &al))) return rc;
     opt.device = (adia_device)dv;
     opt.algorithm = (adia_spmm_algo)al;
-    opt.threads = (int)threads;
+    opt.threads = threads == LONG_MIN ? 0 : (int)threads;
     if (allow_fill) opt.max_fill = INFINITY;
 
     adia_matrix *A = NULL, *B = NULL, *C = NULL;

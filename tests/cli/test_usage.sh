@@ -100,6 +100,29 @@ expect 2 spmm --threads 100000 --gen-a lap2d5:4 --gen-b lap2d5:4
 check "--threads gives its range" stderr_has "--threads must be in 1.."
 expect 2 spmm --threads -2 --gen-a lap2d5:4 --gen-b lap2d5:4
 expect 0 spmm --threads 1 --gen-a lap2d5:4 --gen-b lap2d5:4
+# 0 is a value like any other: outside the range, refused -- never taken
+# for "not given" and replaced by the default
+expect 2 solve --rtol 0 --gen lap2d5:4
+check "--rtol 0 is refused with the range" stderr_has "--rtol must be in 1e-300..0.9, got 0"
+expect 2 spmm --threads 0 --gen-a lap2d5:4 --gen-b lap2d5:4
+check "--threads 0 is refused with the range" stderr_has "--threads must be in 1.."
+expect 2 info --Z 0 --gen lap2d5:4
+check "--Z 0 is refused" stderr_has "--Z must be > 0 and <= 1000000000, got 0"
+expect 2 info --alpha 0 --gen lap2d5:4
+check "--alpha 0 is refused" stderr_has "--alpha must be > 0 and <= 1, got 0"
+expect 2 info --B 0 --gen lap2d5:4
+check "--B 0 is refused" stderr_has "--B must be in 1..2147483647, got 0"
+expect 2 spmv --calls 0 --gen lap2d5:4
+check "--calls 0 is refused" stderr_has "--calls must be >= 1, got 0"
+# given values are used (900 rows: delta = ceil(900 / Z))
+expect 0 info --gen lap2d5:30 --json --Z 50 --alpha 0.5 --B 128
+check "--Z 50 is used" stdout_has '"delta":18,'
+check "--alpha 0.5 is used" stdout_has '"alpha":0.5,'
+expect 0 info --gen lap2d5:30 --json
+check "no --Z: the default 100" stdout_has '"delta":9,'
+expect 0 solve --rtol 1e-6 --gen lap2d5:4 --json
+expect 0 spmv --calls 1 --runs 1 --gen lap2d5:4 --json
+check "--calls 1 is used" stdout_has '"chooser":"model"'
 # OMP_NUM_THREADS above the library's limit (4 x processors) is refused
 # before any work, naming the value and the limit (it crashed in libgomp)
 limit=$((4 * $(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)))   # nproc itself obeys OMP_NUM_THREADS
