@@ -79,8 +79,8 @@ adia_status adia_set_error(adia_status code, const char *fmt, ...)
 
 /* One budget for the host memory an operation may take at its peak.  Every
  * operation whose memory scales with its input (reading a file, generating,
- * converting, building a format, products, planning) computes its whole
- * peak from the header or spec before any work and refuses with
+ * converting, building a format, products, planning, drawing) computes its
+ * whole peak from the header, spec or size before any work and refuses with
  * ADIA_ERR_NO_MEMORY naming both figures ("reading F needs 17.2 GB, budget
  * 12.0 GB") when it does not fit.  The default budget is half the memory
  * the system can still give at the time of the check (Linux MemAvailable):

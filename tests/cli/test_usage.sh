@@ -147,7 +147,7 @@ for bad_size in 12Q 0 -1G nan 1e30G ""; do
     check "bad --memory '$bad_size' is named" stderr_has "--memory needs a size"
 done
 expect 1 spmv --memory 100 --gen lap2d5:40
-check "a tiny budget refuses the work, naming it" stderr_has "needs 25.6 kB, budget 100 bytes"
+check "a tiny budget refuses the work, naming it" stderr_has "(1600 x 1600, 7840 nonzeros) needs 119.7 kB, budget 100 bytes"
 # the budget bounds a whole operation, not each allocation: a header
 # declaring an empty 10^7 x 10^7 matrix reads in 80 MB, but its analysis
 # and planning need 240 MB in arrays of 80 MB (each under the per-allocation
@@ -162,6 +162,21 @@ for cmd in info spmv solve; do
 done
 check "the planner's refusal says what" stderr_has "planning a 10000000 x 10000000 matrix"
 expect 0 info "$TMP/empty.mtx" --memory 400M
+# costs known from the arguments are checked before the work: spy's
+# picture (from --size and the matrix's shape: a 201 MB canvas for a 16 x 16
+# matrix at 8192), gen's matrix (from the spec: the nonzeros of a type3 are
+# known without visiting its 10^8 rows, which took 5.8 s and 848 MB)
+expect 1 spy --gen lap2d5:4 -o "$TMP/big.png" --size 8192 --memory 100K
+check "spy: the picture's peak is named" stderr_has \
+    "drawing a 8192 x 8192 picture (16 x 16 bins) of a 16 x 16 matrix needs 201.5 MB, budget 100.0 kB"
+check "spy: nothing written" test ! -e "$TMP/big.png"
+expect 0 spy --gen lap2d5:4 -o "$TMP/big.png" --size 1000 --memory 100M
+start=$(date +%s%N)
+expect 1 gen type3:100000000,41,0.35 --memory 12G
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "gen: the spec's nonzeros named" stderr_has \
+    "(100000000 x 100000000, 1224116611 nonzeros) needs 16.3 GB, budget 12.0 GB"
+check "gen of 10^8 rows refused in $ms ms (< 2000)" test "$ms" -lt 2000
 expect 0 spmv --help
 check "--help lists --memory" stdout_has "--memory SIZE"
 finish
