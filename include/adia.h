@@ -897,10 +897,14 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len);
  * hash of A's structure (not its values: new values, same structure, may
  * reuse the plan).  adia_plan_load builds that format for A without analysis
  * or choosing; a different structure is ADIA_ERR_INVALID_ARG ("made for
- * another matrix"), a malformed file ADIA_ERR_PARSE, a GPU plan on a machine
- * without a GPU ADIA_ERR_NO_DEVICE.  adia_plan_save replaces only a plan
- * file: a path naming an existing file that is not one (the matrix, a
- * vector) is ADIA_ERR_INVALID_ARG and the file stays as it was. */
+ * another matrix"), a malformed file ADIA_ERR_PARSE (parsed strictly: each
+ * key once, each value whole -- no trailing text, no number out of range --
+ * errors naming file, line and key; a folder is ADIA_ERR_IO), a GPU plan on
+ * a machine without a GPU ADIA_ERR_NO_DEVICE.  The file's format is built
+ * or the load fails naming the file and the format (out of the memory
+ * budget: ADIA_ERR_NO_MEMORY): never another format.  adia_plan_save
+ * replaces only a plan file: a path naming an existing file that is not one
+ * (the matrix, a vector) is ADIA_ERR_INVALID_ARG and the file stays. */
 adia_status adia_plan_save(const adia_plan *plan, const char *path);
 adia_status adia_plan_load(const adia_matrix *A, const char *path, adia_plan **plan);
 /* Frees the plan and its format (host and device).  NULL is fine.  A plan
