@@ -127,9 +127,11 @@ typedef struct adia_csr_view {
  * unique within each row, all indices in range).  Rectangular allowed. */
 typedef struct adia_matrix adia_matrix;
 
-/* Copy CSR arrays into a new matrix.  values may be double or float (vt).
- * The arrays must be valid CSR: rowptr monotone, columns in range; columns
- * may be unsorted and duplicated -- they are sorted and duplicates summed. */
+/* Copy CSR arrays into a new matrix.  values may be double or float (vt;
+ * any other value type is ADIA_ERR_INVALID_ARG, in adia_matrix_create_coo
+ * too).  The arrays must be valid CSR: rowptr monotone, columns in range;
+ * columns may be unsorted and duplicated -- they are sorted and duplicates
+ * summed. */
 adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
                                    const int64_t *rowptr, const int32_t *colind,
                                    const void *values, adia_value_type vt,
