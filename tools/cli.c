@@ -292,10 +292,33 @@ int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path)
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }
 
+/* A vector's length from its header alone (n x 1, or 1 x n for an
+ * array), or -1: only for a regular file, which can be opened twice (a
+ * pipe's header would be gone). */
+static int64_t vector_length_ahead(const char *path)
+{
+    struct stat st;
+    int64_t rows = -1, cols = -1;
+    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        adia_matrix_read_mtx_rows(path, 0, 0, &rows, &cols, NULL) != ADIA_OK) {
+        adia_clear_error();   /* the real read says what is wrong */
+        return -1;
+    }
+    return cols == 1 ? rows : rows == 1 ? cols : -1;
+}
+
 int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *what, double **x)
 {
     int32_t len = 0;
     *x = NULL;
+    /* a length that cannot fit is known from the header: said before the
+     * whole file is read */
+    int64_t ahead = vector_length_ahead(path);
+    if (ahead >= 0 && ahead != n) {
+        fprintf(stderr, "adia %s: %s '%s' has %lld entries, the matrix needs %d\n", cmd, what,
+                path, (long long)ahead, (int)n);
+        return 1;
+    }
     adia_status s = adia_vector_read_mtx(path, &len, x);
     if (s != ADIA_OK) return cli_fail(cmd, s);
     if (len == n) return 0;

@@ -135,8 +135,9 @@ int cli_check_files(const char *cmd, const cli_file *in, int nin, const cli_file
 int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path);
 /* Dense vectors (Matrix Market array or coordinate n x 1; "-" = stdin):
  * read one of exactly n entries (*x malloc'd; 1 after a message naming the
- * file and both lengths), check an output name (.mtx or .mtx.gz; usage
- * error 2 otherwise -- call before the work), write one (0 or cli_fail). */
+ * file and both lengths -- for a regular file from its header, before the
+ * data is read), check an output name (.mtx or .mtx.gz; usage error 2
+ * otherwise -- call before the work), write one (0 or cli_fail). */
 int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *what, double **x);
 int cli_check_vector_output(const char *cmd, const char *path);
 int cli_write_vector(const char *cmd, const char *path, int32_t n, const double *x);

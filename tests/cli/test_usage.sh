@@ -177,6 +177,14 @@ ms=$(( ($(date +%s%N) - start) / 1000000 ))
 check "gen: the spec's nonzeros named" stderr_has \
     "(100000000 x 100000000, 1224116611 nonzeros) needs 16.3 GB, budget 12.0 GB"
 check "gen of 10^8 rows refused in $ms ms (< 2000)" test "$ms" -lt 2000
+# a vector's length is known from its header: one the matrix cannot take
+# is refused before the file is read (here a header of 100000 entries over
+# one value: refused for its length, not for being cut off)
+printf '%%%%MatrixMarket matrix array real general\n100000 1\n1\n' > "$TMP/v.mtx"
+for opt in "spmv -x" "solve -b" "solve --x0"; do
+    expect 1 ${opt% *} --gen lap2d5:4 ${opt#* } "$TMP/v.mtx"
+    check "$opt: the length from the header" stderr_has "'$TMP/v.mtx' has 100000 entries, the matrix needs 16"
+done
 expect 0 spmv --help
 check "--help lists --memory" stdout_has "--memory SIZE"
 finish
