@@ -79,8 +79,8 @@ adia_status adia_set_error(adia_status code, const char *fmt, ...)
 
 /* One budget for the host memory an operation may take at its peak.  Every
  * operation whose memory scales with its input (reading a file, generating,
- * converting, building a format, products, planning) computes its whole
- * peak from the header or spec before any work and refuses with
+ * converting, building a format, products, planning, drawing) computes its
+ * whole peak from the header, spec or size before any work and refuses with
  * ADIA_ERR_NO_MEMORY naming both figures ("reading F needs 17.2 GB, budget
  * 12.0 GB") when it does not fit.  The default budget is half the memory
  * the system can still give at the time of the check (Linux MemAvailable):
@@ -127,9 +127,11 @@ typedef struct adia_csr_view {
  * unique within each row, all indices in range).  Rectangular allowed. */
 typedef struct adia_matrix adia_matrix;
 
-/* Copy CSR arrays into a new matrix.  values may be double or float (vt).
- * The arrays must be valid CSR: rowptr monotone, columns in range; columns
- * may be unsorted and duplicated -- they are sorted and duplicates summed. */
+/* Copy CSR arrays into a new matrix.  values may be double or float (vt;
+ * any other value type is ADIA_ERR_INVALID_ARG, in adia_matrix_create_coo
+ * too).  The arrays must be valid CSR: rowptr monotone, columns in range;
+ * columns may be unsorted and duplicated -- they are sorted and duplicates
+ * summed. */
 adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
                                    const int64_t *rowptr, const int32_t *colind,
                                    const void *values, adia_value_type vt,
@@ -217,9 +219,10 @@ adia_status adia_vector_write_mtx(const char *path, int32_t n, const double *x);
  * temporary ".NAME.XXXXXX" in the target's folder, renamed over the target
  * only when complete, so a failure leaves the old file as it was (devices
  * and pipes, which cannot be replaced, are written directly).  For a
- * SIGINT/SIGTERM handler: removes the temporaries being written right now
- * (async-signal-safe: unlink() only).  A write still running afterwards
- * fails at its commit. */
+ * handler of the signals that end a process (the CLI catches SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGPIPE and SIGXFSZ): removes the temporaries
+ * being written right now (async-signal-safe: unlink() only).  A write
+ * still running afterwards fails at its commit. */
 void adia_remove_temporary_files(void);
 
 /* ==================================================== generators (src/gen) */
@@ -896,8 +899,14 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len);
  * hash of A's structure (not its values: new values, same structure, may
  * reuse the plan).  adia_plan_load builds that format for A without analysis
  * or choosing; a different structure is ADIA_ERR_INVALID_ARG ("made for
- * another matrix"), a malformed file ADIA_ERR_PARSE, a GPU plan on a machine
- * without a GPU ADIA_ERR_NO_DEVICE. */
+ * another matrix"), a malformed file ADIA_ERR_PARSE (parsed strictly: each
+ * key once, each value whole -- no trailing text, no number out of range --
+ * errors naming file, line and key; a folder is ADIA_ERR_IO), a GPU plan on
+ * a machine without a GPU ADIA_ERR_NO_DEVICE.  The file's format is built
+ * or the load fails naming the file and the format (out of the memory
+ * budget: ADIA_ERR_NO_MEMORY): never another format.  adia_plan_save
+ * replaces only a plan file: a path naming an existing file that is not one
+ * (the matrix, a vector) is ADIA_ERR_INVALID_ARG and the file stays. */
 adia_status adia_plan_save(const adia_plan *plan, const char *path);
 adia_status adia_plan_load(const adia_matrix *A, const char *path, adia_plan **plan);
 /* Frees the plan and its format (host and device).  NULL is fine.  A plan

@@ -46,6 +46,24 @@ static void test_bad_input(void)
     CHECK_ERR(adia_matrix_create_csr(2, 2, 1, rp, ci, v, ADIA_DOUBLE, &A),
               ADIA_ERR_INVALID_MATRIX, "rowptr");
     CHECK_ERR(adia_matrix_spmv(NULL, 1, v, 0, v), ADIA_ERR_INVALID_HANDLE, "NULL");
+    /* a value type that is neither double nor float: refused, not read as
+     * doubles (a valid matrix otherwise) */
+    int32_t r1[] = {0, 1};
+    int64_t rp1[] = {0, 1, 2};
+    const int bad_vt[] = {7, -1, 2};
+    for (int k = 0; k < 3; k++) {
+        CHECK_ERR(adia_matrix_create_coo(2, 2, 2, r1, c, v, (adia_value_type)bad_vt[k], &A),
+                  ADIA_ERR_INVALID_ARG, "adia_matrix_create_coo: value type");
+        CHECK(A == NULL, "no matrix for value type %d", bad_vt[k]);
+        CHECK_ERR(adia_matrix_create_csr(2, 2, 2, rp1, ci, v, (adia_value_type)bad_vt[k], &A),
+                  ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: value type");
+        CHECK(A == NULL, "no matrix for value type %d", bad_vt[k]);
+    }
+    CHECK_ERR(adia_matrix_create_coo(2, 2, 2, r1, c, NULL, (adia_value_type)7, &A),
+              ADIA_ERR_INVALID_ARG, "value type 7 is neither ADIA_DOUBLE (0) nor ADIA_FLOAT (1)");
+    CHECK_OK(adia_matrix_create_coo(2, 2, 2, r1, c, v, ADIA_DOUBLE, &A));
+    adia_matrix_destroy(A);
+    A = NULL;
     CHECK(strlen(adia_status_string(ADIA_ERR_NO_MEMORY)) > 0, "status string");
     adia_clear_error();
     CHECK(adia_last_error()[0] == 0, "cleared");

@@ -490,10 +490,56 @@ static void test_budget(void)
               "budget 50.0 MB");
     CHECK(A == NULL, "no matrix after the refusal");
     CHECK_ERR(adia_matrix_generate("band:2000000000,1", &A), ADIA_ERR_NO_MEMORY,
-              "(2000000000 x 2000000000) needs 32.0 GB");
+              "(2000000000 x 2000000000, 5999999998 nonzeros) needs 104.0 GB");
     CHECK_OK(adia_set_memory_budget(0));
     CHECK_OK(adia_matrix_generate("lap2d5:1000", &A));
     adia_matrix_destroy(A);
+}
+
+/* What a spec builds is known before any row is visited: its nonzeros
+ * exactly (the diagonal kinds, the Laplacians, type2: closed forms, which
+ * the builder compares with its counting pass -- an internal error if
+ * they differ) or at least (random row lengths).  A matrix that cannot fit
+ * is refused at once: type3 of 10^8 rows counted its rows for 5.8 s and
+ * took 848 MB before "needs 16.3 GB". */
+static void test_budget_first(void)
+{
+    adia_matrix *A = NULL;
+    CHECK_OK(adia_set_memory_budget(1000000000));
+    double t0 = test_seconds();
+    CHECK_ERR(adia_matrix_generate("type3:100000000,41,0.35", &A), ADIA_ERR_NO_MEMORY,
+              "generating type3:100000000,41,0.35 (100000000 x 100000000, 1224116611 nonzeros) "
+              "needs 16.3 GB, budget 1.0 GB");
+    CHECK_ERR(adia_matrix_generate_rows("type3:100000000,41,0.35", 0, 50000000, NULL, NULL, &A),
+              ADIA_ERR_NO_MEMORY, "(50000000 x 100000000, ");
+    CHECK_ERR(adia_matrix_generate("lap3d7:460", &A), ADIA_ERR_NO_MEMORY,
+              "(97336000 x 97336000, 680082400 nonzeros)");
+    CHECK_ERR(adia_matrix_generate("type2:100000000", &A), ADIA_ERR_NO_MEMORY, "nonzeros) needs");
+    CHECK_ERR(adia_matrix_generate("random:100000000,50", &A), ADIA_ERR_NO_MEMORY,
+              "(100000000 x 100000000, at least 100000000 nonzeros) needs 2.8 GB");
+    CHECK_ERR(adia_matrix_generate("powerlaw:50000000,10,1000", &A), ADIA_ERR_NO_MEMORY,
+              "at least 500000000 nonzeros");
+    double t = test_seconds() - t0;
+    CHECK(t < 1.0, "six refusals took %.2f s: not before the work", t);
+    CHECK(A == NULL, "no matrix after a refusal");
+    CHECK_OK(adia_set_memory_budget(0));
+    /* the closed forms agree with the rows, whole and in blocks (the
+     * builder checks; test_row_blocks covers the other kinds) */
+    const char *specs[] = {"bandh:5000,6,40,7", "bandh:5000,6,40,7,sym", "type3:24000,7,0.4,3000",
+                           "type3:20000,12,0.15", "type3:9000,5,1", "type3:9000,6,0.5,sym",
+                           "randdiag:100,5,20,sym", "band:10,9", "lap3d27:1x1x9", "lap2d9:1x7",
+                           "lap3d7:2", "type2:8", "powerlaw:300,2,50"};
+    for (size_t t = 0; t < sizeof specs / sizeof *specs; t++) {
+        A = test_generate(specs[t]);
+        int64_t n = A ? adia_matrix_rows(A) : 0;
+        for (int p = 0; A && p < 3; p++) {
+            adia_matrix *P = NULL;
+            CHECK_OK(adia_matrix_generate_rows(specs[t], n * p / 3, n * (p + 1) / 3 - n * p / 3,
+                                               NULL, NULL, &P));
+            adia_matrix_destroy(P);
+        }
+        adia_matrix_destroy(A);
+    }
 }
 
 /* Rows of the matrix in blocks (adia_matrix_generate_rows): each block is
@@ -576,6 +622,7 @@ int main(void)
     test_threads_agree();
     test_bad_specs();
     test_budget();
+    test_budget_first();
     test_symmetric();
     test_row_blocks();
     test_stencil_fill();

@@ -178,6 +178,24 @@ static void test_binary(void)
     adia_matrix *A = test_dense_matrix(3, 3, a);
     CHECK_ERR(adia_matrix_read_bin("tests/data/general.mtx", &(adia_matrix *){NULL}),
               ADIA_ERR_PARSE, "tests/data/general.mtx: not an adia binary file");
+    /* a wrong magic number is named as one (it was "missing %%MatrixMarket
+     * banner (ADIABIN2...)"), by adia_matrix_load and adia_matrix_read_bin */
+    int64_t magic;
+    memcpy(&magic, "ADIABIN2", 8);
+    write_damaged(p, A, 0, magic, -1);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "build-test-bad.bin: not an adia binary file of this "
+              "version: magic number 'ADIABIN2' (41 44 49 41 42 49 4e 32), this build reads ADIABIN1");
+    CHECK_ERR(adia_matrix_read_bin(p, &(adia_matrix *){NULL}), ADIA_ERR_PARSE,
+              "magic number 'ADIABIN2'");
+    memcpy(&magic, "XDIABIN1", 8);
+    write_damaged(p, A, 0, magic, -1);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "build-test-bad.bin: not an adia binary file: its "
+              "magic number (the first 8 bytes) is 'XDIABIN1' (58 44 49 41 42 49 4e 31), not "
+              "ADIABIN1, and binary data is no Matrix Market file either");
+    CHECK(!test_contains(adia_last_error(), "banner"), "still the banner: %s", adia_last_error());
+    memcpy(&magic, "\x01\x02\x03\x04\x05\x06\x07\x08", 8);
+    write_damaged(p, A, 0, magic, -1);
+    CHECK_ERR(read_file(p), ADIA_ERR_PARSE, "is '........' (01 02 03 04 05 06 07 08), not ADIABIN1");
     write_damaged(p, A, 8, 2, -1);
     CHECK_ERR(read_file(p), ADIA_ERR_UNSUPPORTED, "build-test-bad.bin: binary format version 2");
     write_damaged(p, A, 16, -5, -1);

@@ -151,14 +151,15 @@ static void limit_file_size(rlim_t bytes)
     CHECK(setrlimit(RLIMIT_FSIZE, &r) == 0, "setrlimit");
 }
 
-static void check_survives(const char *path, adia_status s)
+static void check_kept(const char *path, const char *old, adia_status s)
 {
     CHECK(s == ADIA_ERR_IO && test_contains(adia_last_error(), path) &&
           test_contains(adia_last_error(), "File too large"),
           "%s: %s (%s)", path, adia_status_string(s), adia_last_error());
-    CHECK(!strcmp(text_of(path), "old\n"), "%s: old file replaced by '%.40s'", path, text_of(path));
+    CHECK(!strcmp(text_of(path), old), "%s: old file replaced by '%.40s'", path, text_of(path));
     CHECK(temporaries() == 0, "%s: %d temporaries left", path, temporaries());
 }
+static void check_survives(const char *path, adia_status s) { check_kept(path, "old\n", s); }
 
 static void test_full(void)
 {
@@ -170,6 +171,7 @@ static void test_full(void)
     const double val[] = {1}, x[] = {1, 2};
     const char *names[] = {"m.mtx", "m.mtx.gz", "m.bin", "v.mtx", "s.png", "c.png", "p.plan"};
     for (int k = 0; k < 7; k++) put_text(in_dir(names[k]), "old\n");
+    put_text(in_dir(names[6]), "adia-plan 1\nold\n");   /* a plan replaces only a plan */
     limit_file_size(0);   /* nothing fits: small outputs fail at the commit's flush */
     check_survives(in_dir(names[0]), adia_matrix_write_mtx(A, in_dir(names[0])));
     check_survives(in_dir(names[1]), adia_matrix_write_mtx(A, in_dir(names[1])));
@@ -178,7 +180,7 @@ static void test_full(void)
     check_survives(in_dir(names[4]), adia_matrix_spy_png(A, in_dir(names[4]), NULL));
     check_survives(in_dir(names[5]), adia_bar_chart_png(in_dir(names[5]), "t", 1, lab, val,
                                                        "ms", 0, NULL, NULL));
-    check_survives(in_dir(names[6]), adia_plan_save(P, in_dir(names[6])));
+    check_kept(in_dir(names[6]), "adia-plan 1\nold\n", adia_plan_save(P, in_dir(names[6])));
     limit_file_size(RLIM_INFINITY);
     /* a limit inside a large write: the error comes from the middle */
     limit_file_size(1 << 16);

@@ -348,18 +348,158 @@ static void write_text(const char *path, const char *text)
     }
 }
 
-/* Replace the "format" line of a plan file. */
-static void set_format(const char *path, const char *format)
+/* The whole of a small file into buf (NUL-ended; "" when unreadable). */
+static void read_text(const char *path, char *buf, size_t size)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(buf, 1, size - 1, f) : 0;
+    buf[n] = '\0';
+    if (f) fclose(f);
+}
+
+/* Replace the "key ..." line of a plan file by "key value" (the value
+ * written as given: junk and all). */
+static void set_line(const char *path, const char *key, const char *value)
 {
     char text[2048] = "", line[512];
+    size_t k = strlen(key);
     FILE *f = fopen(path, "r");
     if (!f) return;
     while (fgets(line, sizeof line, f)) {
-        if (!strncmp(line, "format ", 7)) snprintf(line, sizeof line, "format %s\n", format);
+        if (!strncmp(line, key, k) && line[k] == ' ')
+            snprintf(line, sizeof line, "%s %s\n", key, value);
         strncat(text, line, sizeof text - strlen(text) - 1);
     }
     fclose(f);
     write_text(path, text);
+}
+static void set_format(const char *path, const char *format) { set_line(path, "format", format); }
+
+/* Plan files are parsed strictly: a value is the whole value (no trailing
+ * junk, no wrap-around of numbers past 32 bits), each key once, a folder
+ * is named as one; a loaded format that cannot hold the matrix fails,
+ * naming the file and the format, instead of quietly becoming csr. */
+static void test_strict_file(void)
+{
+    char path[64], line[700];
+    snprintf(path, sizeof path, "/tmp/adia_test_plan_%ld_strict.plan", (long)getpid());
+    adia_matrix *A = test_generate("lap2d5:20");   /* 400 x 400, 1920 nonzeros */
+    adia_plan *P = A ? test_plan_fixed(A, "csr", ADIA_DOUBLE, 0) : NULL, *Q = NULL;
+    if (!P) {
+        adia_matrix_destroy(A);
+        return;
+    }
+    static const struct { const char *key, *value; } bad[] = {
+        {"calls", "1000junk"}, {"calls", "100 200"}, {"calls", "0"}, {"calls", "-5"},
+        {"calls", "99999999999999999999"}, {"device", "1x"}, {"device", "2"}, {"device", ""},
+        {"hash", "0123456789abcdef0"}, {"hash", "12345zz"}, {"hash", "0x12"},
+        {"format", "csr junk"}, {"vtype", "double extra"}, {"chooser", "fixed x"},
+        {"shape", "4294967696 4294967696 1920"}, {"shape", "400 400"},
+        {"shape", "400 400 1920 7"}, {"shape", "2 2 5"}, {"shape", "+400 400 1920"},
+        {"params", "B=4 junk"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        CHECK_OK(adia_plan_save(P, path));
+        CHECK_OK(adia_plan_load(A, path, &Q));   /* the file as saved loads */
+        adia_plan_destroy(Q);
+        Q = NULL;
+        set_line(path, bad[i].key, bad[i].value);
+        char want[32];
+        snprintf(want, sizeof want, ": bad %s '", bad[i].key);
+        adia_status s = adia_plan_load(A, path, &Q);
+        CHECK(s == ADIA_ERR_PARSE && test_contains(adia_last_error(), want) &&
+              test_contains(adia_last_error(), "expected"),
+              "%s '%s' -> %s (%s)", bad[i].key, bad[i].value, adia_status_string(s),
+              adia_last_error());
+        CHECK(Q == NULL, "no plan after a refused file");
+        adia_plan_destroy(Q);
+        Q = NULL;
+    }
+    /* each key once; no endless lines */
+    CHECK_OK(adia_plan_save(P, path));
+    FILE *f = fopen(path, "a");
+    if (f) {
+        fputs("calls 5\n", f);
+        fclose(f);
+    }
+    CHECK_ERR(adia_plan_load(A, path, &Q), ADIA_ERR_PARSE, "a second 'calls' line");
+    memset(line, 'B', sizeof line - 1);
+    line[sizeof line - 1] = '\0';
+    CHECK_OK(adia_plan_save(P, path));
+    set_line(path, "params", line);
+    CHECK_ERR(adia_plan_load(A, path, &Q), ADIA_ERR_PARSE, "line longer than");
+    /* a folder is a folder, not an empty plan file */
+    CHECK_ERR(adia_plan_load(A, "/tmp", &Q), ADIA_ERR_IO, "/tmp: is a directory");
+    CHECK(Q == NULL, "no plan from a folder");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+
+    /* "format dia" for a matrix whose DIA storage does not fit the budget
+     * (random:4000,4: 175 MB built, then over 50 MB; random:100000,2: 59 GB,
+     * refused by the allocator): an error naming the file and the format --
+     * the second loaded as csr and returned success */
+    static const struct { const char *spec; int64_t budget; } big[] = {
+        {"random:4000,4", 50000000}, {"random:100000,2", 1000000000}};
+    for (int b = 0; b < 2; b++) {
+        A = test_generate(big[b].spec);
+        P = A ? test_plan_fixed(A, "csr", ADIA_DOUBLE, 0) : NULL;
+        if (P) {
+            CHECK_OK(adia_plan_save(P, path));
+            set_format(path, "dia");
+            CHECK_OK(adia_set_memory_budget(big[b].budget));
+            adia_status s = adia_plan_load(A, path, &Q);
+            CHECK(s == ADIA_ERR_NO_MEMORY && test_contains(adia_last_error(), path) &&
+                  test_contains(adia_last_error(), "the plan's format dia cannot be used"),
+                  "%s: dia that cannot fit -> %s (%s), format %s", big[b].spec,
+                  adia_status_string(s), adia_last_error(), Q ? adia_plan_format_name(Q) : "-");
+            CHECK(Q == NULL, "%s: no plan (csr) after the refusal", big[b].spec);
+            adia_plan_destroy(Q);
+            Q = NULL;
+            CHECK_OK(adia_set_memory_budget(0));
+            set_format(path, "csr");
+            CHECK_OK(adia_plan_load(A, path, &Q));
+            CHECK(Q && !strcmp(adia_plan_format_name(Q), "csr"), "csr plan loads");
+            adia_plan_destroy(Q);
+            Q = NULL;
+        }
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+    unlink(path);
+}
+
+/* A plan replaces only a plan: saved onto the matrix it was made from (or
+ * any file that is not a plan) it is refused and the file stays; onto a
+ * plan, an empty file or a new name it is written. */
+static void test_save_keeps_data(void)
+{
+    char path[64], before[4096], after[4096];
+    snprintf(path, sizeof path, "/tmp/adia_test_plan_%ld.mtx", (long)getpid());
+    adia_matrix *A = test_generate("lap2d5:8");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 0) : NULL;
+    if (!P) {
+        adia_matrix_destroy(A);
+        return;
+    }
+    CHECK_OK(adia_matrix_write_mtx(A, path));
+    read_text(path, before, sizeof before);
+    CHECK_ERR(adia_plan_save(P, path), ADIA_ERR_INVALID_ARG, "is not an adia plan file");
+    CHECK(test_contains(adia_last_error(), path) &&
+          test_contains(adia_last_error(), "'%%MatrixMarket"),
+          "the message names the file and what it holds: %s", adia_last_error());
+    read_text(path, after, sizeof after);
+    CHECK(before[0] && !strcmp(before, after), "the matrix file was changed by the refused save");
+    write_text(path, "\x01\x02binary");
+    CHECK_ERR(adia_plan_save(P, path), ADIA_ERR_INVALID_ARG, "not an adia plan file");
+    write_text(path, "");
+    CHECK_OK(adia_plan_save(P, path));   /* an empty file holds no data */
+    read_text(path, after, sizeof after);
+    CHECK(!strncmp(after, "adia-plan 1\n", 12), "saved over an empty file: %.20s", after);
+    CHECK_OK(adia_plan_save(P, path));   /* a plan replaces a plan */
+    CHECK_OK(adia_plan_save(P, "/dev/null"));
+    unlink(path);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
 }
 
 static void test_save_load(void)
@@ -458,6 +598,8 @@ int main(void)
     test_budget();
     test_process_budget();
     test_save_load();
+    test_save_keeps_data();
+    test_strict_file();
     test_measure_and_empty();
     test_correct();
     return TEST_END();

@@ -277,6 +277,37 @@ static void test_errors(void)
     adia_matrix_destroy(A);
 }
 
+/* The picture's memory is known from the matrix's shape and the size: it
+ * is checked against the budget before anything is drawn or written (a
+ * 16 x 16 matrix at size 8192 needs a 201 MB canvas; --memory 100K let it
+ * through).  Within the budget the same call succeeds. */
+static void test_budget(void)
+{
+    adia_matrix *A = banded(16, 1);
+    if (!A) { CHECK(0, "banded(16, 1)"); return; }
+    const char *out = tmp_path("budget.png");
+    remove(out);
+    adia_spy_options o = {.size = 8192};
+    adia_set_memory_budget(100000);
+    double t0 = test_seconds();
+    CHECK_ERR(adia_matrix_spy_png(A, out, &o), ADIA_ERR_NO_MEMORY,
+              "drawing a 8192 x 8192 picture (16 x 16 bins) of a 16 x 16 matrix needs 201.5 MB");
+    CHECK(test_seconds() - t0 < 0.5, "refused after %.2f s: not up front", test_seconds() - t0);
+    CHECK(access(out, F_OK) != 0, "a refused picture left %s", out);
+    o.overlay = "dia";
+    CHECK_ERR(adia_matrix_spy_png(A, out, &o), ADIA_ERR_NO_MEMORY, "budget 100.0 kB");
+    adia_canvas c = {0};
+    CHECK_ERR(adia__spy_render(A, &o, NULL, &c, NULL), ADIA_ERR_NO_MEMORY, "picture");
+    CHECK(c.pix == NULL, "no canvas after a refusal");
+    adia_set_memory_budget(300000000);
+    o.overlay = NULL;
+    o.size = 1000;
+    CHECK_OK(adia_matrix_spy_png(A, out, &o));
+    adia_set_memory_budget(0);   /* the default again */
+    remove(out);
+    adia_matrix_destroy(A);
+}
+
 /* Runs of image rows holding bar-coloured pixels: one per drawn bar, with
  * the bar's length in pixels. */
 static int bar_lengths(const image *im, int *len, int max)
@@ -473,6 +504,7 @@ int main(void)
     test_overlay();
     test_large();
     test_errors();
+    test_budget();
     test_bar_chart();
     return TEST_END();
 }

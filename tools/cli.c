@@ -184,6 +184,14 @@ int cli_check_range(const char *cmd, const char *option, double value, double mi
     return cli_usage_error(cmd, "--%s must be in %.15g..%.15g, got %.15g", option, min, max, value);
 }
 
+int cli_check_range_above(const char *cmd, const char *option, double value, double above,
+                          double max)
+{
+    if (value > above && value <= max) return 0;
+    return cli_usage_error(cmd, "--%s must be > %.15g and <= %.15g, got %.15g", option, above,
+                           max, value);
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
@@ -209,8 +217,12 @@ int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_mat
     if (path && gen) return cli_usage_error(cmd, "give a FILE or --gen SPEC, not both");
     if (!path && !gen) return cli_usage_error(cmd, "no matrix: give a FILE or --gen SPEC (see --help)");
     struct stat st;
-    if (path && strcmp(path, "-") != 0 && stat(path, &st) != 0)   /* "-": standard input */
-        return cli_usage_error(cmd, "cannot open '%s': %s", path, strerror(errno));
+    if (path && strcmp(path, "-") != 0 && stat(path, &st) != 0) {   /* "-": standard input */
+        /* a file that cannot be opened is a failed operation (1), as a
+         * malformed one is: only wrong arguments are usage errors (2) */
+        fprintf(stderr, "adia %s: cannot open '%s': %s\n", cmd, path, strerror(errno));
+        return 1;
+    }
     adia_status s = cli_load_matrix(path, gen, A);
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }
@@ -227,6 +239,48 @@ int cli_check_output(const char *cmd, const char *path)
     return cli_usage_error(cmd, "output '%s': name must end in .mtx, .mtx.gz or .bin", path);
 }
 
+int cli_check_png_output(const char *cmd, const char *option, const char *path)
+{
+    if (ends_with(path, ".png")) return 0;
+    return cli_usage_error(cmd, "%s '%s': a picture's name must end in .png", option, path);
+}
+
+/* Do a and b name the same regular file (device and inode)? */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (!a || !b || !strcmp(a, "-") || !strcmp(b, "-")) return false;
+    if (stat(a, &sa) != 0 || stat(b, &sb) != 0 || !S_ISREG(sa.st_mode)) return false;
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+int cli_check_files(const char *cmd, const cli_file *in, int nin, const cli_file *out, int nout)
+{
+    const cli_file *from_stdin = NULL;
+    for (int i = 0; i < nin; i++) {
+        if (!in[i].path || strcmp(in[i].path, "-")) continue;
+        if (from_stdin)
+            return cli_usage_error(cmd, "standard input ('-') is given for both %s and %s: it "
+                                   "can be read only once; save one of them to a file",
+                                   from_stdin->role, in[i].role);
+        from_stdin = &in[i];
+    }
+    for (int o = 0; o < nout; o++) {
+        for (int i = 0; i < nin; i++)
+            if (same_file(out[o].path, in[i].path))
+                return cli_usage_error(cmd, "output %s '%s' is the input %s '%s' (the same "
+                                       "file): an input is never overwritten; write the output "
+                                       "to another file", out[o].role, out[o].path, in[i].role,
+                                       in[i].path);
+        for (int p = 0; p < o; p++)
+            if (out[p].path && out[o].path &&
+                (!strcmp(out[p].path, out[o].path) || same_file(out[p].path, out[o].path)))
+                return cli_usage_error(cmd, "outputs %s and %s are the same file '%s'",
+                                       out[p].role, out[o].role, out[o].path);
+    }
+    return 0;
+}
+
 int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path)
 {
     int rc = cli_check_output(cmd, path);
@@ -238,10 +292,33 @@ int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path)
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }
 
+/* A vector's length from its header alone (n x 1, or 1 x n for an
+ * array), or -1: only for a regular file, which can be opened twice (a
+ * pipe's header would be gone). */
+static int64_t vector_length_ahead(const char *path)
+{
+    struct stat st;
+    int64_t rows = -1, cols = -1;
+    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        adia_matrix_read_mtx_rows(path, 0, 0, &rows, &cols, NULL) != ADIA_OK) {
+        adia_clear_error();   /* the real read says what is wrong */
+        return -1;
+    }
+    return cols == 1 ? rows : rows == 1 ? cols : -1;
+}
+
 int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *what, double **x)
 {
     int32_t len = 0;
     *x = NULL;
+    /* a length that cannot fit is known from the header: said before the
+     * whole file is read */
+    int64_t ahead = vector_length_ahead(path);
+    if (ahead >= 0 && ahead != n) {
+        fprintf(stderr, "adia %s: %s '%s' has %lld entries, the matrix needs %d\n", cmd, what,
+                path, (long long)ahead, (int)n);
+        return 1;
+    }
     adia_status s = adia_vector_read_mtx(path, &len, x);
     if (s != ADIA_OK) return cli_fail(cmd, s);
     if (len == n) return 0;

@@ -1,8 +1,9 @@
 /* cli.h -- what every `adia` subcommand shares: the command table entry,
  * option parsing, error reporting, JSON output.
  *
- * Exit codes: 0 success, 1 the operation failed (bad matrix file, check
- * failed), 2 usage error (unknown option, missing file argument). */
+ * Exit codes: 0 success, 1 the operation failed (an input file missing,
+ * unreadable or malformed, a check failed), 2 usage error (unknown option,
+ * bad option value, missing file argument). */
 #ifndef ADIA_CLI_H
 #define ADIA_CLI_H
 
@@ -67,6 +68,9 @@ int cli_check_threads_env(const char *cmd);
  * is narrower than its type (negative counts, thread counts, ...); max
  * INFINITY: no upper bound. */
 int cli_check_range(const char *cmd, const char *option, double value, double min, double max);
+/* The same for an open lower end: above < value <= max (--Z, --alpha). */
+int cli_check_range_above(const char *cmd, const char *option, double value, double above,
+                          double max);
 /* Report a usage error on stderr; returns 2. */
 int cli_usage_error(const char *cmd, const char *fmt, ...);
 
@@ -109,19 +113,31 @@ void cli_print_solve(const adia_solve_info *in, double rtol, double err);
 /* ------------------------------------------- shared subcommand helpers */
 
 /* Load the matrix of a subcommand: from the generator spec gen, else from
- * path.  No source, or a path that does not exist: usage error (2, message
- * names the path); a file the library cannot read: cli_fail (1).  Returns
- * 0 with *A set on success. */
+ * path.  No source (or both): usage error (2); a path that does not exist
+ * or a file the library cannot read: 1, the message naming the path.
+ * Returns 0 with *A set on success. */
 int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_matrix **A);
 /* Check an output path's suffix (.mtx, .mtx.gz, .bin): 0, or a usage
  * error (2).  Call before doing the work. */
 int cli_check_output(const char *cmd, const char *path);
+/* The same for a picture (option: its name in the message, "-o"): .png. */
+int cli_check_png_output(const char *cmd, const char *option, const char *path);
+/* One file argument of a command: what names it in messages ("FILE", "-x",
+ * "-o") and its path (NULL: not given; "-": standard input). */
+typedef struct cli_file { const char *role, *path; } cli_file;
+/* Before any work: standard input named by at most one input, and no
+ * output that is one of the inputs or another output -- the same file by
+ * device and inode (stat), so "./A.mtx", a symbolic or a hard link count
+ * too; only regular files (a terminal or /dev/null may be both).  0, or a
+ * usage error (2) naming both arguments: nothing is read or written. */
+int cli_check_files(const char *cmd, const cli_file *in, int nin, const cli_file *out, int nout);
 /* Write A to path, by suffix; 0, or cli_fail (1). */
 int cli_write_matrix(const char *cmd, const adia_matrix *A, const char *path);
 /* Dense vectors (Matrix Market array or coordinate n x 1; "-" = stdin):
  * read one of exactly n entries (*x malloc'd; 1 after a message naming the
- * file and both lengths), check an output name (.mtx or .mtx.gz; usage
- * error 2 otherwise -- call before the work), write one (0 or cli_fail). */
+ * file and both lengths -- for a regular file from its header, before the
+ * data is read), check an output name (.mtx or .mtx.gz; usage error 2
+ * otherwise -- call before the work), write one (0 or cli_fail). */
 int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *what, double **x);
 int cli_check_vector_output(const char *cmd, const char *path);
 int cli_write_vector(const char *cmd, const char *path, int32_t n, const double *x);

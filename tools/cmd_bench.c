@@ -472,6 +472,10 @@ int cmd_bench(int argc, char **argv)
     if ((rc = cli_check_range(argv[0], "runs", (double)o.runs, 50, 100000)) ||
         (rc = cli_check_range(argv[0], "bread-mb", (double)o.bread_mb, 64, 1 << 20)))
         return rc;
+    if (o.plot && (rc = cli_check_png_output(argv[0], "--plot", o.plot))) return rc;
+    const cli_file in[] = {{"FILE", npos ? pos[0] : NULL}},
+                   out[] = {{"--plot", o.plot}, {"--json-append", o.json_file}};
+    if ((rc = cli_check_files(argv[0], in, 1, out, 2))) return rc;
     bench_ctx c = {.o = o, .vt = o.use_float ? ADIA_FLOAT : ADIA_DOUBLE};
     if ((rc = cli_parse_params(argv[0], o.params, &c.params))) return rc;
     adia_status s;

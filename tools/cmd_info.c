@@ -4,6 +4,8 @@
 #include "cli.h"
 
 #include <inttypes.h>
+#include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,16 +158,19 @@ int cmd_info(int argc, char **argv)
 {
     const char *gen = NULL, *params = NULL;
     bool json = false, all = false, done;
-    double Z = 0, alpha = 0;
-    long B = 0;
+    /* not given: NaN, LONG_MIN (the library's 0, its defaults); a given 0
+     * is refused, never turned into the default */
+    double Z = NAN, alpha = NAN;
+    long B = LONG_MIN;
     const cli_option opts[] = {
         {"gen", CLI_STRING, &gen, "generate the matrix from a spec instead of reading FILE"},
         {"json", CLI_FLAG, &json, "print one JSON object (features, type, format, formats[])"},
         {"formats", CLI_FLAG, &all, "cost table for every registered format"},
         {"params", CLI_STRING, &params, "format parameters key=value,... (B eta hack seg width C ...)"},
-        {"Z", CLI_DOUBLE, &Z, "search engine: delta = rows / Z (default 100)"},
-        {"alpha", CLI_DOUBLE, &alpha, "search engine: p_zero threshold"},
-        {"B", CLI_INT, &B, "search engine: row block of a long zero section"},
+        {"Z", CLI_DOUBLE, &Z, "search engine: delta = rows / Z, > 0 (default 100)"},
+        {"alpha", CLI_DOUBLE, &alpha, "search engine: p_zero threshold in (0, 1] (default "
+                                      "(1 - 1/K) / Z)"},
+        {"B", CLI_INT, &B, "search engine: row block of a long zero section, >= 1 (default 256)"},
         {0},
     };
     const char *pos[1] = {NULL};
@@ -173,10 +178,9 @@ int cmd_info(int argc, char **argv)
     if (rc || done) return rc;
     adia_format_params p;
     if ((rc = cli_parse_params(argv[0], params, &p))) return rc;
-    /* 0: the search engine's defaults (the options' initial values) */
-    if ((rc = cli_check_range(argv[0], "B", (double)B, 0, INT32_MAX)) ||
-        (rc = cli_check_range(argv[0], "Z", Z, 0, 1e9)) ||
-        (rc = cli_check_range(argv[0], "alpha", alpha, 0, 1)))
+    if ((B != LONG_MIN && (rc = cli_check_range(argv[0], "B", (double)B, 1, INT32_MAX))) ||
+        (!isnan(Z) && (rc = cli_check_range_above(argv[0], "Z", Z, 0, 1e9))) ||
+        (!isnan(alpha) && (rc = cli_check_range_above(argv[0], "alpha", alpha, 0, 1))))
         return rc;
 
     adia_matrix *A;
@@ -185,7 +189,8 @@ int cmd_info(int argc, char **argv)
         adia_matrix_destroy(A);
         return rc;
     }
-    adia_search_params sp = {.Z = Z, .alpha = alpha, .B = (int32_t)B};
+    adia_search_params sp = {.Z = isnan(Z) ? 0 : Z, .alpha = isnan(alpha) ? 0 : alpha,
+                             .B = B == LONG_MIN ? 0 : (int32_t)B};   /* 0: the defaults */
     adia_features f;
     adia_status s = adia_matrix_analyze(A, &sp, &f);
     if (s != ADIA_OK) {

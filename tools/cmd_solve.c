@@ -177,7 +177,8 @@ static int make_plan(const char *cmd, const adia_matrix *A, const solve_opts *o,
 
 int cmd_solve(int argc, char **argv)
 {
-    solve_opts o = {.method = "cg", .rtol = 0, .max_iter = 1000, .restart = 30};
+    /* rtol NaN: not given (a given value is never NaN: cli_parse refuses it) */
+    solve_opts o = {.method = "cg", .rtol = NAN, .max_iter = 1000, .restart = 30};
     bool done;
     const cli_option opts[] = {
         {"gen", CLI_STRING, &o.gen, "generate the matrix from SPEC (adia gen --list)"},
@@ -208,13 +209,16 @@ int cmd_solve(int argc, char **argv)
                                o.method);
     if (o.device && strcmp(o.device, "cpu") && strcmp(o.device, "gpu"))
         return cli_usage_error(argv[0], "--device must be cpu or gpu, got '%s'", o.device);
-    if (o.rtol == 0) o.rtol = o.single ? 1e-5 : 1e-8;
+    if (isnan(o.rtol)) o.rtol = o.single ? 1e-5 : 1e-8;   /* --rtol 0 is refused below */
     if ((rc = cli_check_range(argv[0], "rtol", o.rtol, 1e-300, 0.9)) ||
         (rc = cli_check_range(argv[0], "max-iter", (double)o.max_iter, 1, 1e8)) ||
         (rc = cli_check_range(argv[0], "restart", (double)o.restart, 1, 1000)))
         return rc;
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
     if (o.x_path && (rc = cli_check_vector_output(argv[0], o.x_path))) return rc;
+    const cli_file in[] = {{"FILE", npos ? pos[0] : NULL}, {"-b", o.b_path}, {"--x0", o.x0_path}},
+                   out[] = {{"-o", o.x_path}};
+    if ((rc = cli_check_files(argv[0], in, 3, out, 1))) return rc;
     if (cli_dist_ranks() > 1 || o.dist) {
         if ((rc = cli_dist_start(argv[0]))) return rc;
         if (o.single)

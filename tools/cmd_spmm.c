@@ -3,6 +3,7 @@
  * before the numeric work. */
 #include "cli.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,9 +62,10 @@ int cmd_spmm(int argc, char **argv)
     const char *cmd = argv[0], *out = NULL, *device = "cpu", *algo = "auto";
     const char *gen_a = NULL, *gen_b = NULL;
     bool ta = false, tb = false, json = false, allow_fill = false;
-    long threads = 0;
+    long threads = LONG_MIN;   /* not given: all (0 for the library) */
     const cli_option opts[] = {
-        {"output", CLI_STRING, &out, "write C as Matrix Market (also -o FILE)"},
+        {"output", CLI_STRING, &out, "write C to this file (also -o FILE): .mtx, .mtx.gz or "
+                                     ".bin by suffix"},
         {"transpose-a", CLI_FLAG, &ta, "use A^T (no transpose is formed)"},
         {"transpose-b", CLI_FLAG, &tb, "use B^T"},
         {"device", CLI_STRING, &device, "cpu (default) or gpu"},
@@ -90,11 +92,16 @@ int cmd_spmm(int argc, char **argv)
                        opts, pos, 2, &npos, &done);
     free(args);
     if (rc || done) return rc;
-    if (threads && (rc = cli_check_range(cmd, "threads", (double)threads, 1, (double)adia_thread_limit())))
+    if (threads != LONG_MIN &&
+        (rc = cli_check_range(cmd, "threads", (double)threads, 1, (double)adia_thread_limit())))
         return rc;
     int need = (gen_a ? 0 : 1) + (gen_b ? 0 : 1);
     if (npos != need)
         return cli_usage_error(cmd, "expected %d matrix file(s), got %d (see --help)", need, npos);
+    const char *path_a = gen_a ? NULL : pos[0], *path_b = gen_b ? NULL : pos[gen_a ? 0 : 1];
+    if (out && (rc = cli_check_output(cmd, out))) return rc;
+    const cli_file in[] = {{"A", path_a}, {"B", path_b}}, outs[] = {{"-o", out}};
+    if ((rc = cli_check_files(cmd, in, 2, outs, 1))) return rc;
     adia_spmm_options opt;
     adia_spmm_options_default(&opt);
     static const char *const devices[] = {"cpu", "gpu"}, *const algos[] = {"auto", "hm", "cdm"};
@@ -103,12 +110,16 @@ int cmd_spmm(int argc, char **argv)
     if ((rc = parse_choice(cmd, "algorithm", algo, algos, 3, &al))) return rc;
     opt.device = (adia_device)dv;
     opt.algorithm = (adia_spmm_algo)al;
-    opt.threads = (int)threads;
+    opt.threads = threads == LONG_MIN ? 0 : (int)threads;
     if (allow_fill) opt.max_fill = INFINITY;
 
     adia_matrix *A = NULL, *B = NULL, *C = NULL;
-    adia_status s = cli_load_matrix(gen_a ? NULL : pos[0], gen_a, &A);
-    if (s == ADIA_OK) s = cli_load_matrix(gen_b ? NULL : pos[gen_a ? 0 : 1], gen_b, &B);
+    if ((rc = cli_open_matrix(cmd, path_a, gen_a, &A))) return rc;
+    if ((rc = cli_open_matrix(cmd, path_b, gen_b, &B))) {
+        adia_matrix_destroy(A);
+        return rc;
+    }
+    adia_status s = ADIA_OK;
     adia_op oa = ta ? ADIA_OP_T : ADIA_OP_N, ob = tb ? ADIA_OP_T : ADIA_OP_N;
     adia_spmm_info structure, result;
     if (s == ADIA_OK) s = adia_spmm_structure(oa, A, ob, B, &opt, &structure, NULL);
@@ -116,10 +127,11 @@ int cmd_spmm(int argc, char **argv)
     opt.info = &result;
     if (s == ADIA_OK) s = adia_spmm(oa, A, ob, B, &C, &opt);
     double wall_ms = (cli_now() - t0) * 1e3;
-    if (s == ADIA_OK && out) s = adia_matrix_write_mtx(C, out);
-    if (s == ADIA_OK) report(&structure, &result, wall_ms, out, json);
+    rc = s == ADIA_OK ? 0 : cli_fail(cmd, s);
+    if (rc == 0 && out) rc = cli_write_matrix(cmd, C, out);   /* by suffix, as gen and convert */
+    if (rc == 0) report(&structure, &result, wall_ms, out, json);
     adia_matrix_destroy(A);
     adia_matrix_destroy(B);
     adia_matrix_destroy(C);
-    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+    return rc;
 }

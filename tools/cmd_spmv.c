@@ -142,7 +142,7 @@ int cmd_spmv(int argc, char **argv)
     const char *gen = NULL, *format = NULL, *device = NULL, *params = NULL, *chooser = NULL,
                *x_path = NULL, *y_path = NULL;
     bool json = false, single = false, explain = false, dist = false, done;
-    long runs = LONG_MIN, seed = 42, calls = 0;   /* LONG_MIN: not given */
+    long runs = LONG_MIN, seed = 42, calls = LONG_MIN;   /* LONG_MIN: not given */
     const cli_option opts[] = {
         {"gen", CLI_STRING, &gen, "generate the matrix from a spec instead of reading FILE"},
         {"x", CLI_STRING, &x_path, "x from this dense vector file (\"-\": standard input)"},
@@ -166,18 +166,21 @@ int cmd_spmv(int argc, char **argv)
     int npos, rc = cli_parse(argc, argv, usage, opts, pos, 1, &npos, &done);
     if (rc || done) return rc;
     if (runs == LONG_MIN) runs = x_path ? 1 : 20;
+    bool calls_given = calls != LONG_MIN;
     if (format && (rc = cli_check_format(argv[0], format))) return rc;
     if (y_path && (rc = cli_check_vector_output(argv[0], y_path))) return rc;
+    const cli_file in[] = {{"FILE", pos[0]}, {"-x", x_path}}, out[] = {{"-o", y_path}};
+    if ((rc = cli_check_files(argv[0], in, 2, out, 1))) return rc;
     if (device && strcmp(device, "cpu") && strcmp(device, "gpu"))
         return cli_usage_error(argv[0], "--device must be cpu or gpu, got '%s'", device);
-    /* --calls 0 is the default (runs + 1) */
     if ((rc = cli_check_range(argv[0], "runs", (double)runs, 1, 1e6)) ||
         (rc = cli_check_range(argv[0], "seed", (double)seed, 0, INFINITY)) ||
-        (rc = cli_check_range(argv[0], "calls", (double)calls, 0, INFINITY)))
+        (calls_given && (rc = cli_check_range(argv[0], "calls", (double)calls, 1, INFINITY))))
         return rc;
+    if (!calls_given) calls = runs + 1;
     if (chooser && strcmp(chooser, "model") && strcmp(chooser, "rules") && strcmp(chooser, "measure"))
         return cli_usage_error(argv[0], "--chooser must be model, rules or measure, got '%s'", chooser);
-    if (format && (chooser || explain || calls))
+    if (format && (chooser || explain || calls_given))
         return cli_usage_error(argv[0], "--calls, --chooser and --explain choose a format: "
                                "not with --format");
     adia_format_params p;
@@ -214,7 +217,7 @@ int cmd_spmv(int argc, char **argv)
     choice c = {.chooser = "fixed", .why = "--format", .explain = explain ? "" : NULL};
     adia_value_type vt = single ? ADIA_FLOAT : ADIA_DOUBLE;
     if (!format) {
-        if ((rc = plan_format(argv[0], A, device, vt, calls ? calls : runs + 1, chooser, &p, &P, &c)))
+        if ((rc = plan_format(argv[0], A, device, vt, calls, chooser, &p, &P, &c)))
             goto out;
         F = adia_plan_format(P);
         gpu = adia_plan_device(P) == 1;

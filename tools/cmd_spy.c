@@ -3,9 +3,7 @@
 #include "cli.h"
 #include "progress.h"
 
-#include <errno.h>
 #include <stdio.h>
-#include <string.h>
 
 static const char *const usage =
     "usage: adia spy FILE.mtx|--gen SPEC -o FILE.png [--size PIXELS] [--overlay FORMAT]\n"
@@ -21,7 +19,7 @@ int cmd_spy(int argc, char **argv)
     long size = 800;
     const cli_option opts[] = {
         {"gen", CLI_STRING, &gen, "generate the matrix from SPEC instead of reading FILE"},
-        {"o", CLI_STRING, &out, "output PNG file (required)"},
+        {"o", CLI_STRING, &out, "output PNG file (required, .png)"},
         {"output", CLI_STRING, &out, "same as -o"},
         {"size", CLI_INT, &size, "longest image side in pixels, 8..8192 (default 800)"},
         {"overlay", CLI_STRING, &overlay, "diagonal format whose pieces to draw"},
@@ -36,19 +34,16 @@ int cmd_spy(int argc, char **argv)
     if ((npos == 1) == (gen != NULL))
         return cli_usage_error(cmd, "give either a matrix FILE or --gen SPEC (see --help)");
     if (!out) return cli_usage_error(cmd, "missing -o FILE.png");
+    if ((rc = cli_check_png_output(cmd, "-o", out))) return rc;
+    const cli_file in[] = {{"FILE", npos ? pos[0] : NULL}}, outs[] = {{"-o", out}};
+    if ((rc = cli_check_files(cmd, in, 1, outs, 1))) return rc;
     if ((rc = cli_check_range(cmd, "size", (double)size, 8, 8192))) return rc;
     if (overlay && (rc = cli_check_diagonal_format(cmd, "overlay", overlay))) return rc;
     if (params && !overlay) return cli_usage_error(cmd, "--params needs --overlay");
     adia_format_params fp;
     if ((rc = cli_parse_params(cmd, params, &fp))) return rc;
-    if (npos == 1) {
-        FILE *f = fopen(pos[0], "rb");
-        if (!f) return cli_usage_error(cmd, "cannot open '%s': %s", pos[0], strerror(errno));
-        fclose(f);
-    }
     adia_matrix *A = NULL;
-    adia_status s = cli_load_matrix(npos ? pos[0] : NULL, gen, &A);
-    if (s != ADIA_OK) return cli_fail(cmd, s);
+    if ((rc = cli_open_matrix(cmd, npos ? pos[0] : NULL, gen, &A))) return rc;
     if ((rc = cli_check_params(cmd, &fp, A))) {
         adia_matrix_destroy(A);
         return rc;
@@ -56,7 +51,7 @@ int cmd_spy(int argc, char **argv)
     adia_spy_options o = {.size = (int)size, .overlay = overlay, .params = &fp,
                           .progress = progress_callback};
     progress_begin("drawing");
-    s = adia_matrix_spy_png(A, out, &o);
+    adia_status s = adia_matrix_spy_png(A, out, &o);
     progress_end();
     adia_matrix_destroy(A);
     return s == ADIA_OK ? 0 : cli_fail_params(cmd, params, s);

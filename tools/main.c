@@ -1,6 +1,6 @@
 /* main.c -- `adia`: the command-line tool.  One file per subcommand
  * (tools/cmd_<name>.c); this table lists them. */
-#define _POSIX_C_SOURCE 200809L   /* sigaction */
+#define _XOPEN_SOURCE 700   /* sigaction, SIGXFSZ */
 #include "cli.h"
 
 #include <signal.h>
@@ -31,7 +31,8 @@ static void usage(FILE *out)
 
 /* Killed while writing: remove the half-written temporaries, then die of
  * the same signal (the default action, restored by SA_RESETHAND), so the
- * parent sees "killed by signal" and not an exit status. */
+ * parent sees "killed by signal" and not an exit status.  Async-signal-safe:
+ * adia_remove_temporary_files only calls unlink(). */
 static void on_fatal_signal(int sig)
 {
     adia_remove_temporary_files();
@@ -86,10 +87,16 @@ static int dispatch(int argc, char **argv)
     return 2;
 }
 
+/* Every signal whose default action ends the process and that may come
+ * while an output is written: interrupted (INT), terminated (TERM), the
+ * terminal gone (HUP), quit with a core (QUIT), a reader gone (PIPE), the
+ * file-size limit reached (XFSZ, `ulimit -f`: raised by the write itself). */
+static const int fatal_signals[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ};
+
 int main(int argc, char **argv)
 {
-    catch_signal(SIGINT);
-    catch_signal(SIGTERM);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof *fatal_signals; i++)
+        catch_signal(fatal_signals[i]);
     cli_dist_init(&argc, &argv);   /* MPI only under a launcher with N > 1 */
     int rc = dispatch(argc, argv);
     cli_dist_finalize();

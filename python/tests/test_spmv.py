@@ -159,6 +159,22 @@ def test_plan_save_load(tmp_path, rng):
     np.testing.assert_array_equal(P @ x, Q @ x)
 
 
+def test_plan_save_never_replaces_data(tmp_path):
+    """Plan.save onto the matrix file (any file that is not a plan) is
+    refused and the file stays; a plan replaces a plan."""
+    path = tmp_path / "A.mtx"
+    A = adia.generate("lap2d5:8")
+    adia.write_mtx(A, path)
+    before = path.read_bytes()
+    P = adia.plan(A, format="dia")
+    with pytest.raises(ValueError, match="not an adia plan file"):
+        P.save(path)
+    assert path.read_bytes() == before
+    P.save(tmp_path / "p.plan")
+    P.save(tmp_path / "p.plan")
+    assert adia.load_plan(A, tmp_path / "p.plan").format == "dia"
+
+
 def test_context_manager_and_close():
     A = adia.generate("lap2d5:8")
     with adia.plan(A) as P:

@@ -67,6 +67,15 @@ static adia_status check_shape(int32_t rows, int32_t cols, int64_t nnz,
     return ADIA_OK;
 }
 
+/* The value type is an enum passed as an int: 7 or -1 read the values as
+ * doubles. */
+static adia_status check_value_type(adia_value_type vt, const char *func)
+{
+    if (vt == ADIA_DOUBLE || vt == ADIA_FLOAT) return ADIA_OK;
+    return adia__error(ADIA_ERR_INVALID_ARG, "%s: value type %d is neither ADIA_DOUBLE (0) nor "
+                      "ADIA_FLOAT (1)", func, (int)vt);
+}
+
 /* Peak host bytes of adia_matrix_create_coo: the column pointers, the
  * column-sorted copy (row, value, column), the CSR result and, for float
  * values, their double copy -- all alive at once. */
@@ -108,6 +117,7 @@ adia_status adia_matrix_create_coo(int32_t rows, int32_t cols, int64_t nnz,
     if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_coo: out is NULL");
     *out = NULL;
     ADIA_TRY(check_shape(rows, cols, nnz, "adia_matrix_create_coo"));
+    ADIA_TRY(check_value_type(vt, "adia_matrix_create_coo"));
     ADIA_TRY(adia__budget_check(coo_peak_bytes(rows, cols, nnz, vt),
                                "adia_matrix_create_coo"));
     if (nnz > 0 && (!row || !col))
@@ -161,6 +171,7 @@ adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
     if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: out is NULL");
     *out = NULL;
     ADIA_TRY(check_shape(rows, cols, nnz, "adia_matrix_create_csr"));
+    ADIA_TRY(check_value_type(vt, "adia_matrix_create_csr"));
     ADIA_TRY(adia__budget_check(adia_sat_add(coo_peak_bytes(rows, cols, nnz, vt),
                                             adia_sat_mul(nnz, 4)),   /* row indices */
                                "adia_matrix_create_csr"));

@@ -23,6 +23,11 @@ struct gen_rows {
     /* Entries of row i in increasing column order; returns how many.  col
      * and val are NULL in the counting pass, else have room for max_row. */
     int32_t (*row)(const gen_rows *g, int32_t i, int32_t *col, double *val);
+    /* Nonzeros of rows [first, first + rows) from the description alone,
+     * without visiting the rows (closed forms: O(diagonals)); -1 where the
+     * kind cannot say.  NULL: never known (random row lengths). */
+    int64_t (*count)(const gen_rows *g, int32_t first, int32_t rows);
+    int32_t min_row;          /* fewest entries a row holds (a lower bound) */
     const void *ctx;          /* the generator's own description */
     uint64_t seed;
 };
@@ -30,6 +35,9 @@ struct gen_rows {
 typedef struct gen_args gen_args;
 /* Count, allocate and fill the CSR arrays of rows [a->row_first,
  * a->row_first + a->row_count) of g (all rows when row_count < 0); the matrix is named a->spec.
+ * The memory budget is checked before any row is visited, with the
+ * nonzeros g->count gives (else rows x g->min_row, a lower bound), and
+ * again with the counted ones before the CSR is allocated.
  * Stores g's whole shape through a->rows_out, a->cols_out when given; with
  * out NULL that is all it does (the shape of a spec, no rows built). */
 adia_status adia__gen_build(const gen_rows *g, const gen_args *a, adia_matrix **out);

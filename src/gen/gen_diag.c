@@ -68,6 +68,37 @@ static int32_t diag_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
     return k;
 }
 
+/* Positions p in [0, x) of diagonal d that hold an entry. */
+static int64_t positions_below(const diag_pattern *d, int64_t x)
+{
+    if (x <= 0) return 0;
+    if (d->single >= 0) return d->single < x;
+    if (d->period == 0) return x;
+    /* #{q in [0, y): q % period < nzrun}, shifted by the phase */
+    int64_t per = d->period, run = d->nzrun, y = x + d->phase, ph = d->phase;
+    int64_t upto_y = y / per * run + (y % per < run ? y % per : run);
+    int64_t upto_ph = ph / per * run + (ph % per < run ? ph % per : run);
+    return upto_y - upto_ph;
+}
+
+/* Nonzeros of rows [first, first + rows), diagonal by diagonal: row i
+ * holds diagonal o when 0 <= i + o < n and position min(i, i + o) does. */
+static int64_t diag_count(const gen_rows *g, int32_t first, int32_t rows)
+{
+    const diag_list *L = g->ctx;
+    int64_t nnz = 0;
+    for (int32_t q = 0; q < L->k; q++) {
+        int64_t o = L->d[q].off;
+        int64_t lo = first, hi = (int64_t)first + rows;        /* rows i in [lo, hi) */
+        if (lo < -o) lo = -o;
+        if (hi > L->n - o) hi = L->n - o;
+        if (hi <= lo) continue;
+        int64_t shift = o < 0 ? o : 0;                          /* p = i + min(0, o) */
+        nnz += positions_below(&L->d[q], hi + shift) - positions_below(&L->d[q], lo + shift);
+    }
+    return nnz;
+}
+
 static int cmp_pattern(const void *a, const void *b)
 {
     int32_t x = ((const diag_pattern *)a)->off, y = ((const diag_pattern *)b)->off;
@@ -116,7 +147,7 @@ static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out
     }
     qsort(L->d, (size_t)L->k, sizeof *L->d, cmp_pattern);
     gen_rows g = {.rows = L->n, .cols = L->n, .max_row = L->k, .row = diag_row,
-                  .ctx = L, .seed = a->seed};
+                  .count = diag_count, .min_row = 1, .ctx = L, .seed = a->seed};
     adia_status s = adia__gen_build(&g, a, out);
     free(L->d);
     return s;

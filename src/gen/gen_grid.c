@@ -24,6 +24,25 @@ static int32_t grid_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
     return k;
 }
 
+/* Nonzeros of the whole grid: point p has an entry in every row whose
+ * neighbour lies inside, prod_d (n_d - |dp_d|) rows.  A block of rows:
+ * unknown here (-1; at least one entry a row, the centre). */
+static int64_t grid_count(const gen_rows *g, int32_t first, int32_t rows)
+{
+    const adia_stencil *s = g->ctx;
+    if (first != 0 || rows != g->rows) return -1;
+    int64_t nnz = 0;
+    for (int p = 0; p < s->npts; p++) {
+        int64_t in = 1;
+        for (int d = 0; d < 3; d++) {
+            int64_t span = s->n[d] - (s->pt[p][d] < 0 ? -s->pt[p][d] : s->pt[p][d]);
+            in *= span > 0 ? span : 0;   /* < 2^31 rows in all: no overflow */
+        }
+        nnz += in;
+    }
+    return nnz;
+}
+
 /* The Laplacians: grid dimensions, and box (all 3^dims neighbours) or the
  * 2 dims + 1 point star. */
 typedef struct laplacian { const char *kind; int dims, box; } laplacian;
@@ -99,7 +118,7 @@ static adia_status gen_laplacian(const gen_args *a, const laplacian *L, adia_mat
                           "%d rows (%" PRId64 " points; GPU runs of adia_mpi fill it on the "
                           "devices: adia_stencil_fill_device)", a->spec, INT32_MAX, rows);
     gen_rows g = {.rows = (int32_t)rows, .cols = (int32_t)rows, .max_row = s.npts,
-                  .row = grid_row, .ctx = &s};
+                  .row = grid_row, .count = grid_count, .min_row = 1, .ctx = &s};
     return adia__gen_build(&g, a, out);
 }
 
@@ -149,6 +168,15 @@ static int32_t type2_row(const gen_rows *g, int32_t i, int32_t *col, double *val
     return k;
 }
 
+/* Whole matrix: every row its centre and its coupling, x +- 1 in 2s rows
+ * of s - 1 each, y +- 1 in s columns of 2s - 1 each: 12 s^2 - 6 s.  A
+ * block of rows: unknown here (at least those two a row). */
+static int64_t type2_count(const gen_rows *g, int32_t first, int32_t rows)
+{
+    int64_t s = *(const int32_t *)g->ctx;
+    return first == 0 && rows == g->rows ? 12 * s * s - 6 * s : -1;
+}
+
 adia_status adia__gen_type2(const gen_args *a, adia_matrix **out)
 {
     int64_t s = (int64_t)sqrt((double)a->num[0] / 2);
@@ -159,6 +187,7 @@ adia_status adia__gen_type2(const gen_args *a, adia_matrix **out)
                           "generator spec \"%s\": type2 needs N >= 2 (N = 2*s*s rows)", a->spec);
     int32_t side = (int32_t)s;
     gen_rows g = {.rows = (int32_t)(2 * s * s), .cols = (int32_t)(2 * s * s),
-                  .max_row = 7, .row = type2_row, .ctx = &side};
+                  .max_row = 7, .row = type2_row, .count = type2_count, .min_row = 2,
+                  .ctx = &side};
     return adia__gen_build(&g, a, out);
 }

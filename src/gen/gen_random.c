@@ -66,8 +66,10 @@ static adia_status random_build(const gen_args *a, random_rows *r, adia_matrix *
                           "generator spec \"%s\": N x longest row = %" PRId64 " x %" PRId64
                           " exceeds the 2^36 possible nonzeros a generator builds", a->spec, r->n,
                           r->hi);
+    /* row lengths are random: only their least is known (lo, at most n) */
     gen_rows g = {.rows = (int32_t)r->n, .cols = (int32_t)r->n, .max_row = (int32_t)r->hi,
-                  .row = random_row, .ctx = r, .seed = a->seed};
+                  .row = random_row, .min_row = (int32_t)(r->lo < r->n ? r->lo : r->n),
+                  .ctx = r, .seed = a->seed};
     return adia__gen_build(&g, a, out);
 }
 

@@ -57,13 +57,28 @@ static adia_status read_exact(adia_source *src, void *dst, size_t n, const char 
     return ADIA_OK;
 }
 
+adia_status adia__bin_bad_magic(const char *name, const unsigned char *h, const char *what_else)
+{
+    char text[9], hex[3 * 8];   /* "41 44 ... 31" */
+    for (int i = 0; i < 8; i++) {
+        text[i] = h[i] >= 32 && h[i] < 127 ? (char)h[i] : '.';
+        snprintf(hex + 3 * i, 3, "%02x", h[i]);
+        hex[3 * i + 2] = i < 7 ? ' ' : '\0';
+    }
+    text[8] = '\0';
+    if (!memcmp(h, BIN_MAGIC, 7))
+        return adia__error(ADIA_ERR_PARSE, "%s: not an adia binary file of this version: magic "
+                          "number '%s' (%s), this build reads %s (another version of the "
+                          "format, or a damaged file)", name, text, hex, BIN_MAGIC);
+    return adia__error(ADIA_ERR_PARSE, "%s: not an adia binary file: its magic number (the first "
+                      "8 bytes) is '%s' (%s), not %s%s", name, text, hex, BIN_MAGIC, what_else);
+}
+
 /* Check the header's sizes and compute the file length they imply. */
 static adia_status check_header(const unsigned char *h, const char *path,
                                 adia_csr *a, int64_t *length)
 {
-    if (memcmp(h, BIN_MAGIC, 8) != 0)
-        return adia__error(ADIA_ERR_PARSE, "%s: not an adia binary file (magic is not %s)",
-                          path, BIN_MAGIC);
+    if (memcmp(h, BIN_MAGIC, 8) != 0) return adia__bin_bad_magic(path, h, "");
     int64_t version = get_i64(h + 8), rows = get_i64(h + 16), cols = get_i64(h + 24),
             nnz = get_i64(h + 32);
     if (version != BIN_VERSION)

@@ -63,14 +63,30 @@ adia_status adia_matrix_read_bin(const char *path, adia_matrix **out)
     return with_source(path, "adia_matrix_read_bin", out, adia__bin_read_source);
 }
 
+/* Bytes no text file holds: NUL and the control characters other than
+ * blanks and line ends (a binary header has NULs in its version field). */
+static bool binary_bytes(const unsigned char *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i] == 0 || (p[i] < 32 && p[i] != '\t' && p[i] != '\n' && p[i] != '\r' &&
+                          p[i] != '\f' && p[i] != '\v'))
+            return true;
+    return false;
+}
+
 /* Binary or Matrix Market by the first decoded bytes, peeked: the source
- * is read once, so pipes work. */
+ * is read once, so pipes work.  A binary file whose magic number is wrong
+ * is said to be one ("ADIABIN2", or binary data): the Matrix Market reader
+ * would only miss its banner. */
 static adia_status load_source(adia_source *src, adia_matrix **out)
 {
-    char magic[8];
+    unsigned char head[16];
     size_t n;
-    ADIA_TRY(adia__source_peek(src, magic, sizeof magic, &n));
-    if (n == 8 && !memcmp(magic, "ADIABIN1", 8)) return adia__bin_read_source(src, out);
+    ADIA_TRY(adia__source_peek(src, head, sizeof head, &n));
+    if (n >= 8 && !memcmp(head, "ADIABIN1", 8)) return adia__bin_read_source(src, out);
+    if (n >= 8 && (!memcmp(head, "ADIABIN", 7) || binary_bytes(head, n)))
+        return adia__bin_bad_magic(src->name, head, ", and binary data is no Matrix Market file "
+                                   "either");
     return adia__mtx_read_matrix(src, out);
 }
 

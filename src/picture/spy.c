@@ -224,6 +224,25 @@ static adia_status build_overlay(const adia_matrix *A, const adia_spy_options *o
     return adia_format_build(A, o->overlay, o->params, ADIA_FLOAT, F);
 }
 
+/* The picture's peak beside the matrix, known from the shape and the size
+ * before anything is drawn: the bin counts (4 bytes each), the RGB canvas
+ * (3 bytes a pixel; its width taken as the widest a caption can make it,
+ * size) and libpng's row buffers (a few rows, filters included).  Checked
+ * against the memory budget before the output is opened, the overlay
+ * built, the caption's analysis or the binning run. */
+static adia_status check_picture_budget(const adia_matrix *A, int size, int overlay)
+{
+    layout L;
+    compute_layout(A->csr.rows, A->csr.cols, size, overlay, size, &L);
+    int64_t grid = (int64_t)L.gw * L.gh * (int64_t)sizeof(uint32_t);
+    int64_t canvas = 3 * (int64_t)L.width * L.height, png = 6 * (3 * (int64_t)L.width + 1);
+    char what[200];
+    snprintf(what, sizeof what, "drawing a %" PRId32 " x %" PRId32 " picture (%" PRId32 " x %"
+             PRId32 " bins) of a %" PRId32 " x %" PRId32 " matrix", L.width, L.height, L.gw,
+             L.gh, A->csr.rows, A->csr.cols);
+    return adia__budget_check(grid + canvas + png, what);
+}
+
 /* Size <= 0 means the default; anything else must be in range. */
 static adia_status spy_size(const adia_spy_options *opt, int *size)
 {
@@ -241,6 +260,7 @@ adia_status adia__spy_render(const adia_matrix *A, const adia_spy_options *opt,
     adia_spy_options o = {0};
     if (opt) o = *opt;
     ADIA_TRY(spy_size(opt, &o.size));
+    ADIA_TRY(check_picture_budget(A, o.size, D != NULL));
     char caption[256];
     if (o.caption) snprintf(caption, sizeof caption, "%s", o.caption);
     else caption_text(A, caption, sizeof caption);
@@ -274,6 +294,7 @@ adia_status adia_matrix_spy_png(const adia_matrix *A, const char *path,
     if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_spy_png: path is NULL");
     int size;
     ADIA_TRY(spy_size(opt, &size));
+    ADIA_TRY(check_picture_budget(A, size, opt && opt->overlay));
     /* Opened first: an unwritable output fails before minutes of work. */
     adia_outfile out;
     ADIA_TRY(adia__outfile_open(&out, path, false));

@@ -223,6 +223,9 @@ static adia_status choose_and_build(adia_plan *P, const adia_matrix *A, const pl
             return ADIA_OK;
         }
         if (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_UNSUPPORTED) return s;
+        if (h->chooser == ADIA_CHOOSE_FIXED && i == 0 && h->strict)
+            return adia__error(s, "format %s: %.*s", names[0], (int)strlen(P->notes) - 1,
+                              P->notes);
         if (h->chooser == ADIA_CHOOSE_FIXED && i == 0 && s == ADIA_ERR_UNSUPPORTED) {
             /* the caller named it: a refusal is the caller's error, say why */
             return adia__error(ADIA_ERR_INVALID_ARG, "plan: fixed format %s: %.*s", names[0],

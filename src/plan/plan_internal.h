@@ -28,6 +28,8 @@ typedef struct plan_hints {
     adia_format_params params;
     double bandwidth_gbs;      /* device bandwidth used by the model */
     int bandwidth_measured;    /* 1 measured here, 0 from the hints */
+    int strict;                /* FIXED: that format or an error, no fallback
+                                  to CSR (a loaded plan file said it) */
 } plan_hints;
 
 struct adia_plan {

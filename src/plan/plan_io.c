@@ -12,6 +12,9 @@
  *   shape ROWS COLS NNZ
  *   hash 0123456789abcdef          (structure of the matrix, hex)
  *   params B=256,hack=128          (only the parameters that were set)
+ * Read strictly: every key exactly once, each value whole (blanks may end
+ * it, nothing else), numbers in range (no 32-bit wrap of a shape).  A
+ * loaded plan builds the file's format or fails: no fallback to CSR.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "plan_internal.h"
@@ -23,6 +26,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 /* ------------------------------------------------------------ explain */
 
@@ -184,11 +188,38 @@ static adia_status format_hash(adia_format *F, uint64_t *hash)
     return ADIA_OK;
 }
 
+/* A plan replaces only a plan: an existing regular file that does not
+ * start with "adia-plan " is someone's data -- Plan.save("A.mtx") with the
+ * matrix the plan was made from -- and stays.  An empty file, a device
+ * (/dev/null) or a pipe may be written. */
+static adia_status check_replaceable(const char *path)
+{
+    static const char head[] = "adia-plan ";
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return ADIA_OK;
+    char first[32] = "";
+    FILE *f = fopen(path, "rb");
+    size_t n = f ? fread(first, 1, sizeof first - 1, f) : 0;
+    if (f) fclose(f);
+    if (!f)
+        return adia__error(ADIA_ERR_IO, "adia_plan_save: %s exists and cannot be read to check "
+                          "that it is a plan file (%s); a plan replaces only a plan",
+                          path, strerror(errno));
+    if (n >= sizeof head - 1 && !memcmp(first, head, sizeof head - 1)) return ADIA_OK;
+    for (size_t i = 0; i < n; i++)   /* printable in the message */
+        if (first[i] < 32 || first[i] > 126) first[i] = i + 1 < n ? '?' : '\0';
+    first[n < 24 ? n : 24] = '\0';
+    return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_save: %s exists and is not an adia plan "
+                      "file (it starts with '%s'): a plan replaces only a plan, never other "
+                      "data such as the matrix; save it under another name", path, first);
+}
+
 adia_status adia_plan_save(const adia_plan *plan, const char *path)
 {
     if (!plan || plan->magic != ADIA_MAGIC_PLAN)
         return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_save: not a live plan handle");
     if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_save: path is NULL");
+    ADIA_TRY(check_replaceable(path));
     uint64_t hash = plan->hash;
     if (!hash) ADIA_TRY(format_hash(plan->F, &hash));   /* a device CSR's plan */
     adia_outfile out;
@@ -206,38 +237,139 @@ adia_status adia_plan_save(const adia_plan *plan, const char *path)
 typedef struct plan_file {
     char format[32], vtype[16], chooser[16], params[256];
     int device;
-    long long calls, nnz;
-    int rows, cols;
+    long long calls, rows, cols, nnz;
     uint64_t hash;
     unsigned seen;           /* bit per key */
 } plan_file;
 
 static const char *const file_keys[] = {"format", "vtype", "device", "chooser", "calls",
                                         "shape", "hash", "params"};
+/* What each key's value must be, for the messages. */
+static const char *const file_values[] = {
+    "a format name", "double or float", "0 (CPU) or 1 (GPU)", "a chooser name",
+    "a whole number of expected calls, at least 1",
+    "ROWS COLS NNZ: rows and columns 0..2147483647, nnz at most rows x cols",
+    "1 to 16 hexadecimal digits", "k=v,... without blanks, or nothing"};
 #define N_FILE_KEYS 8
 
-/* One "key value" line into pf; returns the key's bit, 0 if not understood. */
-static unsigned parse_line(const char *line, plan_file *pf)
+/* The value parsers take the whole value: blanks may end it, nothing else
+ * (sscanf took "1000junk" as 1000 and "4294967696" as 400). */
+static const char *skip_blanks(const char *p)
 {
-    char key[16];
-    int at = 0;
-    if (sscanf(line, "%15s %n", key, &at) != 1) return 0;
-    const char *v = line + at;
+    while (*p == ' ' || *p == '\t') p++;
+    return p;
+}
+
+/* One word, shorter than size, and nothing after it. */
+static bool parse_word(const char *v, char *out, size_t size)
+{
+    size_t n = strcspn(v, " \t");
+    if (n == 0 || n >= size || *skip_blanks(v + n)) return false;
+    memcpy(out, v, n);
+    out[n] = '\0';
+    return true;
+}
+
+/* A decimal integer in [lo, hi] (digits only, no sign, no blanks before);
+ * *end: after it. */
+static bool parse_int(const char *v, long long lo, long long hi, long long *out, const char **end)
+{
+    if (*v < '0' || *v > '9') return false;
+    char *e;
+    errno = 0;
+    long long x = strtoll(v, &e, 10);
+    if (errno || x < lo || x > hi) return false;
+    *out = x;
+    *end = e;
+    return true;
+}
+
+static bool parse_whole_int(const char *v, long long lo, long long hi, long long *out)
+{
+    const char *e;
+    return parse_int(v, lo, hi, out, &e) && !*skip_blanks(e);
+}
+
+static bool parse_shape(const char *v, plan_file *pf)
+{
+    const char *e;
+    long long cells;
+    if (!parse_int(v, 0, INT32_MAX, &pf->rows, &e) || (*e != ' ' && *e != '\t') ||
+        !parse_int(skip_blanks(e), 0, INT32_MAX, &pf->cols, &e) || (*e != ' ' && *e != '\t') ||
+        !parse_int(skip_blanks(e), 0, INT64_MAX, &pf->nnz, &e) || *skip_blanks(e))
+        return false;
+    cells = pf->rows * pf->cols;   /* < 2^62 */
+    return pf->nnz <= cells;
+}
+
+static bool parse_hash(const char *v, uint64_t *hash)
+{
+    size_t n = strspn(v, "0123456789abcdefABCDEF");
+    if (n == 0 || n > 16 || *skip_blanks(v + n)) return false;
+    *hash = strtoull(v, NULL, 16);
+    return true;
+}
+
+/* One "key value" line into pf: ADIA_OK, or ADIA_ERR_PARSE naming the
+ * line, the key and what its value must be. */
+static adia_status parse_line(const char *path, int lineno, const char *line, plan_file *pf)
+{
+    size_t klen = strcspn(line, " \t");
     int k = 0;
-    while (k < N_FILE_KEYS && strcmp(key, file_keys[k])) k++;
-    int ok = 0;
+    while (k < N_FILE_KEYS && (strlen(file_keys[k]) != klen || strncmp(line, file_keys[k], klen)))
+        k++;
+    if (k == N_FILE_KEYS)
+        return adia__error(ADIA_ERR_PARSE, "%s:%d: bad plan line '%.60s' (keys: format vtype "
+                          "device chooser calls shape hash params)", path, lineno, line);
+    if (pf->seen & (1u << k))
+        return adia__error(ADIA_ERR_PARSE, "%s:%d: a second '%s' line", path, lineno,
+                          file_keys[k]);
+    const char *v = skip_blanks(line + klen);
+    long long device = 0;
+    bool ok = false;
     switch (k) {
-    case 0: ok = sscanf(v, "%31s", pf->format) == 1; break;
-    case 1: ok = sscanf(v, "%15s", pf->vtype) == 1; break;
-    case 2: ok = sscanf(v, "%d", &pf->device) == 1 && (pf->device == 0 || pf->device == 1); break;
-    case 3: ok = sscanf(v, "%15s", pf->chooser) == 1; break;
-    case 4: ok = sscanf(v, "%lld", &pf->calls) == 1; break;
-    case 5: ok = sscanf(v, "%d %d %lld", &pf->rows, &pf->cols, &pf->nnz) == 3; break;
-    case 6: ok = sscanf(v, "%" SCNx64, &pf->hash) == 1; break;
-    case 7: ok = sscanf(v, "%255s", pf->params) <= 1; break;   /* may be empty */
-    default: return 0;
+    case 0: ok = parse_word(v, pf->format, sizeof pf->format); break;
+    case 1: ok = parse_word(v, pf->vtype, sizeof pf->vtype); break;
+    case 2: ok = parse_whole_int(v, 0, 1, &device); pf->device = (int)device; break;
+    case 3: ok = parse_word(v, pf->chooser, sizeof pf->chooser); break;
+    case 4: ok = parse_whole_int(v, 1, INT64_MAX, &pf->calls); break;
+    case 5: ok = parse_shape(v, pf); break;
+    case 6: ok = parse_hash(v, &pf->hash); break;
+    case 7: ok = !*v || parse_word(v, pf->params, sizeof pf->params); break;   /* may be empty */
     }
-    return ok ? 1u << k : 0;
+    if (!ok)
+        return adia__error(ADIA_ERR_PARSE, "%s:%d: bad %s '%.60s': expected %s", path, lineno,
+                          file_keys[k], v, file_values[k]);
+    pf->seen |= 1u << k;
+    return ADIA_OK;
+}
+
+static adia_status read_lines(const char *path, FILE *f, plan_file *pf)
+{
+    char line[512];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t n = strcspn(line, "\r\n");
+        if (!line[n] && !feof(f))
+            return adia__error(ADIA_ERR_PARSE, "%s:%d: line longer than %zu characters", path,
+                              lineno, sizeof line - 2);
+        line[n] = '\0';
+        if (lineno == 1) {
+            if (strcmp(line, "adia-plan 1"))
+                return adia__error(ADIA_ERR_PARSE, "%s:1: not an adia plan file (expected "
+                                  "'adia-plan 1', got '%.40s')", path, line);
+            continue;
+        }
+        ADIA_TRY(parse_line(path, lineno, line, pf));
+    }
+    if (ferror(f)) return adia__error(ADIA_ERR_IO, "%s: reading the plan: %s", path, strerror(errno));
+    if (lineno == 0) return adia__error(ADIA_ERR_PARSE, "%s: empty plan file", path);
+    for (int k = 0; k < N_FILE_KEYS; k++)
+        if (!(pf->seen & (1u << k)))
+            return adia__error(ADIA_ERR_PARSE, "%s: plan file lacks the '%s' line", path,
+                              file_keys[k]);
+    return ADIA_OK;
 }
 
 static adia_status read_plan_file(const char *path, plan_file *pf)
@@ -245,27 +377,11 @@ static adia_status read_plan_file(const char *path, plan_file *pf)
     memset(pf, 0, sizeof *pf);
     FILE *f = fopen(path, "r");
     if (!f) return adia__error(ADIA_ERR_IO, "%s: cannot open the plan: %s", path, strerror(errno));
-    char line[512];
-    int lineno = 0;
+    struct stat st;
     adia_status s = ADIA_OK;
-    while (s == ADIA_OK && fgets(line, sizeof line, f)) {
-        lineno++;
-        line[strcspn(line, "\r\n")] = '\0';
-        if (lineno == 1) {
-            if (strcmp(line, "adia-plan 1"))
-                s = adia__error(ADIA_ERR_PARSE, "%s:1: not an adia plan file (expected "
-                               "'adia-plan 1', got '%.40s')", path, line);
-            continue;
-        }
-        unsigned bit = parse_line(line, pf);
-        if (!bit) s = adia__error(ADIA_ERR_PARSE, "%s:%d: bad plan line '%.60s'", path, lineno, line);
-        pf->seen |= bit;
-    }
-    if (s == ADIA_OK && lineno == 0)
-        s = adia__error(ADIA_ERR_PARSE, "%s: empty plan file", path);
-    for (int k = 0; s == ADIA_OK && k < N_FILE_KEYS; k++)
-        if (!(pf->seen & (1u << k)))
-            s = adia__error(ADIA_ERR_PARSE, "%s: plan file lacks the '%s' line", path, file_keys[k]);
+    if (fstat(fileno(f), &st) == 0 && S_ISDIR(st.st_mode))   /* fopen takes a folder */
+        s = adia__error(ADIA_ERR_IO, "%s: is a directory, not a plan file", path);
+    if (s == ADIA_OK) s = read_lines(path, f, pf);
     fclose(f);
     return s;
 }
@@ -287,7 +403,9 @@ static adia_status file_hints(const char *path, const plan_file *pf, plan_hints 
         if (!strcmp(pf->chooser, adia_chooser_name((adia_chooser)c))) *chooser = (adia_chooser)c;
     if ((int)*chooser < 0)
         return adia__error(ADIA_ERR_PARSE, "%s: unknown chooser '%s'", path, pf->chooser);
-    h->calls = pf->calls > 0 ? pf->calls : 1;
+    h->calls = pf->calls;   /* >= 1: parse_line */
+    h->strict = 1;          /* the file's format or an error, never a fallback */
+    h->budget = adia_memory_budget();   /* as adia_plan_create: storage within the budget */
     if (pf->params[0] && adia_format_params_parse(&h->params, pf->params) != ADIA_OK)
         return adia__error(ADIA_ERR_PARSE, "%s: bad params '%s': %s", path, pf->params,
                           adia_last_error());
@@ -310,16 +428,21 @@ adia_status adia_plan_load(const adia_matrix *A, const char *path, adia_plan **p
     adia_chooser chooser = ADIA_CHOOSE_FIXED;
     ADIA_TRY(read_plan_file(path, &pf));
     ADIA_TRY(file_hints(path, &pf, &h, &chooser));
-    if (pf.rows != A->csr.rows || pf.cols != A->csr.cols || pf.nnz != A->csr.nnz ||
-        pf.hash != adia__plan_structure_hash(&A->csr))
+    bool same_shape = pf.rows == A->csr.rows && pf.cols == A->csr.cols && pf.nnz == A->csr.nnz;
+    if (!same_shape || pf.hash != adia__plan_structure_hash(&A->csr))
         return adia__error(ADIA_ERR_INVALID_ARG,
-                          "%s: the plan was made for another matrix (%d x %d, %lld nonzeros, "
+                          "%s: the plan was made for another matrix (%lld x %lld, %lld nonzeros, "
                           "structure hash %016" PRIx64 "; this one is %d x %d, %lld nonzeros%s)",
                           path, pf.rows, pf.cols, pf.nnz, pf.hash, (int)A->csr.rows,
                           (int)A->csr.cols, (long long)A->csr.nnz,
-                          pf.rows == A->csr.rows && pf.cols == A->csr.cols && pf.nnz == A->csr.nnz
-                              ? ", another structure" : "");
-    ADIA_TRY(adia__plan_build(A, &h, 0, plan));
+                          same_shape ? ", another structure" : "");
+    adia_status s = adia__plan_build(A, &h, 0, plan);
+    if (s != ADIA_OK) {   /* no fallback: the file named this format */
+        char why[640];
+        snprintf(why, sizeof why, "%s", adia_last_error());
+        return adia__error(s, "%s: the plan's format %s cannot be used for this matrix: %s", path,
+                          pf.format, why);
+    }
     (*plan)->chooser = chooser;
     (*plan)->loaded = 1;
     snprintf((*plan)->loaded_from, sizeof (*plan)->loaded_from, "%s", path);

@@ -35,7 +35,14 @@ same_nnz "process substitution"
 
 expect 1 info "$TMP"
 check "a directory is named as one" stderr_has "$TMP: is a directory"
-expect 2 info "$TMP/none.mtx"
+# a binary matrix with a wrong magic number is named as one, not as a
+# Matrix Market file missing its banner
+"$TOOL" gen lap2d5:3 -o "$TMP/m.bin" >/dev/null
+printf 'ADIABIN2' | dd of="$TMP/m.bin" conv=notrunc 2>/dev/null
+expect 1 info "$TMP/m.bin"
+check "a wrong binary magic is named" stderr_has "not an adia binary file of this version: magic number 'ADIABIN2'"
+check "not as a missing banner" test -z "$(grep banner "$ERR")"
+expect 1 info "$TMP/none.mtx"
 check "a missing file says so" stderr_has "No such file or directory"
 printf '%%%%MatrixMarket matrix coordinate real general\n3 3 2\n1 1 1\n' | "$TOOL" info - >"$OUT" 2>"$ERR"
 check "truncated stdin fails" test $? -ne 0

@@ -1,6 +1,7 @@
 # test_safe_output.sh -- outputs are written safely: a failed or killed
-# write leaves the old file as it was and no temporary (".NAME.XXXXXX")
-# in its folder; `adia convert F F` keeps F; permissions are kept.
+# write (SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGPIPE, SIGXFSZ) leaves the old
+# file as it was and no temporary (".NAME.XXXXXX") in its folder; `adia
+# convert F F` keeps F; permissions are kept.
 . "$(dirname "$0")/lib.sh"
 
 MNT=$TMP/full
@@ -74,33 +75,54 @@ mkdir "$TMP/lim"
 full_case "$TMP/lim" limited "File too large"
 
 # ---------------------------------------------- killed while writing
-# SIGTERM while the temporary is being written: the tool dies of the signal,
-# removes the temporary, and F keeps its old content.  If the tool was too
-# quick to be caught, F must be the complete new matrix instead.
-mkdir "$TMP/kill"
-f=$TMP/kill/F.mtx.gz
-echo "old content" >"$f"
-cp "$f" "$TMP/F.orig"
-"$TOOL" gen lap2d5:1000 -o "$f" >/dev/null 2>&1 &
-pid=$!
-for _ in $(seq 600); do   # up to 30 s for the generator to start writing
-    # writing has begun: a temporary appeared (or F itself changed)
-    [ -n "$(ls -A "$TMP/kill" | grep '^\.')" ] && break
-    same_file "$f" "$TMP/F.orig" || break
-    kill -0 "$pid" 2>/dev/null || break
-    sleep 0.05
-done
-kill -TERM "$pid" 2>/dev/null
-wait "$pid"
+# kill_case SIGNAL: SIGNAL while the temporary is being written: the tool
+# dies of that signal, removes the temporary, and F keeps its old content.
+# If the tool was too quick to be caught, F must be the complete new matrix
+# instead.  Job control on while starting it: a background job of a script
+# would otherwise begin with SIGINT and SIGQUIT ignored.
+kill_case() {
+    local sig=$1 dir=$TMP/kill-$1 rc pid
+    local f=$dir/F.mtx.gz
+    mkdir "$dir"
+    echo "old content" >"$f"
+    cp "$f" "$TMP/F.orig"
+    set -m
+    (ulimit -c 0; exec "$TOOL" gen lap2d5:1000 -o "$f") >/dev/null 2>&1 &
+    pid=$!
+    set +m
+    for _ in $(seq 600); do   # up to 30 s for the generator to start writing
+        # writing has begun: a temporary appeared (or F itself changed)
+        [ -n "$(ls -A "$dir" | grep '^\.')" ] && break
+        same_file "$f" "$TMP/F.orig" || break
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.05
+    done
+    kill -s "$sig" "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null   # no "Hangup" line from the shell
+    rc=$?
+    if [ "$rc" -eq $((128 + $(kill -l "$sig"))) ]; then
+        check "SIG$sig: exit status says SIG$sig" true
+        check "SIG$sig: F keeps its old content" same_file "$f" "$TMP/F.orig"
+    else
+        echo "note: gen finished before SIG$sig (exit $rc)"
+        check "SIG$sig: finished: exit 0" test "$rc" -eq 0
+        expect 0 info "$f" --json
+        check "SIG$sig: finished: F is the complete new matrix" stdout_has '"nnz":4996000,'
+    fi
+    check "SIG$sig: no temporary left" no_temporaries "$dir"
+}
+for sig in TERM INT HUP QUIT PIPE; do kill_case "$sig"; done
+
+# SIGXFSZ, not ignored: the write past the file-size limit raises it; the
+# tool dies of it (no "File too large" to report), and still the temporary
+# goes and the old output stays.  No core file (the default action's).
+mkdir "$TMP/xfsz"
+"$TOOL" gen band:20,1 -o "$TMP/xfsz/out.mtx" >/dev/null
+cp "$TMP/xfsz/out.mtx" "$TMP/xfsz.orig"
+{ (trap - XFSZ; ulimit -c 0; ulimit -f 64; exec "$TOOL" gen lap2d5:200 -o "$TMP/xfsz/out.mtx") \
+    >/dev/null 2>&1; } 2>/dev/null
 rc=$?
-if [ "$rc" -eq 143 ]; then
-    check "killed: exit status says SIGTERM" test "$rc" -eq 143
-    check "killed: F keeps its old content" same_file "$f" "$TMP/F.orig"
-else
-    echo "note: gen finished before the kill (exit $rc)"
-    check "finished: exit 0" test "$rc" -eq 0
-    expect 0 info "$f" --json
-    check "finished: F is the complete new matrix" stdout_has '"nnz":4996000,'
-fi
-check "killed: no temporary left" no_temporaries "$TMP/kill"
+check "SIGXFSZ: the tool dies of it (exit $rc)" test "$rc" -eq $((128 + $(kill -l XFSZ)))
+check "SIGXFSZ: the old output survives" same_file "$TMP/xfsz/out.mtx" "$TMP/xfsz.orig"
+check "SIGXFSZ: no temporary left" no_temporaries "$TMP/xfsz"
 finish

@@ -95,6 +95,6 @@ expect 2 solve --gen lap2d5:10 --rtol 2
 check "bad rtol" stderr_has "--rtol"
 expect 2 solve --gen lap2d5:10 --max-iter 0
 expect 2 solve --gen lap2d5:10 --format nosuch
-expect 2 solve /nonexistent/matrix.mtx
+expect 1 solve /nonexistent/matrix.mtx
 check "missing file named" stderr_has "/nonexistent/matrix.mtx"
 finish

@@ -28,7 +28,7 @@ check "size not a number" 2 "integer" -- "$adia" spy --gen band:10,1 -o "$tmp/a.
 check "no output" 2 "-o" -- "$adia" spy --gen band:10,1
 check "no input" 2 "FILE" -- "$adia" spy -o "$tmp/a.png"
 check "file and gen" 2 "either" -- "$adia" spy "$tmp/m.mtx" --gen band:10,1 -o "$tmp/a.png"
-check "missing input" 2 "$tmp/missing.mtx" -- "$adia" spy "$tmp/missing.mtx" -o "$tmp/a.png"
+check "missing input" 1 "$tmp/missing.mtx" -- "$adia" spy "$tmp/missing.mtx" -o "$tmp/a.png"
 check "params without overlay" 2 "--overlay" -- "$adia" spy --gen band:10,1 -o "$tmp/a.png" --params B=4
 check "bad params" 2 "unknown key" -- "$adia" spy --gen band:10,1 -o "$tmp/a.png" --overlay dia --params zz=4
 "$adia" spy --help | grep -q "overlay" || { echo "FAILED: --help"; fail=1; }

@@ -18,13 +18,22 @@ for c in $commands; do
     check "$c: unknown option is named" stderr_has "--no-such-option"
 done
 
-# missing files: exit 2, message names the path
-for c in info spmv; do
-    expect 2 "$c" "$TMP/missing.mtx"
+# missing input files: exit 1 (a failed operation, as a malformed file is;
+# only wrong arguments are usage errors), the message names the path --
+# the matrix of every command and the vectors alike
+for c in info spmv solve codegen "spy -o $TMP/p.png"; do
+    expect 1 $c "$TMP/missing.mtx"
     check "$c names the missing file" stderr_has "$TMP/missing.mtx"
 done
-expect 2 convert "$TMP/missing.mtx" "$TMP/out.mtx"
+expect 1 convert "$TMP/missing.mtx" "$TMP/out.mtx"
 check "convert names the missing file" stderr_has "$TMP/missing.mtx"
+check "convert: nothing written for a missing input" test ! -e "$TMP/out.mtx"
+expect 1 spmm "$TMP/missing.mtx" --gen-b lap2d5:4
+check "spmm names the missing file" stderr_has "$TMP/missing.mtx"
+expect 1 spmv --gen lap2d5:4 -x "$TMP/missing.mtx"
+check "spmv names the missing x" stderr_has "$TMP/missing.mtx"
+expect 1 solve --gen lap2d5:4 -b "$TMP/missing.mtx"
+check "solve names the missing b" stderr_has "$TMP/missing.mtx"
 expect 2 info
 expect 2 convert only-one-argument.mtx
 expect 2 gen
@@ -91,6 +100,29 @@ expect 2 spmm --threads 100000 --gen-a lap2d5:4 --gen-b lap2d5:4
 check "--threads gives its range" stderr_has "--threads must be in 1.."
 expect 2 spmm --threads -2 --gen-a lap2d5:4 --gen-b lap2d5:4
 expect 0 spmm --threads 1 --gen-a lap2d5:4 --gen-b lap2d5:4
+# 0 is a value like any other: outside the range, refused -- never taken
+# for "not given" and replaced by the default
+expect 2 solve --rtol 0 --gen lap2d5:4
+check "--rtol 0 is refused with the range" stderr_has "--rtol must be in 1e-300..0.9, got 0"
+expect 2 spmm --threads 0 --gen-a lap2d5:4 --gen-b lap2d5:4
+check "--threads 0 is refused with the range" stderr_has "--threads must be in 1.."
+expect 2 info --Z 0 --gen lap2d5:4
+check "--Z 0 is refused" stderr_has "--Z must be > 0 and <= 1000000000, got 0"
+expect 2 info --alpha 0 --gen lap2d5:4
+check "--alpha 0 is refused" stderr_has "--alpha must be > 0 and <= 1, got 0"
+expect 2 info --B 0 --gen lap2d5:4
+check "--B 0 is refused" stderr_has "--B must be in 1..2147483647, got 0"
+expect 2 spmv --calls 0 --gen lap2d5:4
+check "--calls 0 is refused" stderr_has "--calls must be >= 1, got 0"
+# given values are used (900 rows: delta = ceil(900 / Z))
+expect 0 info --gen lap2d5:30 --json --Z 50 --alpha 0.5 --B 128
+check "--Z 50 is used" stdout_has '"delta":18,'
+check "--alpha 0.5 is used" stdout_has '"alpha":0.5,'
+expect 0 info --gen lap2d5:30 --json
+check "no --Z: the default 100" stdout_has '"delta":9,'
+expect 0 solve --rtol 1e-6 --gen lap2d5:4 --json
+expect 0 spmv --calls 1 --runs 1 --gen lap2d5:4 --json
+check "--calls 1 is used" stdout_has '"chooser":"model"'
 # OMP_NUM_THREADS above the library's limit (4 x processors) is refused
 # before any work, naming the value and the limit (it crashed in libgomp)
 limit=$((4 * $(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)))   # nproc itself obeys OMP_NUM_THREADS
@@ -115,7 +147,7 @@ for bad_size in 12Q 0 -1G nan 1e30G ""; do
     check "bad --memory '$bad_size' is named" stderr_has "--memory needs a size"
 done
 expect 1 spmv --memory 100 --gen lap2d5:40
-check "a tiny budget refuses the work, naming it" stderr_has "needs 25.6 kB, budget 100 bytes"
+check "a tiny budget refuses the work, naming it" stderr_has "(1600 x 1600, 7840 nonzeros) needs 119.7 kB, budget 100 bytes"
 # the budget bounds a whole operation, not each allocation: a header
 # declaring an empty 10^7 x 10^7 matrix reads in 80 MB, but its analysis
 # and planning need 240 MB in arrays of 80 MB (each under the per-allocation
@@ -130,6 +162,29 @@ for cmd in info spmv solve; do
 done
 check "the planner's refusal says what" stderr_has "planning a 10000000 x 10000000 matrix"
 expect 0 info "$TMP/empty.mtx" --memory 400M
+# costs known from the arguments are checked before the work: spy's
+# picture (from --size and the matrix's shape: a 201 MB canvas for a 16 x 16
+# matrix at 8192), gen's matrix (from the spec: the nonzeros of a type3 are
+# known without visiting its 10^8 rows, which took 5.8 s and 848 MB)
+expect 1 spy --gen lap2d5:4 -o "$TMP/big.png" --size 8192 --memory 100K
+check "spy: the picture's peak is named" stderr_has \
+    "drawing a 8192 x 8192 picture (16 x 16 bins) of a 16 x 16 matrix needs 201.5 MB, budget 100.0 kB"
+check "spy: nothing written" test ! -e "$TMP/big.png"
+expect 0 spy --gen lap2d5:4 -o "$TMP/big.png" --size 1000 --memory 100M
+start=$(date +%s%N)
+expect 1 gen type3:100000000,41,0.35 --memory 12G
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+check "gen: the spec's nonzeros named" stderr_has \
+    "(100000000 x 100000000, 1224116611 nonzeros) needs 16.3 GB, budget 12.0 GB"
+check "gen of 10^8 rows refused in $ms ms (< 2000)" test "$ms" -lt 2000
+# a vector's length is known from its header: one the matrix cannot take
+# is refused before the file is read (here a header of 100000 entries over
+# one value: refused for its length, not for being cut off)
+printf '%%%%MatrixMarket matrix array real general\n100000 1\n1\n' > "$TMP/v.mtx"
+for opt in "spmv -x" "solve -b" "solve --x0"; do
+    expect 1 ${opt% *} --gen lap2d5:4 ${opt#* } "$TMP/v.mtx"
+    check "$opt: the length from the header" stderr_has "'$TMP/v.mtx' has 100000 entries, the matrix needs 16"
+done
 expect 0 spmv --help
 check "--help lists --memory" stdout_has "--memory SIZE"
 finish
