@@ -1,7 +1,10 @@
 """The adia Python API (see adia/__init__.py for the overview)."""
 
 import dataclasses
+import math
+import numbers
 import os
+import warnings
 from typing import Any, Dict, List, Optional
 
 import numpy as np
@@ -95,9 +98,11 @@ def _to_csr(A):
 
 
 def _matrix(A):
-    """An adia master matrix (_adia._Matrix) holding a copy of A."""
+    """An adia master matrix (_adia._Matrix) holding a copy of A, named
+    after A's type (_matrix_name)."""
     if isinstance(A, _adia._Matrix):
         return A
+    name = _matrix_name(A)
     A = _to_csr(A)
     rows, cols = A.shape
     if rows > 2**31 - 1 or cols > 2**31 - 1:
@@ -113,7 +118,9 @@ def _matrix(A):
     if data.dtype not in (np.float64, np.float32):
         data = data.astype(np.float64)
     data = np.ascontiguousarray(data)
-    return _adia.matrix_from_csr(rows, cols, indptr, indices, data)
+    m = _adia.matrix_from_csr(rows, cols, indptr, indices, data)
+    m.set_name(name)
+    return m
 
 
 def _to_scipy(m) -> sp.csr_matrix:
@@ -131,6 +138,56 @@ def _device_code(device: str) -> int:
         return _DEVICES[device]
     except (KeyError, TypeError):
         raise ValueError(f"device must be 'auto', 'cpu' or 'gpu', got {device!r}") from None
+
+
+_INT64_MAX = 2**63 - 1
+_INT32_MAX = 2**31 - 1
+
+
+def _int_arg(name: str, value, lo: int, hi: int) -> int:
+    """value as an int in lo..hi: an integer (Python or NumPy) or a float
+    with an integral value; TypeError for anything else (bool included),
+    ValueError outside the range -- both naming the argument, before any
+    value reaches the C library (whose arguments are fixed-width)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got a bool ({value!r})")
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+        v = int(value)
+    elif isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    else:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be in {lo}..{hi}, got {v}")
+    return v
+
+
+def _float_arg(name: str, value) -> float:
+    """value as a float: a real number (not a bool, a string, ...); TypeError otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r})")
+    return float(value)
+
+
+def _str_arg(name: str, value) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} ({value!r})")
+    return value
+
+
+def _expected_calls(value) -> int:
+    """plan's and analyze's expected_calls: 0 (unknown: planned as 1) to 2**63 - 1."""
+    return _int_arg("expected_calls", value, 0, _INT64_MAX)
+
+
+def _matrix_name(A) -> str:
+    """What adia_plan_explain calls a matrix given from Python (it has no
+    file name): its type, e.g. "csr_matrix", "coo_array", "ndarray"."""
+    t = type(A)
+    return t.__name__ if t.__module__.split(".")[0] in ("scipy", "numpy", "cupyx", "cupy") \
+        else "matrix"
 
 
 # --------------------------------------------------------------------- Plan
@@ -333,16 +390,22 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     and y).  chooser: "model" (least predicted time), "rules" (the paper's
     search engine), "measure" (time the best candidates) or "fixed" with
     format= a format name (format= alone implies "fixed").  params: format
-    parameters as "B=256,C=32,...".
+    parameters as "B=256,C=32,...".  expected_calls: an integer in
+    0..2**63 - 1 (0: unknown, planned as 1); anything else is a TypeError
+    or ValueError naming it, before any work.
 
     The plan keeps its own copy of A (the master CSR, which adia.solve
     needs, and the chosen format).
     """
+    calls = _expected_calls(expected_calls)
+    chooser = _str_arg("chooser", chooser)
+    format = None if format is None else _str_arg("format", format)
+    params = None if params is None else _str_arg("params", params)
     dev = _device_code(device)
     if _is_cupy_sparse(A) and dev != 0 and gpu_available():
-        return _device_plan(A, expected_calls, dtype, chooser, format, params)
+        return _device_plan(A, calls, dtype, chooser, format, params)
     m = _matrix(A)
-    handle = _adia.plan_create(m, int(max(expected_calls, 0)), dev, _value_dtype(dtype),
+    handle = _adia.plan_create(m, calls, dev, _value_dtype(dtype),
                                chooser, format or "", params or "")
     return Plan(handle)
 
@@ -367,7 +430,7 @@ def _device_plan(A, expected_calls, dtype, chooser, format, params) -> Plan:
     cp.cuda.get_current_stream().synchronize()   # adia reads A on its own stream
     handle = _adia.plan_create_device_csr(
         int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr, bits, indices.data.ptr,
-        A.data.data.ptr, _value_dtype(A.dtype), int(max(expected_calls, 0)), _value_dtype(dtype),
+        A.data.data.ptr, _value_dtype(A.dtype), expected_calls, _value_dtype(dtype),
         chooser, format or "", params or "")
     return Plan(handle)
 
@@ -408,8 +471,14 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     symmetric positive definite),
     "bicgstab" or "gmres" (restarted every `restart` vectors).  Stops at
     ||b - A x|| <= rtol ||b|| or after maxiter iterations; not converging
-    is not an error: look at info.converged and info.stop.
+    is not an error: look at info.converged and info.stop.  maxiter and
+    restart: integers in 1..2**31 - 1; x0: shape (n,) or (n, 1); anything
+    else is a TypeError or ValueError naming the argument.
     """
+    method = _str_arg("method", method)
+    rtol = _float_arg("rtol", rtol)
+    maxiter = _int_arg("maxiter", maxiter, 1, _INT32_MAX)
+    restart = _int_arg("restart", restart, 1, _INT32_MAX)
     if isinstance(A, Plan):
         handle = A._p
         m = handle.matrix
@@ -443,10 +512,11 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     if x0 is None:
         x = np.zeros(n_rows)
     else:
-        x0h = x0.get() if _is_cupy_array(x0) else x0
+        x0h = np.asarray(x0.get() if _is_cupy_array(x0) else x0)
+        _check_vector_shape("x0", x0h.shape, n_rows)
+        if x0h.dtype.kind == "c":
+            raise TypeError("complex initial guesses are not supported")
         x = np.array(x0h, dtype=np.float64, copy=True).reshape(-1)
-        if x.shape[0] != n_rows:
-            raise ValueError(f"x0 must have shape ({n_rows},), got {np.shape(x0h)}")
     if method not in ("cg", "bicgstab", "gmres"):
         raise ValueError(f"method must be 'cg', 'bicgstab' or 'gmres', got {method!r}")
     d = _adia.solve(m, handle, bh, x, method, float(rtol), int(maxiter), bool(jacobi), dev, int(restart))
@@ -454,6 +524,13 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     if on_gpu:
         x = _cupy().asarray(x)
     return x, info
+
+
+def _check_vector_shape(name, shape, n):
+    """A vector of n entries: shape (n,) or (n, 1); ValueError otherwise
+    (an (n/2, 2) array has n entries but is no vector)."""
+    if tuple(shape) not in ((n,), (n, 1)):
+        raise ValueError(f"{name} must have shape ({n},) or ({n}, 1), got {tuple(shape)}")
 
 
 def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart):
@@ -471,9 +548,9 @@ def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart):
     if x0 is None:
         x = cp.zeros(n, dtype=P.dtype)
     else:
-        x = cp.array(cp.asarray(x0), dtype=P.dtype, copy=True).reshape(-1)
-        if x.shape[0] != n:
-            raise ValueError(f"x0 must have shape ({n},), got {x0.shape}")
+        x0 = cp.asarray(x0)
+        _check_vector_shape("x0", x0.shape, n)
+        x = cp.array(x0, dtype=P.dtype, copy=True).reshape(-1)
     stream = cp.cuda.get_current_stream().ptr
     d = _adia.solve_ptr(P._p, b.data.ptr, x.data.ptr, method, float(rtol), int(maxiter),
                         bool(jacobi), int(restart), stream)
@@ -507,8 +584,9 @@ class Analysis:
 def analyze(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64) -> Analysis:
     """Type, features (adia_matrix_analyze) and the planner's per-format
     predicted costs (adia_plan_candidates) for `expected_calls` products."""
+    calls = _expected_calls(expected_calls)
     m = _matrix(A)
-    d = _adia.analyze(m, int(max(expected_calls, 0)), _device_code(device), _value_dtype(dtype))
+    d = _adia.analyze(m, calls, _device_code(device), _value_dtype(dtype))
     return Analysis(type=d["type"], format=d["format"], features=dict(d["features"]),
                     candidates=[dict(c) for c in d["candidates"]])
 
@@ -551,10 +629,30 @@ def read_mtx(path) -> sp.csr_matrix:
     return _to_scipy(_adia.read_mtx(_check_readable(path)))
 
 
+def _is_path(p) -> bool:
+    return isinstance(p, (str, bytes, os.PathLike))
+
+
+def _data_then_path(func: str, data_name: str, data, path):
+    """(data, path) for the writers, whose order is the data, then where it
+    goes (as spy(A, path) and Plan.save(path)); the old order of
+    write_vector, (path, x), still works, with a DeprecationWarning."""
+    if _is_path(data) and not _is_path(path):
+        warnings.warn(f"adia.{func}(path, {data_name}) is deprecated: the order is "
+                      f"adia.{func}({data_name}, path), as adia.write_mtx(A, path)",
+                      DeprecationWarning, stacklevel=3)
+        data, path = path, data
+    if not _is_path(path):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    return data, os.fspath(path)
+
+
 def write_mtx(A, path) -> None:
     """Write A as Matrix Market coordinate real general (exact round trip;
-    gzip-compressed if the name ends in .gz)."""
-    _adia.write_mtx(_matrix(A), os.fspath(path))
+    gzip-compressed if the name ends in .gz).  The same order as
+    write_vector(x, path): the data, then the path."""
+    A, path = _data_then_path("write_mtx", "A", A, path)
+    _adia.write_mtx(_matrix(A), path)
 
 
 def read_vector(path) -> np.ndarray:
@@ -564,8 +662,12 @@ def read_vector(path) -> np.ndarray:
     return np.frombuffer(data, dtype=np.float64).copy()
 
 
-def write_vector(path, x) -> None:
-    """Write x as Matrix Market `array real general` n x 1 (exact round trip)."""
+def write_vector(x, path) -> None:
+    """Write x as Matrix Market `array real general` n x 1 (exact round
+    trip; gzip-compressed if the name ends in .gz).  The same order as
+    write_mtx(A, path); the old order write_vector(path, x) still works and
+    warns (DeprecationWarning)."""
+    x, path = _data_then_path("write_vector", "x", x, path)
     if _is_cupy_array(x):
         x = x.get()
     x = np.asarray(x)
@@ -575,4 +677,4 @@ def write_vector(path, x) -> None:
         x = x.reshape(-1)
     if x.ndim != 1:
         raise ValueError(f"x must be a vector, got shape {x.shape}")
-    _adia.write_vector(os.fspath(path), np.ascontiguousarray(x, dtype=np.float64))
+    _adia.write_vector(path, np.ascontiguousarray(x, dtype=np.float64))
