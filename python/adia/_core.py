@@ -9,9 +9,11 @@ from typing import Any, Dict, List, Optional
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator as _LinearOperator
 
 from . import _adia
 from ._errors import Error  # noqa: F401  (registers the exception classes)
+from ._errors import ERR_UNSUPPORTED, UnsupportedError
 
 __all__ = [
     "Plan",
@@ -192,30 +194,49 @@ def _matrix_name(A) -> str:
 
 # --------------------------------------------------------------------- Plan
 
-class Plan:
+def _unsupported(msg: str) -> UnsupportedError:
+    e = UnsupportedError(msg)
+    e.status = ERR_UNSUPPORTED
+    return e
+
+
+class Plan(_LinearOperator):
     """A planned SpMV y = alpha*A*x + beta*y (adia_plan): adia analysed A,
     chose a storage format for the expected number of calls and built it
     (on the GPU for a GPU plan).  Made by :func:`adia.plan`.
 
-    Duck-types a LinearOperator (``shape``, ``dtype``, ``matvec``,
-    ``matmat``, ``@``): scipy.sparse.linalg's solvers take it directly;
-    :meth:`aslinearoperator` gives a SciPy (CPU plan) or CuPy (GPU plan)
-    LinearOperator.
+    A ``scipy.sparse.linalg.LinearOperator`` (``isinstance`` holds, SciPy's
+    solvers take it): ``matvec``, ``rmatvec``, ``matmat``, ``rmatmat``,
+    ``P @ x``, ``P * x``, ``P(x)``, ``P.dot(x)``, ``.T``, ``.H``,
+    ``.adjoint()``, ``.transpose()``, and SciPy's operator algebra
+    (``P @ Q``, ``2 * P``, ``P + Q``).  A 2-D operand of k columns is
+    multiplied column by column (k SpMVs).
+
+    The transpose: the C library has no transposed product, so ``P.T`` is a
+    plan of A^T, made once on first use (adia_matrix_transpose, a CSR
+    transpose of the plan's own copy of A, then planned like P: same
+    device, dtype and hints, the same format when P's was fixed) and cached;
+    its ``.T`` is P again.  It costs one conversion and the memory of a
+    second plan.  A GPU plan made from a CuPy matrix keeps no host matrix
+    and has no transpose (plan A.T yourself).
 
     CPU plan: x and the results are NumPy arrays; GPU plan: CuPy arrays,
-    and the products run on CuPy's current stream.  Arrays of the plan's
+    and the products run on CuPy's current stream; :meth:`aslinearoperator`
+    gives a CuPy LinearOperator for cupyx's solvers.  Arrays of the plan's
     dtype and contiguous pass without copies.
     """
 
-    def __init__(self, _handle):
+    def __init__(self, _handle, *, _hints=None, _name=None):
         if not isinstance(_handle, _adia._Plan):
             raise TypeError("use adia.plan(A, ...) to make a Plan")
         self._p = _handle
         self._spmv = _handle.spmv
-        self.shape = (_handle.rows, _handle.cols)
-        self.dtype = np.dtype(_handle.dtype)
+        super().__init__(dtype=np.dtype(_handle.dtype), shape=(_handle.rows, _handle.cols))
         self._gpu = _handle.device == 1
         self._cp = None
+        self._hints = _hints     # what plan() was given (the transpose is planned alike)
+        self._name = _name       # for explain() when the C matrix has none (device CSR)
+        self._T = None           # the transposed plan, once made
 
     # -- properties
     @property
@@ -251,14 +272,22 @@ class Plan:
 
     def explain(self) -> str:
         """What the plan chose and why (adia_plan_explain)."""
-        return self._p.explain()
+        text = self._p.explain()
+        if text.startswith("plan:  (") and self._name:   # a matrix without a name
+            text = "plan: " + self._name + text[len("plan: "):]
+        return text
 
     def save(self, path) -> None:
         """Save the choice (adia_plan_save); :func:`adia.load_plan` rebuilds it."""
         self._p.save(os.fspath(path))
 
     def close(self) -> None:
-        """Free the plan and its format now (host and device); later use raises ValueError."""
+        """Free the plan and its format now (host and device), and its
+        transpose's; later use raises ValueError."""
+        T, self._T = self._T, None
+        if T is not None:
+            T._T = None
+            T.close()
         self._p.close()
 
     def __enter__(self):
@@ -284,6 +313,15 @@ class Plan:
                 raise ImportError("a GPU plan takes CuPy arrays: install cupy")
         return self._cp
 
+    def _array(self, x, name="x"):
+        """x as an array of this plan's device (NumPy, or CuPy for a GPU plan)."""
+        if sp.issparse(x):
+            x = x.toarray()
+        if self._gpu and not _is_cupy_array(x):
+            raise TypeError(f"a GPU plan takes CuPy arrays (cupy.asarray({name})); "
+                            "make a CPU plan (device='cpu') for NumPy arrays")
+        return self._xp().asarray(x)
+
     def matvec(self, x, out=None, alpha=1.0, beta=0.0):
         """y = alpha*A*x + beta*y.
 
@@ -302,10 +340,7 @@ class Plan:
         if beta != 0:
             raise ValueError("beta != 0 needs out= (the y to update)")
         xp = self._xp()
-        if self._gpu and not _is_cupy_array(x):
-            raise TypeError("a GPU plan takes CuPy arrays (cupy.asarray(x)); "
-                            "make a CPU plan (device='cpu') for NumPy arrays")
-        x = xp.asarray(x)
+        x = self._array(x)
         column = x.ndim == 2 and x.shape[1] == 1
         if x.ndim != 1 and not column:
             raise ValueError(f"x must have shape ({self.shape[1]},) or ({self.shape[1]}, 1), got {x.shape}")
@@ -342,37 +377,99 @@ class Plan:
     def matmat(self, X):
         """A @ X for X of shape (n, k): one SpMV per column."""
         xp = self._xp()
-        X = xp.asarray(X)
+        X = self._array(X, "X")
         if X.ndim != 2:
             raise ValueError(f"X must be two-dimensional, got shape {X.shape}")
+        if X.shape[0] != self.shape[1]:
+            raise ValueError(f"X must have {self.shape[1]} rows, got shape {X.shape}")
         Y = xp.empty((self.shape[0], X.shape[1]), dtype=self.dtype)
         for j in range(X.shape[1]):
             Y[:, j] = self.matvec(X[:, j])
         return Y
 
-    def dot(self, x):
-        return self @ x
+    def rmatvec(self, x):
+        """A^T x (= A^H x: real values), by the transposed plan (see ``T``)."""
+        return self.T.matvec(x)
 
-    def __matmul__(self, x):
-        ndim = getattr(x, "ndim", None)
-        if ndim is None:
-            x = self._xp().asarray(x)
-            ndim = x.ndim
-        if ndim == 2 and x.shape[1] != 1:
-            return self.matmat(x)
+    def rmatmat(self, X):
+        """A^T @ X for X of shape (m, k), column by column."""
+        return self.T.matmat(X)
+
+    # what SciPy's LinearOperator calls
+    def _matvec(self, x):
         return self.matvec(x)
 
-    __call__ = matvec
+    def _matmat(self, X):
+        return self.matmat(X)
+
+    def _rmatvec(self, x):
+        return self.rmatvec(x)
+
+    def _rmatmat(self, X):
+        return self.rmatmat(X)
+
+    def _transpose(self):
+        if self._T is None:
+            self._T = self._make_transpose()
+        return self._T
+
+    _adjoint = _transpose   # real values: A^H = A^T
+
+    def _make_transpose(self):
+        m = self._p.matrix   # also checks that the plan is open
+        if m is None:
+            raise _unsupported(
+                "the transpose of a GPU plan made from a CuPy matrix: the plan keeps no copy "
+                "of that matrix; plan its transpose (adia.plan(A.T.tocsr(), device='gpu'))")
+        h = dict(self._hints or {})
+        calls = h.get("expected_calls", 1)
+        chooser = h.get("chooser", "model")
+        fixed = chooser == "fixed" or h.get("format")
+        mt = _adia.matrix_transpose(m)
+        handle = _adia.plan_create(mt, int(calls), self._p.device, str(self.dtype),
+                                   "fixed" if fixed else chooser,
+                                   self.format if fixed else "", h.get("params") or "")
+        T = Plan(handle, _hints=h, _name=(self._name or m.name or "matrix") + ".T")
+        T._T = self
+        return T
+
+    def dot(self, x):
+        """A @ x for a vector or a 2-D array x (column by column); with a
+        scalar or another LinearOperator, SciPy's scaled or product operator."""
+        if isinstance(x, _LinearOperator) or np.isscalar(x):
+            return super().dot(x)
+        x = self._array(x)
+        if x.ndim == 1 or (x.ndim == 2 and x.shape[1] == 1):
+            return self.matvec(x)
+        if x.ndim == 2:
+            return self.matmat(x)
+        raise ValueError(f"expected a 1-D or 2-D array, got shape {x.shape}")
+
+    def __matmul__(self, x):
+        if np.isscalar(x):
+            raise ValueError("Scalar operands are not allowed, use '*' instead")
+        return self.dot(x)
+
+    def __mul__(self, x):
+        return self.dot(x)
+
+    def __call__(self, x, out=None, alpha=1.0, beta=0.0):
+        """P(x) = P @ x; with out=, alpha, beta: matvec's in-place update."""
+        if out is not None or alpha != 1.0 or beta != 0.0:
+            return self.matvec(x, out=out, alpha=alpha, beta=beta)
+        return self.dot(x)
 
     def aslinearoperator(self):
-        """A scipy.sparse.linalg.LinearOperator (CPU plan) or a
-        cupyx.scipy.sparse.linalg.LinearOperator (GPU plan) calling this plan."""
-        if self._gpu:
-            self._xp()
-            from cupyx.scipy.sparse.linalg import LinearOperator
-        else:
-            from scipy.sparse.linalg import LinearOperator
-        return LinearOperator(self.shape, matvec=self.matvec, matmat=self.matmat, dtype=self.dtype)
+        """A CPU plan is a scipy.sparse.linalg.LinearOperator already (returned
+        as is); a GPU plan gives a cupyx.scipy.sparse.linalg.LinearOperator
+        calling it (matvec, rmatvec, matmat, rmatmat), for cupyx's solvers."""
+        if not self._gpu:
+            return self
+        self._xp()
+        from cupyx.scipy.sparse.linalg import LinearOperator
+
+        return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.rmatvec,
+                              matmat=self.matmat, rmatmat=self.rmatmat, dtype=self.dtype)
 
 
 def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
@@ -402,19 +499,21 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     format = None if format is None else _str_arg("format", format)
     params = None if params is None else _str_arg("params", params)
     dev = _device_code(device)
+    hints = {"expected_calls": calls, "chooser": chooser, "format": format, "params": params}
     if _is_cupy_sparse(A) and dev != 0 and gpu_available():
-        return _device_plan(A, calls, dtype, chooser, format, params)
+        return _device_plan(A, calls, dtype, chooser, format, params, hints)
     m = _matrix(A)
     handle = _adia.plan_create(m, calls, dev, _value_dtype(dtype),
                                chooser, format or "", params or "")
-    return Plan(handle)
+    return Plan(handle, _hints=hints, _name=m.name)
 
 
-def _device_plan(A, expected_calls, dtype, chooser, format, params) -> Plan:
+def _device_plan(A, expected_calls, dtype, chooser, format, params, hints) -> Plan:
     """A GPU plan of a cupyx.scipy.sparse matrix without a host round trip
     (adia_plan_create_device_csr: analysis and conversion on the GPU).  The
     plan keeps no copy of A's CSR: A may change or go afterwards."""
     cp = _cupy()
+    name = _matrix_name(A)
     A = A.tocsr()
     if A.dtype.kind == "c":
         raise TypeError("complex matrices are not supported")
@@ -432,12 +531,14 @@ def _device_plan(A, expected_calls, dtype, chooser, format, params) -> Plan:
         int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr, bits, indices.data.ptr,
         A.data.data.ptr, _value_dtype(A.dtype), expected_calls, _value_dtype(dtype),
         chooser, format or "", params or "")
-    return Plan(handle)
+    return Plan(handle, _hints=hints, _name=name)
 
 
 def load_plan(A, path) -> Plan:
     """Rebuild a plan saved with Plan.save for A (same structure), without analysis."""
-    return Plan(_adia.plan_load(_matrix(A), os.fspath(path)))
+    m = _matrix(A)
+    handle = _adia.plan_load(m, os.fspath(path))
+    return Plan(handle, _hints={"chooser": "fixed"}, _name=m.name)
 
 
 # -------------------------------------------------------------------- solve
