@@ -468,8 +468,11 @@ class Plan(_LinearOperator):
         self._xp()
         from cupyx.scipy.sparse.linalg import LinearOperator
 
-        return LinearOperator(self.shape, matvec=self.matvec, rmatvec=self.rmatvec,
-                              matmat=self.matmat, rmatmat=self.rmatmat, dtype=self.dtype)
+        kw = dict(matvec=self.matvec, rmatvec=self.rmatvec, matmat=self.matmat, dtype=self.dtype)
+        try:
+            return LinearOperator(self.shape, rmatmat=self.rmatmat, **kw)
+        except TypeError:   # a CuPy whose LinearOperator has no rmatmat
+            return LinearOperator(self.shape, **kw)
 
 
 def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
