@@ -322,8 +322,8 @@ int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *wh
     adia_status s = adia_vector_read_mtx(path, &len, x);
     if (s != ADIA_OK) return cli_fail(cmd, s);
     if (len == n) return 0;
-    fprintf(stderr, "adia %s: %s '%s' has %d entries, the matrix needs %d\n", cmd, what, path,
-            (int)len, (int)n);
+    fprintf(stderr, "adia %s: %s '%s' has %d entr%s, the matrix needs %d\n", cmd, what, path,
+            (int)len, len == 1 ? "y" : "ies", (int)n);
     free(*x);
     *x = NULL;
     return 1;
@@ -473,7 +473,8 @@ void cli_json_solve(cli_json *j, const adia_solve_info *in, double err)
 
 void cli_print_solve(const adia_solve_info *in, double rtol, double err)
 {
-    printf("%s after %d iterations: residual %.3g (rtol %.3g)", in->stop, in->iterations,
+    printf("%s after %d iteration%s: residual %.3g (rtol %.3g)", in->stop, in->iterations,
+           in->iterations == 1 ? "" : "s",
            in->residual, rtol);
     if (!isnan(err)) printf(", |x - x*| / |x*| = %.3g", err);
 }

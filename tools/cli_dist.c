@@ -127,9 +127,10 @@ static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json 
         json_num(j, "connect_ms", in->connect_ms);
         return;
     }
-    printf("%s: %lld x %lld, %lld nonzeros, %d processes (%lld..%lld rows each), format %s on "
+    printf("%s: %lld x %lld, %lld nonzeros, %d process%s (%lld..%lld rows each), format %s on "
            "rank 0 (%s, double)\n", matrix_name(a), (long long)in->n, (long long)in->n,
-           (long long)in->nnz, in->ranks, (long long)in->rows_min, (long long)in->rows_max,
+           (long long)in->nnz, in->ranks, in->ranks == 1 ? "" : "es", (long long)in->rows_min,
+           (long long)in->rows_max,
            in->format, in->gpu >= 0 ? "gpu" : "cpu");
     printf("  set up in %.3f s (%s, planned", setup_ms / 1e3, a->gen ? "generated" : "read");
     if (in->connect_ms > 0) printf("; NCCL connected in %.3f s", in->connect_ms / 1e3);
@@ -299,8 +300,9 @@ static void spmv_report(const cli_dist_args *a, const adia_dist_info *in, double
         return;
     }
     describe(a, in, NULL);
-    printf("  median time %.4f ms per product over %ld runs of %d (slowest process), of which "
-           "%.4f ms (%.0f%%) in the halo exchange, %.2f GFLOPS\n", t, a->runs, batch, halo,
+    printf("  median time %.4f ms per product over %ld run%s of %d (slowest process), of which "
+           "%.4f ms (%.0f%%) in the halo exchange, %.2f GFLOPS\n", t, a->runs,
+           a->runs == 1 ? "" : "s", batch, halo,
            t > 0 ? 100 * halo / t : 0.0, gflops);
     printf("  max relative error %.3g (tolerance 1e-12, against the host's product): %s\n", err,
            err <= 1e-12 ? "ok" : "FAILED");

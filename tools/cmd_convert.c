@@ -1,5 +1,6 @@
 /* cmd_convert.c -- `adia convert IN OUT`: read any supported input (Matrix
- * Market, .gz, adia binary: by content) and write OUT by its suffix. */
+ * Market, .gz, adia binary: by content) and write OUT by its suffix; the
+ * header comments of a Matrix Market input go into a Matrix Market OUT. */
 #include "cli.h"
 
 #include <inttypes.h>
@@ -7,7 +8,9 @@
 static const char usage[] =
     "usage: adia convert IN OUT [--json]\n"
     "Convert a matrix: IN is Matrix Market (.mtx, .mtx.gz) or adia binary,\n"
-    "recognised by content; OUT is written by suffix: .mtx, .mtx.gz or .bin.";
+    "recognised by content; OUT is written by suffix: .mtx, .mtx.gz or .bin.\n"
+    "The comment lines of a Matrix Market header are kept in a Matrix Market\n"
+    "OUT (the binary format has no place for them); IN and OUT may be the same.";
 
 int cmd_convert(int argc, char **argv)
 {
@@ -35,8 +38,9 @@ int cmd_convert(int argc, char **argv)
         json_int(&j, "nnz", adia_matrix_nnz(A));
         json_end(&j);
     } else if (rc == 0) {
-        printf("%s -> %s: %d x %d, %" PRId64 " nonzeros\n", pos[0], pos[1],
-               (int)adia_matrix_rows(A), (int)adia_matrix_cols(A), adia_matrix_nnz(A));
+        printf("%s -> %s: %d x %d, %" PRId64 " nonzero%s\n", pos[0], pos[1],
+               (int)adia_matrix_rows(A), (int)adia_matrix_cols(A), adia_matrix_nnz(A),
+               adia_matrix_nnz(A) == 1 ? "" : "s");
     }
     adia_matrix_destroy(A);
     return rc;

@@ -72,8 +72,9 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
         json_end(&j);
         return;
     }
-    printf("%s: %d x %d, %lld nonzeros, %s%s, format %s (%s, %s)\n", adia_matrix_name(A),
-           adia_matrix_rows(A), adia_matrix_cols(A), (long long)adia_matrix_nnz(A), o->method,
+    printf("%s: %d x %d, %lld nonzero%s, %s%s, format %s (%s, %s)\n", adia_matrix_name(A),
+           adia_matrix_rows(A), adia_matrix_cols(A), (long long)adia_matrix_nnz(A),
+           adia_matrix_nnz(A) == 1 ? "" : "s", o->method,
            o->jacobi ? " + Jacobi" : "", format, device, o->single ? "float" : "double");
     printf("  ");
     cli_print_solve(in, o->rtol, err);
@@ -86,7 +87,8 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
         printf(" (%.0f bytes per row, floor %.4f ms: %.2fx)",
                in->bytes_per_iter / adia_matrix_rows(A), fl, per_it / fl);
     else if (isfinite(in->spmv_ms))
-        printf(", of which %.3f ms in %d SpMVs", in->spmv_ms, in->spmvs);
+        printf(", of which %.3f ms in %d SpMV%s", in->spmv_ms, in->spmvs,
+               in->spmvs == 1 ? "" : "s");
     printf("\n");
 }
 
@@ -126,7 +128,12 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, const solv
     adia_solve_options so = {.method = method, .max_iter = (int)o->max_iter, .rtol = o->rtol,
                              .jacobi = o->jacobi, .restart = (int)o->restart};
     adia_solve_info in;
-    progress_begin("solving");
+    /* the line on a terminal: method and limit (the library reports no
+     * iteration count while it runs: the bar moves, the seconds count) */
+    static char what[96];
+    snprintf(what, sizeof what, "solving (%s%s, at most %ld iteration%s)", o->method,
+             o->jacobi ? " + Jacobi" : "", o->max_iter, o->max_iter == 1 ? "" : "s");
+    progress_begin(what);
     adia_status s = adia_solve(A, P, b, x, &so, &in);
     progress_end();
     if (s != ADIA_OK) {

@@ -94,7 +94,8 @@ static void report(bool json, const adia_matrix *A, const adia_format *F,
            adia_format_name(F), prec, r->device);
     printf("  chosen by %s: %s\n", c->chooser, c->why);
     if (c->explain) printf("%s", c->explain);
-    printf("  median time %.4f ms over %d runs, %.2f GFLOPS", r->time_ms, runs, r->gflops);
+    printf("  median time %.4f ms over %d run%s, %.2f GFLOPS", r->time_ms, runs,
+           runs == 1 ? "" : "s", r->gflops);
     if (r->bytes >= 0) printf(", %.1f GB/s (%lld bytes)", r->gbytes_per_s, (long long)r->bytes);
     printf("\n  max relative error %.3g (tolerance %.0e): %s\n", r->max_rel_err, r->tolerance,
            pass ? "ok" : "FAILED");

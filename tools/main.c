@@ -15,7 +15,7 @@ static const cli_command commands[] = {
     {"bench", "benchmark every format on the GPU against cuSPARSE and the floor", cmd_bench},
     {"codegen", "print the kernel generated for a matrix", cmd_codegen},
     {"spmm", "matrix-matrix product in diagonal storage", cmd_spmm},
-    {"solve", "solve A x = b with CG or BiCGSTAB on the planner's format", cmd_solve},
+    {"solve", "solve A x = b with CG, BiCGSTAB or GMRES(m) on the planner's format", cmd_solve},
     {"spy", "draw the sparsity picture of a matrix as PNG", cmd_spy},
 };
 enum { N_COMMANDS = sizeof commands / sizeof *commands };

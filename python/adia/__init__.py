@@ -11,7 +11,13 @@ library raise adia.Error (a RuntimeError) or its subclasses, which are also
 ValueError, MemoryError or OSError where that fits.
 """
 
-from . import _adia
+from . import _cuda
+
+_cuda.preload()   # a CUDA build: its runtime libraries from NVIDIA's wheels, if installed
+try:
+    from . import _adia
+except ImportError as _e:
+    raise _cuda.import_error(_e) from _e
 from ._errors import (
     AdiaIOError,
     Error,
@@ -43,8 +49,19 @@ from ._core import (
 
 __version__ = _adia.__version__
 
+
+def build_info() -> dict:
+    """How this module was built and what it runs on: {"version", "cuda"
+    (the CUDA toolkit version built with, or None for a CPU-only build),
+    "cuda_libraries" (soname -> the path loaded in this process, None if
+    not loaded), "from_wheels" (those taken from NVIDIA's runtime wheels)}.
+    See adia/_cuda.py for where the CUDA libraries are looked for."""
+    return {"version": __version__, "cuda": _cuda.cuda_version(),
+            "cuda_libraries": _cuda.loaded(), "from_wheels": dict(_cuda.preloaded)}
+
+
 __all__ = [
-    "Analysis", "Plan", "SolveInfo", "analyze", "formats", "generate", "generator_help",
+    "Analysis", "Plan", "SolveInfo", "analyze", "build_info", "formats", "generate", "generator_help",
     "gpu_available", "load_plan", "plan", "read_mtx", "read_vector", "solve", "spy",
     "write_mtx", "write_vector", "Error", "InvalidArgumentError", "ParseError",
     "OutOfMemoryError", "AdiaIOError", "UnsupportedError", "NoDeviceError", "SizeOverflowError",

@@ -1,14 +1,19 @@
 """The adia Python API (see adia/__init__.py for the overview)."""
 
 import dataclasses
+import math
+import numbers
 import os
+import warnings
 from typing import Any, Dict, List, Optional
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse.linalg import LinearOperator as _LinearOperator
 
 from . import _adia
 from ._errors import Error  # noqa: F401  (registers the exception classes)
+from ._errors import ERR_UNSUPPORTED, UnsupportedError
 
 __all__ = [
     "Plan",
@@ -95,9 +100,11 @@ def _to_csr(A):
 
 
 def _matrix(A):
-    """An adia master matrix (_adia._Matrix) holding a copy of A."""
+    """An adia master matrix (_adia._Matrix) holding a copy of A, named
+    after A's type (_matrix_name)."""
     if isinstance(A, _adia._Matrix):
         return A
+    name = _matrix_name(A)
     A = _to_csr(A)
     rows, cols = A.shape
     if rows > 2**31 - 1 or cols > 2**31 - 1:
@@ -113,7 +120,9 @@ def _matrix(A):
     if data.dtype not in (np.float64, np.float32):
         data = data.astype(np.float64)
     data = np.ascontiguousarray(data)
-    return _adia.matrix_from_csr(rows, cols, indptr, indices, data)
+    m = _adia.matrix_from_csr(rows, cols, indptr, indices, data)
+    m.set_name(name)
+    return m
 
 
 def _to_scipy(m) -> sp.csr_matrix:
@@ -133,32 +142,101 @@ def _device_code(device: str) -> int:
         raise ValueError(f"device must be 'auto', 'cpu' or 'gpu', got {device!r}") from None
 
 
+_INT64_MAX = 2**63 - 1
+_INT32_MAX = 2**31 - 1
+
+
+def _int_arg(name: str, value, lo: int, hi: int) -> int:
+    """value as an int in lo..hi: an integer (Python or NumPy) or a float
+    with an integral value; TypeError for anything else (bool included),
+    ValueError outside the range -- both naming the argument, before any
+    value reaches the C library (whose arguments are fixed-width)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"{name} must be an integer, got a bool ({value!r})")
+    if isinstance(value, numbers.Integral):
+        v = int(value)
+    elif isinstance(value, numbers.Real) and math.isfinite(value) and float(value).is_integer():
+        v = int(value)
+    elif isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be an integer, got {value!r}")
+    else:
+        raise TypeError(f"{name} must be an integer, got {type(value).__name__} ({value!r})")
+    if not lo <= v <= hi:
+        raise ValueError(f"{name} must be in {lo}..{hi}, got {v}")
+    return v
+
+
+def _float_arg(name: str, value) -> float:
+    """value as a float: a real number (not a bool, a string, ...); TypeError otherwise."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__} ({value!r})")
+    return float(value)
+
+
+def _str_arg(name: str, value) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a str, got {type(value).__name__} ({value!r})")
+    return value
+
+
+def _expected_calls(value) -> int:
+    """plan's and analyze's expected_calls: 0 (unknown: planned as 1) to 2**63 - 1."""
+    return _int_arg("expected_calls", value, 0, _INT64_MAX)
+
+
+def _matrix_name(A) -> str:
+    """What adia_plan_explain calls a matrix given from Python (it has no
+    file name): its type, e.g. "csr_matrix", "coo_array", "ndarray"."""
+    t = type(A)
+    return t.__name__ if t.__module__.split(".")[0] in ("scipy", "numpy", "cupyx", "cupy") \
+        else "matrix"
+
+
 # --------------------------------------------------------------------- Plan
 
-class Plan:
+def _unsupported(msg: str) -> UnsupportedError:
+    e = UnsupportedError(msg)
+    e.status = ERR_UNSUPPORTED
+    return e
+
+
+class Plan(_LinearOperator):
     """A planned SpMV y = alpha*A*x + beta*y (adia_plan): adia analysed A,
     chose a storage format for the expected number of calls and built it
     (on the GPU for a GPU plan).  Made by :func:`adia.plan`.
 
-    Duck-types a LinearOperator (``shape``, ``dtype``, ``matvec``,
-    ``matmat``, ``@``): scipy.sparse.linalg's solvers take it directly;
-    :meth:`aslinearoperator` gives a SciPy (CPU plan) or CuPy (GPU plan)
-    LinearOperator.
+    A ``scipy.sparse.linalg.LinearOperator`` (``isinstance`` holds, SciPy's
+    solvers take it): ``matvec``, ``rmatvec``, ``matmat``, ``rmatmat``,
+    ``P @ x``, ``P * x``, ``P(x)``, ``P.dot(x)``, ``.T``, ``.H``,
+    ``.adjoint()``, ``.transpose()``, and SciPy's operator algebra
+    (``P @ Q``, ``2 * P``, ``P + Q``).  A 2-D operand of k columns is
+    multiplied column by column (k SpMVs).
+
+    The transpose: the C library has no transposed product, so ``P.T`` is a
+    plan of A^T, made once on first use (adia_matrix_transpose, a CSR
+    transpose of the plan's own copy of A, then planned like P: same
+    device, dtype and hints, the same format when P's was fixed) and cached;
+    its ``.T`` is P again.  It costs one conversion and the memory of a
+    second plan.  A GPU plan made from a CuPy matrix keeps no host matrix
+    and has no transpose (plan A.T yourself).
 
     CPU plan: x and the results are NumPy arrays; GPU plan: CuPy arrays,
-    and the products run on CuPy's current stream.  Arrays of the plan's
+    and the products run on CuPy's current stream; :meth:`aslinearoperator`
+    gives a CuPy LinearOperator for cupyx's solvers.  Arrays of the plan's
     dtype and contiguous pass without copies.
     """
 
-    def __init__(self, _handle):
+    def __init__(self, _handle, *, _hints=None, _name=None):
         if not isinstance(_handle, _adia._Plan):
             raise TypeError("use adia.plan(A, ...) to make a Plan")
         self._p = _handle
         self._spmv = _handle.spmv
-        self.shape = (_handle.rows, _handle.cols)
-        self.dtype = np.dtype(_handle.dtype)
+        super().__init__(dtype=np.dtype(_handle.dtype), shape=(_handle.rows, _handle.cols))
         self._gpu = _handle.device == 1
         self._cp = None
+        self._hints = _hints     # what plan() was given (the transpose is planned alike)
+        self._name = _name       # for explain() when the C matrix has none (device CSR)
+        self._T = None           # the transposed plan, once made
 
     # -- properties
     @property
@@ -194,14 +272,22 @@ class Plan:
 
     def explain(self) -> str:
         """What the plan chose and why (adia_plan_explain)."""
-        return self._p.explain()
+        text = self._p.explain()
+        if text.startswith("plan:  (") and self._name:   # a matrix without a name
+            text = "plan: " + self._name + text[len("plan: "):]
+        return text
 
     def save(self, path) -> None:
         """Save the choice (adia_plan_save); :func:`adia.load_plan` rebuilds it."""
         self._p.save(os.fspath(path))
 
     def close(self) -> None:
-        """Free the plan and its format now (host and device); later use raises ValueError."""
+        """Free the plan and its format now (host and device), and its
+        transpose's; later use raises ValueError."""
+        T, self._T = self._T, None
+        if T is not None:
+            T._T = None
+            T.close()
         self._p.close()
 
     def __enter__(self):
@@ -227,6 +313,15 @@ class Plan:
                 raise ImportError("a GPU plan takes CuPy arrays: install cupy")
         return self._cp
 
+    def _array(self, x, name="x"):
+        """x as an array of this plan's device (NumPy, or CuPy for a GPU plan)."""
+        if sp.issparse(x):
+            x = x.toarray()
+        if self._gpu and not _is_cupy_array(x):
+            raise TypeError(f"a GPU plan takes CuPy arrays (cupy.asarray({name})); "
+                            "make a CPU plan (device='cpu') for NumPy arrays")
+        return self._xp().asarray(x)
+
     def matvec(self, x, out=None, alpha=1.0, beta=0.0):
         """y = alpha*A*x + beta*y.
 
@@ -245,10 +340,7 @@ class Plan:
         if beta != 0:
             raise ValueError("beta != 0 needs out= (the y to update)")
         xp = self._xp()
-        if self._gpu and not _is_cupy_array(x):
-            raise TypeError("a GPU plan takes CuPy arrays (cupy.asarray(x)); "
-                            "make a CPU plan (device='cpu') for NumPy arrays")
-        x = xp.asarray(x)
+        x = self._array(x)
         column = x.ndim == 2 and x.shape[1] == 1
         if x.ndim != 1 and not column:
             raise ValueError(f"x must have shape ({self.shape[1]},) or ({self.shape[1]}, 1), got {x.shape}")
@@ -285,37 +377,102 @@ class Plan:
     def matmat(self, X):
         """A @ X for X of shape (n, k): one SpMV per column."""
         xp = self._xp()
-        X = xp.asarray(X)
+        X = self._array(X, "X")
         if X.ndim != 2:
             raise ValueError(f"X must be two-dimensional, got shape {X.shape}")
+        if X.shape[0] != self.shape[1]:
+            raise ValueError(f"X must have {self.shape[1]} rows, got shape {X.shape}")
         Y = xp.empty((self.shape[0], X.shape[1]), dtype=self.dtype)
         for j in range(X.shape[1]):
             Y[:, j] = self.matvec(X[:, j])
         return Y
 
-    def dot(self, x):
-        return self @ x
+    def rmatvec(self, x):
+        """A^T x (= A^H x: real values), by the transposed plan (see ``T``)."""
+        return self.T.matvec(x)
 
-    def __matmul__(self, x):
-        ndim = getattr(x, "ndim", None)
-        if ndim is None:
-            x = self._xp().asarray(x)
-            ndim = x.ndim
-        if ndim == 2 and x.shape[1] != 1:
-            return self.matmat(x)
+    def rmatmat(self, X):
+        """A^T @ X for X of shape (m, k), column by column."""
+        return self.T.matmat(X)
+
+    # what SciPy's LinearOperator calls
+    def _matvec(self, x):
         return self.matvec(x)
 
-    __call__ = matvec
+    def _matmat(self, X):
+        return self.matmat(X)
+
+    def _rmatvec(self, x):
+        return self.rmatvec(x)
+
+    def _rmatmat(self, X):
+        return self.rmatmat(X)
+
+    def _transpose(self):
+        if self._T is None:
+            self._T = self._make_transpose()
+        return self._T
+
+    _adjoint = _transpose   # real values: A^H = A^T
+
+    def _make_transpose(self):
+        m = self._p.matrix   # also checks that the plan is open
+        if m is None:
+            raise _unsupported(
+                "the transpose of a GPU plan made from a CuPy matrix: the plan keeps no copy "
+                "of that matrix; plan its transpose (adia.plan(A.T.tocsr(), device='gpu'))")
+        h = dict(self._hints or {})
+        calls = h.get("expected_calls", 1)
+        chooser = h.get("chooser", "model")
+        fixed = chooser == "fixed" or h.get("format")
+        mt = _adia.matrix_transpose(m)
+        handle = _adia.plan_create(mt, int(calls), self._p.device, str(self.dtype),
+                                   "fixed" if fixed else chooser,
+                                   self.format if fixed else "", h.get("params") or "")
+        T = Plan(handle, _hints=h, _name=(self._name or m.name or "matrix") + ".T")
+        T._T = self
+        return T
+
+    def dot(self, x):
+        """A @ x for a vector or a 2-D array x (column by column); with a
+        scalar or another LinearOperator, SciPy's scaled or product operator."""
+        if isinstance(x, _LinearOperator) or np.isscalar(x):
+            return super().dot(x)
+        x = self._array(x)
+        if x.ndim == 1 or (x.ndim == 2 and x.shape[1] == 1):
+            return self.matvec(x)
+        if x.ndim == 2:
+            return self.matmat(x)
+        raise ValueError(f"expected a 1-D or 2-D array, got shape {x.shape}")
+
+    def __matmul__(self, x):
+        if np.isscalar(x):
+            raise ValueError("Scalar operands are not allowed, use '*' instead")
+        return self.dot(x)
+
+    def __mul__(self, x):
+        return self.dot(x)
+
+    def __call__(self, x, out=None, alpha=1.0, beta=0.0):
+        """P(x) = P @ x; with out=, alpha, beta: matvec's in-place update."""
+        if out is not None or alpha != 1.0 or beta != 0.0:
+            return self.matvec(x, out=out, alpha=alpha, beta=beta)
+        return self.dot(x)
 
     def aslinearoperator(self):
-        """A scipy.sparse.linalg.LinearOperator (CPU plan) or a
-        cupyx.scipy.sparse.linalg.LinearOperator (GPU plan) calling this plan."""
-        if self._gpu:
-            self._xp()
-            from cupyx.scipy.sparse.linalg import LinearOperator
-        else:
-            from scipy.sparse.linalg import LinearOperator
-        return LinearOperator(self.shape, matvec=self.matvec, matmat=self.matmat, dtype=self.dtype)
+        """A CPU plan is a scipy.sparse.linalg.LinearOperator already (returned
+        as is); a GPU plan gives a cupyx.scipy.sparse.linalg.LinearOperator
+        calling it (matvec, rmatvec, matmat, rmatmat), for cupyx's solvers."""
+        if not self._gpu:
+            return self
+        self._xp()
+        from cupyx.scipy.sparse.linalg import LinearOperator
+
+        kw = dict(matvec=self.matvec, rmatvec=self.rmatvec, matmat=self.matmat, dtype=self.dtype)
+        try:
+            return LinearOperator(self.shape, rmatmat=self.rmatmat, **kw)
+        except TypeError:   # a CuPy whose LinearOperator has no rmatmat
+            return LinearOperator(self.shape, **kw)
 
 
 def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
@@ -333,25 +490,33 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     and y).  chooser: "model" (least predicted time), "rules" (the paper's
     search engine), "measure" (time the best candidates) or "fixed" with
     format= a format name (format= alone implies "fixed").  params: format
-    parameters as "B=256,C=32,...".
+    parameters as "B=256,C=32,...".  expected_calls: an integer in
+    0..2**63 - 1 (0: unknown, planned as 1); anything else is a TypeError
+    or ValueError naming it, before any work.
 
     The plan keeps its own copy of A (the master CSR, which adia.solve
     needs, and the chosen format).
     """
+    calls = _expected_calls(expected_calls)
+    chooser = _str_arg("chooser", chooser)
+    format = None if format is None else _str_arg("format", format)
+    params = None if params is None else _str_arg("params", params)
     dev = _device_code(device)
+    hints = {"expected_calls": calls, "chooser": chooser, "format": format, "params": params}
     if _is_cupy_sparse(A) and dev != 0 and gpu_available():
-        return _device_plan(A, expected_calls, dtype, chooser, format, params)
+        return _device_plan(A, calls, dtype, chooser, format, params, hints)
     m = _matrix(A)
-    handle = _adia.plan_create(m, int(max(expected_calls, 0)), dev, _value_dtype(dtype),
+    handle = _adia.plan_create(m, calls, dev, _value_dtype(dtype),
                                chooser, format or "", params or "")
-    return Plan(handle)
+    return Plan(handle, _hints=hints, _name=m.name)
 
 
-def _device_plan(A, expected_calls, dtype, chooser, format, params) -> Plan:
+def _device_plan(A, expected_calls, dtype, chooser, format, params, hints) -> Plan:
     """A GPU plan of a cupyx.scipy.sparse matrix without a host round trip
     (adia_plan_create_device_csr: analysis and conversion on the GPU).  The
     plan keeps no copy of A's CSR: A may change or go afterwards."""
     cp = _cupy()
+    name = _matrix_name(A)
     A = A.tocsr()
     if A.dtype.kind == "c":
         raise TypeError("complex matrices are not supported")
@@ -367,14 +532,16 @@ def _device_plan(A, expected_calls, dtype, chooser, format, params) -> Plan:
     cp.cuda.get_current_stream().synchronize()   # adia reads A on its own stream
     handle = _adia.plan_create_device_csr(
         int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr, bits, indices.data.ptr,
-        A.data.data.ptr, _value_dtype(A.dtype), int(max(expected_calls, 0)), _value_dtype(dtype),
+        A.data.data.ptr, _value_dtype(A.dtype), expected_calls, _value_dtype(dtype),
         chooser, format or "", params or "")
-    return Plan(handle)
+    return Plan(handle, _hints=hints, _name=name)
 
 
 def load_plan(A, path) -> Plan:
     """Rebuild a plan saved with Plan.save for A (same structure), without analysis."""
-    return Plan(_adia.plan_load(_matrix(A), os.fspath(path)))
+    m = _matrix(A)
+    handle = _adia.plan_load(m, os.fspath(path))
+    return Plan(handle, _hints={"chooser": "fixed"}, _name=m.name)
 
 
 # -------------------------------------------------------------------- solve
@@ -408,8 +575,14 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     symmetric positive definite),
     "bicgstab" or "gmres" (restarted every `restart` vectors).  Stops at
     ||b - A x|| <= rtol ||b|| or after maxiter iterations; not converging
-    is not an error: look at info.converged and info.stop.
+    is not an error: look at info.converged and info.stop.  maxiter and
+    restart: integers in 1..2**31 - 1; x0: shape (n,) or (n, 1); anything
+    else is a TypeError or ValueError naming the argument.
     """
+    method = _str_arg("method", method)
+    rtol = _float_arg("rtol", rtol)
+    maxiter = _int_arg("maxiter", maxiter, 1, _INT32_MAX)
+    restart = _int_arg("restart", restart, 1, _INT32_MAX)
     if isinstance(A, Plan):
         handle = A._p
         m = handle.matrix
@@ -443,10 +616,11 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     if x0 is None:
         x = np.zeros(n_rows)
     else:
-        x0h = x0.get() if _is_cupy_array(x0) else x0
+        x0h = np.asarray(x0.get() if _is_cupy_array(x0) else x0)
+        _check_vector_shape("x0", x0h.shape, n_rows)
+        if x0h.dtype.kind == "c":
+            raise TypeError("complex initial guesses are not supported")
         x = np.array(x0h, dtype=np.float64, copy=True).reshape(-1)
-        if x.shape[0] != n_rows:
-            raise ValueError(f"x0 must have shape ({n_rows},), got {np.shape(x0h)}")
     if method not in ("cg", "bicgstab", "gmres"):
         raise ValueError(f"method must be 'cg', 'bicgstab' or 'gmres', got {method!r}")
     d = _adia.solve(m, handle, bh, x, method, float(rtol), int(maxiter), bool(jacobi), dev, int(restart))
@@ -454,6 +628,13 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     if on_gpu:
         x = _cupy().asarray(x)
     return x, info
+
+
+def _check_vector_shape(name, shape, n):
+    """A vector of n entries: shape (n,) or (n, 1); ValueError otherwise
+    (an (n/2, 2) array has n entries but is no vector)."""
+    if tuple(shape) not in ((n,), (n, 1)):
+        raise ValueError(f"{name} must have shape ({n},) or ({n}, 1), got {tuple(shape)}")
 
 
 def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart):
@@ -471,9 +652,9 @@ def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart):
     if x0 is None:
         x = cp.zeros(n, dtype=P.dtype)
     else:
-        x = cp.array(cp.asarray(x0), dtype=P.dtype, copy=True).reshape(-1)
-        if x.shape[0] != n:
-            raise ValueError(f"x0 must have shape ({n},), got {x0.shape}")
+        x0 = cp.asarray(x0)
+        _check_vector_shape("x0", x0.shape, n)
+        x = cp.array(x0, dtype=P.dtype, copy=True).reshape(-1)
     stream = cp.cuda.get_current_stream().ptr
     d = _adia.solve_ptr(P._p, b.data.ptr, x.data.ptr, method, float(rtol), int(maxiter),
                         bool(jacobi), int(restart), stream)
@@ -507,8 +688,9 @@ class Analysis:
 def analyze(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64) -> Analysis:
     """Type, features (adia_matrix_analyze) and the planner's per-format
     predicted costs (adia_plan_candidates) for `expected_calls` products."""
+    calls = _expected_calls(expected_calls)
     m = _matrix(A)
-    d = _adia.analyze(m, int(max(expected_calls, 0)), _device_code(device), _value_dtype(dtype))
+    d = _adia.analyze(m, calls, _device_code(device), _value_dtype(dtype))
     return Analysis(type=d["type"], format=d["format"], features=dict(d["features"]),
                     candidates=[dict(c) for c in d["candidates"]])
 
@@ -551,10 +733,30 @@ def read_mtx(path) -> sp.csr_matrix:
     return _to_scipy(_adia.read_mtx(_check_readable(path)))
 
 
+def _is_path(p) -> bool:
+    return isinstance(p, (str, bytes, os.PathLike))
+
+
+def _data_then_path(func: str, data_name: str, data, path):
+    """(data, path) for the writers, whose order is the data, then where it
+    goes (as spy(A, path) and Plan.save(path)); the old order of
+    write_vector, (path, x), still works, with a DeprecationWarning."""
+    if _is_path(data) and not _is_path(path):
+        warnings.warn(f"adia.{func}(path, {data_name}) is deprecated: the order is "
+                      f"adia.{func}({data_name}, path), as adia.write_mtx(A, path)",
+                      DeprecationWarning, stacklevel=3)
+        data, path = path, data
+    if not _is_path(path):
+        raise TypeError(f"path must be a str or os.PathLike, got {type(path).__name__}")
+    return data, os.fspath(path)
+
+
 def write_mtx(A, path) -> None:
     """Write A as Matrix Market coordinate real general (exact round trip;
-    gzip-compressed if the name ends in .gz)."""
-    _adia.write_mtx(_matrix(A), os.fspath(path))
+    gzip-compressed if the name ends in .gz).  The same order as
+    write_vector(x, path): the data, then the path."""
+    A, path = _data_then_path("write_mtx", "A", A, path)
+    _adia.write_mtx(_matrix(A), path)
 
 
 def read_vector(path) -> np.ndarray:
@@ -564,8 +766,12 @@ def read_vector(path) -> np.ndarray:
     return np.frombuffer(data, dtype=np.float64).copy()
 
 
-def write_vector(path, x) -> None:
-    """Write x as Matrix Market `array real general` n x 1 (exact round trip)."""
+def write_vector(x, path) -> None:
+    """Write x as Matrix Market `array real general` n x 1 (exact round
+    trip; gzip-compressed if the name ends in .gz).  The same order as
+    write_mtx(A, path); the old order write_vector(path, x) still works and
+    warns (DeprecationWarning)."""
+    x, path = _data_then_path("write_vector", "x", x, path)
     if _is_cupy_array(x):
         x = x.get()
     x = np.asarray(x)
@@ -575,4 +781,4 @@ def write_vector(path, x) -> None:
         x = x.reshape(-1)
     if x.ndim != 1:
         raise ValueError(f"x must be a vector, got shape {x.shape}")
-    _adia.write_vector(os.fspath(path), np.ascontiguousarray(x, dtype=np.float64))
+    _adia.write_vector(path, np.ascontiguousarray(x, dtype=np.float64))

@@ -584,6 +584,19 @@ NB_MODULE(_adia, m)
             M.A = nullptr;
         });
 
+    m.def(
+        "matrix_transpose",
+        [](const Matrix &M) {
+            adia_matrix *A = M.get(), *T = nullptr;
+            adia_status st;
+            {
+                nb::gil_scoped_release nogil;
+                st = adia_matrix_transpose(A, &T);
+            }
+            check(st);
+            return new Matrix(T);
+        },
+        nb::rv_policy::take_ownership);
     m.def("matrix_from_csr", &matrix_from_csr, "rows"_a, "cols"_a, "indptr"_a, "indices"_a, "data"_a,
           nb::rv_policy::take_ownership);
     m.def(

@@ -34,14 +34,41 @@ def test_symmetric_file_expanded(tmp_path):
 
 def test_vector_round_trip(tmp_path):
     x = np.array([1.0, -2.5, 1e-300, np.pi, np.inf, -np.inf, np.nan, 0.0])
-    adia.write_vector(tmp_path / "x.mtx", x)
+    adia.write_vector(x, tmp_path / "x.mtx")
     y = adia.read_vector(tmp_path / "x.mtx")
     assert y.dtype == np.float64 and y.flags.writeable
     np.testing.assert_array_equal(x, y)
-    adia.write_vector(str(tmp_path / "x.mtx.gz"), [1, 2, 3])
+    adia.write_vector([1, 2, 3], str(tmp_path / "x.mtx.gz"))
     np.testing.assert_array_equal(adia.read_vector(tmp_path / "x.mtx.gz"), [1.0, 2.0, 3.0])
     with pytest.raises(ValueError):
-        adia.write_vector(tmp_path / "m.mtx", np.ones((3, 3)))
+        adia.write_vector(np.ones((3, 3)), tmp_path / "m.mtx")
+
+
+def test_writers_take_data_then_path(tmp_path, recwarn):
+    """write_mtx(A, path) and write_vector(x, path): one order; the old
+    write_vector(path, x) still works, with a DeprecationWarning naming the
+    new order (issue 27)."""
+    A = adia.generate("lap2d5:3")
+    x = np.arange(5.0)
+    adia.write_mtx(A, tmp_path / "a.mtx")
+    adia.write_vector(x, tmp_path / "x.mtx")
+    adia.write_vector(x=x, path=str(tmp_path / "k.mtx"))
+    assert not [w for w in recwarn if issubclass(w.category, DeprecationWarning)]
+    assert (adia.read_mtx(tmp_path / "a.mtx") != A).nnz == 0
+    np.testing.assert_array_equal(adia.read_vector(tmp_path / "x.mtx"), x)
+    np.testing.assert_array_equal(adia.read_vector(tmp_path / "k.mtx"), x)
+    with pytest.warns(DeprecationWarning, match=r"write_vector\(x, path\)"):
+        adia.write_vector(tmp_path / "old.mtx", x)
+    np.testing.assert_array_equal(adia.read_vector(tmp_path / "old.mtx"), x)
+    with pytest.warns(DeprecationWarning, match=r"write_vector\(x, path\)"):
+        adia.write_vector(str(tmp_path / "old2.mtx"), [7, 8])
+    np.testing.assert_array_equal(adia.read_vector(tmp_path / "old2.mtx"), [7.0, 8.0])
+    # the same order for a matrix given the other way round: written, and said
+    with pytest.warns(DeprecationWarning, match=r"write_mtx\(A, path\)"):
+        adia.write_mtx(tmp_path / "b.mtx", A)
+    assert (adia.read_mtx(tmp_path / "b.mtx") != A).nnz == 0
+    with pytest.raises(TypeError, match="path"):
+        adia.write_vector(x, 5)
 
 
 def _shared(limit_nnz=2_000_000):

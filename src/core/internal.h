@@ -167,6 +167,9 @@ struct adia_matrix {
     uint32_t magic;
     adia_csr csr;             /* always ADIA_DOUBLE */
     char name[128];
+    char *comments;           /* a Matrix Market file's header comment lines
+                                 ("%...\n" each; src/io/mtx_header.h), written
+                                 back by adia_matrix_write_mtx; NULL: none */
 };
 
 /* Wrap an adia_csr (taking ownership of its arrays) into a new handle. */

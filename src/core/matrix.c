@@ -32,6 +32,7 @@ void adia_matrix_destroy(adia_matrix *A)
 {
     if (!A || A->magic != ADIA_MAGIC_MATRIX) return;
     adia__csr_free(&A->csr);
+    free(A->comments);
     A->magic = ADIA_MAGIC_DEAD;
     free(A);
 }
@@ -204,6 +205,15 @@ adia_status adia_matrix_copy(const adia_matrix *A, adia_matrix **out)
     ADIA_TRY(adia__csr_copy(&A->csr, ADIA_DOUBLE, &c));
     ADIA_TRY(adia__matrix_wrap(&c, out));
     memcpy((*out)->name, A->name, sizeof A->name);
+    if (A->comments) {
+        size_t n = strlen(A->comments) + 1;
+        if (!((*out)->comments = adia__alloc(n, 1, "matrix comments"))) {
+            adia_matrix_destroy(*out);
+            *out = NULL;
+            return ADIA_ERR_NO_MEMORY;
+        }
+        memcpy((*out)->comments, A->comments, n);
+    }
     return ADIA_OK;
 }
 

@@ -160,6 +160,43 @@ static adia_status parse_size(const hline *l, const char *name, mtx_header *h)
 
 static bool blank_line(const hline *l) { return skip_blanks(l->b, l->e) == l->e; }
 
+/* Append [b, e) and a LF to h's comments (the caller checked the room). */
+static adia_status append_comment(mtx_header *h, const char *b, const char *e, const char *name)
+{
+    size_t n = (size_t)(e - b), need = h->comments_len + n + 2;
+    char *c = realloc(h->comments, need);
+    if (!c)
+        return adia__error(ADIA_ERR_NO_MEMORY, "%s: no memory for %zu bytes of header comments",
+                          name, need);
+    for (size_t i = 0; i < n; i++) c[h->comments_len + i] = b[i] ? b[i] : ' ';   /* no NUL inside */
+    h->comments_len += n;
+    c[h->comments_len++] = '\n';
+    c[h->comments_len] = '\0';
+    h->comments = c;
+    return ADIA_OK;
+}
+
+/* Keep a comment line [b, e) (b at its '%') for a writer to copy. */
+static adia_status keep_comment(mtx_header *h, const char *b, const char *e, const char *name)
+{
+    static const char ours[] = "% written by adia ", cut[] = "% (further header comments "
+                                                               "of the input left out)";
+    if ((size_t)(e - b) >= sizeof ours - 1 && !memcmp(b, ours, sizeof ours - 1)) return ADIA_OK;
+    if (h->comments_cut) return ADIA_OK;
+    if (h->comments_len + (size_t)(e - b) + 1 + sizeof cut + 1 > MTX_COMMENTS_MAX) {
+        h->comments_cut = true;
+        return append_comment(h, cut, cut + sizeof cut - 1, name);
+    }
+    return append_comment(h, b, e, name);
+}
+
+void adia__mtx_header_free(mtx_header *h)
+{
+    free(h->comments);
+    h->comments = NULL;
+    h->comments_len = 0;
+}
+
 /* Causes that make the first line look like no banner at all. */
 static adia_status check_first_line(const hline *l, const char *name)
 {
@@ -181,7 +218,9 @@ adia_status adia__mtx_header_line(mtx_header *h, const char *b, const char *e, c
         ADIA_TRY(check_first_line(&l, name));
         return parse_banner(&l, name, h);
     }
-    if (blank_line(&l) || *skip_blanks(l.b, l.e) == '%') return ADIA_OK;
+    if (blank_line(&l)) return ADIA_OK;
+    const char *first = skip_blanks(l.b, l.e);
+    if (*first == '%') return keep_comment(h, first, l.e, name);
     ADIA_TRY(parse_size(&l, name, h));
     h->done = true;
     return ADIA_OK;

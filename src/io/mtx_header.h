@@ -16,7 +16,17 @@ typedef struct mtx_header {
     int64_t entries;       /* data entries the file declares */
     int64_t lines;         /* header lines seen so far */
     bool done;             /* the size line is parsed: data follows */
+    /* The comment lines after the banner, as written (from their '%', each
+     * ended by LF, NUL-terminated; lines "% written by adia ..." left out,
+     * the writer adds its own), at most MTX_COMMENTS_MAX bytes: further
+     * lines are replaced by one saying so.  NULL when there are none;
+     * malloc'd: adia__mtx_header_free, or taken over by the matrix. */
+    char *comments;
+    size_t comments_len;
+    bool comments_cut;
 } mtx_header;
+
+#define MTX_COMMENTS_MAX (64 * 1024)
 
 /* Feed the header's next line [b, e) (without its LF; a CR before it is
  * ignored): the banner, comments and blank lines, the size line (which
@@ -24,5 +34,7 @@ typedef struct mtx_header {
 adia_status adia__mtx_header_line(mtx_header *h, const char *b, const char *e, const char *name);
 /* The error for data that ends before the header is done. */
 adia_status adia__mtx_header_end(const mtx_header *h, const char *name);
+/* Free what h holds (its comments); h stays usable. */
+void adia__mtx_header_free(mtx_header *h);
 
 #endif

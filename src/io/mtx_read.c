@@ -277,6 +277,7 @@ void adia__mtx_data_free(mtx_data *d)
     d->blk = NULL;
     d->nblk = d->blk_cap = 0;
     adia__mtx_csr_free(&d->csr);
+    adia__mtx_header_free(&d->h);
 }
 
 /* Ready for the next chunk: the parse state cleared, the arrays kept. */
@@ -748,6 +749,10 @@ adia_status adia__mtx_read_rows(adia_source *src, const mtx_rows *keep, int64_t 
     if (rows) *rows = d.h.rows;
     if (cols) *cols = d.h.cols;
     adia_status s = assemble(&d, keep, src->name, out);
+    if (s == ADIA_OK) {   /* the matrix keeps the header's comments (convert F G) */
+        (*out)->comments = d.h.comments;
+        d.h.comments = NULL;
+    }
     adia__mtx_data_free(&d);
     char base[128];
     adia__io_basename(src->name, base, sizeof base);
@@ -773,6 +778,7 @@ adia_status adia__mtx_read_shape(adia_source *src, int64_t *rows, int64_t *cols)
     bool last_lf;
     adia_status s = read_header(&l, &h, &b, &e, &chunk, &last_lf);
     adia__lines_free(&l);
+    adia__mtx_header_free(&h);
     if (s == ADIA_OK && rows) *rows = h.rows;
     if (s == ADIA_OK && cols) *cols = h.cols;
     return s;

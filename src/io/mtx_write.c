@@ -88,9 +88,13 @@ adia_status adia_matrix_write_mtx(const adia_matrix *A, const char *path)
     if (!path) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_write_mtx: path is NULL");
     adia_outfile out;
     ADIA_TRY(adia__outfile_open(&out, path, adia__io_has_suffix(path, ".gz")));
-    adia_status s = adia__outfile_printf(&out, BANNER "coordinate real general\n" WRITTEN_BY
-                                        "%" PRId32 " %" PRId32 " %" PRId64 "\n",
-                                        A->csr.rows, A->csr.cols, A->csr.nnz);
+    /* the comments of the file A was read from, then ours */
+    adia_status s = adia__outfile_printf(&out, BANNER "coordinate real general\n");
+    if (s == ADIA_OK && A->comments)
+        s = adia__outfile_write(&out, A->comments, strlen(A->comments));
+    if (s == ADIA_OK)
+        s = adia__outfile_printf(&out, WRITTEN_BY "%" PRId32 " %" PRId32 " %" PRId64 "\n",
+                                 A->csr.rows, A->csr.cols, A->csr.nnz);
     if (s == ADIA_OK) s = write_lines(format_entries, &A->csr, A->csr.nnz, &out);
     return adia__outfile_finish(&out, s);
 }
