@@ -975,13 +975,19 @@ void adia_solve_options_default(adia_solve_options *opt);
  * made on opt->device with max_iter expected calls -- the planner measures
  * candidates when that is many -- and destroyed).  Not converging (max_iter
  * reached, a breakdown, a non-finite residual) is not an error: ADIA_OK with
- * info->converged 0 and the reason in info->stop.  Scale-safe: the CPU
- * methods run on A and b scaled by powers of two, and norms are scaled (as
- * dnrm2) on both devices, so A and b times 1e200 or 1e-170 give the same x.
+ * info->converged 0 and the reason in info->stop.  Scale-safe: the methods
+ * (CPU and GPU) run on A and b scaled by powers of two, and norms are
+ * scaled (as dnrm2), so A and b times 1e200 or 1e-170 give the same x, and
+ * a b whose norm exceeds the range of double (16 x 1e308) or whose entries
+ * are subnormal is solved as well.  converged is judged on the x returned:
+ * an x out of the range of double is "non-finite solution", one whose
+ * entries fall below its normal range and lose bits is converged only if
+ * its own residual meets rtol (else the stop says "x underflows").
  * Errors: NULL arguments, a non-square A, a plan of another shape, a CPU
  * plan in float, Jacobi with a zero diagonal entry
- * (the message names the row), NaN/Inf in b.  opt NULL: defaults; info may
- * be NULL. */
+ * (the message names the row), NaN/Inf in b or x, an rtol so small that
+ * rtol ||b|| rounds to 0, an x0 whose scaled copy overflows (x0 |A| / ||b||
+ * beyond the range of double).  opt NULL: defaults; info may be NULL. */
 adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
                        const adia_solve_options *opt, adia_solve_info *info);
 /* Solve with a plan alone (no host matrix), for callers whose vectors live
