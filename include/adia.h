@@ -998,7 +998,10 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
  * host but a few scalars.  The Jacobi diagonal is read from the plan's
  * format.  Unlike adia_solve, the system is not rescaled: entries near the
  * ends of the value type's range can overflow a dot product (reported as a
- * non-finite stop, never as converged).  CPU plan: b and x are host
+ * non-finite stop, never as converged), and a b whose ||b||^2 or
+ * (rtol ||b||)^2 leaves the range of double (||b|| above about 1.3e154,
+ * rtol ||b|| below about 1.5e-154) is refused with ADIA_ERR_INVALID_ARG
+ * (the stopping test compares squares).  CPU plan: b and x are host
  * doubles, as adia_solve on the plan's matrix.  Errors and info as
  * adia_solve. */
 adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
@@ -1071,8 +1074,9 @@ adia_status adia_solve_operator(const adia_operator *op, const double *b, double
  * but a few scalars (and Jacobi's diagonal, from op->diag).  As
  * adia_plan_solve, the system is not rescaled: entries near the ends of
  * double's range can overflow a dot product (a non-finite stop, never
- * converged).  opt->device is ignored.  Errors as adia_solve_operator;
- * NaN/Inf in b: ADIA_ERR_INVALID_ARG; no device: ADIA_ERR_NO_DEVICE. */
+ * converged), and a b out of the squares' range is refused as there.
+ * opt->device is ignored.  Errors as adia_solve_operator; NaN/Inf in b:
+ * ADIA_ERR_INVALID_ARG; no device: ADIA_ERR_NO_DEVICE. */
 adia_status adia_solve_operator_device(const adia_operator *op, const double *d_b, double *d_x,
                                        const adia_solve_options *opt, adia_solve_info *info,
                                        void *stream);
