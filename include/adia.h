@@ -984,13 +984,19 @@ void adia_solve_options_default(adia_solve_options *opt);
  * made on opt->device with max_iter expected calls -- the planner measures
  * candidates when that is many -- and destroyed).  Not converging (max_iter
  * reached, a breakdown, a non-finite residual) is not an error: ADIA_OK with
- * info->converged 0 and the reason in info->stop.  Scale-safe: the CPU
- * methods run on A and b scaled by powers of two, and norms are scaled (as
- * dnrm2) on both devices, so A and b times 1e200 or 1e-170 give the same x.
+ * info->converged 0 and the reason in info->stop.  Scale-safe: the methods
+ * (CPU and GPU) run on A and b scaled by powers of two, and norms are
+ * scaled (as dnrm2), so A and b times 1e200 or 1e-170 give the same x, and
+ * a b whose norm exceeds the range of double (16 x 1e308) or whose entries
+ * are subnormal is solved as well.  converged is judged on the x returned:
+ * an x out of the range of double is "non-finite solution", one whose
+ * entries fall below its normal range and lose bits is converged only if
+ * its own residual meets rtol (else the stop says "x underflows").
  * Errors: NULL arguments, a non-square A, a plan of another shape, a CPU
  * plan in float, Jacobi with a zero diagonal entry
- * (the message names the row), NaN/Inf in b.  opt NULL: defaults; info may
- * be NULL. */
+ * (the message names the row), NaN/Inf in b or x, an rtol so small that
+ * rtol ||b|| rounds to 0, an x0 whose scaled copy overflows (x0 |A| / ||b||
+ * beyond the range of double).  opt NULL: defaults; info may be NULL. */
 adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
                        const adia_solve_options *opt, adia_solve_info *info);
 /* Solve with a plan alone (no host matrix), for callers whose vectors live
@@ -1001,7 +1007,10 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
  * host but a few scalars.  The Jacobi diagonal is read from the plan's
  * format.  Unlike adia_solve, the system is not rescaled: entries near the
  * ends of the value type's range can overflow a dot product (reported as a
- * non-finite stop, never as converged).  CPU plan: b and x are host
+ * non-finite stop, never as converged), and a b whose ||b||^2 or
+ * (rtol ||b||)^2 leaves the range of double (||b|| above about 1.3e154,
+ * rtol ||b|| below about 1.5e-154) is refused with ADIA_ERR_INVALID_ARG
+ * (the stopping test compares squares).  CPU plan: b and x are host
  * doubles, as adia_solve on the plan's matrix.  Errors and info as
  * adia_solve. */
 adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
@@ -1074,8 +1083,9 @@ adia_status adia_solve_operator(const adia_operator *op, const double *b, double
  * but a few scalars (and Jacobi's diagonal, from op->diag).  As
  * adia_plan_solve, the system is not rescaled: entries near the ends of
  * double's range can overflow a dot product (a non-finite stop, never
- * converged).  opt->device is ignored.  Errors as adia_solve_operator;
- * NaN/Inf in b: ADIA_ERR_INVALID_ARG; no device: ADIA_ERR_NO_DEVICE. */
+ * converged), and a b out of the squares' range is refused as there.
+ * opt->device is ignored.  Errors as adia_solve_operator; NaN/Inf in b:
+ * ADIA_ERR_INVALID_ARG; no device: ADIA_ERR_NO_DEVICE. */
 adia_status adia_solve_operator_device(const adia_operator *op, const double *d_b, double *d_x,
                                        const adia_solve_options *opt, adia_solve_info *info,
                                        void *stream);

@@ -10,6 +10,9 @@
  *  - exact round trip, explicit zeros included (adia_format_to_matrix);
  *  - bytes = storage bytes + vector bytes, padded zeros >= 0;
  *  - CPU SpMV against the reference (beta 0 and general);
+ *  - a non-finite x[j] reaches only the rows with a nonzero in column j:
+ *    padded slots never multiply x (CPU, and GPU when present), and the
+ *    issue's 3 x 3 example through a CPU plan;
  *  - GPU SpMV against the CPU when a device is present and the table has
  *    a GPU side; no GPU side: the upload says unsupported;
  *  - code generator and spy overlay: accepted exactly for the formats the
@@ -84,9 +87,88 @@ static int count_zeros(const adia_matrix *A)
     return n;
 }
 
+/* y = F x (alpha 1, beta 0) with host doubles in and out, through the
+ * CPU SpMV in F's value type (or, in check_gpu, the GPU's). */
+typedef adia_status (*spmv_host_fn)(adia_format *F, const double *x, double *y);
+
+static adia_status cpu_spmv(adia_format *F, const double *x, double *y)
+{
+    int32_t m = F->rows, n = F->cols;
+    int fl = F->vtype == ADIA_FLOAT;
+    void *xt = calloc((size_t)n + 1, 8), *yt = calloc((size_t)m + 1, 8);
+    adia_status s = ADIA_ERR_NO_MEMORY;
+    if (xt && yt) {
+        for (int32_t j = 0; j < n; j++)
+            if (fl) ((float *)xt)[j] = (float)x[j]; else ((double *)xt)[j] = x[j];
+        s = adia_format_spmv(F, 1.0, xt, 0.0, yt);
+        for (int32_t i = 0; i < m; i++) y[i] = fl ? ((float *)yt)[i] : ((double *)yt)[i];
+    }
+    free(xt);
+    free(yt);
+    return s;
+}
+
+/* Padded slots never multiply x (docs/formats-diagonal.md): with x finite
+ * but for x[j] (Inf, -Inf or NaN as j % 3), y = A x is the stored
+ * nonzeros' alone -- the kind of non-finite value CSR gives in the rows
+ * with a nonzero in column j, the finite reference in every other row.  A
+ * row whose explicit zero meets x[j] may give either (CSR's 0 * Inf is
+ * NaN; a format that stores its zeros as it stores padding skips both).
+ * R: A with its values rounded to F's type.  Columns j = 0, step, 2 step,
+ * ...; one assertion for the lot, naming the first row that differs. */
+static void check_nonfinite_x(adia_format *F, const adia_matrix *R, int32_t step, spmv_host_fn f,
+                              const char *fmt, const char *what, const char *side)
+{
+    int32_t m = F->rows, n = F->cols;
+    const adia_csr *A = &R->csr;
+    const double *v = A->values;
+    double tol = F->vtype == ADIA_FLOAT ? 1e-5 : 1e-13;
+    double *x = calloc((size_t)n + 1, sizeof *x), *y = calloc((size_t)m + 1, sizeof *y);
+    char bad[200] = "";
+    uint64_t st = 23;
+    test_rand_vector(&st, x, n);
+    for (int32_t j = 0; j < n; j++) x[j] = F->vtype == ADIA_FLOAT ? (double)(float)x[j] : x[j];
+    for (int32_t j = 0; j < n && !bad[0]; j += step) {
+        double keep = x[j];
+        x[j] = j % 3 == 0 ? INFINITY : j % 3 == 1 ? -INFINITY : NAN;
+        adia_status s = f(F, x, y);
+        if (s != ADIA_OK)
+            snprintf(bad, sizeof bad, "SpMV: %s", adia_last_error());
+        for (int32_t i = 0; i < m && s == ADIA_OK && !bad[0]; i++) {
+            double want = 0, size = 0;
+            int loose = 0;
+            for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+                if (v[k] == 0) {
+                    loose |= A->colind[k] == j;
+                    continue;
+                }
+                want += v[k] * x[A->colind[k]];
+                size += fabs(v[k] * x[A->colind[k]]);
+            }
+            int same = isnan(want) ? isnan(y[i]) : isinf(want) ? y[i] == want
+                       : fabs(y[i] - want) <= tol * (1 + size);
+            if (!same && !loose)
+                snprintf(bad, sizeof bad, "x[%d] = %g: y[%d] = %g, the stored nonzeros give %g",
+                         j, x[j], i, y[i], want);
+        }
+        x[j] = keep;
+    }
+    CHECK(!bad[0], "%s on %s (%s, %s): padding multiplies x: %s", fmt, what,
+          adia_value_type_name(F->vtype), side, bad);
+    free(x);
+    free(y);
+}
+
 #ifdef ADIA_HAVE_CUDA
-/* GPU SpMV (each kernel variant the table lists) against the CPU SpMV. */
-static void check_gpu(adia_format *F, const char *fmt, const char *what)
+static adia_status gpu_spmv(adia_format *F, const double *x, double *y)
+{
+    memset(y, 0, (size_t)F->rows * sizeof *y);
+    return test_gpu_format_spmv(F, 1.0, x, 0.0, y);
+}
+
+/* GPU SpMV (each kernel variant the table lists) against the CPU SpMV, and
+ * its padding never multiplying x (R: A rounded to F's type, or NULL). */
+static void check_gpu(adia_format *F, const adia_matrix *R, const char *fmt, const char *what)
 {
     int32_t m = F->rows, n = F->cols;
     double *x = calloc((size_t)n + 1, sizeof *x), *yc = calloc((size_t)m + 1, sizeof *yc);
@@ -120,6 +202,9 @@ static void check_gpu(adia_format *F, const char *fmt, const char *what)
         double e = test_rel_err(y, yc, m);
         CHECK(e <= (fl ? 1e-5 : 1e-12), "%s on %s (%s, kernel %d): GPU vs CPU error %g", fmt,
               what, adia_value_type_name(F->vtype), k, e);
+        char side[32];
+        snprintf(side, sizeof side, "GPU kernel %d", k);
+        if (R) check_nonfinite_x(F, R, n > 8 ? n / 8 : 1, gpu_spmv, fmt, what, side);
         free(y);
     }
     free(x); free(yc); free(yg); free(xt); free(yt);
@@ -145,7 +230,6 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
           "(nnz %lld, back %lld, %d explicit zeros)", fmt, what, adia_value_type_name(vt),
           (long long)adia_matrix_nnz(A), (long long)(B ? adia_matrix_nnz(B) : -1), count_zeros(A));
     adia_matrix_destroy(B);
-    adia_matrix_destroy(R);
     CHECK(adia_format_padded_zeros(F) >= 0, "%s on %s: padded zeros", fmt, what);
     CHECK(adia_format_bytes(F) == adia_format_storage_bytes(F) +
               adia__vector_bytes(A->csr.rows, A->csr.cols, vt),
@@ -155,6 +239,7 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
     CHECK(e <= tol, "%s on %s (%s): SpMV (beta 0) error %g", fmt, what, adia_value_type_name(vt), e);
     e = test_format_spmv_error(F, A, 4, -1.5, 0.5);
     CHECK(e <= tol, "%s on %s (%s): SpMV error %g", fmt, what, adia_value_type_name(vt), e);
+    if (R) check_nonfinite_x(F, R, 1, cpu_spmv, fmt, what, "CPU");
     /* the code generator: diagonal-core formats only, never a wrong read */
     char *src = NULL;
     s = adia_codegen_source(F, &src);
@@ -175,10 +260,35 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
     else if (gpu_count > 0) {
         s = adia_format_upload(F);
         CHECK(s == ADIA_OK, "%s on %s: upload: %s", fmt, what, adia_last_error());
-        if (s == ADIA_OK) check_gpu(F, fmt, what);
+        if (s == ADIA_OK) check_gpu(F, R, fmt, what);
     }
 #endif
+    adia_matrix_destroy(R);
     adia_format_destroy(F);
+}
+
+/* The issue's example: x = [1, 1, Inf] and a 3 x 3 matrix whose third
+ * column is read only by padding in row 1 (DIA keeps offset 1 there): y =
+ * A x must be CSR's [2, 1, Inf] in every format, through a CPU plan (it
+ * was [2, NaN, Inf] in dia, hdi, brcsd1, brcsd2, pbcsr, hm and cdm). */
+static void check_padding_example(const char *fmt)
+{
+    static const double a[9] = {1, 1, 0, 0, 1, 0, 0, 0, 1};
+    adia_matrix *A = test_dense_matrix(3, 3, a);
+    for (int t = 0; A && t < 2; t++) {
+        adia_value_type vt = t ? ADIA_FLOAT : ADIA_DOUBLE;
+        adia_plan *P = test_plan_fixed(A, fmt, vt, 0);
+        if (!P) continue;
+        double xd[3] = {1, 1, INFINITY}, yd[3] = {-7, -7, -7};
+        float xf[3] = {1, 1, INFINITY}, yf[3] = {-7, -7, -7};
+        CHECK_OK(adia_spmv(P, 1.0, t ? (void *)xf : (void *)xd, 0.0, t ? (void *)yf : (void *)yd));
+        double y[3];
+        for (int i = 0; i < 3; i++) y[i] = t ? yf[i] : yd[i];
+        CHECK(y[0] == 2 && y[1] == 1 && y[2] == INFINITY, "%s (%s): A [1, 1, inf] = [%g, %g, %g], "
+              "CSR gives [2, 1, inf]", fmt, adia_value_type_name(vt), y[0], y[1], y[2]);
+        adia_plan_destroy(P);
+    }
+    adia_matrix_destroy(A);
 }
 
 /* The spy overlay: accepted for the diagonal core's formats only. */
@@ -238,6 +348,7 @@ int main(void)
             check_one(fmt, mats[i].A, ADIA_FLOAT, mats[i].what);
         }
         check_overlay(fmt, mats[0].A);
+        check_padding_example(fmt);
     }
     CHECK(tested > 0, "no format tested");
     printf("%d formats\n", tested);

@@ -3,7 +3,9 @@
  * formats, both value types, CG and BiCGSTAB with and without Jacobi;
  * converged only with a true residual below rtol, the solution close to
  * xstar, the iteration count close to the CPU's; stop reasons (limit,
- * breakdown, non-finite values) never reported as success. */
+ * breakdown, non-finite values) never reported as success; b at the ends
+ * of the range of double (16 x 1e308, 16 x 1e-320) on host and device
+ * vectors. */
 #include "testutil.h"
 
 #include <math.h>
@@ -249,6 +251,92 @@ static void test_device_vectors(void)
     adia_matrix_destroy(A);
 }
 
+/* b at the ends of the range of double (issue 27) on the GPU.  Host
+ * vectors (adia_solve with a GPU plan: the system is scaled on the host):
+ * b = 16 x 1e308, whose norm overflows, solved by every method with and
+ * without Jacobi, x checked here by a scaled residual; 16 x 1e-320, whose
+ * x is subnormal, converged only where x meets rtol, else "x underflows"
+ * (both said converged with x = 0 on the CPU path).  Device vectors
+ * (adia_plan_solve, not scaled): both refused with the range named (they
+ * said "b holds a non-finite value"), 16 x 1e100 solved. */
+static void test_extreme_b(void)
+{
+    enum { N = 16 };
+    adia_matrix *A = test_generate("lap2d5:4");   /* A^-1 1 in [0.83, 1.67] */
+    if (!A) return;
+    static const char *fmts[] = {"dia", "csr"};
+    double b[N], x[N];
+    for (int f = 0; f < 2; f++) {
+        adia_plan *P = gpu_plan(A, fmts[f], ADIA_DOUBLE);
+        if (!P) continue;
+        for (int big = 0; big < 2; big++)
+            for (int m = 0; m < 3; m++)
+                for (int jacobi = 0; jacobi < 2; jacobi++) {
+                    for (int i = 0; i < N; i++) {
+                        b[i] = big ? 1e308 : 1e-320;
+                        x[i] = 0;
+                    }
+                    adia_solve_options o;
+                    adia_solve_options_default(&o);
+                    o.method = (adia_solver)m;
+                    o.jacobi = jacobi;
+                    adia_solve_info in;
+                    adia_status s = adia_solve(A, P, b, x, &o, &in);
+                    int finite = 1, nonzero = 0;
+                    for (int i = 0; i < N; i++) {
+                        finite &= isfinite(x[i]);
+                        nonzero |= x[i] != 0;
+                    }
+                    double res = finite ? test_scaled_residual(A, b, x, big ? 1024 : -1070)
+                                        : INFINITY;
+                    CHECK(s == ADIA_OK, "GPU %s, b = %g: %s", fmts[f], b[0], adia_last_error());
+                    CHECK(!in.converged || (finite && nonzero && res <= o.rtol),
+                          "GPU %s %s%s, b = %g: converged (%s) but the true residual is %.3g",
+                          fmts[f], adia_solver_name(o.method), jacobi ? "+jacobi" : "", b[0],
+                          in.stop, res);
+                    if (big)
+                        CHECK(in.converged, "GPU %s %s%s, b = 1e308: %s", fmts[f],
+                              adia_solver_name(o.method), jacobi ? "+jacobi" : "", in.stop);
+                    else if (!in.converged)
+                        CHECK(test_contains(in.stop, "x underflows"), "GPU %s %s%s, b = 1e-320: %s",
+                              fmts[f], adia_solver_name(o.method), jacobi ? "+jacobi" : "",
+                              in.stop);
+                }
+        /* device vectors: refused out of the squares' range, solved inside */
+        double *db = NULL, *dx = NULL;
+        CHECK(cudaMalloc((void **)&db, N * sizeof *db) == cudaSuccess &&
+              cudaMalloc((void **)&dx, N * sizeof *dx) == cudaSuccess, "device vectors");
+        static const double values[] = {1e308, 1e-320, 1e100};
+        for (int v = 0; v < 3 && db && dx; v++)
+            for (int m = 0; m < 3; m++) {
+                for (int i = 0; i < N; i++) b[i] = values[v];
+                cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice);
+                cudaMemset(dx, 0, sizeof x);
+                adia_solve_options o;
+                adia_solve_options_default(&o);
+                o.method = (adia_solver)m;
+                adia_solve_info in;
+                adia_status s = adia_plan_solve(P, db, dx, &o, &in, NULL);
+                if (v < 2) {
+                    CHECK(s == ADIA_ERR_INVALID_ARG && test_contains(adia_last_error(),
+                                                                     "range of double"),
+                          "device vectors, %s, b = %g: %s (%s)", adia_solver_name(o.method),
+                          values[v], adia_status_string(s), adia_last_error());
+                    continue;
+                }
+                cudaMemcpy(x, dx, sizeof x, cudaMemcpyDeviceToHost);
+                double res = test_scaled_residual(A, b, x, 0);
+                CHECK(s == ADIA_OK && in.converged && res <= o.rtol,
+                      "device vectors, %s, b = 1e100: %s, %s, true residual %.3g",
+                      adia_solver_name(o.method), adia_last_error(), in.stop, res);
+            }
+        cudaFree(db);
+        cudaFree(dx);
+        adia_plan_destroy(P);
+    }
+    adia_matrix_destroy(A);
+}
+
 /* adia_plan_solve's errors on the device path: NaN in b, a zero diagonal
  * with Jacobi (named), a rectangular plan, NULL vectors. */
 static void test_device_errors(void)
@@ -300,6 +388,7 @@ int main(void)
     test_against_cpu();
     test_device_vectors();
     test_device_errors();
+    test_extreme_b();
     test_stop_reasons();
     return TEST_END();
 }

@@ -2,7 +2,8 @@
  * SPD and nonsymmetric matrices with known solutions (true residual and
  * error checked, with and without Jacobi, with a given plan and with the
  * solver's own), the iteration limit, breakdown on a non-SPD matrix, b = 0,
- * systems scaled by 1e200 and 1e-170, a NaN in A, an inconsistent singular
+ * systems scaled by 1e200 and 1e-170, b of 16 x 1e308, 16 x 1e-320 or one
+ * 1e-310 (its norm overflows or is subnormal), a NaN in A, an inconsistent singular
  * system and stagnation below machine precision (never "converged"), and
  * every bad argument with its message. */
 #include "testutil.h"
@@ -291,6 +292,91 @@ static void solve_b(const adia_matrix *A, const double *b, double *x, adia_solve
     CHECK_OK(adia_solve(A, NULL, b, x, &o, in));
 }
 
+/* b at the ends of the range of double (issue 27): ||b|| of 16 x 1e308
+ * overflows and 16 x 1e-320 is subnormal.  They made the tolerance Inf
+ * (or NaN) and "converged" with x = 0; one 1e-310 entry stopped on a
+ * "non-finite residual".  Every method, with and without Jacobi: solved,
+ * and converged only where the returned x meets rtol by the test's own
+ * residual; x far below the normal range (its entries lose bits) is
+ * refused with that reason, not reported converged. */
+static void test_extreme_b(void)
+{
+    adia_matrix *A = test_generate("lap2d5:4");   /* 16 rows; A^-1 1 in [0.83, 1.67] */
+    adia_matrix *As = A ? scaled_copy(A, 1e-20) : NULL;
+    if (!A || !As) return;
+    const int32_t n = 16;
+    struct {
+        const char *what;
+        const adia_matrix *A;
+        double value;   /* every b_i, or b_5 alone (one) */
+        int one, e;     /* the test's scale 2^-e */
+        int must;       /* 1: must converge; 0: converged only if x meets rtol */
+    } cases[] = {
+        {"b = 16 x 1e308", A, 1e308, 0, 1024, 1},
+        {"b = 16 x 1e-320, A x 1e-20", As, 1e-320, 0, -1070, 1},
+        {"b_5 = 1e-310 alone, A x 1e-20", As, 1e-310, 1, -1040, 1},
+        {"b = 16 x 1e-320 (x subnormal)", A, 1e-320, 0, -1070, 0},
+        {"b_5 = 1e-310 alone (x subnormal)", A, 1e-310, 1, -1040, 0},
+    };
+    double b[16], x[16];
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++)
+        for (int m = 0; m < 3; m++)
+            for (int jacobi = 0; jacobi < 2; jacobi++) {
+                for (int32_t i = 0; i < n; i++) {
+                    b[i] = !cases[c].one || i == 5 ? cases[c].value : 0;
+                    x[i] = 0;
+                }
+                adia_solve_options o;
+                adia_solve_options_default(&o);
+                o.method = (adia_solver)m;
+                o.jacobi = jacobi;
+                adia_solve_info in;
+                adia_status s = adia_solve(cases[c].A, NULL, b, x, &o, &in);
+                int finite = 1, nonzero = 0;
+                for (int32_t i = 0; i < n; i++) {
+                    finite &= isfinite(x[i]);
+                    nonzero |= x[i] != 0;
+                }
+                double res = finite ? test_scaled_residual(cases[c].A, b, x, cases[c].e) : INFINITY;
+                const char *name = adia_solver_name(o.method);
+                CHECK(s == ADIA_OK, "%s, %s%s: %s", cases[c].what, name, jacobi ? "+jacobi" : "",
+                      adia_last_error());
+                CHECK(!in.converged || (finite && nonzero && res <= o.rtol && in.residual <= o.rtol),
+                      "%s, %s%s: converged (%s) but x is %s, true residual %.3g (reported %.3g)",
+                      cases[c].what, name, jacobi ? "+jacobi" : "", in.stop,
+                      !finite ? "not finite" : nonzero ? "finite" : "0", res, in.residual);
+                if (cases[c].must)
+                    CHECK(in.converged && !test_contains(in.stop, "non-finite"),
+                          "%s, %s%s: not converged: %s", cases[c].what, name,
+                          jacobi ? "+jacobi" : "", in.stop);
+                else if (!in.converged)
+                    CHECK(test_contains(in.stop, "x underflows") && res > o.rtol,
+                          "%s, %s%s: not converged, residual %.3g: %s", cases[c].what, name,
+                          jacobi ? "+jacobi" : "", res, in.stop);
+            }
+    /* what the scaled system cannot take: a tolerance that rounds to 0,
+     * an initial guess that overflows once scaled (both were a run to a
+     * "non-finite residual" or the iteration limit) */
+    for (int32_t i = 0; i < n; i++) {
+        b[i] = i == 0;   /* ||b|| / sb = 0.5: rtol 5e-324 times it rounds to 0 */
+        x[i] = 0;
+    }
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.rtol = 5e-324;
+    adia_solve_info in;
+    CHECK_ERR(adia_solve(A, NULL, b, x, &o, &in), ADIA_ERR_INVALID_ARG, "rtol 4.94066e-324 is too small");
+    o.rtol = 1e-8;
+    for (int32_t i = 0; i < n; i++) {
+        b[i] = 1e-300;
+        x[i] = 1e10;
+    }
+    CHECK_ERR(adia_solve(A, NULL, b, x, &o, &in), ADIA_ERR_INVALID_ARG, "initial guess is out of scale");
+    CHECK(x[0] == 1e10, "a refused solve leaves x0 as it was (%g)", x[0]);
+    adia_matrix_destroy(As);
+    adia_matrix_destroy(A);
+}
+
 /* A NaN in A: never "converged"; the stop names the non-finite residual. */
 static void test_nan_matrix(void)
 {
@@ -509,6 +595,7 @@ int main(void)
     test_operator();
     test_plan_solve();
     test_scaled_systems();
+    test_extreme_b();
     test_nan_matrix();
     test_inconsistent();
     test_stagnation();

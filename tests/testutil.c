@@ -123,6 +123,26 @@ double test_solve_known(const adia_matrix *A, adia_plan *P, const adia_operator 
     return err;
 }
 
+double test_scaled_residual(const adia_matrix *A, const double *b, const double *x, int e)
+{
+    int32_t n = adia_matrix_rows(A);
+    double *bs = malloc((size_t)n * sizeof *bs + 8), *xs = malloc((size_t)n * sizeof *xs + 8),
+           *r = malloc((size_t)n * sizeof *r + 8), num = 0, den = 0;
+    for (int32_t i = 0; i < n; i++) {
+        bs[i] = ldexp(b[i], -e);
+        xs[i] = ldexp(x[i], -e);
+    }
+    adia_status s = adia_matrix_spmv(A, 1.0, xs, 0.0, r);
+    for (int32_t i = 0; i < n; i++) {
+        num += (bs[i] - r[i]) * (bs[i] - r[i]);
+        den += bs[i] * bs[i];
+    }
+    free(bs);
+    free(xs);
+    free(r);
+    return s == ADIA_OK ? sqrt(num) / sqrt(den) : INFINITY;
+}
+
 adia_matrix *test_diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd, const int32_t *off,
                               double fill, double shift, double (*special)(int32_t, int32_t))
 {

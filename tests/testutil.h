@@ -83,6 +83,10 @@ adia_plan *test_plan_fixed(const adia_matrix *A, const char *format, adia_value_
 double test_solve_known(const adia_matrix *A, adia_plan *P, const adia_operator *op,
                         const adia_solve_options *o, uint64_t seed, adia_solve_info *info,
                         adia_status *status);
+/* ||b - A x|| / ||b|| with b and x scaled by 2^-e first (exact: a power
+ * of two), so that a b of 1e308 or 1e-320 and its x are checked without
+ * overflow or underflow: a test's own true residual (CSR product). */
+double test_scaled_residual(const adia_matrix *A, const double *b, const double *x, int e);
 /* An m x n matrix of the diagonals off[0..nd) (their entries inside the
  * matrix), each entry kept with probability fill (>= 1: all), value a
  * random nonzero in [-1, 1) plus shift -- or special(i, j) where that

@@ -84,3 +84,38 @@ def test_solve_column_rhs_and_list():
     x1, _ = adia.solve(A, np.ones((100, 1)))
     x2, _ = adia.solve(A, [1.0] * 100)
     np.testing.assert_array_equal(x1, x2)
+
+
+def _scaled_residual(A, b, x, e):
+    """||b - A x|| / ||b|| with b and x scaled by 2**-e first (exact), so
+    that b of 1e308 or 1e-320 is checked without overflow or underflow."""
+    s = 2.0 ** -e
+    bs, xs = b * s, x * s
+    return np.linalg.norm(bs - A @ xs) / np.linalg.norm(bs)
+
+
+@pytest.mark.parametrize("method", ["cg", "bicgstab", "gmres"])
+@pytest.mark.parametrize("jacobi", [False, True])
+def test_solve_rhs_at_the_ends_of_the_range(method, jacobi):
+    """Issue 27: ||b|| of 400 x 1e308 overflows and 400 x 1e-320 is
+    subnormal; both said converged with x = 0.  Now: the solution of
+    lap2d5:20 (A^-1 1 up to about 32) is beyond double, so not converged
+    with that reason; A x 64 keeps x in range and is solved, checked here;
+    a subnormal b is converged only where x itself meets rtol."""
+    A = adia.generate("lap2d5:20")
+    P = adia.plan(A)
+    x, info = adia.solve(P, np.full(400, 1e308), method=method, jacobi=jacobi)
+    assert not info.converged, info
+    assert "out of the range of double" in info.stop
+    As = A * 64.0
+    b = np.full(400, 1e308)
+    x, info = adia.solve(adia.plan(As), b, method=method, jacobi=jacobi)
+    assert info.converged, info
+    assert np.all(np.isfinite(x)) and x.min() > 1e305
+    assert _scaled_residual(As, b, x, 1024) <= 1e-8
+    b = np.full(400, 1e-320)
+    x, info = adia.solve(P, b, method=method, jacobi=jacobi)
+    if info.converged:
+        assert x.any() and _scaled_residual(A, b, x, -1070) <= 1e-8
+    else:
+        assert info.stop.startswith("x underflows"), info

@@ -242,3 +242,16 @@ def test_threads_share_a_plan(rng):
     assert not errors
     for x, y in zip(xs, ys):
         np.testing.assert_allclose(y, A @ x, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("fmt", adia.formats())
+def test_padded_slots_never_multiply_x(fmt):
+    """Issue 27: x = [1, 1, inf] with a 3 x 3 matrix whose third column is
+    read only by padding (row 1, offset 1 in DIA) gave [2, nan, inf] in
+    dia, hdi, brcsd1, brcsd2, pbcsr, hm and cdm; CSR gives [2, 1, inf]."""
+    A = sp.csr_matrix(np.array([[1.0, 1, 0], [0, 1, 0], [0, 0, 1]]))
+    x = np.array([1.0, 1.0, np.inf])
+    np.testing.assert_array_equal(A @ x, [2, 1, np.inf])
+    for dtype in (np.float64, np.float32):
+        P = adia.plan(A, format=fmt, device="cpu", dtype=dtype)
+        np.testing.assert_array_equal(P @ x.astype(dtype), np.array([2, 1, np.inf], dtype))

@@ -54,6 +54,21 @@ static int64_t diag_find_scatter(const adia_diag *D, int32_t r)
 #define DIAG_SIMD_CLONES
 #endif
 
+/* Whether any of v[0, n) is Inf or NaN: an exponent of all ones, found
+ * with integer adds and ors on the bits (a loop that vectorises on SSE2,
+ * where a compare of doubles into an int does not). */
+static int diag_any_nonfinite(const double *restrict v, int32_t n)
+{
+    const uint64_t exponent = 0x7ff0000000000000u, one = (uint64_t)1 << 52;
+    uint64_t any = 0;
+    for (int32_t i = 0; i < n; i++) {
+        uint64_t bits;
+        memcpy(&bits, &v[i], sizeof bits);
+        any |= (bits & exponent) + one;   /* the top bit: exponent all ones */
+    }
+    return (int)(any >> 63);
+}
+
 /* Bytes one product moves (data, x, y) above which y is written with
  * non-temporal stores (beta = 0): the write then skips the read for
  * ownership of every line of y (a third of the traffic of a 7-diagonal

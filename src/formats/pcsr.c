@@ -2,14 +2,25 @@
  * padded with zeros to a multiple of pad entries (param pad, default 16 =
  * a half-warp), so every row starts at a multiple of pad and a half-warp
  * reads it in aligned, coalesced segments.  A padding entry repeats the
- * last column of its row with value 0: a valid x address that adds 0
- * (like the patent; an Inf/NaN at that x entry therefore propagates).
+ * last column of its row with value 0: a valid x address (like the
+ * patent) that never multiplies x -- an Inf/NaN at that x entry reaches
+ * only the rows of its nonzeros, as in CSR.
  * Storage: (rows + 1)*8 + padded*(4 + value).  CPU SpMV is the csr
- * module's kernel run over the padded arrays. */
+ * module's kernel run over the padded arrays (CSR_PADDED: a row whose sum
+ * is not finite is summed again without its padding). */
 #include "row_common.h"
 #include "row_extra.h"
 
 #include <inttypes.h>
+
+#define CSR_PADDED
+#define VALUE double
+#define FN(name) pcsr_##name##_d
+#include "csr_kernel.inc"
+#define CSR_PADDED
+#define VALUE float
+#define FN(name) pcsr_##name##_f
+#include "csr_kernel.inc"
 
 /* Real entries of row i: the strictly increasing prefix. */
 static int64_t real_len(const adia_csr *P, int32_t i)
@@ -108,7 +119,12 @@ static int64_t pcsr_storage_bytes(const void *impl)
 static adia_status pcsr_spmv(const void *impl, double alpha, const void *x,
                              double beta, void *y)
 {
-    return adia__format_csr.spmv(&((const adia_pcsr *)impl)->csr, alpha, x, beta, y);
+    const adia_csr *A = &((const adia_pcsr *)impl)->csr;
+    if (A->vtype == ADIA_DOUBLE)
+        pcsr_csr_spmv_d(A, alpha, x, beta, y);
+    else
+        pcsr_csr_spmv_f(A, alpha, x, beta, y);
+    return ADIA_OK;
 }
 
 const adia_format_ops adia__format_pcsr = {

@@ -17,7 +17,14 @@
  * sb powers of two near max |A(i,j)| and ||b||, and x = y sb / sa, so
  * systems with entries of 1e200 or 1e-170 neither overflow nor underflow in
  * the dot products (scaling by a power of two is exact); norms are scaled
- * as well (nrm2), so ||b|| of tiny or huge entries is right too. */
+ * as well (nrm2), and ||b|| is taken as m 2^e (nrm2_split), so a b whose
+ * norm exceeds the range of double (16 x 1e308) or whose entries are
+ * subnormal (16 x 1e-320) is scaled as any other.  The tolerance
+ * rtol ||b|| / sb is finite and above 0, or the solve is refused.  x is
+ * checked after the scaling back: an entry out of the range of double
+ * takes converged back (check_solution), one that fell below its normal
+ * range and lost bits has the true residual of the rounded x decide
+ * (check_rounded). */
 #include "solve_internal.h"
 
 #include <math.h>
@@ -96,31 +103,50 @@ static double dot(const solver *S, const double *a, const double *b)
     return s;
 }
 
-/* ||a||_2 without overflow or underflow (as LAPACK's dnrm2): a power of
- * two near the global max |a_i| scales the sum of squares.  Inf gives Inf,
- * NaN NaN. */
-static double nrm2(const solver *S, const double *a)
+/* ||a||_2 = m 2^e, returned as m with *e, without overflow or underflow
+ * on the way (as LAPACK's dnrm2): 2^-e, e the exponent of the global max
+ * |a_i|, scales each entry into [0, 1) before it is squared, so m is in
+ * [0.5, sqrt(n)) and the norm of 16 x 1e308 or of 16 x 1e-320 is right
+ * (the caller decides whether m 2^e fits a double).  The scale is applied
+ * as two factors of about 2^(-e/2): 2^-e alone is Inf for a subnormal max
+ * (e < -1023), and Inf times the zeros of a made NaN.  m is 0 for a = 0,
+ * Inf for an Inf in a and NaN for a NaN (*e 0 then). */
+static double nrm2_split(const solver *S, const double *a, int *e)
 {
     const int64_t n = S->n;
     double big = 0;
+    *e = 0;
 #pragma omp parallel for reduction(max : big) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) big = fabs(a[i]) > big ? fabs(a[i]) : big;
     global_max(S, &big, 1);
     if (isinf(big)) return big;
-    int e = 0;
-    if (big > 0) frexp(big, &e);
-    const double down = ldexp(1.0, -e);
+    int eb = 0;
+    if (big > 0) frexp(big, &eb);   /* big = f 2^eb, f in [0.5, 1) */
+    const int half = -eb / 2;
+    const double d1 = ldexp(1.0, half), d2 = ldexp(1.0, -eb - half);   /* both normal */
     double part[SUM_CHUNKS];
 #pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int k = 0; k < sum_chunks(n); k++) {
         double s = 0;
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++)
-            s += (a[i] * down) * (a[i] * down);
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+            double t = (a[i] * d1) * d2;
+            s += t * t;
+        }
         part[k] = s;
     }
     double s = in_order(n, part, 1, 0);
     global_sum(S, &s, 1);
-    return ldexp(sqrt(s), e);
+    if (!isnan(s)) *e = eb;
+    return sqrt(s);
+}
+
+/* ||a||_2 as a double: Inf where it exceeds the range (a residual that
+ * large is a stop reason anyway). */
+static double nrm2(const solver *S, const double *a)
+{
+    int e;
+    double m = nrm2_split(S, a, &e);
+    return ldexp(m, e);
 }
 
 /* e with 2^(e-1) <= v < 2^e; 0 for 0, Inf or NaN (no scaling). */
@@ -589,8 +615,62 @@ static void check_solution(solver *S, const double *x)
                  "out of the range of double");
 }
 
+/* x = y 2^k in place (y: the scaled system's solution); returns the first
+ * row held here whose value lost bits on the way -- it fell below the
+ * normal range of double, to a subnormal or 0 -- or -1.  Only k < 0 can
+ * lose bits so (k > 0 overflows instead: check_solution). */
+static int64_t scale_back(int64_t n, double *x, int k)
+{
+    int64_t first = INT64_MAX;
+#pragma omp parallel for reduction(min : first) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
+        double v = ldexp(x[i], k);
+        if (k < 0 && ldexp(v, -k) != x[i] && i < first) first = i;
+        x[i] = v;
+    }
+    return first == INT64_MAX ? -1 : first;
+}
+
+/* x came back with entries rounded below the normal range of double (b
+ * tiny against A: x = 16 x 1e-320 has about 11 bits), so the residual the
+ * method met is not that of x itself: recomputed on the scaled system from
+ * y = x 2^(ea-eb) (exact), it decides converged again.  first: the first
+ * such row held here, or -1.  A GPU operator without a host apply cannot
+ * check: converged is taken back, saying why. */
+static adia_status check_rounded(solver *S, const double *bs, const double *x, int64_t first)
+{
+    adia_solve_info *info = S->info;
+    const int64_t n = S->n;
+    const int can = S->op->apply != NULL;   /* the same on every process */
+    double *w = can ? adia__alloc(2 * (size_t)n + 1, sizeof *w, "solver vectors") : NULL;
+    adia_status s = can ? agree(S, w ? ADIA_OK : ADIA_ERR_NO_MEMORY) : ADIA_OK;
+    double rnorm = NAN;
+    if (can && s == ADIA_OK) {
+        double *y = w, *r = w + n;
+        scale_pow2(n, x, S->ea - S->eb, y);
+        s = residual(S, bs, y, r);
+        if (s == ADIA_OK) rnorm = nrm2(S, r);
+    }
+    free(w);
+    if (s != ADIA_OK) return s;
+    if (can) info->residual = rnorm / S->bnorm;
+    info->converged = rnorm <= S->tol;   /* false for NaN: can't check */
+    if (info->converged) return ADIA_OK;
+    char at[64] = "on another process";
+    if (first >= 0)
+        snprintf(at, sizeof at, "x[%lld] = %g", (long long)(S->op->first + first), x[first]);
+    if (can)
+        snprintf(info->stop, sizeof info->stop, "x underflows (%s): entries below the normal "
+                 "range of double lost bits; true residual %.3g", at, info->residual);
+    else
+        snprintf(info->stop, sizeof info->stop, "x underflows (%s): entries below the normal "
+                 "range of double lost bits; no host apply checks b - A x", at);
+    return ADIA_OK;
+}
+
 /* The method on the scaled system from y0 = x0 2^(ea-eb), then x itself
- * checked. */
+ * checked: finite, and -- where entries fell below the normal range on the
+ * way back -- meeting the tolerance itself. */
 static adia_status run(solver *S, adia_solver method, const double *b, double *x)
 {
     const int gpu = S->device;
@@ -607,10 +687,35 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
     double t0 = adia__now_ms();
     s = gpu ? run_gpu(S, method, bs, x) : run_cpu(S, method, bs, x, w);
     if (!gpu) S->info->time_ms = adia__now_ms() - t0;
-    scale_pow2(S->n, x, S->eb - S->ea, x);
+    int64_t lost = scale_back(S->n, x, S->eb - S->ea);
     if (s == ADIA_OK && S->info->converged) check_solution(S, x);
+    double any = lost >= 0;
+    if (s == ADIA_OK && S->info->converged) global_max(S, &any, 1);
+    if (s == ADIA_OK && S->info->converged && any) s = check_rounded(S, bs, x, lost);
     free(w);
     return s;
+}
+
+/* What the scaled system needs beyond a finite b and x0: a tolerance
+ * rtol ||b|| / sb above 0 (a subnormal rtol rounds it to 0: no residual
+ * but an exact 0 would count as converged), and an initial guess
+ * x0 sa / sb that does not overflow (x0 far larger than the solution of a
+ * tiny b: its residual would be Inf).  big: max |A|. */
+static adia_status check_scale(solver *S, const double *x, double rtol, double big)
+{
+    if (!(S->tol > 0) || !isfinite(S->tol))
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: rtol %g is too small: rtol ||b|| "
+                          "rounds to %g on the scaled system, no residual can meet it", rtol,
+                          S->tol);
+    double xbig = 0;
+    for (int64_t i = 0; i < S->n; i++) xbig = fabs(x[i]) > xbig ? fabs(x[i]) : xbig;
+    global_max(S, &xbig, 1);
+    if (xbig > 0 && pow2_exponent(xbig) + S->ea - S->eb > 1024)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: the initial guess is out of scale "
+                          "with b and A (max |x0| = %g, ||b|| = %.3g x 2^%d, max |A| = %g): "
+                          "x0 |A| / ||b|| overflows a double; start from x0 = 0", xbig, S->bnorm,
+                          S->eb, big);
+    return ADIA_OK;
 }
 
 /* The caller's options (NULL: defaults) with "<= 0: the default" applied. */
@@ -641,8 +746,9 @@ static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, co
     solver S = {.op = op, .device = device, .gpu = gpu, .n = op->n, .max_iter = o->max_iter,
                 .restart = o->restart, .info = info};
     ADIA_TRY(agree(&S, check_finite(S.n, op->first, b, x)));
-    double bnorm = nrm2(&S, b);
-    if (bnorm == 0) {   /* the solution is 0 */
+    int be = 0;
+    double bm = nrm2_split(&S, b, &be);   /* ||b|| = bm 2^be: finite, as b is */
+    if (bm == 0) {   /* the solution is 0 */
         memset(x, 0, (size_t)S.n * sizeof *x);
         info->converged = 1;
         snprintf(info->stop, sizeof info->stop, "b = 0: x = 0");
@@ -651,12 +757,12 @@ static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, co
     double big = op->max_abs;
     global_max(&S, &big, 1);
     S.ea = pow2_exponent(big);
-    S.eb = pow2_exponent(bnorm);
+    S.eb = be + pow2_exponent(bm);   /* ||b|| itself may not fit a double */
     S.a_inv = ldexp(1.0, -S.ea);
-    S.bnorm = ldexp(bnorm, -S.eb);
+    S.bnorm = ldexp(bm, be - S.eb);
     S.tol = o->rtol * S.bnorm;
-    adia_status s = o->jacobi ? jacobi_inverse(op->diag, S.n, op->first, S.ea, &S.inv_diag)
-                              : ADIA_OK;
+    adia_status s = agree(&S, check_scale(&S, x, o->rtol, big));
+    if (s == ADIA_OK && o->jacobi) s = jacobi_inverse(op->diag, S.n, op->first, S.ea, &S.inv_diag);
     s = agree(&S, s);
     if (s == ADIA_OK) s = run(&S, o->method, b, x);
     if (s == ADIA_OK && !device) {   /* the GPU counts its own */
@@ -673,6 +779,13 @@ static adia_status plan_apply(void *plan, double alpha, const double *x, double 
     return adia_spmv(plan, alpha, x, 0.0, y);
 }
 
+/* The matrix itself (CSR, host): a GPU plan's operator on host vectors,
+ * for the one product the host may need (check_rounded). */
+static adia_status matrix_apply(void *A, double alpha, const double *x, double *y)
+{
+    return adia_matrix_spmv(A, alpha, x, 0.0, y);
+}
+
 adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
                        const adia_solve_options *opt, adia_solve_info *info)
 {
@@ -686,10 +799,11 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     adia_status s = solver_plan(A, plan, &o, &use, &own);
     if (s == ADIA_OK && o.jacobi) s = diagonal(&A->csr, &diag);
     if (s == ADIA_OK) {
-        adia_operator op = {.n = A->csr.rows, .apply = plan_apply, .ctx = use, .diag = diag,
+        const int gpu = adia_plan_device(use) == 1;
+        adia_operator op = {.n = A->csr.rows, .apply = gpu ? matrix_apply : plan_apply,
+                            .ctx = gpu ? (void *)A : (void *)use, .diag = diag,
                             .max_abs = max_abs(&A->csr)};
         snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(use));
-        const int gpu = adia_plan_device(use) == 1;
         s = solve(&op, gpu, gpu ? use : NULL, b, x, &o, info);
     }
     adia_plan_destroy(own);

@@ -16,6 +16,7 @@
 #include "solve_internal.h"
 #include "../cuda/gpu_common.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 
@@ -172,12 +173,26 @@ __global__ void norm_max_kernel(const T *v, int64_t n, double *partial, state *s
     if (grid_reduce<1, true>(m, partial, &st->count)) st->norm_max = m[0];
 }
 
-/* ||v|| = max * sqrt(sum (v_i / max)^2): no overflow or underflow */
+/* e with max = f 2^e, f in [0.5, 1): the norm's scale is 2^-e. */
+__device__ inline int norm_exponent(double max)
+{
+    int e;
+    frexp(max, &e);
+    return e;
+}
+
+/* ||v|| = 2^e sqrt(sum (v_i 2^-e)^2) (the CPU's nrm2, solve.c): no
+ * overflow or underflow on the way, and a power of two scales exactly.
+ * 2^-e is applied as two normal factors: for a subnormal max (below
+ * 2^-1022) 1 / max and 2^-e are Inf, and made the norm of 16 x 1e-320 --
+ * or of a b with one 1e-310 entry and zeros -- Inf or NaN.  The result
+ * itself is Inf where ||v|| exceeds the range of double. */
 struct norm_finish {
     __device__ void operator()(state *st, const double *v) const
     {
         const double m = st->norm_max;
-        st->norm = !(m > 0) || !isfinite(m) ? m : m * sqrt(v[0]);   /* 0, Inf or NaN as is */
+        st->norm = !(m > 0) || !isfinite(m) ? m   /* 0, Inf or NaN as is */
+                   : ldexp(sqrt(v[0]), norm_exponent(m));
     }
 };
 
@@ -189,10 +204,11 @@ __global__ void norm_sum_kernel(const T *v, int64_t n, double *partial, state *s
         if (blockIdx.x == 0 && threadIdx.x == 0) norm_finish()(st, nullptr);
         return;
     }
-    const double inv = 1.0 / m;
+    const int e = norm_exponent(m), half = -e / 2;
+    const double d1 = ldexp(1.0, half), d2 = ldexp(1.0, -e - half);
     double s[1] = {0};
     GRID_LOOP(i, n) {
-        double t = (double)v[i] * inv;
+        double t = ((double)v[i] * d1) * d2;
         s[0] += t * t;
     }
     reduce_finish<1>(s, partial, st, norm_finish());
@@ -1210,7 +1226,8 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
     double t0 = adia__now_ms(), bnorm = 0;
     ADIA_TRY(norm(R, R.b, &bnorm));
-    if (!isfinite(bnorm))
+    const double bmax = R.w.host->norm_max;   /* norm() copied the state back */
+    if (!isfinite(bmax) || isnan(bnorm))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: b holds a non-finite value");
     if (bnorm == 0) {   /* the solution is 0 */
         ADIA_CUDA_TRY(cudaMemsetAsync(R.x, 0, R.n * sizeof(T), R.w.stream));
@@ -1220,6 +1237,16 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         return ADIA_OK;
     }
     const double tol = a->rtol * bnorm;
+    /* The iterations compare squared norms (r'r against (rtol ||b||)^2) on
+     * the vectors as given: both squares must be normal doubles, or the
+     * test is Inf <= Inf or never met.  Host vectors come scaled (||b|| in
+     * [0.5, 1): solve.c), so only a tiny rtol meets this there; device
+     * vectors (adia_plan_solve, adia_solve_operator_device) are not. */
+    if (!(bnorm * bnorm <= DBL_MAX) || !(tol * tol >= DBL_MIN))
+        return adia__error(ADIA_ERR_INVALID_ARG, "GPU solver: ||b|| = %g (max |b_i| = %g), rtol %g: "
+                          "||b||^2 and (rtol ||b||)^2 must lie in the range of double (||b|| below "
+                          "1.3e154, rtol ||b|| above 1.5e-154); scale b by a power of two, or solve "
+                          "with host vectors (adia_solve scales the system)", bnorm, bmax, a->rtol);
     capture(R);
     state st = {};
     int done = 0, reorths = 0;
@@ -1251,11 +1278,12 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
                  "finite (%g)", info->residual);
     /* a finite residual can hide a non-finite x: an entry whose column of
      * A is empty never reaches b - A x */
-    double xnorm = 0;
+    double xnorm = 0, xmax = 0;   /* max |x_i|: ||x|| itself may exceed the range */
     if (info->converged) ADIA_TRY(norm(R, R.x, &xnorm));
-    if (!isfinite(xnorm)) {
+    if (info->converged) xmax = R.w.host->norm_max;
+    if (!isfinite(xmax)) {
         info->converged = 0;
-        snprintf(info->stop, sizeof info->stop, "non-finite solution (||x|| = %g)", xnorm);
+        snprintf(info->stop, sizeof info->stop, "non-finite solution (max |x_i| = %g)", xmax);
     }
     ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
     return ADIA_OK;

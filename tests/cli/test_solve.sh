@@ -79,6 +79,53 @@ expect 1 solve --gen lap2d5:40 --max-iter 3 --json
 check "--json still one object when not converged" json_keys converged residual stop
 check "--json says not converged" test "$(json_get converged)" = False
 check "--json gives the reason" test "$(json_get stop)" = "iteration limit reached"
+# b at the ends of the range (issue 27): ||b|| of 16 x 1e308 overflows,
+# 16 x 1e-320 is subnormal.  Both said "converged" with x = 0 (exit 0);
+# now the first is solved (x = A^-1 b, up to 1.67e308) and the second,
+# whose x is subnormal (about 11 bits), is refused with its reason; one
+# 1e-310 entry stopped on a "non-finite residual": solved.
+"$TOOL" gen lap2d5:4 -o "$TMP/A16.mtx" >/dev/null
+python3 - "$TMP" <<'PY'
+import sys
+def vec(name, v):
+    with open(sys.argv[1] + "/" + name, "w") as f:
+        f.write("%%MatrixMarket matrix array real general\n" + "%d 1\n" % len(v))
+        f.writelines("%r\n" % t for t in v)
+vec("big.mtx", [1e308] * 16)
+vec("sub.mtx", [1e-320] * 16)
+vec("one.mtx", [0.0] * 5 + [1e-310] + [0.0] * 10)
+PY
+for m in cg bicgstab gmres; do
+    for j in "" --jacobi; do
+        expect 0 solve "$TMP/A16.mtx" -b "$TMP/big.mtx" --method $m $j --device cpu \
+            -o "$TMP/xbig.mtx" --json
+        check "b = 1e308, $m$j: converged" test "$(json_get converged)" = True
+        check "b = 1e308, $m$j: x solves A x = b (scaled check)" python3 - "$TMP" <<'PY'
+import math, sys
+t = sys.argv[1]
+def vec(name):
+    v = [l for l in open(t + "/" + name) if l.strip() and not l.startswith("%")]
+    return [float(s) for s in v[1:]]
+def mat(name):
+    rows = [l.split() for l in open(t + "/" + name) if l.strip() and not l.startswith("%")]
+    return [(int(r) - 1, int(c) - 1, float(v)) for r, c, v in rows[1:]]
+b, x = vec("big.mtx"), vec("xbig.mtx")
+s = 2.0 ** -1024
+r = [bi * s for bi in b]
+for i, j, a in mat("A16.mtx"):
+    r[i] -= a * (x[j] * s)
+res = math.sqrt(sum(v * v for v in r)) / math.sqrt(sum((bi * s) ** 2 for bi in b))
+sys.exit(0 if all(math.isfinite(v) and v > 1e307 for v in x) and res <= 1e-8 else 1)
+PY
+        expect 1 solve "$TMP/A16.mtx" -b "$TMP/sub.mtx" --method $m $j --device cpu --json
+        check "b = 1e-320, $m$j: not converged" test "$(json_get converged)" = False
+        check "b = 1e-320, $m$j: says x underflows" \
+            sh -c 'case "$1" in "x underflows"*) exit 0 ;; esac; exit 1' - "$(json_get stop)"
+        expect 0 solve "$TMP/A16.mtx" -b "$TMP/one.mtx" --method $m $j --device cpu --json
+        check "b_5 = 1e-310, $m$j: converged" test "$(json_get converged)" = True
+    done
+done
+
 # rtol below machine precision: stagnation is not success
 expect 1 solve --gen lap2d5:20 --rtol 1e-30 --max-iter 2000
 check "stagnation: did not converge" stderr_has "did not converge"

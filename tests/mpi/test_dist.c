@@ -1,7 +1,8 @@
 /* test_dist.c -- adia_mpi under mpirun -np 2 and 3: the distributed SpMV
  * equals the serial one and the distributed solvers agree with adia_solve
  * (iterations within 3, solution within 1e-8) on stencils, type II, type
- * III, a band and real matrices; errors -- on every process alike, even
+ * III, a band and real matrices, and on a b of 16 x 1e308 or 16 x 1e-320;
+ * errors -- on every process alike, even
  * when only one of them fails -- instead of hangs.  Every process holds
  * the whole (small) matrix as the serial reference. */
 #include "adia_mpi.h"
@@ -101,6 +102,55 @@ static void test_solve(const char *src, adia_solver method, int jacobi, int max_
           adia_solver_name(method), jacobi ? "+jacobi" : "", is.iterations, is.stop,
           id.iterations, id.stop, e);
     free(one);
+    free(b);
+    free(xs);
+    free(x);
+out:
+    adia_dist_destroy(D);
+    adia_matrix_destroy(A);
+}
+
+/* b at the ends of the range of double (issue 27) on every process's
+ * rows: 16 x 1e308 (||b|| overflows) solved as adia_solve solves it, every
+ * method with and without Jacobi; 16 x 1e-320 (x subnormal) the same
+ * outcome as the serial solve, "x underflows" where not converged.  Both
+ * said converged with x = 0. */
+static void test_extreme_b(void)
+{
+    adia_matrix *A = serial("lap2d5:4");
+    adia_dist_matrix *D = distributed("lap2d5:4");
+    adia_dist_info in;
+    if (!A || !D || adia_dist_get_info(D, &in) != ADIA_OK) goto out;
+    int64_t n = in.n, f = in.first, m = in.rows;
+    double *b = malloc(n * sizeof *b), *xs = malloc(n * sizeof *xs), *x = malloc(m * sizeof *x + 8);
+    for (int big = 0; big < 2; big++)
+        for (int method = 0; method < 3; method++)
+            for (int jacobi = 0; jacobi < 2; jacobi++) {
+                for (int64_t i = 0; i < n; i++) {
+                    b[i] = big ? 1e308 : 1e-320;
+                    xs[i] = 0;
+                }
+                for (int64_t i = 0; i < m; i++) x[i] = 0;
+                adia_solve_options o;
+                adia_solve_options_default(&o);
+                o.method = (adia_solver)method;
+                o.jacobi = jacobi;
+                adia_solve_info is, id;
+                CHECK_OK(adia_solve(A, NULL, b, xs, &o, &is));
+                CHECK_OK(adia_dist_solve(D, b + f, x, &o, &id));
+                double res = test_scaled_residual(A, b, xs, big ? 1024 : -1070);
+                double e = dist_err(x, xs + f, m, xs, n);
+                const char *name = adia_solver_name(o.method);
+                if (big)
+                    CHECK(is.converged && id.converged && res <= o.rtol && e <= 1e-8,
+                          "b = 1e308, %s%s: serial %s (residual %.3g), distributed %s, diff %g",
+                          name, jacobi ? "+jacobi" : "", is.stop, res, id.stop, e);
+                else
+                    CHECK(is.converged == id.converged && (is.converged ? res <= o.rtol
+                          : !strncmp(id.stop, "x underflows", 12)),
+                          "b = 1e-320, %s%s: serial %s (residual %.3g), distributed %s", name,
+                          jacobi ? "+jacobi" : "", is.stop, res, id.stop);
+            }
     free(b);
     free(xs);
     free(x);
@@ -255,6 +305,7 @@ int main(int argc, char **argv)
     test_solve("data/orsreg_1.mtx", ADIA_SOLVE_GMRES, 1, 3);
     if (spd[0]) test_solve(spd, ADIA_SOLVE_CG, 0, 3);
     if (gen[0]) test_solve(gen, ADIA_SOLVE_BICGSTAB, 0, 3);
+    test_extreme_b();
     if (!spd[0] && rank == 0) printf("../shared/matrices absent: shared matrices skipped\n");
     test_errors();
     int rc = TEST_END();
