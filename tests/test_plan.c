@@ -590,9 +590,28 @@ static void test_measure_and_empty(void)
     adia_matrix_destroy(A);
 }
 
+/* A matrix made from arrays has no name: explain says so, never "plan:  (". */
+static void test_explain_unnamed(void)
+{
+    const int64_t rowptr[] = {0, 1, 2};
+    const int32_t col[] = {0, 1};
+    const double v[] = {2, 3};
+    adia_matrix *A = NULL;
+    adia_plan *P = NULL;
+    CHECK_OK(adia_matrix_create_csr(2, 2, 2, rowptr, col, v, ADIA_DOUBLE, &A));
+    adia_plan_hints h = hints_of(ADIA_CHOOSE_MODEL, 1, ADIA_DOUBLE);
+    if (A) CHECK_OK(adia_plan_create(A, &h, &P));
+    char buf[4096] = "";
+    if (P) CHECK_OK(adia_plan_explain(P, buf, sizeof buf));
+    CHECK(!strncmp(buf, "plan: unnamed matrix (2 x 2,", 28), "explain:\n%s", buf);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_explain_unnamed();
     test_bad_use();
     test_model();
     test_budget();

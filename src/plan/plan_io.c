@@ -115,8 +115,9 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
     const adia_plan *P = plan;
     text t = {buf, len, 0};
     buf[0] = '\0';
+    /* a matrix without a name (made from arrays) is said to be unnamed */
     put(&t, "plan: %s (%d x %d, %lld nonzeros): format %s, %s, %s, chooser %s\n",
-        P->matrix_name, (int)P->rows, (int)P->cols, (long long)P->nnz, adia_format_name(P->F),
+        P->matrix_name[0] ? P->matrix_name : "unnamed matrix", (int)P->rows, (int)P->cols, (long long)P->nnz, adia_format_name(P->F),
         adia_value_type_name(P->vtype), P->device ? "gpu" : "cpu", adia_chooser_name(P->chooser));
     explain_reason(P, &t);
     if (P->have_features)
