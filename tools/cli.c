@@ -313,17 +313,16 @@ int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *wh
     *x = NULL;
     /* a length that cannot fit is known from the header: said before the
      * whole file is read */
-    int64_t ahead = vector_length_ahead(path);
-    if (ahead >= 0 && ahead != n) {
-        fprintf(stderr, "adia %s: %s '%s' has %lld entries, the matrix needs %d\n", cmd, what,
-                path, (long long)ahead, (int)n);
-        return 1;
+    const int64_t ahead = vector_length_ahead(path);
+    const int read = ahead < 0 || ahead == n;
+    if (read) {
+        adia_status s = adia_vector_read_mtx(path, &len, x);
+        if (s != ADIA_OK) return cli_fail(cmd, s);
+        if (len == n) return 0;
     }
-    adia_status s = adia_vector_read_mtx(path, &len, x);
-    if (s != ADIA_OK) return cli_fail(cmd, s);
-    if (len == n) return 0;
-    fprintf(stderr, "adia %s: %s '%s' has %d entr%s, the matrix needs %d\n", cmd, what, path,
-            (int)len, len == 1 ? "y" : "ies", (int)n);
+    const int64_t have = read ? len : ahead;
+    fprintf(stderr, "adia %s: %s '%s' has %lld entr%s, the matrix needs %d\n", cmd, what, path,
+            (long long)have, have == 1 ? "y" : "ies", (int)n);
     free(*x);
     *x = NULL;
     return 1;
