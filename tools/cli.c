@@ -315,8 +315,8 @@ int cli_read_vector(const char *cmd, const char *path, int32_t n, const char *wh
      * whole file is read */
     int64_t ahead = vector_length_ahead(path);
     if (ahead >= 0 && ahead != n) {
-        fprintf(stderr, "adia %s: %s '%s' has %lld entries, the matrix needs %d\n", cmd, what,
-                path, (long long)ahead, (int)n);
+        fprintf(stderr, "adia %s: %s '%s' has %lld entr%s, the matrix needs %d\n", cmd, what,
+                path, (long long)ahead, ahead == 1 ? "y" : "ies", (int)n);
         return 1;
     }
     adia_status s = adia_vector_read_mtx(path, &len, x);
