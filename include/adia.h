@@ -959,7 +959,22 @@ typedef struct adia_solve_info {
     double residual;          /* ||b - A x|| / ||b|| of the returned x, computed
                                  afresh (not the recurrence); 0 when b = 0;
                                  NaN/Inf when A or the iteration overflowed     */
-    double time_ms;           /* the iterations, SpMVs included                 */
+    double time_ms;           /* the iterations alone, SpMVs included: from the
+                                 method's first kernel (r0 = b - A x0) to its
+                                 stop, restarts and the true-residual check
+                                 of each stop included; 0 when b = 0        */
+    double setup_ms;          /* the rest of the call's wall clock, so that
+                                 setup_ms + time_ms is the call's total:
+                                 before the first iteration the checks, a
+                                 plan made for the call (plan NULL), the
+                                 scaling, Jacobi's diagonal, workspace
+                                 allocation, uploads, NVRTC compiles and the
+                                 GPU's graph capture and instantiation; after
+                                 the stop the download of x and its checks.
+                                 A GPU solve that runs without a graph (an
+                                 operator's device_graph 0) compiles a
+                                 generated kernel in its first iteration:
+                                 there it counts in time_ms.  >= 0        */
     double spmv_ms;           /* of which in SpMV (CPU; NaN on the GPU, where
                                  the iteration runs as one graph)               */
     int spmvs;                /* products with A                                */

@@ -5,7 +5,7 @@
  * xstar, the iteration count close to the CPU's; stop reasons (limit,
  * breakdown, non-finite values) never reported as success; b at the ends
  * of the range of double (16 x 1e308, 16 x 1e-320) on host and device
- * vectors. */
+ * vectors; the set-up (setup_ms) reported apart from the iterations. */
 #include "testutil.h"
 
 #include <math.h>
@@ -73,6 +73,11 @@ static void test_against_cpu(void)
                       (int)g.status, g.info.stop, g.info.residual);
                 CHECK(g.err < (vt == ADIA_FLOAT ? 1e-2 : 1e-5), "%s %s on %s/%s: error %.3g",
                       cases[c].spec, tag, fmt, adia_value_type_name(vt), g.err);
+                /* the set-up (workspace, uploads, graph capture) apart from
+                 * the iterations */
+                CHECK(isfinite(g.info.setup_ms) && g.info.setup_ms > 0 && g.info.time_ms > 0,
+                      "%s %s on %s/%s: set-up %g ms, iterations %g ms", cases[c].spec, tag, fmt,
+                      adia_value_type_name(vt), g.info.setup_ms, g.info.time_ms);
                 /* same rtol: the same iterations up to round-off -- CG's within 2%;
                  * BiCGSTAB's residual history is erratic, so the sums' order
                  * (blocks here, threads there) moves it further: 10% */
@@ -232,7 +237,16 @@ static void test_device_vectors(void)
             o.jacobi = 1;
             o.rtol = t ? 1e-5 : 1e-10;
             adia_solve_info in;
+            double t0 = test_seconds();
             CHECK_OK(adia_plan_solve(P, db, dx, &o, &in, st));
+            double wall_ms = (test_seconds() - t0) * 1e3;
+            /* set-up (workspace, capture) and iterations apart, within the
+             * call's wall clock */
+            CHECK(isfinite(in.setup_ms) && in.setup_ms > 0 && in.time_ms > 0 &&
+                  in.setup_ms + in.time_ms <= wall_ms * (1 + 1e-9),
+                  "device vectors %s %s: set-up %g + iterations %g ms, wall %g ms",
+                  adia_solver_name(o.method), adia_value_type_name(vt), in.setup_ms, in.time_ms,
+                  wall_ms);
             cudaMemcpy(hx, dx, (size_t)n * vs, cudaMemcpyDeviceToHost);
             double err = 0;
             for (int32_t i = 0; i < n; i++)

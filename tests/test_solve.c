@@ -4,7 +4,8 @@
  * solver's own), the iteration limit, breakdown on a non-SPD matrix, b = 0,
  * systems scaled by 1e200 and 1e-170, b of 16 x 1e308, 16 x 1e-320 or one
  * 1e-310 (its norm overflows or is subnormal), a NaN in A, an inconsistent singular
- * system and stagnation below machine precision (never "converged"), and
+ * system and stagnation below machine precision (never "converged"), the
+ * set-up reported apart from the iterations by every entry point, and
  * every bad argument with its message. */
 #include "testutil.h"
 
@@ -589,9 +590,79 @@ static void test_thread_count(void)
     adia_matrix_destroy(A);
 }
 
+/* info's times (adia.h): setup_ms finite and >= 0, time_ms > 0 when it
+ * iterated (0 when not), and the two within the call's wall clock as
+ * measured here around it (they add up to the call's own). */
+static void check_times(const char *what, const adia_solve_info *in, double wall_ms)
+{
+    CHECK(isfinite(in->setup_ms) && in->setup_ms >= 0, "%s: setup_ms %g", what, in->setup_ms);
+    CHECK(in->iterations > 0 ? in->time_ms > 0 : in->time_ms == 0, "%s: %d iterations in %g ms",
+          what, in->iterations, in->time_ms);
+    CHECK(in->setup_ms + in->time_ms <= wall_ms * (1 + 1e-9),
+          "%s: set-up %g + iterations %g ms exceed the call's wall clock %g ms", what,
+          in->setup_ms, in->time_ms, wall_ms);
+}
+
+/* Setup is reported apart from the iterations (issue 28 item 5) by every
+ * entry point: adia_solve with its own plan (setup_ms then holds the
+ * planning: more than 0) and with a given one, adia_plan_solve on a CPU
+ * plan, adia_solve_operator, and b = 0 (no iteration: time_ms 0). */
+static void test_setup_apart(void)
+{
+    adia_matrix *A = test_generate("lap2d5:60");
+    if (!A) return;
+    int32_t n = adia_matrix_rows(A);
+    double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x),
+           *one = malloc((size_t)n * sizeof *one), *diag = malloc((size_t)n * sizeof *diag);
+    for (int32_t i = 0; i < n; i++) {
+        one[i] = 1;
+        diag[i] = 4;
+    }
+    CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));
+    adia_solve_info in;
+    double t = test_seconds();
+    CHECK_OK(adia_solve(A, NULL, b, x, NULL, &in));
+    check_times("adia_solve, own plan", &in, (test_seconds() - t) * 1e3);
+    CHECK(in.converged && in.setup_ms > 0, "adia_solve, own plan: %s, set-up %g ms (the "
+          "planning is in it)", in.stop, in.setup_ms);
+    adia_plan *P = NULL;
+    adia_plan_hints h = {.expected_calls = 100};
+    CHECK_OK(adia_plan_create(A, &h, &P));
+    memset(x, 0, (size_t)n * sizeof *x);
+    t = test_seconds();
+    CHECK_OK(adia_solve(A, P, b, x, NULL, &in));
+    check_times("adia_solve, given plan", &in, (test_seconds() - t) * 1e3);
+    CHECK(in.converged && in.iterations > 0, "adia_solve, given plan: %s", in.stop);
+    memset(x, 0, (size_t)n * sizeof *x);
+    t = test_seconds();
+    CHECK_OK(adia_plan_solve(P, b, x, NULL, &in, NULL));
+    check_times("adia_plan_solve (CPU plan)", &in, (test_seconds() - t) * 1e3);
+    CHECK(in.converged && in.iterations > 0, "adia_plan_solve: %s", in.stop);
+    count_ctx c = {.A = A};
+    adia_operator op = {.n = n, .apply = ref_apply, .diag = diag, .max_abs = 4, .ctx = &c};
+    memset(x, 0, (size_t)n * sizeof *x);
+    t = test_seconds();
+    CHECK_OK(adia_solve_operator(&op, b, x, NULL, &in));
+    check_times("adia_solve_operator", &in, (test_seconds() - t) * 1e3);
+    CHECK(in.converged && in.iterations > 0, "adia_solve_operator: %s", in.stop);
+    memset(b, 0, (size_t)n * sizeof *b);
+    t = test_seconds();
+    CHECK_OK(adia_solve(A, P, b, x, NULL, &in));
+    check_times("b = 0", &in, (test_seconds() - t) * 1e3);
+    CHECK(in.iterations == 0 && in.time_ms == 0, "b = 0: %d iterations in %g ms", in.iterations,
+          in.time_ms);
+    adia_plan_destroy(P);
+    free(b);
+    free(x);
+    free(one);
+    free(diag);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_setup_apart();
     test_operator();
     test_plan_solve();
     test_scaled_systems();

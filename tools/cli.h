@@ -104,9 +104,14 @@ double cli_now(void);
 /* ms per iteration of a solve (NaN when none ran). */
 double cli_solve_ms_per_iter(const adia_solve_info *in);
 /* The fields every solve report has, serial or distributed: converged,
- * iterations, residual, error (err: |x - x*| / |x*| or NaN), time_ms,
- * ms_per_iter. */
+ * iterations, residual, error (err: |x - x*| / |x*| or NaN), solve_setup_ms
+ * (the solve's setup_ms), time_ms (its iterations), ms_per_iter
+ * (time_ms / iterations). */
 void cli_json_solve(cli_json *j, const adia_solve_info *in, double err);
+/* "set-up S ms, N iterations in T ms (P ms per iteration); wall W s", no
+ * newline: the solve's set-up (setup_ms), its iterations (time_ms) and the
+ * command's wall clock (wall_ms: reading, planning, the solve). */
+void cli_print_solve_times(const adia_solve_info *in, double wall_ms);
 /* "STOP after N iterations: residual R (rtol T)[, |x - x*| / |x*| = E]" */
 void cli_print_solve(const adia_solve_info *in, double rtol, double err);
 

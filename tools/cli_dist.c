@@ -351,9 +351,8 @@ out:
 }
 
 static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const adia_solve_info *s,
-                         double comm_ms, double err)
+                         double comm_ms, double err, double wall_ms)
 {
-    double per_it = cli_solve_ms_per_iter(s);
     double share = s->time_ms > 0 ? comm_ms / s->time_ms : NAN;
     if (a->json) {
         cli_json j;
@@ -367,18 +366,22 @@ static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const
         json_num(&j, "spmv_ms", s->spmv_ms);
         json_int(&j, "spmvs", s->spmvs);
         json_str(&j, "stop", s->stop);
+        json_num(&j, "wall_ms", wall_ms);
         json_end(&j);
         return;
     }
     describe(a, in, NULL);
     printf("  %s%s: ", adia_solver_name(a->solve.method), a->solve.jacobi ? " + Jacobi" : "");
     cli_print_solve(s, a->solve.rtol, err);
-    printf("\n  %.3f ms, %.4f ms per iteration", s->time_ms, per_it);
-    if (isnan(share))
-        printf(" (communication inside the CUDA graph: not timed)\n");
+    printf("\n  ");
+    cli_print_solve_times(s, wall_ms);
+    if (s->iterations == 0)
+        printf("\n");
+    else if (isnan(share))
+        printf("\n  communication inside the CUDA graph: not timed\n");
     else
-        printf(", of which %.0f%% in communication (halo exchange and reductions, rank 0)\n",
-               100 * share);
+        printf("\n  of the iterations %.0f%% in communication (halo exchange and reductions, "
+               "rank 0)\n", 100 * share);
 }
 
 /* ||x - 1|| / sqrt(n) over all processes: the error when b = A * ones. */
@@ -395,6 +398,7 @@ int cli_dist_solve(const char *cmd, const cli_dist_args *a)
     const adia_solve_options *o = &a->solve;
     adia_dist_matrix *D = NULL;
     int64_t calls = (int64_t)o->max_iter * (o->method == ADIA_SOLVE_BICGSTAB ? 2 : 1) + 2;
+    const double t0 = MPI_Wtime();   /* the wall clock: set-up, then the solve */
     int rc = open_matrix(cmd, a, calls, &D);
     if (rc) return rc;
     adia_dist_info in;
@@ -416,7 +420,7 @@ int cli_dist_solve(const char *cmd, const cli_dist_args *a)
     /* nccl: the exchange and the sums run inside the solver's CUDA graph,
      * where the host cannot time them */
     double comm = strcmp(in.transport, "nccl") ? in.halo_ms + in.reduce_ms - before : NAN;
-    solve_report(a, &in, &si, comm, err);
+    solve_report(a, &in, &si, comm, err, (MPI_Wtime() - t0) * 1e3);
     rc = si.converged ? 0 : 1;
     if (rc) fprintf(stderr, "adia %s: did not converge: %s (residual %.3g, rtol %.3g)%s\n", cmd,
                     si.stop, si.residual, o->rtol, a->x_path ? "; the last iterate is written" : "");

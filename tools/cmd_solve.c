@@ -33,6 +33,7 @@ typedef struct solve_opts {
     double rtol;
     long max_iter, restart;
     bool jacobi, json, single, dist;
+    double t0;                /* cli_now() at the start: the wall clock's origin */
 } solve_opts;
 
 /* The floor of a GPU iteration: its least bytes at the read bandwidth. */
@@ -52,6 +53,7 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
     const char *device = adia_plan_device(P) == 1 ? "gpu" : "cpu";
     const char *format = adia_plan_format_name(P);
     double per_it = cli_solve_ms_per_iter(in), fl = floor_ms(in);
+    double wall_ms = (cli_now() - o->t0) * 1e3;   /* reading, planning, the solve */
     if (o->json) {
         cli_json j;
         json_begin(&j, stdout);
@@ -69,6 +71,7 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
         json_num(&j, "spmv_ms", in->spmv_ms);
         json_int(&j, "spmvs", in->spmvs);
         json_str(&j, "stop", in->stop);
+        json_num(&j, "wall_ms", wall_ms);
         json_end(&j);
         return;
     }
@@ -78,16 +81,17 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
            o->jacobi ? " + Jacobi" : "", format, device, o->single ? "float" : "double");
     printf("  ");
     cli_print_solve(in, o->rtol, err);
+    printf("\n  ");
+    cli_print_solve_times(in, wall_ms);
     if (in->iterations == 0) {   /* no per-iteration figures to give */
-        printf("\n  %.3f ms, no iterations needed\n", in->time_ms);
+        printf("\n");
         return;
     }
-    printf("\n  %.3f ms, %.4f ms per iteration", in->time_ms, per_it);
     if (isfinite(fl))
-        printf(" (%.0f bytes per row, floor %.4f ms: %.2fx)",
+        printf("\n  %.0f bytes per row per iteration, floor %.4f ms: %.2fx",
                in->bytes_per_iter / adia_matrix_rows(A), fl, per_it / fl);
     else if (isfinite(in->spmv_ms))
-        printf(", of which %.3f ms in %d SpMV%s", in->spmv_ms, in->spmvs,
+        printf("\n  of the iterations %.3f ms in %d SpMV%s", in->spmv_ms, in->spmvs,
                in->spmvs == 1 ? "" : "s");
     printf("\n");
 }
@@ -185,7 +189,8 @@ static int make_plan(const char *cmd, const adia_matrix *A, const solve_opts *o,
 int cmd_solve(int argc, char **argv)
 {
     /* rtol NaN: not given (a given value is never NaN: cli_parse refuses it) */
-    solve_opts o = {.method = "cg", .rtol = NAN, .max_iter = 1000, .restart = 30};
+    solve_opts o = {.method = "cg", .rtol = NAN, .max_iter = 1000, .restart = 30,
+                    .t0 = cli_now()};
     bool done;
     const cli_option opts[] = {
         {"gen", CLI_STRING, &o.gen, "generate the matrix from SPEC (adia gen --list)"},

@@ -554,7 +554,8 @@ class SolveInfo:
     converged: bool
     residual: float     #: ||b - A x|| / ||b|| of the returned x, computed afresh
     stop: str           #: why it stopped ("converged", "iteration limit reached", ...)
-    time_ms: float      #: the iterations, SpMVs included
+    time_ms: float      #: the iterations alone, SpMVs included (the first iteration's launch to the stop)
+    setup_ms: float     #: the rest of the call: a plan made for it, workspace, uploads, compiles, graph capture
     spmv_ms: float      #: of which SpMV (CPU; NaN on the GPU)
     spmvs: int
     format: str         #: the plan's storage format

@@ -416,6 +416,7 @@ static nb::dict solve_info(const adia_solve_info &info, const adia_solve_options
     d["converged"] = (bool)info.converged;
     d["residual"] = info.residual;
     d["time_ms"] = info.time_ms;
+    d["setup_ms"] = info.setup_ms;
     d["spmv_ms"] = info.spmv_ms;
     d["spmvs"] = info.spmvs;
     d["format"] = std::string(info.format);

@@ -44,6 +44,26 @@ def test_solve_nonsymmetric_with_plan(method):
     np.testing.assert_allclose(x, spla.spsolve(A.tocsc(), b), rtol=1e-9, atol=1e-10)
 
 
+def test_solve_setup_apart():
+    """The set-up (a plan made for the call, workspace) is reported apart
+    from the iterations, and the two fit in the call's wall clock."""
+    import math
+    import time
+    A = adia.generate("lap2d5:40")
+    b = np.ones(A.shape[0])
+    for target in (A, adia.plan(A, expected_calls=100)):
+        t0 = time.perf_counter()
+        x, info = adia.solve(target, b, method="cg", rtol=1e-8, maxiter=1000)
+        wall_ms = (time.perf_counter() - t0) * 1e3
+        assert info.converged and info.iterations > 0, info
+        assert math.isfinite(info.setup_ms) and info.setup_ms >= 0, info
+        assert info.time_ms > 0, info
+        assert info.setup_ms + info.time_ms <= wall_ms, (info, wall_ms)
+    # b = 0: no iteration, no iteration time
+    x, info = adia.solve(A, np.zeros(A.shape[0]))
+    assert info.iterations == 0 and info.time_ms == 0 and info.setup_ms >= 0, info
+
+
 def test_solve_vs_scipy_cg_iterations():
     A = adia.generate("lap2d5:40")
     b = np.ones(A.shape[0])

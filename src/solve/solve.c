@@ -737,6 +737,16 @@ static void info_reset(adia_solve_info *info)
     snprintf(info->stop, sizeof info->stop, "iteration limit reached");
 }
 
+/* setup_ms: the call's wall clock since t_call less its iterations
+ * (time_ms), so that the two add up to the call's total (adia.h). */
+static void info_times(adia_solve_info *info, double t_call)
+{
+    if (!info) return;
+    double total = adia__now_ms() - t_call;
+    double it = info->time_ms > 0 && isfinite(info->time_ms) ? info->time_ms : 0;
+    info->setup_ms = total > it ? total - it : 0;
+}
+
 /* The solve behind adia_solve and adia_solve_operator: op is A, b and x
  * its rows held here; device 1 runs the GPU methods on gpu (a GPU plan of
  * A) or, gpu NULL, on op's device callbacks. */
@@ -786,8 +796,8 @@ static adia_status matrix_apply(void *A, double alpha, const double *x, double *
     return adia_matrix_spmv(A, alpha, x, 0.0, y);
 }
 
-adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
-                       const adia_solve_options *opt, adia_solve_info *info)
+static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
+                                const adia_solve_options *opt, adia_solve_info *info)
 {
     adia_solve_options o = resolved_options(opt);
     adia_solve_info scratch;
@@ -808,6 +818,15 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     }
     adia_plan_destroy(own);
     free(diag);
+    return s;
+}
+
+adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
+                       const adia_solve_options *opt, adia_solve_info *info)
+{
+    const double t = adia__now_ms();
+    adia_status s = solve_matrix(A, plan, b, x, opt, info);
+    info_times(info, t);
     return s;
 }
 
@@ -850,8 +869,8 @@ static adia_status check_operator(const adia_operator *op, const void *b, const 
     return ADIA_OK;
 }
 
-adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
-                                const adia_solve_options *opt, adia_solve_info *info)
+static adia_status solve_op(const adia_operator *op, const double *b, double *x,
+                            const adia_solve_options *opt, adia_solve_info *info)
 {
     const char *f = "adia_solve_operator";
     adia_solve_options o = resolved_options(opt);
@@ -868,9 +887,18 @@ adia_status adia_solve_operator(const adia_operator *op, const double *b, double
     return solve(op, gpu, NULL, b, x, &o, info);
 }
 
-adia_status adia_solve_operator_device(const adia_operator *op, const double *d_b, double *d_x,
-                                       const adia_solve_options *opt, adia_solve_info *info,
-                                       void *stream)
+adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
+                                const adia_solve_options *opt, adia_solve_info *info)
+{
+    const double t = adia__now_ms();
+    adia_status s = solve_op(op, b, x, opt, info);
+    info_times(info, t);
+    return s;
+}
+
+static adia_status solve_op_device(const adia_operator *op, const double *d_b, double *d_x,
+                                   const adia_solve_options *opt, adia_solve_info *info,
+                                   void *stream)
 {
     const char *f = "adia_solve_operator_device";
     adia_solve_options o = resolved_options(opt);
@@ -896,6 +924,16 @@ adia_status adia_solve_operator_device(const adia_operator *op, const double *d_
     return s;
 }
 
+adia_status adia_solve_operator_device(const adia_operator *op, const double *d_b, double *d_x,
+                                       const adia_solve_options *opt, adia_solve_info *info,
+                                       void *stream)
+{
+    const double t = adia__now_ms();
+    adia_status s = solve_op_device(op, d_b, d_x, opt, info, stream);
+    info_times(info, t);
+    return s;
+}
+
 /* 1 / A(i,i) of the plan's matrix, read back from its format (the plan
  * keeps no matrix; the format holds every entry exactly). */
 static adia_status plan_jacobi(adia_plan *plan, double **inv_diag)
@@ -910,8 +948,8 @@ static adia_status plan_jacobi(adia_plan *plan, double **inv_diag)
     return s;
 }
 
-adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
-                            const adia_solve_options *opt, adia_solve_info *info, void *stream)
+static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
+                              const adia_solve_options *opt, adia_solve_info *info, void *stream)
 {
     if (adia_plan_device(plan) < 0) return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_solve: "
                                                       "plan is not a live plan");
@@ -941,5 +979,14 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                              .max_iter = o.max_iter, .stream = stream};
     adia_status s = adia__solve_gpu(&g, info);
     free(inv_diag);
+    return s;
+}
+
+adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
+                            const adia_solve_options *opt, adia_solve_info *info, void *stream)
+{
+    const double t = adia__now_ms();
+    adia_status s = solve_plan(plan, b, x, opt, info, stream);
+    info_times(info, t);
     return s;
 }

@@ -30,7 +30,10 @@ typedef struct adia_solve_gpu_args {
     void *stream;               /* cudaStream_t the caller's work is on        */
 } adia_solve_gpu_args;
 
-/* Fills info (iterations, converged, residual, stop, time_ms); converged is
+/* Fills info (iterations, converged, residual, stop, time_ms: from the
+ * method's first kernel to its last true-residual check, the workspace,
+ * the norm of b and the graph capture before it left to setup_ms, which
+ * the public entry points fill from their own clock); converged is
  * set only from the true residual b - A x recomputed at the end, finite and
  * <= rtol ||b||. */
 adia_status adia__solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info);

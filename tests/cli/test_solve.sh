@@ -6,10 +6,22 @@
 need_python
 
 expect 0 solve --gen lap2d5:40 --json
-check "json keys" json_keys matrix method device format converged iterations residual error time_ms ms_per_iter bytes_per_iter floor_ms_per_iter spmv_ms spmvs stop
+check "json keys" json_keys matrix method device format converged iterations residual error solve_setup_ms time_ms ms_per_iter bytes_per_iter floor_ms_per_iter spmv_ms spmvs stop wall_ms
+# the solve's set-up apart from its iterations, both within the wall clock;
+# ms_per_iter is of the iterations alone
+check "solve_setup_ms, time_ms, wall_ms" python3 - "$OUT" <<'PY'
+import json, math, sys
+d = json.load(open(sys.argv[1]))
+s, t, w, it = d["solve_setup_ms"], d["time_ms"], d["wall_ms"], d["iterations"]
+ok = (math.isfinite(s) and s >= 0 and t > 0 and it > 0 and s + t <= w and
+      abs(d["ms_per_iter"] - t / it) <= 1e-9 * t)
+sys.exit(0 if ok else "setup %r time %r wall %r ms_per_iter %r" % (s, t, w, d["ms_per_iter"]))
+PY
 check "cg converges" test "$(json_get converged)" = True
 check "cg: error below 1e-6" python3 -c "import sys; sys.exit(0 if $(json_get error) < 1e-6 else 1)"
 check "cg: residual within rtol" python3 -c "import sys; sys.exit(0 if $(json_get residual) <= 1e-8 else 1)"
+expect 0 solve --gen lap2d5:40
+check "text: set-up, iterations, wall" grep -qE "set-up [0-9.]+ ms, [0-9]+ iterations in [0-9.]+ ms \([0-9.]+ ms per iteration\); wall [0-9.]+ s" "$OUT"
 
 expect 0 solve --gen band:2000,3 --method bicgstab --jacobi --rtol 1e-10 --json
 check "bicgstab + jacobi converges" test "$(json_get converged)" = True
@@ -42,6 +54,7 @@ check "b = 0: no iterations needed" stdout_has "no iterations needed"
 check "b = 0: no nan" sh -c "! grep -q nan '$OUT'"
 expect 0 solve "$TMP/A.mtx" -b "$TMP/zeros.mtx" --device cpu --json
 check "b = 0: JSON names the format" test -n "$(json_get format)"
+check "b = 0: no iteration time, a set-up" python3 -c "import sys; sys.exit(0 if $(json_get time_ms) == 0 and $(json_get solve_setup_ms) >= 0 else 1)"
 expect 0 spmv "$TMP/A.mtx" -x "$TMP/xs.mtx" -o "$TMP/b.mtx" --device cpu
 expect 0 solve "$TMP/A.mtx" -b "$TMP/b.mtx" -o "$TMP/x.mtx" --rtol 1e-12 --device cpu
 check "x written" test -s "$TMP/x.mtx"

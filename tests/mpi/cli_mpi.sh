@@ -32,7 +32,7 @@ le "$d" 1e-8 || fail "one-process distributed solution differs from the serial o
 json=$(run 2 solve --gen type2:5000 --method bicgstab --json)
 echo "$json"
 for key in '"ranks":2' '"rows_per_rank_min":' '"rows_per_rank_max":' '"halo_bytes_per_spmv":' \
-           '"ms_per_iter":' '"comm_share":' '"converged":true'; do
+           '"ms_per_iter":' '"solve_setup_ms":' '"wall_ms":' '"comm_share":' '"converged":true'; do
     grep -q "$key" <<<"$json" || fail "solve --json lacks $key"
 done
 [ "$(grep -c . <<<"$json")" = 1 ] || fail "more than one line (only rank 0 prints)"
