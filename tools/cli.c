@@ -466,8 +466,20 @@ void cli_json_solve(cli_json *j, const adia_solve_info *in, double err)
     json_int(j, "iterations", in->iterations);
     json_num(j, "residual", in->residual);
     json_num(j, "error", err);
+    json_num(j, "solve_setup_ms", in->setup_ms);
     json_num(j, "time_ms", in->time_ms);
     json_num(j, "ms_per_iter", cli_solve_ms_per_iter(in));
+}
+
+void cli_print_solve_times(const adia_solve_info *in, double wall_ms)
+{
+    if (in->iterations == 0)
+        printf("set-up %.3f ms, no iterations needed", in->setup_ms);
+    else
+        printf("set-up %.3f ms, %d iteration%s in %.3f ms (%.4f ms per iteration)", in->setup_ms,
+               in->iterations, in->iterations == 1 ? "" : "s", in->time_ms,
+               cli_solve_ms_per_iter(in));
+    printf("; wall %.3f s", wall_ms / 1e3);
 }
 
 void cli_print_solve(const adia_solve_info *in, double rtol, double err)
