@@ -253,6 +253,7 @@ static adia_plan *plan_new(int32_t rows, int32_t cols, int64_t nnz, const char *
     P->params = h->params;
     P->bandwidth_gbs = h->bandwidth_gbs;
     P->bandwidth_measured = h->bandwidth_measured;
+    P->bandwidth_from = h->bandwidth_from;
     P->predicted_ms = P->measured_ms = NAN;
     for (int i = 0; i < ADIA_PLAN_MAX_CANDIDATES; i++) P->cand_measured_ms[i] = NAN;
     snprintf(P->matrix_name, sizeof P->matrix_name, "%s", name);
@@ -321,7 +322,8 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     char why[512];
     snprintf(why, sizeof why, "%s", adia_last_error());
     h.device = 0;
-    if (h.bandwidth_measured) ADIA_TRY(adia__plan_cpu_bandwidth(&h.bandwidth_gbs));
+    if (h.bandwidth_measured)
+        ADIA_TRY(adia__plan_cpu_bandwidth_from(&h.bandwidth_gbs, &h.bandwidth_from));
     ADIA_TRY(adia__plan_build(A, &h, analyse, plan));
     adia__plan_note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", why);
     return ADIA_OK;

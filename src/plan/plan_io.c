@@ -127,7 +127,8 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
             P->f.p_offset, P->f.p_zero, (int)P->f.row_min, (int)P->f.row_max, P->analyze_ms);
     if (P->n_cand > 0) {
         put(&t, "model: bandwidth %.1f GB/s (%s), %lld expected calls\n", P->bandwidth_gbs,
-            P->bandwidth_measured ? "measured" : "from the hints", (long long)P->calls);
+            !P->bandwidth_measured ? "from the hints" : P->bandwidth_from ? P->bandwidth_from
+                                   : "measured", (long long)P->calls);
         put(&t, "  %-7s %12s %6s %11s %11s %12s %11s\n", "format", "bytes/SpMV", "eff",
             "SpMV ms", "convert ms", "total ms", "measured");
         for (int i = 0; i < P->n_cand; i++) {
