@@ -2,7 +2,8 @@
  * (issue 28, item 3): the CPU bandwidth is measured once per machine and
  * kept in the cache folder ($ADIA_CACHE_DIR, here a temporary folder), read
  * back by a later process without a probe, measured again over a damaged or
- * unreadable entry, and replaced by ADIA_CPU_BANDWIDTH or a hint.
+ * unreadable entry, and replaced by ADIA_CPU_BANDWIDTH or a hint; a plan
+ * made twice chooses the same format (model and measure choosers).
  *
  * The probes are counted by the library (adia__plan_cpu_probes), not
  * timed.  The cache key holds the thread count, which follows the load
@@ -188,6 +189,81 @@ static void test_bandwidth_cache(const char *self)
     adia_matrix_destroy(A);
 }
 
+/* One plan of A by chooser c (bandwidth left to the library). */
+static adia_plan *plan_of(const adia_matrix *A, adia_chooser c, int64_t calls)
+{
+    adia_plan_hints h = {.chooser = c, .expected_calls = calls};
+    adia_plan *P = NULL;
+    CHECK_OK(adia_plan_create(A, &h, &P));
+    return P;
+}
+
+/* The same input on the same machine gives the same format: with the
+ * model (whose inputs, the bandwidth included, now come from the cache:
+ * the same totals to the bit, and the cheapest build of those within 10%
+ * of the least), and with the measured times on the CPU (ties within 10%
+ * to the cheaper build). */
+static void test_same_choice(void)
+{
+    static const char *const specs[] = {"lap2d5:200", "lap3d7:40", "lap3d27:20",
+                                        "type3:8192,4,0.5", "band:3000,7"};
+    int p0 = adia__plan_cpu_probes();
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
+        adia_matrix *A = test_generate(specs[k]);
+        if (!A) continue;
+        for (int64_t calls = 1; calls <= 100000; calls *= 100) {
+            adia__plan_cpu_forget();   /* each plan as a new process makes it */
+            adia_plan *P = plan_of(A, ADIA_CHOOSE_MODEL, calls);
+            adia__plan_cpu_forget();
+            adia_plan *Q = plan_of(A, ADIA_CHOOSE_MODEL, calls);
+            if (P && Q) {
+                CHECK(!strcmp(adia_plan_format_name(P), adia_plan_format_name(Q)) &&
+                      P->cand[0].total_ms == Q->cand[0].total_ms &&
+                      P->bandwidth_gbs == Q->bandwidth_gbs,
+                      "%s, %lld calls: model chose %s (%.6f ms) then %s (%.6f ms)", specs[k],
+                      (long long)calls, adia_plan_format_name(P), P->cand[0].total_ms,
+                      adia_plan_format_name(Q), Q->cand[0].total_ms);
+                /* the rule: of the totals within 10% of the least, the least conversion */
+                double least = INFINITY;
+                for (int i = 0; i < P->n_cand; i++)
+                    if (P->cand[i].total_ms < least) least = P->cand[i].total_ms;
+                CHECK(!strcmp(P->cand[0].format, adia_plan_format_name(P)) &&
+                      P->cand[0].total_ms <= 1.1 * least,
+                      "%s, %lld calls: chose %s, %.4f ms total, least %.4f", specs[k],
+                      (long long)calls, adia_plan_format_name(P), P->cand[0].total_ms, least);
+                for (int i = 1; i < P->n_cand; i++)
+                    CHECK(P->cand[i].total_ms > 1.1 * least ||
+                          P->cand[i].convert_ms >= P->cand[0].convert_ms,
+                          "%s, %lld calls: %s (%.4f ms total, %.4f convert) is within 10%% and "
+                          "cheaper to build than %s (%.4f convert)", specs[k], (long long)calls,
+                          P->cand[i].format, P->cand[i].total_ms, P->cand[i].convert_ms,
+                          P->cand[0].format, P->cand[0].convert_ms);
+            }
+            adia_plan_destroy(P);
+            adia_plan_destroy(Q);
+        }
+        adia_matrix_destroy(A);
+    }
+    CHECK(adia__plan_cpu_probes() == p0, "%d probes for plans with the cache warm",
+          adia__plan_cpu_probes() - p0);
+
+    /* MEASURE on the CPU, three times each */
+    static const char *const measured[] = {"lap2d5:200", "random"};
+    for (size_t k = 0; k < sizeof measured / sizeof *measured; k++) {
+        adia_matrix *A = strcmp(measured[k], "random") ? test_generate(measured[k])
+                                                       : test_random_matrix(5, 3000, 3000, 0.003);
+        char first[32] = "";
+        for (int rep = 0; A && rep < 3; rep++) {
+            adia_plan *P = plan_of(A, ADIA_CHOOSE_MEASURE, 1000);
+            const char *got = P ? adia_plan_format_name(P) : "(none)";
+            if (rep == 0) snprintf(first, sizeof first, "%s", got);
+            CHECK(!strcmp(got, first), "%s: measure chose %s, then %s", measured[k], first, got);
+            adia_plan_destroy(P);
+        }
+        adia_matrix_destroy(A);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *t = getenv("OMP_NUM_THREADS");
@@ -203,6 +279,7 @@ int main(int argc, char **argv)
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     setenv("ADIA_CACHE_DIR", dir, 1);
     test_bandwidth_cache("/proc/self/exe");
+    test_same_choice();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

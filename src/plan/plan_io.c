@@ -83,7 +83,7 @@ static void explain_reason(const adia_plan *P, text *t)
             (long long)P->calls);
         break;
     case ADIA_CHOOSE_MEASURE:
-        put(t, "why: fastest measured of the model's best %d and CSR%s (SpMV + build / %lld "
+        put(t, "why: fastest measured of the model's best %d and CSR%s (SpMV + predicted build / %lld "
             "calls): %s %.4f ms\n", ADIA_PLAN_MEASURE_TOP,
             P->device ? ", each with its fastest kernel" : "", (long long)P->calls, name,
             P->measured_ms);
