@@ -771,8 +771,10 @@ typedef struct adia_plan_hints {
     const adia_format_params *params;  /* NULL: defaults (used by every
                                           candidate: B, hack, C, sigma ...) */
     double bandwidth_gbs;              /* device memory bandwidth in GB/s for
-                                          the model; <= 0: measured once per
-                                          process (a streaming read)         */
+                                          the model; <= 0: ADIA_CPU_BANDWIDTH,
+                                          else measured once per machine and
+                                          kept in the cache folder (a CPU
+                                          plan; a GPU's: once per process)   */
 } adia_plan_hints;
 
 /* One candidate of the model: what it predicts for one format without

@@ -48,6 +48,54 @@ static int find_candidate(const adia_plan *P, const char *name)
     return -1;
 }
 
+/* ------------------------------------------------------- tie-breaks */
+
+/* Two candidates whose predicted totals, or measured SpMV + predicted build / calls,
+ * differ by less than this fraction are a tie, and the one cheaper to build
+ * wins.  Predictions: the model's CPU efficiencies are 0.05 steps and its
+ * bandwidth a figure with run-to-run spread (16.7 and 28.7 GB/s on one
+ * machine, issue 28), so closer totals say nothing.  Measurements: the
+ * best SpMV of a 2-5 ms window moved 3-10% between processes on the 2-core
+ * development machine (lap3d7:40 and lap3d27:20: dia, hdi, brcsd1 and
+ * brcsd2 measured within 10% of each other, their order changing run to
+ * run), so the same command chose brcsd1, dia or hdi from run to run. */
+#define PLAN_TIE 0.10
+
+/* Registry position of a format (adia info's order: simpler formats first). */
+static int format_rank(const char *name)
+{
+    for (int i = 0; i < adia_format_count(); i++)
+        if (!strcmp(adia__format_ops_at(i)->name, name)) return i;
+    return adia_format_count();
+}
+
+/* Is a cheaper to build than b: the model's conversion time (bytes read and
+ * written: the same on every run), then the registry order. */
+static int cheaper_build(const adia_plan_candidate *a, const adia_plan_candidate *b)
+{
+    if (a->convert_ms != b->convert_ms) return a->convert_ms < b->convert_ms;
+    return format_rank(a->format) < format_rank(b->format);
+}
+
+/* The model's choice: of the candidates whose predicted total is within
+ * PLAN_TIE of the least, the cheapest to build, moved to the front (the
+ * rest keep their order). */
+static void model_prefer_cheap(adia_plan *P)
+{
+    int w = 0;
+    for (int i = 1; i < P->n_cand; i++)
+        if (P->cand[i].total_ms <= P->cand[0].total_ms * (1 + PLAN_TIE) &&
+            cheaper_build(&P->cand[i], &P->cand[w]))
+            w = i;
+    if (w == 0) return;
+    adia_plan_candidate c = P->cand[w];
+    adia__plan_note(P, "model: %s predicted within %.0f%% of %s (%.4f vs %.4f ms total) and "
+                    "cheaper to build: chosen", c.format, 100 * PLAN_TIE, P->cand[0].format,
+                    c.total_ms, P->cand[0].total_ms);
+    memmove(&P->cand[1], &P->cand[0], (size_t)w * sizeof c);
+    P->cand[0] = c;
+}
+
 /* ---------------------------------------------------------- building */
 
 /* Build (and upload) one format for the plan.  Failures that a fallback can
@@ -99,9 +147,17 @@ static adia_status time_spmv(adia_format *F, int device, void *x, void *y, doubl
         return adia__error(ADIA_ERR_NO_DEVICE, "plan: GPU timing without CUDA");
 #endif
     }
+    /* the best over a window of about 2 ms (at least 5 runs, at most 100):
+     * the best of 5 runs of a 0.05 ms product moved 25% between processes */
     adia_gpu_timing t;
     ADIA_TRY(adia_cpu_time_spmv(F, runs, x, y, &t));
+    double per = t.min_ms > 1e-4 ? t.min_ms : 1e-4;
+    int more = 2.0 / per > 100 ? 100 : (int)(2.0 / per);
     *ms = t.min_ms;
+    if (more > runs) {
+        ADIA_TRY(adia_cpu_time_spmv(F, more, x, y, &t));
+        if (t.min_ms < *ms) *ms = t.min_ms;
+    }
     return ADIA_OK;
 }
 
@@ -156,9 +212,21 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
     *F = NULL;
     /* the model's best few, and CSR wherever it ranks: the baseline, cheap to
      * build, and the winner on small and L2-resident matrices, where the
-     * model's byte counts decide least (H200 accuracy runs). */
-    for (int i = 0; s == ADIA_OK && i < P->n_cand; i++) {
+     * model's byte counts decide least (H200 accuracy runs).  Timed cheapest
+     * build first; a dearer one replaces the pick only when it beats it by
+     * more than PLAN_TIE, so a tie goes to the cheaper build every run. */
+    int order[ADIA_PLAN_MAX_CANDIDATES], n_order = 0, pick = 0;
+    for (int i = 0; i < P->n_cand; i++) {
         if (i >= ADIA_PLAN_MEASURE_TOP && strcmp(P->cand[i].format, "csr")) continue;
+        int at = n_order++;
+        while (at > 0 && cheaper_build(&P->cand[i], &P->cand[order[at - 1]])) {
+            order[at] = order[at - 1];
+            at--;
+        }
+        order[at] = i;
+    }
+    for (int k = 0; s == ADIA_OK && k < n_order; k++) {
+        int i = order[k];
         adia_format *G;
         adia_status b = try_build(P, A, P->cand[i].format, h, &G);
         if (b != ADIA_OK) {
@@ -168,15 +236,37 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
         double ms = INFINITY;
         s = time_spmv(G, h->device, x, y, &ms);
         if (s == ADIA_OK && h->device) tune_kernel(P, G, x, &ms);
+        /* CPU: the pick and the challenger timed again, in turn, each
+         * keeping its best: another process's burst of memory traffic
+         * (a build beside us) slows one window, rarely all four, and the
+         * first window of a process runs before the load is known */
+        for (int r = 0; s == ADIA_OK && *F && !h->device && r < 2; r++) {
+            double a = INFINITY, g = INFINITY;
+            s = time_spmv(*F, 0, x, y, &a);
+            if (s == ADIA_OK) s = time_spmv(G, 0, x, y, &g);
+            if (a < P->measured_ms) {
+                best -= P->measured_ms - a;
+                P->measured_ms = P->cand_measured_ms[pick] = a;
+            }
+            if (g < ms) ms = g;
+        }
         if (s == ADIA_OK) {
             P->cand_measured_ms[i] = ms;
-            double score = ms + P->build_ms / (double)h->calls;
-            if (score < best) {
+            /* the build's share from the model's conversion time: the
+             * build's wall clock (one untimed run, page faults, the load)
+             * moved the score of a 0.04 ms SpMV by 10-50% at 1000 calls */
+            double score = ms + P->cand[i].convert_ms / (double)h->calls;
+            if (*F && score < best && score * (1 + PLAN_TIE) >= best)
+                adia__plan_note(P, "measure: %s %.4f ms within %.0f%% of %s %.4f ms: the "
+                                "cheaper build kept", P->cand[i].format, score, 100 * PLAN_TIE,
+                                adia_format_name(*F), best);
+            if (score * (1 + PLAN_TIE) < best || !*F) {
                 best = score;
                 best_build = P->build_ms;
                 adia_format_destroy(*F);
                 *F = G;
                 P->measured_ms = ms;
+                pick = i;
                 continue;
             }
         }
@@ -253,6 +343,7 @@ static adia_plan *plan_new(int32_t rows, int32_t cols, int64_t nnz, const char *
     P->params = h->params;
     P->bandwidth_gbs = h->bandwidth_gbs;
     P->bandwidth_measured = h->bandwidth_measured;
+    P->bandwidth_from = h->bandwidth_from;
     P->predicted_ms = P->measured_ms = NAN;
     for (int i = 0; i < ADIA_PLAN_MAX_CANDIDATES; i++) P->cand_measured_ms[i] = NAN;
     snprintf(P->matrix_name, sizeof P->matrix_name, "%s", name);
@@ -286,6 +377,7 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
         if (s == ADIA_OK) {
             P->have_features = 1;
             s = adia__plan_model(&A->csr, &P->f, h, P->cand, &P->n_cand);
+            if (s == ADIA_OK) model_prefer_cheap(P);
         }
         P->analyze_ms = adia__now_ms() - t0;
     }
@@ -321,7 +413,8 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     char why[512];
     snprintf(why, sizeof why, "%s", adia_last_error());
     h.device = 0;
-    if (h.bandwidth_measured) ADIA_TRY(adia__plan_cpu_bandwidth(&h.bandwidth_gbs));
+    if (h.bandwidth_measured)
+        ADIA_TRY(adia__plan_cpu_bandwidth_from(&h.bandwidth_gbs, &h.bandwidth_from));
     ADIA_TRY(adia__plan_build(A, &h, analyse, plan));
     adia__plan_note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", why);
     return ADIA_OK;

@@ -13,9 +13,12 @@
  *    efficiency is interpolated piecewise linearly in its mean entries per
  *    row.
  *
- * The calibration takes about a second, so it is done once per machine and
- * thread count and kept in the cache folder (adia__cache_path), written
- * through the safe writer; it is only used for matrices too big for the
+ * Both are measured once per machine (CPU model, processors, memory size),
+ * thread count and library version and kept in the cache folder
+ * (adia__cache_path: $ADIA_CACHE_DIR, else ~/.cache/adia), written through
+ * the safe writer; a missing, damaged or foreign file is measured again.
+ * ADIA_CPU_BANDWIDTH (GB/s) replaces the bandwidth.  The calibration
+ * takes about a second; it is only used for matrices too big for the
  * caches (below that no format streams from memory, and the assumed
  * efficiencies of the format tables apply). */
 #define _POSIX_C_SOURCE 200809L
@@ -24,7 +27,10 @@
 #include "io/outfile.h"
 
 #include <math.h>
+#include <omp.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* In increasing entries per row; a kernel's efficiency may bend between 5
  * and 27 (the DIA kernel without prefetch was already 1.4x slower than the
@@ -50,6 +56,8 @@ typedef struct cpu_calib {
 } cpu_calib;
 
 static cpu_calib calib;
+/* Bandwidth probes run by this process (adia__plan_cpu_probes). */
+static _Atomic int probe_count;
 
 /* --------------------------------------------------------- bandwidth */
 
@@ -79,6 +87,7 @@ static double stream_read_gbs(const double *a, int64_t n)
 static adia_status measure_gbs(double *gbs)
 {
     int64_t n = (int64_t)1 << 24;
+    probe_count++;
     double *a = adia__alloc((size_t)n, sizeof *a, "bandwidth probe");
     if (!a) return ADIA_ERR_NO_MEMORY;
 #pragma omp parallel for schedule(static) num_threads(adia__threads())
@@ -88,20 +97,59 @@ static adia_status measure_gbs(double *gbs)
     return ADIA_OK;
 }
 
-adia_status adia__plan_cpu_bandwidth(double *gbs)
+/* Once per machine, thread count and library version, kept on disk
+ * (bandwidth_load/save, below); this process's copy in bw.  A probe reads
+ * 128 MiB and takes about 0.1 s, and two probes of the same machine read
+ * 16.7 and 28.7 GB/s (issue 28): measured per process, the figure, and
+ * with it the model's choice for a small matrix, changed from run to run. */
+static struct {
+    double gbs;
+    int threads;                   /* 0: nothing measured or loaded yet */
+    const char *from;
+} bw;
+
+static bool bandwidth_load(int threads, double *gbs);
+static void bandwidth_save(int threads, double gbs);
+
+/* ADIA_CPU_BANDWIDTH (GB/s), when it holds a positive number. */
+static double bandwidth_env(void)
 {
-    static double cached = 0;
-    static int cached_threads = 0;
+    const char *v = getenv("ADIA_CPU_BANDWIDTH");
+    char *end = NULL;
+    double g = v && *v ? strtod(v, &end) : 0;
+    return end && *end == '\0' && isfinite(g) && g > 0 ? g : 0;
+}
+
+adia_status adia__plan_cpu_bandwidth_from(double *gbs, const char **from)
+{
     adia_status s = ADIA_OK;
+    double env = bandwidth_env();
+    if (env > 0) {
+        *gbs = env;
+        if (from) *from = "from ADIA_CPU_BANDWIDTH";
+        return ADIA_OK;
+    }
 #pragma omp critical(adia__plan_cpu_bandwidth)
     {
-        if (cached <= 0 || cached_threads != adia__threads()) {
-            s = measure_gbs(&cached);
-            cached_threads = s == ADIA_OK ? adia__threads() : 0;
+        if (bw.threads != adia__threads()) {
+            int threads = adia__threads();
+            if (bandwidth_load(threads, &bw.gbs)) {
+                bw.from = "measured once on this machine, read from the cache";
+            } else if ((s = measure_gbs(&bw.gbs)) == ADIA_OK) {
+                bandwidth_save(threads, bw.gbs);
+                bw.from = "measured now, kept in the cache";
+            }
+            bw.threads = s == ADIA_OK ? threads : 0;
         }
+        *gbs = bw.gbs;
+        if (from) *from = bw.from;
     }
-    *gbs = cached;
     return s;
+}
+
+adia_status adia__plan_cpu_bandwidth(double *gbs)
+{
+    return adia__plan_cpu_bandwidth_from(gbs, NULL);
 }
 
 /* ------------------------------------------------------ calibration */
@@ -160,30 +208,109 @@ static adia_status calibrate(cpu_calib *c)
 
 /* ------------------------------------------------------- cache file */
 
-/* One file per machine (CPU model), thread count and library version. */
-static bool calib_path(char *path, size_t len)
+/* The machine as the cache files name it: the library version, the CPU
+ * model, the processors this process may use, the memory in GiB and the
+ * thread count.  Another CPU, container size or library version: another
+ * file, measured once there.  Kept whole in the file: a hash collision is
+ * caught on load. */
+static void machine_key(int threads, char *key, size_t len)
 {
-    char model[512] = "unknown", line[512];
+    char model[256] = "unknown", line[512];
+    long long mem_kb = 0;
     FILE *f = fopen("/proc/cpuinfo", "r");
     while (f && fgets(line, sizeof line, f))
         if (!strncmp(line, "model name", 10)) {
-            snprintf(model, sizeof model, "%s", line);
+            const char *v = strchr(line, ':');
+            snprintf(model, sizeof model, "%.200s", v ? v + 1 + strspn(v + 1, " \t") : line);
+            model[strcspn(model, "\n")] = '\0';
             break;
         }
     if (f) fclose(f);
-    char key[600], name[64];
-    snprintf(key, sizeof key, "%s|%s|%d", ADIA_VERSION, model, adia__threads());
+    f = fopen("/proc/meminfo", "r");
+    if (f && fscanf(f, "MemTotal: %lld kB", &mem_kb) != 1) mem_kb = 0;
+    if (f) fclose(f);
+    snprintf(key, len, "adia %s | %s | %d processors | %lld GiB | %d threads", ADIA_VERSION,
+             model, omp_get_num_procs(), (mem_kb + (1 << 19)) >> 20, threads);
+}
+
+/* path = the cache file "<prefix>-<FNV-1a 64 of the machine key>.txt".
+ * threads: read once by the caller for both the load and the save (the
+ * load-dependent count may change while a probe runs). */
+static bool cache_file(const char *prefix, int threads, char *key, size_t key_len, char *path,
+                       size_t len)
+{
+    machine_key(threads, key, key_len);
     uint64_t h = 1469598103934665603ull;                  /* FNV-1a 64 */
     for (const char *k = key; *k; k++) h = (h ^ (unsigned char)*k) * 1099511628211ull;
-    snprintf(name, sizeof name, "cpu-%016llx.txt", (unsigned long long)h);
+    char name[64];
+    snprintf(name, sizeof name, "%s-%016llx.txt", prefix, (unsigned long long)h);
     return adia__cache_path(name, path, len);
+}
+
+static bool calib_path(int threads, char *path, size_t len)
+{
+    char key[512];
+    return cache_file("cpu", threads, key, sizeof key, path, len);
+}
+
+/* The bandwidth file: "adia-cpu-bandwidth 1", the key, the figure.
+ * Written through the safe writer (a temporary renamed over the file), so
+ * a reader sees the old file or the new one, never half of one. */
+#define BANDWIDTH_VERSION 1
+
+static void bandwidth_save(int threads, double gbs)
+{
+    char key[512], path[1024];
+    adia_outfile o;
+    if (!cache_file("bandwidth-cpu", threads, key, sizeof key, path, sizeof path) ||
+        adia__outfile_open(&o, path, false) != ADIA_OK) {
+        adia_clear_error();   /* best effort: measured again next time */
+        return;
+    }
+    adia__outfile_printf(&o, "adia-cpu-bandwidth %d\nkey %s\nbandwidth_gbs %.4f\n",
+                         BANDWIDTH_VERSION, key, gbs);
+    if (adia__outfile_commit(&o) != ADIA_OK) adia_clear_error();
+}
+
+/* The file as bandwidth_save writes it, or false (missing, unreadable,
+ * another version or machine, damaged: measured again, never an error). */
+static bool bandwidth_load(int threads, double *gbs)
+{
+    char key[512], path[1024], line[640], want[600];
+    if (!cache_file("bandwidth-cpu", threads, key, sizeof key, path, sizeof path)) return false;
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    int version = 0;
+    double g = 0;
+    char extra;
+    snprintf(want, sizeof want, "key %s\n", key);
+    bool ok = fscanf(f, "adia-cpu-bandwidth %d\n", &version) == 1 &&
+              version == BANDWIDTH_VERSION && fgets(line, sizeof line, f) &&
+              !strcmp(line, want) && fscanf(f, "bandwidth_gbs %lf", &g) == 1 &&
+              fscanf(f, " %c", &extra) == EOF && isfinite(g) && g > 0.01 && g < 1e6;
+    fclose(f);
+    if (ok) *gbs = g;
+    return ok;
+}
+
+int adia__plan_cpu_probes(void) { return probe_count; }
+
+void adia__plan_cpu_forget(void)
+{
+#pragma omp critical(adia__plan_cpu_bandwidth)
+    bw.threads = 0;
+#pragma omp critical(adia__plan_cpu_calibration)
+    calib.threads = 0;
 }
 
 static void calib_save(const cpu_calib *c)
 {
     char path[1024];
     adia_outfile o;
-    if (!calib_path(path, sizeof path) || adia__outfile_open(&o, path, false) != ADIA_OK) return;
+    if (!calib_path(c->threads, path, sizeof path) || adia__outfile_open(&o, path, false) != ADIA_OK) {
+        adia_clear_error();   /* best effort: next time it is measured again */
+        return;
+    }
     adia__outfile_printf(&o, "adia-cpu-calibration %d\nthreads %d\nbandwidth_gbs %.4f\nprobe_rows",
                          CALIB_VERSION, c->threads, c->gbs);
     for (int p = 0; p < PROBES; p++) adia__outfile_printf(&o, " %.4f", c->row[p]);
@@ -192,7 +319,7 @@ static void calib_save(const cpu_calib *c)
         for (int p = 0; p < PROBES; p++) adia__outfile_printf(&o, " %.4f", c->f[i].eff[p]);
     }
     adia__outfile_printf(&o, "\n");
-    adia__outfile_commit(&o);   /* best effort: next time it is measured again */
+    if (adia__outfile_commit(&o) != ADIA_OK) adia_clear_error();   /* best effort */
 }
 
 /* The file as calib_save writes it, or false (missing, another version,
@@ -200,7 +327,7 @@ static void calib_save(const cpu_calib *c)
 static bool calib_load(cpu_calib *c)
 {
     char path[1024], name[24];
-    if (!calib_path(path, sizeof path)) return false;
+    if (!calib_path(adia__threads(), path, sizeof path)) return false;
     FILE *f = fopen(path, "r");
     if (!f) return false;
     memset(c, 0, sizeof *c);

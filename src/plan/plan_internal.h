@@ -28,6 +28,7 @@ typedef struct plan_hints {
     adia_format_params params;
     double bandwidth_gbs;      /* device bandwidth used by the model */
     int bandwidth_measured;    /* 1 measured here, 0 from the hints */
+    const char *bandwidth_from; /* how a CPU figure was had (static), or NULL */
     int strict;                /* FIXED: that format or an error, no fallback
                                   to CSR (a loaded plan file said it) */
 } plan_hints;
@@ -51,6 +52,7 @@ struct adia_plan {
     adia_features f;
     double bandwidth_gbs;
     int bandwidth_measured;
+    const char *bandwidth_from;  /* plan_hints' */
     int n_cand;
     adia_plan_candidate cand[ADIA_PLAN_MAX_CANDIDATES];
     double cand_measured_ms[ADIA_PLAN_MAX_CANDIDATES]; /* NaN unless timed */
@@ -89,9 +91,17 @@ adia_status adia__plan_check_budget(const adia_csr *A, const char *func);
 adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out);
 
-/* Memory bandwidth in GB/s, measured once per process and thread count
- * (streaming read, plan_cpu.c). */
+/* The CPU's read bandwidth in GB/s (streaming read, plan_cpu.c): from
+ * ADIA_CPU_BANDWIDTH, else measured once per machine, thread count and
+ * library version and kept in the cache folder.  *from (may be NULL): how
+ * it was had, for adia_plan_explain (a static string). */
 adia_status adia__plan_cpu_bandwidth(double *gbs);
+adia_status adia__plan_cpu_bandwidth_from(double *gbs, const char **from);
+/* For tests: bandwidth probes this process ran (each reads 128 MiB), and
+ * forgetting the in-process bandwidth and calibration, so that the next
+ * plan reads the cache folder as a new process would. */
+int adia__plan_cpu_probes(void);
+void adia__plan_cpu_forget(void);
 /* The CPU efficiency of format ops for A: measured on this machine (once,
  * cached on disk; *measured = 1) for a matrix beyond the caches, else the
  * table's assumed eff_cpu. */

@@ -83,7 +83,7 @@ static void explain_reason(const adia_plan *P, text *t)
             (long long)P->calls);
         break;
     case ADIA_CHOOSE_MEASURE:
-        put(t, "why: fastest measured of the model's best %d and CSR%s (SpMV + build / %lld "
+        put(t, "why: fastest measured of the model's best %d and CSR%s (SpMV + predicted build / %lld "
             "calls): %s %.4f ms\n", ADIA_PLAN_MEASURE_TOP,
             P->device ? ", each with its fastest kernel" : "", (long long)P->calls, name,
             P->measured_ms);
@@ -127,7 +127,8 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
             P->f.p_offset, P->f.p_zero, (int)P->f.row_min, (int)P->f.row_max, P->analyze_ms);
     if (P->n_cand > 0) {
         put(&t, "model: bandwidth %.1f GB/s (%s), %lld expected calls\n", P->bandwidth_gbs,
-            P->bandwidth_measured ? "measured" : "from the hints", (long long)P->calls);
+            !P->bandwidth_measured ? "from the hints" : P->bandwidth_from ? P->bandwidth_from
+                                   : "measured", (long long)P->calls);
         put(&t, "  %-7s %12s %6s %11s %11s %12s %11s\n", "format", "bytes/SpMV", "eff",
             "SpMV ms", "convert ms", "total ms", "measured");
         for (int i = 0; i < P->n_cand; i++) {

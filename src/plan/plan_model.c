@@ -89,7 +89,7 @@ adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
 #ifdef ADIA_HAVE_CUDA
     if (r->device) return adia__plan_gpu_bandwidth(&r->bandwidth_gbs);
 #endif
-    return adia__plan_cpu_bandwidth(&r->bandwidth_gbs);
+    return adia__plan_cpu_bandwidth_from(&r->bandwidth_gbs, &r->bandwidth_from);
 }
 
 /* ------------------------------------------------------- byte counts */
