@@ -214,12 +214,15 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
      * build, and the winner on small and L2-resident matrices, where the
      * model's byte counts decide least (H200 accuracy runs).  Timed cheapest
      * build first; a dearer one replaces the pick only when it beats it by
-     * more than PLAN_TIE, so a tie goes to the cheaper build every run. */
+     * more than PLAN_TIE, so a tie goes to the cheaper build every run.  On
+     * the GPU (CUDA events over batches: a few percent between runs at
+     * most) the fastest wins as before, in the model's order. */
+    const double tie = h->device ? 0 : PLAN_TIE;
     int order[ADIA_PLAN_MAX_CANDIDATES], n_order = 0, pick = 0;
     for (int i = 0; i < P->n_cand; i++) {
         if (i >= ADIA_PLAN_MEASURE_TOP && strcmp(P->cand[i].format, "csr")) continue;
         int at = n_order++;
-        while (at > 0 && cheaper_build(&P->cand[i], &P->cand[order[at - 1]])) {
+        while (at > 0 && !h->device && cheaper_build(&P->cand[i], &P->cand[order[at - 1]])) {
             order[at] = order[at - 1];
             at--;
         }
@@ -255,12 +258,13 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
             /* the build's share from the model's conversion time: the
              * build's wall clock (one untimed run, page faults, the load)
              * moved the score of a 0.04 ms SpMV by 10-50% at 1000 calls */
-            double score = ms + P->cand[i].convert_ms / (double)h->calls;
-            if (*F && score < best && score * (1 + PLAN_TIE) >= best)
+            double score = ms + (h->device ? P->build_ms : P->cand[i].convert_ms) /
+                                    (double)h->calls;
+            if (*F && score < best && score * (1 + tie) >= best)
                 adia__plan_note(P, "measure: %s %.4f ms within %.0f%% of %s %.4f ms: the "
-                                "cheaper build kept", P->cand[i].format, score, 100 * PLAN_TIE,
+                                "cheaper build kept", P->cand[i].format, score, 100 * tie,
                                 adia_format_name(*F), best);
-            if (score * (1 + PLAN_TIE) < best || !*F) {
+            if (score * (1 + tie) < best || !*F) {
                 best = score;
                 best_build = P->build_ms;
                 adia_format_destroy(*F);
@@ -377,7 +381,8 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
         if (s == ADIA_OK) {
             P->have_features = 1;
             s = adia__plan_model(&A->csr, &P->f, h, P->cand, &P->n_cand);
-            if (s == ADIA_OK) model_prefer_cheap(P);
+            /* GPU timings are exact enough to rank by: CPU plans only */
+            if (s == ADIA_OK && !h->device) model_prefer_cheap(P);
         }
         P->analyze_ms = adia__now_ms() - t0;
     }
