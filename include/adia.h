@@ -97,7 +97,7 @@ int64_t adia_memory_available(void);                 /* MemAvailable, bytes  */
  * processor (omp_get_num_procs).  A larger OMP_NUM_THREADS or
  * omp_set_num_threads is clamped to it: OpenMP tries to start every thread
  * asked for, and OMP_NUM_THREADS=100000 crashed inside libgomp.  Explicit
- * thread counts above it (adia_spmm_options.threads) are refused with
+ * thread counts above it (adia_spgemm_options.threads) are refused with
  * ADIA_ERR_INVALID_ARG; the CLI refuses such an OMP_NUM_THREADS.  Regions
  * also leave cores that other processes keep busy alone (docs/threads.md). */
 #define ADIA_THREADS_PER_PROC 4
@@ -642,17 +642,17 @@ adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt,
  * turns that product into NaN, as in any diagonal method). */
 typedef enum adia_op { ADIA_OP_N = 0, ADIA_OP_T = 1 } adia_op;
 typedef enum adia_device { ADIA_DEVICE_CPU = 0, ADIA_DEVICE_GPU = 1 } adia_device;
-typedef enum adia_spmm_algo {
-    ADIA_SPMM_AUTO = 0,  /* CPU: CDM for square matrices whose pairs of
+typedef enum adia_spgemm_algo {
+    ADIA_SPGEMM_AUTO = 0,  /* CPU: CDM for square matrices whose pairs of
                             diagonals overlap on nearly all rows (narrow
                             bands: pairs * n <= 1.25 * multiplications),
                             else HM; GPU: HM                               */
-    ADIA_SPMM_HM = 1,    /* HM diagonals, any compatible shapes            */
-    ADIA_SPMM_CDM = 2    /* compact diagonals, square matrices, CPU only   */
-} adia_spmm_algo;
+    ADIA_SPGEMM_HM = 1,    /* HM diagonals, any compatible shapes            */
+    ADIA_SPGEMM_CDM = 2    /* compact diagonals, square matrices, CPU only   */
+} adia_spgemm_algo;
 
 /* What a product will be and cost; filled before any numeric work. */
-typedef struct adia_spmm_info {
+typedef struct adia_spgemm_info {
     int32_t rows, cols;      /* of C                                         */
     int64_t n_diag;          /* output diagonals                            */
     int64_t nnz;             /* entries C holds (in-matrix diagonal lengths) */
@@ -665,10 +665,10 @@ typedef struct adia_spmm_info {
     int64_t flops;           /* 2 * multiplications                         */
     int64_t peak_bytes;      /* host memory the product needs at most       */
     int64_t device_bytes;    /* device memory of the GPU path               */
-    adia_spmm_algo algorithm;/* what was (would be) run                     */
-    double time_ms;          /* adia_spmm only: numeric phase (GPU: kernel,
+    adia_spgemm_algo algorithm;/* what was (would be) run                     */
+    double time_ms;          /* adia_spgemm only: numeric phase (GPU: kernel,
                                 CUDA events), structure and copies excluded */
-    double device_ms;        /* adia_spmm on the GPU only: what a caller whose
+    double device_ms;        /* adia_spgemm on the GPU only: what a caller whose
                                 operands already live on the device pays, as
                                 cusparseSpGEMM is timed (device CSR in, device
                                 C out): host structure phase (output diagonals,
@@ -680,15 +680,15 @@ typedef struct adia_spmm_info {
                                 launch set-up                                */
     double device_alloc_ms;  /* part of device_ms: allocation of C (and of
                                 the kernel's structure, in the same block)   */
-    double transfer_ms;      /* adia_spmm on the GPU only: upload of A and B
+    double transfer_ms;      /* adia_spgemm on the GPU only: upload of A and B
                                 (and of C when accumulating), download of C  */
     int32_t gpu_tile_rows;   /* GPU: rows of a tile of the shared-memory tiled
                                 kernel; 0 = the streaming kernel ran         */
-} adia_spmm_info;
+} adia_spgemm_info;
 
-typedef struct adia_spmm_options {
+typedef struct adia_spgemm_options {
     adia_device device;      /* default CPU                                  */
-    adia_spmm_algo algorithm;/* default AUTO                                 */
+    adia_spgemm_algo algorithm;/* default AUTO                                 */
     int accumulate;          /* C += op(A) op(B) into the existing *C (its
                                 diagonals are kept and joined)               */
     int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial;
@@ -705,20 +705,20 @@ typedef struct adia_spmm_options {
                                 entries stored for 61 thousand nonzeros).
                                 <= 0 or NaN: 4 (C's diagonals are then at least
                                 25% nonzeros, or short); INFINITY: no limit  */
-    adia_spmm_info *info;    /* optional: filled by adia_spmm                */
+    adia_spgemm_info *info;    /* optional: filled by adia_spgemm                */
     int gpu_kernel;          /* GPU: 0 the automatic choice, 1 the shared-
                                 memory tiled kernel (ADIA_ERR_UNSUPPORTED when
                                 its tile does not fit), 2 the streaming one  */
-} adia_spmm_options;
+} adia_spgemm_options;
 
-void adia_spmm_options_default(adia_spmm_options *opt);
+void adia_spgemm_options_default(adia_spgemm_options *opt);
 /* Shape check (ADIA_ERR_DIMENSION naming both shapes), output diagonals,
  * nnz and memory of op(A) * op(B), without numeric work.  offsets (may be
  * NULL) receives the n_diag output offsets ascending, malloc'd: free().
  * opt may be NULL (defaults); accumulate is ignored here. */
-adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
-                                const adia_matrix *B, const adia_spmm_options *opt,
-                                adia_spmm_info *info, int32_t **offsets);
+adia_status adia_spgemm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
+                                  const adia_matrix *B, const adia_spgemm_options *opt,
+                                  adia_spgemm_info *info, int32_t **offsets);
 /* C = op(A) * op(B): *C receives a new matrix; with opt->accumulate, *C must
  * be an existing matrix of the product's shape and is updated in place.
  * Fails before any numeric work, and before the list of pairs is built,
@@ -727,9 +727,9 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
  * ADIA_ERR_NO_MEMORY when the peak estimate exceeds the memory budget
  * (max_bytes; "needs X, budget Y"), ADIA_ERR_NO_DEVICE for the GPU without
  * a device. */
-adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
-                      const adia_matrix *B, adia_matrix **C,
-                      const adia_spmm_options *opt);
+adia_status adia_spgemm(adia_op opA, const adia_matrix *A, adia_op opB,
+                        const adia_matrix *B, adia_matrix **C,
+                        const adia_spgemm_options *opt);
 
 /* ===================================================== planner (src/plan) */
 

@@ -26,7 +26,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
-int cmd_spmm(int argc, char **argv);
+int cmd_spgemm(int argc, char **argv);
 int cmd_spy(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 

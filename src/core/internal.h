@@ -76,7 +76,7 @@ void *adia__calloc(size_t count, size_t size, const char *what);
  * work. */
 adia_status adia__budget_check(int64_t bytes, const char *what);
 /* The same against the smaller of the budget and a caller's own limit
- * (> 0; e.g. adia_spmm_options.max_bytes), which the message names by
+ * (> 0; e.g. adia_spgemm_options.max_bytes), which the message names by
  * limit_name when it is the one that refuses. */
 adia_status adia__budget_check_limit(int64_t bytes, int64_t limit, const char *limit_name,
                                      const char *what);
