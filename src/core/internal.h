@@ -7,6 +7,7 @@
 #define ADIA_INTERNAL_H
 
 #include "adia.h"
+#include "adia_bench.h"   /* timings, adia_random_value, adia_rel_err: not the API */
 
 #include <math.h>
 #include <stdbool.h>
