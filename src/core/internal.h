@@ -282,18 +282,12 @@ typedef struct adia_gpu_ops {
     unsigned kernels;             /* (1u << adia_gpu_kernel) of each variant
                                      adia_format_set_kernel accepts; 0: one
                                      kernel, no choice                      */
-    /* Reserved for the next issues; NULL everywhere (fallback in brackets). */
-    /* main diagonal into device array d (Jacobi on a device-only plan)
-     * [download + host diagonal] */
-    adia_status (*diagonal)(const void *dev, void *d, void *stream);
+    /* Optional (NULL: the fallback in brackets). */
     /* spmv with the sums of adia_dot_work (diag_kernel.cuh: x'y, z'x, z'z,
      * y'y, z'y; square) in its epilogue [spmv, then a pass for the sums:
      * adia__format_spmv_dot_gpu] */
     adia_status (*spmv_dot)(const void *dev, double alpha, const void *x, double beta,
                             void *y, const struct adia_dot_work *dw, void *stream);
-    /* rows [r0, r1) only (interior / boundary rows) [ADIA_ERR_UNSUPPORTED] */
-    adia_status (*spmv_rows)(const void *dev, int32_t r0, int32_t r1, double alpha,
-                             const void *x, double beta, void *y, void *stream);
     /* build format `self` from CSR arrays in device memory (GPU solvers)
      * [download the CSR, host build, upload]; the diagonal formats with
      * diag.piece_rows have one */
@@ -336,15 +330,6 @@ typedef struct adia_format_ops {
     int64_t (*storage_bytes)(const void *impl);                /* arrays */
     adia_status (*spmv)(const void *impl, double alpha, const void *x,
                         double beta, void *y);
-    /* Reserved for the next issues; NULL everywhere (fallback in brackets). */
-    /* the main diagonal, min(rows, cols) doubles [to_csr and a scan] */
-    adia_status (*diagonal)(const void *impl, double *d);
-    /* spmv, then *dot = x . y (square; CG's p'Ap) [spmv + a dot] */
-    adia_status (*spmv_dot)(const void *impl, double alpha, const void *x, double beta,
-                            void *y, double *dot);
-    /* rows [r0, r1) of y only [ADIA_ERR_UNSUPPORTED] */
-    adia_status (*spmv_rows)(const void *impl, int32_t r0, int32_t r1, double alpha,
-                             const void *x, double beta, void *y);
     /* the planner's cost model [never proposed by the model] */
     adia_format_model model;
     /* GPU side: set by the registry from its line (never by the module) */
