@@ -26,6 +26,7 @@
  * registry order, all in one process, so run the script twice and compare
  * rows: another process on the machine shows up as spread. */
 #include "adia.h"
+#include "adia_bench.h"   /* adia_cpu_time_spmv, adia_random_value */
 
 #include <math.h>
 #include <omp.h>

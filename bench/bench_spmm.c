@@ -17,7 +17,7 @@
  * Every GPU result is checked against the CPU product before it is
  * reported.  Times: median of the repetitions; "num" = numeric phase only
  * (structure and copies excluded; GPU: kernel by CUDA events), "tot" = the
- * whole adia_spmm call, gpu_dev = adia_spmm_info.device_ms (what a caller
+ * whole adia_spgemm call, gpu_dev = adia_spgemm_info.device_ms (what a caller
  * with device-resident operands pays: structure, its upload, allocation of
  * C, kernel -- the span cuSPARSE is timed over), x_cusp = the faster
  * cuSPARSE algorithm's time / gpu_dev, mem_x = our device bytes / the
@@ -140,7 +140,7 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Medians of adia_spmm's times over the repetitions. */
+/* Medians of adia_spgemm's times over the repetitions. */
 typedef struct run_times {
     double num, tot, dev, xfer, setup, alloc;
     int tile_rows;
@@ -152,15 +152,15 @@ static double median(double *v, int n)
     return v[n / 2];
 }
 
-/* Run adia_spmm reps times; keeps the last C. */
+/* Run adia_spgemm reps times; keeps the last C. */
 static int run_adia(const adia_matrix *A, const adia_matrix *B, adia_device dev,
-                    adia_spmm_algo algo, int threads, int reps, run_times *rt, adia_matrix **C)
+                    adia_spgemm_algo algo, int threads, int reps, run_times *rt, adia_matrix **C)
 {
     double tn[16], tt[16], td[16], tx[16], ts[16], ta[16];
     for (int r = 0; r < reps; r++) {
-        adia_spmm_options opt;
-        adia_spmm_info info;
-        adia_spmm_options_default(&opt);
+        adia_spgemm_options opt;
+        adia_spgemm_info info;
+        adia_spgemm_options_default(&opt);
         opt.device = dev;
         opt.algorithm = algo;
         opt.threads = threads;
@@ -168,10 +168,10 @@ static int run_adia(const adia_matrix *A, const adia_matrix *B, adia_device dev,
         adia_matrix_destroy(*C);
         *C = NULL;
         double t0 = now_ms();
-        adia_status s = adia_spmm(ADIA_OP_N, A, ADIA_OP_N, B, C, &opt);
+        adia_status s = adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, B, C, &opt);
         tt[r] = now_ms() - t0;
         if (s != ADIA_OK) {
-            fprintf(stderr, "  adia_spmm: %s\n", adia_last_error());
+            fprintf(stderr, "  adia_spgemm: %s\n", adia_last_error());
             return -1;
         }
         tn[r] = info.time_ms;
@@ -212,13 +212,13 @@ static double rel_diff(const adia_csr_view *c, const adia_csr_view *r)
 #endif
 
 /* mem_x: our device bytes over the value bytes of A, B and C. */
-static double mem_ratio(const adia_matrix *A, const adia_matrix *B, const adia_spmm_info *si)
+static double mem_ratio(const adia_matrix *A, const adia_matrix *B, const adia_spgemm_info *si)
 {
     double vals = 8.0 * ((double)adia_matrix_nnz(A) + (double)adia_matrix_nnz(B) + (double)si->nnz);
     return (double)si->device_bytes / vals;
 }
 
-static void print_case_start(const char *name, const adia_spmm_info *si)
+static void print_case_start(const char *name, const adia_spgemm_info *si)
 {
     printf("%-24s %9d %5lld %5lld %11lld %9.3g |", name, si->rows, (long long)si->n_diag,
            (long long)si->n_pairs, (long long)si->nnz, (double)si->flops);
@@ -232,8 +232,8 @@ static void bench_case(const char *name, adia_matrix *A, adia_matrix *B, int hav
         printf("%-24s could not build inputs\n", name);
         return;
     }
-    adia_spmm_info si;
-    if (adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_N, B, NULL, &si, NULL) != ADIA_OK) {
+    adia_spgemm_info si;
+    if (adia_spgemm_structure(ADIA_OP_N, A, ADIA_OP_N, B, NULL, &si, NULL) != ADIA_OK) {
         printf("%-24s structure: %s\n", name, adia_last_error());
         return;
     }
@@ -241,14 +241,14 @@ static void bench_case(const char *name, adia_matrix *A, adia_matrix *B, int hav
     run_times seq = {NAN, NAN, NAN, NAN, NAN, NAN, 0}, omp = seq, cdm = seq, gpu = seq;
     double check = NAN;
     adia_matrix *Cs = NULL, *Co = NULL, *Cc = NULL, *Cg = NULL;
-    if (with_seq) run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_HM, 1, reps, &seq, &Cs);
-    run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_HM, 0, reps, &omp, &Co);
-    if (run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPMM_CDM, 0, reps, &cdm, &Cc) != 0) cdm.num = NAN;
+    if (with_seq) run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPGEMM_HM, 1, reps, &seq, &Cs);
+    run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPGEMM_HM, 0, reps, &omp, &Co);
+    if (run_adia(A, B, ADIA_DEVICE_CPU, ADIA_SPGEMM_CDM, 0, reps, &cdm, &Cc) != 0) cdm.num = NAN;
     adia_matrix_destroy(Cc);
     if (Cs && Co && !adia_matrix_equal(Cs, Co)) printf("  WARNING: OpenMP != sequential\n");
     adia_matrix_destroy(Cs);
     if (have_gpu && Co &&
-        run_adia(A, B, ADIA_DEVICE_GPU, ADIA_SPMM_HM, 0, reps, &gpu, &Cg) == 0) {
+        run_adia(A, B, ADIA_DEVICE_GPU, ADIA_SPGEMM_HM, 0, reps, &gpu, &Cg) == 0) {
         adia_csr_view g, c;
         adia_matrix_csr(Cg, &g);
         adia_matrix_csr(Co, &c);
@@ -278,7 +278,7 @@ static void bench_case(const char *name, adia_matrix *A, adia_matrix *B, int hav
  * exceeds its 32-bit indices. */
 static void bench_device_only(const char *name, adia_matrix *A, adia_matrix *B, int have_gpu)
 {
-    adia_spmm_info si;
+    adia_spgemm_info si;
     if (!A || !B || !have_gpu) {
         printf("%-24s %s\n", name, !have_gpu ? "skipped: no GPU" : "could not build inputs");
         return;

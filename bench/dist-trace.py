@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """dist-trace.py -- where a distributed device iteration's time goes, from
-the stamps adia_mpi writes with ADIA_DIST_TRACE=FOLDER (src/dist/dist_trace.c).
+the stamps adia_mpi writes with ADIA_DIST_TRACE=FOLDER (src/mpi/dist_trace.c).
 
 usage: bench/dist-trace.py FOLDER [LABEL]
 

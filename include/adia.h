@@ -97,7 +97,7 @@ int64_t adia_memory_available(void);                 /* MemAvailable, bytes  */
  * processor (omp_get_num_procs).  A larger OMP_NUM_THREADS or
  * omp_set_num_threads is clamped to it: OpenMP tries to start every thread
  * asked for, and OMP_NUM_THREADS=100000 crashed inside libgomp.  Explicit
- * thread counts above it (adia_spmm_options.threads) are refused with
+ * thread counts above it (adia_spgemm_options.threads) are refused with
  * ADIA_ERR_INVALID_ARG; the CLI refuses such an OMP_NUM_THREADS.  Regions
  * also leave cores that other processes keep busy alone (docs/threads.md). */
 #define ADIA_THREADS_PER_PROC 4
@@ -479,17 +479,6 @@ typedef struct adia_spy_options {
 adia_status adia_matrix_spy_png(const adia_matrix *A, const char *path,
                                 const adia_spy_options *opt);
 
-/* Horizontal bar chart (benchmark plots): one bar per label with its value
- * and unit printed, and n_refs reference values (e.g. cuSPARSE time, the
- * bandwidth floor) as dashed vertical lines with their labels.  A value that
- * is NaN or infinite is shown as "n/a"; negative values are refused.  At most
- * 250 bars and 16 reference lines. */
-adia_status adia_bar_chart_png(const char *path, const char *title, int n,
-                               const char *const *labels, const double *values,
-                               const char *unit, int n_refs,
-                               const char *const *ref_labels,
-                               const double *ref_values);
-
 /* ================================================== GPU (src/cuda) */
 
 /* Number of usable CUDA devices; 0 (and ADIA_OK) when built without CUDA or
@@ -566,7 +555,7 @@ adia_status adia_codegen_source(const adia_format *F, char **source);
 /* NVRTC log of the last compile on this thread ("" if none). */
 const char *adia_codegen_log(void);
 
-/* ------------------------------------------------ benchmarking (src/cuda) */
+/* ------------------------------------------ device information (src/cuda) */
 
 typedef struct adia_gpu_info {
     char name[256];
@@ -581,50 +570,6 @@ adia_status adia_gpu_get_info(adia_gpu_info *info);
  * a read-only reduction over `bytes` bytes (0: 2 GiB, reduced to fit in a
  * quarter of the free memory), median of runs. */
 adia_status adia_gpu_read_bandwidth(size_t bytes, int runs, double *gbps);
-
-/* Per-call times (median, min, max in ms) of `runs` samples; each sample
- * times `batch` calls issued back to back (captured in a CUDA graph when
- * `graph`), as a solver issues them, so host launch latency is hidden.
- * adia_cpu_time_spmv fills it too. */
-typedef struct adia_gpu_timing {
-    double median_ms, min_ms, max_ms;
-    int runs, batch;
-    int graph;          /* 1: the batch ran as a CUDA graph */
-} adia_gpu_timing;
-
-/* Check F's GPU SpMV (current kernel) against adia_matrix_spmv on A in
- * double: random x (adia_random_value), NaN-poisoned y when beta == 0;
- * *rel_err = adia_rel_err of the two.  The caller decides the tolerance. */
-adia_status adia_gpu_check_spmv(adia_format *F, const adia_matrix *A,
-                                double alpha, double beta, uint64_t seed,
-                                double *rel_err);
-/* Time y = A*x (alpha 1, beta 0) with F's current kernel: warm-up, then
- * `runs` samples with CUDA events (see adia_gpu_timing), rotating over a
- * few x vectors. */
-adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t);
-/* The same with the caller's x (x_host: cols values of F's type in host
- * memory); y_host (rows values of F's type, or NULL) receives F*x. */
-adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
-                                 void *y_host, adia_gpu_timing *t);
-/* The CPU's timing of y = F*x (alpha 1, beta 0; x, y host arrays of F's
- * type): one warm-up call (y = F*x), then `runs` calls timed one by one
- * with the wall clock (t->batch 1, t->graph 0). */
-adia_status adia_cpu_time_spmv(adia_format *F, int runs, const void *x, void *y,
-                               adia_gpu_timing *t);
-/* The i-th value of adia's random vector for seed: uniform in [-1, 1), a
- * function of (seed, i) alone (splitmix64), so every process of a
- * distributed run and every tool draws the same x. */
-double adia_random_value(uint64_t seed, int64_t i);
-/* max|y - ref| / max|ref| over n values, what every checked SpMV reports
- * (max|ref| at least 1e-300); equal infinities match, a NaN on one side
- * only gives INFINITY, so that `err > tolerance` catches it. */
-double adia_rel_err(const double *y, const double *ref, int64_t n);
-/* The same for cusparseSpMV on A (CSR) in precision vt with algorithm alg
- * (1: CUSPARSE_SPMV_CSR_ALG1, 2: CUSPARSE_SPMV_CSR_ALG2); the result is
- * checked against the CPU reference first (*rel_err). */
-adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt,
-                                    int alg, int runs, double *rel_err,
-                                    adia_gpu_timing *t);
 
 /* ================================ diagonal matrix products (src/spmm) */
 
@@ -642,17 +587,17 @@ adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt,
  * turns that product into NaN, as in any diagonal method). */
 typedef enum adia_op { ADIA_OP_N = 0, ADIA_OP_T = 1 } adia_op;
 typedef enum adia_device { ADIA_DEVICE_CPU = 0, ADIA_DEVICE_GPU = 1 } adia_device;
-typedef enum adia_spmm_algo {
-    ADIA_SPMM_AUTO = 0,  /* CPU: CDM for square matrices whose pairs of
+typedef enum adia_spgemm_algo {
+    ADIA_SPGEMM_AUTO = 0,  /* CPU: CDM for square matrices whose pairs of
                             diagonals overlap on nearly all rows (narrow
                             bands: pairs * n <= 1.25 * multiplications),
                             else HM; GPU: HM                               */
-    ADIA_SPMM_HM = 1,    /* HM diagonals, any compatible shapes            */
-    ADIA_SPMM_CDM = 2    /* compact diagonals, square matrices, CPU only   */
-} adia_spmm_algo;
+    ADIA_SPGEMM_HM = 1,    /* HM diagonals, any compatible shapes            */
+    ADIA_SPGEMM_CDM = 2    /* compact diagonals, square matrices, CPU only   */
+} adia_spgemm_algo;
 
 /* What a product will be and cost; filled before any numeric work. */
-typedef struct adia_spmm_info {
+typedef struct adia_spgemm_info {
     int32_t rows, cols;      /* of C                                         */
     int64_t n_diag;          /* output diagonals                            */
     int64_t nnz;             /* entries C holds (in-matrix diagonal lengths) */
@@ -665,10 +610,10 @@ typedef struct adia_spmm_info {
     int64_t flops;           /* 2 * multiplications                         */
     int64_t peak_bytes;      /* host memory the product needs at most       */
     int64_t device_bytes;    /* device memory of the GPU path               */
-    adia_spmm_algo algorithm;/* what was (would be) run                     */
-    double time_ms;          /* adia_spmm only: numeric phase (GPU: kernel,
+    adia_spgemm_algo algorithm;/* what was (would be) run                     */
+    double time_ms;          /* adia_spgemm only: numeric phase (GPU: kernel,
                                 CUDA events), structure and copies excluded */
-    double device_ms;        /* adia_spmm on the GPU only: what a caller whose
+    double device_ms;        /* adia_spgemm on the GPU only: what a caller whose
                                 operands already live on the device pays, as
                                 cusparseSpGEMM is timed (device CSR in, device
                                 C out): host structure phase (output diagonals,
@@ -680,15 +625,15 @@ typedef struct adia_spmm_info {
                                 launch set-up                                */
     double device_alloc_ms;  /* part of device_ms: allocation of C (and of
                                 the kernel's structure, in the same block)   */
-    double transfer_ms;      /* adia_spmm on the GPU only: upload of A and B
+    double transfer_ms;      /* adia_spgemm on the GPU only: upload of A and B
                                 (and of C when accumulating), download of C  */
     int32_t gpu_tile_rows;   /* GPU: rows of a tile of the shared-memory tiled
                                 kernel; 0 = the streaming kernel ran         */
-} adia_spmm_info;
+} adia_spgemm_info;
 
-typedef struct adia_spmm_options {
+typedef struct adia_spgemm_options {
     adia_device device;      /* default CPU                                  */
-    adia_spmm_algo algorithm;/* default AUTO                                 */
+    adia_spgemm_algo algorithm;/* default AUTO                                 */
     int accumulate;          /* C += op(A) op(B) into the existing *C (its
                                 diagonals are kept and joined)               */
     int threads;             /* CPU threads; <= 0 OpenMP default, 1 serial;
@@ -705,20 +650,20 @@ typedef struct adia_spmm_options {
                                 entries stored for 61 thousand nonzeros).
                                 <= 0 or NaN: 4 (C's diagonals are then at least
                                 25% nonzeros, or short); INFINITY: no limit  */
-    adia_spmm_info *info;    /* optional: filled by adia_spmm                */
+    adia_spgemm_info *info;    /* optional: filled by adia_spgemm                */
     int gpu_kernel;          /* GPU: 0 the automatic choice, 1 the shared-
                                 memory tiled kernel (ADIA_ERR_UNSUPPORTED when
                                 its tile does not fit), 2 the streaming one  */
-} adia_spmm_options;
+} adia_spgemm_options;
 
-void adia_spmm_options_default(adia_spmm_options *opt);
+void adia_spgemm_options_default(adia_spgemm_options *opt);
 /* Shape check (ADIA_ERR_DIMENSION naming both shapes), output diagonals,
  * nnz and memory of op(A) * op(B), without numeric work.  offsets (may be
  * NULL) receives the n_diag output offsets ascending, malloc'd: free().
  * opt may be NULL (defaults); accumulate is ignored here. */
-adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
-                                const adia_matrix *B, const adia_spmm_options *opt,
-                                adia_spmm_info *info, int32_t **offsets);
+adia_status adia_spgemm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
+                                  const adia_matrix *B, const adia_spgemm_options *opt,
+                                  adia_spgemm_info *info, int32_t **offsets);
 /* C = op(A) * op(B): *C receives a new matrix; with opt->accumulate, *C must
  * be an existing matrix of the product's shape and is updated in place.
  * Fails before any numeric work, and before the list of pairs is built,
@@ -727,9 +672,9 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
  * ADIA_ERR_NO_MEMORY when the peak estimate exceeds the memory budget
  * (max_bytes; "needs X, budget Y"), ADIA_ERR_NO_DEVICE for the GPU without
  * a device. */
-adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
-                      const adia_matrix *B, adia_matrix **C,
-                      const adia_spmm_options *opt);
+adia_status adia_spgemm(adia_op opA, const adia_matrix *A, adia_op opB,
+                        const adia_matrix *B, adia_matrix **C,
+                        const adia_spgemm_options *opt);
 
 /* ===================================================== planner (src/plan) */
 

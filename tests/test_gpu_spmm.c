@@ -42,23 +42,23 @@ static void compare(const char *what, const char *kernel, adia_op oa, const adia
                     adia_op ob, const adia_matrix *B, const adia_matrix *C0, int want_tiled)
 {
     adia_matrix *Cc = NULL, *Cg = NULL;
-    adia_spmm_options opt;
-    adia_spmm_info info;
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_info info;
+    adia_spgemm_options_default(&opt);
     int gpu_kernel = !kernel ? 0 : !strcmp(kernel, "tiled") ? 1 : 2;
-    opt.algorithm = ADIA_SPMM_HM;
+    opt.algorithm = ADIA_SPGEMM_HM;
     opt.accumulate = C0 != NULL;
     if (C0) {
         CHECK_OK(adia_matrix_copy(C0, &Cc));
         CHECK_OK(adia_matrix_copy(C0, &Cg));
     }
-    CHECK_OK(adia_spmm(oa, A, ob, B, &Cc, &opt));
+    CHECK_OK(adia_spgemm(oa, A, ob, B, &Cc, &opt));
     opt.device = ADIA_DEVICE_GPU;
     opt.gpu_kernel = gpu_kernel;
     opt.info = &info;
     memset(&info, 0, sizeof info);
     info.gpu_tile_rows = -1;
-    CHECK_OK(adia_spmm(oa, A, ob, B, &Cg, &opt));
+    CHECK_OK(adia_spgemm(oa, A, ob, B, &Cg, &opt));
     int eq = same(Cg, Cc);
     CHECK(eq, "%s [%s]: GPU differs from the CPU HM product", what, kernel ? kernel : "auto");
     if (want_tiled >= 0)
@@ -149,11 +149,11 @@ int main(void)
     compare("auto: band", NULL, ADIA_OP_N, I, ADIA_OP_N, J, NULL, 1);
     compare("auto: 40 offsets in +-5000", NULL, ADIA_OP_N, Rn, ADIA_OP_N, Rn, NULL, 0);
     adia_matrix *X = NULL;
-    adia_spmm_options opt;
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_options_default(&opt);
     opt.device = ADIA_DEVICE_GPU;
     opt.gpu_kernel = 1;   /* tiled */
-    CHECK_ERR(adia_spmm(ADIA_OP_N, Rn, ADIA_OP_N, Rn, &X, &opt), ADIA_ERR_UNSUPPORTED,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, Rn, ADIA_OP_N, Rn, &X, &opt), ADIA_ERR_UNSUPPORTED,
               "does not fit");
     adia_matrix *mats[] = {R1, R2, R1t, R2t, S, C0, D1, D2, E, I, J, Rn};
     for (size_t i = 0; i < sizeof mats / sizeof *mats; i++) adia_matrix_destroy(mats[i]);

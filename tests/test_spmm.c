@@ -181,26 +181,26 @@ static void check_product(const char *what, adia_op opA, const adia_matrix *A, a
     adia_matrix *R = ref_product(At, Bt);
     int square = adia_matrix_rows(At) == adia_matrix_cols(At) &&
                  adia_matrix_rows(Bt) == adia_matrix_cols(Bt);
-    adia_spmm_info si;
+    adia_spgemm_info si;
     int32_t *offs = NULL;
-    CHECK_OK(adia_spmm_structure(opA, A, opB, B, NULL, &si, &offs));
+    CHECK_OK(adia_spgemm_structure(opA, A, opB, B, NULL, &si, &offs));
     int64_t pairs, mults;
     walk_pairs(At, Bt, &pairs, &mults);
     CHECK(si.n_pairs == pairs && si.flops == 2 * mults, "%s: %lld pairs, %lld flops; walking "
           "every pair: %lld, %lld", what, (long long)si.n_pairs, (long long)si.flops,
           (long long)pairs, (long long)(2 * mults));
     adia_matrix *first = NULL;
-    for (int algo = ADIA_SPMM_AUTO; algo <= ADIA_SPMM_CDM; algo++) {
-        if (algo == ADIA_SPMM_CDM && !square) continue;
+    for (int algo = ADIA_SPGEMM_AUTO; algo <= ADIA_SPGEMM_CDM; algo++) {
+        if (algo == ADIA_SPGEMM_CDM && !square) continue;
         for (int th = 1; th <= 2; th++) {
-            adia_spmm_options opt;
-            adia_spmm_info info;
-            adia_spmm_options_default(&opt);
-            opt.algorithm = (adia_spmm_algo)algo;
+            adia_spgemm_options opt;
+            adia_spgemm_info info;
+            adia_spgemm_options_default(&opt);
+            opt.algorithm = (adia_spgemm_algo)algo;
             opt.threads = th;
             opt.info = &info;
             adia_matrix *C = NULL;
-            CHECK_OK(adia_spmm(opA, A, opB, B, &C, &opt));
+            CHECK_OK(adia_spgemm(opA, A, opB, B, &C, &opt));
             if (!C) continue;
             double e = rel_diff(C, R);
             CHECK(e < 1e-14, "%s algo %d threads %d: error %g", what, algo, th, e);
@@ -226,7 +226,7 @@ static void check_product(const char *what, adia_op opA, const adia_matrix *A, a
             } else {
                 CHECK(adia_matrix_equal(first, C), "%s algo %d: threads 1 vs 2 differ", what, algo);
                 adia_matrix *again = NULL;
-                CHECK_OK(adia_spmm(opA, A, opB, B, &again, &opt));
+                CHECK_OK(adia_spgemm(opA, A, opB, B, &again, &opt));
                 CHECK(adia_matrix_equal(again, C), "%s algo %d: two runs differ", what, algo);
                 adia_matrix_destroy(again);
                 adia_matrix_destroy(C);
@@ -239,14 +239,14 @@ static void check_product(const char *what, adia_op opA, const adia_matrix *A, a
                           : random_diags(99, si.rows, si.cols, si.rows > 3 ? 3 : 1,
                                          si.rows > 2 ? si.rows / 2 : 1, 0.7);
     adia_matrix *C = NULL, *S = C0 ? add(R, C0) : NULL;
-    for (int algo = ADIA_SPMM_HM; C0 && algo <= ADIA_SPMM_CDM; algo++) {
-        if (algo == ADIA_SPMM_CDM && !square) continue;
+    for (int algo = ADIA_SPGEMM_HM; C0 && algo <= ADIA_SPGEMM_CDM; algo++) {
+        if (algo == ADIA_SPGEMM_CDM && !square) continue;
         adia_matrix_copy(C0, &C);
-        adia_spmm_options opt;
-        adia_spmm_options_default(&opt);
+        adia_spgemm_options opt;
+        adia_spgemm_options_default(&opt);
         opt.accumulate = 1;
-        opt.algorithm = (adia_spmm_algo)algo;
-        CHECK_OK(adia_spmm(opA, A, opB, B, &C, &opt));
+        opt.algorithm = (adia_spgemm_algo)algo;
+        CHECK_OK(adia_spgemm(opA, A, opB, B, &C, &opt));
         double e = rel_diff(C, S);
         CHECK(e < 1e-14, "%s accumulate algo %d: error %g", what, algo, e);
         adia_matrix_destroy(C);
@@ -342,33 +342,34 @@ static void test_products(void)
 static void test_errors(void)
 {
     adia_matrix *A = random_diags(20, 50, 80, 4, 40, 1.0), *C = NULL;
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_DIMENSION,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_DIMENSION,
               "A is 50 x 80 and B is 50 x 80");
     CHECK(C == NULL, "no C on error");
-    adia_spmm_info info;
-    CHECK_ERR(adia_spmm_structure(ADIA_OP_T, A, ADIA_OP_T, A, NULL, &info, NULL),
+    adia_spgemm_info info;
+    CHECK_ERR(adia_spgemm_structure(ADIA_OP_T, A, ADIA_OP_T, A, NULL, &info, NULL),
               ADIA_ERR_DIMENSION, "A^T is 80 x 50 and B^T is 80 x 50");
-    adia_spmm_options opt;
-    adia_spmm_options_default(&opt);
-    opt.algorithm = ADIA_SPMM_CDM;
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_DIMENSION, "square");
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_options_default(&opt);
+    opt.algorithm = ADIA_SPGEMM_CDM;
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_DIMENSION, "square");
+    adia_spgemm_options_default(&opt);
     opt.max_bytes = 1000;
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_MEMORY,
-              "budget 1.0 kB (adia_spmm_options.max_bytes)");
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_MEMORY,
+              "budget 1.0 kB (adia_spgemm_options.max_bytes)");
     /* accumulate into a C of the wrong shape */
     adia_matrix *W = random_diags(21, 50, 49, 2, 10, 1.0);
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options_default(&opt);
     opt.accumulate = 1;
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &W, &opt), ADIA_ERR_DIMENSION, "50 x 49");
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_T, A, &W, &opt), ADIA_ERR_DIMENSION, "50 x 49");
     opt.accumulate = 0;
     opt.device = ADIA_DEVICE_GPU;
     int ndev = 0;
     adia_gpu_device_count(&ndev);
     if (ndev == 0)
-        CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_DEVICE, "CUDA");
-    CHECK_ERR(adia_spmm(ADIA_OP_N, NULL, ADIA_OP_N, A, &C, NULL), ADIA_ERR_INVALID_HANDLE, "NULL");
-    CHECK_ERR(adia_spmm((adia_op)5, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_INVALID_ARG, "op");
+        CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_DEVICE, "CUDA");
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, NULL, ADIA_OP_N, A, &C, NULL), ADIA_ERR_INVALID_HANDLE,
+              "NULL");
+    CHECK_ERR(adia_spgemm((adia_op)5, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_INVALID_ARG, "op");
     adia_matrix_destroy(W);
     adia_matrix_destroy(A);
 }
@@ -389,17 +390,17 @@ static void test_huge_structure(void)
     }
     adia_matrix *A = NULL, *C = NULL;
     CHECK_OK(adia_matrix_create_coo(n, n, K, r, c, v, ADIA_DOUBLE, &A));
-    adia_spmm_info info;
-    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_T, A, NULL, &info, NULL));
+    adia_spgemm_info info;
+    CHECK_OK(adia_spgemm_structure(ADIA_OP_N, A, ADIA_OP_T, A, NULL, &info, NULL));
     CHECK(info.nnz > INT32_MAX && info.n_diag > K, "nnz %lld diagonals %lld",
           (long long)info.nnz, (long long)info.n_diag);
     CHECK(info.peak_bytes > info.nnz * 8, "peak %lld", (long long)info.peak_bytes);
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_T, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
               "the product is not diagonal");
-    adia_spmm_options opt;
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_options_default(&opt);
     opt.max_fill = INFINITY;   /* then the budget refuses it */
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_MEMORY,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt), ADIA_ERR_NO_MEMORY,
               "TB, budget");
     CHECK(C == NULL, "no C");
     free(r); free(c); free(v);
@@ -412,19 +413,19 @@ static void test_fill_refused(void)
 {
     adia_matrix *A = test_generate("random:400,3"), *C = NULL;
     if (!A) return;
-    adia_spmm_info si;
-    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
+    adia_spgemm_info si;
+    CHECK_OK(adia_spgemm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
     CHECK(si.nnz_bound > 0 && si.nnz > 4 * si.nnz_bound + 400, "random: %lld entries stored, "
           "bound %lld", (long long)si.nnz, (long long)si.nnz_bound);
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
               "would store");
     CHECK(strstr(adia_last_error(), "max_fill = 4") != NULL, "message names the limit: %s",
           adia_last_error());
     CHECK(C == NULL, "no C when refused");
-    adia_spmm_options opt;
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_options_default(&opt);
     opt.max_fill = INFINITY;
-    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt));
+    CHECK_OK(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt));
     adia_matrix *R = ref_product(A, A);
     CHECK(C && R && adia_matrix_nnz(R) <= si.nnz_bound, "bound %lld holds (true nnz %lld)",
           (long long)si.nnz_bound, R ? (long long)adia_matrix_nnz(R) : -1LL);
@@ -433,12 +434,12 @@ static void test_fill_refused(void)
     C = NULL;
     /* a larger finite max_fill: accepted when nnz fits under it */
     opt.max_fill = (double)si.nnz / (double)si.nnz_bound + 1;
-    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt));
+    CHECK_OK(adia_spgemm(ADIA_OP_N, A, ADIA_OP_T, A, &C, &opt));
     adia_matrix_destroy(C);
     adia_matrix_destroy(A);
     /* banded operands: bound above storage, never refused */
     A = banded(30, 500, 4);
-    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_T, A, NULL, &si, NULL));
+    CHECK_OK(adia_spgemm_structure(ADIA_OP_N, A, ADIA_OP_T, A, NULL, &si, NULL));
     CHECK(si.nnz <= si.nnz_bound, "banded: %lld stored, bound %lld", (long long)si.nnz,
           (long long)si.nnz_bound);
     adia_matrix_destroy(A);
@@ -450,22 +451,22 @@ static void test_fill_refused(void)
 static void test_budget(void)
 {
     adia_matrix *A = banded(32, 20000, 10), *C = NULL;
-    adia_spmm_info si;
-    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
+    adia_spgemm_info si;
+    CHECK_OK(adia_spgemm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
     CHECK(si.peak_bytes > 5000000, "peak %lld", (long long)si.peak_bytes);
     CHECK_OK(adia_set_memory_budget(1000000));
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_NO_MEMORY,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_NO_MEMORY,
               "budget 1.0 MB (set by adia_set_memory_budget");
     CHECK(test_contains(adia_last_error(), "20000 x 20000, 41 diagonals"), "names C: %s",
           adia_last_error());
     CHECK(C == NULL, "no C");
-    adia_spmm_options opt;
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_options_default(&opt);
     opt.max_bytes = (int64_t)1 << 40;
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt), ADIA_ERR_NO_MEMORY,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt), ADIA_ERR_NO_MEMORY,
               "budget 1.0 MB (set by adia_set_memory_budget");
     CHECK_OK(adia_set_memory_budget(0));
-    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL));
+    CHECK_OK(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL));
     adia_matrix_destroy(C);
     adia_matrix_destroy(A);
 }
@@ -479,13 +480,13 @@ static void test_many_pairs_refused_fast(void)
     adia_matrix *A = test_generate("powerlaw:20000,2,500"), *C = NULL;
     if (!A) return;
     double t0 = test_seconds();
-    adia_spmm_info si;
-    CHECK_OK(adia_spmm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
+    adia_spgemm_info si;
+    CHECK_OK(adia_spgemm_structure(ADIA_OP_N, A, ADIA_OP_N, A, NULL, &si, NULL));
     CHECK(si.n_pairs > 100000000 && si.peak_bytes > 8 * si.n_pairs, "%lld pairs, peak %lld",
           (long long)si.n_pairs, (long long)si.peak_bytes);
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
               "not diagonal");
-    CHECK_ERR(adia_spmm(ADIA_OP_T, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
+    CHECK_ERR(adia_spgemm(ADIA_OP_T, A, ADIA_OP_N, A, &C, NULL), ADIA_ERR_UNSUPPORTED,
               "not diagonal");
     double sec = test_seconds() - t0;
     CHECK(sec < 3, "structure and two refusals took %.2f s", sec);
@@ -497,13 +498,13 @@ static void test_many_pairs_refused_fast(void)
 static void test_threads_bounded(void)
 {
     adia_matrix *A = banded(31, 50, 1), *C = NULL;
-    adia_spmm_options opt;
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_options_default(&opt);
     opt.threads = 100000;
-    CHECK_ERR(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt), ADIA_ERR_INVALID_ARG,
+    CHECK_ERR(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt), ADIA_ERR_INVALID_ARG,
               "threads = 100000");
     opt.threads = adia_thread_limit();
-    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt));
+    CHECK_OK(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, &opt));
     adia_matrix_destroy(C);
     adia_matrix_destroy(A);
 }

@@ -45,7 +45,7 @@ static void solve_and_product(const adia_matrix *A)
     CHECK(in.converged, "CG converged: %s", in.stop);
     adia_plan_destroy(P);
     adia_matrix *C = NULL;
-    CHECK_OK(adia_spmm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL));
+    CHECK_OK(adia_spgemm(ADIA_OP_N, A, ADIA_OP_N, A, &C, NULL));
     CHECK(C && adia_matrix_nnz(C) > adia_matrix_nnz(A), "A*A has more entries than A");
     adia_matrix_destroy(C);
 out:

@@ -8,6 +8,7 @@
 #define ADIA_TESTUTIL_H
 
 #include "adia.h"
+#include "adia_bench.h"   /* timings, adia_random_value, adia_rel_err: not the API */
 
 #include <stdint.h>
 #include <stdio.h>

@@ -8,6 +8,7 @@
 #define ADIA_CLI_H
 
 #include "adia.h"
+#include "adia_bench.h"   /* timings, adia_random_value, adia_rel_err: not the API */
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -26,7 +27,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_spmv(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_codegen(int argc, char **argv);
-int cmd_spmm(int argc, char **argv);
+int cmd_spgemm(int argc, char **argv);
 int cmd_spy(int argc, char **argv);
 int cmd_solve(int argc, char **argv);
 

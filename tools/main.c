@@ -14,11 +14,26 @@ static const cli_command commands[] = {
     {"spmv", "run y = A*x in a chosen format on the CPU or GPU and check it", cmd_spmv},
     {"bench", "benchmark every format on the GPU against cuSPARSE and the floor", cmd_bench},
     {"codegen", "print the kernel generated for a matrix", cmd_codegen},
-    {"spmm", "matrix-matrix product in diagonal storage", cmd_spmm},
+    {"spgemm", "sparse x sparse product in diagonal storage (alias: spmm)", cmd_spgemm},
     {"solve", "solve A x = b with CG, BiCGSTAB or GMRES(m) on the planner's format", cmd_solve},
     {"spy", "draw the sparsity picture of a matrix as PNG", cmd_spy},
 };
 enum { N_COMMANDS = sizeof commands / sizeof *commands };
+
+/* Older names of commands, still accepted: the help lists the new name and
+ * says which old one it takes. */
+static const struct {
+    const char *alias, *name;
+} aliases[] = {
+    {"spmm", "spgemm"},   /* the sparse x sparse product (spmm: sparse x dense) */
+};
+
+static const char *command_name(const char *typed)
+{
+    for (size_t i = 0; i < sizeof aliases / sizeof *aliases; i++)
+        if (!strcmp(typed, aliases[i].alias)) return aliases[i].name;
+    return typed;
+}
 
 static void usage(FILE *out)
 {
@@ -73,8 +88,9 @@ static int dispatch(int argc, char **argv)
         printf("adia %s\n", ADIA_VERSION_STRING);
         return 0;
     }
+    const char *name = command_name(argv[1]);
     for (int i = 0; i < N_COMMANDS; i++) {
-        if (strcmp(argv[1], commands[i].name)) continue;
+        if (strcmp(name, commands[i].name)) continue;
         if (cli_dist_ranks() > 1 && !distributed(argv[1])) {
             fprintf(stderr, "adia %s: runs in one process; under mpirun -np %d only spmv and "
                     "solve run distributed\n", argv[1], cli_dist_ranks());

@@ -7,6 +7,7 @@
 #define ADIA_INTERNAL_H
 
 #include "adia.h"
+#include "adia_bench.h"   /* timings, adia_random_value, adia_rel_err: not the API */
 
 #include <math.h>
 #include <stdbool.h>
@@ -76,7 +77,7 @@ void *adia__calloc(size_t count, size_t size, const char *what);
  * work. */
 adia_status adia__budget_check(int64_t bytes, const char *what);
 /* The same against the smaller of the budget and a caller's own limit
- * (> 0; e.g. adia_spmm_options.max_bytes), which the message names by
+ * (> 0; e.g. adia_spgemm_options.max_bytes), which the message names by
  * limit_name when it is the one that refuses. */
 adia_status adia__budget_check_limit(int64_t bytes, int64_t limit, const char *limit_name,
                                      const char *what);
@@ -281,18 +282,12 @@ typedef struct adia_gpu_ops {
     unsigned kernels;             /* (1u << adia_gpu_kernel) of each variant
                                      adia_format_set_kernel accepts; 0: one
                                      kernel, no choice                      */
-    /* Reserved for the next issues; NULL everywhere (fallback in brackets). */
-    /* main diagonal into device array d (Jacobi on a device-only plan)
-     * [download + host diagonal] */
-    adia_status (*diagonal)(const void *dev, void *d, void *stream);
+    /* Optional (NULL: the fallback in brackets). */
     /* spmv with the sums of adia_dot_work (diag_kernel.cuh: x'y, z'x, z'z,
      * y'y, z'y; square) in its epilogue [spmv, then a pass for the sums:
      * adia__format_spmv_dot_gpu] */
     adia_status (*spmv_dot)(const void *dev, double alpha, const void *x, double beta,
                             void *y, const struct adia_dot_work *dw, void *stream);
-    /* rows [r0, r1) only (interior / boundary rows) [ADIA_ERR_UNSUPPORTED] */
-    adia_status (*spmv_rows)(const void *dev, int32_t r0, int32_t r1, double alpha,
-                             const void *x, double beta, void *y, void *stream);
     /* build format `self` from CSR arrays in device memory (GPU solvers)
      * [download the CSR, host build, upload]; the diagonal formats with
      * diag.piece_rows have one */
@@ -335,15 +330,6 @@ typedef struct adia_format_ops {
     int64_t (*storage_bytes)(const void *impl);                /* arrays */
     adia_status (*spmv)(const void *impl, double alpha, const void *x,
                         double beta, void *y);
-    /* Reserved for the next issues; NULL everywhere (fallback in brackets). */
-    /* the main diagonal, min(rows, cols) doubles [to_csr and a scan] */
-    adia_status (*diagonal)(const void *impl, double *d);
-    /* spmv, then *dot = x . y (square; CG's p'Ap) [spmv + a dot] */
-    adia_status (*spmv_dot)(const void *impl, double alpha, const void *x, double beta,
-                            void *y, double *dot);
-    /* rows [r0, r1) of y only [ADIA_ERR_UNSUPPORTED] */
-    adia_status (*spmv_rows)(const void *impl, int32_t r0, int32_t r1, double alpha,
-                             const void *x, double beta, void *y);
     /* the planner's cost model [never proposed by the model] */
     adia_format_model model;
     /* GPU side: set by the registry from its line (never by the module) */

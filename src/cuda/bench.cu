@@ -104,7 +104,7 @@ bool capture_batch(timer &tm, F fn, int batch)
     return ok;
 }
 
-enum { BATCH_MAX = 100 };
+constexpr int BATCH_MAX = 100;   /* calls in a batch at most */
 #define BATCH_TARGET_MS 0.5   /* one timed sample lasts about this long */
 
 /* Per-call time of fn(i, stream).  Each sample times a batch of calls

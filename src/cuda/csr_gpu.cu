@@ -362,6 +362,9 @@ adia_status csr_spmv(const void *p, double alpha, const void *x, double beta, vo
 } // namespace
 
 extern "C" const adia_gpu_ops adia__gpu_csr = {
-    csr_upload, csr_spmv, csr_free,
-    (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) | (1u << ADIA_KERNEL_CSR_ADAPTIVE) |
-        (1u << ADIA_KERNEL_CSR_CUSPARSE)};
+    .upload = csr_upload,
+    .spmv = csr_spmv,
+    .destroy = csr_free,
+    .kernels = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
+               (1u << ADIA_KERNEL_CSR_ADAPTIVE) | (1u << ADIA_KERNEL_CSR_CUSPARSE),
+};

@@ -349,12 +349,23 @@ adia_status diag_download(const void *p, void *impl)
  * generated); the formats with diag.piece_rows can also be built on the
  * device (diag_build.cu). */
 #define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
-#define DIAG_GPU_OPS(table, build_device)                                                  \
-    extern "C" const adia_gpu_ops table = {diag_upload, diag_spmv, diag_free, DIAG_KERNELS, \
-                                           NULL, diag_spmv_dot, NULL, build_device,        \
-                                           diag_download};
-DIAG_GPU_OPS(adia__gpu_diag, NULL)
-DIAG_GPU_OPS(adia__gpu_diag_equal, adia__diag_build_device)
+extern "C" const adia_gpu_ops adia__gpu_diag = {
+    .upload = diag_upload,
+    .spmv = diag_spmv,
+    .destroy = diag_free,
+    .kernels = DIAG_KERNELS,
+    .spmv_dot = diag_spmv_dot,
+    .download = diag_download,
+};
+extern "C" const adia_gpu_ops adia__gpu_diag_equal = {
+    .upload = diag_upload,
+    .spmv = diag_spmv,
+    .destroy = diag_free,
+    .kernels = DIAG_KERNELS,
+    .spmv_dot = diag_spmv_dot,
+    .build_device = adia__diag_build_device,   /* equal pieces: built on the device too */
+    .download = diag_download,
+};
 
 extern "C" adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
                                            const adia_format_params *p, void *dev_data, void **dev)

@@ -227,8 +227,13 @@ adia_status row_spmv(const void *p, double alpha, const void *x, double beta, vo
 
 } // namespace
 
-extern "C" const adia_gpu_ops adia__gpu_coo = {row_upload<0>, row_spmv, row_free};
-extern "C" const adia_gpu_ops adia__gpu_ell = {row_upload<1>, row_spmv, row_free};
-extern "C" const adia_gpu_ops adia__gpu_sell = {row_upload<2>, row_spmv, row_free};
-extern "C" const adia_gpu_ops adia__gpu_hyb = {row_upload<3>, row_spmv, row_free};
-extern "C" const adia_gpu_ops adia__gpu_bcsr = {row_upload<4>, row_spmv, row_free};
+extern "C" const adia_gpu_ops adia__gpu_coo = {
+    .upload = row_upload<0>, .spmv = row_spmv, .destroy = row_free};
+extern "C" const adia_gpu_ops adia__gpu_ell = {
+    .upload = row_upload<1>, .spmv = row_spmv, .destroy = row_free};
+extern "C" const adia_gpu_ops adia__gpu_sell = {
+    .upload = row_upload<2>, .spmv = row_spmv, .destroy = row_free};
+extern "C" const adia_gpu_ops adia__gpu_hyb = {
+    .upload = row_upload<3>, .spmv = row_spmv, .destroy = row_free};
+extern "C" const adia_gpu_ops adia__gpu_bcsr = {
+    .upload = row_upload<4>, .spmv = row_spmv, .destroy = row_free};

@@ -37,7 +37,7 @@
  *   rows where the pair counts) are staged per block in shared memory, so
  *   a pair costs two data loads.  Used for scattered offsets.
  *
- * adia_spmm_options.gpu_kernel forces one (tests; tiled fails with
+ * adia_spgemm_options.gpu_kernel forces one (tests; tiled fails with
  * ADIA_ERR_UNSUPPORTED when it does not fit).
  */
 #include "cuda_util.h"

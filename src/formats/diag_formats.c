@@ -319,29 +319,30 @@ static int64_t brcsd2_predict(const adia_model_input *in, int *exact)
 const adia_format_ops adia__format_dia = {
     .name = "dia",
     .description = "DIA: one offset list for all rows (Bell & Garland)",
-    .diag = {dia_partition, 0, dia_piece_rows},
+    .diag = {.policy = dia_partition, .per_piece = 0, .piece_rows = dia_piece_rows},
     .model = {dia_predict, 0.60, 0.95, 1, 3, 1.79, 0.077, ADIA_STEPS_N_DIAG}, /* contiguous x and data */
 };
 const adia_format_ops adia__format_hdi = {
     .name = "hdi",
     .description = "HDI: DIA per hack of rows (hack=128, multiple of 32)",
-    .diag = {hdi_partition, 1, hdi_piece_rows},   /* HDI: offsets per piece, no sharing */
+    /* HDI: offsets per piece, no sharing */
+    .diag = {.policy = hdi_partition, .per_piece = 1, .piece_rows = hdi_piece_rows},
     .model = {hdi_predict, 0.55, 0.80, 1, 3, 1.98, 0.209, ADIA_STEPS_HACK},
 };
 const adia_format_ops adia__format_brcsd1 = {
     .name = "brcsd1",
     .description = "BRCSD-I: row pieces cut where diagonals start/end (B=256, eta=B)",
-    .diag = {brcsd1_partition, 0},
+    .diag = {.policy = brcsd1_partition, .per_piece = 0},
     .model = {brcsd1_predict, 0.55, 0.90, 1, 3, 1.84, 0.072, ADIA_STEPS_BLOCK},
 };
 const adia_format_ops adia__format_brcsd2 = {
     .name = "brcsd2",
     .description = "BRCSD-II: B-row pieces keep their nonzero diagonals (B=256)",
-    .diag = {brcsd2_partition, 0, brcsd2_piece_rows},
+    .diag = {.policy = brcsd2_partition, .per_piece = 0, .piece_rows = brcsd2_piece_rows},
     .model = {brcsd2_predict, 0.55, 0.90, 1, 3, 1.82, 0.074, ADIA_STEPS_BLOCK},
 };
 const adia_format_ops adia__format_crsd = {
     .name = "crsd",
     .description = "CRSD: 2/4/8-row segments, single-nonzero diagonals as scatter COO (seg=4)",
-    .diag = {crsd_partition, 0},
+    .diag = {.policy = crsd_partition, .per_piece = 0},
 };

@@ -88,9 +88,9 @@ static const adia_gpu_ops *core_gpu(const adia_format_ops *o)
  *    NULL: format.c builds through the policy, adia__diag_build_policy)
  *    and the GPU table (core_gpu);
  *  - gpu: the registry line's table (NULL: no GPU kernel, or no CUDA);
- *  - the reserved slots (diagonal, spmv_dot, spmv_rows; gpu->diagonal,
- *    spmv_dot, spmv_rows, build_device) stay NULL: their callers fall back
- *    as adia_format_ops documents (internal.h). */
+ *  - the optional GPU slots (gpu->spmv_dot, build_device, download) stay
+ *    NULL where the table has none: their callers fall back as
+ *    adia_gpu_ops documents (internal.h). */
 static void resolve_all(void)
 {
     for (int i = 0; i < N_FORMATS; i++) {

@@ -7,7 +7,7 @@
 #include <inttypes.h>
 #include <math.h>
 
-/* Default of adia_spmm_options.max_fill: C's diagonal storage may be up to
+/* Default of adia_spgemm_options.max_fill: C's diagonal storage may be up to
  * 4 times the bound of its true nonzeros.  The bound (the multiplications
  * of a row-by-row product) is exact for banded and full-diagonal operands
  * (storage/bound <= 1 there) and only overestimates, so a refusal proves
@@ -15,7 +15,7 @@
  * of unstructured matrices, where a general SpGEMM is the right tool. */
 #define SPMM_DEFAULT_MAX_FILL 4.0
 
-void adia_spmm_options_default(adia_spmm_options *opt)
+void adia_spgemm_options_default(adia_spgemm_options *opt)
 {
     if (opt) memset(opt, 0, sizeof *opt);
 }
@@ -81,9 +81,9 @@ static bool span_is_small(int64_t span, int64_t candidates)
 
 /* The budget of one product: the process's (adia_memory_budget), or
  * opt->max_bytes where that is smaller. */
-static adia_status check_budget(const adia_spmm_options *opt, int64_t bytes, const char *what)
+static adia_status check_budget(const adia_spgemm_options *opt, int64_t bytes, const char *what)
 {
-    return adia__budget_check_limit(bytes, opt->max_bytes, "adia_spmm_options.max_bytes", what);
+    return adia__budget_check_limit(bytes, opt->max_bytes, "adia_spgemm_options.max_bytes", what);
 }
 
 /* dst bits u + shift |= src bits u for u in [u0, u1), a source word at a
@@ -192,7 +192,7 @@ static void count_pairs(spmm_plan *p)
 /* Output offsets (every in-range oa + ob, joined with the offsets of an
  * existing C, acc, may be NULL), their bases and C's length. */
 static adia_status output_offsets(spmm_plan *p, const adia_csr *acc,
-                                  const adia_spmm_options *opt)
+                                  const adia_spgemm_options *opt)
 {
     int32_t *acc_off = NULL, n_acc = 0;
     if (acc) ADIA_TRY(adia__csr_offsets(acc, &acc_off, &n_acc));
@@ -344,7 +344,7 @@ static adia_status nnz_bound(spmm_plan *p, const adia_csr *acc)
 }
 
 static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
-                              const adia_matrix *B, const adia_spmm_options *opt,
+                              const adia_matrix *B, const adia_spgemm_options *opt,
                               const char *func)
 {
     ADIA_TRY(adia__matrix_check_handle(A, func));
@@ -352,7 +352,7 @@ static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
     if ((opA != ADIA_OP_N && opA != ADIA_OP_T) || (opB != ADIA_OP_N && opB != ADIA_OP_T))
         return adia__error(ADIA_ERR_INVALID_ARG, "%s: op must be ADIA_OP_N or ADIA_OP_T", func);
     if (opt && (opt->device < ADIA_DEVICE_CPU || opt->device > ADIA_DEVICE_GPU ||
-                opt->algorithm < ADIA_SPMM_AUTO || opt->algorithm > ADIA_SPMM_CDM))
+                opt->algorithm < ADIA_SPGEMM_AUTO || opt->algorithm > ADIA_SPGEMM_CDM))
         return adia__error(ADIA_ERR_INVALID_ARG, "%s: bad device %d or algorithm %d", func,
                           (int)opt->device, (int)opt->algorithm);
     /* OpenMP tries to start every thread asked for: 100000 crashed */
@@ -370,7 +370,7 @@ static adia_status check_args(adia_op opA, const adia_matrix *A, adia_op opB,
  * listed (plan_pairs).  acc: existing C or NULL. */
 static adia_status plan_shape(adia_op opA, const adia_matrix *A, adia_op opB,
                               const adia_matrix *B, const adia_csr *acc,
-                              const adia_spmm_options *opt, spmm_plan *p)
+                              const adia_spgemm_options *opt, spmm_plan *p)
 {
     memset(p, 0, sizeof *p);
     adia_status s = operand_init(A, opA, &p->a);
@@ -399,7 +399,7 @@ static adia_status plan_shape(adia_op opA, const adia_matrix *A, adia_op opB,
     return s;
 }
 
-/* The pair list, after plan_shape and the checks of adia_spmm. */
+/* The pair list, after plan_shape and the checks of adia_spgemm. */
 static adia_status plan_pairs(spmm_plan *p)
 {
     double t0 = adia__now_ms();
@@ -408,14 +408,14 @@ static adia_status plan_pairs(spmm_plan *p)
     return s;
 }
 
-static adia_spmm_algo choose_algorithm(const spmm_plan *p, const adia_spmm_options *opt)
+static adia_spgemm_algo choose_algorithm(const spmm_plan *p, const adia_spgemm_options *opt)
 {
-    if (opt->algorithm != ADIA_SPMM_AUTO) return opt->algorithm;
-    if (opt->device == ADIA_DEVICE_GPU || p->m != p->k || p->k != p->n) return ADIA_SPMM_HM;
+    if (opt->algorithm != ADIA_SPGEMM_AUTO) return opt->algorithm;
+    if (opt->device == ADIA_DEVICE_GPU || p->m != p->k || p->k != p->n) return ADIA_SPGEMM_HM;
     /* CDM multiplies whole length-n compact diagonals: worth it when the
      * pairs' row ranges are nearly full anyway (narrow bands) */
     double cdm_work = (double)p->n_pairs * (double)p->n;
-    return cdm_work <= 1.25 * (double)p->mults ? ADIA_SPMM_CDM : ADIA_SPMM_HM;
+    return cdm_work <= 1.25 * (double)p->mults ? ADIA_SPGEMM_CDM : ADIA_SPGEMM_HM;
 }
 
 /* Host bytes of the plan's arrays: operand and output offsets, output
@@ -429,7 +429,7 @@ static int64_t structure_bytes(const spmm_plan *p)
     return span_is_small(span, p->n_pairs) ? adia_sat_add(b, 4 * span) : b;
 }
 
-static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *info)
+static void plan_info(const spmm_plan *p, adia_spgemm_algo algo, adia_spgemm_info *info)
 {
     memset(info, 0, sizeof *info);
     info->rows = p->m;
@@ -442,7 +442,7 @@ static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *i
     info->algorithm = algo;
     /* plan arrays + operand storage + C's values + C's CSR (the old CSR of
      * an accumulated C is freed only after the new one exists) */
-    int64_t ops = algo == ADIA_SPMM_CDM
+    int64_t ops = algo == ADIA_SPGEMM_CDM
                       ? adia_sat_mul(adia_sat_mul((int64_t)p->a.dg + p->b.dg + p->dc, p->n), 8)
                       : adia_sat_mul(adia_sat_add(p->a.stored, p->b.stored), 8);
     ops = adia_sat_add(ops, adia_sat_mul(p->c_len, 8));     /* C in HM layout, both paths */
@@ -451,14 +451,14 @@ static void plan_info(const spmm_plan *p, adia_spmm_algo algo, adia_spmm_info *i
     info->device_bytes = adia__spmm_gpu_bytes(p);
 }
 
-adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
-                                const adia_matrix *B, const adia_spmm_options *opt,
-                                adia_spmm_info *info, int32_t **offsets)
+adia_status adia_spgemm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
+                                  const adia_matrix *B, const adia_spgemm_options *opt,
+                                  adia_spgemm_info *info, int32_t **offsets)
 {
-    ADIA_TRY(check_args(opA, A, opB, B, opt, "adia_spmm_structure"));
-    if (!info) return adia__error(ADIA_ERR_INVALID_ARG, "adia_spmm_structure: info is NULL");
-    adia_spmm_options dflt;
-    adia_spmm_options_default(&dflt);
+    ADIA_TRY(check_args(opA, A, opB, B, opt, "adia_spgemm_structure"));
+    if (!info) return adia__error(ADIA_ERR_INVALID_ARG, "adia_spgemm_structure: info is NULL");
+    adia_spgemm_options dflt;
+    adia_spgemm_options_default(&dflt);
     if (!opt) opt = &dflt;
     spmm_plan p;
     ADIA_TRY(plan_shape(opA, A, opB, B, NULL, opt, &p));
@@ -472,39 +472,39 @@ adia_status adia_spmm_structure(adia_op opA, const adia_matrix *A, adia_op opB,
 }
 
 /* Refuse a product whose diagonal storage would be mostly zeros
- * (adia_spmm_options.max_fill; SPMM_DEFAULT_MAX_FILL says why).  The slack
+ * (adia_spgemm_options.max_fill; SPMM_DEFAULT_MAX_FILL says why).  The slack
  * of one full diagonal (max(m, n)) keeps tiny and empty products, whose
  * bound may be 0, from being refused. */
-static adia_status check_fill(const spmm_plan *p, const adia_spmm_options *opt)
+static adia_status check_fill(const spmm_plan *p, const adia_spgemm_options *opt)
 {
     double max_fill = opt->max_fill > 0 ? opt->max_fill : SPMM_DEFAULT_MAX_FILL;
     double allowed = max_fill * (double)p->nnz_bound + (double)(p->m > p->n ? p->m : p->n);
     if (!((double)p->c_len > allowed)) return ADIA_OK;   /* INFINITY * 0: NaN, allowed */
-    return adia__error(ADIA_ERR_UNSUPPORTED, "adia_spmm: C (%" PRId32 " x %" PRId32 ") would "
+    return adia__error(ADIA_ERR_UNSUPPORTED, "adia_spgemm: C (%" PRId32 " x %" PRId32 ") would "
                       "store %" PRId64 " entries on %" PRId32 " diagonals for at most %" PRId64
                       " true nonzeros: density of the diagonals at most %.3g%%, more than "
                       "max_fill = %g times the nonzeros; the product is not diagonal (set "
-                      "adia_spmm_options.max_fill, CLI --allow-fill, to run it anyway)",
+                      "adia_spgemm_options.max_fill, CLI --allow-fill, to run it anyway)",
                       p->m, p->n, p->c_len, p->dc, p->nnz_bound,
                       p->c_len ? 100.0 * (double)p->nnz_bound / (double)p->c_len : 0.0, max_fill);
 }
 
-static adia_status check_device(const adia_spmm_options *opt, adia_spmm_algo algo)
+static adia_status check_device(const adia_spgemm_options *opt, adia_spgemm_algo algo)
 {
     if (opt->device != ADIA_DEVICE_GPU) return ADIA_OK;
     int n = 0;
     ADIA_TRY(adia_gpu_device_count(&n));
     if (n == 0)
-        return adia__error(ADIA_ERR_NO_DEVICE, "adia_spmm: --device gpu asked for, but no "
+        return adia__error(ADIA_ERR_NO_DEVICE, "adia_spgemm: --device gpu asked for, but no "
                           "CUDA device is usable (or adia was built without CUDA)");
-    if (algo == ADIA_SPMM_CDM)
-        return adia__error(ADIA_ERR_UNSUPPORTED, "adia_spmm: the GPU runs the HM streaming "
+    if (algo == ADIA_SPGEMM_CDM)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "adia_spgemm: the GPU runs the HM streaming "
                           "kernel; algorithm CDM is CPU only");
     return ADIA_OK;
 }
 
 /* Numeric phase and hand-over of C as a master matrix. */
-static adia_status run_gpu(spmm_plan *p, spmm_gpu_run *run, adia_spmm_info *info)
+static adia_status run_gpu(spmm_plan *p, spmm_gpu_run *run, adia_spgemm_info *info)
 {
     ADIA_TRY(adia__spmm_gpu_hm(p, run));
     info->time_ms = run->kernel_ms;
@@ -516,9 +516,9 @@ static adia_status run_gpu(spmm_plan *p, spmm_gpu_run *run, adia_spmm_info *info
     return ADIA_OK;
 }
 
-static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
-                               const adia_spmm_options *opt, const adia_csr *acc,
-                               adia_spmm_info *info, adia_csr *out)
+static adia_status run_numeric(spmm_plan *p, adia_spgemm_algo algo,
+                               const adia_spgemm_options *opt, const adia_csr *acc,
+                               adia_spgemm_info *info, adia_csr *out)
 {
     double *c = adia__alloc((size_t)p->c_len, sizeof *c, "product values");
     if (!c) return ADIA_ERR_NO_MEMORY;
@@ -537,7 +537,7 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
         run.accumulate = acc != NULL;
         run.kernel = opt->gpu_kernel;
         if (opt->device == ADIA_DEVICE_GPU) s = run_gpu(p, &run, info);
-        else if (algo == ADIA_SPMM_CDM) s = adia__spmm_cpu_cdm(p, c, &info->time_ms);
+        else if (algo == ADIA_SPGEMM_CDM) s = adia__spmm_cpu_cdm(p, c, &info->time_ms);
         else s = adia__spmm_cpu_hm(p, c, &info->time_ms);
     }
     if (s == ADIA_OK)
@@ -546,18 +546,18 @@ static adia_status run_numeric(spmm_plan *p, adia_spmm_algo algo,
     return s;
 }
 
-adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
-                      const adia_matrix *B, adia_matrix **C,
-                      const adia_spmm_options *opt)
+adia_status adia_spgemm(adia_op opA, const adia_matrix *A, adia_op opB,
+                        const adia_matrix *B, adia_matrix **C,
+                        const adia_spgemm_options *opt)
 {
-    ADIA_TRY(check_args(opA, A, opB, B, opt, "adia_spmm"));
-    if (!C) return adia__error(ADIA_ERR_INVALID_ARG, "adia_spmm: C is NULL");
-    adia_spmm_options dflt;
-    adia_spmm_options_default(&dflt);
+    ADIA_TRY(check_args(opA, A, opB, B, opt, "adia_spgemm"));
+    if (!C) return adia__error(ADIA_ERR_INVALID_ARG, "adia_spgemm: C is NULL");
+    adia_spgemm_options dflt;
+    adia_spgemm_options_default(&dflt);
     if (!opt) opt = &dflt;
     const adia_csr *acc = NULL;
     if (opt->accumulate) {
-        ADIA_TRY(adia__matrix_check_handle(*C, "adia_spmm (accumulate into *C)"));
+        ADIA_TRY(adia__matrix_check_handle(*C, "adia_spgemm (accumulate into *C)"));
         acc = &(*C)->csr;
     } else {
         *C = NULL;
@@ -565,19 +565,19 @@ adia_status adia_spmm(adia_op opA, const adia_matrix *A, adia_op opB,
     spmm_plan p;
     ADIA_TRY(plan_shape(opA, A, opB, B, acc, opt, &p));
     p.threads = opt->threads;
-    adia_spmm_algo algo = choose_algorithm(&p, opt);
-    adia_spmm_info info;
+    adia_spgemm_algo algo = choose_algorithm(&p, opt);
+    adia_spgemm_info info;
     plan_info(&p, algo, &info);
     adia_status s = check_device(opt, algo);
-    if (s == ADIA_OK && algo == ADIA_SPMM_CDM && (p.m != p.k || p.k != p.n))
-        s = adia__error(ADIA_ERR_DIMENSION, "adia_spmm: algorithm CDM needs square matrices, "
+    if (s == ADIA_OK && algo == ADIA_SPGEMM_CDM && (p.m != p.k || p.k != p.n))
+        s = adia__error(ADIA_ERR_DIMENSION, "adia_spgemm: algorithm CDM needs square matrices, "
                        "A%s is %" PRId32 " x %" PRId32 " and B%s is %" PRId32 " x %" PRId32,
                        op_name(opA), p.m, p.k, op_name(opB), p.k, p.n);
     /* both before the pair list, whose size alone can be gigabytes */
     if (s == ADIA_OK) s = check_fill(&p, opt);
     if (s == ADIA_OK) {
         char what[192];
-        snprintf(what, sizeof what, "adia_spmm: C = A%s * B%s (%" PRId32 " x %" PRId32 ", %"
+        snprintf(what, sizeof what, "adia_spgemm: C = A%s * B%s (%" PRId32 " x %" PRId32 ", %"
                  PRId32 " diagonals, %" PRId64 " entries, %" PRId64 " pairs)", op_name(opA),
                  op_name(opB), p.m, p.n, p.dc, p.c_len, p.n_pairs);
         s = check_budget(opt, info.peak_bytes, what);
@@ -610,16 +610,16 @@ static int64_t count_mismatch(const double *x, const double *y, int64_t n)
 
 adia_status adia__spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
                                 const adia_matrix *B, int64_t row0, int64_t rows,
-                                adia_spmm_info *info, int64_t *mismatches)
+                                adia_spgemm_info *info, int64_t *mismatches)
 {
-    adia_spmm_options opt;
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_options_default(&opt);
     opt.device = ADIA_DEVICE_GPU;
     ADIA_TRY(check_args(opA, A, opB, B, &opt, "adia__spmm_gpu_check_rows"));
-    ADIA_TRY(check_device(&opt, ADIA_SPMM_HM));
+    ADIA_TRY(check_device(&opt, ADIA_SPGEMM_HM));
     spmm_plan p;
     ADIA_TRY(plan_shape(opA, A, opB, B, NULL, &opt, &p));
-    plan_info(&p, ADIA_SPMM_HM, info);
+    plan_info(&p, ADIA_SPGEMM_HM, info);
     /* C stays on the device: the host holds the plan and the operands */
     int64_t host = adia_sat_add(structure_bytes(&p), adia_sat_mul(p.a.stored + p.b.stored, 8));
     adia_status s = check_budget(&opt, host, "adia__spmm_gpu_check_rows: the product's structure");

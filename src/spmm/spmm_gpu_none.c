@@ -1,5 +1,5 @@
 /* spmm_gpu_none.c -- the GPU numeric phase of a build without CUDA (never
- * reached: adia_spmm reports ADIA_ERR_NO_DEVICE first). */
+ * reached: adia_spgemm reports ADIA_ERR_NO_DEVICE first). */
 #include "spmm_internal.h"
 
 #ifndef ADIA_HAVE_CUDA

@@ -103,7 +103,7 @@ int64_t adia__spmm_gpu_bytes(const spmm_plan *p);
  * *mismatches: entries not bitwise equal (NaN equal to NaN). */
 adia_status adia__spmm_gpu_check_rows(adia_op opA, const adia_matrix *A, adia_op opB,
                                 const adia_matrix *B, int64_t row0, int64_t rows,
-                                adia_spmm_info *info, int64_t *mismatches);
+                                adia_spgemm_info *info, int64_t *mismatches);
 
 /* Rows of one CPU row block.  The CPU kernels run row blocks in parallel
  * and, inside one, every output diagonal: the block's rows of A, B and C

@@ -1,6 +1,6 @@
-/* cmd_spmm.c -- `adia spmm`: C = op(A) * op(B) in diagonal storage (HM or
- * CDM, seed 004) on the CPU or GPU, with the output structure reported
- * before the numeric work. */
+/* cmd_spgemm.c -- `adia spgemm` (alias `adia spmm`): C = op(A) * op(B) in
+ * diagonal storage (HM or CDM, seed 004) on the CPU or GPU, with the output
+ * structure reported before the numeric work. */
 #include "cli.h"
 
 #include <limits.h>
@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *algo_name(adia_spmm_algo a)
+static const char *algo_name(adia_spgemm_algo a)
 {
-    return a == ADIA_SPMM_CDM ? "cdm" : a == ADIA_SPMM_HM ? "hm" : "auto";
+    return a == ADIA_SPGEMM_CDM ? "cdm" : a == ADIA_SPGEMM_HM ? "hm" : "auto";
 }
 
 static int parse_choice(const char *cmd, const char *opt, const char *v,
@@ -24,7 +24,7 @@ static int parse_choice(const char *cmd, const char *opt, const char *v,
     return cli_usage_error(cmd, "--%s: unknown value '%s'", opt, v);
 }
 
-static void report(const adia_spmm_info *s, const adia_spmm_info *r, double wall_ms,
+static void report(const adia_spgemm_info *s, const adia_spgemm_info *r, double wall_ms,
                    const char *out, bool json)
 {
     if (json) {
@@ -57,7 +57,7 @@ static void report(const adia_spmm_info *s, const adia_spmm_info *r, double wall
     if (out) printf("wrote %s\n", out);
 }
 
-int cmd_spmm(int argc, char **argv)
+int cmd_spgemm(int argc, char **argv)
 {
     const char *cmd = argv[0], *out = NULL, *device = "cpu", *algo = "auto";
     const char *gen_a = NULL, *gen_b = NULL;
@@ -87,7 +87,7 @@ int cmd_spmm(int argc, char **argv)
     const char *pos[2];
     int npos = 0;
     bool done = false;
-    int rc = cli_parse(argc, args, "usage: adia spmm A.mtx B.mtx [-o C.mtx] [--transpose-a|"
+    int rc = cli_parse(argc, args, "usage: adia spgemm A.mtx B.mtx [-o C.mtx] [--transpose-a|"
                        "--transpose-b] [--device cpu|gpu] [--allow-fill] [--json]",
                        opts, pos, 2, &npos, &done);
     free(args);
@@ -102,14 +102,14 @@ int cmd_spmm(int argc, char **argv)
     if (out && (rc = cli_check_output(cmd, out))) return rc;
     const cli_file in[] = {{"A", path_a}, {"B", path_b}}, outs[] = {{"-o", out}};
     if ((rc = cli_check_files(cmd, in, 2, outs, 1))) return rc;
-    adia_spmm_options opt;
-    adia_spmm_options_default(&opt);
+    adia_spgemm_options opt;
+    adia_spgemm_options_default(&opt);
     static const char *const devices[] = {"cpu", "gpu"}, *const algos[] = {"auto", "hm", "cdm"};
     int dv = 0, al = 0;
     if ((rc = parse_choice(cmd, "device", device, devices, 2, &dv))) return rc;
     if ((rc = parse_choice(cmd, "algorithm", algo, algos, 3, &al))) return rc;
     opt.device = (adia_device)dv;
-    opt.algorithm = (adia_spmm_algo)al;
+    opt.algorithm = (adia_spgemm_algo)al;
     opt.threads = threads == LONG_MIN ? 0 : (int)threads;
     if (allow_fill) opt.max_fill = INFINITY;
 
@@ -121,11 +121,11 @@ int cmd_spmm(int argc, char **argv)
     }
     adia_status s = ADIA_OK;
     adia_op oa = ta ? ADIA_OP_T : ADIA_OP_N, ob = tb ? ADIA_OP_T : ADIA_OP_N;
-    adia_spmm_info structure, result;
-    if (s == ADIA_OK) s = adia_spmm_structure(oa, A, ob, B, &opt, &structure, NULL);
+    adia_spgemm_info structure, result;
+    if (s == ADIA_OK) s = adia_spgemm_structure(oa, A, ob, B, &opt, &structure, NULL);
     double t0 = cli_now();
     opt.info = &result;
-    if (s == ADIA_OK) s = adia_spmm(oa, A, ob, B, &C, &opt);
+    if (s == ADIA_OK) s = adia_spgemm(oa, A, ob, B, &C, &opt);
     double wall_ms = (cli_now() - t0) * 1e3;
     rc = s == ADIA_OK ? 0 : cli_fail(cmd, s);
     if (rc == 0 && out) rc = cli_write_matrix(cmd, C, out);   /* by suffix, as gen and convert */
