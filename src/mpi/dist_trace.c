@@ -68,15 +68,26 @@ void adia__dist_trace_write(adia_dist_matrix *D)
     if (e == cudaSuccess && count)
         e = cudaMemcpy(h, g->trace, 2 * sizeof *h * count, cudaMemcpyDeviceToHost);
     if (e == cudaSuccess) e = cudaMemset(g->trace_count, 0, sizeof *g->trace_count);
-    char path[4096];
+    /* written whole under a temporary name, then renamed: a failed write
+     * never leaves a partial trace or replaces an earlier one */
+    char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/trace-%d.%d.tsv", dir, g->trace_files++, D->rank);
-    FILE *f = e == cudaSuccess ? fopen(path, "w") : NULL;
+    snprintf(tmp, sizeof tmp, "%s.tmp", path);
+    FILE *f = e == cudaSuccess ? fopen(tmp, "w") : NULL;
     for (unsigned i = 0; f && i < count; i++)
         fprintf(f, "%s\t%llu\n", h[2 * i] < sizeof tag_name / sizeof *tag_name
                                      ? tag_name[h[2 * i]] : "?", h[2 * i + 1]);
-    if (!f || fclose(f))
+    int ok = f != NULL;
+    if (f) {
+        ok = !ferror(f);
+        ok = !fclose(f) && ok;
+        ok = ok && !rename(tmp, path);
+        if (!ok) remove(tmp);
+    }
+    if (!ok) {
         fprintf(stderr, "adia_mpi: ADIA_DIST_TRACE: %s not written (%s)\n", path,
                 e != cudaSuccess ? cudaGetErrorString(e) : "cannot write");
+    }
     if (e != cudaSuccess) (void)cudaGetLastError();
     free(h);
 }
