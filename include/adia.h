@@ -898,6 +898,10 @@ typedef struct adia_solve_options {
     int device;               /* plan NULL: 0 CPU (default), 1 GPU, -1 GPU if
                                  one is usable                                  */
     int restart;              /* GMRES: basis vectors per cycle, <= 0: 30       */
+    struct adia_precond *precond; /* z = M r at every iteration (adia_precond_create
+                                 on the solve's plan); NULL: jacobi decides.  Not
+                                 owned; a plan solve only (adia_solve with a
+                                 plan, adia_plan_solve)                         */
 } adia_solve_options;
 
 typedef struct adia_solve_info {
@@ -977,6 +981,52 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
  * adia_solve. */
 adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                             const adia_solve_options *opt, adia_solve_info *info, void *stream);
+
+/* ==================================== preconditioners (src/precond) */
+
+/* M ~ A^-1, built once from a plan of A and applied by the solvers at
+ * every iteration as a stage of its own: z = M r.  Kinds are modules
+ * behind one table (src/precond/registry.c):
+ *   "none"    z = r
+ *   "jacobi"  z = D^-1 r, D the diagonal of A (the solvers fuse it into
+ *             their vector passes)
+ *   "mg"      geometric multigrid on the grid found from A's offsets (or
+ *             given in grid), a symmetric V, W or F cycle: SPD for CG
+ * The preconditioner lives where its plan does (CPU or GPU, the plan's
+ * value type) and keeps a pointer to it: destroy it before the plan. */
+typedef struct adia_precond adia_precond;
+
+typedef struct adia_precond_options {
+    const char *kind;         /* NULL: "jacobi"                                 */
+    int grid[3];              /* mg: points per dimension, x fastest (row i =
+                                 x + nx (y + ny z)); all 0: found from A's
+                                 offsets; unused dimensions 1               */
+    char cycle;               /* mg: 'v' (0: 'v'), 'w' or 'f'                   */
+    const char *smoother;     /* mg: "jacobi", "l1jacobi" or "cheb" (NULL: the
+                                 kind's default)                               */
+    int sweeps;               /* mg: smoothing steps before and after (<= 0: 2) */
+    int degree;               /* Chebyshev smoother or kind: degree (<= 0: 2-4 as
+                                 the kind prefers)                             */
+    int max_levels;           /* mg: <= 0: until the coarse grid is small      */
+} adia_precond_options;
+
+void adia_precond_options_default(adia_precond_options *opt);
+/* Build M for the square plan (CPU or GPU) with opt (NULL: defaults).  The
+ * matrix is read from the plan's format.  Errors: an unknown kind (the
+ * message lists the kinds), a plan that does not suit the kind (Jacobi: a
+ * zero diagonal entry, naming the row; mg: a matrix not on the grid), no
+ * memory. */
+adia_status adia_precond_create(adia_plan *plan, const adia_precond_options *opt,
+                                adia_precond **M);
+/* z = M r.  GPU: device arrays of the plan's value type, queued on stream
+ * (a cudaStream_t, NULL: the default stream); CPU: host doubles (stream
+ * ignored).  r and z must not overlap. */
+adia_status adia_precond_apply(adia_precond *M, const void *r, void *z, void *stream);
+const char *adia_precond_kind(const adia_precond *M);   /* "" on a bad handle */
+/* What M is (kind, levels, rows and diagonals per level, setup time) as
+ * text, truncated to len - 1 characters. */
+adia_status adia_precond_explain(const adia_precond *M, char *buf, size_t len);
+void adia_precond_destroy(adia_precond *M);   /* NULL is fine */
 
 /* A matrix-free operator for adia_solve_operator: the CPU methods of
  * adia_solve on an A that the caller applies, with the caller's way of

@@ -1,0 +1,81 @@
+/* jacobi.c -- z = D^-1 r, D the diagonal of A, read once from the plan's
+ * format.  A zero or non-finite diagonal entry is an error naming its row.
+ * The solvers fuse it (the diagonal slot); apply is for everyone else. */
+#include "precond.h"
+
+#include <math.h>
+
+typedef struct jacobi_state {
+    double *inv;              /* n host doubles: 1 / A(i,i) */
+    void *d_inv;              /* GPU plans: the same in the plan's value type */
+} jacobi_state;
+
+static adia_status inverse_diagonal(adia_precond *M, double *inv)
+{
+    adia_matrix *A = NULL;
+    ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &A));
+    const adia_csr *c = &A->csr;
+    const double *v = c->values;
+    for (int64_t i = 0; i < M->n; i++) inv[i] = 0;
+    for (int32_t i = 0; i < c->rows; i++)
+        for (int64_t k = c->rowptr[i]; k < c->rowptr[i + 1]; k++)
+            if (c->colind[k] == i) inv[i] = v[k];
+    adia_matrix_destroy(A);
+    for (int64_t i = 0; i < M->n; i++) {
+        if (inv[i] == 0 || !isfinite(inv[i]))
+            return adia__error(ADIA_ERR_INVALID_ARG, "jacobi preconditioner: needs A(%lld,%lld) "
+                              "nonzero and finite, it is %g", (long long)i, (long long)i, inv[i]);
+        inv[i] = 1.0 / inv[i];
+    }
+    return ADIA_OK;
+}
+
+static adia_status jacobi_setup(adia_precond *M, const adia_precond_options *opt)
+{
+    (void)opt;
+    jacobi_state *s = adia__calloc(1, sizeof *s, "Jacobi preconditioner");
+    if (!s) return ADIA_ERR_NO_MEMORY;
+    M->impl = s;
+    s->inv = adia__alloc((size_t)M->n + 1, sizeof *s->inv, "Jacobi diagonal");
+    if (!s->inv) return ADIA_ERR_NO_MEMORY;
+    ADIA_TRY(inverse_diagonal(M, s->inv));
+    if (M->device) ADIA_TRY(adia__precond_upload(M->vtype, M->n, s->inv, &s->d_inv));
+    return ADIA_OK;
+}
+
+static adia_status jacobi_apply(const adia_precond *M, double alpha, const void *r, void *z,
+                                void *stream)
+{
+    const jacobi_state *s = M->impl;
+    if (M->device) return adia__precond_scale_gpu(M->vtype, M->n, alpha, s->d_inv, r, z, stream);
+    const double *rr = r;
+    double *zz = z;
+    for (int64_t i = 0; i < M->n; i++) zz[i] = alpha * s->inv[i] * rr[i];
+    return ADIA_OK;
+}
+
+static const double *jacobi_diagonal(const adia_precond *M)
+{
+    return ((const jacobi_state *)M->impl)->inv;
+}
+
+static void jacobi_destroy(adia_precond *M)
+{
+    jacobi_state *s = M->impl;
+    if (s) {
+        free(s->inv);
+        adia__precond_free_gpu(s->d_inv);
+    }
+    free(s);
+    M->impl = NULL;
+}
+
+const adia_precond_ops adia__precond_jacobi = {
+    .name = "jacobi",
+    .setup = jacobi_setup,
+    .apply = jacobi_apply,
+    .diagonal = jacobi_diagonal,
+    .graph = 2,
+    .varies = 0,
+    .destroy = jacobi_destroy,
+};

@@ -1,0 +1,120 @@
+/* precond.c -- the preconditioner handle: create, apply, explain, destroy,
+ * dispatching to the kind's table (precond.h). */
+#include "precond.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void adia_precond_options_default(adia_precond_options *opt)
+{
+    if (!opt) return;
+    memset(opt, 0, sizeof *opt);
+    opt->kind = "jacobi";
+    opt->cycle = 'v';
+}
+
+adia_status adia__precond_check(const adia_precond *M, const char *func)
+{
+    if (!M || M->magic != ADIA_MAGIC_PRECOND)
+        return adia__error(ADIA_ERR_INVALID_HANDLE, "%s: not a live preconditioner", func);
+    return ADIA_OK;
+}
+
+static adia_status check_options(const adia_precond_options *o)
+{
+    for (int d = 0; d < 3; d++)
+        if (o->grid[d] < 0)
+            return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: grid[%d] = %d is "
+                              "negative", d, o->grid[d]);
+    if (o->cycle != 'v' && o->cycle != 'w' && o->cycle != 'f')
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: cycle '%c' (%d): not "
+                          "'v', 'w' or 'f'", o->cycle > 32 && o->cycle < 127 ? o->cycle : '?',
+                          o->cycle);
+    if (o->sweeps > 100 || o->degree > 100 || o->max_levels > 64)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: sweeps %d, degree %d, "
+                          "max_levels %d: at most 100, 100 and 64", o->sweeps, o->degree,
+                          o->max_levels);
+    return ADIA_OK;
+}
+
+adia_status adia_precond_create(adia_plan *plan, const adia_precond_options *opt,
+                                adia_precond **out)
+{
+    if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: out is NULL");
+    *out = NULL;
+    const double t0 = adia__now_ms();
+    if (adia_plan_device(plan) < 0)
+        return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_precond_create: plan is not a live "
+                          "plan");
+    if (adia_plan_rows(plan) != adia_plan_cols(plan))
+        return adia__error(ADIA_ERR_DIMENSION, "adia_precond_create: the plan is %d x %d, not "
+                          "square", adia_plan_rows(plan), adia_plan_cols(plan));
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    if (opt) {
+        o = *opt;
+        if (!o.kind) o.kind = "jacobi";
+        if (!o.cycle) o.cycle = 'v';
+    }
+    ADIA_TRY(check_options(&o));
+    const adia_precond_ops *ops = adia__precond_find(o.kind);
+    if (!ops)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: unknown kind \"%s\" "
+                          "(kinds: %s)", o.kind, adia__precond_list());
+    if (adia_plan_device(plan) == 0 && adia_plan_value_type(plan) != ADIA_DOUBLE)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "adia_precond_create: a CPU plan in float (the "
+                          "CPU solvers run in double)");
+    adia_precond *M = adia__calloc(1, sizeof *M, "preconditioner");
+    if (!M) return ADIA_ERR_NO_MEMORY;
+    M->magic = ADIA_MAGIC_PRECOND;
+    M->ops = ops;
+    M->plan = plan;
+    M->n = adia_plan_rows(plan);
+    M->device = adia_plan_device(plan);
+    M->vtype = adia_plan_value_type(plan);
+    adia_status s = ops->setup(M, &o);
+    if (s != ADIA_OK) {
+        adia_precond_destroy(M);
+        return s;
+    }
+    M->setup_ms = adia__now_ms() - t0;
+    *out = M;
+    return ADIA_OK;
+}
+
+adia_status adia_precond_apply(adia_precond *M, const void *r, void *z, void *stream)
+{
+    ADIA_TRY(adia__precond_check(M, "adia_precond_apply"));
+    if (!r || !z) return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_apply: r or z is NULL");
+    const size_t bytes = (size_t)M->n * (M->device ? adia_value_size(M->vtype) : sizeof(double));
+    const char *rc = r, *zc = z;
+    if (M->n > 0 && rc < zc + bytes && zc < rc + bytes)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_apply: r and z overlap");
+    return M->ops->apply(M, 1.0, r, z, stream);
+}
+
+const char *adia_precond_kind(const adia_precond *M)
+{
+    return M && M->magic == ADIA_MAGIC_PRECOND ? M->ops->name : "";
+}
+
+adia_status adia_precond_explain(const adia_precond *M, char *buf, size_t len)
+{
+    ADIA_TRY(adia__precond_check(M, "adia_precond_explain"));
+    if (!buf || len == 0) return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_explain: no "
+                                            "buffer");
+    int k = snprintf(buf, len, "preconditioner %s on %s (%lld rows, %s), set up in %.3f ms\n",
+                     M->ops->name, M->device ? "GPU" : "CPU", (long long)M->n,
+                     M->vtype == ADIA_FLOAT ? "float" : "double", M->setup_ms);
+    if (M->ops->explain && k >= 0 && (size_t)k < len - 1) M->ops->explain(M, buf + k, len - k);
+    return ADIA_OK;
+}
+
+void adia_precond_destroy(adia_precond *M)
+{
+    if (!M || M->magic != ADIA_MAGIC_PRECOND) return;
+    if (M->ops->destroy) M->ops->destroy(M);
+    M->magic = ADIA_MAGIC_DEAD;
+    free(M);
+}

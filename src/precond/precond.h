@@ -1,0 +1,85 @@
+/* precond.h -- the preconditioner object and its table of operations.
+ *
+ * One kind = one module exporting one adia_precond_ops (designated
+ * initialisers) plus one line in registry.c, as formats are.  The object
+ * (struct adia_precond) carries what every kind needs; a kind keeps its
+ * own state in M->impl.
+ *
+ * How the solvers use it (src/solve): z = alpha M r is a stage of its own
+ * in every method (alpha undoes the solver's power-of-two scaling of A:
+ * the solver runs on a_scale A, so it applies M / a_scale).  A kind whose
+ * `diagonal` slot answers non-NULL is a diagonal: the GPU methods then
+ * fuse z_i = alpha d_i r_i into their vector passes instead of calling
+ * apply (CG stays one product + one update pass).  `graph` says what
+ * apply queues, with adia_operator.device_graph's meaning (2: kernels,
+ * memsets and copies only -- capturable in a WHILE graph; 1: capturable in
+ * a plain graph; 0: waits on the host); the solver runs at the lesser of
+ * the operator's and the preconditioner's.  `varies` 1: M may differ from
+ * one application to the next (an inner iteration stopped by a
+ * tolerance): GMRES then runs flexible (FGMRES) and CG is refused. */
+#ifndef ADIA_PRECOND_H
+#define ADIA_PRECOND_H
+
+#include "internal.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define ADIA_MAGIC_PRECOND 0x50524543u /* "PREC" */
+
+typedef struct adia_precond_ops {
+    const char *name;
+    /* Fill M->impl from M->plan (M->n, device, vtype already set) with opt
+     * (resolved: never NULL).  On error, leave M->impl NULL or freeable by
+     * destroy. */
+    adia_status (*setup)(adia_precond *M, const adia_precond_options *opt);
+    /* z = alpha M r: device arrays of M->vtype queued on stream (GPU), host
+     * doubles (CPU). */
+    adia_status (*apply)(const adia_precond *M, double alpha, const void *r, void *z,
+                         void *stream);
+    /* A diagonal kind's d_i (z_i = d_i r_i), n host doubles, or NULL. */
+    const double *(*diagonal)(const adia_precond *M);
+    int graph;                /* 2, 1 or 0 as above                          */
+    int varies;               /* 1: M may change between applications        */
+    /* Kind-specific lines for adia_precond_explain (may be NULL). */
+    void (*explain)(const adia_precond *M, char *buf, size_t len);
+    void (*destroy)(adia_precond *M);   /* frees M->impl (M itself: the caller) */
+} adia_precond_ops;
+
+struct adia_precond {
+    uint32_t magic;
+    const adia_precond_ops *ops;
+    adia_plan *plan;          /* not owned */
+    int64_t n;
+    int device;               /* 0 CPU, 1 GPU: the plan's */
+    adia_value_type vtype;    /* the plan's: of r and z on the GPU */
+    double setup_ms;
+    void *impl;               /* the kind's state */
+};
+
+/* Registry (registry.c): the kind named `name`, NULL if none. */
+const adia_precond_ops *adia__precond_find(const char *name);
+/* The registry's names, ", "-separated (for messages). */
+const char *adia__precond_list(void);
+/* Add a kind at run time (tests register test-only kinds); a name already
+ * taken is replaced.  Not thread-safe: call before creating any. */
+adia_status adia__precond_register(const adia_precond_ops *ops);
+
+/* Device helpers every kind may use (vector_gpu.cu; a build without CUDA:
+ * ADIA_ERR_NO_DEVICE).  z = alpha d .* r (d NULL: z = alpha r), n values
+ * of vt, queued on stream; d in vt too. */
+adia_status adia__precond_scale_gpu(adia_value_type vt, int64_t n, double alpha, const void *d,
+                                    const void *r, void *z, void *stream);
+/* n host doubles uploaded as vt: *out device memory, freed by
+ * adia__precond_free_gpu (NULL is fine). */
+adia_status adia__precond_upload(adia_value_type vt, int64_t n, const double *h, void **out);
+void adia__precond_free_gpu(void *d);
+
+/* ADIA_OK if M is a live handle, else ADIA_ERR_INVALID_HANDLE naming func. */
+adia_status adia__precond_check(const adia_precond *M, const char *func);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
