@@ -9,6 +9,7 @@
  * step runs even after an earlier one failed on this process alone -- the
  * peers wait for its messages -- and the status is agreed afterwards. */
 #include "dist_device.h"
+#include "dist_kernels.h"
 
 adia_status adia__dist_cuda(cudaError_t e, const char *call)
 {
@@ -78,6 +79,10 @@ static adia_status alloc_buffers(const adia_dist_matrix *D, dist_device *g)
                                         sizeof *g->x_local), "cudaMemset (local x)"));
     DIST_TRY(adia__dist_cuda(cudaMemset(g->y, 0, ((size_t)D->rows + 1) * sizeof *g->y),
                              "cudaMemset (y)"));
+    DIST_TRY(adia__dist_cuda(cudaMalloc((void **)&g->ends_out, ADIA_SPMV_SUMS *
+                                        sizeof *g->ends_out), "cudaMalloc (sums)"));
+    DIST_TRY(adia__dist_cuda(cudaMemset(g->ends_out, 0, ADIA_SPMV_SUMS * sizeof *g->ends_out),
+                             "cudaMemset (sums)"));
     cudaEvent_t *ev[] = {&g->done, &g->x_ready, &g->halo_in};
     for (int k = 0; k < 3; k++)
         DIST_TRY(adia__dist_cuda(cudaEventCreateWithFlags(ev[k], cudaEventDisableTiming),
@@ -149,13 +154,18 @@ adia_status adia__dist_device_setup(adia_dist_matrix *D)
                                             "failed");
     DIST_TRY(adia__dist_agree(D->comm, s));
     DIST_TRY(adia__dist_trace_open(D));
-    return choose_transport(D);
+    /* a measurement's choice: the ends after the join, as before 2026-11-27 */
+    const char *ends = getenv("ADIA_DIST_ENDS");
+    D->dev->ends_after = ends && !strcmp(ends, "after");
+    DIST_TRY(choose_transport(D));
+    return adia__dist_peer_init(D);
 }
 
 void adia__dist_device_free(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
     if (!g) return;
+    adia__dist_peer_free(g);
     adia__dist_nccl_free(g);
     adia__dist_trace_free(g);
     cudaEvent_t ev[] = {g->done, g->x_ready, g->halo_in};
@@ -165,6 +175,7 @@ void adia__dist_device_free(adia_dist_matrix *D)
     if (g->comm) cudaStreamDestroy(g->comm);
     cudaFree(g->x_local);   /* cudaFree waits for kernels still using them */
     cudaFree(g->y);
+    cudaFree(g->ends_out);
     for (int k = 0; k < D->nparts; k++) {
         cudaFree(D->part[k].sums_work);
         D->part[k].sums_work = NULL;
@@ -216,6 +227,27 @@ static int capturing(cudaStream_t stream)
     return cs == cudaStreamCaptureStatusActive;
 }
 
+static int has_ends(const adia_dist_matrix *D)
+{
+    for (int k = 0; k < D->nparts; k++)
+        if (!D->part[k].x_own) return 1;
+    return 0;
+}
+
+/* The parts reading the halo, on the halo's stream as soon as it has
+ * arrived: they run beside the interior's product instead of after it
+ * (the high-priority stream's blocks go first as the interior's retire).
+ * Their sums go to ends_out, added to the interior's once both are done
+ * (the same order every time: deterministic). */
+static adia_status run_ends(adia_dist_matrix *D, double alpha, const double *d_x, double beta,
+                            double *d_y, const dist_sums *sums, cudaStream_t hs)
+{
+    dist_sums ends = {0};
+    if (sums) ends = (dist_sums){sums->z, D->dev->ends_out};
+    return adia__dist_run_parts(D, alpha, d_x, D->dev->x_local, beta, d_y, 0,
+                                sums ? &ends : NULL, hs);
+}
+
 adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const double *d_x,
                                    double beta, double *d_y, const dist_sums *sums,
                                    cudaStream_t stream)
@@ -242,16 +274,20 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
     adia__dist_trace(D, TRACE_INTERIOR, stream);
     double t2 = MPI_Wtime();
     s = first_error(s, D->halo.transport->wait(D, g->x_local, hs));
+    if (!graph) D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
+    if (hs != stream) adia__dist_trace(D, TRACE_HALO_END, hs);
+    if (s == ADIA_OK && !g->ends_after) s = run_ends(D, alpha, d_x, beta, d_y, sums, hs);
     if (hs != stream) {
-        adia__dist_trace(D, TRACE_HALO_END, hs);
         s = first_error(s, adia__dist_cuda(cudaEventRecord(g->halo_in, hs), "cudaEventRecord"));
         s = first_error(s, adia__dist_cuda(cudaStreamWaitEvent(stream, g->halo_in, 0),
                                            "cudaStreamWaitEvent"));
     }
     adia__dist_trace(D, TRACE_JOIN, stream);
-    if (!graph) D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
-    if (s == ADIA_OK)
+    if (s == ADIA_OK && g->ends_after)   /* their sums straight into out */
         s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 0, sums, stream);
+    if (s == ADIA_OK && sums && has_ends(D) && !g->ends_after)
+        s = adia__dist_cuda(adia__dist_add_sums(sums->out, g->ends_out, ADIA_SPMV_SUMS, stream),
+                            "adding the ends' sums");
     adia__dist_trace(D, TRACE_ENDS, stream);
     return graph ? s : first_error(s, adia__dist_cuda(cudaEventRecord(D->dev->done, stream),
                                                       "cudaEventRecord"));

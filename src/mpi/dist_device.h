@@ -6,6 +6,7 @@
 #define ADIA_DIST_DEVICE_H
 
 #include "dist.h"
+#include "dist_kernels.h"
 
 #include <cuda_runtime.h>
 #ifdef ADIA_HAVE_NCCL
@@ -23,9 +24,16 @@ struct dist_device {
     cudaEvent_t x_ready;   /* nccl: x may be sent (on the product's stream) */
     cudaEvent_t halo_in;   /* nccl: the halo has arrived (on comm)        */
     double *pinned_sums;   /* staged: a solver's sums on their way to MPI  */
+    double *ends_out;      /* device: the sums of the parts reading the
+                              halo, added to the product's (left zeroed)  */
+    int ends_after;        /* ADIA_DIST_ENDS=after: those parts on the
+                              product's stream after the join (measuring) */
     unsigned long long *trace;   /* ADIA_DIST_TRACE: tag, ns pairs (device) */
     unsigned *trace_count;       /* stamps taken (device)                    */
     int trace_files;             /* files written so far                     */
+    void *peer_box;        /* peer: this process's mailbox (+ epoch, flag) */
+    dist_peer_args peer;   /* peer: every mailbox as mapped here            */
+    int peer_on;           /* the solvers' reductions go through mailboxes */
 #ifdef ADIA_HAVE_NCCL
     ncclComm_t nccl;       /* NULL unless the transport is nccl           */
     int nccl_failed;       /* a NCCL call failed: abort, not destroy      */
@@ -61,6 +69,17 @@ void adia__dist_nccl_free(dist_device *g);
 int adia__dist_nccl_active(const adia_dist_matrix *D);
 adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, int max,
                                    cudaStream_t stream);
+
+/* dist_peer.c: the solvers' reductions through mailboxes in each GPU's
+ * memory mapped by CUDA IPC, where every process is on this node and the
+ * halo moves by NCCL (init: collective, after NCCL's; declines quietly
+ * where they cannot run unless ADIA_DIST_REDUCE=peer).  check: after a
+ * solve, an error if a peer never answered. */
+adia_status adia__dist_peer_init(adia_dist_matrix *D);
+int adia__dist_peer_active(const adia_dist_matrix *D);
+adia_status adia__dist_peer_reduce_on(adia_dist_matrix *D, double *v, int count, int max,
+                                      cudaStream_t stream);
+void adia__dist_peer_free(dist_device *g);
 
 /* dist_trace.c: a developer's trace of the device product and the
  * reductions, where the time of an iteration goes.  With ADIA_DIST_TRACE

@@ -69,3 +69,102 @@ extern "C" cudaError_t adia__dist_stamp(unsigned long long *slots, unsigned *cou
     stamp_kernel<<<1, 1, 0, stream>>>(slots, count, cap, tag);
     return cudaGetLastError();
 }
+
+static __global__ void add_sums_kernel(double *out, double *add, int n)
+{
+    for (int k = threadIdx.x; k < n; k += blockDim.x) {
+        out[k] += add[k];
+        add[k] = 0;
+    }
+}
+
+extern "C" cudaError_t adia__dist_add_sums(double *out, double *add, int n, cudaStream_t stream)
+{
+    add_sums_kernel<<<1, 32, 0, stream>>>(out, add, n);
+    return cudaGetLastError();
+}
+
+/* ------------------------------------------------ peer reductions */
+/* A mailbox: flags[2][size] (the epoch each process last wrote), then
+ * slots[2][size][DIST_PEER_VALUES].  Epoch e writes parity e & 1: a
+ * process can be at most one reduction ahead of another (each waits for
+ * all), so the parity it writes is never the one a slower process still
+ * reads. */
+static __device__ unsigned long long *peer_flag(void *box, int size, int par, int q)
+{
+    return (unsigned long long *)box + (size_t)par * size + q;
+}
+
+static __device__ double *peer_slot(void *box, int size, int par, int q)
+{
+    double *slots = (double *)((unsigned long long *)box + 2 * (size_t)size);
+    return slots + ((size_t)par * size + q) * DIST_PEER_VALUES;
+}
+
+extern "C" size_t adia__dist_peer_box_bytes(int size)
+{
+    return 2 * (size_t)size * (sizeof(unsigned long long) + DIST_PEER_VALUES * sizeof(double));
+}
+
+static __device__ unsigned long long global_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+static __device__ double peer_max(double a, double b)
+{
+    return (a != a || b != b) ? __longlong_as_double(-1ll) : fmax(a, b);   /* NaN wins */
+}
+
+static __global__ void peer_reduce_kernel(dist_peer_args a, double *v, int count, int max)
+{
+    __shared__ unsigned long long e;
+    __shared__ int answered;
+    const int t = threadIdx.x;
+    if (t == 0) {
+        e = *a.epoch + 1;
+        *a.epoch = e;
+        answered = 1;
+    }
+    __syncthreads();
+    const int par = (int)(e & 1);
+    for (int q = 0; q < a.size; q++) {
+        volatile double *to = peer_slot(a.box[q], a.size, par, a.rank);
+        for (int k = t; k < count; k += blockDim.x) to[k] = v[k];
+    }
+    __threadfence_system();   /* the values before the flags, on every GPU */
+    __syncthreads();
+    if (t < a.size) *(volatile unsigned long long *)peer_flag(a.box[t], a.size, par, a.rank) = e;
+    if (t < a.size) {
+        volatile unsigned long long *f = peer_flag(a.box[a.rank], a.size, par, t);
+        const unsigned long long t0 = global_ns();
+        while (*f < e)
+            if (global_ns() - t0 > a.timeout_ns) {
+                answered = 0;
+                atomicExch(a.failed, 1);
+                break;
+            }
+    }
+    __threadfence_system();
+    __syncthreads();
+    for (int k = t; k < count; k += blockDim.x) {
+        double acc = __longlong_as_double(-1ll);
+        if (answered) {
+            acc = ((volatile double *)peer_slot(a.box[a.rank], a.size, par, 0))[k];
+            for (int q = 1; q < a.size; q++) {
+                const double x = ((volatile double *)peer_slot(a.box[a.rank], a.size, par, q))[k];
+                acc = max ? peer_max(acc, x) : acc + x;
+            }
+        }
+        v[k] = acc;
+    }
+}
+
+extern "C" cudaError_t adia__dist_peer_reduce(const dist_peer_args *a, double *v, int count,
+                                              int max, cudaStream_t stream)
+{
+    peer_reduce_kernel<<<1, 64, 0, stream>>>(*a, v, count, max);
+    return cudaGetLastError();
+}
