@@ -107,11 +107,6 @@ typedef struct adia_dist_info {
                                       NCCL connects the processes then
                                       (0.5-1.3 s on 2-4 H200), so that no
                                       product or solve pays it            */
-    char reduce[16];               /* how a device solve's reductions combine:
-                                      "peer" (mailboxes in each GPU's memory,
-                                      mapped by CUDA IPC: every process on
-                                      one node, one GPU each), "nccl", or
-                                      "mpi" (through the host)              */
 } adia_dist_info;
 adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info);
 

@@ -122,7 +122,6 @@ static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json 
         json_str(j, "format", in->format);
         json_int(j, "halo_bytes_per_spmv", in->halo_bytes_all);
         json_str(j, "transport", in->transport);
-        json_str(j, "reduce", in->reduce);
         json_int(j, "interior_rows_rank0", in->interior_rows);
         json_num(j, "setup_ms", setup_ms);
         json_num(j, "connect_ms", in->connect_ms);
@@ -136,10 +135,9 @@ static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json 
     printf("  set up in %.3f s (%s, planned", setup_ms / 1e3, a->gen ? "generated" : "read");
     if (in->connect_ms > 0) printf("; NCCL connected in %.3f s", in->connect_ms / 1e3);
     printf(")\n");
-    printf("  halo: %lld bytes per SpMV over all processes (local x from the %s), transport %s; "
-           "reductions by %s\n",
+    printf("  halo: %lld bytes per SpMV over all processes (local x from the %s), transport %s\n",
            (long long)in->halo_bytes_all, in->from_offsets ? "diagonal offsets" : "column indices",
-           in->transport, in->reduce);
+           in->transport);
 }
 
 /* This process's rows of a vector file, or a value for every row (NAN: 0). */

@@ -228,12 +228,6 @@ adia_status adia__dist_device_operator(dist_op *o, adia_operator *op);
  * dist_device.h; dist_trace.c); nothing without it or without CUDA. */
 void adia__dist_trace_write(adia_dist_matrix *D);
 
-/* After a device solve: an error if a peer process never answered one of
- * its reductions (dist_peer.c); how the solvers' reductions combine:
- * "peer", "nccl" or "mpi".  Without CUDA: ADIA_OK and "mpi". */
-adia_status adia__dist_peer_check(adia_dist_matrix *D);
-const char *adia__dist_reduce_name(const adia_dist_matrix *D);
-
 /* An MPI call's return code as an adia error naming the call. */
 adia_status adia__dist_mpi(int rc, const char *call);
 

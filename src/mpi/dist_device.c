@@ -2,12 +2,14 @@
  * plans its block on one GPU and keeps its local x there; the halo moves
  * by NCCL (dist_nccl.c) or staged through pinned host memory and MPI
  * (dist_staged.c).  A product: the stream waits for the previous one to
- * have finished with the local x, the transport posts the halo, this
- * process's own rows are copied device to device into the local x, the
- * transport completes, the block's plan runs
- * (adia_spmv_async) and an event marks the local x free again.  Every
- * step runs even after an earlier one failed on this process alone -- the
- * peers wait for its messages -- and the status is agreed afterwards. */
+ * have finished with the local x; the transport posts the halo and this
+ * process's own rows that the ends read are copied device to device into
+ * the local x (with NCCL both on the halo's stream); the interior's parts
+ * run on x as given meanwhile; once the halo is in, the parts reading it
+ * (the ends) run -- with NCCL on the halo's stream, beside the interior --
+ * and an event marks the local x free again.  Every step runs even after
+ * an earlier one failed on this process alone -- the peers wait for its
+ * messages -- and the status is agreed afterwards. */
 #include "dist_device.h"
 #include "dist_kernels.h"
 
@@ -157,15 +159,13 @@ adia_status adia__dist_device_setup(adia_dist_matrix *D)
     /* a measurement's choice: the ends after the join, as before 2026-11-27 */
     const char *ends = getenv("ADIA_DIST_ENDS");
     D->dev->ends_after = ends && !strcmp(ends, "after");
-    DIST_TRY(choose_transport(D));
-    return adia__dist_peer_init(D);
+    return choose_transport(D);
 }
 
 void adia__dist_device_free(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
     if (!g) return;
-    adia__dist_peer_free(g);
     adia__dist_nccl_free(g);
     adia__dist_trace_free(g);
     cudaEvent_t ev[] = {g->done, g->x_ready, g->halo_in};
@@ -262,12 +262,14 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
     adia_status s = graph ? ADIA_OK : adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
                                                       "cudaStreamWaitEvent");
     adia__dist_trace(D, TRACE_PRODUCT, stream);
-    s = first_error(s, copy_bands(D, d_x, stream));
-    adia__dist_trace(D, TRACE_BANDS, stream);
     s = first_error(s, halo_stream(D, stream, &hs));
     if (hs != stream) adia__dist_trace(D, TRACE_HALO_START, hs);
     /* posted after a failure too: the peers wait for these messages */
     s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, hs));
+    /* the owned rows only the ends read: on the halo's stream, off the
+     * interior's path */
+    s = first_error(s, copy_bands(D, d_x, hs));
+    adia__dist_trace(D, TRACE_BANDS, hs);
     double t1 = MPI_Wtime();
     if (s == ADIA_OK)   /* meanwhile */
         s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 1, sums, stream);

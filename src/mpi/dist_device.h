@@ -6,7 +6,6 @@
 #define ADIA_DIST_DEVICE_H
 
 #include "dist.h"
-#include "dist_kernels.h"
 
 #include <cuda_runtime.h>
 #ifdef ADIA_HAVE_NCCL
@@ -31,9 +30,6 @@ struct dist_device {
     unsigned long long *trace;   /* ADIA_DIST_TRACE: tag, ns pairs (device) */
     unsigned *trace_count;       /* stamps taken (device)                    */
     int trace_files;             /* files written so far                     */
-    void *peer_box;        /* peer: this process's mailbox (+ epoch, flag) */
-    dist_peer_args peer;   /* peer: every mailbox as mapped here            */
-    int peer_on;           /* the solvers' reductions go through mailboxes */
 #ifdef ADIA_HAVE_NCCL
     ncclComm_t nccl;       /* NULL unless the transport is nccl           */
     int nccl_failed;       /* a NCCL call failed: abort, not destroy      */
@@ -70,17 +66,6 @@ int adia__dist_nccl_active(const adia_dist_matrix *D);
 adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, int max,
                                    cudaStream_t stream);
 
-/* dist_peer.c: the solvers' reductions through mailboxes in each GPU's
- * memory mapped by CUDA IPC, where every process is on this node and the
- * halo moves by NCCL (init: collective, after NCCL's; declines quietly
- * where they cannot run unless ADIA_DIST_REDUCE=peer).  check: after a
- * solve, an error if a peer never answered. */
-adia_status adia__dist_peer_init(adia_dist_matrix *D);
-int adia__dist_peer_active(const adia_dist_matrix *D);
-adia_status adia__dist_peer_reduce_on(adia_dist_matrix *D, double *v, int count, int max,
-                                      cudaStream_t stream);
-void adia__dist_peer_free(dist_device *g);
-
 /* dist_trace.c: a developer's trace of the device product and the
  * reductions, where the time of an iteration goes.  With ADIA_DIST_TRACE
  * set to a folder, one-thread kernels stamp the GPU's global timer at each
@@ -90,10 +75,12 @@ void adia__dist_peer_free(dist_device *g);
  * costs about one kernel launch: time the solve without them. */
 typedef enum dist_tag {
     TRACE_PRODUCT,       /* a product starts (its stream)            */
-    TRACE_BANDS,         /* the owned rows the ends read are copied  */
+    TRACE_BANDS,         /* the owned rows the ends read are copied
+                            (the halo's stream with nccl)            */
     TRACE_INTERIOR,      /* the parts needing no halo are done       */
     TRACE_JOIN,          /* the halo has arrived (product's stream)  */
-    TRACE_ENDS,          /* the parts reading the halo are done      */
+    TRACE_ENDS,          /* the parts reading the halo are done (with
+                            nccl beside the interior) and summed    */
     TRACE_HALO_START,    /* the halo's stream starts                 */
     TRACE_HALO_END,      /* ... and has received                     */
     TRACE_REDUCE_START,  /* a reduction over the processes starts    */

@@ -21,18 +21,6 @@ void adia__dist_device_free(adia_dist_matrix *D) { (void)D; }
 
 void adia__dist_trace_write(adia_dist_matrix *D) { (void)D; }
 
-adia_status adia__dist_peer_check(adia_dist_matrix *D)
-{
-    (void)D;
-    return ADIA_OK;
-}
-
-const char *adia__dist_reduce_name(const adia_dist_matrix *D)
-{
-    (void)D;
-    return "mpi";
-}
-
 adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
                                         double beta, double *y)
 {

@@ -6,11 +6,9 @@
  *   apply_device       the product: halo and parts (adia__dist_device_spmv)
  *   apply_sums_device  the same with the dot products fused into each
  *                      part's epilogue (adia_spmv_sums_async), added up
- *   sum/max_device     mailboxes in each GPU's memory (dist_peer.c: one
- *                      node, NCCL's halo), else ncclAllReduce on the
- *                      stream (nccl transport), else the values through
- *                      pinned host memory and MPI_Allreduce (the host
- *                      waits: no graph then)
+ *   sum/max_device     ncclAllReduce on the stream (nccl transport), else
+ *                      the values through pinned host memory and
+ *                      MPI_Allreduce (the host waits: no graph then)
  * A failure on this process alone (a CUDA or NCCL error) makes the
  * product's y NaN, so every process stops at the next reduction, and the
  * error is agreed after the solve (dist_solve.c). */
@@ -58,11 +56,6 @@ static void reduce(dist_op *o, double *v, int count, int max, cudaStream_t st)
     double *h = D->dev->pinned_sums;
     poison(o, v, count, st);
     adia__dist_trace(D, TRACE_REDUCE_START, st);
-    if (adia__dist_peer_active(D) && count <= DIST_PEER_VALUES) {
-        adia__dist_op_note(o, adia__dist_peer_reduce_on(D, v, count, max, st));
-        adia__dist_trace(D, TRACE_REDUCE_END, st);
-        return;
-    }
     if (adia__dist_nccl_active(D)) {
         adia__dist_op_note(o, adia__dist_nccl_reduce(D, v, count, max, st));
         adia__dist_trace(D, TRACE_REDUCE_END, st);
