@@ -16,14 +16,18 @@
  *               Laplacian), and about half Jacobi's CG iterations there.
  *   "alternate" z = D^-1 r and z = r on alternate applications: varies
  *               (1), so GMRES must run flexible; the diagonals rotate by
- *               copies (no host state), so a graph replay varies too. */
+ *               copies (no host state), so a graph replay varies too.
+ *
+ * And the solve the tests check them with (solve_on, solved). */
 #ifndef ADIA_TEST_PRECOND_KINDS_H
 #define ADIA_TEST_PRECOND_KINDS_H
 
 #include "testutil.h"
 #include "precond/precond.h"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct test_kind {
     adia_precond *jacobi;      /* D^-1: the registered kind, composed */
@@ -162,6 +166,77 @@ static adia_precond *test_precond(adia_plan *P, const char *kind)
     adia_precond *M = NULL;
     CHECK_OK(adia_precond_create(P, &o, &M));
     return M;
+}
+
+/* ------------------------------------------- the solve that checks them */
+
+typedef struct outcome {
+    adia_status status;
+    adia_solve_info info;
+    double res;               /* the test's own ||b - A x|| / ||b||     */
+    double err;               /* ||x - xstar||_inf / ||xstar||_inf       */
+    double *x;                /* the solution (freed by the caller)      */
+    int fl;                   /* the plan is in float                   */
+} outcome;
+
+/* ||b - A x|| / ||b||, both scaled by the power of two of max |b_i| first
+ * (A times 2^+-900: the squares would leave the range of double). */
+static double own_residual(const adia_matrix *A, const double *b, const double *x)
+{
+    const int32_t n = adia_matrix_rows(A);
+    double *r = malloc((size_t)n * sizeof *r + 8), big = 0, num = 0, den = 0;
+    adia_status s = adia_matrix_spmv(A, 1.0, x, 0.0, r);
+    for (int32_t i = 0; i < n; i++) big = fmax(big, fabs(b[i]));
+    int e = 0;
+    frexp(big, &e);
+    for (int32_t i = 0; i < n; i++) {
+        double d = ldexp(b[i] - r[i], -e), bb = ldexp(b[i], -e);
+        num += d * d;
+        den += bb * bb;
+    }
+    free(r);
+    return s == ADIA_OK ? sqrt(num / den) : INFINITY;
+}
+
+/* adia_solve of A x = A xstar from x0 = 0 (host vectors) on plan P, CPU or
+ * GPU, with method m, preconditioner M (may be NULL), the jacobi flag,
+ * GMRES restart and rtol. */
+static outcome solve_on(const adia_matrix *A, adia_plan *P, adia_solver m, adia_precond *M,
+                        int jacobi, int restart, double rtol)
+{
+    const int32_t n = adia_matrix_rows(A);
+    outcome o = {.res = INFINITY, .err = INFINITY, .fl = adia_plan_value_type(P) == ADIA_FLOAT};
+    double *xs = malloc((size_t)n * sizeof *xs), *b = malloc((size_t)n * sizeof *b);
+    o.x = calloc((size_t)n, sizeof *o.x);
+    uint64_t seed = 7;
+    test_rand_vector(&seed, xs, n);
+    CHECK_OK(adia_matrix_spmv(A, 1.0, xs, 0.0, b));
+    adia_solve_options opt;
+    adia_solve_options_default(&opt);
+    opt.method = m;
+    opt.rtol = rtol;
+    opt.max_iter = 3000;
+    opt.restart = restart;
+    opt.jacobi = jacobi;
+    opt.precond = M;
+    o.status = adia_solve(A, P, b, o.x, &opt, &o.info);
+    if (o.status == ADIA_OK) {
+        o.res = own_residual(A, b, o.x);
+        o.err = test_rel_err(o.x, xs, n);
+    }
+    free(xs);
+    free(b);
+    return o;
+}
+
+/* Converged by the solver's word and by the test's own residual (a float
+ * plan: x itself is rounded to float, so the solver's residual and the
+ * error against xstar decide). */
+static int solved(const outcome *o, double rtol)
+{
+    if (o->status != ADIA_OK || !o->info.converged) return 0;
+    if (o->fl) return o->info.residual <= rtol && o->err < 1e-2;
+    return o->res <= 2 * rtol && o->err < 1e-5;
 }
 
 #endif
