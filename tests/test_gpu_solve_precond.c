@@ -7,7 +7,8 @@
  *   per cycle, which x += V y does not), whether the loop runs as a WHILE graph (graph 2), chunks of a
  *   plain graph (1) or launch by launch (0);
  * - the jacobi kind takes the jacobi flag's fused path: the same
- *   iterations and x; "none" is no preconditioner;
+ *   iterations and x (double; float: D rounded to float first, close);
+ *   "none" is no preconditioner;
  * - "neumann2" (not a diagonal) needs fewer CG iterations than Jacobi;
  *   every method converges with it, on host vectors (adia_solve: the
  *   scaled system, alpha = 1 / a_scale) and on device vectors
@@ -79,9 +80,13 @@ static void same_as_before(const adia_matrix *A, adia_plan *P, adia_solver m, co
     o[0] = solve_on(A, P, m, NULL, 1, restart, rtol);
     o[1] = solve_on(A, P, m, J, 0, restart, rtol);
     adia_precond_destroy(J);
+    /* a float plan: the kind reads D from the float format, the flag from
+     * A in double -- the same only where D is exact in float */
+    const int fl = adia_plan_value_type(P) == ADIA_FLOAT;
+    const int dj = abs(o[0].info.iterations - o[1].info.iterations);
     CHECK(solved(&o[0], rtol) && solved(&o[1], rtol) &&
-          o[0].info.iterations == o[1].info.iterations &&
-          memcmp(o[0].x, o[1].x, (size_t)n * sizeof *o[0].x) == 0,
+          (fl ? dj <= 2 + o[0].info.iterations / 20
+              : dj == 0 && memcmp(o[0].x, o[1].x, (size_t)n * sizeof *o[0].x) == 0),
           "%s: jacobi flag %s (%d iterations), kind %s (%d), x differs by %.3g", tag,
           o[0].info.stop, o[0].info.iterations, o[1].info.stop, o[1].info.iterations,
           test_rel_err(o[1].x, o[0].x, n));
