@@ -4,8 +4,8 @@
  * - "scaled2" (the stage, a power of two) gives CG, BiCGSTAB and GMRES the
  *   iteration count of no preconditioner on dia and csr plans, double and
  *   float (GMRES in float within 2 + 5%: M (V y) rounds V y to float once
- *   per cycle, which x += V y does not), whether the loop runs as a WHILE graph (graph 2), chunks of a
- *   plain graph (1) or launch by launch (0);
+ *   per cycle, which x += V y does not), whether the loop runs as a WHILE
+ *   graph (graph 2), chunks of a plain graph (1) or launch by launch (0);
  * - the jacobi kind takes the jacobi flag's fused path: the same
  *   iterations and x (double; float: D rounded to float first, close);
  *   "none" is no preconditioner;

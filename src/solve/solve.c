@@ -41,7 +41,7 @@ typedef struct solver {
     double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
     const adia_precond *M;    /* or a preconditioner without a diagonal:
                                  z = m_alpha M r, a stage of its own        */
-    double m_alpha;           /* sa: M approximates A^-1, the methods' (A / sa)^-1 */
+    double m_alpha;           /* sa: M ~ A^-1, so sa M ~ (A / sa)^-1        */
     int ea, eb;               /* sa = 2^ea, sb = 2^eb                        */
     double a_inv;             /* 1 / sa: apply() computes (A / sa) x       */
     double bnorm;             /* ||b / sb||, in [0.5, 1)                    */
