@@ -960,8 +960,10 @@ void adia_solve_options_default(adia_solve_options *opt);
  * its own residual meets rtol (else the stop says "x underflows").
  * Errors: NULL arguments, a non-square A, a plan of another shape, a CPU
  * plan in float, Jacobi with a zero diagonal entry
- * (the message names the row), NaN/Inf in b or x, an rtol so small that
- * rtol ||b|| rounds to 0, an x0 whose scaled copy overflows (x0 |A| / ||b||
+ * (the message names the row), opt->precond made on another plan (or the
+ * call given no plan) or beside opt->jacobi (ADIA_ERR_INVALID_ARG; CG
+ * with a kind that varies: ADIA_ERR_UNSUPPORTED), NaN/Inf in b or x, an
+ * rtol so small that rtol ||b|| rounds to 0, an x0 whose scaled copy overflows (x0 |A| / ||b||
  * beyond the range of double).  opt NULL: defaults; info may be NULL. */
 adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
                        const adia_solve_options *opt, adia_solve_info *info);
@@ -1085,7 +1087,9 @@ typedef struct adia_operator {
  * ""; spmv_ms is the time in op->apply on the CPU, NaN on the GPU).
  * opt->device 1 runs adia_solve's GPU methods on op's device callbacks
  * (every vector on the device, double; -1: there when apply_device is
- * set and a GPU is usable); 0 the CPU methods on op->apply. */
+ * set and a GPU is usable); 0 the CPU methods on op->apply.
+ * opt->precond: ADIA_ERR_UNSUPPORTED for now (Jacobi: opt->jacobi, from
+ * op->diag). */
 adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
                                 const adia_solve_options *opt, adia_solve_info *info);
 /* The same with b and x on the device (op->n doubles each; x: initial

@@ -26,6 +26,7 @@
  * range and lost bits has the true residual of the rounded x decide
  * (check_rounded). */
 #include "solve_internal.h"
+#include "../precond/precond.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -38,6 +39,9 @@ typedef struct solver {
     adia_plan *gpu;           /* a GPU plan of A, or NULL                   */
     int64_t n;                /* rows held here                             */
     double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
+    const adia_precond *M;    /* or a preconditioner without a diagonal:
+                                 z = m_alpha M r, a stage of its own        */
+    double m_alpha;           /* sa: M ~ A^-1, so sa M ~ (A / sa)^-1        */
     int ea, eb;               /* sa = 2^ea, sb = 2^eb                        */
     double a_inv;             /* 1 / sa: apply() computes (A / sa) x       */
     double bnorm;             /* ||b / sb||, in [0.5, 1)                    */
@@ -178,11 +182,14 @@ static void xpby(int64_t n, const double *x, double beta, double *y)
     for (int64_t i = 0; i < n; i++) y[i] = x[i] + beta * y[i];
 }
 
-/* z = M^-1 r (Jacobi) or r */
-static void precondition(const solver *S, const double *r, double *z)
+/* z = M r: the stage (M's apply; r and z apart), else the diagonal
+ * (Jacobi) or r itself */
+static adia_status precondition(const solver *S, const double *r, double *z)
 {
+    if (S->M) return S->M->ops->apply(S->M, S->m_alpha, r, z, NULL);
 #pragma omp parallel for schedule(static) if (S->n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < S->n; i++) z[i] = S->inv_diag ? S->inv_diag[i] * r[i] : r[i];
+    return ADIA_OK;
 }
 
 /* y = (A / sa) x through the operator, timed */
@@ -263,13 +270,14 @@ static void cg_update(solver *S, double alpha, const double *p, const double *q,
 
 /* Two reductions an iteration (p'Ap; r'z with r'r), each vector pass
  * doing all it can: the distributed solver's all-reduces and the CPU's
- * memory traffic both count. */
+ * memory traffic both count.  A stage M (no diagonal) is applied after the
+ * update, and r'z is a dot product of its own. */
 static adia_status cg(solver *S, const double *b, double *x, double *w)
 {
     const int64_t n = S->n;
-    double *r = w, *z = S->inv_diag ? w + n : r, *p = w + 2 * n, *q = w + 3 * n;
+    double *r = w, *z = S->inv_diag || S->M ? w + n : r, *p = w + 2 * n, *q = w + 3 * n;
     ADIA_TRY(residual(S, b, x, r));
-    precondition(S, r, z);
+    ADIA_TRY(precondition(S, r, z));
     memcpy(p, z, (size_t)n * sizeof *p);
     double rz = dot(S, r, z), rnorm = nrm2(S, r);
     while (S->info->iterations < S->max_iter) {
@@ -282,6 +290,10 @@ static adia_status cg(solver *S, const double *b, double *x, double *w)
         double alpha = rz / pq, sums[2];
         cg_update(S, alpha, p, q, x, r, z, sums);
         S->info->iterations++;
+        if (S->M) {
+            ADIA_TRY(precondition(S, r, z));
+            sums[0] = dot(S, r, z);
+        }
         xpby(n, z, sums[0] / rz, p);
         rz = sums[0];
         rnorm = sqrt(sums[1]);
@@ -310,7 +322,7 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
         rho = rho_next;
         axpy(n, -omega, v, p);          /* p = r + beta (p - omega v) */
         xpby(n, r, beta, p);
-        precondition(S, p, ph);
+        ADIA_TRY(precondition(S, p, ph));
         ADIA_TRY(apply(S, ph, v));
         double r0v = dot(S, r0, v);
         if (r0v == 0 || !isfinite(r0v)) return stop(S, "breakdown: (r0, A p) = %g", r0v);
@@ -321,7 +333,7 @@ static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
         int done = check_residual(S, nrm2(S, s));
         if (done > 0) axpy(n, alpha, ph, x);
         if (done) return ADIA_OK;
-        precondition(S, s, sh);
+        ADIA_TRY(precondition(S, s, sh));
         ADIA_TRY(apply(S, sh, t));
         double tt = dot(S, t, t);
         if (isinf(tt)) return stop(S, "breakdown: (t, t) overflowed");
@@ -344,14 +356,34 @@ static void givens(double a, double b, double *c, double *s, double *r)
     *s = *r > 0 ? b / *r : 0;
 }
 
-/* Restarted GMRES(m), right-preconditioned (A D u = b, x = x0 + D V y),
+/* x += M V y over the cycle's k steps: one application of M to V y
+ * (into V_k, free once y is known), or -- M varies: flexible GMRES -- Z y
+ * with Z_l = M_l V_l kept in z as the cycle went (z: m vectors then). */
+static adia_status gmres_update(solver *S, double *V, double *z, const double *y, int k,
+                                double *x)
+{
+    const int64_t n = S->n;
+    if (S->M && S->M->ops->varies) {
+        for (int l = 0; l < k; l++) axpy(n, y[l], z + l * n, x);
+        return ADIA_OK;
+    }
+    memset(z, 0, (size_t)n * sizeof *z);
+    for (int l = 0; l < k; l++) axpy(n, y[l], V + l * n, z);
+    double *mz = S->M ? V + (int64_t)k * n : z;
+    ADIA_TRY(precondition(S, z, mz));
+    axpy(n, 1.0, mz, x);
+    return ADIA_OK;
+}
+
+/* Restarted GMRES(m), right-preconditioned (A M u = b, x = x0 + M V y),
  * modified Gram-Schmidt; |g(j+1)| is the residual norm of the current
  * iterate, so the true residual is recomputed only at each cycle's start.
- * w: (m + 2) n doubles (V, then z = D v_j / D V y). */
+ * w: (m + 2) n doubles (V, then z = M v_j / M V y); flexible (M varies):
+ * (2 m + 1) n (V, then Z_j = M v_j, each kept for x). */
 static adia_status gmres(solver *S, const double *b, double *x, double *w)
 {
     const int64_t n = S->n;
-    const int m = S->restart;
+    const int m = S->restart, flex = S->M && S->M->ops->varies;
     double *V = w, *z = w + (int64_t)(m + 1) * n;
     double *H = adia__calloc((size_t)(m + 1) * (size_t)m + 4 * ((size_t)m + 1), sizeof *H,
                             "GMRES Hessenberg matrix");
@@ -368,8 +400,9 @@ static adia_status gmres(solver *S, const double *b, double *x, double *w)
         int k = 0;
         for (int j = 0; j < m && S->info->iterations < S->max_iter; j++) {
             double *vj = V + j * n, *w1 = V + (j + 1) * n, *hj = H + j * (m + 1);
-            precondition(S, vj, z);
-            if ((st = apply(S, z, w1)) != ADIA_OK) break;
+            double *zj = flex ? z + j * n : z;
+            if ((st = precondition(S, vj, zj)) != ADIA_OK || (st = apply(S, zj, w1)) != ADIA_OK)
+                break;
             for (int i = 0; i <= j; i++) {
                 hj[i] = dot(S, V + i * n, w1);
                 axpy(n, -hj[i], V + i * n, w1);
@@ -406,10 +439,7 @@ static adia_status gmres(solver *S, const double *b, double *x, double *w)
             for (int l = i + 1; l < k; l++) y[i] -= H[l * (m + 1) + i] * y[l];
             y[i] /= H[i * (m + 1) + i];
         }
-        memset(z, 0, (size_t)n * sizeof *z);
-        for (int l = 0; l < k; l++) axpy(n, y[l], V + l * n, z);
-        precondition(S, z, z);
-        axpy(n, 1.0, z, x);
+        if ((st = gmres_update(S, V, z, y, k, x)) != ADIA_OK) break;
         if (k == 0 || strncmp(S->info->stop, "breakdown", 9) == 0) break;
     }
     free(H);
@@ -545,9 +575,11 @@ static double max_abs(const adia_csr *A)
     return big;
 }
 
-/* Doubles of workspace beside b / sb: CG 4 n, BiCGSTAB 8 n, GMRES (m + 2) n. */
+/* Doubles of workspace beside b / sb: CG 4 n, BiCGSTAB 8 n, GMRES (m + 2) n,
+ * flexible GMRES (2 m + 1) n. */
 static int64_t workspace_vectors(const solver *S, adia_solver method)
 {
+    if (method == ADIA_SOLVE_GMRES && S->M && S->M->ops->varies) return 2 * (int64_t)S->restart + 1;
     return method == ADIA_SOLVE_CG ? 4 : method == ADIA_SOLVE_BICGSTAB ? 8 : S->restart + 2;
 }
 
@@ -591,7 +623,7 @@ static adia_status run_gpu(solver *S, adia_solver method, const double *bs, doub
     adia_solve_gpu_args g = {.plan = S->gpu, .op = S->gpu ? NULL : S->op, .method = method,
                              .restart = S->restart, .n = S->n,
                              .vt = S->gpu ? adia_plan_value_type(S->gpu) : ADIA_DOUBLE,
-                             .inv_diag = S->inv_diag, .a_scale = S->a_inv,
+                             .inv_diag = S->inv_diag, .M = S->M, .a_scale = S->a_inv,
                              .rtol = S->tol / S->bnorm, .max_iter = S->max_iter};
     return adia__solve_gpu_host(&g, bs, x, S->info);
 }
@@ -772,7 +804,9 @@ static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, co
     S.bnorm = ldexp(bm, be - S.eb);
     S.tol = o->rtol * S.bnorm;
     adia_status s = agree(&S, check_scale(&S, x, o->rtol, big));
+    S.m_alpha = ldexp(1.0, S.ea);
     if (s == ADIA_OK && o->jacobi) s = jacobi_inverse(op->diag, S.n, op->first, S.ea, &S.inv_diag);
+    else if (s == ADIA_OK) s = adia__solve_precond_stage(o->precond, S.ea, &S.inv_diag, &S.M);
     s = agree(&S, s);
     if (s == ADIA_OK) s = run(&S, o->method, b, x);
     if (s == ADIA_OK && !device) {   /* the GPU counts its own */
@@ -804,6 +838,7 @@ static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const dou
     if (!info) info = &scratch;
     info_reset(info);
     ADIA_TRY(check_args(A, b, x, &o));
+    ADIA_TRY(adia__solve_precond_check(&o, plan, "adia_solve"));
     adia_plan *use = NULL, *own = NULL;
     double *diag = NULL;
     adia_status s = solver_plan(A, plan, &o, &use, &own);
@@ -869,6 +904,16 @@ static adia_status check_operator(const adia_operator *op, const void *b, const 
     return ADIA_OK;
 }
 
+/* The preconditioner object needs a plan (M->plan); an operator's solve
+ * has Jacobi from op->diag. */
+static adia_status no_precond(const adia_solve_options *o, const char *f)
+{
+    if (!o->precond) return ADIA_OK;
+    return adia__error(ADIA_ERR_UNSUPPORTED, "%s: opt->precond is for plan solves (adia_solve "
+                      "with a plan, adia_plan_solve), not yet for an operator; Jacobi: "
+                      "opt->jacobi with op->diag", f);
+}
+
 static adia_status solve_op(const adia_operator *op, const double *b, double *x,
                             const adia_solve_options *opt, adia_solve_info *info)
 {
@@ -881,6 +926,7 @@ static adia_status solve_op(const adia_operator *op, const double *b, double *x,
     if (!(op->max_abs >= 0))
         return adia__error(ADIA_ERR_INVALID_ARG, "%s: op->max_abs = %g", f, op->max_abs);
     ADIA_TRY(check_options(&o, f));
+    ADIA_TRY(no_precond(&o, f));
     int gpu = 0;
     ADIA_TRY(operator_device(op, o.device, &gpu));
     ADIA_TRY(check_operator(op, b, x, gpu, f));
@@ -907,6 +953,7 @@ static adia_status solve_op_device(const adia_operator *op, const double *d_b, d
     info_reset(info);
     ADIA_TRY(check_operator(op, d_b, d_x, 1, f));
     ADIA_TRY(check_options(&o, f));
+    ADIA_TRY(no_precond(&o, f));
     int count = 0;
     ADIA_TRY(adia_gpu_device_count(&count));
     if (count == 0) return adia__error(ADIA_ERR_NO_DEVICE, "%s: no usable CUDA device", f);
@@ -970,12 +1017,15 @@ static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
     if (!info) info = &scratch;
     memset(info, 0, sizeof *info);
     ADIA_TRY(check_options(&o, "adia_plan_solve"));
+    ADIA_TRY(adia__solve_precond_check(&o, plan, "adia_plan_solve"));
     snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(plan));
     double *inv_diag = NULL;
+    const adia_precond *stage = NULL;   /* the system is not scaled: ea = 0 */
     if (o.jacobi) ADIA_TRY(plan_jacobi(plan, &inv_diag));
+    else ADIA_TRY(adia__solve_precond_stage(o.precond, 0, &inv_diag, &stage));
     adia_solve_gpu_args g = {.plan = plan, .method = o.method, .restart = o.restart, .n = n,
                              .vt = adia_plan_value_type(plan), .d_b = b, .d_x = x,
-                             .inv_diag = inv_diag, .a_scale = 1, .rtol = o.rtol,
+                             .inv_diag = inv_diag, .M = stage, .a_scale = 1, .rtol = o.rtol,
                              .max_iter = o.max_iter, .stream = stream};
     adia_status s = adia__solve_gpu(&g, info);
     free(inv_diag);

@@ -15,6 +15,7 @@
  * recomputed at the end with a scaled (overflow-free) norm. */
 #include "solve_internal.h"
 #include "../cuda/gpu_common.h"
+#include "../precond/precond.h"
 
 #include <float.h>
 #include <math.h>
@@ -238,7 +239,10 @@ __device__ bool grid_last(unsigned *count)
  *   p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, u = D r.
  * In exact arithmetic it is CG (s = A p, delta - beta gamma / alpha_prev =
  * p'Ap), with the same iterates; the stop test reads rho of the current r
- * before the update, so `iterations` counts updates as the CPU's CG. */
+ * before the update, so `iterations` counts updates as the CPU's CG.
+ * A preconditioner without a diagonal (STAGE) is a stage of its own: the
+ * step reads u = M r instead of forming D r and leaves u alone, and
+ * u = M r follows it (and cg_start). */
 
 /* After r = b - A x: u = D r (Jacobi), a fresh state. */
 template <typename T>
@@ -270,8 +274,9 @@ __device__ int cg_scalars(const double *dots, const state *st, double *alpha, do
     return pap > 0 ? RUNNING : BREAKDOWN;   /* p'Ap <= 0: A is not SPD */
 }
 
-/* The iteration's vector pass (after the product); u == r without Jacobi. */
-template <typename T>
+/* The iteration's vector pass (after the product); u == r without Jacobi
+ * or a stage. */
+template <typename T, bool STAGE = false>
 __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, int64_t n,
                         const double *dots, state *st, bool use_cond,
                         cudaGraphConditionalHandle h)
@@ -284,7 +289,7 @@ __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, in
     const int status = cg_scalars(dots, st, &alpha, &beta, &why);
     const bool first = st->iter == 0;
     if (status == RUNNING) GRID_LOOP(i, n) {
-        double ri = r[i], ui = d ? (double)d[i] * ri : ri;
+        double ri = r[i], ui = STAGE ? (double)u[i] : d ? (double)d[i] * ri : ri;
         double pi = first ? ui : ui + beta * (double)p[i];
         double si = first ? (double)w[i] : (double)w[i] + beta * (double)s[i];
         p[i] = (T)pi;
@@ -654,6 +659,22 @@ __global__ void gm_solve_y(const state *st, gm_small sm)
     }
 }
 
+/* A stage M (no diagonal), flexible: Z_j = z (= M V_j) kept for x += Z y. */
+template <typename T>
+__global__ void gm_keep_z(const T *z, T *Z, int64_t n, const state *st)
+{
+    if (st->status != RUNNING || st->j >= st->m) return;
+    T *zj = Z + (int64_t)st->j * n;
+    GRID_LOOP(i, n) zj[i] = z[i];
+}
+
+/* x += z (a cycle's end with a stage: z = M V y) */
+template <typename T>
+__global__ void add_kernel(T *x, const T *z, int64_t n)
+{
+    GRID_LOOP(i, n) x[i] = (T)((double)x[i] + (double)z[i]);
+}
+
 /* x += D (V y) */
 template <typename T>
 __global__ void gm_update_x(T *x, const T *V, const T *d, int64_t n, const state *st, gm_small sm)
@@ -718,19 +739,25 @@ struct solve_run {
     unsigned dot_grid;           /* GMRES: blocks per basis vector in gm_dots */
     gm_small sm;
     T *x, *b, *r, *p, *q, *d, *r0, *ph, *sh, *t, *V;
-    T *u, *s;                    /* CG: D r (= r without Jacobi), A p         */
+    T *u, *s;                    /* CG: D r or M r (= r without either), A p */
+    T *gz;                       /* GMRES: the product's input, D V_j or M V_j */
+    T *Z;                        /* FGMRES: Z_j = M V_j, m vectors            */
+    const adia_precond *M;       /* the stage z = m_alpha M r, or NULL        */
+    double m_alpha;              /* 1 / a_scale: M approximates A^-1          */
+    bool flex;                   /* M varies: flexible GMRES                  */
     bool fused;                  /* the format sums in the product's epilogue */
     const adia_operator *op;     /* the operator's callbacks, or NULL: plan   */
     bool split;                  /* op->sum_device: reductions over processes */
 };
 
 /* Vectors each method keeps beside x and b. */
-static int64_t vectors_needed(adia_solver m, bool jacobi, int restart)
+static int64_t vectors_needed(adia_solver m, bool jacobi, bool stage, bool flex, int restart)
 {
-    /* CG: r p w(=q) s (+ d u); BiCGSTAB: r r0 p v(=q) t (+ d ph sh);
-     * GMRES: w(=r) z(=p) q (+ d) and the m + 1 basis vectors */
-    if (m == ADIA_SOLVE_GMRES) return 3 + jacobi + (int64_t)restart + 1;
-    return m == ADIA_SOLVE_CG ? 4 + 2 * jacobi : 5 + 3 * jacobi;
+    /* CG: r p w(=q) s (+ d u, or u for a stage); BiCGSTAB: r r0 p v(=q) t
+     * (+ d ph sh, or ph sh); GMRES: w(=r) z(=p) q (the stage's output) (+ d)
+     * and the m + 1 basis vectors (flexible: + Z, m vectors) */
+    if (m == ADIA_SOLVE_GMRES) return 3 + jacobi + (int64_t)restart + 1 + (flex ? restart : 0);
+    return m == ADIA_SOLVE_CG ? 4 + 2 * jacobi + stage : 5 + 3 * jacobi + 2 * stage;
 }
 
 static adia_status check_device_memory(size_t bytes)
@@ -771,10 +798,10 @@ template <typename T>
 adia_status setup(solve_run<T> &R)
 {
     const adia_solve_gpu_args *a = R.a;
-    const bool jac = a->inv_diag != nullptr;
+    const bool jac = a->inv_diag != nullptr, stage = R.M != nullptr;
     const bool gm = a->method == ADIA_SOLVE_GMRES;
     R.m = gm ? a->restart : 0;
-    const int64_t k = vectors_needed(a->method, jac, R.m);
+    const int64_t k = vectors_needed(a->method, jac, stage, R.flex, R.m);
     size_t bytes = (size_t)k * (size_t)R.n * sizeof(T);
     int sms = 0, dev = 0;
     ADIA_CUDA_TRY(cudaGetDevice(&dev));
@@ -829,11 +856,19 @@ adia_status setup(solve_run<T> &R)
         std::vector<T> dh(R.n);
         for (int64_t i = 0; i < R.n; i++) dh[i] = (T)a->inv_diag[i];
         ADIA_CUDA_TRY(cudaMemcpy(R.d, dh.data(), R.n * sizeof(T), cudaMemcpyHostToDevice));
+    } else if (stage && a->method == ADIA_SOLVE_CG) {
+        R.u = v + next++ * R.n;      /* M r, apart from r */
+    } else if (stage && a->method == ADIA_SOLVE_BICGSTAB) {
+        R.ph = v + next++ * R.n;     /* M p and M s, apart from p and s */
+        R.sh = v + next++ * R.n;
     } else if (a->method == ADIA_SOLVE_BICGSTAB) {
         R.ph = R.p;                  /* no preconditioner: ph = p, sh = s */
         R.sh = R.r;
     }
+    R.gz = stage ? R.q : R.p;        /* GMRES: p holds V_j, q = M V_j */
+    R.Z = nullptr;
     if (gm) R.V = v + next * R.n;
+    if (gm && R.flex) R.Z = R.V + (int64_t)(R.m + 1) * R.n;
     if (R.op) {
         R.fused = R.op->apply_sums_device != nullptr;
     } else {
@@ -870,6 +905,25 @@ adia_status finish(solve_run<T> &R, int count, const F &f)
     combine(R, R.w.st->sums, count);
     finish_kernel<F><<<1, 1, 0, R.w.stream>>>(R.w.st, f);
     return adia_cuda_check(cudaGetLastError(), "GPU solver reduction");
+}
+
+/* z = M r (alpha 1 / a_scale), queued: the preconditioner's stage. */
+template <typename T>
+adia_status precond(solve_run<T> &R, const T *r, T *z)
+{
+    return R.M->ops->apply(R.M, R.m_alpha, r, z, R.w.stream);
+}
+
+/* GMRES with a stage: the next product's input M V_j (V_j copied into p by
+ * gm_next_basis: M's apply takes fixed pointers, V_j moves with j), kept
+ * as Z_j when M varies. */
+template <typename T>
+adia_status gm_stage(solve_run<T> &R)
+{
+    if (!R.M) return ADIA_OK;
+    ADIA_TRY(precond(R, R.p, R.q));
+    if (R.flex) gm_keep_z<T><<<R.grid, NT, 0, R.w.stream>>>(R.q, R.Z, R.n, R.w.st);
+    return adia_cuda_check(cudaGetLastError(), "GPU GMRES preconditioner");
 }
 
 /* y = A x with the sums of adia_dot_work (companion z) in R.w.dots.out,
@@ -916,16 +970,27 @@ adia_status gm_begin_cycle(solve_run<T> &R)
     gm_cycle_start<T><<<R.grid, NT, 0, s>>>(R.r, R.n, R.w.partial, R.w.st, R.sm);
     ADIA_TRY(finish(R, 1, gm_cycle_finish{R.sm}));
     gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, R.w.st);
-    return adia_cuda_check(cudaGetLastError(), "GPU GMRES cycle");
+    ADIA_TRY(adia_cuda_check(cudaGetLastError(), "GPU GMRES cycle"));
+    return gm_stage(R);
 }
 
-/* GMRES cycle end: y from the j steps done, x += D V y. */
+/* GMRES cycle end: y from the j steps done, x += D V y; with a stage
+ * x += M (V y) (V y formed in p, M of it in q), flexible x += Z y. */
 template <typename T>
 adia_status gm_end_cycle(solve_run<T> &R)
 {
     cudaStream_t s = R.w.stream;
+    const size_t yk = R.m * sizeof(double);
     gm_solve_y<<<1, 1, 0, s>>>(R.w.st, R.sm);
-    gm_update_x<T><<<R.grid, NT, R.m * sizeof(double), s>>>(R.x, R.V, R.d, R.n, R.w.st, R.sm);
+    if (!R.M || R.flex) {
+        gm_update_x<T><<<R.grid, NT, yk, s>>>(R.x, R.flex ? R.Z : R.V, R.d, R.n, R.w.st, R.sm);
+        return adia_cuda_check(cudaGetLastError(), "GPU GMRES update");
+    }
+    ADIA_CUDA_TRY(cudaMemsetAsync(R.p, 0, R.n * sizeof(T), s));
+    gm_update_x<T><<<R.grid, NT, yk, s>>>(R.p, R.V, nullptr, R.n, R.w.st, R.sm);
+    ADIA_TRY(adia_cuda_check(cudaGetLastError(), "GPU GMRES update"));
+    ADIA_TRY(precond(R, R.p, R.q));
+    add_kernel<T><<<R.grid, NT, 0, s>>>(R.x, R.q, R.n);
     return adia_cuda_check(cudaGetLastError(), "GPU GMRES update");
 }
 
@@ -938,7 +1003,7 @@ adia_status gm_step(solve_run<T> &R)
     double *pa = R.w.partial;
     const unsigned m2 = (unsigned)R.m + 2;
     const size_t coef = ((size_t)R.m + 1) * sizeof(double);
-    ADIA_TRY(spmv(R, R.p, R.r));
+    ADIA_TRY(spmv(R, R.gz, R.r));
     for (int pass = 0; pass < 2; pass++) {
         gm_dots<T><<<dim3(R.dot_grid, m2), NT, 0, s>>>(R.V, R.r, R.n, pa, st, pass);
         gm_dots_sum<<<m2, NT, 0, s>>>(pa, (int)R.dot_grid, st, R.sm, pass);
@@ -951,7 +1016,7 @@ adia_status gm_step(solve_run<T> &R)
     }
     gm_givens<<<1, 1, 0, s>>>(st, R.sm, R.w.use_cond, R.w.cond);
     gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, st);
-    return ADIA_OK;
+    return gm_stage(R);
 }
 
 /* r = b - A x, then the method's start kernel (state reset, first test). */
@@ -967,9 +1032,10 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     if (R.a->method == ADIA_SOLVE_GMRES) return gm_begin_cycle(R);
     ADIA_TRY(residual(R));
     cudaStream_t s = R.w.stream;
-    if (R.a->method == ADIA_SOLVE_CG)
+    if (R.a->method == ADIA_SOLVE_CG) {
         cg_start<T><<<R.grid, NT, 0, s>>>(R.r, R.u, R.d, R.n, R.w.st);
-    else {
+        if (R.M) ADIA_TRY(precond(R, R.r, R.u));
+    } else {
         bicg_start<T><<<R.grid, NT, 0, s>>>(R.r, R.r0, R.p, R.q, R.n, R.w.partial, R.w.st);
         ADIA_TRY(finish(R, 1, bicg_start_finish()));
     }
@@ -986,16 +1052,20 @@ adia_status iteration(solve_run<T> &R)
     if (R.a->method == ADIA_SOLVE_GMRES) {
         ADIA_TRY(gm_step(R));
     } else if (R.a->method == ADIA_SOLVE_CG) {
-        /* w = A u with u'w, r'u, r'r; then the vector pass */
-        ADIA_TRY(spmv_dot(R, R.u, R.q, R.d ? R.r : nullptr));
-        cg_step<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.u, R.p, R.s, R.q, R.d, R.n, R.w.dots.out,
-                                         st, R.w.use_cond, R.w.cond);
+        /* w = A u with u'w, r'u, r'r; then the vector pass (and u = M r) */
+        ADIA_TRY(spmv_dot(R, R.u, R.q, R.d || R.M ? R.r : nullptr));
+        auto step = R.M ? cg_step<T, true> : cg_step<T, false>;
+        step<<<R.grid, NT, 0, s>>>(R.x, R.r, R.u, R.p, R.s, R.q, R.d, R.n, R.w.dots.out, st,
+                                   R.w.use_cond, R.w.cond);
+        if (R.M) ADIA_TRY(precond(R, R.r, R.u));
     } else {
         const double *dots = R.w.dots.out;
         bicg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.d ? R.ph : R.p, R.r, R.q, R.d, R.n, st);
+        if (R.M) ADIA_TRY(precond(R, R.p, R.ph));         /* ph = M p */
         ADIA_TRY(spmv_dot(R, R.ph, R.q, R.r0));          /* v = A ph, r0'v */
         bicg_half<T><<<R.grid, NT, 0, s>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n, dots, pa, st);
         ADIA_TRY(finish(R, 1, bicg_half_finish{dots}));
+        if (R.M) ADIA_TRY(precond(R, R.r, R.sh));         /* sh = M s (s is in r) */
         ADIA_TRY(spmv_dot(R, R.sh, R.t, R.r));           /* t = A sh, s't, t't */
         bicg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n, dots, pa, st,
                                              R.w.use_cond, R.w.cond);
@@ -1083,7 +1153,8 @@ bool everywhere(solve_run<T> &R, adia_status s)
 template <typename T>
 void capture(solve_run<T> &R)
 {
-    const int graph = R.op ? R.op->device_graph : 2;
+    int graph = R.op ? R.op->device_graph : 2;
+    if (R.M && R.M->ops->graph < graph) graph = R.M->ops->graph;   /* what M's apply queues */
     if (graph >= 2 && everywhere(R, capture_while(R))) return;
     if (graph >= 1) everywhere(R, capture_iterations(R, nullptr, chunk_size(R.n)));
 }
@@ -1158,6 +1229,7 @@ static void bytes_per_iteration(const adia_solve_gpu_args *a, bool fused, double
                                 double second_passes, adia_solve_info *info)
 {
     const double n = (double)a->n, jac = a->inv_diag ? 1 : 0;
+    if (a->M) return;   /* the stage's bytes are its own, not known here: 0 */
     double fmt, store;
     if (a->op) {   /* the operator's bytes: its matrix and one pass each of x and y */
         if (!(a->op->apply_bytes > 0)) return;   /* unknown: 0 */
@@ -1215,6 +1287,9 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     R.n = a->n;
     R.op = a->op;
     R.split = a->op && a->op->sum_device;
+    R.M = a->M;
+    R.m_alpha = 1.0 / a->a_scale;   /* a power of two: exact */
+    R.flex = R.M && R.M->ops->varies;
     R.spmvs = R.graph_spmvs = 0;
     adia_status s = R.op && R.n > INT32_MAX
                         ? adia__error(ADIA_ERR_DIMENSION, "adia_solve_operator: %lld rows on one "

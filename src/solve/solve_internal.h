@@ -24,6 +24,11 @@ typedef struct adia_solve_gpu_args {
     const void *d_b;            /* device, n values                            */
     void *d_x;                  /* device, n values: initial guess, solution   */
     const double *inv_diag;     /* host, n values of 1 / (a_scale A(i,i)), or NULL */
+    /* A preconditioner without a diagonal (src/precond), or NULL: z = M r
+     * is then a stage of its own, M->ops->apply(M, 1 / a_scale, r, z) on
+     * the solver's stream, captured in the graph with the rest (at the
+     * lesser of the operator's graph level and M's).  Never with inv_diag. */
+    const struct adia_precond *M;
     double a_scale;             /* the operator is a_scale * A (a power of two) */
     double rtol;
     int max_iter;
@@ -42,6 +47,19 @@ adia_status adia__solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info)
  * device once, solved there, and x comes back. */
 adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const double *b, double *x,
                                 adia_solve_info *info);
+
+/* opt->precond for a solve on plan (NULL: the call has none) in func's
+ * words: a live handle made on plan, not with opt->jacobi, not a kind
+ * that varies under CG (ADIA_ERR_UNSUPPORTED); ADIA_OK when there is
+ * none. */
+adia_status adia__solve_precond_check(const adia_solve_options *o, const adia_plan *plan,
+                                      const char *func);
+/* How the methods apply a checked M (NULL: nothing) on a system scaled to
+ * A / 2^ea: a diagonal kind as *inv_diag (2^ea d_i, host, freed by the
+ * caller; NULL for a diagonal of ones: the identity), any other as *stage
+ * (applied with alpha 2^ea). */
+adia_status adia__solve_precond_stage(const struct adia_precond *M, int ea, double **inv_diag,
+                                      const struct adia_precond **stage);
 
 #ifdef __cplusplus
 }

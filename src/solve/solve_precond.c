@@ -1,0 +1,72 @@
+/* solve_precond.c -- what a plan solve does with adia_solve_options.precond
+ * (src/precond): the checks, and the choice between the fused diagonal
+ * and the stage of its own.
+ *
+ * A kind with a diagonal (none, jacobi) becomes the host array the
+ * methods already fuse into their vector passes (as the old jacobi flag
+ * does), so those paths and their speed stay as they were; a diagonal of
+ * ones is the identity and takes the unpreconditioned path.  Any other
+ * kind is the stage z = alpha M r, alpha = 2^ea undoing the solver's
+ * power-of-two scaling of A (solve.c: the methods run on A / 2^ea, whose
+ * inverse is 2^ea A^-1; a power of two, so exact). */
+#include "solve_internal.h"
+#include "../precond/precond.h"
+
+#include <math.h>
+#include <stdio.h>
+
+/* "a CPU plan of 10 x 10" for messages (buf of 64). */
+static const char *plan_words(const adia_plan *plan, char *buf, size_t len)
+{
+    snprintf(buf, len, "a %s plan of %d x %d", adia_plan_device(plan) == 1 ? "GPU" : "CPU",
+             adia_plan_rows(plan), adia_plan_cols(plan));
+    return buf;
+}
+
+adia_status adia__solve_precond_check(const adia_solve_options *o, const adia_plan *plan,
+                                      const char *func)
+{
+    const adia_precond *M = o->precond;
+    if (!M) return ADIA_OK;
+    ADIA_TRY(adia__precond_check(M, func));
+    if (o->jacobi)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->jacobi = %d and opt->precond (%s) "
+                          "both given: choose one (the jacobi kind is opt->precond of kind "
+                          "\"jacobi\")", func, o->jacobi, M->ops->name);
+    if (!plan)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->precond (%s) needs the solve's plan, "
+                          "and the call was given none (plan NULL): make the plan, the "
+                          "preconditioner on it, then solve with both", func, M->ops->name);
+    if (M->plan != plan) {   /* on the same plan, M lives where the plan does */
+        char a[64], b[64];
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->precond (%s) was made on another plan "
+                          "(%s; the solve's: %s)", func, M->ops->name, plan_words(M->plan, a, 64),
+                          plan_words(plan, b, 64));
+    }
+    if (o->method == ADIA_SOLVE_CG && M->ops->varies)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "%s: preconditioner %s may change from one "
+                          "application to the next, which CG cannot take: use GMRES (flexible "
+                          "with such a kind) or BiCGSTAB", func, M->ops->name);
+    return ADIA_OK;
+}
+
+adia_status adia__solve_precond_stage(const adia_precond *M, int ea, double **inv_diag,
+                                      const adia_precond **stage)
+{
+    *inv_diag = NULL;
+    *stage = NULL;
+    if (!M) return ADIA_OK;
+    const double *d = M->ops->diagonal ? M->ops->diagonal(M) : NULL;
+    if (!d) {
+        *stage = M;
+        return ADIA_OK;
+    }
+    int64_t i = 0;
+    while (i < M->n && d[i] == 1) i++;
+    if (i == M->n) return ADIA_OK;   /* the identity */
+    double *s = adia__alloc((size_t)M->n + 1, sizeof *s, "preconditioner diagonal");
+    if (!s) return ADIA_ERR_NO_MEMORY;
+    for (i = 0; i < M->n; i++) s[i] = ldexp(d[i], ea);
+    *inv_diag = s;
+    return ADIA_OK;
+}
