@@ -18,6 +18,8 @@ static const char usage[] =
     "                  [--method cg|bicgstab|gmres] [--restart M] [--rtol R]\n"
     "                  [--max-iter N] [--jacobi] [--device cpu|gpu] [--float]\n"
     "                  [--format NAME] [--json] [--dist]\n"
+    "                  [--precond KIND [--grid NXxNYxNZ] [--cycle v|w|f]\n"
+    "                   [--smoother NAME] [--sweeps N]]\n"
     "Solve A x = b with every product through the planner's format (on the GPU\n"
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
     "exit 1 if it does not converge.\n"
@@ -30,10 +32,13 @@ static const char usage[] =
 
 typedef struct solve_opts {
     const char *gen, *method, *format, *device, *b_path, *x0_path, *x_path;
+    const char *precond, *grid, *cycle, *smoother;   /* the preconditioner's */
+    long sweeps;
     double rtol;
     long max_iter, restart;
     bool jacobi, json, single, dist;
     double t0;                /* cli_now() at the start: the wall clock's origin */
+    double precond_ms;        /* the preconditioner's set-up (NAN: none made) */
 } solve_opts;
 
 /* The floor of a GPU iteration: its least bytes at the read bandwidth. */
@@ -62,6 +67,8 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
         json_int(&j, "nnz", adia_matrix_nnz(A));
         json_str(&j, "method", o->method);
         json_bool(&j, "jacobi", o->jacobi);
+        json_str(&j, "precond", o->precond ? o->precond : o->jacobi ? "jacobi" : "none");
+        json_num(&j, "precond_setup_ms", o->precond_ms);
         json_str(&j, "device", device);
         json_str(&j, "precision", o->single ? "float" : "double");
         json_str(&j, "format", format);
@@ -79,6 +86,7 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
            adia_matrix_rows(A), adia_matrix_cols(A), (long long)adia_matrix_nnz(A),
            adia_matrix_nnz(A) == 1 ? "" : "s", o->method,
            o->jacobi ? " + Jacobi" : "", format, device, o->single ? "float" : "double");
+    if (o->precond) printf("  preconditioner %s, set up in %.3f ms\n", o->precond, o->precond_ms);
     printf("  ");
     cli_print_solve(in, o->rtol, err);
     printf("\n  ");
@@ -116,7 +124,50 @@ static int make_rhs(const char *cmd, const adia_matrix *A, const solve_opts *o, 
     return s == ADIA_OK ? 0 : cli_fail(cmd, s);
 }
 
-static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, const solve_opts *o,
+/* "NX", "NXxNY" or "NXxNYxNZ" into g[3] (unused dimensions 1). */
+static int parse_grid(const char *cmd, const char *text, int g[3])
+{
+    long v[3] = {1, 1, 1};
+    const char *s = text;
+    for (int d = 0; d < 3; d++) {
+        char *end;
+        v[d] = strtol(s, &end, 10);
+        if (end == s || v[d] < 1 || v[d] > 2147483647L || (*end && *end != 'x') ||
+            (*end == 'x' && d == 2))
+            return cli_usage_error(cmd, "--grid '%s': NX, NXxNY or NXxNYxNZ, each a positive "
+                                   "integer", text);
+        g[d] = (int)v[d];
+        if (!*end) {
+            for (int e = d + 1; e < 3; e++) g[e] = 1;
+            return 0;
+        }
+        s = end + 1;
+    }
+    return 0;
+}
+
+/* The preconditioner of --precond on the plan (*M NULL without one). */
+static int make_precond(const char *cmd, adia_plan *P, solve_opts *o, adia_precond **M)
+{
+    *M = NULL;
+    o->precond_ms = NAN;
+    if (!o->precond) return 0;
+    adia_precond_options po;
+    adia_precond_options_default(&po);
+    po.kind = o->precond;
+    po.smoother = o->smoother;
+    po.sweeps = (int)o->sweeps;
+    if (o->cycle) po.cycle = o->cycle[0];   /* checked: v, w or f */
+    if (o->grid && parse_grid(cmd, o->grid, po.grid)) return 2;
+    const double t0 = cli_now();
+    progress_begin("setting up the preconditioner");
+    adia_status s = adia_precond_create(P, &po, M);
+    progress_end();
+    o->precond_ms = (cli_now() - t0) * 1e3;
+    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+}
+
+static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, solve_opts *o,
                  adia_solver method)
 {
     int32_t n = adia_matrix_rows(A);
@@ -128,15 +179,18 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, const solv
         fprintf(stderr, "adia %s: out of memory for %d-entry vectors\n", cmd, n);
         rc = 1;
     }
+    adia_precond *M = NULL;
+    if (!rc) rc = make_precond(cmd, P, o, &M);
     if (rc) goto done;
     adia_solve_options so = {.method = method, .max_iter = (int)o->max_iter, .rtol = o->rtol,
-                             .jacobi = o->jacobi, .restart = (int)o->restart};
+                             .jacobi = o->jacobi, .restart = (int)o->restart, .precond = M};
     adia_solve_info in;
     /* the line on a terminal: method and limit (the library reports no
      * iteration count while it runs: the bar moves, the seconds count) */
     static char what[96];
-    snprintf(what, sizeof what, "solving (%s%s, at most %ld iteration%s)", o->method,
-             o->jacobi ? " + Jacobi" : "", o->max_iter, o->max_iter == 1 ? "" : "s");
+    snprintf(what, sizeof what, "solving (%s%s%s, at most %ld iteration%s)", o->method,
+             o->jacobi ? " + " : M ? " + " : "", o->jacobi ? "jacobi" : M ? o->precond : "",
+             o->max_iter, o->max_iter == 1 ? "" : "s");
     progress_begin(what);
     adia_status s = adia_solve(A, P, b, x, &so, &in);
     progress_end();
@@ -155,6 +209,7 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, const solv
         if (wrc) rc = wrc;
     }
 done:
+    adia_precond_destroy(M);
     free(b);
     free(x);
     return rc;
@@ -203,6 +258,12 @@ int cmd_solve(int argc, char **argv)
                                       "with --float)"},
         {"max-iter", CLI_INT, &o.max_iter, "iteration limit (default 1000)"},
         {"jacobi", CLI_FLAG, &o.jacobi, "diagonal (Jacobi) preconditioner"},
+        {"precond", CLI_STRING, &o.precond, "preconditioner: none, jacobi (as --jacobi), mg "
+                                            "(multigrid on the matrix's grid)"},
+        {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},
+        {"cycle", CLI_STRING, &o.cycle, "mg: v, w or f (default v)"},
+        {"smoother", CLI_STRING, &o.smoother, "mg: jacobi, l1jacobi or cheb"},
+        {"sweeps", CLI_INT, &o.sweeps, "mg: smoothing steps before and after (default 2)"},
         {"device", CLI_STRING, &o.device, "cpu or gpu (default: gpu when usable, else cpu)"},
         {"float", CLI_FLAG, &o.single, "the operator and vectors in single precision (GPU)"},
         {"format", CLI_STRING, &o.format, "use this format instead of the planner's choice"},
@@ -227,12 +288,24 @@ int cmd_solve(int argc, char **argv)
         (rc = cli_check_range(argv[0], "restart", (double)o.restart, 1, 1000)))
         return rc;
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
+    if (o.precond && o.jacobi)
+        return cli_usage_error(argv[0], "--jacobi and --precond %s: choose one", o.precond);
+    if (!o.precond && (o.grid || o.cycle || o.smoother || o.sweeps))
+        return cli_usage_error(argv[0], "--grid, --cycle, --smoother and --sweeps need "
+                               "--precond");
+    if ((rc = cli_check_range(argv[0], "sweeps", (double)o.sweeps, 0, 100))) return rc;
+    if (o.cycle && strcmp(o.cycle, "v") && strcmp(o.cycle, "w") && strcmp(o.cycle, "f"))
+        return cli_usage_error(argv[0], "--cycle must be v, w or f, not '%s'", o.cycle);
     if (o.x_path && (rc = cli_check_vector_output(argv[0], o.x_path))) return rc;
     const cli_file in[] = {{"FILE", npos ? pos[0] : NULL}, {"-b", o.b_path}, {"--x0", o.x0_path}},
                    out[] = {{"-o", o.x_path}};
     if ((rc = cli_check_files(argv[0], in, 3, out, 1))) return rc;
     if (cli_dist_ranks() > 1 || o.dist) {
         if ((rc = cli_dist_start(argv[0]))) return rc;
+        if (o.precond && strcmp(o.precond, "none") && strcmp(o.precond, "jacobi"))
+            return cli_usage_error(argv[0], "--precond %s: not under mpirun yet (distributed "
+                                   "solves take none or jacobi)", o.precond);
+        if (o.precond && !strcmp(o.precond, "jacobi")) o.jacobi = true;
         if (o.single)
             return cli_usage_error(argv[0], "--float: not under mpirun (distributed runs are "
                                    "double)");

@@ -139,6 +139,30 @@ PY
     done
 done
 
+# --precond: the jacobi kind is --jacobi (same iterations), none is no
+# preconditioner; its options need it; an unknown kind names the kinds
+expect 0 solve --gen lap2d5:40 --jacobi --device cpu --json
+its_flag=$(json_get iterations)
+expect 0 solve --gen lap2d5:40 --precond jacobi --device cpu --json
+check "--precond jacobi: as --jacobi" test "$(json_get iterations)" = "$its_flag"
+check "--precond jacobi: named" test "$(json_get precond)" = jacobi
+expect 0 solve --gen lap2d5:40 --device cpu --json
+its_none=$(json_get iterations)
+expect 0 solve --gen lap2d5:40 --precond none --device cpu
+check "--precond none: its set-up printed" grep -q "preconditioner none, set up in" "$OUT"
+expect 0 solve --gen lap2d5:40 --precond none --device cpu --json
+check "--precond none: as no preconditioner" test "$(json_get iterations)" = "$its_none"
+expect 2 solve --gen lap2d5:10 --precond jacobi --jacobi
+check "--precond with --jacobi refused" stderr_has "choose one"
+expect 2 solve --gen lap2d5:10 --grid 4x4
+check "--grid without --precond" stderr_has "need --precond"
+expect 2 solve --gen lap2d5:10 --precond none --grid 4x0
+check "bad --grid" stderr_has "--grid '4x0'"
+expect 2 solve --gen lap2d5:10 --precond none --cycle x
+check "bad --cycle" stderr_has "--cycle"
+expect 1 solve --gen lap2d5:10 --precond nosuch --device cpu
+check "unknown kind: the kinds listed" stderr_has "none, jacobi"
+
 # rtol below machine precision: stagnation is not success
 expect 1 solve --gen lap2d5:20 --rtol 1e-30 --max-iter 2000
 check "stagnation: did not converge" stderr_has "did not converge"
