@@ -9,7 +9,9 @@
 #            "ADIA_DIST_ENDS=after ADIA_DIST_REDUCE=nccl" (the old path)
 #            "" (the defaults)
 # environment: ADIA (default build-rel/adia), MPIRUN, MPI_ARGS (as in
-# dist-scaling.sh), REPS (default 3).  Warms the kernel cache first.
+# dist-scaling.sh), REPS (default 3), ARGS (more `adia solve` arguments,
+# e.g. "--method bicgstab").  Warms the kernel cache first.  P = 1 is the
+# single-process solver (the baseline of weak scaling; variants unused).
 # Prints a markdown table: CG ms/it of each repetition, their median, and
 # the ratio to the first variant's median.
 set -uo pipefail
@@ -28,22 +30,31 @@ solve() {
     local p=$1 spec=$2 var=$3 xs=() kv
     for kv in $var; do xs+=(-x "$kv"); done
     # shellcheck disable=SC2086
+    if [ "$p" = 1 ]; then
+        # shellcheck disable=SC2086
+        "$ADIA" solve --gen "$spec" --device gpu --json ${ARGS:-} 2>>/tmp/dist-ab.stderr | tail -1
+        return
+    fi
+    # shellcheck disable=SC2086
     $MPIRUN $MPI_ARGS "${xs[@]}" -np "$p" "$ADIA" solve --gen "$spec" --device gpu --json \
-        2>>/tmp/dist-ab.stderr | tail -1
+        ${ARGS:-} 2>>/tmp/dist-ab.stderr | tail -1
 }
 
-echo "# $(date -u '+%F %T UTC'); $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $(nvidia-smi -L | wc -l); $($MPIRUN --version 2>/dev/null | head -1); edge $EDGE"
+echo "# $(date -u '+%F %T UTC'); $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $(nvidia-smi -L | wc -l); $($MPIRUN --version 2>/dev/null | head -1); edge $EDGE; ${ARGS:-cg}"
 echo
 echo "| P | variant | CG ms/it (each run) | median | vs first | iterations | reduce |"
 echo "| ---: | --- | --- | ---: | ---: | ---: | --- |"
-$ADIA solve --gen "lap3d7:$EDGE" --device gpu >/dev/null 2>&1   # kernel cache
+# shellcheck disable=SC2086
+$ADIA solve --gen "lap3d7:$EDGE" --device gpu ${ARGS:-} >/dev/null 2>&1   # kernel cache
 for p in $RANKS; do
     spec="lap3d7:${EDGE}x${EDGE}x$((EDGE * p))"
     times=() its=() red=()
-    for v in "$@"; do solve "$p" "$spec" "$v" >/dev/null; done   # warm (page cache, NCCL)
+    vars=("$@")
+    [ "$p" = 1 ] && vars=("")   # one process: no variant applies
+    for v in "${vars[@]}"; do solve "$p" "$spec" "$v" >/dev/null; done   # warm (page cache, NCCL)
     for ((r = 0; r < REPS; r++)); do
         k=0
-        for v in "$@"; do
+        for v in "${vars[@]}"; do
             out=$(solve "$p" "$spec" "$v")
             times[k]+="$(echo "$out" | json ms_per_iter) "
             its[k]=$(echo "$out" | json iterations)
@@ -52,7 +63,7 @@ for p in $RANKS; do
         done
     done
     first="" k=0
-    for v in "$@"; do
+    for v in "${vars[@]}"; do
         m=$(echo "${times[k]}" | tr ' ' '\n' | grep . | median)
         [ -n "$first" ] || first=$m
         printf "| %s | %s | %s | %s | %s | %s | %s |\n" "$p" "${v:-defaults}" "${times[k]}" "$m" \
