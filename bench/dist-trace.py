@@ -5,11 +5,11 @@ the stamps adia_mpi writes with ADIA_DIST_TRACE=FOLDER (src/mpi/dist_trace.c).
 usage: bench/dist-trace.py FOLDER [LABEL]
 
 For every trace file FOLDER/trace-N.RANK.tsv: the stamps in time order; the
-product's stream's stamps (product, interior, join, ends, reduce_start,
-reduce_end) cut its time into segments named "from -> to", the halo's
-stream gives "halo (its stream)" (the exchange, the owned rows the ends
-read -- "bands" --, and with nccl the ends themselves, which run there
-beside the interior) and the halo's start after the product's.  Prints one markdown table per file: median, mean, 90th
+product's stream's stamps (product, bands, interior, join, ends,
+reduce_start, reduce_end) cut its time into segments named "from -> to",
+the halo's stream gives "halo (its stream)" (with nccl the ends then run
+there, beside the interior, until the join) and the halo's start after
+the product's.  Prints one markdown table per file: median, mean, 90th
 percentile and count of each segment in microseconds.  The segment
 "reduce_end -> product" is the method's own work between products (CG: the
 vector pass and the sums' reset), and at the end of a chunk of iterations
@@ -22,7 +22,7 @@ import os
 import statistics
 import sys
 
-MAIN = {"product", "interior", "join", "ends", "reduce_start", "reduce_end"}
+MAIN = {"product", "bands", "interior", "join", "ends", "reduce_start", "reduce_end"}
 
 
 def segments(stamps):

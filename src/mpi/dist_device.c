@@ -2,9 +2,9 @@
  * plans its block on one GPU and keeps its local x there; the halo moves
  * by NCCL (dist_nccl.c) or staged through pinned host memory and MPI
  * (dist_staged.c).  A product: the stream waits for the previous one to
- * have finished with the local x; the transport posts the halo and this
- * process's own rows that the ends read are copied device to device into
- * the local x (with NCCL both on the halo's stream); the interior's parts
+ * have finished with the local x; this process's own rows that the ends
+ * read are copied device to device into the local x; the transport posts
+ * the halo (with NCCL on a stream of its own); the interior's parts
  * run on x as given meanwhile; once the halo is in, the parts reading it
  * (the ends) run -- with NCCL on the halo's stream, beside the interior --
  * and an event marks the local x free again.  Every step runs even after
@@ -262,14 +262,14 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
     adia_status s = graph ? ADIA_OK : adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
                                                       "cudaStreamWaitEvent");
     adia__dist_trace(D, TRACE_PRODUCT, stream);
+    /* the owned rows the ends read, on the product's stream: as copy nodes
+     * on the halo's stream they delayed the ends by 60 us (4 H100) */
+    s = first_error(s, copy_bands(D, d_x, stream));
+    adia__dist_trace(D, TRACE_BANDS, stream);
     s = first_error(s, halo_stream(D, stream, &hs));
     if (hs != stream) adia__dist_trace(D, TRACE_HALO_START, hs);
     /* posted after a failure too: the peers wait for these messages */
     s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, hs));
-    /* the owned rows only the ends read: on the halo's stream, off the
-     * interior's path */
-    s = first_error(s, copy_bands(D, d_x, hs));
-    adia__dist_trace(D, TRACE_BANDS, hs);
     double t1 = MPI_Wtime();
     if (s == ADIA_OK)   /* meanwhile */
         s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 1, sums, stream);

@@ -75,8 +75,7 @@ adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, in
  * costs about one kernel launch: time the solve without them. */
 typedef enum dist_tag {
     TRACE_PRODUCT,       /* a product starts (its stream)            */
-    TRACE_BANDS,         /* the owned rows the ends read are copied
-                            (the halo's stream with nccl)            */
+    TRACE_BANDS,         /* the owned rows the ends read are copied  */
     TRACE_INTERIOR,      /* the parts needing no halo are done       */
     TRACE_JOIN,          /* the halo has arrived (product's stream)  */
     TRACE_ENDS,          /* the parts reading the halo are done (with

@@ -368,14 +368,14 @@ static void test_trace(const char *transport)
         int products = 0, joins = 0, reductions = 0, order = 1, last = -1;
         unsigned long long t, t0 = 0;
         while (f && fscanf(f, "%31s %llu", tag, &t) == 2) {
-            /* "bands" (the ends' copies) is on the halo's stream with nccl */
-            const int k = !strcmp(tag, "product") ? 0 : !strcmp(tag, "interior") ? 1
-                        : !strcmp(tag, "join") ? 2 : !strcmp(tag, "ends") ? 3 : -1;
+            const int k = !strcmp(tag, "product") ? 0 : !strcmp(tag, "bands") ? 1
+                        : !strcmp(tag, "interior") ? 2 : !strcmp(tag, "join") ? 3
+                        : !strcmp(tag, "ends") ? 4 : -1;
             products += k == 0;
-            joins += k == 2;
+            joins += k == 3;
             reductions += !strcmp(tag, "reduce_end");
             if (k >= 0) {   /* a product's own stream: its phases in order */
-                order &= k == 0 ? (last == -1 || last == 3) : k == last + 1;
+                order &= k == 0 ? (last == -1 || last == 4) : k == last + 1;
                 order &= t >= t0;
                 t0 = t;
                 last = k;
