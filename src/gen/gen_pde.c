@@ -31,6 +31,10 @@ typedef struct pde_grid {
     double w[3];             /* PDE_ANISO: the coefficient of each direction */
     int64_t block;           /* PDE_JUMP: block edge in points */
     double contrast;         /* PDE_JUMP: coefficient of the odd blocks */
+    /* PDE_SMOOTH: sin(2 pi x) at the points, at[d][c], and at the faces,
+     * mid[d][lo + 1] (lo = -1 .. n_d - 1): a table read from both sides of
+     * a face, 3 sines a face otherwise (3x the time of lap3d7's build) */
+    double *at[3], *mid[3];
 } pde_grid;
 
 /* PDE_JUMP: the cell coefficient, 1 or contrast in a checkerboard of
@@ -46,18 +50,37 @@ static double jump_cell(const pde_grid *G, const int64_t c[3])
  * cube, in [0.1, 1.9]; point c_d sits at x_d = (c_d + 1) h_d, h_d =
  * 1 / (n_d + 1), and the face to the neighbour at c_d + side at the
  * midpoint, (lo + 1.5) h_d with lo = min(c_d, c_d + side): the same
- * expression from both sides of a face. */
+ * table entry from both sides of a face. */
 static double smooth_face(const pde_grid *G, const int64_t c[3], int d, int side)
 {
-    const double two_pi = 6.283185307179586;
     double prod = 1;
-    for (int e = 0; e < G->dims; e++) {
-        double h = 1.0 / (double)(G->n[e] + 1);
-        int64_t lo = e == d && side < 0 ? c[e] - 1 : c[e];
-        double x = e == d ? ((double)lo + 1.5) * h : ((double)c[e] + 1) * h;
-        prod *= sin(two_pi * x);
-    }
+    for (int e = 0; e < G->dims; e++)
+        prod *= e != d ? G->at[e][c[e]] : G->mid[e][side < 0 ? c[e] : c[e] + 1];
     return 1 + 0.9 * prod;
+}
+
+/* The sine tables of PDE_SMOOTH (freed by smooth_free). */
+static adia_status smooth_tables(pde_grid *G)
+{
+    const double two_pi = 6.283185307179586;
+    for (int d = 0; d < G->dims; d++) {
+        int64_t n = G->n[d];
+        double h = 1.0 / (double)(n + 1);
+        G->at[d] = adia__alloc((size_t)n, sizeof(double), "generator coefficients");
+        G->mid[d] = adia__alloc((size_t)n + 1, sizeof(double), "generator coefficients");
+        if (!G->at[d] || !G->mid[d]) return ADIA_ERR_NO_MEMORY;
+        for (int64_t c = 0; c < n; c++) G->at[d][c] = sin(two_pi * ((double)c + 1) * h);
+        for (int64_t lo = -1; lo < n; lo++) G->mid[d][lo + 1] = sin(two_pi * ((double)lo + 1.5) * h);
+    }
+    return ADIA_OK;
+}
+
+static void smooth_free(pde_grid *G)
+{
+    for (int d = 0; d < 3; d++) {
+        free(G->at[d]);
+        free(G->mid[d]);
+    }
 }
 
 /* w of the face of point c towards c + side e_d (side -1 or +1); a face
@@ -139,7 +162,10 @@ static adia_status pde_build(const gen_args *a, pde_grid *G, adia_matrix **out)
     int32_t rows = (int32_t)(G->n[0] * G->n[1] * G->n[2]);
     gen_rows g = {.rows = rows, .cols = rows, .max_row = 2 * G->dims + 1, .row = pde_row,
                   .count = pde_count, .min_row = 1, .ctx = G};
-    return adia__gen_build(&g, a, out);
+    adia_status s = G->kind == PDE_SMOOTH && out ? smooth_tables(G) : ADIA_OK;
+    if (s == ADIA_OK) s = adia__gen_build(&g, a, out);
+    smooth_free(G);
+    return s;
 }
 
 /* A real argument at index at, given or the default, must be > 0. */
