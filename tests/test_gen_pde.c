@@ -6,6 +6,7 @@
 #include "testutil.h"
 
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 static int is_symmetric(const adia_matrix *A)
@@ -322,6 +323,23 @@ static void test_bandr(void)
     adia_matrix_destroy(S);
 }
 
+/* Rows are computed from their index alone: 1 thread and 3 agree. */
+static void test_threads_agree(void)
+{
+    const char *specs[] = {"bandr:40000,9,0.45,seed=4", "jump3d:30,4,77", "vardiff3d:25"};
+    int saved = omp_get_max_threads();
+    for (int t = 0; t < 3; t++) {
+        omp_set_num_threads(1);
+        adia_matrix *A = test_generate(specs[t]);
+        omp_set_num_threads(3);
+        adia_matrix *B = test_generate(specs[t]);
+        CHECK(A && B && adia_matrix_equal(A, B), "%s: 1 thread == 3 threads", specs[t]);
+        adia_matrix_destroy(A);
+        adia_matrix_destroy(B);
+    }
+    omp_set_num_threads(saved);
+}
+
 static void test_bad_specs(void)
 {
     static const struct { const char *spec, *needle; } bad[] = {
@@ -379,6 +397,7 @@ int main(void)
     test_vardiff_values();
     test_row_blocks();
     test_bandr();
+    test_threads_agree();
     test_bad_specs();
     return TEST_END();
 }
