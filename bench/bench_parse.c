@@ -1,6 +1,7 @@
 /* bench_parse.c -- Matrix Market parse / write and binary load speed.
  *
  *   bench_parse [FILE.mtx] [--n N] [--read-only] [--write OUT] [--runs R] [--threads T]
+ *   bench_parse --bin FILE.bin [--runs R] [--threads T]
  *
  * Without FILE, writes a 3D 27-point stencil on an N^3 grid (default N = 62:
  * ~6.3M entries, about 200 MB of text) to
@@ -13,7 +14,10 @@
  * written to OUT with adia_matrix_write_mtx (what parse-vs-fmm.sh times
  * against fast_matrix_market's writer; OUT is removed afterwards); --runs
  * R: best of R (default 2); --threads T: only at T threads (a profile of
- * one thread count). */
+ * one thread count); --bin FILE.bin: only adia_matrix_read_bin of FILE.bin
+ * (read + CSR check) at 1 and 2 threads beside the floor, a memcpy of as
+ * many bytes into fresh memory (page faults included, as the reader's new
+ * arrays pay) and into memory already touched. */
 #include "adia.h"
 
 #include <omp.h>
@@ -150,9 +154,54 @@ static void write_file(const char *path, const char *out, int runs)
     adia_matrix_destroy(A);
 }
 
+/* memcpy of n bytes at `threads` threads into dst, in 1 MB pieces. */
+static double copy_time(char *dst, const char *src, size_t n, int threads)
+{
+    double t0 = now();
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (size_t at = 0; at < n; at += (size_t)1 << 20)
+        memcpy(dst + at, src + at, n - at < ((size_t)1 << 20) ? n - at : (size_t)1 << 20);
+    return now() - t0;
+}
+
+/* --bin: adia_matrix_read_bin of path at 1 and 2 threads, best of runs,
+ * and the memcpy floor of as many bytes (fresh and touched destination). */
+static void read_bin_file(const char *path, int runs)
+{
+    double mb = file_mb(path);
+    size_t n = (size_t)(mb * 1e6);
+    char *src = malloc(n);
+    if (!src) die("out of memory");
+    memset(src, 1, n);
+    for (int threads = 1; threads <= 2; threads++) {
+        if (only_threads && threads != only_threads) continue;
+        omp_set_num_threads(threads);
+        double best = 1e30, fresh = 1e30, warm = 1e30;
+        for (int rep = 0; rep < runs; rep++) {
+            char *dst = malloc(n);
+            if (!dst) die("out of memory");
+            double dt = copy_time(dst, src, n, threads);
+            fresh = dt < fresh ? dt : fresh;
+            dt = copy_time(dst, src, n, threads);
+            warm = dt < warm ? dt : warm;
+            free(dst);
+            adia_matrix *B;
+            double t0 = now();
+            if (adia_matrix_read_bin(path, &B)) die("read_bin");
+            dt = now() - t0;
+            best = dt < best ? dt : best;
+            adia_matrix_destroy(B);
+        }
+        printf("read_bin  %dT %8.1f MB  %7.3f s  %7.1f MB/s  (read + CSR check, best of %d); "
+               "memcpy fresh %.1f MB/s, touched %.1f MB/s\n", threads, mb, best, mb / best, runs,
+               mb / fresh, mb / warm);
+    }
+    free(src);
+}
+
 int main(int argc, char **argv)
 {
-    const char *path = NULL, *write_out = NULL;
+    const char *path = NULL, *write_out = NULL, *bin_in = NULL;
     int n = 62, runs = 2;
     bool read_only = false;
     for (int i = 1; i < argc; i++) {
@@ -161,6 +210,7 @@ int main(int argc, char **argv)
         else if (!strcmp(argv[i], "--threads") && i + 1 < argc) only_threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--write") && i + 1 < argc) write_out = argv[++i];
         else if (!strcmp(argv[i], "--read-only")) read_only = true;
+        else if (!strcmp(argv[i], "--bin") && i + 1 < argc) bin_in = argv[++i];
         else path = argv[i];
     }
     adia_matrix *A = NULL, *B = NULL;
@@ -175,6 +225,10 @@ int main(int argc, char **argv)
     }
     printf("bench_parse  %s  max threads %d  load average %.2f\n", date,
            omp_get_max_threads(), load[0]);
+    if (bin_in) {
+        read_bin_file(bin_in, runs);
+        return 0;
+    }
     if (write_out) {
         if (!path) {
             fprintf(stderr, "bench_parse: --write needs FILE\n");

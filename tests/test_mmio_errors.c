@@ -5,8 +5,9 @@
 #define _POSIX_C_SOURCE 200809L  /* truncate */
 #include "testutil.h"
 
-#include <unistd.h>
+#include <omp.h>
 #include <string.h>
+#include <unistd.h>
 
 #define HDR "%%MatrixMarket matrix coordinate real general\n"
 #define SYM "%%MatrixMarket matrix coordinate real symmetric\n"
@@ -218,6 +219,75 @@ static void test_binary(void)
     adia_matrix_destroy(A);
 }
 
+/* Overwrite n bytes at byte offset at of the file path. */
+static void patch(const char *path, long at, const void *bytes, size_t n)
+{
+    FILE *f = fopen(path, "r+b");
+    CHECK(f && fseek(f, at, SEEK_SET) == 0 && fwrite(bytes, 1, n, f) == n, "patch %s at %ld",
+          path, at);
+    if (f) fclose(f);
+}
+
+/* Read path with 1 thread and with 4: the same status and message, which
+ * holds want (the first broken row in row order, whichever thread found
+ * which broken row first). */
+static void check_both(const char *path, const char *want)
+{
+    int saved = omp_get_max_threads();
+    char first[512] = "";
+    for (int t = 1; t <= 4; t += 3) {
+        omp_set_num_threads(t);
+        CHECK_ERR(read_file(path), ADIA_ERR_PARSE, want);
+        if (t == 1) snprintf(first, sizeof first, "%s", adia_last_error());
+        else CHECK(!strcmp(first, adia_last_error()), "1 thread: %s; 4 threads: %s", first,
+                   adia_last_error());
+    }
+    omp_set_num_threads(saved);
+}
+
+/* A large binary file (160000 rows in 10 blocks of the threaded check,
+ * 11 MB in two chunks of the threaded read) damaged in several places:
+ * the message names the first broken row, with 1 thread and with 4. */
+static void test_binary_threads(void)
+{
+    const char *p = "build-test-bad-threads.bin";
+    adia_matrix *A = test_generate("lap2d5:400");
+    adia_csr_view v;
+    if (!A || adia_matrix_csr(A, &v) != ADIA_OK) return;
+    const long ptr0 = 40, col0 = 40 + 8 * ((long)v.rows + 1);
+    const int64_t huge = v.nnz + 5;
+    const int32_t far = 1 << 30, last = v.rows - 1;
+    char want[256];
+    /* a row pointer past nnz in the middle, a column out of range at the end */
+    CHECK_OK(adia_matrix_write_bin(A, p));
+    patch(p, ptr0 + 8 * 100000, &huge, 8);
+    patch(p, col0 + 4 * (long)(v.nnz - 1), &far, 4);
+    snprintf(want, sizeof want, "build-test-bad-threads.bin: corrupt binary matrix: csr: row 99999 "
+             "pointers %lld..%lld not monotone within 0..%lld", (long long)v.rowptr[99999],
+             (long long)huge, (long long)v.nnz);
+    check_both(p, want);
+    /* the column at the end alone: the last row */
+    CHECK_OK(adia_matrix_write_bin(A, p));
+    patch(p, col0 + 4 * (long)(v.nnz - 1), &far, 4);
+    snprintf(want, sizeof want, "csr: row %d column %d out of range 0..%d", (int)last, (int)far,
+             (int)last);
+    check_both(p, want);
+    /* a repeated column early (row 5000), a broken pointer late (row 150000) */
+    CHECK_OK(adia_matrix_write_bin(A, p));
+    const int64_t k = v.rowptr[5000] + 1;
+    patch(p, col0 + 4 * (long)k, &v.colind[k - 1], 4);
+    patch(p, ptr0 + 8 * 150001, &(int64_t){-3}, 8);
+    snprintf(want, sizeof want, "csr: row 5000 columns not sorted/unique (%d after %d)",
+             (int)v.colind[k - 1], (int)v.colind[k - 1]);
+    check_both(p, want);
+    /* cut short after the header check: as "file has N bytes" before */
+    CHECK_OK(adia_matrix_write_bin(A, p));
+    CHECK(truncate(p, col0 + 100) == 0, "truncate %s", p);
+    check_both(p, "the header implies");
+    remove(p);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -227,5 +297,6 @@ int main(void)
     test_array();
     test_files();
     test_binary();
+    test_binary_threads();
     return TEST_END();
 }

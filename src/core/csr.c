@@ -55,6 +55,47 @@ adia_status adia__csr_copy(const adia_csr *A, adia_value_type vt, adia_csr *out)
     return ADIA_OK;
 }
 
+/* Is row i broken: its pointers outside b <= e <= nnz, or a column out of
+ * range or not above the one before?  b < 0 counts too: with rowptr[0] = 0
+ * it implies a broken row before i, so the least broken row is still the
+ * row a scan in row order stops at (and colind is never read out of range). */
+static bool row_broken(const adia_csr *A, int32_t i)
+{
+    int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
+    if (b < 0 || e < b || e > A->nnz) return true;
+    for (int64_t k = b; k < e; k++) {
+        int32_t c = A->colind[k];
+        if (c < 0 || c >= A->cols || (k > b && c <= A->colind[k - 1])) return true;
+    }
+    return false;
+}
+
+/* The message for row i, the least broken row: what is wrong with it. */
+static adia_status report_row(const adia_csr *A, int32_t i)
+{
+    int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
+    if (e < b || e > A->nnz)
+        return adia__error(ADIA_ERR_INVALID_MATRIX,
+                          "csr: row %" PRId32 " pointers %" PRId64 "..%" PRId64
+                          " not monotone within 0..%" PRId64, i, b, e, A->nnz);
+    for (int64_t k = b; k < e; k++) {
+        int32_t c = A->colind[k];
+        if (c < 0 || c >= A->cols)
+            return adia__error(ADIA_ERR_INVALID_MATRIX,
+                              "csr: row %" PRId32 " column %" PRId32
+                              " out of range 0..%" PRId32, i, c, A->cols - 1);
+        if (k > b && c <= A->colind[k - 1])
+            return adia__error(ADIA_ERR_INVALID_MATRIX,
+                              "csr: row %" PRId32 " columns not sorted/unique "
+                              "(%" PRId32 " after %" PRId32 ")", i, c, A->colind[k - 1]);
+    }
+    return adia__error(ADIA_ERR_INTERNAL, "csr: row %" PRId32 " flagged but found sound", i);
+}
+
+/* Rows per block of the threaded scan: blocks are taken in turn
+ * (dynamic), so a few long rows do not hold one thread back. */
+#define CHECK_BLOCK_ROWS 16384
+
 adia_status adia__csr_check(const adia_csr *A)
 {
     if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
@@ -62,25 +103,24 @@ adia_status adia__csr_check(const adia_csr *A)
     if (A->rowptr[0] != 0)
         return adia__error(ADIA_ERR_INVALID_MATRIX,
                           "csr: rowptr[0] is %" PRId64 ", expected 0", A->rowptr[0]);
-    for (int32_t i = 0; i < A->rows; i++) {
-        int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
-        if (e < b || e > A->nnz)
-            return adia__error(ADIA_ERR_INVALID_MATRIX,
-                              "csr: row %" PRId32 " pointers %" PRId64 "..%" PRId64
-                              " not monotone within 0..%" PRId64, i, b, e, A->nnz);
-        for (int64_t k = b; k < e; k++) {
-            int32_t c = A->colind[k];
-            if (c < 0 || c >= A->cols)
-                return adia__error(ADIA_ERR_INVALID_MATRIX,
-                                  "csr: row %" PRId32 " column %" PRId32
-                                  " out of range 0..%" PRId32, i, c, A->cols - 1);
-            if (k > b && c <= A->colind[k - 1])
-                return adia__error(ADIA_ERR_INVALID_MATRIX,
-                                  "csr: row %" PRId32 " columns not sorted/unique "
-                                  "(%" PRId32 " after %" PRId32 ")",
-                                  i, c, A->colind[k - 1]);
-        }
+    /* one pass over rowptr and colind on every thread; each block stops
+     * at its first broken row and the least of those is reported, so the
+     * message names the first broken row whatever the thread count */
+    const int32_t rows = A->rows, blocks = (int32_t)((rows + (int64_t)CHECK_BLOCK_ROWS - 1) /
+                                                     CHECK_BLOCK_ROWS);
+    int32_t first = rows;
+#pragma omp parallel for schedule(dynamic, 1) reduction(min : first) \
+    num_threads(adia__threads()) if (A->nnz > 200000)
+    for (int32_t blk = 0; blk < blocks; blk++) {
+        int32_t lo = blk * CHECK_BLOCK_ROWS, hi = rows - lo < CHECK_BLOCK_ROWS ? rows
+                                                                              : lo + CHECK_BLOCK_ROWS;
+        for (int32_t i = lo; i < hi; i++)
+            if (row_broken(A, i)) {
+                if (i < first) first = i;
+                break;
+            }
     }
+    if (first < rows) return report_row(A, first);
     if (A->rowptr[A->rows] != A->nnz)
         return adia__error(ADIA_ERR_INVALID_MATRIX,
                           "csr: rowptr[rows] is %" PRId64 ", nnz is %" PRId64,

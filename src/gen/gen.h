@@ -62,7 +62,7 @@ struct gen_args {
     const char *spec;         /* the whole spec, for messages and the name */
     int count;                /* numbers given */
     int64_t num[4];           /* integer arguments, all > 0 */
-    double real;              /* type3: FILL */
+    double real;              /* the one real argument: type3, bandr FILL; aniso3d EPS; jump3d C */
     uint64_t seed;
     int sym;                  /* ",sym": symmetric positive definite variant */
     int64_t row_first, row_count;   /* rows to build (row_count < 0: all of them) */
@@ -73,6 +73,12 @@ struct gen_args {
  * (adia__gen_build). */
 adia_status adia__gen_lap2d5(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_bandh(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_bandr(const gen_args *a, adia_matrix **out);
+/* The diffusion operators on grids (gen_pde.c). */
+adia_status adia__gen_aniso3d(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_jump3d(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_vardiff2d(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_vardiff3d(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap2d9(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap3d7(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap3d27(const gen_args *a, adia_matrix **out);

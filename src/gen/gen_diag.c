@@ -1,6 +1,6 @@
-/* gen_diag.c -- matrices given by a list of diagonals: band, bandh,
+/* gen_diag.c -- matrices given by a list of diagonals: band, bandh, bandr,
  * randdiag and type3.  Each diagonal is full, periodic (runs of nonzeros separated by
- * long zero runs) or a single entry; values are random with a dominant
+ * long zero runs), full but for a few holes, or a single entry; values are random with a dominant
  * main diagonal (sum of |off-diagonal| + 1), so every matrix is
  * nonsingular. */
 #include "gen.h"
@@ -19,17 +19,22 @@ typedef struct diag_pattern {
     int32_t nzrun;    /* positions p with (p + phase) % period < nzrun */
     int32_t phase;
     int32_t single;   /* >= 0: only position `single` is nonzero */
+    int32_t nholes;   /* > 0: full but for positions [hole[2h], hole[2h] + hole[2h+1]) */
+    const int32_t *hole;
 } diag_pattern;
 
 typedef struct diag_list {
     int32_t n, k;
     diag_pattern *d;  /* sorted by offset, offset 0 present */
     int sym;          /* values symmetric: A(i,j) from the pair {i, j}, not the row */
+    int32_t *holes;   /* the holes of every diagonal (bandr), NULL or owned */
 } diag_list;
 
 static int diag_has(const diag_pattern *d, int32_t p)
 {
     if (d->single >= 0) return p == d->single;
+    for (int32_t h = 0; h < d->nholes; h++)
+        if (p >= d->hole[2 * h] && p - d->hole[2 * h] < d->hole[2 * h + 1]) return 0;
     if (d->period == 0) return 1;
     return (int32_t)(((int64_t)p + d->phase) % d->period) < d->nzrun;
 }
@@ -73,6 +78,14 @@ static int64_t positions_below(const diag_pattern *d, int64_t x)
 {
     if (x <= 0) return 0;
     if (d->single >= 0) return d->single < x;
+    if (d->nholes > 0) {
+        int64_t in = x;
+        for (int32_t h = 0; h < d->nholes; h++) {   /* less the holes' parts below x */
+            int64_t lo = d->hole[2 * h], hi = lo + d->hole[2 * h + 1];
+            in -= (hi < x ? hi : x) - lo > 0 ? (hi < x ? hi : x) - lo : 0;
+        }
+        return in;
+    }
     if (d->period == 0) return x;
     /* #{q in [0, y): q % period < nzrun}, shifted by the phase */
     int64_t per = d->period, run = d->nzrun, y = x + d->phase, ph = d->phase;
@@ -142,6 +155,7 @@ static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out
         adia_status s = mirror(L);
         if (s != ADIA_OK) {
             free(L->d);
+            free(L->holes);
             return s;
         }
     }
@@ -150,6 +164,7 @@ static adia_status diag_build(const gen_args *a, diag_list *L, adia_matrix **out
                   .count = diag_count, .min_row = 1, .ctx = L, .seed = a->seed};
     adia_status s = adia__gen_build(&g, a, out);
     free(L->d);
+    free(L->holes);
     return s;
 }
 
@@ -162,6 +177,7 @@ static adia_status diag_alloc(const gen_args *a, diag_list *L, int32_t n, int64_
     L->n = n;
     L->k = (int32_t)k;
     L->sym = 0;
+    L->holes = NULL;
     L->d = adia__alloc((size_t)k, sizeof *L->d, "generator diagonals");
     if (!L->d) return ADIA_ERR_NO_MEMORY;
     for (int64_t q = 0; q < k; q++)
@@ -343,6 +359,80 @@ adia_status adia__gen_bandh(const gen_args *a, adia_matrix **out)
     if (s != ADIA_OK) {
         free(L.d);
         return s;
+    }
+    return diag_build(a, &L, out);
+}
+
+/* bandr: most holes per diagonal; each diagonal draws 1..BANDR_HOLES. */
+#define BANDR_HOLES 8
+
+/* n - 1 sorted uniform cuts of [0, total] into the n parts part[0..n). */
+static void random_parts(gen_rng *rng, int64_t total, int n, int64_t *part)
+{
+    int64_t cut[BANDR_HOLES + 1];
+    for (int j = 0; j < n - 1; j++) {
+        int64_t c = (int64_t)adia__gen_rng_below(rng, (uint64_t)total + 1), at = j;
+        while (at > 0 && cut[at - 1] > c) {   /* insertion: at most 8 cuts */
+            cut[at] = cut[at - 1];
+            at--;
+        }
+        cut[at] = c;
+    }
+    for (int j = 0; j < n; j++) part[j] = (j < n - 1 ? cut[j] : total) - (j > 0 ? cut[j - 1] : 0);
+}
+
+/* The holes of a diagonal of len positions keeping round(fill len) of
+ * them: h holes (1..BANDR_HOLES, at most the positions to drop) of random
+ * lengths >= 1 summing to the drop, placed between h + 1 random runs of
+ * kept positions, into hole[0..2h) as (start, length). */
+static void bandr_holes(gen_rng *rng, int64_t len, double fill, diag_pattern *d, int32_t *hole)
+{
+    int64_t drop = len - llround(fill * (double)len);
+    d->nholes = 0;
+    if (drop <= 0) return;
+    int64_t h = 1 + (int64_t)adia__gen_rng_below(rng, BANDR_HOLES);
+    if (h > drop) h = drop;
+    int64_t size[BANDR_HOLES], gap[BANDR_HOLES + 1];
+    random_parts(rng, drop - h, (int)h, size);   /* + 1 each below */
+    random_parts(rng, len - drop, (int)h + 1, gap);
+    int64_t at = 0;
+    for (int64_t j = 0; j < h; j++) {
+        at += gap[j];
+        hole[2 * j] = (int32_t)at;
+        hole[2 * j + 1] = (int32_t)(size[j] + 1);
+        at += size[j] + 1;
+    }
+    d->nholes = (int32_t)h;
+    d->hole = hole;
+}
+
+/* bandr layout: the band -K..K, the main diagonal full, each off-diagonal
+ * with holes at random positions of random lengths keeping FILL of it
+ * (rounded per diagonal): the wide band with holes of issue 32, where
+ * row blocks keep different offset lists at any block size. */
+adia_status adia__gen_bandr(const gen_args *a, adia_matrix **out)
+{
+    int64_t n = a->num[0], bw = a->num[1];
+    double fill = a->real;
+    if (bw >= n)
+        return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": K = %" PRId64
+                          " must be less than N = %" PRId64, a->spec, bw, n);
+    if (!(fill > 0 && fill <= 1))
+        return adia__error(ADIA_ERR_INVALID_ARG,
+                          "generator spec \"%s\": FILL = %g must be in (0, 1]", a->spec, fill);
+    diag_list L;
+    ADIA_TRY(diag_alloc(a, &L, (int32_t)n, 2 * bw + 1));
+    L.holes = adia__alloc((size_t)L.k * 2 * BANDR_HOLES, sizeof *L.holes, "generator holes");
+    if (!L.holes) {
+        free(L.d);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    gen_rng rng = adia__gen_rng_init(a->seed, UINT64_MAX - 3);
+    for (int64_t q = 0; q <= 2 * bw; q++) {
+        diag_pattern *d = &L.d[q];
+        d->off = (int32_t)(q - bw);
+        if (d->off != 0)
+            bandr_holes(&rng, n - llabs(q - bw), fill, d, L.holes + q * 2 * BANDR_HOLES);
     }
     return diag_build(a, &L, out);
 }

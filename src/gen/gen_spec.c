@@ -42,6 +42,22 @@ static const gen_kind kinds[] = {
      "bandh:N,BW,HOLE,SCAT band -BW..BW whose off-diagonals have holes: runs of HOLE\n"
      "                     rows present, HOLE absent (random phase), + SCAT scatter\n"
      "                     points far from the band (N/4 <= |offset| <= N/2)"},
+    {"bandr", 0, 3, 0, 2, 1, adia__gen_bandr,
+     "bandr:N,K,FILL       band -K..K whose off-diagonals each keep a fraction FILL\n"
+     "                     (0 < FILL <= 1) of their entries: 1-8 holes per diagonal of\n"
+     "                     random lengths at random positions; diagonal = sum|offdiag| + 1"},
+    {"aniso3d", 0, 1, 1, 1, 0, adia__gen_aniso3d,
+     "aniso3d:N[,EPS]      3D 7-point anisotropic Laplacian on N^3: couplings 1 in x\n"
+     "                     and y, EPS in z (default 1e-3), diagonal their sum (SPD)"},
+    {"jump3d", 0, 1, 2, 2, 0, adia__gen_jump3d,
+     "jump3d:N[,BLOCK[,C]] 3D 7-point -div(k grad u) on N^3, k = 1 and C (default 1e4)\n"
+     "                     in a checkerboard of BLOCK^3 blocks (default BLOCK = N/4,\n"
+     "                     at least 1), harmonic means on the faces (SPD)"},
+    {"vardiff2d", 0, 1, 0, -1, 0, adia__gen_vardiff2d,
+     "vardiff2d:N          2D 5-point -div(k grad u) on N^2, k = 1 + 0.9 sin(2 pi x)\n"
+     "                     sin(2 pi y) at the face midpoints of the unit square (SPD)"},
+    {"vardiff3d", 0, 1, 0, -1, 0, adia__gen_vardiff3d,
+     "vardiff3d:N          3D 7-point, k = 1 + 0.9 sin(2 pi x) sin(2 pi y) sin(2 pi z) (SPD)"},
     {"randdiag", 0, 3, 0, -1, 1, adia__gen_randdiag,
      "randdiag:N,K,SPREAD  K full diagonals, main + K-1 random offsets |o| <= SPREAD"},
     {"random", 0, 2, 0, -1, 0, adia__gen_random,
@@ -55,13 +71,13 @@ static const gen_kind kinds[] = {
 
 const char *adia_generator_help(void)
 {
-    static char text[4096];
+    static char text[8192];
     if (!text[0]) {
         size_t used = 0;
         for (int i = 0; i < NKINDS; i++)
             used += (size_t)snprintf(text + used, sizeof text - used, "%s\n", kinds[i].help);
         snprintf(text + used, sizeof text - used,
-                 "Append \",sym\" to band, bandh, randdiag or type3 for the symmetric positive definite\n"
+                 "Append \",sym\" to band, bandh, bandr, randdiag or type3 for the symmetric positive definite\n"
                  "variant (every offset o mirrored at -o with the same zero sections, A(i,j) =\n"
                  "A(j,i), diagonal = sum|offdiag| + 1), and \",seed=S\" to any spec, last\n"
                  "(default 1; same seed, same matrix).\n");
@@ -130,7 +146,7 @@ static adia_status parse_sym(const char *spec, const gen_kind *k, const char *ar
     if (!*sym) return ADIA_OK;
     if (!k->sym)
         return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": %s has no ,sym variant "
-                          "(band, bandh, randdiag and type3 do; the Laplacians and type2 are symmetric)",
+                          "(band, bandh, bandr, randdiag and type3 do; the grid kinds and type2 are symmetric)",
                           spec, k->name);
     *len -= 4;
     return ADIA_OK;
@@ -171,7 +187,8 @@ static adia_status parse_spec(const char *spec, const gen_kind **kind, gen_args 
     if (!k)
         return adia__error(ADIA_ERR_INVALID_ARG,
                           "generator spec \"%s\": unknown kind \"%.*s\" (known: lap2d5 lap2d9"
-                          " lap3d7 lap3d27 band bandh type2 type3 randdiag random powerlaw)", spec, (int)nlen, spec);
+                          " lap3d7 lap3d27 aniso3d jump3d vardiff2d vardiff3d band bandh bandr type2 type3"
+                          " randdiag random powerlaw)", spec, (int)nlen, spec);
     if (!colon)
         return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": missing ':' and sizes (%s)",
                           spec, k->help);

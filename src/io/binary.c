@@ -1,9 +1,13 @@
 /* binary.c -- the adia binary matrix format (docs/binary-format.md):
  * a 40-byte little-endian header, then the raw CSR arrays. */
+#define _POSIX_C_SOURCE 200809L   /* pread */
 #include "io.h"
 #include "outfile.h"
+#include "source.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <unistd.h>
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "binary.c writes the arrays raw and assumes a little-endian host"
@@ -116,6 +120,89 @@ static adia_status check_cost(const adia_source *src, const adia_csr *a, int64_t
     return adia__budget_check(length - BIN_HEADER, what);
 }
 
+/* One part of the body: an array, where it lies in the file, its name. */
+typedef struct bin_part {
+    void *dst;
+    size_t bytes;
+    int64_t at;
+    const char *what;
+} bin_part;
+
+/* Bytes per positional read: large enough that a call costs nothing
+ * beside its copy, small enough that two threads share the work evenly. */
+#define BIN_CHUNK ((size_t)8 << 20)
+
+/* A plain file opened by name (not a pipe, not gzip, not standard input,
+ * whose offset need not be 0): its arrays can be read at their offsets. */
+static bool positional(const adia_source *src)
+{
+    return src->fd >= 0 && src->close_fd && !src->gz && src->size >= 0;
+}
+
+/* Read the parts with pread in chunks spread over the threads: the copy
+ * from the page cache and the first touch of the new arrays (page
+ * faults, most of the time on a fresh process) run on every core.  The
+ * first failing chunk in file order is reported. */
+static adia_status read_positional(const adia_source *src, const bin_part *part, int nparts)
+{
+    int64_t chunks[4] = {0}, total = 0;   /* chunks[q]: chunks before part q */
+    for (int q = 0; q < nparts; q++) {
+        chunks[q] = total;
+        total += (int64_t)((part[q].bytes + BIN_CHUNK - 1) / BIN_CHUNK);
+    }
+    int64_t bad = total;   /* the least failing chunk */
+    int bad_errno = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(adia__threads())
+    for (int64_t c = 0; c < total; c++) {
+        int q = nparts - 1;
+        while (chunks[q] > c) q--;
+        size_t from = (size_t)(c - chunks[q]) * BIN_CHUNK;
+        size_t n = part[q].bytes - from < BIN_CHUNK ? part[q].bytes - from : BIN_CHUNK;
+        unsigned char *dst = (unsigned char *)part[q].dst + from;
+        int err = 0;
+        for (size_t got = 0; got < n && err == 0;) {
+            ssize_t r = pread(src->fd, dst + got, n - got, (off_t)(part[q].at + (int64_t)(from + got)));
+            if (r < 0 && errno == EINTR) continue;
+            err = r < 0 ? errno : r == 0 ? -1 : 0;   /* -1: the file ends early */
+            if (r > 0) got += (size_t)r;
+        }
+        if (err != 0) {
+#pragma omp critical(adia_bin_read)
+            if (c < bad) {
+                bad = c;
+                bad_errno = err;
+            }
+        }
+    }
+    if (bad == total) return ADIA_OK;
+    int q = nparts - 1;
+    while (chunks[q] > bad) q--;
+    if (bad_errno > 0)
+        return adia__error(ADIA_ERR_IO, "%s: read error in the %s: %s", src->name, part[q].what,
+                          strerror(bad_errno));
+    return adia__error(ADIA_ERR_PARSE, "%s: binary file ends inside the %s (truncated)", src->name,
+                      part[q].what);
+}
+
+/* The arrays after the header: at their offsets with threads from a
+ * plain file, else in order from the stream (gzip, a pipe), which must
+ * end right after them (reading to the end also verifies a gzip trailer). */
+static adia_status read_arrays(adia_source *src, adia_csr *a)
+{
+    const int64_t ptr_bytes = ((int64_t)a->rows + 1) * 8, col_bytes = a->nnz * 4;
+    const bin_part part[3] = {
+        {a->rowptr, (size_t)ptr_bytes, BIN_HEADER, "row pointers"},
+        {a->colind, (size_t)col_bytes, BIN_HEADER + ptr_bytes, "column indices"},
+        {a->values, (size_t)a->nnz * 8, BIN_HEADER + ptr_bytes + col_bytes, "values"}};
+    if (positional(src)) return read_positional(src, part, 3);
+    for (int q = 0; q < 3; q++) ADIA_TRY(read_exact(src, part[q].dst, part[q].bytes, part[q].what));
+    char extra;
+    size_t more = 0;
+    ADIA_TRY(adia__source_read(src, &extra, 1, &more));
+    if (more) return adia__error(ADIA_ERR_PARSE, "%s: trailing bytes after the binary matrix", src->name);
+    return ADIA_OK;
+}
+
 static adia_status read_body(adia_source *src, adia_csr *a)
 {
     unsigned char head[BIN_HEADER];
@@ -124,13 +211,7 @@ static adia_status read_body(adia_source *src, adia_csr *a)
     ADIA_TRY(check_header(head, src->name, a, &length));
     ADIA_TRY(check_cost(src, a, length));
     ADIA_TRY(adia__csr_alloc(a, a->rows, a->cols, a->nnz, ADIA_DOUBLE));
-    adia_status s = read_exact(src, a->rowptr, ((size_t)a->rows + 1) * 8, "row pointers");
-    if (s == ADIA_OK) s = read_exact(src, a->colind, (size_t)a->nnz * 4, "column indices");
-    if (s == ADIA_OK) s = read_exact(src, a->values, (size_t)a->nnz * 8, "values");
-    char extra;
-    size_t more = 0;   /* reading to the end also verifies a gzip trailer */
-    if (s == ADIA_OK && (s = adia__source_read(src, &extra, 1, &more)) == ADIA_OK && more)
-        s = adia__error(ADIA_ERR_PARSE, "%s: trailing bytes after the binary matrix", src->name);
+    adia_status s = read_arrays(src, a);
     if (s == ADIA_OK && adia__csr_check(a) != ADIA_OK) {
         char why[512];
         snprintf(why, sizeof why, "%s", adia_last_error());
