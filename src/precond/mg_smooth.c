@@ -1,0 +1,217 @@
+/* mg_smooth.c -- a level's smoother set-up and the coarsest level's dense
+ * inverse, both on the host from the level's stencil.
+ *
+ * Smoothers (what the cycle's kernels do with s, lmax, lmin):
+ *  - Chebyshev: s = 1/a_ii, the polynomial in D^-1 A of the given degree
+ *    that is least on [lmin, lmax] (Saad, Iterative Methods, Alg. 12.1);
+ *    lmax = 1.1 x an estimate of lambda_max(D^-1 A), lmin = lmax / 30 (the
+ *    smoother targets the upper part of the spectrum; Trilinos Ifpack2's
+ *    default eigenvalue ratio is 30, PETSc's default bounds (0.1, 1.1) x
+ *    the estimate -- measured here: see tests/test_mg.c's report);
+ *  - weighted Jacobi: s = omega / a_ii with omega = 4 / (3 lmax), which
+ *    minimises max |1 - omega lambda| over the upper half [lmax/2, lmax]
+ *    (2/3 for the 7-point Laplacian, lambda_max ~ 2);
+ *  - L1-Jacobi: s = 1 / sum_j |a_ij| (Baker, Falgout, Kolev, Yang, SISC
+ *    2011: convergent for any SPD A, no weight to choose).
+ * Each is a symmetric operator (D^-1/2 p(D^-1/2 A D^-1/2) D^-1/2), so the
+ * same sweeps before and after the coarse correction make the V-cycle
+ * symmetric; and each converges when lmax bounds lambda_max, so the cycle
+ * is positive definite for SPD A. */
+#include "mg.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define POWER_STEPS 10
+#define LMAX_SAFETY 1.1
+#define CHEB_RATIO 30.0
+
+/* Rayleigh quotients v'Av / v'Dv of a power iteration on D^-1 A (from a
+ * fixed pseudo-random start): the last, a lower bound of lambda_max for
+ * SPD A that converges at twice the power method's rate. */
+static adia_status estimate_lmax(const mg_stencil *S, const double *diag, double *lmax)
+{
+    const int64_t n = S->rows;
+    double *v = adia__alloc((size_t)n + 1, sizeof *v, "mg eigenvalue estimate");
+    double *w = adia__alloc((size_t)n + 1, sizeof *w, "mg eigenvalue estimate");
+    if (!v || !w) {
+        free(v);
+        free(w);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    uint64_t r = 0x9E3779B97F4A7C15ull;
+    for (int64_t i = 0; i < n; i++) {
+        r ^= r >> 12, r ^= r << 25, r ^= r >> 27;
+        v[i] = (double)(r * 2685821657736338717ull >> 11) * 0x1p-53 + 0.5;
+    }
+    double est = 0;
+    for (int k = 0; k < POWER_STEPS; k++) {
+        adia__mg_stencil_apply(S, v, w);
+        double vav = 0, vdv = 0, ww = 0;
+        for (int64_t i = 0; i < n; i++) {
+            vav += v[i] * w[i];
+            vdv += v[i] * diag[i] * v[i];
+            w[i] /= diag[i];
+            ww += w[i] * w[i];
+        }
+        est = vav / vdv;
+        if (!(ww > 0) || !isfinite(ww)) break;
+        const double scale = 1 / sqrt(ww);
+        for (int64_t i = 0; i < n; i++) v[i] = w[i] * scale;
+    }
+    free(v);
+    free(w);
+    if (!(est > 0) || !isfinite(est))
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: a level of %lld rows has "
+                          "Rayleigh quotient v'Av / v'Dv = %g: A is not positive definite",
+                          (long long)n, est);
+    *lmax = LMAX_SAFETY * est;
+    return ADIA_OK;
+}
+
+adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
+                                    double *lmax, double *lmin)
+{
+    const double *diag = S->coef[mg_point(0, 0, 0)];
+    ADIA_TRY(estimate_lmax(S, diag, lmax));
+    *lmin = *lmax / CHEB_RATIO;
+    const double omega = 4.0 / (3.0 * *lmax);
+    for (int64_t i = 0; i < S->rows; i++) {
+        if (kind == MG_L1JACOBI) {
+            double sum = 0;
+            for (int p = 0; p < MG_POINTS; p++) sum += S->coef[p] ? fabs(S->coef[p][i]) : 0;
+            s[i] = 1 / sum;
+        } else {
+            s[i] = (kind == MG_JACOBI ? omega : 1.0) / diag[i];
+        }
+    }
+    return ADIA_OK;
+}
+
+/* The dense matrix of S, row-major, column by column (n is small). */
+static adia_status dense(const mg_stencil *S, double *a)
+{
+    const int64_t n = S->rows;
+    double *e = adia__calloc((size_t)n + 1, sizeof *e, "mg coarsest matrix");
+    double *col = adia__alloc((size_t)n + 1, sizeof *col, "mg coarsest matrix");
+    if (!e || !col) {
+        free(e);
+        free(col);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    for (int64_t j = 0; j < n; j++) {   /* column j = A e_j: n small */
+        e[j] = 1;
+        adia__mg_stencil_apply(S, e, col);
+        for (int64_t i = 0; i < n; i++) a[i * n + j] = col[i];
+        e[j] = 0;
+    }
+    free(e);
+    free(col);
+    return ADIA_OK;
+}
+
+/* Lower Cholesky factor in place; the failing column, or -1. */
+static int64_t cholesky(double *a, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (int64_t k = 0; k < j; k++) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0)) return j;
+        d = sqrt(d);
+        a[j * n + j] = d;
+        for (int64_t i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int64_t k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return -1;
+}
+
+/* inv = (L L^T)^-1, column by column, then made exactly symmetric (the
+ * V-cycle's symmetry rests on it). */
+static void cholesky_inverse(const double *l, int64_t n, double *inv)
+{
+#pragma omp parallel for schedule(dynamic, 8) num_threads(adia__threads())
+    for (int64_t c = 0; c < n; c++) {
+        double *x = inv + c * n;   /* column c, stored as row c: symmetric */
+        for (int64_t i = 0; i < n; i++) {
+            double s = i == c;
+            for (int64_t k = 0; k < i; k++) s -= l[i * n + k] * x[k];
+            x[i] = s / l[i * n + i];
+        }
+        for (int64_t i = n - 1; i >= 0; i--) {
+            double s = x[i];
+            for (int64_t k = i + 1; k < n; k++) s -= l[k * n + i] * x[k];
+            x[i] = s / l[i * n + i];
+        }
+    }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < i; j++) {
+            const double m = 0.5 * (inv[i * n + j] + inv[j * n + i]);
+            inv[i * n + j] = inv[j * n + i] = m;
+        }
+}
+
+/* Gauss-Jordan with partial pivoting: inv = a^-1 (a destroyed). */
+static adia_status gauss_jordan(double *a, int64_t n, double *inv)
+{
+    double big = 0;
+    for (int64_t i = 0; i < n * n; i++) big = fmax(big, fabs(a[i]));
+    memset(inv, 0, (size_t)(n * n) * sizeof *inv);
+    for (int64_t i = 0; i < n; i++) inv[i * n + i] = 1;
+    for (int64_t j = 0; j < n; j++) {
+        int64_t p = j;
+        for (int64_t i = j + 1; i < n; i++)
+            if (fabs(a[i * n + j]) > fabs(a[p * n + j])) p = i;
+        if (!(fabs(a[p * n + j]) > 1e-14 * big))
+            return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the coarsest matrix "
+                              "(%lld rows) is singular at column %lld", (long long)n,
+                              (long long)j);
+        for (int64_t k = 0; k < n && p != j; k++) {
+            double t = a[j * n + k];
+            a[j * n + k] = a[p * n + k], a[p * n + k] = t;
+            t = inv[j * n + k];
+            inv[j * n + k] = inv[p * n + k], inv[p * n + k] = t;
+        }
+        const double d = 1 / a[j * n + j];
+        for (int64_t k = 0; k < n; k++) a[j * n + k] *= d, inv[j * n + k] *= d;
+#pragma omp parallel for schedule(static) if (n > 256) num_threads(adia__threads())
+        for (int64_t i = 0; i < n; i++) {
+            if (i == j || a[i * n + j] == 0) continue;
+            const double f = a[i * n + j];
+            for (int64_t k = 0; k < n; k++) {
+                a[i * n + k] -= f * a[j * n + k];
+                inv[i * n + k] -= f * inv[j * n + k];
+            }
+        }
+    }
+    return ADIA_OK;
+}
+
+static int symmetric(const double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < i; j++)
+            if (fabs(a[i * n + j] - a[j * n + i]) >
+                1e-12 * fmax(fabs(a[i * n + i]), fabs(a[j * n + j])))
+                return 0;
+    return 1;
+}
+
+adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd)
+{
+    const int64_t n = S->rows;
+    double *a = adia__alloc((size_t)(n * n) + 1, sizeof *a, "mg coarsest matrix");
+    if (!a) return ADIA_ERR_NO_MEMORY;
+    adia_status st = dense(S, a);
+    *spd = st == ADIA_OK && symmetric(a, n) && cholesky(a, n) < 0;
+    if (st == ADIA_OK && *spd) {
+        cholesky_inverse(a, n, inv);
+    } else if (st == ADIA_OK) {   /* not SPD (non-symmetric A, BiCGSTAB or GMRES): LU */
+        st = dense(S, a);
+        if (st == ADIA_OK) st = gauss_jordan(a, n, inv);
+    }
+    free(a);
+    return st;
+}
