@@ -4,13 +4,19 @@
  * Smoothers (what the cycle's kernels do with s, lmax, lmin):
  *  - Chebyshev: s = 1/a_ii, the polynomial in D^-1 A of the given degree
  *    that is least on [lmin, lmax] (Saad, Iterative Methods, Alg. 12.1);
- *    lmax = 1.1 x an estimate of lambda_max(D^-1 A), lmin = lmax / 30 (the
- *    smoother targets the upper part of the spectrum; Trilinos Ifpack2's
- *    default eigenvalue ratio is 30, PETSc's default bounds (0.1, 1.1) x
- *    the estimate -- measured here: see tests/test_mg.c's report);
- *  - weighted Jacobi: s = omega / a_ii with omega = 4 / (3 lmax), which
- *    minimises max |1 - omega lambda| over the upper half [lmax/2, lmax]
- *    (2/3 for the 7-point Laplacian, lambda_max ~ 2);
+ *    lmax = 1.1 x an estimate of lambda_max(D^-1 A), lmin = lmax / 5.
+ *    The smoother targets the upper part of the spectrum; hypre's default
+ *    fraction 0.3 puts lmin at lmax / 3.3, PETSc's default bounds (0.1,
+ *    1.1) x the estimate at lmax / 11, Ifpack2's ratio at lmax / 30.
+ *    Measured (V-cycle as a stationary iteration, lap3d7:33, lap2d5:129,
+ *    lap3d27:25, 2026-11-27): degree 2 gives factors 0.12 / 0.09 / 0.14 /
+ *    0.24 / 0.56 at ratios 4 / 5 / 7 / 10 / 30 (degree 3: 0.06 / 0.045 /
+ *    0.05 / 0.08 / 0.33): a low degree needs a narrow interval, and
+ *    degree 2 at ratio 5 reduces the residual most per product;
+ *  - weighted Jacobi: s = omega / a_ii with omega lmax = 1.7: the classical
+ *    best smoothing weights, 4/5 (2D 5-point) and 6/7 (3D 7-point), are
+ *    omega lambda_max = 1.6 and 1.7; measured on lap3d7:33 (V(2,2)) 0.28 /
+ *    0.24 / 0.21 / 0.19 / 0.30 at omega lmax = 4/3 / 1.5 / 1.6 / 1.7 / 1.8;
  *  - L1-Jacobi: s = 1 / sum_j |a_ij| (Baker, Falgout, Kolev, Yang, SISC
  *    2011: convergent for any SPD A, no weight to choose).
  * Each is a symmetric operator (D^-1/2 p(D^-1/2 A D^-1/2) D^-1/2), so the
@@ -24,7 +30,8 @@
 
 #define POWER_STEPS 10
 #define LMAX_SAFETY 1.1
-#define CHEB_RATIO 30.0
+#define CHEB_RATIO 5.0         /* lmin = lmax / 5: measured, see above   */
+#define JACOBI_OMEGA_LMAX 1.7  /* omega lmax: measured, see above        */
 
 /* Rayleigh quotients v'Av / v'Dv of a power iteration on D^-1 A (from a
  * fixed pseudo-random start): the last, a lower bound of lambda_max for
@@ -75,7 +82,7 @@ adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, doubl
     const double *diag = S->coef[mg_point(0, 0, 0)];
     ADIA_TRY(estimate_lmax(S, diag, lmax));
     *lmin = *lmax / CHEB_RATIO;
-    const double omega = 4.0 / (3.0 * *lmax);
+    const double omega = JACOBI_OMEGA_LMAX / *lmax;
     for (int64_t i = 0; i < S->rows; i++) {
         if (kind == MG_L1JACOBI) {
             double sum = 0;
@@ -110,7 +117,8 @@ static adia_status dense(const mg_stencil *S, double *a)
     return ADIA_OK;
 }
 
-/* Lower Cholesky factor in place; the failing column, or -1. */
+/* Lower Cholesky factor in place (rows contiguous: a row-oriented
+ * left-looking update); the failing column, or -1. */
 static int64_t cholesky(double *a, int64_t n)
 {
     for (int64_t j = 0; j < n; j++) {
@@ -119,6 +127,7 @@ static int64_t cholesky(double *a, int64_t n)
         if (!(d > 0)) return j;
         d = sqrt(d);
         a[j * n + j] = d;
+#pragma omp parallel for schedule(static) if (n - j > 128) num_threads(adia__threads())
         for (int64_t i = j + 1; i < n; i++) {
             double s = a[i * n + j];
             for (int64_t k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
@@ -128,29 +137,35 @@ static int64_t cholesky(double *a, int64_t n)
     return -1;
 }
 
-/* inv = (L L^T)^-1, column by column, then made exactly symmetric (the
- * V-cycle's symmetry rests on it). */
-static void cholesky_inverse(const double *l, int64_t n, double *inv)
+/* inv = (L L^T)^-1 = W^T W with W = L^-1: the columns of W (stored as
+ * rows of wt, contiguous), then inv(i,j) = wt_i . wt_j, computed once per
+ * pair so that inv is exactly symmetric (the V-cycle's symmetry rests on
+ * it). */
+static adia_status cholesky_inverse(const double *l, int64_t n, double *inv)
 {
+    double *wt = adia__calloc((size_t)(n * n) + 1, sizeof *wt, "mg coarsest inverse");
+    if (!wt) return ADIA_ERR_NO_MEMORY;
 #pragma omp parallel for schedule(dynamic, 8) num_threads(adia__threads())
-    for (int64_t c = 0; c < n; c++) {
-        double *x = inv + c * n;   /* column c, stored as row c: symmetric */
-        for (int64_t i = 0; i < n; i++) {
-            double s = i == c;
-            for (int64_t k = 0; k < i; k++) s -= l[i * n + k] * x[k];
-            x[i] = s / l[i * n + i];
-        }
-        for (int64_t i = n - 1; i >= 0; i--) {
-            double s = x[i];
-            for (int64_t k = i + 1; k < n; k++) s -= l[k * n + i] * x[k];
-            x[i] = s / l[i * n + i];
+    for (int64_t j = 0; j < n; j++) {   /* L w = e_j, w_i = 0 for i < j */
+        double *w = wt + j * n;
+        w[j] = 1 / l[j * n + j];
+        for (int64_t i = j + 1; i < n; i++) {
+            double s = 0;
+            for (int64_t k = j; k < i; k++) s -= l[i * n + k] * w[k];
+            w[i] = s / l[i * n + i];
         }
     }
+#pragma omp parallel for schedule(dynamic, 8) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < i; j++) {
-            const double m = 0.5 * (inv[i * n + j] + inv[j * n + i]);
-            inv[i * n + j] = inv[j * n + i] = m;
+        for (int64_t j = 0; j <= i; j++) {
+            double s = 0;
+            for (int64_t k = i; k < n; k++) s += wt[i * n + k] * wt[j * n + k];
+            inv[i * n + j] = s;
         }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < i; j++) inv[j * n + i] = inv[i * n + j];
+    free(wt);
+    return ADIA_OK;
 }
 
 /* Gauss-Jordan with partial pivoting: inv = a^-1 (a destroyed). */
@@ -207,7 +222,7 @@ adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd)
     adia_status st = dense(S, a);
     *spd = st == ADIA_OK && symmetric(a, n) && cholesky(a, n) < 0;
     if (st == ADIA_OK && *spd) {
-        cholesky_inverse(a, n, inv);
+        st = cholesky_inverse(a, n, inv);
     } else if (st == ADIA_OK) {   /* not SPD (non-symmetric A, BiCGSTAB or GMRES): LU */
         st = dense(S, a);
         if (st == ADIA_OK) st = gauss_jordan(a, n, inv);
