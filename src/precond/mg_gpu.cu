@@ -191,11 +191,11 @@ extern "C" adia_status adia__mg_gpu_zeros(adia_value_type vt, int64_t n, void **
 {
     *out = NULL;
     const size_t bytes = (size_t)(n > 0 ? n : 1) * adia_value_size(vt);
-    ADIA_CUDA_TRY(cudaMalloc(out, bytes));
-    adia_status s = adia_cuda_check(cudaMemset(*out, 0, bytes), "mg level array");
-    if (s != ADIA_OK) {
-        cudaFree(*out);
-        *out = NULL;
-    }
+    void *p = NULL;
+    ADIA_TRY(adia__gpu_check_free((int64_t)bytes, "mg level array"));
+    ADIA_TRY(adia_cuda_check(cudaMalloc(&p, bytes), "mg level array"));
+    adia_status s = adia_cuda_check(cudaMemset(p, 0, bytes), "mg level array");
+    if (s != ADIA_OK) cudaFree(p);
+    else *out = p;
     return s;
 }

@@ -140,10 +140,10 @@ adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3]
     int32_t cand[8][3];
     const int c = candidates(A->rows, off, k, cand, 8);
     if (c == 0)
-        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the offsets (smallest "
-                          "above 1: %lld) give no grid dividing %d rows; give the grid in "
-                          "adia_precond_options.grid", (long long)off[0 < k ? k - 1 : 0],
-                          A->rows);
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the matrix's offsets "
+                          "(%d distinct, largest %lld) give no grid whose sizes divide its %d "
+                          "rows; give the grid in adia_precond_options.grid", k,
+                          (long long)off[k - 1], A->rows);
     for (int i = 0; i < c; i++)
         if (first_bad_row(A, cand[i]) == A->rows) {
             memcpy(n, cand[i], 3 * sizeof *n);
