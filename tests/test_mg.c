@@ -366,6 +366,7 @@ static void test_convergence_factor(void)
         {"lap3d7:33", "l1jacobi", 'v', 0.4}, {"lap3d7:33", NULL, 'w', 0.2},
         {"lap2d5:129", NULL, 'v', 0.2},       {"lap2d5:129x100", "jacobi", 'v', 0.2},
         {"lap3d27:25", NULL, 'v', 0.2},       {"lap3d7:31x20x17", NULL, 'v', 0.2},
+        {"lap3d7:65", NULL, 'w', 0.2},        {"lap3d7:65", "jacobi", 'w', 0.2},
     };
     for (size_t k = 0; k < sizeof c / sizeof *c; k++) {
         adia_matrix *A = test_generate(c[k].spec);

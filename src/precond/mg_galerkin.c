@@ -101,19 +101,23 @@ static void row_coords(const mg_stencil *S, int64_t i, int64_t c[3])
     c[2] = i / ((int64_t)S->n[0] * S->n[1]);
 }
 
+/* Line by line (x fastest): each present point adds a shifted product
+ * over the line's points whose neighbour exists (a contiguous range). */
 void adia__mg_stencil_apply(const mg_stencil *S, const double *x, double *y)
 {
+    const int64_t nx = S->n[0], ny = S->n[1], nz = S->n[2];
 #pragma omp parallel for schedule(static) if (S->rows > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < S->rows; i++) {
-        int64_t c[3];
-        row_coords(S, i, c);
-        double s = 0;
+    for (int64_t line = 0; line < ny * nz; line++) {
+        const int64_t yy = line % ny, zz = line / ny, i0 = line * nx;
+        double *yl = y + i0;
+        for (int64_t k = 0; k < nx; k++) yl[k] = 0;
         for (int p = 0; p < MG_POINTS; p++) {
-            if (!S->coef[p] || S->coef[p][i] == 0) continue;
-            const int64_t j = neighbour(S, c, p);
-            if (j >= 0) s += S->coef[p][i] * x[j];
+            const int dx = mg_dx(p, 0), dy = mg_dx(p, 1), dz = mg_dx(p, 2);
+            if (!S->coef[p] || yy + dy < 0 || yy + dy >= ny || zz + dz < 0 || zz + dz >= nz)
+                continue;
+            const double *c = S->coef[p] + i0, *xl = x + i0 + dx + nx * (dy + ny * dz);
+            for (int64_t k = dx < 0 ? 1 : 0; k < (dx > 0 ? nx - 1 : nx); k++) yl[k] += c[k] * xl[k];
         }
-        y[i] = s;
     }
 }
 
