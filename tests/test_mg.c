@@ -8,13 +8,15 @@
  * grid, and on a variable-coefficient operator.  The factors and counts
  * are printed: they are what the report quotes. */
 #include "testutil.h"
-#include "precond/precond.h"   /* the kind's apply with the solvers' alpha */
+#include "precond/mg.h"   /* the Galerkin product and transfers alone; alpha */
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static double stationary_factor(adia_plan *P, adia_precond *M, int cycles);
+static adia_matrix *convdiff(int nx, int ny, double c);
+static adia_matrix *varcoef(int nx, int ny, int nz, uint64_t seed);
 
 static adia_plan *cpu_plan(const adia_matrix *A)
 {
@@ -197,6 +199,17 @@ static void test_options(void)
     adia_precond *M = NULL;
     o.smoother = "gauss";
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "smoother \"gauss\"");
+    o.smoother = "jacobi";
+    o.degree = 3;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "degree 3 is the Chebyshev");
+    o.smoother = "cheb";   /* degree 3 is fine there */
+    CHECK_OK(adia_precond_create(P, &o, &M));
+    char buf[1024];
+    if (M) CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+    CHECK(M && test_contains(buf, "degree 3"), "explain: %s", M ? buf : "");
+    adia_precond_destroy(M);
+    M = NULL;
+    o.degree = 0;
     o.smoother = NULL;
     o.cycle = 'f';
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_UNSUPPORTED, "F cycle");
@@ -233,6 +246,163 @@ static void test_one_level(void)
         adia_plan_destroy(P);
         adia_matrix_destroy(A);
     }
+}
+
+/* ---- layer 1: the Galerkin product and the transfer kernels against an
+ * explicit dense P (a formula of its own: weight 1 at f = 2c, 1/2 at
+ * |f - 2c| = 1, per coarsened direction). */
+static double weight1d(int coarsened, int64_t f, int64_t c)
+{
+    if (!coarsened) return f == c;
+    return f == 2 * c ? 1.0 : llabs(f - 2 * c) == 1 ? 0.5 : 0.0;
+}
+
+static double *dense_p(const int32_t n[3], const int32_t nc[3], const int co[3])
+{
+    const int64_t rows = (int64_t)n[0] * n[1] * n[2], cols = (int64_t)nc[0] * nc[1] * nc[2];
+    double *p = calloc((size_t)(rows * cols), sizeof *p);
+    for (int64_t i = 0; i < rows; i++)
+        for (int64_t J = 0; J < cols; J++) {
+            const int64_t f[3] = {i % n[0], i / n[0] % n[1], i / ((int64_t)n[0] * n[1])};
+            const int64_t c[3] = {J % nc[0], J / nc[0] % nc[1], J / ((int64_t)nc[0] * nc[1])};
+            p[i * cols + J] = weight1d(co[0], f[0], c[0]) * weight1d(co[1], f[1], c[1]) *
+                              weight1d(co[2], f[2], c[2]);
+        }
+    return p;
+}
+
+static double *dense_of(const adia_matrix *A)
+{
+    adia_csr_view v;
+    CHECK_OK(adia_matrix_csr(A, &v));
+    double *a = calloc((size_t)v.rows * v.rows, sizeof *a);
+    for (int32_t i = 0; i < v.rows; i++)
+        for (int64_t k = v.rowptr[i]; k < v.rowptr[i + 1]; k++)
+            a[(int64_t)i * v.rows + v.colind[k]] = v.values[k];
+    return a;
+}
+
+/* P^T A P, dense (A: n x n, P: n x m). */
+static double *ptap(const double *a, const double *p, int64_t n, int64_t m)
+{
+    double *ap = calloc((size_t)(n * m), sizeof *ap), *c = calloc((size_t)(m * m), sizeof *c);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t k = 0; k < n; k++)
+            if (a[i * n + k] != 0)
+                for (int64_t j = 0; j < m; j++) ap[i * m + j] += a[i * n + k] * p[k * m + j];
+    for (int64_t k = 0; k < n; k++)
+        for (int64_t i = 0; i < m; i++)
+            if (p[k * m + i] != 0)
+                for (int64_t j = 0; j < m; j++) c[i * m + j] += p[k * m + i] * ap[k * m + j];
+    free(ap);
+    return c;
+}
+
+static double max_diff(const double *a, const double *b, int64_t n)
+{
+    double d = 0, big = 0;
+    for (int64_t i = 0; i < n; i++) d = fmax(d, fabs(a[i] - b[i])), big = fmax(big, fabs(b[i]));
+    return d / (big > 0 ? big : 1);
+}
+
+/* Two Galerkin levels of A against P^T A P dense, and R, P against P. */
+static void check_galerkin(adia_matrix *A, const char *what)
+{
+    if (!A) return;
+    adia_csr_view v;
+    CHECK_OK(adia_matrix_csr(A, &v));
+    const adia_csr c = {.rows = v.rows, .cols = v.cols, .nnz = v.nnz, .rowptr = (int64_t *)v.rowptr,
+                        .colind = (int32_t *)v.colind, .values = (double *)v.values,
+                        .vtype = ADIA_DOUBLE};
+    int32_t n[3];
+    const int nogrid[3] = {0, 0, 0};
+    mg_stencil st[3] = {{.rows = 0}};
+    CHECK_OK(adia__mg_grid(&c, nogrid, n));
+    CHECK_OK(adia__mg_stencil_from_csr(&c, n, &st[0]));
+    double *a = dense_of(A);
+    int64_t rows = v.rows;
+    for (int l = 0; l < 2 && a; l++) {
+        int32_t nc[3];
+        int co[3];
+        adia__mg_coarse_grid(st[l].n, nc, co);
+        const int64_t m = (int64_t)nc[0] * nc[1] * nc[2];
+        double *p = dense_p(st[l].n, nc, co), *want = ptap(a, p, rows, m);
+        CHECK_OK(adia__mg_galerkin(&st[l], nc, co, &st[l + 1]));
+        adia_matrix *C = NULL;
+        int points = 0;
+        CHECK_OK(adia__mg_stencil_to_matrix(&st[l + 1], &C, &points));
+        double *got = C ? dense_of(C) : NULL;
+        CHECK(got && max_diff(got, want, m * m) < 1e-14, "%s level %d: R A P error %g", what,
+              l + 1, got ? max_diff(got, want, m * m) : -1.0);
+        /* the transfer kernels: Lc.b = P^T (b - 0), x += P xc */
+        mg_state S = {.device = 0};
+        mg_level L = {.rows = rows}, Lc = {.rows = m};
+        memcpy(L.n, st[l].n, sizeof L.n);
+        memcpy(Lc.n, nc, sizeof Lc.n);
+        memcpy(Lc.coarsened, co, sizeof Lc.coarsened);
+        double *b = malloc(rows * sizeof *b), *x = malloc(rows * sizeof *x);
+        double *xw = malloc(rows * sizeof *xw), *bw = calloc(m, sizeof *bw);
+        double *xc = malloc(m * sizeof *xc), *bc = malloc(m * sizeof *bc);
+        L.t = calloc(rows, sizeof(double));
+        Lc.b = bc, Lc.x = xc;
+        uint64_t seed = 31;
+        test_rand_vector(&seed, b, rows);
+        test_rand_vector(&seed, x, rows);
+        test_rand_vector(&seed, xc, m);
+        memcpy(xw, x, rows * sizeof *xw);
+        for (int64_t i = 0; i < rows; i++)
+            for (int64_t J = 0; J < m; J++) bw[J] += p[i * m + J] * b[i], xw[i] += p[i * m + J] * xc[J];
+        CHECK_OK(adia__mg_cpu_kernels.restrict_residual(&S, &L, &Lc, 1.0, b, NULL));
+        CHECK_OK(adia__mg_cpu_kernels.prolong(&S, &L, &Lc, x, NULL));
+        CHECK(max_diff(bc, bw, m) < 1e-15 && max_diff(x, xw, rows) < 1e-15,
+              "%s level %d: R error %g, P error %g", what, l, max_diff(bc, bw, m),
+              max_diff(x, xw, rows));
+        free(b), free(x), free(xw), free(bw), free(xc), free(bc), free(L.t);
+        free(a);
+        a = got;
+        rows = m;
+        free(p), free(want);
+        adia_matrix_destroy(C);
+    }
+    free(a);
+    for (int l = 0; l < 3; l++) adia__mg_stencil_free(&st[l]);
+    adia_matrix_destroy(A);
+}
+
+static void test_galerkin(void)
+{
+    check_galerkin(varcoef(9, 8, 7, 2), "varcoef 9x8x7");
+    check_galerkin(test_generate("lap3d27:6x7x5"), "lap3d27:6x7x5");
+    check_galerkin(test_generate("lap2d5:14x1"), "lap2d5:14x1");
+    check_galerkin(convdiff(11, 10, 0.7), "convdiff 11x10");
+    /* 1D Poisson: R A P = (1/2) [-1 2 -1] inside (P^T, not 1/4 P^T) */
+    test_coo m1 = {.rows = 33, .cols = 33};
+    for (int i = 0; i < 33; i++) {
+        test_coo_add(&m1, i, i, 2);
+        if (i > 0) test_coo_add(&m1, i, i - 1, -1);
+        if (i < 32) test_coo_add(&m1, i, i + 1, -1);
+    }
+    adia_matrix *A = test_coo_matrix(&m1);
+    if (!A) return;
+    adia_csr_view v;
+    CHECK_OK(adia_matrix_csr(A, &v));
+    const adia_csr c = {.rows = v.rows, .cols = v.cols, .nnz = v.nnz, .rowptr = (int64_t *)v.rowptr,
+                        .colind = (int32_t *)v.colind, .values = (double *)v.values};
+    mg_stencil f = {.rows = 0}, g = {.rows = 0};
+    const int32_t n[3] = {33, 1, 1}, nc[3] = {17, 1, 1};
+    const int co[3] = {1, 0, 0};
+    CHECK_OK(adia__mg_stencil_from_csr(&c, n, &f));
+    CHECK_OK(adia__mg_galerkin(&f, nc, co, &g));
+    if (g.coef[mg_point(0, 0, 0)] && g.coef[mg_point(-1, 0, 0)] && g.coef[mg_point(1, 0, 0)])
+        CHECK(g.coef[mg_point(0, 0, 0)][8] == 1.0 && g.coef[mg_point(-1, 0, 0)][8] == -0.5 &&
+              g.coef[mg_point(1, 0, 0)][8] == -0.5, "1D Galerkin row: %g %g %g",
+              g.coef[mg_point(-1, 0, 0)][8], g.coef[mg_point(0, 0, 0)][8],
+              g.coef[mg_point(1, 0, 0)][8]);
+    else
+        CHECK(0, "1D Galerkin: points missing");
+    adia__mg_stencil_free(&f);
+    adia__mg_stencil_free(&g);
+    adia_matrix_destroy(A);
 }
 
 /* z = alpha M r (the solvers' scaling) is alpha times M r. */
@@ -318,12 +488,13 @@ static void check_symmetric(adia_plan *P, const char *what, const char *smoother
 
 static void test_symmetric(void)
 {
-    adia_matrix *mats[4] = {test_generate("lap3d7:17x15x13"), test_generate("lap2d5:65x62"),
-                            varcoef(19, 16, 11, 7), test_generate("lap3d27:12x13x14")};
-    static const char *names[4] = {"lap3d7:17x15x13", "lap2d5:65x62", "varcoef 19x16x11",
-                                   "lap3d27:12x13x14"};
+    adia_matrix *mats[5] = {test_generate("lap3d7:17x15x13"), test_generate("lap2d5:65x62"),
+                            varcoef(19, 16, 11, 7), test_generate("lap3d27:12x13x14"),
+                            test_generate("lap2d5:200x190")};   /* 4 levels: W differs */
+    static const char *names[5] = {"lap3d7:17x15x13", "lap2d5:65x62", "varcoef 19x16x11",
+                                   "lap3d27:12x13x14", "lap2d5:200x190"};
     static const char *smoothers[3] = {NULL, "jacobi", "l1jacobi"};
-    for (int k = 0; k < 4; k++) {
+    for (int k = 0; k < 5; k++) {
         adia_plan *P = mats[k] ? cpu_plan(mats[k]) : NULL;
         if (!P) continue;
         for (int s = 0; s < 3; s++) check_symmetric(P, names[k], smoothers[s], 'v');
@@ -471,6 +642,7 @@ int main(void)
     test_grid_errors();
     test_options();
     test_one_level();
+    test_galerkin();
     test_alpha();
     test_nonsymmetric();
     test_symmetric();

@@ -18,6 +18,7 @@
  * device on its own). */
 #include "mg.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 
 #define CHEB_DEGREE 2          /* default Chebyshev degree (sweeps 1): the
@@ -115,6 +116,9 @@ static adia_status parse_options(mg_state *S, const adia_precond_options *o)
     else
         return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: smoother \"%s\": not "
                           "cheb, jacobi or l1jacobi", sm);
+    if (o->degree > 0 && S->smoother != MG_CHEB)
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: degree %d is the Chebyshev "
+                          "smoother's; smoother \"%s\" has none", o->degree, sm);
     if (o->cycle == 'f')
         return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: the F cycle is not "
                           "built yet (cycles: v, w)");
@@ -277,41 +281,60 @@ static const char *smoother_name(mg_smoother s)
     return s == MG_CHEB ? "Chebyshev" : s == MG_JACOBI ? "weighted Jacobi" : "L1-Jacobi";
 }
 
+/* Append to buf (len bytes, *k used); 0 once it is full. */
+static int put(char *buf, size_t len, size_t *k, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int put(char *buf, size_t len, size_t *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int w = *k < len ? vsnprintf(buf + *k, len - *k, fmt, ap) : -1;
+    va_end(ap);
+    if (w < 0 || (size_t)w >= len - *k) {
+        *k = len;
+        return 0;
+    }
+    *k += (size_t)w;
+    return 1;
+}
+
+static void explain_levels(const mg_state *S, char *buf, size_t len, size_t *k)
+{
+    for (int l = 0; l < S->nlev; l++) {
+        const mg_level *L = &S->lev[l];
+        put(buf, len, k, "  level %d: grid %dx%dx%d, %lld rows, %d-point stencil, %lld nonzeros",
+            l, L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points, (long long)L->nnz);
+        if (l < S->nlev - 1)
+            put(buf, len, k, ", plan %s, lambda_max(D^-1 A) <= %.4g\n",
+                adia_plan_format_name(L->plan), L->lmax);
+        else
+            put(buf, len, k, ", dense inverse (%s)\n", S->coarse_spd ? "Cholesky" : "LU, not SPD");
+    }
+}
+
 static void mg_explain(const adia_precond *M, char *buf, size_t len)
 {
     const mg_state *S = M->impl;
     size_t k = 0;
-#define PUT(...)                                                                   \
-    do {                                                                           \
-        int w_ = snprintf(buf + k, len - k, __VA_ARGS__);                          \
-        if (w_ < 0 || (size_t)w_ >= len - k) return;                               \
-        k += (size_t)w_;                                                           \
-    } while (0)
-    PUT("mg: %d levels, %c-cycle, %s smoother (", S->nlev, S->cycle, smoother_name(S->smoother));
-    if (S->smoother == MG_CHEB) PUT("degree %d, ", S->degree);
-    PUT("%d sweep%s before and after), grid %s\n", S->sweeps, S->sweeps > 1 ? "s" : "",
-        S->grid_given ? "given" : "found from the offsets");
+    put(buf, len, &k, "mg: %d levels, %c-cycle, %s smoother (", S->nlev, S->cycle,
+        smoother_name(S->smoother));
+    if (S->smoother == MG_CHEB) put(buf, len, &k, "degree %d, ", S->degree);
+    put(buf, len, &k, "%d sweep%s before and after), grid %s\n", S->sweeps,
+        S->sweeps > 1 ? "s" : "", S->grid_given ? "given" : "found from the offsets");
+    explain_levels(S, buf, len, &k);
     int64_t nnz = 0, rows = 0;
-    for (int l = 0; l < S->nlev; l++) {
-        const mg_level *L = &S->lev[l];
-        nnz += L->nnz;
-        rows += L->rows;
-        PUT("  level %d: grid %dx%dx%d, %lld rows, %d-point stencil, %lld nonzeros", l,
-            L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points, (long long)L->nnz);
-        if (l < S->nlev - 1)
-            PUT(", plan %s, lambda_max(D^-1 A) <= %.4g\n", adia_plan_format_name(L->plan), L->lmax);
-        else
-            PUT(", dense inverse (%s)\n", S->coarse_spd ? "Cholesky" : "LU, not SPD");
-    }
-    PUT("  operator complexity %.3f (nonzeros of all levels / finest), grid complexity %.3f\n",
-        S->lev[0].nnz ? (double)nnz / (double)S->lev[0].nnz : 0.0,
+    for (int l = 0; l < S->nlev; l++) nnz += S->lev[l].nnz, rows += S->lev[l].rows;
+    put(buf, len, &k, "  operator complexity %.3f (nonzeros of all levels / finest), grid "
+        "complexity %.3f\n", S->lev[0].nnz ? (double)nnz / (double)S->lev[0].nnz : 0.0,
         S->lev[0].rows ? (double)rows / (double)S->lev[0].rows : 0.0);
-    PUT("  per cycle: %d kernels of mg + %d products (adia_spmv_async)\n", S->kernels,
-        S->products);
-    PUT("  setup ms: grid %.2f, stencil %.2f, galerkin %.2f, plans %.2f, smoothers %.2f, "
-        "coarsest %.2f, arrays %.2f (on the host)\n", S->ms.grid, S->ms.stencil, S->ms.galerkin,
-        S->ms.plans, S->ms.smoother, S->ms.coarse, S->ms.upload);
-#undef PUT
+    put(buf, len, &k, "  per cycle: %d kernels of mg + %d products (adia_spmv_async)\n",
+        S->kernels, S->products);
+    put(buf, len, &k, "  setup ms: grid %.2f, stencil %.2f, galerkin %.2f, plans %.2f, "
+        "smoothers %.2f, coarsest %.2f, arrays %.2f (on the host)\n", S->ms.grid, S->ms.stencil,
+        S->ms.galerkin, S->ms.plans, S->ms.smoother, S->ms.coarse, S->ms.upload);
 }
 
 static void mg_destroy(adia_precond *M)
