@@ -32,9 +32,12 @@ extern "C" {
 #define MG_POINTS 27
 #define MG_MAX_LEVELS 32
 /* Coarsening stops at this many unknowns or fewer; the coarsest level is
- * solved by an explicit dense inverse (a gemv per cycle).  To be tuned by
- * measurement on the device (the issue asks 500-2000). */
-#define MG_COARSE_ROWS 1000
+ * solved by an explicit dense inverse (a gemv per cycle).  512 = 8^3: the
+ * host's Cholesky and inverse of the coarsest grid cost 55 ms at 729 rows
+ * (9^3) and about 4x that at 1000, while one more level costs about ten
+ * launches a cycle; to be tuned on the device once the setup runs there
+ * (the issue asks 500-2000). */
+#define MG_COARSE_ROWS 512
 /* The largest coarsest level accepted (a max_levels that stops early, or a
  * grid that cannot coarsen): the dense inverse holds rows^2 values. */
 #define MG_DENSE_MAX 4096

@@ -10,7 +10,9 @@ namespace {
 
 constexpr int THREADS = 256;
 
-/* Grid shapes of a pair of levels, by value. */
+/* Grid shapes of a pair of levels, by value.  A level has fewer than 2^31
+ * rows (a plan's), so a row's grid point is found with 32-bit division,
+ * several times cheaper on the device than 64-bit. */
 struct pair_dims {
     int64_t fine[3], coarse[3];
     int coarsened[3];
@@ -54,10 +56,11 @@ __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, 
 {
     const int64_t rows = p.coarse[0] * p.coarse[1] * p.coarse[2];
     const int64_t nx = p.fine[0], nxy = nx * p.fine[1];
+    const uint32_t cnx = (uint32_t)p.coarse[0], cny = (uint32_t)p.coarse[1];
     for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < rows;
          I += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t ci[3] = {I % p.coarse[0], I / p.coarse[0] % p.coarse[1],
-                               I / (p.coarse[0] * p.coarse[1])};
+        const int64_t ci[3] = {(uint32_t)I % cnx, (uint32_t)I / cnx % cny,
+                               (uint32_t)I / (cnx * cny)};
         int64_t f[3][3];
         double w[3][3];
         int k[3];
@@ -78,10 +81,11 @@ __global__ void prolong_kernel(pair_dims p, const T *xc, T *x)
 {
     const int64_t rows = p.fine[0] * p.fine[1] * p.fine[2];
     const int64_t cx = p.coarse[0], cxy = cx * p.coarse[1];
+    const uint32_t fnx = (uint32_t)p.fine[0], fny = (uint32_t)p.fine[1];
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t fi[3] = {i % p.fine[0], i / p.fine[0] % p.fine[1],
-                               i / (p.fine[0] * p.fine[1])};
+        const int64_t fi[3] = {(uint32_t)i % fnx, (uint32_t)i / fnx % fny,
+                               (uint32_t)i / (fnx * fny)};
         int64_t c[3][2];
         double w[3][2];
         int k[3];
