@@ -17,24 +17,82 @@ static void coords(const int32_t n[3], int64_t i, int64_t c[3])
     c[2] = i / ((int64_t)n[0] * n[1]);
 }
 
-/* The first row (or rows) with a nonzero (exact zeros are not entries of
- * the stencil) coupling points further than one apart. */
+/* How an entry's offset o = j - i names its stencil point on grid n.
+ * When the offsets of the points possible on the grid (no step along a
+ * dimension of one point) are distinct -- dimensions of at least 3 points
+ * -- o alone names the point, and the row's coordinates say whether its
+ * neighbour exists (no division per nonzero); else the column's own
+ * coordinates are compared (grids 2 points wide). */
+typedef struct grid_map {
+    int32_t n[3];
+    int by_offset;
+    int np;
+    int64_t off[MG_POINTS];   /* ascending */
+    int pt[MG_POINTS];
+} grid_map;
+
+static void map_init(grid_map *g, const int32_t n[3])
+{
+    memcpy(g->n, n, sizeof g->n);
+    g->np = 0;
+    for (int p = 0; p < MG_POINTS; p++) {
+        int possible = 1;
+        for (int d = 0; d < 3; d++) possible &= mg_dx(p, d) == 0 || n[d] > 1;
+        if (!possible) continue;
+        const int64_t o = mg_dx(p, 0) + (int64_t)n[0] * (mg_dx(p, 1) + (int64_t)n[1] * mg_dx(p, 2));
+        int k = g->np++;
+        while (k > 0 && g->off[k - 1] > o) g->off[k] = g->off[k - 1], g->pt[k] = g->pt[k - 1], k--;
+        g->off[k] = o, g->pt[k] = p;
+    }
+    g->by_offset = 1;
+    for (int k = 1; k < g->np; k++) g->by_offset &= g->off[k] != g->off[k - 1];
+}
+
+/* The point of entry (i, i + o), row i at coordinates c; -1 when the two
+ * are not grid neighbours. */
+static int map_point(const grid_map *g, const int64_t c[3], int64_t i, int64_t o)
+{
+    int p = -1;
+    if (g->by_offset) {
+        int lo = 0, hi = g->np - 1;
+        while (lo <= hi) {
+            const int mid = (lo + hi) / 2;
+            if (g->off[mid] == o) {
+                p = g->pt[mid];
+                break;
+            }
+            if (g->off[mid] < o) lo = mid + 1;
+            else hi = mid - 1;
+        }
+        if (p < 0) return -1;
+        for (int d = 0; d < 3; d++)
+            if (c[d] + mg_dx(p, d) < 0 || c[d] + mg_dx(p, d) >= g->n[d]) return -1;
+        return p;
+    }
+    int64_t cj[3];
+    coords(g->n, i + o, cj);
+    for (int d = 0; d < 3; d++)
+        if (llabs(cj[d] - c[d]) > 1) return -1;
+    return mg_point((int)(cj[0] - c[0]), (int)(cj[1] - c[1]), (int)(cj[2] - c[2]));
+}
+
+/* The first row with a nonzero (exact zeros are not entries of the
+ * stencil) coupling points that are not neighbours; rows if none. */
 static int64_t first_bad_row(const adia_csr *A, const int32_t n[3])
 {
     const double *v = A->values;
+    grid_map g;
+    map_init(&g, n);
     int64_t bad = A->rows;
 #pragma omp parallel for reduction(min : bad) schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
     for (int32_t i = 0; i < A->rows; i++) {
-        int64_t ci[3], cj[3];
+        int64_t ci[3];
         coords(n, i, ci);
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
-            if (v[k] == 0) continue;
-            coords(n, A->colind[k], cj);
-            if (llabs(ci[0] - cj[0]) > 1 || llabs(ci[1] - cj[1]) > 1 || llabs(ci[2] - cj[2]) > 1) {
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (v[k] != 0 && map_point(&g, ci, i, (int64_t)A->colind[k] - i) < 0) {
                 if (i < bad) bad = i;
                 break;
             }
-        }
     }
     return bad;
 }
@@ -160,24 +218,20 @@ void adia__mg_stencil_free(mg_stencil *S)
     }
 }
 
-/* The stencil point of entry (i, j): both on grid n, neighbours. */
-static int point_of(const int32_t n[3], int64_t i, int64_t j)
-{
-    int64_t ci[3], cj[3];
-    coords(n, i, ci);
-    coords(n, j, cj);
-    return mg_point((int)(cj[0] - ci[0]), (int)(cj[1] - ci[1]), (int)(cj[2] - ci[2]));
-}
-
 adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_stencil *S)
 {
     *S = (mg_stencil){.n = {n[0], n[1], n[2]}, .rows = A->rows};
     const double *v = A->values;
+    grid_map g;   /* every nonzero is on the grid (adia__mg_grid checked) */
+    map_init(&g, n);
     unsigned present = 1u << mg_point(0, 0, 0);
 #pragma omp parallel for reduction(| : present) schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int32_t i = 0; i < A->rows; i++)
+    for (int32_t i = 0; i < A->rows; i++) {
+        int64_t c[3];
+        coords(n, i, c);
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (v[k] != 0) present |= 1u << point_of(n, i, A->colind[k]);
+            if (v[k] != 0) present |= 1u << map_point(&g, c, i, (int64_t)A->colind[k] - i);
+    }
     for (int p = 0; p < MG_POINTS; p++)
         if (present >> p & 1) {
             S->coef[p] = adia__calloc((size_t)S->rows + 1, sizeof(double), "mg stencil");
@@ -187,9 +241,12 @@ adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_
             }
         }
 #pragma omp parallel for schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int32_t i = 0; i < A->rows; i++)
+    for (int32_t i = 0; i < A->rows; i++) {
+        int64_t c[3];
+        coords(n, i, c);
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (v[k] != 0) S->coef[point_of(n, i, A->colind[k])][i] = v[k];
+            if (v[k] != 0) S->coef[map_point(&g, c, i, (int64_t)A->colind[k] - i)][i] = v[k];
+    }
     const double *diag = S->coef[mg_point(0, 0, 0)];
     for (int64_t i = 0; i < S->rows; i++)
         if (diag[i] == 0 || !isfinite(diag[i])) {
