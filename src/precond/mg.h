@@ -4,8 +4,8 @@
  *                 explain, the operations table
  *   mg_grid.c     the grid: found from A's offsets or given, every nonzero
  *                 checked against it; the finest level's stencil
- *   mg_galerkin.c coarse grids, trilinear P (R = P^T), A_c = R A P in
- *                 stencil form, a level's CSR and plan
+ *   mg_galerkin.c coarse grids, A_c = R A P in stencil form (its row:
+ *                 mg_galerkin_row below, host and device), a level's CSR
  *   mg_smooth.c   smoother set-up (diagonals, eigenvalue bound), the dense
  *                 coarsest solve (Cholesky, explicit inverse)
  *   mg_cpu.c      the cycle's vector kernels on the host (OpenMP)
@@ -97,6 +97,43 @@ static inline MG_HD int mg_children(int coarsened, int64_t c, int64_t nf, int64_
     f[k] = 2 * c, w[k++] = 1;
     if (2 * c + 1 < nf) f[k] = 2 * c + 1, w[k++] = 0.5;
     return k;
+}
+
+/* One coarse row of the Galerkin product: acc[q] = (R A P)(I, I + q) for
+ * the 27 coarse points q, I at coarse coordinates ci (host and device: the
+ * set-up on the GPU runs the same code on a stencil of device arrays). */
+static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3],
+                                         const int coarsened[3], const int64_t ci[3],
+                                         double acc[MG_POINTS])
+{
+    int64_t f[3][3], pj[3][2];
+    double wf[3][3], wj[3][2];
+    int nfc[3];
+    for (int d = 0; d < 3; d++) nfc[d] = mg_children(coarsened[d], ci[d], A->n[d], f[d], wf[d]);
+    for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
+    const int64_t nx = A->n[0], nxy = nx * A->n[1];
+    for (int a = 0; a < nfc[2]; a++)
+        for (int b = 0; b < nfc[1]; b++)
+            for (int e = 0; e < nfc[0]; e++) {
+                const int64_t fi[3] = {f[0][e], f[1][b], f[2][a]};
+                const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
+                const double wi = wf[0][e] * wf[1][b] * wf[2][a];
+                for (int p = 0; p < MG_POINTS; p++) {
+                    if (!A->coef[p] || A->coef[p][i] == 0) continue;
+                    const double ai = wi * A->coef[p][i];
+                    int np[3];
+                    for (int d = 0; d < 3; d++)   /* a nonzero stays on the grid */
+                        np[d] = mg_parents(coarsened[d], fi[d] + mg_dx(p, d), nc[d], pj[d], wj[d]);
+                    for (int z = 0; z < np[2]; z++)
+                        for (int y = 0; y < np[1]; y++)
+                            for (int x = 0; x < np[0]; x++) {
+                                const int q = mg_point((int)(pj[0][x] - ci[0]),
+                                                       (int)(pj[1][y] - ci[1]),
+                                                       (int)(pj[2][z] - ci[2]));
+                                acc[q] += ai * wj[0][x] * wj[1][y] * wj[2][z];
+                            }
+                }
+            }
 }
 
 typedef struct mg_level {

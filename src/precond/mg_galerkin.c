@@ -19,40 +19,6 @@ void adia__mg_coarse_grid(const int32_t n[3], int32_t nc[3], int coarsened[3])
     }
 }
 
-/* One coarse row: acc[q] = (R A P)(I, I + q) for the 27 coarse points q. */
-static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int coarsened[3],
-                         const int64_t ci[3], double acc[MG_POINTS])
-{
-    int64_t f[3][3], pj[3][2];
-    double wf[3][3], wj[3][2];
-    int nfc[3];
-    for (int d = 0; d < 3; d++) nfc[d] = mg_children(coarsened[d], ci[d], A->n[d], f[d], wf[d]);
-    memset(acc, 0, MG_POINTS * sizeof *acc);
-    const int64_t nx = A->n[0], nxy = nx * A->n[1];
-    for (int a = 0; a < nfc[2]; a++)
-        for (int b = 0; b < nfc[1]; b++)
-            for (int e = 0; e < nfc[0]; e++) {
-                const int64_t fi[3] = {f[0][e], f[1][b], f[2][a]};
-                const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
-                const double wi = wf[0][e] * wf[1][b] * wf[2][a];
-                for (int p = 0; p < MG_POINTS; p++) {
-                    if (!A->coef[p] || A->coef[p][i] == 0) continue;
-                    const double ai = wi * A->coef[p][i];
-                    int np[3];
-                    for (int d = 0; d < 3; d++)   /* a nonzero stays on the grid */
-                        np[d] = mg_parents(coarsened[d], fi[d] + mg_dx(p, d), nc[d], pj[d], wj[d]);
-                    for (int z = 0; z < np[2]; z++)
-                        for (int y = 0; y < np[1]; y++)
-                            for (int x = 0; x < np[0]; x++) {
-                                const int q = mg_point((int)(pj[0][x] - ci[0]),
-                                                       (int)(pj[1][y] - ci[1]),
-                                                       (int)(pj[2][z] - ci[2]));
-                                acc[q] += ai * wj[0][x] * wj[1][y] * wj[2][z];
-                            }
-                }
-            }
-}
-
 adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const int coarsened[3],
                               mg_stencil *C)
 {
@@ -69,7 +35,7 @@ adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const in
     for (int64_t I = 0; I < rows; I++) {
         const int64_t ci[3] = {I % nc[0], I / nc[0] % nc[1], I / ((int64_t)nc[0] * nc[1])};
         double acc[MG_POINTS];
-        galerkin_row(A, nc, coarsened, ci, acc);
+        mg_galerkin_row(A, nc, coarsened, ci, acc);
         for (int p = 0; p < MG_POINTS; p++) C->coef[p][I] = acc[p];
     }
     for (int p = 0; p < MG_POINTS; p++) {   /* drop the points that are zero everywhere */
