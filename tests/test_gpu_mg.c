@@ -4,7 +4,8 @@
  * box stencils, the one-level fallback and alpha scaling; the apply
  * captured into a CUDA graph and replayed gives the same z (the cycle
  * queues only kernels on the stream); the V-cycle as a stationary
- * iteration on the device converges as on the host. */
+ * iteration on the device converges as on the host, is symmetric and
+ * positive there, and PCG with it takes the host's iterations. */
 #include "testutil.h"
 
 #include <math.h>
@@ -185,6 +186,96 @@ static void test_stationary(void)
     adia_matrix_destroy(A);
 }
 
+static double dot(const double *a, const double *b, int64_t n)
+{
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* On the device too: x'My = y'Mx within 1e-12, y'My > 0 (double; V and
+ * W on 4 levels). */
+static void test_symmetric(void)
+{
+    adia_matrix *A = test_generate("lap2d5:200x190");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+    for (int c = 0; c < 2 && P; c++) {
+        adia_precond *M = make_mg(P, NULL, c ? 'w' : 'v');
+        if (!M) continue;
+        const int32_t n = adia_matrix_rows(A);
+        double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+        double *mx = malloc(n * sizeof *mx), *my = malloc(n * sizeof *my);
+        uint64_t seed = 41;
+        test_rand_vector(&seed, x, n);
+        test_rand_vector(&seed, y, n);
+        if (gpu_apply(M, 1.0, x, mx, n, 0) && gpu_apply(M, 1.0, y, my, n, 0)) {
+            const double a = dot(x, my, n), b = dot(y, mx, n);
+            CHECK(fabs(a - b) <= 1e-12 * sqrt(dot(x, mx, n) * dot(y, my, n)),
+                  "%c-cycle on the GPU: x'My %.17g, y'Mx %.17g", c ? 'w' : 'v', a, b);
+            CHECK(dot(y, my, n) > 0, "y'My %g", dot(y, my, n));
+        }
+        free(x), free(y), free(mx), free(my);
+        adia_precond_destroy(M);
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
+/* PCG written out, the product on the host plan, z = M r on the device:
+ * the iterations to 1e-8 (-1: none within 50). */
+static int pcg_gpu(adia_plan *Pc, adia_precond *M)
+{
+    const int32_t n = adia_plan_rows(Pc);
+    double *xs = malloc(n * sizeof *xs), *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x);
+    double *r = malloc(n * sizeof *r), *z = malloc(n * sizeof *z), *p = malloc(n * sizeof *p);
+    double *q = malloc(n * sizeof *q);
+    uint64_t seed = 9;
+    test_rand_vector(&seed, xs, n);
+    CHECK_OK(adia_spmv(Pc, 1.0, xs, 0.0, b));
+    memcpy(r, b, n * sizeof *r);
+    const double bn = sqrt(dot(b, b, n));
+    int it = -1;
+    if (gpu_apply(M, 1.0, r, z, n, 0)) {
+        memcpy(p, z, n * sizeof *p);
+        double rz = dot(r, z, n);
+        for (int k = 1; k <= 50; k++) {
+            CHECK_OK(adia_spmv(Pc, 1.0, p, 0.0, q));
+            const double a = rz / dot(p, q, n);
+            for (int32_t i = 0; i < n; i++) x[i] += a * p[i], r[i] -= a * q[i];
+            if (sqrt(dot(r, r, n)) <= 1e-8 * bn) {
+                it = k;
+                break;
+            }
+            if (!gpu_apply(M, 1.0, r, z, n, 0)) break;
+            const double rz1 = dot(r, z, n), beta = rz1 / rz;
+            rz = rz1;
+            for (int32_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+        }
+    }
+    free(xs), free(b), free(x), free(r), free(z), free(p), free(q);
+    return it;
+}
+
+static void test_pcg(void)
+{
+    static const char *specs[] = {"lap3d7:33", "lap3d7:64", "lap3d7:100"};
+    for (int k = 0; k < 3; k++) {
+        adia_matrix *A = test_generate(specs[k]);
+        adia_plan *Pc = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 0) : NULL;
+        adia_plan *Pg = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+        adia_precond *M = Pg ? make_mg(Pg, NULL, 'v') : NULL;
+        if (M && Pc) {
+            const int it = pcg_gpu(Pc, M);
+            printf("PCG with mg on the GPU, %s: %d iterations to 1e-8\n", specs[k], it);
+            CHECK(it > 0 && it <= 8, "%s: %d iterations (6 on the CPU)", specs[k], it);
+        }
+        adia_precond_destroy(M);
+        adia_plan_destroy(Pc);
+        adia_plan_destroy(Pg);
+        adia_matrix_destroy(A);
+    }
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -193,6 +284,8 @@ int main(void)
     test_against_cpu();
     test_graph_capture();
     test_stationary();
+    test_symmetric();
+    test_pcg();
     return TEST_END();
 }
 #endif
