@@ -189,40 +189,50 @@ static adia_status hierarchy(adia_precond *M, mg_state *S, int max_levels, mg_st
     return ADIA_OK;
 }
 
-/* Smoothers of levels 0 .. nlev-2, the coarsest inverse, the arrays. */
+/* The coarsest level: its dense inverse where the plan lives. */
+static adia_status coarsest_data(mg_state *S, mg_level *L, const mg_stencil *st)
+{
+    const double t0 = adia__now_ms();
+    double *inv = adia__alloc((size_t)(L->rows * L->rows) + 1, sizeof *inv, "mg inverse");
+    if (!inv) return ADIA_ERR_NO_MEMORY;
+    adia_status s = adia__mg_dense_inverse(st, inv, &S->coarse_spd);
+    const double t1 = adia__now_ms();
+    S->ms.coarse += t1 - t0;
+    if (s == ADIA_OK) s = level_array(S, L->rows * L->rows, inv, &L->ainv);
+    free(inv);
+    S->ms.upload += adia__now_ms() - t1;
+    return s;
+}
+
+/* A smoothed level: its scaling, bounds and work arrays t (and d). */
+static adia_status smoother_data(mg_state *S, mg_level *L, const mg_stencil *st)
+{
+    const double t0 = adia__now_ms();
+    double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
+    if (!sc) return ADIA_ERR_NO_MEMORY;
+    adia_status s = adia__mg_smoother_setup(st, S->smoother, sc, &L->lmax, &L->lmin);
+    const double t1 = adia__now_ms();
+    S->ms.smoother += t1 - t0;
+    if (s == ADIA_OK) s = level_array(S, L->rows, sc, &L->s);
+    free(sc);
+    if (s == ADIA_OK) s = level_array(S, L->rows, NULL, &L->t);
+    if (s == ADIA_OK && S->smoother == MG_CHEB) s = level_array(S, L->rows, NULL, &L->d);
+    S->ms.upload += adia__now_ms() - t1;
+    return s;
+}
+
+/* Every level's data; levels below the finest own their b and x (the
+ * finest's are the caller's r and z). */
 static adia_status level_data(mg_state *S, const mg_stencil *st)
 {
     for (int l = 0; l < S->nlev; l++) {
         mg_level *L = &S->lev[l];
-        double t0 = adia__now_ms();
-        if (l == S->nlev - 1) {
-            double *inv = adia__alloc((size_t)(L->rows * L->rows) + 1, sizeof *inv, "mg inverse");
-            if (!inv) return ADIA_ERR_NO_MEMORY;
-            adia_status s = adia__mg_dense_inverse(&st[l], inv, &S->coarse_spd);
-            double t1 = adia__now_ms();
-            S->ms.coarse += t1 - t0;
-            if (s == ADIA_OK) s = level_array(S, L->rows * L->rows, inv, &L->ainv);
-            free(inv);
-            S->ms.upload += adia__now_ms() - t1;
-            ADIA_TRY(s);
-        } else {
-            double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
-            if (!sc) return ADIA_ERR_NO_MEMORY;
-            adia_status s = adia__mg_smoother_setup(&st[l], S->smoother, sc, &L->lmax, &L->lmin);
-            double t1 = adia__now_ms();
-            S->ms.smoother += t1 - t0;
-            if (s == ADIA_OK) s = level_array(S, L->rows, sc, &L->s);
-            free(sc);
-            ADIA_TRY(s);
-            ADIA_TRY(level_array(S, L->rows, NULL, &L->t));
-            if (S->smoother == MG_CHEB) ADIA_TRY(level_array(S, L->rows, NULL, &L->d));
-            S->ms.upload += adia__now_ms() - t1;
-        }
+        ADIA_TRY(l == S->nlev - 1 ? coarsest_data(S, L, &st[l]) : smoother_data(S, L, &st[l]));
         if (l > 0) {
-            double t1 = adia__now_ms();
+            const double t0 = adia__now_ms();
             ADIA_TRY(level_array(S, L->rows, NULL, &L->b));
             ADIA_TRY(level_array(S, L->rows, NULL, &L->x));
-            S->ms.upload += adia__now_ms() - t1;
+            S->ms.upload += adia__now_ms() - t0;
         }
     }
     return ADIA_OK;
