@@ -183,7 +183,8 @@ static void test_grid_errors(void)
     }
     A = test_coo_matrix(&m);
     if (A) {
-        expect_create_error(A, NULL, 0, ADIA_ERR_INVALID_ARG, "A(17,17) (grid point (17,0,0))");
+        expect_create_error(A, NULL, 0, ADIA_ERR_INVALID_ARG, "A(17,17) (grid point (17,0,0)) "
+                            "nonzero and finite, it is 0");
         adia_matrix_destroy(A);
     }
 }

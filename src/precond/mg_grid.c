@@ -252,11 +252,12 @@ adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_
         if (diag[i] == 0 || !isfinite(diag[i])) {
             int64_t c[3];
             coords(n, i, c);
+            const double bad = diag[i];
             adia__mg_stencil_free(S);
             return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: needs A(%lld,%lld) "
                               "(grid point (%lld,%lld,%lld)) nonzero and finite, it is %g",
                               (long long)i, (long long)i, (long long)c[0], (long long)c[1],
-                              (long long)c[2], diag[i]);
+                              (long long)c[2], bad);
         }
     return ADIA_OK;
 }
