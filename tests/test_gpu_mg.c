@@ -61,7 +61,8 @@ static void compare(const char *spec, const char *smoother, char cycle, adia_val
     if (Mc && Mg) {
         const int32_t n = adia_matrix_rows(A);
         const int fl = vt == ADIA_FLOAT;
-        double *r = malloc(n * sizeof *r), *zc = malloc(n * sizeof *zc), *zg = malloc(n * sizeof *zg);
+        double *r = malloc(n * sizeof *r), *zc = malloc(n * sizeof *zc);
+        double *zg = malloc(n * sizeof *zg);
         uint64_t seed = 17;
         test_rand_vector(&seed, r, n);
         const double alpha = fl ? 1.0 : 0.5;

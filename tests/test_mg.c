@@ -352,7 +352,10 @@ static void check_galerkin(adia_matrix *A, const char *what)
         test_rand_vector(&seed, xc, m);
         memcpy(xw, x, rows * sizeof *xw);
         for (int64_t i = 0; i < rows; i++)
-            for (int64_t J = 0; J < m; J++) bw[J] += p[i * m + J] * b[i], xw[i] += p[i * m + J] * xc[J];
+            for (int64_t J = 0; J < m; J++) {
+                bw[J] += p[i * m + J] * b[i];
+                xw[i] += p[i * m + J] * xc[J];
+            }
         CHECK_OK(adia__mg_cpu_kernels.restrict_residual(&S, &L, &Lc, 1.0, b, NULL));
         CHECK_OK(adia__mg_cpu_kernels.prolong(&S, &L, &Lc, x, NULL));
         CHECK(max_diff(bc, bw, m) < 1e-15 && max_diff(x, xw, rows) < 1e-15,

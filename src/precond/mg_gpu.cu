@@ -64,7 +64,8 @@ __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, 
         int64_t f[3][3];
         double w[3][3];
         int k[3];
-        for (int d = 0; d < 3; d++) k[d] = mg_children(p.coarsened[d], ci[d], p.fine[d], f[d], w[d]);
+        for (int d = 0; d < 3; d++)
+            k[d] = mg_children(p.coarsened[d], ci[d], p.fine[d], f[d], w[d]);
         double sum = 0;
         for (int c = 0; c < k[2]; c++)
             for (int e = 0; e < k[1]; e++)
@@ -89,7 +90,8 @@ __global__ void prolong_kernel(pair_dims p, const T *xc, T *x)
         int64_t c[3][2];
         double w[3][2];
         int k[3];
-        for (int d = 0; d < 3; d++) k[d] = mg_parents(p.coarsened[d], fi[d], p.coarse[d], c[d], w[d]);
+        for (int d = 0; d < 3; d++)
+            k[d] = mg_parents(p.coarsened[d], fi[d], p.coarse[d], c[d], w[d]);
         double sum = 0;
         for (int z = 0; z < k[2]; z++)
             for (int y = 0; y < k[1]; y++)
