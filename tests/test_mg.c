@@ -610,6 +610,9 @@ static int pcg_on(adia_matrix *A, const char *what, const char *smoother)
         it = pcg(P, M, 1e-8, 100);
         char buf[4096];
         CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+        CHECK(test_contains(buf, "operator complexity") && test_contains(buf, "per cycle:") &&
+              test_contains(buf, "finest-level products") && test_contains(buf, "setup ms:"),
+              "explain: %s", buf);
         printf("PCG + mg (%s) %-18s %3d iterations to 1e-8 (%.2f s)\n%s", smoother ? smoother :
                "cheb", what, it, test_seconds() - t0, buf);
     }

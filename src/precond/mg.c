@@ -31,20 +31,32 @@ typedef struct mg_run {
     const mg_state *S;
     const mg_kernels *K;
     void *stream;
-    int dry;                   /* 1: only count the launches              */
+    int dry;                   /* 1: only count launches and bytes        */
     int kernels, products;
+    double bytes;              /* moved through memory (a model: each
+                                  array read or written once per launch) */
 } mg_run;
+
+/* One launch of ours moving `vectors` values per row of L, plus extra. */
+static void count(mg_run *R, const mg_level *L, int vectors, double extra)
+{
+    R->kernels++;
+    R->bytes += ((double)vectors * (double)L->rows + extra) *
+                (double)(R->S->device ? adia_value_size(R->S->vtype) : sizeof(double));
+}
 
 static adia_status product(mg_run *R, const mg_level *L, const void *x)
 {
     R->products++;
+    R->bytes += (double)adia_format_bytes(adia_plan_format(L->plan));
     return R->dry ? ADIA_OK : adia_spmv_async(L->plan, 1.0, x, 0.0, L->t, R->stream);
 }
 
+/* Reads s, b (t, x unless zero_x; d when c1 != 0), writes x (and d). */
 static adia_status smooth_step(mg_run *R, const mg_level *L, int cheb, double c1, double c2,
                                int zero_x, double bs, const void *b, void *x)
 {
-    R->kernels++;
+    count(R, L, 3 + (zero_x ? 0 : 2) + (cheb ? 1 + (c1 != 0) : 0), 0);
     return R->dry ? ADIA_OK : R->K->smooth(R->S, L, cheb, c1, c2, zero_x, bs, b, x, R->stream);
 }
 
@@ -80,18 +92,18 @@ static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, in
     const mg_state *S = R->S;
     const mg_level *L = &S->lev[l];
     if (l == S->nlev - 1) {   /* exact: entered from x = 0 only */
-        R->kernels++;
+        count(R, L, 2, (double)L->rows * (double)L->rows);
         return R->dry ? ADIA_OK : R->K->coarse(S, L, bs, b, x, R->stream);
     }
     const mg_level *Lc = L + 1;
     ADIA_TRY(smooth(R, L, bs, b, x, zero_x));
     ADIA_TRY(product(R, L, x));
-    R->kernels++;
+    count(R, L, 2, (double)Lc->rows);   /* reads b, t; writes the coarse b */
     if (!R->dry) ADIA_TRY(R->K->restrict_residual(S, L, Lc, bs, b, R->stream));
     ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 1));
     if (S->cycle == 'w' && l + 1 < S->nlev - 1)   /* a second exact solve changes nothing */
         ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 0));
-    R->kernels++;
+    count(R, L, 2, (double)Lc->rows);   /* x += P x_c */
     if (!R->dry) ADIA_TRY(R->K->prolong(S, L, Lc, x, R->stream));
     return smooth(R, L, bs, b, x, 0);
 }
@@ -266,6 +278,7 @@ static adia_status build(adia_precond *M, mg_state *S, const adia_precond_option
     ADIA_TRY(cycle(&R, 0, 1.0, NULL, NULL, 1));
     S->kernels = R.kernels;
     S->products = R.products;
+    S->cycle_bytes = R.bytes;
     return ADIA_OK;
 }
 
@@ -340,8 +353,10 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
     put(buf, len, &k, "  operator complexity %.3f (nonzeros of all levels / finest), grid "
         "complexity %.3f\n", S->lev[0].nnz ? (double)nnz / (double)S->lev[0].nnz : 0.0,
         S->lev[0].rows ? (double)rows / (double)S->lev[0].rows : 0.0);
-    put(buf, len, &k, "  per cycle: %d kernels of mg + %d products (adia_spmv_async)\n",
-        S->kernels, S->products);
+    const double fine = (double)adia_format_bytes(adia_plan_format(S->lev[0].plan));
+    put(buf, len, &k, "  per cycle: %d kernels of mg + %d products (adia_spmv_async), %.3g MB "
+        "moved = %.2f finest-level products (bytes, a model)\n", S->kernels, S->products,
+        S->cycle_bytes / 1e6, fine > 0 ? S->cycle_bytes / fine : 0.0);
     put(buf, len, &k, "  setup ms: grid %.2f, stencil %.2f, galerkin %.2f, plans %.2f, "
         "smoothers %.2f, coarsest %.2f, arrays %.2f (on the host)\n", S->ms.grid, S->ms.stencil,
         S->ms.galerkin, S->ms.plans, S->ms.smoother, S->ms.coarse, S->ms.upload);

@@ -171,6 +171,7 @@ typedef struct mg_state {
     int coarse_spd;           /* 1: Cholesky; 0: LU (A_c not SPD) */
     mg_phase_ms ms;
     int kernels, products;    /* launches per cycle: ours, adia_spmv_async */
+    double cycle_bytes;       /* moved per cycle (a model, mg.c)            */
 } mg_state;
 
 /* ---- mg_grid.c */
