@@ -1,0 +1,388 @@
+/* mg.c -- the geometric multigrid preconditioner (kind "mg"): setup in
+ * phases (grid, finest stencil, Galerkin hierarchy with a plan per level,
+ * smoothers, coarsest inverse, level arrays), the cycle driver written
+ * once over a table of vector kernels (host: mg_cpu.c, device: mg_gpu.cu),
+ * explain, destroy and the operations table.
+ *
+ * The cycle, z = alpha M r from z = 0: on each level pre-smoothing, the
+ * residual restricted in one pass with the product before it, the coarse
+ * level (V: once; W: twice), x += P x_c, post-smoothing with the same
+ * sweeps (each smoother is a symmetric operator, so the cycle is symmetric:
+ * mg_smooth.c), and on the coarsest level x = A_c^-1 b by a dense inverse.
+ * alpha scales the finest right-hand side inside the kernels that read it.
+ * On a GPU plan the cycle queues only kernels and adia_spmv_async on the
+ * caller's stream, with every array allocated at setup: a CUDA graph may
+ * capture it.  The level arrays are the preconditioner's own: one apply at
+ * a time per preconditioner (as adia_spmv_sums_async's work).  The setup
+ * runs on the host for now (the stencils are host arrays; each phase takes
+ * and gives stencils so that it can move to the device on its own). */
+#include "mg.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#define CHEB_DEGREE 2          /* default Chebyshev degree (sweeps 1): the
+                                  cost of V(2,2), factor 0.09 (mg_smooth.c) */
+#define PLAN_CALLS 1000        /* a level's products over one solve       */
+
+/* ---------------------------------------------------------------- cycle */
+
+typedef struct mg_run {
+    const mg_state *S;
+    const mg_kernels *K;
+    void *stream;
+    int dry;                   /* 1: only count launches and bytes        */
+    int kernels, products;
+    double bytes;              /* moved through memory (a model: each
+                                  array read or written once per launch) */
+} mg_run;
+
+/* One launch of ours moving `vectors` values per row of L, plus extra. */
+static void count(mg_run *R, const mg_level *L, int vectors, double extra)
+{
+    R->kernels++;
+    R->bytes += ((double)vectors * (double)L->rows + extra) *
+                (double)(R->S->device ? adia_value_size(R->S->vtype) : sizeof(double));
+}
+
+static adia_status product(mg_run *R, const mg_level *L, const void *x)
+{
+    R->products++;
+    R->bytes += (double)adia_format_bytes(adia_plan_format(L->plan));
+    return R->dry ? ADIA_OK : adia_spmv_async(L->plan, 1.0, x, 0.0, L->t, R->stream);
+}
+
+/* Reads s, b (t, x unless zero_x; d when c1 != 0), writes x (and d). */
+static adia_status smooth_step(mg_run *R, const mg_level *L, int cheb, double c1, double c2,
+                               int zero_x, double bs, const void *b, void *x)
+{
+    count(R, L, 3 + (zero_x ? 0 : 2) + (cheb ? 1 + (c1 != 0) : 0), 0);
+    return R->dry ? ADIA_OK : R->K->smooth(R->S, L, cheb, c1, c2, zero_x, bs, b, x, R->stream);
+}
+
+/* The sweeps of the level's smoother; zero_x: x enters as 0 (not read). */
+static adia_status smooth(mg_run *R, const mg_level *L, double bs, const void *b, void *x,
+                          int zero_x)
+{
+    const mg_state *S = R->S;
+    const int cheb = S->smoother == MG_CHEB;
+    const double theta = 0.5 * (L->lmax + L->lmin), delta = 0.5 * (L->lmax - L->lmin);
+    const double sigma = theta / delta;
+    for (int sw = 0; sw < S->sweeps; sw++) {
+        double rho_old = 1 / sigma;
+        for (int k = 0; k < (cheb ? S->degree : 1); k++) {
+            if (!zero_x) ADIA_TRY(product(R, L, x));
+            double c1 = 0, c2 = cheb ? 1 / theta : 1;
+            if (cheb && k > 0) {   /* Saad, Alg. 12.1 with D^-1 as preconditioner */
+                const double rho = 1 / (2 * sigma - rho_old);
+                c1 = rho * rho_old;
+                c2 = 2 * rho / delta;
+                rho_old = rho;
+            }
+            ADIA_TRY(smooth_step(R, L, cheb, c1, c2, zero_x, bs, b, x));
+            zero_x = 0;
+        }
+    }
+    return ADIA_OK;
+}
+
+/* Solve approximately on level l from x = 0 (zero_x) or from x. */
+static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, int zero_x)
+{
+    const mg_state *S = R->S;
+    const mg_level *L = &S->lev[l];
+    if (l == S->nlev - 1) {   /* exact: entered from x = 0 only */
+        count(R, L, 2, (double)L->rows * (double)L->rows);
+        return R->dry ? ADIA_OK : R->K->coarse(S, L, bs, b, x, R->stream);
+    }
+    const mg_level *Lc = L + 1;
+    ADIA_TRY(smooth(R, L, bs, b, x, zero_x));
+    ADIA_TRY(product(R, L, x));
+    count(R, L, 2, (double)Lc->rows);   /* reads b, t; writes the coarse b */
+    if (!R->dry) ADIA_TRY(R->K->restrict_residual(S, L, Lc, bs, b, R->stream));
+    ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 1));
+    if (S->cycle == 'w' && l + 1 < S->nlev - 1)   /* a second exact solve changes nothing */
+        ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 0));
+    count(R, L, 2, (double)Lc->rows);   /* x += P x_c */
+    if (!R->dry) ADIA_TRY(R->K->prolong(S, L, Lc, x, R->stream));
+    return smooth(R, L, bs, b, x, 0);
+}
+
+static adia_status mg_apply(const adia_precond *M, double alpha, const void *r, void *z,
+                            void *stream)
+{
+    const mg_state *S = M->impl;
+    mg_run R = {.S = S, .K = M->device ? &adia__mg_gpu_kernels : &adia__mg_cpu_kernels,
+                .stream = stream};
+    return cycle(&R, 0, alpha, r, z, 1);
+}
+
+/* ---------------------------------------------------------------- setup */
+
+static adia_status parse_options(mg_state *S, const adia_precond_options *o)
+{
+    const char *sm = o->smoother ? o->smoother : "cheb";
+    if (!strcmp(sm, "cheb") || !strcmp(sm, "chebyshev")) S->smoother = MG_CHEB;
+    else if (!strcmp(sm, "jacobi")) S->smoother = MG_JACOBI;
+    else if (!strcmp(sm, "l1jacobi")) S->smoother = MG_L1JACOBI;
+    else
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: smoother \"%s\": not "
+                          "cheb, jacobi or l1jacobi", sm);
+    if (o->degree > 0 && S->smoother != MG_CHEB)
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: degree %d is the Chebyshev "
+                          "smoother's; smoother \"%s\" has none", o->degree, sm);
+    if (o->cycle == 'f')
+        return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: the F cycle is not "
+                          "built yet (cycles: v, w)");
+    S->cycle = o->cycle == 'w' ? 'w' : 'v';
+    S->sweeps = o->sweeps > 0 ? o->sweeps : S->smoother == MG_CHEB ? 1 : 2;
+    S->degree = o->degree > 0 ? o->degree : CHEB_DEGREE;
+    S->grid_given = o->grid[0] > 0 || o->grid[1] > 0 || o->grid[2] > 0;
+    return ADIA_OK;
+}
+
+static void free_array(const mg_state *S, void *p)
+{
+    if (S->device) adia__precond_free_gpu(p);
+    else free(p);
+}
+
+/* n values where the plan lives: h's (host doubles) or zeros (h NULL). */
+static adia_status level_array(const mg_state *S, int64_t n, const double *h, void **out)
+{
+    *out = NULL;
+    if (S->device)
+        return h ? adia__precond_upload(S->vtype, n, h, out) : adia__mg_gpu_zeros(S->vtype, n, out);
+    double *a = adia__calloc((size_t)n + 1, sizeof *a, "mg level array");
+    if (!a) return ADIA_ERR_NO_MEMORY;
+    if (h) memcpy(a, h, (size_t)n * sizeof *a);
+    *out = a;
+    return ADIA_OK;
+}
+
+static void set_grid(mg_level *L, const int32_t n[3])
+{
+    memcpy(L->n, n, sizeof L->n);
+    L->rows = (int64_t)n[0] * n[1] * n[2];
+}
+
+/* Levels 1.. by Galerkin products down to MG_COARSE_ROWS, each a plan. */
+static adia_status hierarchy(adia_precond *M, mg_state *S, int max_levels, mg_stencil *st)
+{
+    while (S->nlev < max_levels) {
+        const mg_level *L = &S->lev[S->nlev - 1];
+        if (L->rows <= MG_COARSE_ROWS || (L->n[0] == 1 && L->n[1] == 1 && L->n[2] == 1)) break;
+        mg_level *C = &S->lev[S->nlev];
+        int32_t nc[3];
+        adia__mg_coarse_grid(L->n, nc, C->coarsened);
+        set_grid(C, nc);
+        double t0 = adia__now_ms();
+        ADIA_TRY(adia__mg_galerkin(&st[S->nlev - 1], nc, C->coarsened, &st[S->nlev]));
+        S->nlev++;
+        double t1 = adia__now_ms();
+        S->ms.galerkin += t1 - t0;
+        adia_matrix *A = NULL;
+        ADIA_TRY(adia__mg_stencil_to_matrix(&st[S->nlev - 1], &A, &C->points));
+        C->nnz = adia_matrix_nnz(A);
+        adia_plan_hints h = {.expected_calls = PLAN_CALLS, .vtype = M->vtype,
+                             .device = M->device, .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
+        adia_status s = adia_plan_create(A, &h, &C->plan);
+        adia_matrix_destroy(A);
+        ADIA_TRY(s);
+        C->own_plan = 1;
+        S->ms.plans += adia__now_ms() - t1;
+    }
+    const mg_level *last = &S->lev[S->nlev - 1];
+    if (last->rows > MG_DENSE_MAX)
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the coarsest level (grid "
+                          "%dx%dx%d, %lld rows, max_levels %d) is above the %d rows of the dense "
+                          "direct solve", last->n[0], last->n[1], last->n[2],
+                          (long long)last->rows, max_levels, MG_DENSE_MAX);
+    return ADIA_OK;
+}
+
+/* The coarsest level: its dense inverse where the plan lives. */
+static adia_status coarsest_data(mg_state *S, mg_level *L, const mg_stencil *st)
+{
+    const double t0 = adia__now_ms();
+    double *inv = adia__alloc((size_t)(L->rows * L->rows) + 1, sizeof *inv, "mg inverse");
+    if (!inv) return ADIA_ERR_NO_MEMORY;
+    adia_status s = adia__mg_dense_inverse(st, inv, &S->coarse_spd);
+    const double t1 = adia__now_ms();
+    S->ms.coarse += t1 - t0;
+    if (s == ADIA_OK) s = level_array(S, L->rows * L->rows, inv, &L->ainv);
+    free(inv);
+    S->ms.upload += adia__now_ms() - t1;
+    return s;
+}
+
+/* A smoothed level: its scaling, bounds and work arrays t (and d). */
+static adia_status smoother_data(mg_state *S, mg_level *L, const mg_stencil *st)
+{
+    const double t0 = adia__now_ms();
+    double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
+    if (!sc) return ADIA_ERR_NO_MEMORY;
+    adia_status s = adia__mg_smoother_setup(st, S->smoother, sc, &L->lmax, &L->lmin);
+    const double t1 = adia__now_ms();
+    S->ms.smoother += t1 - t0;
+    if (s == ADIA_OK) s = level_array(S, L->rows, sc, &L->s);
+    free(sc);
+    if (s == ADIA_OK) s = level_array(S, L->rows, NULL, &L->t);
+    if (s == ADIA_OK && S->smoother == MG_CHEB) s = level_array(S, L->rows, NULL, &L->d);
+    S->ms.upload += adia__now_ms() - t1;
+    return s;
+}
+
+/* Every level's data; levels below the finest own their b and x (the
+ * finest's are the caller's r and z). */
+static adia_status level_data(mg_state *S, const mg_stencil *st)
+{
+    for (int l = 0; l < S->nlev; l++) {
+        mg_level *L = &S->lev[l];
+        ADIA_TRY(l == S->nlev - 1 ? coarsest_data(S, L, &st[l]) : smoother_data(S, L, &st[l]));
+        if (l > 0) {
+            const double t0 = adia__now_ms();
+            ADIA_TRY(level_array(S, L->rows, NULL, &L->b));
+            ADIA_TRY(level_array(S, L->rows, NULL, &L->x));
+            S->ms.upload += adia__now_ms() - t0;
+        }
+    }
+    return ADIA_OK;
+}
+
+static adia_status build(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                         mg_stencil *st)
+{
+    double t0 = adia__now_ms();
+    adia_matrix *A = NULL;
+    ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &A));
+    int32_t n[3];
+    adia_status s = adia__mg_grid(&A->csr, o->grid, n);
+    double t1 = adia__now_ms();
+    S->ms.grid = t1 - t0;
+    if (s == ADIA_OK) s = adia__mg_stencil_from_csr(&A->csr, n, &st[0]);
+    S->lev[0].nnz = A->csr.nnz;
+    adia_matrix_destroy(A);
+    ADIA_TRY(s);
+    S->ms.stencil = adia__now_ms() - t1;
+    mg_level *L0 = &S->lev[0];
+    set_grid(L0, n);
+    L0->plan = M->plan;
+    for (int p = 0; p < MG_POINTS; p++) L0->points += st[0].coef[p] != NULL;
+    S->nlev = 1;
+    const int max_levels = o->max_levels > 0 && o->max_levels < MG_MAX_LEVELS ? o->max_levels
+                                                                              : MG_MAX_LEVELS;
+    ADIA_TRY(hierarchy(M, S, max_levels, st));
+    ADIA_TRY(level_data(S, st));
+    mg_run R = {.S = S, .dry = 1};
+    ADIA_TRY(cycle(&R, 0, 1.0, NULL, NULL, 1));
+    S->kernels = R.kernels;
+    S->products = R.products;
+    S->cycle_bytes = R.bytes;
+    return ADIA_OK;
+}
+
+static adia_status mg_setup(adia_precond *M, const adia_precond_options *opt)
+{
+    mg_state *S = adia__calloc(1, sizeof *S, "mg preconditioner");
+    if (!S) return ADIA_ERR_NO_MEMORY;
+    M->impl = S;
+    S->device = M->device;
+    S->vtype = M->vtype;
+    ADIA_TRY(parse_options(S, opt));
+    mg_stencil st[MG_MAX_LEVELS];
+    memset(st, 0, sizeof st);
+    adia_status s = build(M, S, opt, st);
+    for (int l = 0; l < MG_MAX_LEVELS; l++) adia__mg_stencil_free(&st[l]);
+    return s;
+}
+
+/* ---------------------------------------------------- explain, destroy */
+
+static const char *smoother_name(mg_smoother s)
+{
+    return s == MG_CHEB ? "Chebyshev" : s == MG_JACOBI ? "weighted Jacobi" : "L1-Jacobi";
+}
+
+/* Append to buf (len bytes, *k used); 0 once it is full. */
+static int put(char *buf, size_t len, size_t *k, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static int put(char *buf, size_t len, size_t *k, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    const int w = *k < len ? vsnprintf(buf + *k, len - *k, fmt, ap) : -1;
+    va_end(ap);
+    if (w < 0 || (size_t)w >= len - *k) {
+        *k = len;
+        return 0;
+    }
+    *k += (size_t)w;
+    return 1;
+}
+
+static void explain_levels(const mg_state *S, char *buf, size_t len, size_t *k)
+{
+    for (int l = 0; l < S->nlev; l++) {
+        const mg_level *L = &S->lev[l];
+        put(buf, len, k, "  level %d: grid %dx%dx%d, %lld rows, %d-point stencil, %lld nonzeros",
+            l, L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points, (long long)L->nnz);
+        if (l < S->nlev - 1)
+            put(buf, len, k, ", plan %s, lambda_max(D^-1 A) <= %.4g\n",
+                adia_plan_format_name(L->plan), L->lmax);
+        else
+            put(buf, len, k, ", dense inverse (%s)\n", S->coarse_spd ? "Cholesky" : "LU, not SPD");
+    }
+}
+
+static void mg_explain(const adia_precond *M, char *buf, size_t len)
+{
+    const mg_state *S = M->impl;
+    size_t k = 0;
+    put(buf, len, &k, "mg: %d levels, %c-cycle, %s smoother (", S->nlev, S->cycle,
+        smoother_name(S->smoother));
+    if (S->smoother == MG_CHEB) put(buf, len, &k, "degree %d, ", S->degree);
+    put(buf, len, &k, "%d sweep%s before and after), grid %s\n", S->sweeps,
+        S->sweeps > 1 ? "s" : "", S->grid_given ? "given" : "found from the offsets");
+    explain_levels(S, buf, len, &k);
+    int64_t nnz = 0, rows = 0;
+    for (int l = 0; l < S->nlev; l++) nnz += S->lev[l].nnz, rows += S->lev[l].rows;
+    put(buf, len, &k, "  operator complexity %.3f (nonzeros of all levels / finest), grid "
+        "complexity %.3f\n", S->lev[0].nnz ? (double)nnz / (double)S->lev[0].nnz : 0.0,
+        S->lev[0].rows ? (double)rows / (double)S->lev[0].rows : 0.0);
+    const double fine = (double)adia_format_bytes(adia_plan_format(S->lev[0].plan));
+    put(buf, len, &k, "  per cycle: %d kernels of mg + %d products (adia_spmv_async), %.3g MB "
+        "moved = %.2f finest-level products (bytes, a model)\n", S->kernels, S->products,
+        S->cycle_bytes / 1e6, fine > 0 ? S->cycle_bytes / fine : 0.0);
+    put(buf, len, &k, "  setup ms: grid %.2f, stencil %.2f, galerkin %.2f, plans %.2f, "
+        "smoothers %.2f, coarsest %.2f, arrays %.2f (on the host)\n", S->ms.grid, S->ms.stencil,
+        S->ms.galerkin, S->ms.plans, S->ms.smoother, S->ms.coarse, S->ms.upload);
+}
+
+static void mg_destroy(adia_precond *M)
+{
+    mg_state *S = M->impl;
+    if (!S) return;
+    for (int l = 0; l < MG_MAX_LEVELS; l++) {
+        mg_level *L = &S->lev[l];
+        if (L->own_plan) adia_plan_destroy(L->plan);
+        void *arrays[] = {L->s, L->b, L->x, L->t, L->d, L->ainv};
+        for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) free_array(S, arrays[a]);
+    }
+    free(S);
+    M->impl = NULL;
+}
+
+const adia_precond_ops adia__precond_mg = {
+    .name = "mg",
+    .setup = mg_setup,
+    .apply = mg_apply,
+    .diagonal = NULL,
+    .graph = 2,
+    .varies = 0,
+    .explain = mg_explain,
+    .destroy = mg_destroy,
+};

@@ -1,0 +1,234 @@
+/* mg.h -- the geometric multigrid preconditioner (kind "mg"), shared by
+ * its files:
+ *   mg.c          setup (the phases in order), the cycle driver, apply,
+ *                 explain, the operations table
+ *   mg_grid.c     the grid: found from A's offsets or given, every nonzero
+ *                 checked against it; the finest level's stencil
+ *   mg_galerkin.c coarse grids, A_c = R A P in stencil form (its row:
+ *                 mg_galerkin_row below, host and device), a level's CSR
+ *   mg_smooth.c   smoother set-up (diagonals, eigenvalue bound), the dense
+ *                 coarsest solve (Cholesky, explicit inverse)
+ *   mg_cpu.c      the cycle's vector kernels on the host (OpenMP)
+ *   mg_gpu.cu     the same on the device (mg_gpu_none.c without CUDA)
+ *
+ * Grid points are numbered x fastest: row i = x + nx (y + ny z).  A level
+ * keeps its operator as a stencil of up to 27 points, point p = (dx+1) +
+ * 3 (dy+1) + 9 (dz+1), coefficient of point p at row i in coef[p][i] (NULL
+ * where the point is absent on every row), and as an adia_plan (level 0:
+ * the user's).  Coarse point c of a coarsened direction lies on fine point
+ * 2c (cell-vertex), so n fine points give (n + 1) / 2; a direction of one
+ * point is not coarsened.  The host stencils live only during setup (the
+ * set-up on the GPU is the next step: the phases take and give stencils,
+ * so each can move to the device alone). */
+#ifndef ADIA_MG_H
+#define ADIA_MG_H
+
+#include "precond.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MG_POINTS 27
+#define MG_MAX_LEVELS 32
+/* Coarsening stops at this many unknowns or fewer; the coarsest level is
+ * solved by an explicit dense inverse (a gemv per cycle).  512 = 8^3: the
+ * host's Cholesky and inverse of the coarsest grid cost 55 ms at 729 rows
+ * (9^3) and about 4x that at 1000, while one more level costs about ten
+ * launches a cycle; to be tuned on the device once the setup runs there
+ * (the issue asks 500-2000). */
+#define MG_COARSE_ROWS 512
+/* The largest coarsest level accepted (a max_levels that stops early, or a
+ * grid that cannot coarsen): the dense inverse holds rows^2 values. */
+#define MG_DENSE_MAX 4096
+
+typedef enum mg_smoother { MG_CHEB = 0, MG_JACOBI, MG_L1JACOBI } mg_smoother;
+
+/* Host stencil of one level (setup only). */
+typedef struct mg_stencil {
+    int32_t n[3];
+    int64_t rows;
+    double *coef[MG_POINTS];  /* rows values each, or NULL (point absent) */
+} mg_stencil;
+
+#ifdef __CUDACC__
+#define MG_HD __host__ __device__
+#else
+#define MG_HD
+#endif
+
+static inline MG_HD int mg_point(int dx, int dy, int dz)
+{
+    return (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
+}
+static inline MG_HD int mg_dx(int p, int d)
+{
+    return (d == 0 ? p % 3 : d == 1 ? p / 3 % 3 : p / 9) - 1;
+}
+
+/* P along one direction (trilinear P is their product): the coarse points
+ * fine f interpolates from -- fine 2c takes c (weight 1), fine 2c + 1 takes
+ * c and c + 1 (1/2 each; c + 1 past the end is the Dirichlet boundary's
+ * zero: only 1/2 of c); a direction not coarsened is the identity. */
+static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t c[2],
+                                   double w[2])
+{
+    if (!coarsened || f % 2 == 0) {
+        c[0] = coarsened ? f / 2 : f;
+        w[0] = 1;
+        return 1;
+    }
+    c[0] = (f - 1) / 2, w[0] = 0.5;
+    if ((f + 1) / 2 >= nc) return 1;
+    c[1] = (f + 1) / 2, w[1] = 0.5;
+    return 2;
+}
+
+/* R = P^T along one direction: the fine points coarse c restricts from. */
+static inline MG_HD int mg_children(int coarsened, int64_t c, int64_t nf, int64_t f[3],
+                                    double w[3])
+{
+    if (!coarsened) {
+        f[0] = c, w[0] = 1;
+        return 1;
+    }
+    int k = 0;
+    if (2 * c - 1 >= 0) f[k] = 2 * c - 1, w[k++] = 0.5;
+    f[k] = 2 * c, w[k++] = 1;
+    if (2 * c + 1 < nf) f[k] = 2 * c + 1, w[k++] = 0.5;
+    return k;
+}
+
+/* One coarse row of the Galerkin product: acc[q] = (R A P)(I, I + q) for
+ * the 27 coarse points q, I at coarse coordinates ci (host and device: the
+ * set-up on the GPU runs the same code on a stencil of device arrays). */
+static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3],
+                                         const int coarsened[3], const int64_t ci[3],
+                                         double acc[MG_POINTS])
+{
+    int64_t f[3][3], pj[3][2];
+    double wf[3][3], wj[3][2];
+    int nfc[3];
+    for (int d = 0; d < 3; d++) nfc[d] = mg_children(coarsened[d], ci[d], A->n[d], f[d], wf[d]);
+    for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
+    const int64_t nx = A->n[0], nxy = nx * A->n[1];
+    for (int a = 0; a < nfc[2]; a++)
+        for (int b = 0; b < nfc[1]; b++)
+            for (int e = 0; e < nfc[0]; e++) {
+                const int64_t fi[3] = {f[0][e], f[1][b], f[2][a]};
+                const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
+                const double wi = wf[0][e] * wf[1][b] * wf[2][a];
+                for (int p = 0; p < MG_POINTS; p++) {
+                    if (!A->coef[p] || A->coef[p][i] == 0) continue;
+                    const double ai = wi * A->coef[p][i];
+                    int np[3];
+                    for (int d = 0; d < 3; d++)   /* a nonzero stays on the grid */
+                        np[d] = mg_parents(coarsened[d], fi[d] + mg_dx(p, d), nc[d], pj[d], wj[d]);
+                    for (int z = 0; z < np[2]; z++)
+                        for (int y = 0; y < np[1]; y++)
+                            for (int x = 0; x < np[0]; x++) {
+                                const int q = mg_point((int)(pj[0][x] - ci[0]),
+                                                       (int)(pj[1][y] - ci[1]),
+                                                       (int)(pj[2][z] - ci[2]));
+                                acc[q] += ai * wj[0][x] * wj[1][y] * wj[2][z];
+                            }
+                }
+            }
+}
+
+typedef struct mg_level {
+    int32_t n[3];
+    int64_t rows;
+    int coarsened[3];         /* 1: this level's direction d is the finer
+                                 level's halved (P and R of the pair l-1, l) */
+    int points;               /* stencil points present                       */
+    int64_t nnz;
+    adia_plan *plan;          /* level 0: the user's (M->plan)                */
+    int own_plan;
+    double lmax;              /* bound on lambda_max(D^-1 A): 1.1 x estimate  */
+    double lmin;              /* Chebyshev: lower end of the target interval  */
+    /* Arrays where the plan lives (device memory of M->vtype, or host
+     * doubles): smoother scaling s (Jacobi: omega / a_ii, L1: 1 / sum |a_ij|,
+     * Chebyshev: 1 / a_ii); right-hand side b and solution x (level 0:
+     * the caller's r and z, NULL here); t = A x; d: Chebyshev direction. */
+    void *s, *b, *x, *t, *d;
+    void *ainv;               /* coarsest level: rows x rows inverse, row-major */
+} mg_level;
+
+typedef struct mg_phase_ms {
+    double grid, stencil, galerkin, plans, smoother, coarse, upload;
+} mg_phase_ms;
+
+typedef struct mg_state {
+    int nlev;
+    mg_level lev[MG_MAX_LEVELS];
+    mg_smoother smoother;
+    int sweeps, degree;
+    char cycle;               /* 'v' or 'w' */
+    int device;
+    adia_value_type vtype;
+    int grid_given;
+    int coarse_spd;           /* 1: Cholesky; 0: LU (A_c not SPD) */
+    mg_phase_ms ms;
+    int kernels, products;    /* launches per cycle: ours, adia_spmv_async */
+    double cycle_bytes;       /* moved per cycle (a model, mg.c)            */
+} mg_state;
+
+/* ---- mg_grid.c */
+/* The grid of the n x n matrix A: opt_grid if any entry is non-zero (the
+ * others 1), else found from A's offsets; every nonzero checked. */
+adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3]);
+/* The stencil of A on grid n (checked by adia__mg_grid); a zero or
+ * non-finite diagonal entry is an error naming the row and grid point. */
+adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_stencil *S);
+void adia__mg_stencil_free(mg_stencil *S);
+
+/* ---- mg_galerkin.c */
+/* The coarse grid of n (which directions halve in *coarsened). */
+void adia__mg_coarse_grid(const int32_t n[3], int32_t nc[3], int coarsened[3]);
+/* C = R A P on the coarse grid nc (A: the fine stencil). */
+adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3],
+                              const int coarsened[3], mg_stencil *C);
+/* The stencil's CSR (zeros dropped); points present and nnz. */
+adia_status adia__mg_stencil_to_matrix(const mg_stencil *S, adia_matrix **out, int *points);
+/* y = A x on the host (the eigenvalue estimate). */
+void adia__mg_stencil_apply(const mg_stencil *S, const double *x, double *y);
+
+/* ---- mg_smooth.c */
+/* The smoother's scaling (rows host doubles) and the bounds lmax / lmin
+ * of the level from its stencil. */
+adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
+                                    double *lmax, double *lmin);
+/* The inverse of the dense matrix of S (rows^2 host doubles, row-major):
+ * Cholesky, else (*spd = 0) LU with partial pivoting; singular: error. */
+adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd);
+
+/* ---- the cycle's vector kernels (mg_cpu.c on host doubles, mg_gpu.cu on
+ * device arrays of S->vtype).  bs scales b (the caller's alpha, level 0). */
+typedef struct mg_kernels {
+    /* g = s (bs b - t) (t and x taken as 0 when zero_x); Jacobi (cheb 0):
+     * x += g; Chebyshev: d = c1 d + c2 g (d not read when c1 == 0),
+     * x += d. */
+    adia_status (*smooth)(const mg_state *S, const mg_level *L, int cheb, double c1, double c2,
+                          int zero_x, double bs, const void *b, void *x, void *stream);
+    /* Lc->b = R (bs b - L->t): the residual restricted in one pass. */
+    adia_status (*restrict_residual)(const mg_state *S, const mg_level *L, const mg_level *Lc,
+                                     double bs, const void *b, void *stream);
+    /* x += P Lc->x. */
+    adia_status (*prolong)(const mg_state *S, const mg_level *L, const mg_level *Lc, void *x,
+                           void *stream);
+    /* x = bs Ainv b (the coarsest level). */
+    adia_status (*coarse)(const mg_state *S, const mg_level *L, double bs, const void *b,
+                          void *x, void *stream);
+} mg_kernels;
+
+extern const mg_kernels adia__mg_cpu_kernels, adia__mg_gpu_kernels;
+
+/* Level arrays on the device (mg_gpu.cu): n values of vt, zeroed or
+ * uploaded from h (host doubles); freed by adia__precond_free_gpu. */
+adia_status adia__mg_gpu_zeros(adia_value_type vt, int64_t n, void **out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

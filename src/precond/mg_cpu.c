@@ -1,0 +1,103 @@
+/* mg_cpu.c -- the multigrid cycle's vector kernels on host doubles
+ * (OpenMP): the same numerics as mg_gpu.cu, kernel for kernel. */
+#include "mg.h"
+
+#define PARALLEL_ROWS 20000
+
+static adia_status cpu_smooth(const mg_state *S, const mg_level *L, int cheb, double c1,
+                              double c2, int zero_x, double bs, const void *bv, void *xv,
+                              void *stream)
+{
+    (void)S, (void)stream;
+    const double *s = L->s, *t = L->t, *b = bv;
+    double *x = xv, *d = L->d;
+    const int64_t n = L->rows;
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
+        const double g = s[i] * (bs * b[i] - (zero_x ? 0.0 : t[i]));
+        double dx = c2 * g;
+        if (cheb) {
+            if (c1 != 0) dx += c1 * d[i];
+            d[i] = dx;
+        }
+        x[i] = (zero_x ? 0.0 : x[i]) + dx;
+    }
+    return ADIA_OK;
+}
+
+static adia_status cpu_restrict(const mg_state *S, const mg_level *L, const mg_level *Lc,
+                                double bs, const void *bv, void *stream)
+{
+    (void)S, (void)stream;
+    const double *b = bv, *t = L->t;
+    double *bc = Lc->b;
+    const int64_t nx = L->n[0], nxy = nx * L->n[1];
+#pragma omp parallel for schedule(static) if (Lc->rows > PARALLEL_ROWS / 8) num_threads(adia__threads())
+    for (int64_t I = 0; I < Lc->rows; I++) {
+        const int64_t ci[3] = {I % Lc->n[0], I / Lc->n[0] % Lc->n[1],
+                               I / ((int64_t)Lc->n[0] * Lc->n[1])};
+        int64_t f[3][3];
+        double w[3][3];
+        int k[3];
+        for (int d = 0; d < 3; d++)
+            k[d] = mg_children(Lc->coarsened[d], ci[d], L->n[d], f[d], w[d]);
+        double sum = 0;
+        for (int c = 0; c < k[2]; c++)
+            for (int bb = 0; bb < k[1]; bb++)
+                for (int a = 0; a < k[0]; a++) {
+                    const int64_t i = f[0][a] + nx * f[1][bb] + nxy * f[2][c];
+                    sum += w[0][a] * w[1][bb] * w[2][c] * (bs * b[i] - t[i]);
+                }
+        bc[I] = sum;
+    }
+    return ADIA_OK;
+}
+
+static adia_status cpu_prolong(const mg_state *S, const mg_level *L, const mg_level *Lc,
+                               void *xv, void *stream)
+{
+    (void)S, (void)stream;
+    const double *xc = Lc->x;
+    double *x = xv;
+    const int64_t cx = Lc->n[0], cxy = cx * Lc->n[1];
+#pragma omp parallel for schedule(static) if (L->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < L->rows; i++) {
+        const int64_t fi[3] = {i % L->n[0], i / L->n[0] % L->n[1],
+                               i / ((int64_t)L->n[0] * L->n[1])};
+        int64_t c[3][2];
+        double w[3][2];
+        int k[3];
+        for (int d = 0; d < 3; d++)
+            k[d] = mg_parents(Lc->coarsened[d], fi[d], Lc->n[d], c[d], w[d]);
+        double sum = 0;
+        for (int z = 0; z < k[2]; z++)
+            for (int y = 0; y < k[1]; y++)
+                for (int a = 0; a < k[0]; a++)
+                    sum += w[0][a] * w[1][y] * w[2][z] * xc[c[0][a] + cx * c[1][y] + cxy * c[2][z]];
+        x[i] += sum;
+    }
+    return ADIA_OK;
+}
+
+static adia_status cpu_coarse(const mg_state *S, const mg_level *L, double bs, const void *bv,
+                              void *xv, void *stream)
+{
+    (void)S, (void)stream;
+    const double *a = L->ainv, *b = bv;
+    double *x = xv;
+    const int64_t n = L->rows;
+#pragma omp parallel for schedule(static) if (n > 256) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
+        double s = 0;
+        for (int64_t j = 0; j < n; j++) s += a[i * n + j] * b[j];
+        x[i] = bs * s;
+    }
+    return ADIA_OK;
+}
+
+const mg_kernels adia__mg_cpu_kernels = {
+    .smooth = cpu_smooth,
+    .restrict_residual = cpu_restrict,
+    .prolong = cpu_prolong,
+    .coarse = cpu_coarse,
+};

@@ -1,0 +1,132 @@
+/* mg_galerkin.c -- coarse grids, trilinear interpolation P (restriction
+ * R = P^T), the Galerkin operator A_c = R A P computed point by point in
+ * stencil form (a 7-point fine operator gives a 27-point coarse one;
+ * variable coefficients kept), and a level's CSR.
+ *
+ * P is a tensor product of 1D linear interpolations: along a halved
+ * direction fine point 2c takes coarse c (weight 1), fine 2c + 1 takes c
+ * and c + 1 (1/2 each; c + 1 past the end: the Dirichlet boundary's zero,
+ * so only 1/2 of c); a direction not halved is the identity. */
+#include "mg.h"
+
+#define PARALLEL_ROWS 2000
+
+void adia__mg_coarse_grid(const int32_t n[3], int32_t nc[3], int coarsened[3])
+{
+    for (int d = 0; d < 3; d++) {
+        coarsened[d] = n[d] > 1;
+        nc[d] = coarsened[d] ? (n[d] + 1) / 2 : n[d];
+    }
+}
+
+adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const int coarsened[3],
+                              mg_stencil *C)
+{
+    *C = (mg_stencil){.n = {nc[0], nc[1], nc[2]}, .rows = (int64_t)nc[0] * nc[1] * nc[2]};
+    for (int p = 0; p < MG_POINTS; p++) {
+        C->coef[p] = adia__alloc((size_t)C->rows + 1, sizeof(double), "mg coarse stencil");
+        if (!C->coef[p]) {
+            adia__mg_stencil_free(C);
+            return ADIA_ERR_NO_MEMORY;
+        }
+    }
+    const int64_t rows = C->rows;
+#pragma omp parallel for schedule(static) if (rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t I = 0; I < rows; I++) {
+        const int64_t ci[3] = {I % nc[0], I / nc[0] % nc[1], I / ((int64_t)nc[0] * nc[1])};
+        double acc[MG_POINTS];
+        mg_galerkin_row(A, nc, coarsened, ci, acc);
+        for (int p = 0; p < MG_POINTS; p++) C->coef[p][I] = acc[p];
+    }
+    for (int p = 0; p < MG_POINTS; p++) {   /* drop the points that are zero everywhere */
+        int64_t I = 0;
+        while (I < rows && C->coef[p][I] == 0) I++;
+        if (I == rows && p != mg_point(0, 0, 0)) {
+            free(C->coef[p]);
+            C->coef[p] = NULL;
+        }
+    }
+    return ADIA_OK;
+}
+
+/* The column of point p from row i = (x, y, z), or -1 outside the grid. */
+static int64_t neighbour(const mg_stencil *S, const int64_t c[3], int p)
+{
+    int64_t j[3];
+    for (int d = 0; d < 3; d++) {
+        j[d] = c[d] + mg_dx(p, d);
+        if (j[d] < 0 || j[d] >= S->n[d]) return -1;
+    }
+    return j[0] + S->n[0] * (j[1] + (int64_t)S->n[1] * j[2]);
+}
+
+static void row_coords(const mg_stencil *S, int64_t i, int64_t c[3])
+{
+    c[0] = i % S->n[0];
+    c[1] = i / S->n[0] % S->n[1];
+    c[2] = i / ((int64_t)S->n[0] * S->n[1]);
+}
+
+/* Line by line (x fastest): each present point adds a shifted product
+ * over the line's points whose neighbour exists (a contiguous range). */
+void adia__mg_stencil_apply(const mg_stencil *S, const double *x, double *y)
+{
+    const int64_t nx = S->n[0], ny = S->n[1], nz = S->n[2];
+#pragma omp parallel for schedule(static) if (S->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t line = 0; line < ny * nz; line++) {
+        const int64_t yy = line % ny, zz = line / ny, i0 = line * nx;
+        double *yl = y + i0;
+        for (int64_t k = 0; k < nx; k++) yl[k] = 0;
+        for (int p = 0; p < MG_POINTS; p++) {
+            const int dx = mg_dx(p, 0), dy = mg_dx(p, 1), dz = mg_dx(p, 2);
+            if (!S->coef[p] || yy + dy < 0 || yy + dy >= ny || zz + dz < 0 || zz + dz >= nz)
+                continue;
+            const double *c = S->coef[p] + i0, *xl = x + i0 + dx + nx * (dy + ny * dz);
+            for (int64_t k = dx < 0 ? 1 : 0; k < (dx > 0 ? nx - 1 : nx); k++) yl[k] += c[k] * xl[k];
+        }
+    }
+}
+
+/* Points in ascending p are columns in ascending order within a row (the
+ * valid dx of a row span at most nx - 1, and likewise dy): the CSR comes
+ * out sorted and unique. */
+adia_status adia__mg_stencil_to_matrix(const mg_stencil *S, adia_matrix **out, int *points)
+{
+    *out = NULL;
+    *points = 0;
+    for (int p = 0; p < MG_POINTS; p++) *points += S->coef[p] != NULL;
+    adia_csr c;
+    int64_t *count = adia__calloc((size_t)S->rows + 1, sizeof *count, "mg level rows");
+    if (!count) return ADIA_ERR_NO_MEMORY;
+#pragma omp parallel for schedule(static) if (S->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < S->rows; i++) {
+        int64_t ci[3], k = 0;
+        row_coords(S, i, ci);
+        for (int p = 0; p < MG_POINTS; p++)
+            k += S->coef[p] && S->coef[p][i] != 0 && neighbour(S, ci, p) >= 0;
+        count[i + 1] = k;
+    }
+    for (int64_t i = 0; i < S->rows; i++) count[i + 1] += count[i];
+    adia_status st = adia__csr_alloc(&c, (int32_t)S->rows, (int32_t)S->rows, count[S->rows],
+                                     ADIA_DOUBLE);
+    if (st != ADIA_OK) {
+        free(count);
+        return st;
+    }
+    memcpy(c.rowptr, count, ((size_t)S->rows + 1) * sizeof *count);
+    free(count);
+    double *v = c.values;
+#pragma omp parallel for schedule(static) if (S->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < S->rows; i++) {
+        int64_t ci[3], k = c.rowptr[i];
+        row_coords(S, i, ci);
+        for (int p = 0; p < MG_POINTS; p++) {
+            if (!S->coef[p] || S->coef[p][i] == 0) continue;
+            const int64_t j = neighbour(S, ci, p);
+            if (j < 0) continue;
+            c.colind[k] = (int32_t)j;
+            v[k++] = S->coef[p][i];
+        }
+    }
+    return adia__matrix_wrap(&c, out);
+}

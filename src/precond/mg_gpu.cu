@@ -1,0 +1,207 @@
+/* mg_gpu.cu -- the multigrid cycle's vector kernels on the device: the
+ * numerics of mg_cpu.c, kernel for kernel, on arrays of the plan's value
+ * type (sums in double).  Each call is one launch on the caller's stream,
+ * with no allocation, copy or synchronisation: a CUDA graph captures the
+ * cycle whole. */
+#include "mg.h"
+#include "../cuda/cuda_util.h"
+
+namespace {
+
+constexpr int THREADS = 256;
+
+/* Grid shapes of a pair of levels, by value.  A level has fewer than 2^31
+ * rows (a plan's), so a row's grid point is found with 32-bit division,
+ * several times cheaper on the device than 64-bit. */
+struct pair_dims {
+    int64_t fine[3], coarse[3];
+    int coarsened[3];
+};
+
+pair_dims dims_of(const mg_level *L, const mg_level *Lc)
+{
+    pair_dims p;
+    for (int d = 0; d < 3; d++) {
+        p.fine[d] = L->n[d];
+        p.coarse[d] = Lc->n[d];
+        p.coarsened[d] = Lc->coarsened[d];
+    }
+    return p;
+}
+
+unsigned blocks_for(int64_t n)
+{
+    int64_t b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b < 1 ? 1 : b > 65535 ? 65535 : b);
+}
+
+template <typename T>
+__global__ void smooth_kernel(int64_t n, const T *s, const T *b, T *x, const T *t, T *d,
+                              int cheb, double c1, double c2, int zero_x, double bs)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const double g = (double)s[i] * (bs * (double)b[i] - (zero_x ? 0.0 : (double)t[i]));
+        double dx = c2 * g;
+        if (cheb) {
+            if (c1 != 0) dx += c1 * (double)d[i];
+            d[i] = (T)dx;
+        }
+        x[i] = (T)((zero_x ? 0.0 : (double)x[i]) + dx);
+    }
+}
+
+template <typename T>
+__global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, T *bc)
+{
+    const int64_t rows = p.coarse[0] * p.coarse[1] * p.coarse[2];
+    const int64_t nx = p.fine[0], nxy = nx * p.fine[1];
+    const uint32_t cnx = (uint32_t)p.coarse[0], cny = (uint32_t)p.coarse[1];
+    for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < rows;
+         I += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t ci[3] = {(uint32_t)I % cnx, (uint32_t)I / cnx % cny,
+                               (uint32_t)I / (cnx * cny)};
+        int64_t f[3][3];
+        double w[3][3];
+        int k[3];
+        for (int d = 0; d < 3; d++)
+            k[d] = mg_children(p.coarsened[d], ci[d], p.fine[d], f[d], w[d]);
+        double sum = 0;
+        for (int c = 0; c < k[2]; c++)
+            for (int e = 0; e < k[1]; e++)
+                for (int a = 0; a < k[0]; a++) {
+                    const int64_t i = f[0][a] + nx * f[1][e] + nxy * f[2][c];
+                    sum += w[0][a] * w[1][e] * w[2][c] * (bs * (double)b[i] - (double)t[i]);
+                }
+        bc[I] = (T)sum;
+    }
+}
+
+template <typename T>
+__global__ void prolong_kernel(pair_dims p, const T *xc, T *x)
+{
+    const int64_t rows = p.fine[0] * p.fine[1] * p.fine[2];
+    const int64_t cx = p.coarse[0], cxy = cx * p.coarse[1];
+    const uint32_t fnx = (uint32_t)p.fine[0], fny = (uint32_t)p.fine[1];
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int64_t fi[3] = {(uint32_t)i % fnx, (uint32_t)i / fnx % fny,
+                               (uint32_t)i / (fnx * fny)};
+        int64_t c[3][2];
+        double w[3][2];
+        int k[3];
+        for (int d = 0; d < 3; d++)
+            k[d] = mg_parents(p.coarsened[d], fi[d], p.coarse[d], c[d], w[d]);
+        double sum = 0;
+        for (int z = 0; z < k[2]; z++)
+            for (int y = 0; y < k[1]; y++)
+                for (int a = 0; a < k[0]; a++)
+                    sum += w[0][a] * w[1][y] * w[2][z] *
+                           (double)xc[c[0][a] + cx * c[1][y] + cxy * c[2][z]];
+        x[i] = (T)((double)x[i] + sum);
+    }
+}
+
+/* x = bs A^-1 b: one warp per row of the dense inverse (rows <=
+ * MG_DENSE_MAX), lanes striding the row, a shuffle sum. */
+template <typename T>
+__global__ void gemv_kernel(int64_t n, const T *a, const T *b, T *x, double bs)
+{
+    const int lane = threadIdx.x % 32;
+    for (int64_t r = (blockIdx.x * (int64_t)blockDim.x + threadIdx.x) / 32; r < n;
+         r += (int64_t)gridDim.x * blockDim.x / 32) {
+        double s = 0;
+        for (int64_t j = lane; j < n; j += 32) s += (double)a[r * n + j] * (double)b[j];
+        for (int o = 16; o > 0; o /= 2) s += __shfl_down_sync(0xffffffffu, s, o);
+        if (lane == 0) x[r] = (T)(bs * s);
+    }
+}
+
+template <typename T>
+adia_status smooth_t(const mg_level *L, int cheb, double c1, double c2, int zero_x, double bs,
+                     const void *b, void *x, cudaStream_t st)
+{
+    smooth_kernel<T><<<blocks_for(L->rows), THREADS, 0, st>>>(
+        L->rows, (const T *)L->s, (const T *)b, (T *)x, (const T *)L->t, (T *)L->d, cheb, c1, c2,
+        zero_x, bs);
+    return adia_cuda_check(cudaGetLastError(), "mg smoother kernel");
+}
+
+template <typename T>
+adia_status restrict_t(const mg_level *L, const mg_level *Lc, double bs, const void *b,
+                       cudaStream_t st)
+{
+    restrict_kernel<T><<<blocks_for(Lc->rows), THREADS, 0, st>>>(
+        dims_of(L, Lc), bs, (const T *)b, (const T *)L->t, (T *)Lc->b);
+    return adia_cuda_check(cudaGetLastError(), "mg restriction kernel");
+}
+
+template <typename T>
+adia_status prolong_t(const mg_level *L, const mg_level *Lc, void *x, cudaStream_t st)
+{
+    prolong_kernel<T><<<blocks_for(L->rows), THREADS, 0, st>>>(dims_of(L, Lc),
+                                                               (const T *)Lc->x, (T *)x);
+    return adia_cuda_check(cudaGetLastError(), "mg prolongation kernel");
+}
+
+template <typename T>
+adia_status coarse_t(const mg_level *L, double bs, const void *b, void *x, cudaStream_t st)
+{
+    gemv_kernel<T><<<blocks_for(L->rows * 32), THREADS, 0, st>>>(L->rows, (const T *)L->ainv,
+                                                                  (const T *)b, (T *)x, bs);
+    return adia_cuda_check(cudaGetLastError(), "mg coarsest-level kernel");
+}
+
+adia_status gpu_smooth(const mg_state *S, const mg_level *L, int cheb, double c1, double c2,
+                       int zero_x, double bs, const void *b, void *x, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    return S->vtype == ADIA_FLOAT ? smooth_t<float>(L, cheb, c1, c2, zero_x, bs, b, x, st)
+                                  : smooth_t<double>(L, cheb, c1, c2, zero_x, bs, b, x, st);
+}
+
+adia_status gpu_restrict(const mg_state *S, const mg_level *L, const mg_level *Lc, double bs,
+                         const void *b, void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    return S->vtype == ADIA_FLOAT ? restrict_t<float>(L, Lc, bs, b, st)
+                                  : restrict_t<double>(L, Lc, bs, b, st);
+}
+
+adia_status gpu_prolong(const mg_state *S, const mg_level *L, const mg_level *Lc, void *x,
+                        void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    return S->vtype == ADIA_FLOAT ? prolong_t<float>(L, Lc, x, st)
+                                  : prolong_t<double>(L, Lc, x, st);
+}
+
+adia_status gpu_coarse(const mg_state *S, const mg_level *L, double bs, const void *b, void *x,
+                       void *stream)
+{
+    cudaStream_t st = (cudaStream_t)stream;
+    return S->vtype == ADIA_FLOAT ? coarse_t<float>(L, bs, b, x, st)
+                                  : coarse_t<double>(L, bs, b, x, st);
+}
+
+}  // namespace
+
+extern "C" const mg_kernels adia__mg_gpu_kernels = {
+    .smooth = gpu_smooth,
+    .restrict_residual = gpu_restrict,
+    .prolong = gpu_prolong,
+    .coarse = gpu_coarse,
+};
+
+extern "C" adia_status adia__mg_gpu_zeros(adia_value_type vt, int64_t n, void **out)
+{
+    *out = NULL;
+    const size_t bytes = (size_t)(n > 0 ? n : 1) * adia_value_size(vt);
+    void *p = NULL;
+    ADIA_TRY(adia__gpu_check_free((int64_t)bytes, "mg level array"));
+    ADIA_TRY(adia_cuda_check(cudaMalloc(&p, bytes), "mg level array"));
+    adia_status s = adia_cuda_check(cudaMemset(p, 0, bytes), "mg level array");
+    if (s != ADIA_OK) cudaFree(p);
+    else *out = p;
+    return s;
+}

@@ -1,0 +1,263 @@
+/* mg_grid.c -- the multigrid's grid: given, or found from the matrix's
+ * offsets (a stencil's +-1, +-nx, +-nx ny and, for box stencils, their
+ * sums), every nonzero checked to couple grid neighbours only (|dx|, |dy|,
+ * |dz| <= 1, no wrap-around across a grid line); and the finest level's
+ * stencil read from the CSR. */
+#include "mg.h"
+
+#include <stdio.h>
+
+#define PARALLEL_ROWS 20000
+#define MAX_OFFSETS 32        /* distinct |offsets| kept while searching */
+
+static void coords(const int32_t n[3], int64_t i, int64_t c[3])
+{
+    c[0] = i % n[0];
+    c[1] = i / n[0] % n[1];
+    c[2] = i / ((int64_t)n[0] * n[1]);
+}
+
+/* How an entry's offset o = j - i names its stencil point on grid n.
+ * When the offsets of the points possible on the grid (no step along a
+ * dimension of one point) are distinct -- dimensions of at least 3 points
+ * -- o alone names the point, and the row's coordinates say whether its
+ * neighbour exists (no division per nonzero); else the column's own
+ * coordinates are compared (grids 2 points wide). */
+typedef struct grid_map {
+    int32_t n[3];
+    int by_offset;
+    int np;
+    int64_t off[MG_POINTS];   /* ascending */
+    int pt[MG_POINTS];
+} grid_map;
+
+static void map_init(grid_map *g, const int32_t n[3])
+{
+    memcpy(g->n, n, sizeof g->n);
+    g->np = 0;
+    for (int p = 0; p < MG_POINTS; p++) {
+        int possible = 1;
+        for (int d = 0; d < 3; d++) possible &= mg_dx(p, d) == 0 || n[d] > 1;
+        if (!possible) continue;
+        const int64_t o = mg_dx(p, 0) + (int64_t)n[0] * (mg_dx(p, 1) + (int64_t)n[1] * mg_dx(p, 2));
+        int k = g->np++;
+        while (k > 0 && g->off[k - 1] > o) g->off[k] = g->off[k - 1], g->pt[k] = g->pt[k - 1], k--;
+        g->off[k] = o, g->pt[k] = p;
+    }
+    g->by_offset = 1;
+    for (int k = 1; k < g->np; k++) g->by_offset &= g->off[k] != g->off[k - 1];
+}
+
+/* The point of entry (i, i + o), row i at coordinates c; -1 when the two
+ * are not grid neighbours. */
+static int map_point(const grid_map *g, const int64_t c[3], int64_t i, int64_t o)
+{
+    int p = -1;
+    if (g->by_offset) {
+        int lo = 0, hi = g->np - 1;
+        while (lo <= hi) {
+            const int mid = (lo + hi) / 2;
+            if (g->off[mid] == o) {
+                p = g->pt[mid];
+                break;
+            }
+            if (g->off[mid] < o) lo = mid + 1;
+            else hi = mid - 1;
+        }
+        if (p < 0) return -1;
+        for (int d = 0; d < 3; d++)
+            if (c[d] + mg_dx(p, d) < 0 || c[d] + mg_dx(p, d) >= g->n[d]) return -1;
+        return p;
+    }
+    int64_t cj[3];
+    coords(g->n, i + o, cj);
+    for (int d = 0; d < 3; d++)
+        if (llabs(cj[d] - c[d]) > 1) return -1;
+    return mg_point((int)(cj[0] - c[0]), (int)(cj[1] - c[1]), (int)(cj[2] - c[2]));
+}
+
+/* The first row with a nonzero (exact zeros are not entries of the
+ * stencil) coupling points that are not neighbours; rows if none. */
+static int64_t first_bad_row(const adia_csr *A, const int32_t n[3])
+{
+    const double *v = A->values;
+    grid_map g;
+    map_init(&g, n);
+    int64_t bad = A->rows;
+#pragma omp parallel for reduction(min : bad) schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int32_t i = 0; i < A->rows; i++) {
+        int64_t ci[3];
+        coords(n, i, ci);
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (v[k] != 0 && map_point(&g, ci, i, (int64_t)A->colind[k] - i) < 0) {
+                if (i < bad) bad = i;
+                break;
+            }
+    }
+    return bad;
+}
+
+static adia_status check_grid(const adia_csr *A, const int32_t n[3])
+{
+    const int64_t i = first_bad_row(A, n);
+    if (i == A->rows) return ADIA_OK;
+    const double *v = A->values;
+    int64_t ci[3], cj[3];
+    coords(n, i, ci);
+    for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+        coords(n, A->colind[k], cj);
+        if (v[k] != 0 && (llabs(ci[0] - cj[0]) > 1 || llabs(ci[1] - cj[1]) > 1 ||
+                          llabs(ci[2] - cj[2]) > 1))
+            return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: not on a grid of "
+                              "%dx%dx%d: A(%lld,%d) = %g couples grid points (%lld,%lld,%lld) "
+                              "and (%lld,%lld,%lld), not neighbours (give the grid in "
+                              "adia_precond_options.grid if it is another)", n[0], n[1], n[2],
+                              (long long)i, A->colind[k], v[k], (long long)ci[0],
+                              (long long)ci[1], (long long)ci[2], (long long)cj[0],
+                              (long long)cj[1], (long long)cj[2]);
+    }
+    return ADIA_OK;
+}
+
+/* The distinct |column - row| > 0 of the nonzeros, ascending; -1 when
+ * there are more than MAX_OFFSETS (not a stencil of 27 points). */
+static int distinct_offsets(const adia_csr *A, int64_t off[MAX_OFFSETS])
+{
+    const double *v = A->values;
+    int k = 0;
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int64_t e = A->rowptr[i]; e < A->rowptr[i + 1]; e++) {
+            int64_t o = llabs((int64_t)A->colind[e] - i);
+            if (o == 0 || v[e] == 0) continue;
+            int p = 0;
+            while (p < k && off[p] < o) p++;
+            if (p < k && off[p] == o) continue;
+            if (k == MAX_OFFSETS) return -1;
+            memmove(off + p + 1, off + p, (size_t)(k - p) * sizeof *off);
+            off[p] = o;
+            k++;
+        }
+    return k;
+}
+
+/* Grids the offsets suggest, most likely first: nx is the smallest offset
+ * above 1 (star stencils) or one more (box stencils: nx - 1, nx, nx + 1);
+ * the plane nx ny is the smallest offset beyond nx + 1 or up to nx + 1
+ * more (box and 19-point stencils start at nx ny - nx - 1 or nx ny - nx). */
+static int candidates(int64_t rows, const int64_t *off, int k, int32_t cand[][3], int max)
+{
+    int c = 0;
+    int q = 0;
+    while (q < k && off[q] <= 1) q++;
+    if (q == k) {   /* only +-1 (or a diagonal): one dimension */
+        cand[c][0] = (int32_t)rows, cand[c][1] = 1, cand[c][2] = 1;
+        return 1;
+    }
+    for (int64_t nx = off[q]; nx <= off[q] + 1; nx++) {
+        if (rows % nx) continue;
+        int r = q;
+        while (r < k && off[r] <= nx + 1) r++;
+        if (r == k) {
+            if (c < max) cand[c][0] = (int32_t)nx, cand[c][1] = (int32_t)(rows / nx),
+                         cand[c][2] = 1, c++;
+            continue;
+        }
+        const int64_t plane[4] = {off[r], off[r] + 1, off[r] + nx, off[r] + nx + 1};
+        for (int p = 0; p < 4; p++)
+            if (plane[p] % nx == 0 && plane[p] > nx && rows % plane[p] == 0 && c < max)
+                cand[c][0] = (int32_t)nx, cand[c][1] = (int32_t)(plane[p] / nx),
+                cand[c][2] = (int32_t)(rows / plane[p]), c++;
+    }
+    return c;
+}
+
+static adia_status given_grid(const adia_csr *A, const int g[3], int32_t n[3])
+{
+    int64_t pts = 1;
+    for (int d = 0; d < 3; d++) {
+        n[d] = g[d] > 0 ? g[d] : 1;
+        pts *= n[d];
+    }
+    if (pts != A->rows)
+        return adia__error(ADIA_ERR_DIMENSION, "mg preconditioner: the grid %dx%dx%d has %lld "
+                          "points, the matrix %d rows", n[0], n[1], n[2], (long long)pts,
+                          A->rows);
+    return check_grid(A, n);
+}
+
+adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3])
+{
+    if (opt_grid[0] > 0 || opt_grid[1] > 0 || opt_grid[2] > 0)
+        return given_grid(A, opt_grid, n);
+    int64_t off[MAX_OFFSETS];
+    const int k = distinct_offsets(A, off);
+    if (k < 0)
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the matrix has more than "
+                          "%d distinct offsets: not a stencil of at most 27 points on a grid",
+                          MAX_OFFSETS);
+    int32_t cand[8][3];
+    const int c = candidates(A->rows, off, k, cand, 8);
+    if (c == 0)
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the matrix's offsets "
+                          "(%d distinct, largest %lld) give no grid whose sizes divide its %d "
+                          "rows; give the grid in adia_precond_options.grid", k,
+                          (long long)off[k - 1], A->rows);
+    for (int i = 0; i < c; i++)
+        if (first_bad_row(A, cand[i]) == A->rows) {
+            memcpy(n, cand[i], 3 * sizeof *n);
+            return ADIA_OK;
+        }
+    return check_grid(A, cand[0]);   /* the message of the likeliest */
+}
+
+void adia__mg_stencil_free(mg_stencil *S)
+{
+    for (int p = 0; p < MG_POINTS; p++) {
+        free(S->coef[p]);
+        S->coef[p] = NULL;
+    }
+}
+
+adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_stencil *S)
+{
+    *S = (mg_stencil){.n = {n[0], n[1], n[2]}, .rows = A->rows};
+    const double *v = A->values;
+    grid_map g;   /* every nonzero is on the grid (adia__mg_grid checked) */
+    map_init(&g, n);
+    unsigned present = 1u << mg_point(0, 0, 0);
+#pragma omp parallel for reduction(| : present) schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int32_t i = 0; i < A->rows; i++) {
+        int64_t c[3];
+        coords(n, i, c);
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (v[k] != 0) present |= 1u << map_point(&g, c, i, (int64_t)A->colind[k] - i);
+    }
+    for (int p = 0; p < MG_POINTS; p++)
+        if (present >> p & 1) {
+            S->coef[p] = adia__calloc((size_t)S->rows + 1, sizeof(double), "mg stencil");
+            if (!S->coef[p]) {
+                adia__mg_stencil_free(S);
+                return ADIA_ERR_NO_MEMORY;
+            }
+        }
+#pragma omp parallel for schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int32_t i = 0; i < A->rows; i++) {
+        int64_t c[3];
+        coords(n, i, c);
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
+            if (v[k] != 0) S->coef[map_point(&g, c, i, (int64_t)A->colind[k] - i)][i] = v[k];
+    }
+    const double *diag = S->coef[mg_point(0, 0, 0)];
+    for (int64_t i = 0; i < S->rows; i++)
+        if (diag[i] == 0 || !isfinite(diag[i])) {
+            int64_t c[3];
+            coords(n, i, c);
+            const double bad = diag[i];
+            adia__mg_stencil_free(S);
+            return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: needs A(%lld,%lld) "
+                              "(grid point (%lld,%lld,%lld)) nonzero and finite, it is %g",
+                              (long long)i, (long long)i, (long long)c[0], (long long)c[1],
+                              (long long)c[2], bad);
+        }
+    return ADIA_OK;
+}

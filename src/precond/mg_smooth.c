@@ -1,0 +1,238 @@
+/* mg_smooth.c -- a level's smoother set-up and the coarsest level's dense
+ * inverse, both on the host from the level's stencil.
+ *
+ * Smoothers (what the cycle's kernels do with s, lmax, lmin):
+ *  - Chebyshev: s = 1/a_ii, the polynomial in D^-1 A of the given degree
+ *    that is least on [lmin, lmax] (Saad, Iterative Methods, Alg. 12.1);
+ *    lmax = 1.1 x an estimate of lambda_max(D^-1 A), lmin = lmax / 5.
+ *    The smoother targets the upper part of the spectrum; hypre's default
+ *    fraction 0.3 puts lmin at lmax / 3.3, PETSc's default bounds (0.1,
+ *    1.1) x the estimate at lmax / 11, Ifpack2's ratio at lmax / 30.
+ *    Measured (V-cycle as a stationary iteration, lap3d7:33, lap2d5:129,
+ *    lap3d27:25, 2026-11-27): degree 2 gives factors 0.12 / 0.09 / 0.14 /
+ *    0.24 / 0.56 at ratios 4 / 5 / 7 / 10 / 30 (degree 3: 0.06 / 0.045 /
+ *    0.05 / 0.08 / 0.33): a low degree needs a narrow interval, and
+ *    degree 2 at ratio 5 reduces the residual most per product;
+ *  - weighted Jacobi: s = omega / a_ii with omega lmax = 1.7: the classical
+ *    best smoothing weights, 4/5 (2D 5-point) and 6/7 (3D 7-point), are
+ *    omega lambda_max = 1.6 and 1.7; measured on lap3d7:33 (V(2,2)) 0.28 /
+ *    0.24 / 0.21 / 0.19 / 0.30 at omega lmax = 4/3 / 1.5 / 1.6 / 1.7 / 1.8;
+ *  - L1-Jacobi: s = 1 / sum_j |a_ij| (Baker, Falgout, Kolev, Yang, SISC
+ *    2011: convergent for any SPD A, no weight to choose).
+ * Each is a symmetric operator (D^-1/2 p(D^-1/2 A D^-1/2) D^-1/2), so the
+ * same sweeps before and after the coarse correction make the V-cycle
+ * symmetric; and each converges when lmax bounds lambda_max, so the cycle
+ * is positive definite for SPD A. */
+#include "mg.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#define POWER_STEPS 10
+#define LMAX_SAFETY 1.1
+#define CHEB_RATIO 5.0         /* lmin = lmax / 5: measured, see above   */
+#define JACOBI_OMEGA_LMAX 1.7  /* omega lmax: measured, see above        */
+
+/* Rayleigh quotients v'Av / v'Dv of a power iteration on D^-1 A (from a
+ * fixed pseudo-random start in [-1, 1)): the last, a lower bound of
+ * lambda_max for SPD A that converges at twice the power method's rate.
+ * Ten steps land 8-10% low on the Laplacians (lap3d7:17/33/65: 1.803,
+ * 1.833, 1.832 against 1.985, 1.996, 1.999), so lmax = 1.1 x estimate
+ * sits at the true value, within 0.1%.  The smoothers stay convergent
+ * (the cycle SPD) up to lambda_max = 1.23 lmax (Chebyshev, ratio 5,
+ * degree 2: |T_2| reaches T_2(1.5) = 3.5 there) and 1.17 lmax (Jacobi);
+ * Lanczos steps would tighten it (a later step). */
+static adia_status estimate_lmax(const mg_stencil *S, const double *diag, double *lmax)
+{
+    const int64_t n = S->rows;
+    double *v = adia__alloc((size_t)n + 1, sizeof *v, "mg eigenvalue estimate");
+    double *w = adia__alloc((size_t)n + 1, sizeof *w, "mg eigenvalue estimate");
+    if (!v || !w) {
+        free(v);
+        free(w);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    uint64_t r = 0x9E3779B97F4A7C15ull;
+    for (int64_t i = 0; i < n; i++) {
+        r ^= r >> 12, r ^= r << 25, r ^= r >> 27;
+        v[i] = (double)(r * 2685821657736338717ull >> 11) * 0x1p-52 - 1.0;
+    }
+    double est = 0;
+    for (int k = 0; k < POWER_STEPS; k++) {
+        adia__mg_stencil_apply(S, v, w);
+        double vav = 0, vdv = 0, ww = 0;
+        for (int64_t i = 0; i < n; i++) {
+            vav += v[i] * w[i];
+            vdv += v[i] * diag[i] * v[i];
+            w[i] /= diag[i];
+            ww += w[i] * w[i];
+        }
+        est = vav / vdv;
+        if (!(ww > 0) || !isfinite(ww)) break;
+        const double scale = 1 / sqrt(ww);
+        for (int64_t i = 0; i < n; i++) v[i] = w[i] * scale;
+    }
+    free(v);
+    free(w);
+    if (!(est > 0) || !isfinite(est))
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: a level of %lld rows has "
+                          "Rayleigh quotient v'Av / v'Dv = %g: A is not positive definite",
+                          (long long)n, est);
+    *lmax = LMAX_SAFETY * est;
+    return ADIA_OK;
+}
+
+adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
+                                    double *lmax, double *lmin)
+{
+    const double *diag = S->coef[mg_point(0, 0, 0)];
+    ADIA_TRY(estimate_lmax(S, diag, lmax));
+    *lmin = *lmax / CHEB_RATIO;
+    const double omega = JACOBI_OMEGA_LMAX / *lmax;
+    for (int64_t i = 0; i < S->rows; i++) {
+        if (kind == MG_L1JACOBI) {
+            double sum = 0;
+            for (int p = 0; p < MG_POINTS; p++) sum += S->coef[p] ? fabs(S->coef[p][i]) : 0;
+            s[i] = 1 / sum;
+        } else {
+            s[i] = (kind == MG_JACOBI ? omega : 1.0) / diag[i];
+        }
+    }
+    return ADIA_OK;
+}
+
+/* The dense matrix of S, row-major, column by column (n is small). */
+static adia_status dense(const mg_stencil *S, double *a)
+{
+    const int64_t n = S->rows;
+    double *e = adia__calloc((size_t)n + 1, sizeof *e, "mg coarsest matrix");
+    double *col = adia__alloc((size_t)n + 1, sizeof *col, "mg coarsest matrix");
+    if (!e || !col) {
+        free(e);
+        free(col);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    for (int64_t j = 0; j < n; j++) {   /* column j = A e_j: n small */
+        e[j] = 1;
+        adia__mg_stencil_apply(S, e, col);
+        for (int64_t i = 0; i < n; i++) a[i * n + j] = col[i];
+        e[j] = 0;
+    }
+    free(e);
+    free(col);
+    return ADIA_OK;
+}
+
+/* Lower Cholesky factor in place (rows contiguous: a row-oriented
+ * left-looking update); the failing column, or -1. */
+static int64_t cholesky(double *a, int64_t n)
+{
+    for (int64_t j = 0; j < n; j++) {
+        double d = a[j * n + j];
+        for (int64_t k = 0; k < j; k++) d -= a[j * n + k] * a[j * n + k];
+        if (!(d > 0)) return j;
+        d = sqrt(d);
+        a[j * n + j] = d;
+#pragma omp parallel for schedule(static) if (n - j > 128) num_threads(adia__threads())
+        for (int64_t i = j + 1; i < n; i++) {
+            double s = a[i * n + j];
+            for (int64_t k = 0; k < j; k++) s -= a[i * n + k] * a[j * n + k];
+            a[i * n + j] = s / d;
+        }
+    }
+    return -1;
+}
+
+/* inv = (L L^T)^-1 = W^T W with W = L^-1: the columns of W (stored as
+ * rows of wt, contiguous), then inv(i,j) = wt_i . wt_j, computed once per
+ * pair so that inv is exactly symmetric (the V-cycle's symmetry rests on
+ * it). */
+static adia_status cholesky_inverse(const double *l, int64_t n, double *inv)
+{
+    double *wt = adia__calloc((size_t)(n * n) + 1, sizeof *wt, "mg coarsest inverse");
+    if (!wt) return ADIA_ERR_NO_MEMORY;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(adia__threads())
+    for (int64_t j = 0; j < n; j++) {   /* L w = e_j, w_i = 0 for i < j */
+        double *w = wt + j * n;
+        w[j] = 1 / l[j * n + j];
+        for (int64_t i = j + 1; i < n; i++) {
+            double s = 0;
+            for (int64_t k = j; k < i; k++) s -= l[i * n + k] * w[k];
+            w[i] = s / l[i * n + i];
+        }
+    }
+#pragma omp parallel for schedule(dynamic, 8) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j <= i; j++) {
+            double s = 0;
+            for (int64_t k = i; k < n; k++) s += wt[i * n + k] * wt[j * n + k];
+            inv[i * n + j] = s;
+        }
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < i; j++) inv[j * n + i] = inv[i * n + j];
+    free(wt);
+    return ADIA_OK;
+}
+
+/* Gauss-Jordan with partial pivoting: inv = a^-1 (a destroyed). */
+static adia_status gauss_jordan(double *a, int64_t n, double *inv)
+{
+    double big = 0;
+    for (int64_t i = 0; i < n * n; i++) big = fmax(big, fabs(a[i]));
+    memset(inv, 0, (size_t)(n * n) * sizeof *inv);
+    for (int64_t i = 0; i < n; i++) inv[i * n + i] = 1;
+    for (int64_t j = 0; j < n; j++) {
+        int64_t p = j;
+        for (int64_t i = j + 1; i < n; i++)
+            if (fabs(a[i * n + j]) > fabs(a[p * n + j])) p = i;
+        if (!(fabs(a[p * n + j]) > 1e-14 * big))
+            return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the coarsest matrix "
+                              "(%lld rows) is singular at column %lld", (long long)n,
+                              (long long)j);
+        for (int64_t k = 0; k < n && p != j; k++) {
+            double t = a[j * n + k];
+            a[j * n + k] = a[p * n + k], a[p * n + k] = t;
+            t = inv[j * n + k];
+            inv[j * n + k] = inv[p * n + k], inv[p * n + k] = t;
+        }
+        const double d = 1 / a[j * n + j];
+        for (int64_t k = 0; k < n; k++) a[j * n + k] *= d, inv[j * n + k] *= d;
+#pragma omp parallel for schedule(static) if (n > 256) num_threads(adia__threads())
+        for (int64_t i = 0; i < n; i++) {
+            if (i == j || a[i * n + j] == 0) continue;
+            const double f = a[i * n + j];
+            for (int64_t k = 0; k < n; k++) {
+                a[i * n + k] -= f * a[j * n + k];
+                inv[i * n + k] -= f * inv[j * n + k];
+            }
+        }
+    }
+    return ADIA_OK;
+}
+
+static int symmetric(const double *a, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t j = 0; j < i; j++)
+            if (fabs(a[i * n + j] - a[j * n + i]) >
+                1e-12 * fmax(fabs(a[i * n + i]), fabs(a[j * n + j])))
+                return 0;
+    return 1;
+}
+
+adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd)
+{
+    const int64_t n = S->rows;
+    double *a = adia__alloc((size_t)(n * n) + 1, sizeof *a, "mg coarsest matrix");
+    if (!a) return ADIA_ERR_NO_MEMORY;
+    adia_status st = dense(S, a);
+    *spd = st == ADIA_OK && symmetric(a, n) && cholesky(a, n) < 0;
+    if (st == ADIA_OK && *spd) {
+        st = cholesky_inverse(a, n, inv);
+    } else if (st == ADIA_OK) {   /* not SPD (non-symmetric A, BiCGSTAB or GMRES): LU */
+        st = dense(S, a);
+        if (st == ADIA_OK) st = gauss_jordan(a, n, inv);
+    }
+    free(a);
+    return st;
+}

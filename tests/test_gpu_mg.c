@@ -1,0 +1,292 @@
+/* test_gpu_mg.c -- the multigrid preconditioner (kind "mg") on GPU plans
+ * against the same on CPU plans: z = M r equal within round-off (double)
+ * or float's precision, for each smoother and V / W, odd and even grids,
+ * box stencils, the one-level fallback and alpha scaling; the apply
+ * captured into a CUDA graph and replayed gives the same z (the cycle
+ * queues only kernels on the stream); the V-cycle as a stationary
+ * iteration on the device converges as on the host, is symmetric and
+ * positive there, and PCG with it takes the host's iterations. */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+#ifdef ADIA_HAVE_CUDA
+#include <cuda_runtime.h>
+#include "precond/precond.h"
+#endif
+
+#ifndef ADIA_HAVE_CUDA
+int main(void) { TEST_SKIP("built without CUDA"); }
+#else
+
+static adia_precond *make_mg(adia_plan *P, const char *smoother, char cycle)
+{
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.kind = "mg";
+    o.smoother = smoother;
+    o.cycle = cycle;
+    adia_precond *M = NULL;
+    CHECK_OK(adia_precond_create(P, &o, &M));
+    return M;
+}
+
+/* z = alpha M r on the device with host doubles in and out. */
+static int gpu_apply(adia_precond *M, double alpha, const double *r, double *z, int64_t n,
+                     int fl)
+{
+    void *dr = test_gpu_upload(r, n, fl), *dz = test_gpu_upload(r, n, fl);
+    int ok = dr && dz;
+    if (ok) {
+        adia_status s = alpha == 1 ? adia_precond_apply(M, dr, dz, NULL)
+                                   : M->ops->apply(M, alpha, dr, dz, NULL);
+        CHECK(s == ADIA_OK, "GPU apply: %s", adia_last_error());
+        ok = s == ADIA_OK && cudaDeviceSynchronize() == cudaSuccess &&
+             test_gpu_download(z, dz, n, fl) == 0;
+    }
+    cudaFree(dr);
+    cudaFree(dz);
+    return ok;
+}
+
+static void compare(const char *spec, const char *smoother, char cycle, adia_value_type vt)
+{
+    adia_matrix *A = test_generate(spec);
+    if (!A) return;
+    adia_plan *Pc = test_plan_fixed(A, "dia", ADIA_DOUBLE, 0);
+    adia_plan *Pg = test_plan_fixed(A, "dia", vt, 1);
+    adia_precond *Mc = Pc ? make_mg(Pc, smoother, cycle) : NULL;
+    adia_precond *Mg = Pg ? make_mg(Pg, smoother, cycle) : NULL;
+    if (Mc && Mg) {
+        const int32_t n = adia_matrix_rows(A);
+        const int fl = vt == ADIA_FLOAT;
+        double *r = malloc(n * sizeof *r), *zc = malloc(n * sizeof *zc);
+        double *zg = malloc(n * sizeof *zg);
+        uint64_t seed = 17;
+        test_rand_vector(&seed, r, n);
+        const double alpha = fl ? 1.0 : 0.5;
+        CHECK_OK(Mc->ops->apply(Mc, alpha, r, zc, NULL));
+        if (gpu_apply(Mg, alpha, r, zg, n, fl)) {
+            const double err = test_rel_err(zg, zc, n), tol = fl ? 1e-4 : 1e-11;
+            CHECK(err < tol, "%s %s %c %s: GPU vs CPU error %g", spec, smoother ? smoother : "cheb",
+                  cycle, fl ? "float" : "double", err);
+        }
+        char bc[4096], bg[4096];
+        CHECK_OK(adia_precond_explain(Mc, bc, sizeof bc));
+        CHECK_OK(adia_precond_explain(Mg, bg, sizeof bg));
+        /* the same hierarchy: the level lines agree (timings apart) */
+        const char *lc = strstr(bc, "level 0"), *lg = strstr(bg, "level 0");
+        const char *ec = lc ? strstr(lc, "operator complexity") : NULL;
+        CHECK(lc && lg && ec && strncmp(lc, lg, (size_t)(ec - lc)) == 0, "%s: hierarchies\n%s\n%s",
+              spec, bc, bg);
+        free(r), free(zc), free(zg);
+    }
+    adia_precond_destroy(Mc);
+    adia_precond_destroy(Mg);
+    adia_plan_destroy(Pc);
+    adia_plan_destroy(Pg);
+    adia_matrix_destroy(A);
+}
+
+static void test_against_cpu(void)
+{
+    static const char *specs[] = {"lap3d7:33", "lap3d7:31x20x17", "lap3d7:16x8x12",
+                                  "lap2d5:129x100", "lap3d27:25", "lap2d5:2001x1", "lap2d5:23x19",
+                                  "lap3d7:80"};
+    static const char *smoothers[] = {NULL, "jacobi", "l1jacobi"};
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; k++)
+        for (int s = 0; s < 3; s++) compare(specs[k], smoothers[s], 'v', ADIA_DOUBLE);
+    compare("lap3d7:65", NULL, 'w', ADIA_DOUBLE);
+    compare("lap3d7:33", NULL, 'v', ADIA_FLOAT);
+    compare("lap3d27:25", "jacobi", 'w', ADIA_FLOAT);
+}
+
+/* The apply captured into a CUDA graph on a stream of our own: replayed
+ * twice, each replay gives the direct apply's z. */
+static void test_graph_capture(void)
+{
+    adia_matrix *A = test_generate("lap3d7:40x33x35");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+    adia_precond *M = P ? make_mg(P, NULL, 'v') : NULL;
+    if (!M) goto done;
+    const int32_t n = adia_matrix_rows(A);
+    double *r = malloc(n * sizeof *r), *z1 = malloc(n * sizeof *z1), *z2 = malloc(n * sizeof *z2);
+    uint64_t seed = 23;
+    test_rand_vector(&seed, r, n);
+    CHECK(gpu_apply(M, 1.0, r, z1, n, 0), "direct apply");
+    void *dr = test_gpu_upload(r, n, 0), *dz = test_gpu_upload(r, n, 0);
+    cudaStream_t st = NULL;
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t ge = NULL;
+    CHECK(cudaStreamCreate(&st) == cudaSuccess, "stream");
+    CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "capture");
+    CHECK_OK(adia_precond_apply(M, dr, dz, st));
+    CHECK(cudaStreamEndCapture(st, &g) == cudaSuccess, "end capture: %s",
+          cudaGetErrorString(cudaGetLastError()));
+    CHECK(g && cudaGraphInstantiate(&ge, g, 0) == cudaSuccess, "instantiate");
+    for (int rep = 0; rep < 2 && ge; rep++) {
+        cudaMemsetAsync(dz, 0xff, (size_t)n * sizeof(double), st);   /* NaN: z is written */
+        CHECK(cudaGraphLaunch(ge, st) == cudaSuccess, "launch");
+        CHECK(cudaStreamSynchronize(st) == cudaSuccess, "sync");
+        CHECK(test_gpu_download(z2, dz, n, 0) == 0, "download");
+        CHECK(test_rel_err(z2, z1, n) < 1e-14, "graph replay %d: error %g", rep,
+              test_rel_err(z2, z1, n));
+    }
+    size_t nodes = 0;
+    if (g) cudaGraphGetNodes(g, NULL, &nodes);
+    char buf[4096];
+    CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+    printf("graph of one V-cycle: %zu nodes\n%s", nodes, buf);
+    if (ge) cudaGraphExecDestroy(ge);
+    if (g) cudaGraphDestroy(g);
+    if (st) cudaStreamDestroy(st);
+    cudaFree(dr);
+    cudaFree(dz);
+    free(r), free(z1), free(z2);
+done:
+    adia_precond_destroy(M);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
+/* x += M (b - A x) with M on the device (residual on the host): the mean
+ * factor over cycles 2..9 at most 0.2 on lap3d7:65. */
+static void test_stationary(void)
+{
+    adia_matrix *A = test_generate("lap3d7:65");
+    adia_plan *Pc = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 0) : NULL;
+    adia_plan *Pg = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+    adia_precond *M = Pg ? make_mg(Pg, NULL, 'v') : NULL;
+    if (M && Pc) {
+        const int32_t n = adia_matrix_rows(A);
+        double *xs = malloc(n * sizeof *xs), *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x);
+        double *r = malloc(n * sizeof *r), *z = malloc(n * sizeof *z);
+        uint64_t seed = 5;
+        test_rand_vector(&seed, xs, n);
+        CHECK_OK(adia_spmv(Pc, 1.0, xs, 0.0, b));
+        double r1 = 0, rk = 0;
+        for (int k = 0; k <= 9; k++) {
+            memcpy(r, b, n * sizeof *r);
+            CHECK_OK(adia_spmv(Pc, -1.0, x, 1.0, r));
+            double rn = 0;
+            for (int32_t i = 0; i < n; i++) rn += r[i] * r[i];
+            rk = sqrt(rn);
+            if (k == 1) r1 = rk;
+            if (k == 9 || !gpu_apply(M, 1.0, r, z, n, 0)) break;
+            for (int32_t i = 0; i < n; i++) x[i] += z[i];
+        }
+        const double f = pow(rk / r1, 1.0 / 8);
+        printf("GPU V-cycle convergence factor lap3d7:65: %.3f\n", f);
+        CHECK(f <= 0.2, "factor %.3f", f);
+        free(xs), free(b), free(x), free(r), free(z);
+    }
+    adia_precond_destroy(M);
+    adia_plan_destroy(Pc);
+    adia_plan_destroy(Pg);
+    adia_matrix_destroy(A);
+}
+
+static double dot(const double *a, const double *b, int64_t n)
+{
+    double s = 0;
+    for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+/* On the device too: x'My = y'Mx within 1e-12, y'My > 0 (double; V and
+ * W on 4 levels). */
+static void test_symmetric(void)
+{
+    adia_matrix *A = test_generate("lap2d5:200x190");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+    for (int c = 0; c < 2 && P; c++) {
+        adia_precond *M = make_mg(P, NULL, c ? 'w' : 'v');
+        if (!M) continue;
+        const int32_t n = adia_matrix_rows(A);
+        double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
+        double *mx = malloc(n * sizeof *mx), *my = malloc(n * sizeof *my);
+        uint64_t seed = 41;
+        test_rand_vector(&seed, x, n);
+        test_rand_vector(&seed, y, n);
+        if (gpu_apply(M, 1.0, x, mx, n, 0) && gpu_apply(M, 1.0, y, my, n, 0)) {
+            const double a = dot(x, my, n), b = dot(y, mx, n);
+            CHECK(fabs(a - b) <= 1e-12 * sqrt(dot(x, mx, n) * dot(y, my, n)),
+                  "%c-cycle on the GPU: x'My %.17g, y'Mx %.17g", c ? 'w' : 'v', a, b);
+            CHECK(dot(y, my, n) > 0, "y'My %g", dot(y, my, n));
+        }
+        free(x), free(y), free(mx), free(my);
+        adia_precond_destroy(M);
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
+/* PCG written out, the product on the host plan, z = M r on the device:
+ * the iterations to 1e-8 (-1: none within 50). */
+static int pcg_gpu(adia_plan *Pc, adia_precond *M)
+{
+    const int32_t n = adia_plan_rows(Pc);
+    double *xs = malloc(n * sizeof *xs), *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x);
+    double *r = malloc(n * sizeof *r), *z = malloc(n * sizeof *z), *p = malloc(n * sizeof *p);
+    double *q = malloc(n * sizeof *q);
+    uint64_t seed = 9;
+    test_rand_vector(&seed, xs, n);
+    CHECK_OK(adia_spmv(Pc, 1.0, xs, 0.0, b));
+    memcpy(r, b, n * sizeof *r);
+    const double bn = sqrt(dot(b, b, n));
+    int it = -1;
+    if (gpu_apply(M, 1.0, r, z, n, 0)) {
+        memcpy(p, z, n * sizeof *p);
+        double rz = dot(r, z, n);
+        for (int k = 1; k <= 50; k++) {
+            CHECK_OK(adia_spmv(Pc, 1.0, p, 0.0, q));
+            const double a = rz / dot(p, q, n);
+            for (int32_t i = 0; i < n; i++) x[i] += a * p[i], r[i] -= a * q[i];
+            if (sqrt(dot(r, r, n)) <= 1e-8 * bn) {
+                it = k;
+                break;
+            }
+            if (!gpu_apply(M, 1.0, r, z, n, 0)) break;
+            const double rz1 = dot(r, z, n), beta = rz1 / rz;
+            rz = rz1;
+            for (int32_t i = 0; i < n; i++) p[i] = z[i] + beta * p[i];
+        }
+    }
+    free(xs), free(b), free(x), free(r), free(z), free(p), free(q);
+    return it;
+}
+
+static void test_pcg(void)
+{
+    static const char *specs[] = {"lap3d7:33", "lap3d7:64", "lap3d7:100"};
+    for (int k = 0; k < 3; k++) {
+        adia_matrix *A = test_generate(specs[k]);
+        adia_plan *Pc = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 0) : NULL;
+        adia_plan *Pg = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+        adia_precond *M = Pg ? make_mg(Pg, NULL, 'v') : NULL;
+        if (M && Pc) {
+            const int it = pcg_gpu(Pc, M);
+            printf("PCG with mg on the GPU, %s: %d iterations to 1e-8\n", specs[k], it);
+            CHECK(it > 0 && it <= 8, "%s: %d iterations (6 on the CPU)", specs[k], it);
+        }
+        adia_precond_destroy(M);
+        adia_plan_destroy(Pc);
+        adia_plan_destroy(Pg);
+        adia_matrix_destroy(A);
+    }
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) TEST_SKIP("no CUDA device");
+    test_against_cpu();
+    test_graph_capture();
+    test_stationary();
+    test_symmetric();
+    test_pcg();
+    return TEST_END();
+}
+#endif
