@@ -397,6 +397,53 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
     return ADIA_OK;
 }
 
+const char *adia__plan_host_route(const adia_plan_hints *given, const plan_hints *h)
+{
+    const char *env = getenv("ADIA_GPU_SETUP");
+    if (env && !strcmp(env, "host")) return "ADIA_GPU_SETUP=host";
+    if (h->chooser == ADIA_CHOOSE_RULES)
+        return "chooser rules: the search engine reads the host analysis' features";
+    if (h->chooser == ADIA_CHOOSE_FIXED) {
+        const adia_format_ops *o = h->format ? adia__format_ops_find(h->format) : NULL;
+        if (!o || !o->diag.piece_rows)   /* the GPU builds the diagonal formats of equal pieces */
+            return "the fixed format is built on the host (the GPU builds dia, hdi, brcsd2)";
+    }
+    if (given && given->memory_budget > 0)
+        return "a memory budget: the host model predicts each format's storage before building it";
+    if (h->strict) return "a loaded plan file: its format, built as the host builds it";
+    return NULL;
+}
+
+/* A GPU plan of a host matrix: by the device path where it applies (the
+ * CSR uploaded once, analysed and built on the GPU), else on the host, the
+ * reason noted either way (adia_plan_explain).  *done 0: the caller plans
+ * on the host. */
+static adia_status plan_on_device(const adia_matrix *A, const adia_plan_hints *hints,
+                                  const plan_hints *h, adia_plan **plan, char *why, size_t len)
+{
+    const char *route = adia__plan_host_route(hints, h);
+    if (route) {
+        snprintf(why, len, "planned on the host, format uploaded: %s", route);
+        return ADIA_OK;
+    }
+#ifdef ADIA_HAVE_CUDA
+    char declined[320];
+    adia_status s = adia__plan_create_from_host(A, h, plan, declined, sizeof declined);
+    if (s == ADIA_ERR_NO_MEMORY) {   /* the host path builds one format at a time, with fallbacks */
+        snprintf(declined, sizeof declined, "the GPU ran out of memory (%.250s)", adia_last_error());
+        adia_clear_error();
+        s = ADIA_OK;
+    }
+    ADIA_TRY(s);
+    if (!*plan) snprintf(why, len, "planned on the host after the upload: %s", declined);
+#else
+    (void)A;
+    (void)plan;
+    snprintf(why, len, "planned on the host: built without CUDA");
+#endif
+    return ADIA_OK;
+}
+
 adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
                              adia_plan **plan)
 {
@@ -410,12 +457,17 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     ADIA_TRY(adia_format_params_check(&h.params, A->csr.rows, A->csr.cols));
     /* FIXED needs no analysis: the caller chose */
     int analyse = h.chooser != ADIA_CHOOSE_FIXED;
+    char why[400] = "";
+    if (h.device) {
+        ADIA_TRY(plan_on_device(A, hints, &h, plan, why, sizeof why));
+        if (*plan) return ADIA_OK;
+    }
     adia_status s = adia__plan_build(A, &h, analyse, plan);
+    if (s == ADIA_OK && why[0]) adia__plan_note(*plan, "%s", why);
     if (s == ADIA_OK || !h.device || !h.device_auto ||
         (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_INVALID_ARG))
         return s;
     /* device -1: nothing ran on the GPU (no kernel, no room), so the CPU */
-    char why[512];
     snprintf(why, sizeof why, "%s", adia_last_error());
     h.device = 0;
     if (h.bandwidth_measured)
