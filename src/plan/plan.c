@@ -370,7 +370,12 @@ adia_status adia__plan_adopt(adia_format *F, const plan_hints *h, const char *na
 adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out)
 {
-    if (analyse) ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_create"));
+    plan_hints hb = *h;   /* with the model's bandwidth, where it will run */
+    if (analyse) {
+        ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_create"));
+        ADIA_TRY(adia__plan_bandwidth(&hb));
+        h = &hb;
+    }
     adia_plan *P = plan_new(A->csr.rows, A->csr.cols, A->csr.nnz, A->name, h);
     if (!P) return ADIA_ERR_NO_MEMORY;
     adia_status s = ADIA_OK;

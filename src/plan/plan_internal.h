@@ -79,8 +79,12 @@ void adia__plan_note(adia_plan *P, const char *fmt, ...)
     ;
 
 /* Defaults and checks of the public hints (NULL allowed); resolves device
- * -1 and measures the bandwidth when not given. */
+ * -1 and, for a CPU plan, has the bandwidth when not given (a GPU's is
+ * left 0 for adia__plan_bandwidth: the device planner does not use it). */
 adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r);
+/* The model's bandwidth in r where it is still 0: a GPU's measured (once
+ * per process), a CPU's as adia__plan_cpu_bandwidth_from has it. */
+adia_status adia__plan_bandwidth(plan_hints *r);
 
 /* The model for A (features f computed by the caller): every predictable
  * candidate, least total_ms first; *n = how many (<= ADIA_PLAN_MAX_CANDIDATES). */
