@@ -16,6 +16,7 @@
  * whose BRCSD-II still stores more than MAX_FILL slots per nonzero is not
  * a diagonal matrix: it is planned on the host (row formats). */
 #include "plan_device.h"
+#include "../cuda/codegen.h"
 #include "../cuda/cuda_util.h"
 #include "../cuda/diag_build.h"
 
@@ -224,20 +225,34 @@ adia_status measure_device(const adia_gpu_csr &A, const plan_hints &h, int64_t n
 } // namespace
 
 /* For many products the generated kernel (1.15-2.5x the generic one on
- * every diagonal matrix measured, bench/GPU-NOTES.md) is worth its compile
- * -- where the generator declines, the generic kernel stays and the plan
- * says why. */
+ * every diagonal matrix measured, bench/GPU-NOTES.md) is worth having;
+ * its NVRTC compile (about 0.45 s a structure on the H200) is not worth
+ * waiting for (issue 28: 1000 products of a 0.065 ms SpMV save 10-40 ms
+ * against it).  So a cached kernel is loaded at once, and an uncached one
+ * compiles in the background while the generic kernel runs
+ * (ADIA_CODEGEN: background, sync or off; codegen.h).  Where the generator
+ * declines, the generic kernel stays and the plan says why. */
 adia_status adia__plan_adopt_device(adia_format *F, const plan_hints &h, const char *name,
                                     double t0, double *kernel_ms, adia_plan **plan)
 {
-    char note[320] = "";
+    char note[400] = "";
     const double t = adia__now_ms();
-    if (h.calls >= ADIA_PLAN_MEASURE_CALLS &&
-        adia_format_set_kernel(F, ADIA_KERNEL_GENERATED) != ADIA_OK)
-        snprintf(note, sizeof note, "generic kernel: %.280s", adia_last_error());
+    adia_codegen_mode mode = ADIA_CODEGEN_BACKGROUND;
+    adia_status s = adia__codegen_mode(&mode);
+    if (s != ADIA_OK) {
+        adia_format_destroy(F);
+        return s;
+    }
+    if (h.calls >= ADIA_PLAN_MEASURE_CALLS) {
+        s = adia__gpu_diag_generate(F, mode, note, sizeof note);
+        if (s != ADIA_OK) {
+            adia_format_destroy(F);
+            return s;
+        }
+    }
     *kernel_ms = adia__now_ms() - t;
     ADIA_TRY(adia__plan_adopt(F, &h, name, plan));
-    if (note[0]) adia__plan_note(*plan, "%s", note);
+    if (note[0]) adia__plan_note(*plan, "%s (%.1f ms)", note, *kernel_ms);
     (*plan)->build_ms = adia__now_ms() - t0;
     (*plan)->compile_ms = *kernel_ms;
     (*plan)->from_device = 1;

@@ -19,6 +19,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "plan_internal.h"
 #include "io/outfile.h"
+#ifdef ADIA_HAVE_CUDA
+#include "cuda/codegen.h"
+#endif
 
 #include <errno.h>
 #include <inttypes.h>
@@ -158,6 +161,11 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
             "%.3f\n", P->upload_ms, (long long)P->upload_bytes,
             P->upload_bytes ? P->upload_how : "already on the device", P->analyze_ms,
             P->build_ms, P->compile_ms);
+#ifdef ADIA_HAVE_CUDA
+    /* now, not at planning: a background compile may have arrived since */
+    const char *kernel = P->device ? adia__gpu_diag_codegen_state(P->F) : NULL;
+    if (kernel) put(&t, "kernel: %s\n", kernel);
+#endif
     if (P->notes[0]) put(&t, "warnings:\n%s", P->notes);
     return ADIA_OK;
 }
