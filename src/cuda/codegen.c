@@ -261,6 +261,33 @@ struct adia_codegen_job {
     int rows;
 };
 
+/* Compiles still running, so that the process waits for them at exit: a
+ * thread inside NVRTC while the libraries' static destructors run could
+ * crash the exit, and a finished compile fills the disk cache for the next
+ * run (a CLI solve shorter than the compile prints its result first and
+ * then waits, at most one compile). */
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t running_done = PTHREAD_COND_INITIALIZER;
+static int running;
+static pthread_once_t at_exit_once = PTHREAD_ONCE_INIT;
+
+static void wait_running(void)
+{
+    pthread_mutex_lock(&running_lock);
+    while (running > 0) pthread_cond_wait(&running_done, &running_lock);
+    pthread_mutex_unlock(&running_lock);
+}
+
+static void register_wait(void) { atexit(wait_running); }
+
+static void running_add(int n)
+{
+    pthread_mutex_lock(&running_lock);
+    running += n;
+    if (running == 0) pthread_cond_broadcast(&running_done);
+    pthread_mutex_unlock(&running_lock);
+}
+
 static void job_unref(adia_codegen_job *j)
 {
     pthread_mutex_lock(&j->lock);
@@ -287,6 +314,7 @@ static void *job_run(void *arg)
     j->done = 1;
     pthread_mutex_unlock(&j->lock);
     job_unref(j);
+    running_add(-1);
     return NULL;
 }
 
@@ -310,11 +338,14 @@ adia_status adia__codegen_start(const adia_diag *D, adia_value_type vt, int rows
         pthread_t t;
         pthread_attr_t attr;
         j->refs = 2;
+        pthread_once(&at_exit_once, register_wait);
+        running_add(1);
         int e = pthread_attr_init(&attr);
         if (!e) e = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
         if (!e) e = pthread_create(&t, &attr, job_run, j);
         pthread_attr_destroy(&attr);
         if (e) {
+            running_add(-1);
             j->refs = 1;
             s = adia__error(ADIA_ERR_INTERNAL, "generated kernel: no compile thread (error %d)",
                            e);

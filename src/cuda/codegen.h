@@ -81,7 +81,8 @@ int adia__codegen_cached(const adia_diag *D, adia_value_type vt, int rows, int d
  * cache key made here (CUDA calls), a cached CUBIN taken at once, else
  * NVRTC on a detached thread of its own that makes no CUDA call (so it
  * never disturbs a graph capture) and fills both caches.  D must outlive
- * the job's adia__codegen_job_load. */
+ * the job's adia__codegen_job_load.  The process waits at exit for the
+ * compiles still running (atexit): none is cut off inside NVRTC. */
 typedef struct adia_codegen_job adia_codegen_job;
 adia_status adia__codegen_start(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                 adia_codegen_job **out);

@@ -247,6 +247,8 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_
     d->args.cols = D->cols;
     d->args.n_pieces = D->n_pieces;
     d->rows_asked = p->rows_per_thread;
+    d->mode = ADIA_CODEGEN_SYNC;   /* an explicit GENERATED waits for its dot variant, as before;
+                                      a plan's adia__gpu_diag_generate says otherwise */
     d->interleave = p->interleave;
     d->warp_rows = adia__codegen_rows_per_thread(D, vt, d->rows_asked);
     d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
