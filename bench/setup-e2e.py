@@ -62,11 +62,16 @@ def parse_setup(text):
     made on the host has no such line)."""
     out = {}
     m = re.search(r"setup \(ms\): upload ([0-9.eE+-]+) \((\d+) bytes, ([^)]*)\), analysis "
-                  r"([0-9.eE+-]+), build ([0-9.eE+-]+), compile ([0-9.eE+-]+)", text or "")
+                  r"([0-9.eE+-]+), build ([0-9.eE+-]+), measure ([0-9.eE+-]+), compile "
+                  r"([0-9.eE+-]+)", text or "")
     if m:
         out = {"upload_ms": float(m.group(1)), "upload_bytes": int(m.group(2)),
                "upload_how": m.group(3), "analysis_ms": float(m.group(4)),
-               "build_ms": float(m.group(5)), "compile_ms": float(m.group(6))}
+               "build_ms": float(m.group(5)), "measure_ms": float(m.group(6)),
+               "compile_ms": float(m.group(7))}
+    k = re.search(r"^kernel: (.*)$", text or "", re.M)
+    if k:
+        out["kernel"] = k.group(1)
     return out
 
 
@@ -239,7 +244,7 @@ def fmt(v, digits=1):
 
 def table(rows):
     cols = ["matrix", "path", "cache", "total ms", "read", "upload", "analysis", "build",
-            "compile", "plan ms", "solve setup", "iterations ms", "iters", "residual", "format"]
+            "measure", "compile", "plan ms", "solve setup", "iterations ms", "iters", "residual", "format"]
     print("| " + " | ".join(cols) + " |")
     print("| " + " | ".join("---" if i < 3 else "---:" for i in range(len(cols))) + " |")
     for r in rows:
@@ -249,10 +254,10 @@ def table(rows):
             continue
         cells = [r["spec"], r.get("label", r["path"]), r["cache"], fmt(r.get("total_ms")), fmt(r.get("read_ms")),
                  fmt(r.get("upload_ms")), fmt(r.get("analysis_ms")), fmt(r.get("build_ms")),
-                 fmt(r.get("compile_ms")), fmt(r.get("plan_ms")), fmt(r.get("solve_setup_ms")),
+                 fmt(r.get("measure_ms")), fmt(r.get("compile_ms")), fmt(r.get("plan_ms")), fmt(r.get("solve_setup_ms")),
                  fmt(r.get("iterations_ms")), fmt(r.get("iterations")),
                  f"{r['residual']:.1e}" if isinstance(r.get("residual"), float) else "-",
-                 r.get("format") or "-"]
+                 (r.get("format") or "-") + (f" ({r['kernel']})" if r.get("kernel") else "")]
         print("| " + " | ".join(str(c) for c in cells) + " |")
 
 

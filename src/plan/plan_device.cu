@@ -287,6 +287,7 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
         ADIA_TRY(measure_device(A, h, n_diag, &F, &build_ms, &spmv_ms, measured, sizeof measured));
     else
         ADIA_TRY(build_one(A, format, h, &F, &build_ms, &bi));
+    const double t_built = adia__now_ms();
     if (!fixed && slots(F) > MAX_FILL * nnz) {
         snprintf(why, len, "not a diagonal matrix (%lld diagonals, brcsd2 would store %.1f slots "
                  "per nonzero)", (long long)n_diag, slots(F) / nnz);
@@ -306,6 +307,7 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
     P->analyze_ms = t_count - t0;
     P->build_ms = build_ms;
     P->measured_ms = spmv_ms;
+    P->measure_ms = measured[0] ? t_built - t_count - build_ms : 0;
     if (measured[0]) adia__plan_note(P, "%s", measured);
     adia__plan_note(P, "times (ms): widening + diagonal count %.1f, build %.1f (GPU analysis "
                     "%.1f, host structure %.1f, GPU fill %.1f), kernel %.1f", t_count - t0,

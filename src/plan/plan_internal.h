@@ -62,6 +62,7 @@ struct adia_plan {
      * adia_plan_explain's "setup" line.  upload_bytes 0: nothing uploaded
      * (the matrix was on the device already). */
     double upload_ms, compile_ms;
+    double measure_ms;         /* MEASURE's other builds and the timings */
     int64_t upload_bytes;
     const char *upload_how;    /* "pageable" or "pinned" (static) */
     char notes[1536];          /* fallbacks and warnings, one per line */

@@ -157,10 +157,10 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
     put(&t, "build: %.3f ms (%lld bytes stored)\n", P->build_ms,
         (long long)adia_format_storage_bytes(P->F));
     if (P->from_device)   /* one line, key value pairs: bench/setup-e2e.py reads it */
-        put(&t, "setup (ms): upload %.3f (%lld bytes, %s), analysis %.3f, build %.3f, compile "
-            "%.3f\n", P->upload_ms, (long long)P->upload_bytes,
+        put(&t, "setup (ms): upload %.3f (%lld bytes, %s), analysis %.3f, build %.3f, measure "
+            "%.3f, compile %.3f\n", P->upload_ms, (long long)P->upload_bytes,
             P->upload_bytes ? P->upload_how : "already on the device", P->analyze_ms,
-            P->build_ms, P->compile_ms);
+            P->build_ms, P->measure_ms, P->compile_ms);
 #ifdef ADIA_HAVE_CUDA
     /* now, not at planning: a background compile may have arrived since */
     const char *kernel = P->device ? adia__gpu_diag_codegen_state(P->F) : NULL;
