@@ -182,7 +182,7 @@ static adia_matrix *no_nonzeros(void)
 static void device_routes(void)
 {
     static const char *const specs[] = {"lap3d7:9", "lap2d5:33x17", "lap2d5:1x1",
-                                        "type3:3001,21,0.34,sym", "lap3d27:7x5x3"};
+                                        "type3:9001,21,0.34,sym", "lap3d27:7x5x3"};
     for (size_t i = 0; i < sizeof specs / sizeof *specs; i++) {
         adia_matrix *A = test_generate(specs[i]);
         CHECK(A != NULL, "%s generated", specs[i]);
@@ -193,8 +193,9 @@ static void device_routes(void)
         check_device_route(specs[i], A, ADIA_CHOOSE_FIXED, "brcsd2", ADIA_FLOAT, "brcsd2");
         adia_matrix_destroy(A);
     }
-    adia_matrix *A = test_generate("lap3d7:9");
-    check_device_route("lap3d7:9", A, ADIA_CHOOSE_MODEL, NULL, ADIA_DOUBLE, "dia");
+    /* dia by its fill: 7 x 8000 slots for 53600 nonzeros, 1.04 <= 1.1 */
+    adia_matrix *A = test_generate("lap3d7:20");
+    check_device_route("lap3d7:20", A, ADIA_CHOOSE_MODEL, NULL, ADIA_DOUBLE, "dia");
     adia_matrix_destroy(A);
     A = empty_rows();
     check_device_route("empty rows", A, ADIA_CHOOSE_MODEL, NULL, ADIA_DOUBLE, NULL);
@@ -221,10 +222,22 @@ static void host_routes(void)
 
 static void staging(void)
 {
-    adia_matrix *A = test_generate("lap3d7:11x9x7");
+    adia_matrix *A = test_generate("lap3d7:21x19x17");   /* dia: fill 1.05 */
     setenv("ADIA_UPLOAD", "pinned", 1);
     check_device_route("pinned", A, ADIA_CHOOSE_MODEL, NULL, ADIA_DOUBLE, "dia");
     check_device_route("pinned", A, ADIA_CHOOSE_MODEL, NULL, ADIA_FLOAT, "dia");
+    /* chunks of 4 KiB: both pinned buffers in turn, many times over */
+    setenv("ADIA_UPLOAD_CHUNK", "4096", 1);
+    check_device_route("pinned 4 KiB", A, ADIA_CHOOSE_MODEL, NULL, ADIA_DOUBLE, "dia");
+    check_device_route("pinned 4 KiB", A, ADIA_CHOOSE_MODEL, NULL, ADIA_FLOAT, "dia");
+    setenv("ADIA_UPLOAD", "pageable", 1);
+    check_device_route("pageable 4 KiB", A, ADIA_CHOOSE_MODEL, NULL, ADIA_FLOAT, "dia");
+    setenv("ADIA_UPLOAD_CHUNK", "4095", 1);
+    adia_plan_hints h1 = {.device = 1};
+    adia_plan *Q = NULL;
+    CHECK_ERR(adia_plan_create(A, &h1, &Q), ADIA_ERR_INVALID_ARG, "ADIA_UPLOAD_CHUNK=4095");
+    unsetenv("ADIA_UPLOAD_CHUNK");
+    setenv("ADIA_UPLOAD", "pinned", 1);
     adia_plan *P = plan_of(A, ADIA_CHOOSE_MODEL, NULL, ADIA_DOUBLE, 1);
     char why[4096] = "";
     if (P) CHECK_OK(adia_plan_explain(P, why, sizeof why));

@@ -21,10 +21,13 @@
 
 namespace {
 
-/* Bytes per staging chunk (two of them when pinned). */
+/* Bytes per staging chunk (two of them when pinned); ADIA_UPLOAD_CHUNK
+ * sets another (bytes, a multiple of 8 from 4096: for measuring the
+ * pipeline, and for tests to cross many chunks with a small matrix). */
 constexpr size_t CHUNK = (size_t)32 << 20;
 
 struct stager {
+    size_t chunk = CHUNK;
     bool pinned = false;
     void *buf[2] = {nullptr, nullptr};
     cudaStream_t stream = nullptr;
@@ -56,12 +59,21 @@ adia_status upload_mode(bool *pinned)
 adia_status stager_init(stager &st, bool pinned)
 {
     st.pinned = pinned;
+    if (const char *v = getenv("ADIA_UPLOAD_CHUNK")) {
+        char *end = nullptr;
+        const long long c = strtoll(v, &end, 10);
+        if (!v[0] || *end || c < 4096 || c % 8 || c > ((long long)1 << 34))
+            return adia__error(ADIA_ERR_INVALID_ARG, "ADIA_UPLOAD_CHUNK=%s: bytes, a multiple "
+                              "of 8 in 4096..2^34", v);
+        st.chunk = (size_t)c;
+    }
     for (int k = 0; k < (pinned ? 2 : 1); k++) {
         if (pinned)
-            ADIA_TRY(adia_cuda_check(cudaHostAlloc(&st.buf[k], CHUNK, cudaHostAllocDefault),
+            ADIA_TRY(adia_cuda_check(cudaHostAlloc(&st.buf[k], st.chunk, cudaHostAllocDefault),
                                      "upload: pinned staging buffer"));
-        else if (!(st.buf[k] = malloc(CHUNK)))
-            return adia__error(ADIA_ERR_NO_MEMORY, "upload: staging buffer of %zu bytes", CHUNK);
+        else if (!(st.buf[k] = malloc(st.chunk)))
+            return adia__error(ADIA_ERR_NO_MEMORY, "upload: staging buffer of %zu bytes",
+                               st.chunk);
     }
     if (pinned) {
         ADIA_TRY(adia_cuda_check(cudaStreamCreateWithFlags(&st.stream, cudaStreamNonBlocking),
@@ -85,14 +97,15 @@ adia_status put(stager &st, Out *dst, const In *src, int64_t n, const char *what
     if (!st.pinned && std::is_same<In, Out>::value)
         return adia_cuda_check(cudaMemcpy(dst, src, (size_t)n * sizeof(Out),
                                           cudaMemcpyHostToDevice), what);
-    const int64_t per = (int64_t)(CHUNK / sizeof(Out));
+    const int64_t per = (int64_t)(st.chunk / sizeof(Out));
     for (int64_t at = 0, k = 0; at < n; at += per, k++) {
         const int64_t m = n - at < per ? n - at : per;
         const int b = st.pinned ? (int)(k & 1) : 0;
         /* the buffer's previous copy must have left it */
         if (st.pinned) ADIA_TRY(adia_cuda_check(cudaEventSynchronize(st.done[b]), what));
         Out *tmp = (Out *)st.buf[b];
-        for (int64_t i = 0; i < m; i++) tmp[i] = (Out)src[at + i];
+        if (std::is_same<In, Out>::value) memcpy(tmp, src + at, (size_t)m * sizeof(Out));
+        else for (int64_t i = 0; i < m; i++) tmp[i] = (Out)src[at + i];
         if (st.pinned) {
             ADIA_TRY(adia_cuda_check(cudaMemcpyAsync(dst + at, tmp, (size_t)m * sizeof(Out),
                                                      cudaMemcpyHostToDevice, st.stream), what));
