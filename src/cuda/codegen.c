@@ -309,6 +309,7 @@ static void *job_run(void *arg)
     pthread_mutex_lock(&j->lock);
     j->status = s;
     if (s != ADIA_OK) snprintf(j->error, sizeof j->error, "%s", adia_last_error());
+    adia__codegen_set_log(NULL);   /* this thread's copy of the NVRTC log, which nobody reads */
     j->cubin = cubin;
     j->size = size;
     j->done = 1;
