@@ -2,6 +2,9 @@
  * build, upload, with fallbacks), adia_spmv (the hot path), accessors.
  * The cost model is in plan_model.c, explain/save/load in plan_io.c. */
 #include "plan_internal.h"
+#ifdef ADIA_HAVE_CUDA
+#include "cuda/codegen.h"
+#endif
 
 #include <math.h>
 #include <stdarg.h>
@@ -161,12 +164,59 @@ static adia_status time_spmv(adia_format *F, int device, void *x, void *y, doubl
     return ADIA_OK;
 }
 
+/* May MEASURE time F's generated kernel: with ADIA_CODEGEN=sync, or when
+ * the kernel is in the cache (a load, not a compile).  Otherwise its NVRTC
+ * compile (about 0.45 s a candidate) would block the plan: the chosen
+ * format gets it in the background instead (plan_generated). */
+static int generated_is_cheap(const adia_format *F)
+{
+#ifdef ADIA_HAVE_CUDA
+    adia_codegen_mode m;
+    if (adia__codegen_mode(&m) != ADIA_OK) {
+        adia_clear_error();   /* said by plan_generated, after the choice */
+        return 0;
+    }
+    if (m != ADIA_CODEGEN_BACKGROUND) return m == ADIA_CODEGEN_SYNC;
+    const adia_diag *D = adia__format_diag(F);
+    return D && adia__codegen_cached(D, adia_format_value_type(F), F->params.rows_per_thread, 0);
+#else
+    (void)F;
+    return 0;
+#endif
+}
+
+/* A GPU plan for many calls in a diagonal format still on its generic
+ * kernel: the generated one as ADIA_CODEGEN says (codegen.h: loaded from
+ * the cache, or compiled in the background, or with sync now). */
+static adia_status plan_generated(adia_plan *P, const plan_hints *h)
+{
+#ifdef ADIA_HAVE_CUDA
+    if (!h->device || h->calls < ADIA_PLAN_MEASURE_CALLS ||
+        !adia_format_is_diagonal(adia_format_name(P->F)) ||
+        adia_format_kernel(P->F) != ADIA_KERNEL_GENERIC)
+        return ADIA_OK;
+    adia_codegen_mode m;
+    ADIA_TRY(adia__codegen_mode(&m));
+    char how[400];
+    double t0 = adia__now_ms();
+    ADIA_TRY(adia__gpu_diag_generate(P->F, m, how, sizeof how));
+    P->compile_ms = adia__now_ms() - t0;
+    adia__plan_note(P, "%s (%.1f ms)", how, P->compile_ms);
+#else
+    (void)P;
+    (void)h;
+#endif
+    return ADIA_OK;
+}
+
 /* MEASURE on the GPU also tunes the kernel: every other kernel the format
  * has (a diagonal format's generated one, CSR's scalar / vector / adaptive)
  * is timed and the fastest kept, and candidates are compared with their
  * fastest kernel (a DIA whose generated kernel wins must not lose to an
- * HDI measured 2% faster in generic form).  The NVRTC compile (0.1-3 s,
- * cached on disk) is spent only here, where many calls are expected.
+ * HDI measured 2% faster in generic form).  A generated kernel is timed
+ * only where that costs no compile (generated_is_cheap); the compile
+ * (0.1-3 s, cached on disk) otherwise runs in the background for the
+ * chosen format alone (plan_generated).
  * *ms: the current kernel's time on entry, the kept kernel's on return. */
 static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
 {
@@ -179,6 +229,7 @@ static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
         if (kernels & (1u << k)) all[n_all++] = (adia_gpu_kernel)k;
     for (size_t i = 0; i < n_all; i++) {
         double t = INFINITY;
+        if (all[i] == ADIA_KERNEL_GENERATED && !generated_is_cheap(F)) continue;
         if (all[i] == start || adia_format_set_kernel(F, all[i]) != ADIA_OK ||
             time_spmv(F, 1, x, NULL, &t) != ADIA_OK) {
             adia_clear_error();   /* not a kernel of this format, or no generator */
@@ -392,6 +443,7 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
         P->analyze_ms = adia__now_ms() - t0;
     }
     if (s == ADIA_OK) s = choose_and_build(P, A, h);
+    if (s == ADIA_OK) s = plan_generated(P, h);
     if (s != ADIA_OK) {
         adia_plan_destroy(P);
         return s;
