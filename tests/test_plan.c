@@ -650,10 +650,46 @@ static void test_gpu_route(void)
     unsetenv("ADIA_GPU_SETUP");
 }
 
+/* The upload's staging copy (plan_stage.c): copies and conversions equal
+ * an element loop, on 0, 1, odd and threaded (> 1 MiB) lengths; nothing
+ * written past n. */
+static void test_stage(void)
+{
+    static const int64_t sizes[] = {0, 1, 7, 1001, (1 << 18) + 3};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        int64_t n = sizes[k];
+        double *d = malloc((size_t)(n + 1) * 8), *dd = malloc((size_t)(n + 1) * 8);
+        float *f = malloc((size_t)(n + 1) * 4);
+        int64_t *l = malloc((size_t)(n + 1) * 8);
+        int32_t *i32 = malloc((size_t)(n + 1) * 4);
+        uint64_t seed = 3;
+        for (int64_t i = 0; i < n; i++) {
+            d[i] = test_rand(&seed) * 1e3;
+            l[i] = i * 7 - 5;
+        }
+        dd[n] = -1, f[n] = -1, i32[n] = -1;
+        adia__plan_stage(dd, ADIA_STAGE_F64, d, ADIA_STAGE_F64, n);
+        adia__plan_stage(f, ADIA_STAGE_F32, d, ADIA_STAGE_F64, n);
+        adia__plan_stage(i32, ADIA_STAGE_I32, l, ADIA_STAGE_I64, n);
+        int64_t bad = -1;
+        for (int64_t i = 0; i < n && bad < 0; i++)
+            if (dd[i] != d[i] || f[i] != (float)d[i] || i32[i] != (int32_t)l[i]) bad = i;
+        CHECK(bad < 0, "stage, n = %lld: first difference at %lld", (long long)n, (long long)bad);
+        CHECK(dd[n] == -1 && f[n] == -1 && i32[n] == -1, "stage, n = %lld: wrote past n",
+              (long long)n);
+        free(d);
+        free(dd);
+        free(f);
+        free(l);
+        free(i32);
+    }
+}
+
 int main(void)
 {
     TEST_BEGIN();
     test_gpu_route();
+    test_stage();
     test_explain_unnamed();
     test_bad_use();
     test_model();

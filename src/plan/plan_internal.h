@@ -129,6 +129,13 @@ const char *adia__plan_host_route(const adia_plan_hints *given, const plan_hints
 /* 64-bit hash of the structure (dimensions, rowptr, colind). */
 uint64_t adia__plan_structure_hash(const adia_csr *A);
 
+/* Kinds of what an upload stages (plan_stage.c). */
+enum { ADIA_STAGE_F64, ADIA_STAGE_F32, ADIA_STAGE_I64, ADIA_STAGE_I32 };
+/* dst[0..n) = src[0..n) converted from in_kind to out_kind (the same
+ * kind: a copy; F64 -> F32; I64 -> I32), with the library's threads for
+ * large n. */
+void adia__plan_stage(void *dst, int out_kind, const void *src, int in_kind, int64_t n);
+
 #ifdef ADIA_HAVE_CUDA
 /* plan_gpu.cu: streaming-read bandwidth of the current device (kept once
  * measured) and the median time of `runs` SpMVs of an uploaded format with

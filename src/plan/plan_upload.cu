@@ -86,6 +86,15 @@ adia_status stager_init(stager &st, bool pinned)
     return ADIA_OK;
 }
 
+/* The staging kind of a type (plan_stage.c). */
+template <typename T> constexpr int kind()
+{
+    return std::is_same<T, double>::value    ? ADIA_STAGE_F64
+           : std::is_same<T, float>::value   ? ADIA_STAGE_F32
+           : std::is_same<T, int64_t>::value ? ADIA_STAGE_I64
+                                             : ADIA_STAGE_I32;
+}
+
 /* dst[0..n) = (Out)src[0..n) on the device.  Pageable with Out == In: one
  * cudaMemcpy straight from src; else chunk by chunk through the staging
  * buffer(s), converting on the way. */
@@ -104,8 +113,7 @@ adia_status put(stager &st, Out *dst, const In *src, int64_t n, const char *what
         /* the buffer's previous copy must have left it */
         if (st.pinned) ADIA_TRY(adia_cuda_check(cudaEventSynchronize(st.done[b]), what));
         Out *tmp = (Out *)st.buf[b];
-        if (std::is_same<In, Out>::value) memcpy(tmp, src + at, (size_t)m * sizeof(Out));
-        else for (int64_t i = 0; i < m; i++) tmp[i] = (Out)src[at + i];
+        adia__plan_stage(tmp, kind<Out>(), src + at, kind<In>(), m);   /* threaded */
         if (st.pinned) {
             ADIA_TRY(adia_cuda_check(cudaMemcpyAsync(dst + at, tmp, (size_t)m * sizeof(Out),
                                                      cudaMemcpyHostToDevice, st.stream), what));
