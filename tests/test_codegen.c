@@ -1,9 +1,11 @@
 /* test_codegen.c -- the code generator's source side on a hand-built
  * diagonal structure (no device needed); with CUDA, the generated source
  * and a broken one go through NVRTC (which needs no device either). */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "cuda/codegen.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* 10 x 12 matrix, pieces [0,4) [4,8) [8,10); groups {-1,0,2} and {0,7}. */
@@ -31,9 +33,32 @@ static adia_diag make_diag(double *data)
     return D;
 }
 
+/* ADIA_CODEGEN (issue 28, item 4): background by default, sync, off;
+ * anything else refused with the value named. */
+static void codegen_mode(void)
+{
+    static const struct { const char *v; adia_codegen_mode m; } ok[] = {
+        {NULL, ADIA_CODEGEN_BACKGROUND}, {"", ADIA_CODEGEN_BACKGROUND},
+        {"background", ADIA_CODEGEN_BACKGROUND}, {"sync", ADIA_CODEGEN_SYNC},
+        {"off", ADIA_CODEGEN_OFF}};
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+        if (ok[i].v) setenv("ADIA_CODEGEN", ok[i].v, 1);
+        else unsetenv("ADIA_CODEGEN");
+        adia_codegen_mode m = (adia_codegen_mode)-1;
+        CHECK_OK(adia__codegen_mode(&m));
+        CHECK(m == ok[i].m, "ADIA_CODEGEN=%s: mode %s", ok[i].v ? ok[i].v : "(unset)",
+              adia__codegen_mode_name(m));
+    }
+    setenv("ADIA_CODEGEN", "later", 1);
+    adia_codegen_mode m;
+    CHECK_ERR(adia__codegen_mode(&m), ADIA_ERR_INVALID_ARG, "ADIA_CODEGEN=later");
+    unsetenv("ADIA_CODEGEN");
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    codegen_mode();
     double data[26] = {0};
     adia_diag D = make_diag(data);
     char *src = NULL;

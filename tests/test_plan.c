@@ -2,10 +2,12 @@
  * destroyed handles, no GPU, unknown formats, mismatched plan files), SpMV of
  * plans made by every chooser against the reference, the model's choices and
  * byte predictions, memory budget fallbacks, save/load round trips. */
+#define _POSIX_C_SOURCE 200809L
 #include "testutil.h"
 #include "plan/plan_internal.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -608,9 +610,86 @@ static void test_explain_unnamed(void)
     adia_matrix_destroy(A);
 }
 
+/* Which GPU plans of a host matrix stay on the host (issue 28, item 1):
+ * the decision alone, no device needed (hints resolved for the CPU, then
+ * marked GPU: the route reads only the chooser, the format and the
+ * budget). */
+static const char *route(adia_chooser c, const char *format, int64_t budget)
+{
+    adia_plan_hints given = {.chooser = c, .format = format, .memory_budget = budget,
+                             .bandwidth_gbs = 100};
+    plan_hints h;
+    if (adia__plan_resolve_hints(&given, &h) != ADIA_OK) return "(hints refused)";
+    h.device = 1;
+    return adia__plan_host_route(&given, &h);
+}
+
+static void test_gpu_route(void)
+{
+    unsetenv("ADIA_GPU_SETUP");
+    CHECK(route(ADIA_CHOOSE_MODEL, NULL, 0) == NULL, "model: the device path");
+    CHECK(route(ADIA_CHOOSE_MEASURE, NULL, 0) == NULL, "measure: the device path");
+    static const char *const on_device[] = {"dia", "hdi", "brcsd2"};
+    for (int i = 0; i < 3; i++)
+        CHECK(route(ADIA_CHOOSE_FIXED, on_device[i], 0) == NULL, "fixed %s: the device path",
+              on_device[i]);
+    static const char *const on_host[] = {"csr", "ell", "sell", "brcsd1", "crsd"};
+    for (int i = 0; i < 5; i++) {
+        const char *why = route(ADIA_CHOOSE_FIXED, on_host[i], 0);
+        CHECK(why && test_contains(why, "built on the host"), "fixed %s: host (%s)", on_host[i],
+              why ? why : "NULL");
+    }
+    const char *why = route(ADIA_CHOOSE_RULES, NULL, 0);
+    CHECK(why && test_contains(why, "rules"), "rules: host (%s)", why ? why : "NULL");
+    why = route(ADIA_CHOOSE_MODEL, NULL, 1 << 20);
+    CHECK(why && test_contains(why, "budget"), "a budget: host (%s)", why ? why : "NULL");
+    setenv("ADIA_GPU_SETUP", "host", 1);
+    why = route(ADIA_CHOOSE_MODEL, NULL, 0);
+    CHECK(why && test_contains(why, "ADIA_GPU_SETUP=host"), "forced: host (%s)",
+          why ? why : "NULL");
+    unsetenv("ADIA_GPU_SETUP");
+}
+
+/* The upload's staging copy (plan_stage.c): copies and conversions equal
+ * an element loop, on 0, 1, odd and threaded (> 1 MiB) lengths; nothing
+ * written past n. */
+static void test_stage(void)
+{
+    static const int64_t sizes[] = {0, 1, 7, 1001, (1 << 18) + 3};
+    for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        int64_t n = sizes[k];
+        double *d = malloc((size_t)(n + 1) * 8), *dd = malloc((size_t)(n + 1) * 8);
+        float *f = malloc((size_t)(n + 1) * 4);
+        int64_t *l = malloc((size_t)(n + 1) * 8);
+        int32_t *i32 = malloc((size_t)(n + 1) * 4);
+        uint64_t seed = 3;
+        for (int64_t i = 0; i < n; i++) {
+            d[i] = test_rand(&seed) * 1e3;
+            l[i] = i * 7 - 5;
+        }
+        dd[n] = -1, f[n] = -1, i32[n] = -1;
+        adia__plan_stage(dd, ADIA_STAGE_F64, d, ADIA_STAGE_F64, n);
+        adia__plan_stage(f, ADIA_STAGE_F32, d, ADIA_STAGE_F64, n);
+        adia__plan_stage(i32, ADIA_STAGE_I32, l, ADIA_STAGE_I64, n);
+        int64_t bad = -1;
+        for (int64_t i = 0; i < n && bad < 0; i++)
+            if (dd[i] != d[i] || f[i] != (float)d[i] || i32[i] != (int32_t)l[i]) bad = i;
+        CHECK(bad < 0, "stage, n = %lld: first difference at %lld", (long long)n, (long long)bad);
+        CHECK(dd[n] == -1 && f[n] == -1 && i32[n] == -1, "stage, n = %lld: wrote past n",
+              (long long)n);
+        free(d);
+        free(dd);
+        free(f);
+        free(l);
+        free(i32);
+    }
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_gpu_route();
+    test_stage();
     test_explain_unnamed();
     test_bad_use();
     test_model();

@@ -160,22 +160,68 @@ static adia_status device_arch(int *arch)
     return ADIA_OK;
 }
 
+/* The cache key of src on this device (arch: NVRTC's target for it). */
+static adia_status cubin_key(const char *src, int *arch, uint64_t *key)
+{
+    ADIA_TRY(device_arch(arch));
+    uint64_t k = adia__fnv1a(0, src, strlen(src));
+    k = adia__fnv1a(k, arch, sizeof *arch);
+    *key = adia__fnv1a(k, ADIA_VERSION_STRING, sizeof ADIA_VERSION_STRING);
+    return ADIA_OK;
+}
+
+/* The cached CUBIN of key (memory, then disk), or NULL. */
+static void *cached_cubin(uint64_t key, size_t *size)
+{
+    void *cubin = mem_get(key, size);
+    if (!cubin && (cubin = disk_get(key, size))) mem_put(key, cubin, *size);
+    return cubin;
+}
+
+/* NVRTC, the result kept in both caches.  No CUDA runtime call: safe on a
+ * thread of its own while another captures a graph. */
+static adia_status compile_cubin(const char *src, int arch, uint64_t key, void **cubin,
+                                 size_t *size)
+{
+    ADIA_TRY(adia__codegen_nvrtc(src, arch, cubin, size));
+    mem_put(key, *cubin, *size);
+    disk_put(key, *cubin, *size);
+    return ADIA_OK;
+}
+
 /* The CUBIN for src on this device: memory cache, disk cache, or NVRTC. */
 static adia_status get_cubin(const char *src, void **cubin, size_t *size)
 {
     int arch;
-    ADIA_TRY(device_arch(&arch));
-    uint64_t key = adia__fnv1a(0, src, strlen(src));
-    key = adia__fnv1a(key, &arch, sizeof arch);
-    key = adia__fnv1a(key, ADIA_VERSION_STRING, sizeof ADIA_VERSION_STRING);
-    if ((*cubin = mem_get(key, size))) return ADIA_OK;
-    if ((*cubin = disk_get(key, size))) {
-        mem_put(key, *cubin, *size);
-        return ADIA_OK;
+    uint64_t key;
+    ADIA_TRY(cubin_key(src, &arch, &key));
+    if ((*cubin = cached_cubin(key, size))) return ADIA_OK;
+    return compile_cubin(src, arch, key, cubin, size);
+}
+
+/* A loaded kernel from its CUBIN (freed here either way). */
+static adia_status load_kernel(void *cubin, const adia_diag *D, adia_value_type vt, int rows,
+                               adia_codegen_kernel **out)
+{
+    adia_codegen_kernel *k = calloc(1, sizeof *k);
+    if (!k) {
+        free(cubin);
+        return adia__error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
     }
-    ADIA_TRY(adia__codegen_nvrtc(src, arch, cubin, size));
-    mem_put(key, *cubin, *size);
-    disk_put(key, *cubin, *size);
+    int R = adia__codegen_rows_per_thread(D, vt, rows);
+    k->rows_per_thread = R > 0 ? R : 1;
+    adia_status s = adia_cuda_check(cudaLibraryLoadData(&k->library, cubin, NULL, NULL, 0, NULL,
+                                                        NULL, 0),
+                                    "loading the generated kernel (cudaLibraryLoadData)");
+    free(cubin);
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaLibraryGetKernel(&k->fn, k->library, ADIA_CODEGEN_KERNEL),
+                            "cudaLibraryGetKernel");
+    if (s != ADIA_OK) {
+        adia__codegen_free(k);
+        return s;
+    }
+    *out = k;
     return ADIA_OK;
 }
 
@@ -190,25 +236,173 @@ adia_status adia__codegen_compile(const adia_diag *D, adia_value_type vt, int ro
     adia_status s = get_cubin(src, &cubin, &size);
     free(src);
     ADIA_TRY(s);
-    adia_codegen_kernel *k = calloc(1, sizeof *k);
-    if (!k) {
-        free(cubin);
-        return adia__error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
+    return load_kernel(cubin, D, vt, rows, out);
+}
+
+/* ------------------------------------------------- background compiles */
+
+/* A compile on a thread of its own.  Shared by the thread and the owner
+ * (refs: 2 while both hold it); whoever lets go last frees it, so an owner
+ * that goes (a plan destroyed mid-compile) never waits for NVRTC: the
+ * thread finishes, fills the caches for the next plan, and frees the job. */
+struct adia_codegen_job {
+    pthread_mutex_t lock;
+    int refs;
+    int done;                 /* the thread finished (under lock)     */
+    adia_status status;       /* its result, once done                */
+    char error[512];          /* its message when status != ADIA_OK   */
+    char *src;
+    int arch;
+    uint64_t key;
+    void *cubin;              /* the result; taken by adia__codegen_job_load */
+    size_t size;
+    const adia_diag *D;       /* for rows per thread at the load (the owner's) */
+    adia_value_type vt;
+    int rows;
+};
+
+/* Compiles still running, so that the process waits for them at exit: a
+ * thread inside NVRTC while the libraries' static destructors run could
+ * crash the exit, and a finished compile fills the disk cache for the next
+ * run (a CLI solve shorter than the compile prints its result first and
+ * then waits, at most one compile). */
+static pthread_mutex_t running_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t running_done = PTHREAD_COND_INITIALIZER;
+static int running;
+static pthread_once_t at_exit_once = PTHREAD_ONCE_INIT;
+
+static void wait_running(void)
+{
+    pthread_mutex_lock(&running_lock);
+    while (running > 0) pthread_cond_wait(&running_done, &running_lock);
+    pthread_mutex_unlock(&running_lock);
+}
+
+static void register_wait(void) { atexit(wait_running); }
+
+static void running_add(int n)
+{
+    pthread_mutex_lock(&running_lock);
+    running += n;
+    if (running == 0) pthread_cond_broadcast(&running_done);
+    pthread_mutex_unlock(&running_lock);
+}
+
+static void job_unref(adia_codegen_job *j)
+{
+    pthread_mutex_lock(&j->lock);
+    int left = --j->refs;
+    pthread_mutex_unlock(&j->lock);
+    if (left) return;
+    pthread_mutex_destroy(&j->lock);
+    free(j->src);
+    free(j->cubin);
+    free(j);
+}
+
+static void *job_run(void *arg)
+{
+    adia_codegen_job *j = arg;
+    void *cubin = NULL;
+    size_t size = 0;
+    adia_status s = compile_cubin(j->src, j->arch, j->key, &cubin, &size);
+    pthread_mutex_lock(&j->lock);
+    j->status = s;
+    if (s != ADIA_OK) snprintf(j->error, sizeof j->error, "%s", adia_last_error());
+    adia__codegen_set_log(NULL);   /* this thread's copy of the NVRTC log, which nobody reads */
+    j->cubin = cubin;
+    j->size = size;
+    j->done = 1;
+    pthread_mutex_unlock(&j->lock);
+    job_unref(j);
+    running_add(-1);
+    return NULL;
+}
+
+adia_status adia__codegen_start(const adia_diag *D, adia_value_type vt, int rows, int dot,
+                                adia_codegen_job **out)
+{
+    *out = NULL;
+    adia_codegen_job *j = calloc(1, sizeof *j);
+    if (!j) return adia__error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
+    j->D = D;
+    j->vt = vt;
+    j->rows = rows;
+    j->refs = 1;
+    pthread_mutex_init(&j->lock, NULL);
+    adia_status s = adia__codegen_diag_source(D, vt, rows, dot, &j->src);
+    if (s == ADIA_OK) s = cubin_key(j->src, &j->arch, &j->key);   /* CUDA calls: here */
+    if (s == ADIA_OK && (j->cubin = cached_cubin(j->key, &j->size))) {
+        j->done = 1;   /* no thread needed */
+        j->status = ADIA_OK;
+    } else if (s == ADIA_OK) {
+        pthread_t t;
+        pthread_attr_t attr;
+        j->refs = 2;
+        pthread_once(&at_exit_once, register_wait);
+        running_add(1);
+        int e = pthread_attr_init(&attr);
+        if (!e) e = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (!e) e = pthread_create(&t, &attr, job_run, j);
+        pthread_attr_destroy(&attr);
+        if (e) {
+            running_add(-1);
+            j->refs = 1;
+            s = adia__error(ADIA_ERR_INTERNAL, "generated kernel: no compile thread (error %d)",
+                           e);
+        }
     }
-    int R = adia__codegen_rows_per_thread(D, vt, rows);
-    k->rows_per_thread = R > 0 ? R : 1;
-    s = adia_cuda_check(cudaLibraryLoadData(&k->library, cubin, NULL, NULL, 0, NULL, NULL, 0),
-                        "loading the generated kernel (cudaLibraryLoadData)");
-    free(cubin);
-    if (s == ADIA_OK)
-        s = adia_cuda_check(cudaLibraryGetKernel(&k->fn, k->library, ADIA_CODEGEN_KERNEL),
-                            "cudaLibraryGetKernel");
     if (s != ADIA_OK) {
-        adia__codegen_free(k);
+        job_unref(j);
         return s;
     }
-    *out = k;
+    *out = j;
     return ADIA_OK;
+}
+
+int adia__codegen_job_ready(adia_codegen_job *j)
+{
+    pthread_mutex_lock(&j->lock);
+    int done = j->done;
+    pthread_mutex_unlock(&j->lock);
+    return done;
+}
+
+adia_status adia__codegen_job_load(adia_codegen_job *j, adia_codegen_kernel **out)
+{
+    *out = NULL;
+    pthread_mutex_lock(&j->lock);
+    int done = j->done;
+    adia_status s = j->status;
+    void *cubin = j->cubin;
+    j->cubin = NULL;
+    pthread_mutex_unlock(&j->lock);
+    if (!done) return adia__error(ADIA_ERR_INTERNAL, "generated kernel: compile not finished");
+    if (s != ADIA_OK) return adia__error(s, "%s", j->error);
+    if (!cubin) return adia__error(ADIA_ERR_INTERNAL, "generated kernel: loaded already");
+    return load_kernel(cubin, j->D, j->vt, j->rows, out);
+}
+
+void adia__codegen_job_release(adia_codegen_job *j)
+{
+    if (j) job_unref(j);
+}
+
+int adia__codegen_cached(const adia_diag *D, adia_value_type vt, int rows, int dot)
+{
+    char *src = NULL;
+    int arch;
+    uint64_t key;
+    size_t size;
+    void *cubin = NULL;
+    if (adia__codegen_diag_source(D, vt, rows, dot, &src) == ADIA_OK &&
+        cubin_key(src, &arch, &key) == ADIA_OK)
+        cubin = cached_cubin(key, &size);
+    adia_clear_error();
+    const int hit = cubin != NULL;
+    free(src);
+    free(cubin);
+    return hit;
 }
 
 unsigned adia__codegen_grid(const adia_codegen_kernel *k, const adia_diag_args *a, int block)

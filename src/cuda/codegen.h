@@ -37,6 +37,21 @@ adia_status adia__codegen_diag_source(const adia_diag *D, adia_value_type vt, in
  * pieces are not 32-aligned (then the per-row kernels are used).  want
  * (format parameter R: 1, 2 or 4; 0: chosen as above) caps R instead. */
 int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want);
+/* How a plan gets its generated kernel (ADIA_CODEGEN, read per plan):
+ * BACKGROUND (default, unset or "background"): a kernel not in the cache
+ * compiles on a thread while the generic kernel runs, and the format
+ * switches between two calls once it is ready; SYNC ("sync"): the plan
+ * waits for the compile (deterministic: tests, benchmarks of the kernel
+ * itself); OFF ("off"): the generic kernel only.  A cached kernel is loaded
+ * at once in BACKGROUND and SYNC.  Any other value: ADIA_ERR_INVALID_ARG. */
+typedef enum adia_codegen_mode {
+    ADIA_CODEGEN_BACKGROUND = 0,
+    ADIA_CODEGEN_SYNC,
+    ADIA_CODEGEN_OFF
+} adia_codegen_mode;
+adia_status adia__codegen_mode(adia_codegen_mode *mode);
+const char *adia__codegen_mode_name(adia_codegen_mode mode);
+
 /* Record the NVRTC log of this thread's last compile. */
 void adia__codegen_set_log(const char *log);
 /* FNV-1a 64-bit hash of len bytes, continuing from h (start: 0). */
@@ -58,6 +73,44 @@ adia_status adia__codegen_launch(const adia_codegen_kernel *k, const adia_diag_a
                                 const void *x, void *y, const adia_dot_work *dw, int block,
                                 void *stream);
 void adia__codegen_free(adia_codegen_kernel *k);
+
+/* Is the kernel of D in the memory or disk cache (no compile needed)? */
+int adia__codegen_cached(const adia_diag *D, adia_value_type vt, int rows, int dot);
+
+/* A compile in the background (issue 28, item 4): the source and the
+ * cache key made here (CUDA calls), a cached CUBIN taken at once, else
+ * NVRTC on a detached thread of its own that makes no CUDA call (so it
+ * never disturbs a graph capture) and fills both caches.  D must outlive
+ * the job's adia__codegen_job_load.  The process waits at exit for the
+ * compiles still running (atexit): none is cut off inside NVRTC. */
+typedef struct adia_codegen_job adia_codegen_job;
+adia_status adia__codegen_start(const adia_diag *D, adia_value_type vt, int rows, int dot,
+                                adia_codegen_job **out);
+/* 1 once the compile has finished (well or not); never blocks. */
+int adia__codegen_job_ready(adia_codegen_job *j);
+/* The finished job's kernel, loaded now (a CUDA call: on the launching
+ * thread, outside a capture); once.  A failed compile: its status and
+ * message. */
+adia_status adia__codegen_job_load(adia_codegen_job *j, adia_codegen_kernel **out);
+/* The owner lets go; never waits (a running compile finishes alone). */
+void adia__codegen_job_release(adia_codegen_job *j);
+
+/* diag_gpu.cu: the generated kernel for the uploaded diagonal format F as
+ * mode says (a cached one loaded at once; SYNC compiles now; BACKGROUND
+ * starts the compile and F switches between two later calls once it is
+ * loaded; OFF: nothing); what happened in how[len], for the plan's
+ * notes.  The fused-sums variant follows when a solver first asks, in the
+ * background too unless SYNC.  Not a diagonal format: ADIA_ERR_UNSUPPORTED.
+ * A CUDA graph captured before the switch keeps the generic kernel it
+ * captured (correct, only slower); no switch happens during a capture.
+ * Generated and generic kernels agree to the tests' 1e-12 relative (not
+ * bitwise): a solve across the switch may differ from one without it in
+ * the last bits and by an iteration. */
+adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode mode, char *how,
+                                    size_t len);
+/* What F's generated kernel is doing ("generic (compiling in the
+ * background)", "generated", ...), or NULL for a non-diagonal format. */
+const char *adia__gpu_diag_codegen_state(const adia_format *F);
 
 #ifdef __cplusplus
 }

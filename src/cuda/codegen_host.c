@@ -248,3 +248,22 @@ void adia__codegen_set_log(const char *log)
 }
 
 const char *adia_codegen_log(void) { return codegen_log ? codegen_log : ""; }
+
+/* ----------------------------------------------------------------- mode */
+
+adia_status adia__codegen_mode(adia_codegen_mode *mode)
+{
+    const char *v = getenv("ADIA_CODEGEN");
+    *mode = ADIA_CODEGEN_BACKGROUND;
+    if (!v || !v[0] || !strcmp(v, "background")) return ADIA_OK;
+    if (!strcmp(v, "sync")) *mode = ADIA_CODEGEN_SYNC;
+    else if (!strcmp(v, "off")) *mode = ADIA_CODEGEN_OFF;
+    else
+        return adia__error(ADIA_ERR_INVALID_ARG, "ADIA_CODEGEN=%s: background, sync or off", v);
+    return ADIA_OK;
+}
+
+const char *adia__codegen_mode_name(adia_codegen_mode mode)
+{
+    return mode == ADIA_CODEGEN_SYNC ? "sync" : mode == ADIA_CODEGEN_OFF ? "off" : "background";
+}

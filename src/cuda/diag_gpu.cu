@@ -21,6 +21,17 @@ struct diag_dev {
     adia_codegen_kernel *gen;         /* NULL until GENERATED is selected   */
     adia_codegen_kernel *gen_dot;     /* its fused-dot variant, NULL until a
                                          solver asks for it                 */
+    /* A generated kernel arriving from a background compile (issue 28,
+     * item 4), [0] the plain product's, [1] the fused sums' (dot): the
+     * job (NULL: none started), its kernel once loaded (NULL before:
+     * the generic kernel runs) and who took the load.  Written once
+     * each, through atomics: a call only reads them or publishes the
+     * arrival (codegen_arrived). */
+    int background;                   /* 1: bg[0] replaces the generic kernel */
+    adia_codegen_mode mode;           /* how the dot variant comes           */
+    adia_codegen_job *job[2];
+    adia_codegen_kernel *bg[2];
+    int claimed[2], started[2];
     int warp_rows;                    /* R of the warp kernels, 0: unaligned */
     int rows_asked;                   /* parameter R (0: chosen)            */
     int interleave;                   /* parameter interleave (ADIA_INTERLEAVE_*) */
@@ -38,6 +49,10 @@ void diag_free(void *p)
     adia__coo_rows_free(&d->scatter);
     adia__codegen_free(d->gen);
     adia__codegen_free(d->gen_dot);
+    for (int v = 0; v < 2; v++) {
+        adia__codegen_job_release(d->job[v]);   /* never waits for a running compile */
+        adia__codegen_free(d->bg[v]);
+    }
     free(d);
 }
 
@@ -165,6 +180,7 @@ adia_status interleave_order(const adia_diag *D, int unit, int mode, int **order
 adia_status diag_select(void *p, adia_gpu_kernel k)
 {
     diag_dev *d = (diag_dev *)p;
+    d->background = 0;   /* an explicit choice overrides a background arrival */
     if (k == ADIA_KERNEL_GENERATED && !d->gen)
         ADIA_TRY(adia__codegen_compile(d->host, d->vt, d->rows_asked, 0, &d->gen));
     d->head.kernel = k;
@@ -231,6 +247,8 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_
     d->args.cols = D->cols;
     d->args.n_pieces = D->n_pieces;
     d->rows_asked = p->rows_per_thread;
+    d->mode = ADIA_CODEGEN_SYNC;   /* an explicit GENERATED waits for its dot variant, as before;
+                                      a plan's adia__gpu_diag_generate says otherwise */
     d->interleave = p->interleave;
     d->warp_rows = adia__codegen_rows_per_thread(D, vt, d->rows_asked);
     d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
@@ -255,37 +273,119 @@ adia_status diag_upload(const void *impl, adia_value_type vt, const adia_format_
     return diag_make((const adia_diag *)impl, vt, p, NULL, out);
 }
 
-/* Blocks of the launch diag_run makes. */
-unsigned diag_grid(const diag_dev *d)
+/* Blocks of a launch with generated kernel g (NULL: the generic one). */
+unsigned diag_grid(const diag_dev *d, const adia_codegen_kernel *g)
 {
     int B = d->head.block;
-    if (d->head.kernel == ADIA_KERNEL_GENERATED) return adia__codegen_grid(d->gen, &d->args, B);
+    if (g) return adia__codegen_grid(g, &d->args, B);
     int R = d->warp_rows > 0 ? d->warp_rows : 1;
     return adia_gpu_blocks((d->args.rows + R - 1) / R, B);
 }
 
+/* ------------------------------------------- generated kernel's arrival */
+
+/* Is st being captured into a graph (or may it be: the query failed)?
+ * Loading a library is not allowed during a capture. */
+bool capturing(cudaStream_t st)
+{
+    cudaStreamCaptureStatus cs = cudaStreamCaptureStatusNone;
+    if (cudaStreamIsCapturing(st, &cs) != cudaSuccess) {
+        cudaGetLastError();   /* the query's own error, not the caller's */
+        return true;
+    }
+    return cs != cudaStreamCaptureStatusNone;
+}
+
+/* The kernel of background compile v once it has arrived, else NULL (the
+ * generic kernel runs).  The first call after the compile finishes, outside
+ * a capture, loads it and publishes it: from then on every call uses it --
+ * the switch is between two calls, never inside one.  A failed compile or
+ * load leaves the generic kernel for good (codegen_state says so). */
+const adia_codegen_kernel *codegen_arrived(const diag_dev *cd, int v, cudaStream_t st)
+{
+    diag_dev *d = const_cast<diag_dev *>(cd);   /* the arrival is the one change a call makes */
+    adia_codegen_kernel *k = __atomic_load_n(&d->bg[v], __ATOMIC_ACQUIRE);
+    adia_codegen_job *job = __atomic_load_n(&d->job[v], __ATOMIC_ACQUIRE);
+    if (k || !job || !adia__codegen_job_ready(job) || capturing(st)) return k;
+    if (__atomic_exchange_n(&d->claimed[v], 1, __ATOMIC_ACQ_REL)) return NULL;   /* another call loads it */
+    if (adia__codegen_job_load(job, &k) != ADIA_OK) {
+        k = NULL;
+        adia_clear_error();   /* the call goes on with the generic kernel */
+    }
+    __atomic_store_n(&d->bg[v], k, __ATOMIC_RELEASE);
+    return k;
+}
+
+/* Start background compile v (once; a failure to start leaves the generic
+ * kernel, as a failed compile does). */
+void codegen_background(const diag_dev *cd, int v)
+{
+    diag_dev *d = const_cast<diag_dev *>(cd);
+    if (__atomic_exchange_n(&d->started[v], 1, __ATOMIC_ACQ_REL)) return;
+    adia_codegen_job *job = NULL;
+    if (adia__codegen_start(d->host, d->vt, d->rows_asked, v, &job) != ADIA_OK) {
+        adia_clear_error();
+        __atomic_store_n(&d->claimed[v], 1, __ATOMIC_RELEASE);   /* nothing will arrive */
+        return;
+    }
+    __atomic_store_n(&d->job[v], job, __ATOMIC_RELEASE);
+}
+
+/* The generated kernel a call of variant v (0 plain, 1 with the sums)
+ * launches, or NULL for the generic one.  A selected generated kernel
+ * (adia_format_set_kernel) is used as before; its dot variant compiles
+ * when first asked, in the background unless the mode is SYNC.  A plan
+ * in background mode runs the generic kernels until bg[0] arrives, then
+ * the generated one (its dot variant starting then). */
+adia_status gen_kernel(const diag_dev *cd, int v, cudaStream_t st,
+                       const adia_codegen_kernel **g)
+{
+    diag_dev *d = const_cast<diag_dev *>(cd);
+    *g = NULL;
+    if (d->head.kernel == ADIA_KERNEL_GENERATED) {
+        if (v == 0 || d->gen_dot) {
+            *g = v ? d->gen_dot : d->gen;
+            return ADIA_OK;
+        }
+        if (d->mode != ADIA_CODEGEN_BACKGROUND) {   /* the solver waits, as it always did */
+            ADIA_TRY(adia__codegen_compile(d->host, d->vt, d->rows_asked, 1, &d->gen_dot));
+            *g = d->gen_dot;
+            return ADIA_OK;
+        }
+        codegen_background(d, 1);
+        *g = codegen_arrived(d, 1, st);
+        return ADIA_OK;
+    }
+    if (!d->background) return ADIA_OK;
+    *g = codegen_arrived(d, 0, st);
+    if (*g && v) {
+        codegen_background(d, 1);
+        *g = codegen_arrived(d, 1, st);
+    }
+    return ADIA_OK;
+}
+
 /* y = alpha A x + beta y; dw: also the fused sums (diag_kernel.cuh), by
- * the dot variant of the same kernel. */
+ * the dot variant of the same kernel; g: the generated kernel, or NULL. */
 template <typename T, bool DOT>
-adia_status diag_launch(const diag_dev *d, T alpha, T beta, const T *x, T *y,
-                        const adia_dot_work &dw, cudaStream_t st)
+adia_status diag_launch(const diag_dev *d, const adia_codegen_kernel *g, T alpha, T beta,
+                        const T *x, T *y, const adia_dot_work &dw, cudaStream_t st)
 {
     int B = d->head.block;
-    unsigned g = diag_grid(d);
-    if (d->head.kernel == ADIA_KERNEL_GENERATED)
-        return adia__codegen_launch(DOT ? d->gen_dot : d->gen, &d->args, d->vt, alpha, beta, x,
-                                   y, DOT ? &dw : NULL, B, st);
-    if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
-    else if (d->warp_rows == 2) adia_diag_warp<T, 2, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
-    else if (d->warp_rows == 1) adia_diag_warp<T, 1, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
-    else adia_diag_generic<T, DOT><<<g, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    unsigned n = diag_grid(d, g);
+    if (g) return adia__codegen_launch(g, &d->args, d->vt, alpha, beta, x, y, DOT ? &dw : NULL, B, st);
+    if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    else if (d->warp_rows == 2) adia_diag_warp<T, 2, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    else if (d->warp_rows == 1) adia_diag_warp<T, 1, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    else adia_diag_generic<T, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     return adia__gpu_launch_check(d->warp_rows > 0 ? "diagonal warp kernel" : "diagonal generic kernel");
 }
 
 template <typename T>
-adia_status diag_run(const diag_dev *d, T alpha, T beta, const T *x, T *y, cudaStream_t st)
+adia_status diag_run(const diag_dev *d, const adia_codegen_kernel *g, T alpha, T beta,
+                     const T *x, T *y, cudaStream_t st)
 {
-    ADIA_TRY((diag_launch<T, false>(d, alpha, beta, x, y, adia_dot_work{}, st)));
+    ADIA_TRY((diag_launch<T, false>(d, g, alpha, beta, x, y, adia_dot_work{}, st)));
     return adia_coo_rows_run<T>(d->scatter, alpha, T(1), x, y, 256, st);
 }
 
@@ -295,9 +395,11 @@ adia_status diag_spmv(const void *p, double alpha, const void *x, double beta, v
     const diag_dev *d = (const diag_dev *)p;
     if (d->args.rows == 0) return ADIA_OK;
     cudaStream_t st = (cudaStream_t)stream;
+    const adia_codegen_kernel *g = NULL;
+    ADIA_TRY(gen_kernel(d, 0, st, &g));
     if (d->vt == ADIA_DOUBLE)
-        return diag_run<double>(d, alpha, beta, (const double *)x, (double *)y, st);
-    return diag_run<float>(d, (float)alpha, (float)beta, (const float *)x, (float *)y, st);
+        return diag_run<double>(d, g, alpha, beta, (const double *)x, (double *)y, st);
+    return diag_run<float>(d, g, (float)alpha, (float)beta, (const float *)x, (float *)y, st);
 }
 
 /* The product with the sums in its epilogue.  CRSD's scatter points are
@@ -307,16 +409,16 @@ adia_status diag_spmv_dot(const void *p, double alpha, const void *x, double bet
                           const adia_dot_work *dw, void *stream)
 {
     diag_dev *d = (diag_dev *)p;
-    if (d->head.kernel == ADIA_KERNEL_GENERATED && !d->gen_dot)
-        ADIA_TRY(adia__codegen_compile(d->host, d->vt, d->rows_asked, 1, &d->gen_dot));
-    if (d->scatter.n > 0 || d->args.rows == 0 || diag_grid(d) > dw->max_blocks) {
+    cudaStream_t st = (cudaStream_t)stream;
+    const adia_codegen_kernel *g = NULL;
+    ADIA_TRY(gen_kernel(d, 1, st, &g));
+    if (d->scatter.n > 0 || d->args.rows == 0 || diag_grid(d, g) > dw->max_blocks) {
         ADIA_TRY(diag_spmv(p, alpha, x, beta, y, stream));
         return adia__gpu_dots(d->vt, x, y, d->args.rows, dw, stream);
     }
-    cudaStream_t st = (cudaStream_t)stream;
     if (d->vt == ADIA_DOUBLE)
-        return diag_launch<double, true>(d, alpha, beta, (const double *)x, (double *)y, *dw, st);
-    return diag_launch<float, true>(d, (float)alpha, (float)beta, (const float *)x, (float *)y,
+        return diag_launch<double, true>(d, g, alpha, beta, (const double *)x, (double *)y, *dw, st);
+    return diag_launch<float, true>(d, g, (float)alpha, (float)beta, (const float *)x, (float *)y,
                                     *dw, st);
 }
 
@@ -371,4 +473,52 @@ extern "C" adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type 
                                            const adia_format_params *p, void *dev_data, void **dev)
 {
     return diag_make(D, vt, p, dev_data, dev);
+}
+
+extern "C" adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode mode,
+                                              char *how, size_t len)
+{
+    how[0] = '\0';
+    adia_gpu_head *h = F && F->dev ? (adia_gpu_head *)F->dev : NULL;
+    if (!h || h->select != diag_select)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "generated kernel: %s is not an uploaded "
+                          "diagonal format", F ? F->ops->name : "(null)");
+    diag_dev *d = (diag_dev *)F->dev;
+    d->mode = mode;
+    if (mode == ADIA_CODEGEN_OFF) {
+        snprintf(how, len, "generic kernel (ADIA_CODEGEN=off)");
+        return ADIA_OK;
+    }
+    const bool cached = adia__codegen_cached(d->host, d->vt, d->rows_asked, 0);
+    if (cached || mode == ADIA_CODEGEN_SYNC) {
+        adia_status s = adia_format_set_kernel(F, ADIA_KERNEL_GENERATED);
+        if (s != ADIA_OK) {
+            snprintf(how, len, "generic kernel: %.280s", adia_last_error());
+            adia_clear_error();
+        } else {
+            snprintf(how, len, "generated kernel (%s)", cached ? "from the cache"
+                                                               : "compiled, ADIA_CODEGEN=sync");
+        }
+        return ADIA_OK;
+    }
+    d->background = 1;
+    codegen_background(d, 0);
+    snprintf(how, len, "generated kernel compiling in the background (not in the cache): the "
+             "generic kernel runs until it is ready, the next call then switches");
+    return ADIA_OK;
+}
+
+extern "C" const char *adia__gpu_diag_codegen_state(const adia_format *F)
+{
+    const adia_gpu_head *h = F && F->dev ? (const adia_gpu_head *)F->dev : NULL;
+    if (!h || h->select != diag_select) return NULL;
+    const diag_dev *d = (const diag_dev *)F->dev;
+    if (h->kernel == ADIA_KERNEL_GENERATED) return "generated";
+    if (!d->background) return "generic";
+    if (__atomic_load_n(&d->bg[0], __ATOMIC_ACQUIRE)) return "generated (arrived from the background compile)";
+    adia_codegen_job *job = __atomic_load_n(&d->job[0], __ATOMIC_ACQUIRE);
+    if (!job || __atomic_load_n(&d->claimed[0], __ATOMIC_ACQUIRE))
+        return "generic (the background compile failed)";
+    return adia__codegen_job_ready(job) ? "generic until the next call (compile finished)"
+                                        : "generic (compiling in the background)";
 }

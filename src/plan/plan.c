@@ -2,6 +2,9 @@
  * build, upload, with fallbacks), adia_spmv (the hot path), accessors.
  * The cost model is in plan_model.c, explain/save/load in plan_io.c. */
 #include "plan_internal.h"
+#ifdef ADIA_HAVE_CUDA
+#include "cuda/codegen.h"
+#endif
 
 #include <math.h>
 #include <stdarg.h>
@@ -161,12 +164,59 @@ static adia_status time_spmv(adia_format *F, int device, void *x, void *y, doubl
     return ADIA_OK;
 }
 
+/* May MEASURE time F's generated kernel: with ADIA_CODEGEN=sync, or when
+ * the kernel is in the cache (a load, not a compile).  Otherwise its NVRTC
+ * compile (about 0.45 s a candidate) would block the plan: the chosen
+ * format gets it in the background instead (plan_generated). */
+static int generated_is_cheap(const adia_format *F)
+{
+#ifdef ADIA_HAVE_CUDA
+    adia_codegen_mode m;
+    if (adia__codegen_mode(&m) != ADIA_OK) {
+        adia_clear_error();   /* said by plan_generated, after the choice */
+        return 0;
+    }
+    if (m != ADIA_CODEGEN_BACKGROUND) return m == ADIA_CODEGEN_SYNC;
+    const adia_diag *D = adia__format_diag(F);
+    return D && adia__codegen_cached(D, adia_format_value_type(F), F->params.rows_per_thread, 0);
+#else
+    (void)F;
+    return 0;
+#endif
+}
+
+/* A GPU plan for many calls in a diagonal format still on its generic
+ * kernel: the generated one as ADIA_CODEGEN says (codegen.h: loaded from
+ * the cache, or compiled in the background, or with sync now). */
+static adia_status plan_generated(adia_plan *P, const plan_hints *h)
+{
+#ifdef ADIA_HAVE_CUDA
+    if (!h->device || h->calls < ADIA_PLAN_MEASURE_CALLS ||
+        !adia_format_is_diagonal(adia_format_name(P->F)) ||
+        adia_format_kernel(P->F) != ADIA_KERNEL_GENERIC)
+        return ADIA_OK;
+    adia_codegen_mode m;
+    ADIA_TRY(adia__codegen_mode(&m));
+    char how[400];
+    double t0 = adia__now_ms();
+    ADIA_TRY(adia__gpu_diag_generate(P->F, m, how, sizeof how));
+    P->compile_ms = adia__now_ms() - t0;
+    adia__plan_note(P, "%s (%.1f ms)", how, P->compile_ms);
+#else
+    (void)P;
+    (void)h;
+#endif
+    return ADIA_OK;
+}
+
 /* MEASURE on the GPU also tunes the kernel: every other kernel the format
  * has (a diagonal format's generated one, CSR's scalar / vector / adaptive)
  * is timed and the fastest kept, and candidates are compared with their
  * fastest kernel (a DIA whose generated kernel wins must not lose to an
- * HDI measured 2% faster in generic form).  The NVRTC compile (0.1-3 s,
- * cached on disk) is spent only here, where many calls are expected.
+ * HDI measured 2% faster in generic form).  A generated kernel is timed
+ * only where that costs no compile (generated_is_cheap); the compile
+ * (0.1-3 s, cached on disk) otherwise runs in the background for the
+ * chosen format alone (plan_generated).
  * *ms: the current kernel's time on entry, the kept kernel's on return. */
 static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
 {
@@ -179,6 +229,7 @@ static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
         if (kernels & (1u << k)) all[n_all++] = (adia_gpu_kernel)k;
     for (size_t i = 0; i < n_all; i++) {
         double t = INFINITY;
+        if (all[i] == ADIA_KERNEL_GENERATED && !generated_is_cheap(F)) continue;
         if (all[i] == start || adia_format_set_kernel(F, all[i]) != ADIA_OK ||
             time_spmv(F, 1, x, NULL, &t) != ADIA_OK) {
             adia_clear_error();   /* not a kernel of this format, or no generator */
@@ -370,7 +421,12 @@ adia_status adia__plan_adopt(adia_format *F, const plan_hints *h, const char *na
 adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int analyse,
                             adia_plan **out)
 {
-    if (analyse) ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_create"));
+    plan_hints hb = *h;   /* with the model's bandwidth, where it will run */
+    if (analyse) {
+        ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_create"));
+        ADIA_TRY(adia__plan_bandwidth(&hb));
+        h = &hb;
+    }
     adia_plan *P = plan_new(A->csr.rows, A->csr.cols, A->csr.nnz, A->name, h);
     if (!P) return ADIA_ERR_NO_MEMORY;
     adia_status s = ADIA_OK;
@@ -387,6 +443,7 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
         P->analyze_ms = adia__now_ms() - t0;
     }
     if (s == ADIA_OK) s = choose_and_build(P, A, h);
+    if (s == ADIA_OK) s = plan_generated(P, h);
     if (s != ADIA_OK) {
         adia_plan_destroy(P);
         return s;
@@ -394,6 +451,53 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
     int c = find_candidate(P, adia_format_name(P->F));
     if (c >= 0) P->predicted_ms = P->cand[c].spmv_ms;
     *out = P;
+    return ADIA_OK;
+}
+
+const char *adia__plan_host_route(const adia_plan_hints *given, const plan_hints *h)
+{
+    const char *env = getenv("ADIA_GPU_SETUP");
+    if (env && !strcmp(env, "host")) return "ADIA_GPU_SETUP=host";
+    if (h->chooser == ADIA_CHOOSE_RULES)
+        return "chooser rules: the search engine reads the host analysis' features";
+    if (h->chooser == ADIA_CHOOSE_FIXED) {
+        const adia_format_ops *o = h->format ? adia__format_ops_find(h->format) : NULL;
+        if (!o || !o->diag.piece_rows)   /* the GPU builds the diagonal formats of equal pieces */
+            return "the fixed format is built on the host (the GPU builds dia, hdi, brcsd2)";
+    }
+    if (given && given->memory_budget > 0)
+        return "a memory budget: the host model predicts each format's storage before building it";
+    if (h->strict) return "a loaded plan file: its format, built as the host builds it";
+    return NULL;
+}
+
+/* A GPU plan of a host matrix: by the device path where it applies (the
+ * CSR uploaded once, analysed and built on the GPU), else on the host, the
+ * reason noted either way (adia_plan_explain).  *done 0: the caller plans
+ * on the host. */
+static adia_status plan_on_device(const adia_matrix *A, const adia_plan_hints *hints,
+                                  const plan_hints *h, adia_plan **plan, char *why, size_t len)
+{
+    const char *route = adia__plan_host_route(hints, h);
+    if (route) {
+        snprintf(why, len, "planned on the host, format uploaded: %s", route);
+        return ADIA_OK;
+    }
+#ifdef ADIA_HAVE_CUDA
+    char declined[320];
+    adia_status s = adia__plan_create_from_host(A, h, plan, declined, sizeof declined);
+    if (s == ADIA_ERR_NO_MEMORY) {   /* the host path builds one format at a time, with fallbacks */
+        snprintf(declined, sizeof declined, "the GPU ran out of memory (%.250s)", adia_last_error());
+        adia_clear_error();
+        s = ADIA_OK;
+    }
+    ADIA_TRY(s);
+    if (!*plan) snprintf(why, len, "planned on the host after the upload: %s", declined);
+#else
+    (void)A;
+    (void)plan;
+    snprintf(why, len, "planned on the host: built without CUDA");
+#endif
     return ADIA_OK;
 }
 
@@ -410,12 +514,17 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     ADIA_TRY(adia_format_params_check(&h.params, A->csr.rows, A->csr.cols));
     /* FIXED needs no analysis: the caller chose */
     int analyse = h.chooser != ADIA_CHOOSE_FIXED;
+    char why[400] = "";
+    if (h.device) {
+        ADIA_TRY(plan_on_device(A, hints, &h, plan, why, sizeof why));
+        if (*plan) return ADIA_OK;
+    }
     adia_status s = adia__plan_build(A, &h, analyse, plan);
+    if (s == ADIA_OK && why[0]) adia__plan_note(*plan, "%s", why);
     if (s == ADIA_OK || !h.device || !h.device_auto ||
         (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_INVALID_ARG))
         return s;
     /* device -1: nothing ran on the GPU (no kernel, no room), so the CPU */
-    char why[512];
     snprintf(why, sizeof why, "%s", adia_last_error());
     h.device = 0;
     if (h.bandwidth_measured)

@@ -58,7 +58,14 @@ struct adia_plan {
     double cand_measured_ms[ADIA_PLAN_MAX_CANDIDATES]; /* NaN unless timed */
     double predicted_ms, measured_ms;
     double analyze_ms, build_ms;  /* wall clock of the analysis and the build */
-    char notes[768];           /* fallbacks and warnings, one per line */
+    /* A plan made on the device (from_device): its setup's parts, for
+     * adia_plan_explain's "setup" line.  upload_bytes 0: nothing uploaded
+     * (the matrix was on the device already). */
+    double upload_ms, compile_ms;
+    double measure_ms;         /* MEASURE's other builds and the timings */
+    int64_t upload_bytes;
+    const char *upload_how;    /* "pageable" or "pinned" (static) */
+    char notes[1536];          /* fallbacks and warnings, one per line */
 };
 
 /* A plan around F, chosen and built by the caller (a device CSR's plan,
@@ -73,8 +80,12 @@ void adia__plan_note(adia_plan *P, const char *fmt, ...)
     ;
 
 /* Defaults and checks of the public hints (NULL allowed); resolves device
- * -1 and measures the bandwidth when not given. */
+ * -1 and, for a CPU plan, has the bandwidth when not given (a GPU's is
+ * left 0 for adia__plan_bandwidth: the device planner does not use it). */
 adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r);
+/* The model's bandwidth in r where it is still 0: a GPU's measured (once
+ * per process), a CPU's as adia__plan_cpu_bandwidth_from has it. */
+adia_status adia__plan_bandwidth(plan_hints *r);
 
 /* The model for A (features f computed by the caller): every predictable
  * candidate, least total_ms first; *n = how many (<= ADIA_PLAN_MAX_CANDIDATES). */
@@ -107,8 +118,23 @@ void adia__plan_cpu_forget(void);
  * table's assumed eff_cpu. */
 double adia__plan_cpu_efficiency(const adia_format_ops *ops, const adia_csr *A, int *measured);
 
+/* Why a GPU plan of a host matrix must be made on the host (analysis and
+ * builds there, the format uploaded) rather than by uploading the CSR once
+ * and planning on the device: a static sentence, or NULL when the device
+ * path applies.  given: the caller's hints (NULL allowed), h resolved.
+ * ADIA_GPU_SETUP=host forces the host path (for benchmarks: both paths
+ * measured on one machine); ADIA_GPU_SETUP=device or unset: as above. */
+const char *adia__plan_host_route(const adia_plan_hints *given, const plan_hints *h);
+
 /* 64-bit hash of the structure (dimensions, rowptr, colind). */
 uint64_t adia__plan_structure_hash(const adia_csr *A);
+
+/* Kinds of what an upload stages (plan_stage.c). */
+enum { ADIA_STAGE_F64, ADIA_STAGE_F32, ADIA_STAGE_I64, ADIA_STAGE_I32 };
+/* dst[0..n) = src[0..n) converted from in_kind to out_kind (the same
+ * kind: a copy; F64 -> F32; I64 -> I32), with the library's threads for
+ * large n. */
+void adia__plan_stage(void *dst, int out_kind, const void *src, int in_kind, int64_t n);
 
 #ifdef ADIA_HAVE_CUDA
 /* plan_gpu.cu: streaming-read bandwidth of the current device (kept once
@@ -116,6 +142,14 @@ uint64_t adia__plan_structure_hash(const adia_csr *A);
  * the host vector x (of the format's value type) as input. */
 adia_status adia__plan_gpu_bandwidth(double *gbs);
 adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);
+/* plan_upload.cu: a GPU plan of host matrix A made on the device: A's CSR
+ * uploaded once (32-bit row pointers where the nonzeros fit, values in the
+ * plan's type; pinned staging with ADIA_UPLOAD=pinned), then the device
+ * planner.  ADIA_OK with *plan NULL and the reason in why[len] when the
+ * device planner declines (not a diagonal matrix, over the budget) or the
+ * upload finds no room: the caller plans on the host. */
+adia_status adia__plan_create_from_host(const adia_matrix *A, const plan_hints *h,
+                                        adia_plan **plan, char *why, size_t len);
 #endif
 
 #ifdef __cplusplus

@@ -19,6 +19,9 @@
 #define _POSIX_C_SOURCE 200809L
 #include "plan_internal.h"
 #include "io/outfile.h"
+#ifdef ADIA_HAVE_CUDA
+#include "cuda/codegen.h"
+#endif
 
 #include <errno.h>
 #include <inttypes.h>
@@ -69,7 +72,13 @@ static void explain_reason(const adia_plan *P, text *t)
         return;
     }
     if (P->from_device) {
-        put(t, "why: the GPU build's count of diagonals (see the notes)\n");
+        if (P->chooser == ADIA_CHOOSE_MEASURE && !isnan(P->measured_ms))
+            put(t, "why: fastest measured of the formats built on the GPU (SpMV + build / %lld "
+                "calls): %s %.4f ms\n", (long long)P->calls, name, P->measured_ms);
+        else if (P->chooser == ADIA_CHOOSE_FIXED)
+            put(t, "why: the caller fixed the format (built on the GPU)\n");
+        else
+            put(t, "why: the GPU build's count of diagonals (see the notes)\n");
         return;
     }
     switch (P->chooser) {
@@ -147,6 +156,16 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
     }
     put(&t, "build: %.3f ms (%lld bytes stored)\n", P->build_ms,
         (long long)adia_format_storage_bytes(P->F));
+    if (P->from_device)   /* one line, key value pairs: bench/setup-e2e.py reads it */
+        put(&t, "setup (ms): upload %.3f (%lld bytes, %s), analysis %.3f, build %.3f, measure "
+            "%.3f, compile %.3f\n", P->upload_ms, (long long)P->upload_bytes,
+            P->upload_bytes ? P->upload_how : "already on the device", P->analyze_ms,
+            P->build_ms, P->measure_ms, P->compile_ms);
+#ifdef ADIA_HAVE_CUDA
+    /* now, not at planning: a background compile may have arrived since */
+    const char *kernel = P->device ? adia__gpu_diag_codegen_state(P->F) : NULL;
+    if (kernel) put(&t, "kernel: %s\n", kernel);
+#endif
     if (P->notes[0]) put(&t, "warnings:\n%s", P->notes);
     return ADIA_OK;
 }

@@ -86,6 +86,15 @@ adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
         return ADIA_OK;
     }
     r->bandwidth_measured = 1;
+    /* a GPU's: measured when the model first needs it (adia__plan_bandwidth);
+     * the device planner never does (issue 28: no cost the user did not ask for) */
+    if (r->device) return ADIA_OK;
+    return adia__plan_cpu_bandwidth_from(&r->bandwidth_gbs, &r->bandwidth_from);
+}
+
+adia_status adia__plan_bandwidth(plan_hints *r)
+{
+    if (r->bandwidth_gbs > 0) return ADIA_OK;
 #ifdef ADIA_HAVE_CUDA
     if (r->device) return adia__plan_gpu_bandwidth(&r->bandwidth_gbs);
 #endif
@@ -290,6 +299,7 @@ adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
     adia_plan_candidate all[ADIA_PLAN_MAX_CANDIDATES];
     int count;
     ADIA_TRY(adia__plan_resolve_hints(h, &r));
+    ADIA_TRY(adia__plan_bandwidth(&r));
     ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_candidates"));
     ADIA_TRY(adia_matrix_analyze(A, NULL, &f));
     ADIA_TRY(adia__plan_model(&A->csr, &f, &r, all, &count));

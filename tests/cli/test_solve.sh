@@ -6,7 +6,7 @@
 need_python
 
 expect 0 solve --gen lap2d5:40 --json
-check "json keys" json_keys matrix method device format converged iterations residual error solve_setup_ms time_ms ms_per_iter bytes_per_iter floor_ms_per_iter spmv_ms spmvs stop wall_ms
+check "json keys" json_keys matrix method device format converged iterations residual error solve_setup_ms time_ms ms_per_iter bytes_per_iter floor_ms_per_iter spmv_ms spmvs stop wall_ms read_ms plan_ms plan_setup
 # the solve's set-up apart from its iterations, both within the wall clock;
 # ms_per_iter is of the iterations alone
 check "solve_setup_ms, time_ms, wall_ms" python3 - "$OUT" <<'PY'
@@ -15,7 +15,11 @@ d = json.load(open(sys.argv[1]))
 s, t, w, it = d["solve_setup_ms"], d["time_ms"], d["wall_ms"], d["iterations"]
 ok = (math.isfinite(s) and s >= 0 and t > 0 and it > 0 and s + t <= w and
       abs(d["ms_per_iter"] - t / it) <= 1e-9 * t)
-sys.exit(0 if ok else "setup %r time %r wall %r ms_per_iter %r" % (s, t, w, d["ms_per_iter"]))
+# the read and the plan, before the solve, within the wall clock too
+r, p = d["read_ms"], d["plan_ms"]
+ok = ok and r >= 0 and p > 0 and r + p + s + t <= w
+sys.exit(0 if ok else "setup %r time %r wall %r ms_per_iter %r read %r plan %r" %
+         (s, t, w, d["ms_per_iter"], r, p))
 PY
 check "cg converges" test "$(json_get converged)" = True
 check "cg: error below 1e-6" python3 -c "import sys; sys.exit(0 if $(json_get error) < 1e-6 else 1)"
