@@ -167,7 +167,7 @@ static adia_status read_positional(const adia_source *src, const bin_part *part,
             if (r > 0) got += (size_t)r;
         }
         if (err != 0) {
-#pragma omp critical(adia_bin_read)
+#pragma omp critical(adia__bin_read)
             if (c < bad) {
                 bad = c;
                 bad_errno = err;
