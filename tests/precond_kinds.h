@@ -236,7 +236,9 @@ static int solved(const outcome *o, double rtol)
 {
     if (o->status != ADIA_OK || !o->info.converged) return 0;
     if (o->fl) return o->info.residual <= rtol && o->err < 1e-2;
-    return o->res <= 2 * rtol && o->err < 1e-5;
+    /* x's error follows the residual (lap2d5:61: about 1e5 times): a
+     * double reference solved to float's rtol is judged as such */
+    return o->res <= 2 * rtol && o->err < fmin(1e-2, 1e5 * rtol);
 }
 
 #endif

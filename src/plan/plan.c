@@ -501,37 +501,61 @@ static adia_status plan_on_device(const adia_matrix *A, const adia_plan_hints *h
     return ADIA_OK;
 }
 
+/* The host's planning (analysis, model, builds on the host, the format
+ * uploaded for a GPU plan), why noted in its explanation. */
+static adia_status plan_on_host(const adia_matrix *A, plan_hints *h, const char *why,
+                                adia_plan **plan)
+{
+    /* FIXED needs no analysis: the caller chose */
+    const int analyse = h->chooser != ADIA_CHOOSE_FIXED;
+    adia_status s = adia__plan_build(A, h, analyse, plan);
+    if (s == ADIA_OK && why && why[0]) adia__plan_note(*plan, "%s", why);
+    if (s == ADIA_OK || !h->device || !h->device_auto ||
+        (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_INVALID_ARG))
+        return s;
+    /* device -1: nothing ran on the GPU (no kernel, no room), so the CPU */
+    char failed[320];
+    snprintf(failed, sizeof failed, "%s", adia_last_error());
+    h->device = 0;
+    if (h->bandwidth_measured)
+        ADIA_TRY(adia__plan_cpu_bandwidth_from(&h->bandwidth_gbs, &h->bandwidth_from));
+    ADIA_TRY(adia__plan_build(A, h, analyse, plan));
+    adia__plan_note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", failed);
+    return ADIA_OK;
+}
+
+/* The checks every plan of a host matrix starts with. */
+static adia_status start_plan(const adia_matrix *A, const adia_plan_hints *hints, plan_hints *h,
+                              adia_plan **plan, const char *func)
+{
+    if (!plan) return adia__error(ADIA_ERR_INVALID_ARG, "%s: plan is NULL", func);
+    *plan = NULL;
+    ADIA_TRY(adia__matrix_check_handle(A, func));
+    ADIA_TRY(adia__plan_resolve_hints(hints, h));
+    /* a value the matrix refuses is the caller's error, not a reason for
+     * every candidate to be skipped and "no format fits" */
+    return adia_format_params_check(&h->params, A->csr.rows, A->csr.cols);
+}
+
+adia_status adia__plan_create_on_host(const adia_matrix *A, const adia_plan_hints *hints,
+                                      const char *why, adia_plan **plan)
+{
+    plan_hints h;
+    ADIA_TRY(start_plan(A, hints, &h, plan, "adia_plan_create"));
+    return plan_on_host(A, &h, why, plan);
+}
+
 adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
                              adia_plan **plan)
 {
-    if (!plan) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_create: plan is NULL");
-    *plan = NULL;
-    ADIA_TRY(adia__matrix_check_handle(A, "adia_plan_create"));
     plan_hints h;
-    ADIA_TRY(adia__plan_resolve_hints(hints, &h));
-    /* a value the matrix refuses is the caller's error, not a reason for
-     * every candidate to be skipped and "no format fits" */
-    ADIA_TRY(adia_format_params_check(&h.params, A->csr.rows, A->csr.cols));
-    /* FIXED needs no analysis: the caller chose */
-    int analyse = h.chooser != ADIA_CHOOSE_FIXED;
+    ADIA_TRY(start_plan(A, hints, &h, plan, "adia_plan_create"));
     char why[400] = "";
     if (h.device) {
         ADIA_TRY(plan_on_device(A, hints, &h, plan, why, sizeof why));
         if (*plan) return ADIA_OK;
     }
-    adia_status s = adia__plan_build(A, &h, analyse, plan);
-    if (s == ADIA_OK && why[0]) adia__plan_note(*plan, "%s", why);
-    if (s == ADIA_OK || !h.device || !h.device_auto ||
-        (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_INVALID_ARG))
-        return s;
-    /* device -1: nothing ran on the GPU (no kernel, no room), so the CPU */
-    snprintf(why, sizeof why, "%s", adia_last_error());
-    h.device = 0;
-    if (h.bandwidth_measured)
-        ADIA_TRY(adia__plan_cpu_bandwidth_from(&h.bandwidth_gbs, &h.bandwidth_from));
-    ADIA_TRY(adia__plan_build(A, &h, analyse, plan));
-    adia__plan_note(*plan, "no format could run on the GPU, planned for the CPU (%.300s)", why);
-    return ADIA_OK;
+    return plan_on_host(A, &h, why, plan);
 }
 
 void adia_plan_destroy(adia_plan *plan)

@@ -132,9 +132,10 @@ adia_status host_plan(const adia_device_csr *A, const adia_plan_hints *hints, co
     adia_matrix *M = nullptr;
     ADIA_TRY(adia_matrix_create_csr(A->rows, A->cols, A->nnz, rowptr.data(), colind.data(),
                                     values.data(), ADIA_DOUBLE, &M));
-    adia_status s = adia_plan_create(M, hints, out);
+    char note[400];
+    snprintf(note, sizeof note, "%s: planned from a host copy of the CSR in device memory", why);
+    adia_status s = adia__plan_create_on_host(M, hints, note, out);
     adia_matrix_destroy(M);
-    if (s == ADIA_OK) adia__plan_note(*out, "%s: planned from a host copy", why);
     return s;
 }
 

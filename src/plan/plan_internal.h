@@ -136,6 +136,12 @@ enum { ADIA_STAGE_F64, ADIA_STAGE_F32, ADIA_STAGE_I64, ADIA_STAGE_I32 };
  * large n. */
 void adia__plan_stage(void *dst, int out_kind, const void *src, int in_kind, int64_t n);
 
+/* adia_plan_create on the host's path alone (never the upload-once device
+ * path), why noted in its explanation: the device-CSR planner's fallback
+ * for a matrix that is not diagonal, already copied to the host. */
+adia_status adia__plan_create_on_host(const adia_matrix *A, const adia_plan_hints *hints,
+                                      const char *why, adia_plan **plan);
+
 #ifdef ADIA_HAVE_CUDA
 /* plan_gpu.cu: streaming-read bandwidth of the current device (kept once
  * measured) and the median time of `runs` SpMVs of an uploaded format with
