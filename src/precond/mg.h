@@ -49,6 +49,8 @@ typedef struct mg_stencil {
     int32_t n[3];
     int64_t rows;
     double *coef[MG_POINTS];  /* rows values each, or NULL (point absent) */
+    void *block;              /* a device stencil: the one allocation that
+                                 holds its arrays (host stencils: NULL)   */
 } mg_stencil;
 
 #ifdef __CUDACC__

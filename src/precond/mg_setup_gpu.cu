@@ -431,25 +431,24 @@ adia_status adia__mg_gpu_bad_entry(const mg_dview *v, const int32_t n[3], int64_
 
 void adia__mg_gpu_stencil_free(mg_stencil *S)
 {
-    for (int p = 0; p < MG_POINTS; p++) {
-        cudaFree(S->coef[p]);
-        S->coef[p] = nullptr;
-    }
+    cudaFree(S->block);
+    S->block = nullptr;
+    for (int p = 0; p < MG_POINTS; p++) S->coef[p] = nullptr;
 }
 
-/* Arrays for the points in mask (the centre always), rows each. */
+/* Arrays for the points in mask (the centre always), rows each, in one
+ * allocation (a level's set-up is a handful of cudaMalloc, not 27). */
 static adia_status stencil_alloc(mg_stencil *S, const int32_t n[3], unsigned mask)
 {
-    *S = mg_stencil{{n[0], n[1], n[2]}, (int64_t)n[0] * n[1] * n[2], {}};
+    *S = mg_stencil{{n[0], n[1], n[2]}, (int64_t)n[0] * n[1] * n[2], {}, nullptr};
     mask |= 1u << mg_point(0, 0, 0);
-    for (int p = 0; p < MG_POINTS; p++)
-        if (mask >> p & 1) {
-            adia_status s = alloc_doubles(S->rows, &S->coef[p], "mg device stencil");
-            if (s != ADIA_OK) {
-                adia__mg_gpu_stencil_free(S);
-                return s;
-            }
-        }
+    int np = 0;
+    for (int p = 0; p < MG_POINTS; p++) np += mask >> p & 1;
+    double *block = nullptr;
+    ADIA_TRY(alloc_doubles(S->rows * np, &block, "mg device stencil"));
+    S->block = block;
+    for (int p = 0, k = 0; p < MG_POINTS; p++)
+        if (mask >> p & 1) S->coef[p] = block + (int64_t)k++ * S->rows;
     return ADIA_OK;
 }
 
@@ -488,11 +487,9 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
         adia__mg_gpu_stencil_free(C);
         return s;
     }
-    for (int p = 0; p < MG_POINTS; p++)   /* the host's rule: drop the points zero everywhere */
-        if (!(mask >> p & 1) && p != mg_point(0, 0, 0)) {
-            cudaFree(C->coef[p]);
-            C->coef[p] = nullptr;
-        }
+    for (int p = 0; p < MG_POINTS; p++)   /* the host's rule: drop the points zero everywhere
+                                             (their rows stay in the block until it is freed) */
+        if (!(mask >> p & 1) && p != mg_point(0, 0, 0)) C->coef[p] = nullptr;
     return ADIA_OK;
 }
 
@@ -571,7 +568,7 @@ adia_status adia__mg_gpu_scaling(const mg_stencil *S, mg_smoother kind, double o
 
 adia_status adia__mg_gpu_download(const mg_stencil *D, mg_stencil *H)
 {
-    *H = mg_stencil{{D->n[0], D->n[1], D->n[2]}, D->rows, {}};
+    *H = mg_stencil{{D->n[0], D->n[1], D->n[2]}, D->rows, {}, nullptr};
     for (int p = 0; p < MG_POINTS; p++) {
         if (!D->coef[p]) continue;
         H->coef[p] = (double *)adia__alloc((size_t)D->rows + 1, sizeof(double), "mg stencil");
