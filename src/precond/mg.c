@@ -13,9 +13,9 @@
  * On a GPU plan the cycle queues only kernels and adia_spmv_async on the
  * caller's stream, with every array allocated at setup: a CUDA graph may
  * capture it.  The level arrays are the preconditioner's own: one apply at
- * a time per preconditioner (as adia_spmv_sums_async's work).  The setup
- * runs on the host for now (the stencils are host arrays; each phase takes
- * and gives stencils so that it can move to the device on its own). */
+ * a time per preconditioner (as adia_spmv_sums_async's work).  The setup of
+ * a GPU plan of a diagonal format runs on the device (mg_device.c: no host
+ * copy of a large array); every other plan's on the host, from its CSR. */
 #include "mg.h"
 
 #include <stdarg.h>

@@ -10,6 +10,8 @@
  *                 coarsest solve (Cholesky, explicit inverse)
  *   mg_cpu.c      the cycle's vector kernels on the host (OpenMP)
  *   mg_gpu.cu     the same on the device (mg_gpu_none.c without CUDA)
+ *   mg_device.c   the set-up of a GPU plan on the device, phase by phase;
+ *                 its kernels in mg_setup_gpu.cu (mg_setup_gpu_none.c)
  *
  * Grid points are numbered x fastest: row i = x + nx (y + ny z).  A level
  * keeps its operator as a stencil of up to 27 points, point p = (dx+1) +
@@ -17,9 +19,8 @@
  * where the point is absent on every row), and as an adia_plan (level 0:
  * the user's).  Coarse point c of a coarsened direction lies on fine point
  * 2c (cell-vertex), so n fine points give (n + 1) / 2; a direction of one
- * point is not coarsened.  The host stencils live only during setup (the
- * set-up on the GPU is the next step: the phases take and give stencils,
- * so each can move to the device alone). */
+ * point is not coarsened.  The stencils (host arrays, or device arrays in
+ * the device set-up) live only during setup. */
 #ifndef ADIA_MG_H
 #define ADIA_MG_H
 
