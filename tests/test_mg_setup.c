@@ -103,6 +103,54 @@ static void test_estimate(void)
     adia__mg_stencil_free(&S);
 }
 
+/* The DIA layout of a full 27-point stencil: 27 ascending offsets on a
+ * grid at least 3 wide; on grids 2 wide points share offsets, and every
+ * row has at most one point of a diagonal inside the grid (so the
+ * device's to_dia writes each slot from one coefficient). */
+static void test_dia_layout(void)
+{
+    static const int32_t grids[][3] = {{5, 4, 3}, {2, 3, 4}, {2, 2, 2}, {7, 2, 1}, {9, 1, 1}};
+    for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+        mg_stencil S = {.n = {grids[g][0], grids[g][1], grids[g][2]}};
+        S.rows = (int64_t)S.n[0] * S.n[1] * S.n[2];
+        static double dummy;
+        int possible = 0;
+        for (int p = 0; p < MG_POINTS; p++) {   /* the points the grid allows */
+            int ok = 1;
+            for (int d = 0; d < 3; d++) ok &= mg_dx(p, d) == 0 || S.n[d] > 1;
+            if (ok) S.coef[p] = &dummy, possible++;
+        }
+        int64_t off[MG_POINTS];
+        mg_dia_map m;
+        adia__mg_dia_layout(&S, off, &m);
+        int ascending = 1, shared = 0, clash = 0;
+        for (int k = 1; k < m.ndiag; k++) ascending &= off[k] > off[k - 1];
+        for (int k = 0; k < m.ndiag; k++) {
+            shared += m.first[k + 1] - m.first[k] - 1;
+            for (int64_t i = 0; i < S.rows; i++) {
+                const int64_t c[3] = {i % S.n[0], i / S.n[0] % S.n[1], i / (S.n[0] * S.n[1])};
+                int inside = 0;
+                for (int e = m.first[k]; e < m.first[k + 1]; e++) {
+                    int in = 1;
+                    for (int d = 0; d < 3; d++) {
+                        const int64_t x = c[d] + mg_dx(m.pt[e], d);
+                        in &= x >= 0 && x < S.n[d];
+                    }
+                    inside += in;
+                }
+                clash += inside > 1;
+            }
+        }
+        /* a direction 2 wide below another that is not flat: its +1 meets the next one's -1 */
+        const int share = (S.n[0] == 2 && (S.n[1] > 1 || S.n[2] > 1)) ||
+                          (S.n[1] == 2 && S.n[2] > 1);
+        CHECK(ascending && m.first[m.ndiag] == possible && clash == 0 &&
+                  (share ? shared > 0 : m.ndiag == possible && shared == 0),
+              "grid %dx%dx%d: %d diagonals for %d points, %d shared, %d rows with two points "
+              "inside one diagonal", S.n[0], S.n[1], S.n[2], m.ndiag, possible, shared, clash);
+    }
+}
+
 /* A CPU plan: the host set-up, explain says so and gives no reason. */
 static void test_host_setup(void)
 {
@@ -134,6 +182,7 @@ int main(void)
     test_grid_find();
     test_start_vector();
     test_estimate();
+    test_dia_layout();
     test_host_setup();
     return TEST_END();
 }

@@ -248,6 +248,16 @@ adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3],
                               const int coarsened[3], mg_stencil *C);
 /* The stencil's CSR (zeros dropped); points present and nnz. */
 adia_status adia__mg_stencil_to_matrix(const mg_stencil *S, adia_matrix **out, int *points);
+/* A stencil's DIA layout: the ascending distinct offsets of its points
+ * (offsets[0..ndiag)); diagonal k holds the points pt[first[k] ..
+ * first[k + 1]) -- several only on a grid 2 points wide, where points
+ * share an offset (a row has at most one of them inside the grid). */
+typedef struct mg_dia_map {
+    int ndiag;
+    int first[MG_POINTS + 1];
+    int pt[MG_POINTS];
+} mg_dia_map;
+void adia__mg_dia_layout(const mg_stencil *S, int64_t offsets[MG_POINTS], mg_dia_map *m);
 /* y = A x on the host (the eigenvalue estimate). */
 void adia__mg_stencil_apply(const mg_stencil *S, const double *x, double *y);
 

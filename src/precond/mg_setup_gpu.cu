@@ -176,17 +176,8 @@ __global__ void galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsi
     if (threadIdx.x % 32 == 0 && my_mask) atomicOr(mask, my_mask);
 }
 
-/* The DIA diagonals of a stencil: diagonal k holds the points pt[first[k]
- * .. first[k + 1]) (several only on grids 2 points wide, where two points
- * share an offset; a row has at most one of them inside the grid). */
-struct dia_map {
-    int ndiag;
-    int first[MG_POINTS + 1];
-    int pt[MG_POINTS];
-};
-
 template <typename T>
-__global__ void to_dia_kernel(mg_stencil S, dia_map m, T *values)
+__global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values)
 {
     const grid3 g = {{(uint32_t)S.n[0], (uint32_t)S.n[1], (uint32_t)S.n[2]}};
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < S.rows;
@@ -352,30 +343,6 @@ adia_status read_pass(const mg_dview *v, const int32_t n[3], int write, const mg
     return ADIA_OK;
 }
 
-/* The ascending distinct offsets of S's points (grid n) and the map. */
-void dia_layout(const mg_stencil *S, int64_t *offsets, dia_map *m)
-{
-    int64_t off[MG_POINTS];
-    int pts[MG_POINTS], np = 0;
-    for (int p = 0; p < MG_POINTS; p++) {
-        if (!S->coef[p]) continue;
-        const int64_t o = mg_dx(p, 0) + (int64_t)S->n[0] * (mg_dx(p, 1) + (int64_t)S->n[1] *
-                                                                             mg_dx(p, 2));
-        int k = np++;   /* insertion by offset, then point: stable */
-        while (k > 0 && off[k - 1] > o) off[k] = off[k - 1], pts[k] = pts[k - 1], k--;
-        off[k] = o, pts[k] = p;
-    }
-    m->ndiag = 0;
-    for (int e = 0; e < np; e++) {
-        if (e == 0 || off[e] != off[e - 1]) {
-            offsets[m->ndiag] = off[e];
-            m->first[m->ndiag++] = e;
-        }
-        m->pt[e] = pts[e];
-    }
-    m->first[m->ndiag] = np;
-}
-
 }  // namespace
 
 extern "C" {
@@ -496,8 +463,8 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
                                 int *ndiag, void **values)
 {
-    dia_map m;
-    dia_layout(S, offsets, &m);
+    mg_dia_map m;
+    adia__mg_dia_layout(S, offsets, &m);
     *ndiag = m.ndiag;
     *values = nullptr;
     const int64_t n = S->rows * m.ndiag;
