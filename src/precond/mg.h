@@ -102,6 +102,19 @@ static inline MG_HD int mg_children(int coarsened, int64_t c, int64_t nf, int64_
     return k;
 }
 
+/* a + b c, never contracted into a fused multiply-add: the device's
+ * Galerkin product then rounds as the host's (C11 does not contract), so
+ * the two hierarchies agree bit for bit -- the same points present, the
+ * same nonzeros -- also where terms cancel. */
+static inline MG_HD double mg_add_mul(double a, double b, double c)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(a, __dmul_rn(b, c));
+#else
+    return a + b * c;
+#endif
+}
+
 /* One coarse row of the Galerkin product: acc[q] = (R A P)(I, I + q) for
  * the 27 coarse points q, I at coarse coordinates ci (host and device: the
  * set-up on the GPU runs the same code on a stencil of device arrays). */
@@ -133,7 +146,8 @@ static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3
                                 const int q = mg_point((int)(pj[0][x] - ci[0]),
                                                        (int)(pj[1][y] - ci[1]),
                                                        (int)(pj[2][z] - ci[2]));
-                                acc[q] += ai * wj[0][x] * wj[1][y] * wj[2][z];
+                                acc[q] = mg_add_mul(acc[q], ai * wj[0][x] * wj[1][y],
+                                                    wj[2][z]);
                             }
                 }
             }

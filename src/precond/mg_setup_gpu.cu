@@ -224,7 +224,8 @@ __global__ void power_kernel(mg_stencil S, const double *u, double *un, const do
                 c[2] + dz < 0 || c[2] + dz >= S.n[2])
                 continue;
             const int64_t j = i + dx + nx * dy + nxy * dz;
-            w += S.coef[p][i] * (scale * (first ? mg_start_value(j) : u[j]));
+            /* v_j = scale u_j as the host's v = scale w; a + b c as its loop rounds */
+            w = mg_add_mul(w, S.coef[p][i], scale * (first ? mg_start_value(j) : u[j]));
         }
         const double vi = scale * (first ? mg_start_value(i) : u[i]);
         const double di = S.coef[mg_point(0, 0, 0)][i];
