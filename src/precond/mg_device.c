@@ -147,7 +147,7 @@ static adia_status smoother(mg_state *S, mg_level *L, const mg_stencil *st)
     for (int p = 0; p < MG_POINTS; p++) points += st->coef[p] != NULL;
     S->setup.kernels += 2 * MG_POWER_STEPS + 1, S->setup.syncs++;
     S->setup.bytes += MG_POWER_STEPS * (double)L->rows * (points + 2) * 8.0 +
-                      (double)L->rows * (points + adia_value_size(S->vtype));
+                      (double)L->rows * (points * 8.0 + (double)adia_value_size(S->vtype));
     ADIA_TRY(adia__mg_bounds(est, L->rows, &L->lmax, &L->lmin));
     return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype, &L->s);
 }
