@@ -1,7 +1,8 @@
 /* test_gpu_mg_setup.c -- the multigrid set-up on the device (mg_device.c,
  * mg_setup_gpu.cu) against its host twin, level by level: the grid check
  * and the points present, the finest stencil read from dia / hdi / brcsd2
- * plans (exact), every Galerkin level (1e-14 relative to the level's
+ * plans (exact; a double dia plan lends its diagonals, the others are
+ * copied), every Galerkin level (1e-14 relative to the level's
  * largest coefficient), the eigenvalue estimate (1e-12), the smoothers'
  * scaling, each level's DIA plan against the host stencil's product; float
  * plans against the host twin of the float-rounded matrix; the errors of
@@ -156,7 +157,8 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
         CHECK_OK(adia__mg_gpu_galerkin(&d[l], nc, coarsened, &d[l + 1]));
         levels++;
     }
-    printf("%s: %d levels, largest stencil difference %.3g (relative)\n", what, levels, worst);
+    printf("%s: %d levels, largest stencil difference %.3g (relative), finest stencil %s\n",
+           what, levels, worst, d[0].block ? "copied" : "the plan's diagonals");
 done:
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         adia__mg_stencil_free(&h[l]);
@@ -316,7 +318,9 @@ static void test_explain(void)
         if (M) CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
         CHECK(test_contains(buf, f == 0 ? "(on the device)" : "cannot be read on the device"),
               "%s: %s", formats[f], buf);
-        if (f == 0) CHECK(test_contains(buf, "device setup:"), "%s", buf);
+        if (f == 0)
+            CHECK(test_contains(buf, "device setup:") &&
+                      test_contains(buf, "read in place from the plan's diagonals"), "%s", buf);
         printf("%s", buf);
         adia_precond_destroy(M);
         adia_plan_destroy(P);

@@ -406,8 +406,11 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
             S->lev[l].galerkin_ms, S->lev[l].plan_ms);
     if (S->setup.on_device)
         put(buf, len, &k, "  device setup: %d launches, %d waits for the host, %.3g MB moved = "
-            "%.1f finest-level products (bytes, a model)\n", S->setup.kernels, S->setup.syncs,
-            S->setup.bytes / 1e6, fine > 0 ? S->setup.bytes / fine : 0.0);
+            "%.1f finest-level products (bytes, a model); the finest stencil %s\n",
+            S->setup.kernels, S->setup.syncs, S->setup.bytes / 1e6,
+            fine > 0 ? S->setup.bytes / fine : 0.0,
+            S->setup.lent ? "read in place from the plan's diagonals"
+                          : "copied from the plan's storage");
     else if (S->setup.why_host[0])
         put(buf, len, &k, "  setup on the host: %s\n", S->setup.why_host);
 }

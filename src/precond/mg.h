@@ -196,6 +196,8 @@ typedef struct mg_phase_ms {
 /* Where the set-up ran and what it cost on the device (mg_device.c). */
 typedef struct mg_setup_info {
     int on_device;            /* 1: the hierarchy was built on the device   */
+    int lent;                 /* 1: the finest stencil is the plan's own
+                                 diagonals (no copy)                        */
     char why_host[160];       /* a GPU plan set up on the host: the reason  */
     int kernels;              /* launches of the device set-up              */
     int syncs;                /* host synchronisations (small copies back)  */
@@ -327,6 +329,9 @@ typedef struct mg_dview {
     int32_t rows, cols;
     int noff;                 /* offsets stored, all groups                */
     const int32_t *offsets;   /* host: the format's (not owned)            */
+    int32_t n_pieces;         /* 1: DIA's layout, diagonal k of row i at
+                                 data0 + k rows + i                        */
+    int64_t data0;
 } mg_dview;
 /* The view of plan's device storage; ADIA_ERR_UNSUPPORTED, with the
  * reason in why and no error set, when it cannot be read on the device. */
@@ -341,7 +346,9 @@ adia_status adia__mg_gpu_bad_entry(const mg_dview *v, const int32_t n[3], int64_
                                    double *val);
 /* The stencil of v on grid n (arrays for the points in mask and the
  * centre); *bad_diag: the first row whose diagonal entry is zero or not
- * finite (rows if none), that entry in *dval. */
+ * finite (rows if none), that entry in *dval.  A double plan in one piece
+ * whose every offset names one point of the grid lends its diagonals as
+ * the arrays (S->block NULL: nothing copied, nothing to free). */
 adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned mask,
                                  mg_stencil *S, int64_t *bad_diag, double *dval);
 /* C = R A P (device stencils; the row function mg_galerkin_row). */

@@ -2,8 +2,9 @@
  * (issue 30), phase by phase as the host's (mg.c), with device stencils:
  *   grid      the offsets from the format's host structure (tiny), every
  *             stored nonzero checked on the device (first bad row);
- *   stencil   the finest level's stencil read in place from the plan's
- *             diagonal storage (no download, no CSR);
+ *   stencil   the finest level's stencil read from the plan's diagonal
+ *             storage on the device (no download, no CSR): a double DIA
+ *             plan's diagonals are the stencil's arrays, others copied;
  *   galerkin  A_c = R A P, a coarse point per thread (mg_galerkin_row);
  *   plans     each coarse stencil written as DIA in the plan's value type,
  *             taken over by adia_plan_create_device_dia (no copy);
@@ -77,8 +78,10 @@ static adia_status fine_level(adia_precond *M, mg_state *S, const mg_dview *v,
     int points = 0;
     for (int p = 0; p < MG_POINTS; p++) points += st[0].coef[p] != NULL;
     S->setup.kernels++, S->setup.syncs++;
-    S->setup.bytes += (double)v->rows * v->noff * (double)adia_value_size(v->vt) +
-                      (double)v->rows * points * 8.0;
+    S->setup.lent = st[0].block == NULL;
+    S->setup.bytes += S->setup.lent ? (double)v->rows * 8.0   /* the diagonal checked */
+                                    : (double)v->rows * v->noff * (double)adia_value_size(v->vt) +
+                                          (double)v->rows * points * 8.0;
     if (bad_diag < v->rows) return adia__mg_error_diagonal(n, bad_diag, dval);
     S->ms.stencil = adia__now_ms() - t1;
     mg_level *L0 = &S->lev[0];

@@ -371,6 +371,8 @@ adia_status adia__mg_gpu_view(adia_plan *plan, mg_dview *v, char *why, size_t le
     v->cols = D->cols;
     v->noff = D->group_start[D->n_groups];
     v->offsets = D->offsets;
+    v->n_pieces = D->n_pieces;
+    v->data0 = D->piece_data[0];
     return ADIA_OK;
 }
 
@@ -420,13 +422,71 @@ static adia_status stencil_alloc(mg_stencil *S, const int32_t n[3], unsigned mas
     return ADIA_OK;
 }
 
+/* The plan's diagonals as the stencil's arrays, when v is double DIA (one
+ * piece) and each stored offset is the offset of exactly one point possible
+ * on grid n (the centre's among them): diagonal k is point p's array, its
+ * slots outside the grid zero (the check pass found no nonzero there, and
+ * the kernels never read them).  0: not so (the copy is made). */
+static int lend_diagonals(const mg_dview *v, const int32_t n[3], unsigned mask, mg_stencil *S)
+{
+    if (v->vt != ADIA_DOUBLE || v->n_pieces != 1 || v->noff > MG_POINTS) return 0;
+    const double *data = (const double *)args_of(v)->data + v->data0;
+    mg_stencil L = {{n[0], n[1], n[2]}, (int64_t)n[0] * n[1] * n[2], {}, nullptr};
+    for (int k = 0; k < v->noff; k++) {
+        int found = -1, count = 0;
+        for (int p = 0; p < MG_POINTS; p++) {
+            int possible = 1;
+            for (int d = 0; d < 3; d++) possible &= mg_dx(p, d) == 0 || n[d] > 1;
+            const int64_t o = mg_dx(p, 0) + (int64_t)n[0] * (mg_dx(p, 1) + (int64_t)n[1] *
+                                                                               mg_dx(p, 2));
+            if (possible && o == v->offsets[k]) found = p, count++;
+        }
+        if (count != 1) return 0;
+        if (mask >> found & 1 || found == mg_point(0, 0, 0))
+            L.coef[found] = const_cast<double *>(data) + (int64_t)k * L.rows;
+    }
+    if (!L.coef[mg_point(0, 0, 0)]) return 0;
+    *S = L;
+    return 1;
+}
+
+/* The first row whose diagonal entry d[i] is zero or not finite. */
+__global__ void diagonal_kernel(const double *d, int64_t rows, unsigned long long *bad)
+{
+    unsigned long long mine = ~0ull;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x)
+        if ((d[i] == 0 || !isfinite(d[i])) && (unsigned long long)i < mine) mine = i;
+    mine = warp_min(mine);
+    if (threadIdx.x % 32 == 0 && mine != ~0ull) atomicMin(bad, mine);
+}
+
+static adia_status check_diagonal(const mg_stencil *S, int64_t *bad_diag)
+{
+    scratch sc;
+    ADIA_TRY(sc.init());
+    diagonal_kernel<<<blocks_for(S->rows), THREADS>>>(S->coef[mg_point(0, 0, 0)], S->rows,
+                                                      sc.w + 1);
+    ADIA_TRY(launched("mg set-up: the diagonal"));
+    unsigned long long h;
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(&h, sc.w + 1, sizeof h, cudaMemcpyDeviceToHost),
+                             "mg set-up: the diagonal"));
+    *bad_diag = h == ~0ull ? S->rows : (int64_t)h;
+    return ADIA_OK;
+}
+
 adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned mask,
                                  mg_stencil *S, int64_t *bad_diag, double *dval)
 {
-    ADIA_TRY(stencil_alloc(S, n, mask));
-    int64_t bad;
-    unsigned m;
-    adia_status s = read_pass(v, n, 1, S, &bad, &m, bad_diag);
+    adia_status s;
+    if (lend_diagonals(v, n, mask, S)) {
+        s = check_diagonal(S, bad_diag);
+    } else {
+        ADIA_TRY(stencil_alloc(S, n, mask));
+        int64_t bad;
+        unsigned m;
+        s = read_pass(v, n, 1, S, &bad, &m, bad_diag);
+    }
     *dval = 0;
     if (s == ADIA_OK && *bad_diag < S->rows)
         s = adia_cuda_check(cudaMemcpy(dval, S->coef[mg_point(0, 0, 0)] + *bad_diag, 8,
