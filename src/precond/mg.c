@@ -13,9 +13,9 @@
  * On a GPU plan the cycle queues only kernels and adia_spmv_async on the
  * caller's stream, with every array allocated at setup: a CUDA graph may
  * capture it.  The level arrays are the preconditioner's own: one apply at
- * a time per preconditioner (as adia_spmv_sums_async's work).  The setup
- * runs on the host for now (the stencils are host arrays; each phase takes
- * and gives stencils so that it can move to the device on its own). */
+ * a time per preconditioner (as adia_spmv_sums_async's work).  The setup of
+ * a GPU plan of a diagonal format runs on the device (mg_device.c: no host
+ * copy of a large array); every other plan's on the host, from its CSR. */
 #include "mg.h"
 
 #include <stdarg.h>
@@ -160,38 +160,25 @@ static adia_status level_array(const mg_state *S, int64_t n, const double *h, vo
     return ADIA_OK;
 }
 
-static void set_grid(mg_level *L, const int32_t n[3])
+void adia__mg_set_grid(mg_level *L, const int32_t n[3])
 {
     memcpy(L->n, n, sizeof L->n);
     L->rows = (int64_t)n[0] * n[1] * n[2];
 }
 
-/* Levels 1.. by Galerkin products down to MG_COARSE_ROWS, each a plan. */
-static adia_status hierarchy(adia_precond *M, mg_state *S, int max_levels, mg_stencil *st)
+int adia__mg_coarsen_more(const mg_level *L)
 {
-    while (S->nlev < max_levels) {
-        const mg_level *L = &S->lev[S->nlev - 1];
-        if (L->rows <= MG_COARSE_ROWS || (L->n[0] == 1 && L->n[1] == 1 && L->n[2] == 1)) break;
-        mg_level *C = &S->lev[S->nlev];
-        int32_t nc[3];
-        adia__mg_coarse_grid(L->n, nc, C->coarsened);
-        set_grid(C, nc);
-        double t0 = adia__now_ms();
-        ADIA_TRY(adia__mg_galerkin(&st[S->nlev - 1], nc, C->coarsened, &st[S->nlev]));
-        S->nlev++;
-        double t1 = adia__now_ms();
-        S->ms.galerkin += t1 - t0;
-        adia_matrix *A = NULL;
-        ADIA_TRY(adia__mg_stencil_to_matrix(&st[S->nlev - 1], &A, &C->points));
-        C->nnz = adia_matrix_nnz(A);
-        adia_plan_hints h = {.expected_calls = PLAN_CALLS, .vtype = M->vtype,
+    return L->rows > MG_COARSE_ROWS && !(L->n[0] == 1 && L->n[1] == 1 && L->n[2] == 1);
+}
+
+adia_plan_hints adia__mg_level_hints(const adia_precond *M)
+{
+    return (adia_plan_hints){.expected_calls = PLAN_CALLS, .vtype = M->vtype,
                              .device = M->device, .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
-        adia_status s = adia_plan_create(A, &h, &C->plan);
-        adia_matrix_destroy(A);
-        ADIA_TRY(s);
-        C->own_plan = 1;
-        S->ms.plans += adia__now_ms() - t1;
-    }
+}
+
+adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels)
+{
     const mg_level *last = &S->lev[S->nlev - 1];
     if (last->rows > MG_DENSE_MAX)
         return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the coarsest level (grid "
@@ -199,6 +186,36 @@ static adia_status hierarchy(adia_precond *M, mg_state *S, int max_levels, mg_st
                           "direct solve", last->n[0], last->n[1], last->n[2],
                           (long long)last->rows, max_levels, MG_DENSE_MAX);
     return ADIA_OK;
+}
+
+/* Levels 1.. by Galerkin products down to MG_COARSE_ROWS, each a plan. */
+static adia_status hierarchy(adia_precond *M, mg_state *S, int max_levels, mg_stencil *st)
+{
+    while (S->nlev < max_levels) {
+        const mg_level *L = &S->lev[S->nlev - 1];
+        if (!adia__mg_coarsen_more(L)) break;
+        mg_level *C = &S->lev[S->nlev];
+        int32_t nc[3];
+        adia__mg_coarse_grid(L->n, nc, C->coarsened);
+        adia__mg_set_grid(C, nc);
+        double t0 = adia__now_ms();
+        ADIA_TRY(adia__mg_galerkin(&st[S->nlev - 1], nc, C->coarsened, &st[S->nlev]));
+        S->nlev++;
+        double t1 = adia__now_ms();
+        C->galerkin_ms = t1 - t0;
+        S->ms.galerkin += t1 - t0;
+        adia_matrix *A = NULL;
+        ADIA_TRY(adia__mg_stencil_to_matrix(&st[S->nlev - 1], &A, &C->points));
+        C->nnz = adia_matrix_nnz(A);
+        adia_plan_hints h = adia__mg_level_hints(M);
+        adia_status s = adia_plan_create(A, &h, &C->plan);
+        adia_matrix_destroy(A);
+        ADIA_TRY(s);
+        C->own_plan = 1;
+        C->plan_ms = adia__now_ms() - t1;
+        S->ms.plans += C->plan_ms;
+    }
+    return adia__mg_check_coarsest(S, max_levels);
 }
 
 /* The coarsest level: its dense inverse where the plan lives. */
@@ -227,31 +244,43 @@ static adia_status smoother_data(mg_state *S, mg_level *L, const mg_stencil *st)
     S->ms.smoother += t1 - t0;
     if (s == ADIA_OK) s = level_array(S, L->rows, sc, &L->s);
     free(sc);
-    if (s == ADIA_OK) s = level_array(S, L->rows, NULL, &L->t);
-    if (s == ADIA_OK && S->smoother == MG_CHEB) s = level_array(S, L->rows, NULL, &L->d);
     S->ms.upload += adia__now_ms() - t1;
     return s;
 }
 
-/* Every level's data; levels below the finest own their b and x (the
- * finest's are the caller's r and z). */
+/* Every level's smoother or coarsest inverse from the host stencils. */
 static adia_status level_data(mg_state *S, const mg_stencil *st)
 {
-    for (int l = 0; l < S->nlev; l++) {
-        mg_level *L = &S->lev[l];
-        ADIA_TRY(l == S->nlev - 1 ? coarsest_data(S, L, &st[l]) : smoother_data(S, L, &st[l]));
-        if (l > 0) {
-            const double t0 = adia__now_ms();
-            ADIA_TRY(level_array(S, L->rows, NULL, &L->b));
-            ADIA_TRY(level_array(S, L->rows, NULL, &L->x));
-            S->ms.upload += adia__now_ms() - t0;
-        }
-    }
+    for (int l = 0; l < S->nlev; l++)
+        ADIA_TRY(l == S->nlev - 1 ? coarsest_data(S, &S->lev[l], &st[l])
+                                  : smoother_data(S, &S->lev[l], &st[l]));
     return ADIA_OK;
 }
 
-static adia_status build(adia_precond *M, mg_state *S, const adia_precond_options *o,
-                         mg_stencil *st)
+/* Every level's work arrays (zeros): t (and d) of the smoothed levels, b
+ * and x below the finest (the finest's are the caller's r and z). */
+static adia_status work_arrays(mg_state *S)
+{
+    const double t0 = adia__now_ms();
+    for (int l = 0; l < S->nlev; l++) {
+        mg_level *L = &S->lev[l];
+        if (l < S->nlev - 1) {
+            ADIA_TRY(level_array(S, L->rows, NULL, &L->t));
+            if (S->smoother == MG_CHEB) ADIA_TRY(level_array(S, L->rows, NULL, &L->d));
+        }
+        if (l > 0) {
+            ADIA_TRY(level_array(S, L->rows, NULL, &L->b));
+            ADIA_TRY(level_array(S, L->rows, NULL, &L->x));
+        }
+    }
+    S->ms.upload += adia__now_ms() - t0;
+    return ADIA_OK;
+}
+
+/* The hierarchy on the host: the plan's matrix as a CSR, the stencils,
+ * the Galerkin products and the smoothers from host arrays. */
+static adia_status build_host(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                              int max_levels, mg_stencil *st)
 {
     double t0 = adia__now_ms();
     adia_matrix *A = NULL;
@@ -266,14 +295,25 @@ static adia_status build(adia_precond *M, mg_state *S, const adia_precond_option
     ADIA_TRY(s);
     S->ms.stencil = adia__now_ms() - t1;
     mg_level *L0 = &S->lev[0];
-    set_grid(L0, n);
+    adia__mg_set_grid(L0, n);
     L0->plan = M->plan;
     for (int p = 0; p < MG_POINTS; p++) L0->points += st[0].coef[p] != NULL;
     S->nlev = 1;
+    ADIA_TRY(hierarchy(M, S, max_levels, st));
+    return level_data(S, st);
+}
+
+/* A GPU plan's hierarchy is built on the device where its storage can be
+ * read there (mg_device.c), else on the host. */
+static adia_status build(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                         mg_stencil *st)
+{
     const int max_levels = o->max_levels > 0 && o->max_levels < MG_MAX_LEVELS ? o->max_levels
                                                                               : MG_MAX_LEVELS;
-    ADIA_TRY(hierarchy(M, S, max_levels, st));
-    ADIA_TRY(level_data(S, st));
+    int done = 0;
+    if (M->device) ADIA_TRY(adia__mg_build_device(M, S, o, max_levels, &done));
+    if (!done) ADIA_TRY(build_host(M, S, o, max_levels, st));
+    ADIA_TRY(work_arrays(S));
     mg_run R = {.S = S, .dry = 1};
     ADIA_TRY(cycle(&R, 0, 1.0, NULL, NULL, 1));
     S->kernels = R.kernels;
@@ -358,8 +398,21 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
         "moved = %.2f finest-level products (bytes, a model)\n", S->kernels, S->products,
         S->cycle_bytes / 1e6, fine > 0 ? S->cycle_bytes / fine : 0.0);
     put(buf, len, &k, "  setup ms: grid %.2f, stencil %.2f, galerkin %.2f, plans %.2f, "
-        "smoothers %.2f, coarsest %.2f, arrays %.2f (on the host)\n", S->ms.grid, S->ms.stencil,
-        S->ms.galerkin, S->ms.plans, S->ms.smoother, S->ms.coarse, S->ms.upload);
+        "smoothers %.2f, coarsest %.2f, arrays %.2f (%s)\n", S->ms.grid, S->ms.stencil,
+        S->ms.galerkin, S->ms.plans, S->ms.smoother, S->ms.coarse, S->ms.upload,
+        S->setup.on_device ? "on the device" : "on the host");
+    for (int l = 1; l < S->nlev; l++)
+        put(buf, len, &k, "    level %d: galerkin %.2f ms, plan %.2f ms\n", l,
+            S->lev[l].galerkin_ms, S->lev[l].plan_ms);
+    if (S->setup.on_device)
+        put(buf, len, &k, "  device setup: %d launches, %d waits for the host, %.3g MB moved = "
+            "%.1f finest-level products (bytes, a model); the finest stencil %s\n",
+            S->setup.kernels, S->setup.syncs, S->setup.bytes / 1e6,
+            fine > 0 ? S->setup.bytes / fine : 0.0,
+            S->setup.lent ? "read in place from the plan's diagonals"
+                          : "copied from the plan's storage");
+    else if (S->setup.why_host[0])
+        put(buf, len, &k, "  setup on the host: %s\n", S->setup.why_host);
 }
 
 static void mg_destroy(adia_precond *M)

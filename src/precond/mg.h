@@ -10,6 +10,8 @@
  *                 coarsest solve (Cholesky, explicit inverse)
  *   mg_cpu.c      the cycle's vector kernels on the host (OpenMP)
  *   mg_gpu.cu     the same on the device (mg_gpu_none.c without CUDA)
+ *   mg_device.c   the set-up of a GPU plan on the device, phase by phase;
+ *                 its kernels in mg_setup_gpu.cu (mg_setup_gpu_none.c)
  *
  * Grid points are numbered x fastest: row i = x + nx (y + ny z).  A level
  * keeps its operator as a stencil of up to 27 points, point p = (dx+1) +
@@ -17,9 +19,8 @@
  * where the point is absent on every row), and as an adia_plan (level 0:
  * the user's).  Coarse point c of a coarsened direction lies on fine point
  * 2c (cell-vertex), so n fine points give (n + 1) / 2; a direction of one
- * point is not coarsened.  The host stencils live only during setup (the
- * set-up on the GPU is the next step: the phases take and give stencils,
- * so each can move to the device alone). */
+ * point is not coarsened.  The stencils (host arrays, or device arrays in
+ * the device set-up) live only during setup. */
 #ifndef ADIA_MG_H
 #define ADIA_MG_H
 
@@ -49,6 +50,8 @@ typedef struct mg_stencil {
     int32_t n[3];
     int64_t rows;
     double *coef[MG_POINTS];  /* rows values each, or NULL (point absent) */
+    void *block;              /* a device stencil: the one allocation that
+                                 holds its arrays (host stencils: NULL)   */
 } mg_stencil;
 
 #ifdef __CUDACC__
@@ -99,6 +102,19 @@ static inline MG_HD int mg_children(int coarsened, int64_t c, int64_t nf, int64_
     return k;
 }
 
+/* a + b c, never contracted into a fused multiply-add: the device's
+ * Galerkin product then rounds as the host's (C11 does not contract), so
+ * the two hierarchies agree bit for bit -- the same points present, the
+ * same nonzeros -- also where terms cancel. */
+static inline MG_HD double mg_add_mul(double a, double b, double c)
+{
+#ifdef __CUDA_ARCH__
+    return __dadd_rn(a, __dmul_rn(b, c));
+#else
+    return a + b * c;
+#endif
+}
+
 /* One coarse row of the Galerkin product: acc[q] = (R A P)(I, I + q) for
  * the 27 coarse points q, I at coarse coordinates ci (host and device: the
  * set-up on the GPU runs the same code on a stencil of device arrays). */
@@ -130,11 +146,28 @@ static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3
                                 const int q = mg_point((int)(pj[0][x] - ci[0]),
                                                        (int)(pj[1][y] - ci[1]),
                                                        (int)(pj[2][z] - ci[2]));
-                                acc[q] += ai * wj[0][x] * wj[1][y] * wj[2][z];
+                                acc[q] = mg_add_mul(acc[q], ai * wj[0][x] * wj[1][y],
+                                                    wj[2][z]);
                             }
                 }
             }
 }
+
+/* Start vector of the power iteration on D^-1 A, entry i in [-1, 1): a
+ * counter-based hash of i (splitmix64's finaliser), so that the host and
+ * the device make the same vector, each entry on its own (a sequential
+ * generator cannot be run in parallel). */
+static inline MG_HD double mg_start_value(int64_t i)
+{
+    uint64_t z = (uint64_t)i * 0x9E3779B97F4A7C15ull + 0x9E3779B97F4A7C15ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z ^= z >> 31;
+    return (double)(z >> 11) * 0x1p-52 - 1.0;
+}
+
+/* Power steps of the eigenvalue estimate (host and device alike). */
+#define MG_POWER_STEPS 10
 
 typedef struct mg_level {
     int32_t n[3];
@@ -153,11 +186,23 @@ typedef struct mg_level {
      * the caller's r and z, NULL here); t = A x; d: Chebyshev direction. */
     void *s, *b, *x, *t, *d;
     void *ainv;               /* coarsest level: rows x rows inverse, row-major */
+    double galerkin_ms, plan_ms;   /* set-up of this level (l > 0)         */
 } mg_level;
 
 typedef struct mg_phase_ms {
     double grid, stencil, galerkin, plans, smoother, coarse, upload;
 } mg_phase_ms;
+
+/* Where the set-up ran and what it cost on the device (mg_device.c). */
+typedef struct mg_setup_info {
+    int on_device;            /* 1: the hierarchy was built on the device   */
+    int lent;                 /* 1: the finest stencil is the plan's own
+                                 diagonals (no copy)                        */
+    char why_host[160];       /* a GPU plan set up on the host: the reason  */
+    int kernels;              /* launches of the device set-up              */
+    int syncs;                /* host synchronisations (small copies back)  */
+    double bytes;             /* moved through device memory (a model)      */
+} mg_setup_info;
 
 typedef struct mg_state {
     int nlev;
@@ -172,6 +217,7 @@ typedef struct mg_state {
     mg_phase_ms ms;
     int kernels, products;    /* launches per cycle: ours, adia_spmv_async */
     double cycle_bytes;       /* moved per cycle (a model, mg.c)            */
+    mg_setup_info setup;
 } mg_state;
 
 /* ---- mg_grid.c */
@@ -183,6 +229,33 @@ adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3]
 adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_stencil *S);
 void adia__mg_stencil_free(mg_stencil *S);
 
+/* Where the grid search reads a matrix: its rows, its distinct |offsets|
+ * > 0 (ascending; k = -1: more than MG_MAX_OFFSETS), the first row with a
+ * nonzero that couples points not neighbours on grid n (rows if none), and
+ * the error for such a row (the entry named).  The host's CSR and a GPU
+ * plan's storage (mg_device.c) are the two sources. */
+#define MG_MAX_OFFSETS 32
+typedef struct mg_grid_source {
+    int64_t rows;
+    const int64_t *off;
+    int k;
+    adia_status (*bad_row)(void *ctx, const int32_t n[3], int64_t *bad);
+    adia_status (*report)(void *ctx, const int32_t n[3], int64_t i);
+    void *ctx;
+} mg_grid_source;
+/* The grid: opt_grid if any entry is non-zero (the others 1), else the
+ * first candidate of the offsets on which every nonzero is a neighbour's. */
+adia_status adia__mg_grid_find(const mg_grid_source *src, const int opt_grid[3], int32_t n[3]);
+int adia__mg_distinct_offsets(const int64_t *list, int k, int64_t off[MG_MAX_OFFSETS]);
+/* Grids the distinct |offsets| off[0..k) (ascending, > 0) of a matrix of
+ * `rows` rows suggest, most likely first; at most max of them. */
+int adia__mg_grid_candidates(int64_t rows, const int64_t *off, int k, int32_t cand[][3], int max);
+/* The messages of a matrix off grid n (return ADIA_ERR_INVALID_ARG):
+ * A(i, j) = v couples points that are not neighbours; the diagonal
+ * A(i, i) = v is zero or not finite. */
+adia_status adia__mg_error_off_grid(const int32_t n[3], int64_t i, int64_t j, double v);
+adia_status adia__mg_error_diagonal(const int32_t n[3], int64_t i, double v);
+
 /* ---- mg_galerkin.c */
 /* The coarse grid of n (which directions halve in *coarsened). */
 void adia__mg_coarse_grid(const int32_t n[3], int32_t nc[3], int coarsened[3]);
@@ -191,6 +264,16 @@ adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3],
                               const int coarsened[3], mg_stencil *C);
 /* The stencil's CSR (zeros dropped); points present and nnz. */
 adia_status adia__mg_stencil_to_matrix(const mg_stencil *S, adia_matrix **out, int *points);
+/* A stencil's DIA layout: the ascending distinct offsets of its points
+ * (offsets[0..ndiag)); diagonal k holds the points pt[first[k] ..
+ * first[k + 1]) -- several only on a grid 2 points wide, where points
+ * share an offset (a row has at most one of them inside the grid). */
+typedef struct mg_dia_map {
+    int ndiag;
+    int first[MG_POINTS + 1];
+    int pt[MG_POINTS];
+} mg_dia_map;
+void adia__mg_dia_layout(const mg_stencil *S, int64_t offsets[MG_POINTS], mg_dia_map *m);
 /* y = A x on the host (the eigenvalue estimate). */
 void adia__mg_stencil_apply(const mg_stencil *S, const double *x, double *y);
 
@@ -199,6 +282,13 @@ void adia__mg_stencil_apply(const mg_stencil *S, const double *x, double *y);
  * of the level from its stencil. */
 adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
                                     double *lmax, double *lmin);
+/* The last Rayleigh quotient v'Av / v'Dv of MG_POWER_STEPS power steps on
+ * D^-1 A from mg_start_value (the device's twin: adia__mg_gpu_estimate). */
+adia_status adia__mg_estimate(const mg_stencil *S, double *est);
+/* lmax, lmin of a level of `rows` rows from that estimate (not positive:
+ * the error that A is not positive definite); the Jacobi weight of lmax. */
+adia_status adia__mg_bounds(double est, int64_t rows, double *lmax, double *lmin);
+double adia__mg_jacobi_omega(double lmax);
 /* The inverse of the dense matrix of S (rows^2 host doubles, row-major):
  * Cholesky, else (*spd = 0) LU with partial pivoting; singular: error. */
 adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd);
@@ -227,6 +317,69 @@ extern const mg_kernels adia__mg_cpu_kernels, adia__mg_gpu_kernels;
 /* Level arrays on the device (mg_gpu.cu): n values of vt, zeroed or
  * uploaded from h (host doubles); freed by adia__precond_free_gpu. */
 adia_status adia__mg_gpu_zeros(adia_value_type vt, int64_t n, void **out);
+
+/* ---- the set-up on the device (mg_device.c drives it; the kernels are in
+ * mg_setup_gpu.cu, mg_setup_gpu_none.c without CUDA).  A device stencil
+ * is an mg_stencil whose coef are device arrays of doubles. */
+
+/* A GPU plan's diagonal storage, read in place. */
+typedef struct mg_dview {
+    const void *dev;          /* the format's device handle               */
+    adia_value_type vt;
+    int32_t rows, cols;
+    int noff;                 /* offsets stored, all groups                */
+    const int32_t *offsets;   /* host: the format's (not owned)            */
+    int32_t n_pieces;         /* 1: DIA's layout, diagonal k of row i at
+                                 data0 + k rows + i                        */
+    int64_t data0;
+} mg_dview;
+/* The view of plan's device storage; ADIA_ERR_UNSUPPORTED, with the
+ * reason in why and no error set, when it cannot be read on the device. */
+adia_status adia__mg_gpu_view(adia_plan *plan, mg_dview *v, char *why, size_t len);
+/* Every stored nonzero against grid n: *bad = the first row with one that
+ * couples points that are not neighbours (rows if none), *mask = the
+ * stencil points that hold a nonzero. */
+adia_status adia__mg_gpu_check(const mg_dview *v, const int32_t n[3], int64_t *bad,
+                               unsigned *mask);
+/* Row i's first such entry: its column and value. */
+adia_status adia__mg_gpu_bad_entry(const mg_dview *v, const int32_t n[3], int64_t i, int64_t *j,
+                                   double *val);
+/* The stencil of v on grid n (arrays for the points in mask and the
+ * centre); *bad_diag: the first row whose diagonal entry is zero or not
+ * finite (rows if none), that entry in *dval.  A double plan in one piece
+ * whose every offset names one point of the grid lends its diagonals as
+ * the arrays (S->block NULL: nothing copied, nothing to free). */
+adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned mask,
+                                 mg_stencil *S, int64_t *bad_diag, double *dval);
+/* C = R A P (device stencils; the row function mg_galerkin_row). */
+adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
+                                  const int coarsened[3], mg_stencil *C);
+/* S as DIA in vt: *ndiag ascending offsets (host, room for MG_POINTS), the
+ * values (cudaMalloc'd, ndiag x rows: diagonal k of row i at k rows + i). */
+adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
+                                int *ndiag, void **values);
+/* adia__mg_estimate on the device (deterministic sums). */
+adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est);
+/* The smoother's scaling (mg_smooth.c's, Jacobi weight omega) in vt. */
+adia_status adia__mg_gpu_scaling(const mg_stencil *S, mg_smoother kind, double omega,
+                                 adia_value_type vt, void **s);
+/* A device stencil copied into a host one (small levels, tests). */
+adia_status adia__mg_gpu_download(const mg_stencil *D, mg_stencil *H);
+void adia__mg_gpu_stencil_free(mg_stencil *S);
+
+/* ---- mg_device.c: the hierarchy of a GPU plan built on the device:
+ * levels, plans, smoother scaling and bounds, the coarsest inverse (every
+ * level's work arrays are mg.c's).  *done 0: the plan's storage cannot be
+ * read there (S->setup.why_host says why): the host builds it. */
+adia_status adia__mg_build_device(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                                  int max_levels, int *done);
+/* Shared by both set-ups (mg.c): a level's grid; whether level L is
+ * coarsened further; the coarsest level's size checked; a level plan's
+ * hints. */
+void adia__mg_set_grid(mg_level *L, const int32_t n[3]);
+int adia__mg_coarsen_more(const mg_level *L);
+adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels);
+adia_plan_hints adia__mg_level_hints(const adia_precond *M);
 
 #ifdef __cplusplus
 }

@@ -49,6 +49,29 @@ adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const in
     return ADIA_OK;
 }
 
+void adia__mg_dia_layout(const mg_stencil *S, int64_t offsets[MG_POINTS], mg_dia_map *m)
+{
+    int64_t off[MG_POINTS];
+    int pts[MG_POINTS], np = 0;
+    for (int p = 0; p < MG_POINTS; p++) {
+        if (!S->coef[p]) continue;
+        const int64_t o = mg_dx(p, 0) + (int64_t)S->n[0] * (mg_dx(p, 1) + (int64_t)S->n[1] *
+                                                                             mg_dx(p, 2));
+        int k = np++;   /* insertion by offset; equal offsets keep the order of p */
+        while (k > 0 && off[k - 1] > o) off[k] = off[k - 1], pts[k] = pts[k - 1], k--;
+        off[k] = o, pts[k] = p;
+    }
+    m->ndiag = 0;
+    for (int e = 0; e < np; e++) {
+        if (e == 0 || off[e] != off[e - 1]) {
+            offsets[m->ndiag] = off[e];
+            m->first[m->ndiag++] = e;
+        }
+        m->pt[e] = pts[e];
+    }
+    m->first[m->ndiag] = np;
+}
+
 /* The column of point p from row i = (x, y, z), or -1 outside the grid. */
 static int64_t neighbour(const mg_stencil *S, const int64_t c[3], int p)
 {

@@ -8,7 +8,6 @@
 #include <stdio.h>
 
 #define PARALLEL_ROWS 20000
-#define MAX_OFFSETS 32        /* distinct |offsets| kept while searching */
 
 static void coords(const int32_t n[3], int64_t i, int64_t c[3])
 {
@@ -97,6 +96,28 @@ static int64_t first_bad_row(const adia_csr *A, const int32_t n[3])
     return bad;
 }
 
+adia_status adia__mg_error_off_grid(const int32_t n[3], int64_t i, int64_t j, double v)
+{
+    int64_t ci[3], cj[3];
+    coords(n, i, ci);
+    coords(n, j, cj);
+    return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: not on a grid of %dx%dx%d: "
+                      "A(%lld,%lld) = %g couples grid points (%lld,%lld,%lld) and "
+                      "(%lld,%lld,%lld), not neighbours (give the grid in "
+                      "adia_precond_options.grid if it is another)", n[0], n[1], n[2],
+                      (long long)i, (long long)j, v, (long long)ci[0], (long long)ci[1],
+                      (long long)ci[2], (long long)cj[0], (long long)cj[1], (long long)cj[2]);
+}
+
+adia_status adia__mg_error_diagonal(const int32_t n[3], int64_t i, double v)
+{
+    int64_t c[3];
+    coords(n, i, c);
+    return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: needs A(%lld,%lld) (grid point "
+                      "(%lld,%lld,%lld)) nonzero and finite, it is %g", (long long)i,
+                      (long long)i, (long long)c[0], (long long)c[1], (long long)c[2], v);
+}
+
 static adia_status check_grid(const adia_csr *A, const int32_t n[3])
 {
     const int64_t i = first_bad_row(A, n);
@@ -108,20 +129,14 @@ static adia_status check_grid(const adia_csr *A, const int32_t n[3])
         coords(n, A->colind[k], cj);
         if (v[k] != 0 && (llabs(ci[0] - cj[0]) > 1 || llabs(ci[1] - cj[1]) > 1 ||
                           llabs(ci[2] - cj[2]) > 1))
-            return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: not on a grid of "
-                              "%dx%dx%d: A(%lld,%d) = %g couples grid points (%lld,%lld,%lld) "
-                              "and (%lld,%lld,%lld), not neighbours (give the grid in "
-                              "adia_precond_options.grid if it is another)", n[0], n[1], n[2],
-                              (long long)i, A->colind[k], v[k], (long long)ci[0],
-                              (long long)ci[1], (long long)ci[2], (long long)cj[0],
-                              (long long)cj[1], (long long)cj[2]);
+            return adia__mg_error_off_grid(n, i, A->colind[k], v[k]);
     }
     return ADIA_OK;
 }
 
 /* The distinct |column - row| > 0 of the nonzeros, ascending; -1 when
- * there are more than MAX_OFFSETS (not a stencil of 27 points). */
-static int distinct_offsets(const adia_csr *A, int64_t off[MAX_OFFSETS])
+ * there are more than MG_MAX_OFFSETS (not a stencil of 27 points). */
+static int distinct_offsets(const adia_csr *A, int64_t off[MG_MAX_OFFSETS])
 {
     const double *v = A->values;
     int k = 0;
@@ -132,7 +147,7 @@ static int distinct_offsets(const adia_csr *A, int64_t off[MAX_OFFSETS])
             int p = 0;
             while (p < k && off[p] < o) p++;
             if (p < k && off[p] == o) continue;
-            if (k == MAX_OFFSETS) return -1;
+            if (k == MG_MAX_OFFSETS) return -1;
             memmove(off + p + 1, off + p, (size_t)(k - p) * sizeof *off);
             off[p] = o;
             k++;
@@ -144,7 +159,7 @@ static int distinct_offsets(const adia_csr *A, int64_t off[MAX_OFFSETS])
  * above 1 (star stencils) or one more (box stencils: nx - 1, nx, nx + 1);
  * the plane nx ny is the smallest offset beyond nx + 1 or up to nx + 1
  * more (box and 19-point stencils start at nx ny - nx - 1 or nx ny - nx). */
-static int candidates(int64_t rows, const int64_t *off, int k, int32_t cand[][3], int max)
+int adia__mg_grid_candidates(int64_t rows, const int64_t *off, int k, int32_t cand[][3], int max)
 {
     int c = 0;
     int q = 0;
@@ -171,43 +186,89 @@ static int candidates(int64_t rows, const int64_t *off, int k, int32_t cand[][3]
     return c;
 }
 
-static adia_status given_grid(const adia_csr *A, const int g[3], int32_t n[3])
+/* The CSR as a grid source (below): the first bad row and its message. */
+static adia_status csr_bad_row(void *ctx, const int32_t n[3], int64_t *bad)
+{
+    *bad = first_bad_row(ctx, n);
+    return ADIA_OK;
+}
+
+static adia_status csr_report(void *ctx, const int32_t n[3], int64_t i)
+{
+    (void)i;
+    return check_grid(ctx, n);
+}
+
+/* The distinct |offsets| > 0 of list[0..k), ascending, into off; -1 when
+ * there are more than MG_MAX_OFFSETS. */
+int adia__mg_distinct_offsets(const int64_t *list, int k, int64_t off[MG_MAX_OFFSETS])
+{
+    int m = 0;
+    for (int e = 0; e < k; e++) {
+        const int64_t o = llabs(list[e]);
+        int p = 0;
+        while (p < m && off[p] < o) p++;
+        if (o == 0 || (p < m && off[p] == o)) continue;
+        if (m == MG_MAX_OFFSETS) return -1;
+        memmove(off + p + 1, off + p, (size_t)(m - p) * sizeof *off);
+        off[p] = o;
+        m++;
+    }
+    return m;
+}
+
+static adia_status given_grid(const mg_grid_source *src, const int g[3], int32_t n[3])
 {
     int64_t pts = 1;
     for (int d = 0; d < 3; d++) {
         n[d] = g[d] > 0 ? g[d] : 1;
         pts *= n[d];
     }
-    if (pts != A->rows)
+    if (pts != src->rows)
         return adia__error(ADIA_ERR_DIMENSION, "mg preconditioner: the grid %dx%dx%d has %lld "
-                          "points, the matrix %d rows", n[0], n[1], n[2], (long long)pts,
-                          A->rows);
-    return check_grid(A, n);
+                          "points, the matrix %lld rows", n[0], n[1], n[2], (long long)pts,
+                          (long long)src->rows);
+    int64_t bad;
+    ADIA_TRY(src->bad_row(src->ctx, n, &bad));
+    return bad == src->rows ? ADIA_OK : src->report(src->ctx, n, bad);
+}
+
+adia_status adia__mg_grid_find(const mg_grid_source *src, const int opt_grid[3], int32_t n[3])
+{
+    if (opt_grid[0] > 0 || opt_grid[1] > 0 || opt_grid[2] > 0)
+        return given_grid(src, opt_grid, n);
+    const int k = src->k;
+    if (k < 0)
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the matrix has more than "
+                          "%d distinct offsets: not a stencil of at most 27 points on a grid",
+                          MG_MAX_OFFSETS);
+    int32_t cand[8][3];
+    const int c = adia__mg_grid_candidates(src->rows, src->off, k, cand, 8);
+    if (c == 0)
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the matrix's offsets "
+                          "(%d distinct, largest %lld) give no grid whose sizes divide its %lld "
+                          "rows; give the grid in adia_precond_options.grid", k,
+                          (long long)(k > 0 ? src->off[k - 1] : 0), (long long)src->rows);
+    int64_t bad0 = 0;
+    for (int i = 0; i < c; i++) {
+        int64_t bad;
+        ADIA_TRY(src->bad_row(src->ctx, cand[i], &bad));
+        if (i == 0) bad0 = bad;
+        if (bad == src->rows) {
+            memcpy(n, cand[i], 3 * sizeof *n);
+            return ADIA_OK;
+        }
+    }
+    return src->report(src->ctx, cand[0], bad0);   /* the message of the likeliest */
 }
 
 adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3])
 {
-    if (opt_grid[0] > 0 || opt_grid[1] > 0 || opt_grid[2] > 0)
-        return given_grid(A, opt_grid, n);
-    int64_t off[MAX_OFFSETS];
-    const int k = distinct_offsets(A, off);
-    if (k < 0)
-        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the matrix has more than "
-                          "%d distinct offsets: not a stencil of at most 27 points on a grid",
-                          MAX_OFFSETS);
-    int32_t cand[8][3];
-    const int c = candidates(A->rows, off, k, cand, 8);
-    if (c == 0)
-        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: the matrix's offsets "
-                          "(%d distinct, largest %lld) give no grid whose sizes divide its %d "
-                          "rows; give the grid in adia_precond_options.grid", k,
-                          (long long)off[k - 1], A->rows);
-    for (int i = 0; i < c; i++)
-        if (first_bad_row(A, cand[i]) == A->rows) {
-            memcpy(n, cand[i], 3 * sizeof *n);
-            return ADIA_OK;
-        }
-    return check_grid(A, cand[0]);   /* the message of the likeliest */
+    int64_t off[MG_MAX_OFFSETS] = {0};
+    mg_grid_source src = {.rows = A->rows, .off = off, .bad_row = csr_bad_row,
+                          .report = csr_report, .ctx = (void *)A};
+    src.k = opt_grid[0] > 0 || opt_grid[1] > 0 || opt_grid[2] > 0 ? 0 : distinct_offsets(A, off);
+    return adia__mg_grid_find(&src, opt_grid, n);
 }
 
 void adia__mg_stencil_free(mg_stencil *S)
@@ -250,14 +311,9 @@ adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_
     const double *diag = S->coef[mg_point(0, 0, 0)];
     for (int64_t i = 0; i < S->rows; i++)
         if (diag[i] == 0 || !isfinite(diag[i])) {
-            int64_t c[3];
-            coords(n, i, c);
             const double bad = diag[i];
             adia__mg_stencil_free(S);
-            return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: needs A(%lld,%lld) "
-                              "(grid point (%lld,%lld,%lld)) nonzero and finite, it is %g",
-                              (long long)i, (long long)i, (long long)c[0], (long long)c[1],
-                              (long long)c[2], bad);
+            return adia__mg_error_diagonal(n, i, bad);
         }
     return ADIA_OK;
 }

@@ -1,0 +1,159 @@
+/* bench_mg_setup.c -- the multigrid hierarchy's set-up on the device
+ * (issue 30: at most 40 fine-level SpMV-equivalents; lap3d7:256 at most
+ * 20 ms on an H200).  Per matrix: the fine GPU plan made on the device
+ * (adia_stencil_fill_device + adia_plan_create_device_dia, format dia, as
+ * a solver would plan it), one fine SpMV timed (median of 20), then
+ * adia_precond_create("mg") once to warm up and the median of 5 timed
+ * (wall clock, synchronised); the set-up in fine SpMVs; explain of the
+ * last (phases, per level, launches and bytes).  One JSON line per
+ * matrix.  Skips (exit 0) without a device.
+ *
+ *   bench_mg_setup [--float] [spec ...]   (default lap3d7:160 lap3d7:256) */
+#define _POSIX_C_SOURCE 200809L
+#include "adia.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#ifndef ADIA_HAVE_CUDA
+int main(void)
+{
+    printf("bench_mg_setup: built without CUDA, nothing to measure\n");
+    return 0;
+}
+#else
+#include <cuda_runtime.h>
+
+enum { REPS = 5, SPMV_REPS = 20 };
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
+
+static int cmp(const void *a, const void *b)
+{
+    const double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp);
+    return v[n / 2];
+}
+
+/* The GPU plan of spec in format dia, made on the device. */
+static adia_plan *device_plan(const char *spec, adia_value_type vt)
+{
+    int64_t n, off[ADIA_STENCIL_MAX_DIAGONALS];
+    int nd;
+    if (adia_stencil_diagonals(spec, &n, &nd, off) != ADIA_OK) return NULL;
+    void *values = NULL;
+    const size_t vs = vt == ADIA_FLOAT ? 4 : 8;
+    if (cudaMalloc(&values, (size_t)n * nd * vs) != cudaSuccess) return NULL;
+    adia_plan *P = NULL;
+    adia_device_dia A = {.rows = (int32_t)n, .cols = (int32_t)n, .ndiag = nd, .offsets = off,
+                         .values = values, .values_type = vt, .adopt = 1};
+    adia_plan_hints h = {.expected_calls = 1000, .vtype = vt, .device = 1,
+                         .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
+    if (adia_stencil_fill_device(spec, 0, n, values, vt, NULL) != ADIA_OK) {
+        cudaFree(values);
+        values = NULL;
+    }
+    if (!values || adia_plan_create_device_dia(&A, &h, &P) != ADIA_OK) {   /* frees values */
+        fprintf(stderr, "bench_mg_setup: %s: %s\n", spec, adia_last_error());
+        return NULL;
+    }
+    return P;
+}
+
+/* Median time of one product y = A x on P (ms). */
+static double spmv_ms(adia_plan *P, adia_value_type vt)
+{
+    const size_t bytes = (size_t)adia_plan_rows(P) * (vt == ADIA_FLOAT ? 4 : 8);
+    void *x = NULL, *y = NULL;
+    double t[SPMV_REPS], m = -1;
+    if (cudaMalloc(&x, bytes) == cudaSuccess && cudaMalloc(&y, bytes) == cudaSuccess &&
+        cudaMemset(x, 0, bytes) == cudaSuccess) {
+        adia_spmv(P, 1.0, x, 0.0, y);
+        cudaDeviceSynchronize();
+        for (int r = 0; r < SPMV_REPS; r++) {
+            const double t0 = now_ms();
+            adia_spmv(P, 1.0, x, 0.0, y);
+            cudaDeviceSynchronize();
+            t[r] = now_ms() - t0;
+        }
+        m = median(t, SPMV_REPS);
+    }
+    cudaFree(x);
+    cudaFree(y);
+    return m;
+}
+
+static void bench(const char *spec, adia_value_type vt, const char *device, const char *date)
+{
+    adia_plan *P = device_plan(spec, vt);
+    if (!P) return;
+    const double spmv = spmv_ms(P, vt);
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.kind = "mg";
+    double t[REPS];
+    char buf[8192] = "";
+    int ok = 1;
+    for (int r = -1; r < REPS && ok; r++) {   /* r = -1: the warm-up */
+        adia_precond *M = NULL;
+        cudaDeviceSynchronize();
+        const double t0 = now_ms();
+        ok = adia_precond_create(P, &o, &M) == ADIA_OK && cudaDeviceSynchronize() == cudaSuccess;
+        if (r >= 0) t[r] = now_ms() - t0;
+        if (!ok) fprintf(stderr, "bench_mg_setup: %s: %s\n", spec, adia_last_error());
+        if (ok && r == REPS - 1) adia_precond_explain(M, buf, sizeof buf);
+        adia_precond_destroy(M);
+    }
+    if (ok) {
+        const double setup = median(t, REPS);
+        printf("%s (%s): setup %.2f ms (median of %d), fine SpMV %.4f ms: %.1f SpMV-equivalents\n%s",
+               spec, vt == ADIA_FLOAT ? "float" : "double", setup, REPS, spmv,
+               spmv > 0 ? setup / spmv : 0.0, buf);
+        printf("{\"bench\":\"mg_setup\",\"spec\":\"%s\",\"vtype\":\"%s\",\"device\":\"%s\","
+               "\"date\":\"%s\",\"setup_ms\":%.3f,\"spmv_ms\":%.5f,\"spmv_equivalents\":%.2f}\n",
+               spec, vt == ADIA_FLOAT ? "float" : "double", device, date, setup, spmv,
+               spmv > 0 ? setup / spmv : 0.0);
+    }
+    adia_plan_destroy(P);
+}
+
+int main(int argc, char **argv)
+{
+    int ndev = 0;
+    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) {
+        printf("bench_mg_setup: no CUDA device, nothing to measure\n");
+        return 0;
+    }
+    struct cudaDeviceProp prop;
+    cudaGetDeviceProperties(&prop, 0);
+    char date[32];
+    const time_t now = time(NULL);
+    strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
+    adia_value_type vt = ADIA_DOUBLE;
+    int given = 0;
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--float")) vt = ADIA_FLOAT;
+        else given = 1;
+    }
+    printf("bench_mg_setup on %s, %s\n", prop.name, date);
+    for (int a = 1; a < argc; a++)
+        if (strcmp(argv[a], "--float")) bench(argv[a], vt, prop.name, date);
+    if (!given) {
+        bench("lap3d7:160", vt, prop.name, date);
+        bench("lap3d7:256", vt, prop.name, date);
+    }
+    return 0;
+}
+#endif

@@ -1,0 +1,200 @@
+/* mg_device.c -- the multigrid hierarchy of a GPU plan built on the device
+ * (issue 30), phase by phase as the host's (mg.c), with device stencils:
+ *   grid      the offsets from the format's host structure (tiny), every
+ *             stored nonzero checked on the device (first bad row);
+ *   stencil   the finest level's stencil read from the plan's diagonal
+ *             storage on the device (no download, no CSR): a double DIA
+ *             plan's diagonals are the stencil's arrays, others copied;
+ *   galerkin  A_c = R A P, a coarse point per thread (mg_galerkin_row);
+ *   plans     each coarse stencil written as DIA in the plan's value type,
+ *             taken over by adia_plan_create_device_dia (no copy);
+ *   smoother  power steps with deterministic sums, the scaling by a kernel;
+ *   coarse    the coarsest stencil (<= MG_DENSE_MAX rows) to the host,
+ *             its dense inverse there (mg_smooth.c), uploaded.
+ * A plan whose storage the device reader cannot take (not a diagonal
+ * format, CRSD's scatter points) is set up on the host, as before; explain
+ * says why.  The counts of launches and bytes are a model written beside
+ * each phase (S->setup), so that explain can set them against the time. */
+#include "mg.h"
+
+#include <stdio.h>
+
+/* The view as a grid source: the check on the device (the points present
+ * of the last grid checked kept), the bad entry named on the host. */
+typedef struct view_source {
+    const mg_dview *v;
+    mg_state *S;
+    unsigned mask;
+} view_source;
+
+static adia_status view_bad_row(void *ctx, const int32_t n[3], int64_t *bad)
+{
+    view_source *c = ctx;
+    c->S->setup.kernels++, c->S->setup.syncs++;
+    c->S->setup.bytes += (double)c->v->rows * c->v->noff * (double)adia_value_size(c->v->vt);
+    return adia__mg_gpu_check(c->v, n, bad, &c->mask);
+}
+
+static adia_status view_report(void *ctx, const int32_t n[3], int64_t i)
+{
+    const view_source *c = ctx;
+    int64_t j;
+    double val;
+    ADIA_TRY(adia__mg_gpu_bad_entry(c->v, n, i, &j, &val));
+    return adia__mg_error_off_grid(n, i, j, val);
+}
+
+/* The distinct |offsets| of the view (the format's offsets, repeated per
+ * group), sorted; -1 past MG_MAX_OFFSETS. */
+static int view_offsets(const mg_dview *v, int64_t off[MG_MAX_OFFSETS])
+{
+    int64_t seen[MG_MAX_OFFSETS + 1];
+    int m = 0;
+    for (int k = 0; k < v->noff && m <= MG_MAX_OFFSETS; k++) {
+        const int64_t a = llabs((int64_t)v->offsets[k]);
+        int e = 0;
+        while (e < m && seen[e] != a) e++;
+        if (a != 0 && e == m) seen[m++] = a;
+    }
+    return adia__mg_distinct_offsets(seen, m, off);
+}
+
+/* Level 0: the grid and the stencil of the plan's storage. */
+static adia_status fine_level(adia_precond *M, mg_state *S, const mg_dview *v,
+                              const adia_precond_options *o, mg_stencil *st)
+{
+    const double t0 = adia__now_ms();
+    int64_t off[MG_MAX_OFFSETS];
+    view_source ctx = {.v = v, .S = S};
+    mg_grid_source src = {.rows = v->rows, .off = off, .k = view_offsets(v, off),
+                          .bad_row = view_bad_row, .report = view_report, .ctx = &ctx};
+    int32_t n[3];
+    ADIA_TRY(adia__mg_grid_find(&src, o->grid, n));   /* its last check: grid n's */
+    const double t1 = adia__now_ms();
+    S->ms.grid = t1 - t0;
+    int64_t bad_diag;
+    double dval;
+    ADIA_TRY(adia__mg_gpu_stencil(v, n, ctx.mask, &st[0], &bad_diag, &dval));
+    int points = 0;
+    for (int p = 0; p < MG_POINTS; p++) points += st[0].coef[p] != NULL;
+    S->setup.kernels++, S->setup.syncs++;
+    S->setup.lent = st[0].block == NULL;
+    S->setup.bytes += S->setup.lent ? (double)v->rows * 8.0   /* the diagonal checked */
+                                    : (double)v->rows * v->noff * (double)adia_value_size(v->vt) +
+                                          (double)v->rows * points * 8.0;
+    if (bad_diag < v->rows) return adia__mg_error_diagonal(n, bad_diag, dval);
+    S->ms.stencil = adia__now_ms() - t1;
+    mg_level *L0 = &S->lev[0];
+    adia__mg_set_grid(L0, n);
+    L0->plan = M->plan;
+    L0->points = points;
+    L0->nnz = adia_format_nnz(adia_plan_format(M->plan));
+    S->nlev = 1;
+    return ADIA_OK;
+}
+
+/* Level l's plan from its device stencil (DIA, taken over by the plan). */
+static adia_status level_plan(adia_precond *M, mg_state *S, mg_level *C, const mg_stencil *st)
+{
+    int64_t offsets[MG_POINTS];
+    int ndiag;
+    adia_device_dia dd = {.rows = (int32_t)C->rows, .cols = (int32_t)C->rows,
+                          .offsets = offsets, .values_type = M->vtype, .adopt = 1};
+    ADIA_TRY(adia__mg_gpu_to_dia(st, M->vtype, offsets, &ndiag, &dd.values));
+    dd.ndiag = ndiag;
+    const adia_plan_hints h = adia__mg_level_hints(M);
+    ADIA_TRY(adia_plan_create_device_dia(&dd, &h, &C->plan));   /* frees values on failure */
+    C->own_plan = 1;
+    C->points = 0;
+    for (int p = 0; p < MG_POINTS; p++) C->points += st->coef[p] != NULL;
+    C->nnz = adia_format_nnz(adia_plan_format(C->plan));
+    const double slots = (double)C->rows * ndiag * (double)adia_value_size(M->vtype);
+    S->setup.kernels += 2, S->setup.syncs++;   /* to DIA; the plan's count of nonzeros */
+    S->setup.bytes += (double)C->rows * C->points * 8.0 + 3 * slots;
+    return ADIA_OK;
+}
+
+/* Levels 1.. by Galerkin products on the device, each a plan. */
+static adia_status coarse_levels(adia_precond *M, mg_state *S, int max_levels, mg_stencil *st)
+{
+    while (S->nlev < max_levels && adia__mg_coarsen_more(&S->lev[S->nlev - 1])) {
+        const int l = S->nlev;
+        mg_level *C = &S->lev[l];
+        int32_t nc[3];
+        adia__mg_coarse_grid(S->lev[l - 1].n, nc, C->coarsened);
+        adia__mg_set_grid(C, nc);
+        const double t0 = adia__now_ms();
+        ADIA_TRY(adia__mg_gpu_galerkin(&st[l - 1], nc, C->coarsened, &st[l]));
+        S->nlev++;
+        int fine_points = 0;
+        for (int p = 0; p < MG_POINTS; p++) fine_points += st[l - 1].coef[p] != NULL;
+        S->setup.kernels++, S->setup.syncs++;
+        S->setup.bytes += ((double)S->lev[l - 1].rows * fine_points + (double)C->rows * MG_POINTS)
+                          * 8.0;
+        const double t1 = adia__now_ms();
+        C->galerkin_ms = t1 - t0;
+        S->ms.galerkin += C->galerkin_ms;
+        ADIA_TRY(level_plan(M, S, C, &st[l]));
+        C->plan_ms = adia__now_ms() - t1;
+        S->ms.plans += C->plan_ms;
+    }
+    return adia__mg_check_coarsest(S, max_levels);
+}
+
+/* A smoothed level: bounds from the device estimate, the scaling s. */
+static adia_status smoother(mg_state *S, mg_level *L, const mg_stencil *st)
+{
+    double est;
+    ADIA_TRY(adia__mg_gpu_estimate(st, &est));
+    int points = 0;
+    for (int p = 0; p < MG_POINTS; p++) points += st->coef[p] != NULL;
+    S->setup.kernels += 2 * MG_POWER_STEPS + 1, S->setup.syncs++;
+    S->setup.bytes += MG_POWER_STEPS * (double)L->rows * (points + 2) * 8.0 +
+                      (double)L->rows * (points * 8.0 + (double)adia_value_size(S->vtype));
+    ADIA_TRY(adia__mg_bounds(est, L->rows, &L->lmax, &L->lmin));
+    return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype, &L->s);
+}
+
+/* The coarsest level: its stencil to the host, the inverse uploaded. */
+static adia_status coarsest(mg_state *S, mg_level *L, const mg_stencil *st)
+{
+    const double t0 = adia__now_ms();
+    mg_stencil h;
+    memset(&h, 0, sizeof h);
+    ADIA_TRY(adia__mg_gpu_download(st, &h));
+    double *inv = adia__alloc((size_t)(L->rows * L->rows) + 1, sizeof *inv, "mg inverse");
+    adia_status s = inv ? adia__mg_dense_inverse(&h, inv, &S->coarse_spd) : ADIA_ERR_NO_MEMORY;
+    adia__mg_stencil_free(&h);
+    if (s == ADIA_OK) s = adia__precond_upload(S->vtype, L->rows * L->rows, inv, &L->ainv);
+    free(inv);
+    S->setup.syncs += 2;
+    S->ms.coarse += adia__now_ms() - t0;
+    return s;
+}
+
+static adia_status hierarchy(adia_precond *M, mg_state *S, const mg_dview *v,
+                             const adia_precond_options *o, int max_levels, mg_stencil *st)
+{
+    ADIA_TRY(fine_level(M, S, v, o, st));
+    ADIA_TRY(coarse_levels(M, S, max_levels, st));
+    const double t0 = adia__now_ms();
+    for (int l = 0; l < S->nlev - 1; l++) ADIA_TRY(smoother(S, &S->lev[l], &st[l]));
+    S->ms.smoother = adia__now_ms() - t0;
+    return coarsest(S, &S->lev[S->nlev - 1], &st[S->nlev - 1]);
+}
+
+adia_status adia__mg_build_device(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                                  int max_levels, int *done)
+{
+    *done = 0;
+    mg_dview v;
+    if (adia__mg_gpu_view(M->plan, &v, S->setup.why_host, sizeof S->setup.why_host) != ADIA_OK)
+        return ADIA_OK;   /* the host builds it; why_host says why */
+    *done = 1;
+    S->setup.on_device = 1;
+    mg_stencil st[MG_MAX_LEVELS];
+    memset(st, 0, sizeof st);
+    const adia_status s = hierarchy(M, S, &v, o, max_levels, st);
+    for (int l = 0; l < MG_MAX_LEVELS; l++) adia__mg_gpu_stencil_free(&st[l]);
+    return s;
+}

@@ -1,0 +1,616 @@
+/* mg_setup_gpu.cu -- the multigrid set-up's kernels on the device (issue
+ * 30): the fine operator read in place from a GPU plan's diagonal storage
+ * (checked against the grid by a reduction that finds the first bad row),
+ * the Galerkin product by the host's row function (one thread per coarse
+ * point), a stencil written as DIA, the power iteration's estimate with
+ * deterministic sums, the smoother's scaling.  Each function's numerics are
+ * its host twin's (mg_grid.c, mg_galerkin.c, mg_smooth.c); what crosses
+ * to the host is a few words (a row, a mask, an estimate). */
+#include "mg.h"
+#include "../cuda/gpu_common.h"
+#include "../formats/diag_core.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+namespace {
+
+constexpr int THREADS = 256;
+constexpr int MAX_BLOCKS = 4096;   /* grid-stride beyond: partial sums fit */
+
+/* ------------------------------------------------ the plan's storage
+ * The head of diag_gpu.cu's device struct (diag_dev, file-local there):
+ * the device arrays of every diagonal format, which src/cuda offers no
+ * accessor for yet.  Read here, and trusted only when the fields that the
+ * format's host side also knows agree (host pointer, value type, rows,
+ * cols, pieces); otherwise the set-up runs on the host.  Proposed for
+ * src/cuda (the lead's): `const adia_diag_args *adia__gpu_diag_args(const
+ * void *dev)` in diag_gpu.cu, which would replace this mirror. */
+struct diag_dev_head {
+    adia_gpu_head head;
+    adia_value_type vt;
+    const adia_diag *host;
+    adia_diag_args args;
+};
+
+const adia_diag_args *args_of(const mg_dview *v)
+{
+    return &((const diag_dev_head *)v->dev)->args;
+}
+
+unsigned blocks_for(int64_t n)
+{
+    const int64_t b = (n + THREADS - 1) / THREADS;
+    return (unsigned)(b < 1 ? 1 : b > MAX_BLOCKS ? MAX_BLOCKS : b);
+}
+
+/* Grid coordinates of row i (< 2^31: a plan's rows; 32-bit division). */
+struct grid3 {
+    uint32_t n[3];
+};
+
+__device__ __forceinline__ void coords_of(const grid3 &g, uint32_t i, int c[3])
+{
+    c[0] = (int)(i % g.n[0]);
+    c[1] = (int)(i / g.n[0] % g.n[1]);
+    c[2] = (int)(i / (g.n[0] * g.n[1]));
+}
+
+/* Stencil point of entry (i, j), or -1 when they are not neighbours. */
+__device__ __forceinline__ int point_of(const grid3 &g, uint32_t i, uint32_t j)
+{
+    int ci[3], cj[3], d[3];
+    coords_of(g, i, ci);
+    coords_of(g, j, cj);
+    for (int k = 0; k < 3; k++) {
+        d[k] = cj[k] - ci[k];
+        if (d[k] < -1 || d[k] > 1) return -1;
+    }
+    return mg_point(d[0], d[1], d[2]);
+}
+
+__device__ __forceinline__ unsigned long long warp_min(unsigned long long v)
+{
+    for (int o = 16; o; o >>= 1) {
+        const unsigned long long w = __shfl_xor_sync(0xffffffffu, v, o);
+        v = w < v ? w : v;
+    }
+    return v;
+}
+
+__device__ __forceinline__ unsigned warp_or(unsigned v)
+{
+    for (int o = 16; o; o >>= 1) v |= __shfl_xor_sync(0xffffffffu, v, o);
+    return v;
+}
+
+/* One pass over the stored entries: the first bad row (atomicMin), the
+ * points present (atomicOr), and with coef non-NULL (write) the stencil
+ * and the first row with a bad diagonal.  Every thread reaches the warp
+ * reductions (grid-stride loop, reductions after it). */
+template <typename T>
+__global__ void read_kernel(adia_diag_args a, grid3 g, int write, mg_stencil S,
+                            unsigned long long *bad, unsigned *mask, unsigned long long *bad_diag)
+{
+    unsigned long long my_bad = ~0ull, my_diag = ~0ull;
+    unsigned my_mask = 0;
+    const T *data = (const T *)a.data;
+    for (int64_t r = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; r < a.rows;
+         r += (int64_t)gridDim.x * blockDim.x) {
+        const adia_diag_loc l = adia_diag_locate(a, (int)r);
+        const int k0 = a.group_start[l.group], k1 = a.group_start[l.group + 1];
+        double v[MG_POINTS];
+        for (int p = 0; p < MG_POINTS; p++) v[p] = 0;
+        for (int k = k0; k < k1; k++) {
+            const int64_t c = r + a.offsets[k];
+            if (c < 0 || c >= a.cols) continue;   /* DIA's slots outside: stored 0 */
+            const double x = (double)data[l.base + (int64_t)(k - k0) * l.len];
+            if (x == 0) continue;
+            const int p = point_of(g, (uint32_t)r, (uint32_t)c);
+            if (p < 0) {
+                my_bad = my_bad < (unsigned long long)r ? my_bad : (unsigned long long)r;
+                break;
+            }
+            my_mask |= 1u << p;
+            v[p] = x;
+        }
+        if (!write) continue;
+        for (int p = 0; p < MG_POINTS; p++)
+            if (S.coef[p]) S.coef[p][r] = v[p];
+        const double d = v[mg_point(0, 0, 0)];
+        if (d == 0 || !isfinite(d))
+            my_diag = my_diag < (unsigned long long)r ? my_diag : (unsigned long long)r;
+    }
+    my_bad = warp_min(my_bad);
+    my_diag = warp_min(my_diag);
+    my_mask = warp_or(my_mask);
+    if (threadIdx.x % 32 == 0) {
+        if (my_bad != ~0ull) atomicMin(bad, my_bad);
+        if (my_diag != ~0ull) atomicMin(bad_diag, my_diag);
+        if (my_mask) atomicOr(mask, my_mask);
+    }
+}
+
+/* Row i's first nonzero that is not a neighbour: out = {column, value}. */
+template <typename T>
+__global__ void bad_entry_kernel(adia_diag_args a, grid3 g, int i, double *out)
+{
+    const adia_diag_loc l = adia_diag_locate(a, i);
+    const int k0 = a.group_start[l.group], k1 = a.group_start[l.group + 1];
+    out[0] = -1;
+    for (int k = k0; k < k1; k++) {
+        const int64_t c = (int64_t)i + a.offsets[k];
+        if (c < 0 || c >= a.cols) continue;
+        const double x = (double)((const T *)a.data)[l.base + (int64_t)(k - k0) * l.len];
+        if (x != 0 && point_of(g, (uint32_t)i, (uint32_t)c) < 0) {
+            out[0] = (double)c, out[1] = x;
+            return;
+        }
+    }
+}
+
+struct coarse_dims {
+    int32_t nc[3];
+    int coarsened[3];
+};
+
+/* C = R A P, a coarse row per thread (mg_galerkin_row); the points with a
+ * nonzero anywhere into *mask. */
+__global__ void galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
+{
+    unsigned my_mask = 0;
+    const uint32_t nx = (uint32_t)cd.nc[0], ny = (uint32_t)cd.nc[1];
+    for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < C.rows;
+         I += (int64_t)gridDim.x * blockDim.x) {
+        const uint32_t u = (uint32_t)I;
+        const int64_t ci[3] = {u % nx, u / nx % ny, u / (nx * ny)};
+        double acc[MG_POINTS];
+        mg_galerkin_row(&A, cd.nc, cd.coarsened, ci, acc);
+        for (int q = 0; q < MG_POINTS; q++) {
+            C.coef[q][I] = acc[q];
+            if (acc[q] != 0) my_mask |= 1u << q;
+        }
+    }
+    my_mask = warp_or(my_mask);
+    if (threadIdx.x % 32 == 0 && my_mask) atomicOr(mask, my_mask);
+}
+
+template <typename T>
+__global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values)
+{
+    const grid3 g = {{(uint32_t)S.n[0], (uint32_t)S.n[1], (uint32_t)S.n[2]}};
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < S.rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int c[3];
+        coords_of(g, (uint32_t)i, c);
+        for (int k = 0; k < m.ndiag; k++) {
+            double v = 0;
+            for (int e = m.first[k]; e < m.first[k + 1]; e++) {
+                const int p = m.pt[e];
+                bool in = true;
+                for (int d = 0; d < 3; d++) {
+                    const int x = c[d] + mg_dx(p, d);
+                    in = in && x >= 0 && x < S.n[d];
+                }
+                if (in) v = S.coef[p][i];
+            }
+            values[(int64_t)k * S.rows + i] = (T)v;
+        }
+    }
+}
+
+/* One power step, v = scale u (scale: *sc; the start: u = mg_start_value
+ * when first): w = A v, block partials of v'w, v'Dv and (w/D)'(w/D), and
+ * u_next = w / D.  Skipped once *stop is set. */
+__global__ void power_kernel(mg_stencil S, const double *u, double *un, const double *sc,
+                             const int *stop, int first, double *partial)
+{
+    __shared__ double red[3][THREADS];
+    double s[3] = {0, 0, 0};
+    const grid3 g = {{(uint32_t)S.n[0], (uint32_t)S.n[1], (uint32_t)S.n[2]}};
+    const double scale = first ? 1.0 : *sc;
+    const bool run = !*stop;
+    const int64_t nx = S.n[0], nxy = nx * S.n[1];
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; run && i < S.rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        int c[3];
+        coords_of(g, (uint32_t)i, c);
+        double w = 0;
+        for (int p = 0; p < MG_POINTS; p++) {
+            if (!S.coef[p]) continue;
+            const int dx = mg_dx(p, 0), dy = mg_dx(p, 1), dz = mg_dx(p, 2);
+            if (c[0] + dx < 0 || c[0] + dx >= S.n[0] || c[1] + dy < 0 || c[1] + dy >= S.n[1] ||
+                c[2] + dz < 0 || c[2] + dz >= S.n[2])
+                continue;
+            const int64_t j = i + dx + nx * dy + nxy * dz;
+            /* v_j = scale u_j as the host's v = scale w; a + b c as its loop rounds */
+            w = mg_add_mul(w, S.coef[p][i], scale * (first ? mg_start_value(j) : u[j]));
+        }
+        const double vi = scale * (first ? mg_start_value(i) : u[i]);
+        const double di = S.coef[mg_point(0, 0, 0)][i];
+        s[0] += vi * w;
+        s[1] += vi * di * vi;
+        w /= di;
+        s[2] += w * w;
+        un[i] = w;
+    }
+    for (int k = 0; k < 3; k++) red[k][threadIdx.x] = s[k];
+    __syncthreads();
+    for (int h = THREADS / 2; h > 0; h /= 2) {   /* a fixed tree: deterministic */
+        if ((int)threadIdx.x < h)
+            for (int k = 0; k < 3; k++) red[k][threadIdx.x] += red[k][threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0)
+        for (int k = 0; k < 3; k++) partial[3 * blockIdx.x + k] = red[k][0];
+}
+
+/* One block: the step's sums from the partials in a fixed order, the
+ * estimate v'Av / v'Dv into *est, the next scale 1 / sqrt(ww), or *stop
+ * when ww is not positive and finite (the host's break). */
+__global__ void power_finish(const double *partial, int nb, double *est, double *sc, int *stop)
+{
+    __shared__ double red[3][THREADS];
+    if (*stop) return;
+    for (int k = 0; k < 3; k++) {
+        double t = 0;
+        for (int b = threadIdx.x; b < nb; b += THREADS) t += partial[3 * b + k];
+        red[k][threadIdx.x] = t;
+    }
+    __syncthreads();
+    for (int h = THREADS / 2; h > 0; h /= 2) {
+        if ((int)threadIdx.x < h)
+            for (int k = 0; k < 3; k++) red[k][threadIdx.x] += red[k][threadIdx.x + h];
+        __syncthreads();
+    }
+    if (threadIdx.x == 0) {
+        *est = red[0][0] / red[1][0];
+        const double ww = red[2][0];
+        if (!(ww > 0) || !isfinite(ww)) *stop = 1;
+        else *sc = 1 / sqrt(ww);
+    }
+}
+
+template <typename T>
+__global__ void scaling_kernel(mg_stencil S, int kind, double omega, T *s)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < S.rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        double v;
+        if (kind == MG_L1JACOBI) {
+            double sum = 0;
+            for (int p = 0; p < MG_POINTS; p++) sum += S.coef[p] ? fabs(S.coef[p][i]) : 0;
+            v = 1 / sum;
+        } else {
+            v = (kind == MG_JACOBI ? omega : 1.0) / S.coef[mg_point(0, 0, 0)][i];
+        }
+        s[i] = (T)v;
+    }
+}
+
+grid3 grid_of(const int32_t n[3])
+{
+    return grid3{{(uint32_t)n[0], (uint32_t)n[1], (uint32_t)n[2]}};
+}
+
+adia_status launched(const char *what)
+{
+    return adia_cuda_check(cudaGetLastError(), what);
+}
+
+adia_status alloc_doubles(int64_t n, double **out, const char *what)
+{
+    *out = nullptr;
+    ADIA_TRY(adia__gpu_check_free(n * 8, what));
+    return adia_cuda_check(cudaMalloc((void **)out, (size_t)(n > 0 ? n : 1) * 8), what);
+}
+
+/* Scratch words on the device: three 64-bit results and a mask. */
+struct scratch {
+    unsigned long long *w = nullptr;   /* [0] bad row, [1] bad diagonal, [2] mask */
+    ~scratch() { cudaFree(w); }
+    adia_status init()
+    {
+        ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&w, 3 * sizeof *w), "mg set-up scratch"));
+        const unsigned long long h[3] = {~0ull, ~0ull, 0};
+        return adia_cuda_check(cudaMemcpy(w, h, sizeof h, cudaMemcpyHostToDevice),
+                               "mg set-up scratch");
+    }
+};
+
+adia_status read_pass(const mg_dview *v, const int32_t n[3], int write, const mg_stencil *S,
+                      int64_t *bad, unsigned *mask, int64_t *bad_diag)
+{
+    scratch sc;
+    ADIA_TRY(sc.init());
+    const adia_diag_args &a = *args_of(v);
+    const mg_stencil none = {};
+    const mg_stencil &St = S ? *S : none;
+    unsigned *m = (unsigned *)(sc.w + 2);
+    if (v->vt == ADIA_FLOAT)
+        read_kernel<float><<<blocks_for(v->rows), THREADS>>>(a, grid_of(n), write, St, sc.w, m,
+                                                             sc.w + 1);
+    else
+        read_kernel<double><<<blocks_for(v->rows), THREADS>>>(a, grid_of(n), write, St, sc.w, m,
+                                                              sc.w + 1);
+    ADIA_TRY(launched("mg set-up: reading the fine operator"));
+    unsigned long long h[3];
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(h, sc.w, sizeof h, cudaMemcpyDeviceToHost),
+                             "mg set-up: reading the fine operator"));
+    *bad = h[0] == ~0ull ? v->rows : (int64_t)h[0];
+    if (bad_diag) *bad_diag = h[1] == ~0ull ? v->rows : (int64_t)h[1];
+    *mask = (unsigned)h[2];
+    return ADIA_OK;
+}
+
+}  // namespace
+
+extern "C" {
+
+adia_status adia__mg_gpu_view(adia_plan *plan, mg_dview *v, char *why, size_t len)
+{
+    memset(v, 0, sizeof *v);
+    adia_format *F = adia_plan_format(plan);
+    const adia_diag *D = F ? adia__format_diag(F) : nullptr;
+    const diag_dev_head *h = F ? (const diag_dev_head *)F->dev : nullptr;
+    const char *reason = nullptr;
+    if (!D) reason = "its format is not a diagonal one";
+    else if (D->n_scatter) reason = "its format keeps scatter points apart";
+    else if (!h || h->host != D || h->vt != F->vtype || h->args.rows != D->rows ||
+             h->args.cols != D->cols || h->args.n_pieces != D->n_pieces || !h->args.data)
+        reason = "its device storage is not laid out as the reader expects";
+    if (reason) {
+        snprintf(why, len, "the plan (%s) cannot be read on the device: %s",
+                 adia_plan_format_name(plan), reason);
+        return ADIA_ERR_UNSUPPORTED;
+    }
+    v->dev = h;
+    v->vt = F->vtype;
+    v->rows = D->rows;
+    v->cols = D->cols;
+    v->noff = D->group_start[D->n_groups];
+    v->offsets = D->offsets;
+    v->n_pieces = D->n_pieces;
+    v->data0 = D->piece_data[0];
+    return ADIA_OK;
+}
+
+adia_status adia__mg_gpu_check(const mg_dview *v, const int32_t n[3], int64_t *bad,
+                               unsigned *mask)
+{
+    return read_pass(v, n, 0, nullptr, bad, mask, nullptr);
+}
+
+adia_status adia__mg_gpu_bad_entry(const mg_dview *v, const int32_t n[3], int64_t i, int64_t *j,
+                                   double *val)
+{
+    double *d = nullptr, h[2] = {-1, 0};
+    ADIA_TRY(alloc_doubles(2, &d, "mg set-up: the bad entry"));
+    if (v->vt == ADIA_FLOAT) bad_entry_kernel<float><<<1, 1>>>(*args_of(v), grid_of(n), (int)i, d);
+    else bad_entry_kernel<double><<<1, 1>>>(*args_of(v), grid_of(n), (int)i, d);
+    adia_status s = launched("mg set-up: the bad entry");
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost),
+                            "mg set-up: the bad entry");
+    cudaFree(d);
+    *j = (int64_t)h[0];
+    *val = h[1];
+    return s;
+}
+
+void adia__mg_gpu_stencil_free(mg_stencil *S)
+{
+    cudaFree(S->block);
+    S->block = nullptr;
+    for (int p = 0; p < MG_POINTS; p++) S->coef[p] = nullptr;
+}
+
+/* Arrays for the points in mask (the centre always), rows each, in one
+ * allocation (a level's set-up is a handful of cudaMalloc, not 27). */
+static adia_status stencil_alloc(mg_stencil *S, const int32_t n[3], unsigned mask)
+{
+    *S = mg_stencil{{n[0], n[1], n[2]}, (int64_t)n[0] * n[1] * n[2], {}, nullptr};
+    mask |= 1u << mg_point(0, 0, 0);
+    int np = 0;
+    for (int p = 0; p < MG_POINTS; p++) np += mask >> p & 1;
+    double *block = nullptr;
+    ADIA_TRY(alloc_doubles(S->rows * np, &block, "mg device stencil"));
+    S->block = block;
+    for (int p = 0, k = 0; p < MG_POINTS; p++)
+        if (mask >> p & 1) S->coef[p] = block + (int64_t)k++ * S->rows;
+    return ADIA_OK;
+}
+
+/* The plan's diagonals as the stencil's arrays, when v is double DIA (one
+ * piece) and each stored offset is the offset of exactly one point possible
+ * on grid n (the centre's among them): diagonal k is point p's array, its
+ * slots outside the grid zero (the check pass found no nonzero there, and
+ * the kernels never read them).  0: not so (the copy is made). */
+static int lend_diagonals(const mg_dview *v, const int32_t n[3], unsigned mask, mg_stencil *S)
+{
+    if (v->vt != ADIA_DOUBLE || v->n_pieces != 1 || v->noff > MG_POINTS) return 0;
+    const double *data = (const double *)args_of(v)->data + v->data0;
+    mg_stencil L = {{n[0], n[1], n[2]}, (int64_t)n[0] * n[1] * n[2], {}, nullptr};
+    for (int k = 0; k < v->noff; k++) {
+        int found = -1, count = 0;
+        for (int p = 0; p < MG_POINTS; p++) {
+            int possible = 1;
+            for (int d = 0; d < 3; d++) possible &= mg_dx(p, d) == 0 || n[d] > 1;
+            const int64_t o = mg_dx(p, 0) + (int64_t)n[0] * (mg_dx(p, 1) + (int64_t)n[1] *
+                                                                               mg_dx(p, 2));
+            if (possible && o == v->offsets[k]) found = p, count++;
+        }
+        if (count != 1) return 0;
+        if (mask >> found & 1 || found == mg_point(0, 0, 0))
+            L.coef[found] = const_cast<double *>(data) + (int64_t)k * L.rows;
+    }
+    if (!L.coef[mg_point(0, 0, 0)]) return 0;
+    *S = L;
+    return 1;
+}
+
+/* The first row whose diagonal entry d[i] is zero or not finite. */
+__global__ void diagonal_kernel(const double *d, int64_t rows, unsigned long long *bad)
+{
+    unsigned long long mine = ~0ull;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x)
+        if ((d[i] == 0 || !isfinite(d[i])) && (unsigned long long)i < mine) mine = i;
+    mine = warp_min(mine);
+    if (threadIdx.x % 32 == 0 && mine != ~0ull) atomicMin(bad, mine);
+}
+
+static adia_status check_diagonal(const mg_stencil *S, int64_t *bad_diag)
+{
+    scratch sc;
+    ADIA_TRY(sc.init());
+    diagonal_kernel<<<blocks_for(S->rows), THREADS>>>(S->coef[mg_point(0, 0, 0)], S->rows,
+                                                      sc.w + 1);
+    ADIA_TRY(launched("mg set-up: the diagonal"));
+    unsigned long long h;
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(&h, sc.w + 1, sizeof h, cudaMemcpyDeviceToHost),
+                             "mg set-up: the diagonal"));
+    *bad_diag = h == ~0ull ? S->rows : (int64_t)h;
+    return ADIA_OK;
+}
+
+adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned mask,
+                                 mg_stencil *S, int64_t *bad_diag, double *dval)
+{
+    adia_status s;
+    if (lend_diagonals(v, n, mask, S)) {
+        s = check_diagonal(S, bad_diag);
+    } else {
+        ADIA_TRY(stencil_alloc(S, n, mask));
+        int64_t bad;
+        unsigned m;
+        s = read_pass(v, n, 1, S, &bad, &m, bad_diag);
+    }
+    *dval = 0;
+    if (s == ADIA_OK && *bad_diag < S->rows)
+        s = adia_cuda_check(cudaMemcpy(dval, S->coef[mg_point(0, 0, 0)] + *bad_diag, 8,
+                                       cudaMemcpyDeviceToHost), "mg set-up: the diagonal");
+    if (s != ADIA_OK) adia__mg_gpu_stencil_free(S);
+    return s;
+}
+
+adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
+                                  const int coarsened[3], mg_stencil *C)
+{
+    ADIA_TRY(stencil_alloc(C, nc, ~0u >> (32 - MG_POINTS)));
+    scratch sc;
+    adia_status s = sc.init();
+    coarse_dims cd;
+    for (int d = 0; d < 3; d++) cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
+    unsigned mask = 0;
+    if (s == ADIA_OK) {
+        galerkin_kernel<<<blocks_for(C->rows), THREADS>>>(*A, cd, *C, (unsigned *)(sc.w + 2));
+        s = launched("mg set-up: the Galerkin product");
+    }
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaMemcpy(&mask, sc.w + 2, sizeof mask, cudaMemcpyDeviceToHost),
+                            "mg set-up: the Galerkin product");
+    if (s != ADIA_OK) {
+        adia__mg_gpu_stencil_free(C);
+        return s;
+    }
+    for (int p = 0; p < MG_POINTS; p++)   /* the host's rule: drop the points zero everywhere
+                                             (their rows stay in the block until it is freed) */
+        if (!(mask >> p & 1) && p != mg_point(0, 0, 0)) C->coef[p] = nullptr;
+    return ADIA_OK;
+}
+
+adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
+                                int *ndiag, void **values)
+{
+    mg_dia_map m;
+    adia__mg_dia_layout(S, offsets, &m);
+    *ndiag = m.ndiag;
+    *values = nullptr;
+    const int64_t n = S->rows * m.ndiag;
+    const size_t vs = adia_value_size(vt);
+    ADIA_TRY(adia__gpu_check_free(n * (int64_t)vs, "mg level diagonals"));
+    ADIA_TRY(adia_cuda_check(cudaMalloc(values, (size_t)(n > 0 ? n : 1) * vs),
+                             "mg level diagonals"));
+    if (vt == ADIA_FLOAT)
+        to_dia_kernel<float><<<blocks_for(S->rows), THREADS>>>(*S, m, (float *)*values);
+    else
+        to_dia_kernel<double><<<blocks_for(S->rows), THREADS>>>(*S, m, (double *)*values);
+    adia_status s = launched("mg set-up: a level's diagonals");
+    if (s != ADIA_OK) {
+        cudaFree(*values);
+        *values = nullptr;
+    }
+    return s;
+}
+
+adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est)
+{
+    const unsigned nb = blocks_for(S->rows);
+    double *u = nullptr, *un = nullptr, *w = nullptr;   /* w: partials, est, scale */
+    int *stop = nullptr;
+    adia_status s = alloc_doubles(S->rows, &u, "mg eigenvalue estimate");
+    if (s == ADIA_OK) s = alloc_doubles(S->rows, &un, "mg eigenvalue estimate");
+    if (s == ADIA_OK) s = alloc_doubles(3 * (int64_t)nb + 2, &w, "mg eigenvalue estimate");
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaMalloc((void **)&stop, sizeof *stop), "mg eigenvalue estimate");
+    if (s == ADIA_OK) s = adia_cuda_check(cudaMemset(stop, 0, sizeof *stop), "mg estimate");
+    if (s == ADIA_OK) s = adia_cuda_check(cudaMemset(w, 0, (3 * nb + 2) * 8), "mg estimate");
+    double *e = w + 3 * nb, *scale = e + 1;
+    for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
+        power_kernel<<<nb, THREADS>>>(*S, u, un, scale, stop, k == 0, w);
+        power_finish<<<1, THREADS>>>(w, (int)nb, e, scale, stop);
+        s = launched("mg set-up: a power step");
+        double *t = u;
+        u = un, un = t;
+    }
+    *est = 0;
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaMemcpy(est, e, 8, cudaMemcpyDeviceToHost), "mg estimate");
+    cudaFree(u);
+    cudaFree(un);
+    cudaFree(w);
+    cudaFree(stop);
+    return s;
+}
+
+adia_status adia__mg_gpu_scaling(const mg_stencil *S, mg_smoother kind, double omega,
+                                 adia_value_type vt, void **s)
+{
+    *s = nullptr;
+    const size_t bytes = (size_t)(S->rows > 0 ? S->rows : 1) * adia_value_size(vt);
+    ADIA_TRY(adia__gpu_check_free((int64_t)bytes, "mg smoother"));
+    ADIA_TRY(adia_cuda_check(cudaMalloc(s, bytes), "mg smoother"));
+    if (vt == ADIA_FLOAT)
+        scaling_kernel<float><<<blocks_for(S->rows), THREADS>>>(*S, kind, omega, (float *)*s);
+    else
+        scaling_kernel<double><<<blocks_for(S->rows), THREADS>>>(*S, kind, omega, (double *)*s);
+    adia_status st = launched("mg set-up: the smoother's scaling");
+    if (st != ADIA_OK) {
+        cudaFree(*s);
+        *s = nullptr;
+    }
+    return st;
+}
+
+adia_status adia__mg_gpu_download(const mg_stencil *D, mg_stencil *H)
+{
+    *H = mg_stencil{{D->n[0], D->n[1], D->n[2]}, D->rows, {}, nullptr};
+    for (int p = 0; p < MG_POINTS; p++) {
+        if (!D->coef[p]) continue;
+        H->coef[p] = (double *)adia__alloc((size_t)D->rows + 1, sizeof(double), "mg stencil");
+        adia_status s = H->coef[p] ? adia_cuda_check(cudaMemcpy(H->coef[p], D->coef[p],
+                                                                (size_t)D->rows * 8,
+                                                                cudaMemcpyDeviceToHost),
+                                                     "mg set-up: a stencil to the host")
+                                   : ADIA_ERR_NO_MEMORY;
+        if (s != ADIA_OK) {
+            adia__mg_stencil_free(H);
+            return s;
+        }
+    }
+    return ADIA_OK;
+}
+
+}  // extern "C"

@@ -1,0 +1,188 @@
+/* test_mg_setup.c -- the host logic of the multigrid's device set-up: the
+ * grid search over a source that is not a CSR (what mg_device.c gives it:
+ * offsets and a bad-row callback), the distinct offsets of a format's
+ * list, the shared start vector, the host estimate it feeds (a bound from
+ * below of lambda_max(D^-1 A) on the 1D Laplacian, whose value is known),
+ * the bounds' error, and the fall-back of a plan the device reader cannot
+ * take (a CPU build or a CPU plan: the host set-up, which explain names). */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "precond/mg.h"
+
+/* A fake source: rows on grid good[] has no bad row; every other grid's
+ * first bad row is 7; the calls are counted. */
+typedef struct fake {
+    int32_t good[3];
+    int calls, reports;
+} fake;
+
+static adia_status fake_bad_row(void *ctx, const int32_t n[3], int64_t *bad)
+{
+    fake *f = ctx;
+    f->calls++;
+    *bad = memcmp(n, f->good, sizeof f->good) == 0 ? (int64_t)n[0] * n[1] * n[2] : 7;
+    return ADIA_OK;
+}
+
+static adia_status fake_report(void *ctx, const int32_t n[3], int64_t i)
+{
+    ((fake *)ctx)->reports++;
+    return adia__mg_error_off_grid(n, i, i + 100, 2.5);
+}
+
+static void test_grid_find(void)
+{
+    /* 3D 7-point 13x11x9: offsets 1, 13, 143 */
+    const int64_t list[] = {-143, -13, -1, 0, 1, 13, 143, 13, -1};
+    int64_t off[MG_MAX_OFFSETS];
+    const int k = adia__mg_distinct_offsets(list, 9, off);
+    CHECK(k == 3 && off[0] == 1 && off[1] == 13 && off[2] == 143, "distinct: %d", k);
+    fake f = {.good = {13, 11, 9}};
+    mg_grid_source src = {.rows = 13 * 11 * 9, .off = off, .k = k, .bad_row = fake_bad_row,
+                          .report = fake_report, .ctx = &f};
+    int32_t n[3];
+    const int none[3] = {0, 0, 0};
+    CHECK_OK(adia__mg_grid_find(&src, none, n));
+    CHECK(n[0] == 13 && n[1] == 11 && n[2] == 9 && f.calls == 1 && f.reports == 0,
+          "found %dx%dx%d after %d checks", n[0], n[1], n[2], f.calls);
+    /* a given grid: one check; wrong size: no check */
+    f = (fake){.good = {13, 99, 1}};
+    CHECK_ERR(adia__mg_grid_find(&src, (int[3]){13, 11, 9}, n), ADIA_ERR_INVALID_ARG,
+              "not on a grid of 13x11x9: A(7,107) = 2.5");
+    CHECK(f.calls == 1 && f.reports == 1, "given grid: %d checks, %d reports", f.calls, f.reports);
+    CHECK_ERR(adia__mg_grid_find(&src, (int[3]){10, 10, 10}, n), ADIA_ERR_DIMENSION,
+              "the grid 10x10x10 has 1000 points, the matrix 1287 rows");
+    /* no candidate fits: the likeliest reported */
+    f.calls = f.reports = 0;
+    CHECK_ERR(adia__mg_grid_find(&src, none, n), ADIA_ERR_INVALID_ARG, "not on a grid of 13x11x9");
+    CHECK(f.reports == 1 && f.calls >= 1, "%d checks, %d reports", f.calls, f.reports);
+    src.k = -1;
+    CHECK_ERR(adia__mg_grid_find(&src, none, n), ADIA_ERR_INVALID_ARG,
+              "more than 32 distinct offsets");
+    int64_t many[40];
+    for (int e = 0; e < 40; e++) many[e] = e + 1;
+    CHECK(adia__mg_distinct_offsets(many, 40, off) == -1, "40 offsets: -1");
+}
+
+static void test_start_vector(void)
+{
+    double sum = 0, lo = 1, hi = -1;
+    int outside = 0;
+    for (int64_t i = 0; i < 100000; i++) {
+        const double v = mg_start_value(i);
+        outside += !(v >= -1 && v < 1);
+        sum += v, lo = fmin(lo, v), hi = fmax(hi, v);
+    }
+    CHECK(outside == 0, "%d start values outside [-1, 1)", outside);
+    CHECK(fabs(sum / 100000) < 0.01 && lo < -0.99 && hi > 0.99, "mean %g, range %g %g",
+          sum / 100000, lo, hi);
+    CHECK(mg_start_value(12345) == mg_start_value(12345) &&
+              mg_start_value(1) != mg_start_value(2), "deterministic, distinct");
+}
+
+/* 1D Laplacian of n points: lambda_max(D^-1 A) = 1 + cos(pi / (n + 1)). */
+static void test_estimate(void)
+{
+    const int n = 101;
+    mg_stencil S = {.n = {n, 1, 1}, .rows = n};
+    for (int p = 12; p <= 14; p++) S.coef[p] = malloc(n * sizeof(double));
+    for (int i = 0; i < n; i++) S.coef[12][i] = S.coef[14][i] = -1, S.coef[13][i] = 2;
+    double est;
+    CHECK_OK(adia__mg_estimate(&S, &est));
+    const double exact = 1 + cos(3.14159265358979323846 / (n + 1));
+    printf("1D Laplacian of %d points: estimate %.6f, lambda_max %.6f\n", n, est, exact);
+    CHECK(est <= exact * (1 + 1e-12) && est > 0.85 * exact, "estimate %g of %g", est, exact);
+    double lmax, lmin;
+    CHECK_OK(adia__mg_bounds(est, n, &lmax, &lmin));
+    CHECK(fabs(lmax - 1.1 * est) < 1e-15 && fabs(lmin - lmax / 5) < 1e-15, "bounds");
+    CHECK_ERR(adia__mg_bounds(-0.5, n, &lmax, &lmin), ADIA_ERR_INVALID_ARG,
+              "Rayleigh quotient v'Av / v'Dv = -0.5: A is not positive definite");
+    adia__mg_stencil_free(&S);
+}
+
+/* The DIA layout of a full 27-point stencil: 27 ascending offsets on a
+ * grid at least 3 wide; on grids 2 wide points share offsets, and every
+ * row has at most one point of a diagonal inside the grid (so the
+ * device's to_dia writes each slot from one coefficient). */
+static void test_dia_layout(void)
+{
+    static const int32_t grids[][3] = {{5, 4, 3}, {2, 3, 4}, {2, 2, 2}, {7, 2, 1}, {9, 1, 1}};
+    for (size_t g = 0; g < sizeof grids / sizeof *grids; g++) {
+        mg_stencil S = {.n = {grids[g][0], grids[g][1], grids[g][2]}};
+        S.rows = (int64_t)S.n[0] * S.n[1] * S.n[2];
+        static double dummy;
+        int possible = 0;
+        for (int p = 0; p < MG_POINTS; p++) {   /* the points the grid allows */
+            int ok = 1;
+            for (int d = 0; d < 3; d++) ok &= mg_dx(p, d) == 0 || S.n[d] > 1;
+            if (ok) S.coef[p] = &dummy, possible++;
+        }
+        int64_t off[MG_POINTS];
+        mg_dia_map m;
+        adia__mg_dia_layout(&S, off, &m);
+        int ascending = 1, shared = 0, clash = 0;
+        for (int k = 1; k < m.ndiag; k++) ascending &= off[k] > off[k - 1];
+        for (int k = 0; k < m.ndiag; k++) {
+            shared += m.first[k + 1] - m.first[k] - 1;
+            for (int64_t i = 0; i < S.rows; i++) {
+                const int64_t c[3] = {i % S.n[0], i / S.n[0] % S.n[1], i / (S.n[0] * S.n[1])};
+                int inside = 0;
+                for (int e = m.first[k]; e < m.first[k + 1]; e++) {
+                    int in = 1;
+                    for (int d = 0; d < 3; d++) {
+                        const int64_t x = c[d] + mg_dx(m.pt[e], d);
+                        in &= x >= 0 && x < S.n[d];
+                    }
+                    inside += in;
+                }
+                clash += inside > 1;
+            }
+        }
+        /* a direction 2 wide below another that is not flat: its +1 meets the next one's -1 */
+        const int share = (S.n[0] == 2 && (S.n[1] > 1 || S.n[2] > 1)) ||
+                          (S.n[1] == 2 && S.n[2] > 1);
+        CHECK(ascending && m.first[m.ndiag] == possible && clash == 0 &&
+                  (share ? shared > 0 : m.ndiag == possible && shared == 0),
+              "grid %dx%dx%d: %d diagonals for %d points, %d shared, %d rows with two points "
+              "inside one diagonal", S.n[0], S.n[1], S.n[2], m.ndiag, possible, shared, clash);
+    }
+}
+
+/* A CPU plan: the host set-up, explain says so and gives no reason. */
+static void test_host_setup(void)
+{
+    adia_matrix *A = test_generate("lap3d7:17");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 0) : NULL;
+    mg_dview v;
+    char why[160] = "";
+    if (P) {
+        CHECK(adia__mg_gpu_view(P, &v, why, sizeof why) == ADIA_ERR_UNSUPPORTED && why[0],
+              "a CPU plan has no device view");
+        adia_precond_options o;
+        adia_precond_options_default(&o);
+        o.kind = "mg";
+        adia_precond *M = NULL;
+        CHECK_OK(adia_precond_create(P, &o, &M));
+        char buf[4096] = "";
+        if (M) CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+        CHECK(test_contains(buf, "(on the host)") && !test_contains(buf, "device setup"), "%s",
+              buf);
+        adia_precond_destroy(M);
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    test_grid_find();
+    test_start_vector();
+    test_estimate();
+    test_dia_layout();
+    test_host_setup();
+    return TEST_END();
+}
