@@ -111,6 +111,11 @@ adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode mode, char
 /* What F's generated kernel is doing ("generic (compiling in the
  * background)", "generated", ...), or NULL for a non-diagonal format. */
 const char *adia__gpu_diag_codegen_state(const adia_format *F);
+/* The device arrays of an uploaded diagonal-core format (its generic
+ * kernel's arguments: offsets, pieces, data), for readers of the storage
+ * such as the multigrid's set-up; NULL for any other format or before the
+ * upload. */
+const adia_diag_args *adia__gpu_diag_args(const adia_format *F);
 
 #ifdef __cplusplus
 }

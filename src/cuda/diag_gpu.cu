@@ -522,3 +522,10 @@ extern "C" const char *adia__gpu_diag_codegen_state(const adia_format *F)
     return adia__codegen_job_ready(job) ? "generic until the next call (compile finished)"
                                         : "generic (compiling in the background)";
 }
+
+extern "C" const adia_diag_args *adia__gpu_diag_args(const adia_format *F)
+{
+    const adia_gpu_head *h = F && F->dev ? (const adia_gpu_head *)F->dev : NULL;
+    if (!h || h->select != diag_select) return NULL;
+    return &((const diag_dev *)F->dev)->args;
+}

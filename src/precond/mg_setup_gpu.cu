@@ -7,6 +7,7 @@
  * its host twin's (mg_grid.c, mg_galerkin.c, mg_smooth.c); what crosses
  * to the host is a few words (a row, a mask, an estimate). */
 #include "mg.h"
+#include "../cuda/codegen.h"
 #include "../cuda/gpu_common.h"
 #include "../formats/diag_core.h"
 
@@ -19,25 +20,8 @@ namespace {
 constexpr int THREADS = 256;
 constexpr int MAX_BLOCKS = 4096;   /* grid-stride beyond: partial sums fit */
 
-/* ------------------------------------------------ the plan's storage
- * The head of diag_gpu.cu's device struct (diag_dev, file-local there):
- * the device arrays of every diagonal format, which src/cuda offers no
- * accessor for yet.  Read here, and trusted only when the fields that the
- * format's host side also knows agree (host pointer, value type, rows,
- * cols, pieces); otherwise the set-up runs on the host.  Proposed for
- * src/cuda (the lead's): `const adia_diag_args *adia__gpu_diag_args(const
- * void *dev)` in diag_gpu.cu, which would replace this mirror. */
-struct diag_dev_head {
-    adia_gpu_head head;
-    adia_value_type vt;
-    const adia_diag *host;
-    adia_diag_args args;
-};
-
-const adia_diag_args *args_of(const mg_dview *v)
-{
-    return &((const diag_dev_head *)v->dev)->args;
-}
+/* The plan's device storage: diag_gpu.cu's arguments of its kernel. */
+const adia_diag_args *args_of(const mg_dview *v) { return (const adia_diag_args *)v->dev; }
 
 unsigned blocks_for(int64_t n)
 {
@@ -353,13 +337,13 @@ adia_status adia__mg_gpu_view(adia_plan *plan, mg_dview *v, char *why, size_t le
     memset(v, 0, sizeof *v);
     adia_format *F = adia_plan_format(plan);
     const adia_diag *D = F ? adia__format_diag(F) : nullptr;
-    const diag_dev_head *h = F ? (const diag_dev_head *)F->dev : nullptr;
+    const adia_diag_args *h = F ? adia__gpu_diag_args(F) : nullptr;
     const char *reason = nullptr;
     if (!D) reason = "its format is not a diagonal one";
     else if (D->n_scatter) reason = "its format keeps scatter points apart";
-    else if (!h || h->host != D || h->vt != F->vtype || h->args.rows != D->rows ||
-             h->args.cols != D->cols || h->args.n_pieces != D->n_pieces || !h->args.data)
-        reason = "its device storage is not laid out as the reader expects";
+    else if (!h || h->rows != D->rows || h->cols != D->cols || h->n_pieces != D->n_pieces ||
+             !h->data)
+        reason = "its device storage is not uploaded as the reader expects";
     if (reason) {
         snprintf(why, len, "the plan (%s) cannot be read on the device: %s",
                  adia_plan_format_name(plan), reason);
