@@ -17,7 +17,7 @@ static const char usage[] =
     "usage: adia solve FILE.mtx | --gen SPEC [-b B.mtx] [--x0 X0.mtx] [-o X.mtx]\n"
     "                  [--method cg|bicgstab|gmres] [--restart M] [--rtol R]\n"
     "                  [--max-iter N] [--jacobi] [--device cpu|gpu] [--float]\n"
-    "                  [--format NAME] [--json] [--dist]\n"
+    "                  [--format NAME] [--json] [--dist] [--explain]\n"
     "                  [--precond KIND [--grid NXxNYxNZ] [--cycle v|w|f]\n"
     "                   [--smoother NAME] [--sweeps N]]\n"
     "Solve A x = b with every product through the planner's format (on the GPU\n"
@@ -36,7 +36,7 @@ typedef struct solve_opts {
     long sweeps;
     double rtol;
     long max_iter, restart;
-    bool jacobi, json, single, dist;
+    bool jacobi, json, single, dist, explain;
     double t0;                /* cli_now() at the start: the wall clock's origin */
     double precond_ms;        /* the preconditioner's set-up (NAN: none made) */
     double read_ms, plan_ms;  /* the matrix read (or generated), the plan made */
@@ -177,7 +177,12 @@ static int make_precond(const char *cmd, adia_plan *P, solve_opts *o, adia_preco
     adia_status s = adia_precond_create(P, &po, M);
     progress_end();
     o->precond_ms = (cli_now() - t0) * 1e3;
-    return s == ADIA_OK ? 0 : cli_fail(cmd, s);
+    if (s != ADIA_OK) return cli_fail(cmd, s);
+    if (o->explain && !o->json) {
+        static char text[16384];
+        if (adia_precond_explain(*M, text, sizeof text) == ADIA_OK) printf("%s", text);
+    }
+    return 0;
 }
 
 static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, solve_opts *o,
@@ -282,6 +287,8 @@ int cmd_solve(int argc, char **argv)
         {"format", CLI_STRING, &o.format, "use this format instead of the planner's choice"},
         {"json", CLI_FLAG, &o.json, "print one JSON object"},
         {"dist", CLI_FLAG, &o.dist, "run through adia_mpi in this one process, as under mpirun"},
+        {"explain", CLI_FLAG, &o.explain, "print the plan's choice and the preconditioner (levels, "
+                                          "set-up phases) before solving"},
         {0},
     };
     const char *pos[1];
@@ -335,6 +342,10 @@ int cmd_solve(int argc, char **argv)
     adia_plan *P = NULL;
     rc = make_plan(argv[0], A, &o, method, &P);
     o.plan_ms = (cli_now() - o.t0) * 1e3 - o.read_ms;
+    if (rc == 0 && o.explain && !o.json) {
+        static char text[16384];
+        if (adia_plan_explain(P, text, sizeof text) == ADIA_OK) printf("%s", text);
+    }
     if (rc == 0) rc = solve(argv[0], A, P, &o, method);
     adia_plan_destroy(P);
     adia_matrix_destroy(A);

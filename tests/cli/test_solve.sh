@@ -164,6 +164,12 @@ expect 2 solve --gen lap2d5:10 --precond none --grid 4x0
 check "bad --grid" stderr_has "--grid '4x0'"
 expect 2 solve --gen lap2d5:10 --precond none --cycle x
 check "bad --cycle" stderr_has "--cycle"
+expect 0 solve --gen lap3d7:17 --precond mg --explain --device cpu
+check "--explain: the plan and the hierarchy" sh -c 'grep -q "^plan: " "$1" && grep -q "^mg: " "$1" && grep -q "level 1: grid 9x9x9" "$1"' - "$OUT"
+expect 0 solve --gen lap3d7:17 --precond mg --device cpu --json
+check "mg: at most 8 iterations on lap3d7:17" test "$(json_get iterations)" -le 8
+expect 1 solve --gen lap3d7:17 --precond mg --grid 16x17x17 --device cpu
+check "mg: a grid that does not fit" stderr_has "16x17x17"
 expect 1 solve --gen lap2d5:10 --precond nosuch --device cpu
 check "unknown kind: the kinds listed" stderr_has "none, jacobi"
 
