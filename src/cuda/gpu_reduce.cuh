@@ -8,7 +8,8 @@
  * (diag_kernel.cuh).  Their reduction itself stays there: that file is
  * also NVRTC text and may include nothing, its blocks are of any size and
  * its partials are summed in two levels (groups of ADIA_DOT_GROUP), so
- * sharing this one would change the order of its additions. */
+ * this one in its place would change the order of its additions; even a
+ * shared warp sum changes its PTX (each addition's operands swapped). */
 #ifndef ADIA_GPU_REDUCE_CUH
 #define ADIA_GPU_REDUCE_CUH
 

@@ -1,9 +1,9 @@
 /* solve_gpu.cu -- CG, BiCGSTAB and GMRES resident on the device: the
- * workspace and its set-up, the operator (y = A x, with fused sums), the
- * scaled norm and the true residual, one solve from the norm of b to the
- * report, and the entry points (solve_internal.h).  The methods' kernels
- * are in cg_gpu.cu, bicgstab_gpu.cu and gmres_gpu.cu, the graph and the
- * host loop in solve_graph.cu; what they share in solve_gpu.cuh. */
+ * workspace and its set-up, the scaled norm and the true residual, one
+ * solve from the norm of b to the report, and the entry points
+ * (solve_internal.h).  The methods' kernels are in cg_gpu.cu,
+ * bicgstab_gpu.cu and gmres_gpu.cu, the graph and the host loop in
+ * solve_graph.cu; what they share in solve_gpu.cuh. */
 #include "solve_gpu.cuh"
 
 #include <float.h>
@@ -214,32 +214,6 @@ adia_status setup(solve_run<T> &R)
 
 } // namespace
 
-/* y = A x with the sums of adia_dot_work (companion z) in R.w.dots.out,
- * summed over the processes. */
-template <typename T>
-adia_status spmv_dot(solve_run<T> &R, const T *x, T *y, const T *z)
-{
-    adia_dot_work dw = R.w.dots;
-    dw.z = z;
-    cudaStream_t s = R.w.stream;
-    if (!R.op) {
-        R.spmvs++;
-        return adia__format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y,
-                                        &dw, s);
-    }
-    if (R.fused) {   /* the operator adds its sums */
-        R.spmvs++;
-        ADIA_CUDA_TRY(cudaMemsetAsync(dw.out, 0, ADIA_NDOT * sizeof(double), s));
-        ADIA_TRY(R.op->apply_sums_device(R.op->ctx, R.a->a_scale, (const double *)x, (double *)y,
-                                         (const double *)z, dw.out, s));
-    } else {
-        ADIA_TRY(spmv(R, x, y));
-        ADIA_TRY(adia__gpu_dots(ADIA_DOUBLE, x, y, (int32_t)R.n, &dw, s));
-    }
-    combine(R, dw.out, ADIA_NDOT);
-    return ADIA_OK;
-}
-
 /* r = b - A x, queued. */
 template <typename T>
 adia_status residual(solve_run<T> &R)
@@ -249,9 +223,6 @@ adia_status residual(solve_run<T> &R)
     return ADIA_OK;
 }
 
-template adia_status spmv_dot<double>(solve_run<double> &, const double *, double *,
-                                      const double *);
-template adia_status spmv_dot<float>(solve_run<float> &, const float *, float *, const float *);
 template adia_status residual<double>(solve_run<double> &);
 template adia_status residual<float>(solve_run<float> &);
 

@@ -1,6 +1,7 @@
 /* solve_gpu.cuh -- what the files of the GPU solver share: the solver's
  * state, one solve's workspace (solve_run), the device side of a
- * reduction's end, and the host functions one file calls in another.
+ * reduction's end, the operator and the preconditioner's stage as the
+ * methods queue them, and the host functions one file calls in another.
  *
  * Every vector stays on the GPU; the operator is the plan's SpMV or an
  * adia_operator's device callbacks; the scalars (alpha, beta, ...) live in
@@ -194,6 +195,32 @@ void combine(solve_run<T> &R, double *v, int count)
     if (R.split) R.op->sum_device(R.op->ctx, v, count, R.w.stream);
 }
 
+/* y = A x with the sums of adia_dot_work (companion z) in R.w.dots.out,
+ * summed over the processes. */
+template <typename T>
+adia_status spmv_dot(solve_run<T> &R, const T *x, T *y, const T *z)
+{
+    adia_dot_work dw = R.w.dots;
+    dw.z = z;
+    cudaStream_t s = R.w.stream;
+    if (!R.op) {
+        R.spmvs++;
+        return adia__format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y,
+                                        &dw, s);
+    }
+    if (R.fused) {   /* the operator adds its sums */
+        R.spmvs++;
+        ADIA_CUDA_TRY(cudaMemsetAsync(dw.out, 0, ADIA_NDOT * sizeof(double), s));
+        ADIA_TRY(R.op->apply_sums_device(R.op->ctx, R.a->a_scale, (const double *)x, (double *)y,
+                                         (const double *)z, dw.out, s));
+    } else {
+        ADIA_TRY(spmv(R, x, y));
+        ADIA_TRY(adia__gpu_dots(ADIA_DOUBLE, x, y, (int32_t)R.n, &dw, s));
+    }
+    combine(R, dw.out, ADIA_NDOT);
+    return ADIA_OK;
+}
+
 /* A split reduction's end: the processes' sum of st->sums, then f. */
 template <typename T, class F>
 adia_status finish(solve_run<T> &R, int count, const F &f)
@@ -215,9 +242,7 @@ adia_status precond(solve_run<T> &R, const T *r, T *z)
  * float where they are defined).  Each queues on R.w.stream and returns
  * the first failure; the caller checks the launches' cudaGetLastError. */
 
-/* solve_gpu.cu: y = A x with the sums of adia_dot_work (companion z) in
- * R.w.dots.out, summed over the processes; r = b - A x. */
-template <typename T> adia_status spmv_dot(solve_run<T> &R, const T *x, T *y, const T *z);
+/* solve_gpu.cu: r = b - A x. */
 template <typename T> adia_status residual(solve_run<T> &R);
 
 /* cg_gpu.cu, bicgstab_gpu.cu: *_begin after r = b - A x (the state's
