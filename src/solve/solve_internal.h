@@ -1,5 +1,6 @@
 /* solve_internal.h -- what the CPU solvers (solve.c) hand to the GPU ones
- * (solve_gpu.cu; solve_gpu_none.c in a build without CUDA). */
+ * (solve_gpu.cu and the files beside it, docs/solvers.md; solve_gpu_none.c
+ * in a build without CUDA). */
 #ifndef ADIA_SOLVE_INTERNAL_H
 #define ADIA_SOLVE_INTERNAL_H
 

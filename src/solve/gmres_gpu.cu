@@ -1,0 +1,312 @@
+/* gmres_gpu.cu -- GMRES(m) on the device: its kernels and the host
+ * functions that queue them (solve_gpu.cuh).
+ *
+ * Restarted GMRES(m), right-preconditioned (A D u = b, x = x0 + D V y),
+ * Arnoldi by classical Gram-Schmidt with a second pass only when the first
+ * lost more than half of w's length (||w|| < 0.7 ||w_before||: Daniel,
+ * Gragg, Kaufman, Stewart), Givens rotations applied on the device by one
+ * thread, |g(j+1)| the residual norm of the current iterate.  The basis V
+ * holds m + 1 vectors; the SpMV's fixed input is z = D V_j and its output w.
+ * The short vectors (H, c, ...) are gm_small's.  A preconditioner without
+ * a diagonal is a stage: z = M V_j before each product, x += M (V y) at a
+ * cycle's end; flexible (FGMRES) when M varies: Z_j = M V_j kept, x += Z y. */
+#include "solve_gpu.cuh"
+
+namespace adia__gpu_solve {
+namespace {
+
+/* An Arnoldi step runs while the solve runs and the cycle has room; the
+ * second Gram-Schmidt pass only when the first asked for it. */
+__device__ inline bool gm_active(const state *st, int pass)
+{
+    return st->status == RUNNING && st->j < st->m && (pass == 0 || st->reorth);
+}
+
+/* r = b - A x is in w: beta = ||r||, g = beta e_1, j = 0 */
+struct gm_cycle_finish {
+    gm_small sm;
+    __device__ void operator()(state *st, const double *v) const
+    {
+        double beta = sqrt(v[0]);
+        sm.g[0] = beta;
+        st->j = 0;
+        st->hnext = beta;
+        st->status = RUNNING;
+        check_stop(st, v[0]);
+    }
+};
+
+template <typename T>
+__global__ void gm_cycle_start(const T *w, int64_t n, double *partial, state *st, gm_small sm)
+{
+    double v[1] = {0};
+    GRID_LOOP(i, n) v[0] += (double)w[i] * (double)w[i];
+    reduce_finish<1>(v, partial, st, gm_cycle_finish{sm});
+}
+
+/* V_j = w / h(j,j-1) (or r / beta), z = D V_j: the next product's input */
+template <typename T>
+__global__ void gm_next_basis(const T *w, T *V, T *z, const T *d, int64_t n, const state *st)
+{
+    if (st->status != RUNNING || st->j >= st->m) return;
+    const double inv = 1.0 / st->hnext;
+    T *vj = V + (int64_t)st->j * n;
+    GRID_LOOP(i, n) {
+        T v = (T)((double)w[i] * inv);
+        vj[i] = v;
+        z[i] = d ? (T)((double)d[i] * (double)v) : v;
+    }
+}
+
+/* Block partials of V_k'w for k <= j (blockIdx.y = k) and of w'w
+ * (blockIdx.y = m + 1). */
+template <typename T>
+__global__ void gm_dots(const T *V, const T *w, int64_t n, double *partial, const state *st,
+                        int pass)
+{
+    if (!gm_active(st, pass)) return;
+    const int k = blockIdx.y, m = st->m;
+    if (k <= m && k > st->j) return;
+    const T *v = k <= m ? V + (int64_t)k * n : w;
+    double s = 0;
+    GRID_LOOP(i, n) s += (double)v[i] * (double)w[i];
+    s = adia__reduce::block_sum(s);
+    if (threadIdx.x == 0) partial[(int64_t)k * gridDim.x + blockIdx.x] = s;
+}
+
+/* c_k (= V_k'w, k <= j; c_{m+1} = w'w) taken: hcol_k += c_k, and w'w
+ * before the first pass */
+__device__ inline void gm_take_dot(state *st, const gm_small &sm, int k, int pass)
+{
+    if (k == st->m + 1) {
+        if (pass == 0) st->wbefore2 = sm.c[k];
+    } else {
+        sm.hcol[k] = (pass == 0 ? 0 : sm.hcol[k]) + sm.c[k];
+    }
+}
+
+/* One block per k sums gm_dots' partials in block order into c_k, and
+ * takes it (split: gm_dots_finish does, after the processes' sum) */
+__global__ void gm_dots_sum(const double *partial, int nb, state *st, gm_small sm, int pass)
+{
+    if (!gm_active(st, pass)) return;
+    const int k = blockIdx.x, m = st->m;
+    if (k <= m && k > st->j) return;
+    double s = 0;
+    for (int b = threadIdx.x; b < nb; b += NT) s += partial[(int64_t)k * nb + b];
+    s = adia__reduce::block_sum(s);
+    if (threadIdx.x != 0) return;
+    sm.c[k] = s;
+    if (!st->split) gm_take_dot(st, sm, k, pass);
+}
+
+struct gm_dots_finish {
+    gm_small sm;
+    int pass;
+    __device__ void operator()(state *st, const double *) const
+    {
+        if (!gm_active(st, pass)) return;
+        for (int k = 0; k <= st->j; k++) gm_take_dot(st, sm, k, pass);
+        gm_take_dot(st, sm, st->m + 1, pass);
+    }
+};
+
+/* w -= sum_k c_k V_k, ||w||^2; after the first pass, decide the second */
+struct gm_orth_finish {
+    int pass;
+    __device__ void operator()(state *st, const double *v) const
+    {
+        if (!gm_active(st, pass)) return;
+        st->wnorm2 = v[0];
+        st->reorth = pass == 0 && v[0] < 0.49 * st->wbefore2;
+        st->reorths += st->reorth;
+    }
+};
+
+template <typename T>
+__global__ void gm_orth(const T *V, T *w, int64_t n, double *partial, state *st, gm_small sm,
+                        int pass)
+{
+    extern __shared__ double coef[];
+    if (!gm_active(st, pass)) return;
+    const int j = st->j;
+    for (int k = threadIdx.x; k <= j; k += NT) coef[k] = sm.c[k];
+    __syncthreads();
+    double v[1] = {0};
+    GRID_LOOP(i, n) {
+        double a = w[i];
+        for (int k = 0; k <= j; k++) a -= coef[k] * (double)V[(int64_t)k * n + i];
+        T t = (T)a;
+        w[i] = t;
+        v[0] += (double)t * (double)t;
+    }
+    reduce_finish<1>(v, partial, st, gm_orth_finish{pass});
+}
+
+/* One thread: h(j+1,j) = ||w||, the earlier rotations on column j, a new
+ * rotation zeroing h(j+1,j), g rotated; |g(j+1)| is the residual norm.
+ * The WHILE loop goes on while running and j < m. */
+__global__ void gm_givens(state *st, gm_small sm, bool use_cond, cudaGraphConditionalHandle h)
+{
+    if (gm_active(st, 0)) {
+        const int j = st->j, m = st->m;
+        double *hc = sm.hcol, h1 = sqrt(st->wnorm2);
+        for (int k = 0; k < j; k++) {
+            double a = hc[k], b = hc[k + 1];
+            hc[k] = sm.cs[k] * a + sm.sn[k] * b;
+            hc[k + 1] = -sm.sn[k] * a + sm.cs[k] * b;
+        }
+        double r = hypot(hc[j], h1);
+        if (!(r > 0) || !isfinite(r)) {
+            st->status = isfinite(r) ? BREAKDOWN : NONFINITE;   /* j steps stay usable */
+            st->why = r;
+        } else {
+            sm.cs[j] = hc[j] / r;
+            sm.sn[j] = h1 / r;
+            hc[j] = r;
+            for (int k = 0; k <= j; k++) sm.H[(int64_t)j * (m + 1) + k] = hc[k];
+            sm.g[j + 1] = -sm.sn[j] * sm.g[j];
+            sm.g[j] *= sm.cs[j];
+            st->iter++;
+            st->j = j + 1;
+            st->hnext = h1;
+            check_stop(st, sm.g[j + 1] * sm.g[j + 1]);
+            /* h(j+1,j) = 0: the Krylov space is invariant, x is exact */
+            if (st->status == RUNNING && h1 == 0) st->status = CONVERGED;
+        }
+        st->reorth = 0;
+    }
+    if (use_cond) cudaGraphSetConditional(h, st->status == RUNNING && st->j < st->m);
+}
+
+/* One thread: y = H(0:k,0:k) \ g(0:k), k = steps of this cycle */
+__global__ void gm_solve_y(const state *st, gm_small sm)
+{
+    const int k = st->j, m1 = st->m + 1;
+    for (int i = k - 1; i >= 0; i--) {
+        double s = sm.g[i];
+        for (int l = i + 1; l < k; l++) s -= sm.H[(int64_t)l * m1 + i] * sm.y[l];
+        sm.y[i] = s / sm.H[(int64_t)i * m1 + i];
+    }
+}
+
+/* A stage M (no diagonal), flexible: Z_j = z (= M V_j) kept for x += Z y. */
+template <typename T>
+__global__ void gm_keep_z(const T *z, T *Z, int64_t n, const state *st)
+{
+    if (st->status != RUNNING || st->j >= st->m) return;
+    T *zj = Z + (int64_t)st->j * n;
+    GRID_LOOP(i, n) zj[i] = z[i];
+}
+
+/* x += z (a cycle's end with a stage: z = M V y) */
+template <typename T>
+__global__ void add_kernel(T *x, const T *z, int64_t n)
+{
+    GRID_LOOP(i, n) x[i] = (T)((double)x[i] + (double)z[i]);
+}
+
+/* x += D (V y) */
+template <typename T>
+__global__ void gm_update_x(T *x, const T *V, const T *d, int64_t n, const state *st, gm_small sm)
+{
+    extern __shared__ double yk[];
+    const int k = st->j;
+    for (int l = threadIdx.x; l < k; l += NT) yk[l] = sm.y[l];
+    __syncthreads();
+    GRID_LOOP(i, n) {
+        double a = 0;
+        for (int l = 0; l < k; l++) a += yk[l] * (double)V[(int64_t)l * n + i];
+        x[i] = (T)(x[i] + (d ? (double)d[i] * a : a));
+    }
+}
+
+/* GMRES with a stage: the next product's input M V_j (V_j copied into p by
+ * gm_next_basis: M's apply takes fixed pointers, V_j moves with j), kept
+ * as Z_j when M varies. */
+template <typename T>
+adia_status gm_stage(solve_run<T> &R)
+{
+    if (!R.M) return ADIA_OK;
+    ADIA_TRY(precond(R, R.p, R.q));
+    if (R.flex) gm_keep_z<T><<<R.grid, NT, 0, R.w.stream>>>(R.q, R.Z, R.n, R.w.st);
+    return adia_cuda_check(cudaGetLastError(), "GPU GMRES preconditioner");
+}
+
+} // namespace
+
+/* GMRES cycle: w = b - A x, beta = ||w||, V_0 = w / beta, z = D V_0. */
+template <typename T>
+adia_status gm_begin_cycle(solve_run<T> &R)
+{
+    cudaStream_t s = R.w.stream;
+    ADIA_TRY(residual(R));
+    gm_cycle_start<T><<<R.grid, NT, 0, s>>>(R.r, R.n, R.w.partial, R.w.st, R.sm);
+    ADIA_TRY(finish(R, 1, gm_cycle_finish{R.sm}));
+    gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, R.w.st);
+    ADIA_TRY(adia_cuda_check(cudaGetLastError(), "GPU GMRES cycle"));
+    return gm_stage(R);
+}
+
+/* GMRES cycle end: y from the j steps done, x += D V y; with a stage
+ * x += M (V y) (V y formed in p, M of it in q), flexible x += Z y. */
+template <typename T>
+adia_status gm_end_cycle(solve_run<T> &R)
+{
+    cudaStream_t s = R.w.stream;
+    const size_t yk = R.m * sizeof(double);
+    gm_solve_y<<<1, 1, 0, s>>>(R.w.st, R.sm);
+    if (!R.M || R.flex) {
+        gm_update_x<T><<<R.grid, NT, yk, s>>>(R.x, R.flex ? R.Z : R.V, R.d, R.n, R.w.st, R.sm);
+        return adia_cuda_check(cudaGetLastError(), "GPU GMRES update");
+    }
+    ADIA_CUDA_TRY(cudaMemsetAsync(R.p, 0, R.n * sizeof(T), s));
+    gm_update_x<T><<<R.grid, NT, yk, s>>>(R.p, R.V, nullptr, R.n, R.w.st, R.sm);
+    ADIA_TRY(adia_cuda_check(cudaGetLastError(), "GPU GMRES update"));
+    ADIA_TRY(precond(R, R.p, R.q));
+    add_kernel<T><<<R.grid, NT, 0, s>>>(R.x, R.q, R.n);
+    return adia_cuda_check(cudaGetLastError(), "GPU GMRES update");
+}
+
+/* One Arnoldi step (w = A z; two-pass Gram-Schmidt; rotation; next basis). */
+template <typename T>
+adia_status gm_step(solve_run<T> &R)
+{
+    cudaStream_t s = R.w.stream;
+    state *st = R.w.st;
+    double *pa = R.w.partial;
+    const unsigned m2 = (unsigned)R.m + 2;
+    const size_t coef = ((size_t)R.m + 1) * sizeof(double);
+    ADIA_TRY(spmv(R, R.gz, R.r));
+    for (int pass = 0; pass < 2; pass++) {
+        gm_dots<T><<<dim3(R.dot_grid, m2), NT, 0, s>>>(R.V, R.r, R.n, pa, st, pass);
+        gm_dots_sum<<<m2, NT, 0, s>>>(pa, (int)R.dot_grid, st, R.sm, pass);
+        if (R.split) {
+            combine(R, R.sm.c, (int)m2);
+            finish_kernel<gm_dots_finish><<<1, 1, 0, s>>>(st, gm_dots_finish{R.sm, pass});
+        }
+        gm_orth<T><<<R.grid, NT, coef, s>>>(R.V, R.r, R.n, pa, st, R.sm, pass);
+        ADIA_TRY(finish(R, 1, gm_orth_finish{pass}));
+    }
+    gm_givens<<<1, 1, 0, s>>>(st, R.sm, R.w.use_cond, R.w.cond);
+    gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, st);
+    return gm_stage(R);
+}
+
+template <typename T>
+kernel_list gm_kernels()
+{
+    return {{(const void *)gm_orth<T>, (const void *)gm_next_basis<T>,
+             (const void *)gm_cycle_start<T>, (const void *)gm_update_x<T>}, 4};
+}
+
+template adia_status gm_begin_cycle<double>(solve_run<double> &);
+template adia_status gm_begin_cycle<float>(solve_run<float> &);
+template adia_status gm_step<double>(solve_run<double> &);
+template adia_status gm_step<float>(solve_run<float> &);
+template adia_status gm_end_cycle<double>(solve_run<double> &);
+template adia_status gm_end_cycle<float>(solve_run<float> &);
+template kernel_list gm_kernels<double>();
+template kernel_list gm_kernels<float>();
+
+} // namespace adia__gpu_solve

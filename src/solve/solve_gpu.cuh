@@ -1,0 +1,272 @@
+/* solve_gpu.cuh -- what the files of the GPU solver share: the solver's
+ * state, one solve's workspace (solve_run), the device side of a
+ * reduction's end, the operator and the preconditioner's stage as the
+ * methods queue them, and the host functions one file calls in another.
+ *
+ * Every vector stays on the GPU; the operator is the plan's SpMV or an
+ * adia_operator's device callbacks; the scalars (alpha, beta, ...) live in
+ * device memory and are computed by the last block of each reduction, so
+ * no iteration waits for the host.  The iteration loop is one CUDA graph
+ * with a device-side WHILE node (solve_graph.cu); the host waits once per
+ * solve.  An operator held by several processes (sum_device set) splits
+ * each reduction: the last block stores this process's totals, the
+ * operator sums them over the processes on the stream, and a one-thread
+ * kernel finishes what the last block would have (reduce_finish).
+ * Reductions are deterministic (src/cuda/gpu_reduce.cuh).  Success is
+ * judged on the true residual b - A x, recomputed at the end with a
+ * scaled (overflow-free) norm (solve_gpu.cu).
+ *
+ * Files: solve_gpu.cu (workspace, setup, the operator, norms, the solve
+ * and its report, the entry points), cg_gpu.cu, bicgstab_gpu.cu,
+ * gmres_gpu.cu (each method's kernels and the host functions that queue
+ * them), solve_graph.cu (the iteration captured as a graph, the host
+ * loop).  Kernels stay local to their file; the host templates called
+ * across files are instantiated there for double and float (explicit
+ * instantiations at each file's end), so every kernel is compiled once. */
+#ifndef ADIA_SOLVE_GPU_CUH
+#define ADIA_SOLVE_GPU_CUH
+
+#include "solve_internal.h"
+#include "../cuda/gpu_common.h"
+#include "../cuda/gpu_reduce.cuh"
+#include "../precond/precond.h"
+
+#include <math.h>
+
+namespace adia__gpu_solve {
+
+using adia__reduce::NT;
+
+enum status { RUNNING = 0, CONVERGED, LIMIT, BREAKDOWN, NONFINITE };
+enum broke_what { BROKE_R0V = 1, BROKE_OMEGA, BROKE_RHO };   /* BiCGSTAB's breakdowns */
+
+/* The solver's scalars, in device memory. */
+struct state {
+    double tol2;                 /* (rtol ||b||)^2                          */
+    double rr;                   /* ||r||^2 of the recurrence               */
+    double rz, alpha, beta;      /* CG                                      */
+    double rho, omega, r0v;      /* BiCGSTAB                                */
+    double why;                  /* the value that stopped it               */
+    int broke;                   /* BiCGSTAB: which scalar (broke_what)      */
+    double tt;                   /* BiCGSTAB: t't when omega broke            */
+    int iter, max_iter, status;
+    unsigned count;              /* blocks done in the current reduction    */
+    double norm_max, norm;       /* scaled norm: max |v|, then the norm     */
+    int j, m, reorth;            /* GMRES: Arnoldi step, restart, 2nd pass  */
+    int reorths;                 /* GMRES: second passes run (bytes moved)  */
+    double hnext, wbefore2, wnorm2;   /* GMRES: h(j+1,j), ||w||^2 before/after */
+    int split;                   /* reductions finish after the processes' sum */
+    double sums[2];              /* split: this process's totals, then all's */
+};
+
+/* GMRES's short vectors in device memory (gmres_gpu.cu): H column-major,
+ * (m + 1) rows; hcol, cs, sn, g, y (m + 1 each) and c (m + 2: V_k'w, then
+ * w'w). */
+struct gm_small {
+    double *H, *c, *hcol, *cs, *sn, *g, *y;
+};
+
+/* ------------------------------------------------------- device side */
+
+#define GRID_LOOP(i, n) \
+    for (int64_t i = blockIdx.x * (int64_t)NT + threadIdx.x; i < (n); i += (int64_t)gridDim.x * NT)
+
+namespace {
+
+/* A reduction's end: f(st, totals) in the last block -- or, split, the
+ * totals into st->sums for the processes' sum, after which finish_kernel
+ * runs f (host side: finish()).  f first checks what the kernel checked
+ * before reducing (a split finish runs whether or not the kernel did). */
+template <int NV, class F>
+__device__ void reduce_finish(double (&v)[NV], double *partial, state *st, const F &f)
+{
+    if (!adia__reduce::grid_reduce<NV>(v, partial, &st->count)) return;
+    if (!st->split) {
+        f(st, v);
+        return;
+    }
+    for (int j = 0; j < NV; j++) st->sums[j] = v[j];
+}
+
+template <class F>
+__global__ void finish_kernel(state *st, F f)
+{
+    f(st, st->sums);
+}
+
+/* Stop test after the recurrence's ||r||^2 is known (one thread). */
+__device__ void check_stop(state *st, double rr)
+{
+    st->rr = rr;
+    if (!isfinite(rr)) {
+        st->status = NONFINITE;
+        st->why = rr;
+    } else if (rr <= st->tol2) {
+        st->status = CONVERGED;
+    } else if (st->iter >= st->max_iter) {
+        st->status = LIMIT;
+    }
+}
+
+/* The graph's WHILE loop runs another iteration while this says 1; called
+ * once per iteration, by one thread, after the status is final. */
+__device__ inline void loop_again(bool use_cond, cudaGraphConditionalHandle h, const state *st)
+{
+    if (use_cond) cudaGraphSetConditional(h, st->status == RUNNING);
+}
+
+} // namespace
+
+/* --------------------------------------------------------- host side */
+
+/* Device memory of one solve, freed by the destructor. */
+struct workspace {
+    void *vec = nullptr;         /* k vectors of n values                    */
+    double *partial = nullptr;   /* block sums: grid x 2 (GMRES: x (m + 2))  */
+    double *small = nullptr;     /* GMRES: H and the short vectors            */
+    void *dot_mem = nullptr;     /* CG, BiCGSTAB: the products' fused sums    */
+    adia_dot_work dots = {};
+    state *st = nullptr;
+    state *host = nullptr;       /* pinned copy of st                        */
+    cudaStream_t stream = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    bool use_cond = false;       /* exec is a device-side WHILE loop         */
+    cudaGraphConditionalHandle cond = 0;
+    ~workspace()
+    {
+        if (exec) cudaGraphExecDestroy(exec);
+        if (stream) cudaStreamDestroy(stream);
+        cudaFree(vec);
+        cudaFree(small);
+        cudaFree(dot_mem);
+        cudaFree(partial);
+        cudaFree(st);
+        cudaFreeHost(host);
+    }
+};
+
+/* One solve's constant description, with the workspace's vectors. */
+template <typename T>
+struct solve_run {
+    const adia_solve_gpu_args *a;
+    int64_t n;
+    unsigned grid;
+    workspace w;
+    int spmvs;                   /* products launched, graph replays included */
+    int graph_spmvs;             /* products in one replay of the graph       */
+    int m;                       /* GMRES: restart length                     */
+    unsigned dot_grid;           /* GMRES: blocks per basis vector in gm_dots */
+    gm_small sm;
+    T *x, *b, *r, *p, *q, *d, *r0, *ph, *sh, *t, *V;
+    T *u, *s;                    /* CG: D r or M r (= r without either), A p */
+    T *gz;                       /* GMRES: the product's input, D V_j or M V_j */
+    T *Z;                        /* FGMRES: Z_j = M V_j, m vectors            */
+    const adia_precond *M;       /* the stage z = m_alpha M r, or NULL        */
+    double m_alpha;              /* 1 / a_scale: M approximates A^-1          */
+    bool flex;                   /* M varies: flexible GMRES                  */
+    bool fused;                  /* the format sums in the product's epilogue */
+    const adia_operator *op;     /* the operator's callbacks, or NULL: plan   */
+    bool split;                  /* op->sum_device: reductions over processes */
+};
+
+/* A method's kernels of NT-thread blocks (host stubs), for the grid size
+ * every one of them keeps resident (solve_gpu.cu, resident_blocks). */
+struct kernel_list {
+    const void *k[8];
+    int count;
+};
+
+/* y = A x, queued. */
+template <typename T>
+adia_status spmv(solve_run<T> &R, const T *x, T *y)
+{
+    R.spmvs++;
+    if (R.op)
+        return R.op->apply_device(R.op->ctx, R.a->a_scale, (const double *)x, (double *)y,
+                                  R.w.stream);
+    return adia_spmv_async(R.a->plan, R.a->a_scale, x, 0.0, y, R.w.stream);
+}
+
+/* v[0..count) (device) summed over the processes, queued (one process:
+ * nothing to do). */
+template <typename T>
+void combine(solve_run<T> &R, double *v, int count)
+{
+    if (R.split) R.op->sum_device(R.op->ctx, v, count, R.w.stream);
+}
+
+/* y = A x with the sums of adia_dot_work (companion z) in R.w.dots.out,
+ * summed over the processes. */
+template <typename T>
+adia_status spmv_dot(solve_run<T> &R, const T *x, T *y, const T *z)
+{
+    adia_dot_work dw = R.w.dots;
+    dw.z = z;
+    cudaStream_t s = R.w.stream;
+    if (!R.op) {
+        R.spmvs++;
+        return adia__format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y,
+                                        &dw, s);
+    }
+    if (R.fused) {   /* the operator adds its sums */
+        R.spmvs++;
+        ADIA_CUDA_TRY(cudaMemsetAsync(dw.out, 0, ADIA_NDOT * sizeof(double), s));
+        ADIA_TRY(R.op->apply_sums_device(R.op->ctx, R.a->a_scale, (const double *)x, (double *)y,
+                                         (const double *)z, dw.out, s));
+    } else {
+        ADIA_TRY(spmv(R, x, y));
+        ADIA_TRY(adia__gpu_dots(ADIA_DOUBLE, x, y, (int32_t)R.n, &dw, s));
+    }
+    combine(R, dw.out, ADIA_NDOT);
+    return ADIA_OK;
+}
+
+/* A split reduction's end: the processes' sum of st->sums, then f. */
+template <typename T, class F>
+adia_status finish(solve_run<T> &R, int count, const F &f)
+{
+    if (!R.split) return ADIA_OK;
+    combine(R, R.w.st->sums, count);
+    finish_kernel<F><<<1, 1, 0, R.w.stream>>>(R.w.st, f);
+    return adia_cuda_check(cudaGetLastError(), "GPU solver reduction");
+}
+
+/* z = M r (alpha 1 / a_scale), queued: the preconditioner's stage. */
+template <typename T>
+adia_status precond(solve_run<T> &R, const T *r, T *z)
+{
+    return R.M->ops->apply(R.M, R.m_alpha, r, z, R.w.stream);
+}
+
+/* Host functions one file calls in another (instantiated for double and
+ * float where they are defined).  Each queues on R.w.stream and returns
+ * the first failure; the caller checks the launches' cudaGetLastError. */
+
+/* solve_gpu.cu: r = b - A x. */
+template <typename T> adia_status residual(solve_run<T> &R);
+
+/* cg_gpu.cu, bicgstab_gpu.cu: *_begin after r = b - A x (the state's
+ * reset, the first test); *_iteration: one iteration's kernels. */
+template <typename T> adia_status cg_begin(solve_run<T> &R);
+template <typename T> adia_status cg_iteration(solve_run<T> &R);
+template <typename T> kernel_list cg_kernels();
+template <typename T> adia_status bicg_begin(solve_run<T> &R);
+template <typename T> adia_status bicg_iteration(solve_run<T> &R);
+template <typename T> kernel_list bicg_kernels();
+
+/* gmres_gpu.cu: a cycle's start (r = b - A x included), one Arnoldi step
+ * (the iteration), a cycle's end (x updated). */
+template <typename T> adia_status gm_begin_cycle(solve_run<T> &R);
+template <typename T> adia_status gm_step(solve_run<T> &R);
+template <typename T> adia_status gm_end_cycle(solve_run<T> &R);
+template <typename T> kernel_list gm_kernels();
+
+/* solve_graph.cu: the iteration captured as a graph (or none, where the
+ * operator or M waits on the host); the loop until the device stops, *st
+ * the final state. */
+template <typename T> void capture(solve_run<T> &R);
+template <typename T> adia_status iterate(solve_run<T> &R, state *st);
+
+} // namespace adia__gpu_solve
+
+#endif /* ADIA_SOLVE_GPU_CUH */
