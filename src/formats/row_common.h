@@ -72,6 +72,21 @@ static inline int64_t row_real_prefix(const int32_t *col, int64_t n)
     return k;
 }
 
+/* The slot k < n of a row whose columns col[k * stride] ascend, padding
+ * (ADIA_ROW_PAD) after them, that holds column c; -1 if none.  Compared
+ * unsigned, the padding's -1 sorts after every column: the scan stops at
+ * the first column past c. */
+static inline int64_t row_find_col(const int32_t *col, int64_t n, int64_t stride, int32_t c)
+{
+    for (int64_t k = 0; k < n; k++) {
+        uint32_t j = (uint32_t)col[k * stride];
+        if (j >= (uint32_t)c) return j == (uint32_t)c ? k : -1;
+    }
+    return -1;
+}
+/* Rows of a matrix above which its diagonal's read runs on threads. */
+#define ROW_DIAGONAL_PAR_MIN 32768
+
 /* y_i = alpha*sum + beta*y_i with beta == 0 ignoring y (NaN/Inf in an
  * output-only y must not leak): every kernel's last step. */
 static inline double row_axpby(double alpha, double sum, double beta, double y)
