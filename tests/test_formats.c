@@ -372,6 +372,29 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
     adia_format_destroy(F);
 }
 
+/* Above 32768 rows the diagonal's read runs on threads (rows split in
+ * tasks that cut pieces): every format's slot against A's diagonal on a
+ * stencil and on the diagonal with gaps of that size. */
+static void check_diagonal_threads(const char *fmt, const adia_matrix *A, const char *what)
+{
+    for (int t = 0; t < 2; t++) {
+        adia_value_type vt = t ? ADIA_FLOAT : ADIA_DOUBLE;
+        adia_format *F = NULL;
+        adia_status s = adia_format_build(A, fmt, NULL, vt, &F);
+        if (s == ADIA_ERR_UNSUPPORTED || s == ADIA_ERR_DIMENSION) continue;
+        CHECK(s == ADIA_OK, "%s on %s: build: %s", fmt, what, adia_last_error());
+        adia_matrix *R = s == ADIA_OK ? rounded(A, vt) : NULL;
+        double *want = malloc(((size_t)A->csr.rows + 1) * sizeof *want);
+        if (R) {
+            csr_diagonal(R, want);
+            check_diagonal(F, want, fmt, what);
+        }
+        free(want);
+        adia_matrix_destroy(R);
+        adia_format_destroy(F);
+    }
+}
+
 /* The issue's example: x = [1, 1, Inf] and a 3 x 3 matrix whose third
  * column is read only by padding in row 1 (DIA keeps offset 1 there): y =
  * A x must be CSR's [2, 1, Inf] in every format, through a CPU plan (it
@@ -458,6 +481,15 @@ int main(void)
         check_overlay(fmt, mats[0].A);
         check_padding_example(fmt);
     }
+    adia_matrix *big[2] = {test_generate("lap3d7:33"), gappy(40001, 40001)};
+    for (int f = 0; f < adia_format_count(); f++) {
+        const char *fmt = adia_format_name_at(f);
+        if (only && *only && strcmp(only, fmt)) continue;
+        if (big[0]) check_diagonal_threads(fmt, big[0], "lap3d7:33 (threads)");
+        if (big[1]) check_diagonal_threads(fmt, big[1], "40001 rows, diagonal with gaps (threads)");
+    }
+    adia_matrix_destroy(big[0]);
+    adia_matrix_destroy(big[1]);
     CHECK(tested > 0, "no format tested");
     printf("%d formats\n", tested);
     for (int i = 0; i < N_MATS; i++) adia_matrix_destroy(mats[i].A);
