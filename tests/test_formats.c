@@ -375,12 +375,13 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
 /* Above 32768 rows the diagonal's read runs on threads (rows split in
  * tasks that cut pieces): every format's slot against A's diagonal on a
  * stencil and on the diagonal with gaps of that size. */
-static void check_diagonal_threads(const char *fmt, const adia_matrix *A, const char *what)
+static void check_diagonal_threads(const char *fmt, const adia_matrix *A,
+                                   const adia_format_params *p, const char *what)
 {
     for (int t = 0; t < 2; t++) {
         adia_value_type vt = t ? ADIA_FLOAT : ADIA_DOUBLE;
         adia_format *F = NULL;
-        adia_status s = adia_format_build(A, fmt, NULL, vt, &F);
+        adia_status s = adia_format_build(A, fmt, p, vt, &F);
         if (s == ADIA_ERR_UNSUPPORTED || s == ADIA_ERR_DIMENSION) continue;
         CHECK(s == ADIA_OK, "%s on %s: build: %s", fmt, what, adia_last_error());
         adia_matrix *R = s == ADIA_OK ? rounded(A, vt) : NULL;
@@ -485,9 +486,14 @@ int main(void)
     for (int f = 0; f < adia_format_count(); f++) {
         const char *fmt = adia_format_name_at(f);
         if (only && *only && strcmp(only, fmt)) continue;
-        if (big[0]) check_diagonal_threads(fmt, big[0], "lap3d7:33 (threads)");
-        if (big[1]) check_diagonal_threads(fmt, big[1], "40001 rows, diagonal with gaps (threads)");
+        if (big[0]) check_diagonal_threads(fmt, big[0], NULL, "lap3d7:33 (threads)");
+        if (big[1])
+            check_diagonal_threads(fmt, big[1], NULL, "40001 rows, diagonal with gaps (threads)");
     }
+    /* hyb of width 1: an ELL part and the diagonal mostly in the overflow */
+    adia_format_params w1 = {.ell_width = 1};
+    if (big[1] && (!only || !*only || !strcmp(only, "hyb")))
+        check_diagonal_threads("hyb", big[1], &w1, "hyb width=1, diagonal in the overflow");
     adia_matrix_destroy(big[0]);
     adia_matrix_destroy(big[1]);
     CHECK(tested > 0, "no format tested");

@@ -163,15 +163,19 @@ static int64_t ell_storage_bytes(const void *impl)
     return slots * 4 + row_value_bytes(slots, E->vtype);
 }
 
-/* A(i,i): row i's slots (stride rows) up to column i, rows on threads. */
-static adia_status ell_diagonal(const adia_format *F, double *d)
+/* A(i,i): row i's slots (stride rows) up to column i. */
+void adia__row_ell_diagonal(const adia_ell *E, double *d)
 {
-    const adia_ell *E = F->impl;
 #pragma omp parallel for schedule(static) if (E->rows > ROW_DIAGONAL_PAR_MIN) num_threads(adia__threads())
     for (int32_t i = 0; i < E->rows; i++) {
         int64_t k = row_find_col(E->colind + i, E->width, E->rows, i);
         d[i] = k < 0 ? 0.0 : row_value_get(E->values, E->vtype, k * E->rows + i);
     }
+}
+
+static adia_status ell_diagonal(const adia_format *F, double *d)
+{
+    adia__row_ell_diagonal(F->impl, d);
     return ADIA_OK;
 }
 

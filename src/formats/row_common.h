@@ -112,6 +112,11 @@ adia_status adia__row_ell_fill(const adia_csr *A, int32_t width, adia_value_type
                          adia_ell *E, adia_coo *rest);
 void adia__row_ell_free(adia_ell *E);
 adia_status adia__row_ell_check(const adia_ell *E);
+/* A(i,i) of E's rows into d (every row written: 0 where not stored), and
+ * of C's entries (only the rows holding one written: HYB's overflow adds
+ * to its ELL part's), rows or entries on threads. */
+void adia__row_ell_diagonal(const adia_ell *E, double *d);
+void adia__row_coo_diagonal(const adia_coo *C, double *d);
 /* CSR of E plus (when not NULL) the row-sorted entries of rest whose
  * columns follow E's in each row, as hyb builds them. */
 adia_status adia__row_ell_to_csr(const adia_ell *E, const adia_coo *rest, adia_csr *out);
