@@ -95,7 +95,7 @@ static void gpu_plan_jacobi(const adia_matrix *A, const char *spec)
 }
 #endif
 
-static const char *DEFAULT_FORMATS = "dia,hdi,brcsd1,brcsd2,crsd,csr,ell,sell,coo,bcsr";
+static const char *DEFAULT_FORMATS = "dia,hdi,brcsd1,brcsd2,crsd,csr,ell,sell,coo,hyb,bcsr";
 
 int main(int argc, char **argv)
 {
