@@ -13,6 +13,10 @@
  *  - a non-finite x[j] reaches only the rows with a nonzero in column j:
  *    padded slots never multiply x (CPU, and GPU when present), and the
  *    issue's 3 x 3 example through a CPU plan;
+ *  - the diagonal A(i,i) (issue 28): the resolved slot, the reference
+ *    (adia_format_to_matrix) and adia__format_diagonal all equal A's,
+ *    bitwise (-0.0 stays -0.0, 0 where not stored or rows >= cols); on the
+ *    device the GPU twin in double and float and the device route;
  *  - GPU SpMV against the CPU when a device is present and the table has
  *    a GPU side; no GPU side: the upload says unsupported;
  *  - code generator and spy overlay: accepted exactly for the formats the
@@ -26,6 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#ifdef ADIA_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 static const char *only;   /* ADIA_TEST_FORMAT */
 static int gpu_count;
@@ -64,6 +71,26 @@ static adia_matrix *leaving(int32_t rows, int32_t cols)
             int64_t j = (int64_t)i + off[k];
             if (j < 0 || j >= cols) continue;
             test_coo_add(&m, i, j, i == 5 && off[k] == 2 ? 0.0 : test_rand(&st) + 3.0);
+        }
+    return test_coo_matrix(&m);
+}
+
+/* The diagonal with gaps, beside offsets -2 and 3: missing where i % 5 is
+ * 2 and, in the second half, in three rows of four (a lone diagonal entry
+ * in a CRSD segment: a scatter point); explicit 0.0 and -0.0 on it. */
+static adia_matrix *gappy(int32_t rows, int32_t cols)
+{
+    test_coo m = {.rows = rows, .cols = cols};
+    uint64_t st = 7;
+    for (int32_t i = 0; i < rows; i++)
+        for (int32_t o = -2; o <= 3; o++) {
+            int64_t j = (int64_t)i + o;
+            if ((o != -2 && o != 0 && o != 3) || j < 0 || j >= cols) continue;
+            if (o == 0 && (i % 5 == 2 || (i >= rows / 2 && i % 4 != 0))) continue;
+            double v = test_rand(&st) + 3.0;
+            if (o == 0 && i % 7 == 3) v = 0.0;
+            if (o == 0 && i % 11 == 4) v = -0.0;
+            test_coo_add(&m, i, j, v);
         }
     return test_coo_matrix(&m);
 }
@@ -159,7 +186,77 @@ static void check_nonfinite_x(adia_format *F, const adia_matrix *R, int32_t step
     free(y);
 }
 
+/* A(i,i) of R's CSR (0 where not stored): what every route must give. */
+static void csr_diagonal(const adia_matrix *R, double *d)
+{
+    const adia_csr *c = &R->csr;
+    for (int32_t i = 0; i < c->rows; i++) {
+        d[i] = 0.0;
+        for (int64_t k = c->rowptr[i]; k < c->rowptr[i + 1]; k++)
+            if (c->colind[k] == i) d[i] = ((const double *)c->values)[k];
+    }
+}
+
+/* The first row where a and b differ bitwise (-0.0 is not 0.0), or -1. */
+static int32_t diagonal_differs(const double *a, const double *b, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (memcmp(&a[i], &b[i], sizeof *a)) return i;
+    return -1;
+}
+
+/* Fill d with a value no route writes, so a row left untouched shows. */
+static void poison(double *d, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++) d[i] = 12345.5;
+}
+
+/* The slot, the reference and the one entry (on the device once F is
+ * uploaded) against want, A(i,i) of A rounded to F's type. */
+static void check_diagonal(adia_format *F, const double *want, const char *fmt, const char *what)
+{
+    int32_t n = F->rows;
+    double *got = malloc(((size_t)n + 1) * sizeof *got);
+    const char *route[3] = {"slot", "reference", "adia__format_diagonal"};
+    for (int r = 0; r < 3; r++) {
+        poison(got, n);
+        adia_status s = r == 0 ? F->ops->diagonal(F, got)
+                      : r == 1 ? adia__format_diagonal_ref(F, got) : adia__format_diagonal(F, got);
+        CHECK(s == ADIA_OK, "%s on %s: diagonal (%s): %s", fmt, what, route[r], adia_last_error());
+        int32_t i = s == ADIA_OK ? diagonal_differs(got, want, n) : -1;
+        CHECK(i < 0, "%s on %s (%s%s): diagonal (%s) at row %d: %g, A has %g", fmt, what,
+              adia_value_type_name(F->vtype), F->dev ? ", uploaded" : "", route[r], (int)i,
+              i < 0 ? 0 : got[i], i < 0 ? 0 : want[i]);
+    }
+    free(got);
+}
+
 #ifdef ADIA_HAVE_CUDA
+/* The GPU twin in double and in float against want rounded to each. */
+static void check_diagonal_gpu(const adia_format *F, const double *want, const char *fmt,
+                               const char *what)
+{
+    int32_t n = F->rows;
+    double *got = malloc(((size_t)n + 1) * sizeof *got), *w = malloc(((size_t)n + 1) * sizeof *w);
+    for (int fl = 0; fl < 2; fl++) {
+        poison(got, n);
+        void *d = test_gpu_upload(got, n, fl);
+        CHECK(d != NULL, "%s on %s: a device array", fmt, what);
+        if (!d) continue;
+        adia_value_type vt = fl ? ADIA_FLOAT : ADIA_DOUBLE;
+        CHECK_OK(adia__format_diagonal_gpu(F, d, vt, NULL));
+        CHECK(test_gpu_download(got, d, n, fl) == 0, "%s on %s: download", fmt, what);
+        for (int32_t i = 0; i < n; i++) w[i] = fl ? (double)(float)want[i] : want[i];
+        int32_t i = diagonal_differs(got, w, n);
+        CHECK(i < 0, "%s on %s (%s): GPU diagonal in %s at row %d: %g, A has %g", fmt, what,
+              adia_value_type_name(F->vtype), adia_value_type_name(vt), (int)i,
+              i < 0 ? 0 : got[i], i < 0 ? 0 : w[i]);
+        cudaFree(d);
+    }
+    free(got);
+    free(w);
+}
+
 static adia_status gpu_spmv(adia_format *F, const double *x, double *y)
 {
     memset(y, 0, (size_t)F->rows * sizeof *y);
@@ -240,6 +337,9 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
     e = test_format_spmv_error(F, A, 4, -1.5, 0.5);
     CHECK(e <= tol, "%s on %s (%s): SpMV error %g", fmt, what, adia_value_type_name(vt), e);
     if (R) check_nonfinite_x(F, R, 1, cpu_spmv, fmt, what, "CPU");
+    double *want = malloc(((size_t)A->csr.rows + 1) * sizeof *want);
+    if (R) csr_diagonal(R, want);
+    if (R) check_diagonal(F, want, fmt, what);
     /* the code generator: diagonal-core formats only, never a wrong read */
     char *src = NULL;
     s = adia_codegen_source(F, &src);
@@ -261,10 +361,39 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
         s = adia_format_upload(F);
         CHECK(s == ADIA_OK, "%s on %s: upload: %s", fmt, what, adia_last_error());
         if (s == ADIA_OK) check_gpu(F, R, fmt, what);
+        if (s == ADIA_OK && R) {
+            check_diagonal(F, want, fmt, what);   /* now read on the device */
+            check_diagonal_gpu(F, want, fmt, what);
+        }
     }
 #endif
+    free(want);
     adia_matrix_destroy(R);
     adia_format_destroy(F);
+}
+
+/* Above 32768 rows the diagonal's read runs on threads (rows split in
+ * tasks that cut pieces): every format's slot against A's diagonal on a
+ * stencil and on the diagonal with gaps of that size. */
+static void check_diagonal_threads(const char *fmt, const adia_matrix *A,
+                                   const adia_format_params *p, const char *what)
+{
+    for (int t = 0; t < 2; t++) {
+        adia_value_type vt = t ? ADIA_FLOAT : ADIA_DOUBLE;
+        adia_format *F = NULL;
+        adia_status s = adia_format_build(A, fmt, p, vt, &F);
+        if (s == ADIA_ERR_UNSUPPORTED || s == ADIA_ERR_DIMENSION) continue;
+        CHECK(s == ADIA_OK, "%s on %s: build: %s", fmt, what, adia_last_error());
+        adia_matrix *R = s == ADIA_OK ? rounded(A, vt) : NULL;
+        double *want = malloc(((size_t)A->csr.rows + 1) * sizeof *want);
+        if (R) {
+            csr_diagonal(R, want);
+            check_diagonal(F, want, fmt, what);
+        }
+        free(want);
+        adia_matrix_destroy(R);
+        adia_format_destroy(F);
+    }
 }
 
 /* The issue's example: x = [1, 1, Inf] and a 3 x 3 matrix whose third
@@ -329,6 +458,9 @@ int main(void)
         {"square, diagonals leaving", leaving(97, 97)},
         {"stencil", test_generate("lap2d5:9x7")},
         {"no entries", awkward(6, 9, 9, 0.0, 0)},
+        {"diagonal with gaps and zeros", gappy(61, 61)},
+        {"wide, diagonal with gaps", gappy(37, 64)},
+        {"tall, diagonal with gaps", gappy(64, 37)},
     };
     enum { N_MATS = sizeof mats / sizeof *mats };
     CHECK(mats[0].A && count_zeros(mats[0].A) >= 3, "the test matrix keeps its explicit zeros");
@@ -338,7 +470,7 @@ int main(void)
         if (only && *only && strcmp(only, fmt)) continue;
         const adia_format_ops *ops = adia__format_ops_find(fmt);
         CHECK(ops && ops->to_csr && ops->check && ops->destroy && ops->storage_bytes && ops->spmv &&
-                  ops->padded_zeros && (ops->build || ops->diag.policy),
+                  ops->padded_zeros && ops->diagonal && (ops->build || ops->diag.policy),
               "%s: a host slot is missing after resolution", fmt);
         CHECK(adia_format_is_diagonal(fmt) == (ops->diag.policy != NULL), "%s: is_diagonal", fmt);
         tested++;
@@ -350,6 +482,20 @@ int main(void)
         check_overlay(fmt, mats[0].A);
         check_padding_example(fmt);
     }
+    adia_matrix *big[2] = {test_generate("lap3d7:33"), gappy(40001, 40001)};
+    for (int f = 0; f < adia_format_count(); f++) {
+        const char *fmt = adia_format_name_at(f);
+        if (only && *only && strcmp(only, fmt)) continue;
+        if (big[0]) check_diagonal_threads(fmt, big[0], NULL, "lap3d7:33 (threads)");
+        if (big[1])
+            check_diagonal_threads(fmt, big[1], NULL, "40001 rows, diagonal with gaps (threads)");
+    }
+    /* hyb of width 1: an ELL part and the diagonal mostly in the overflow */
+    adia_format_params w1 = {.ell_width = 1};
+    if (big[1] && (!only || !*only || !strcmp(only, "hyb")))
+        check_diagonal_threads("hyb", big[1], &w1, "hyb width=1, diagonal in the overflow");
+    adia_matrix_destroy(big[0]);
+    adia_matrix_destroy(big[1]);
     CHECK(tested > 0, "no format tested");
     printf("%d formats\n", tested);
     for (int i = 0; i < N_MATS; i++) adia_matrix_destroy(mats[i].A);

@@ -299,6 +299,10 @@ typedef struct adia_gpu_ops {
     /* the device's data into the host storage impl: a format built on the
      * device leaves its host copy to the first host use (adia__format_host) */
     adia_status (*download)(const void *dev, void *impl);
+    /* A(i,i) of every row into d (rows values of vt in device memory, 0
+     * where A(i,i) is not stored), queued on stream, read from the device
+     * storage alone [the host diagonal uploaded: adia__format_diagonal_gpu] */
+    adia_status (*diagonal)(const void *dev, void *d, adia_value_type vt, void *stream);
 } adia_gpu_ops;
 
 typedef struct adia_format_ops {
@@ -330,6 +334,12 @@ typedef struct adia_format_ops {
     int64_t (*storage_bytes)(const void *impl);                /* arrays */
     adia_status (*spmv)(const void *impl, double alpha, const void *x,
                         double beta, void *y);
+    /* A(i,i) of every row into d (F->rows host doubles: the stored value
+     * exactly, 0 where A(i,i) is not stored), F's host storage complete;
+     * the handle, not impl, since the reference needs the explicit zeros
+     * it keeps apart [the reference: adia__format_diagonal_ref; the
+     * diagonal core's for diag.policy] */
+    adia_status (*diagonal)(const adia_format *F, double *d);
     /* the planner's cost model [never proposed by the model] */
     adia_format_model model;
     /* GPU side: set by the registry from its line (never by the module) */
@@ -391,6 +401,27 @@ struct adia_format {
 /* F's host storage complete (downloads the data of a format built on the
  * device, once; thread-safe): every host use of impl's data calls it. */
 adia_status adia__format_host(const adia_format *F);
+
+/* A(i,i) of F's rows (n = F->rows host doubles, 0 where A(i,i) is not
+ * stored; rows >= cols have none), exactly as stored (src/formats/
+ * diagonal.c).  A format on the device (uploaded, or built there:
+ * host_stale) is read there and n values come back, never the format; a
+ * host format through its diagonal slot.  The jacobi preconditioner and
+ * the solvers' Jacobi read it. */
+adia_status adia__format_diagonal(const adia_format *F, double *d_host);
+/* The reference: adia_format_to_matrix and a scan of each row (the
+ * resolved diagonal slot of every format without a faster one). */
+adia_status adia__format_diagonal_ref(const adia_format *F, double *d);
+/* The same on the device: F->rows values of vt into d_dev (device memory),
+ * queued on stream, F uploaded (src/cuda/diagonal_gpu.cu): the GPU table's
+ * diagonal slot, else the host diagonal uploaded.  Without CUDA:
+ * ADIA_ERR_NO_DEVICE. */
+adia_status adia__format_diagonal_gpu(const adia_format *F, void *d_dev, adia_value_type vt,
+                                      void *stream);
+/* The device route of adia__format_diagonal: F's device diagonal, its n
+ * values downloaded as doubles (diagonal_gpu.cu; without CUDA:
+ * ADIA_ERR_NO_DEVICE). */
+adia_status adia__format_diagonal_download(const adia_format *F, double *d_host);
 
 /* A live handle of format `name` for a rows x cols matrix of nnz nonzeros,
  * without storage (impl NULL): the builds fill it (format.c). */

@@ -20,6 +20,7 @@
  */
 #include "gpu_common.h"
 #include "cusparse_util.h"
+#include "diagonal.cuh"
 
 #include <math.h>
 
@@ -359,6 +360,36 @@ adia_status csr_spmv(const void *p, double alpha, const void *x, double beta, vo
     return csr_run<float>(d, (float)alpha, (float)beta, (const float *)x, (float *)y, st);
 }
 
+/* d[r] = A(r, r): a binary search of row r's sorted columns. */
+template <typename T, typename O>
+__global__ void csr_diagonal_kernel(int rows, const long long *__restrict__ rp,
+                                    const int *__restrict__ ci, const T *__restrict__ v,
+                                    O *__restrict__ d)
+{
+    int r = (int)((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (r >= rows) return;
+    long long lo = rp[r], hi = rp[r + 1], end = hi;
+    while (lo < hi) {
+        long long mid = (lo + hi) >> 1;
+        if (ci[mid] < r) lo = mid + 1; else hi = mid;
+    }
+    d[r] = lo < end && ci[lo] == r ? (O)v[lo] : O(0);
+}
+
+adia_status csr_diagonal(const void *p, void *out, adia_value_type vt, void *stream)
+{
+    const csr_dev *d = (const csr_dev *)p;
+    if (d->rows == 0) return ADIA_OK;
+    cudaStream_t st = (cudaStream_t)stream;
+    return adia_diagonal_types(d->vt, vt, [&](auto t, auto o) {
+        using T = decltype(t);
+        using O = decltype(o);
+        csr_diagonal_kernel<T, O><<<adia_gpu_blocks(d->rows, 256), 256, 0, st>>>(
+            d->rows, d->rowptr, d->colind, (const T *)d->values, (O *)out);
+        return adia__gpu_launch_check("csr diagonal");
+    });
+}
+
 } // namespace
 
 extern "C" const adia_gpu_ops adia__gpu_csr = {
@@ -367,4 +398,5 @@ extern "C" const adia_gpu_ops adia__gpu_csr = {
     .destroy = csr_free,
     .kernels = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
                (1u << ADIA_KERNEL_CSR_ADAPTIVE) | (1u << ADIA_KERNEL_CSR_CUSPARSE),
+    .diagonal = csr_diagonal,
 };

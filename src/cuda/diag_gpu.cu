@@ -1,13 +1,14 @@
 /* diag_gpu.cu -- the GPU side of the diagonal core (diag_core.h), shared by
  * dia, hdi, brcsd1, brcsd2 and crsd: upload, the generic kernel
  * (diag_kernel.cuh), the generated kernel (codegen.c) and, for CRSD, a
- * second pass over the scatter points.
+ * second pass over the scatter points; the diagonal (Jacobi's) read from
+ * the pieces' offset-0 slots.
  *
  * CRSD's scatter points are added after the main kernel by the shared
  * row-sorted COO pass (coo_rows.cuh): only their rows, a thread per row, no
  * atomics: deterministic. */
-#include "coo_rows.cuh"
 #include "codegen.h"
+#include "diagonal.cuh"
 #include "diag_build.h"
 
 namespace {
@@ -444,6 +445,47 @@ adia_status diag_download(const void *p, void *impl)
     return ADIA_OK;
 }
 
+/* d[r] = A(r, r): the offset-0 slot of r's piece, 0 where the piece keeps
+ * no offset 0 or column r is outside the matrix (rows >= cols). */
+template <typename T, typename O>
+__global__ void diag_diagonal_kernel(adia_diag_args a, O *__restrict__ d)
+{
+    int r = (int)((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (r >= a.rows) return;
+    T v = T(0);
+    if (r < a.cols) {
+        int p = adia_diag_piece(a, r), g = a.piece_group[p];
+        int lo = a.group_start[g], hi = a.group_start[g + 1], end = hi;
+        while (lo < hi) {   /* the group's offsets ascend */
+            int mid = (lo + hi) >> 1;
+            if (a.offsets[mid] < 0) lo = mid + 1; else hi = mid;
+        }
+        if (lo < end && a.offsets[lo] == 0) {
+            int r0 = a.piece_start[p], len = a.piece_start[p + 1] - r0;
+            v = ((const T *)a.data)[a.piece_data[p] + (long long)(lo - a.group_start[g]) * len +
+                                    (r - r0)];
+        }
+    }
+    d[r] = (O)v;
+}
+
+/* The pieces' diagonal, then CRSD's scatter points on it (their slots in
+ * the pieces are padding). */
+adia_status diag_diagonal(const void *p, void *out, adia_value_type vt, void *stream)
+{
+    const diag_dev *d = (const diag_dev *)p;
+    if (d->args.rows == 0) return ADIA_OK;
+    cudaStream_t st = (cudaStream_t)stream;
+    return adia_diagonal_types(d->vt, vt, [&](auto t, auto o) {
+        using T = decltype(t);
+        using O = decltype(o);
+        diag_diagonal_kernel<T, O><<<adia_gpu_blocks(d->args.rows, 256), 256, 0, st>>>(d->args,
+                                                                                   (O *)out);
+        ADIA_GPU_LAUNCH_TRY("diagonal core's diagonal");
+        return adia_coo_rows_diagonal_run<T, O>(d->scatter, (O *)out, st);
+    });
+}
+
 } // namespace
 
 /* The GPU table of every diagonal format (the registry gives it to each
@@ -458,6 +500,7 @@ extern "C" const adia_gpu_ops adia__gpu_diag = {
     .kernels = DIAG_KERNELS,
     .spmv_dot = diag_spmv_dot,
     .download = diag_download,
+    .diagonal = diag_diagonal,
 };
 extern "C" const adia_gpu_ops adia__gpu_diag_equal = {
     .upload = diag_upload,
@@ -467,6 +510,7 @@ extern "C" const adia_gpu_ops adia__gpu_diag_equal = {
     .spmv_dot = diag_spmv_dot,
     .build_device = adia__diag_build_device,   /* equal pieces: built on the device too */
     .download = diag_download,
+    .diagonal = diag_diagonal,
 };
 
 extern "C" adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type vt,

@@ -10,8 +10,10 @@
  *  sell  slot k of local row r of slice s at slice_ptr[s] + k*C + r; y is
  *        written through perm.
  *  hyb   the ell kernel, then the coo part's rows add with beta = 1.
- *  bcsr  thread (block row, local row i); blocks' values row-major. */
-#include "coo_rows.cuh"
+ *  bcsr  thread (block row, local row i); blocks' values row-major.
+ * Each also reads its diagonal (A(i,i), Jacobi's) on the device: a thread
+ * per row searching that row's slots. */
+#include "diagonal.cuh"
 #include "formats/row_formats.h"
 
 namespace {
@@ -225,15 +227,97 @@ adia_status row_spmv(const void *p, double alpha, const void *x, double beta, vo
     return row_run<float>(d, (float)alpha, (float)beta, (const float *)x, (float *)y, st);
 }
 
+/* ------------------------------------------------------------ diagonal */
+
+/* The slot k < n of a row (columns at col[k * stride] ascending, padding
+ * after them) holding column c, or -1: unsigned, the padding's -1 sorts
+ * after every column (row_find_col of row_common.h). */
+__device__ __forceinline__ long long row_slot(const int *col, int n, long long stride, int c)
+{
+    for (int k = 0; k < n; k++) {
+        unsigned j = (unsigned)col[k * stride];
+        if (j >= (unsigned)c) return j == (unsigned)c ? k : -1;
+    }
+    return -1;
+}
+
+template <typename T, typename O>
+__global__ void ell_diagonal(ell_dev a, O *__restrict__ d)
+{
+    long long r = thread_index();
+    if (r >= a.rows) return;
+    long long k = row_slot(a.col + r, a.width, a.rows, (int)r);
+    d[r] = k < 0 ? O(0) : (O)((const T *)a.val)[k * a.rows + r];
+}
+
+template <typename T, typename O>
+__global__ void sell_diagonal(sell_dev a, O *__restrict__ d)
+{
+    long long t = thread_index();
+    if (t >= a.rows) return;
+    int s = (int)(t / a.C), i = a.perm[t];
+    long long first = a.slice_ptr[s] + t % a.C;
+    long long k = row_slot(a.col + first, a.width[s], a.C, i);
+    d[i] = k < 0 ? O(0) : (O)((const T *)a.val)[first + k * a.C];
+}
+
+/* Row i's diagonal lies in block column i / c of its block row, at (i mod
+ * r, i mod c) of that block; the block columns of a block row ascend. */
+template <typename T, typename O>
+__global__ void bcsr_diagonal(bcsr_dev a, O *__restrict__ d)
+{
+    long long row = thread_index();
+    if (row >= a.rows) return;
+    T v = T(0);
+    if (row < a.cols) {
+        int br = (int)(row / a.r), bc = (int)(row / a.c);
+        for (long long b = a.browptr[br]; b < a.browptr[br + 1] && a.bcol[b] <= bc; b++)
+            if (a.bcol[b] == bc)
+                v = ((const T *)a.val)[b * a.r * a.c + (row % a.r) * a.c + row % a.c];
+    }
+    d[row] = (O)v;
+}
+
+template <typename T, typename O>
+adia_status row_diagonal_run(const row_dev *d, O *out, cudaStream_t st)
+{
+    const int B = 256;
+    switch (d->kind) {
+    case 0:   /* the COO format lists every row */
+        if (d->coo.n == 0) return ADIA_OK;
+        ADIA_CUDA_TRY(cudaMemsetAsync(out, 0, (size_t)d->coo.n * sizeof(O), st));
+        return adia_coo_rows_diagonal_run<T, O>(d->coo, out, st);
+    case 1: case 3:
+        if (d->ell.rows) ell_diagonal<T, O><<<adia_gpu_blocks(d->ell.rows, B), B, 0, st>>>(d->ell, out);
+        ADIA_GPU_LAUNCH_TRY("ell diagonal");
+        return d->kind == 3 ? adia_coo_rows_diagonal_run<T, O>(d->coo, out, st) : ADIA_OK;
+    case 2:
+        if (d->sell.rows) sell_diagonal<T, O><<<adia_gpu_blocks(d->sell.rows, B), B, 0, st>>>(d->sell, out);
+        break;
+    default:
+        if (d->bcsr.rows) bcsr_diagonal<T, O><<<adia_gpu_blocks(d->bcsr.rows, B), B, 0, st>>>(d->bcsr, out);
+    }
+    return adia__gpu_launch_check("row format diagonal");
+}
+
+adia_status row_diagonal(const void *p, void *out, adia_value_type vt, void *stream)
+{
+    const row_dev *d = (const row_dev *)p;
+    return adia_diagonal_types(d->vt, vt, [&](auto t, auto o) {
+        return row_diagonal_run<decltype(t), decltype(o)>(d, (decltype(o) *)out,
+                                                          (cudaStream_t)stream);
+    });
+}
+
 } // namespace
 
 extern "C" const adia_gpu_ops adia__gpu_coo = {
-    .upload = row_upload<0>, .spmv = row_spmv, .destroy = row_free};
+    .upload = row_upload<0>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
 extern "C" const adia_gpu_ops adia__gpu_ell = {
-    .upload = row_upload<1>, .spmv = row_spmv, .destroy = row_free};
+    .upload = row_upload<1>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
 extern "C" const adia_gpu_ops adia__gpu_sell = {
-    .upload = row_upload<2>, .spmv = row_spmv, .destroy = row_free};
+    .upload = row_upload<2>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
 extern "C" const adia_gpu_ops adia__gpu_hyb = {
-    .upload = row_upload<3>, .spmv = row_spmv, .destroy = row_free};
+    .upload = row_upload<3>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
 extern "C" const adia_gpu_ops adia__gpu_bcsr = {
-    .upload = row_upload<4>, .spmv = row_spmv, .destroy = row_free};
+    .upload = row_upload<4>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};

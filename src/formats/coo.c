@@ -100,6 +100,22 @@ static int64_t coo_predict(const adia_model_input *in, int *exact)
     return in->A->nnz * (8 + (int64_t)adia_value_size(in->vtype));
 }
 
+/* An entry per position: no two threads write one row's diagonal. */
+void adia__row_coo_diagonal(const adia_coo *C, double *d)
+{
+#pragma omp parallel for schedule(static) if (C->nnz > ROW_DIAGONAL_PAR_MIN) num_threads(adia__threads())
+    for (int64_t k = 0; k < C->nnz; k++)
+        if (C->rowind[k] == C->colind[k]) d[C->rowind[k]] = row_value_get(C->values, C->vtype, k);
+}
+
+static adia_status coo_diagonal(const adia_format *F, double *d)
+{
+    const adia_coo *C = F->impl;
+    memset(d, 0, (size_t)C->rows * sizeof *d);
+    adia__row_coo_diagonal(C, d);
+    return ADIA_OK;
+}
+
 const adia_format_ops adia__format_coo = {
     .name = "coo",
     .description = "coordinate triplets sorted by row",
@@ -110,5 +126,6 @@ const adia_format_ops adia__format_coo = {
     .padded_zeros = coo_padded_zeros,
     .storage_bytes = coo_storage_bytes,
     .spmv = adia__coo_spmv,
+    .diagonal = coo_diagonal,
     .model = {coo_predict, 0.40, 0.35, 1, 1, 1.50, 0.118, ADIA_STEPS_ROW_MAX}, /* segmented reduction */
 };

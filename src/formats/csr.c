@@ -1,6 +1,6 @@
 /* csr.c -- the "csr" format: CSR arrays in double or float.  The simplest
  * module, and the model for the others' operations tables. */
-#include "internal.h"
+#include "row_common.h"
 
 #define VALUE double
 #define FN(name) name##_d
@@ -61,6 +61,22 @@ static adia_status csr_spmv(const void *impl, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* A(i,i): a binary search of each row's sorted columns, rows on threads. */
+static adia_status csr_diagonal(const adia_format *F, double *d)
+{
+    const adia_csr *A = F->impl;
+#pragma omp parallel for schedule(static) if (A->rows > ROW_DIAGONAL_PAR_MIN) num_threads(adia__threads())
+    for (int32_t i = 0; i < A->rows; i++) {
+        int64_t lo = A->rowptr[i], hi = A->rowptr[i + 1];
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            if (A->colind[mid] < i) lo = mid + 1; else hi = mid;
+        }
+        d[i] = lo < A->rowptr[i + 1] && A->colind[lo] == i ? adia_csr_value(A, lo) : 0.0;
+    }
+    return ADIA_OK;
+}
+
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t csr_predict(const adia_model_input *in, int *exact)
 {
@@ -78,5 +94,6 @@ const adia_format_ops adia__format_csr = {
     .padded_zeros = csr_padded_zeros,
     .storage_bytes = csr_storage_bytes,
     .spmv = csr_spmv,
+    .diagonal = csr_diagonal,
     .model = {csr_predict, 0.70, 0.60, 1, 1, 1.74, 0.015, ADIA_STEPS_ROW_MAX}, /* irregular x gathers */
 };

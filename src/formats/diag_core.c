@@ -540,6 +540,62 @@ adia_status adia__diag_spmv(const adia_diag *D, double alpha, const void *x,
     return ADIA_OK;
 }
 
+/* ----------------------------------------------------------- diagonal */
+
+/* Rows per task of the diagonal's read: one DIA piece holds every row,
+ * HDI pieces are 128 rows, so the threads split rows, not pieces. */
+#define DIAG_TASK_ROWS 8192
+
+/* Index in group g of offset 0 (offsets ascend), -1 if g does not keep it. */
+static int32_t group_find_zero(const adia_diag *D, int32_t g)
+{
+    int32_t lo = D->group_start[g], hi = D->group_start[g + 1];
+    while (lo < hi) {
+        int32_t mid = lo + (hi - lo) / 2;
+        if (D->offsets[mid] < 0) lo = mid + 1; else hi = mid;
+    }
+    return lo < D->group_start[g + 1] && D->offsets[lo] == 0 ? lo - D->group_start[g] : -1;
+}
+
+/* d[r] for rows [a, b) of piece p: its offset-0 slots (zero there when the
+ * piece keeps no offset 0 or column r is outside the matrix). */
+static void piece_diagonal(const adia_diag *D, int32_t p, int32_t a, int32_t b, double *d)
+{
+    int32_t r0 = D->piece_start[p], len = D->piece_start[p + 1] - r0;
+    int32_t k = group_find_zero(D, D->piece_group[p]);
+    int32_t in = b < D->cols ? b : a > D->cols ? a : D->cols;   /* rows of [a, in) have column r */
+    if (k < 0) in = a;
+    int64_t at = D->piece_data[p] + (int64_t)k * len - r0;
+    if (D->vtype == ADIA_DOUBLE)
+        for (int32_t r = a; r < in; r++) d[r] = ((const double *)D->data)[at + r];
+    else
+        for (int32_t r = a; r < in; r++) d[r] = (double)((const float *)D->data)[at + r];
+    for (int32_t r = in; r < b; r++) d[r] = 0.0;
+}
+
+adia_status adia__diag_op_diagonal(const adia_format *F, double *d)
+{
+    const adia_diag *D = F->impl;
+    int64_t tasks = ((int64_t)D->rows + DIAG_TASK_ROWS - 1) / DIAG_TASK_ROWS;
+#pragma omp parallel for schedule(static) if (D->rows > DIAG_PAR_MIN) num_threads(adia__threads())
+    for (int64_t t = 0; t < tasks; t++) {
+        int32_t a = (int32_t)(t * DIAG_TASK_ROWS), end = D->rows - a < DIAG_TASK_ROWS ? D->rows
+                                                         : a + DIAG_TASK_ROWS;
+        for (int32_t p = diag_find_piece(D, a); a < end; p++) {
+            int32_t b = D->piece_start[p + 1] < end ? D->piece_start[p + 1] : end;
+            piece_diagonal(D, p, a, b, d);
+            a = b;
+        }
+    }
+    /* a scatter point on the diagonal: its slot in the piece is padding
+     * (one point per position: no two threads write one row) */
+#pragma omp parallel for schedule(static) if (D->n_scatter > DIAG_PAR_MIN) num_threads(adia__threads())
+    for (int64_t s = 0; s < D->n_scatter; s++)
+        if (D->scatter_row[s] == D->scatter_col[s])
+            d[D->scatter_row[s]] = diag_get(D->scatter_val, D->vtype, s);
+    return ADIA_OK;
+}
+
 const adia_diag *adia__format_diag(const adia_format *F)
 {
     if (!F || F->magic != ADIA_MAGIC_FORMAT || !F->impl || !F->ops->diag.policy ||

@@ -163,6 +163,22 @@ static int64_t ell_storage_bytes(const void *impl)
     return slots * 4 + row_value_bytes(slots, E->vtype);
 }
 
+/* A(i,i): row i's slots (stride rows) up to column i. */
+void adia__row_ell_diagonal(const adia_ell *E, double *d)
+{
+#pragma omp parallel for schedule(static) if (E->rows > ROW_DIAGONAL_PAR_MIN) num_threads(adia__threads())
+    for (int32_t i = 0; i < E->rows; i++) {
+        int64_t k = row_find_col(E->colind + i, E->width, E->rows, i);
+        d[i] = k < 0 ? 0.0 : row_value_get(E->values, E->vtype, k * E->rows + i);
+    }
+}
+
+static adia_status ell_diagonal(const adia_format *F, double *d)
+{
+    adia__row_ell_diagonal(F->impl, d);
+    return ADIA_OK;
+}
+
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t ell_predict(const adia_model_input *in, int *exact)
 {
@@ -181,5 +197,6 @@ const adia_format_ops adia__format_ell = {
     .padded_zeros = ell_padded_zeros,
     .storage_bytes = ell_storage_bytes,
     .spmv = adia__ell_spmv,
+    .diagonal = ell_diagonal,
     .model = {ell_predict, 0.55, 0.80, 1, 2, 1.49, 0.181, ADIA_STEPS_ROW_MAX},
 };

@@ -97,6 +97,16 @@ static adia_status hyb_spmv(const void *impl, double alpha, const void *x,
     return H->coo.nnz > 0 ? adia__coo_spmv(&H->coo, alpha, x, 1.0, y) : ADIA_OK;
 }
 
+/* The ELL part's diagonal, then the overflow's (entries beyond the width:
+ * not in the ELL part). */
+static adia_status hyb_diagonal(const adia_format *F, double *d)
+{
+    const adia_hyb *H = F->impl;
+    adia__row_ell_diagonal(&H->ell, d);
+    adia__row_coo_diagonal(&H->coo, d);
+    return ADIA_OK;
+}
+
 const adia_format_ops adia__format_hyb = {
     .name = "hyb",
     .description = "hybrid ELL + COO (Bell-Garland width rule, or param width)",
@@ -107,4 +117,5 @@ const adia_format_ops adia__format_hyb = {
     .padded_zeros = hyb_padded_zeros,
     .storage_bytes = hyb_storage_bytes,
     .spmv = hyb_spmv,
+    .diagonal = hyb_diagonal,
 };

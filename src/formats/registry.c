@@ -87,10 +87,12 @@ static const adia_gpu_ops *core_gpu(const adia_format_ops *o)
  *  - diag.policy set: the diagonal core fills the host slots (build stays
  *    NULL: format.c builds through the policy, adia__diag_build_policy)
  *    and the GPU table (core_gpu);
+ *  - diagonal: the diagonal core's (policy) or the module's, else the
+ *    reference through adia_format_to_matrix (adia__format_diagonal_ref);
  *  - gpu: the registry line's table (NULL: no GPU kernel, or no CUDA);
- *  - the optional GPU slots (gpu->spmv_dot, build_device, download) stay
- *    NULL where the table has none: their callers fall back as
- *    adia_gpu_ops documents (internal.h). */
+ *  - the optional GPU slots (gpu->spmv_dot, build_device, download,
+ *    diagonal) stay NULL where the table has none: their callers fall
+ *    back as adia_gpu_ops documents (internal.h). */
 static void resolve_all(void)
 {
     for (int i = 0; i < N_FORMATS; i++) {
@@ -103,8 +105,10 @@ static void resolve_all(void)
             if (!o.padded_zeros) o.padded_zeros = adia__diag_op_padded_zeros;
             if (!o.storage_bytes) o.storage_bytes = adia__diag_op_storage_bytes;
             if (!o.spmv) o.spmv = adia__diag_op_spmv;
+            if (!o.diagonal) o.diagonal = adia__diag_op_diagonal;
             if (!o.gpu) o.gpu = core_gpu(&o);
         }
+        if (!o.diagonal) o.diagonal = adia__format_diagonal_ref;
         resolved[i] = o;
         list_add(lists[0], o.name);
         list_add(lists[o.diag.policy ? 1 : 2], o.name);

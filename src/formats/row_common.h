@@ -72,6 +72,21 @@ static inline int64_t row_real_prefix(const int32_t *col, int64_t n)
     return k;
 }
 
+/* The slot k < n of a row whose columns col[k * stride] ascend, padding
+ * (ADIA_ROW_PAD) after them, that holds column c; -1 if none.  Compared
+ * unsigned, the padding's -1 sorts after every column: the scan stops at
+ * the first column past c. */
+static inline int64_t row_find_col(const int32_t *col, int64_t n, int64_t stride, int32_t c)
+{
+    for (int64_t k = 0; k < n; k++) {
+        uint32_t j = (uint32_t)col[k * stride];
+        if (j >= (uint32_t)c) return j == (uint32_t)c ? k : -1;
+    }
+    return -1;
+}
+/* Rows of a matrix above which its diagonal's read runs on threads. */
+#define ROW_DIAGONAL_PAR_MIN 32768
+
 /* y_i = alpha*sum + beta*y_i with beta == 0 ignoring y (NaN/Inf in an
  * output-only y must not leak): every kernel's last step. */
 static inline double row_axpby(double alpha, double sum, double beta, double y)
@@ -97,6 +112,11 @@ adia_status adia__row_ell_fill(const adia_csr *A, int32_t width, adia_value_type
                          adia_ell *E, adia_coo *rest);
 void adia__row_ell_free(adia_ell *E);
 adia_status adia__row_ell_check(const adia_ell *E);
+/* A(i,i) of E's rows into d (every row written: 0 where not stored), and
+ * of C's entries (only the rows holding one written: HYB's overflow adds
+ * to its ELL part's), rows or entries on threads. */
+void adia__row_ell_diagonal(const adia_ell *E, double *d);
+void adia__row_coo_diagonal(const adia_coo *C, double *d);
 /* CSR of E plus (when not NULL) the row-sorted entries of rest whose
  * columns follow E's in each row, as hyb builds them. */
 adia_status adia__row_ell_to_csr(const adia_ell *E, const adia_coo *rest, adia_csr *out);

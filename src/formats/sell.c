@@ -190,6 +190,21 @@ static int64_t sell_storage_bytes(const void *impl)
            slots * 4 + row_value_bytes(slots, S->vtype);
 }
 
+/* A(i,i): sorted row q holds row perm[q]; its slots (stride C) up to
+ * that column, rows on threads. */
+static adia_status sell_diagonal(const adia_format *F, double *d)
+{
+    const adia_sell *S = F->impl;
+#pragma omp parallel for schedule(static) if (S->rows > ROW_DIAGONAL_PAR_MIN) num_threads(adia__threads())
+    for (int32_t q = 0; q < S->rows; q++) {
+        int32_t i = S->perm[q], s = q / S->C;
+        int64_t first = S->slice_ptr[s] + q % S->C;
+        int64_t k = row_find_col(S->colind + first, S->slice_width[s], S->C, i);
+        d[i] = k < 0 ? 0.0 : row_value_get(S->values, S->vtype, first + k * S->C);
+    }
+    return ADIA_OK;
+}
+
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t sell_predict(const adia_model_input *in, int *exact)
 {
@@ -210,5 +225,6 @@ const adia_format_ops adia__format_sell = {
     .padded_zeros = sell_padded_zeros,
     .storage_bytes = sell_storage_bytes,
     .spmv = adia__sell_spmv,
+    .diagonal = sell_diagonal,
     .model = {sell_predict, 0.50, 0.55, 1, 3, 1.60, 0.348, ADIA_STEPS_ROW_MAX},
 };

@@ -1,5 +1,5 @@
 /* jacobi.c -- z = D^-1 r, D the diagonal of A, read once from the plan's
- * format.  A zero or non-finite diagonal entry is an error naming its row.
+ * format (adia__format_diagonal: where the format lives, at bandwidth).  A zero or non-finite diagonal entry is an error naming its row.
  * The solvers fuse it (the diagonal slot); apply is for everyone else. */
 #include "precond.h"
 
@@ -10,17 +10,11 @@ typedef struct jacobi_state {
     void *d_inv;              /* GPU plans: the same in the plan's value type */
 } jacobi_state;
 
+/* 1 / A(i,i) into inv: the format's diagonal slot (a GPU plan's read on
+ * the device and n values downloaded, never the format: issue 28). */
 static adia_status inverse_diagonal(adia_precond *M, double *inv)
 {
-    adia_matrix *A = NULL;
-    ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &A));
-    const adia_csr *c = &A->csr;
-    const double *v = c->values;
-    for (int64_t i = 0; i < M->n; i++) inv[i] = 0;
-    for (int32_t i = 0; i < c->rows; i++)
-        for (int64_t k = c->rowptr[i]; k < c->rowptr[i + 1]; k++)
-            if (c->colind[k] == i) inv[i] = v[k];
-    adia_matrix_destroy(A);
+    ADIA_TRY(adia__format_diagonal(adia_plan_format(M->plan), inv));
     for (int64_t i = 0; i < M->n; i++) {
         if (inv[i] == 0 || !isfinite(inv[i]))
             return adia__error(ADIA_ERR_INVALID_ARG, "jacobi preconditioner: needs A(%lld,%lld) "

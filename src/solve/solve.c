@@ -981,17 +981,19 @@ adia_status adia_solve_operator_device(const adia_operator *op, const double *d_
     return s;
 }
 
-/* 1 / A(i,i) of the plan's matrix, read back from its format (the plan
- * keeps no matrix; the format holds every entry exactly). */
+/* 1 / A(i,i) of the plan's matrix, from its format's diagonal (the plan
+ * keeps no matrix): read on the device, n values back (issue 28: reading
+ * it through adia_format_to_matrix downloaded the format and made CSR on
+ * one thread, 10x the solve it served). */
 static adia_status plan_jacobi(adia_plan *plan, double **inv_diag)
 {
-    adia_matrix *A = NULL;
-    double *diag = NULL;
-    ADIA_TRY(adia_format_to_matrix(adia_plan_format(plan), &A));
-    adia_status s = diagonal(&A->csr, &diag);
-    if (s == ADIA_OK) s = jacobi_inverse(diag, A->csr.rows, 0, 0, inv_diag);
+    const adia_format *F = adia_plan_format(plan);
+    int32_t n = adia_format_rows(F);
+    double *diag = adia__alloc((size_t)n + 1, sizeof *diag, "matrix diagonal");
+    if (!diag) return ADIA_ERR_NO_MEMORY;
+    adia_status s = adia__format_diagonal(F, diag);
+    if (s == ADIA_OK) s = jacobi_inverse(diag, n, 0, 0, inv_diag);
     free(diag);
-    adia_matrix_destroy(A);
     return s;
 }
 
