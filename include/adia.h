@@ -768,7 +768,8 @@ typedef struct adia_device_csr {
 /* A GPU plan straight from a CSR matrix in device memory: the analysis and
  * the conversion run on the GPU and the matrix never goes through the host
  * on the way in (the format's data is copied to the host only when a host
- * operation needs it -- Jacobi, save -- so every plan operation works).  The
+ * operation needs it -- save, back to a matrix -- so every plan operation
+ * works; Jacobi's diagonal is read on the device, n values come back).  The
  * planner chooses among the formats the GPU builds (dia, hdi, brcsd2) by
  * the bytes one product moves; a matrix whose diagonal storage would hold
  * more than 3 slots per nonzero is not a diagonal matrix: it is copied to
