@@ -18,7 +18,8 @@
 # added to the same --out with --append; the table covers all parts).
 # Each matrix is one run of bench_peer_hdia (DIR of bench/peer-hdia.sh,
 # default build-peer) when it is built, else of `adia bench` (DIR of
-# --build, default build-rel): the floor from that run's read bandwidth.  Raw JSON lines and the table go to --out (default
+# --build, default build-rel): the floor from that run's read bandwidth.
+# Raw JSON lines and the table go to --out (default
 # bench/results/hdi-sweep-DATE).  --dry-run prints the commands only.
 set -euo pipefail
 
@@ -39,7 +40,7 @@ while [ $# -gt 0 ]; do
     --append) APPEND=1; shift ;;
     --dry-run) DRY=1; shift ;;
     --render) RENDER=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
     *) echo "hdi-sweep.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
