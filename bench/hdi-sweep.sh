@@ -40,7 +40,7 @@ while [ $# -gt 0 ]; do
     --append) APPEND=1; shift ;;
     --dry-run) DRY=1; shift ;;
     --render) RENDER=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0"; exit 0 ;;
     *) echo "hdi-sweep.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
