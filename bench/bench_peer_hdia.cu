@@ -153,10 +153,14 @@ struct peer {
     }
 };
 
+/* The last CUDA failure of the peer's side, for its row's note (adia's
+ * own failures are in adia_last_error). */
+std::string cuda_error;
+
 adia_status cuda_ok(cudaError_t e, const char *what)
 {
     if (e == cudaSuccess) return ADIA_OK;
-    fprintf(stderr, "bench_peer_hdia: %s: %s\n", what, cudaGetErrorString(e));
+    cuda_error = std::string(what) + ": " + cudaGetErrorString(e);
     return ADIA_ERR_CUDA;
 }
 
@@ -270,6 +274,14 @@ adia_status peer_timed(void *arg, int i, void *stream)
 
 double tolerance(const ctx &c) { return c.vt == ADIA_FLOAT ? 1e-4 : 1e-10; }
 
+/* "relative error E > T", the note of a failed check. */
+std::string error_note(const ctx &c, double err)
+{
+    char buf[80];
+    snprintf(buf, sizeof buf, "relative error %.3g > %.0e", err, tolerance(c));
+    return buf;
+}
+
 void bench_peer(ctx &c, int hack)
 {
     row r;
@@ -279,6 +291,7 @@ void bench_peer(ctx &c, int hack)
     peer p;
     p.vt = c.vt;
     double t0 = now_ms();
+    cuda_error.clear();
     adia_status s = adia_matrix_csr(c.A, &v);
     if (s == ADIA_OK && v.nnz > INT32_MAX) s = ADIA_ERR_OVERFLOW;   /* the peer counts in int */
     if (s == ADIA_OK) s = c.vt == ADIA_DOUBLE ? peer_build<double>(v, hack, p) : peer_build<float>(v, hack, p);
@@ -289,7 +302,7 @@ void bench_peer(ctx &c, int hack)
     r.err = std::isnan(e1) || std::isnan(e2) ? NAN : fmax(e1, e2);
     if (s == ADIA_OK && !(r.err <= tolerance(c))) {
         r.status = "FAILED";
-        r.note = "relative error above " + std::to_string(tolerance(c));
+        r.note = error_note(c, r.err);
     } else if (s == ADIA_OK) {
         std::vector<double> x((size_t)v.cols * N_X);
         for (size_t k = 0; k < x.size(); k++) x[k] = adia_random_value(12345, (int64_t)k);
@@ -305,7 +318,8 @@ void bench_peer(ctx &c, int hack)
     }
     if (s != ADIA_OK) {
         r.status = "FAILED";
-        r.note = s == ADIA_ERR_OVERFLOW ? "more than 2^31 nonzeros" : adia_last_error();
+        r.note = s == ADIA_ERR_OVERFLOW ? "more than 2^31 nonzeros (the peer counts in int)"
+                 : s == ADIA_ERR_CUDA && !cuda_error.empty() ? cuda_error : adia_last_error();
     }
     c.rows.push_back(r);
 }
@@ -324,7 +338,7 @@ void bench_kernel(ctx &c, adia_format *F, const char *fmt, adia_gpu_kernel k, do
     if (s == ADIA_OK) s = adia_gpu_check_spmv(F, c.A, -1.5, 0.5, 12, &e2);
     r.err = std::isnan(e1) || std::isnan(e2) ? NAN : fmax(e1, e2);
     adia_gpu_timing t;
-    if (s == ADIA_OK && !(r.err <= tolerance(c))) r.status = "FAILED", r.note = "relative error";
+    if (s == ADIA_OK && !(r.err <= tolerance(c))) r.status = "FAILED", r.note = error_note(c, r.err);
     else if (s == ADIA_OK && (s = adia_gpu_time_spmv(F, c.o.runs, &t)) == ADIA_OK) {
         r.ms = t.median_ms;
         r.bytes = adia_format_bytes(F);
@@ -371,7 +385,7 @@ void bench_cusparse(ctx &c)
         if (adia_cusparse_time_spmv(c.A, c.vt, alg, c.o.runs, &r.err, &t) != ADIA_OK) {
             r.status = "FAILED";
             r.note = adia_last_error();
-        } else if (!(r.err <= tolerance(c))) r.status = "FAILED", r.note = "relative error";
+        } else if (!(r.err <= tolerance(c))) r.status = "FAILED", r.note = error_note(c, r.err);
         else r.ms = t.median_ms;
         c.rows.push_back(r);
     }
