@@ -705,7 +705,9 @@ typedef enum adia_chooser {
                                + conversion time / calls                     */
     ADIA_CHOOSE_RULES,      /* the paper's search engine (features.format)   */
     ADIA_CHOOSE_MEASURE,    /* build the model's best 4 and CSR, time each on
-                               the device (GPU: with each of its kernels),
+                               the device (GPU: with each of its kernels --
+                               those that are not bitwise reproducible only
+                               with hints nondeterministic = 1),
                                keep the fastest (spmv + conversion / calls);
                                worth it from ADIA_PLAN_MEASURE_CALLS         */
     ADIA_CHOOSE_FIXED       /* hints->format, no choice                      */
