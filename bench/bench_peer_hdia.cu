@@ -188,6 +188,7 @@ adia_status peer_build(const adia_csr_view &v, int hack, peer &p)
     std::vector<int> hack_offs((size_t)hacks + 1);
     computeHdiaHackOffsetsFromCoo(&p.height, hack_offs.data(), hack, v.rows, v.cols, (int)v.nnz,
                                   ri.data(), ci.data(), 0);
+    if ((int64_t)p.height * hack > INT32_MAX) return ADIA_ERR_OVERFLOW;   /* its kernel indexes in int */
     std::vector<T> hv((size_t)p.height * hack, T(0));   /* padding slots must be zero */
     std::vector<int> offs((size_t)p.height);
     cooToHdia(hv.data(), offs.data(), hack_offs.data(), hack, v.rows, v.cols, (int)v.nnz,
@@ -318,7 +319,7 @@ void bench_peer(ctx &c, int hack)
     }
     if (s != ADIA_OK) {
         r.status = "FAILED";
-        r.note = s == ADIA_ERR_OVERFLOW ? "more than 2^31 nonzeros (the peer counts in int)"
+        r.note = s == ADIA_ERR_OVERFLOW ? "2^31 nonzeros or slots or more (the peer counts in int)"
                  : s == ADIA_ERR_CUDA && !cuda_error.empty() ? cuda_error : adia_last_error();
     }
     c.rows.push_back(r);
