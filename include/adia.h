@@ -523,14 +523,27 @@ typedef enum adia_gpu_kernel {
     ADIA_KERNEL_CSR_SCALAR = 3,    /* csr: one thread per row                  */
     ADIA_KERNEL_CSR_VECTOR = 4,    /* csr: 2..32 threads per row (default 16)  */
     ADIA_KERNEL_CSR_ADAPTIVE = 5,  /* csr: row blocks (CSR-Adaptive)           */
-    ADIA_KERNEL_CSR_CUSPARSE = 6   /* csr: cusparseSpMV (CSR ALG2, deterministic;
+    ADIA_KERNEL_CSR_CUSPARSE = 6,  /* csr: cusparseSpMV (CSR ALG2, deterministic;
                                       a 32-bit copy of the row pointers, made
                                       when chosen; under 2^31 nonzeros)       */
+    ADIA_KERNEL_CSR_CUSPARSE_ALG1 = 7 /* csr: cusparseSpMV CSR ALG1, faster on
+                                      irregular rows but NOT deterministic: its
+                                      sums end in atomic additions whose order
+                                      changes from run to run, so y may differ
+                                      in its last bits between two runs of the
+                                      same product.  Never chosen by the
+                                      upload's AUTO nor by a planner without
+                                      adia_plan_hints.nondeterministic = 1;
+                                      as cusparse otherwise                   */
 } adia_gpu_kernel;
-/* "auto", "generic", "generated", "scalar", "vector", "adaptive", "cusparse". */
+/* "auto", "generic", "generated", "scalar", "vector", "adaptive", "cusparse",
+ * "cusparse-alg1". */
 const char *adia_gpu_kernel_name(adia_gpu_kernel k);
 /* Parse one of those names; ADIA_ERR_INVALID_ARG otherwise. */
 adia_status adia_gpu_kernel_parse(const char *name, adia_gpu_kernel *k);
+/* 1 when kernel k gives the same bits on every run of the same product
+ * (every kernel but ADIA_KERNEL_CSR_CUSPARSE_ALG1), 0 otherwise. */
+int adia_gpu_kernel_is_deterministic(adia_gpu_kernel k);
 /* Upload F if needed and switch its GPU kernel to k (AUTO: the upload's
  * choice).  GENERATED compiles (or fetches from the cache) the per-matrix
  * kernel; on failure the format keeps its kernel and ADIA_ERR_NVRTC is
@@ -692,7 +705,9 @@ typedef enum adia_chooser {
                                + conversion time / calls                     */
     ADIA_CHOOSE_RULES,      /* the paper's search engine (features.format)   */
     ADIA_CHOOSE_MEASURE,    /* build the model's best 4 and CSR, time each on
-                               the device (GPU: with each of its kernels),
+                               the device (GPU: with each of its kernels --
+                               those that are not bitwise reproducible only
+                               with hints nondeterministic = 1),
                                keep the fastest (spmv + conversion / calls);
                                worth it from ADIA_PLAN_MEASURE_CALLS         */
     ADIA_CHOOSE_FIXED       /* hints->format, no choice                      */
@@ -720,6 +735,27 @@ typedef struct adia_plan_hints {
                                           else measured once per machine and
                                           kept in the cache folder (a CPU
                                           plan; a GPU's: once per process)   */
+    int nondeterministic;              /* 0 (default): only kernels whose y is
+                                          the same bits on every run of the same
+                                          product (every one adia has but csr's
+                                          cusparse-alg1).  1: the planner may
+                                          also choose a GPU kernel whose y can
+                                          differ in its last bits from run to
+                                          run -- cuSPARSE CSR ALG1, whose row
+                                          sums end in atomic additions in no
+                                          fixed order: faster on irregular rows
+                                          (1.22x on a power-law matrix, H200).
+                                          The model rates it at its own
+                                          efficiency, MEASURE times it beside
+                                          the format's other kernels; a CPU
+                                          plan is the same either way.  Only
+                                          for a caller who accepts results that
+                                          are not bitwise reproducible (a
+                                          solver's iteration count may then
+                                          change between runs).  Not kept by
+                                          adia_plan_save: a loaded plan is
+                                          reproducible.  Other values:
+                                          ADIA_ERR_INVALID_ARG                 */
 } adia_plan_hints;
 
 /* One candidate of the model: what it predicts for one format without

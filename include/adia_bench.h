@@ -43,6 +43,15 @@ adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_timing *t);
  * memory); y_host (rows values of F's type, or NULL) receives F*x. */
 adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
                                  void *y_host, adia_gpu_timing *t);
+/* Time any queued GPU call as adia_gpu_time_spmv times a format, for a
+ * peer library timed beside adia's kernels (bench/bench_peer_hdia.cu):
+ * fn(ctx, i, stream) queues call i (i cycles over 0..batch-1: rotate the
+ * inputs on it) on `stream` (a cudaStream_t) and returns ADIA_OK, or an
+ * error that stops the timing.  Warm-up, then `runs` samples of a batch
+ * of calls (a CUDA graph of them where fn's work can be captured, else
+ * plain launches: t->graph says which). */
+typedef adia_status (*adia_gpu_call)(void *ctx, int i, void *stream);
+adia_status adia_gpu_time_call(adia_gpu_call fn, void *ctx, int runs, adia_gpu_timing *t);
 /* The CPU's timing of y = F*x (alpha 1, beta 0; x, y host arrays of F's
  * type): one warm-up call (y = F*x), then `runs` calls timed one by one
  * with the wall clock (t->batch 1, t->graph 0). */

@@ -685,9 +685,54 @@ static void test_stage(void)
     }
 }
 
+/* The hint nondeterministic (issue 32): 0 by default, 0 or 1 accepted,
+ * anything else refused naming the hint; a CPU plan is the same either
+ * way; the kernel names and the parameter kernel= know cusparse-alg1. */
+static void test_nondeterministic_hint(void)
+{
+    adia_matrix *A = test_generate("powerlaw:2000,2,200");
+    adia_plan *P = NULL, *Q = NULL;
+    adia_plan_hints h = hints_of(ADIA_CHOOSE_MODEL, 100, ADIA_DOUBLE);
+    CHECK(h.nondeterministic == 0, "zero-filled hints are reproducible");
+    const int bad[] = {-1, 2, 7};
+    for (int i = 0; i < 3; i++) {
+        h.nondeterministic = bad[i];
+        CHECK_ERR(adia_plan_create(A, &h, &P), ADIA_ERR_INVALID_ARG, "nondeterministic must be 0");
+        CHECK(P == NULL, "no plan for nondeterministic = %d", bad[i]);
+        int n = -1;
+        CHECK_ERR(adia_plan_candidates(A, &h, NULL, 0, &n), ADIA_ERR_INVALID_ARG,
+                  "nondeterministic");
+    }
+    h.nondeterministic = 0;
+    CHECK_OK(adia_plan_create(A, &h, &P));
+    h.nondeterministic = 1;
+    CHECK_OK(adia_plan_create(A, &h, &Q));
+    CHECK(P && Q && !strcmp(adia_plan_format_name(P), adia_plan_format_name(Q)),
+          "a CPU plan is the same with non-deterministic kernels allowed: %s vs %s",
+          adia_plan_format_name(P), adia_plan_format_name(Q));
+    adia_plan_destroy(P);
+    adia_plan_destroy(Q);
+    adia_gpu_kernel k = ADIA_KERNEL_AUTO;
+    CHECK_OK(adia_gpu_kernel_parse("cusparse-alg1", &k));
+    CHECK(k == ADIA_KERNEL_CSR_CUSPARSE_ALG1 && !strcmp(adia_gpu_kernel_name(k), "cusparse-alg1"),
+          "cusparse-alg1 names kernel %d", (int)k);
+    for (int j = ADIA_KERNEL_AUTO; j <= ADIA_KERNEL_CSR_CUSPARSE_ALG1; j++)
+        CHECK(adia_gpu_kernel_is_deterministic((adia_gpu_kernel)j) ==
+                  (j != ADIA_KERNEL_CSR_CUSPARSE_ALG1),
+              "kernel %s deterministic?", adia_gpu_kernel_name((adia_gpu_kernel)j));
+    adia_format_params p;
+    memset(&p, 0, sizeof p);
+    CHECK_OK(adia_format_params_parse(&p, "kernel=cusparse-alg1"));
+    CHECK(p.gpu_kernel == ADIA_KERNEL_CSR_CUSPARSE_ALG1, "kernel=cusparse-alg1 -> %d",
+          (int)p.gpu_kernel);
+    CHECK_ERR(adia_format_params_parse(&p, "kernel=8"), ADIA_ERR_INVALID_ARG, "kernel=8");
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_nondeterministic_hint();
     test_gpu_route();
     test_stage();
     test_explain_unnamed();

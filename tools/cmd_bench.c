@@ -31,7 +31,7 @@ static const char *const BENCH_USAGE =
 
 typedef struct bench_opts {
     const char *gen, *formats, *params, *json_file, *plot;
-    bool use_float, json, threads_study, select;
+    bool use_float, json, threads_study, select, nondet;
     long runs, bread_mb;
 } bench_opts;
 
@@ -302,13 +302,26 @@ static void print_json(const bench_ctx *c, const adia_gpu_info *g, const char *d
     json_end(&j);
 }
 
-/* Fastest checked time of format fmt (any kernel), or of any format. */
+/* May --select's planner choose row r's kernel: a kernel that is not
+ * bitwise reproducible only with --nondeterministic. */
+static bool choosable(const bench_ctx *c, const bench_row *r)
+{
+    adia_gpu_kernel k;
+    if (c->o.nondet || adia_gpu_kernel_parse(r->kernel, &k) != ADIA_OK) {
+        adia_clear_error();
+        return true;
+    }
+    return adia_gpu_kernel_is_deterministic(k);
+}
+
+/* Fastest checked time of format fmt (any kernel the planner may choose),
+ * or of any format. */
 static double best_ms(const bench_ctx *c, const char *fmt)
 {
     double best = INFINITY;
     for (int i = 0; i < c->n_rows; i++)
         if (!strcmp(c->rows[i].status, "ok") && (!fmt || !strcmp(c->rows[i].format, fmt)) &&
-            c->rows[i].ms < best)
+            choosable(c, &c->rows[i]) && c->rows[i].ms < best)
             best = c->rows[i].ms;
     return best;
 }
@@ -322,7 +335,8 @@ static void run_select(bench_ctx *c)
     double best = best_ms(c, NULL);
     for (int i = 0; i < 3; i++) {
         adia_plan_hints h = {.expected_calls = 100000, .vtype = c->vt, .device = 1,
-                             .chooser = choosers[i], .params = &c->params};
+                             .chooser = choosers[i], .params = &c->params,
+                             .nondeterministic = c->o.nondet};
         adia_plan *P = NULL;
         if (adia_plan_create(c->A, &h, &P) != ADIA_OK) {
             fprintf(stderr, "adia bench --select %s: %s\n", adia_chooser_name(choosers[i]),
@@ -459,6 +473,8 @@ int cmd_bench(int argc, char **argv)
         {"json-append", CLI_STRING, &o.json_file, "also append the JSON object (one line) to FILE"},
         {"threads-study", CLI_FLAG, &o.threads_study, "diagonal kernels at 64..1024 threads per block"},
         {"select", CLI_FLAG, &o.select, "also report the planner's choices (rules, model, measure) and their loss"},
+        {"nondeterministic", CLI_FLAG, &o.nondet, "--select: the planner may choose kernels that "
+                                                  "are not bitwise reproducible (cuSPARSE CSR ALG1)"},
         {"plot", CLI_STRING, &o.plot, "also draw a bar chart of the times to FILE.png"},
         {"bread-mb", CLI_INT, &o.bread_mb, "buffer of the read-bandwidth kernel in MiB (default 2048)"},
         {NULL, 0, NULL, NULL}};
@@ -473,6 +489,9 @@ int cmd_bench(int argc, char **argv)
         (rc = cli_check_range(argv[0], "bread-mb", (double)o.bread_mb, 64, 1 << 20)))
         return rc;
     if (o.plot && (rc = cli_check_png_output(argv[0], "--plot", o.plot))) return rc;
+    if (o.nondet && !o.select)
+        return cli_usage_error(argv[0], "--nondeterministic is a hint of the planner: give it "
+                               "with --select (every kernel is timed anyway)");
     const cli_file in[] = {{"FILE", npos ? pos[0] : NULL}},
                    out[] = {{"--plot", o.plot}, {"--json-append", o.json_file}};
     if ((rc = cli_check_files(argv[0], in, 1, out, 2))) return rc;

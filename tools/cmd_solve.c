@@ -18,6 +18,7 @@ static const char usage[] =
     "                  [--method cg|bicgstab|gmres] [--restart M] [--rtol R]\n"
     "                  [--max-iter N] [--jacobi] [--device cpu|gpu] [--float]\n"
     "                  [--format NAME] [--json] [--dist] [--explain]\n"
+    "                  [--nondeterministic]\n"
     "                  [--precond KIND [--grid NXxNYxNZ] [--cycle v|w|f]\n"
     "                   [--smoother NAME] [--sweeps N]]\n"
     "Solve A x = b with every product through the planner's format (on the GPU\n"
@@ -37,6 +38,7 @@ typedef struct solve_opts {
     double rtol;
     long max_iter, restart;
     bool jacobi, json, single, dist, explain;
+    bool nondet;              /* the planner may choose kernels that are not bitwise reproducible */
     double t0;                /* cli_now() at the start: the wall clock's origin */
     double precond_ms;        /* the preconditioner's set-up (NAN: none made) */
     double read_ms, plan_ms;  /* the matrix read (or generated), the plan made */
@@ -242,7 +244,8 @@ static int make_plan(const char *cmd, const adia_matrix *A, const solve_opts *o,
     adia_plan_hints h = {.expected_calls = calls, .vtype = o->single ? ADIA_FLOAT : ADIA_DOUBLE,
                          .device = !o->device ? -1 : !strcmp(o->device, "gpu"),
                          .chooser = calls >= ADIA_PLAN_MEASURE_CALLS ? ADIA_CHOOSE_MEASURE
-                                                                     : ADIA_CHOOSE_MODEL};
+                                                                     : ADIA_CHOOSE_MODEL,
+                         .nondeterministic = o->nondet};
     if (o->format) {
         h.chooser = ADIA_CHOOSE_FIXED;
         h.format = o->format;
@@ -289,6 +292,9 @@ int cmd_solve(int argc, char **argv)
         {"dist", CLI_FLAG, &o.dist, "run through adia_mpi in this one process, as under mpirun"},
         {"explain", CLI_FLAG, &o.explain, "print the plan's choice and the preconditioner (levels, "
                                           "set-up phases) before solving"},
+        {"nondeterministic", CLI_FLAG, &o.nondet, "the planner may choose GPU kernels that are not "
+                                                  "bitwise reproducible (cuSPARSE CSR ALG1; the "
+                                                  "iteration count may then vary between runs)"},
         {0},
     };
     const char *pos[1];
@@ -308,6 +314,9 @@ int cmd_solve(int argc, char **argv)
         (rc = cli_check_range(argv[0], "restart", (double)o.restart, 1, 1000)))
         return rc;
     if (o.format && (rc = cli_check_format(argv[0], o.format))) return rc;
+    if (o.format && o.nondet)
+        return cli_usage_error(argv[0], "--nondeterministic lets the planner choose: not with "
+                               "--format");
     if (o.precond && o.jacobi)
         return cli_usage_error(argv[0], "--jacobi and --precond %s: choose one", o.precond);
     if (!o.precond && (o.grid || o.cycle || o.smoother || o.sweeps))
@@ -326,9 +335,9 @@ int cmd_solve(int argc, char **argv)
             return cli_usage_error(argv[0], "--precond %s: not under mpirun yet (distributed "
                                    "solves take none or jacobi)", o.precond);
         if (o.precond && !strcmp(o.precond, "jacobi")) o.jacobi = true;
-        if (o.single)
-            return cli_usage_error(argv[0], "--float: not under mpirun (distributed runs are "
-                                   "double)");
+        if (o.single || o.nondet)
+            return cli_usage_error(argv[0], "--float and --nondeterministic: not under mpirun "
+                                   "(distributed runs are double, planned by the model)");
         cli_dist_args d = {.path = npos ? pos[0] : NULL, .gen = o.gen, .format = o.format,
                            .x_path = o.x_path, .b_path = o.b_path, .x0_path = o.x0_path,
                            .json = o.json, .gpu = o.device && !strcmp(o.device, "gpu"),

@@ -14,6 +14,7 @@ static const char usage[] =
     "                 [--device cpu|gpu] [--float] [--runs N] [--seed N]\n"
     "                 [--params k=v,...] [--json] [--calls N]\n"
     "                 [--chooser model|rules|measure] [--explain] [--dist]\n"
+    "                 [--nondeterministic]\n"
     "Run y = A*x in one format (default: the planner's choice for --calls\n"
     "products, by default runs + 1; the chooser is measure from 1000 calls,\n"
     "else model) on x from -x (a dense vector file) or random x, and check it\n"
@@ -26,7 +27,9 @@ static const char usage[] =
     "block of rows, rank 0 reads -x and writes -o (and\n"
     "scatters / gathers the pieces), y is checked against each block's CSR\n"
     "(a filled Laplacian's: against the stencil's rule, no CSR).\n"
-    "--dist runs that path in one process (the distributed baseline).";
+    "--dist runs that path in one process (the distributed baseline).\n"
+    "--nondeterministic lets the planner choose GPU kernels whose y may differ\n"
+    "in its last bits between runs (cuSPARSE CSR ALG1: atomics), when faster.";
 
 /* The device to run on: "cpu", "gpu", or NULL = the GPU when one can run F. */
 static int pick_device(const char *cmd, const char *device, adia_format *F, bool *gpu)
@@ -115,11 +118,12 @@ static adia_status build_format(const adia_matrix *A, const char *format,
 }
 
 static int plan_format(const char *cmd, const adia_matrix *A, const char *device,
-                       adia_value_type vt, long calls, const char *chooser,
+                       adia_value_type vt, long calls, const char *chooser, bool nondet,
                        const adia_format_params *p, adia_plan **P, choice *c)
 {
     adia_plan_hints h = {.expected_calls = calls, .vtype = vt, .params = p,
-                         .device = !device ? -1 : !strcmp(device, "gpu")};
+                         .device = !device ? -1 : !strcmp(device, "gpu"),
+                         .nondeterministic = nondet};
     h.chooser = calls >= ADIA_PLAN_MEASURE_CALLS ? ADIA_CHOOSE_MEASURE : ADIA_CHOOSE_MODEL;
     if (chooser) h.chooser = !strcmp(chooser, "rules")     ? ADIA_CHOOSE_RULES
                              : !strcmp(chooser, "measure") ? ADIA_CHOOSE_MEASURE
@@ -142,7 +146,7 @@ int cmd_spmv(int argc, char **argv)
 {
     const char *gen = NULL, *format = NULL, *device = NULL, *params = NULL, *chooser = NULL,
                *x_path = NULL, *y_path = NULL;
-    bool json = false, single = false, explain = false, dist = false, done;
+    bool json = false, single = false, explain = false, dist = false, nondet = false, done;
     long runs = LONG_MIN, seed = 42, calls = LONG_MIN;   /* LONG_MIN: not given */
     const cli_option opts[] = {
         {"gen", CLI_STRING, &gen, "generate the matrix from a spec instead of reading FILE"},
@@ -161,6 +165,8 @@ int cmd_spmv(int argc, char **argv)
                                           "calls, else model)"},
         {"explain", CLI_FLAG, &explain, "print what the planner chose and why"},
         {"dist", CLI_FLAG, &dist, "run through adia_mpi in this one process, as under mpirun"},
+        {"nondeterministic", CLI_FLAG, &nondet, "the planner may choose GPU kernels that are not "
+                                                "bitwise reproducible (cuSPARSE CSR ALG1)"},
         {0},
     };
     const char *pos[1] = {NULL};
@@ -181,15 +187,16 @@ int cmd_spmv(int argc, char **argv)
     if (!calls_given) calls = runs + 1;
     if (chooser && strcmp(chooser, "model") && strcmp(chooser, "rules") && strcmp(chooser, "measure"))
         return cli_usage_error(argv[0], "--chooser must be model, rules or measure, got '%s'", chooser);
-    if (format && (chooser || explain || calls_given))
-        return cli_usage_error(argv[0], "--calls, --chooser and --explain choose a format: "
-                               "not with --format");
+    if (format && (chooser || explain || calls_given || nondet))
+        return cli_usage_error(argv[0], "--calls, --chooser, --explain and --nondeterministic "
+                               "choose a format: not with --format");
     adia_format_params p;
     if ((rc = cli_parse_params(argv[0], params, &p))) return rc;
     if (cli_dist_ranks() > 1 || dist) {
         if ((rc = cli_dist_start(argv[0]))) return rc;
-        if (single || params || chooser || explain)
-            return cli_usage_error(argv[0], "--float, --params, --chooser and --explain: not "
+        if (single || params || chooser || explain || nondet)
+            return cli_usage_error(argv[0], "--float, --params, --chooser, --explain and "
+                                   "--nondeterministic: not "
                                    "under mpirun (distributed runs are double, planned by the "
                                    "model)");
         cli_dist_args d = {.path = pos[0], .gen = gen, .format = format, .x_path = x_path,
@@ -218,7 +225,7 @@ int cmd_spmv(int argc, char **argv)
     choice c = {.chooser = "fixed", .why = "--format", .explain = explain ? "" : NULL};
     adia_value_type vt = single ? ADIA_FLOAT : ADIA_DOUBLE;
     if (!format) {
-        if ((rc = plan_format(argv[0], A, device, vt, calls, chooser, &p, &P, &c)))
+        if ((rc = plan_format(argv[0], A, device, vt, calls, chooser, nondet, &p, &P, &c)))
             goto out;
         F = adia_plan_format(P);
         gpu = adia_plan_device(P) == 1;

@@ -282,6 +282,12 @@ typedef struct adia_gpu_ops {
     unsigned kernels;             /* (1u << adia_gpu_kernel) of each variant
                                      adia_format_set_kernel accepts; 0: one
                                      kernel, no choice                      */
+    /* A kernel of `kernels` that is faster but not bitwise reproducible
+     * (0: none) and the fraction of the streaming bandwidth it reaches:
+     * the planner's model rates the format at it, and chooses it, only
+     * when the hints allow such kernels (adia_plan_hints.nondeterministic) */
+    adia_gpu_kernel kernel_nondet;
+    double eff_nondet;
     /* Optional (NULL: the fallback in brackets). */
     /* spmv with the sums of adia_dot_work (diag_kernel.cuh: x'y, z'x, z'z,
      * y'y, z'y; square) in its epilogue [spmv, then a pass for the sums:

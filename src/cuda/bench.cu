@@ -297,6 +297,13 @@ extern "C" adia_status adia_gpu_time_spmv(adia_format *F, int runs, adia_gpu_tim
     return adia_gpu_time_spmv_x(F, runs, NULL, NULL, t);
 }
 
+extern "C" adia_status adia_gpu_time_call(adia_gpu_call fn, void *ctx, int runs,
+                                         adia_gpu_timing *t)
+{
+    if (!fn || !t) return adia__error(ADIA_ERR_INVALID_ARG, "adia_gpu_time_call: NULL argument");
+    return time_runs([&](int i, cudaStream_t st) { return fn(ctx, i, (void *)st); }, runs, t);
+}
+
 extern "C" adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,
                                                int runs, double *err, adia_gpu_timing *t)
 {

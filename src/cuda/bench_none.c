@@ -34,6 +34,11 @@ adia_status adia_gpu_time_spmv_x(adia_format *F, int runs, const void *x_host,
     (void)F; (void)runs; (void)x_host; (void)y_host; (void)t;
     return no_device("adia_gpu_time_spmv");
 }
+adia_status adia_gpu_time_call(adia_gpu_call fn, void *ctx, int runs, adia_gpu_timing *t)
+{
+    (void)fn; (void)ctx; (void)runs; (void)t;
+    return no_device("adia_gpu_time_call");
+}
 adia_status adia_cusparse_time_spmv(const adia_matrix *A, adia_value_type vt, int alg,
                                     int runs, double *rel_err, adia_gpu_timing *t)
 {

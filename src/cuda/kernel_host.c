@@ -5,7 +5,8 @@
 #include "gpu_head.h"
 
 static const char *const kernel_names[] = {"auto", "generic", "generated",
-                                           "scalar", "vector", "adaptive", "cusparse"};
+                                           "scalar", "vector", "adaptive", "cusparse",
+                                           "cusparse-alg1"};
 enum { N_KERNELS = sizeof kernel_names / sizeof *kernel_names };
 
 const char *adia_gpu_kernel_name(adia_gpu_kernel k)
@@ -23,7 +24,12 @@ adia_status adia_gpu_kernel_parse(const char *name, adia_gpu_kernel *k)
         }
     return adia__error(ADIA_ERR_INVALID_ARG,
                       "unknown GPU kernel '%s' (auto generic generated scalar vector adaptive "
-                      "cusparse)", name);
+                      "cusparse cusparse-alg1)", name);
+}
+
+int adia_gpu_kernel_is_deterministic(adia_gpu_kernel k)
+{
+    return k != ADIA_KERNEL_CSR_CUSPARSE_ALG1;
 }
 
 static adia_status uploaded_head(adia_format *F, const char *func, adia_gpu_head **h)

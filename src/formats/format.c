@@ -69,9 +69,10 @@ static const struct {
  * choice) or one of these; message says which. */
 static adia_status check_tuning(const adia_format_params *p)
 {
-    if (p->gpu_kernel < 0 || p->gpu_kernel > ADIA_KERNEL_CSR_CUSPARSE)
+    if (p->gpu_kernel < 0 || p->gpu_kernel > ADIA_KERNEL_CSR_CUSPARSE_ALG1)
         return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: kernel=%d is not a GPU kernel "
-                          "(auto generic generated scalar vector adaptive cusparse)", (int)p->gpu_kernel);
+                          "(auto generic generated scalar vector adaptive cusparse cusparse-alg1)",
+                          (int)p->gpu_kernel);
     int t = p->tpr;
     if (t && t != 2 && t != 4 && t != 8 && t != 16 && t != 32)
         return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: tpr=%d must be 2, 4, 8, 16 "

@@ -216,9 +216,11 @@ static adia_status plan_generated(adia_plan *P, const plan_hints *h)
  * HDI measured 2% faster in generic form).  A generated kernel is timed
  * only where that costs no compile (generated_is_cheap); the compile
  * (0.1-3 s, cached on disk) otherwise runs in the background for the
- * chosen format alone (plan_generated).
+ * chosen format alone (plan_generated).  A kernel that is not bitwise
+ * reproducible (csr's cusparse-alg1) is timed only when the hints allow
+ * one, and its time is noted whether it wins or not.
  * *ms: the current kernel's time on entry, the kept kernel's on return. */
-static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
+static void tune_kernel(adia_plan *P, const plan_hints *h, adia_format *F, void *x, double *ms)
 {
     const adia_gpu_kernel start = adia_format_kernel(F);   /* timed already: *ms */
     const unsigned kernels = F->ops->gpu ? F->ops->gpu->kernels : 0;   /* the table's variants */
@@ -230,11 +232,16 @@ static void tune_kernel(adia_plan *P, adia_format *F, void *x, double *ms)
     for (size_t i = 0; i < n_all; i++) {
         double t = INFINITY;
         if (all[i] == ADIA_KERNEL_GENERATED && !generated_is_cheap(F)) continue;
+        const int nondet = !adia_gpu_kernel_is_deterministic(all[i]);
+        if (nondet && !h->nondeterministic) continue;
         if (all[i] == start || adia_format_set_kernel(F, all[i]) != ADIA_OK ||
             time_spmv(F, 1, x, NULL, &t) != ADIA_OK) {
             adia_clear_error();   /* not a kernel of this format, or no generator */
             continue;
         }
+        if (nondet)
+            adia__plan_note(P, "measure: %s %s kernel (not bitwise reproducible, allowed by the "
+                            "hints) %.4f ms", adia_format_name(F), adia_gpu_kernel_name(all[i]), t);
         if (t < *ms) {
             adia__plan_note(P, "measure: %s %s kernel %.4f ms replaces %s %.4f ms", adia_format_name(F),
                  adia_gpu_kernel_name(all[i]), t, adia_gpu_kernel_name(best), *ms);
@@ -289,7 +296,7 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
         }
         double ms = INFINITY;
         s = time_spmv(G, h->device, x, y, &ms);
-        if (s == ADIA_OK && h->device) tune_kernel(P, G, x, &ms);
+        if (s == ADIA_OK && h->device) tune_kernel(P, h, G, x, &ms);
         /* CPU: the pick and the challenger timed again, in turn, each
          * keeping its best: another process's burst of memory traffic
          * (a build beside us) slows one window, rarely all four, and the
@@ -335,6 +342,32 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
     free(x);
     free(y);
     return s;
+}
+
+/* A GPU plan whose hints allow kernels that are not bitwise reproducible,
+ * chosen without measuring: the chosen format's such kernel where the
+ * model rated the format at it (adia__plan_gpu_efficiency), unless the
+ * caller named a kernel (parameter kernel=).  MEASURE chose by timing. */
+static adia_status plan_nondeterministic(adia_plan *P, const plan_hints *h)
+{
+    const adia_gpu_ops *g = P->F->ops->gpu;
+    if (!h->device || !h->nondeterministic || h->chooser == ADIA_CHOOSE_MEASURE ||
+        h->params.gpu_kernel != ADIA_KERNEL_AUTO || !g || !g->kernel_nondet ||
+        adia__plan_gpu_efficiency(P->F->ops, h) != g->eff_nondet)
+        return ADIA_OK;
+    adia_status s = adia_format_set_kernel(P->F, g->kernel_nondet);
+    if (s == ADIA_ERR_UNSUPPORTED) {   /* e.g. csr past 2^31 nonzeros: keep the upload's */
+        adia__plan_note(P, "model: %s kernel %s not available (%s): kept %s", adia_format_name(P->F),
+                        adia_gpu_kernel_name(g->kernel_nondet), adia_last_error(),
+                        adia_gpu_kernel_name(adia_format_kernel(P->F)));
+        adia_clear_error();
+        return ADIA_OK;
+    }
+    ADIA_TRY(s);
+    adia__plan_note(P, "model: %s on its %s kernel (efficiency %.2f; not bitwise reproducible, "
+                    "allowed by the hints)", adia_format_name(P->F),
+                    adia_gpu_kernel_name(g->kernel_nondet), g->eff_nondet);
+    return ADIA_OK;
 }
 
 /* The formats to try in order for the plan's chooser. */
@@ -391,6 +424,7 @@ static adia_plan *plan_new(int32_t rows, int32_t cols, int64_t nnz, const char *
     P->device = h->device;
     P->vtype = h->vtype;
     P->chooser = h->chooser;
+    P->nondeterministic = h->nondeterministic;
     P->rows = rows;
     P->cols = cols;
     P->nnz = nnz;
@@ -443,6 +477,7 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
         P->analyze_ms = adia__now_ms() - t0;
     }
     if (s == ADIA_OK) s = choose_and_build(P, A, h);
+    if (s == ADIA_OK) s = plan_nondeterministic(P, h);
     if (s == ADIA_OK) s = plan_generated(P, h);
     if (s != ADIA_OK) {
         adia_plan_destroy(P);

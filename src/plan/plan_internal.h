@@ -31,6 +31,8 @@ typedef struct plan_hints {
     const char *bandwidth_from; /* how a CPU figure was had (static), or NULL */
     int strict;                /* FIXED: that format or an error, no fallback
                                   to CSR (a loaded plan file said it) */
+    int nondeterministic;      /* 1: kernels that are not bitwise
+                                  reproducible may be chosen (GPU) */
 } plan_hints;
 
 struct adia_plan {
@@ -39,6 +41,7 @@ struct adia_plan {
     int device;                /* 0 CPU, 1 GPU */
     adia_value_type vtype;
     adia_chooser chooser;
+    int nondeterministic;      /* the hints allowed such kernels */
     int32_t rows, cols;
     int64_t nnz;
     int64_t calls;
@@ -86,6 +89,10 @@ adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r);
 /* The model's bandwidth in r where it is still 0: a GPU's measured (once
  * per process), a CPU's as adia__plan_cpu_bandwidth_from has it. */
 adia_status adia__plan_bandwidth(plan_hints *r);
+
+/* The GPU efficiency the model gives format ops under hints h: that of
+ * its non-deterministic kernel when h allows one and it is faster. */
+double adia__plan_gpu_efficiency(const adia_format_ops *ops, const plan_hints *h);
 
 /* The model for A (features f computed by the caller): every predictable
  * candidate, least total_ms first; *n = how many (<= ADIA_PLAN_MAX_CANDIDATES). */

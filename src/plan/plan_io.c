@@ -166,6 +166,13 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
     const char *kernel = P->device ? adia__gpu_diag_codegen_state(P->F) : NULL;
     if (kernel) put(&t, "kernel: %s\n", kernel);
 #endif
+    if (P->device) {
+        adia_gpu_kernel k = adia_format_kernel(P->F);
+        put(&t, "reproducible: %s\n", !adia_gpu_kernel_is_deterministic(k)
+            ? "no: the kernel's sums end in atomics, y may differ in its last bits between runs"
+            : P->nondeterministic ? "yes (non-deterministic kernels were allowed, none chosen)"
+                                  : "yes (bitwise, the default)");
+    }
     if (P->notes[0]) put(&t, "warnings:\n%s", P->notes);
     return ADIA_OK;
 }

@@ -60,6 +60,12 @@ adia_status adia__plan_resolve_hints(const adia_plan_hints *h, plan_hints *r)
         return adia__error(ADIA_ERR_INVALID_ARG, "plan hints: chooser FIXED needs a registered "
                           "format name, got '%s'", h->format ? h->format : "(null)");
     r->format = h->format;
+    if (h->nondeterministic != 0 && h->nondeterministic != 1)
+        return adia__error(ADIA_ERR_INVALID_ARG, "plan hints: nondeterministic must be 0 (bitwise "
+                          "reproducible kernels only, the default) or 1 (also kernels whose "
+                          "results may differ in the last bits between runs), got %d",
+                          h->nondeterministic);
+    r->nondeterministic = h->nondeterministic;
     /* one budget: the hint narrows the process budget for format storage,
      * never widens it */
     int64_t process = adia_memory_budget();
@@ -240,6 +246,13 @@ static int64_t model_steps(const adia_model_input *in, adia_model_steps k)
 
 /* ------------------------------------------------------------- model */
 
+double adia__plan_gpu_efficiency(const adia_format_ops *ops, const plan_hints *h)
+{
+    const adia_gpu_ops *g = ops->gpu;
+    return h->nondeterministic && g && g->kernel_nondet && g->eff_nondet > ops->model.eff_gpu
+               ? g->eff_nondet : ops->model.eff_gpu;
+}
+
 static int cmp_total(const void *a, const void *b)
 {
     const adia_plan_candidate *x = a, *y = b;
@@ -270,7 +283,8 @@ adia_status adia__plan_model(const adia_csr *A, const adia_features *f,
         c->bytes = storage + vec;
         c->exact = exact;
         int measured;
-        c->efficiency = h->device ? m->eff_gpu : adia__plan_cpu_efficiency(ops, A, &measured);
+        c->efficiency = h->device ? adia__plan_gpu_efficiency(ops, h) :
+                                    adia__plan_cpu_efficiency(ops, A, &measured);
         /* GB/s = 1e6 bytes per ms */
         double stream_ms = (double)c->bytes / (h->bandwidth_gbs * 1e6 * c->efficiency);
         if (h->device)
