@@ -415,10 +415,6 @@ extern "C" const adia_gpu_ops adia__gpu_csr = {
     .spmv = csr_spmv,
     .destroy = csr_free,
     .kernels = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
-<<<<<<< HEAD
-               (1u << ADIA_KERNEL_CSR_ADAPTIVE) | (1u << ADIA_KERNEL_CSR_CUSPARSE),
-    .diagonal = csr_diagonal,
-=======
                (1u << ADIA_KERNEL_CSR_ADAPTIVE) | (1u << ADIA_KERNEL_CSR_CUSPARSE) |
                (1u << ADIA_KERNEL_CSR_CUSPARSE_ALG1),
     /* ALG1 1.22x the csr kernels on a 300,000-row power-law matrix (H200,
@@ -426,5 +422,5 @@ extern "C" const adia_gpu_ops adia__gpu_csr = {
      * matrix until the suite refits it */
     .kernel_nondet = ADIA_KERNEL_CSR_CUSPARSE_ALG1,
     .eff_nondet = 0.73,
->>>>>>> i32-hdi
+    .diagonal = csr_diagonal,
 };

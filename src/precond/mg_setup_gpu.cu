@@ -435,7 +435,7 @@ static int lend_diagonals(const mg_dview *v, const int32_t n[3], unsigned mask, 
 }
 
 /* The first row whose diagonal entry d[i] is zero or not finite. */
-__global__ void diagonal_kernel(const double *d, int64_t rows, unsigned long long *bad)
+static __global__ void diagonal_kernel(const double *d, int64_t rows, unsigned long long *bad)
 {
     unsigned long long mine = ~0ull;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
