@@ -11,8 +11,9 @@
  * - CG through adia_solve with opt.precond: fewer iterations than Jacobi
  *   on lap3d7:32 and a banded SPD matrix, every solve checked by the
  *   test's own residual; BiCGSTAB and GMRES converge with it;
- * - errors: a zero or negative diagonal entry (named), mg's options,
- *   a degree above 100. */
+ * - errors: a zero or negative diagonal entry (named), an Inf off the
+ *   diagonal (its row), mg's options, a degree above 100; an indefinite
+ *   A with a positive diagonal: CG stops, not converged. */
 #include "testutil.h"
 #include "precond_kinds.h"   /* solve_on, solved */
 
@@ -265,6 +266,15 @@ static void test_errors(void)
         adia_precond_destroy(M);
         adia_plan_destroy(P);
     }
+    adia_matrix_destroy(A);
+    m.rows = m.cols = 40;   /* an Inf off the diagonal, row 7 */
+    for (int i = 0; i < 40; i++) {
+        test_coo_add(&m, i, i, 2);
+        if (i > 0) test_coo_add(&m, i, i - 1, i == 7 ? INFINITY : -1);
+    }
+    A = test_coo_matrix(&m);
+    adia_precond_options_default(&o);
+    expect_error(A, &o, ADIA_ERR_INVALID_ARG, "row 7 of A has a non-finite entry");
     adia_matrix_destroy(A);
     A = test_generate("lap2d5:20");
     adia_precond_options_default(&o);

@@ -80,6 +80,9 @@ static adia_status diagonal(const adia_csr *c, double *diag, double *gershgorin)
         if (!(d > 0) || !isfinite(d))
             return adia__error(ADIA_ERR_INVALID_ARG, "cheb preconditioner: needs A(%d,%d) > 0 "
                               "and finite (A symmetric positive definite), it is %g", i, i, d);
+        if (!isfinite(sum))
+            return adia__error(ADIA_ERR_INVALID_ARG, "cheb preconditioner: row %d of A has a "
+                              "non-finite entry", i);
         diag[i] = d;
         g = fmax(g, sum / d);
     }
