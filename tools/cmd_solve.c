@@ -281,7 +281,7 @@ int cmd_solve(int argc, char **argv)
         {"sweeps", CLI_INT, &o.sweeps, "mg: smoothing steps before and after (default 1 with "
                                        "cheb, 2 with jacobi or l1jacobi)"},
         {"degree", CLI_INT, &o.degree, "cheb, and mg's cheb smoother: the Chebyshev degree "
-                                       "(default 3 for cheb, 2 for mg)"},
+                                       "(default 4 for cheb, 2 for mg)"},
         {"device", CLI_STRING, &o.device, "cpu or gpu (default: gpu when usable, else cpu)"},
         {"float", CLI_FLAG, &o.single, "the operator and vectors in single precision (GPU)"},
         {"format", CLI_STRING, &o.format, "use this format instead of the planner's choice"},

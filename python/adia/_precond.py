@@ -217,7 +217,7 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
     grid (nx, ny, nz) -- default: found from A's offsets --, cycle "v" or
     "w" ("f" is refused: not built yet), smoother "cheb" (default),
     "jacobi" or "l1jacobi", sweeps (default 1 with cheb, 2 otherwise),
-    max_levels; degree: cheb's (default 3) and mg's Chebyshev smoother's
+    max_levels; degree: cheb's (default 4) and mg's Chebyshev smoother's
     (default 2).  An option the kind does not take is a ValueError (the
     library's for cheb and mg, adia.InvalidArgumentError); a matrix that
     does not suit the kind (a zero diagonal entry, no grid) an adia.Error

@@ -44,13 +44,15 @@
  * everywhere, and Ifpack2's default eigenvalue ratio); 10 is better on
  * well-conditioned banded matrices, where the Gershgorin lower end takes
  * over.  Degree: with ratio 30, CG iterations fall from Jacobi's 158 to
- * 81 / 55 / 43 / 36 / 31 at degrees 2-6 (lap3d7:64), and an iteration
- * costs (184 + 128 (k - 1)) bytes per row against Jacobi's fused 160 (the
- * GPU's passes, 7-point DIA in double): degree 3 moves the least, 4%
- * below Jacobi (lap3d7:64; lap2d5:384 -6%, jump3d:48 -3%; degree 4 is
- * within 1.5%).  CPU times were equal within the noise of a shared
- * machine. */
-#define CHEB_DEGREE 3
+ * 81 / 55 / 43 / 36 / 31 at degrees 2-6 (lap3d7:64); the CPU's time to
+ * solution (best of 5) is least at degree 4 there (-10% against Jacobi,
+ * degree 3 -6%) and within 1.2% of the least on jump3d:48 and
+ * lap2d5:384 (-20%, -17%).  On the GPU an iteration moves (184 + 128
+ * (k - 1)) bytes per row against Jacobi's fused 160 (the solver's
+ * passes, 7-point DIA in double): degree 4 is 3-6% below Jacobi, within
+ * 1% of degree 3, the least.  A well-conditioned banded matrix (18
+ * Jacobi iterations) is slower with any degree (+50% at 3 and 4). */
+#define CHEB_DEGREE 4
 #define CHEB_RATIO 30.0
 #define CHEB_MIN_RATIO 2.0
 
