@@ -20,7 +20,7 @@ static const char usage[] =
     "                  [--format NAME] [--json] [--dist] [--explain]\n"
     "                  [--nondeterministic]\n"
     "                  [--precond KIND [--grid NXxNYxNZ] [--cycle v|w|f]\n"
-    "                   [--smoother NAME] [--sweeps N]]\n"
+    "                   [--smoother NAME] [--sweeps N] [--degree N]]\n"
     "Solve A x = b with every product through the planner's format (on the GPU\n"
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
     "exit 1 if it does not converge.\n"
@@ -34,7 +34,7 @@ static const char usage[] =
 typedef struct solve_opts {
     const char *gen, *method, *format, *device, *b_path, *x0_path, *x_path;
     const char *precond, *grid, *cycle, *smoother;   /* the preconditioner's */
-    long sweeps;
+    long sweeps, degree;
     double rtol;
     long max_iter, restart;
     bool jacobi, json, single, dist, explain;
@@ -172,6 +172,7 @@ static int make_precond(const char *cmd, adia_plan *P, solve_opts *o, adia_preco
     po.kind = o->precond;
     po.smoother = o->smoother;
     po.sweeps = (int)o->sweeps;
+    po.degree = (int)o->degree;
     if (o->cycle) po.cycle = o->cycle[0];   /* checked: v, w or f */
     if (o->grid && parse_grid(cmd, o->grid, po.grid)) return 2;
     const double t0 = cli_now();
@@ -279,12 +280,16 @@ int cmd_solve(int argc, char **argv)
                                       "with --float)"},
         {"max-iter", CLI_INT, &o.max_iter, "iteration limit (default 1000)"},
         {"jacobi", CLI_FLAG, &o.jacobi, "diagonal (Jacobi) preconditioner"},
-        {"precond", CLI_STRING, &o.precond, "preconditioner: none, jacobi (as --jacobi), mg "
-                                            "(multigrid on the matrix's grid)"},
+        {"precond", CLI_STRING, &o.precond, "preconditioner: none, jacobi (as --jacobi), cheb "
+                                            "(Chebyshev polynomial in D^-1 A), mg (multigrid on "
+                                            "the matrix's grid)"},
         {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},
-        {"cycle", CLI_STRING, &o.cycle, "mg: v, w or f (default v)"},
+        {"cycle", CLI_STRING, &o.cycle, "mg: v or w (default v; f is refused: not built yet)"},
         {"smoother", CLI_STRING, &o.smoother, "mg: jacobi, l1jacobi or cheb"},
-        {"sweeps", CLI_INT, &o.sweeps, "mg: smoothing steps before and after (default 2)"},
+        {"sweeps", CLI_INT, &o.sweeps, "mg: smoothing steps before and after (default 1 with "
+                                       "cheb, 2 with jacobi or l1jacobi)"},
+        {"degree", CLI_INT, &o.degree, "cheb, and mg's cheb smoother: the Chebyshev degree "
+                                       "(default 4 for cheb, 2 for mg)"},
         {"device", CLI_STRING, &o.device, "cpu or gpu (default: gpu when usable, else cpu)"},
         {"float", CLI_FLAG, &o.single, "the operator and vectors in single precision (GPU)"},
         {"format", CLI_STRING, &o.format, "use this format instead of the planner's choice"},
@@ -319,10 +324,15 @@ int cmd_solve(int argc, char **argv)
                                "--format");
     if (o.precond && o.jacobi)
         return cli_usage_error(argv[0], "--jacobi and --precond %s: choose one", o.precond);
-    if (!o.precond && (o.grid || o.cycle || o.smoother || o.sweeps))
-        return cli_usage_error(argv[0], "--grid, --cycle, --smoother and --sweeps need "
-                               "--precond");
-    if ((rc = cli_check_range(argv[0], "sweeps", (double)o.sweeps, 0, 100))) return rc;
+    if (!o.precond && (o.grid || o.cycle || o.smoother || o.sweeps || o.degree))
+        return cli_usage_error(argv[0], "--grid, --cycle, --smoother, --sweeps and --degree "
+                               "need --precond");
+    if (o.degree && strcmp(o.precond, "cheb") && strcmp(o.precond, "mg"))
+        return cli_usage_error(argv[0], "--degree: cheb's and mg's, not --precond %s's",
+                               o.precond);
+    if ((rc = cli_check_range(argv[0], "sweeps", (double)o.sweeps, 0, 100)) ||
+        (rc = cli_check_range(argv[0], "degree", (double)o.degree, 0, 100)))
+        return rc;
     if (o.cycle && strcmp(o.cycle, "v") && strcmp(o.cycle, "w") && strcmp(o.cycle, "f"))
         return cli_usage_error(argv[0], "--cycle must be v, w or f, not '%s'", o.cycle);
     if (o.x_path && (rc = cli_check_vector_output(argv[0], o.x_path))) return rc;

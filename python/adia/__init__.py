@@ -46,6 +46,7 @@ from ._core import (
     write_mtx,
     write_vector,
 )
+from ._precond import Precond, precond
 
 __version__ = _adia.__version__
 
@@ -61,8 +62,8 @@ def build_info() -> dict:
 
 
 __all__ = [
-    "Analysis", "Plan", "SolveInfo", "analyze", "build_info", "formats", "generate", "generator_help",
-    "gpu_available", "load_plan", "plan", "read_mtx", "read_vector", "solve", "spy",
+    "Analysis", "Plan", "Precond", "SolveInfo", "analyze", "build_info", "formats", "generate", "generator_help",
+    "gpu_available", "load_plan", "plan", "precond", "read_mtx", "read_vector", "solve", "spy",
     "write_mtx", "write_vector", "Error", "InvalidArgumentError", "ParseError",
     "OutOfMemoryError", "AdiaIOError", "UnsupportedError", "NoDeviceError", "SizeOverflowError",
 ]

@@ -563,7 +563,8 @@ class SolveInfo:
 
 
 def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=None,
-          jacobi: bool = False, restart: int = 30, device: str = "cpu"):
+          jacobi: bool = False, restart: int = 30, device: str = "cpu", precond=None,
+          grid=None):
     """Solve A x = b with adia's Krylov solvers (adia_solve); returns (x, info).
 
     A: a Plan of A (its format and device are used; a GPU plan takes host
@@ -579,11 +580,33 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     is not an error: look at info.converged and info.stop.  maxiter and
     restart: integers in 1..2**31 - 1; x0: shape (n,) or (n, 1); anything
     else is a TypeError or ValueError naming the argument.
+
+    precond: None or "none" (no preconditioner), "jacobi" (as jacobi=True:
+    the solvers' fused diagonal), "cheb" (Chebyshev polynomial in D^-1 A),
+    "mg" (geometric multigrid; grid=(nx, ny, nz) when the offsets do not
+    tell it) -- made for this call on A's plan (a plan is made on `device`
+    when A is a matrix) and freed after -- or an :class:`adia.Precond`
+    made by :func:`adia.precond` on the Plan given as A, reused across
+    solves.  jacobi=True with a precond, or grid= without precond="mg", is
+    a ValueError.
     """
     method = _str_arg("method", method)
     rtol = _float_arg("rtol", rtol)
     maxiter = _int_arg("maxiter", maxiter, 1, _INT32_MAX)
     restart = _int_arg("restart", restart, 1, _INT32_MAX)
+    from ._precond import _solve_precond   # _precond imports this module
+
+    A, M, jacobi, owned = _solve_precond(A, precond, grid, jacobi, maxiter, device)
+    try:
+        return _solve(A, b, method, rtol, maxiter, x0, jacobi, restart, device, M)
+    finally:
+        for obj in owned:   # the preconditioner first: it points to the plan
+            obj.close()
+
+
+def _solve(A, b, method, rtol, maxiter, x0, jacobi, restart, device, M):
+    """solve() once its arguments and preconditioner are settled."""
+    pc = None if M is None else M._h
     if isinstance(A, Plan):
         handle = A._p
         m = handle.matrix
@@ -591,7 +614,7 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
         if m is None:   # a plan of a device CSR: only the device solve has its matrix
             cp = _cupy()
             x, info = _solve_on_device(A, cp.asarray(b), method, rtol, maxiter,
-                                       None if x0 is None else cp.asarray(x0), jacobi, restart)
+                                       None if x0 is None else cp.asarray(x0), jacobi, restart, pc)
             return (x if _is_cupy_array(b) else x.get()), info
     else:
         handle = None
@@ -604,7 +627,7 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
         raise ValueError(f"method must be 'cg', 'bicgstab' or 'gmres', got {method!r}")
     on_gpu = _is_cupy_array(b)
     if on_gpu and handle is not None and dev == 1:
-        return _solve_on_device(A, b, method, rtol, maxiter, x0, jacobi, restart)
+        return _solve_on_device(A, b, method, rtol, maxiter, x0, jacobi, restart, pc)
     bh = b.get() if on_gpu else b
     bh = np.asarray(bh)
     if bh.dtype.kind == "c":
@@ -624,7 +647,8 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
         x = np.array(x0h, dtype=np.float64, copy=True).reshape(-1)
     if method not in ("cg", "bicgstab", "gmres"):
         raise ValueError(f"method must be 'cg', 'bicgstab' or 'gmres', got {method!r}")
-    d = _adia.solve(m, handle, bh, x, method, float(rtol), int(maxiter), bool(jacobi), dev, int(restart))
+    d = _adia.solve(m, handle, bh, x, method, float(rtol), int(maxiter), bool(jacobi), dev,
+                    int(restart), pc)
     info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo)})
     if on_gpu:
         x = _cupy().asarray(x)
@@ -638,7 +662,7 @@ def _check_vector_shape(name, shape, n):
         raise ValueError(f"{name} must have shape ({n},) or ({n}, 1), got {tuple(shape)}")
 
 
-def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart):
+def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart, pc=None):
     """solve() for a GPU plan and a CuPy b: device arrays of the plan's
     dtype, adia_plan_solve on CuPy's current stream."""
     cp = _cupy()
@@ -658,7 +682,7 @@ def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart):
         x = cp.array(x0, dtype=P.dtype, copy=True).reshape(-1)
     stream = cp.cuda.get_current_stream().ptr
     d = _adia.solve_ptr(P._p, b.data.ptr, x.data.ptr, method, float(rtol), int(maxiter),
-                        bool(jacobi), int(restart), stream)
+                        bool(jacobi), int(restart), stream, pc)
     info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo)})
     return x, info
 

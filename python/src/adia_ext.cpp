@@ -16,6 +16,7 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
@@ -382,6 +383,115 @@ static Plan *plan_create_device_csr(int32_t rows, int32_t cols, int64_t nnz, uin
     return p;
 }
 
+// ---------------------------------------------------------------- preconditioner
+
+// An adia_precond on a Plan, which it keeps alive (plan_owner) and checks
+// at every use: the C object keeps a pointer to its plan, so a closed
+// plan makes it unusable (adia/_core.py's Precond says so).
+struct Precond {
+    adia_precond *M = nullptr;
+    Plan *plan = nullptr;
+    nb::object plan_owner;
+    double setup_ms = 0;        // adia_precond_create's wall clock, timed here
+    int busy = 0;
+
+    Precond() = default;
+    Precond(const Precond &) = delete;
+    Precond &operator=(const Precond &) = delete;
+    ~Precond() { adia_precond_destroy(M); }   // destroy touches no plan: safe after it
+    void close()
+    {
+        if (busy)
+            throw std::runtime_error("the preconditioner is in use by another thread: close it "
+                                     "afterwards");
+        adia_precond_destroy(M);
+        M = nullptr;
+        plan = nullptr;
+        plan_owner = nb::object();
+    }
+    adia_precond *get() const
+    {
+        if (!M) value_error("the preconditioner is closed");
+        if (!plan || !plan->P) value_error("the preconditioner's plan is closed");
+        return M;
+    }
+
+    // z = M r on host arrays (a CPU plan: float64).
+    void apply(any_array r, out_array z)
+    {
+        adia_precond *m = get();
+        if (plan->device == 1) type_error("a GPU preconditioner takes device arrays (apply_ptr)");
+        const void *rp = vec_ptr(r, nb::dtype<double>(), plan->rows, false, "r");
+        void *zp = vec_ptr(z, nb::dtype<double>(), plan->rows, false, "out");
+        adia_status st;
+        busy++, plan->busy++;
+        {
+            nb::gil_scoped_release nogil;
+            st = adia_precond_apply(m, rp, zp, nullptr);
+        }
+        busy--, plan->busy--;
+        check(st);
+    }
+
+    // The same on device pointers checked by adia/_core.py (CuPy arrays of
+    // the plan's dtype and length, contiguous), queued on stream.
+    void apply_ptr(uintptr_t r, uintptr_t z, uintptr_t stream)
+    {
+        adia_precond *m = get();
+        if (plan->device != 1) type_error("apply_ptr needs a GPU preconditioner");
+        if (!r || !z) value_error("NULL device pointer");
+        check(adia_precond_apply(m, (const void *)r, (void *)z, (void *)stream));
+    }
+
+    std::string explain() const
+    {
+        adia_precond *m = get();
+        std::vector<char> buf(1 << 16);
+        check(adia_precond_explain(m, buf.data(), buf.size()));
+        return std::string(buf.data());
+    }
+};
+
+// adia_precond_create on the plan; grid: 3 points per dimension (0 0 0:
+// found from the offsets); cycle 'v', 'w' or 'f'; smoother "" for the
+// kind's; sweeps, degree, max_levels 0 for the kind's.  The values are
+// checked by adia/_core.py and again by the library.
+static Precond *precond_create(nb::object pobj, const std::string &kind, std::vector<int> grid,
+                               const std::string &cycle, const std::string &smoother, int sweeps,
+                               int degree, int max_levels)
+{
+    Plan *plan = nb::cast<Plan *>(pobj);
+    adia_plan *P = plan->get();
+    if (grid.size() != 3) value_error("grid must have 3 entries");
+    if (cycle.size() != 1) value_error("cycle must be one character: 'v', 'w' or 'f'");
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.kind = kind.c_str();
+    for (int d = 0; d < 3; d++) o.grid[d] = grid[(size_t)d];
+    o.cycle = cycle[0];
+    o.smoother = smoother.empty() ? nullptr : smoother.c_str();
+    o.sweeps = sweeps;
+    o.degree = degree;
+    o.max_levels = max_levels;
+    adia_precond *M = nullptr;
+    adia_status st;
+    auto t0 = std::chrono::steady_clock::now();
+    plan->busy++;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_precond_create(P, &o, &M);
+    }
+    plan->busy--;
+    auto t1 = std::chrono::steady_clock::now();
+    check(st);
+    Precond *pc = new Precond();
+    pc->M = M;
+    pc->plan = plan;
+    pc->plan_owner = pobj;
+    pc->setup_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+    return pc;
+}
+
 // ---------------------------------------------------------------- solve
 
 // Options of both solves, checked here so that bad values raise ValueError.
@@ -429,7 +539,8 @@ static nb::dict solve_info(const adia_solve_info &info, const adia_solve_options
 // the plan's dtype, length, contiguity) on the caller's stream:
 // adia_plan_solve, nothing through the host.
 static nb::dict solve_ptr(Plan *plan, uintptr_t b, uintptr_t x, const std::string &method,
-                          double rtol, int max_iter, bool jacobi, int restart, uintptr_t stream)
+                          double rtol, int max_iter, bool jacobi, int restart, uintptr_t stream,
+                          Precond *pc)
 {
     adia_plan *P = plan->get();
     if (plan->device != 1) type_error("solve on device arrays needs a GPU plan");
@@ -437,21 +548,24 @@ static nb::dict solve_ptr(Plan *plan, uintptr_t b, uintptr_t x, const std::strin
     size_t bytes = (size_t)plan->rows * adia_value_size(plan->vt);
     if (plan->rows && overlaps((void *)b, bytes, (void *)x, bytes)) value_error("b and x overlap");
     adia_solve_options o = solve_options(method, rtol, max_iter, jacobi, 1, restart);
+    o.precond = pc ? pc->get() : nullptr;
     adia_solve_info info;
     std::memset(&info, 0, sizeof info);
     adia_status st;
     plan->busy++;
+    if (pc) pc->busy++;
     {
         nb::gil_scoped_release nogil;
         st = adia_plan_solve(P, (const void *)b, (void *)x, &o, &info, (void *)stream);
     }
     plan->busy--;
+    if (pc) pc->busy--;
     check(st);
     return solve_info(info, o);
 }
 
 static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, const std::string &method,
-                      double rtol, int max_iter, bool jacobi, int device, int restart)
+                      double rtol, int max_iter, bool jacobi, int device, int restart, Precond *pc)
 {
     Matrix *M = nb::cast<Matrix *>(mobj);
     adia_matrix *A = M->get();
@@ -466,15 +580,18 @@ static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, con
     double *xp = (double *)vec_ptr(x, nb::dtype<double>(), n, false, "x");
     if (n && overlaps(bp, (size_t)n * 8, xp, (size_t)n * 8)) value_error("b and x overlap");
     adia_solve_options o = solve_options(method, rtol, max_iter, jacobi, device, restart);
+    o.precond = pc ? pc->get() : nullptr;
     adia_solve_info info;
     std::memset(&info, 0, sizeof info);
     adia_status st;
     if (plan) plan->busy++;
+    if (pc) pc->busy++;
     {
         nb::gil_scoped_release nogil;
         st = adia_solve(A, P, bp, xp, &o, &info);
     }
     if (plan) plan->busy--;
+    if (pc) pc->busy--;
     check(st);
     return solve_info(info, o);
 }
@@ -747,7 +864,18 @@ NB_MODULE(_adia, m)
         },
         nb::rv_policy::take_ownership);
     m.def("solve_ptr", &solve_ptr, "plan"_a, "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
-          "jacobi"_a, "restart"_a, "stream"_a);
+          "jacobi"_a, "restart"_a, "stream"_a, "precond"_a.none() = nb::none());
     m.def("solve", &solve, "matrix"_a, "plan"_a.none(), "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
-          "jacobi"_a, "device"_a, "restart"_a);
+          "jacobi"_a, "device"_a, "restart"_a, "precond"_a.none() = nb::none());
+
+    nb::class_<Precond>(m, "_Precond")
+        .def_prop_ro("closed", [](const Precond &p) { return p.M == nullptr; })
+        .def_prop_ro("kind", [](const Precond &p) { return std::string(adia_precond_kind(p.get())); })
+        .def_prop_ro("setup_ms", [](const Precond &p) { return (p.get(), p.setup_ms); })
+        .def("apply", &Precond::apply, "r"_a, "z"_a)
+        .def("apply_ptr", &Precond::apply_ptr, "r"_a, "z"_a, "stream"_a)
+        .def("explain", &Precond::explain)
+        .def("close", &Precond::close);
+    m.def("precond_create", &precond_create, "plan"_a, "kind"_a, "grid"_a, "cycle"_a, "smoother"_a,
+          "sweeps"_a, "degree"_a, "max_levels"_a, nb::rv_policy::take_ownership);
 }

@@ -4,12 +4,14 @@
 
 #include <string.h>
 
-extern const adia_precond_ops adia__precond_none, adia__precond_jacobi, adia__precond_mg;
+extern const adia_precond_ops adia__precond_none, adia__precond_jacobi, adia__precond_cheb,
+    adia__precond_mg;
 
 #define MAX_KINDS 16
 static const adia_precond_ops *kinds[MAX_KINDS] = {
     &adia__precond_none,
     &adia__precond_jacobi,
+    &adia__precond_cheb,
     &adia__precond_mg,
 };
 

@@ -173,6 +173,24 @@ check "mg: a grid that does not fit" stderr_has "16x17x17"
 expect 1 solve --gen lap2d5:10 --precond nosuch --device cpu
 check "unknown kind: the kinds listed" stderr_has "none, jacobi"
 
+# --precond cheb: fewer CG iterations than Jacobi; --degree is cheb's and mg's
+expect 0 solve --gen lap3d7:24 --jacobi --device cpu --json
+its_jac=$(json_get iterations)
+expect 0 solve --gen lap3d7:24 --precond cheb --device cpu --json
+check "--precond cheb: converged" test "$(json_get converged)" = True
+check "--precond cheb: fewer iterations than --jacobi ($its_jac)" test "$(json_get iterations)" -lt "$its_jac"
+its_cheb=$(json_get iterations)
+expect 0 solve --gen lap3d7:24 --precond cheb --degree 6 --device cpu --json
+check "--degree 6: fewer iterations than the default 4 ($its_cheb)" test "$(json_get iterations)" -lt "$its_cheb"
+expect 2 solve --gen lap2d5:10 --degree 3
+check "--degree without --precond" stderr_has "need --precond"
+expect 2 solve --gen lap2d5:10 --precond jacobi --degree 3
+check "--degree with jacobi refused" stderr_has "--degree: cheb's and mg's"
+expect 2 solve --gen lap2d5:10 --precond cheb --degree 101
+check "--degree out of range" stderr_has "--degree"
+expect 1 solve --gen lap2d5:10 --precond cheb --sweeps 2 --device cpu
+check "cheb refuses mg's options" stderr_has "are mg's options"
+
 # rtol below machine precision: stagnation is not success
 expect 1 solve --gen lap2d5:20 --rtol 1e-30 --max-iter 2000
 check "stagnation: did not converge" stderr_has "did not converge"
