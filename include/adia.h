@@ -1029,8 +1029,11 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
  *   "none"    z = r
  *   "jacobi"  z = D^-1 r, D the diagonal of A (the solvers fuse it into
  *             their vector passes)
+ *   "cheb"    a Chebyshev polynomial in D^-1 A (any SPD matrix: the
+ *             interval from power steps and Gershgorin's discs)
  *   "mg"      geometric multigrid on the grid found from A's offsets (or
- *             given in grid), a symmetric V, W or F cycle: SPD for CG
+ *             given in grid), a symmetric V or W cycle: SPD for CG (F is
+ *             refused: its coarse solve is not symmetric)
  * The preconditioner lives where its plan does (CPU or GPU, the plan's
  * value type) and keeps a pointer to it: destroy it before the plan. */
 typedef struct adia_precond adia_precond;
@@ -1040,12 +1043,11 @@ typedef struct adia_precond_options {
     int grid[3];              /* mg: points per dimension, x fastest (row i =
                                  x + nx (y + ny z)); all 0: found from A's
                                  offsets; unused dimensions 1               */
-    char cycle;               /* mg: 'v' (0: 'v'), 'w' or 'f'                   */
+    char cycle;               /* mg: 'v' (0: 'v') or 'w' ('f': refused)         */
     const char *smoother;     /* mg: "jacobi", "l1jacobi" or "cheb" (NULL: the
                                  kind's default)                               */
     int sweeps;               /* mg: smoothing steps before and after (<= 0: 2) */
-    int degree;               /* Chebyshev smoother or kind: degree (<= 0: 2-4 as
-                                 the kind prefers)                             */
+    int degree;               /* Chebyshev steps (<= 0: cheb 4, mg's smoother 2) */
     int max_levels;           /* mg: <= 0: until the coarse grid is small      */
 } adia_precond_options;
 
