@@ -1046,7 +1046,8 @@ typedef struct adia_precond_options {
     char cycle;               /* mg: 'v' (0: 'v') or 'w' ('f': refused)         */
     const char *smoother;     /* mg: "jacobi", "l1jacobi" or "cheb" (NULL: the
                                  kind's default)                               */
-    int sweeps;               /* mg: smoothing steps before and after (<= 0: 2) */
+    int sweeps;               /* mg: smoothing steps before and after (<= 0: 1
+                                 with the Chebyshev smoother, else 2)          */
     int degree;               /* Chebyshev steps (<= 0: cheb 4, mg's smoother 2) */
     int max_levels;           /* mg: <= 0: until the coarse grid is small      */
 } adia_precond_options;
