@@ -33,12 +33,12 @@ static adia_diag make_diag(double *data)
     return D;
 }
 
-/* ADIA_CODEGEN (issue 28, item 4): background by default, sync, off;
+/* ADIA_CODEGEN (issue 28, item 4): sync by default, background, off;
  * anything else refused with the value named. */
 static void codegen_mode(void)
 {
     static const struct { const char *v; adia_codegen_mode m; } ok[] = {
-        {NULL, ADIA_CODEGEN_BACKGROUND}, {"", ADIA_CODEGEN_BACKGROUND},
+        {NULL, ADIA_CODEGEN_SYNC}, {"", ADIA_CODEGEN_SYNC},
         {"background", ADIA_CODEGEN_BACKGROUND}, {"sync", ADIA_CODEGEN_SYNC},
         {"off", ADIA_CODEGEN_OFF}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {

@@ -38,11 +38,12 @@ adia_status adia__codegen_diag_source(const adia_diag *D, adia_value_type vt, in
  * (format parameter R: 1, 2 or 4; 0: chosen as above) caps R instead. */
 int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want);
 /* How a plan gets its generated kernel (ADIA_CODEGEN, read per plan):
- * BACKGROUND (default, unset or "background"): a kernel not in the cache
- * compiles on a thread while the generic kernel runs, and the format
- * switches between two calls once it is ready; SYNC ("sync"): the plan
- * waits for the compile (deterministic: tests, benchmarks of the kernel
- * itself); OFF ("off"): the generic kernel only.  A cached kernel is loaded
+ * SYNC (default, unset or "sync"): the plan waits for the compile;
+ * BACKGROUND ("background", opt-in: an intermittent crash with a warm
+ * cache is not yet found, 2026-11-27): a kernel not in the cache compiles
+ * on a thread while the generic kernel runs, and the format switches
+ * between two calls once it is ready; OFF ("off"): the generic kernel
+ * only.  A cached kernel is loaded
  * at once in BACKGROUND and SYNC.  Any other value: ADIA_ERR_INVALID_ARG. */
 typedef enum adia_codegen_mode {
     ADIA_CODEGEN_BACKGROUND = 0,
