@@ -322,14 +322,15 @@ def main():
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)
     table(rows)
-    out = open(args.json, "w") if args.json else sys.stdout
-    if not args.json:
+    lines = [json.dumps(dict(head, kind="header"))] + [json.dumps(r) for r in rows]
+    if args.json:   # a temporary file renamed once complete: an old file survives a failure
+        tmp = f"{args.json}.tmp{os.getpid()}"
+        with open(tmp, "w") as out:
+            out.write("\n".join(lines) + "\n")
+        os.replace(tmp, args.json)
+    else:
         print()
-    out.write(json.dumps(dict(head, kind="header")) + "\n")
-    for r in rows:
-        out.write(json.dumps(r) + "\n")
-    if args.json:
-        out.close()
+        print("\n".join(lines))
     failed = [r for r in rows if "error" in r]
     return 1 if failed else 0
 
