@@ -40,6 +40,7 @@ typedef struct adia_precond_ops {
                          void *stream);
     /* A diagonal kind's d_i (z_i = d_i r_i), n host doubles, or NULL. */
     const double *(*diagonal)(const adia_precond *M);
+    int identity;             /* 1: M = I, the solvers run unpreconditioned */
     int graph;                /* 2, 1 or 0 as above                          */
     int varies;               /* 1: M may change between applications        */
     /* Kind-specific lines for adia_precond_explain (may be NULL). */

@@ -2,10 +2,10 @@
  * (src/precond): the checks, and the choice between the fused diagonal
  * and the stage of its own.
  *
- * A kind with a diagonal (none, jacobi) becomes the host array the
- * methods already fuse into their vector passes (as the old jacobi flag
- * does), so those paths and their speed stay as they were; a diagonal of
- * ones is the identity and takes the unpreconditioned path.  Any other
+ * The identity (none) takes the unpreconditioned path.  A kind with a
+ * diagonal (jacobi) becomes the host array the methods already fuse into
+ * their vector passes (as the old jacobi flag does), so those paths and
+ * their speed stay as they were; a diagonal of ones is the identity too.  Any other
  * kind is the stage z = alpha M r, alpha = 2^ea undoing the solver's
  * power-of-two scaling of A (solve.c: the methods run on A / 2^ea, whose
  * inverse is 2^ea A^-1; a power of two, so exact). */
@@ -55,7 +55,7 @@ adia_status adia__solve_precond_stage(const adia_precond *M, int ea, double **in
 {
     *inv_diag = NULL;
     *stage = NULL;
-    if (!M) return ADIA_OK;
+    if (!M || M->ops->identity) return ADIA_OK;
     const double *d = M->ops->diagonal ? M->ops->diagonal(M) : NULL;
     if (!d) {
         *stage = M;
