@@ -2,7 +2,9 @@
  * mg_setup_gpu.cu) against its host twin, level by level: the grid check
  * and the points present, the finest stencil read from dia / hdi / brcsd2
  * plans (exact; a double dia plan lends its diagonals, the others are
- * copied), every Galerkin level (1e-14 relative to the level's
+ * copied), every level's couplings (the coarsening rule's input: equal
+ * integers, so the same directions halve; aniso3d coarsens xy, aniso3d
+ * with z strong z alone), every Galerkin level (1e-14 relative to the level's
  * largest coefficient), the eigenvalue estimate (1e-12), the smoothers'
  * scaling, each level's DIA plan against the host stencil's product; float
  * plans against the host twin of the float-rounded matrix; the errors of

@@ -122,8 +122,13 @@ static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_
 {
     const double d = fabs(S->coef[mg_point(0, 0, 0)][i]);
     if (!(d > 0) || !(d <= 1.7976931348623157e308)) return;   /* 0, inf or NaN */
+    const int64_t x[3] = {i % S->n[0], i / S->n[0] % S->n[1], i / ((int64_t)S->n[0] * S->n[1])};
     for (int p = 0; p < MG_POINTS; p++) {
         if (!S->coef[p] || p == mg_point(0, 0, 0)) continue;
+        int in = 1;   /* a point outside the grid is read nowhere (a lent
+                         diagonal's slot there may hold padding) */
+        for (int e = 0; e < 3; e++) in &= x[e] + mg_dx(p, e) >= 0 && x[e] + mg_dx(p, e) < S->n[e];
+        if (!in) continue;
         const double r = fabs(S->coef[p][i]) / d;   /* IEEE division: host = device */
         const uint64_t q = (uint64_t)((r < MG_COUPLING_CLAMP ? r : MG_COUPLING_CLAMP) *
                                       (double)(1ull << MG_COUPLING_BITS));
