@@ -2,7 +2,9 @@
  * mg_setup_gpu.cu) against its host twin, level by level: the grid check
  * and the points present, the finest stencil read from dia / hdi / brcsd2
  * plans (exact; a double dia plan lends its diagonals, the others are
- * copied), every Galerkin level (1e-14 relative to the level's
+ * copied), every level's couplings (the coarsening rule's input: equal
+ * integers, so the same directions halve; aniso3d coarsens xy, aniso3d
+ * with z strong z alone), every Galerkin level (1e-14 relative to the level's
  * largest coefficient), the eigenvalue estimate (1e-12), the smoothers'
  * scaling, each level's DIA plan against the host stencil's product; float
  * plans against the host twin of the float-rounded matrix; the errors of
@@ -151,8 +153,18 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
         memcpy(L.n, h[l].n, sizeof L.n);
         if (!adia__mg_coarsen_more(&L)) break;
         int32_t nc[3];
-        int coarsened[3];
-        adia__mg_coarse_grid(h[l].n, nc, coarsened);
+        int coarsened[3], dco[3];
+        uint64_t ch[3], cd[3];
+        adia__mg_coupling(&h[l], ch);
+        CHECK_OK(adia__mg_gpu_coupling(&d[l], cd));
+        CHECK(memcmp(ch, cd, sizeof ch) == 0, "%s level %d: couplings %llu %llu %llu (host), "
+              "%llu %llu %llu (device)", what, l, (unsigned long long)ch[0],
+              (unsigned long long)ch[1], (unsigned long long)ch[2], (unsigned long long)cd[0],
+              (unsigned long long)cd[1], (unsigned long long)cd[2]);
+        int32_t dnc[3];
+        adia__mg_coarse_grid(h[l].n, ch, MG_COARSEN_AUTO, nc, coarsened);
+        adia__mg_coarse_grid(h[l].n, cd, MG_COARSEN_AUTO, dnc, dco);
+        CHECK(memcmp(coarsened, dco, sizeof dco) == 0, "%s level %d: the rule differs", what, l);
         CHECK_OK(adia__mg_galerkin(&h[l], nc, coarsened, &h[l + 1]));
         CHECK_OK(adia__mg_gpu_galerkin(&d[l], nc, coarsened, &d[l + 1]));
         levels++;
@@ -173,7 +185,8 @@ static void test_levels(void)
     static const char *specs[] = {"lap2d5:2001x1", "lap2d5:45x33", "lap2d9:41x30",
                                   "lap3d7:13x11x9", "lap3d7:16x8x12", "lap3d27:13x9x11",
                                   "lap3d7:2x3x400", "lap3d7:33", "vardiff3d:21", "vardiff2d:37",
-                                  "jump3d:24", "aniso3d:19"};
+                                  "jump3d:24", "aniso3d:19", "aniso3d:40",
+                                  "aniso3d:33,0.01", "aniso3d:21,1000"};
     for (size_t k = 0; k < sizeof specs / sizeof *specs; k++)
         compare_levels(specs[k], "dia", ADIA_DOUBLE);
     compare_levels("lap3d7:31x20x17", "hdi", ADIA_DOUBLE);
@@ -227,7 +240,8 @@ static void vcycle_parity(const char *spec)
 static void test_vcycle(void)
 {
     static const char *specs[] = {"vardiff3d:21", "vardiff2d:37", "jump3d:24", "aniso3d:19",
-                                  "lap3d27:13x9x11", "lap2d5:2001x1", "lap3d7:31x20x17"};
+                                  "lap3d27:13x9x11", "lap2d5:2001x1", "lap3d7:31x20x17",
+                                  "aniso3d:40", "aniso3d:21,1000"};
     for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) vcycle_parity(specs[k]);
 }
 

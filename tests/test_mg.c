@@ -306,8 +306,10 @@ static double max_diff(const double *a, const double *b, int64_t n)
     return d / (big > 0 ? big : 1);
 }
 
-/* Two Galerkin levels of A against P^T A P dense, and R, P against P. */
-static void check_galerkin(adia_matrix *A, const char *what)
+/* Two Galerkin levels of A against P^T A P dense, and R, P against P;
+ * the directions coarsened by the rule (auto), or force's (semicoarsening
+ * in given directions) when not NULL. */
+static void check_galerkin(adia_matrix *A, const char *what, const int *force)
 {
     if (!A) return;
     adia_csr_view v;
@@ -325,7 +327,13 @@ static void check_galerkin(adia_matrix *A, const char *what)
     for (int l = 0; l < 2 && a; l++) {
         int32_t nc[3];
         int co[3];
-        adia__mg_coarse_grid(st[l].n, nc, co);
+        uint64_t coupling[3];
+        adia__mg_coupling(&st[l], coupling);
+        adia__mg_coarse_grid(st[l].n, coupling, MG_COARSEN_AUTO, nc, co);
+        for (int d = 0; force && d < 3; d++) {
+            co[d] = force[d] && st[l].n[d] > 1;
+            nc[d] = co[d] ? (st[l].n[d] + 1) / 2 : st[l].n[d];
+        }
         const int64_t m = (int64_t)nc[0] * nc[1] * nc[2];
         double *p = dense_p(st[l].n, nc, co), *want = ptap(a, p, rows, m);
         CHECK_OK(adia__mg_galerkin(&st[l], nc, co, &st[l + 1]));
@@ -375,10 +383,15 @@ static void check_galerkin(adia_matrix *A, const char *what)
 
 static void test_galerkin(void)
 {
-    check_galerkin(varcoef(9, 8, 7, 2), "varcoef 9x8x7");
-    check_galerkin(test_generate("lap3d27:6x7x5"), "lap3d27:6x7x5");
-    check_galerkin(test_generate("lap2d5:14x1"), "lap2d5:14x1");
-    check_galerkin(convdiff(11, 10, 0.7), "convdiff 11x10");
+    check_galerkin(varcoef(9, 8, 7, 2), "varcoef 9x8x7", NULL);
+    check_galerkin(test_generate("lap3d27:6x7x5"), "lap3d27:6x7x5", NULL);
+    check_galerkin(test_generate("lap2d5:14x1"), "lap2d5:14x1", NULL);
+    check_galerkin(convdiff(11, 10, 0.7), "convdiff 11x10", NULL);
+    /* semicoarsening: one or two directions halved (P linear along them) */
+    check_galerkin(varcoef(9, 8, 7, 4), "varcoef 9x8x7 x only", (const int[3]){1, 0, 0});
+    check_galerkin(varcoef(6, 7, 9, 5), "varcoef 6x7x9 z only", (const int[3]){0, 0, 1});
+    check_galerkin(test_generate("lap3d27:7x6x5"), "lap3d27:7x6x5 xy", (const int[3]){1, 1, 0});
+    check_galerkin(test_generate("aniso3d:7"), "aniso3d:7 (auto: xy)", NULL);
     /* 1D Poisson: R A P = (1/2) [-1 2 -1] inside (P^T, not 1/4 P^T) */
     test_coo m1 = {.rows = 33, .cols = 33};
     for (int i = 0; i < 33; i++) {

@@ -119,6 +119,21 @@ static adia_status mg_apply(const adia_precond *M, double alpha, const void *r, 
 
 /* ---------------------------------------------------------------- setup */
 
+/* The coarsening rule: ADIA_MG_COARSENING = auto (default), full or semi
+ * -- an environment variable until adia_precond_options has a field for
+ * it (a public change, proposed in issue 30). */
+static adia_status parse_coarsening(mg_state *S)
+{
+    const char *c = getenv("ADIA_MG_COARSENING");
+    if (!c || !*c || !strcmp(c, "auto")) S->coarsening = MG_COARSEN_AUTO;
+    else if (!strcmp(c, "full")) S->coarsening = MG_COARSEN_FULL;
+    else if (!strcmp(c, "semi")) S->coarsening = MG_COARSEN_SEMI;
+    else
+        return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: ADIA_MG_COARSENING=\"%s\": "
+                          "not auto, full or semi", c);
+    return ADIA_OK;
+}
+
 static adia_status parse_options(mg_state *S, const adia_precond_options *o)
 {
     const char *sm = o->smoother ? o->smoother : "cheb";
@@ -138,7 +153,7 @@ static adia_status parse_options(mg_state *S, const adia_precond_options *o)
     S->sweeps = o->sweeps > 0 ? o->sweeps : S->smoother == MG_CHEB ? 1 : 2;
     S->degree = o->degree > 0 ? o->degree : CHEB_DEGREE;
     S->grid_given = o->grid[0] > 0 || o->grid[1] > 0 || o->grid[2] > 0;
-    return ADIA_OK;
+    return parse_coarsening(S);
 }
 
 static void free_array(const mg_state *S, void *p)
@@ -192,13 +207,14 @@ adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels)
 static adia_status hierarchy(adia_precond *M, mg_state *S, int max_levels, mg_stencil *st)
 {
     while (S->nlev < max_levels) {
-        const mg_level *L = &S->lev[S->nlev - 1];
+        mg_level *L = &S->lev[S->nlev - 1];
         if (!adia__mg_coarsen_more(L)) break;
         mg_level *C = &S->lev[S->nlev];
         int32_t nc[3];
-        adia__mg_coarse_grid(L->n, nc, C->coarsened);
-        adia__mg_set_grid(C, nc);
         double t0 = adia__now_ms();
+        adia__mg_coupling(&st[S->nlev - 1], L->coupling);
+        adia__mg_coarse_grid(L->n, L->coupling, S->coarsening, nc, C->coarsened);
+        adia__mg_set_grid(C, nc);
         ADIA_TRY(adia__mg_galerkin(&st[S->nlev - 1], nc, C->coarsened, &st[S->nlev]));
         S->nlev++;
         double t1 = adia__now_ms();
@@ -364,12 +380,35 @@ static int put(char *buf, size_t len, size_t *k, const char *fmt, ...)
     return 1;
 }
 
+static const char *coarsening_name(mg_coarsening c)
+{
+    return c == MG_COARSEN_FULL ? "full" : c == MG_COARSEN_SEMI ? "semi (PFMG)" : "auto";
+}
+
+/* ", coarsened xz" (the directions halved from the finer level), and the
+ * couplings that chose the next level's, relative to the strongest. */
+static void explain_coarsening(const mg_level *L, int l, int last, char *buf, size_t len,
+                               size_t *k)
+{
+    if (l > 0) {
+        put(buf, len, k, ", coarsened ");
+        for (int d = 0; d < 3; d++)
+            if (L->coarsened[d]) put(buf, len, k, "%c", "xyz"[d]);
+    }
+    const uint64_t m = L->coupling[0] > L->coupling[1] ? L->coupling[0] : L->coupling[1];
+    const double cmax = (double)(m > L->coupling[2] ? m : L->coupling[2]);
+    if (!last && cmax > 0)
+        put(buf, len, k, ", coupling x:y:z %.3g:%.3g:%.3g", (double)L->coupling[0] / cmax,
+            (double)L->coupling[1] / cmax, (double)L->coupling[2] / cmax);
+}
+
 static void explain_levels(const mg_state *S, char *buf, size_t len, size_t *k)
 {
     for (int l = 0; l < S->nlev; l++) {
         const mg_level *L = &S->lev[l];
         put(buf, len, k, "  level %d: grid %dx%dx%d, %lld rows, %d-point stencil, %lld nonzeros",
             l, L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points, (long long)L->nnz);
+        explain_coarsening(L, l, l == S->nlev - 1, buf, len, k);
         if (l < S->nlev - 1)
             put(buf, len, k, ", plan %s, lambda_max(D^-1 A) <= %.4g\n",
                 adia_plan_format_name(L->plan), L->lmax);
@@ -385,8 +424,9 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
     put(buf, len, &k, "mg: %d levels, %c-cycle, %s smoother (", S->nlev, S->cycle,
         smoother_name(S->smoother));
     if (S->smoother == MG_CHEB) put(buf, len, &k, "degree %d, ", S->degree);
-    put(buf, len, &k, "%d sweep%s before and after), grid %s\n", S->sweeps,
-        S->sweeps > 1 ? "s" : "", S->grid_given ? "given" : "found from the offsets");
+    put(buf, len, &k, "%d sweep%s before and after), grid %s, coarsening %s\n", S->sweeps,
+        S->sweeps > 1 ? "s" : "", S->grid_given ? "given" : "found from the offsets",
+        coarsening_name(S->coarsening));
     explain_levels(S, buf, len, &k);
     int64_t nnz = 0, rows = 0;
     for (int l = 0; l < S->nlev; l++) nnz += S->lev[l].nnz, rows += S->lev[l].rows;

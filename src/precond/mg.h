@@ -26,6 +26,8 @@
 
 #include "precond.h"
 
+#include <math.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -44,6 +46,21 @@ extern "C" {
 #define MG_DENSE_MAX 4096
 
 typedef enum mg_smoother { MG_CHEB = 0, MG_JACOBI, MG_L1JACOBI } mg_smoother;
+
+/* Which directions a level coarsens (adia__mg_coarse_grid), from its
+ * couplings (mg_row_coupling): FULL every direction of more than one
+ * point (the first multigrid); SEMI only the most strongly coupled one
+ * (hypre PFMG's rule, one direction per level); AUTO every direction
+ * coupled at least 1/MG_SEMI_FACTOR as strongly as the strongest -- all
+ * three on an isotropic level (full coarsening, as before), the strong
+ * ones alone on an anisotropic level (semicoarsening). */
+typedef enum mg_coarsening { MG_COARSEN_AUTO = 0, MG_COARSEN_FULL, MG_COARSEN_SEMI } mg_coarsening;
+/* Measured (PCG iterations to 1e-8, aniso3d:48,EPS, CPU, 2026-11-27):
+ * factor 2 gives 6 at EPS = 0.5 / 0.3 / 0.2 / 0.1 / 0.05 / 0.01 / 0.001;
+ * factor 4 gives 9 at 0.5 (coarsened fully), 8 gives 14 at 0.2, 16 gives
+ * 18 at 0.1.  Isotropic levels (lap3d7, vardiff3d, jump3d) coarsen fully
+ * under any factor. */
+#define MG_SEMI_FACTOR 2.0
 
 /* Host stencil of one level (setup only). */
 typedef struct mg_stencil {
@@ -85,6 +102,39 @@ static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t
     if ((f + 1) / 2 >= nc) return 1;
     c[1] = (f + 1) / 2, w[1] = 0.5;
     return 2;
+}
+
+/* A level's coupling along direction d (the coarsening rule's input): the
+ * sum over rows i of |a_ip| / |a_ii| over the stencil points p that move
+ * along d (an edge or corner point counts for each direction it moves
+ * along) -- scaled by the row's diagonal, so that a jump in the
+ * coefficient does not let one region outvote the rest.  Each term is a
+ * fixed-point integer (MG_COUPLING_BITS fraction bits, the ratio clamped
+ * at MG_COUPLING_CLAMP): integer sums do not depend on their order, so the
+ * host's OpenMP sum and the device's atomics give the same numbers, and
+ * both set-ups pick the same directions.  Bound: 18 points x 2^31 rows x
+ * 2^26 < 2^64.  Rows whose diagonal is zero or not finite add nothing
+ * (the finest level's are refused before; coarse ones of an SPD A have
+ * none). */
+#define MG_COUPLING_BITS 24
+#define MG_COUPLING_CLAMP 4.0
+static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_t c[3])
+{
+    const double d = fabs(S->coef[mg_point(0, 0, 0)][i]);
+    if (!(d > 0) || !(d <= 1.7976931348623157e308)) return;   /* 0, inf or NaN */
+    const int64_t x[3] = {i % S->n[0], i / S->n[0] % S->n[1], i / ((int64_t)S->n[0] * S->n[1])};
+    for (int p = 0; p < MG_POINTS; p++) {
+        if (!S->coef[p] || p == mg_point(0, 0, 0)) continue;
+        int in = 1;   /* a point outside the grid is read nowhere (a lent
+                         diagonal's slot there may hold padding) */
+        for (int e = 0; e < 3; e++) in &= x[e] + mg_dx(p, e) >= 0 && x[e] + mg_dx(p, e) < S->n[e];
+        if (!in) continue;
+        const double r = fabs(S->coef[p][i]) / d;   /* IEEE division: host = device */
+        const uint64_t q = (uint64_t)((r < MG_COUPLING_CLAMP ? r : MG_COUPLING_CLAMP) *
+                                      (double)(1ull << MG_COUPLING_BITS));
+        for (int e = 0; e < 3; e++)
+            if (mg_dx(p, e) != 0) c[e] += q;
+    }
 }
 
 /* R = P^T along one direction: the fine points coarse c restricts from. */
@@ -174,6 +224,8 @@ typedef struct mg_level {
     int64_t rows;
     int coarsened[3];         /* 1: this level's direction d is the finer
                                  level's halved (P and R of the pair l-1, l) */
+    uint64_t coupling[3];     /* this level's couplings (mg_row_coupling),
+                                 which chose the next level's coarsened    */
     int points;               /* stencil points present                       */
     int64_t nnz;
     adia_plan *plan;          /* level 0: the user's (M->plan)                */
@@ -210,6 +262,7 @@ typedef struct mg_state {
     mg_smoother smoother;
     int sweeps, degree;
     char cycle;               /* 'v' or 'w' */
+    mg_coarsening coarsening; /* ADIA_MG_COARSENING (full, semi, auto)  */
     int device;
     adia_value_type vtype;
     int grid_given;
@@ -257,8 +310,13 @@ adia_status adia__mg_error_off_grid(const int32_t n[3], int64_t i, int64_t j, do
 adia_status adia__mg_error_diagonal(const int32_t n[3], int64_t i, double v);
 
 /* ---- mg_galerkin.c */
-/* The coarse grid of n (which directions halve in *coarsened). */
-void adia__mg_coarse_grid(const int32_t n[3], int32_t nc[3], int coarsened[3]);
+/* The coarsening rule, a pure function of the grid n and the level's
+ * couplings c (mg_row_coupling summed over the rows): the coarse grid nc
+ * and which directions halve (*coarsened). */
+void adia__mg_coarse_grid(const int32_t n[3], const uint64_t c[3], mg_coarsening mode,
+                          int32_t nc[3], int coarsened[3]);
+/* The couplings of S (host; the device's twin: adia__mg_gpu_coupling). */
+void adia__mg_coupling(const mg_stencil *S, uint64_t c[3]);
 /* C = R A P on the coarse grid nc (A: the fine stencil). */
 adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3],
                               const int coarsened[3], mg_stencil *C);
@@ -351,6 +409,8 @@ adia_status adia__mg_gpu_bad_entry(const mg_dview *v, const int32_t n[3], int64_
  * the arrays (S->block NULL: nothing copied, nothing to free). */
 adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned mask,
                                  mg_stencil *S, int64_t *bad_diag, double *dval);
+/* adia__mg_coupling on the device (the same integers). */
+adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3]);
 /* C = R A P (device stencils; the row function mg_galerkin_row). */
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C);

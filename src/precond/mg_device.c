@@ -5,7 +5,10 @@
  *   stencil   the finest level's stencil read from the plan's diagonal
  *             storage on the device (no download, no CSR): a double DIA
  *             plan's diagonals are the stencil's arrays, others copied;
- *   galerkin  A_c = R A P, a coarse point per thread (mg_galerkin_row);
+ *   galerkin  the level's couplings (integer sums, the host's numbers) pick
+ *             the directions to coarsen (adia__mg_coarse_grid, the host's
+ *             rule); A_c = R A P, a coarse point per thread
+ *             (mg_galerkin_row);
  *   plans     each coarse stencil written as DIA in the plan's value type,
  *             taken over by adia_plan_create_device_dia (no copy);
  *   smoother  power steps with deterministic sums, the scaling by a kernel;
@@ -119,18 +122,18 @@ static adia_status coarse_levels(adia_precond *M, mg_state *S, int max_levels, m
 {
     while (S->nlev < max_levels && adia__mg_coarsen_more(&S->lev[S->nlev - 1])) {
         const int l = S->nlev;
-        mg_level *C = &S->lev[l];
+        mg_level *C = &S->lev[l], *F = &S->lev[l - 1];
         int32_t nc[3];
-        adia__mg_coarse_grid(S->lev[l - 1].n, nc, C->coarsened);
-        adia__mg_set_grid(C, nc);
         const double t0 = adia__now_ms();
+        ADIA_TRY(adia__mg_gpu_coupling(&st[l - 1], F->coupling));   /* the host's integers */
+        adia__mg_coarse_grid(F->n, F->coupling, S->coarsening, nc, C->coarsened);
+        adia__mg_set_grid(C, nc);
         ADIA_TRY(adia__mg_gpu_galerkin(&st[l - 1], nc, C->coarsened, &st[l]));
         S->nlev++;
         int fine_points = 0;
         for (int p = 0; p < MG_POINTS; p++) fine_points += st[l - 1].coef[p] != NULL;
-        S->setup.kernels++, S->setup.syncs++;
-        S->setup.bytes += ((double)S->lev[l - 1].rows * fine_points + (double)C->rows * MG_POINTS)
-                          * 8.0;
+        S->setup.kernels += 2, S->setup.syncs += 2;   /* couplings, product */
+        S->setup.bytes += ((double)F->rows * fine_points * 2 + (double)C->rows * MG_POINTS) * 8.0;
         const double t1 = adia__now_ms();
         C->galerkin_ms = t1 - t0;
         S->ms.galerkin += C->galerkin_ms;

@@ -6,17 +6,48 @@
  * P is a tensor product of 1D linear interpolations: along a halved
  * direction fine point 2c takes coarse c (weight 1), fine 2c + 1 takes c
  * and c + 1 (1/2 each; c + 1 past the end: the Dirichlet boundary's zero,
- * so only 1/2 of c); a direction not halved is the identity. */
+ * so only 1/2 of c); a direction not halved is the identity.  Which
+ * directions halve is the coarsening rule's (adia__mg_coarse_grid): every
+ * one (full coarsening), or only the strongly coupled ones
+ * (semicoarsening, hypre PFMG's idea: a point smoother leaves the error
+ * smooth only along the strong couplings, so only those may be coarsened). */
 #include "mg.h"
 
 #define PARALLEL_ROWS 2000
 
-void adia__mg_coarse_grid(const int32_t n[3], int32_t nc[3], int coarsened[3])
+/* A direction of one point has nothing to coarsen (and no coupling).
+ * Without any coupling (a diagonal operator) every direction halves.
+ * SEMI: the first of the strongest.  AUTO: those within MG_SEMI_FACTOR of
+ * the strongest (the comparison in double: the integers convert alike on
+ * every machine). */
+void adia__mg_coarse_grid(const int32_t n[3], const uint64_t c[3], mg_coarsening mode,
+                          int32_t nc[3], int coarsened[3])
 {
+    uint64_t cmax = 0;
+    int strongest = -1;
+    for (int d = 0; d < 3; d++)
+        if (n[d] > 1 && (strongest < 0 || c[d] > cmax)) cmax = c[d], strongest = d;
     for (int d = 0; d < 3; d++) {
         coarsened[d] = n[d] > 1;
+        if (coarsened[d] && cmax > 0 && mode == MG_COARSEN_SEMI) coarsened[d] = d == strongest;
+        if (coarsened[d] && cmax > 0 && mode == MG_COARSEN_AUTO)
+            coarsened[d] = (double)c[d] * MG_SEMI_FACTOR >= (double)cmax;
         nc[d] = coarsened[d] ? (n[d] + 1) / 2 : n[d];
     }
+}
+
+void adia__mg_coupling(const mg_stencil *S, uint64_t c[3])
+{
+    uint64_t cx = 0, cy = 0, cz = 0;
+    const int64_t rows = S->rows;
+#pragma omp parallel for schedule(static) if (rows > PARALLEL_ROWS) num_threads(adia__threads()) \
+    reduction(+ : cx, cy, cz)
+    for (int64_t i = 0; i < rows; i++) {
+        uint64_t r[3] = {0, 0, 0};
+        mg_row_coupling(S, i, r);
+        cx += r[0], cy += r[1], cz += r[2];
+    }
+    c[0] = cx, c[1] = cy, c[2] = cz;
 }
 
 adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const int coarsened[3],

@@ -160,6 +160,22 @@ __global__ void galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsi
     if (threadIdx.x % 32 == 0 && my_mask) atomicOr(mask, my_mask);
 }
 
+/* The couplings (mg_row_coupling) summed as integers: a warp's sums by
+ * shuffles, then one atomic add per warp -- any order gives the host's
+ * numbers. */
+__global__ void coupling_kernel(mg_stencil S, unsigned long long *sum)
+{
+    uint64_t c[3] = {0, 0, 0};
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < S.rows;
+         i += (int64_t)gridDim.x * blockDim.x)
+        mg_row_coupling(&S, i, c);
+    for (int e = 0; e < 3; e++) {
+        unsigned long long v = c[e];
+        for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        if (threadIdx.x % 32 == 0 && v) atomicAdd(sum + e, v);
+    }
+}
+
 template <typename T>
 __global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values)
 {
@@ -477,6 +493,20 @@ adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned
                                        cudaMemcpyDeviceToHost), "mg set-up: the diagonal");
     if (s != ADIA_OK) adia__mg_gpu_stencil_free(S);
     return s;
+}
+
+adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3])
+{
+    scratch sc;   /* w[0..2]: the sums, zeroed here */
+    ADIA_TRY(sc.init());
+    ADIA_TRY(adia_cuda_check(cudaMemset(sc.w, 0, 3 * sizeof *sc.w), "mg set-up: the couplings"));
+    coupling_kernel<<<blocks_for(S->rows), THREADS>>>(*S, sc.w);
+    ADIA_TRY(launched("mg set-up: the couplings"));
+    unsigned long long h[3];
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(h, sc.w, sizeof h, cudaMemcpyDeviceToHost),
+                             "mg set-up: the couplings"));
+    for (int e = 0; e < 3; e++) c[e] = h[e];
+    return ADIA_OK;
 }
 
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],

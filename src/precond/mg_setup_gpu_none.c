@@ -39,6 +39,12 @@ adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned
     return no_device();
 }
 
+adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3])
+{
+    (void)S, (void)c;
+    return no_device();
+}
+
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C)
 {
