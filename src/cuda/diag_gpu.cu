@@ -573,3 +573,19 @@ extern "C" const adia_diag_args *adia__gpu_diag_args(const adia_format *F)
     if (!h || h->select != diag_select) return NULL;
     return &((const diag_dev *)F->dev)->args;
 }
+
+/* New values of D (refilled in place on the host, same structure as its
+ * upload) into the device data: one copy of the data array, nothing else
+ * changes -- the generated kernels hold the offsets, never a value.
+ * CRSD's scatter points live in their own COO upload: not here. */
+extern "C" adia_status adia__gpu_diag_set_data(void *dev, const adia_diag *D)
+{
+    diag_dev *d = (diag_dev *)dev;
+    if (d->scatter.n > 0 || d->vt != D->vtype || d->args.n_pieces != D->n_pieces)
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal values to the device: another layout");
+    int64_t n = D->piece_data[D->n_pieces];
+    if (n == 0) return ADIA_OK;
+    return adia_cuda_check(cudaMemcpy(d->args.data, D->data, (size_t)n * adia_value_size(D->vtype),
+                                      cudaMemcpyHostToDevice),
+                           "diagonal values to the device");
+}

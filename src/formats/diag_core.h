@@ -98,6 +98,16 @@ adia_status adia__diag_build(const adia_csr *A, adia_value_type vt,
                             adia_diag_partition *part, int offsets_per_piece,
                             adia_diag **out);
 void adia__diag_free(adia_diag *D);
+/* New values into D in place from A (master CSR, double) of the same
+ * structure as D's source -- the caller has checked it: a mismatch found
+ * here is ADIA_ERR_INTERNAL and leaves D's data part written.  Data slots,
+ * CRSD's scatter values and the zero lists; padding is left as it is
+ * (zero).  D->data NULL (built on the device) is allocated first. */
+adia_status adia__diag_refill(adia_diag *D, const adia_csr *A);
+/* D's data (refilled) into its upload dev: one host-to-device copy
+ * (src/cuda/diag_gpu.cu).  CRSD with scatter points is not served here
+ * (ADIA_ERR_INTERNAL).  Without CUDA: ADIA_ERR_NO_DEVICE. */
+adia_status adia__gpu_diag_set_data(void *dev, const adia_diag *D);
 adia_status adia__diag_to_csr(const adia_diag *D, adia_csr *out);
 adia_status adia__diag_check(const adia_diag *D);
 /* Stored slots (data + scatter) minus the source's nonzeros: padding,

@@ -68,6 +68,12 @@ struct adia_plan {
     double measure_ms;         /* MEASURE's other builds and the timings */
     int64_t upload_bytes;
     const char *upload_how;    /* "pageable" or "pinned" (static) */
+    /* adia_plan_update_values (plan_update.c): the structure hash of its
+     * own (threaded) once the first update matched the plan's, 0 before;
+     * the last update's wall clock and how many succeeded. */
+    uint64_t update_hash;
+    double update_ms;
+    int64_t updates;
     char notes[1536];          /* fallbacks and warnings, one per line */
 };
 
@@ -132,6 +138,10 @@ double adia__plan_cpu_efficiency(const adia_format_ops *ops, const adia_csr *A, 
  * ADIA_GPU_SETUP=host forces the host path (for benchmarks: both paths
  * measured on one machine); ADIA_GPU_SETUP=device or unset: as above. */
 const char *adia__plan_host_route(const adia_plan_hints *given, const plan_hints *h);
+
+/* New values of host CSR A (double) into plan P, pattern checked first
+ * (plan_update.c); f names the public function in messages. */
+adia_status adia__plan_update_csr(adia_plan *P, const adia_csr *A, const char *f);
 
 /* 64-bit hash of the structure (dimensions, rowptr, colind). */
 uint64_t adia__plan_structure_hash(const adia_csr *A);
