@@ -74,6 +74,9 @@ struct adia_plan {
     uint64_t update_hash;
     double update_ms;
     int64_t updates;
+    void *update_work;         /* device: 4 unsigned long long (hash sums,
+                                  refill counts), made at the first device
+                                  update, freed with the plan */
     char notes[1536];          /* fallbacks and warnings, one per line */
 };
 
@@ -142,6 +145,9 @@ const char *adia__plan_host_route(const adia_plan_hints *given, const plan_hints
 /* New values of host CSR A (double) into plan P, pattern checked first
  * (plan_update.c); f names the public function in messages. */
 adia_status adia__plan_update_csr(adia_plan *P, const adia_csr *A, const char *f);
+/* What adia_plan_destroy frees of the updates (plan_update_gpu.cu; a
+ * build without CUDA has none: plan_update_none.c). */
+void adia__plan_update_free(adia_plan *P);
 
 /* 64-bit hash of the structure (dimensions, rowptr, colind). */
 uint64_t adia__plan_structure_hash(const adia_csr *A);

@@ -3,9 +3,9 @@
  * pattern, keeping the plan (its choice, upload, generated kernels).
  *
  * The pattern is checked before anything is written: the first update
- * compares the structure hash the plan keeps for plan files (plan_io.c)
- * and then keeps a hash computed with threads over fixed row chunks, so
- * later updates check at memory speed.  A mismatch names the first row
+ * compares the structure hash the plan keeps for plan files (plan_io.c,
+ * one serial pass) and then keeps a hash computed with threads, so later
+ * updates check at the speed of a read of rowptr and colind.  A mismatch names the first row
  * that differs (found against the plan's own format, on that error path
  * alone).
  *
@@ -17,39 +17,21 @@
  * GPU kernel variant it chose. */
 #include "plan_internal.h"
 #include "formats/diag_core.h"
+#include "plan_hash.h"
 
 #include <inttypes.h>
 
-/* Rows per chunk of the threaded hash: fixed, so the hash does not depend
- * on the thread count. */
-#define UPDATE_HASH_ROWS 65536
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ull;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
-
-/* The structure of A (shape, row lengths, columns) as one 64-bit hash,
- * chunks of rows hashed in parallel and combined in order. */
+/* The structure of A (shape, row pointers, columns) as one 64-bit hash
+ * (plan_hash.h), with threads. */
 static uint64_t structure_hash_par(const adia_csr *A)
 {
-    int64_t nch = ((int64_t)A->rows + UPDATE_HASH_ROWS - 1) / UPDATE_HASH_ROWS;
-    uint64_t h = mix(((uint64_t)(uint32_t)A->rows << 32) ^ (uint32_t)A->cols) ^ mix((uint64_t)A->nnz);
-    uint64_t sum = 0;
-#pragma omp parallel for reduction(+ : sum) schedule(static) if (A->nnz > 65536) num_threads(adia__threads())
-    for (int64_t c = 0; c < nch; c++) {
-        int32_t r0 = (int32_t)(c * UPDATE_HASH_ROWS);
-        int32_t r1 = A->rows - r0 < UPDATE_HASH_ROWS ? A->rows : r0 + UPDATE_HASH_ROWS;
-        uint64_t g = mix((uint64_t)c + 1);
-        for (int32_t r = r0; r < r1; r++) g = mix(g ^ (uint64_t)(A->rowptr[r + 1] - A->rowptr[r]));
-        for (int64_t j = A->rowptr[r0]; j < A->rowptr[r1]; j++) g = mix(g ^ (uint32_t)A->colind[j]) + (uint64_t)j;
-        sum += mix(g + (uint64_t)c);   /* chunk c's place is in g: the sum may be in any order */
-    }
-    return mix(h ^ sum);
+    uint64_t sr = 0, sc = 0;
+    int par = A->nnz > 65536;
+#pragma omp parallel for reduction(+ : sr) schedule(static) if (par) num_threads(adia__threads())
+    for (int64_t i = 0; i <= A->rows; i++) sr += adia__hash_row(i, A->rowptr[i]);
+#pragma omp parallel for reduction(+ : sc) schedule(static) if (par) num_threads(adia__threads())
+    for (int64_t j = 0; j < A->nnz; j++) sc += adia__hash_col(j, A->colind[j]);
+    return adia__hash_combine(A->rows, A->cols, A->nnz, sr, sc);
 }
 
 /* The first row where A's pattern and the plan's differ: a message. */

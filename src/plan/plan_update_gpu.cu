@@ -1,12 +1,24 @@
 /* plan_update_gpu.cu -- adia_plan_update_values_device_csr: new values of
- * a GPU plan from a CSR in device memory (CuPy's, cuSPARSE's).  For now
- * the CSR comes to the host once (structure and values, in the master
- * CSR's layout) and adia_plan_update_values' path refills the plan, whose
- * diagonal formats then copy their data array up: correct for every
- * format and plan, bound by PCIe (issue 28, item 6; a refill on the device
- * is the next step). */
+ * a plan from a CSR in device memory (CuPy's, cuSPARSE's; issue 28, item 6).
+ *
+ * The device path: a GPU plan in a diagonal format (CRSD without scatter
+ * points), once an update has checked the pattern against the plan's
+ * structure hash (the host path below keeps plan_hash.h's hash then),
+ * hashes A's structure on the device (one read of rowptr and colind, the
+ * sums back: 16 bytes) and, when it matches, writes A's values into the
+ * format's device data in one pass: no host copy, no transfer of the
+ * matrix.  The host copy of the data is marked stale (downloaded at its
+ * first host use).  A's values with zeros in them go the host path too,
+ * which keeps the format's explicit-zero lists (the round trip to CSR).
+ *
+ * Every other case -- the first update, another format, a pattern that
+ * differs (its message names the row), a CPU plan -- copies A to the host
+ * once and takes adia_plan_update_values' path. */
 #include "plan_internal.h"
+#include "plan_hash.h"
+#include "formats/diag_core.h"
 #include "../cuda/cuda_util.h"
+#include "../cuda/gpu_common.h"
 
 #include <vector>
 
@@ -58,7 +70,79 @@ adia_status check_args(const adia_plan *P, const adia_device_csr *A)
 }
 #undef BAD
 
+/* The two sums of plan_hash.h over A's structure into sums[0..2) (added:
+ * zeroed by the caller); a warp sums its threads' terms, one atomic each. */
+template <typename R>
+__global__ void hash_kernel(const R *__restrict__ rowptr, int rows, const int *__restrict__ colind,
+                            long long nnz, unsigned long long *sums)
+{
+    long long i0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long step = (long long)gridDim.x * blockDim.x;
+    uint64_t sr = 0, sc = 0;
+    for (long long i = i0; i <= rows; i += step) sr += adia__hash_row(i, (int64_t)rowptr[i]);
+    for (long long j = i0; j < nnz; j += step) sc += adia__hash_col(j, colind[j]);
+    for (int o = 16; o > 0; o >>= 1) {
+        sr += __shfl_down_sync(0xffffffffu, sr, o);
+        sc += __shfl_down_sync(0xffffffffu, sc, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(sums, (unsigned long long)sr);
+        atomicAdd(sums + 1, (unsigned long long)sc);
+    }
+}
+
+adia_status device_hash(const adia_device_csr *A, unsigned long long *sums, uint64_t *h)
+{
+    ADIA_CUDA_TRY(cudaMemset(sums, 0, 2 * sizeof *sums));
+    int64_t n = A->nnz > A->rows ? A->nnz : (int64_t)A->rows + 1;
+    unsigned blocks = adia_gpu_blocks(n, 256);
+    if (blocks > 4096) blocks = 4096;   /* a grid-stride loop: enough to fill the GPU */
+    if (A->rowptr_bits == 32)
+        hash_kernel<int><<<blocks, 256>>>((const int *)A->rowptr, A->rows, A->colind, A->nnz, sums);
+    else
+        hash_kernel<long long><<<blocks, 256>>>((const long long *)A->rowptr, A->rows, A->colind,
+                                                A->nnz, sums);
+    ADIA_GPU_LAUNCH_TRY("structure hash");
+    unsigned long long s[2];
+    ADIA_CUDA_TRY(cudaMemcpy(s, sums, sizeof s, cudaMemcpyDeviceToHost));
+    *h = adia__hash_combine(A->rows, A->cols, A->nnz, s[0], s[1]);
+    return ADIA_OK;
+}
+
+/* The device path (see the top); *done 0: take the host path. */
+adia_status device_refill(adia_plan *P, const adia_device_csr *A, int *done)
+{
+    *done = 0;
+    adia_format *F = P->F;
+    const adia_diag *D = F->ops->diag.policy ? (const adia_diag *)F->impl : NULL;
+    if (!P->device || !F->dev || !D || D->n_scatter > 0 || !P->update_hash || A->nnz != P->nnz)
+        return ADIA_OK;
+    if (!P->update_work)
+        ADIA_CUDA_TRY(cudaMalloc(&P->update_work, 4 * sizeof(unsigned long long)));
+    unsigned long long *work = (unsigned long long *)P->update_work;
+    uint64_t h = 0;
+    ADIA_TRY(device_hash(A, work, &h));
+    if (h != P->update_hash) return ADIA_OK;   /* the host path names the row */
+    int64_t zeros = 0;
+    ADIA_TRY(adia__gpu_diag_refill(F->dev, A, work + 2, &zeros));
+    if (zeros > 0) return ADIA_OK;   /* the zero lists: the host path */
+    adia_diag *W = (adia_diag *)F->impl;   /* no zeros now: the lists are empty */
+    free(W->zero_row);
+    free(W->zero_col);
+    W->zero_row = W->zero_col = NULL;
+    W->n_zero = 0;
+    F->host_stale = 1;   /* the host copy is downloaded at its first use */
+    *done = 1;
+    return ADIA_OK;
+}
+
 } // namespace
+
+extern "C" void adia__plan_update_free(adia_plan *P)
+{
+    cudaFree(P->update_work);
+    P->update_work = NULL;
+}
 
 extern "C" adia_status adia_plan_update_values_device_csr(adia_plan *plan, const adia_device_csr *A)
 {
@@ -67,6 +151,14 @@ extern "C" adia_status adia_plan_update_values_device_csr(adia_plan *plan, const
         return adia__error(ADIA_ERR_DIMENSION, "adia_plan_update_values_device_csr: the new matrix is "
                            "%d x %d, the plan's %d x %d", (int)A->rows, (int)A->cols,
                            (int)plan->rows, (int)plan->cols);
+    double t0 = adia__now_ms();
+    int done = 0;
+    ADIA_TRY(device_refill(plan, A, &done));
+    if (done) {
+        plan->update_ms = adia__now_ms() - t0;
+        plan->updates++;
+        return ADIA_OK;
+    }
     adia_csr c;
     memset(&c, 0, sizeof c);
     adia_status s = download_csr(A, &c);
