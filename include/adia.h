@@ -911,11 +911,13 @@ adia_status adia_plan_load(const adia_matrix *A, const char *path, adia_plan **p
  * format); later ones use a threaded hash.  A preconditioner made from the
  * plan keeps the values it was made with.  adia_plan_update_values_device_csr
  * takes A in device memory (as adia_plan_create_device_csr; CPU or GPU
- * plans): a GPU plan in a diagonal format (CRSD without scatter points)
- * whose pattern an earlier update has checked is refilled on the device --
- * A's structure hashed there (one read of rowptr and colind), its values
- * written into the slots (one pass), nothing through the host; values with
- * zeros among them, other formats and the first update copy A to the host
+ * plans): a GPU plan in a diagonal format (CRSD without scatter points),
+ * csr, ell or sell, whose pattern an earlier update has checked, is
+ * refilled on the device -- A's structure hashed there (one read of rowptr
+ * and colind), its values written into the slots (one pass), nothing
+ * through the host;
+ * other formats, a diagonal format given values with zeros among them (its
+ * zero lists are kept on the host) and the first update copy A to the host
  * once and go as above. */
 adia_status adia_plan_update_values(adia_plan *plan, const adia_matrix *A);
 adia_status adia_plan_update_values_device_csr(adia_plan *plan, const adia_device_csr *A);

@@ -493,6 +493,8 @@ adia_status diag_diagonal(const void *p, void *out, adia_value_type vt, void *st
  * generated); the formats with diag.piece_rows can also be built on the
  * device (diag_build.cu). */
 #define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
+extern "C" adia_status adia__gpu_diag_refill(void *dev, const adia_device_csr *A, void *work,
+                                            int64_t *zeros);
 extern "C" const adia_gpu_ops adia__gpu_diag = {
     .upload = diag_upload,
     .spmv = diag_spmv,
@@ -501,6 +503,7 @@ extern "C" const adia_gpu_ops adia__gpu_diag = {
     .spmv_dot = diag_spmv_dot,
     .download = diag_download,
     .diagonal = diag_diagonal,
+    .refill = adia__gpu_diag_refill,
 };
 extern "C" const adia_gpu_ops adia__gpu_diag_equal = {
     .upload = diag_upload,
@@ -511,6 +514,7 @@ extern "C" const adia_gpu_ops adia__gpu_diag_equal = {
     .build_device = adia__diag_build_device,   /* equal pieces: built on the device too */
     .download = diag_download,
     .diagonal = diag_diagonal,
+    .refill = adia__gpu_diag_refill,
 };
 
 extern "C" adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type vt,

@@ -1,8 +1,10 @@
 /* plan_update_gpu.cu -- adia_plan_update_values_device_csr: new values of
  * a plan from a CSR in device memory (CuPy's, cuSPARSE's; issue 28, item 6).
  *
- * The device path: a GPU plan in a diagonal format (CRSD without scatter
- * points), once an update has checked the pattern against the plan's
+ * The device path: a GPU plan whose format's GPU table refills (the
+ * diagonal core's formats -- CRSD without scatter points -- csr, ell,
+ * sell: each writes a value to its slot, found from the structure),
+ * once an update has checked the pattern against the plan's
  * structure hash (the host path below keeps plan_hash.h's hash then),
  * hashes A's structure on the device (one read of rowptr and colind, the
  * sums back: 16 bytes) and, when it matches, writes A's values into the
@@ -109,14 +111,22 @@ adia_status device_hash(const adia_device_csr *A, unsigned long long *sums, uint
     return ADIA_OK;
 }
 
+/* Can F take A's values on the device (its GPU table's refill slot)?
+ * CRSD's scatter points live in a COO upload of their own: not there. */
+bool refills_on_device(const adia_format *F)
+{
+    const adia_gpu_ops *g = F->ops->gpu;
+    if (!F->dev || !g || !g->refill || !g->download) return false;
+    const adia_diag *D = F->ops->diag.policy ? (const adia_diag *)F->impl : NULL;
+    return !(D && D->n_scatter > 0);
+}
+
 /* The device path (see the top); *done 0: take the host path. */
 adia_status device_refill(adia_plan *P, const adia_device_csr *A, int *done)
 {
     *done = 0;
     adia_format *F = P->F;
-    const adia_diag *D = F->ops->diag.policy ? (const adia_diag *)F->impl : NULL;
-    if (!P->device || !F->dev || !D || D->n_scatter > 0 || !P->update_hash || A->nnz != P->nnz)
-        return ADIA_OK;
+    if (!P->device || !refills_on_device(F) || !P->update_hash || A->nnz != P->nnz) return ADIA_OK;
     if (!P->update_work)
         ADIA_CUDA_TRY(cudaMalloc(&P->update_work, 4 * sizeof(unsigned long long)));
     unsigned long long *work = (unsigned long long *)P->update_work;
@@ -124,13 +134,15 @@ adia_status device_refill(adia_plan *P, const adia_device_csr *A, int *done)
     ADIA_TRY(device_hash(A, work, &h));
     if (h != P->update_hash) return ADIA_OK;   /* the host path names the row */
     int64_t zeros = 0;
-    ADIA_TRY(adia__gpu_diag_refill(F->dev, A, work + 2, &zeros));
-    if (zeros > 0) return ADIA_OK;   /* the zero lists: the host path */
-    adia_diag *W = (adia_diag *)F->impl;   /* no zeros now: the lists are empty */
-    free(W->zero_row);
-    free(W->zero_col);
-    W->zero_row = W->zero_col = NULL;
-    W->n_zero = 0;
+    ADIA_TRY(F->ops->gpu->refill(F->dev, A, work + 2, &zeros));
+    if (zeros > 0) return ADIA_OK;   /* the diagonal core's zero lists: the host path */
+    if (F->ops->diag.policy) {       /* no zeros now: its zero lists are empty */
+        adia_diag *D = (adia_diag *)F->impl;
+        free(D->zero_row);
+        free(D->zero_col);
+        D->zero_row = D->zero_col = NULL;
+        D->n_zero = 0;
+    }
     F->host_stale = 1;   /* the host copy is downloaded at its first use */
     *done = 1;
     return ADIA_OK;
