@@ -167,7 +167,16 @@ static void run_case(const char *fmt, const adia_matrix *A0, const char *what, a
         device_update(P, B, 64, 0, r, label);
         adia_matrix_destroy(B);
     }
-    /* values without zeros: a diagonal format refills on the device */
+    /* a column moved (the same nnz: the device hash refuses it) */
+    for (int32_t q = 0; q < c->rows; q++) {
+        int32_t to = c->rowptr[q + 1] > c->rowptr[q] ? update_free_col(c, q, c->colind[c->rowptr[q]] + 1) : -1;
+        if (to < 0) continue;
+        adia_matrix *B = update_variant(c, c->rowptr[q], q, to);
+        device_update(P, B, 32, 0, q, label);
+        adia_matrix_destroy(B);
+        break;
+    }
+    /* values without zeros: a format with a refill slot refills on the device */
     adia_matrix *A2 = update_new_values(A0, 31);
     double *v2 = A2 ? (double *)A2->csr.values : NULL;
     for (int64_t k = 0; A2 && k < A2->csr.nnz; k++) v2[k] = v2[k] == 0.0 ? 5.5 : v2[k];

@@ -179,6 +179,11 @@ adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double 
  * upload finds no room: the caller plans on the host. */
 adia_status adia__plan_create_from_host(const adia_matrix *A, const plan_hints *h,
                                         adia_plan **plan, char *why, size_t len);
+/* plan_update_gpu.cu: P's update hash (plan_hash.h) from A, the device CSR
+ * P was made from -- one pass on the device, so that the first
+ * adia_plan_update_values_device_csr needs no host round trip.  A failure
+ * leaves it 0 (the first update then checks on the host). */
+void adia__plan_update_hash_device(adia_plan *P, const adia_device_csr *A);
 #endif
 
 #ifdef __cplusplus

@@ -150,6 +150,18 @@ adia_status device_refill(adia_plan *P, const adia_device_csr *A, int *done)
 
 } // namespace
 
+extern "C" void adia__plan_update_hash_device(adia_plan *P, const adia_device_csr *A)
+{
+    if (!P->update_work && cudaMalloc(&P->update_work, 4 * sizeof(unsigned long long)) != cudaSuccess) {
+        cudaGetLastError();
+        P->update_work = NULL;
+        return;
+    }
+    uint64_t h = 0;
+    if (device_hash(A, (unsigned long long *)P->update_work, &h) == ADIA_OK) P->update_hash = h;
+    else adia_clear_error();   /* not the plan's failure: the first update hashes again */
+}
+
 extern "C" void adia__plan_update_free(adia_plan *P)
 {
     cudaFree(P->update_work);
