@@ -354,6 +354,12 @@ typedef struct adia_format_ops {
      * it keeps apart [the reference: adia__format_diagonal_ref; the
      * diagonal core's for diag.policy] */
     adia_status (*diagonal)(const adia_format *F, double *d);
+    /* New values of the build's own pattern into impl in place (A: the
+     * master CSR, double; the pattern checked by the caller: a mismatch
+     * found here is ADIA_ERR_INTERNAL).  [the reference: a build from A
+     * swapped in, adia_plan_update_values; the diagonal core's for
+     * diag.policy] */
+    adia_status (*refill)(void *impl, const adia_csr *A);
     /* the planner's cost model [never proposed by the model] */
     adia_format_model model;
     /* GPU side: set by the registry from its line (never by the module) */

@@ -710,3 +710,5 @@ adia_status adia__diag_build_policy(adia_diag_policy_fn policy, int per_piece, c
     }
     return adia__diag_build(A, vt, &part, per_piece, (adia_diag **)impl);
 }
+
+adia_status adia__diag_op_refill(void *impl, const adia_csr *A) { return adia__diag_refill(impl, A); }

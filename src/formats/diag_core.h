@@ -149,6 +149,8 @@ int64_t adia__diag_op_padded_zeros(const void *impl);
 int64_t adia__diag_op_storage_bytes(const void *impl);
 adia_status adia__diag_op_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y);
+/* adia__diag_refill as the table's refill slot. */
+adia_status adia__diag_op_refill(void *impl, const adia_csr *A);
 /* The offset-0 diagonal of each piece, then CRSD's scatter points on it. */
 adia_status adia__diag_op_diagonal(const adia_format *F, double *d);
 

@@ -9,12 +9,13 @@
  * that differs (found against the plan's own format, on that error path
  * alone).
  *
- * The refill is a slot with a reference fallback: the diagonal core's
- * formats write the new values into their slots in place (the structure
- * says where: no map) and a GPU plan copies the data array up once; every
- * other format, and CRSD's scatter points on the GPU, rebuild from the new
- * CSR and swap the storage (host and device), keeping the plan and the
- * GPU kernel variant it chose. */
+ * The refill is a slot of the format's table (refill) with a reference
+ * fallback: the diagonal core's formats, csr, ell and sell write the new
+ * values into their slots in place (the structure says where: no map),
+ * and a diagonal GPU plan copies its data array up once; every other
+ * format (and, on the GPU, all but the diagonal ones and CRSD with
+ * scatter points) rebuilds from the new CSR and swaps the storage (host
+ * and device), keeping the plan and the GPU kernel variant it chose. */
 #include "plan_internal.h"
 #include "formats/diag_core.h"
 #include "plan_hash.h"
@@ -132,14 +133,24 @@ static adia_status refill_diag(adia_plan *P, const adia_csr *A)
     return s;
 }
 
+/* The slot, else the reference.  A GPU plan: the diagonal core refills
+ * its host storage and copies the data up; other formats' device layouts
+ * take a rebuilt upload (a host matrix crosses PCIe either way). */
+static adia_status refill_format(adia_plan *P, const adia_csr *A)
+{
+    adia_format *F = P->F;
+    if (F->ops->diag.policy && F->impl) return refill_diag(P, A);
+    if (!P->device && F->ops->refill && F->impl) return F->ops->refill(F->impl, A);
+    return refill_rebuild(P, A);
+}
+
 adia_status adia__plan_update_csr(adia_plan *P, const adia_csr *A, const char *f)
 {
     if (A->vtype != ADIA_DOUBLE)
         return adia__error(ADIA_ERR_INTERNAL, "%s: the source must be double", f);
     ADIA_TRY(check_pattern(P, A, f));
     double t0 = adia__now_ms();
-    /* the diagonal core's storage, not adia__format_diag: that downloads */
-    adia_status s = P->F->ops->diag.policy && P->F->impl ? refill_diag(P, A) : refill_rebuild(P, A);
+    adia_status s = refill_format(P, A);
     P->update_ms = adia__now_ms() - t0;
     P->updates += s == ADIA_OK;
     return s;
