@@ -135,6 +135,8 @@ adia_status device_refill(adia_plan *P, const adia_device_csr *A, int *done)
     if (h != P->update_hash) return ADIA_OK;   /* the host path names the row */
     int64_t zeros = 0;
     ADIA_TRY(F->ops->gpu->refill(F->dev, A, work + 2, &zeros));
+    /* in place before any product on any stream (a non-blocking one too) */
+    ADIA_CUDA_TRY(cudaStreamSynchronize(0));
     if (zeros > 0) return ADIA_OK;   /* the diagonal core's zero lists: the host path */
     if (F->ops->diag.policy) {       /* no zeros now: its zero lists are empty */
         adia_diag *D = (adia_diag *)F->impl;
