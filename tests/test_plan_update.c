@@ -88,6 +88,9 @@ static void run_case(const char *fmt, const adia_matrix *A0, const char *what, a
     check_equal(P, A1, fmt, vt, "after the refusals");
     CHECK_OK(adia_plan_update_values(P, A0));   /* the threaded hash's path */
     check_equal(P, A0, fmt, vt, "second update");
+    char text[4096];
+    CHECK_OK(adia_plan_explain(P, text, sizeof text));
+    CHECK(test_contains(text, "values updated: 2 times"), "%s on %s: explain: %s", fmt, what, text);
     adia_matrix_destroy(A1);
     adia_plan_destroy(P);
 }
