@@ -893,6 +893,34 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len);
  * (the matrix, a vector) is ADIA_ERR_INVALID_ARG and the file stays. */
 adia_status adia_plan_save(const adia_plan *plan, const char *path);
 adia_status adia_plan_load(const adia_matrix *A, const char *path, adia_plan **plan);
+/* Values change, structure stays (time stepping, nonlinear iterations,
+ * parameter sweeps): new values of A -- the same rows, columns and pattern
+ * (rowptr and column indices, explicit zeros included) as the matrix the
+ * plan was made for -- refill the plan's format in place.  The plan keeps
+ * its format, parameters, upload and generated kernels (they hold the
+ * structure, never a value); a GPU plan made on the device is refilled
+ * too.  The pattern is checked before anything is written: a different
+ * one is ADIA_ERR_INVALID_ARG naming the first row that differs (and the
+ * plan is untouched), another shape ADIA_ERR_DIMENSION.  A value that is
+ * zero, or becomes zero, stays an entry of the pattern (adia_format_to_matrix
+ * gives it back).  The diagonal formats (dia, hdi, brcsd1, brcsd2, crsd)
+ * write the values into their slots, then a GPU plan copies its data array
+ * up once; other formats rebuild their storage from A and swap it in.
+ * The first update also checks against the plan's structure hash (one
+ * serial pass; a plan made on the device computes it once from its
+ * format); later ones use a threaded hash.  A preconditioner made from the
+ * plan keeps the values it was made with.  adia_plan_update_values_device_csr
+ * takes A in device memory (as adia_plan_create_device_csr; CPU or GPU
+ * plans): a GPU plan in a diagonal format (CRSD without scatter points),
+ * csr, ell or sell, whose pattern an earlier update has checked, is
+ * refilled on the device -- A's structure hashed there (one read of rowptr
+ * and colind), its values written into the slots (one pass), nothing
+ * through the host;
+ * other formats, a diagonal format given values with zeros among them (its
+ * zero lists are kept on the host) and the first update copy A to the host
+ * once and go as above. */
+adia_status adia_plan_update_values(adia_plan *plan, const adia_matrix *A);
+adia_status adia_plan_update_values_device_csr(adia_plan *plan, const adia_device_csr *A);
 /* Frees the plan and its format (host and device).  NULL is fine.  A plan
  * used after destroy is ADIA_ERR_INVALID_HANDLE as long as its memory was not
  * reused by another allocation (the magic word is cleared before free; no

@@ -277,6 +277,44 @@ class Plan(_LinearOperator):
             text = "plan: " + self._name + text[len("plan: "):]
         return text
 
+    def update(self, A) -> None:
+        """Refill the plan with the values of A, a matrix of the same
+        pattern as the one planned (adia_plan_update_values): the format,
+        its upload and its kernels stay, only the values change (time
+        stepping, nonlinear iterations, parameter sweeps).  A: as for
+        :func:`adia.plan`; a cupyx.scipy.sparse matrix updates a GPU plan
+        made from one without a host copy in Python.  A different pattern
+        or shape raises adia.InvalidArgumentError naming the first row that
+        differs, or the shapes (the plan is left as it was).
+        Later products and solves use the new values; the cached transpose
+        is dropped (made again on first use)."""
+        if self._p.matrix is None and _is_cupy_sparse(A) and self._gpu:
+            self._update_device(A)
+        else:
+            self._p.update(_matrix(A))
+        T, self._T = self._T, None
+        if T is not None:
+            T._T = None
+            T.close()
+
+    def _update_device(self, A) -> None:
+        cp = _cupy()
+        A = A.tocsr()
+        if A.dtype.kind == "c":
+            raise TypeError("complex matrices are not supported")
+        if A.dtype not in (np.float64, np.float32):
+            A = A.astype(np.float64)
+        if not A.has_canonical_format:
+            A = A.copy()
+            A.sum_duplicates()
+        indptr, indices = A.indptr, A.indices.astype(np.int32, copy=False)
+        bits = 64 if indptr.dtype == np.int64 else 32
+        if indptr.dtype not in (np.int32, np.int64):
+            indptr, bits = indptr.astype(np.int64), 64
+        cp.cuda.get_current_stream().synchronize()   # adia reads A on its own stream
+        self._p.update_device_csr(int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr,
+                                  bits, indices.data.ptr, A.data.data.ptr, _value_dtype(A.dtype))
+
     def save(self, path) -> None:
         """Save the choice (adia_plan_save); :func:`adia.load_plan` rebuilds it."""
         self._p.save(os.fspath(path))

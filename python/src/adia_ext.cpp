@@ -354,6 +354,53 @@ static Plan *plan_create(nb::object mobj, int64_t expected_calls, int device, co
     return p;
 }
 
+// New values of the plan's pattern from a host master matrix
+// (adia_plan_update_values); the plan's master matrix (adia_solve's) becomes
+// that one, so solves see the new values too.
+static void plan_update(Plan &p, nb::object mobj)
+{
+    adia_plan *P = p.get();
+    Matrix *M = nb::cast<Matrix *>(mobj);
+    adia_matrix *A = M->get();
+    if (p.busy)
+        throw std::runtime_error("the plan is in use by another thread (a product or solve is "
+                                 "running): update it afterwards");
+    adia_status st;
+    p.busy++;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_plan_update_values(P, A);
+    }
+    p.busy--;
+    check(st);
+    if (p.M_owner.is_valid()) {
+        p.M = M;
+        p.M_owner = mobj;
+    }
+}
+
+// The same from a CSR in device memory (CuPy's arrays, by pointer):
+// adia_plan_update_values_device_csr.
+static void plan_update_device_csr(Plan &p, int32_t rows, int32_t cols, int64_t nnz,
+                                   uintptr_t rowptr, int rowptr_bits, uintptr_t colind,
+                                   uintptr_t values, const std::string &values_dtype)
+{
+    adia_plan *P = p.get();
+    if (p.busy)
+        throw std::runtime_error("the plan is in use by another thread (a product or solve is "
+                                 "running): update it afterwards");
+    adia_device_csr A = {rows, cols, nnz, (const void *)rowptr, rowptr_bits,
+                         (const int32_t *)colind, (const void *)values, parse_vt(values_dtype)};
+    adia_status st;
+    p.busy++;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_plan_update_values_device_csr(P, &A);
+    }
+    p.busy--;
+    check(st);
+}
+
 // A GPU plan from a CSR matrix in device memory (CuPy's arrays, by pointer):
 // adia_plan_create_device_csr -- no host matrix (M stays NULL).
 static Plan *plan_create_device_csr(int32_t rows, int32_t cols, int64_t nnz, uintptr_t rowptr,
@@ -836,6 +883,9 @@ NB_MODULE(_adia, m)
         .def("spmv", &Plan::spmv, "x"_a, "y"_a, "alpha"_a, "beta"_a, "stream"_a)
         .def("spmv_ptr", &Plan::spmv_ptr, "x"_a, "y"_a, "alpha"_a, "beta"_a, "stream"_a)
         .def("explain", &Plan::explain)
+        .def("update", &plan_update, "matrix"_a)
+        .def("update_device_csr", &plan_update_device_csr, "rows"_a, "cols"_a, "nnz"_a, "rowptr"_a,
+             "rowptr_bits"_a, "colind"_a, "values"_a, "values_dtype"_a)
         .def("save", [](const Plan &p, const std::string &path) { check(adia_plan_save(p.get(), path.c_str())); })
         .def("close", &Plan::close);
 

@@ -309,6 +309,14 @@ typedef struct adia_gpu_ops {
      * where A(i,i) is not stored), queued on stream, read from the device
      * storage alone [the host diagonal uploaded: adia__format_diagonal_gpu] */
     adia_status (*diagonal)(const void *dev, void *d, adia_value_type vt, void *stream);
+    /* New values of the upload's own pattern (checked by the caller) from
+     * a CSR in device memory, written in place on the device; *zeros: how
+     * many are zero in the upload's value type where the host storage keeps
+     * zeros apart (the diagonal core's zero lists), else 0; work: 2
+     * unsigned long long of device memory.  Only with download (the host copy is left stale)
+     * [adia_plan_update_values_device_csr's host path: the CSR to the host,
+     * the format refilled or rebuilt there, uploaded] */
+    adia_status (*refill)(void *dev, const adia_device_csr *A, void *work, int64_t *zeros);
 } adia_gpu_ops;
 
 typedef struct adia_format_ops {
@@ -346,6 +354,12 @@ typedef struct adia_format_ops {
      * it keeps apart [the reference: adia__format_diagonal_ref; the
      * diagonal core's for diag.policy] */
     adia_status (*diagonal)(const adia_format *F, double *d);
+    /* New values of the build's own pattern into impl in place (A: the
+     * master CSR, double; the pattern checked by the caller: a mismatch
+     * found here is ADIA_ERR_INTERNAL).  [the reference: a build from A
+     * swapped in, adia_plan_update_values; the diagonal core's for
+     * diag.policy] */
+    adia_status (*refill)(void *impl, const adia_csr *A);
     /* the planner's cost model [never proposed by the model] */
     adia_format_model model;
     /* GPU side: set by the registry from its line (never by the module) */

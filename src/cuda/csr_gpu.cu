@@ -408,6 +408,51 @@ adia_status csr_diagonal(const void *p, void *out, adia_value_type vt, void *str
     });
 }
 
+/* dst[k] = src[k] converted: new values in the upload's own order. */
+template <typename T, typename V>
+__global__ void csr_refill_kernel(long long n, const V *__restrict__ src, T *__restrict__ dst)
+{
+    long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (k < n) dst[k] = (T)src[k];
+}
+
+/* A's values (the upload's pattern, checked by the caller) into d->values:
+ * the CSR order is the upload's own, so a copy with the type's conversion.
+ * CSR stores its zeros like any value: *zeros = 0 (nothing kept apart). */
+adia_status csr_refill(void *p, const adia_device_csr *A, void *work, int64_t *zeros)
+{
+    csr_dev *d = (csr_dev *)p;
+    (void)work;
+    *zeros = 0;
+    if (A->nnz != d->nnz) return adia__error(ADIA_ERR_INTERNAL, "csr refill: another pattern");
+    if (d->nnz > 0) {
+        unsigned blocks = adia_gpu_blocks(d->nnz, 256);
+        if (d->vt == ADIA_DOUBLE && A->values_type == ADIA_DOUBLE)
+            csr_refill_kernel<double, double><<<blocks, 256>>>(d->nnz, (const double *)A->values, (double *)d->values);
+        else if (d->vt == ADIA_DOUBLE)
+            csr_refill_kernel<double, float><<<blocks, 256>>>(d->nnz, (const float *)A->values, (double *)d->values);
+        else if (A->values_type == ADIA_DOUBLE)
+            csr_refill_kernel<float, double><<<blocks, 256>>>(d->nnz, (const double *)A->values, (float *)d->values);
+        else
+            csr_refill_kernel<float, float><<<blocks, 256>>>(d->nnz, (const float *)A->values, (float *)d->values);
+        ADIA_TRY(adia__gpu_launch_check("csr refill"));
+    }
+    return ADIA_OK;
+}
+
+/* The device's values into the host CSR (its structure is the same). */
+adia_status csr_download(const void *p, void *impl)
+{
+    const csr_dev *d = (const csr_dev *)p;
+    adia_csr *A = (adia_csr *)impl;
+    if (A->nnz != d->nnz || A->vtype != d->vt)
+        return adia__error(ADIA_ERR_INTERNAL, "csr download: another layout");
+    if (d->nnz == 0) return ADIA_OK;
+    return adia_cuda_check(cudaMemcpy(A->values, d->values, (size_t)d->nnz * adia_value_size(d->vt),
+                                      cudaMemcpyDeviceToHost),
+                           "csr values to the host");
+}
+
 } // namespace
 
 extern "C" const adia_gpu_ops adia__gpu_csr = {
@@ -422,5 +467,7 @@ extern "C" const adia_gpu_ops adia__gpu_csr = {
      * matrix until the suite refits it */
     .kernel_nondet = ADIA_KERNEL_CSR_CUSPARSE_ALG1,
     .eff_nondet = 0.73,
+    .download = csr_download,
     .diagonal = csr_diagonal,
+    .refill = csr_refill,
 };

@@ -493,6 +493,8 @@ adia_status diag_diagonal(const void *p, void *out, adia_value_type vt, void *st
  * generated); the formats with diag.piece_rows can also be built on the
  * device (diag_build.cu). */
 #define DIAG_KERNELS ((1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED))
+extern "C" adia_status adia__gpu_diag_refill(void *dev, const adia_device_csr *A, void *work,
+                                            int64_t *zeros);
 extern "C" const adia_gpu_ops adia__gpu_diag = {
     .upload = diag_upload,
     .spmv = diag_spmv,
@@ -501,6 +503,7 @@ extern "C" const adia_gpu_ops adia__gpu_diag = {
     .spmv_dot = diag_spmv_dot,
     .download = diag_download,
     .diagonal = diag_diagonal,
+    .refill = adia__gpu_diag_refill,
 };
 extern "C" const adia_gpu_ops adia__gpu_diag_equal = {
     .upload = diag_upload,
@@ -511,6 +514,7 @@ extern "C" const adia_gpu_ops adia__gpu_diag_equal = {
     .build_device = adia__diag_build_device,   /* equal pieces: built on the device too */
     .download = diag_download,
     .diagonal = diag_diagonal,
+    .refill = adia__gpu_diag_refill,
 };
 
 extern "C" adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type vt,
@@ -572,4 +576,97 @@ extern "C" const adia_diag_args *adia__gpu_diag_args(const adia_format *F)
     const adia_gpu_head *h = F && F->dev ? (const adia_gpu_head *)F->dev : NULL;
     if (!h || h->select != diag_select) return NULL;
     return &((const diag_dev *)F->dev)->args;
+}
+
+/* New values of D (refilled in place on the host, same structure as its
+ * upload) into the device data: one copy of the data array, nothing else
+ * changes -- the generated kernels hold the offsets, never a value.
+ * CRSD's scatter points live in their own COO upload: not here. */
+extern "C" adia_status adia__gpu_diag_set_data(void *dev, const adia_diag *D)
+{
+    diag_dev *d = (diag_dev *)dev;
+    if (d->scatter.n > 0 || d->vt != D->vtype || d->args.n_pieces != D->n_pieces)
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal values to the device: another layout");
+    int64_t n = D->piece_data[D->n_pieces];
+    if (n == 0) return ADIA_OK;
+    return adia_cuda_check(cudaMemcpy(const_cast<void *>(d->args.data), D->data, (size_t)n * adia_value_size(D->vtype),
+                                      cudaMemcpyHostToDevice),
+                           "diagonal values to the device");
+}
+
+namespace {
+
+/* New values straight into the device data, a thread per row: each entry
+ * to its slot (its piece's group holds its offset; columns ascend in a
+ * row, so do the offsets: one walk).  count[0] += values that are zero in
+ * T, count[1] += entries on no kept diagonal (a pattern the caller's check
+ * let through: never, short of a hash collision). */
+template <typename T, typename R, typename V>
+__global__ void diag_refill_kernel(adia_diag_args a, const R *__restrict__ rowptr,
+                                   const int *__restrict__ colind, const V *__restrict__ val,
+                                   unsigned long long *count)
+{
+    int r = (int)((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (r >= a.rows) return;
+    int p = adia_diag_piece(a, r), g = a.piece_group[p];
+    int k0 = a.group_start[g], k1 = a.group_start[g + 1], k = k0;
+    int r0 = a.piece_start[p], len = a.piece_start[p + 1] - r0;
+    T *data = (T *)const_cast<void *>(a.data) + a.piece_data[p] + (r - r0);
+    unsigned long long zeros = 0, bad = 0;
+    for (long long j = rowptr[r], end = rowptr[r + 1]; j < end; j++) {
+        int o = colind[j] - r;
+        while (k < k1 && a.offsets[k] < o) k++;
+        if (k == k1 || a.offsets[k] != o) {
+            bad++;
+            continue;
+        }
+        T v = (T)val[j];
+        data[(long long)(k - k0) * len] = v;
+        zeros += v == T(0);
+    }
+    if (zeros) atomicAdd(count, zeros);
+    if (bad) atomicAdd(count + 1, bad);
+}
+
+template <typename T, typename R, typename V>
+adia_status diag_refill_run(const diag_dev *d, const adia_device_csr *A, unsigned long long *count)
+{
+    diag_refill_kernel<T, R, V><<<adia_gpu_blocks(d->args.rows, 256), 256>>>(
+        d->args, (const R *)A->rowptr, A->colind, (const V *)A->values, count);
+    ADIA_GPU_LAUNCH_TRY("diagonal refill");
+    return ADIA_OK;
+}
+
+template <typename T>
+adia_status diag_refill_typed(const diag_dev *d, const adia_device_csr *A, unsigned long long *count)
+{
+    int fl = A->values_type == ADIA_FLOAT;
+    if (A->rowptr_bits == 32)
+        return fl ? diag_refill_run<T, int, float>(d, A, count) : diag_refill_run<T, int, double>(d, A, count);
+    return fl ? diag_refill_run<T, long long, float>(d, A, count)
+              : diag_refill_run<T, long long, double>(d, A, count);
+}
+
+} // namespace
+
+/* A's values (a device CSR of the upload's pattern, checked by the
+ * caller) into the device data; *zeros: how many are zero in the format's
+ * type.  work: 2 unsigned long long of device memory. */
+extern "C" adia_status adia__gpu_diag_refill(void *dev, const adia_device_csr *A, void *work,
+                                            int64_t *zeros)
+{
+    diag_dev *d = (diag_dev *)dev;
+    if (d->scatter.n > 0 || A->rows != d->args.rows)
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal refill on the device: another layout");
+    unsigned long long *count = (unsigned long long *)work, h[2] = {0, 0};
+    ADIA_CUDA_TRY(cudaMemset(count, 0, 2 * sizeof *count));
+    if (d->args.rows > 0)
+        ADIA_TRY(d->vt == ADIA_DOUBLE ? diag_refill_typed<double>(d, A, count)
+                                      : diag_refill_typed<float>(d, A, count));
+    ADIA_CUDA_TRY(cudaMemcpy(h, count, sizeof h, cudaMemcpyDeviceToHost));
+    if (h[1])
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal refill on the device: %llu entries on no "
+                           "stored diagonal (the pattern changed past the check)", h[1]);
+    *zeros = (int64_t)h[0];
+    return ADIA_OK;
 }

@@ -309,14 +309,106 @@ adia_status row_diagonal(const void *p, void *out, adia_value_type vt, void *str
     });
 }
 
+/* ---------------------------------- new values of the same pattern */
+
+/* ELL: entry k of row r at slot k*rows + r (row_formats.h), a thread per
+ * row: computed from the structure, no map. */
+template <typename T, typename R, typename V>
+__global__ void ell_refill_kernel(int rows, const R *__restrict__ rowptr, const V *__restrict__ src,
+                                  T *__restrict__ dst)
+{
+    int r = (int)((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (r >= rows) return;
+    long long j0 = rowptr[r], n = (long long)rowptr[r + 1] - j0;
+    for (long long k = 0; k < n; k++) dst[k * rows + r] = (T)src[j0 + k];
+}
+
+/* SELL: sorted position q is local row q % C of slice q / C and row
+ * perm[q]; its entry k at slice_ptr[s] + k*C + q % C, a thread per q. */
+template <typename T, typename R, typename V>
+__global__ void sell_refill_kernel(int rows, int C, const int *__restrict__ perm,
+                                   const long long *__restrict__ slice_ptr,
+                                   const R *__restrict__ rowptr, const V *__restrict__ src,
+                                   T *__restrict__ dst)
+{
+    int q = (int)((long long)blockIdx.x * blockDim.x + threadIdx.x);
+    if (q >= rows) return;
+    int r = perm[q];
+    long long j0 = rowptr[r], n = (long long)rowptr[r + 1] - j0;
+    T *base = dst + slice_ptr[q / C] + q % C;
+    for (long long k = 0; k < n; k++) base[k * C] = (T)src[j0 + k];
+}
+
+/* f(T(), R(), V()): the upload's value type, A's row pointer and value types. */
+template <typename F>
+adia_status refill_types(adia_value_type vt, const adia_device_csr *A, F &&f)
+{
+    auto with_v = [&](auto t, auto r) {
+        return A->values_type == ADIA_FLOAT ? f(t, r, float()) : f(t, r, double());
+    };
+    auto with_r = [&](auto t) { return A->rowptr_bits == 32 ? with_v(t, int()) : with_v(t, 0ll); };
+    return vt == ADIA_DOUBLE ? with_r(double()) : with_r(float());
+}
+
+/* A's values (the upload's pattern, checked by the caller) into the ELL or
+ * SELL slots; both store zeros as entries: *zeros = 0. */
+adia_status row_refill(void *p, const adia_device_csr *A, void *work, int64_t *zeros)
+{
+    const row_dev *d = (const row_dev *)p;
+    (void)work;
+    *zeros = 0;
+    if (d->kind != 1 && d->kind != 2)
+        return adia__error(ADIA_ERR_INTERNAL, "row format refill: ell and sell only");
+    int rows = d->kind == 1 ? d->ell.rows : d->sell.rows;
+    if (A->rows != rows) return adia__error(ADIA_ERR_INTERNAL, "row format refill: another shape");
+    if (rows == 0) return ADIA_OK;
+    return refill_types(d->vt, A, [&](auto t, auto r, auto v) {
+        using T = decltype(t);
+        using R = decltype(r);
+        using V = decltype(v);
+        unsigned blocks = adia_gpu_blocks(rows, 256);
+        if (d->kind == 1)
+            ell_refill_kernel<T, R, V><<<blocks, 256>>>(rows, (const R *)A->rowptr,
+                                                       (const V *)A->values, (T *)d->ell.val);
+        else
+            sell_refill_kernel<T, R, V><<<blocks, 256>>>(rows, d->sell.C, d->sell.perm,
+                                                        d->sell.slice_ptr, (const R *)A->rowptr,
+                                                        (const V *)A->values, (T *)d->sell.val);
+        return adia__gpu_launch_check("row format refill");
+    });
+}
+
+/* The device's values into the host storage (the same layout). */
+adia_status row_download(const void *p, void *impl)
+{
+    const row_dev *d = (const row_dev *)p;
+    void *dst, *src;
+    int64_t n;
+    if (d->kind == 1) {
+        const adia_ell *E = (const adia_ell *)impl;
+        dst = E->values, src = d->ell.val, n = (int64_t)E->width * E->rows;
+    } else if (d->kind == 2) {
+        const adia_sell *S = (const adia_sell *)impl;
+        dst = S->values, src = d->sell.val, n = S->slice_ptr[S->nslices];
+    } else {
+        return adia__error(ADIA_ERR_INTERNAL, "row format download: ell and sell only");
+    }
+    if (n == 0) return ADIA_OK;
+    return adia_cuda_check(cudaMemcpy(dst, src, (size_t)n * adia_value_size(d->vt),
+                                      cudaMemcpyDeviceToHost),
+                           "row format values to the host");
+}
+
 } // namespace
 
 extern "C" const adia_gpu_ops adia__gpu_coo = {
     .upload = row_upload<0>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
 extern "C" const adia_gpu_ops adia__gpu_ell = {
-    .upload = row_upload<1>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
+    .upload = row_upload<1>, .spmv = row_spmv, .destroy = row_free, .download = row_download,
+    .diagonal = row_diagonal, .refill = row_refill};
 extern "C" const adia_gpu_ops adia__gpu_sell = {
-    .upload = row_upload<2>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
+    .upload = row_upload<2>, .spmv = row_spmv, .destroy = row_free, .download = row_download,
+    .diagonal = row_diagonal, .refill = row_refill};
 extern "C" const adia_gpu_ops adia__gpu_hyb = {
     .upload = row_upload<3>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
 extern "C" const adia_gpu_ops adia__gpu_bcsr = {

@@ -77,6 +77,22 @@ static adia_status csr_diagonal(const adia_format *F, double *d)
     return ADIA_OK;
 }
 
+/* New values: the same order, converted to the storage's type. */
+static adia_status csr_refill(void *impl, const adia_csr *A)
+{
+    adia_csr *C = impl;
+    if (C->nnz != A->nnz || C->rows != A->rows)
+        return adia__error(ADIA_ERR_INTERNAL, "csr refill: another pattern");
+    const double *v = A->values;
+    double *cd = C->values;
+    float *cf = C->values;
+    int dbl = C->vtype == ADIA_DOUBLE;
+#pragma omp parallel for schedule(static) if (A->nnz > ROW_DIAGONAL_PAR_MIN) num_threads(adia__threads())
+    for (int64_t j = 0; j < A->nnz; j++)
+        if (dbl) cd[j] = v[j]; else cf[j] = (float)v[j];
+    return ADIA_OK;
+}
+
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t csr_predict(const adia_model_input *in, int *exact)
 {
@@ -88,6 +104,7 @@ const adia_format_ops adia__format_csr = {
     .name = "csr",
     .description = "compressed sparse rows (64-bit row pointers)",
     .build = csr_build,
+    .refill = csr_refill,
     .to_csr = csr_to_csr,
     .check = csr_check,
     .destroy = csr_destroy,

@@ -388,6 +388,88 @@ adia_status adia__diag_build(const adia_csr *A, adia_value_type vt,
     return ADIA_OK;
 }
 
+/* ------------------------------------------------------- value refill */
+
+/* Zero in D's value type (as side_lists counts it). */
+static int diag_zero_in(const adia_diag *D, double v)
+{
+    return D->vtype == ADIA_DOUBLE ? v == 0.0 : (float)v == 0.0f;
+}
+
+/* flags[j] = 1 for A's entries that are D's scatter points (both
+ * row-sorted, columns ascending in a row), their new values stored;
+ * -1, or the first row whose scatter point is not among A's entries. */
+static int64_t refill_scatter(adia_diag *D, const adia_csr *A, uint8_t *flags)
+{
+    const double *v = A->values;
+    for (int64_t s = 0; s < D->n_scatter;) {
+        int32_t r = D->scatter_row[s];
+        int64_t j = A->rowptr[r], end = A->rowptr[r + 1];
+        for (; s < D->n_scatter && D->scatter_row[s] == r; s++) {
+            while (j < end && A->colind[j] < D->scatter_col[s]) j++;
+            if (j == end || A->colind[j] != D->scatter_col[s]) return r;
+            flags[j] = 1;
+            diag_set(D->scatter_val, D->vtype, s, v[j]);
+        }
+    }
+    return -1;
+}
+
+/* D's zero lists anew from A's values (the entries not in flags). */
+static adia_status refill_zero_lists(adia_diag *D, const adia_csr *A, const uint8_t *flags)
+{
+    const double *v = A->values;
+    int64_t nz = 0;
+#pragma omp parallel for reduction(+ : nz) schedule(static) if (A->nnz > DIAG_PAR_MIN) num_threads(adia__threads())
+    for (int64_t j = 0; j < A->nnz; j++) nz += !(flags && flags[j]) && diag_zero_in(D, v[j]);
+    if (nz == 0 && D->n_zero == 0) return ADIA_OK;   /* the usual case: one pass */
+    int32_t *zr = adia__alloc((size_t)nz, sizeof *zr, "explicit zero rows");
+    int32_t *zc = adia__alloc((size_t)nz, sizeof *zc, "explicit zero columns");
+    if (!zr || !zc) {
+        free(zr);
+        free(zc);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    int64_t n = 0;
+    for (int32_t r = 0; r < A->rows && nz > 0; r++)
+        for (int64_t j = A->rowptr[r]; j < A->rowptr[r + 1]; j++)
+            if (!(flags && flags[j]) && diag_zero_in(D, v[j])) {
+                zr[n] = r;
+                zc[n++] = A->colind[j];
+            }
+    free(D->zero_row);
+    free(D->zero_col);
+    D->zero_row = zr;
+    D->zero_col = zc;
+    D->n_zero = n;
+    return ADIA_OK;
+}
+
+adia_status adia__diag_refill(adia_diag *D, const adia_csr *A)
+{
+    if (A->vtype != ADIA_DOUBLE || A->rows != D->rows || A->cols != D->cols || A->nnz != D->nnz)
+        return adia__error(ADIA_ERR_INTERNAL, "diagonal refill: a source of another shape or type");
+    if (!D->data) {   /* built on the device, never downloaded: padding must read 0 */
+        D->data = adia__calloc((size_t)D->piece_data[D->n_pieces], adia_value_size(D->vtype),
+                               "diagonal data");
+        if (!D->data) return ADIA_ERR_NO_MEMORY;
+    }
+    uint8_t *flags = NULL;
+    if (D->n_scatter > 0) {
+        flags = adia__calloc((size_t)A->nnz, 1, "scatter flags");
+        if (!flags) return ADIA_ERR_NO_MEMORY;
+    }
+    int64_t bad = flags ? refill_scatter(D, A, flags) : -1;
+    if (bad < 0)
+        bad = D->vtype == ADIA_DOUBLE ? diag_fill_d(D, A, flags) : diag_fill_f(D, A, flags);
+    adia_status s = bad >= 0 ? adia__error(ADIA_ERR_INTERNAL,
+                                           "diagonal refill: row %" PRId64 " has an entry the "
+                                           "storage does not keep (pattern changed)", bad)
+                             : refill_zero_lists(D, A, flags);
+    free(flags);
+    return s;
+}
+
 void adia__diag_free(adia_diag *D)
 {
     if (!D) return;
@@ -628,3 +710,5 @@ adia_status adia__diag_build_policy(adia_diag_policy_fn policy, int per_piece, c
     }
     return adia__diag_build(A, vt, &part, per_piece, (adia_diag **)impl);
 }
+
+adia_status adia__diag_op_refill(void *impl, const adia_csr *A) { return adia__diag_refill(impl, A); }

@@ -98,6 +98,23 @@ adia_status adia__diag_build(const adia_csr *A, adia_value_type vt,
                             adia_diag_partition *part, int offsets_per_piece,
                             adia_diag **out);
 void adia__diag_free(adia_diag *D);
+/* New values into D in place from A (master CSR, double) of the same
+ * structure as D's source -- the caller has checked it: a mismatch found
+ * here is ADIA_ERR_INTERNAL and leaves D's data part written.  Data slots,
+ * CRSD's scatter values and the zero lists; padding is left as it is
+ * (zero).  D->data NULL (built on the device) is allocated first. */
+adia_status adia__diag_refill(adia_diag *D, const adia_csr *A);
+/* D's data (refilled) into its upload dev: one host-to-device copy
+ * (src/cuda/diag_gpu.cu).  CRSD with scatter points is not served here
+ * (ADIA_ERR_INTERNAL).  Without CUDA: ADIA_ERR_NO_DEVICE. */
+adia_status adia__gpu_diag_set_data(void *dev, const adia_diag *D);
+/* New values of a device CSR A with the pattern of dev's upload (checked
+ * by the caller) straight into dev's data, on the device (diag_gpu.cu):
+ * *zeros = how many are zero in the format's value type (the host's zero
+ * lists are the caller's).  work: 2 unsigned long long of device memory.
+ * CRSD with scatter points is not served here (ADIA_ERR_INTERNAL).
+ * Without CUDA: ADIA_ERR_NO_DEVICE. */
+adia_status adia__gpu_diag_refill(void *dev, const adia_device_csr *A, void *work, int64_t *zeros);
 adia_status adia__diag_to_csr(const adia_diag *D, adia_csr *out);
 adia_status adia__diag_check(const adia_diag *D);
 /* Stored slots (data + scatter) minus the source's nonzeros: padding,
@@ -132,6 +149,8 @@ int64_t adia__diag_op_padded_zeros(const void *impl);
 int64_t adia__diag_op_storage_bytes(const void *impl);
 adia_status adia__diag_op_spmv(const void *impl, double alpha, const void *x,
                               double beta, void *y);
+/* adia__diag_refill as the table's refill slot. */
+adia_status adia__diag_op_refill(void *impl, const adia_csr *A);
 /* The offset-0 diagonal of each piece, then CRSD's scatter points on it. */
 adia_status adia__diag_op_diagonal(const adia_format *F, double *d);
 

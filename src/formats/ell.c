@@ -179,6 +179,20 @@ static adia_status ell_diagonal(const adia_format *F, double *d)
     return ADIA_OK;
 }
 
+/* New values: entry k of row i at slot k*rows + i, computed from the
+ * structure (row_formats.h), rows on threads. */
+static adia_status ell_refill(void *impl, const adia_csr *A)
+{
+    adia_ell *E = impl;
+    if (E->rows != A->rows) return adia__error(ADIA_ERR_INTERNAL, "ell refill: another shape");
+    const double *v = A->values;
+#pragma omp parallel for schedule(static) if (A->nnz > ROW_DIAGONAL_PAR_MIN) num_threads(adia__threads())
+    for (int32_t i = 0; i < A->rows; i++)
+        for (int64_t j = A->rowptr[i]; j < A->rowptr[i + 1]; j++)
+            row_value_set(E->values, E->vtype, (j - A->rowptr[i]) * E->rows + i, v[j]);
+    return ADIA_OK;
+}
+
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t ell_predict(const adia_model_input *in, int *exact)
 {
@@ -198,5 +212,6 @@ const adia_format_ops adia__format_ell = {
     .storage_bytes = ell_storage_bytes,
     .spmv = adia__ell_spmv,
     .diagonal = ell_diagonal,
+    .refill = ell_refill,
     .model = {ell_predict, 0.55, 0.80, 1, 2, 1.49, 0.181, ADIA_STEPS_ROW_MAX},
 };

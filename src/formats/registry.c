@@ -106,6 +106,7 @@ static void resolve_all(void)
             if (!o.storage_bytes) o.storage_bytes = adia__diag_op_storage_bytes;
             if (!o.spmv) o.spmv = adia__diag_op_spmv;
             if (!o.diagonal) o.diagonal = adia__diag_op_diagonal;
+            if (!o.refill) o.refill = adia__diag_op_refill;
             if (!o.gpu) o.gpu = core_gpu(&o);
         }
         if (!o.diagonal) o.diagonal = adia__format_diagonal_ref;

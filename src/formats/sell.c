@@ -205,6 +205,23 @@ static adia_status sell_diagonal(const adia_format *F, double *d)
     return ADIA_OK;
 }
 
+/* New values: sorted row q holds row perm[q], its entry k at
+ * slice_ptr[q / C] + k*C + q % C, computed from the structure. */
+static adia_status sell_refill(void *impl, const adia_csr *A)
+{
+    adia_sell *S = impl;
+    if (S->rows != A->rows) return adia__error(ADIA_ERR_INTERNAL, "sell refill: another shape");
+    const double *v = A->values;
+#pragma omp parallel for schedule(static) if (A->nnz > ROW_DIAGONAL_PAR_MIN) num_threads(adia__threads())
+    for (int32_t q = 0; q < S->rows; q++) {
+        int32_t i = S->perm[q];
+        int64_t first = S->slice_ptr[q / S->C] + q % S->C, j0 = A->rowptr[i];
+        for (int64_t j = j0; j < A->rowptr[i + 1]; j++)
+            row_value_set(S->values, S->vtype, first + (j - j0) * S->C, v[j]);
+    }
+    return ADIA_OK;
+}
+
 /* The planner's cost model (constants: plan_model.c). */
 static int64_t sell_predict(const adia_model_input *in, int *exact)
 {
@@ -226,5 +243,6 @@ const adia_format_ops adia__format_sell = {
     .storage_bytes = sell_storage_bytes,
     .spmv = adia__sell_spmv,
     .diagonal = sell_diagonal,
+    .refill = sell_refill,
     .model = {sell_predict, 0.50, 0.55, 1, 3, 1.60, 0.348, ADIA_STEPS_ROW_MAX},
 };

@@ -597,6 +597,7 @@ void adia_plan_destroy(adia_plan *plan)
 {
     if (!plan || plan->magic != ADIA_MAGIC_PLAN) return;
     plan->magic = ADIA_MAGIC_DEAD;
+    adia__plan_update_free(plan);
     adia_format_destroy(plan->F);
     free(plan);
 }

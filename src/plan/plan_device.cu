@@ -336,7 +336,8 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
         return adia__error(ADIA_ERR_NO_DEVICE, "adia_plan_create_device_csr: no CUDA device");
     char why[256];
     ADIA_TRY(adia__plan_device_core(A, h, "device CSR", plan, why, sizeof why));
-    if (!*plan) return host_plan(A, &gpu, why, plan);
-    adia__plan_note(*plan, "from a CSR in device memory");
+    if (!*plan) ADIA_TRY(host_plan(A, &gpu, why, plan));
+    else adia__plan_note(*plan, "from a CSR in device memory");
+    adia__plan_update_hash_device(*plan, A);   /* new values later: checked on the device */
     return ADIA_OK;
 }

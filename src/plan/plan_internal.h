@@ -68,6 +68,15 @@ struct adia_plan {
     double measure_ms;         /* MEASURE's other builds and the timings */
     int64_t upload_bytes;
     const char *upload_how;    /* "pageable" or "pinned" (static) */
+    /* adia_plan_update_values (plan_update.c): the structure hash of its
+     * own (threaded) once the first update matched the plan's, 0 before;
+     * the last update's wall clock and how many succeeded. */
+    uint64_t update_hash;
+    double update_ms;
+    int64_t updates;
+    void *update_work;         /* device: 4 unsigned long long (hash sums,
+                                  refill counts), made at the first device
+                                  update, freed with the plan */
     char notes[1536];          /* fallbacks and warnings, one per line */
 };
 
@@ -133,6 +142,13 @@ double adia__plan_cpu_efficiency(const adia_format_ops *ops, const adia_csr *A, 
  * measured on one machine); ADIA_GPU_SETUP=device or unset: as above. */
 const char *adia__plan_host_route(const adia_plan_hints *given, const plan_hints *h);
 
+/* New values of host CSR A (double) into plan P, pattern checked first
+ * (plan_update.c); f names the public function in messages. */
+adia_status adia__plan_update_csr(adia_plan *P, const adia_csr *A, const char *f);
+/* What adia_plan_destroy frees of the updates (plan_update_gpu.cu; a
+ * build without CUDA has none: plan_update_none.c). */
+void adia__plan_update_free(adia_plan *P);
+
 /* 64-bit hash of the structure (dimensions, rowptr, colind). */
 uint64_t adia__plan_structure_hash(const adia_csr *A);
 
@@ -163,6 +179,11 @@ adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double 
  * upload finds no room: the caller plans on the host. */
 adia_status adia__plan_create_from_host(const adia_matrix *A, const plan_hints *h,
                                         adia_plan **plan, char *why, size_t len);
+/* plan_update_gpu.cu: P's update hash (plan_hash.h) from A, the device CSR
+ * P was made from -- one pass on the device, so that the first
+ * adia_plan_update_values_device_csr needs no host round trip.  A failure
+ * leaves it 0 (the first update then checks on the host). */
+void adia__plan_update_hash_device(adia_plan *P, const adia_device_csr *A);
 #endif
 
 #ifdef __cplusplus

@@ -173,6 +173,9 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
             : P->nondeterministic ? "yes (non-deterministic kernels were allowed, none chosen)"
                                   : "yes (bitwise, the default)");
     }
+    if (P->updates)   /* adia_plan_update_values */
+        put(&t, "values updated: %lld times, the last in %.3f ms\n", (long long)P->updates,
+            P->update_ms);
     if (P->notes[0]) put(&t, "warnings:\n%s", P->notes);
     return ADIA_OK;
 }

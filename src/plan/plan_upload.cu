@@ -189,6 +189,7 @@ extern "C" adia_status adia__plan_create_from_host(const adia_matrix *A, const p
     ADIA_TRY(adia__plan_device_core(&c.d, *h, A->name, plan, why, len));
     if (!*plan) return ADIA_OK;
     adia_plan *P = *plan;
+    adia__plan_update_hash_device(P, &c.d);   /* the CSR is on the device now: one pass */
     P->upload_ms = t_up - t0;
     P->upload_bytes = bytes;
     P->upload_how = pinned ? "pinned" : "pageable";

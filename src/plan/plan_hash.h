@@ -1,0 +1,47 @@
+/* plan_hash.h -- the structure hash of adia_plan_update_values, one
+ * definition for the host (plan_update.c, threads) and the device
+ * (plan_update_gpu.cu): a wrapping sum of independent terms, each an
+ * element of rowptr or colind mixed with its position, so any order of
+ * summation gives the same bits and the pass runs at the memory's
+ * throughput (a chain g = mix(g ^ x) waits for each multiply: on
+ * lap3d7:64 it took 3x the refill).  Plain C, usable from CUDA. */
+#ifndef ADIA_PLAN_HASH_H
+#define ADIA_PLAN_HASH_H
+
+#include <stdint.h>
+
+#if defined(__CUDACC__)
+#define ADIA_HASH_FN static inline __host__ __device__
+#else
+#define ADIA_HASH_FN static inline
+#endif
+
+/* splitmix64's finaliser. */
+ADIA_HASH_FN uint64_t adia__hash_mix(uint64_t x)
+{
+    x ^= x >> 30;
+    x *= 0xbf58476d1ce4e5b9ull;
+    x ^= x >> 27;
+    x *= 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+/* Term of row pointer i (its value v). */
+ADIA_HASH_FN uint64_t adia__hash_row(int64_t i, int64_t v)
+{
+    return adia__hash_mix((uint64_t)v ^ ((uint64_t)i << 40));
+}
+/* Term of entry j (column c). */
+ADIA_HASH_FN uint64_t adia__hash_col(int64_t j, int32_t c)
+{
+    return adia__hash_mix(((uint64_t)j << 32 | (uint32_t)c) ^ 0x5851f42d4c957f2dull);
+}
+/* The hash of a rows x cols matrix of nnz entries from the two sums. */
+ADIA_HASH_FN uint64_t adia__hash_combine(int32_t rows, int32_t cols, int64_t nnz, uint64_t sum_rows,
+                                         uint64_t sum_cols)
+{
+    uint64_t h = adia__hash_mix(((uint64_t)(uint32_t)rows << 32) ^ (uint32_t)cols) ^
+                 adia__hash_mix((uint64_t)nnz);
+    return adia__hash_mix(h ^ adia__hash_mix(sum_rows) ^ adia__hash_mix(sum_cols + 1));
+}
+
+#endif

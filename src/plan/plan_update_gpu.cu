@@ -1,0 +1,194 @@
+/* plan_update_gpu.cu -- adia_plan_update_values_device_csr: new values of
+ * a plan from a CSR in device memory (CuPy's, cuSPARSE's; issue 28, item 6).
+ *
+ * The device path: a GPU plan whose format's GPU table refills (the
+ * diagonal core's formats -- CRSD without scatter points -- csr, ell,
+ * sell: each writes a value to its slot, found from the structure),
+ * once an update has checked the pattern against the plan's
+ * structure hash (the host path below keeps plan_hash.h's hash then),
+ * hashes A's structure on the device (one read of rowptr and colind, the
+ * sums back: 16 bytes) and, when it matches, writes A's values into the
+ * format's device data in one pass: no host copy, no transfer of the
+ * matrix.  The host copy of the data is marked stale (downloaded at its
+ * first host use).  A's values with zeros in them go the host path too,
+ * which keeps the format's explicit-zero lists (the round trip to CSR).
+ *
+ * Every other case -- the first update, another format, a pattern that
+ * differs (its message names the row), a CPU plan -- copies A to the host
+ * once and takes adia_plan_update_values' path. */
+#include "plan_internal.h"
+#include "plan_hash.h"
+#include "formats/diag_core.h"
+#include "../cuda/cuda_util.h"
+#include "../cuda/gpu_common.h"
+
+#include <vector>
+
+namespace {
+
+/* A's arrays to the host as out (values double, rowptr 64 bits). */
+adia_status download_csr(const adia_device_csr *A, adia_csr *out)
+{
+    ADIA_TRY(adia__csr_alloc(out, A->rows, A->cols, A->nnz, ADIA_DOUBLE));
+    const size_t rows = (size_t)A->rows, nnz = (size_t)A->nnz;
+    if (A->rowptr_bits == 32) {
+        std::vector<int32_t> rp(rows + 1);
+        ADIA_CUDA_TRY(cudaMemcpy(rp.data(), A->rowptr, rp.size() * 4, cudaMemcpyDeviceToHost));
+        for (size_t i = 0; i <= rows; i++) out->rowptr[i] = rp[i];
+    } else {
+        ADIA_CUDA_TRY(cudaMemcpy(out->rowptr, A->rowptr, (rows + 1) * 8, cudaMemcpyDeviceToHost));
+    }
+    if (nnz == 0) return ADIA_OK;
+    ADIA_CUDA_TRY(cudaMemcpy(out->colind, A->colind, nnz * 4, cudaMemcpyDeviceToHost));
+    double *v = (double *)out->values;
+    if (A->values_type == ADIA_FLOAT) {
+        std::vector<float> f(nnz);
+        ADIA_CUDA_TRY(cudaMemcpy(f.data(), A->values, nnz * 4, cudaMemcpyDeviceToHost));
+        for (size_t k = 0; k < nnz; k++) v[k] = f[k];
+    } else {
+        ADIA_CUDA_TRY(cudaMemcpy(v, A->values, nnz * 8, cudaMemcpyDeviceToHost));
+    }
+    return ADIA_OK;
+}
+
+#define BAD(...) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_update_values_device_csr: " __VA_ARGS__)
+adia_status check_args(const adia_plan *P, const adia_device_csr *A)
+{
+    if (!P) return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_update_values_device_csr: plan is NULL");
+    if (P->magic != ADIA_MAGIC_PLAN)
+        return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_update_values_device_csr: not a live "
+                           "plan handle (destroyed or uninitialised)");
+    if (!A) BAD("the matrix is NULL");
+    if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
+        BAD("negative size %d x %d, %lld nonzeros", (int)A->rows, (int)A->cols, (long long)A->nnz);
+    if (A->rowptr_bits != 32 && A->rowptr_bits != 64)
+        BAD("rowptr_bits = %d: row pointers are 32 or 64 bits", A->rowptr_bits);
+    if (A->values_type != ADIA_DOUBLE && A->values_type != ADIA_FLOAT)
+        BAD("values_type %d: double or float", (int)A->values_type);
+    if (!A->rowptr || (A->nnz > 0 && (!A->colind || !A->values)))
+        BAD("NULL device array (rowptr %p, colind %p, values %p)", A->rowptr,
+            (const void *)A->colind, A->values);
+    return ADIA_OK;
+}
+#undef BAD
+
+/* The two sums of plan_hash.h over A's structure into sums[0..2) (added:
+ * zeroed by the caller); a warp sums its threads' terms, one atomic each. */
+template <typename R>
+__global__ void hash_kernel(const R *__restrict__ rowptr, int rows, const int *__restrict__ colind,
+                            long long nnz, unsigned long long *sums)
+{
+    long long i0 = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    long long step = (long long)gridDim.x * blockDim.x;
+    uint64_t sr = 0, sc = 0;
+    for (long long i = i0; i <= rows; i += step) sr += adia__hash_row(i, (int64_t)rowptr[i]);
+    for (long long j = i0; j < nnz; j += step) sc += adia__hash_col(j, colind[j]);
+    for (int o = 16; o > 0; o >>= 1) {
+        sr += __shfl_down_sync(0xffffffffu, sr, o);
+        sc += __shfl_down_sync(0xffffffffu, sc, o);
+    }
+    if ((threadIdx.x & 31) == 0) {
+        atomicAdd(sums, (unsigned long long)sr);
+        atomicAdd(sums + 1, (unsigned long long)sc);
+    }
+}
+
+adia_status device_hash(const adia_device_csr *A, unsigned long long *sums, uint64_t *h)
+{
+    ADIA_CUDA_TRY(cudaMemset(sums, 0, 2 * sizeof *sums));
+    int64_t n = A->nnz > A->rows ? A->nnz : (int64_t)A->rows + 1;
+    unsigned blocks = adia_gpu_blocks(n, 256);
+    if (blocks > 4096) blocks = 4096;   /* a grid-stride loop: enough to fill the GPU */
+    if (A->rowptr_bits == 32)
+        hash_kernel<int><<<blocks, 256>>>((const int *)A->rowptr, A->rows, A->colind, A->nnz, sums);
+    else
+        hash_kernel<long long><<<blocks, 256>>>((const long long *)A->rowptr, A->rows, A->colind,
+                                                A->nnz, sums);
+    ADIA_GPU_LAUNCH_TRY("structure hash");
+    unsigned long long s[2];
+    ADIA_CUDA_TRY(cudaMemcpy(s, sums, sizeof s, cudaMemcpyDeviceToHost));
+    *h = adia__hash_combine(A->rows, A->cols, A->nnz, s[0], s[1]);
+    return ADIA_OK;
+}
+
+/* Can F take A's values on the device (its GPU table's refill slot)?
+ * CRSD's scatter points live in a COO upload of their own: not there. */
+bool refills_on_device(const adia_format *F)
+{
+    const adia_gpu_ops *g = F->ops->gpu;
+    if (!F->dev || !g || !g->refill || !g->download) return false;
+    const adia_diag *D = F->ops->diag.policy ? (const adia_diag *)F->impl : NULL;
+    return !(D && D->n_scatter > 0);
+}
+
+/* The device path (see the top); *done 0: take the host path. */
+adia_status device_refill(adia_plan *P, const adia_device_csr *A, int *done)
+{
+    *done = 0;
+    adia_format *F = P->F;
+    if (!P->device || !refills_on_device(F) || !P->update_hash || A->nnz != P->nnz) return ADIA_OK;
+    if (!P->update_work)
+        ADIA_CUDA_TRY(cudaMalloc(&P->update_work, 4 * sizeof(unsigned long long)));
+    unsigned long long *work = (unsigned long long *)P->update_work;
+    uint64_t h = 0;
+    ADIA_TRY(device_hash(A, work, &h));
+    if (h != P->update_hash) return ADIA_OK;   /* the host path names the row */
+    int64_t zeros = 0;
+    ADIA_TRY(F->ops->gpu->refill(F->dev, A, work + 2, &zeros));
+    /* in place before any product on any stream (a non-blocking one too) */
+    ADIA_CUDA_TRY(cudaStreamSynchronize(0));
+    if (zeros > 0) return ADIA_OK;   /* the diagonal core's zero lists: the host path */
+    if (F->ops->diag.policy) {       /* no zeros now: its zero lists are empty */
+        adia_diag *D = (adia_diag *)F->impl;
+        free(D->zero_row);
+        free(D->zero_col);
+        D->zero_row = D->zero_col = NULL;
+        D->n_zero = 0;
+    }
+    F->host_stale = 1;   /* the host copy is downloaded at its first use */
+    *done = 1;
+    return ADIA_OK;
+}
+
+} // namespace
+
+extern "C" void adia__plan_update_hash_device(adia_plan *P, const adia_device_csr *A)
+{
+    if (!P->update_work && cudaMalloc(&P->update_work, 4 * sizeof(unsigned long long)) != cudaSuccess) {
+        cudaGetLastError();
+        P->update_work = NULL;
+        return;
+    }
+    uint64_t h = 0;
+    if (device_hash(A, (unsigned long long *)P->update_work, &h) == ADIA_OK) P->update_hash = h;
+    else adia_clear_error();   /* not the plan's failure: the first update hashes again */
+}
+
+extern "C" void adia__plan_update_free(adia_plan *P)
+{
+    cudaFree(P->update_work);
+    P->update_work = NULL;
+}
+
+extern "C" adia_status adia_plan_update_values_device_csr(adia_plan *plan, const adia_device_csr *A)
+{
+    ADIA_TRY(check_args(plan, A));
+    if (A->rows != plan->rows || A->cols != plan->cols)
+        return adia__error(ADIA_ERR_DIMENSION, "adia_plan_update_values_device_csr: the new matrix is "
+                           "%d x %d, the plan's %d x %d", (int)A->rows, (int)A->cols,
+                           (int)plan->rows, (int)plan->cols);
+    double t0 = adia__now_ms();
+    int done = 0;
+    ADIA_TRY(device_refill(plan, A, &done));
+    if (done) {
+        plan->update_ms = adia__now_ms() - t0;
+        plan->updates++;
+        return ADIA_OK;
+    }
+    adia_csr c;
+    memset(&c, 0, sizeof c);
+    adia_status s = download_csr(A, &c);
+    if (s == ADIA_OK) s = adia__plan_update_csr(plan, &c, "adia_plan_update_values_device_csr");
+    adia__csr_free(&c);
+    return s;
+}
