@@ -484,6 +484,12 @@ adia_status adia_matrix_spy_png(const adia_matrix *A, const char *path,
 /* Number of usable CUDA devices; 0 (and ADIA_OK) when built without CUDA or
  * when no device/driver is present. */
 adia_status adia_gpu_device_count(int *count);
+/* Start CUDA in this process now: the driver and the current device's
+ * context (0.2-0.4 s on an H200 host, measured 2026-11-27), which the
+ * first GPU call would otherwise pay.  Call it on a thread of your own
+ * while the matrix is read or assembled, so that the two overlap.
+ * ADIA_OK, doing nothing, when built without CUDA or without a device. */
+adia_status adia_gpu_init(void);
 /* Copy the format to the current device (once; repeated calls are no-ops).
  * Before any device allocation, its device bytes (storage, the per-row
  * arrays an upload adds, the x and y of a product) are compared with the

@@ -31,6 +31,64 @@ static void test_coo_duplicates_sorted(void)
     adia_matrix_destroy(A);
 }
 
+/* adia_matrix_create_csr's two routes give the same master CSR: a
+ * canonical CSR (columns ascending, unique) copied as it is on threads, a
+ * row out of order or with a duplicate through the COO path; float values
+ * widened; a column out of range refused naming it either way. */
+static void test_csr_routes(void)
+{
+    enum { N = 300000 };   /* above the threaded copy's slice and check block */
+    int64_t *rp = malloc((N + 1) * sizeof *rp);
+    int32_t *ci = malloc(3 * (size_t)N * sizeof *ci);
+    double *v = malloc(3 * (size_t)N * sizeof *v);
+    float *f = malloc(3 * (size_t)N * sizeof *f);
+    int64_t k = 0;
+    for (int32_t i = 0; i < N; i++) {   /* a tridiagonal band */
+        rp[i] = k;
+        for (int32_t j = i - 1; j <= i + 1; j++)
+            if (j >= 0 && j < N) ci[k] = j, v[k] = i + 0.25 * (j - i), f[k] = (float)v[k], k++;
+    }
+    rp[N] = k;
+    adia_matrix *A = NULL, *B = NULL, *F = NULL;
+    CHECK_OK(adia_matrix_create_csr(N, N, k, rp, ci, v, ADIA_DOUBLE, &A));
+    CHECK_OK(adia_matrix_create_csr(N, N, k, rp, ci, f, ADIA_FLOAT, &F));
+    /* row 7 reversed, row 9's (9, 9) moved onto (9, 8): the COO path */
+    int32_t t = ci[rp[7]];
+    ci[rp[7]] = ci[rp[7] + 2], ci[rp[7] + 2] = t;
+    double tv = v[rp[7]];
+    v[rp[7]] = v[rp[7] + 2], v[rp[7] + 2] = tv;
+    ci[rp[9] + 1] = 8;   /* (9, 8) = 8.75 + 9 summed, (9, 10) = 9.25 */
+    CHECK_OK(adia_matrix_create_csr(N, N, k, rp, ci, v, ADIA_DOUBLE, &B));
+    adia_csr_view a, b, fv;
+    if (A && B && F && adia_matrix_csr(A, &a) == ADIA_OK && adia_matrix_csr(B, &b) == ADIA_OK &&
+        adia_matrix_csr(F, &fv) == ADIA_OK) {
+        CHECK(a.nnz == k && b.nnz == k - 1 && fv.nnz == k, "nnz %lld %lld %lld of %lld",
+              (long long)a.nnz, (long long)b.nnz, (long long)fv.nnz, (long long)k);
+        const double *av = a.values, *bv = b.values, *fw = fv.values;
+        int same = !memcmp(a.rowptr, fv.rowptr, (N + 1) * sizeof(int64_t)) &&
+                   !memcmp(a.colind, fv.colind, (size_t)k * sizeof(int32_t));
+        for (int64_t q = 0; same && q < k; q++) same = fw[q] == (double)(float)av[q];
+        CHECK(same, "float values widened into the same CSR");
+        int64_t a7 = a.rowptr[7], b7 = b.rowptr[7], b9 = b.rowptr[9];
+        CHECK(b.colind[b7] == 6 && b.colind[b7 + 2] == 8 && bv[b7] == av[a7] &&
+                  bv[b7 + 2] == av[a7 + 2], "row 7 sorted with its values");
+        CHECK(b.rowptr[10] - b9 == 2 && b.colind[b9] == 8 && bv[b9] == 8.75 + 9 &&
+                  b.colind[b9 + 1] == 10 && bv[b9 + 1] == 9.25,
+              "row 9's duplicate summed: %g", bv[b9]);
+        CHECK(!memcmp(a.colind + a.rowptr[10], b.colind + b.rowptr[10],
+                      (size_t)(k - a.rowptr[10]) * sizeof(int32_t)), "rows after 9 alike");
+    }
+    adia_matrix *C = NULL;
+    ci[rp[5] + 1] = N;   /* out of range, in a row otherwise in order */
+    CHECK_ERR(adia_matrix_create_csr(N, N, k, rp, ci, v, ADIA_DOUBLE, &C), ADIA_ERR_INVALID_MATRIX,
+              "outside");
+    CHECK(C == NULL, "no matrix on error");
+    adia_matrix_destroy(A);
+    adia_matrix_destroy(B);
+    adia_matrix_destroy(F);
+    free(rp), free(ci), free(v), free(f);
+}
+
 static void test_bad_input(void)
 {
     adia_matrix *A = NULL;
@@ -392,6 +450,7 @@ int main(void)
     TEST_BEGIN();
     test_busy_cores();
     test_coo_duplicates_sorted();
+    test_csr_routes();
     test_bad_input();
     test_transpose_and_spmv();
     test_csr_format();

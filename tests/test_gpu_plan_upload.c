@@ -179,6 +179,35 @@ static adia_matrix *no_nonzeros(void)
     return A;
 }
 
+/* MEASURE on the device measures only where it can repay itself: not a
+ * stencil whose dia has (almost) no padding, yes a band with holes whose
+ * dia would pad (the formats then differ by more than measuring costs). */
+static void measure_rule(void)
+{
+    static const struct { const char *spec; int measured; } cases[] = {
+        {"lap3d7:20", 0},                /* 1.04 slots per nonzero: 4% of 1000 calls < 100 */
+        {"bandr:9001,8,0.7", 1},   /* holes: dia would store 1.39 slots per nonzero */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        adia_matrix *A = test_generate(cases[i].spec);
+        adia_plan *P = A ? plan_of(A, ADIA_CHOOSE_MEASURE, NULL, ADIA_DOUBLE, 1000) : NULL;
+        char why[4096] = "";
+        if (P) CHECK_OK(adia_plan_explain(P, why, sizeof why));
+        if (P && cases[i].measured)
+            CHECK(test_contains(why, "measure (built on the GPU") &&
+                      !isnan(adia_plan_measured_ms(P)),
+                  "%s: measured:\n%s", cases[i].spec, why);
+        else if (P)
+            CHECK(test_contains(why, "not measured: dia stores") &&
+                      !strcmp(adia_plan_format_name(P), "dia") &&
+                      isnan(adia_plan_measured_ms(P)),
+                  "%s: dia without measuring:\n%s", cases[i].spec, why);
+        if (P) CHECK(plan_error(P, A) <= 1e-12, "%s: product", cases[i].spec);
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+}
+
 static void device_routes(void)
 {
     static const char *const specs[] = {"lap3d7:9", "lap2d5:33x17", "lap2d5:1x1",
@@ -259,6 +288,7 @@ int main(void)
     CHECK_OK(adia_gpu_device_count(&ndev));
     if (ndev == 0) TEST_SKIP("no CUDA device");
     device_routes();
+    measure_rule();
     host_routes();
     staging();
     return TEST_END();

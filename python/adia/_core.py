@@ -254,10 +254,6 @@ class Plan(_LinearOperator):
         return self._p.nnz
 
     @property
-    def ndim(self) -> int:
-        return 2
-
-    @property
     def chooser(self) -> str:
         return self._p.chooser
 

@@ -9,6 +9,8 @@ adia_status adia_gpu_device_count(int *count)
     return ADIA_OK;
 }
 
+adia_status adia_gpu_init(void) { return ADIA_OK; }
+
 adia_status adia__gpu_check_free(int64_t bytes, const char *what)
 {
     (void)bytes;

@@ -142,6 +142,9 @@ adia_status adia__csr_copy(const adia_csr *A, adia_value_type vt, adia_csr *out)
 /* Check the invariants (rowptr monotone from 0 to nnz, columns in range,
  * sorted, unique); message says the first violation found. */
 adia_status adia__csr_check(const adia_csr *A);
+/* The first row breaking them (rowptr[0] = 0 given), or rows: threads,
+ * no message. */
+int32_t adia__csr_first_broken_row(const adia_csr *A);
 /* Value i as double, whatever the type. */
 static inline double adia_csr_value(const adia_csr *A, int64_t i)
 {

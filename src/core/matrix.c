@@ -183,6 +183,16 @@ adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
                           "adia_matrix_create_csr: rowptr[0] = %" PRId64
                           " and rowptr[rows] = %" PRId64 " must be 0 and nnz = %" PRId64,
                           rowptr[0], rowptr[rows], nnz);
+    /* canonical already (columns ascending and unique in every row: what
+     * SciPy and most writers give): copied as it is, on threads -- the COO
+     * path's two bucket sorts took about 1 s of a 28.5 M-entry matrix */
+    const adia_csr in = {.rows = rows, .cols = cols, .nnz = nnz, .rowptr = (int64_t *)rowptr,
+                         .colind = (int32_t *)colind, .values = (void *)values, .vtype = vt};
+    if (adia__csr_first_broken_row(&in) == rows) {
+        adia_csr c;
+        ADIA_TRY(adia__csr_copy(&in, ADIA_DOUBLE, &c));
+        return adia__matrix_wrap(&c, out);
+    }
     for (int32_t i = 0; i < rows; i++)
         if (rowptr[i + 1] < rowptr[i])
             return adia__error(ADIA_ERR_INVALID_MATRIX,

@@ -686,6 +686,12 @@ const adia_diag *adia__format_diag(const adia_format *F)
     return F->impl;
 }
 
+const adia_diag *adia__format_diag_structure(const adia_format *F)
+{
+    if (!F || F->magic != ADIA_MAGIC_FORMAT || !F->impl || !F->ops->diag.policy) return NULL;
+    return F->impl;
+}
+
 /* ------------------------------------------------ operations table slots */
 
 adia_status adia__diag_op_to_csr(const void *impl, adia_csr *out) { return adia__diag_to_csr(impl, out); }

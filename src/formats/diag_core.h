@@ -134,6 +134,9 @@ adia_status adia__diag_spmv(const adia_diag *D, double alpha, const void *x,
 /* The diagonal storage of a built format; NULL for formats whose table
  * has no partition policy (not the diagonal core's storage). */
 const adia_diag *adia__format_diag(const adia_format *F);
+/* Its structure alone (offsets, groups, pieces; not D->data, which may be
+ * stale): a format built on the device is not downloaded for it. */
+const adia_diag *adia__format_diag_structure(const adia_format *F);
 
 /* Build through a format's partition policy (the build slot of every
  * format with diag.policy; part of the core). */

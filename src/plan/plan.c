@@ -518,6 +518,10 @@ static adia_status plan_on_device(const adia_matrix *A, const adia_plan_hints *h
         snprintf(why, len, "planned on the host, format uploaded: %s", route);
         return ADIA_OK;
     }
+    /* the device analysis holds per-row and per-diagonal arrays as the
+     * host's does: the same budget, checked before the upload */
+    if (h->chooser != ADIA_CHOOSE_FIXED)
+        ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_create"));
 #ifdef ADIA_HAVE_CUDA
     char declined[320];
     adia_status s = adia__plan_create_from_host(A, h, plan, declined, sizeof declined);

@@ -31,6 +31,18 @@ constexpr double DIA_FILL = 1.1;
 constexpr double MAX_FILL = 3.0;
 /* MEASURE's SpMV timings per candidate (median, CUDA events). */
 constexpr int MEASURE_RUNS = 15;
+/* What MEASURE costs, in products of the matrix: three candidates, each
+ * built, given an x and timed MEASURE_RUNS times (481 ms on lap3d7:256,
+ * H200 2026-11-27, about 1450 products; 100 is a floor). */
+constexpr double MEASURE_COST_PRODUCTS = 100;
+
+/* Can measuring repay itself?  Where dia fits (fill <= DIA_FILL), another
+ * format saves at most dia's padding, (fill - 1) of each expected product:
+ * measure only where that, over the calls, is above what measuring costs. */
+bool measure_repays(double fill, double calls)
+{
+    return fill > DIA_FILL || (fill - 1) * calls > MEASURE_COST_PRODUCTS;
+}
 
 constexpr int THREADS = ADIA_PLAN_THREADS;
 
@@ -282,9 +294,16 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
     adia_gpu_build_info bi = {};
     double build_ms = 0, spmv_ms = NAN;
     char measured[400] = "";
+    const double fill = (double)n_diag * A.rows / nnz;
     /* MEASURE of a matrix that is not a diagonal one would build three
      * formats to find that out: the single build below says it first */
-    if (!fixed && h.chooser == ADIA_CHOOSE_MEASURE && (double)n_diag * A.rows <= MAX_FILL * nnz)
+    const bool measure = !fixed && h.chooser == ADIA_CHOOSE_MEASURE && fill <= MAX_FILL;
+    if (measure && !measure_repays(fill, (double)h.calls))
+        snprintf(measured, sizeof measured, "not measured: dia stores %.4f slots per nonzero, so "
+                 "another format saves at most %.2f%% of each of %lld products, less than "
+                 "measuring costs (about %.0f products)", fill, 100 * (fill - 1),
+                 (long long)h.calls, MEASURE_COST_PRODUCTS);
+    if (measure && !measured[0])
         ADIA_TRY(measure_device(A, h, n_diag, &F, &build_ms, &spmv_ms, measured, sizeof measured));
     else
         ADIA_TRY(build_one(A, format, h, &F, &build_ms, &bi));

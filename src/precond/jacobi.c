@@ -15,12 +15,16 @@ typedef struct jacobi_state {
 static adia_status inverse_diagonal(adia_precond *M, double *inv)
 {
     ADIA_TRY(adia__format_diagonal(adia_plan_format(M->plan), inv));
-    for (int64_t i = 0; i < M->n; i++) {
-        if (inv[i] == 0 || !isfinite(inv[i]))
-            return adia__error(ADIA_ERR_INVALID_ARG, "jacobi preconditioner: needs A(%lld,%lld) "
-                              "nonzero and finite, it is %g", (long long)i, (long long)i, inv[i]);
-        inv[i] = 1.0 / inv[i];
-    }
+    const int64_t n = M->n;
+    int64_t bad = INT64_MAX;   /* the first bad row, whatever the threads */
+#pragma omp parallel for reduction(min : bad) schedule(static) if (n > 65536) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++)
+        if ((inv[i] == 0 || !isfinite(inv[i])) && i < bad) bad = i;
+    if (bad != INT64_MAX)
+        return adia__error(ADIA_ERR_INVALID_ARG, "jacobi preconditioner: needs A(%lld,%lld) "
+                          "nonzero and finite, it is %g", (long long)bad, (long long)bad, inv[bad]);
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) inv[i] = 1.0 / inv[i];
     return ADIA_OK;
 }
 

@@ -23,7 +23,10 @@
 
 #define CHEB_DEGREE 2          /* default Chebyshev degree (sweeps 1): the
                                   cost of V(2,2), factor 0.09 (mg_smooth.c) */
-#define PLAN_CALLS 1000        /* a level's products over one solve       */
+#define PLAN_CALLS 100         /* a level's products over one solve (6-25
+                                  cycles of 3-5): below the generated
+                                  kernel's threshold, whose compile (90-160
+                                  ms a level, H200) one solve never repays */
 
 /* ---------------------------------------------------------------- cycle */
 
@@ -437,9 +440,14 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
     put(buf, len, &k, "  per cycle: %d kernels of mg + %d products (adia_spmv_async), %.3g MB "
         "moved = %.2f finest-level products (bytes, a model)\n", S->kernels, S->products,
         S->cycle_bytes / 1e6, fine > 0 ? S->cycle_bytes / fine : 0.0);
+    /* the rest of the set-up's wall clock, so that no phase hides (a
+     * download of the plan's values once took 0.2-0.8 s unseen here) */
+    const double parts = S->ms.grid + S->ms.stencil + S->ms.galerkin + S->ms.plans +
+                         S->ms.smoother + S->ms.coarse + S->ms.upload;
     put(buf, len, &k, "  setup ms: grid %.2f, stencil %.2f, galerkin %.2f, plans %.2f, "
-        "smoothers %.2f, coarsest %.2f, arrays %.2f (%s)\n", S->ms.grid, S->ms.stencil,
-        S->ms.galerkin, S->ms.plans, S->ms.smoother, S->ms.coarse, S->ms.upload,
+        "smoothers %.2f, coarsest %.2f, arrays %.2f, other %.2f (%s)\n", S->ms.grid,
+        S->ms.stencil, S->ms.galerkin, S->ms.plans, S->ms.smoother, S->ms.coarse, S->ms.upload,
+        M->setup_ms > parts ? M->setup_ms - parts : 0.0,
         S->setup.on_device ? "on the device" : "on the host");
     for (int l = 1; l < S->nlev; l++)
         put(buf, len, &k, "    level %d: galerkin %.2f ms, plan %.2f ms\n", l,

@@ -35,12 +35,13 @@ extern "C" {
 #define MG_POINTS 27
 #define MG_MAX_LEVELS 32
 /* Coarsening stops at this many unknowns or fewer; the coarsest level is
- * solved by an explicit dense inverse (a gemv per cycle).  512 = 8^3: the
- * host's Cholesky and inverse of the coarsest grid cost 55 ms at 729 rows
- * (9^3) and about 4x that at 1000, while one more level costs about ten
- * launches a cycle; to be tuned on the device once the setup runs there
- * (the issue asks 500-2000). */
-#define MG_COARSE_ROWS 512
+ * solved by an explicit dense inverse (a gemv per cycle).  128: the
+ * host's Cholesky and inverse of 512 rows (8^3) took 23-96 ms of a 137 ms
+ * device set-up of lap3d7:256 (H200, 2026-11-27), n^3 work, while one more
+ * level costs about ten graph nodes a cycle (a few microseconds); at 64 a
+ * convection-diffusion grid (95x63) stops at 6x4 and its V-cycle factor
+ * goes from 0.087 to 0.75 (coarse grids too coarse for its convection). */
+#define MG_COARSE_ROWS 128
 /* The largest coarsest level accepted (a max_levels that stops early, or a
  * grid that cannot coarsen): the dense inverse holds rows^2 values. */
 #define MG_DENSE_MAX 4096

@@ -469,6 +469,7 @@ static adia_status diagonal(const adia_csr *A, double **out)
 {
     double *d = adia__calloc((size_t)A->rows + 1, sizeof *d, "matrix diagonal");
     if (!d) return ADIA_ERR_NO_MEMORY;
+#pragma omp parallel for schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
     for (int32_t i = 0; i < A->rows; i++)
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             if (A->colind[k] == i) d[i] = ((const double *)A->values)[k];
@@ -485,15 +486,18 @@ static adia_status jacobi_inverse(const double *diag, int64_t n, int64_t first, 
                                  "of A (adia_operator.diag is NULL)");
     double *d = adia__alloc((size_t)n + 1, sizeof *d, "Jacobi diagonal");
     if (!d) return ADIA_ERR_NO_MEMORY;
+    int64_t bad = INT64_MAX;   /* the first bad row, whatever the threads */
+#pragma omp parallel for reduction(min : bad) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) {
-        double a = diag[i];
-        if (a == 0 || !isfinite(a)) {
-            free(d);
-            return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs A(%lld,%lld) "
-                              "nonzero and finite, it is %g", (long long)(first + i),
-                              (long long)(first + i), a);
-        }
+        const double a = diag[i];
+        if ((a == 0 || !isfinite(a)) && i < bad) bad = i;
         d[i] = 1.0 / ldexp(a, -ea);
+    }
+    if (bad != INT64_MAX) {
+        free(d);
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: Jacobi needs A(%lld,%lld) "
+                          "nonzero and finite, it is %g", (long long)(first + bad),
+                          (long long)(first + bad), diag[bad]);
     }
     *out = d;
     return ADIA_OK;
@@ -550,12 +554,15 @@ static adia_status check_args(const adia_matrix *A, const double *b, double *x,
 /* b and x finite in the rows held here (the first is row first). */
 static adia_status check_finite(int64_t n, int64_t first, const double *b, const double *x)
 {
+    int64_t bad = INT64_MAX;   /* the first bad row, whatever the threads */
+#pragma omp parallel for reduction(min : bad) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++)
-        if (!isfinite(b[i]) || !isfinite(x[i]))
-            return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: %s[%lld] = %g", isfinite(b[i]) ?
-                              "x (initial guess)" : "b", (long long)(first + i),
-                              isfinite(b[i]) ? x[i] : b[i]);
-    return ADIA_OK;
+        if ((!isfinite(b[i]) || !isfinite(x[i])) && i < bad) bad = i;
+    if (bad == INT64_MAX) return ADIA_OK;
+    const int64_t i = bad;
+    return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: %s[%lld] = %g", isfinite(b[i]) ?
+                      "x (initial guess)" : "b", (long long)(first + i),
+                      isfinite(b[i]) ? x[i] : b[i]);
 }
 
 /* The method, then the true residual of x: when the recurrence says
@@ -632,9 +639,12 @@ static adia_status run_gpu(solver *S, adia_solver method, const double *bs, doub
  * can overflow. */
 static void check_solution(solver *S, const double *x)
 {
-    int64_t bad = -1;
-    for (int64_t i = 0; i < S->n && bad < 0; i++)
-        if (!isfinite(x[i])) bad = i;
+    int64_t bad = INT64_MAX;   /* the first non-finite row, whatever the threads */
+    const int64_t n = S->n;
+#pragma omp parallel for reduction(min : bad) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++)
+        if (!isfinite(x[i]) && i < bad) bad = i;
+    if (bad == INT64_MAX) bad = -1;
     double any = bad >= 0;
     global_max(S, &any, 1);
     if (!any) return;
@@ -740,7 +750,9 @@ static adia_status check_scale(solver *S, const double *x, double rtol, double b
                           "rounds to %g on the scaled system, no residual can meet it", rtol,
                           S->tol);
     double xbig = 0;
-    for (int64_t i = 0; i < S->n; i++) xbig = fabs(x[i]) > xbig ? fabs(x[i]) : xbig;
+    const int64_t n = S->n;
+#pragma omp parallel for reduction(max : xbig) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) xbig = fabs(x[i]) > xbig ? fabs(x[i]) : xbig;
     global_max(S, &xbig, 1);
     if (xbig > 0 && pow2_exponent(xbig) + S->ea - S->eb > 1024)
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: the initial guess is out of scale "

@@ -66,7 +66,9 @@ adia_status adia__solve_precond_stage(const adia_precond *M, int ea, double **in
     if (i == M->n) return ADIA_OK;   /* the identity */
     double *s = adia__alloc((size_t)M->n + 1, sizeof *s, "preconditioner diagonal");
     if (!s) return ADIA_ERR_NO_MEMORY;
-    for (i = 0; i < M->n; i++) s[i] = ldexp(d[i], ea);
+    const int64_t n = M->n;
+#pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
+    for (int64_t k = 0; k < n; k++) s[k] = ldexp(d[k], ea);
     *inv_diag = s;
     return ADIA_OK;
 }
