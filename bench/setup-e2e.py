@@ -32,6 +32,7 @@ measurement to --json (default: stdout after the table).
     python3 bench/setup-e2e.py --specs lap3d7:160 --paths adia-scipy,cli
     ADIA_UPLOAD=pinned python3 bench/setup-e2e.py    # pinned staging (compare)
     ADIA_GPU_SETUP=host python3 bench/setup-e2e.py   # the old host planning
+    python3 bench/setup-e2e.py --specs ../shared/matrices/X.mtx.gz  # a file as the matrix
     python3 bench/setup-e2e.py --device cpu --specs lap3d7:20   # no GPU: SciPy cg,
                                                      # adia on the CPU, the CLI
 
@@ -159,7 +160,8 @@ def worker(args):
     try:
         import numpy as np
         import adia
-        A = adia.generate(args.spec).tocsr()
+        A = (adia.read_mtx(args.spec) if os.path.isfile(args.spec)
+             else adia.generate(args.spec)).tocsr()
     except ImportError as e:
         print(json.dumps({"skipped": f"no adia Python package ({e})"}))
         return 0
@@ -313,10 +315,12 @@ def main():
         for spec in specs:
             binfile = os.path.join(work, re.sub(r"[^A-Za-z0-9_.-]", "_", spec) + ".bin")
             if "cli" in paths and not os.path.exists(binfile):
-                g = subprocess.run([args.adia, "gen", spec, "-o", binfile], capture_output=True,
-                                   text=True)
+                # a file (a shared real matrix): its .bin by `adia convert`
+                make = ([args.adia, "convert", spec, binfile] if os.path.isfile(spec)
+                        else [args.adia, "gen", spec, "-o", binfile])
+                g = subprocess.run(make, capture_output=True, text=True)
                 if g.returncode != 0:
-                    sys.exit(f"setup-e2e: adia gen {spec}: {g.stderr.strip()}")
+                    sys.exit(f"setup-e2e: {' '.join(make[1:2])} {spec}: {g.stderr.strip()}")
             for path in paths:
                 cache = tempfile.mkdtemp(prefix="adia-cache-", dir=work)   # empty: cold
                 for state in ("cold", "warm"):

@@ -141,9 +141,11 @@ static void test_model(void)
         adia_matrix_destroy(B);
     }
 
-    /* candidates: sorted, and exact byte counts agree with the formats */
-    static const char *const specs[] = {"lap2d5:60", "type3:8192,5,0.4", "randdiag:2000,5,300"};
-    for (size_t k = 0; k < 3; k++) {
+    /* candidates: sorted, and exact byte counts agree with the formats
+     * (lap3d7:50, 125000 rows: the model's threaded passes) */
+    static const char *const specs[] = {"lap2d5:60", "type3:8192,5,0.4", "randdiag:2000,5,300",
+                                        "lap3d7:50"};
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
         adia_matrix *B = test_generate(specs[k]);
         if (!B) continue;
         for (int vt = 0; vt < 2; vt++) {

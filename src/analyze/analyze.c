@@ -2,8 +2,11 @@
  * statistics) and the search engine that picks the matrix type.
  *
  * One sweep over the CSR arrays in row order, with per-diagonal state in
- * arrays indexed by offset o = col - row (rows + cols - 1 slots): the number
- * of nonzeros, the first and the last row seen.  Because rows come in
+ * arrays indexed by offset o = col - row, one slot per offset between the
+ * least and the greatest present (each row's first and last column give
+ * them, columns being sorted: a band's width, not rows + cols, so that a
+ * stencil's arrays stay in cache): the number of nonzeros, the first and
+ * the last row seen.  Because rows come in
  * order, the next nonzero of a diagonal closes the zero run since its last
  * one; the runs before the first and after the last nonzero are added at
  * the end.  O(nnz + rows + cols) time and memory, no rows x n_diag array.
@@ -50,7 +53,7 @@ const char *adia_matrix_type_name(adia_matrix_type t)
     return "?";
 }
 
-/* Per-diagonal state of one row range, indexed by o + rows - 1. */
+/* Per-diagonal state of one row range, indexed by o - omin. */
 typedef struct diag_sweep {
     int32_t *count, *first, *last;
     int64_t long_inside;   /* long zero runs between two nonzeros of the range */
@@ -74,11 +77,12 @@ static adia_status sweep_alloc(diag_sweep *s, size_t slots)
     return ADIA_ERR_NO_MEMORY;
 }
 
-static void sweep_rows(const adia_csr *a, int32_t r0, int32_t r1, int32_t B, diag_sweep *s)
+static void sweep_rows(const adia_csr *a, int32_t r0, int32_t r1, int32_t B, int64_t omin,
+                       diag_sweep *s)
 {
     for (int32_t i = r0; i < r1; i++)
         for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-            int64_t d = (int64_t)a->colind[p] - i + a->rows - 1;
+            int64_t d = (int64_t)a->colind[p] - i - omin;
             if (s->count[d] == 0)
                 s->first[d] = i;
             else if (i - s->last[d] - 1 >= B)
@@ -100,7 +104,8 @@ static int32_t row_at_nnz(const adia_csr *a, int64_t target)
 }
 
 /* Sweep with nt threads, then merge everything into s[0]. */
-static adia_status sweep_all(const adia_csr *a, int32_t B, size_t slots, int nt, diag_sweep *s)
+static adia_status sweep_all(const adia_csr *a, int32_t B, int64_t omin, size_t slots, int nt,
+                             diag_sweep *s)
 {
     adia_status st = ADIA_OK;
     for (int t = 0; t < nt && st == ADIA_OK; t++) {
@@ -112,7 +117,7 @@ static adia_status sweep_all(const adia_csr *a, int32_t B, size_t slots, int nt,
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
     for (int t = 0; t < nt; t++)
         sweep_rows(a, row_at_nnz(a, a->nnz / nt * t),
-                   t == nt - 1 ? a->rows : row_at_nnz(a, a->nnz / nt * (t + 1)), B, &s[t]);
+                   t == nt - 1 ? a->rows : row_at_nnz(a, a->nnz / nt * (t + 1)), B, omin, &s[t]);
     int64_t long_join = 0;
 #pragma omp parallel for reduction(+ : long_join) schedule(static) num_threads(adia__threads())
     for (int64_t d = 0; d < (int64_t)slots; d++)
@@ -135,15 +140,15 @@ static adia_status sweep_all(const adia_csr *a, int32_t B, size_t slots, int nt,
 }
 
 /* Table 1 diagonal features and labels from the merged sweep. */
-static void diagonal_features(const adia_csr *a, const diag_sweep *s, size_t slots, int32_t B,
-                              adia_features *f)
+static void diagonal_features(const adia_csr *a, const diag_sweep *s, int64_t omin, size_t slots,
+                              int32_t B, adia_features *f)
 {
     int64_t n_diag = 0, n_offset = 0, n_long = s->long_inside, n_scatter = 0;
     int64_t total_len = 0, dense_nnz = 0;
     int32_t lower = 0, upper = 0;
     for (size_t d = 0; d < slots; d++) {
         if (s->count[d] == 0) continue;
-        int64_t o = (int64_t)d - (a->rows - 1);
+        int64_t o = (int64_t)d + omin;
         int64_t start = o < 0 ? -o : 0;                              /* first row */
         int64_t end = (a->cols - o < a->rows ? a->cols - o : a->rows); /* past last */
         int64_t len = end - start;
@@ -253,9 +258,11 @@ adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *
 
     ADIA_TRY(adia__analyze_check_budget(a, "adia_matrix_analyze"));
     diag_sweep s[MAX_THREADS];
-    size_t slots = (size_t)a->rows + (size_t)a->cols;  /* offsets -(rows-1)..cols-1, +1 spare */
-    ADIA_TRY(sweep_all(a, B, slots, sweep_threads(a->nnz), s));
-    diagonal_features(a, &s[0], slots, B, f);
+    int64_t omin, omax;
+    adia__csr_offset_range(a, &omin, &omax);
+    const size_t slots = (size_t)(omax - omin + 1);   /* at most rows + cols - 1 */
+    ADIA_TRY(sweep_all(a, B, omin, slots, sweep_threads(a->nnz), s));
+    diagonal_features(a, &s[0], omin, slots, B, f);
     sweep_free(&s[0]);
     row_features(a, f);
     value_features(a, f);

@@ -36,6 +36,22 @@ void adia__csr_free(adia_csr *A)
     A->values = NULL;
 }
 
+void adia__csr_offset_range(const adia_csr *A, int64_t *omin, int64_t *omax)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+#pragma omp parallel for reduction(min : lo) reduction(max : hi) schedule(static) \
+    num_threads(adia__threads()) if (A->rows > 65536)
+    for (int32_t i = 0; i < A->rows; i++) {
+        const int64_t b = A->rowptr[i], e = A->rowptr[i + 1];
+        if (b == e) continue;
+        const int64_t first = (int64_t)A->colind[b] - i, last = (int64_t)A->colind[e - 1] - i;
+        if (first < lo) lo = first;
+        if (last > hi) hi = last;
+    }
+    *omin = lo <= hi ? lo : 0;
+    *omax = lo <= hi ? hi : 0;
+}
+
 /* Entries per slice of the threaded copy. */
 #define COPY_SLICE ((int64_t)1 << 20)
 
@@ -45,7 +61,8 @@ adia_status adia__csr_copy(const adia_csr *A, adia_value_type vt, adia_csr *out)
     memcpy(out->rowptr, A->rowptr, ((size_t)A->rows + 1) * sizeof *A->rowptr);
     /* in slices on the threads: one thread copies at a fraction of the
      * memory's bandwidth (340 MB for a 4 M-row 7-point matrix) */
-    const int64_t n = A->nnz, slices = n > COPY_SLICE ? (n + COPY_SLICE - 1) / COPY_SLICE : 1;
+    const int64_t n = A->nnz, slices = (n + COPY_SLICE - 1) / COPY_SLICE;   /* 0: no entries,
+                                                                           nothing to read */
     const size_t vs = adia_value_size(vt);
 #pragma omp parallel for schedule(static) if (slices > 1) num_threads(adia__threads())
     for (int64_t q = 0; q < slices; q++) {

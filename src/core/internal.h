@@ -145,6 +145,10 @@ adia_status adia__csr_check(const adia_csr *A);
 /* The first row breaking them (rowptr[0] = 0 given), or rows: threads,
  * no message. */
 int32_t adia__csr_first_broken_row(const adia_csr *A);
+/* The least and the greatest offset col - row present (0, 0 without
+ * nonzeros), from each row's first and last column (A canonical): what
+ * per-offset arrays need, a band's width rather than rows + cols. */
+void adia__csr_offset_range(const adia_csr *A, int64_t *omin, int64_t *omax);
 /* Value i as double, whatever the type. */
 static inline double adia_csr_value(const adia_csr *A, int64_t i)
 {

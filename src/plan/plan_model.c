@@ -16,6 +16,7 @@
 #include "plan_internal.h"
 
 #include <math.h>
+#include <omp.h>
 
 /* Per format (its table's model slot, adia_format_model): fraction of
  * the streaming bandwidth its kernel reaches on the CPU and on the GPU,
@@ -134,37 +135,62 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
+/* Block b's distinct offsets K and their hash, stamping with b + 1 (a
+ * thread's stamps over the offset range never need clearing). */
+static void block_offsets(const adia_csr *A, int32_t B, int64_t b, int64_t omin, int64_t *stamp,
+                          int64_t *K, uint64_t *h)
+{
+    const int64_t r0 = b * B, r1 = r0 + B < A->rows ? r0 + B : A->rows;
+    int64_t k = 0;
+    uint64_t sum = 0;
+    for (int64_t r = r0; r < r1; r++)
+        for (int64_t j = A->rowptr[r]; j < A->rowptr[r + 1]; j++) {
+            const int64_t o = (int64_t)A->colind[j] - r;
+            if (stamp[o - omin] == b + 1) continue;
+            stamp[o - omin] = b + 1;
+            k++;
+            sum += mix64((uint64_t)(o + A->rows - 1));
+        }
+    *K = k;
+    *h = sum;
+}
+
+/* The blocks on threads, each with stamps over the offset range (a band's
+ * width: cache-resident); as many threads as fit the one stamp array over
+ * rows + cols that model_peak_bytes allows.  Then the runs, in order. */
 static adia_status count_blocks(const adia_csr *A, int32_t B, adia_block_count *c)
 {
     memset(c, 0, sizeof *c);
-    int64_t span = (int64_t)A->rows + A->cols;
-    int64_t *stamp = adia__calloc((size_t)span, sizeof *stamp, "plan: offset stamps");
-    if (!stamp) return ADIA_ERR_NO_MEMORY;
-    uint64_t prev_hash = 0;
-    int64_t prev_k = -1;
-    for (int64_t r0 = 0, b = 1; r0 < A->rows; r0 += B, b++) {
-        int64_t r1 = r0 + B < A->rows ? r0 + B : A->rows, K = 0;
-        uint64_t h = 0;
-        for (int64_t r = r0; r < r1; r++)
-            for (int64_t j = A->rowptr[r]; j < A->rowptr[r + 1]; j++) {
-                int64_t at = (int64_t)A->colind[j] - r + A->rows - 1;
-                if (stamp[at] == b) continue;
-                stamp[at] = b;
-                K++;
-                h += mix64((uint64_t)at);
-            }
-        c->blocks++;
-        c->slots = sadd(c->slots, smul(K, r1 - r0));
-        c->offsets += K;
-        if (K > c->kmax) c->kmax = K;
-        if (K != prev_k || h != prev_hash) {
-            c->groups++;
-            c->group_offsets += K;
-        }
-        prev_k = K;
-        prev_hash = h;
+    int64_t omin, omax;
+    adia__csr_offset_range(A, &omin, &omax);
+    const int64_t span = omax - omin + 1, nb = ((int64_t)A->rows + B - 1) / B;
+    int64_t fit = ((int64_t)A->rows + A->cols) / span;
+    const int nt = fit < 1 ? 1 : fit < adia__threads() ? (int)fit : adia__threads();
+    int64_t *stamp = adia__calloc((size_t)(span * nt), sizeof *stamp, "plan: offset stamps");
+    int64_t *K = adia__alloc((size_t)nb + 1, sizeof *K, "plan: offsets per block");
+    uint64_t *h = adia__alloc((size_t)nb + 1, sizeof *h, "plan: offsets per block");
+    if (!stamp || !K || !h) {
+        free(stamp), free(K), free(h);
+        return ADIA_ERR_NO_MEMORY;
     }
-    free(stamp);
+#pragma omp parallel num_threads(nt) if (nt > 1 && A->nnz > 200000)
+    {
+        int64_t *mine = stamp + span * omp_get_thread_num();
+#pragma omp for schedule(static)
+        for (int64_t b = 0; b < nb; b++) block_offsets(A, B, b, omin, mine, &K[b], &h[b]);
+    }
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t r0 = b * B, r1 = r0 + B < A->rows ? r0 + B : A->rows;
+        c->blocks++;
+        c->slots = sadd(c->slots, smul(K[b], r1 - r0));
+        c->offsets += K[b];
+        if (K[b] > c->kmax) c->kmax = K[b];
+        if (b == 0 || K[b] != K[b - 1] || h[b] != h[b - 1]) {
+            c->groups++;
+            c->group_offsets += K[b];
+        }
+    }
+    free(stamp), free(K), free(h);
     return ADIA_OK;
 }
 
@@ -172,6 +198,28 @@ static int cmp_len_desc(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x < y) - (x > y);
+}
+
+/* len[0..n) in descending order: a counting sort when the lengths span
+ * few values (nearly always: a window's rows differ by a few entries),
+ * else qsort. */
+static void sort_desc(int64_t *len, int64_t n)
+{
+    enum { SPAN = 64 };
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (int64_t i = 0; i < n; i++) {
+        lo = len[i] < lo ? len[i] : lo;
+        hi = len[i] > hi ? len[i] : hi;
+    }
+    if (n == 0 || hi - lo >= SPAN) {
+        qsort(len, (size_t)n, sizeof *len, cmp_len_desc);
+        return;
+    }
+    int64_t count[SPAN] = {0};
+    for (int64_t i = 0; i < n; i++) count[len[i] - lo]++;
+    int64_t at = 0;
+    for (int64_t v = hi - lo; v >= 0; v--)
+        for (int64_t k = 0; k < count[v]; k++) len[at++] = lo + v;
 }
 
 /* SELL-C-sigma slots: rows sorted by length in windows of sigma, slices of
@@ -186,18 +234,26 @@ static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
     if (sigma != 1 && sigma % C) return ADIA_OK;
     int64_t *len = adia__alloc((size_t)A->rows, sizeof *len, "plan: row lengths");
     if (!len) return ADIA_ERR_NO_MEMORY;
-    for (int32_t i = 0; i < A->rows; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
-    for (int64_t w0 = 0; sigma > 1 && w0 < A->rows; w0 += sigma) {
-        int64_t n = A->rows - w0 < sigma ? A->rows - w0 : sigma;
-        qsort(len + w0, (size_t)n, sizeof *len, cmp_len_desc);
+    const int64_t rows = A->rows, windows = sigma > 1 ? (rows + sigma - 1) / sigma : 0;
+    /* windows on threads (slices never cross one: sigma is a multiple of
+     * C); the sum fits: at most rows + C slots of at most cols each */
+    int64_t total = 0;
+#pragma omp parallel for reduction(+ : total) schedule(static) num_threads(adia__threads()) \
+    if (rows > 65536)
+    for (int64_t w = 0; w < (windows ? windows : 1); w++) {
+        const int64_t w0 = windows ? w * sigma : 0, n = windows ? (rows - w0 < sigma ? rows - w0
+                                                                                     : sigma)
+                                                                : rows;
+        for (int64_t i = w0; i < w0 + n; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
+        if (windows) sort_desc(len + w0, n);
+        for (int64_t s0 = w0; s0 < w0 + n; s0 += C) {
+            int64_t wmax = 0;
+            for (int64_t q = s0; q < w0 + n && q < s0 + C; q++) wmax = len[q] > wmax ? len[q] : wmax;
+            total += wmax * C;
+        }
     }
-    *slots = *slices = 0;
-    for (int64_t s0 = 0; s0 < A->rows; s0 += C) {
-        int64_t w = 0;
-        for (int64_t q = s0; q < A->rows && q < s0 + C; q++) w = len[q] > w ? len[q] : w;
-        *slots = sadd(*slots, smul(w, C));
-        ++*slices;
-    }
+    *slots = total < TOO_BIG ? total : TOO_BIG;
+    *slices = (rows + C - 1) / C;
     free(len);
     return ADIA_OK;
 }
