@@ -70,10 +70,67 @@ static void test_jacobi_zero(void)
     adia_matrix_destroy(A);
 }
 
+/* "auto": mg on a grid matrix, jacobi where mg declines, none where
+ * jacobi does too; the kind made is the kind reported, explain says why
+ * the others were not, and a solve with it converges where it should. */
+static void test_auto(void)
+{
+    static const struct { const char *spec; const char *kind, *why; } cases[] = {
+        {"lap3d7:17", "mg", "auto: mg (A lies on a grid)"},
+        {"random:3000,8", "jacobi", "not mg ("},
+        {NULL, "none", "not jacobi ("},   /* the 3 x 3 matrix with a zero diagonal entry */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        adia_matrix *A = NULL;
+        if (cases[c].spec) {
+            A = test_generate(cases[c].spec);
+        } else {
+            int64_t rowptr[] = {0, 1, 2, 3};
+            int32_t col[] = {1, 0, 2};
+            double val[] = {1, 1, 1};
+            CHECK_OK(adia_matrix_create_csr(3, 3, 3, rowptr, col, val, ADIA_DOUBLE, &A));
+        }
+        adia_plan *P = NULL;
+        adia_plan_hints h = {.device = 0, .expected_calls = 10};
+        if (A) CHECK_OK(adia_plan_create(A, &h, &P));
+        adia_precond_options o;
+        adia_precond_options_default(&o);
+        o.kind = "auto";
+        adia_precond *M = NULL;
+        if (P) CHECK_OK(adia_precond_create(P, &o, &M));
+        if (M) {
+            CHECK(!strcmp(adia_precond_kind(M), cases[c].kind), "%s: auto made %s, not %s",
+                  cases[c].spec ? cases[c].spec : "zero diagonal", adia_precond_kind(M),
+                  cases[c].kind);
+            char buf[4096];
+            CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+            CHECK(test_contains(buf, cases[c].why), "explain:\n%s", buf);
+        }
+        if (M && !strcmp(cases[c].kind, "mg")) {   /* and it is the multigrid a solve wants */
+            const int32_t n = adia_plan_rows(P);
+            double *b = malloc(n * sizeof *b), *x = calloc(n, sizeof *x), *one = malloc(n * sizeof *one);
+            for (int32_t i = 0; i < n; i++) one[i] = 1;
+            CHECK_OK(adia_spmv(P, 1.0, one, 0.0, b));
+            adia_solve_options so;
+            adia_solve_options_default(&so);
+            so.precond = M;
+            adia_solve_info info;
+            CHECK_OK(adia_solve(A, P, b, x, &so, &info));
+            CHECK(info.converged && info.iterations <= 12, "lap3d7:17 + auto: %d iterations",
+                  info.iterations);
+            free(b), free(x), free(one);
+        }
+        adia_precond_destroy(M);
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+}
+
 int main(void)
 {
     TEST_BEGIN();
     test_apply_cpu();
     test_jacobi_zero();
+    test_auto();
     return TEST_END();
 }

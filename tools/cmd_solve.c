@@ -42,6 +42,7 @@ typedef struct solve_opts {
     bool nondet;              /* the planner may choose kernels that are not bitwise reproducible */
     double t0;                /* cli_now() at the start: the wall clock's origin */
     double precond_ms;        /* the preconditioner's set-up (NAN: none made) */
+    const char *precond_made; /* the kind made (--precond auto: the one it chose) */
     double read_ms, plan_ms;  /* the matrix read (or generated), the plan made */
 } solve_opts;
 
@@ -72,7 +73,8 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
         json_int(&j, "nnz", adia_matrix_nnz(A));
         json_str(&j, "method", o->method);
         json_bool(&j, "jacobi", o->jacobi);
-        json_str(&j, "precond", o->precond ? o->precond : o->jacobi ? "jacobi" : "none");
+        json_str(&j, "precond", o->precond_made ? o->precond_made
+                                : o->jacobi ? "jacobi" : "none");
         json_num(&j, "precond_setup_ms", o->precond_ms);
         json_str(&j, "device", device);
         json_str(&j, "precision", o->single ? "float" : "double");
@@ -102,7 +104,8 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
            adia_matrix_rows(A), adia_matrix_cols(A), (long long)adia_matrix_nnz(A),
            adia_matrix_nnz(A) == 1 ? "" : "s", o->method,
            o->jacobi ? " + Jacobi" : "", format, device, o->single ? "float" : "double");
-    if (o->precond) printf("  preconditioner %s, set up in %.3f ms\n", o->precond, o->precond_ms);
+    if (o->precond_made)
+        printf("  preconditioner %s, set up in %.3f ms\n", o->precond_made, o->precond_ms);
     printf("  ");
     cli_print_solve(in, o->rtol, err);
     printf("\n  ");
@@ -182,6 +185,7 @@ static int make_precond(const char *cmd, adia_plan *P, solve_opts *o, adia_preco
     progress_end();
     o->precond_ms = (cli_now() - t0) * 1e3;
     if (s != ADIA_OK) return cli_fail(cmd, s);
+    o->precond_made = adia_precond_kind(*M);
     if (o->explain && !o->json) {
         static char text[16384];
         if (adia_precond_explain(*M, text, sizeof text) == ADIA_OK) printf("%s", text);
@@ -211,7 +215,7 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, solve_opts
      * iteration count while it runs: the bar moves, the seconds count) */
     static char what[96];
     snprintf(what, sizeof what, "solving (%s%s%s, at most %ld iteration%s)", o->method,
-             o->jacobi ? " + " : M ? " + " : "", o->jacobi ? "jacobi" : M ? o->precond : "",
+             o->jacobi ? " + " : M ? " + " : "", o->jacobi ? "jacobi" : M ? o->precond_made : "",
              o->max_iter, o->max_iter == 1 ? "" : "s");
     progress_begin(what);
     adia_status s = adia_solve(A, P, b, x, &so, &in);
@@ -291,7 +295,8 @@ int cmd_solve(int argc, char **argv)
         {"jacobi", CLI_FLAG, &o.jacobi, "diagonal (Jacobi) preconditioner"},
         {"precond", CLI_STRING, &o.precond, "preconditioner: none, jacobi (as --jacobi), cheb "
                                             "(Chebyshev polynomial in D^-1 A), mg (multigrid on "
-                                            "the matrix's grid)"},
+                                            "the matrix's grid), auto (mg where the matrix lies on "
+                                            "a grid, else jacobi, else none)"},
         {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},
         {"cycle", CLI_STRING, &o.cycle, "mg: v or w (default v; f is refused: not built yet)"},
         {"smoother", CLI_STRING, &o.smoother, "mg: jacobi, l1jacobi or cheb"},
@@ -336,7 +341,7 @@ int cmd_solve(int argc, char **argv)
     if (!o.precond && (o.grid || o.cycle || o.smoother || o.sweeps || o.degree))
         return cli_usage_error(argv[0], "--grid, --cycle, --smoother, --sweeps and --degree "
                                "need --precond");
-    if (o.degree && strcmp(o.precond, "cheb") && strcmp(o.precond, "mg"))
+    if (o.degree && strcmp(o.precond, "cheb") && strcmp(o.precond, "mg") && strcmp(o.precond, "auto"))
         return cli_usage_error(argv[0], "--degree: cheb's and mg's, not --precond %s's",
                                o.precond);
     if ((rc = cli_check_range(argv[0], "sweeps", (double)o.sweeps, 0, 100)) ||

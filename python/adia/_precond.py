@@ -40,7 +40,7 @@ class Precond(_LinearOperator):
 
     @property
     def kind(self) -> str:
-        """"none", "jacobi", "cheb" or "mg"."""
+        """"none", "jacobi", "cheb" or "mg" (for "auto": the kind it made)."""
         return self._h.kind
 
     @property
@@ -212,8 +212,10 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
     A: a Plan (M lives where it does: CPU or GPU, its dtype), or a matrix
     as for adia.plan (then a plan is made on `device`, "cpu" by default,
     for `expected_calls` products, and owned by M: ``M.plan``).  kind:
-    "none", "jacobi", "cheb" (Chebyshev polynomial in D^-1 A, any SPD A)
-    or "mg" (geometric multigrid on a structured grid).  mg's options:
+    "none", "jacobi", "cheb" (Chebyshev polynomial in D^-1 A, any SPD A),
+    "mg" (geometric multigrid on a structured grid) or "auto" (mg where A
+    lies on a grid, else jacobi, else none: ``M.kind`` says which, and
+    ``M.explain()`` why).  mg's options (auto passes them to mg):
     grid (nx, ny, nz) -- default: found from A's offsets --, cycle "v" or
     "w" ("f" is refused: not built yet), smoother "cheb" (default),
     "jacobi" or "l1jacobi", sweeps (default 1 with cheb, 2 otherwise),
@@ -241,7 +243,7 @@ def _solve_precond(A, precond, grid, jacobi, maxiter, device):
     """solve()'s preconditioner: (A, M, jacobi, owned) -- A a Plan when M is
     not None, M a Precond or None, owned what this call made (closed after
     the solve)."""
-    if grid is not None and not (isinstance(precond, str) and precond == "mg"):
+    if grid is not None and not (isinstance(precond, str) and precond in ("mg", "auto")):
         raise ValueError("grid= is mg's: give precond='mg' with it (or make the "
                          "preconditioner with adia.precond(..., grid=...))")
     if precond is not None and jacobi:
@@ -255,7 +257,7 @@ def _solve_precond(A, precond, grid, jacobi, maxiter, device):
                              "(M.plan) as A")
         return A, precond, False, []
     if not isinstance(precond, str):
-        raise TypeError("precond must be None, a kind ('none', 'jacobi', 'cheb', 'mg') or an "
+        raise TypeError("precond must be None, a kind ('none', 'jacobi', 'cheb', 'mg', 'auto') or an "
                         f"adia.Precond, got {type(precond).__name__} ({precond!r})")
     if precond == "jacobi":
         return A, None, True, []

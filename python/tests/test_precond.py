@@ -13,12 +13,23 @@ def _solve_ok(A, x, b, info, rtol=1e-8):
     assert np.linalg.norm(A @ x - b) <= 1.01 * rtol * np.linalg.norm(b)
 
 
-@pytest.mark.parametrize("kind", [None, "none", "jacobi", "cheb", "mg"])
+@pytest.mark.parametrize("kind", [None, "none", "jacobi", "cheb", "mg", "auto"])
 def test_solve_precond_kinds(kind):
     A = adia.generate("lap3d7:20")
     b = A @ np.linspace(-1, 1, A.shape[0])
     x, info = adia.solve(A, b, precond=kind)
     _solve_ok(A, x, b, info)
+
+
+def test_precond_auto_chooses():
+    """auto: mg on a grid matrix, jacobi on one without a grid; M.kind is
+    the kind made and explain() says why."""
+    M = adia.precond(adia.generate("lap3d7:12"), "auto")
+    assert M.kind == "mg" and "auto: mg" in M.explain()
+    M.close()
+    M = adia.precond(adia.generate("random:2000,8"), "auto")
+    assert M.kind == "jacobi" and "not mg" in M.explain()
+    M.close()
 
 
 def test_solve_precond_fewer_iterations():

@@ -38,6 +38,38 @@ static adia_status check_options(const adia_precond_options *o)
     return ADIA_OK;
 }
 
+/* "auto": the first of mg, jacobi, none that A suits.  A kind that
+ * declines (A not on a grid, a zero diagonal entry: INVALID_ARG, DIMENSION
+ * or UNSUPPORTED) is noted in M->why and the next one tried; any other
+ * error (memory, the device) ends the set-up. */
+static adia_status setup_auto(adia_precond *M, const adia_precond_options *o)
+{
+    static const char *const order[] = {"mg", "jacobi", "none"};
+    size_t k = (size_t)snprintf(M->why, sizeof M->why, "auto:");
+    for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
+        adia_precond_options t = *o;
+        t.kind = order[i];
+        M->ops = adia__precond_find(order[i]);
+        M->impl = NULL;
+        const adia_status s = M->ops->setup(M, &t);
+        if (s == ADIA_OK) {
+            if (k < sizeof M->why)
+                snprintf(M->why + k, sizeof M->why - k, " %s%s\n", order[i],
+                         i == 0 ? " (A lies on a grid)" : "");
+            return ADIA_OK;
+        }
+        if (M->ops->destroy) M->ops->destroy(M);
+        M->impl = NULL;
+        if (s != ADIA_ERR_INVALID_ARG && s != ADIA_ERR_DIMENSION && s != ADIA_ERR_UNSUPPORTED)
+            return s;
+        if (k < sizeof M->why)
+            k += (size_t)snprintf(M->why + k, sizeof M->why - k, " not %s (%.200s);", order[i],
+                                  adia_last_error());
+        adia_clear_error();
+    }
+    return adia__error(ADIA_ERR_INTERNAL, "adia_precond_create: auto made no kind");
+}
+
 adia_status adia_precond_create(adia_plan *plan, const adia_precond_options *opt,
                                 adia_precond **out)
 {
@@ -58,10 +90,11 @@ adia_status adia_precond_create(adia_plan *plan, const adia_precond_options *opt
         if (!o.cycle) o.cycle = 'v';
     }
     ADIA_TRY(check_options(&o));
-    const adia_precond_ops *ops = adia__precond_find(o.kind);
+    const int automatic = o.kind && !strcmp(o.kind, "auto");
+    const adia_precond_ops *ops = automatic ? adia__precond_find("none") : adia__precond_find(o.kind);
     if (!ops)
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: unknown kind \"%s\" "
-                          "(kinds: %s)", o.kind, adia__precond_list());
+                          "(kinds: %s, auto)", o.kind, adia__precond_list());
     if (adia_plan_device(plan) == 0 && adia_plan_value_type(plan) != ADIA_DOUBLE)
         return adia__error(ADIA_ERR_UNSUPPORTED, "adia_precond_create: a CPU plan in float (the "
                           "CPU solvers run in double)");
@@ -73,7 +106,7 @@ adia_status adia_precond_create(adia_plan *plan, const adia_precond_options *opt
     M->n = adia_plan_rows(plan);
     M->device = adia_plan_device(plan);
     M->vtype = adia_plan_value_type(plan);
-    adia_status s = ops->setup(M, &o);
+    adia_status s = automatic ? setup_auto(M, &o) : ops->setup(M, &o);
     if (s != ADIA_OK) {
         adia_precond_destroy(M);
         return s;
@@ -104,9 +137,9 @@ adia_status adia_precond_explain(const adia_precond *M, char *buf, size_t len)
     ADIA_TRY(adia__precond_check(M, "adia_precond_explain"));
     if (!buf || len == 0) return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_explain: no "
                                             "buffer");
-    int k = snprintf(buf, len, "preconditioner %s on %s (%lld rows, %s), set up in %.3f ms\n",
+    int k = snprintf(buf, len, "preconditioner %s on %s (%lld rows, %s), set up in %.3f ms\n%s",
                      M->ops->name, M->device ? "GPU" : "CPU", (long long)M->n,
-                     M->vtype == ADIA_FLOAT ? "float" : "double", M->setup_ms);
+                     M->vtype == ADIA_FLOAT ? "float" : "double", M->setup_ms, M->why);
     if (M->ops->explain && k >= 0 && (size_t)k < len - 1) M->ops->explain(M, buf + k, len - k);
     return ADIA_OK;
 }

@@ -57,6 +57,7 @@ struct adia_precond {
     adia_value_type vtype;    /* the plan's: of r and z on the GPU */
     double setup_ms;
     void *impl;               /* the kind's state */
+    char why[640];            /* kind "auto": what it chose, why not the others */
 };
 
 /* Registry (registry.c): the kind named `name`, NULL if none. */
