@@ -18,19 +18,6 @@ static void find_formats(void)
         if (adia_format_is_diagonal(adia_format_name_at(i))) formats[n_formats++] = adia_format_name_at(i);
 }
 
-/* A copy of A with values rounded to float: what a float format holds. */
-static adia_matrix *float_rounded(const adia_matrix *A)
-{
-    adia_csr_view v;
-    adia_matrix_csr(A, &v);
-    float *f = malloc(((size_t)v.nnz + 1) * sizeof *f);
-    for (int64_t i = 0; i < v.nnz; i++) f[i] = (float)v.values[i];
-    adia_matrix *B = NULL;
-    adia_matrix_create_csr(v.rows, v.cols, v.nnz, v.rowptr, v.colind, f, ADIA_FLOAT, &B);
-    free(f);
-    return B;
-}
-
 /* Build A in every format, both precisions, with params text; check
  * invariants, the round trip and SpMV with several alpha/beta. */
 static void check_all(const char *what, const adia_matrix *A, const char *params)
@@ -38,7 +25,7 @@ static void check_all(const char *what, const adia_matrix *A, const char *params
     adia_format_params p;
     adia_format_params_default(&p);
     if (params) CHECK_OK(adia_format_params_parse(&p, params));
-    adia_matrix *Af = float_rounded(A);
+    adia_matrix *Af = test_rounded(A, ADIA_FLOAT);
     for (int f = 0; f < n_formats; f++)
         for (int vt = 0; vt < 2; vt++) {
             adia_format *F = NULL;
@@ -173,7 +160,7 @@ static void test_streamed_y(void)
             CHECK_OK(adia_format_build(A, formats[f], NULL, (adia_value_type)vt, &F));
             if (!F) continue;
             for (int32_t i = 0; i < n; i++) ref[i] = vt ? (double)xf[i] : x[i];
-            adia_matrix *R = vt ? float_rounded(A) : NULL;
+            adia_matrix *R = vt ? test_rounded(A, ADIA_FLOAT) : NULL;
             double *xr = malloc((size_t)n * sizeof *xr);
             memcpy(xr, ref, (size_t)n * sizeof *xr);
             CHECK_OK(adia_matrix_spmv(R ? R : A, -1.5, xr, 0.0, ref));

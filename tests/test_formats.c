@@ -95,18 +95,6 @@ static adia_matrix *gappy(int32_t rows, int32_t cols)
     return test_coo_matrix(&m);
 }
 
-/* A with its values rounded to vt (what the round trip must give back). */
-static adia_matrix *rounded(const adia_matrix *A, adia_value_type vt)
-{
-    adia_matrix *R = NULL;
-    CHECK_OK(adia_matrix_copy(A, &R));
-    if (R && vt == ADIA_FLOAT) {
-        double *v = R->csr.values;
-        for (int64_t k = 0; k < R->csr.nnz; k++) v[k] = (double)(float)v[k];
-    }
-    return R;
-}
-
 static int count_zeros(const adia_matrix *A)
 {
     int n = 0;
@@ -321,7 +309,7 @@ static void check_one(const char *fmt, const adia_matrix *A, adia_value_type vt,
     if (s != ADIA_OK) return;
     CHECK(F->ops->check(F->impl) == ADIA_OK, "%s on %s: check: %s", fmt, what, adia_last_error());
     /* exact round trip, explicit zeros included */
-    adia_matrix *B = NULL, *R = rounded(A, vt);
+    adia_matrix *B = NULL, *R = test_rounded(A, vt);
     CHECK_OK(adia_format_to_matrix(F, &B));
     CHECK(B && R && adia_matrix_equal(B, R), "%s on %s (%s): round trip not exact "
           "(nnz %lld, back %lld, %d explicit zeros)", fmt, what, adia_value_type_name(vt),
@@ -384,7 +372,7 @@ static void check_diagonal_threads(const char *fmt, const adia_matrix *A,
         adia_status s = adia_format_build(A, fmt, p, vt, &F);
         if (s == ADIA_ERR_UNSUPPORTED || s == ADIA_ERR_DIMENSION) continue;
         CHECK(s == ADIA_OK, "%s on %s: build: %s", fmt, what, adia_last_error());
-        adia_matrix *R = s == ADIA_OK ? rounded(A, vt) : NULL;
+        adia_matrix *R = s == ADIA_OK ? test_rounded(A, vt) : NULL;
         double *want = malloc(((size_t)A->csr.rows + 1) * sizeof *want);
         if (R) {
             csr_diagonal(R, want);

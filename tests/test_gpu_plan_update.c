@@ -75,7 +75,7 @@ static void check_equal(adia_plan *P, const adia_matrix *A, int dev, const char 
         if (adia_plan_format(P)->ops->diag.policy) same_y(P, Q, ADIA_KERNEL_GENERATED, label);
     }
     adia_plan_destroy(Q);
-    adia_matrix *B = NULL, *R = update_rounded(A, vt);
+    adia_matrix *B = NULL, *R = test_rounded(A, vt);
     CHECK_OK(adia_format_to_matrix(adia_plan_format(P), &B));
     if (B && R) CHECK(test_rows_equal(R, 0, B), "%s: the format does not give A back", label);
     adia_matrix_destroy(B);

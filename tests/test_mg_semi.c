@@ -36,13 +36,6 @@ static adia_precond *make_mg(adia_plan *P, const char *mode)
     return M;
 }
 
-static double dot(const double *a, const double *b, int64_t n)
-{
-    double s = 0;
-    for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
-}
-
 /* ---- the rule alone */
 static void expect_rule(const int32_t n[3], const uint64_t c[3], mg_coarsening mode,
                         const char *want, const char *what)
@@ -198,31 +191,15 @@ static void test_isotropic_unchanged(void)
     }
 }
 
-/* x'My = y'Mx within 1e-12 relative and y'My > 0, for random x, y. */
+/* M symmetric positive definite (test_precond_spd). */
 static void check_symmetric(const char *spec, const char *mode)
 {
     adia_matrix *A = test_generate(spec);
     adia_plan *P = A ? cpu_plan(A) : NULL;
     adia_precond *M = make_mg(P, mode);
-    if (M) {
-        const int32_t n = adia_plan_rows(P);
-        double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-        double *mx = malloc(n * sizeof *mx), *my = malloc(n * sizeof *my);
-        uint64_t seed = 17;
-        for (int trial = 0; trial < 3; trial++) {
-            test_rand_vector(&seed, x, n);
-            test_rand_vector(&seed, y, n);
-            CHECK_OK(adia_precond_apply(M, x, mx, NULL));
-            CHECK_OK(adia_precond_apply(M, y, my, NULL));
-            const double a = dot(x, my, n), b = dot(y, mx, n);
-            const double scale = sqrt(dot(x, mx, n) * dot(y, my, n));
-            CHECK(fabs(a - b) <= 1e-12 * scale, "%s %s: x'My %.17g, y'Mx %.17g", spec,
-                  mode ? mode : "auto", a, b);
-            CHECK(dot(x, mx, n) > 0 && dot(y, my, n) > 0, "%s %s: not positive", spec,
-                  mode ? mode : "auto");
-        }
-        free(x), free(y), free(mx), free(my);
-    }
+    char label[160];
+    snprintf(label, sizeof label, "%s %s", spec, mode ? mode : "auto");
+    if (M) test_precond_spd(M, adia_plan_rows(P), 17, label);
     adia_precond_destroy(M);
     adia_plan_destroy(P);
     adia_matrix_destroy(A);

@@ -55,7 +55,7 @@ static void check_equal(adia_plan *P, const adia_matrix *A, const char *fmt, adi
         CHECK(!memcmp(y1, y2, (size_t)m * 8), "%s (%s) %s: updated plan's y differs from a new "
               "plan's", fmt, adia_value_type_name(vt), what);
     }
-    adia_matrix *B = NULL, *R = update_rounded(A, vt);
+    adia_matrix *B = NULL, *R = test_rounded(A, vt);
     CHECK_OK(adia_format_to_matrix(adia_plan_format(P), &B));
     if (B && R)
         CHECK(test_rows_equal(R, 0, B), "%s (%s) %s: the format does not give A1 back", fmt,

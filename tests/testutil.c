@@ -244,6 +244,47 @@ adia_status test_gpu_format_spmv(adia_format *F, double alpha, const double *x, 
 
 #endif
 
+static double dot_n(const double *a, const double *b, int32_t n)
+{
+    double s = 0;
+    for (int32_t i = 0; i < n; i++) s += a[i] * b[i];
+    return s;
+}
+
+void test_precond_spd(adia_precond *M, int32_t n, uint64_t seed, const char *label)
+{
+    double *x = malloc((n + 1) * sizeof *x), *y = malloc((n + 1) * sizeof *y);
+    double *mx = malloc((n + 1) * sizeof *mx), *my = malloc((n + 1) * sizeof *my);
+    for (int trial = 0; trial < 3 && x && y && mx && my; trial++) {
+        test_rand_vector(&seed, x, n);
+        test_rand_vector(&seed, y, n);
+        CHECK_OK(adia_precond_apply(M, x, mx, NULL));
+        CHECK_OK(adia_precond_apply(M, y, my, NULL));
+        const double a = dot_n(x, my, n), b = dot_n(y, mx, n);
+        const double xx = dot_n(x, mx, n), yy = dot_n(y, my, n);
+        CHECK(fabs(a - b) <= 1e-12 * sqrt(fabs(xx * yy)), "%s: x'My %.17g, y'Mx %.17g", label, a,
+              b);
+        CHECK(xx > 0 && yy > 0, "%s: x'Mx %g, y'My %g: not positive", label, xx, yy);
+    }
+    free(x), free(y), free(mx), free(my);
+}
+
+adia_matrix *test_rounded(const adia_matrix *A, adia_value_type vt)
+{
+    adia_csr_view v;
+    adia_matrix *R = NULL;
+    if (adia_matrix_csr(A, &v) != ADIA_OK) return NULL;
+    float *f = vt == ADIA_FLOAT ? malloc(((size_t)v.nnz + 1) * sizeof *f) : NULL;
+    for (int64_t i = 0; f && i < v.nnz; i++) f[i] = (float)v.values[i];
+    adia_status s = vt == ADIA_FLOAT ? (f ? adia_matrix_create_csr(v.rows, v.cols, v.nnz, v.rowptr,
+                                                                  v.colind, f, ADIA_FLOAT, &R)
+                                          : ADIA_ERR_NO_MEMORY)
+                                     : adia_matrix_copy(A, &R);
+    if (s != ADIA_OK) fprintf(stderr, "test_rounded: %s\n", adia_last_error());
+    free(f);
+    return R;
+}
+
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a)
 {
     int64_t cap = (int64_t)rows * cols + 1;

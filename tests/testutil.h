@@ -124,6 +124,13 @@ adia_status test_gpu_format_spmv(adia_format *F, double alpha, const double *x, 
 int test_rows_equal(const adia_matrix *A, int64_t first, const adia_matrix *P);
 /* A matrix built from a dense row-major array (zeros skipped). */
 adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a);
+/* A copy of A with its values rounded to vt: what a format of that value
+ * type holds and gives back (NULL after a message on failure). */
+adia_matrix *test_rounded(const adia_matrix *A, adia_value_type vt);
+/* A CPU preconditioner of n rows is symmetric positive definite as far as
+ * three random pairs tell: x'My = y'Mx within 1e-12 relative, x'Mx > 0 and
+ * y'My > 0 (failures name label). */
+void test_precond_spd(adia_precond *M, int32_t n, uint64_t seed, const char *label);
 
 /* Path of ../shared/matrices/<name> if that folder exists, else NULL
  * (static buffer).  test_shared_dir() returns the folder or NULL. */

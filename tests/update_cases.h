@@ -85,18 +85,6 @@ static adia_matrix *update_new_values(const adia_matrix *A, uint64_t seed)
     return B;
 }
 
-/* A with its values rounded to vt (what the format gives back). */
-static adia_matrix *update_rounded(const adia_matrix *A, adia_value_type vt)
-{
-    adia_matrix *R = NULL;
-    CHECK_OK(adia_matrix_copy(A, &R));
-    if (R && vt == ADIA_FLOAT) {
-        double *v = R->csr.values;
-        for (int64_t k = 0; k < R->csr.nnz; k++) v[k] = (double)(float)v[k];
-    }
-    return R;
-}
-
 /* Is column c in row r of A? */
 static int update_has(const adia_csr *A, int32_t r, int32_t c)
 {

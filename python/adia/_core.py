@@ -294,20 +294,7 @@ class Plan(_LinearOperator):
             T.close()
 
     def _update_device(self, A) -> None:
-        cp = _cupy()
-        A = A.tocsr()
-        if A.dtype.kind == "c":
-            raise TypeError("complex matrices are not supported")
-        if A.dtype not in (np.float64, np.float32):
-            A = A.astype(np.float64)
-        if not A.has_canonical_format:
-            A = A.copy()
-            A.sum_duplicates()
-        indptr, indices = A.indptr, A.indices.astype(np.int32, copy=False)
-        bits = 64 if indptr.dtype == np.int64 else 32
-        if indptr.dtype not in (np.int32, np.int64):
-            indptr, bits = indptr.astype(np.int64), 64
-        cp.cuda.get_current_stream().synchronize()   # adia reads A on its own stream
+        A, indptr, bits, indices = _device_csr(A)
         self._p.update_device_csr(int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr,
                                   bits, indices.data.ptr, A.data.data.ptr, _value_dtype(A.dtype))
 
@@ -545,12 +532,12 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     return Plan(handle, _hints=hints, _name=m.name)
 
 
-def _device_plan(A, expected_calls, dtype, chooser, format, params, hints) -> Plan:
-    """A GPU plan of a cupyx.scipy.sparse matrix without a host round trip
-    (adia_plan_create_device_csr: analysis and conversion on the GPU).  The
-    plan keeps no copy of A's CSR: A may change or go afterwards."""
+def _device_csr(A):
+    """A cupyx.scipy.sparse matrix as adia_device_csr wants it: (A as CSR
+    with real values in float64 or float32, ascending unique columns in
+    each row, row pointers, their width in bits, int32 columns); CuPy's
+    stream synchronised, since adia reads A on its own."""
     cp = _cupy()
-    name = _matrix_name(A)
     A = A.tocsr()
     if A.dtype.kind == "c":
         raise TypeError("complex matrices are not supported")
@@ -563,7 +550,16 @@ def _device_plan(A, expected_calls, dtype, chooser, format, params, hints) -> Pl
     bits = 64 if indptr.dtype == np.int64 else 32
     if indptr.dtype not in (np.int32, np.int64):
         indptr, bits = indptr.astype(np.int64), 64
-    cp.cuda.get_current_stream().synchronize()   # adia reads A on its own stream
+    cp.cuda.get_current_stream().synchronize()
+    return A, indptr, bits, indices
+
+
+def _device_plan(A, expected_calls, dtype, chooser, format, params, hints) -> Plan:
+    """A GPU plan of a cupyx.scipy.sparse matrix without a host round trip
+    (adia_plan_create_device_csr: analysis and conversion on the GPU).  The
+    plan keeps no copy of A's CSR: A may change or go afterwards."""
+    name = _matrix_name(A)
+    A, indptr, bits, indices = _device_csr(A)
     handle = _adia.plan_create_device_csr(
         int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr, bits, indices.data.ptr,
         A.data.data.ptr, _value_dtype(A.dtype), expected_calls, _value_dtype(dtype),

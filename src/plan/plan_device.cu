@@ -80,23 +80,10 @@ adia_status widened(const In *in, int64_t n, void **owned, const char *what)
 
 adia_status check_args(const adia_device_csr *A, adia_plan **plan)
 {
-#define BAD(...) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_create_device_csr: " __VA_ARGS__)
-    if (!plan) BAD("plan is NULL");
+    if (!plan)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_create_device_csr: plan is NULL");
     *plan = nullptr;
-    if (!A) BAD("the matrix is NULL");
-    if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
-        BAD("negative size %d x %d, %lld nonzeros", (int)A->rows, (int)A->cols, (long long)A->nnz);
-    if (A->rowptr_bits != 32 && A->rowptr_bits != 64)
-        BAD("rowptr_bits = %d: row pointers are 32 or 64 bits", A->rowptr_bits);
-    if (A->rowptr_bits == 32 && A->nnz > INT32_MAX)
-        BAD("%lld nonzeros do not fit 32-bit row pointers", (long long)A->nnz);
-    if (A->values_type != ADIA_DOUBLE && A->values_type != ADIA_FLOAT)
-        BAD("values_type %d: double or float", (int)A->values_type);
-    if (!A->rowptr || (A->nnz > 0 && (!A->colind || !A->values)))
-        BAD("NULL device array (rowptr %p, colind %p, values %p)", A->rowptr,
-            (const void *)A->colind, A->values);
-    return ADIA_OK;
-#undef BAD
+    return adia__device_csr_check(A, "adia_plan_create_device_csr");
 }
 
 adia_status canonicalize(const adia_device_csr *in, canonical &c)
@@ -359,4 +346,23 @@ extern "C" adia_status adia_plan_create_device_csr(const adia_device_csr *A,
     else adia__plan_note(*plan, "from a CSR in device memory");
     adia__plan_update_hash_device(*plan, A);   /* new values later: checked on the device */
     return ADIA_OK;
+}
+
+extern "C" adia_status adia__device_csr_check(const adia_device_csr *A, const char *func)
+{
+#define BAD(fmt, ...) return adia__error(ADIA_ERR_INVALID_ARG, "%s: " fmt, func, ##__VA_ARGS__)
+    if (!A) BAD("the matrix is NULL");
+    if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
+        BAD("negative size %d x %d, %lld nonzeros", (int)A->rows, (int)A->cols, (long long)A->nnz);
+    if (A->rowptr_bits != 32 && A->rowptr_bits != 64)
+        BAD("rowptr_bits = %d: row pointers are 32 or 64 bits", A->rowptr_bits);
+    if (A->rowptr_bits == 32 && A->nnz > INT32_MAX)
+        BAD("%lld nonzeros do not fit 32-bit row pointers", (long long)A->nnz);
+    if (A->values_type != ADIA_DOUBLE && A->values_type != ADIA_FLOAT)
+        BAD("values_type %d: double or float", (int)A->values_type);
+    if (!A->rowptr || (A->nnz > 0 && (!A->colind || !A->values)))
+        BAD("NULL device array (rowptr %p, colind %p, values %p)", A->rowptr,
+            (const void *)A->colind, A->values);
+    return ADIA_OK;
+#undef BAD
 }

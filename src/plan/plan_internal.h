@@ -113,6 +113,12 @@ adia_status adia__plan_model(const adia_csr *A, const adia_features *f,
  * the shape in the message; before either starts. */
 adia_status adia__plan_check_budget(const adia_csr *A, const char *func);
 
+#ifdef ADIA_HAVE_CUDA
+/* A device CSR's description checked (sizes, pointer width, value type,
+ * arrays present), the message prefixed with func: ADIA_ERR_INVALID_ARG. */
+adia_status adia__device_csr_check(const adia_device_csr *A, const char *func);
+#endif
+
 /* A new plan for A (create and load): with analyse, the features and the
  * model's candidates first; then the chooser's format, with fallbacks. */
 adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int analyse,

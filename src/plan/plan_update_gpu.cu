@@ -51,26 +51,14 @@ adia_status download_csr(const adia_device_csr *A, adia_csr *out)
     return ADIA_OK;
 }
 
-#define BAD(...) return adia__error(ADIA_ERR_INVALID_ARG, "adia_plan_update_values_device_csr: " __VA_ARGS__)
 adia_status check_args(const adia_plan *P, const adia_device_csr *A)
 {
     if (!P) return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_update_values_device_csr: plan is NULL");
     if (P->magic != ADIA_MAGIC_PLAN)
         return adia__error(ADIA_ERR_INVALID_HANDLE, "adia_plan_update_values_device_csr: not a live "
                            "plan handle (destroyed or uninitialised)");
-    if (!A) BAD("the matrix is NULL");
-    if (A->rows < 0 || A->cols < 0 || A->nnz < 0)
-        BAD("negative size %d x %d, %lld nonzeros", (int)A->rows, (int)A->cols, (long long)A->nnz);
-    if (A->rowptr_bits != 32 && A->rowptr_bits != 64)
-        BAD("rowptr_bits = %d: row pointers are 32 or 64 bits", A->rowptr_bits);
-    if (A->values_type != ADIA_DOUBLE && A->values_type != ADIA_FLOAT)
-        BAD("values_type %d: double or float", (int)A->values_type);
-    if (!A->rowptr || (A->nnz > 0 && (!A->colind || !A->values)))
-        BAD("NULL device array (rowptr %p, colind %p, values %p)", A->rowptr,
-            (const void *)A->colind, A->values);
-    return ADIA_OK;
+    return adia__device_csr_check(A, "adia_plan_update_values_device_csr");
 }
-#undef BAD
 
 /* The two sums of plan_hash.h over A's structure into sums[0..2) (added:
  * zeroed by the caller); a warp sums its threads' terms, one atomic each. */
