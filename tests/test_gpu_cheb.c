@@ -14,7 +14,8 @@
 
 #ifdef ADIA_HAVE_CUDA
 #include <cuda_runtime.h>
-#include "precond_kinds.h"   /* solve_on, solved; precond.h (M->ops->apply: alpha) */
+#include "precond_gpu.h"     /* pg_apply, pg_graph_replay */
+#include "precond_kinds.h"   /* solve_on, solved */
 #endif
 
 #ifndef ADIA_HAVE_CUDA
@@ -30,23 +31,6 @@ static adia_precond *make_cheb(adia_plan *P, int degree)
     adia_precond *M = NULL;
     CHECK_OK(adia_precond_create(P, &o, &M));
     return M;
-}
-
-/* z = alpha M r on the device with host doubles in and out. */
-static int gpu_apply(adia_precond *M, double alpha, const double *r, double *z, int64_t n,
-                     int fl)
-{
-    void *dr = test_gpu_upload(r, n, fl), *dz = test_gpu_upload(r, n, fl);
-    int ok = dr && dz;
-    if (ok) {
-        adia_status s = M->ops->apply(M, alpha, dr, dz, NULL);
-        CHECK(s == ADIA_OK, "GPU apply: %s", adia_last_error());
-        ok = s == ADIA_OK && cudaDeviceSynchronize() == cudaSuccess &&
-             test_gpu_download(z, dz, n, fl) == 0;
-    }
-    cudaFree(dr);
-    cudaFree(dz);
-    return ok;
 }
 
 static void compare(const char *spec, int degree, adia_value_type vt)
@@ -66,7 +50,7 @@ static void compare(const char *spec, int degree, adia_value_type vt)
         test_rand_vector(&seed, r, n);
         const double alpha = fl ? 1.0 : 0.5;
         CHECK_OK(Mc->ops->apply(Mc, alpha, r, zc, NULL));
-        if (gpu_apply(Mg, alpha, r, zg, n, fl)) {
+        if (pg_apply(Mg, alpha, r, zg, n, fl)) {
             const double err = test_rel_err(zg, zc, n), tol = fl ? 1e-4 : 1e-12;
             CHECK(err < tol, "%s degree %d %s: GPU vs CPU error %g", spec, degree,
                   fl ? "float" : "double", err);
@@ -106,76 +90,22 @@ static void test_graph_capture(void)
     adia_matrix *A = test_generate("lap3d7:40x33x35");
     adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
     adia_precond *M = P ? make_cheb(P, 0) : NULL;
-    if (!M) goto done;
-    const int32_t n = adia_matrix_rows(A);
-    double *r = malloc(n * sizeof *r), *z1 = malloc(n * sizeof *z1), *z2 = malloc(n * sizeof *z2);
-    uint64_t seed = 23;
-    test_rand_vector(&seed, r, n);
-    CHECK(gpu_apply(M, 1.0, r, z1, n, 0), "direct apply");
-    void *dr = test_gpu_upload(r, n, 0), *dz = test_gpu_upload(r, n, 0);
-    cudaStream_t st = NULL;
-    cudaGraph_t g = NULL;
-    cudaGraphExec_t ge = NULL;
-    CHECK(cudaStreamCreate(&st) == cudaSuccess, "stream");
-    CHECK(cudaStreamBeginCapture(st, cudaStreamCaptureModeThreadLocal) == cudaSuccess, "capture");
-    CHECK_OK(adia_precond_apply(M, dr, dz, st));
-    CHECK(cudaStreamEndCapture(st, &g) == cudaSuccess, "end capture: %s",
-          cudaGetErrorString(cudaGetLastError()));
-    CHECK(g && cudaGraphInstantiate(&ge, g, 0) == cudaSuccess, "instantiate");
-    for (int rep = 0; rep < 2 && ge; rep++) {
-        cudaMemsetAsync(dz, 0xff, (size_t)n * sizeof(double), st);   /* NaN: z is written */
-        CHECK(cudaGraphLaunch(ge, st) == cudaSuccess, "launch");
-        CHECK(cudaStreamSynchronize(st) == cudaSuccess, "sync");
-        CHECK(test_gpu_download(z2, dz, n, 0) == 0, "download");
-        CHECK(test_rel_err(z2, z1, n) < 1e-14, "graph replay %d: error %g", rep,
-              test_rel_err(z2, z1, n));
-    }
-    size_t nodes = 0;
-    if (g) cudaGraphGetNodes(g, NULL, &nodes);
-    char buf[1024];
-    CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
-    printf("graph of one cheb apply: %zu nodes\n%s", nodes, buf);
-    if (ge) cudaGraphExecDestroy(ge);
-    if (g) cudaGraphDestroy(g);
-    if (st) cudaStreamDestroy(st);
-    cudaFree(dr);
-    cudaFree(dz);
-    free(r), free(z1), free(z2);
-done:
+    if (M) pg_graph_replay(M, adia_matrix_rows(A), "one cheb apply");
     adia_precond_destroy(M);
     adia_plan_destroy(P);
     adia_matrix_destroy(A);
 }
 
-static double dot(const double *a, const double *b, int64_t n)
-{
-    double s = 0;
-    for (int64_t i = 0; i < n; i++) s += a[i] * b[i];
-    return s;
-}
-
-/* On the device too: x'My = y'Mx within 1e-12, y'My > 0 (double). */
+/* On the device too: symmetric positive definite (double). */
 static void test_symmetric(void)
 {
     adia_matrix *A = test_generate("lap2d5:200x190");
     adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
     for (int d = 2; d <= 6 && P; d += 2) {
         adia_precond *M = make_cheb(P, d);
-        if (!M) continue;
-        const int32_t n = adia_matrix_rows(A);
-        double *x = malloc(n * sizeof *x), *y = malloc(n * sizeof *y);
-        double *mx = malloc(n * sizeof *mx), *my = malloc(n * sizeof *my);
-        uint64_t seed = 41;
-        test_rand_vector(&seed, x, n);
-        test_rand_vector(&seed, y, n);
-        if (gpu_apply(M, 1.0, x, mx, n, 0) && gpu_apply(M, 1.0, y, my, n, 0)) {
-            const double a = dot(x, my, n), b = dot(y, mx, n);
-            CHECK(fabs(a - b) <= 1e-12 * sqrt(dot(x, mx, n) * dot(y, my, n)),
-                  "degree %d on the GPU: x'My %.17g, y'Mx %.17g", d, a, b);
-            CHECK(dot(y, my, n) > 0 && dot(x, mx, n) > 0, "degree %d: y'My %g", d,
-                  dot(y, my, n));
-        }
-        free(x), free(y), free(mx), free(my);
+        char label[64];
+        snprintf(label, sizeof label, "degree %d on the GPU", d);
+        if (M) test_precond_spd(M, adia_matrix_rows(A), 1, 41, label);
         adia_precond_destroy(M);
     }
     adia_plan_destroy(P);

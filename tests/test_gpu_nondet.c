@@ -19,31 +19,6 @@ int main(void) { TEST_SKIP("built without CUDA"); }
 
 static const char *const POWERLAW = "powerlaw:30000,2,3000";
 
-/* max |y - ref| / max |ref| of a GPU plan's y = A*x against the CPU. */
-static double plan_error(adia_plan *P, const adia_matrix *A)
-{
-    int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
-    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)m * sizeof *y),
-           *ref = malloc((size_t)m * sizeof *ref);
-    void *dx = NULL, *dy = NULL;
-    double err = INFINITY;
-    uint64_t s = 7;
-    for (int32_t j = 0; x && j < n; j++) x[j] = test_rand(&s);
-    if (x && y && ref && cudaMalloc(&dx, (size_t)n * 8) == cudaSuccess &&
-        cudaMalloc(&dy, (size_t)m * 8) == cudaSuccess &&
-        cudaMemcpy(dx, x, (size_t)n * 8, cudaMemcpyHostToDevice) == cudaSuccess &&
-        adia_spmv(P, 1.0, dx, 0.0, dy) == ADIA_OK && cudaDeviceSynchronize() == cudaSuccess &&
-        cudaMemcpy(y, dy, (size_t)m * 8, cudaMemcpyDeviceToHost) == cudaSuccess &&
-        adia_matrix_spmv(A, 1.0, x, 0.0, ref) == ADIA_OK)
-        err = test_rel_err(y, ref, m);
-    cudaFree(dx);
-    cudaFree(dy);
-    free(x);
-    free(y);
-    free(ref);
-    return err;
-}
-
 static adia_plan *make_plan(const adia_matrix *A, adia_chooser c, int nondet, char *text,
                             size_t len)
 {
@@ -70,7 +45,7 @@ static void check_default(const adia_matrix *A)
         CHECK(!strstr(text, "cusparse-alg1") && strstr(text, "reproducible: yes (bitwise"),
               "default %s plan: no cusparse-alg1 in the explanation:\n%s",
               adia_chooser_name(choosers[i]), text);
-        CHECK(plan_error(P, A) < 1e-12, "default %s plan: y", adia_chooser_name(choosers[i]));
+        CHECK(test_gpu_plan_error(P, A) < 1e-12, "default %s plan: y", adia_chooser_name(choosers[i]));
         adia_plan_destroy(P);
     }
 }
@@ -89,7 +64,7 @@ static void check_allowed(const adia_matrix *A)
                                                                : "reproducible: no"),
               "explanation says whether kernel %s is reproducible:\n%s",
               adia_gpu_kernel_name(k), text);
-        CHECK(plan_error(P, A) < 1e-12, "MEASURE nondeterministic plan: y");
+        CHECK(test_gpu_plan_error(P, A) < 1e-12, "MEASURE nondeterministic plan: y");
         adia_plan_destroy(P);
     }
     P = make_plan(A, ADIA_CHOOSE_MODEL, 1, text, sizeof text);
@@ -99,7 +74,7 @@ static void check_allowed(const adia_matrix *A)
         CHECK(!csr || k == ADIA_KERNEL_CSR_CUSPARSE_ALG1,
               "MODEL with nondeterministic = 1 runs csr on cusparse-alg1, not %s:\n%s",
               adia_gpu_kernel_name(k), text);
-        CHECK(plan_error(P, A) < 1e-12, "MODEL nondeterministic plan: y");
+        CHECK(test_gpu_plan_error(P, A) < 1e-12, "MODEL nondeterministic plan: y");
         adia_plan_destroy(P);
     }
 }

@@ -17,31 +17,6 @@ int main(void) { TEST_SKIP("built without CUDA"); }
 #else
 #include <cuda_runtime.h>
 
-/* max |y - ref| / max |ref| of a GPU plan's y = A*x against the CPU. */
-static double plan_error(adia_plan *P, const adia_matrix *A)
-{
-    int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
-    double *x = malloc((size_t)n * sizeof *x), *y = malloc((size_t)m * sizeof *y),
-           *ref = malloc((size_t)m * sizeof *ref);
-    void *dx = NULL, *dy = NULL;
-    double err = INFINITY;
-    uint64_t s = 7;
-    for (int32_t j = 0; x && j < n; j++) x[j] = test_rand(&s);
-    if (x && y && ref && cudaMalloc(&dx, (size_t)n * 8) == cudaSuccess &&
-        cudaMalloc(&dy, (size_t)m * 8) == cudaSuccess &&
-        cudaMemcpy(dx, x, (size_t)n * 8, cudaMemcpyHostToDevice) == cudaSuccess &&
-        adia_spmv(P, 1.0, dx, 0.0, dy) == ADIA_OK && cudaDeviceSynchronize() == cudaSuccess &&
-        cudaMemcpy(y, dy, (size_t)m * 8, cudaMemcpyDeviceToHost) == cudaSuccess &&
-        adia_matrix_spmv(A, 1.0, x, 0.0, ref) == ADIA_OK)
-        err = test_rel_err(y, ref, m);
-    cudaFree(dx);
-    cudaFree(dy);
-    free(x);
-    free(y);
-    free(ref);
-    return err;
-}
-
 /* Take device memory until about `leave` bytes are free; returns the
  * blocks (NULL-terminated, caller frees with release). */
 static void **hog(size_t leave)
@@ -83,7 +58,7 @@ static void test_short_of_memory(const char *spec, adia_chooser chooser, size_t 
     snprintf(msg, sizeof msg, "%s", adia_last_error());
     release(blocks);   /* before checking y: the check needs x and y */
     if (s == ADIA_OK) {
-        double err = plan_error(P, A);
+        double err = test_gpu_plan_error(P, A);
         CHECK(err <= 1e-12, "%s, %zu bytes left: plan %s runs with error %.3g", spec, leave,
               adia_plan_format_name(P), err);
     } else {
@@ -95,7 +70,7 @@ static void test_short_of_memory(const char *spec, adia_chooser chooser, size_t 
     P = NULL;
     /* the memory is back: a plan works again */
     CHECK_OK(adia_plan_create(A, &h, &P));
-    if (P) CHECK(plan_error(P, A) <= 1e-12, "%s: plan after the shortage", spec);
+    if (P) CHECK(test_gpu_plan_error(P, A) <= 1e-12, "%s: plan after the shortage", spec);
     adia_plan_destroy(P);
     adia_matrix_destroy(A);
 }
@@ -171,7 +146,7 @@ static void check_device_plan(const char *spec, const char *want, int bits, adia
         else   /* not a diagonal matrix: planned from a host copy */
             CHECK(!adia_format_is_diagonal(got), "%s: format %s for a non-diagonal matrix", spec, got);
         CHECK(adia_plan_device(P) == 1, "%s: a GPU plan", spec);
-        double err = plan_error(P, A);
+        double err = test_gpu_plan_error(P, A);
         CHECK(err <= 1e-12, "%s: device plan's product, error %.3g", spec, err);
         char why[2048];
         CHECK_OK(adia_plan_explain(P, why, sizeof why));
@@ -277,7 +252,7 @@ static void check_stencil_dia(const char *spec, int64_t first, int64_t count, ad
               (long long)count, (long long)adia_format_nnz(adia_plan_format(P)),
               (long long)adia_matrix_nnz(A));
         if (vt == ADIA_DOUBLE) {
-            double err = plan_error(P, A);
+            double err = test_gpu_plan_error(P, A);
             CHECK(err <= 1e-14, "%s rows %lld+%lld: product error %.3g", spec, (long long)first,
                   (long long)count, err);
         }

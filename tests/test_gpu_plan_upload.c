@@ -72,45 +72,6 @@ static void same_as_host(const char *label, const adia_matrix *A, adia_plan *P)
     adia_format_destroy(HF);
 }
 
-/* max |y - ref| / max |ref| of the plan's y = A*x (device vectors). */
-static double plan_error(adia_plan *P, const adia_matrix *A)
-{
-    int32_t m = adia_matrix_rows(A), n = adia_matrix_cols(A);
-    adia_value_type vt = adia_plan_value_type(P);
-    size_t vs = adia_value_size(vt);
-    double *x = malloc((size_t)n * 8 + 8), *ref = malloc((size_t)m * 8 + 8),
-           *y = malloc((size_t)m * 8 + 8);
-    void *hx = malloc((size_t)n * vs + 8), *hy = malloc((size_t)m * vs + 8), *dx = NULL, *dy = NULL;
-    uint64_t seed = 11;
-    for (int32_t j = 0; j < n; j++) {
-        x[j] = test_rand(&seed);
-        if (vt == ADIA_FLOAT) {
-            ((float *)hx)[j] = (float)x[j];
-            x[j] = (float)x[j];
-        } else {
-            ((double *)hx)[j] = x[j];
-        }
-    }
-    double err = INFINITY;
-    if (cudaMalloc(&dx, (size_t)n * vs + 8) == cudaSuccess &&
-        cudaMalloc(&dy, (size_t)m * vs + 8) == cudaSuccess &&
-        cudaMemcpy(dx, hx, (size_t)n * vs, cudaMemcpyHostToDevice) == cudaSuccess &&
-        adia_spmv(P, 1.0, dx, 0.0, dy) == ADIA_OK && cudaDeviceSynchronize() == cudaSuccess &&
-        cudaMemcpy(hy, dy, (size_t)m * vs, cudaMemcpyDeviceToHost) == cudaSuccess &&
-        adia_matrix_spmv(A, 1.0, x, 0.0, ref) == ADIA_OK) {
-        for (int32_t i = 0; i < m; i++) y[i] = vt == ADIA_FLOAT ? ((float *)hy)[i] : ((double *)hy)[i];
-        err = m > 0 ? test_rel_err(y, ref, m) : 0;
-    }
-    cudaFree(dx);
-    cudaFree(dy);
-    free(x);
-    free(y);
-    free(ref);
-    free(hx);
-    free(hy);
-    return err;
-}
-
 static adia_plan *plan_of(const adia_matrix *A, adia_chooser chooser, const char *fixed,
                           adia_value_type vt, int64_t calls)
 {
@@ -140,7 +101,7 @@ static void check_device_route(const char *label, adia_matrix *A, adia_chooser c
     const char *got = adia_plan_format_name(P);
     CHECK(adia_format_is_diagonal(got), "%s: format %s", lab, got);
     if (want) CHECK(!strcmp(got, want), "%s: format %s, expected %s", lab, got, want);
-    double tol = vt == ADIA_FLOAT ? 1e-5 : 1e-12, err = plan_error(P, A);
+    double tol = vt == ADIA_FLOAT ? 1e-5 : 1e-12, err = test_gpu_plan_error(P, A);
     CHECK(err <= tol, "%s: product error %.3g", lab, err);
     same_as_host(lab, A, P);
     adia_plan_destroy(P);
@@ -156,7 +117,7 @@ static void check_host_route(const char *label, const adia_matrix *A, adia_choos
     CHECK_OK(adia_plan_explain(P, why, sizeof why));
     CHECK(test_contains(why, because) && !test_contains(why, "uploaded once"),
           "%s: host route (%s) in explain:\n%s", label, because, why);
-    CHECK(plan_error(P, A) <= 1e-12, "%s: product", label);
+    CHECK(test_gpu_plan_error(P, A) <= 1e-12, "%s: product", label);
     adia_plan_destroy(P);
 }
 
@@ -202,7 +163,7 @@ static void measure_rule(void)
                       !strcmp(adia_plan_format_name(P), "dia") &&
                       isnan(adia_plan_measured_ms(P)),
                   "%s: dia without measuring:\n%s", cases[i].spec, why);
-        if (P) CHECK(plan_error(P, A) <= 1e-12, "%s: product", cases[i].spec);
+        if (P) CHECK(test_gpu_plan_error(P, A) <= 1e-12, "%s: product", cases[i].spec);
         adia_plan_destroy(P);
         adia_matrix_destroy(A);
     }

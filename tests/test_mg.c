@@ -485,7 +485,7 @@ static void check_symmetric(adia_plan *P, const char *what, const char *smoother
     if (!M) return;
     char label[160];
     snprintf(label, sizeof label, "%s %s %c", what, smoother ? smoother : "default", cycle);
-    test_precond_spd(M, adia_plan_rows(P), 21, label);
+    test_precond_spd(M, adia_plan_rows(P), 0, 21, label);
     adia_precond_destroy(M);
 }
 

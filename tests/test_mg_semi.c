@@ -199,7 +199,7 @@ static void check_symmetric(const char *spec, const char *mode)
     adia_precond *M = make_mg(P, mode);
     char label[160];
     snprintf(label, sizeof label, "%s %s", spec, mode ? mode : "auto");
-    if (M) test_precond_spd(M, adia_plan_rows(P), 17, label);
+    if (M) test_precond_spd(M, adia_plan_rows(P), 0, 17, label);
     adia_precond_destroy(M);
     adia_plan_destroy(P);
     adia_matrix_destroy(A);

@@ -112,6 +112,10 @@ adia_matrix *test_coo_matrix(test_coo *m);
  * (0, or -1 if the copy fails). */
 void *test_gpu_upload(const double *h, int64_t n, int fl);
 int test_gpu_download(double *h, const void *d, int64_t n, int fl);
+/* max |y - ref| / max |ref| of a GPU plan's y = A x (x random, rounded to
+ * the plan's value type) against A's own product on the host; Inf when
+ * the product fails, 0 for no rows. */
+double test_gpu_plan_error(adia_plan *P, const adia_matrix *A);
 /* y = alpha*F*x + beta*y through adia_format_spmv_gpu with host doubles in
  * and out (rounded to float for a float format); ADIA_ERR_CUDA if a copy
  * fails. */
@@ -127,10 +131,11 @@ adia_matrix *test_dense_matrix(int32_t rows, int32_t cols, const double *a);
 /* A copy of A with its values rounded to vt: what a format of that value
  * type holds and gives back (NULL after a message on failure). */
 adia_matrix *test_rounded(const adia_matrix *A, adia_value_type vt);
-/* A CPU preconditioner of n rows is symmetric positive definite as far as
- * three random pairs tell: x'My = y'Mx within 1e-12 relative, x'Mx > 0 and
- * y'My > 0 (failures name label). */
-void test_precond_spd(adia_precond *M, int32_t n, uint64_t seed, const char *label);
+/* A preconditioner of n rows (device 1: a double GPU one, host vectors
+ * copied through) is symmetric positive definite as far as three random
+ * pairs tell: x'My = y'Mx within 1e-12 relative, x'Mx > 0 and y'My > 0
+ * (failures name label). */
+void test_precond_spd(adia_precond *M, int32_t n, int device, uint64_t seed, const char *label);
 
 /* Path of ../shared/matrices/<name> if that folder exists, else NULL
  * (static buffer).  test_shared_dir() returns the folder or NULL. */
