@@ -288,6 +288,24 @@ static void test_binary_threads(void)
     adia_matrix_destroy(A);
 }
 
+/* The fuzzer's find (2026-11-27): CRLF lines and a size line padded with
+ * 190 zeros declaring 972903087 rows; under a budget the read is refused
+ * with the figure before the 7.8 GB of row pointers are asked for. */
+static void test_padded_size_budget(void)
+{
+    char text[512];
+    int n = snprintf(text, sizeof text, "%%%%MatrixMarket matrix coordinate real general\r\n"
+                     "%% comment\r\n\r\n");
+    for (int i = 0; i < 190; i++) text[n++] = '0';
+    n += snprintf(text + n, sizeof text - n, "972903087 3 3\n1 1 1\n2 2 2\n3 3 3\n");
+    CHECK_OK(adia_set_memory_budget((int64_t)512 << 20));
+    adia_matrix *A = NULL;
+    CHECK_ERR(adia_matrix_parse_mtx(text, (size_t)n, "t.mtx", &A), ADIA_ERR_NO_MEMORY,
+              "needs 7.8 GB");
+    CHECK(A == NULL, "no matrix on error");
+    CHECK_OK(adia_set_memory_budget(0));
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -298,5 +316,6 @@ int main(void)
     test_files();
     test_binary();
     test_binary_threads();
+    test_padded_size_budget();
     return TEST_END();
 }
