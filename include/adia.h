@@ -1068,9 +1068,11 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
  *   "mg"      geometric multigrid on the grid found from A's offsets (or
  *             given in grid), a symmetric V or W cycle: SPD for CG (F is
  *             refused: its coarse solve is not symmetric)
- *   "auto"    what suits A: mg where A lies on a grid, else jacobi where
- *             its diagonal has no zero, else none; adia_precond_kind names
- *             the kind made, adia_precond_explain why the others were not
+ *   "auto"    what suits A: mg where A lies on a grid whose longest edge
+ *             has 128 points or more (smaller ones: Jacobi's iterations cost
+ *             less than mg's set-up), else jacobi where its diagonal has no
+ *             zero, else none; adia_precond_kind names the kind made,
+ *             adia_precond_explain why the others were not
  * The preconditioner lives where its plan does (CPU or GPU, the plan's
  * value type) and keeps a pointer to it: destroy it before the plan. */
 typedef struct adia_precond adia_precond;

@@ -70,13 +70,16 @@ static void test_jacobi_zero(void)
     adia_matrix_destroy(A);
 }
 
-/* "auto": mg on a grid matrix, jacobi where mg declines, none where
- * jacobi does too; the kind made is the kind reported, explain says why
- * the others were not, and a solve with it converges where it should. */
+/* "auto": mg on a grid matrix whose longest edge reaches MG_AUTO_MIN_EDGE
+ * (128), jacobi where mg declines (no grid, or too small a grid to repay
+ * it), none where jacobi declines too; the kind made is the kind reported,
+ * explain says why the others were not, and a solve with it converges in
+ * mg's few iterations. */
 static void test_auto(void)
 {
     static const struct { const char *spec; const char *kind, *why; } cases[] = {
-        {"lap3d7:17", "mg", "auto: mg (A lies on a grid)"},
+        {"lap2d5:200x60", "mg", "auto: mg (A lies on a grid)"},
+        {"lap3d7:17", "jacobi", "longest edge under 128"},
         {"random:3000,8", "jacobi", "not mg ("},
         {NULL, "none", "not jacobi ("},   /* the 3 x 3 matrix with a zero diagonal entry */
     };
@@ -116,8 +119,8 @@ static void test_auto(void)
             so.precond = M;
             adia_solve_info info;
             CHECK_OK(adia_solve(A, P, b, x, &so, &info));
-            CHECK(info.converged && info.iterations <= 12, "lap3d7:17 + auto: %d iterations",
-                  info.iterations);
+            CHECK(info.converged && info.iterations <= 12, "%s + auto: %d iterations",
+                  cases[c].spec, info.iterations);
             free(b), free(x), free(one);
         }
         adia_precond_destroy(M);

@@ -295,8 +295,8 @@ int cmd_solve(int argc, char **argv)
         {"jacobi", CLI_FLAG, &o.jacobi, "diagonal (Jacobi) preconditioner"},
         {"precond", CLI_STRING, &o.precond, "preconditioner: none, jacobi (as --jacobi), cheb "
                                             "(Chebyshev polynomial in D^-1 A), mg (multigrid on "
-                                            "the matrix's grid), auto (mg where the matrix lies on "
-                                            "a grid, else jacobi, else none)"},
+                                            "the matrix's grid), auto (mg on a grid of 128 or more "
+                                            "points along an edge, else jacobi, else none)"},
         {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},
         {"cycle", CLI_STRING, &o.cycle, "mg: v or w (default v; f is refused: not built yet)"},
         {"smoother", CLI_STRING, &o.smoother, "mg: jacobi, l1jacobi or cheb"},

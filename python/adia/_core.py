@@ -614,7 +614,8 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     precond: None or "none" (no preconditioner), "jacobi" (as jacobi=True:
     the solvers' fused diagonal), "cheb" (Chebyshev polynomial in D^-1 A),
     "mg" (geometric multigrid; grid=(nx, ny, nz) when the offsets do not
-    tell it), "auto" (mg where A lies on a grid, else jacobi, else none)
+    tell it), "auto" (mg on a grid of 128 or more points along an edge,
+    else jacobi, else none)
     -- made for this call on A's plan (a plan is made on `device` when A
     is a matrix) and freed after -- or an :class:`adia.Precond` made by
     :func:`adia.precond` on the Plan given as A, reused across solves.

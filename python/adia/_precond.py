@@ -214,8 +214,8 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
     for `expected_calls` products, and owned by M: ``M.plan``).  kind:
     "none", "jacobi", "cheb" (Chebyshev polynomial in D^-1 A, any SPD A),
     "mg" (geometric multigrid on a structured grid) or "auto" (mg where A
-    lies on a grid, else jacobi, else none: ``M.kind`` says which, and
-    ``M.explain()`` why).  mg's options (auto passes them to mg):
+    lies on a grid of 128 or more points along an edge, else jacobi, else
+    none: ``M.kind`` says which, and ``M.explain()`` why).  mg's options (auto passes them to mg):
     grid (nx, ny, nz) -- default: found from A's offsets --, cycle "v" or
     "w" ("f" is refused: not built yet), smoother "cheb" (default),
     "jacobi" or "l1jacobi", sweeps (default 1 with cheb, 2 otherwise),

@@ -22,10 +22,14 @@ def test_solve_precond_kinds(kind):
 
 
 def test_precond_auto_chooses():
-    """auto: mg on a grid matrix, jacobi on one without a grid; M.kind is
-    the kind made and explain() says why."""
-    M = adia.precond(adia.generate("lap3d7:12"), "auto")
+    """auto: mg on a grid long enough to repay it, jacobi on a small grid
+    and on a matrix without one; M.kind is the kind made and explain() says
+    why."""
+    M = adia.precond(adia.generate("lap2d5:200x20"), "auto")
     assert M.kind == "mg" and "auto: mg" in M.explain()
+    M.close()
+    M = adia.precond(adia.generate("lap3d7:12"), "auto")
+    assert M.kind == "jacobi" and "longest edge under 128" in M.explain()
     M.close()
     M = adia.precond(adia.generate("random:2000,8"), "auto")
     assert M.kind == "jacobi" and "not mg" in M.explain()

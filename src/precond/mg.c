@@ -189,6 +189,15 @@ int adia__mg_coarsen_more(const mg_level *L)
     return L->rows > MG_COARSE_ROWS && !(L->n[0] == 1 && L->n[1] == 1 && L->n[2] == 1);
 }
 
+adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3])
+{
+    const int32_t edge = n[0] > n[1] ? (n[0] > n[2] ? n[0] : n[2]) : (n[1] > n[2] ? n[1] : n[2]);
+    if (!M->automatic || edge >= MG_AUTO_MIN_EDGE) return ADIA_OK;
+    return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: grid %dx%dx%d, its longest edge "
+                      "under %d points: CG + Jacobi's few iterations cost less than mg's set-up",
+                      n[0], n[1], n[2], MG_AUTO_MIN_EDGE);
+}
+
 adia_plan_hints adia__mg_level_hints(const adia_precond *M)
 {
     return (adia_plan_hints){.expected_calls = PLAN_CALLS, .vtype = M->vtype,
@@ -306,6 +315,7 @@ static adia_status build_host(adia_precond *M, mg_state *S, const adia_precond_o
     ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &A));
     int32_t n[3];
     adia_status s = adia__mg_grid(&A->csr, o->grid, n);
+    if (s == ADIA_OK) s = adia__mg_repays(M, n);
     double t1 = adia__now_ms();
     S->ms.grid = t1 - t0;
     if (s == ADIA_OK) s = adia__mg_stencil_from_csr(&A->csr, n, &st[0]);

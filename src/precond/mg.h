@@ -45,6 +45,12 @@ extern "C" {
 /* The largest coarsest level accepted (a max_levels that stops early, or a
  * grid that cannot coarsen): the dense inverse holds rows^2 values. */
 #define MG_DENSE_MAX 4096
+/* "auto" makes mg only where the grid's longest edge has this many points:
+ * CG + Jacobi takes about 2 iterations per point of it (lap3d7 64/160/256:
+ * 158/368/581), and below that they cost less than mg's set-up and cycles
+ * (H200, 2026-11-27: lap3d7:64 jacobi 50 ms in all against mg's 86,
+ * lap3d7:160 275 against 99; CPU: lap2D_5pt_n100 4.7 ms against 6.0). */
+#define MG_AUTO_MIN_EDGE 128
 
 typedef enum mg_smoother { MG_CHEB = 0, MG_JACOBI, MG_L1JACOBI } mg_smoother;
 
@@ -439,6 +445,9 @@ adia_status adia__mg_build_device(adia_precond *M, mg_state *S, const adia_preco
  * hints. */
 void adia__mg_set_grid(mg_level *L, const int32_t n[3]);
 int adia__mg_coarsen_more(const mg_level *L);
+/* For kind "auto" (M->automatic): ADIA_ERR_UNSUPPORTED, saying why, where
+ * grid n is too small for mg to repay its set-up (MG_AUTO_MIN_EDGE). */
+adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3]);
 adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels);
 adia_plan_hints adia__mg_level_hints(const adia_precond *M);
 

@@ -73,6 +73,7 @@ static adia_status fine_level(adia_precond *M, mg_state *S, const mg_dview *v,
                           .bad_row = view_bad_row, .report = view_report, .ctx = &ctx};
     int32_t n[3];
     ADIA_TRY(adia__mg_grid_find(&src, o->grid, n));   /* its last check: grid n's */
+    ADIA_TRY(adia__mg_repays(M, n));
     const double t1 = adia__now_ms();
     S->ms.grid = t1 - t0;
     int64_t bad_diag;

@@ -51,6 +51,7 @@ static adia_status setup_auto(adia_precond *M, const adia_precond_options *o)
         t.kind = order[i];
         M->ops = adia__precond_find(order[i]);
         M->impl = NULL;
+        M->automatic = 1;
         const adia_status s = M->ops->setup(M, &t);
         if (s == ADIA_OK) {
             if (k < sizeof M->why)

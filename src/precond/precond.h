@@ -58,6 +58,8 @@ struct adia_precond {
     double setup_ms;
     void *impl;               /* the kind's state */
     char why[640];            /* kind "auto": what it chose, why not the others */
+    int automatic;            /* set up by "auto": a kind may decline where it
+                                 would not repay its set-up (mg on small grids) */
 };
 
 /* Registry (registry.c): the kind named `name`, NULL if none. */
