@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* z = alpha M r on the device with host doubles in and out (fl: the
  * plan's values in float); 1 when done. */
@@ -27,6 +28,34 @@ static int pg_apply(adia_precond *M, double alpha, const double *r, double *z, i
     cudaFree(dr);
     cudaFree(dz);
     return ok;
+}
+
+/* The same preconditioner on a CPU plan (Mc) and a GPU plan (Mg, fl: in
+ * float) of one matrix of n rows: z = alpha M r agree within tol (alpha
+ * 0.5 in double, 1 in float), and their explain texts agree from the
+ * first `from` to the `to` after it (what both must have computed alike:
+ * an interval, a hierarchy).  label names a failure. */
+static void pg_same_as_cpu(adia_precond *Mc, adia_precond *Mg, int32_t n, int fl, double tol,
+                           const char *from, const char *to, const char *label)
+{
+    double *r = malloc(n * sizeof *r), *zc = malloc(n * sizeof *zc);
+    double *zg = malloc(n * sizeof *zg);
+    uint64_t seed = 17;
+    test_rand_vector(&seed, r, n);
+    const double alpha = fl ? 1.0 : 0.5;
+    CHECK_OK(Mc->ops->apply(Mc, alpha, r, zc, NULL));
+    if (pg_apply(Mg, alpha, r, zg, n, fl)) {
+        const double err = test_rel_err(zg, zc, n);
+        CHECK(err < tol, "%s %s: GPU vs CPU error %g", label, fl ? "float" : "double", err);
+    }
+    char bc[4096], bg[4096];
+    CHECK_OK(adia_precond_explain(Mc, bc, sizeof bc));
+    CHECK_OK(adia_precond_explain(Mg, bg, sizeof bg));
+    const char *ic = strstr(bc, from), *ig = strstr(bg, from);
+    const char *ec = ic ? strstr(ic, to) : NULL;
+    CHECK(ic && ig && ec && strncmp(ic, ig, (size_t)(ec - ic)) == 0, "%s: explain from \"%s\"\n%s\n%s",
+          label, from, bc, bg);
+    free(r), free(zc), free(zg);
 }
 
 /* The apply of a double M (n rows) captured into a CUDA graph on a stream

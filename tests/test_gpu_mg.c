@@ -41,28 +41,11 @@ static void compare(const char *spec, const char *smoother, char cycle, adia_val
     adia_precond *Mc = Pc ? make_mg(Pc, smoother, cycle) : NULL;
     adia_precond *Mg = Pg ? make_mg(Pg, smoother, cycle) : NULL;
     if (Mc && Mg) {
-        const int32_t n = adia_matrix_rows(A);
-        const int fl = vt == ADIA_FLOAT;
-        double *r = malloc(n * sizeof *r), *zc = malloc(n * sizeof *zc);
-        double *zg = malloc(n * sizeof *zg);
-        uint64_t seed = 17;
-        test_rand_vector(&seed, r, n);
-        const double alpha = fl ? 1.0 : 0.5;
-        CHECK_OK(Mc->ops->apply(Mc, alpha, r, zc, NULL));
-        if (pg_apply(Mg, alpha, r, zg, n, fl)) {
-            const double err = test_rel_err(zg, zc, n), tol = fl ? 1e-4 : 1e-11;
-            CHECK(err < tol, "%s %s %c %s: GPU vs CPU error %g", spec, smoother ? smoother : "cheb",
-                  cycle, fl ? "float" : "double", err);
-        }
-        char bc[4096], bg[4096];
-        CHECK_OK(adia_precond_explain(Mc, bc, sizeof bc));
-        CHECK_OK(adia_precond_explain(Mg, bg, sizeof bg));
+        char label[128];
+        snprintf(label, sizeof label, "%s %s %c", spec, smoother ? smoother : "cheb", cycle);
         /* the same hierarchy: the level lines agree (timings apart) */
-        const char *lc = strstr(bc, "level 0"), *lg = strstr(bg, "level 0");
-        const char *ec = lc ? strstr(lc, "operator complexity") : NULL;
-        CHECK(lc && lg && ec && strncmp(lc, lg, (size_t)(ec - lc)) == 0, "%s: hierarchies\n%s\n%s",
-              spec, bc, bg);
-        free(r), free(zc), free(zg);
+        pg_same_as_cpu(Mc, Mg, adia_matrix_rows(A), vt == ADIA_FLOAT,
+                       vt == ADIA_FLOAT ? 1e-4 : 1e-11, "level 0", "operator complexity", label);
     }
     adia_precond_destroy(Mc);
     adia_precond_destroy(Mg);

@@ -680,10 +680,8 @@ adia_status adia__diag_op_diagonal(const adia_format *F, double *d)
 
 const adia_diag *adia__format_diag(const adia_format *F)
 {
-    if (!F || F->magic != ADIA_MAGIC_FORMAT || !F->impl || !F->ops->diag.policy ||
-        adia__format_host(F) != ADIA_OK)
-        return NULL;
-    return F->impl;
+    const adia_diag *D = adia__format_diag_structure(F);
+    return D && adia__format_host(F) == ADIA_OK ? D : NULL;
 }
 
 const adia_diag *adia__format_diag_structure(const adia_format *F)
