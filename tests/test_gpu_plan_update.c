@@ -196,6 +196,27 @@ static void run_case(const char *fmt, const adia_matrix *A0, const char *what, a
     adia_plan_destroy(P);
 }
 
+/* A description refused before any device array is read: 32-bit row
+ * pointers cannot count past 2^31 - 1 nonzeros (the check the update now
+ * shares with adia_plan_create_device_csr), nor can a NULL matrix be read. */
+static void refused_descriptions(void)
+{
+    adia_matrix *A = test_generate("lap2d5:8");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+    if (!P) goto done;
+    static int32_t fake[1];
+    adia_device_csr d = {.rows = 64, .cols = 64, .nnz = (int64_t)INT32_MAX + 1, .rowptr = fake,
+                         .rowptr_bits = 32, .colind = fake, .values = fake,
+                         .values_type = ADIA_DOUBLE};
+    CHECK_ERR(adia_plan_update_values_device_csr(P, &d), ADIA_ERR_INVALID_ARG,
+              "do not fit 32-bit row pointers");
+    CHECK_ERR(adia_plan_update_values_device_csr(P, NULL), ADIA_ERR_INVALID_ARG,
+              "adia_plan_update_values_device_csr: the matrix is NULL");
+done:
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -215,6 +236,7 @@ int main(void)
                     run_case(fmt, cases[c].A, cases[c].what, t ? ADIA_FLOAT : ADIA_DOUBLE, dev);
     }
     update_cases_free(cases, nm);
+    refused_descriptions();
     return TEST_END();
 }
 #endif
