@@ -2,9 +2,9 @@
  * plans its block on one GPU and keeps its local x there; the halo moves
  * by NCCL (dist_nccl.c) or staged through pinned host memory and MPI
  * (dist_staged.c).  A product: the stream waits for the previous one to
- * have finished with the local x; this process's own rows that the ends
- * read are copied device to device into the local x; the transport posts
- * the halo (with NCCL on a stream of its own); the interior's parts
+ * have finished with the local x; the transport posts the halo (with NCCL
+ * on a stream of its own, after a kernel there has copied this process's
+ * own rows that the ends read into the local x); the interior's parts
  * run on x as given meanwhile; once the halo is in, the parts reading it
  * (the ends) run -- with NCCL on the halo's stream, beside the interior --
  * and an event marks the local x free again.  Every step runs even after
@@ -12,6 +12,8 @@
  * messages -- and the status is agreed afterwards. */
 #include "dist_device.h"
 #include "dist_kernels.h"
+
+_Static_assert(DIST_PARTS <= DIST_SEGMENTS, "a band per part in one copy");
 
 adia_status adia__dist_cuda(cudaError_t e, const char *call)
 {
@@ -159,6 +161,8 @@ adia_status adia__dist_device_setup(adia_dist_matrix *D)
     /* a measurement's choice: the ends after the join, as before 2026-11-27 */
     const char *ends = getenv("ADIA_DIST_ENDS");
     D->dev->ends_after = ends && !strcmp(ends, "after");
+    const char *bands = getenv("ADIA_DIST_BANDS");
+    D->dev->bands_on_product = bands && !strcmp(bands, "product");
     return choose_transport(D);
 }
 
@@ -191,19 +195,21 @@ void adia__dist_device_free(adia_dist_matrix *D)
 static adia_status first_error(adia_status a, adia_status b) { return a != ADIA_OK ? a : b; }
 
 /* The owned rows the parts on the local x read, from d_x into it
- * (host-vector calls have put x in place already). */
+ * (host-vector calls have put x in place already), in one launch. */
 static adia_status copy_bands(adia_dist_matrix *D, const double *d_x, cudaStream_t stream)
 {
     double *own = D->dev->x_local + D->own_pos;
+    dist_segments segs = {.count = 0};
     for (int k = 0; k < D->nparts && d_x != own; k++) {
         const dist_part *p = &D->part[k];
-        if (!p->x_own && p->band_len)
-            DIST_TRY(adia__dist_cuda(cudaMemcpyAsync(own + p->band, d_x + p->band,
-                                                     (size_t)p->band_len * sizeof *d_x,
-                                                     cudaMemcpyDeviceToDevice, stream),
-                                     "cudaMemcpyAsync (own rows)"));
+        if (!p->x_own && p->band_len) {
+            segs.at[segs.count] = p->band;
+            segs.len[segs.count++] = p->band_len;
+        }
     }
-    return ADIA_OK;
+    if (segs.count == 0) return ADIA_OK;
+    return adia__dist_cuda(adia__dist_copy_segments(own, d_x, segs, stream),
+                           "copying the owned rows the ends read");
 }
 
 /* The halo's stream: NCCL's own, ordered after x is ready on stream, so
@@ -262,12 +268,14 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
     adia_status s = graph ? ADIA_OK : adia__dist_cuda(cudaStreamWaitEvent(stream, g->done, 0),
                                                       "cudaStreamWaitEvent");
     adia__dist_trace(D, TRACE_PRODUCT, stream);
-    /* the owned rows the ends read, on the product's stream: as copy nodes
-     * on the halo's stream they delayed the ends by 60 us (4 H100) */
-    s = first_error(s, copy_bands(D, d_x, stream));
-    adia__dist_trace(D, TRACE_BANDS, stream);
+    /* the owned rows the ends read: one kernel on the halo's stream, off
+     * the interior's path (as two copy nodes there they had delayed the
+     * ends by 60 us on 4 H100); ADIA_DIST_BANDS=product for the A/B */
+    if (g->bands_on_product) s = first_error(s, copy_bands(D, d_x, stream));
     s = first_error(s, halo_stream(D, stream, &hs));
     if (hs != stream) adia__dist_trace(D, TRACE_HALO_START, hs);
+    if (!g->bands_on_product) s = first_error(s, copy_bands(D, d_x, hs));
+    adia__dist_trace(D, TRACE_BANDS, stream);
     /* posted after a failure too: the peers wait for these messages */
     s = first_error(s, D->halo.transport->post(D, d_x, g->x_local, hs));
     double t1 = MPI_Wtime();

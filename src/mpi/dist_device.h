@@ -27,6 +27,9 @@ struct dist_device {
                               halo, added to the product's (left zeroed)  */
     int ends_after;        /* ADIA_DIST_ENDS=after: those parts on the
                               product's stream after the join (measuring) */
+    int bands_on_product;  /* ADIA_DIST_BANDS=product: the owned rows the
+                              ends read copied on the product's stream
+                              (measuring) */
     unsigned long long *trace;   /* ADIA_DIST_TRACE: tag, ns pairs (device) */
     unsigned *trace_count;       /* stamps taken (device)                    */
     int trace_files;             /* files written so far                     */
@@ -75,7 +78,8 @@ adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, in
  * costs about one kernel launch: time the solve without them. */
 typedef enum dist_tag {
     TRACE_PRODUCT,       /* a product starts (its stream)            */
-    TRACE_BANDS,         /* the owned rows the ends read are copied  */
+    TRACE_BANDS,         /* the owned rows the ends read are copied
+                            (or, on the halo's stream, queued)       */
     TRACE_INTERIOR,      /* the parts needing no halo are done       */
     TRACE_JOIN,          /* the halo has arrived (product's stream)  */
     TRACE_ENDS,          /* the parts reading the halo are done (with

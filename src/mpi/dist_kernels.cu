@@ -1,6 +1,7 @@
 /* dist_kernels.cu -- max |v| of a device block filled on the device
  * (dist_fill.c: the operator's scale), an integer atomicMax of bit
- * patterns; exact and order-free.  And the stamp of the device trace. */
+ * patterns; exact and order-free.  The stamp of the device trace, the
+ * ends' sums added, the owned rows the ends read copied. */
 #include "dist_kernels.h"
 
 #include <string.h>
@@ -81,5 +82,24 @@ static __global__ void add_sums_kernel(double *out, double *add, int n)
 extern "C" cudaError_t adia__dist_add_sums(double *out, double *add, int n, cudaStream_t stream)
 {
     add_sums_kernel<<<1, 32, 0, stream>>>(out, add, n);
+    return cudaGetLastError();
+}
+
+/* blockIdx.y: the segment; the x blocks stride over its rows */
+static __global__ void copy_segments_kernel(double *dst, const double *src, dist_segments segs)
+{
+    const int k = blockIdx.y;
+    const int64_t at = segs.at[k];
+    FOR_ROWS(i, (int64_t)segs.len[k]) dst[at + i] = src[at + i];
+}
+
+extern "C" cudaError_t adia__dist_copy_segments(double *dst, const double *src,
+                                                dist_segments segs, cudaStream_t stream)
+{
+    int32_t most = 0;
+    for (int k = 0; k < segs.count; k++) most = segs.len[k] > most ? segs.len[k] : most;
+    if (most == 0) return cudaSuccess;
+    copy_segments_kernel<<<dim3(blocks_for(most), segs.count), KR_BLOCK, 0, stream>>>(dst, src,
+                                                                                      segs);
     return cudaGetLastError();
 }

@@ -5,10 +5,12 @@
  *   p = r + beta (p - omega v); ph = D p; v = A ph; alpha = rho / r0'v;
  *   s = r - alpha v; sh = D s; t = A sh; omega = t's / t't;
  *   x += alpha ph + omega sh; r = s - omega t; rho' = r0'r; beta = ...
- * r0'v comes out of the product v = A ph (companion r0), t's and t't out
- * of t = A sh (companion s): adia_dot_work.  A preconditioner without a
- * diagonal is a stage: ph = M p after bicg_direction, sh = M s after
- * bicg_half (those kernels take d NULL then). */
+ * r0'v comes out of the product v = A ph (companion r0), t's, t't and
+ * s's (the early finish's test) out of t = A sh (companion s):
+ * adia_dot_work.  Three reductions over the processes an iteration: the
+ * two products' and the update's.  A preconditioner without a diagonal is
+ * a stage: ph = M p after bicg_direction, sh = M s after bicg_half (those
+ * kernels take d NULL then). */
 #include "solve_gpu.cuh"
 
 namespace adia__gpu_solve {
@@ -55,8 +57,10 @@ __global__ void bicg_direction(T *p, T *ph, const T *r, const T *v, const T *d, 
 }
 
 /* alpha = rho / r0'v (r0'v from the product's sums); s = r - alpha v (into
- * r); sh = D s; ||s||^2: small enough means x += alpha ph finishes, which
- * bicg_update arranges with omega = 0. */
+ * r); sh = D s.  No reduction of its own: ||s||^2 comes out of the next
+ * product's sums (its companion is s), which bicg_update reads -- one
+ * reduction over the processes fewer per iteration.  The last block keeps
+ * alpha, or the breakdown. */
 __device__ inline bool bicg_alpha(const state *st, const double *dots, double *alpha)
 {
     const double r0v = dots[ADIA_DOT_ZY];
@@ -64,48 +68,36 @@ __device__ inline bool bicg_alpha(const state *st, const double *dots, double *a
     return r0v != 0 && isfinite(r0v) && isfinite(*alpha);
 }
 
-struct bicg_half_finish {
-    const double *dots;
-    __device__ void operator()(state *st, const double *v) const
-    {
-        if (st->status != RUNNING) return;
-        double alpha;
-        const bool ok = bicg_alpha(st, dots, &alpha);
-        st->r0v = v[0];   /* ||s||^2, for bicg_update */
-        st->alpha = alpha;
-        if (!ok) {
-            const double r0v = dots[ADIA_DOT_ZY];
-            st->status = isfinite(r0v) && isfinite(alpha) ? BREAKDOWN : NONFINITE;
-            st->why = r0v;
-            st->broke = BROKE_R0V;
-        }
-    }
-};
-
 template <typename T>
 __global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, const double *dots,
-                          double *partial, state *st)
+                          state *st)
 {
     if (st->status != RUNNING) return;
     double alpha;
     const bool ok = bicg_alpha(st, dots, &alpha);
-    double s[1] = {0};
     if (ok) GRID_LOOP(i, n) {
         T si = (T)(r[i] - alpha * (double)v[i]);
         r[i] = si;
         if (d) sh[i] = (T)((double)d[i] * (double)si);
-        s[0] += (double)si * (double)si;
     }
-    reduce_finish<1>(s, partial, st, bicg_half_finish{dots});
+    if (!adia__reduce::grid_last(&st->count)) return;
+    st->alpha = alpha;
+    if (!ok) {
+        const double r0v = dots[ADIA_DOT_ZY];
+        st->status = isfinite(r0v) && isfinite(alpha) ? BREAKDOWN : NONFINITE;
+        st->why = r0v;
+        st->broke = BROKE_R0V;
+    }
 }
 
-/* omega = t's / t't (0 when s is already small enough; from the product's
- * sums); x += alpha ph + omega sh; r = s - omega t; rho' = r0'r, rr = r'r;
- * the iteration's last kernel */
+/* omega = t's / t't (0 when s is already small enough: ||s||^2 = s's, the
+ * product's companion sum; all from the product t = A sh's sums);
+ * x += alpha ph + omega sh; r = s - omega t; rho' = r0'r, rr = r'r; the
+ * iteration's last kernel */
 __device__ inline bool bicg_omega(const state *st, const double *dots, double *omega)
 {
     const double ts = dots[ADIA_DOT_ZY], tt = dots[ADIA_DOT_YY];
-    const bool done = st->r0v <= st->tol2;
+    const bool done = dots[ADIA_DOT_ZZ] <= st->tol2;
     *omega = done ? 0 : tt > 0 ? ts / tt : 0;
     return done || (*omega != 0 && isfinite(*omega));
 }
@@ -130,7 +122,7 @@ struct bicg_update_finish {
                 st->iter++;
                 st->beta = (v[0] / st->rho) * (alpha / omega);
                 st->rho = v[0];
-                check_stop(st, omega == 0 ? st->r0v : v[1]);
+                check_stop(st, omega == 0 ? dots[ADIA_DOT_ZZ] : v[1]);
                 if (st->status == RUNNING && (v[0] == 0 || !isfinite(v[0]))) {
                     st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
                     st->why = v[0];
@@ -188,10 +180,9 @@ adia_status bicg_iteration(solve_run<T> &R)
     bicg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.d ? R.ph : R.p, R.r, R.q, R.d, R.n, st);
     if (R.M) ADIA_TRY(precond(R, R.p, R.ph));         /* ph = M p */
     ADIA_TRY(spmv_dot(R, R.ph, R.q, R.r0));          /* v = A ph, r0'v */
-    bicg_half<T><<<R.grid, NT, 0, s>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n, dots, pa, st);
-    ADIA_TRY(finish(R, 1, bicg_half_finish{dots}));
+    bicg_half<T><<<R.grid, NT, 0, s>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n, dots, st);
     if (R.M) ADIA_TRY(precond(R, R.r, R.sh));         /* sh = M s (s is in r) */
-    ADIA_TRY(spmv_dot(R, R.sh, R.t, R.r));           /* t = A sh, s't, t't */
+    ADIA_TRY(spmv_dot(R, R.sh, R.t, R.r));           /* t = A sh, s't, t't, s's */
     bicg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n, dots, pa, st,
                                          R.w.use_cond, R.w.cond);
     ADIA_TRY(finish(R, 2, bicg_update_finish{dots, R.w.use_cond, R.w.cond}));

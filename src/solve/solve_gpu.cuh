@@ -45,7 +45,7 @@ struct state {
     double tol2;                 /* (rtol ||b||)^2                          */
     double rr;                   /* ||r||^2 of the recurrence               */
     double rz, alpha, beta;      /* CG                                      */
-    double rho, omega, r0v;      /* BiCGSTAB                                */
+    double rho, omega;           /* BiCGSTAB                                */
     double why;                  /* the value that stopped it               */
     int broke;                   /* BiCGSTAB: which scalar (broke_what)      */
     double tt;                   /* BiCGSTAB: t't when omega broke            */
