@@ -94,9 +94,10 @@ typedef struct adia_dist_info {
                                       waiting), since creation               */
     double reduce_ms;              /* time in the solvers' global reductions  */
     char transport[16];            /* of the halo: "mpi-host" (CPU matrices),
-                                      "nccl" or "staged" (device matrices);
-                                      halo_ms of nccl: enqueueing only, the
-                                      transfer runs on the SpMV's stream     */
+                                      "nccl", "peer" or "staged" (device
+                                      matrices); halo_ms of nccl and peer:
+                                      enqueueing only, the transfer runs on
+                                      the SpMV's stream                      */
     int gpu;                       /* this process's CUDA device; -1: CPU     */
     int64_t interior_rows;         /* rows whose product runs while the halo
                                       moves: those reading only this

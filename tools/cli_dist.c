@@ -419,7 +419,8 @@ int cli_dist_solve(const char *cmd, const cli_dist_args *a)
     double err = a->b_path ? NAN : error_from_ones(&in, x);
     /* nccl: the exchange and the sums run inside the solver's CUDA graph,
      * where the host cannot time them */
-    double comm = strcmp(in.transport, "nccl") ? in.halo_ms + in.reduce_ms - before : NAN;
+    const int graphed = !strcmp(in.transport, "nccl") || !strcmp(in.transport, "peer");
+    double comm = graphed ? NAN : in.halo_ms + in.reduce_ms - before;
     solve_report(a, &in, &si, comm, err, (MPI_Wtime() - t0) * 1e3);
     rc = si.converged ? 0 : 1;
     if (rc) fprintf(stderr, "adia %s: did not converge: %s (residual %.3g, rtol %.3g)%s\n", cmd,

@@ -39,8 +39,9 @@ typedef struct dist_device dist_device;   /* dist_device.h: a device matrix's bu
 /* The transport of the halo: start the exchange of x's owned values
  * (x_owned) into the halo positions of x_local, then wait for it.  Host
  * vectors go through MPI point to point (mpi-host, dist_halo.c); device
- * vectors through NCCL (nccl, dist_nccl.c) or through pinned host buffers
- * and MPI (staged, dist_device.c) on the SpMV's stream.  A device pointer
+ * vectors through NCCL (nccl, dist_nccl.c), written by a kernel into the
+ * neighbours' local x (peer, dist_peer.c) or through pinned host buffers
+ * and MPI (staged, dist_staged.c) on the SpMV's stream.  A device pointer
  * never reaches MPI: not every MPI is CUDA-aware (the device image's Open
  * MPI is not: MPI_Allreduce of one segfaults).  wait must be called after
  * post even when post failed: the peers' messages are posted regardless,
@@ -49,6 +50,9 @@ typedef struct dist_transport {
     const char *name;
     adia_status (*post)(adia_dist_matrix *D, const double *x_owned, double *x_local, void *stream);
     adia_status (*wait)(adia_dist_matrix *D, double *x_local, void *stream);
+    /* after the parts reading the halo, on their stream (NULL: nothing):
+     * the peer transport tells the senders the halo may be overwritten */
+    adia_status (*done)(adia_dist_matrix *D, void *stream);
 } dist_transport;
 
 struct dist_halo {
@@ -227,6 +231,9 @@ adia_status adia__dist_device_operator(dist_op *o, adia_operator *op);
 /* The device trace's stamps so far written out (ADIA_DIST_TRACE, see
  * dist_device.h; dist_trace.c); nothing without it or without CUDA. */
 void adia__dist_trace_write(adia_dist_matrix *D);
+/* The peer transport's failure flag after a solve: an error naming the
+ * neighbour's timeout, else ADIA_OK (any other transport, no CUDA). */
+adia_status adia__dist_peer_check(adia_dist_matrix *D);
 
 /* An MPI call's return code as an adia error naming the call. */
 adia_status adia__dist_mpi(int rc, const char *call);

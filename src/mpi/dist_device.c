@@ -95,7 +95,7 @@ static adia_status alloc_buffers(const adia_dist_matrix *D, dist_device *g)
 }
 
 /* Rank 0's ADIA_DIST_TRANSPORT, the same on every process: 0 auto,
- * 1 staged, 2 nccl. */
+ * 1 staged, 2 nccl, 3 peer. */
 static adia_status transport_mode(const adia_dist_matrix *D, int *mode)
 {
     const char *env = getenv("ADIA_DIST_TRANSPORT");
@@ -104,8 +104,9 @@ static adia_status transport_mode(const adia_dist_matrix *D, int *mode)
     if (D->rank == 0 && env && *env && strcmp(env, "auto")) {
         if (!strcmp(env, "staged")) *mode = 1;
         else if (!strcmp(env, "nccl")) *mode = 2;
-        else s = adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_TRANSPORT=%s: auto, staged or "
-                                "nccl", env);
+        else if (!strcmp(env, "peer")) *mode = 3;
+        else s = adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_TRANSPORT=%s: auto, staged, "
+                                "nccl or peer", env);
     }
     MPI_Bcast(mode, 1, MPI_INT, 0, D->comm);
     return adia__dist_agree(D->comm, s);
@@ -135,7 +136,7 @@ static adia_status distinct_gpus(const adia_dist_matrix *D, int *distinct)
 }
 
 /* nccl where it can run and is not declined, else staged; one process
- * (no halo) is staged unless nccl is asked for. */
+ * (no halo) is staged unless nccl is asked for; peer only when asked. */
 static adia_status choose_transport(adia_dist_matrix *D)
 {
     int mode = 0, distinct = 0;
@@ -144,8 +145,13 @@ static adia_status choose_transport(adia_dist_matrix *D)
     const char *why = !adia__dist_nccl_built() ? "adia_mpi was built without NCCL"
                       : !distinct ? "processes share a GPU (NCCL needs one GPU per process)"
                                   : NULL;
-    if (mode == 2 && why)
-        return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=nccl: %s", why);
+    if (mode >= 2 && why)
+        return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=%s: %s",
+                              mode == 2 ? "nccl" : "peer", why);
+    if (mode == 3) {   /* NCCL's reductions, the peer halo */
+        DIST_TRY(adia__dist_nccl_init(D));
+        return adia__dist_peer_init(D);
+    }
     if (mode == 2 || (mode == 0 && !why && D->size > 1)) return adia__dist_nccl_init(D);
     return adia__dist_staged_init(D);
 }
@@ -170,6 +176,7 @@ void adia__dist_device_free(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
     if (!g) return;
+    adia__dist_peer_free(D);
     adia__dist_nccl_free(g);
     adia__dist_trace_free(g);
     cudaEvent_t ev[] = {g->done, g->x_ready, g->halo_in};
@@ -287,6 +294,10 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
     if (!graph) D->halo_ms += (t1 - t0 + MPI_Wtime() - t2) * 1e3;
     if (hs != stream) adia__dist_trace(D, TRACE_HALO_END, hs);
     if (s == ADIA_OK && !g->ends_after) s = run_ends(D, alpha, d_x, beta, d_y, sums, hs);
+    /* the halo read: the peers may overwrite it (queued after a failure
+     * too: they wait for it) */
+    if (!g->ends_after && D->halo.transport->done)
+        s = first_error(s, D->halo.transport->done(D, hs));
     if (hs != stream) {
         s = first_error(s, adia__dist_cuda(cudaEventRecord(g->halo_in, hs), "cudaEventRecord"));
         s = first_error(s, adia__dist_cuda(cudaStreamWaitEvent(stream, g->halo_in, 0),
@@ -295,6 +306,8 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
     adia__dist_trace(D, TRACE_JOIN, stream);
     if (s == ADIA_OK && g->ends_after)   /* their sums straight into out */
         s = adia__dist_run_parts(D, alpha, d_x, g->x_local, beta, d_y, 0, sums, stream);
+    if (g->ends_after && D->halo.transport->done)
+        s = first_error(s, D->halo.transport->done(D, stream));
     if (s == ADIA_OK && sums && has_ends(D) && !g->ends_after)
         s = adia__dist_cuda(adia__dist_add_sums(sums->out, g->ends_out, ADIA_SPMV_SUMS, stream),
                             "adding the ends' sums");

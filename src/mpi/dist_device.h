@@ -6,6 +6,7 @@
 #define ADIA_DIST_DEVICE_H
 
 #include "dist.h"
+#include "dist_kernels.h"
 
 #include <cuda_runtime.h>
 #ifdef ADIA_HAVE_NCCL
@@ -33,8 +34,12 @@ struct dist_device {
     unsigned long long *trace;   /* ADIA_DIST_TRACE: tag, ns pairs (device) */
     unsigned *trace_count;       /* stamps taken (device)                    */
     int trace_files;             /* files written so far                     */
+    dist_peer_args peer;   /* peer: the push / wait kernels' arguments    */
+    unsigned long long *peer_box;   /* peer: this process's flags (device) */
+    void **peer_mapped;    /* peer: other processes' flags, then local x,
+                              mapped here (2 x size, NULL where unmapped)  */
 #ifdef ADIA_HAVE_NCCL
-    ncclComm_t nccl;       /* NULL unless the transport is nccl           */
+    ncclComm_t nccl;       /* NULL unless the transport is nccl (or peer) */
     int nccl_failed;       /* a NCCL call failed: abort, not destroy      */
 #endif
 };
@@ -51,6 +56,12 @@ adia_status adia__dist_cuda(cudaError_t e, const char *call);
 adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const double *d_x,
                                    double beta, double *d_y, const dist_sums *sums,
                                    cudaStream_t stream);
+
+/* dist_peer.c: the transport "peer" (CUDA IPC between the GPUs of one
+ * node; the reductions stay NCCL's), after NCCL's init; a clear error
+ * where it cannot run.  free: its mappings (check: dist.h). */
+adia_status adia__dist_peer_init(adia_dist_matrix *D);
+void adia__dist_peer_free(adia_dist_matrix *D);
 
 /* dist_staged.c: the pinned buffer and the transport "staged". */
 adia_status adia__dist_staged_init(adia_dist_matrix *D);

@@ -57,7 +57,7 @@ static adia_status mpi_wait(adia_dist_matrix *D, double *x_local, void *stream)
     return adia__dist_halo_waitall(&D->halo);
 }
 
-static const dist_transport mpi_host = {"mpi-host", mpi_post, mpi_wait};
+static const dist_transport mpi_host = {"mpi-host", mpi_post, mpi_wait, NULL};
 
 adia_status adia__dist_exchange(adia_dist_matrix *D, const double *x)
 {

@@ -1,7 +1,9 @@
 /* dist_kernels.cu -- max |v| of a device block filled on the device
  * (dist_fill.c: the operator's scale), an integer atomicMax of bit
  * patterns; exact and order-free.  The stamp of the device trace, the
- * ends' sums added, the owned rows the ends read copied. */
+ * ends' sums added, the owned rows the ends read copied, and the peer
+ * halo's kernels (flags in device memory mapped by CUDA IPC, each wait
+ * bounded by a timeout instead of a hang). */
 #include "dist_kernels.h"
 
 #include <string.h>
@@ -101,5 +103,102 @@ extern "C" cudaError_t adia__dist_copy_segments(double *dst, const double *src,
     if (most == 0) return cudaSuccess;
     copy_segments_kernel<<<dim3(blocks_for(most), segs.count), KR_BLOCK, 0, stream>>>(dst, src,
                                                                                       segs);
+    return cudaGetLastError();
+}
+
+/* ------------------------------------------------------ the peer halo */
+
+static __device__ unsigned long long global_ns(void)
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Wait until *flag >= e; false after the timeout (the failure flag set). */
+static __device__ bool wait_for(const unsigned long long *flag, unsigned long long e,
+                                const dist_peer_args &a)
+{
+    const unsigned long long t0 = global_ns();
+    while (*(volatile const unsigned long long *)flag < e)
+        if (global_ns() - t0 > a.timeout_ns) {
+            atomicExch(a.box + PEER_FAILED, 1ull);
+            return false;
+        }
+    return true;
+}
+
+/* blockIdx.y: the segment */
+static __global__ void peer_push_kernel(dist_peer_args a, const double *x_owned)
+{
+    __shared__ unsigned long long e;
+    if (threadIdx.x == 0) {
+        e = *(volatile unsigned long long *)(a.box + PEER_EPOCH) + 1;
+        /* every receiver is done with the halo this overwrites */
+        for (int k = 0; k < a.nto; k++) wait_for(a.box + PEER_CONSUMED + a.to_rank[k], e - 1, a);
+    }
+    __syncthreads();
+    const int s = blockIdx.y;
+    const double *src = x_owned + a.src_at[s];
+    double *dst = a.dst[s];
+    FOR_ROWS(i, (int64_t)a.len[s]) dst[i] = src[i];
+    __threadfence_system();   /* this block's values before the flags */
+    __syncthreads();
+    if (threadIdx.x != 0) return;
+    const unsigned long long blocks = (unsigned long long)gridDim.x * gridDim.y;
+    if (atomicAdd(a.box + PEER_COUNT, 1ull) != blocks - 1) return;
+    a.box[PEER_COUNT] = 0;   /* every other block has counted */
+    __threadfence_system();
+    for (int k = 0; k < a.nto; k++)
+        *(volatile unsigned long long *)(a.to_box[k] + PEER_ARRIVED + a.rank) = e;
+}
+
+static __global__ void peer_wait_kernel(dist_peer_args a)
+{
+    if (threadIdx.x != 0) return;
+    const unsigned long long e = *(volatile unsigned long long *)(a.box + PEER_EPOCH) + 1;
+    bool all = true;
+    for (int k = 0; k < a.nfrom; k++) all &= wait_for(a.box + PEER_ARRIVED + a.from_rank[k], e, a);
+    __threadfence();   /* the flags seen before the halo is read */
+    if (!all)   /* NaN through the products: the solver stops at its next reduction */
+        for (int k = 0; k < a.nrecv; k++) *a.recv_first[k] = __longlong_as_double(-1ll);
+    a.box[PEER_EPOCH] = e;
+}
+
+static __global__ void peer_consumed_kernel(dist_peer_args a)
+{
+    if (threadIdx.x != 0) return;
+    const unsigned long long e = *(volatile unsigned long long *)(a.box + PEER_EPOCH);
+    __threadfence_system();
+    for (int k = 0; k < a.nfrom; k++)
+        *(volatile unsigned long long *)(a.from_box[k] + PEER_CONSUMED + a.rank) = e;
+}
+
+extern "C" cudaError_t adia__dist_peer_push(const dist_peer_args *a, const double *x_owned,
+                                            cudaStream_t stream)
+{
+    int32_t most = 1;
+    for (int k = 0; k < a->nseg; k++) most = a->len[k] > most ? a->len[k] : most;
+    const unsigned segs = a->nseg > 0 ? (unsigned)a->nseg : 1;
+    dist_peer_args b = *a;
+    if (a->nseg == 0) {   /* nothing to send: still the handshake */
+        b.nseg = 1;
+        b.len[0] = 0;
+        b.src_at[0] = 0;
+        b.dst[0] = nullptr;
+    }
+    peer_push_kernel<<<dim3(blocks_for(most), segs), KR_BLOCK, 0, stream>>>(b, x_owned);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t adia__dist_peer_wait(const dist_peer_args *a, cudaStream_t stream)
+{
+    peer_wait_kernel<<<1, 32, 0, stream>>>(*a);
+    return cudaGetLastError();
+}
+
+extern "C" cudaError_t adia__dist_peer_consumed(const dist_peer_args *a, cudaStream_t stream)
+{
+    peer_consumed_kernel<<<1, 32, 0, stream>>>(*a);
     return cudaGetLastError();
 }

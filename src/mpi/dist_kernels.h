@@ -35,6 +35,39 @@ typedef struct dist_segments {
 cudaError_t adia__dist_copy_segments(double *dst, const double *src, dist_segments segs,
                                      cudaStream_t stream);
 
+/* The peer halo (dist_peer.c): this process's flags box -- per rank,
+ * the epoch of the halo that rank last wrote here (arrived) and the last
+ * it read here (consumed), then this process's epoch, a block counter and
+ * the failure flag -- and the boxes and local x of the processes on the
+ * node it exchanges with, mapped by CUDA IPC. */
+#define DIST_PEER_RANKS 16   /* processes of one node */
+#define DIST_PEER_SEGS 16    /* segments this process sends */
+enum { PEER_ARRIVED = 0, PEER_CONSUMED = DIST_PEER_RANKS, PEER_EPOCH = 2 * DIST_PEER_RANKS,
+       PEER_COUNT, PEER_FAILED, PEER_BOX_WORDS };
+typedef struct dist_peer_args {
+    unsigned long long *box;                   /* this process's (device) */
+    int rank, nto, nfrom, nseg, nrecv;
+    int to_rank[DIST_PEER_RANKS], from_rank[DIST_PEER_RANKS];
+    unsigned long long *to_box[DIST_PEER_RANKS];     /* mapped */
+    unsigned long long *from_box[DIST_PEER_RANKS];   /* mapped */
+    int32_t src_at[DIST_PEER_SEGS], len[DIST_PEER_SEGS];
+    double *dst[DIST_PEER_SEGS];               /* in a peer's local x (mapped) */
+    double *recv_first[DIST_PEER_SEGS];        /* each received segment's first slot here */
+    unsigned long long timeout_ns;
+} dist_peer_args;
+
+/* Queued on stream: push: once every process sent to has consumed the
+ * previous halo, the segments of x_owned written into their local x,
+ * then (last block) this epoch into their arrived flags; wait: until
+ * every process received from has arrived at this epoch (a timeout sets
+ * the failure flag and NaN in the halo), then the epoch advanced;
+ * consumed: this epoch into the consumed flags of the processes received
+ * from (after the parts reading the halo). */
+cudaError_t adia__dist_peer_push(const dist_peer_args *a, const double *x_owned,
+                                 cudaStream_t stream);
+cudaError_t adia__dist_peer_wait(const dist_peer_args *a, cudaStream_t stream);
+cudaError_t adia__dist_peer_consumed(const dist_peer_args *a, cudaStream_t stream);
+
 #ifdef __cplusplus
 }
 #endif

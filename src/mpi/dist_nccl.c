@@ -42,7 +42,7 @@ static adia_status nccl_wait(adia_dist_matrix *D, double *x_local, void *stream)
     return ADIA_OK;
 }
 
-static const dist_transport nccl = {"nccl", nccl_post, nccl_wait};
+static const dist_transport nccl = {"nccl", nccl_post, nccl_wait, NULL};
 
 /* NCCL connects two processes at their first send and receive, and a
  * reduction's ring or tree at its first collective: 0.5-1.3 s on 2 and 4

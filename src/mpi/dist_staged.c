@@ -46,7 +46,7 @@ static adia_status staged_wait(adia_dist_matrix *D, double *x_local, void *strea
     return s;
 }
 
-static const dist_transport staged = {"staged", staged_post, staged_wait};
+static const dist_transport staged = {"staged", staged_post, staged_wait, NULL};
 
 adia_status adia__dist_staged_init(adia_dist_matrix *D)
 {

@@ -3,7 +3,8 @@
  * device matrices -- stencils, type II, type III, a band -- equals the
  * single-process product (rel err <= 1e-12), twice in a row on two
  * streams, for the staged transport and, when NCCL is built and every
- * process has a GPU of its own (or there is one process), for nccl; host
+ * process has a GPU of its own (or there is one process), for nccl (and
+ * with several processes for peer, refused where it cannot run); host
  * vectors on a device matrix (adia_dist_spmv, adia_dist_check_spmv) too
  * (the solvers: test_dist_solve_gpu.c); Laplacians filled on the devices straight into
  * dia equal the CPU's blocks built through CSR; the transport refused or
@@ -209,6 +210,14 @@ static void test_device(void)
         setenv("ADIA_DIST_TRANSPORT", "nccl", 1);
         CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap2d5:20", &h, &D), ADIA_ERR_UNSUPPORTED,
                   nccl_built ? "share a GPU" : "built without NCCL");
+    }
+    /* peer: asked for only; where NCCL runs with several processes */
+    if (nccl_built && own_gpu && size > 1) {
+        test_transport("peer", "peer");
+    } else {
+        setenv("ADIA_DIST_TRANSPORT", "peer", 1);
+        CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap2d5:20", &h, &D), ADIA_ERR_UNSUPPORTED,
+                  !nccl_built ? "built without NCCL" : !own_gpu ? "share a GPU" : "one process");
     }
     test_transport(NULL, nccl_built && own_gpu && size > 1 ? "nccl" : "staged");
     setenv("ADIA_DIST_TRANSPORT", "carrier-pigeon", 1);

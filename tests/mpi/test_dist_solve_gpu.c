@@ -359,7 +359,7 @@ static void test_trace(const char *transport)
         adia_solve_options o = options(ADIA_SOLVE_CG, 0, 30, 3000);
         adia_solve_info ig;
         CHECK_OK(adia_dist_solve(p.D, p.b + p.in.first, p.x, &o, &ig));
-        const int nccl = !strcmp(transport, "nccl");
+        const int nccl = strcmp(transport, "staged") != 0;   /* nccl, peer: NCCL's comm */
         CHECK(nccl ? p.in.connect_ms > 0 : p.in.connect_ms == 0, "%s: connect_ms %g", transport,
               p.in.connect_ms);
         char path[128], tag[32];
@@ -408,8 +408,10 @@ static void test_device(void)
     if (path) snprintf(shared, sizeof shared, "%s", path);
     test_transport("staged", "staged", shared);
     if (nccl) test_transport("nccl", "nccl", shared);
+    if (nccl && size > 1) test_transport("peer", "peer", shared);
     test_trace("staged");
     if (nccl) test_trace("nccl");
+    if (nccl && size > 1) test_trace("peer");
     test_lucky_breakdown();
     test_device_vectors("lap2d5:30", ADIA_SOLVE_CG, 0, 30);
     test_device_vectors("band:500,4", ADIA_SOLVE_BICGSTAB, 1, 30);

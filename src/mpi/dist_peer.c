@@ -1,0 +1,290 @@
+/* dist_peer.c -- the halo of a device matrix written straight into the
+ * neighbours' local x, for processes whose GPUs share one node: each
+ * process maps its neighbours' local x and a box of flags (device memory,
+ * CUDA IPC), and one kernel of its own copies the segments it sends over
+ * NVLink and raises the receivers' flags (dist_kernels.cu).  NCCL's
+ * send / receive kernels, running 33-42 us beside the interior's product,
+ * slowed it by 7-9 us on 2 and 4 H200 whatever NCCL's settings (the
+ * device trace, bench/results/2026-11-27b-h200x4); this push takes a few
+ * microseconds.  The solvers' reductions stay NCCL's.
+ *
+ * A product: push (once every receiver has consumed the previous halo,
+ * its "consumed" flag), wait (until every sender's "arrived" flag holds
+ * this epoch), the parts reading the halo, consumed (this epoch into the
+ * senders' flags).  Epochs count products in device memory, so the
+ * kernels replay in the solvers' graphs.  A peer that never comes (a
+ * process that died) sets the failure flag after ADIA_DIST_PEER_TIMEOUT_S
+ * (default 120) seconds and NaN into the halo: the solver stops at its
+ * next reduction, and the solve's status names the timeout, where NCCL
+ * would wait for ever.
+ *
+ * Chosen with ADIA_DIST_TRANSPORT=peer, where the NCCL transport could
+ * run (one GPU per process), every process is on this node (at most
+ * DIST_PEER_RANKS), sends at most DIST_PEER_SEGS segments, and a trial
+ * exchange at creation equals NCCL's. */
+#include "dist_device.h"
+#include "dist_kernels.h"
+
+static unsigned long long timeout_ns(void)
+{
+    const char *env = getenv("ADIA_DIST_PEER_TIMEOUT_S");
+    const double s = env && *env ? atof(env) : 120;
+    return (unsigned long long)((s > 0 && s < 1e6 ? s : 120) * 1e9);
+}
+
+/* Why the peer halo cannot run (NULL: it may be tried), the same on
+ * every process (the first reason any of them has). */
+static const char *unsuitable(const adia_dist_matrix *D)
+{
+    static const char *why[] = {NULL, "the halo does not move by NCCL (shared GPUs?)",
+                                "one process", "more than 16 processes",
+                                "the processes span several nodes",
+                                "a process sends more than 16 segments"};
+    MPI_Comm node;
+    int on_node = 0, k = 0;
+    MPI_Comm_split_type(D->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &on_node);
+    MPI_Comm_free(&node);
+    k = !adia__dist_nccl_active(D) ? 1 : D->size < 2 ? 2 : D->size > DIST_PEER_RANKS ? 3
+      : on_node != D->size ? 4 : D->halo.nsend > DIST_PEER_SEGS ? 5 : 0;
+    int first = k ? k : 99;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, D->comm);
+    return why[first == 99 ? 0 : first];
+}
+
+/* Where each segment this process sends lands in its receiver's local x:
+ * every process tells each sender the positions of the segments it
+ * receives from it, in order (segments between two processes pair up in
+ * order, as for NCCL). */
+static adia_status landing(const adia_dist_matrix *D, int32_t *dst_at)
+{
+    const dist_halo *h = &D->halo;
+    const int P = D->size;
+    int *cnt = calloc(4 * (size_t)P, sizeof *cnt);
+    int32_t *mine = malloc(((size_t)h->nrecv + 1) * sizeof *mine);
+    adia_status a = cnt && mine ? ADIA_OK : adia_set_error(ADIA_ERR_NO_MEMORY, "allocating the "
+                                                           "peer halo's table failed");
+    if ((a = adia__dist_agree(D->comm, a)) != ADIA_OK) {
+        free(cnt);
+        free(mine);
+        return a;
+    }
+    int *scnt = cnt, *sdis = cnt + P, *rcnt = cnt + 2 * P, *rdis = cnt + 3 * P;
+    for (int k = 0; k < h->nrecv; k++) scnt[h->recv[k].peer]++;
+    for (int k = 0; k < h->nsend; k++) rcnt[h->send[k].peer]++;
+    for (int q = 1; q < P; q++) {
+        sdis[q] = sdis[q - 1] + scnt[q - 1];
+        rdis[q] = rdis[q - 1] + rcnt[q - 1];
+    }
+    int *fill = calloc((size_t)P, sizeof *fill);
+    int32_t *theirs = malloc(((size_t)h->nsend + 1) * sizeof *theirs);
+    adia_status s = fill && theirs ? ADIA_OK
+                                   : adia_set_error(ADIA_ERR_NO_MEMORY, "allocating the peer "
+                                                    "halo's table failed");
+    s = adia__dist_agree(D->comm, s);   /* all or none in the exchange */
+    if (s == ADIA_OK) {
+        for (int k = 0; k < h->nrecv; k++) {
+            const int q = h->recv[k].peer;
+            mine[sdis[q] + fill[q]++] = h->recv[k].at;
+        }
+        MPI_Alltoallv(mine, scnt, sdis, MPI_INT32_T, theirs, rcnt, rdis, MPI_INT32_T, D->comm);
+        memset(fill, 0, (size_t)P * sizeof *fill);
+        for (int k = 0; k < h->nsend; k++) {
+            const int q = h->send[k].peer;
+            dst_at[k] = theirs[rdis[q] + fill[q]++];
+        }
+    }
+    free(cnt);
+    free(mine);
+    free(fill);
+    free(theirs);
+    return s;
+}
+
+/* The ranks this process sends to and receives from, ascending. */
+static void neighbours(const adia_dist_matrix *D, dist_peer_args *a)
+{
+    for (int q = 0; q < D->size; q++) {
+        int to = 0, from = 0;
+        for (int k = 0; k < D->halo.nsend; k++) to |= D->halo.send[k].peer == q;
+        for (int k = 0; k < D->halo.nrecv; k++) from |= D->halo.recv[k].peer == q;
+        if (to) a->to_rank[a->nto++] = q;
+        if (from) a->from_rank[a->nfrom++] = q;
+    }
+}
+
+/* Device memory of another process (handle h) mapped here, once (*at). */
+static adia_status open_peer(cudaIpcMemHandle_t h, void **at, const char *what)
+{
+    if (*at) return ADIA_OK;
+    return adia__dist_cuda(cudaIpcOpenMemHandle(at, h, cudaIpcMemLazyEnablePeerAccess), what);
+}
+
+/* The box, the handles gathered (box and local x of every process), the
+ * neighbours' mapped, the kernels' arguments. */
+static adia_status map_all(adia_dist_matrix *D)
+{
+    dist_device *g = D->dev;
+    dist_peer_args *a = &g->peer;
+    const int P = D->size;
+    const size_t box_bytes = PEER_BOX_WORDS * sizeof(unsigned long long);
+    cudaIpcMemHandle_t mine[2], *all = malloc(2 * (size_t)P * sizeof *all);
+    int32_t dst_at[DIST_PEER_SEGS];
+    g->peer_mapped = calloc(2 * (size_t)P, sizeof *g->peer_mapped);
+    if (!all || !g->peer_mapped) {
+        free(all);
+        return adia_set_error(ADIA_ERR_NO_MEMORY, "allocating the peer halo's handles failed");
+    }
+    void **boxes = g->peer_mapped, **xs = g->peer_mapped + P;
+    adia_status s = adia__dist_cuda(cudaMalloc((void **)&g->peer_box, box_bytes),
+                                    "cudaMalloc (peer flags)");
+    if (s == ADIA_OK)
+        s = adia__dist_cuda(cudaMemset(g->peer_box, 0, box_bytes), "cudaMemset (peer flags)");
+    if (s == ADIA_OK)
+        s = adia__dist_cuda(cudaIpcGetMemHandle(&mine[0], g->peer_box), "cudaIpcGetMemHandle");
+    if (s == ADIA_OK)
+        s = adia__dist_cuda(cudaIpcGetMemHandle(&mine[1], g->x_local), "cudaIpcGetMemHandle");
+    s = adia__dist_agree(D->comm, s);
+    if (s == ADIA_OK) {
+        MPI_Allgather(mine, (int)sizeof mine, MPI_BYTE, all, (int)sizeof mine, MPI_BYTE, D->comm);
+        s = landing(D, dst_at);
+    }
+    memset(a, 0, sizeof *a);
+    a->box = g->peer_box;
+    a->rank = D->rank;
+    a->timeout_ns = timeout_ns();
+    neighbours(D, a);
+    for (int k = 0; k < a->nto && s == ADIA_OK; k++) {
+        const int q = a->to_rank[k];
+        s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a neighbour's flags)");
+        if (s == ADIA_OK)
+            s = open_peer(all[2 * q + 1], &xs[q], "cudaIpcOpenMemHandle (a neighbour's local x)");
+        a->to_box[k] = boxes[q];
+    }
+    for (int k = 0; k < a->nfrom && s == ADIA_OK; k++) {
+        const int q = a->from_rank[k];
+        s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a neighbour's flags)");
+        a->from_box[k] = boxes[q];
+    }
+    for (int k = 0; k < D->halo.nsend && s == ADIA_OK; k++) {
+        const dist_segment *seg = &D->halo.send[k];
+        a->src_at[a->nseg] = seg->at;
+        a->len[a->nseg] = seg->len;
+        a->dst[a->nseg++] = (double *)xs[seg->peer] + dst_at[k];
+    }
+    for (int k = 0; k < D->halo.nrecv && k < DIST_PEER_SEGS; k++)
+        a->recv_first[a->nrecv++] = g->x_local + D->halo.recv[k].at;
+    free(all);
+    return adia__dist_agree(D->comm, s);
+}
+
+/* ------------------------------------------------------- the transport */
+
+static adia_status peer_post(adia_dist_matrix *D, const double *x_owned, double *x_local,
+                             void *stream)
+{
+    (void)x_local;
+    return adia__dist_cuda(adia__dist_peer_push(&D->dev->peer, x_owned, stream),
+                           "the peer halo's push");
+}
+
+static adia_status peer_wait(adia_dist_matrix *D, double *x_local, void *stream)
+{
+    (void)x_local;
+    return adia__dist_cuda(adia__dist_peer_wait(&D->dev->peer, stream), "the peer halo's wait");
+}
+
+static adia_status peer_done(adia_dist_matrix *D, void *stream)
+{
+    return adia__dist_cuda(adia__dist_peer_consumed(&D->dev->peer, stream),
+                           "the peer halo's release");
+}
+
+static const dist_transport peer = {"peer", peer_post, peer_wait, peer_done};
+
+/* One exchange of known values by the transport in place (NCCL's) and by
+ * the peer halo: the local x must come out the same, everywhere. */
+static adia_status trial(adia_dist_matrix *D)
+{
+    dist_device *g = D->dev;
+    const size_t n = (size_t)D->local_cols, bytes = n * sizeof(double);
+    double *h = malloc(2 * bytes + 16);
+    adia_status s = h ? ADIA_OK : adia_set_error(ADIA_ERR_NO_MEMORY, "allocating the peer "
+                                                 "halo's trial failed");
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    double *own = g->x_local + D->own_pos;
+    for (int64_t i = 0; i < D->rows; i++) h[i] = (double)(D->first + i + 1);
+    s = adia__dist_cuda(cudaMemset(g->x_local, 0, bytes), "cudaMemset");
+    if (s == ADIA_OK)
+        s = adia__dist_cuda(cudaMemcpy(own, h, (size_t)D->rows * sizeof *h,
+                                       cudaMemcpyHostToDevice), "cudaMemcpy");
+    const dist_transport *before = D->halo.transport;
+    for (int pass = 0; pass < 2; pass++) {
+        const dist_transport *t = pass ? &peer : before;
+        adia_status p = t->post(D, own, g->x_local, g->stream);   /* posted in any case */
+        adia_status w = t->wait(D, g->x_local, g->stream);
+        if (t->done) w = w != ADIA_OK ? w : t->done(D, g->stream);
+        s = s != ADIA_OK ? s : p != ADIA_OK ? p : w;
+        if (s == ADIA_OK)
+            s = adia__dist_cuda(cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
+        if (s == ADIA_OK)
+            s = adia__dist_cuda(cudaMemcpy(h + pass * n, g->x_local, bytes,
+                                           cudaMemcpyDeviceToHost), "cudaMemcpy");
+        if (s == ADIA_OK && pass == 0)   /* the halo's slots cleared for the second */
+            s = adia__dist_cuda(cudaMemset(g->x_local, 0, bytes), "cudaMemset");
+        if (s == ADIA_OK && pass == 0)
+            s = adia__dist_cuda(cudaMemcpy(own, h + D->own_pos, (size_t)D->rows * sizeof *h,
+                                           cudaMemcpyHostToDevice), "cudaMemcpy");
+        if (pass == 0) MPI_Barrier(D->comm);   /* every halo cleared before any push */
+    }
+    if (s == ADIA_OK && memcmp(h, h + n, bytes))
+        s = adia_set_error(ADIA_ERR_INTERNAL, "rank %d: a trial exchange of the peer halo "
+                           "differs from NCCL's", D->rank);
+    free(h);
+    return adia__dist_agree(D->comm, s);
+}
+
+static void unmap(adia_dist_matrix *D)
+{
+    dist_device *g = D->dev;
+    for (int q = 0; g->peer_mapped && q < 2 * D->size; q++)
+        if (g->peer_mapped[q]) cudaIpcCloseMemHandle(g->peer_mapped[q]);
+    free(g->peer_mapped);
+    cudaFree(g->peer_box);
+    g->peer_mapped = NULL;
+    g->peer_box = NULL;
+    (void)cudaGetLastError();
+}
+
+adia_status adia__dist_peer_init(adia_dist_matrix *D)
+{
+    const char *why = unsuitable(D);
+    if (why) return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=peer: %s", why);
+    adia_status s = map_all(D);
+    if (s == ADIA_OK) s = trial(D);
+    if (s != ADIA_OK) {
+        unmap(D);
+        return s;
+    }
+    D->halo.transport = &peer;
+    return ADIA_OK;
+}
+
+adia_status adia__dist_peer_check(adia_dist_matrix *D)
+{
+    unsigned long long failed = 0;
+    if (D->halo.transport != &peer) return ADIA_OK;
+    adia_status s = adia__dist_cuda(cudaMemcpy(&failed, D->dev->peer_box + PEER_FAILED,
+                                               sizeof failed, cudaMemcpyDeviceToHost),
+                                    "cudaMemcpy");
+    if (s == ADIA_OK && failed)
+        s = adia_set_error(ADIA_ERR_INTERNAL, "rank %d: a neighbour did not send its halo within "
+                           "%.0f s (ADIA_DIST_PEER_TIMEOUT_S)", D->rank,
+                           D->dev->peer.timeout_ns / 1e9);
+    return s;
+}
+
+void adia__dist_peer_free(adia_dist_matrix *D)
+{
+    if (D->dev && (D->dev->peer_box || D->dev->peer_mapped)) unmap(D);
+}
