@@ -3,7 +3,8 @@
  * skips analysis and choosing).
  *
  * Plan file (text, one "key value" per line, any order after the first):
- *   adia-plan 1
+ *   adia-plan 2                    (1: the same keys, the structure's
+ *                                   hash of adia_plan's first version)
  *   format dia
  *   vtype double
  *   device 0
@@ -255,7 +256,7 @@ adia_status adia_plan_save(const adia_plan *plan, const char *path)
     if (!hash) ADIA_TRY(format_hash(plan->F, &hash));   /* a device CSR's plan */
     adia_outfile out;
     ADIA_TRY(adia__outfile_open(&out, path, false));
-    adia__outfile_printf(&out, "adia-plan 1\nformat %s\nvtype %s\ndevice %d\nchooser %s\n"
+    adia__outfile_printf(&out, "adia-plan 2\nformat %s\nvtype %s\ndevice %d\nchooser %s\n"
                         "calls %lld\nshape %d %d %lld\nhash %016" PRIx64 "\n",
                         adia_format_name(plan->F), adia_value_type_name(plan->vtype),
                         plan->device, adia_chooser_name(plan->chooser), (long long)plan->calls,
@@ -267,6 +268,7 @@ adia_status adia_plan_save(const adia_plan *plan, const char *path)
 /* What a plan file says. */
 typedef struct plan_file {
     char format[32], vtype[16], chooser[16], params[256];
+    int version;             /* 1 or 2: which structure hash */
     int device;
     long long calls, rows, cols, nnz;
     uint64_t hash;
@@ -387,9 +389,10 @@ static adia_status read_lines(const char *path, FILE *f, plan_file *pf)
                               lineno, sizeof line - 2);
         line[n] = '\0';
         if (lineno == 1) {
-            if (strcmp(line, "adia-plan 1"))
+            pf->version = !strcmp(line, "adia-plan 1") ? 1 : !strcmp(line, "adia-plan 2") ? 2 : 0;
+            if (!pf->version)
                 return adia__error(ADIA_ERR_PARSE, "%s:1: not an adia plan file (expected "
-                                  "'adia-plan 1', got '%.40s')", path, line);
+                                  "'adia-plan 1' or 'adia-plan 2', got '%.40s')", path, line);
             continue;
         }
         ADIA_TRY(parse_line(path, lineno, line, pf));
@@ -460,7 +463,8 @@ adia_status adia_plan_load(const adia_matrix *A, const char *path, adia_plan **p
     ADIA_TRY(read_plan_file(path, &pf));
     ADIA_TRY(file_hints(path, &pf, &h, &chooser));
     bool same_shape = pf.rows == A->csr.rows && pf.cols == A->csr.cols && pf.nnz == A->csr.nnz;
-    if (!same_shape || pf.hash != adia__plan_structure_hash(&A->csr))
+    if (!same_shape || pf.hash != (pf.version == 1 ? adia__plan_structure_hash_v1(&A->csr)
+                                                   : adia__plan_structure_hash(&A->csr)))
         return adia__error(ADIA_ERR_INVALID_ARG,
                           "%s: the plan was made for another matrix (%lld x %lld, %lld nonzeros, "
                           "structure hash %016" PRIx64 "; this one is %d x %d, %lld nonzeros%s)",
