@@ -1,10 +1,11 @@
-/* plan_hash.h -- the structure hash of adia_plan_update_values, one
- * definition for the host (plan_update.c, threads) and the device
- * (plan_update_gpu.cu): a wrapping sum of independent terms, each an
- * element of rowptr or colind mixed with its position, so any order of
- * summation gives the same bits and the pass runs at the memory's
- * throughput (a chain g = mix(g ^ x) waits for each multiply: on
- * lap3d7:64 it took 3x the refill).  Plain C, usable from CUDA. */
+/* plan_hash.h -- the structure hash of a plan (plan files, value
+ * updates), one definition for the host (adia__plan_structure_hash,
+ * plan_model.c, threads) and the device (plan_update_gpu.cu): a wrapping
+ * sum of independent terms, each an element of rowptr or colind mixed
+ * with its position, so any order of summation gives the same bits and
+ * the pass runs at the memory's throughput (a chain g = mix(g ^ x) waits
+ * for each multiply: on lap3d7:64 it took 3x the refill).  Plain C,
+ * usable from CUDA. */
 #ifndef ADIA_PLAN_HASH_H
 #define ADIA_PLAN_HASH_H
 

@@ -155,8 +155,9 @@ adia_status adia__plan_update_csr(adia_plan *P, const adia_csr *A, const char *f
  * build without CUDA has none: plan_update_none.c). */
 void adia__plan_update_free(adia_plan *P);
 
-/* 64-bit hash of the structure (dimensions, rowptr, colind), threaded;
- * _v1: the serial one of plan files version 1 (their check on load). */
+/* 64-bit hash of the structure (dimensions, rowptr, colind): plan_hash.h's,
+ * threaded; _v1: the serial one of plan files version 1 (their check on
+ * load). */
 uint64_t adia__plan_structure_hash(const adia_csr *A);
 uint64_t adia__plan_structure_hash_v1(const adia_csr *A);
 

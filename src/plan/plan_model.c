@@ -14,6 +14,7 @@
  * agree with adia_format_bytes on the formats flagged exact. */
 #define _POSIX_C_SOURCE 200809L
 #include "plan_internal.h"
+#include "plan_hash.h"
 
 #include <math.h>
 #include <omp.h>
@@ -383,37 +384,26 @@ adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
 
 /* ----------------------------------------------------------- hashing */
 
-static uint64_t hash_head(const adia_csr *A)
-{
-    return mix64(mix64(((uint64_t)(uint32_t)A->rows << 32) ^ (uint32_t)A->cols) ^
-                 (uint64_t)A->nnz);
-}
-
-/* Every entry mixed with its position and summed (mod 2^64): no chain of
- * dependent multiplies, so it runs on threads at the read's pace, and the
- * sum is the same whatever the threads.  A change of one entry always
- * changes it (the mix is a bijection).  The chain of plan files version 1
- * took about 80 ms for lap3d7:120's 13.7 M entries on 2 cores, more than
- * the plan's analysis. */
+/* plan_hash.h's hash: every entry mixed with its position, the terms
+ * summed (mod 2^64) on threads, the same bits whatever their number.  Plan
+ * files of version 1 kept a serial chain of dependent multiplies: about
+ * 50 ms of adia_plan_create for lap3d7:120's 13.7 M entries on 2 cores,
+ * more than the plan's analysis. */
 uint64_t adia__plan_structure_hash(const adia_csr *A)
 {
-    const uint64_t K_ROW = 0x9e3779b97f4a7c15ull, K_COL = 0xc2b2ae3d27d4eb4full;
-    uint64_t rows = 0, cols = 0;
-#pragma omp parallel num_threads(adia__threads()) if (A->nnz > 100000)
-    {
-#pragma omp for schedule(static) reduction(+ : rows) nowait
-        for (int64_t i = 0; i <= A->rows; i++)
-            rows += mix64((uint64_t)A->rowptr[i] ^ ((uint64_t)i * K_ROW));
-#pragma omp for schedule(static) reduction(+ : cols)
-        for (int64_t j = 0; j < A->nnz; j++)
-            cols += mix64((uint64_t)(uint32_t)A->colind[j] ^ ((uint64_t)j * K_COL));
-    }
-    return mix64(hash_head(A) ^ mix64(rows + K_ROW) ^ cols);
+    uint64_t sr = 0, sc = 0;
+    const int par = A->nnz > 65536;
+#pragma omp parallel for reduction(+ : sr) schedule(static) if (par) num_threads(adia__threads())
+    for (int64_t i = 0; i <= A->rows; i++) sr += adia__hash_row(i, A->rowptr[i]);
+#pragma omp parallel for reduction(+ : sc) schedule(static) if (par) num_threads(adia__threads())
+    for (int64_t j = 0; j < A->nnz; j++) sc += adia__hash_col(j, A->colind[j]);
+    return adia__hash_combine(A->rows, A->cols, A->nnz, sr, sc);
 }
 
 uint64_t adia__plan_structure_hash_v1(const adia_csr *A)
 {
-    uint64_t h = hash_head(A);
+    uint64_t h = mix64(((uint64_t)(uint32_t)A->rows << 32) ^ (uint32_t)A->cols);
+    h = mix64(h ^ (uint64_t)A->nnz);
     for (int64_t i = 0; i <= A->rows; i++) h = mix64(h ^ (uint64_t)A->rowptr[i]) + (uint64_t)i;
     for (int64_t j = 0; j < A->nnz; j++) h = mix64(h ^ (uint32_t)A->colind[j]) + (uint64_t)j;
     return h;

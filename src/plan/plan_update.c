@@ -18,22 +18,8 @@
  * and device), keeping the plan and the GPU kernel variant it chose. */
 #include "plan_internal.h"
 #include "formats/diag_core.h"
-#include "plan_hash.h"
 
 #include <inttypes.h>
-
-/* The structure of A (shape, row pointers, columns) as one 64-bit hash
- * (plan_hash.h), with threads. */
-static uint64_t structure_hash_par(const adia_csr *A)
-{
-    uint64_t sr = 0, sc = 0;
-    int par = A->nnz > 65536;
-#pragma omp parallel for reduction(+ : sr) schedule(static) if (par) num_threads(adia__threads())
-    for (int64_t i = 0; i <= A->rows; i++) sr += adia__hash_row(i, A->rowptr[i]);
-#pragma omp parallel for reduction(+ : sc) schedule(static) if (par) num_threads(adia__threads())
-    for (int64_t j = 0; j < A->nnz; j++) sc += adia__hash_col(j, A->colind[j]);
-    return adia__hash_combine(A->rows, A->cols, A->nnz, sr, sc);
-}
 
 /* The first row where A's pattern and the plan's differ: a message. */
 static adia_status pattern_error(const adia_plan *P, const adia_csr *A, const char *f)
@@ -77,8 +63,8 @@ static adia_status check_pattern(adia_plan *P, const adia_csr *A, const char *f)
     if (A->rows != P->rows || A->cols != P->cols)
         return adia__error(ADIA_ERR_DIMENSION, "%s: the new matrix is %d x %d, the plan's %d x %d",
                            f, (int)A->rows, (int)A->cols, (int)P->rows, (int)P->cols);
-    uint64_t h = structure_hash_par(A);
-    if (P->update_hash) {   /* an earlier update checked against the plan's */
+    const uint64_t h = adia__plan_structure_hash(A);
+    if (P->update_hash) {   /* an earlier update, or the device CSR it was made from */
         if (A->nnz == P->nnz && h == P->update_hash) return ADIA_OK;
         return pattern_error(P, A, f);
     }
@@ -88,7 +74,7 @@ static adia_status check_pattern(adia_plan *P, const adia_csr *A, const char *f)
         P->hash = adia__plan_structure_hash(&M->csr);
         adia_matrix_destroy(M);
     }
-    if (A->nnz != P->nnz || adia__plan_structure_hash(A) != P->hash) return pattern_error(P, A, f);
+    if (A->nnz != P->nnz || h != P->hash) return pattern_error(P, A, f);
     P->update_hash = h;
     return ADIA_OK;
 }
