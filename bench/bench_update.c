@@ -4,9 +4,9 @@
  * For each format: a plan (FIXED, on the GPU when there is one, else the
  * CPU; --cpu forces the CPU), its SpMV time (median; GPU: CUDA events over
  * a batch), then updates with new values of the same pattern, timed with
- * the wall clock after a device synchronisation: the first (the serial
- * check against the plan's structure hash) and the median of 5 later ones
- * (threaded hash), from the host matrix, and on the GPU from a CSR in
+ * the wall clock after a device synchronisation: the first (a device
+ * plan hashes its format's structure then) and the median of 5 later
+ * ones, from the host matrix, and on the GPU from a CSR in
  * device memory; the formats the GPU builds (dia, hdi, brcsd2) also as a
  * plan made on the device.  One JSON line per (format, source, plan),
  * with the device and the date.
