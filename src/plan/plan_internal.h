@@ -103,7 +103,8 @@ adia_status adia__plan_bandwidth(plan_hints *r);
  * its non-deterministic kernel when h allows one and it is faster. */
 double adia__plan_gpu_efficiency(const adia_format_ops *ops, const plan_hints *h);
 
-/* The model for A (features f computed by the caller): every predictable
+/* The model for A (f: adia_matrix_analyze of A itself -- its bandwidths
+ * bound the offsets the block counts index by): every predictable
  * candidate, least total_ms first; *n = how many (<= ADIA_PLAN_MAX_CANDIDATES). */
 adia_status adia__plan_model(const adia_csr *A, const adia_features *f,
                             const plan_hints *h, adia_plan_candidate *out, int *n);

@@ -159,11 +159,13 @@ static void block_offsets(const adia_csr *A, int32_t B, int64_t b, int64_t omin,
 /* The blocks on threads, each with stamps over the offset range (a band's
  * width: cache-resident); as many threads as fit the one stamp array over
  * rows + cols that model_peak_bytes allows.  Then the runs, in order. */
-static adia_status count_blocks(const adia_csr *A, int32_t B, adia_block_count *c)
+static adia_status count_blocks(const adia_csr *A, const adia_features *f, int32_t B,
+                                adia_block_count *c)
 {
     memset(c, 0, sizeof *c);
-    int64_t omin, omax;
-    adia__csr_offset_range(A, &omin, &omax);
+    /* every offset lies in [-lower, upper] (f is A's own analysis): no
+     * pass over the rows for the range, which cost 12% of the planning */
+    const int64_t omin = -(int64_t)f->lower_bandwidth, omax = f->upper_bandwidth;
     const int64_t span = omax - omin + 1, nb = ((int64_t)A->rows + B - 1) / B;
     int64_t fit = ((int64_t)A->rows + A->cols) / span;
     const int nt = fit < 1 ? 1 : fit < adia__threads() ? (int)fit : adia__threads();
@@ -289,9 +291,9 @@ static adia_status model_input(const adia_csr *A, const adia_features *f, const 
     in->p = &h->params;
     in->vtype = h->vtype;
     int32_t B = adia_param(h->params.block_rows, 256), hack = adia_param(h->params.hack, 128);
-    ADIA_TRY(count_blocks(A, B, &in->block));
+    ADIA_TRY(count_blocks(A, f, B, &in->block));
     if (hack == B) in->hack = in->block;
-    else ADIA_TRY(count_blocks(A, hack, &in->hack));
+    else ADIA_TRY(count_blocks(A, f, hack, &in->hack));
     return sell_slots(A, &h->params, &in->sell_slots, &in->sell_slices);
 }
 
