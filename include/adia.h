@@ -969,10 +969,14 @@ typedef struct adia_solve_options {
     int device;               /* plan NULL: 0 CPU (default), 1 GPU, -1 GPU if
                                  one is usable                                  */
     int restart;              /* GMRES: basis vectors per cycle, <= 0: 30       */
-    struct adia_precond *precond; /* z = M r at every iteration (adia_precond_create
-                                 on the solve's plan); NULL: jacobi decides.  Not
-                                 owned; a plan solve only (adia_solve with a
-                                 plan, adia_plan_solve)                         */
+    struct adia_precond *precond; /* z = M r at every iteration; NULL: jacobi
+                                 decides.  Not owned.  A plan solve: made on its
+                                 plan (adia_precond_create).  An operator solve
+                                 (adia_solve_operator[_device]): made on a
+                                 square plan of the op->n rows held here, on
+                                 the solve's device (CPU plan: CPU solve) -- on
+                                 several processes each M is its own block's
+                                 (block Jacobi: CG needs each one SPD)         */
 } adia_solve_options;
 
 typedef struct adia_solve_info {
@@ -1167,8 +1171,10 @@ typedef struct adia_operator {
  * opt->device 1 runs adia_solve's GPU methods on op's device callbacks
  * (every vector on the device, double; -1: there when apply_device is
  * set and a GPU is usable); 0 the CPU methods on op->apply.
- * opt->precond: ADIA_ERR_UNSUPPORTED for now (Jacobi: opt->jacobi, from
- * op->diag). */
+ * opt->precond: z = M r at every iteration, M made on a square plan of the
+ * op->n rows held here on the solve's device (CPU plan: the CPU methods;
+ * GPU plan: the GPU's), else ADIA_ERR_DIMENSION / ADIA_ERR_INVALID_ARG,
+ * agreed by every process; Jacobi is opt->jacobi, from op->diag. */
 adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
                                 const adia_solve_options *opt, adia_solve_info *info);
 /* The same with b and x on the device (op->n doubles each; x: initial

@@ -175,6 +175,21 @@ adia_status adia_dist_solve_device(adia_dist_matrix *D, const double *d_b, doubl
                                    const adia_solve_options *opt, adia_solve_info *info,
                                    void *stream);
 
+/* Block Jacobi: a preconditioner on each process's own diagonal block
+ * (its rows against the same columns), of kind opt->kind as
+ * adia_precond_create makes it on one matrix (NULL: jacobi; mg, cheb,
+ * auto, ...), on D's device; collective, agreed.  *M goes to
+ * opt->precond of adia_dist_solve and adia_dist_solve_device on D; z =
+ * M r is each process's own block, no communication, the couplings
+ * between blocks left to the method (CG needs every block's M SPD).  The
+ * block is read back from D's plans (a device matrix's downloaded once)
+ * and planned anew: set-up time and memory of a second copy of the block.
+ * D keeps that plan and frees it with M: adia_dist_precond_destroy, or
+ * adia_dist_destroy for the ones left; at most 8 at once. */
+adia_status adia_dist_precond_create(adia_dist_matrix *D, const adia_precond_options *opt,
+                                     adia_precond **M);
+void adia_dist_precond_destroy(adia_dist_matrix *D, adia_precond *M);   /* NULL is fine */
+
 /* Whole vectors (n values) on rank root to the processes' rows and back:
  * full is read (scatter) or written (gather) on root only. */
 adia_status adia_dist_scatter(const adia_dist_matrix *D, int root, const double *full,

@@ -377,6 +377,34 @@ static void test_operator_device_vectors(void)
                   "by %g", adia_solver_name(o.method), split, ip.iterations, ip.stop,
                   io.iterations, io.stop, d);
         }
+    /* opt->precond made on a GPU plan of the operator's rows: the plan
+     * solve's iterations and x, with the reductions split or not */
+    adia_precond *M = NULL;
+    adia_precond_options po = {.kind = "mg"};
+    CHECK_OK(adia_precond_create(P, &po, &M));
+    for (int split = 0; M && split < 2; split++) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.precond = M;
+        adia_solve_info ip, io;
+        cudaMemset(dx, 0, (size_t)n * sizeof *dx);
+        CHECK_OK(adia_plan_solve(P, db, dx, &o, &ip, st));
+        cudaMemcpy(x1, dx, (size_t)n * sizeof *x1, cudaMemcpyDeviceToHost);
+        adia_operator op = {.n = n, .ctx = &ctx, .apply_device = dev_apply,
+                            .apply_sums_device = dev_apply_sums,
+                            .sum_device = split ? dev_sum : NULL,
+                            .max_device = split ? dev_sum : NULL, .device_graph = 2};
+        cudaMemsetAsync(dx, 0, (size_t)n * sizeof *dx, st);
+        CHECK_OK(adia_solve_operator_device(&op, db, dx, &o, &io, st));
+        cudaMemcpy(x2, dx, (size_t)n * sizeof *x2, cudaMemcpyDeviceToHost);
+        double d = 0;
+        for (int32_t i = 0; i < n; i++) d = fmax(d, fabs(x1[i] - x2[i]));
+        CHECK(ip.converged && io.converged && io.iterations == ip.iterations &&
+                  io.iterations <= 15 && d <= 1e-12,
+              "mg on the operator, split %d: plan %d its (%s), operator %d its (%s), x differs "
+              "by %g", split, ip.iterations, ip.stop, io.iterations, io.stop, d);
+    }
+    adia_precond_destroy(M);
     adia_operator none = {.n = n, .ctx = &ctx};
     CHECK_ERR(adia_solve_operator_device(&none, db, dx, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG,
               "apply_device");

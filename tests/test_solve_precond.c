@@ -192,6 +192,69 @@ static adia_status op_apply_device(void *ctx, double alpha, const double *x, dou
     return ADIA_ERR_UNSUPPORTED;   /* never reached: refused before */
 }
 
+/* An operator solve takes opt->precond made on a CPU plan of its rows: the
+ * same iterations and solution as the plan solve with that M (the
+ * operator's power-of-two scaling is exact, M applied with its inverse),
+ * for a stage of its own (scaled2, mg) and a diagonal (jacobi); mg on the
+ * operator needs a few iterations where none needs many. */
+static void test_operator(void)
+{
+    static const struct { const char *spec, *kind; adia_solver m; } cases[] = {
+        {"lap2d5:40", "scaled2", ADIA_SOLVE_CG},   {"lap2d5:40", "jacobi", ADIA_SOLVE_CG},
+        {"lap2d5:64", "mg", ADIA_SOLVE_CG},        {"lap3d7:17", "mg", ADIA_SOLVE_BICGSTAB},
+        {"lap2d5:33", "mg", ADIA_SOLVE_GMRES},
+    };
+    size_t ran = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        adia_matrix *A = test_generate(cases[c].spec);
+        adia_plan *P = A ? cpu_plan(A) : NULL;
+        adia_precond *M = P ? test_precond(P, cases[c].kind) : NULL;
+        ran += M != NULL;
+        if (!M) {
+            adia_plan_destroy(P);
+            adia_matrix_destroy(A);
+            continue;
+        }
+        const int32_t n = adia_matrix_rows(A);
+        double *b = malloc((size_t)n * sizeof *b), *xp = calloc((size_t)n, sizeof *xp),
+               *xo = calloc((size_t)n, sizeof *xo);
+        for (int32_t i = 0; i < n; i++) b[i] = 1.0 + (i % 7) * 0.25;
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.method = cases[c].m;
+        o.precond = M;
+        adia_solve_info ip, io, i0;
+        CHECK_OK(adia_solve(A, P, b, xp, &o, &ip));
+        adia_operator op = {.n = n, .apply = op_apply, .ctx = A, .max_abs = 6};
+        CHECK_OK(adia_solve_operator(&op, b, xo, &o, &io));
+        double d = 0, m = 0;
+        for (int32_t i = 0; i < n; i++) {
+            d = fmax(d, fabs(xo[i] - xp[i]));
+            m = fmax(m, fabs(xp[i]));
+        }
+        CHECK(ip.converged && io.converged && io.iterations == ip.iterations && d <= 1e-10 * m,
+              "%s %s: plan solve %d its (%s), operator solve %d its (%s), max diff %g of %g",
+              cases[c].spec, cases[c].kind, ip.iterations, ip.stop, io.iterations, io.stop, d,
+              m);
+        if (!strcmp(cases[c].kind, "mg")) {   /* against no preconditioner */
+            o.precond = NULL;
+            memset(xo, 0, (size_t)n * sizeof *xo);
+            CHECK_OK(adia_solve_operator(&op, b, xo, &o, &i0));
+            CHECK(io.iterations <= 15 && i0.iterations >= 3 * io.iterations,
+                  "%s: mg on the operator %d iterations, none %d", cases[c].spec,
+                  io.iterations, i0.iterations);
+        }
+        free(b);
+        free(xp);
+        free(xo);
+        adia_precond_destroy(M);
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+    CHECK(ran == sizeof cases / sizeof *cases, "%zu of %zu operator cases ran", ran,
+          sizeof cases / sizeof *cases);
+}
+
 static void test_errors(void)
 {
     adia_matrix *A = test_generate("lap2d5:9");
@@ -213,9 +276,15 @@ static void test_errors(void)
     o.jacobi = 0;
     adia_operator op = {.n = n, .apply = op_apply, .apply_device = op_apply_device, .ctx = A,
                         .max_abs = 4};
-    CHECK_ERR(adia_solve_operator(&op, b, x, &o, &in), ADIA_ERR_UNSUPPORTED, "operator");
-    CHECK_ERR(adia_solve_operator_device(&op, b, x, &o, &in, NULL), ADIA_ERR_UNSUPPORTED,
-              "operator");
+    /* an operator solve: M of its rows, on its device */
+    CHECK_ERR(adia_solve_operator_device(&op, b, x, &o, &in, NULL), ADIA_ERR_INVALID_ARG,
+              "solve runs on the GPU");
+    op.n = n - 1;
+    CHECK_ERR(adia_solve_operator(&op, b, x, &o, &in), ADIA_ERR_DIMENSION, "rows here");
+    op.n = n;
+    o.jacobi = 1;
+    CHECK_ERR(adia_solve_operator(&op, b, x, &o, &in), ADIA_ERR_INVALID_ARG, "jacobi");
+    o.jacobi = 0;
     /* the plan solve of a CPU plan takes it (host vectors, adia_solve) */
     CHECK_OK(adia_plan_solve(P, b, x, &o, &in, NULL));
     CHECK(in.converged, "adia_plan_solve with scaled2: %s", in.stop);
@@ -237,5 +306,6 @@ int main(void)
     test_small();
     test_scaled();
     test_errors();
+    test_operator();
     return TEST_END();
 }

@@ -216,6 +216,8 @@ typedef struct cli_dist_args {
     uint64_t seed;
     bool json;
     bool gpu;                                  /* --device gpu: each block on a GPU */
+    bool explain;                              /* solve: the preconditioner's levels */
+    const adia_precond_options *precond;       /* solve: block Jacobi of this kind, or NULL */
     adia_solve_options solve;
 } cli_dist_args;
 int cli_dist_spmv(const char *cmd, const cli_dist_args *a);

@@ -29,8 +29,9 @@ static const char usage[] =
     "gpu (then every method keeps its vectors on the GPUs): each process\n"
     "generates or reads its block of rows, rank 0 reads -b / --x0 and writes\n"
     "-o (and scatters / gathers the pieces); --json adds ranks, rows per rank,\n"
-    "halo bytes per SpMV and the share of time in communication.  --dist runs\n"
-    "that path in one process (the distributed baseline).";
+    "halo bytes per SpMV and the share of time in communication; --precond mg,\n"
+    "cheb or auto is made on each process's own block (block Jacobi).  --dist\n"
+    "runs that path in one process (the distributed baseline).";
 
 typedef struct solve_opts {
     const char *gen, *method, *format, *device, *b_path, *x0_path, *x_path;
@@ -165,6 +166,19 @@ static int parse_grid(const char *cmd, const char *text, int g[3])
     return 0;
 }
 
+/* The options of --precond and its companions (2: a usage error). */
+static int precond_options(const char *cmd, const solve_opts *o, adia_precond_options *po)
+{
+    adia_precond_options_default(po);
+    po->kind = o->precond;
+    po->smoother = o->smoother;
+    po->sweeps = (int)o->sweeps;
+    po->degree = (int)o->degree;
+    if (o->cycle) po->cycle = o->cycle[0];   /* checked: v, w or f */
+    if (o->grid && parse_grid(cmd, o->grid, po->grid)) return 2;
+    return 0;
+}
+
 /* The preconditioner of --precond on the plan (*M NULL without one). */
 static int make_precond(const char *cmd, adia_plan *P, solve_opts *o, adia_precond **M)
 {
@@ -172,13 +186,7 @@ static int make_precond(const char *cmd, adia_plan *P, solve_opts *o, adia_preco
     o->precond_ms = NAN;
     if (!o->precond) return 0;
     adia_precond_options po;
-    adia_precond_options_default(&po);
-    po.kind = o->precond;
-    po.smoother = o->smoother;
-    po.sweeps = (int)o->sweeps;
-    po.degree = (int)o->degree;
-    if (o->cycle) po.cycle = o->cycle[0];   /* checked: v, w or f */
-    if (o->grid && parse_grid(cmd, o->grid, po.grid)) return 2;
+    if (precond_options(cmd, o, &po)) return 2;
     const double t0 = cli_now();
     progress_begin("setting up the preconditioner");
     adia_status s = adia_precond_create(P, &po, M);
@@ -355,9 +363,13 @@ int cmd_solve(int argc, char **argv)
     if ((rc = cli_check_files(argv[0], in, 3, out, 1))) return rc;
     if (cli_dist_ranks() > 1 || o.dist) {
         if ((rc = cli_dist_start(argv[0]))) return rc;
-        if (o.precond && strcmp(o.precond, "none") && strcmp(o.precond, "jacobi"))
-            return cli_usage_error(argv[0], "--precond %s: not under mpirun yet (distributed "
-                                   "solves take none or jacobi)", o.precond);
+        /* other kinds: each process's own block (block Jacobi) */
+        adia_precond_options po;
+        const bool block = o.precond && strcmp(o.precond, "none") && strcmp(o.precond, "jacobi");
+        if (block && o.grid)
+            return cli_usage_error(argv[0], "--grid under mpirun: each process's block finds its "
+                                   "own grid from its offsets");
+        if (block && (rc = precond_options(argv[0], &o, &po))) return rc;
         if (o.precond && !strcmp(o.precond, "jacobi")) o.jacobi = true;
         if (o.single || o.nondet)
             return cli_usage_error(argv[0], "--float and --nondeterministic: not under mpirun "
@@ -365,6 +377,7 @@ int cmd_solve(int argc, char **argv)
         cli_dist_args d = {.path = npos ? pos[0] : NULL, .gen = o.gen, .format = o.format,
                            .x_path = o.x_path, .b_path = o.b_path, .x0_path = o.x0_path,
                            .json = o.json, .gpu = o.device && !strcmp(o.device, "gpu"),
+                           .precond = block ? &po : NULL, .explain = o.explain,
                            .solve = {.method = method, .max_iter = (int)o.max_iter, .rtol = o.rtol,
                                      .jacobi = o.jacobi, .restart = (int)o.restart}};
         return cli_dist_solve(argv[0], &d);

@@ -83,6 +83,7 @@ typedef struct dist_part {
 } dist_part;
 
 #define DIST_PARTS 3
+#define DIST_PRECONDS 8   /* block preconditioners a matrix holds at once */
 
 struct adia_dist_matrix {
     uint32_t magic;
@@ -109,6 +110,9 @@ struct adia_dist_matrix {
     double halo_ms, reduce_ms;
     double connect_ms;           /* nccl: the connections made at creation */
     int64_t halo_bytes_all;
+    adia_precond *prec[DIST_PRECONDS];   /* block preconditioners (dist_precond.c) */
+    adia_plan *prec_plan[DIST_PRECONDS]; /* ... and the plans of their blocks */
+    int nprec;
 };
 
 /* dist_util.c: the status every process returns (an error of the lowest
@@ -234,6 +238,9 @@ void adia__dist_trace_write(adia_dist_matrix *D);
 /* The peer transport's failure flag after a solve: an error naming the
  * neighbour's timeout, else ADIA_OK (any other transport, no CUDA). */
 adia_status adia__dist_peer_check(adia_dist_matrix *D);
+
+/* dist_precond.c: the block preconditioners D still holds, freed. */
+void adia__dist_precond_free(adia_dist_matrix *D);
 
 /* An MPI call's return code as an adia error naming the call. */
 adia_status adia__dist_mpi(int rc, const char *call);

@@ -237,6 +237,7 @@ adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_
 void adia_dist_destroy(adia_dist_matrix *D)
 {
     if (!D || D->magic != DIST_MAGIC) return;
+    adia__dist_precond_free(D);   /* their plans live on D's device */
     adia__dist_device_free(D);
     adia__dist_halo_free(&D->halo);
     adia__dist_parts_free(D);

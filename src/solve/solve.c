@@ -67,10 +67,12 @@ static void global_max(const solver *S, double *v, int count)
 }
 
 /* The status every process goes on with (one process: s). */
-static adia_status agree(const solver *S, adia_status s)
+static adia_status agree_op(const adia_operator *op, adia_status s)
 {
-    return S->op->agree ? S->op->agree(S->op->ctx, s) : s;
+    return op->agree ? op->agree(op->ctx, s) : s;
 }
+
+static adia_status agree(const solver *S, adia_status s) { return agree_op(S->op, s); }
 
 /* Sums over the rows are taken in fixed chunks, each added in row order,
  * and the chunks added in order: the result does not depend on the number
@@ -916,16 +918,6 @@ static adia_status check_operator(const adia_operator *op, const void *b, const 
     return ADIA_OK;
 }
 
-/* The preconditioner object needs a plan (M->plan); an operator's solve
- * has Jacobi from op->diag. */
-static adia_status no_precond(const adia_solve_options *o, const char *f)
-{
-    if (!o->precond) return ADIA_OK;
-    return adia__error(ADIA_ERR_UNSUPPORTED, "%s: opt->precond is for plan solves (adia_solve "
-                      "with a plan, adia_plan_solve), not yet for an operator; Jacobi: "
-                      "opt->jacobi with op->diag", f);
-}
-
 static adia_status solve_op(const adia_operator *op, const double *b, double *x,
                             const adia_solve_options *opt, adia_solve_info *info)
 {
@@ -938,10 +930,10 @@ static adia_status solve_op(const adia_operator *op, const double *b, double *x,
     if (!(op->max_abs >= 0))
         return adia__error(ADIA_ERR_INVALID_ARG, "%s: op->max_abs = %g", f, op->max_abs);
     ADIA_TRY(check_options(&o, f));
-    ADIA_TRY(no_precond(&o, f));
     int gpu = 0;
     ADIA_TRY(operator_device(op, o.device, &gpu));
     ADIA_TRY(check_operator(op, b, x, gpu, f));
+    ADIA_TRY(agree_op(op, adia__solve_precond_check_op(&o, op->n, gpu, f)));
     return solve(op, gpu, NULL, b, x, &o, info);
 }
 
@@ -965,17 +957,19 @@ static adia_status solve_op_device(const adia_operator *op, const double *d_b, d
     info_reset(info);
     ADIA_TRY(check_operator(op, d_b, d_x, 1, f));
     ADIA_TRY(check_options(&o, f));
-    ADIA_TRY(no_precond(&o, f));
+    ADIA_TRY(agree_op(op, adia__solve_precond_check_op(&o, op->n, 1, f)));
     int count = 0;
     ADIA_TRY(adia_gpu_device_count(&count));
     if (count == 0) return adia__error(ADIA_ERR_NO_DEVICE, "%s: no usable CUDA device", f);
     double *inv_diag = NULL;
-    adia_status s = o.jacobi ? jacobi_inverse(op->diag, op->n, op->first, 0, &inv_diag) : ADIA_OK;
+    const adia_precond *stage = NULL;   /* the system is not scaled: ea = 0 */
+    adia_status s = o.jacobi ? jacobi_inverse(op->diag, op->n, op->first, 0, &inv_diag)
+                             : adia__solve_precond_stage(o.precond, 0, &inv_diag, &stage);
     if (op->agree) s = op->agree(op->ctx, s);
     if (s == ADIA_OK) {
         adia_solve_gpu_args g = {.op = op, .method = o.method, .restart = o.restart, .n = op->n,
                                  .vt = ADIA_DOUBLE, .d_b = d_b, .d_x = d_x,
-                                 .inv_diag = inv_diag, .a_scale = 1, .rtol = o.rtol,
+                                 .inv_diag = inv_diag, .M = stage, .a_scale = 1, .rtol = o.rtol,
                                  .max_iter = o.max_iter, .stream = stream};
         s = adia__solve_gpu(&g, info);
     }

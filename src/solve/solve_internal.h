@@ -55,6 +55,11 @@ adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const double *b, 
  * none. */
 adia_status adia__solve_precond_check(const adia_solve_options *o, const adia_plan *plan,
                                       const char *func);
+/* The same for an operator solve of n rows here on the device (1) or the
+ * CPU (0): M made on a square plan of n rows there (a distributed
+ * operator: each process's M of its own block). */
+adia_status adia__solve_precond_check_op(const adia_solve_options *o, int64_t n, int device,
+                                         const char *func);
 /* How the methods apply a checked M (NULL: nothing) on a system scaled to
  * A / 2^ea: a diagonal kind as *inv_diag (2^ea d_i, host, freed by the
  * caller; NULL for a diagonal of ones: the identity), any other as *stage

@@ -1,6 +1,7 @@
-/* solve_precond.c -- what a plan solve does with adia_solve_options.precond
- * (src/precond): the checks, and the choice between the fused diagonal
- * and the stage of its own.
+/* solve_precond.c -- what a solve does with adia_solve_options.precond
+ * (src/precond): the checks (a plan solve's M is made on its plan; an
+ * operator solve's on a plan of the rows held here, on its device), and
+ * the choice between the fused diagonal and the stage of its own.
  *
  * The identity (none) takes the unpreconditioned path.  A kind with a
  * diagonal (jacobi) becomes the host array the methods already fuse into
@@ -23,16 +24,49 @@ static const char *plan_words(const adia_plan *plan, char *buf, size_t len)
     return buf;
 }
 
-adia_status adia__solve_precond_check(const adia_solve_options *o, const adia_plan *plan,
-                                      const char *func)
+/* What any solve checks of opt->precond M (given): a live handle, not
+ * beside opt->jacobi, a fixed M for CG. */
+static adia_status precond_usable(const adia_solve_options *o, const adia_precond *M,
+                                  const char *func)
 {
-    const adia_precond *M = o->precond;
-    if (!M) return ADIA_OK;
     ADIA_TRY(adia__precond_check(M, func));
     if (o->jacobi)
         return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->jacobi = %d and opt->precond (%s) "
                           "both given: choose one (the jacobi kind is opt->precond of kind "
                           "\"jacobi\")", func, o->jacobi, M->ops->name);
+    if (o->method == ADIA_SOLVE_CG && M->ops->varies)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "%s: preconditioner %s may change from one "
+                          "application to the next, which CG cannot take: use GMRES (flexible "
+                          "with such a kind) or BiCGSTAB", func, M->ops->name);
+    return ADIA_OK;
+}
+
+adia_status adia__solve_precond_check_op(const adia_solve_options *o, int64_t n, int device,
+                                         const char *func)
+{
+    const adia_precond *M = o->precond;
+    if (!M) return ADIA_OK;
+    ADIA_TRY(precond_usable(o, M, func));
+    char a[64];
+    if (M->n != n || adia_plan_rows(M->plan) != adia_plan_cols(M->plan))
+        return adia__error(ADIA_ERR_DIMENSION, "%s: opt->precond (%s) was made on %s, the "
+                          "operator has %lld rows here: M approximates the inverse of the "
+                          "operator's rows held here (on several processes, a block of "
+                          "its own)", func, M->ops->name, plan_words(M->plan, a, 64),
+                          (long long)n);
+    if ((adia_plan_device(M->plan) == 1) != (device != 0))
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->precond (%s) was made on %s and the "
+                          "solve runs on the %s: make M on a plan of the solve's device", func,
+                          M->ops->name, plan_words(M->plan, a, 64), device ? "GPU" : "CPU");
+    return ADIA_OK;
+}
+
+adia_status adia__solve_precond_check(const adia_solve_options *o, const adia_plan *plan,
+                                      const char *func)
+{
+    const adia_precond *M = o->precond;
+    if (!M) return ADIA_OK;
+    ADIA_TRY(precond_usable(o, M, func));
     if (!plan)
         return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->precond (%s) needs the solve's plan, "
                           "and the call was given none (plan NULL): make the plan, the "
@@ -43,10 +77,6 @@ adia_status adia__solve_precond_check(const adia_solve_options *o, const adia_pl
                           "(%s; the solve's: %s)", func, M->ops->name, plan_words(M->plan, a, 64),
                           plan_words(plan, b, 64));
     }
-    if (o->method == ADIA_SOLVE_CG && M->ops->varies)
-        return adia__error(ADIA_ERR_UNSUPPORTED, "%s: preconditioner %s may change from one "
-                          "application to the next, which CG cannot take: use GMRES (flexible "
-                          "with such a kind) or BiCGSTAB", func, M->ops->name);
     return ADIA_OK;
 }
 

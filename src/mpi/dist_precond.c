@@ -1,0 +1,139 @@
+/* dist_precond.c -- block Jacobi: a preconditioner of each process's own
+ * diagonal block (the rows held here against the same columns), made by
+ * libadia's adia_precond_create on a plan of that block, on the matrix's
+ * device.  Each process applies its own M to its own rows, so z = M r
+ * needs no communication; the couplings between the blocks are the outer
+ * method's (CG, BiCGSTAB, GMRES over the distributed operator).  With mg
+ * on each block the iterations grow with the number of blocks but stay
+ * far below Jacobi's (docs/distributed.md), a first step to multigrid
+ * across the processes.
+ *
+ * The block is read back from the plans of D's parts (adia_format_to_matrix:
+ * a device plan's storage is downloaded once), its columns of other
+ * processes' rows dropped, and planned anew; D keeps that plan beside M
+ * and frees both in adia_dist_precond_destroy or adia_dist_destroy. */
+#include "dist.h"
+
+/* The part's rows [row0, row0 + rows) of the own block: its entries in
+ * columns of this process's rows, renumbered from 0, appended to the CSR
+ * being built (rowptr[row0 + 1 ..], *nnz). */
+static adia_status part_rows(const adia_dist_matrix *D, const dist_part *p, int64_t *rowptr,
+                             int32_t **colind, double **values, int64_t *cap, int64_t *nnz)
+{
+    adia_matrix *M = NULL;
+    DIST_TRY(adia_format_to_matrix(adia_plan_format(p->plan), &M));
+    adia_csr_view v;
+    adia_status s = adia_matrix_csr(M, &v);
+    /* an owned part's columns are the owned rows already; the others' are
+     * the local x, the owned rows at own_pos */
+    const int64_t shift = p->x_own ? 0 : D->own_pos;
+    for (int32_t i = 0; s == ADIA_OK && i < v.rows; i++) {
+        for (int64_t k = v.rowptr[i]; k < v.rowptr[i + 1]; k++) {
+            const int64_t c = (int64_t)v.colind[k] - shift;
+            if (c < 0 || c >= D->rows) continue;   /* another process's row */
+            if (*nnz == *cap) {
+                int64_t more = *cap * 2 + 1024;
+                int32_t *ci = realloc(*colind, (size_t)more * sizeof *ci);
+                if (ci) *colind = ci;
+                double *va = ci ? realloc(*values, (size_t)more * sizeof *va) : NULL;
+                if (va) *values = va;
+                if (!ci || !va) {
+                    s = adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the own block of %lld rows "
+                                       "for its preconditioner: out of memory", D->rank,
+                                       (long long)D->rows);
+                    break;
+                }
+                *cap = more;
+            }
+            (*colind)[*nnz] = (int32_t)c;
+            (*values)[(*nnz)++] = v.values[k];
+        }
+        rowptr[p->row0 + i + 1] = *nnz;
+    }
+    adia_matrix_destroy(M);
+    return s;
+}
+
+/* This process's own diagonal block as a matrix (double, rows x rows). */
+static adia_status own_block(const adia_dist_matrix *D, adia_matrix **out)
+{
+    *out = NULL;
+    int64_t cap = 0, nnz = 0;
+    int64_t *rowptr = calloc((size_t)D->rows + 1, sizeof *rowptr);
+    int32_t *colind = NULL;
+    double *values = NULL;
+    adia_status s = rowptr ? ADIA_OK
+                           : adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the own block's row "
+                                            "pointers: out of memory", D->rank);
+    for (int k = 0; k < D->nparts && s == ADIA_OK; k++)
+        s = part_rows(D, &D->part[k], rowptr, &colind, &values, &cap, &nnz);
+    if (s == ADIA_OK)
+        s = adia_matrix_create_csr((int32_t)D->rows, (int32_t)D->rows, nnz, rowptr, colind,
+                                   values, ADIA_DOUBLE, out);
+    free(rowptr);
+    free(colind);
+    free(values);
+    return s;
+}
+
+/* The preconditioner of the own block: its plan on D's device, then M. */
+static adia_status block_precond(adia_dist_matrix *D, const adia_precond_options *opt,
+                                 adia_plan **plan, adia_precond **M)
+{
+    adia_matrix *B = NULL;
+    DIST_TRY(own_block(D, &B));
+    /* a solver's many products: the model may convert */
+    adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 1000};
+    adia_status s = adia_plan_create(B, &h, plan);
+    adia_matrix_destroy(B);
+    if (s == ADIA_OK) s = adia_precond_create(*plan, opt, M);
+    if (s != ADIA_OK) {
+        adia_plan_destroy(*plan);
+        *plan = NULL;
+    }
+    return s;
+}
+
+adia_status adia_dist_precond_create(adia_dist_matrix *D, const adia_precond_options *opt,
+                                     adia_precond **M)
+{
+    const char *f = "adia_dist_precond_create";
+    DIST_TRY(adia__dist_check(D, f));
+    adia_status s = M ? ADIA_OK : adia_set_error(ADIA_ERR_INVALID_ARG, "%s: M is NULL", f);
+    if (s == ADIA_OK && D->nprec == DIST_PRECONDS)
+        s = adia_set_error(ADIA_ERR_INVALID_ARG, "%s: the matrix holds %d preconditioners "
+                           "already: destroy one first", f, DIST_PRECONDS);
+    DIST_TRY(adia__dist_agree(D->comm, s));
+    *M = NULL;
+    adia_plan *plan = NULL;
+    adia_precond *made = NULL;
+    s = adia__dist_agree(D->comm, block_precond(D, opt, &plan, &made));
+    if (s != ADIA_OK) {   /* made on some processes only: undone everywhere */
+        adia_precond_destroy(made);
+        adia_plan_destroy(plan);
+        return s;
+    }
+    D->prec[D->nprec] = made;
+    D->prec_plan[D->nprec++] = plan;
+    *M = made;
+    return ADIA_OK;
+}
+
+void adia_dist_precond_destroy(adia_dist_matrix *D, adia_precond *M)
+{
+    if (!M || !D || D->magic != DIST_MAGIC) return;
+    for (int k = 0; k < D->nprec; k++) {
+        if (D->prec[k] != M) continue;
+        adia_precond_destroy(M);
+        adia_plan_destroy(D->prec_plan[k]);
+        D->nprec--;
+        D->prec[k] = D->prec[D->nprec];
+        D->prec_plan[k] = D->prec_plan[D->nprec];
+        return;
+    }
+}
+
+void adia__dist_precond_free(adia_dist_matrix *D)
+{
+    while (D->nprec > 0) adia_dist_precond_destroy(D, D->prec[D->nprec - 1]);
+}
