@@ -273,6 +273,13 @@ adia_status adia_matrix_generate_rows(const char *spec, int64_t first, int64_t c
                                       int64_t *rows, int64_t *cols, adia_matrix **out);
 /* One line (or a few) per generator kind, for --help texts. */
 const char *adia_generator_help(void);
+/* *rows_per_plane: the rows of one plane of a grid spec's slowest
+ * dimension (lap2d5 / lap2d9 / vardiff2d: one grid line, NX; lap3d7,
+ * lap3d27, aniso3d, jump3d, vardiff3d: NX NY): the unit a distributed
+ * matrix splits such a grid by (adia_mpi.h), so that each block is a
+ * grid of its own.  A kind without a grid, or a grid of one line:
+ * ADIA_ERR_UNSUPPORTED. */
+adia_status adia_matrix_generate_plane(const char *spec, int64_t *rows_per_plane);
 
 /* The Laplacians (lap2d5, lap2d9, lap3d7, lap3d27) by their diagonals, for
  * diagonal storage with no CSR on the way (a problem too large for one

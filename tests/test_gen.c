@@ -609,9 +609,33 @@ static void test_stencil_fill(void)
     CHECK_ERR(adia_stencil_fill("band:100,3", 0, 1, &one), ADIA_ERR_UNSUPPORTED, "");
 }
 
+/* adia_matrix_generate_plane: one plane of a grid's slowest dimension;
+ * refused for kinds without a grid and for a grid of one line. */
+static void test_plane(void)
+{
+    static const struct { const char *spec; int64_t plane; } grids[] = {
+        {"lap3d7:4x5x6", 20}, {"lap3d27:3", 9}, {"lap3d7:4x5x1", 4}, {"lap2d5:7x9", 7},
+        {"lap2d9:6", 6},      {"aniso3d:8", 64}, {"jump3d:8,2", 64},  {"vardiff3d:5", 25},
+        {"vardiff2d:10", 10},
+    };
+    for (size_t k = 0; k < sizeof grids / sizeof *grids; k++) {
+        int64_t p = -1;
+        CHECK_OK(adia_matrix_generate_plane(grids[k].spec, &p));
+        CHECK(p == grids[k].plane, "%s: plane of %lld rows, not %lld", grids[k].spec,
+              (long long)p, (long long)grids[k].plane);
+    }
+    int64_t p = 0;
+    const char *none[] = {"band:100,3", "type3:9000,7,0.4", "lap2d5:7x1", "random:100,3"};
+    for (size_t k = 0; k < sizeof none / sizeof *none; k++)
+        CHECK_ERR(adia_matrix_generate_plane(none[k], &p), ADIA_ERR_UNSUPPORTED, "not a grid");
+    CHECK_ERR(adia_matrix_generate_plane("nosuch:3", &p), ADIA_ERR_INVALID_ARG, "nosuch");
+    CHECK_ERR(adia_matrix_generate_plane(NULL, &p), ADIA_ERR_INVALID_ARG, "NULL");
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_plane();
     test_laplacians();
     test_band_type2_randdiag();
     test_type3();

@@ -278,6 +278,30 @@ adia_status adia_stencil_fill(const char *spec, int64_t first, int64_t count, do
     return ADIA_OK;
 }
 
+adia_status adia_matrix_generate_plane(const char *spec, int64_t *rows_per_plane)
+{
+    if (!spec || !rows_per_plane)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_generate_plane: NULL argument");
+    const gen_kind *k;
+    gen_args a = {.row_count = -1};
+    ADIA_TRY(parse_spec(spec, &k, &a));
+    adia_stencil st;
+    int64_t plane = 0;
+    if (adia__gen_stencil(k->name, &a, &st) == ADIA_OK)   /* the Laplacians */
+        plane = st.n[2] > 1 ? st.n[0] * st.n[1] : st.n[1] > 1 ? st.n[0] : 0;
+    else if (!strcmp(k->name, "aniso3d") || !strcmp(k->name, "jump3d") ||
+             !strcmp(k->name, "vardiff3d"))
+        plane = a.num[0] > 1 ? a.num[0] * a.num[0] : 0;
+    else if (!strcmp(k->name, "vardiff2d"))
+        plane = a.num[0] > 1 ? a.num[0] : 0;
+    adia_clear_error();
+    if (plane <= 0)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "adia_matrix_generate_plane: \"%s\" is not a "
+                          "grid of several planes", spec);
+    *rows_per_plane = plane;
+    return ADIA_OK;
+}
+
 adia_status adia_stencil_diagonals(const char *spec, int64_t *n, int *ndiag, int64_t *offsets)
 {
     adia_stencil s;

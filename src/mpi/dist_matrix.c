@@ -131,9 +131,12 @@ adia_status adia_dist_create(MPI_Comm comm, int64_t n, int64_t first, const adia
     return ADIA_OK;
 }
 
-/* Balanced rows of this rank for an n x m matrix from a source named what. */
+/* Balanced rows of this rank for an n x m matrix from a source named what,
+ * in whole planes of `plane` rows where there are at least as many planes
+ * as processes (a grid: each block a slab, a grid of its own for a
+ * block preconditioner's multigrid), else by rows. */
 static adia_status balanced_rows(MPI_Comm comm, const char *what, int64_t n, int64_t m,
-                                 int64_t *first, int64_t *count)
+                                 int64_t plane, int64_t *first, int64_t *count)
 {
     int rank, size;
     MPI_Comm_rank(comm, &rank);
@@ -144,24 +147,42 @@ static adia_status balanced_rows(MPI_Comm comm, const char *what, int64_t n, int
     if (size > n)
         return adia_set_error(ADIA_ERR_INVALID_ARG, "%s has %lld rows, fewer than the %d processes "
                               "(each holds at least one row)", what, (long long)n, size);
+    const int64_t planes = plane > 1 && n % plane == 0 ? n / plane : 0;
+    if (planes >= size) {
+        *first = planes * rank / size * plane;
+        *count = planes * (rank + 1) / size * plane - *first;
+        return ADIA_OK;
+    }
     *first = n * rank / size;
     *count = n * (rank + 1) / size - *first;
     return ADIA_OK;
+}
+
+/* The plane of a generator spec's grid (adia_matrix_generate_plane), or 1. */
+static int64_t spec_plane(const char *spec)
+{
+    int64_t plane = 1;
+    if (adia_matrix_generate_plane(spec, &plane) != ADIA_OK) {
+        adia_clear_error();
+        plane = 1;
+    }
+    return plane;
 }
 
 /* The reader of one source: its shape with out NULL, else rows first.. */
 typedef adia_status (*rows_fn)(const char *source, int64_t first, int64_t count, int64_t *rows,
                                int64_t *cols, adia_matrix **out);
 
-/* Shape, this rank's balanced rows from the source, the matrix. */
-static adia_status from_rows(MPI_Comm comm, const char *source, rows_fn read,
+/* Shape, this rank's balanced rows from the source (whole planes of
+ * `plane` rows where it is a grid), the matrix. */
+static adia_status from_rows(MPI_Comm comm, const char *source, rows_fn read, int64_t plane,
                              const adia_plan_hints *hints, adia_dist_matrix **out)
 {
     if (!out) return adia_set_error(ADIA_ERR_INVALID_ARG, "adia_mpi: out is NULL");
     *out = NULL;
     int64_t n = 0, m = 0, first = 0, count = 0;
     adia_status s = read(source, 0, 0, &n, &m, NULL);
-    if (s == ADIA_OK) s = balanced_rows(comm, source, n, m, &first, &count);
+    if (s == ADIA_OK) s = balanced_rows(comm, source, n, m, plane, &first, &count);
     DIST_TRY(adia__dist_agree(comm, s));
     adia_matrix *L = NULL;
     DIST_TRY(adia__dist_agree(comm, read(source, first, count, NULL, NULL, &L)));
@@ -178,7 +199,8 @@ static adia_status fill_on_devices(MPI_Comm comm, const char *spec, int64_t n,
 {
     *done = 1;
     int64_t first = 0, count = 0;
-    DIST_TRY(adia__dist_agree(comm, balanced_rows(comm, spec, n, n, &first, &count)));
+    DIST_TRY(adia__dist_agree(comm, balanced_rows(comm, spec, n, n, spec_plane(spec), &first,
+                                                  &count)));
     adia_dist_matrix *D = new_matrix(comm, n, first, count);
     adia_status s = adia__dist_agree(comm, D ? ADIA_OK : ADIA_ERR_NO_MEMORY);
     if (s == ADIA_OK) s = gather_starts(D);
@@ -219,7 +241,8 @@ adia_status adia_dist_generate(MPI_Comm comm, const char *spec, const adia_plan_
     if (hints && hints->device && adia_stencil_diagonals(spec, &n, NULL, NULL) == ADIA_OK)
         DIST_TRY(fill_on_devices(comm, spec, n, hints, out, &done));
     adia_clear_error();
-    return done ? ADIA_OK : from_rows(comm, spec, adia_matrix_generate_rows, hints, out);
+    return done ? ADIA_OK
+                : from_rows(comm, spec, adia_matrix_generate_rows, spec_plane(spec), hints, out);
 }
 
 adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_hints *hints,
@@ -231,7 +254,7 @@ adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_
                                                           "standard input")
                                          : ADIA_OK;
     DIST_TRY(adia__dist_agree(comm, s));
-    return from_rows(comm, path, adia_matrix_read_mtx_rows, hints, out);
+    return from_rows(comm, path, adia_matrix_read_mtx_rows, 1, hints, out);
 }
 
 void adia_dist_destroy(adia_dist_matrix *D)
