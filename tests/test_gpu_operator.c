@@ -405,6 +405,21 @@ static void test_operator_device_vectors(void)
               "by %g", split, ip.iterations, ip.stop, io.iterations, io.stop, d);
     }
     adia_precond_destroy(M);
+    /* M of a float plan: the operator's vectors are double */
+    adia_plan *F = gpu_plan(A, "dia", ADIA_FLOAT);
+    adia_precond *MF = NULL;
+    adia_precond_options pj = {.kind = "jacobi"};
+    if (F) CHECK_OK(adia_precond_create(F, &pj, &MF));
+    if (MF) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.precond = MF;
+        adia_operator op = {.n = n, .ctx = &ctx, .apply_device = dev_apply};
+        CHECK_ERR(adia_solve_operator_device(&op, db, dx, &o, NULL, st), ADIA_ERR_INVALID_ARG,
+                  "float");
+    }
+    adia_precond_destroy(MF);
+    adia_plan_destroy(F);
     adia_operator none = {.n = n, .ctx = &ctx};
     CHECK_ERR(adia_solve_operator_device(&none, db, dx, NULL, NULL, NULL), ADIA_ERR_INVALID_ARG,
               "apply_device");

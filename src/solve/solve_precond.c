@@ -58,6 +58,11 @@ adia_status adia__solve_precond_check_op(const adia_solve_options *o, int64_t n,
         return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->precond (%s) was made on %s and the "
                           "solve runs on the %s: make M on a plan of the solve's device", func,
                           M->ops->name, plan_words(M->plan, a, 64), device ? "GPU" : "CPU");
+    /* an operator's vectors on the device are doubles: so must M's be */
+    if (device && adia_plan_value_type(M->plan) != ADIA_DOUBLE)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->precond (%s) was made on a float GPU "
+                          "plan; an operator solve's vectors are double: make M on a double "
+                          "plan", func, M->ops->name);
     return ADIA_OK;
 }
 
