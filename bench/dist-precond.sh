@@ -28,7 +28,8 @@ json() { sed -n "s/.*\"$1\":\([-0-9.e+a-z]*\).*/\1/p"; }
 solve() {
     local p=$1 spec=$2 kind=$3 out cmd
     cmd=("$ADIA" solve --gen "$spec" --device "$DEVICE" --precond "$kind" --json)
-    # shellcheck disable=SC2086
+    # word splitting of the launcher and its arguments is meant
+    # shellcheck disable=SC2206
     [ "$p" = 1 ] || cmd=($MPIRUN $MPI_ARGS -np "$p" "${cmd[@]}")
     "${cmd[@]}" >/dev/null 2>&1
     out=$("${cmd[@]}" 2>/dev/null | tail -1)
