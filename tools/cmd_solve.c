@@ -286,9 +286,12 @@ static void *start_gpu(void *arg)
 
 int cmd_solve(int argc, char **argv)
 {
-    /* rtol NaN: not given (a given value is never NaN: cli_parse refuses it) */
-    solve_opts o = {.method = "cg", .rtol = NAN, .max_iter = 1000, .restart = 30,
-                    .t0 = cli_now()};
+    /* rtol NaN: not given (a given value is never NaN: cli_parse refuses it);
+     * the library's defaults otherwise */
+    adia_solve_options lib;
+    adia_solve_options_default(&lib);
+    solve_opts o = {.method = "cg", .rtol = NAN, .max_iter = lib.max_iter,
+                    .restart = lib.restart, .t0 = cli_now()};
     bool done;
     const cli_option opts[] = {
         {"gen", CLI_STRING, &o.gen, "generate the matrix from SPEC (adia gen --list)"},
@@ -335,7 +338,7 @@ int cmd_solve(int argc, char **argv)
                                o.method);
     if (o.device && strcmp(o.device, "cpu") && strcmp(o.device, "gpu"))
         return cli_usage_error(argv[0], "--device must be cpu or gpu, got '%s'", o.device);
-    if (isnan(o.rtol)) o.rtol = o.single ? 1e-5 : 1e-8;   /* --rtol 0 is refused below */
+    if (isnan(o.rtol)) o.rtol = o.single ? 1e-5 : lib.rtol;   /* --rtol 0 is refused below */
     if ((rc = cli_check_range(argv[0], "rtol", o.rtol, 1e-300, 0.9)) ||
         (rc = cli_check_range(argv[0], "max-iter", (double)o.max_iter, 1, 1e8)) ||
         (rc = cli_check_range(argv[0], "restart", (double)o.restart, 1, 1000)))

@@ -764,15 +764,16 @@ static adia_status check_scale(solver *S, const double *x, double rtol, double b
     return ADIA_OK;
 }
 
-/* The caller's options (NULL: defaults) with "<= 0: the default" applied. */
+/* The caller's options (NULL: defaults) with "<= 0: the default" applied
+ * (adia_solve_options_default holds the one set of defaults). */
 static adia_solve_options resolved_options(const adia_solve_options *opt)
 {
-    adia_solve_options o;
-    adia_solve_options_default(&o);
-    if (opt) o = *opt;
-    if (o.max_iter <= 0) o.max_iter = 1000;
-    if (o.rtol <= 0) o.rtol = 1e-8;
-    if (o.restart <= 0) o.restart = 30;
+    adia_solve_options d, o;
+    adia_solve_options_default(&d);
+    o = opt ? *opt : d;
+    if (o.max_iter <= 0) o.max_iter = d.max_iter;
+    if (o.rtol <= 0) o.rtol = d.rtol;
+    if (o.restart <= 0) o.restart = d.restart;
     return o;
 }
 
