@@ -225,9 +225,14 @@ static void sort_desc(int64_t *len, int64_t n)
         for (int64_t k = 0; k < count[v]; k++) len[at++] = lo + v;
 }
 
+static int64_t row_len(const adia_csr *A, int64_t i) { return A->rowptr[i + 1] - A->rowptr[i]; }
+
 /* SELL-C-sigma slots: rows sorted by length in windows of sigma, slices of
  * C rows padded to their longest (as sell.c).  -1 for parameters sell.c
- * refuses. */
+ * refuses.  Windows on threads, each sorted in a scratch of sigma lengths
+ * of its thread's own (no array over all the rows: 33 MB at 4 M rows,
+ * touched afresh at every plan); a sorted slice's longest row is its
+ * first.  The sum fits: at most rows + C slots of at most cols each. */
 static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
                               int64_t *slots, int64_t *slices)
 {
@@ -235,29 +240,39 @@ static adia_status sell_slots(const adia_csr *A, const adia_format_params *p,
     if (sigma <= 0) sigma = C >= 256 ? C : (256 + C - 1) / C * C;
     *slots = *slices = -1;
     if (sigma != 1 && sigma % C) return ADIA_OK;
-    int64_t *len = adia__alloc((size_t)A->rows, sizeof *len, "plan: row lengths");
-    if (!len) return ADIA_ERR_NO_MEMORY;
-    const int64_t rows = A->rows, windows = sigma > 1 ? (rows + sigma - 1) / sigma : 0;
-    /* windows on threads (slices never cross one: sigma is a multiple of
-     * C); the sum fits: at most rows + C slots of at most cols each */
+    const int64_t rows = A->rows;
     int64_t total = 0;
+    if (sigma == 1) {   /* no sorting: each slice's longest row in place */
 #pragma omp parallel for reduction(+ : total) schedule(static) num_threads(adia__threads()) \
     if (rows > 65536)
-    for (int64_t w = 0; w < (windows ? windows : 1); w++) {
-        const int64_t w0 = windows ? w * sigma : 0, n = windows ? (rows - w0 < sigma ? rows - w0
-                                                                                     : sigma)
-                                                                : rows;
-        for (int64_t i = w0; i < w0 + n; i++) len[i] = A->rowptr[i + 1] - A->rowptr[i];
-        if (windows) sort_desc(len + w0, n);
-        for (int64_t s0 = w0; s0 < w0 + n; s0 += C) {
+        for (int64_t s0 = 0; s0 < rows; s0 += C) {
             int64_t wmax = 0;
-            for (int64_t q = s0; q < w0 + n && q < s0 + C; q++) wmax = len[q] > wmax ? len[q] : wmax;
+            for (int64_t q = s0; q < rows && q < s0 + C; q++)
+                wmax = row_len(A, q) > wmax ? row_len(A, q) : wmax;
             total += wmax * C;
         }
+    } else {
+        const int64_t windows = (rows + sigma - 1) / sigma, W = sigma < rows ? sigma : rows;
+        const int nt = windows < adia__threads() ? (int)(windows > 0 ? windows : 1)
+                                                 : adia__threads();
+        int64_t *scratch = adia__alloc((size_t)(W * nt) + 1, sizeof *scratch,
+                                       "plan: row lengths of SELL's windows");
+        if (!scratch) return ADIA_ERR_NO_MEMORY;
+#pragma omp parallel num_threads(nt) reduction(+ : total) if (rows > 65536)
+        {
+            int64_t *len = scratch + W * omp_get_thread_num();
+#pragma omp for schedule(static)
+            for (int64_t w = 0; w < windows; w++) {
+                const int64_t w0 = w * sigma, n = rows - w0 < sigma ? rows - w0 : sigma;
+                for (int64_t i = 0; i < n; i++) len[i] = row_len(A, w0 + i);
+                sort_desc(len, n);
+                for (int64_t s0 = 0; s0 < n; s0 += C) total += len[s0] * C;
+            }
+        }
+        free(scratch);
     }
     *slots = total < TOO_BIG ? total : TOO_BIG;
     *slices = (rows + C - 1) / C;
-    free(len);
     return ADIA_OK;
 }
 
