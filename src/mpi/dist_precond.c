@@ -100,11 +100,11 @@ adia_status adia_dist_precond_create(adia_dist_matrix *D, const adia_precond_opt
     const char *f = "adia_dist_precond_create";
     DIST_TRY(adia__dist_check(D, f));
     adia_status s = M ? ADIA_OK : adia_set_error(ADIA_ERR_INVALID_ARG, "%s: M is NULL", f);
+    if (M) *M = NULL;   /* NULL on any failure */
     if (s == ADIA_OK && D->nprec == DIST_PRECONDS)
         s = adia_set_error(ADIA_ERR_INVALID_ARG, "%s: the matrix holds %d preconditioners "
                            "already: destroy one first", f, DIST_PRECONDS);
     DIST_TRY(adia__dist_agree(D->comm, s));
-    *M = NULL;
     adia_plan *plan = NULL;
     adia_precond *made = NULL;
     s = adia__dist_agree(D->comm, block_precond(D, opt, &plan, &made));

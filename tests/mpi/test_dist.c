@@ -189,6 +189,15 @@ static void test_block_precond(void)
     CHECK(st == ADIA_ERR_DIMENSION && test_contains(adia_last_error(), "rows here"),
           "another matrix's block preconditioner: %s (%s)", adia_status_string(st),
           adia_last_error());
+    /* refused alike on every process: no M, and more than the 8 a matrix holds */
+    CHECK_ERR(adia_dist_precond_create(D, &pj, NULL), ADIA_ERR_INVALID_ARG, "M is NULL");
+    adia_precond *more[8] = {NULL};
+    for (int k = 0; k < 6; k++) CHECK_OK(adia_dist_precond_create(D, &pj, &more[k]));
+    more[6] = J;   /* not NULL before the call */
+    CHECK_ERR(adia_dist_precond_create(D, &pj, &more[6]), ADIA_ERR_INVALID_ARG,
+              "holds 8 preconditioners");
+    CHECK(more[6] == NULL, "a refused preconditioner is NULL");
+    for (int k = 0; k < 6; k++) adia_dist_precond_destroy(D, more[k]);
     adia_dist_precond_destroy(D, J);
     adia_dist_precond_destroy(D, NULL);
     free(one);
