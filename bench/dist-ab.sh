@@ -10,7 +10,8 @@
 #            "" (the defaults)
 # environment: ADIA (default build-rel/adia), MPIRUN, MPI_ARGS (as in
 # dist-scaling.sh), REPS (default 3), ARGS (more `adia solve` arguments,
-# e.g. "--method bicgstab").  Warms the kernel cache first.  P = 1 is the
+# e.g. "--method bicgstab"), CMD (default solve; spmv times the
+# distributed product alone, its "time_ms").  Warms the kernel cache first.  P = 1 is the
 # single-process solver (the baseline of weak scaling; variants unused).
 # Prints a markdown table: CG ms/it of each repetition, their median, and
 # the ratio to the first variant's median.
@@ -22,6 +23,9 @@ ADIA=${ADIA:-build-rel/adia}
 MPIRUN=${MPIRUN:-mpirun}
 MPI_ARGS=${MPI_ARGS:-}
 REPS=${REPS:-3}
+CMD=${CMD:-solve}
+FIELD=ms_per_iter
+[ "$CMD" = spmv ] && FIELD=time_ms
 json() { sed -n "s/.*\"$1\":\([-0-9.e+a-z]*\).*/\1/p"; }
 median() { sort -g | awk '{a[NR] = $1} END {print NR ? a[int((NR + 1) / 2)] : "nan"}'; }
 
@@ -32,17 +36,17 @@ solve() {
     # shellcheck disable=SC2086
     if [ "$p" = 1 ]; then
         # shellcheck disable=SC2086
-        "$ADIA" solve --gen "$spec" --device gpu --json ${ARGS:-} 2>>/tmp/dist-ab.stderr | tail -1
+        "$ADIA" "$CMD" --gen "$spec" --device gpu --json ${ARGS:-} 2>>/tmp/dist-ab.stderr | tail -1
         return
     fi
     # shellcheck disable=SC2086
-    $MPIRUN $MPI_ARGS "${xs[@]}" -np "$p" "$ADIA" solve --gen "$spec" --device gpu --json \
+    $MPIRUN $MPI_ARGS "${xs[@]}" -np "$p" "$ADIA" "$CMD" --gen "$spec" --device gpu --json \
         ${ARGS:-} 2>>/tmp/dist-ab.stderr | tail -1
 }
 
-echo "# $(date -u '+%F %T UTC'); $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $(nvidia-smi -L | wc -l); $($MPIRUN --version 2>/dev/null | head -1); edge $EDGE; ${ARGS:-cg}"
+echo "# $(date -u '+%F %T UTC'); $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $(nvidia-smi -L | wc -l); $($MPIRUN --version 2>/dev/null | head -1); edge $EDGE; $CMD ${ARGS:-}"
 echo
-echo "| P | variant | CG ms/it (each run) | median | vs first | iterations | reduce |"
+echo "| P | variant | $FIELD (each run) | median | vs first | iterations | transport |"
 echo "| ---: | --- | --- | ---: | ---: | ---: | --- |"
 # shellcheck disable=SC2086
 $ADIA solve --gen "lap3d7:$EDGE" --device gpu ${ARGS:-} >/dev/null 2>&1   # kernel cache
@@ -56,9 +60,9 @@ for p in $RANKS; do
         k=0
         for v in "${vars[@]}"; do
             out=$(solve "$p" "$spec" "$v")
-            times[k]+="$(echo "$out" | json ms_per_iter) "
+            times[k]+="$(echo "$out" | json "$FIELD") "
             its[k]=$(echo "$out" | json iterations)
-            red[k]=$(echo "$out" | sed -n 's/.*"reduce":"\([a-z]*\)".*/\1/p')
+            red[k]=$(echo "$out" | sed -n 's/.*"transport":"\([a-z-]*\)".*/\1/p')
             k=$((k + 1))
         done
     done

@@ -135,8 +135,9 @@ static adia_status distinct_gpus(const adia_dist_matrix *D, int *distinct)
     return s;
 }
 
-/* nccl where it can run and is not declined, else staged; one process
- * (no halo) is staged unless nccl is asked for; peer only when asked. */
+/* nccl where it can run and is not declined, with the peer halo where
+ * that can run too, else staged; one process (no halo) is staged unless
+ * nccl is asked for. */
 static adia_status choose_transport(adia_dist_matrix *D)
 {
     int mode = 0, distinct = 0;
@@ -148,11 +149,10 @@ static adia_status choose_transport(adia_dist_matrix *D)
     if (mode >= 2 && why)
         return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=%s: %s",
                               mode == 2 ? "nccl" : "peer", why);
-    if (mode == 3) {   /* NCCL's reductions, the peer halo */
-        DIST_TRY(adia__dist_nccl_init(D));
-        return adia__dist_peer_init(D);
+    if (mode == 2 || mode == 3 || (mode == 0 && !why && D->size > 1)) {
+        DIST_TRY(adia__dist_nccl_init(D));   /* the reductions, and the halo unless peer's */
+        return mode == 2 ? ADIA_OK : adia__dist_peer_init(D, mode == 3);
     }
-    if (mode == 2 || (mode == 0 && !why && D->size > 1)) return adia__dist_nccl_init(D);
     return adia__dist_staged_init(D);
 }
 

@@ -58,9 +58,10 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
                                    cudaStream_t stream);
 
 /* dist_peer.c: the transport "peer" (CUDA IPC between the GPUs of one
- * node; the reductions stay NCCL's), after NCCL's init; a clear error
- * where it cannot run.  free: its mappings (check: dist.h). */
-adia_status adia__dist_peer_init(adia_dist_matrix *D);
+ * node; the reductions stay NCCL's), after NCCL's init; where it cannot
+ * run a clear error if asked, else NCCL's halo stays.  free: its
+ * mappings (check: dist.h). */
+adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked);
 void adia__dist_peer_free(adia_dist_matrix *D);
 
 /* dist_staged.c: the pinned buffer and the transport "staged". */

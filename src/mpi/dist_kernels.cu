@@ -115,13 +115,16 @@ static __device__ unsigned long long global_ns(void)
     return t;
 }
 
-/* Wait until *flag >= e; false after the timeout (the failure flag set). */
+/* Wait until *flag >= e; false after the timeout (the failure flag set),
+ * and at once once it is set: a failed exchange costs one timeout, not
+ * one per product until the solver stops. */
 static __device__ bool wait_for(const unsigned long long *flag, unsigned long long e,
                                 const dist_peer_args &a)
 {
     const unsigned long long t0 = global_ns();
+    const volatile unsigned long long *failed = a.box + PEER_FAILED;
     while (*(volatile const unsigned long long *)flag < e)
-        if (global_ns() - t0 > a.timeout_ns) {
+        if (*failed || global_ns() - t0 > a.timeout_ns) {
             atomicExch(a.box + PEER_FAILED, 1ull);
             return false;
         }
@@ -149,6 +152,7 @@ static __global__ void peer_push_kernel(dist_peer_args a, const double *x_owned)
     if (atomicAdd(a.box + PEER_COUNT, 1ull) != blocks - 1) return;
     a.box[PEER_COUNT] = 0;   /* every other block has counted */
     __threadfence_system();
+    if (a.mute) return;
     for (int k = 0; k < a.nto; k++)
         *(volatile unsigned long long *)(a.to_box[k] + PEER_ARRIVED + a.rank) = e;
 }

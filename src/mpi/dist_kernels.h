@@ -54,6 +54,7 @@ typedef struct dist_peer_args {
     double *dst[DIST_PEER_SEGS];               /* in a peer's local x (mapped) */
     double *recv_first[DIST_PEER_SEGS];        /* each received segment's first slot here */
     unsigned long long timeout_ns;
+    int mute;   /* fault injection (tests): never raise the receivers' arrived flags */
 } dist_peer_args;
 
 /* Queued on stream: push: once every process sent to has consumed the

@@ -28,7 +28,7 @@ for key in '"ranks":2' '"device":"gpu"' '"transport":"' '"converged":true' '"ms_
            '"comm_share":'; do
     grep -q "$key" <<<"$json" || fail "solve --device gpu --json lacks $key"
 done
-grep -qE '"transport":"(staged|nccl)"' <<<"$json" || fail "transport of a device matrix"
+grep -qE '"transport":"(staged|nccl|peer)"' <<<"$json" || fail "transport of a device matrix"
 d=$(rel_diff "$tmp/xs.mtx" "$tmp/xd.mtx")
 le "$d" 1e-8 || fail "device-distributed solution differs from the serial one by $d"
 

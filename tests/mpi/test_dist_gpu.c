@@ -211,7 +211,7 @@ static void test_device(void)
         CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap2d5:20", &h, &D), ADIA_ERR_UNSUPPORTED,
                   nccl_built ? "share a GPU" : "built without NCCL");
     }
-    /* peer: asked for only; where NCCL runs with several processes */
+    /* peer: where NCCL runs with several processes (the default there) */
     if (nccl_built && own_gpu && size > 1) {
         test_transport("peer", "peer");
     } else {
@@ -219,7 +219,7 @@ static void test_device(void)
         CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap2d5:20", &h, &D), ADIA_ERR_UNSUPPORTED,
                   !nccl_built ? "built without NCCL" : !own_gpu ? "share a GPU" : "one process");
     }
-    test_transport(NULL, nccl_built && own_gpu && size > 1 ? "nccl" : "staged");
+    test_transport(NULL, nccl_built && own_gpu && size > 1 ? "peer" : "staged");
     setenv("ADIA_DIST_TRANSPORT", "carrier-pigeon", 1);
     CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap2d5:20", &h, &D), ADIA_ERR_INVALID_ARG,
               "ADIA_DIST_TRANSPORT=carrier-pigeon");

@@ -447,6 +447,33 @@ static void test_trace(const char *transport)
     if (rank == 0) rmdir(dir);
 }
 
+/* A neighbour that never raises its flags (ADIA_DIST_PEER_TEST_MUTE,
+ * the last rank): the processes it sends to give up after the timeout,
+ * the solve stops without converging and fails on every process, naming
+ * the timeout; one timeout, not one per product. */
+static void test_peer_timeout(void)
+{
+    setenv("ADIA_DIST_TRANSPORT", "peer", 1);
+    setenv("ADIA_DIST_PEER_TIMEOUT_S", "0.5", 1);
+    char mute[16];
+    snprintf(mute, sizeof mute, "%d", size - 1);
+    setenv("ADIA_DIST_PEER_TEST_MUTE", mute, 1);
+    problem p;
+    if (problem_open(&p, "lap3d7:12")) {
+        adia_solve_options o = options(ADIA_SOLVE_CG, 0, 30, 3000);
+        adia_solve_info ig;
+        const double t0 = MPI_Wtime();
+        CHECK_ERR(adia_dist_solve(p.D, p.b + p.in.first, p.x, &o, &ig), ADIA_ERR_INTERNAL,
+                  "did not send its halo within 0.5 s");
+        const double s = MPI_Wtime() - t0;
+        CHECK(!ig.converged && s < 20, "converged %d after %.1f s", ig.converged, s);
+    }
+    problem_close(&p);
+    unsetenv("ADIA_DIST_PEER_TEST_MUTE");
+    unsetenv("ADIA_DIST_PEER_TIMEOUT_S");
+    unsetenv("ADIA_DIST_TRANSPORT");
+}
+
 static void test_device(void)
 {
 #ifdef ADIA_HAVE_NCCL
@@ -463,6 +490,7 @@ static void test_device(void)
     test_trace("staged");
     if (nccl) test_trace("nccl");
     if (nccl && size > 1) test_trace("peer");
+    if (nccl && size > 1) test_peer_timeout();
     test_lucky_breakdown();
     test_device_vectors("lap2d5:30", ADIA_SOLVE_CG, 0, 30);
     test_device_vectors("band:500,4", ADIA_SOLVE_BICGSTAB, 1, 30);
