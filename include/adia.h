@@ -854,6 +854,17 @@ typedef struct adia_device_dia {
  * ADIA_ERR_NO_DEVICE. */
 adia_status adia_plan_create_device_dia(const adia_device_dia *A, const adia_plan_hints *hints,
                                         adia_plan **plan);
+/* The diagonals of a GPU plan whose format keeps them on the device as dia
+ * does (dia: one piece, no scatter points), lent as *A: values the plan's
+ * own device array (valid while the plan lives; not to be written or
+ * freed), adopt 0, offsets written into the caller's offsets[max_diag].
+ * What reads a plan's entries on the device starts here, e.g. a block of
+ * it: adia_plan_create_device_dia copies them (slots outside its cols
+ * zeroed).  Another format, or a CPU plan: ADIA_ERR_UNSUPPORTED saying
+ * why (adia_format_to_matrix reads any plan); more than max_diag
+ * diagonals: ADIA_ERR_INVALID_ARG; a CPU-only build: ADIA_ERR_NO_DEVICE. */
+adia_status adia_plan_device_dia(const adia_plan *plan, int64_t *offsets, int max_diag,
+                                 adia_device_dia *A);
 /* y = alpha*A*x + beta*y.  CPU plans: x, y host pointers of the plan's value
  * type; GPU plans: device pointers (default stream, returns when queued --
  * synchronise before reading y).  x overlapping y is ADIA_ERR_INVALID_ARG.

@@ -22,13 +22,15 @@
  * CPU on all): each process plans its block on one GPU -- its rank among
  * the processes of its node, modulo the devices it sees, made the calling
  * thread's current device (cudaSetDevice) at creation and left so -- and
- * keeps its local x there.  The halo moves by NCCL (transport "nccl": in
- * builds with NCCL, when the processes are on distinct GPUs) or through
- * pinned host buffers and MPI ("staged": otherwise, e.g. several processes
- * on one GPU); a device pointer never reaches MPI, which need not be
- * CUDA-aware.  The environment variable ADIA_DIST_TRANSPORT of rank 0
- * decides at creation: unset or "auto" as above, "staged", or "nccl"
- * (ADIA_ERR_UNSUPPORTED where NCCL cannot run).  CPU matrices use
+ * keeps its local x there.  The halo moves by CUDA IPC (transport "peer":
+ * in builds with NCCL, every process on one node on a GPU of its own;
+ * each GPU writes into its neighbours' memory, NCCL does the reductions),
+ * by NCCL ("nccl": distinct GPUs on several nodes) or through pinned host
+ * buffers and MPI ("staged": otherwise, e.g. several processes on one
+ * GPU); a device pointer never reaches MPI, which need not be CUDA-aware.
+ * The environment variable ADIA_DIST_TRANSPORT of rank 0 decides at
+ * creation: unset or "auto" as above, "staged", "nccl" or "peer"
+ * (ADIA_ERR_UNSUPPORTED where it cannot run).  CPU matrices use
  * "mpi-host" whatever it says.  docs/distributed.md.
  */
 #ifndef ADIA_MPI_H
@@ -182,8 +184,9 @@ adia_status adia_dist_solve_device(adia_dist_matrix *D, const double *d_b, doubl
  * opt->precond of adia_dist_solve and adia_dist_solve_device on D; z =
  * M r is each process's own block, no communication, the couplings
  * between blocks left to the method (CG needs every block's M SPD).  The
- * block is read back from D's plans (a device matrix's downloaded once)
- * and planned anew: set-up time and memory of a second copy of the block.
+ * block is a second copy, planned anew: made on the device from D's
+ * diagonals where its plans keep them as dia does (a stencil's), else
+ * read back from D's plans (a device matrix's downloaded once).
  * D keeps that plan and frees it with M: adia_dist_precond_destroy, or
  * adia_dist_destroy for the ones left; at most 8 at once. */
 adia_status adia_dist_precond_create(adia_dist_matrix *D, const adia_precond_options *opt,

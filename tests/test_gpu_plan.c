@@ -207,6 +207,31 @@ static void device_plan_errors(void)
     adia_matrix_destroy(A);
 }
 
+/* adia_plan_device_dia of P (a dia plan of A, offsets off[nd]): its
+ * diagonals lent as they are, a plan made from them (copied) is A again;
+ * one slot too few for the offsets is refused. */
+static void check_lent_dia(const adia_plan *P, const adia_matrix *A, const int64_t *off, int nd)
+{
+    int64_t lo[ADIA_STENCIL_MAX_DIAGONALS];
+    adia_device_dia v;
+    CHECK_OK(adia_plan_device_dia(P, lo, ADIA_STENCIL_MAX_DIAGONALS, &v));
+    int same = v.ndiag == nd && v.offsets == lo && !v.adopt &&
+               v.rows == adia_matrix_rows(A) && v.cols == adia_matrix_cols(A);
+    for (int k = 0; same && k < nd; k++) same = lo[k] == off[k];
+    CHECK(same, "lent dia: %d diagonals (%d), %d x %d, adopt %d", v.ndiag, nd, (int)v.rows,
+          (int)v.cols, v.adopt);
+    adia_plan_hints h = {.device = 1, .vtype = v.values_type};
+    adia_plan *Q = NULL;
+    adia_matrix *back = NULL;
+    CHECK_OK(adia_plan_create_device_dia(&v, &h, &Q));
+    if (Q) CHECK_OK(adia_format_to_matrix(adia_plan_format(Q), &back));
+    CHECK(back && adia_matrix_equal(back, A), "a plan of the lent diagonals is the matrix again");
+    adia_matrix_destroy(back);
+    adia_plan_destroy(Q);
+    if (nd > 0)
+        CHECK_ERR(adia_plan_device_dia(P, lo, nd - 1, &v), ADIA_ERR_INVALID_ARG, "room for");
+}
+
 /* Rows [first, first + count) of a Laplacian filled on the device
  * (adia_stencil_fill_device) and planned from its diagonals
  * (adia_plan_create_device_dia, copied or adopted, double or float):
@@ -260,6 +285,7 @@ static void check_stencil_dia(const char *spec, int64_t first, int64_t count, ad
         CHECK_OK(adia_format_to_matrix(adia_plan_format(P), &back));
         CHECK(back && adia_matrix_equal(back, A), "%s: the device dia's matrix equals the CSR", spec);
         adia_matrix_destroy(back);
+        check_lent_dia(P, A, local, k1 - k0);
     }
     adia_plan_destroy(P);
     if (!d.adopt) cudaFree(values);
@@ -327,6 +353,25 @@ static void stencil_dia_errors(void)
     CHECK(cudaPointerGetAttributes(&at, v) != cudaSuccess || at.type != cudaMemoryTypeDevice,
           "an adopted array is freed when the call fails");
     (void)cudaGetLastError();
+    /* adia_plan_device_dia: plans that do not keep dia's diagonals on the
+     * device say why */
+    adia_matrix *A = NULL;
+    int64_t lo[8];
+    adia_device_dia lent;
+    CHECK_OK(adia_matrix_generate("lap2d5:12", &A));
+    adia_plan_hints cpu = {.device = 0, .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
+    adia_plan_hints hdi = {.device = 1, .chooser = ADIA_CHOOSE_FIXED, .format = "hdi"};
+    CHECK_OK(adia_plan_create(A, &cpu, &P));
+    CHECK_ERR(adia_plan_device_dia(P, lo, 8, &lent), ADIA_ERR_UNSUPPORTED, "not on the device");
+    adia_plan_destroy(P);
+    CHECK_OK(adia_plan_create(A, &fx, &P));
+    CHECK_ERR(adia_plan_device_dia(P, lo, 8, &lent), ADIA_ERR_UNSUPPORTED, "not a diagonal one");
+    adia_plan_destroy(P);
+    CHECK_OK(adia_plan_create(A, &hdi, &P));
+    CHECK_ERR(adia_plan_device_dia(P, lo, 8, &lent), ADIA_ERR_UNSUPPORTED, "not stored as dia");
+    adia_plan_destroy(P);
+    CHECK_ERR(adia_plan_device_dia(NULL, lo, 8, &lent), ADIA_ERR_INVALID_ARG, "NULL");
+    adia_matrix_destroy(A);
 }
 
 int main(void)

@@ -1,6 +1,7 @@
 /* gpu_none.c -- the GPU entry points of a build without CUDA: no devices,
  * no GPU format slots (the registry leaves them NULL).  Replaced by src/cuda when nvcc is available. */
 #include "internal.h"
+#include <string.h>
 
 adia_status adia_gpu_device_count(int *count)
 {
@@ -46,6 +47,14 @@ adia_status adia_plan_create_device_dia(const adia_device_dia *A, const adia_pla
     if (plan) *plan = NULL;
     return adia__error(ADIA_ERR_NO_DEVICE,
                       "adia_plan_create_device_dia: adia was built without CUDA");
+}
+
+adia_status adia_plan_device_dia(const adia_plan *plan, int64_t *offsets, int max_diag,
+                                 adia_device_dia *A)
+{
+    (void)plan; (void)offsets; (void)max_diag;
+    if (A) memset(A, 0, sizeof *A);
+    return adia__error(ADIA_ERR_NO_DEVICE, "adia_plan_device_dia: adia was built without CUDA");
 }
 
 adia_status adia_stencil_fill_device(const char *spec, int64_t first, int64_t count,

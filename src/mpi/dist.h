@@ -238,6 +238,12 @@ void adia__dist_trace_write(adia_dist_matrix *D);
 /* The peer transport's failure flag after a solve: an error naming the
  * neighbour's timeout, else ADIA_OK (any other transport, no CUDA). */
 adia_status adia__dist_peer_check(adia_dist_matrix *D);
+/* dist_block.c: the own diagonal block of a device matrix as a dia plan
+ * made on the device from the parts' diagonals; ADIA_ERR_UNSUPPORTED (no
+ * error kept) where a part's format does not keep them as dia's, or
+ * without CUDA. */
+adia_status adia__dist_device_block(const adia_dist_matrix *D, const adia_plan_hints *hints,
+                                    adia_plan **plan);
 
 /* dist_precond.c: the block preconditioners D still holds, freed. */
 void adia__dist_precond_free(adia_dist_matrix *D);

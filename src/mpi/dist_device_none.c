@@ -27,6 +27,14 @@ adia_status adia__dist_peer_check(adia_dist_matrix *D)
     return ADIA_OK;
 }
 
+adia_status adia__dist_device_block(const adia_dist_matrix *D, const adia_plan_hints *hints,
+                                    adia_plan **plan)
+{
+    (void)D, (void)hints;
+    *plan = NULL;
+    return ADIA_ERR_UNSUPPORTED;
+}
+
 adia_status adia__dist_device_spmv_host(adia_dist_matrix *D, double alpha, const double *x,
                                         double beta, double *y)
 {

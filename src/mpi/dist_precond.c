@@ -8,10 +8,12 @@
  * far below Jacobi's (docs/distributed.md), a first step to multigrid
  * across the processes.
  *
- * The block is read back from the plans of D's parts (adia_format_to_matrix:
- * a device plan's storage is downloaded once), its columns of other
- * processes' rows dropped, and planned anew; D keeps that plan beside M
- * and frees both in adia_dist_precond_destroy or adia_dist_destroy. */
+ * On a device matrix whose parts keep their diagonals as dia (a stencil's
+ * do) the block is made on the device (dist_block.c); otherwise it is
+ * read back from the plans of D's parts (adia_format_to_matrix: a device
+ * plan's storage is downloaded once), its columns of other processes'
+ * rows dropped, and planned anew.  D keeps that plan beside M and frees
+ * both in adia_dist_precond_destroy or adia_dist_destroy. */
 #include "dist.h"
 
 /* The part's rows [row0, row0 + rows) of the own block: its entries in
@@ -76,16 +78,29 @@ static adia_status own_block(const adia_dist_matrix *D, adia_matrix **out)
     return s;
 }
 
+/* The own block's plan: on the device where the parts lend their
+ * diagonals (dist_block.c), else by the host route (own_block). */
+static adia_status block_plan(adia_dist_matrix *D, adia_plan **plan)
+{
+    /* a solver's many products: the model may convert */
+    adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 1000};
+    const char *route = getenv("ADIA_DIST_BLOCK");   /* "host": the host route (tests, A/B) */
+    if (D->dev && !(route && !strcmp(route, "host"))) {
+        adia_status s = adia__dist_device_block(D, &h, plan);
+        if (s != ADIA_ERR_UNSUPPORTED) return s;
+    }
+    adia_matrix *B = NULL;
+    DIST_TRY(own_block(D, &B));
+    adia_status s = adia_plan_create(B, &h, plan);
+    adia_matrix_destroy(B);
+    return s;
+}
+
 /* The preconditioner of the own block: its plan on D's device, then M. */
 static adia_status block_precond(adia_dist_matrix *D, const adia_precond_options *opt,
                                  adia_plan **plan, adia_precond **M)
 {
-    adia_matrix *B = NULL;
-    DIST_TRY(own_block(D, &B));
-    /* a solver's many products: the model may convert */
-    adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 1000};
-    adia_status s = adia_plan_create(B, &h, plan);
-    adia_matrix_destroy(B);
+    adia_status s = block_plan(D, plan);
     if (s == ADIA_OK) s = adia_precond_create(*plan, opt, M);
     if (s != ADIA_OK) {
         adia_plan_destroy(*plan);

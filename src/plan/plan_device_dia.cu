@@ -2,8 +2,10 @@
  * dia from diagonals already in device memory (as adia_stencil_fill_device
  * makes them), copied or taken over; no analysis, no choice. */
 #include "plan_device.h"
+#include "../cuda/codegen.h"
 #include "../cuda/cuda_util.h"
 #include "../cuda/diag_build.h"
+#include "../formats/diag_core.h"
 
 #include <vector>
 
@@ -197,5 +199,39 @@ extern "C" adia_status adia_plan_create_device_dia(const adia_device_dia *A,
                     "(ms): %s %.1f, kernel %.1f", (int)A->ndiag, A->adopt ? "taken over" : "copied",
                     (long long)nnz, A->adopt ? "outside slots zeroed" : "copy", t_take - t0,
                     kernel_ms);
+    return ADIA_OK;
+}
+
+extern "C" adia_status adia_plan_device_dia(const adia_plan *plan, int64_t *offsets, int max_diag,
+                                            adia_device_dia *A)
+{
+    const char *f = "adia_plan_device_dia";
+    if (!plan || !offsets || !A)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: plan, offsets or A is NULL", f);
+    memset(A, 0, sizeof *A);
+    adia_format *F = adia_plan_format((adia_plan *)plan);
+    /* the host structure only: a device-built plan's values stay there */
+    const adia_diag *D = F ? adia__format_diag_structure(F) : nullptr;
+    const adia_diag_args *g = F ? adia__gpu_diag_args(F) : nullptr;
+    const char *why = !D ? "its format is not a diagonal one"
+                    : !g || !g->data ? "it is not on the device"
+                    : D->n_pieces != 1 || D->n_scatter || g->rows != D->rows
+                        ? "its diagonals are not stored as dia's (pieces or scatter points)"
+                        : nullptr;
+    if (why)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "%s: the plan (%s): %s (adia_format_to_matrix "
+                           "reads any plan)", f, adia_plan_format_name(plan), why);
+    const int ndiag = D->group_start[D->n_groups];
+    if (ndiag > max_diag)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: %d diagonals, room for %d", f, ndiag,
+                           max_diag);
+    for (int k = 0; k < ndiag; k++) offsets[k] = D->offsets[k];
+    A->rows = D->rows;
+    A->cols = D->cols;
+    A->ndiag = ndiag;
+    A->offsets = offsets;
+    A->values = (char *)g->data + D->piece_data[0] * (int64_t)adia_value_size(F->vtype);
+    A->values_type = F->vtype;
+    A->adopt = 0;
     return ADIA_OK;
 }

@@ -1,0 +1,128 @@
+/* dist_block.c -- a device matrix's own diagonal block (the rows held here
+ * against the same columns) as a dia plan made on the device, for the
+ * block preconditioners (dist_precond.c); CUDA builds only.
+ *
+ * Each part's plan lends its diagonals (adia_plan_device_dia) where its
+ * format keeps them as dia does -- a stencil's parts do.  Part rows
+ * [row0, row0 + rows) read columns numbered from the part's first column,
+ * the own rows' first at shift (0 for a part reading the owned x, own_pos
+ * for one reading the local x): its diagonal o is the block's diagonal
+ * o - shift - row0, copied device to device into the block's storage.  The
+ * entries in other processes' columns fall outside the block's columns,
+ * which adia_plan_create_device_dia zeroes.  No download, no CSR: on 2 H200
+ * the host route (adia_format_to_matrix, a CSR, a new plan) took 1.3-1.4 s
+ * at 4.1 M rows a process, against the 38 ms of one GPU's whole mg set-up
+ * (bench/results/2026-11-27c-h200x4). */
+#include "dist_device.h"
+
+enum { BLOCK_MAX_DIAGS = 256 };   /* per part: beyond, the host route */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The parts' lent diagonals (views[k], offsets off + k BLOCK_MAX_DIAGS);
+ * ADIA_ERR_UNSUPPORTED where one cannot lend them or the types differ. */
+static adia_status part_views(const adia_dist_matrix *D, adia_device_dia *views, int64_t *off)
+{
+    for (int k = 0; k < D->nparts; k++) {
+        adia_status s = adia_plan_device_dia(D->part[k].plan, off + (size_t)k * BLOCK_MAX_DIAGS,
+                                             BLOCK_MAX_DIAGS, &views[k]);
+        if (s != ADIA_OK) return ADIA_ERR_UNSUPPORTED;
+        if (views[k].values_type != views[0].values_type) return ADIA_ERR_UNSUPPORTED;
+    }
+    return ADIA_OK;
+}
+
+static int64_t part_shift(const adia_dist_matrix *D, const dist_part *p)
+{
+    return (p->x_own ? 0 : D->own_pos) + p->row0;
+}
+
+/* The block's offsets: every part diagonal's, shifted, that has an entry
+ * in a rows x rows block, ascending and distinct; their count. */
+static int block_offsets(const adia_dist_matrix *D, const adia_device_dia *views, int64_t *b)
+{
+    int n = 0;
+    for (int k = 0; k < D->nparts; k++)
+        for (int d = 0; d < views[k].ndiag; d++) {
+            const int64_t o = views[k].offsets[d] - part_shift(D, &D->part[k]);
+            if (o > -D->rows && o < D->rows) b[n++] = o;
+        }
+    qsort(b, (size_t)n, sizeof *b, cmp_i64);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (m == 0 || b[i] != b[m - 1]) b[m++] = b[i];
+    return m;
+}
+
+/* The index of o in b[0..n) (present). */
+static int find(const int64_t *b, int n, int64_t o)
+{
+    int lo = 0, hi = n - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (b[mid] < o) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* The parts' diagonals copied into values (ndiag x rows, zeroed). */
+static adia_status gather(const adia_dist_matrix *D, const adia_device_dia *views,
+                          const int64_t *b, int nb, char *values, size_t vs)
+{
+    adia_status s = adia__dist_cuda(cudaMemset(values, 0, (size_t)nb * (size_t)D->rows * vs),
+                                    "cudaMemset (the own block)");
+    for (int k = 0; k < D->nparts && s == ADIA_OK; k++) {
+        const dist_part *p = &D->part[k];
+        for (int d = 0; d < views[k].ndiag && s == ADIA_OK; d++) {
+            const int64_t o = views[k].offsets[d] - part_shift(D, p);
+            if (o <= -D->rows || o >= D->rows) continue;
+            const size_t at = ((size_t)find(b, nb, o) * (size_t)D->rows + (size_t)p->row0) * vs;
+            s = adia__dist_cuda(cudaMemcpy(values + at,
+                                           (const char *)views[k].values +
+                                               (size_t)d * (size_t)views[k].rows * vs,
+                                           (size_t)p->rows * vs, cudaMemcpyDeviceToDevice),
+                                "cudaMemcpy (the own block's diagonals)");
+        }
+    }
+    return s;
+}
+
+adia_status adia__dist_device_block(const adia_dist_matrix *D, const adia_plan_hints *hints,
+                                    adia_plan **plan)
+{
+    *plan = NULL;
+    adia_device_dia views[DIST_PARTS];
+    int64_t *off = malloc((size_t)(DIST_PARTS + 1) * BLOCK_MAX_DIAGS * sizeof *off);
+    if (!off) return adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the own block's offsets: out "
+                                    "of memory", D->rank);
+    int64_t *b = off + (size_t)DIST_PARTS * BLOCK_MAX_DIAGS;
+    adia_status s = part_views(D, views, off);
+    const int nb = s == ADIA_OK ? block_offsets(D, views, b) : 0;
+    /* as many diagonals as a part may hold: else the block is not dia's */
+    if (s == ADIA_OK && nb > BLOCK_MAX_DIAGS) s = ADIA_ERR_UNSUPPORTED;
+    if (s != ADIA_OK) {
+        free(off);
+        return ADIA_ERR_UNSUPPORTED;   /* no error kept: the host route follows */
+    }
+    const size_t vs = adia_value_size(views[0].values_type);
+    void *values = NULL;
+    s = adia__dist_cuda(cudaMalloc(&values, (size_t)(nb > 0 ? nb : 1) * (size_t)D->rows * vs),
+                        "cudaMalloc (the own block)");
+    if (s == ADIA_OK) s = gather(D, views, b, nb, values, vs);
+    if (s != ADIA_OK) {
+        cudaFree(values);
+        free(off);
+        return s;
+    }
+    adia_device_dia B = {.rows = (int32_t)D->rows, .cols = (int32_t)D->rows, .ndiag = nb,
+                         .offsets = b, .values = values,
+                         .values_type = views[0].values_type, .adopt = 1};
+    s = adia_plan_create_device_dia(&B, hints, plan);   /* takes values, even on failure */
+    free(off);
+    return s;
+}
