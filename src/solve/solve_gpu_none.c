@@ -15,3 +15,10 @@ adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const double *b, 
     (void)x;
     return adia__solve_gpu(a, info);
 }
+
+adia_status adia__solve_plan_max_abs(const adia_plan *plan, double *big)
+{
+    (void)plan;
+    (void)big;
+    return ADIA_ERR_UNSUPPORTED;
+}

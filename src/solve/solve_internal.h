@@ -31,6 +31,9 @@ typedef struct adia_solve_gpu_args {
      * lesser of the operator's graph level and M's).  Never with inv_diag. */
     const struct adia_precond *M;
     double a_scale;             /* the operator is a_scale * A (a power of two) */
+    int b_exp;                  /* host entry (vt double): b comes unscaled and
+                                   is scaled by 2^b_exp on the device         */
+    int x_zero;                 /* host entry: x0 is all zeros (not uploaded) */
     double rtol;
     int max_iter;
     void *stream;               /* cudaStream_t the caller's work is on        */
@@ -45,9 +48,16 @@ typedef struct adia_solve_gpu_args {
 adia_status adia__solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info);
 
 /* Host vectors through a GPU plan: b and x (doubles) are moved to the
- * device once, solved there, and x comes back. */
+ * device once (x0 = 0: set there; b scaled there by 2^b_exp), solved
+ * there, and x comes back. */
 adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const double *b, double *x,
                                 adia_solve_info *info);
+
+/* max |A(i,j)| of a double GPU plan whose format keeps its values in one
+ * device array (the diagonal formats without scatter points), NaN
+ * ignored, read on the device; ADIA_ERR_UNSUPPORTED (no error set)
+ * otherwise: the caller scans its host copy. */
+adia_status adia__solve_plan_max_abs(const adia_plan *plan, double *big);
 
 /* opt->precond for a solve on plan (NULL: the call has none) in func's
  * words: a live handle made on plan, not with opt->jacobi, not a kind
