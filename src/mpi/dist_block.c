@@ -103,8 +103,14 @@ adia_status adia__dist_device_block(const adia_dist_matrix *D, const adia_plan_h
     int64_t *b = off + (size_t)DIST_PARTS * BLOCK_MAX_DIAGS;
     adia_status s = part_views(D, views, off);
     const int nb = s == ADIA_OK ? block_offsets(D, views, b) : 0;
-    /* as many diagonals as a part may hold: else the block is not dia's */
-    if (s == ADIA_OK && nb > BLOCK_MAX_DIAGS) s = ADIA_ERR_UNSUPPORTED;
+    /* dia's storage only where it suits the block: at most as many
+     * diagonals as a part may lend, at most 3 slots per nonzero (the
+     * planner's bound for a diagonal matrix); else the host route plans it */
+    int64_t nnz = 0;
+    for (int k = 0; k < D->nparts; k++) nnz += adia_format_nnz(adia_plan_format(D->part[k].plan));
+    const double slots = (double)nb * (double)D->rows;
+    if (s == ADIA_OK && (nb > BLOCK_MAX_DIAGS || slots > 3.0 * (double)nnz + (double)D->rows))
+        s = ADIA_ERR_UNSUPPORTED;
     if (s != ADIA_OK) {
         free(off);
         return ADIA_ERR_UNSUPPORTED;   /* no error kept: the host route follows */

@@ -497,8 +497,8 @@ extern "C" adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const 
     if (s == ADIA_OK) s = upload(b, a->n, a->vt, d);
     if (s == ADIA_OK && a->b_exp != 0 && a->n > 0) {
         const int64_t blocks = (a->n + 255) / 256;
-        scale_pow2_kernel<<<(unsigned)(blocks < 65536 ? blocks : 65536), 256>>>((double *)d, a->n,
-                                                                              a->b_exp);
+        const unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536);
+        scale_pow2_kernel<<<grid, 256>>>((double *)d, a->n, a->b_exp);
         s = adia_cuda_check(cudaGetLastError(), "GPU solver: scaling b");
     }
     if (s == ADIA_OK)
@@ -522,7 +522,8 @@ static __global__ void max_abs_kernel(const T *v, int64_t n, unsigned long long 
          i += (int64_t)gridDim.x * blockDim.x)
         m = fmax(m, fabs((double)v[i]));
     for (int d = 16; d; d >>= 1) m = fmax(m, __shfl_down_sync(0xffffffffu, m, d));
-    if ((threadIdx.x & 31) == 0 && m > 0) atomicMax(out, (unsigned long long)__double_as_longlong(m));
+    if ((threadIdx.x & 31) == 0 && m > 0)
+        atomicMax(out, (unsigned long long)__double_as_longlong(m));
 }
 
 /* A host scan of the CSR's values was a pass over 0.9 GB at lap3d7:256
@@ -532,15 +533,16 @@ extern "C" adia_status adia__solve_plan_max_abs(const adia_plan *plan, double *b
     const adia_format *F = adia_plan_format((adia_plan *)plan);
     const adia_diag *D = F ? adia__format_diag_structure(F) : nullptr;
     const adia_diag_args *g = F ? adia__gpu_diag_args(F) : nullptr;
-    if (!D || !g || !g->data || D->n_scatter || F->vtype != ADIA_DOUBLE) return ADIA_ERR_UNSUPPORTED;
+    if (!D || !g || !g->data || D->n_scatter || F->vtype != ADIA_DOUBLE)
+        return ADIA_ERR_UNSUPPORTED;
     const int64_t n = D->piece_data[D->n_pieces];   /* every slot: padding holds 0 */
     unsigned long long *d = nullptr, h = 0;
     ADIA_TRY(adia_cuda_check(cudaMalloc(&d, sizeof *d), "max |A| on the device"));
     adia_status s = adia_cuda_check(cudaMemset(d, 0, sizeof *d), "max |A| on the device");
     if (s == ADIA_OK && n > 0) {
         const int64_t blocks = (n + 255) / 256;
-        max_abs_kernel<<<(unsigned)(blocks < 4096 ? blocks : 4096), 256>>>((const double *)g->data,
-                                                                           n, d);
+        const unsigned grid = (unsigned)(blocks < 4096 ? blocks : 4096);
+        max_abs_kernel<<<grid, 256>>>((const double *)g->data, n, d);
         s = adia_cuda_check(cudaGetLastError(), "max |A| on the device");
     }
     if (s == ADIA_OK)
