@@ -30,7 +30,10 @@
  * GPU); a device pointer never reaches MPI, which need not be CUDA-aware.
  * The environment variable ADIA_DIST_TRANSPORT of rank 0 decides at
  * creation: unset or "auto" as above, "staged", "nccl" or "peer"
- * (ADIA_ERR_UNSUPPORTED where it cannot run).  CPU matrices use
+ * (ADIA_ERR_UNSUPPORTED where it cannot run).  On peer a neighbour that
+ * has not sent its halo after ADIA_DIST_PEER_TIMEOUT_S seconds (default
+ * 120) fails the product and the matrix: the processes' collective calls
+ * must come within that time of each other.  CPU matrices use
  * "mpi-host" whatever it says.  docs/distributed.md.
  */
 #ifndef ADIA_MPI_H
