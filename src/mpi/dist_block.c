@@ -36,13 +36,17 @@ static adia_status part_views(const adia_dist_matrix *D, adia_device_dia *views,
     return ADIA_OK;
 }
 
+/* What a part's diagonal offset loses to become the block's: its rows
+ * start row0 into the block, its columns own_pos before the own rows
+ * when it reads the local x. */
 static int64_t part_shift(const adia_dist_matrix *D, const dist_part *p)
 {
     return (p->x_own ? 0 : D->own_pos) + p->row0;
 }
 
 /* The block's offsets: every part diagonal's, shifted, that has an entry
- * in a rows x rows block, ascending and distinct; their count. */
+ * in a rows x rows block, ascending and distinct; their count.  b has
+ * room for all the parts' diagonals (DIST_PARTS x BLOCK_MAX_DIAGS). */
 static int block_offsets(const adia_dist_matrix *D, const adia_device_dia *views, int64_t *b)
 {
     int n = 0;
@@ -97,7 +101,8 @@ adia_status adia__dist_device_block(const adia_dist_matrix *D, const adia_plan_h
 {
     *plan = NULL;
     adia_device_dia views[DIST_PARTS];
-    int64_t *off = malloc((size_t)(DIST_PARTS + 1) * BLOCK_MAX_DIAGS * sizeof *off);
+    /* the parts' offsets, then the block's (before duplicates go: as many) */
+    int64_t *off = malloc((size_t)2 * DIST_PARTS * BLOCK_MAX_DIAGS * sizeof *off);
     if (!off) return adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the own block's offsets: out "
                                     "of memory", D->rank);
     int64_t *b = off + (size_t)DIST_PARTS * BLOCK_MAX_DIAGS;

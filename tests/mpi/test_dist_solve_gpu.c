@@ -287,6 +287,46 @@ out:
     problem_close(&p);
 }
 
+/* A wide band (201 diagonals a part, more than 256 before the parts'
+ * duplicates go): block Chebyshev made on the device equals the host
+ * route's (the same iterations, the same x), block jacobi takes
+ * opt->jacobi's count. */
+static void test_block_wide(const char *src)
+{
+    problem p;
+    if (!problem_open(&p, src)) goto out;
+    const int64_t m = p.in.rows, f = p.in.first;
+    adia_precond *J = NULL, *C = NULL, *H = NULL;
+    adia_precond_options pj = {.kind = "jacobi"}, pc = {.kind = "cheb"};
+    CHECK_OK(adia_dist_precond_create(p.D, &pj, &J));
+    CHECK_OK(adia_dist_precond_create(p.D, &pc, &C));
+    setenv("ADIA_DIST_BLOCK", "host", 1);
+    CHECK_OK(adia_dist_precond_create(p.D, &pc, &H));
+    unsetenv("ADIA_DIST_BLOCK");
+    adia_solve_options o = options(ADIA_SOLVE_CG, 1, 30, 3000);
+    adia_solve_info ij, ib, ic, ih;
+    double *xh = calloc((size_t)m + 1, sizeof *xh);
+    CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &ij));
+    o.jacobi = 0;
+    o.precond = J;
+    memset(p.x, 0, (size_t)m * sizeof *p.x);
+    CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &ib));
+    o.precond = C;
+    memset(p.x, 0, (size_t)m * sizeof *p.x);
+    CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &ic));
+    o.precond = H;
+    CHECK_OK(adia_dist_solve(p.D, p.b + f, xh, &o, &ih));
+    const double d = dist_err(xh, p.x, m, p.x, m);
+    CHECK(ij.converged && ib.converged && ib.iterations == ij.iterations && ic.converged &&
+              ih.converged && abs(ih.iterations - ic.iterations) <= 1 && d <= 1e-10,
+          "%s on %d GPUs: CG + Jacobi %d its, + block jacobi %d, + block cheb %d (host route %d), "
+          "x differs by %g", src, size, ij.iterations, ib.iterations, ic.iterations,
+          ih.iterations, d);
+    free(xh);
+out:
+    problem_close(&p);   /* J, C, H: freed with the matrix */
+}
+
 /* Jacobi with A(k,k) = 0, k the last row: the CPU's error, on every
  * process, whatever the method. */
 static void test_zero_diagonal(void)
@@ -510,6 +550,7 @@ static void test_device(void)
     test_device_vectors("band:500,4", ADIA_SOLVE_BICGSTAB, 1, 30);
     test_device_vectors("lap2d5:31", ADIA_SOLVE_GMRES, 0, 10);
     test_block_precond("lap3d7:16x16x48");
+    test_block_wide("band:3000,100,sym");
     test_outcomes();
     test_zero_diagonal();
 }
