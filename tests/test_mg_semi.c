@@ -7,8 +7,7 @@
  * semicoarsened hierarchies, and PCG + mg converging in few iterations on
  * anisotropic problems at two sizes (CPU).  The counts are printed. */
 #define _POSIX_C_SOURCE 200809L   /* setenv */
-#include "testutil.h"
-#include "precond/mg.h"
+#include "mg_testutil.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -74,18 +73,6 @@ static void test_rule(void)
 }
 
 /* ---- the couplings of real stencils (host) */
-static int host_stencil(const char *spec, mg_stencil *S)
-{
-    adia_matrix *A = test_generate(spec);
-    if (!A) return 0;
-    int32_t n[3];
-    const int zero[3] = {0, 0, 0};
-    adia_status s = adia__mg_grid(&A->csr, zero, n);
-    if (s == ADIA_OK) s = adia__mg_stencil_from_csr(&A->csr, n, S);
-    CHECK(s == ADIA_OK, "%s: stencil: %s", spec, adia_last_error());
-    adia_matrix_destroy(A);
-    return s == ADIA_OK;
-}
 
 static void test_coupling(void)
 {

@@ -10,8 +10,7 @@
  * with variable and jumping coefficients, 2 and 4 slabs.  The transfers
  * likewise: R b and x + P xc on a slab whose vectors carry 2 ghost planes
  * a side are the whole grid's on its planes. */
-#include "testutil.h"
-#include "precond/mg.h"
+#include "mg_testutil.h"
 
 #include <string.h>
 
@@ -113,19 +112,9 @@ static void check_slab_transfers(const int32_t n[3], int slabs, const int co[3],
 /* co: the directions halved on every level. */
 static void check_slabs(const char *spec, int slabs, const int co[3])
 {
-    adia_matrix *A = test_generate(spec);
-    if (!A) return;
-    adia_csr_view v;
-    CHECK_OK(adia_matrix_csr(A, &v));
-    const adia_csr c = {.rows = v.rows, .cols = v.cols, .nnz = v.nnz, .rowptr = (int64_t *)v.rowptr,
-                        .colind = (int32_t *)v.colind, .values = (double *)v.values,
-                        .vtype = ADIA_DOUBLE};
-    const int nogrid[3] = {0, 0, 0};
-    int32_t n[3];
     mg_stencil W[LEVELS + 1];   /* the whole grid's hierarchy */
     memset(W, 0, sizeof W);
-    CHECK_OK(adia__mg_grid(&c, nogrid, n));
-    CHECK_OK(adia__mg_stencil_from_csr(&c, n, &W[0]));
+    if (!host_stencil(spec, &W[0])) return;
     for (int l = 0; l < LEVELS; l++) {
         int32_t nc[3];
         for (int d = 0; d < 3; d++) nc[d] = co[d] ? (W[l].n[d] + 1) / 2 : W[l].n[d];
@@ -159,7 +148,6 @@ static void check_slabs(const char *spec, int slabs, const int co[3])
     printf("%s, %d slabs, halved %d%d%d: largest difference %g\n", spec, slabs, co[0], co[1],
            co[2], worst);
     for (int l = 0; l <= LEVELS; l++) adia__mg_stencil_free(&W[l]);
-    adia_matrix_destroy(A);
 }
 
 int main(void)

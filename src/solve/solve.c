@@ -733,13 +733,11 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
     }
     double *bs = k ? w + (k - 1) * S->n : NULL;
     if (bs) scale_pow2(S->n, b, -S->eb, bs);
-    if (!S->x_zero) scale_pow2(S->n, x, S->ea - S->eb, x);
-    /* x0 = 0 is not uploaded, but its pages are still written here on
-     * every thread, as the scaling of any other x0 does: left untouched
-     * they are faulted in by the download's copy, on one thread.  (A guess
-     * at why lap3d7:256's set-up did not drop in the one A/B run without
-     * this touch, H200, 2026-11-27; not yet measured with it.) */
-    else if (gpu) scale_pow2(S->n, x, 0, x);
+    /* x0 = 0 too: its pages are written here on every thread, not faulted
+     * in by a GPU solve's download on one (x0 = 0 is not uploaded; a guess
+     * at why lap3d7:256's set-up did not drop in the one A/B run that
+     * skipped this pass, H200, 2026-11-27; not yet measured with it) */
+    scale_pow2(S->n, x, S->ea - S->eb, x);
     double t0 = adia__now_ms();
     s = gpu ? run_gpu(S, method, bs ? bs : b, bs ? 0 : -S->eb, x)
             : run_cpu(S, method, bs, x, w);

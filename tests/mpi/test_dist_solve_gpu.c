@@ -222,6 +222,16 @@ out:
     problem_close(&p);
 }
 
+/* x = 0, then the distributed solve with M alone (no opt->jacobi). */
+static void solve_from_zero(problem *p, adia_solve_options *o, adia_precond *M, double *x,
+                            adia_solve_info *info)
+{
+    o->jacobi = 0;
+    o->precond = M;
+    memset(x, 0, (size_t)p->in.rows * sizeof *x);
+    CHECK_OK(adia_dist_solve(p->D, p->b + p->in.first, x, o, info));
+}
+
 /* Block Jacobi on device matrices (adia_dist_precond_create): mg on each
  * GPU's block (made on the device from the parts' diagonals) converges
  * with CG in under half of Jacobi's iterations, host and device vectors
@@ -240,13 +250,8 @@ static void test_block_precond(const char *src)
     adia_solve_options o = options(ADIA_SOLVE_CG, 1, 30, 3000);
     adia_solve_info ij, ib, im, idv;
     CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &ij));
-    o.jacobi = 0;
-    o.precond = J;
-    memset(p.x, 0, (size_t)m * sizeof *p.x);
-    CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &ib));
-    o.precond = G;
-    memset(p.x, 0, (size_t)m * sizeof *p.x);
-    CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &im));
+    solve_from_zero(&p, &o, J, p.x, &ib);
+    solve_from_zero(&p, &o, G, p.x, &im);
     adia_solve_options os = options(ADIA_SOLVE_CG, 0, 30, 3000);
     adia_solve_info is;
     CHECK_OK(adia_solve(p.A, NULL, p.b, p.xs, &os, &is));
@@ -272,9 +277,7 @@ static void test_block_precond(const char *src)
     adia_solve_info ih;
     CHECK_OK(adia_dist_precond_create(p.D, &pg, &H));
     unsetenv("ADIA_DIST_BLOCK");
-    o.precond = H;
-    memset(x, 0, (size_t)m * sizeof *x);
-    CHECK_OK(adia_dist_solve(p.D, p.b + f, x, &o, &ih));
+    solve_from_zero(&p, &o, H, x, &ih);
     double dh = dist_err(x, p.x, m, p.x, m);
     CHECK(ih.converged && abs(ih.iterations - im.iterations) <= 1 && dh <= 1e-10,
           "%s block mg by the host route: %d its (%s), the device's %d, x differs by %g", src,
@@ -307,15 +310,9 @@ static void test_block_wide(const char *src)
     adia_solve_info ij, ib, ic, ih;
     double *xh = calloc((size_t)m + 1, sizeof *xh);
     CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &ij));
-    o.jacobi = 0;
-    o.precond = J;
-    memset(p.x, 0, (size_t)m * sizeof *p.x);
-    CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &ib));
-    o.precond = C;
-    memset(p.x, 0, (size_t)m * sizeof *p.x);
-    CHECK_OK(adia_dist_solve(p.D, p.b + f, p.x, &o, &ic));
-    o.precond = H;
-    CHECK_OK(adia_dist_solve(p.D, p.b + f, xh, &o, &ih));
+    solve_from_zero(&p, &o, J, p.x, &ib);
+    solve_from_zero(&p, &o, C, p.x, &ic);
+    solve_from_zero(&p, &o, H, xh, &ih);
     const double d = dist_err(xh, p.x, m, p.x, m);
     CHECK(ij.converged && ib.converged && ib.iterations == ij.iterations && ic.converged &&
               ih.converged && abs(ih.iterations - ic.iterations) <= 1 && d <= 1e-10,
