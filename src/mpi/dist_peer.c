@@ -259,8 +259,24 @@ static void unmap(adia_dist_matrix *D)
     (void)cudaGetLastError();
 }
 
+/* ADIA_DIST_PEER_TEST_MUTE: the rank whose flags are never raised (the
+ * timeout's test), -1 unset; anything but a rank of D is an error. */
+static adia_status muted_rank(const adia_dist_matrix *D, int *rank)
+{
+    const char *env = getenv("ADIA_DIST_PEER_TEST_MUTE");
+    char *end = NULL;
+    const long r = env && *env ? strtol(env, &end, 10) : -1;
+    *rank = (int)r;
+    if (env && *env && (*end || r < 0 || r >= D->size))
+        return adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_PEER_TEST_MUTE=%s: a rank of the "
+                              "%d processes", env, D->size);
+    return ADIA_OK;
+}
+
 adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked)
 {
+    int mute = -1;
+    DIST_TRY(adia__dist_agree(D->comm, muted_rank(D, &mute)));
     const char *why = unsuitable(D);
     if (why && !asked) return ADIA_OK;   /* NCCL's halo */
     if (why) return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=peer: %s", why);
@@ -271,8 +287,7 @@ adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked)
         return asked ? s : ADIA_OK;   /* not asked for: NCCL's halo, which the trial checked */
     }
     D->halo.transport = &peer;
-    const char *mute = getenv("ADIA_DIST_PEER_TEST_MUTE");   /* the timeout's test */
-    D->dev->peer.mute = mute && *mute && atoi(mute) == D->rank;
+    D->dev->peer.mute = mute == D->rank;
     return ADIA_OK;
 }
 

@@ -85,7 +85,10 @@ static adia_status block_plan(adia_dist_matrix *D, adia_plan **plan)
     /* a solver's many products: the model may convert */
     adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 1000};
     const char *route = getenv("ADIA_DIST_BLOCK");   /* "host": the host route (tests, A/B) */
-    if (D->dev && !(route && !strcmp(route, "host"))) {
+    const int host = route && !strcmp(route, "host");
+    if (route && *route && !host && strcmp(route, "device"))
+        return adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_BLOCK=%s: device or host", route);
+    if (D->dev && !host) {
         adia_status s = adia__dist_device_block(D, &h, plan);
         if (s != ADIA_ERR_UNSUPPORTED) return s;
     }

@@ -5,6 +5,7 @@
  * errors -- on every process alike, even
  * when only one of them fails -- instead of hangs.  Every process holds
  * the whole (small) matrix as the serial reference. */
+#define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
 #include "adia_mpi.h"
 #include "disttest.h"
 #include "testutil.h"
@@ -191,6 +192,12 @@ static void test_block_precond(void)
           adia_last_error());
     /* refused alike on every process: no M, and more than the 8 a matrix holds */
     CHECK_ERR(adia_dist_precond_create(D, &pj, NULL), ADIA_ERR_INVALID_ARG, "M is NULL");
+    setenv("ADIA_DIST_BLOCK", "gpu", 1);   /* neither route */
+    adia_precond *bad = J;
+    CHECK_ERR(adia_dist_precond_create(D, &pj, &bad), ADIA_ERR_INVALID_ARG,
+              "ADIA_DIST_BLOCK=gpu: device or host");
+    CHECK(bad == NULL, "a refused preconditioner is NULL");
+    unsetenv("ADIA_DIST_BLOCK");
     adia_precond *more[8] = {NULL};
     for (int k = 0; k < 6; k++) CHECK_OK(adia_dist_precond_create(D, &pj, &more[k]));
     more[6] = J;   /* not NULL before the call */

@@ -505,6 +505,12 @@ static void test_trace(const char *transport)
 static void test_peer_timeout(void)
 {
     setenv("ADIA_DIST_TRANSPORT", "peer", 1);
+    setenv("ADIA_DIST_PEER_TEST_MUTE", "one", 1);   /* not a rank: refused everywhere */
+    adia_dist_matrix *B = NULL;
+    adia_plan_hints h = {.device = 1};
+    CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap3d7:12", &h, &B), ADIA_ERR_INVALID_ARG,
+              "ADIA_DIST_PEER_TEST_MUTE=one: a rank");
+    CHECK(B == NULL, "no matrix on failure");
     setenv("ADIA_DIST_PEER_TIMEOUT_S", "0.5", 1);
     char mute[16];
     snprintf(mute, sizeof mute, "%d", size - 1);
