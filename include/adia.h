@@ -1111,7 +1111,53 @@ typedef struct adia_precond_options {
                                  with the Chebyshev smoother, else 2)          */
     int degree;               /* Chebyshev steps (<= 0: cheb 4, mg's smoother 2) */
     int max_levels;           /* mg: <= 0: until the coarse grid is small      */
+    /* mg across processes (NULL: one process): the plan holds this
+     * process's slab of the grid (see adia_slab_comm), grid its size. */
+    const struct adia_slab_comm *slab;
 } adia_precond_options;
+
+/* Multigrid across processes (adia_mpi's, or any caller's): the grid of
+ * the whole matrix, nx x ny x nz points (x fastest), is split by planes
+ * (z) among the processes.  Each owns planes [z0, z1) and its plan holds
+ * the rows of planes [zs, ze): its own and up to 2 of its neighbours'
+ * below and above ("ghost" planes, ze = min(nz, z1 + 2), zs = max(0, z0 -
+ * 2)), columns renumbered from plane zs and those outside dropped;
+ * adia_precond_options.grid is {nx, ny, ze - zs}.  libadia builds the
+ * hierarchy slab by slab -- every level's Galerkin product, smoother and
+ * transfers on the process's planes and ghost planes, which the callbacks
+ * below fill from their owners -- and gathers a level onto every process
+ * once it is small, where a one-process mg solves it.  r and z of
+ * adia_precond_apply are the own rows (planes [z0, z1)).  Every callback
+ * is collective: all processes call it in the same order. */
+typedef struct adia_slab_comm {
+    int64_t nz, z0, z1, zs;
+    void *ctx;
+    /* v[0..count) (host) summed over the processes, in place */
+    void (*sum)(void *ctx, double *v, int count);
+    void (*sum_u64)(void *ctx, uint64_t *v, int count);
+    /* The status every process goes on with (an error of any, on all). */
+    adia_status (*agree)(void *ctx, adia_status s);
+    /* Level `level`'s layout, once at set-up before its exchanges or
+     * gathers: this process holds planes [zs, ze) of the level's nz planes
+     * of `plane` values each and owns [z0, z1) (possibly none). */
+    adia_status (*layout)(void *ctx, int level, int64_t plane, int64_t nz, int64_t z0,
+                          int64_t z1, int64_t zs, int64_t ze);
+    /* v: the level's planes [zs, ze) held here (doubles; device 1: device
+     * memory, queued on stream, a cudaStream_t).  exchange: the planes held
+     * but not owned filled from their owners; gather: every process's own
+     * planes into all (the level's nz planes). */
+    adia_status (*exchange)(void *ctx, int level, double *v, int device, void *stream);
+    adia_status (*gather)(void *ctx, int level, const double *v, double *all, int device,
+                          void *stream);
+} adia_slab_comm;
+
+/* The grids (points per dimension, x fastest) a matrix of `rows` rows
+ * with the given diagonal offsets (j - i, any sign and order, repeats
+ * allowed) may be a stencil on, likeliest first: at most max of them into
+ * grid; their count (0: none).  mg's own search, for callers that split
+ * the grid (adia_mpi) before any plan exists. */
+int adia_grid_candidates(int64_t rows, const int64_t *offsets, int count, int32_t (*grid)[3],
+                         int max);
 
 void adia_precond_options_default(adia_precond_options *opt);
 /* Build M for the square plan (CPU or GPU) with opt (NULL: defaults).  The

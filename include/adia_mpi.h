@@ -180,21 +180,33 @@ adia_status adia_dist_solve_device(adia_dist_matrix *D, const double *d_b, doubl
                                    const adia_solve_options *opt, adia_solve_info *info,
                                    void *stream);
 
-/* Block Jacobi: a preconditioner on each process's own diagonal block
- * (its rows against the same columns), of kind opt->kind as
- * adia_precond_create makes it on one matrix (NULL: jacobi; mg, cheb,
- * auto, ...), on D's device; collective, agreed.  *M goes to
- * opt->precond of adia_dist_solve and adia_dist_solve_device on D; z =
- * M r is each process's own block, no communication, the couplings
- * between blocks left to the method (CG needs every block's M SPD).  The
- * block is a second copy, planned anew: made on the device from D's
- * diagonals where its plans keep them as dia does (a stencil's), else
- * read back from D's plans (a device matrix's downloaded once).
- * D keeps that plan and frees it with M: adia_dist_precond_destroy, or
- * adia_dist_destroy for the ones left; at most 8 at once. */
+/* A preconditioner of D, on D's device; collective, agreed.  *M goes to
+ * opt->precond of adia_dist_solve and adia_dist_solve_device on D.
+ *  - mg across the processes ("slabs": kind mg, where every process's
+ *    rows are whole planes (z) of the matrix's grid -- opt->grid, else
+ *    found from the offsets -- and a device matrix moves its halo by
+ *    NCCL): one hierarchy over the whole grid, each process holding its
+ *    planes of every level and 2 of each neighbour's (their rows fetched
+ *    once, a second copy of the block), the small levels gathered onto
+ *    every process (adia_slab_comm, adia.h).  z = M r is one V-cycle of
+ *    the whole matrix, as one process's mg would make it.
+ *  - block Jacobi ("blocks": every other kind, NULL: jacobi; mg where
+ *    slabs cannot run): a preconditioner of each process's own diagonal
+ *    block (its rows against the same columns), as adia_precond_create
+ *    makes it on one matrix; z = M r needs no communication, the
+ *    couplings between blocks are left to the method (CG needs every
+ *    block's M SPD).  The block is a second copy, made on the device from
+ *    D's diagonals where its plans keep them as dia does (a stencil's),
+ *    else read back from D's plans.
+ * Environment (rank 0's): ADIA_DIST_MG=slab (refused where slabs cannot
+ * run) or block.  D keeps the copies and frees them with M:
+ * adia_dist_precond_destroy, or adia_dist_destroy for the ones left; at
+ * most 8 at once. */
 adia_status adia_dist_precond_create(adia_dist_matrix *D, const adia_precond_options *opt,
                                      adia_precond **M);
 void adia_dist_precond_destroy(adia_dist_matrix *D, adia_precond *M);   /* NULL is fine */
+/* "slabs" or "blocks" (above) for a preconditioner D holds, else "". */
+const char *adia_dist_precond_scope(const adia_dist_matrix *D, const adia_precond *M);
 
 /* Whole vectors (n values) on rank root to the processes' rows and back:
  * full is read (scatter) or written (gather) on root only. */

@@ -641,9 +641,29 @@ static void test_pcg(void)
     adia_matrix_destroy(A);
 }
 
+/* adia_grid_candidates, mg's search before any plan (adia_mpi splits the
+ * grid with it): the likeliest grid first, any offsets' sign and order;
+ * none for offsets that fit no grid, or bad arguments. */
+static void test_grid_candidates(void)
+{
+    int32_t g[8][3];
+    const int64_t box[] = {-64, 8, 1, -1, 64, -8, 8, 0};
+    int c = adia_grid_candidates(448, box, 8, g, 8);
+    CHECK(c >= 1 && g[0][0] == 8 && g[0][1] == 8 && g[0][2] == 7, "lap3d7:8x8x7: %d grids, %dx%dx%d",
+          c, c ? g[0][0] : 0, c ? g[0][1] : 0, c ? g[0][2] : 0);
+    const int64_t flat[] = {1, 40, -1, -40};
+    c = adia_grid_candidates(40 * 37, flat, 4, g, 8);
+    CHECK(c >= 1 && g[0][0] == 40 && g[0][1] == 37 && g[0][2] == 1, "lap2d5:40x37: %d grids", c);
+    const int64_t odd[] = {1, 7};
+    CHECK(adia_grid_candidates(100, odd, 2, g, 8) == 0, "offsets 1, 7 on 100 rows: no grid");
+    CHECK(adia_grid_candidates(448, box, 8, g, 0) == 0 && adia_grid_candidates(0, box, 8, g, 8) == 0 &&
+          adia_grid_candidates(448, NULL, 8, g, 8) == 0, "bad arguments: none");
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_grid_candidates();
     test_grid_found();
     test_grid_errors();
     test_options();

@@ -354,6 +354,7 @@ out:
 typedef struct made_precond {
     const char *kind;
     double ms;
+    const char *scope;   /* adia_dist_precond_scope */
 } made_precond;
 
 static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const adia_solve_info *s,
@@ -368,7 +369,7 @@ static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const
         json_bool(&j, "jacobi", a->solve.jacobi);
         if (pc->kind) {
             json_str(&j, "precond", pc->kind);
-            json_str(&j, "precond_blocks", "block jacobi");
+            json_str(&j, "precond_scope", pc->scope);
             json_num(&j, "precond_setup_ms", pc->ms);
         }
         cli_json_solve(&j, s, err);
@@ -428,12 +429,13 @@ int cli_dist_solve(const char *cmd, const cli_dist_args *a)
         if ((s = adia_dist_spmv(D, 1.0, one, 0.0, b)) != ADIA_OK) goto out;
     }
     adia_solve_options so = *o;
-    made_precond pc = {NULL, NAN};
+    made_precond pc = {NULL, NAN, ""};
     if (a->precond) {
         const double tp = MPI_Wtime();
         adia_precond *M = NULL;
         if ((s = adia_dist_precond_create(D, a->precond, &M)) != ADIA_OK) goto out;
-        pc = (made_precond){adia_precond_kind(M), (MPI_Wtime() - tp) * 1e3};
+        pc = (made_precond){adia_precond_kind(M), (MPI_Wtime() - tp) * 1e3,
+                            adia_dist_precond_scope(D, M)};
         so.precond = M;   /* D frees it */
         static char text[16384];
         if (a->explain && !a->json && in.rank == 0 &&

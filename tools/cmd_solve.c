@@ -366,12 +366,13 @@ int cmd_solve(int argc, char **argv)
     if ((rc = cli_check_files(argv[0], in, 3, out, 1))) return rc;
     if (cli_dist_ranks() > 1 || o.dist) {
         if ((rc = cli_dist_start(argv[0]))) return rc;
-        /* other kinds: each process's own block (block Jacobi) */
+        /* other kinds: adia_dist_precond_create (mg across the processes, or
+         * each process's own block) */
         adia_precond_options po;
         const bool block = o.precond && strcmp(o.precond, "none") && strcmp(o.precond, "jacobi");
         if (block && o.grid)
-            return cli_usage_error(argv[0], "--grid under mpirun: each process's block finds its "
-                                   "own grid from its offsets");
+            return cli_usage_error(argv[0], "--grid under mpirun: the grid is found from the "
+                                   "matrix's offsets");
         if (block && (rc = precond_options(argv[0], &o, &po))) return rc;
         if (o.precond && !strcmp(o.precond, "jacobi")) o.jacobi = true;
         if (o.single || o.nondet)

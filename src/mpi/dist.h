@@ -84,6 +84,9 @@ typedef struct dist_part {
 
 #define DIST_PARTS 3
 #define DIST_PRECONDS 8   /* block preconditioners a matrix holds at once */
+#define DIST_SLAB_MOVES 64   /* processes of a multigrid across them */
+
+typedef struct dist_slab dist_slab;   /* dist_slab.c: mg across the processes */
 
 struct adia_dist_matrix {
     uint32_t magic;
@@ -110,8 +113,9 @@ struct adia_dist_matrix {
     double halo_ms, reduce_ms;
     double connect_ms;           /* nccl: the connections made at creation */
     int64_t halo_bytes_all;
-    adia_precond *prec[DIST_PRECONDS];   /* block preconditioners (dist_precond.c) */
-    adia_plan *prec_plan[DIST_PRECONDS]; /* ... and the plans of their blocks */
+    adia_precond *prec[DIST_PRECONDS];   /* preconditioners (dist_precond.c) */
+    adia_plan *prec_plan[DIST_PRECONDS]; /* ... the plans of their blocks or slabs */
+    dist_slab *prec_slab[DIST_PRECONDS]; /* ... a slab mg's callbacks, or NULL */
     int nprec;
 };
 
@@ -244,6 +248,30 @@ adia_status adia__dist_peer_check(adia_dist_matrix *D);
  * without CUDA. */
 adia_status adia__dist_device_block(const adia_dist_matrix *D, const adia_plan_hints *hints,
                                     adia_plan **plan);
+
+/* One point-to-point move of doubles: count values sent from at (send 1)
+ * or received into at from peer; peer = this process: copied from `from`. */
+typedef struct dist_move {
+    int peer, send;
+    double *at;
+    const double *from;
+    int64_t count;
+} dist_move;
+/* Whether D's device halo and reductions go through NCCL (0 without CUDA). */
+int adia__dist_nccl_active(const adia_dist_matrix *D);
+/* Moves of device arrays in one NCCL group on stream (dist_nccl.c; a
+ * build without NCCL: ADIA_ERR_UNSUPPORTED). */
+adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n, void *stream);
+
+/* dist_slab.c: mg across the processes for D (opt->kind "mg"): its plan
+ * (this process's planes and ghost planes), M and the callbacks' context
+ * (freed by adia__dist_slab_free after M and the plan); ADIA_ERR_UNSUPPORTED
+ * with the reason in why (no error kept) where the rows are not whole
+ * planes of a grid, or the device matrix has no NCCL.  Collective, agreed. */
+adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_options *opt,
+                                    adia_plan **plan, adia_precond **M, dist_slab **ctx, char *why,
+                                    size_t len);
+void adia__dist_slab_free(dist_slab *c);
 
 /* dist_precond.c: the block preconditioners D still holds, freed. */
 void adia__dist_precond_free(adia_dist_matrix *D);

@@ -63,3 +63,15 @@ adia_status adia__dist_fill_block(adia_dist_matrix *D, const char *spec,
     (void)D, (void)spec, (void)hints;
     return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_fill_block without CUDA");
 }
+
+adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n, void *stream)
+{
+    (void)D, (void)m, (void)n, (void)stream;
+    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_nccl_moves without CUDA");
+}
+
+int adia__dist_nccl_active(const adia_dist_matrix *D)
+{
+    (void)D;
+    return 0;
+}

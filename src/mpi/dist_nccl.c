@@ -87,6 +87,34 @@ adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, in
                       "ncclAllReduce");
 }
 
+adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n, void *stream)
+{
+    dist_device *g = D->dev;
+    cudaStream_t st = stream;
+    if (!g || !g->nccl)
+        return adia_set_error(ADIA_ERR_UNSUPPORTED, "slab exchange: the matrix has no NCCL");
+    adia_status s = ADIA_OK;
+    for (int k = 0; k < n && s == ADIA_OK; k++)
+        if (m[k].peer == D->rank)
+            s = adia__dist_cuda(cudaMemcpyAsync(m[k].at, m[k].from, (size_t)m[k].count *
+                                                sizeof(double), cudaMemcpyDeviceToDevice, st),
+                                "cudaMemcpyAsync (slab)");
+    int started = 0;
+    if (s == ADIA_OK) started = (s = nccl_check(g, ncclGroupStart(), "ncclGroupStart")) == ADIA_OK;
+    for (int k = 0; k < n && s == ADIA_OK; k++) {
+        if (m[k].peer == D->rank) continue;
+        s = m[k].send ? nccl_check(g, ncclSend(m[k].at, (size_t)m[k].count, ncclDouble, m[k].peer,
+                                               g->nccl, st), "ncclSend")
+                      : nccl_check(g, ncclRecv(m[k].at, (size_t)m[k].count, ncclDouble, m[k].peer,
+                                               g->nccl, st), "ncclRecv");
+    }
+    if (started) {   /* closed in any case */
+        adia_status t = nccl_check(g, ncclGroupEnd(), "ncclGroupEnd");
+        if (s == ADIA_OK) s = t;
+    }
+    return s;
+}
+
 void adia__dist_nccl_free(dist_device *g)
 {
     if (!g->nccl) return;
@@ -117,6 +145,12 @@ adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, in
                                    cudaStream_t stream)
 {
     (void)D, (void)v, (void)count, (void)max, (void)stream;
+    return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi was built without NCCL");
+}
+
+adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n, void *stream)
+{
+    (void)D, (void)m, (void)n, (void)stream;
     return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi was built without NCCL");
 }
 

@@ -99,6 +99,40 @@ static adia_status block_plan(adia_dist_matrix *D, adia_plan **plan)
     return s;
 }
 
+/* ADIA_DIST_MG (rank 0's, agreed): "slab" mg across the processes, refused
+ * where it cannot run; "block" block Jacobi with mg on each block; unset
+ * (auto): slab where it can run, else block. */
+static adia_status mg_route(const adia_dist_matrix *D, int *route)
+{
+    const char *env = getenv("ADIA_DIST_MG");
+    adia_status s = ADIA_OK;
+    *route = 0;
+    if (D->rank == 0 && env && *env) {
+        if (!strcmp(env, "slab")) *route = 1;
+        else if (!strcmp(env, "block")) *route = 2;
+        else s = adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_MG=%s: slab or block", env);
+    }
+    MPI_Bcast(route, 1, MPI_INT, 0, D->comm);
+    return adia__dist_agree(D->comm, s);
+}
+
+/* mg across the processes where the kind is mg and the matrix suits (see
+ * mg_route); ADIA_OK with *M NULL: the block route.  Agreed. */
+static adia_status slab_precond(adia_dist_matrix *D, const adia_precond_options *opt,
+                                adia_plan **plan, adia_precond **M, dist_slab **ctx)
+{
+    int route = 0;
+    if (!opt || !opt->kind || strcmp(opt->kind, "mg")) return ADIA_OK;
+    DIST_TRY(mg_route(D, &route));
+    if (route == 2) return ADIA_OK;
+    char why[200] = "";
+    adia_status s = adia__dist_slab_precond(D, opt, plan, M, ctx, why, sizeof why);
+    if (s == ADIA_ERR_UNSUPPORTED && route == 1)
+        return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_MG=slab: mg across the processes "
+                              "cannot run: %s", why);
+    return s == ADIA_ERR_UNSUPPORTED ? ADIA_OK : s;
+}
+
 /* The preconditioner of the own block: its plan on D's device, then M. */
 static adia_status block_precond(adia_dist_matrix *D, const adia_precond_options *opt,
                                  adia_plan **plan, adia_precond **M)
@@ -125,14 +159,19 @@ adia_status adia_dist_precond_create(adia_dist_matrix *D, const adia_precond_opt
     DIST_TRY(adia__dist_agree(D->comm, s));
     adia_plan *plan = NULL;
     adia_precond *made = NULL;
-    s = adia__dist_agree(D->comm, block_precond(D, opt, &plan, &made));
+    dist_slab *slab = NULL;
+    s = slab_precond(D, opt, &plan, &made, &slab);   /* agreed */
+    if (s == ADIA_OK && !made)
+        s = adia__dist_agree(D->comm, block_precond(D, opt, &plan, &made));
     if (s != ADIA_OK) {   /* made on some processes only: undone everywhere */
         adia_precond_destroy(made);
         adia_plan_destroy(plan);
+        adia__dist_slab_free(slab);
         return s;
     }
     D->prec[D->nprec] = made;
-    D->prec_plan[D->nprec++] = plan;
+    D->prec_plan[D->nprec] = plan;
+    D->prec_slab[D->nprec++] = slab;
     *M = made;
     return ADIA_OK;
 }
@@ -144,9 +183,11 @@ void adia_dist_precond_destroy(adia_dist_matrix *D, adia_precond *M)
         if (D->prec[k] != M) continue;
         adia_precond_destroy(M);
         adia_plan_destroy(D->prec_plan[k]);
+        adia__dist_slab_free(D->prec_slab[k]);
         D->nprec--;
         D->prec[k] = D->prec[D->nprec];
         D->prec_plan[k] = D->prec_plan[D->nprec];
+        D->prec_slab[k] = D->prec_slab[D->nprec];
         return;
     }
 }
@@ -154,4 +195,12 @@ void adia_dist_precond_destroy(adia_dist_matrix *D, adia_precond *M)
 void adia__dist_precond_free(adia_dist_matrix *D)
 {
     while (D->nprec > 0) adia_dist_precond_destroy(D, D->prec[D->nprec - 1]);
+}
+
+const char *adia_dist_precond_scope(const adia_dist_matrix *D, const adia_precond *M)
+{
+    if (!D || D->magic != DIST_MAGIC || !M) return "";
+    for (int k = 0; k < D->nprec; k++)
+        if (D->prec[k] == M) return D->prec_slab[k] ? "slabs" : "blocks";
+    return "";
 }

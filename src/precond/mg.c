@@ -35,7 +35,7 @@ typedef struct mg_run {
     const mg_kernels *K;
     void *stream;
     int dry;                   /* 1: only count launches and bytes        */
-    int kernels, products;
+    int kernels, products, exchanges;
     double bytes;              /* moved through memory (a model: each
                                   array read or written once per launch) */
 } mg_run;
@@ -55,6 +55,16 @@ static adia_status product(mg_run *R, const mg_level *L, const void *x)
     return R->dry ? ADIA_OK : adia_spmv_async(L->plan, 1.0, x, 0.0, L->t, R->stream);
 }
 
+/* Across processes: level l's planes of v held here but owned by others
+ * filled from their owners (one process: nothing). */
+static adia_status exchange(mg_run *R, int l, void *v)
+{
+    const adia_slab_comm *c = R->S->slab;
+    if (!c) return ADIA_OK;
+    R->exchanges++;
+    return R->dry ? ADIA_OK : c->exchange(c->ctx, l, v, R->S->device, R->stream);
+}
+
 /* Reads s, b (t, x unless zero_x; d when c1 != 0), writes x (and d). */
 static adia_status smooth_step(mg_run *R, const mg_level *L, int cheb, double c1, double c2,
                                int zero_x, double bs, const void *b, void *x)
@@ -63,10 +73,13 @@ static adia_status smooth_step(mg_run *R, const mg_level *L, int cheb, double c1
     return R->dry ? ADIA_OK : R->K->smooth(R->S, L, cheb, c1, c2, zero_x, bs, b, x, R->stream);
 }
 
-/* The sweeps of the level's smoother; zero_x: x enters as 0 (not read). */
-static adia_status smooth(mg_run *R, const mg_level *L, double bs, const void *b, void *x,
-                          int zero_x)
+/* The sweeps of the level's smoother; zero_x: x enters as 0 (not read).
+ * Across processes x's ghost planes are refilled after each step that
+ * read x (a product leaves the slab's outermost planes wrong); the first
+ * step from 0 reads only b, whose ghost planes are right. */
+static adia_status smooth(mg_run *R, int l, double bs, const void *b, void *x, int zero_x)
 {
+    const mg_level *L = &R->S->lev[l];
     const mg_state *S = R->S;
     const int cheb = S->smoother == MG_CHEB;
     const double theta = 0.5 * (L->lmax + L->lmin), delta = 0.5 * (L->lmax - L->lmin);
@@ -83,6 +96,7 @@ static adia_status smooth(mg_run *R, const mg_level *L, double bs, const void *b
                 rho_old = rho;
             }
             ADIA_TRY(smooth_step(R, L, cheb, c1, c2, zero_x, bs, b, x));
+            if (!zero_x) ADIA_TRY(exchange(R, l, x));
             zero_x = 0;
         }
     }
@@ -94,21 +108,44 @@ static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, in
 {
     const mg_state *S = R->S;
     const mg_level *L = &S->lev[l];
+    if (l == S->nlev - 1 && S->slab) {   /* gathered, solved by the inner mg */
+        count(R, L, 2, 0);
+        R->exchanges++;
+        return R->dry ? ADIA_OK : adia__mg_slab_coarse(S, L, b, x, R->stream);
+    }
     if (l == S->nlev - 1) {   /* exact: entered from x = 0 only */
         count(R, L, 2, (double)L->rows * (double)L->rows);
         return R->dry ? ADIA_OK : R->K->coarse(S, L, bs, b, x, R->stream);
     }
     const mg_level *Lc = L + 1;
-    ADIA_TRY(smooth(R, L, bs, b, x, zero_x));
+    ADIA_TRY(smooth(R, l, bs, b, x, zero_x));
     ADIA_TRY(product(R, L, x));
     count(R, L, 2, (double)Lc->rows);   /* reads b, t; writes the coarse b */
     if (!R->dry) ADIA_TRY(R->K->restrict_residual(S, L, Lc, bs, b, R->stream));
+    /* the coarse b's ghost planes, which its restriction reads (a gathered
+     * level reads only its own) */
+    if (l + 1 < S->nlev - 1) ADIA_TRY(exchange(R, l + 1, Lc->b));
     ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 1));
     if (S->cycle == 'w' && l + 1 < S->nlev - 1)   /* a second exact solve changes nothing */
         ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 0));
     count(R, L, 2, (double)Lc->rows);   /* x += P x_c */
     if (!R->dry) ADIA_TRY(R->K->prolong(S, L, Lc, x, R->stream));
-    return smooth(R, L, bs, b, x, 0);
+    return smooth(R, l, bs, b, x, 0);
+}
+
+/* Across processes r and z are the own planes of level 0's: r goes into
+ * its b (scaled by alpha), whose ghost planes come from the neighbours,
+ * and z is read off its x. */
+static adia_status slab_cycle(mg_run *R, double alpha, const void *r, void *z)
+{
+    const mg_state *S = R->S;
+    const mg_level *L = &S->lev[0];
+    const int64_t plane = (int64_t)L->n[0] * L->n[1], own = (L->z1 - L->z0) * plane;
+    const size_t at = (size_t)((L->z0 - L->zs) * plane) * sizeof(double);
+    if (!R->dry) ADIA_TRY(adia__mg_copy(S, own, alpha, r, (char *)L->b + at, R->stream));
+    if (S->nlev > 1) ADIA_TRY(exchange(R, 0, L->b));
+    ADIA_TRY(cycle(R, 0, 1.0, L->b, L->x, 1));
+    return R->dry ? ADIA_OK : adia__mg_copy(S, own, 1.0, (char *)L->x + at, z, R->stream);
 }
 
 static adia_status mg_apply(const adia_precond *M, double alpha, const void *r, void *z,
@@ -117,7 +154,7 @@ static adia_status mg_apply(const adia_precond *M, double alpha, const void *r, 
     const mg_state *S = M->impl;
     mg_run R = {.S = S, .K = M->device ? &adia__mg_gpu_kernels : &adia__mg_cpu_kernels,
                 .stream = stream};
-    return cycle(&R, 0, alpha, r, z, 1);
+    return S->slab ? slab_cycle(&R, alpha, r, z) : cycle(&R, 0, alpha, r, z, 1);
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -296,7 +333,7 @@ static adia_status work_arrays(mg_state *S)
             ADIA_TRY(level_array(S, L->rows, NULL, &L->t));
             if (S->smoother == MG_CHEB) ADIA_TRY(level_array(S, L->rows, NULL, &L->d));
         }
-        if (l > 0) {
+        if (l > 0 || S->slab) {   /* a slab's level 0 too: r and z are its own planes */
             ADIA_TRY(level_array(S, L->rows, NULL, &L->b));
             ADIA_TRY(level_array(S, L->rows, NULL, &L->x));
         }
@@ -340,14 +377,19 @@ static adia_status build(adia_precond *M, mg_state *S, const adia_precond_option
     const int max_levels = o->max_levels > 0 && o->max_levels < MG_MAX_LEVELS ? o->max_levels
                                                                               : MG_MAX_LEVELS;
     int done = 0;
-    if (M->device) ADIA_TRY(adia__mg_build_device(M, S, o, max_levels, &done));
+    if (S->slab) {
+        ADIA_TRY(adia__mg_build_slab(M, S, o, max_levels, st));
+        done = 1;
+    }
+    if (M->device && !done) ADIA_TRY(adia__mg_build_device(M, S, o, max_levels, &done));
     if (!done) ADIA_TRY(build_host(M, S, o, max_levels, st));
     ADIA_TRY(work_arrays(S));
     mg_run R = {.S = S, .dry = 1};
-    ADIA_TRY(cycle(&R, 0, 1.0, NULL, NULL, 1));
+    ADIA_TRY(S->slab ? slab_cycle(&R, 1.0, NULL, NULL) : cycle(&R, 0, 1.0, NULL, NULL, 1));
     S->kernels = R.kernels;
     S->products = R.products;
     S->cycle_bytes = R.bytes;
+    S->exchanges = R.exchanges;
     return ADIA_OK;
 }
 
@@ -358,11 +400,17 @@ static adia_status mg_setup(adia_precond *M, const adia_precond_options *opt)
     M->impl = S;
     S->device = M->device;
     S->vtype = M->vtype;
+    S->slab = opt->slab;
+    if (S->slab && S->vtype != ADIA_DOUBLE)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner across processes: a plan in "
+                          "double only");
     ADIA_TRY(parse_options(S, opt));
     mg_stencil st[MG_MAX_LEVELS];
     memset(st, 0, sizeof st);
     adia_status s = build(M, S, opt, st);
     for (int l = 0; l < MG_MAX_LEVELS; l++) adia__mg_stencil_free(&st[l]);
+    if (S->slab && s == ADIA_OK)   /* r and z: the own planes */
+        M->n = (S->lev[0].z1 - S->lev[0].z0) * S->lev[0].n[0] * S->lev[0].n[1];
     return s;
 }
 
@@ -419,14 +467,27 @@ static void explain_levels(const mg_state *S, char *buf, size_t len, size_t *k)
 {
     for (int l = 0; l < S->nlev; l++) {
         const mg_level *L = &S->lev[l];
-        put(buf, len, k, "  level %d: grid %dx%dx%d, %lld rows, %d-point stencil, %lld nonzeros",
-            l, L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points, (long long)L->nnz);
+        if (S->slab)
+            put(buf, len, k, "  level %d: grid %dx%dx%lld, planes [%lld, %lld) here (and to "
+                "%lld from %lld), %d-point stencil", l, L->n[0], L->n[1], (long long)L->nz,
+                (long long)L->z0, (long long)L->z1, (long long)(L->zs + L->n[2]),
+                (long long)L->zs, L->points);
+        else
+            put(buf, len, k, "  level %d: grid %dx%dx%d, %lld rows, %d-point stencil, %lld "
+                "nonzeros", l, L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points,
+                (long long)L->nnz);
         explain_coarsening(L, l, l == S->nlev - 1, buf, len, k);
         if (l < S->nlev - 1)
             put(buf, len, k, ", plan %s, lambda_max(D^-1 A) <= %.4g\n",
                 adia_plan_format_name(L->plan), L->lmax);
+        else if (S->slab)
+            put(buf, len, k, ", gathered onto every process, solved there by:\n");
         else
             put(buf, len, k, ", dense inverse (%s)\n", S->coarse_spd ? "Cholesky" : "LU, not SPD");
+    }
+    if (S->inner) {
+        const mg_state *I = S->inner->impl;
+        explain_levels(I, buf, len, k);
     }
 }
 
@@ -450,6 +511,9 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
     put(buf, len, &k, "  per cycle: %d kernels of mg + %d products (adia_spmv_async), %.3g MB "
         "moved = %.2f finest-level products (bytes, a model)\n", S->kernels, S->products,
         S->cycle_bytes / 1e6, fine > 0 ? S->cycle_bytes / fine : 0.0);
+    if (S->slab)
+        put(buf, len, &k, "  across processes: %d plane exchanges and one gather per cycle, "
+            "besides the gathered level's own cycle\n", S->exchanges - 1);
     /* the rest of the set-up's wall clock, so that no phase hides (a
      * download of the plan's values once took 0.2-0.8 s unseen here) */
     const double parts = S->ms.grid + S->ms.stencil + S->ms.galerkin + S->ms.plans +
@@ -483,6 +547,10 @@ static void mg_destroy(adia_precond *M)
         void *arrays[] = {L->s, L->b, L->x, L->t, L->d, L->ainv};
         for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) free_array(S, arrays[a]);
     }
+    adia_precond_destroy(S->inner);
+    adia_plan_destroy(S->inner_plan);
+    free_array(S, S->full_b);
+    free_array(S, S->full_x);
     free(S);
     M->impl = NULL;
 }

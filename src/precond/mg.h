@@ -111,6 +111,25 @@ static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t
     return 2;
 }
 
+/* mg_parents (z: shift s) and mg_children (below) between a slab's levels
+ * (mg_level.shift): coarse plane c of the slab lies on fine plane 2c + s
+ * (c + s where z is not halved); a parent or child outside the slab is
+ * left out -- only ghost planes read it, and an exchange refills them. */
+static inline MG_HD int mg_parents_at(int coarsened, int64_t f, int64_t nc, int64_t s,
+                                      int64_t c[2], double w[2])
+{
+    if (s == 0) return mg_parents(coarsened, f, nc, c, w);
+    int64_t g = f - s, cand[2] = {g, g};
+    double wt[2] = {1, 0};
+    int k = 1;
+    if (coarsened && (g % 2 == 0)) cand[0] = g / 2;
+    else if (coarsened) cand[0] = (g - 1) / 2, cand[1] = (g + 1) / 2, wt[0] = wt[1] = 0.5, k = 2;
+    int m = 0;
+    for (int e = 0; e < k; e++)
+        if (cand[e] >= 0 && cand[e] < nc) c[m] = cand[e], w[m++] = wt[e];
+    return m;
+}
+
 /* A level's coupling along direction d (the coarsening rule's input): the
  * sum over rows i of |a_ip| / |a_ii| over the stencil points p that move
  * along d (an edge or corner point counts for each direction it moves
@@ -156,6 +175,17 @@ static inline MG_HD int mg_children(int coarsened, int64_t c, int64_t nf, int64_
     if (2 * c - 1 >= 0) f[k] = 2 * c - 1, w[k++] = 0.5;
     f[k] = 2 * c, w[k++] = 1;
     if (2 * c + 1 < nf) f[k] = 2 * c + 1, w[k++] = 0.5;
+    return k;
+}
+
+static inline MG_HD int mg_children_at(int coarsened, int64_t c, int64_t nf, int64_t s,
+                                       int64_t f[3], double w[3])
+{
+    if (s == 0) return mg_children(coarsened, c, nf, f, w);
+    const int64_t centre = (coarsened ? 2 * c : c) + s;
+    int k = 0;
+    for (int64_t d = coarsened ? -1 : 0; d <= (coarsened ? 1 : 0); d++)
+        if (centre + d >= 0 && centre + d < nf) f[k] = centre + d, w[k++] = d ? 0.5 : 1;
     return k;
 }
 
@@ -246,6 +276,11 @@ typedef struct mg_level {
     void *s, *b, *x, *t, *d;
     void *ainv;               /* coarsest level: rows x rows inverse, row-major */
     double galerkin_ms, plan_ms;   /* set-up of this level (l > 0)         */
+    /* Across processes (mg_state.slab): the level's rows are planes [zs,
+     * zs + n[2]) of its nz (z0, z1: the own ones); shift: its plane 0 lies
+     * on the finer level's plane 2 x 0 + shift (z halved) or 0 + shift.
+     * One process: zs = z0 = shift = 0, z1 = nz = n[2]. */
+    int64_t nz, z0, z1, zs, shift;
 } mg_level;
 
 typedef struct mg_phase_ms {
@@ -278,6 +313,15 @@ typedef struct mg_state {
     int kernels, products;    /* launches per cycle: ours, adia_spmv_async */
     double cycle_bytes;       /* moved per cycle (a model, mg.c)            */
     mg_setup_info setup;
+    /* Across processes: the callbacks (NULL: one process); the last level
+     * is then gathered whole onto every process (full_b, full_x: its
+     * whole grid) and solved by a one-process mg there (inner, on
+     * inner_plan). */
+    const adia_slab_comm *slab;
+    adia_precond *inner;
+    adia_plan *inner_plan;
+    void *full_b, *full_x;
+    int exchanges;            /* plane exchanges per cycle                   */
 } mg_state;
 
 /* ---- mg_grid.c */
@@ -324,6 +368,8 @@ void adia__mg_coarse_grid(const int32_t n[3], const uint64_t c[3], mg_coarsening
                           int32_t nc[3], int coarsened[3]);
 /* The couplings of S (host; the device's twin: adia__mg_gpu_coupling). */
 void adia__mg_coupling(const mg_stencil *S, uint64_t c[3]);
+/* The same over rows [r0, r1) (a slab's own). */
+void adia__mg_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_t c[3]);
 /* C = R A P on the coarse grid nc (A: the fine stencil). */
 adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3],
                               const int coarsened[3], mg_stencil *C);
@@ -342,11 +388,27 @@ void adia__mg_dia_layout(const mg_stencil *S, int64_t offsets[MG_POINTS], mg_dia
 /* y = A x on the host (the eigenvalue estimate). */
 void adia__mg_stencil_apply(const mg_stencil *S, const double *x, double *y);
 
+/* ---- mg_slab.c: the hierarchy across processes (S->slab), on the host:
+ * level 0 from the plan (its slab), coarse levels slab by slab, the last
+ * gathered and given a one-process mg; every level's smoother. */
+adia_status adia__mg_build_slab(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                                int max_levels, mg_stencil *st);
+/* The cycle's share: the last level solved from its gathered grid (x =
+ * the inner mg's z on this process's planes, b as the level's). */
+adia_status adia__mg_slab_coarse(const mg_state *S, const mg_level *L, const void *b, void *x,
+                                 void *stream);
+/* n values of the level's arrays: y = alpha x (host or device). */
+adia_status adia__mg_copy(const mg_state *S, int64_t n, double alpha, const void *x, void *y,
+                          void *stream);
+
 /* ---- mg_smooth.c */
 /* The smoother's scaling (rows host doubles) and the bounds lmax / lmin
  * of the level from its stencil. */
 adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
                                     double *lmax, double *lmin);
+/* The scaling s alone, of bound lmax (a slab's, whose estimate sums over
+ * the processes: mg_slab.c). */
+void adia__mg_smoother_scale(const mg_stencil *S, mg_smoother kind, double lmax, double *s);
 /* The last Rayleigh quotient v'Av / v'Dv of MG_POWER_STEPS power steps on
  * D^-1 A from mg_start_value (the device's twin: adia__mg_gpu_estimate). */
 adia_status adia__mg_estimate(const mg_stencil *S, double *est);

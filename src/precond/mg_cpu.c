@@ -40,7 +40,8 @@ static adia_status cpu_restrict(const mg_state *S, const mg_level *L, const mg_l
         double w[3][3];
         int k[3];
         for (int d = 0; d < 3; d++)
-            k[d] = mg_children(Lc->coarsened[d], ci[d], L->n[d], f[d], w[d]);
+            k[d] = mg_children_at(Lc->coarsened[d], ci[d], L->n[d], d == 2 ? Lc->shift : 0, f[d],
+                                  w[d]);
         double sum = 0;
         for (int c = 0; c < k[2]; c++)
             for (int bb = 0; bb < k[1]; bb++)
@@ -68,7 +69,8 @@ static adia_status cpu_prolong(const mg_state *S, const mg_level *L, const mg_le
         double w[3][2];
         int k[3];
         for (int d = 0; d < 3; d++)
-            k[d] = mg_parents(Lc->coarsened[d], fi[d], Lc->n[d], c[d], w[d]);
+            k[d] = mg_parents_at(Lc->coarsened[d], fi[d], Lc->n[d], d == 2 ? Lc->shift : 0, c[d],
+                                 w[d]);
         double sum = 0;
         for (int z = 0; z < k[2]; z++)
             for (int y = 0; y < k[1]; y++)

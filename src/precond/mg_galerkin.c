@@ -38,11 +38,15 @@ void adia__mg_coarse_grid(const int32_t n[3], const uint64_t c[3], mg_coarsening
 
 void adia__mg_coupling(const mg_stencil *S, uint64_t c[3])
 {
+    adia__mg_coupling_rows(S, 0, S->rows, c);
+}
+
+void adia__mg_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_t c[3])
+{
     uint64_t cx = 0, cy = 0, cz = 0;
-    const int64_t rows = S->rows;
-#pragma omp parallel for schedule(static) if (rows > PARALLEL_ROWS) num_threads(adia__threads()) \
+#pragma omp parallel for schedule(static) if (r1 - r0 > PARALLEL_ROWS) num_threads(adia__threads()) \
     reduction(+ : cx, cy, cz)
-    for (int64_t i = 0; i < rows; i++) {
+    for (int64_t i = r0; i < r1; i++) {
         uint64_t r[3] = {0, 0, 0};
         mg_row_coupling(S, i, r);
         cx += r[0], cy += r[1], cz += r[2];

@@ -16,6 +16,7 @@ constexpr int THREADS = 256;
 struct pair_dims {
     int64_t fine[3], coarse[3];
     int coarsened[3];
+    int64_t shift;   /* the slab's (mg_level.shift), z only */
 };
 
 pair_dims dims_of(const mg_level *L, const mg_level *Lc)
@@ -26,6 +27,7 @@ pair_dims dims_of(const mg_level *L, const mg_level *Lc)
         p.coarse[d] = Lc->n[d];
         p.coarsened[d] = Lc->coarsened[d];
     }
+    p.shift = Lc->shift;
     return p;
 }
 
@@ -65,7 +67,8 @@ __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, 
         double w[3][3];
         int k[3];
         for (int d = 0; d < 3; d++)
-            k[d] = mg_children(p.coarsened[d], ci[d], p.fine[d], f[d], w[d]);
+            k[d] = mg_children_at(p.coarsened[d], ci[d], p.fine[d], d == 2 ? p.shift : 0, f[d],
+                                  w[d]);
         double sum = 0;
         for (int c = 0; c < k[2]; c++)
             for (int e = 0; e < k[1]; e++)
@@ -91,7 +94,8 @@ __global__ void prolong_kernel(pair_dims p, const T *xc, T *x)
         double w[3][2];
         int k[3];
         for (int d = 0; d < 3; d++)
-            k[d] = mg_parents(p.coarsened[d], fi[d], p.coarse[d], c[d], w[d]);
+            k[d] = mg_parents_at(p.coarsened[d], fi[d], p.coarse[d], d == 2 ? p.shift : 0, c[d],
+                                 w[d]);
         double sum = 0;
         for (int z = 0; z < k[2]; z++)
             for (int y = 0; y < k[1]; y++)

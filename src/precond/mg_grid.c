@@ -217,6 +217,16 @@ int adia__mg_distinct_offsets(const int64_t *list, int k, int64_t off[MG_MAX_OFF
     return m;
 }
 
+int adia_grid_candidates(int64_t rows, const int64_t *offsets, int count, int32_t (*grid)[3],
+                         int max)
+{
+    int64_t off[MG_MAX_OFFSETS];
+    if ((!offsets && count > 0) || count < 0 || rows <= 0 || !grid || max <= 0) return 0;
+    const int k = count > 0 ? adia__mg_distinct_offsets(offsets, count, off) : 0;
+    if (k < 0) return 0;
+    return adia__mg_grid_candidates(rows, off, k, grid, max);
+}
+
 static adia_status given_grid(const mg_grid_source *src, const int g[3], int32_t n[3])
 {
     int64_t pts = 1;

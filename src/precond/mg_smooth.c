@@ -95,11 +95,17 @@ double adia__mg_jacobi_omega(double lmax)
 adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
                                     double *lmax, double *lmin)
 {
-    const double *diag = S->coef[mg_point(0, 0, 0)];
     double est;
     ADIA_TRY(adia__mg_estimate(S, &est));
     ADIA_TRY(adia__mg_bounds(est, S->rows, lmax, lmin));
-    const double omega = adia__mg_jacobi_omega(*lmax);
+    adia__mg_smoother_scale(S, kind, *lmax, s);
+    return ADIA_OK;
+}
+
+void adia__mg_smoother_scale(const mg_stencil *S, mg_smoother kind, double lmax, double *s)
+{
+    const double *diag = S->coef[mg_point(0, 0, 0)];
+    const double omega = adia__mg_jacobi_omega(lmax);
     for (int64_t i = 0; i < S->rows; i++) {
         if (kind == MG_L1JACOBI) {
             double sum = 0;
@@ -109,7 +115,6 @@ adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, doubl
             s[i] = (kind == MG_JACOBI ? omega : 1.0) / diag[i];
         }
     }
-    return ADIA_OK;
 }
 
 /* The dense matrix of S, row-major, column by column (n is small). */

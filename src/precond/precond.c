@@ -35,6 +35,16 @@ static adia_status check_options(const adia_precond_options *o)
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: sweeps %d, degree %d, "
                           "max_levels %d: at most 100, 100 and 64", o->sweeps, o->degree,
                           o->max_levels);
+    const adia_slab_comm *c = o->slab;
+    if (c && (!o->kind || strcmp(o->kind, "mg")))
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: slab is mg's (kind \"%s\")",
+                          o->kind ? o->kind : "jacobi");
+    if (c && (!c->sum || !c->sum_u64 || !c->agree || !c->layout || !c->exchange || !c->gather))
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: a slab callback is NULL");
+    if (c && !(c->zs >= 0 && c->zs <= c->z0 && c->z0 < c->z1 && c->z1 <= c->nz))
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: slab planes zs %lld, own "
+                          "[%lld, %lld) of %lld: not 0 <= zs <= z0 < z1 <= nz", (long long)c->zs,
+                          (long long)c->z0, (long long)c->z1, (long long)c->nz);
     return ADIA_OK;
 }
 

@@ -52,7 +52,8 @@ struct adia_precond {
     uint32_t magic;
     const adia_precond_ops *ops;
     adia_plan *plan;          /* not owned */
-    int64_t n;
+    int64_t n;                /* rows of r and z: the plan's (mg across
+                                 processes: the own planes') */
     int device;               /* 0 CPU, 1 GPU: the plan's */
     adia_value_type vtype;    /* the plan's: of r and z on the GPU */
     double setup_ms;

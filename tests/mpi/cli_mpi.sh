@@ -37,18 +37,26 @@ for key in '"ranks":2' '"rows_per_rank_min":' '"rows_per_rank_max":' '"halo_byte
 done
 [ "$(grep -c . <<<"$json")" = 1 ] || fail "more than one line (only rank 0 prints)"
 
-# --precond mg: each process's own block (block Jacobi), fewer iterations
-# than Jacobi's; --grid refused there
+# --precond mg: one multigrid across the processes (slabs; block Jacobi
+# with ADIA_DIST_MG=block), both in fewer iterations than Jacobi's, slabs
+# in as few as one process's mg; --grid refused there
+its() { sed -n 's/.*"iterations":\([0-9]*\).*/\1/p'; }
 json=$(run 2 solve --gen lap3d7:16x16x32 --precond mg --json)
 echo "$json"
 grep -q '"precond":"mg"' <<<"$json" && grep -q '"converged":true' <<<"$json" &&
-    grep -q '"precond_setup_ms":' <<<"$json" || fail "solve --precond mg under mpirun"
-its_mg=$(sed -n 's/.*"iterations":\([0-9]*\).*/\1/p' <<<"$json")
-its_j=$(run 2 solve --gen lap3d7:16x16x32 --jacobi --json | sed -n 's/.*"iterations":\([0-9]*\).*/\1/p')
-[ "$((2 * its_mg))" -lt "$its_j" ] || fail "block mg $its_mg iterations, Jacobi $its_j"
+    grep -q '"precond_setup_ms":' <<<"$json" && grep -q '"precond_scope":"slabs"' <<<"$json" ||
+    fail "solve --precond mg under mpirun"
+its_mg=$(its <<<"$json")
+its_1=$("$adia" solve --gen lap3d7:16x16x32 --precond mg --json | its)
+json=$(ADIA_DIST_MG=block run 2 solve --gen lap3d7:16x16x32 --precond mg --json)
+grep -q '"precond_scope":"blocks"' <<<"$json" || fail "ADIA_DIST_MG=block: $json"
+its_b=$(its <<<"$json")
+its_j=$(run 2 solve --gen lap3d7:16x16x32 --jacobi --json | its)
+[ "$((2 * its_b))" -lt "$its_j" ] && [ "$its_mg" -le "$((its_1 + 1))" ] ||
+    fail "mg: slabs $its_mg iterations (one process $its_1), blocks $its_b, Jacobi $its_j"
 rc=0
 err=$(run 2 solve --gen lap3d7:16x16x32 --precond mg --grid 16x16x32 2>&1 >/dev/null) || rc=$?
-[ "$rc" -ne 0 ] && grep -q "own grid" <<<"$err" || fail "--grid under mpirun: rc $rc, '$err'"
+[ "$rc" -ne 0 ] && grep -q "found from the" <<<"$err" || fail "--grid under mpirun: rc $rc, '$err'"
 
 # spmv: x from a file (read by rank 0), y written; equal to the serial product
 "$adia" solve --gen lap3d7:12 -o "$tmp/x.mtx" >/dev/null

@@ -223,6 +223,104 @@ out:
  * method with and without Jacobi; 16 x 1e-320 (x subnormal) the same
  * outcome as the serial solve, "x underflows" where not converged.  Both
  * said converged with x = 0. */
+/* mg across the processes (slabs, adia_dist_precond_create's default for
+ * kind mg): z = M r equals the one-process mg's on the whole matrix (the
+ * same hierarchy; only the eigenvalue estimates' sums run in another
+ * order), and CG takes its iterations to its solution.  gather: levels of
+ * at most this many rows are gathered (ADIA_MG_GATHER_ROWS; small: many
+ * levels in slabs, down to processes left with no plane). */
+static void test_slab_mg(const char *spec, const char *gather)
+{
+    setenv("ADIA_DIST_MG", "slab", 1);
+    setenv("ADIA_MG_GATHER_ROWS", gather, 1);
+    adia_matrix *A = serial(spec);
+    adia_dist_matrix *D = distributed(spec);
+    adia_plan *P = NULL;
+    adia_precond *Ms = NULL, *Md = NULL;
+    adia_dist_info in;
+    if (!A || !D || adia_dist_get_info(D, &in) != ADIA_OK) goto out;
+    const int64_t n = in.n, f = in.first, m = in.rows;
+    adia_precond_options po = {.kind = "mg"};
+    CHECK_OK(adia_plan_create(A, NULL, &P));
+    CHECK_OK(adia_precond_create(P, &po, &Ms));
+    CHECK_OK(adia_dist_precond_create(D, &po, &Md));
+    if (!Ms || !Md) goto out;
+    char text[4096];
+    CHECK_OK(adia_precond_explain(Md, text, sizeof text));
+    CHECK(test_contains(text, "gathered onto every process") && test_contains(text, "planes [") &&
+          !strcmp(adia_dist_precond_scope(D, Md), "slabs"), "%s: mg across the processes: %s",
+          spec, text);
+    double *r = malloc(n * sizeof *r), *zs = malloc(n * sizeof *zs), *zd = malloc(m * sizeof *zd);
+    for (int64_t i = 0; i < n; i++) r[i] = xval(i);
+    CHECK_OK(adia_precond_apply(Ms, r, zs, NULL));
+    CHECK_OK(adia_precond_apply(Md, r + f, zd, NULL));
+    double e = dist_err(zd, zs + f, m, zs, n);
+    CHECK(e <= 1e-12, "%s (gather at %s rows), %d processes: M r differs by %g from one "
+          "process's", spec, gather, size, e);
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.rtol = 1e-10;
+    o.precond = Ms;
+    adia_solve_info is, id;
+    double *xs = calloc(n, sizeof *xs), *x = calloc(m, sizeof *x);
+    CHECK_OK(adia_solve(A, P, r, xs, &o, &is));
+    o.precond = Md;
+    CHECK_OK(adia_dist_solve(D, r + f, x, &o, &id));
+    e = dist_err(x, xs + f, m, xs, n);
+    CHECK(is.converged && id.converged && abs(is.iterations - id.iterations) <= 1 && e <= 1e-8,
+          "%s: CG + mg %d its (%s), across %d processes %d its (%s), x differs by %g", spec,
+          is.iterations, is.stop, size, id.iterations, id.stop, e);
+    free(r), free(zs), free(zd), free(xs), free(x);
+out:
+    adia_dist_precond_destroy(D, Md);
+    adia_precond_destroy(Ms);
+    adia_plan_destroy(P);
+    adia_dist_destroy(D);
+    adia_matrix_destroy(A);
+    unsetenv("ADIA_DIST_MG");
+    unsetenv("ADIA_MG_GATHER_ROWS");
+}
+
+/* mg across the processes refused: ADIA_DIST_MG other than slab or block,
+ * slab where the rows are not whole planes (block mg then without it), a
+ * gather threshold that is not a count; on every process alike. */
+static void test_slab_refused(void)
+{
+    const char *spec = "lap3d7:8x8x7";   /* 448 rows: not whole planes of 64 on 2 or 3 */
+    const int64_t n = 448, first = n * rank / size, count = n * (rank + 1) / size - first;
+    adia_matrix *B = NULL;
+    CHECK_OK(adia_matrix_generate_rows(spec, first, count, NULL, NULL, &B));
+    adia_dist_matrix *D = NULL, *L = distributed("lap3d7:12x10x9");
+    if (B) CHECK_OK(adia_dist_create(MPI_COMM_WORLD, n, first, B, NULL, &D));
+    adia_matrix_destroy(B);
+    adia_precond_options po = {.kind = "mg"};
+    adia_precond *M = NULL;
+    if (!D || !L) goto out;
+    setenv("ADIA_DIST_MG", "slabs", 1);
+    CHECK_ERR(adia_dist_precond_create(L, &po, &M), ADIA_ERR_INVALID_ARG,
+              "ADIA_DIST_MG=slabs: slab or block");
+    setenv("ADIA_DIST_MG", "slab", 1);
+    CHECK_ERR(adia_dist_precond_create(D, &po, &M), ADIA_ERR_UNSUPPORTED,
+              "cannot run: the processes' rows are not whole planes (z) of grid 8x8x7");
+    unsetenv("ADIA_DIST_MG");   /* block mg: a block of part planes is no grid either */
+    CHECK_ERR(adia_dist_precond_create(D, &po, &M), ADIA_ERR_INVALID_ARG, "give no grid");
+    setenv("ADIA_DIST_MG", "slab", 1);
+    setenv("ADIA_MG_GATHER_ROWS", "12k", 1);
+    CHECK_ERR(adia_dist_precond_create(L, &po, &M), ADIA_ERR_INVALID_ARG,
+              "ADIA_MG_GATHER_ROWS=12k");
+    unsetenv("ADIA_MG_GATHER_ROWS");
+    unsetenv("ADIA_DIST_MG");
+    CHECK(M == NULL, "a refused preconditioner is NULL");
+    po.kind = "cheb";   /* no grid needed: block Jacobi */
+    CHECK_OK(adia_dist_precond_create(D, &po, &M));
+    CHECK(!strcmp(adia_dist_precond_scope(D, M), "blocks") &&
+          !strcmp(adia_dist_precond_scope(L, M), ""), "scope of block cheb: %s",
+          adia_dist_precond_scope(D, M));
+out:
+    adia_dist_destroy(D);
+    adia_dist_destroy(L);
+}
+
 static void test_extreme_b(void)
 {
     adia_matrix *A = serial("lap2d5:4");
@@ -415,6 +513,15 @@ int main(int argc, char **argv)
     if (gen[0]) test_solve(gen, ADIA_SOLVE_BICGSTAB, 0, 3);
     test_extreme_b();
     test_block_precond();
+    test_slab_mg("lap3d7:20x18x29", "128");
+    test_slab_mg("lap3d7:20x18x29", "100000");   /* one level: gathered whole */
+    test_slab_mg("vardiff3d:17", "100");
+    test_slab_mg("jump3d:18,4", "200");
+    test_slab_mg("lap3d27:9x8x23", "64");
+    test_slab_mg("aniso3d:16", "64");
+    test_slab_mg("lap2d5:40x37", "200");   /* split by rows of the grid */
+    test_slab_mg("vardiff2d:45", "100");
+    test_slab_refused();
     if (!spd[0] && rank == 0) printf("../shared/matrices absent: shared matrices skipped\n");
     test_errors();
     int rc = TEST_END();

@@ -245,6 +245,7 @@ static void test_block_precond(const char *src)
     const int64_t m = p.in.rows, f = p.in.first, n = p.in.n;
     adia_precond *G = NULL, *J = NULL;
     adia_precond_options pg = {.kind = "mg"}, pj = {.kind = "jacobi"};
+    setenv("ADIA_DIST_MG", "block", 1);   /* mg's default: across the GPUs (test_slab_mg) */
     CHECK_OK(adia_dist_precond_create(p.D, &pg, &G));
     CHECK_OK(adia_dist_precond_create(p.D, &pj, &J));
     adia_solve_options o = options(ADIA_SOLVE_CG, 1, 30, 3000);
@@ -277,6 +278,7 @@ static void test_block_precond(const char *src)
     adia_solve_info ih;
     CHECK_OK(adia_dist_precond_create(p.D, &pg, &H));
     unsetenv("ADIA_DIST_BLOCK");
+    unsetenv("ADIA_DIST_MG");
     solve_from_zero(&p, &o, H, x, &ih);
     double dh = dist_err(x, p.x, m, p.x, m);
     CHECK(ih.converged && abs(ih.iterations - im.iterations) <= 1 && dh <= 1e-10,
@@ -288,6 +290,66 @@ static void test_block_precond(const char *src)
     adia_dist_precond_destroy(p.D, J);   /* G, H: freed with the matrix */
 out:
     problem_close(&p);
+}
+
+/* mg across the GPUs (slabs, kind mg's default where the halo moves by
+ * NCCL): z = M r on device vectors equals one process's mg on the CPU
+ * (the same hierarchy; sums in another order), and CG + M takes its
+ * iterations (within 1) to its solution, host and device vectors alike.
+ * gather: ADIA_MG_GATHER_ROWS (small: several levels in slabs). */
+static void test_slab_mg(const char *src, const char *gather)
+{
+    setenv("ADIA_MG_GATHER_ROWS", gather, 1);
+    problem p;
+    adia_plan *P = NULL;
+    adia_precond *Ms = NULL, *Md = NULL;
+    if (!problem_open(&p, src)) goto out;
+    const int64_t m = p.in.rows, f = p.in.first, n = p.in.n;
+    adia_precond_options po = {.kind = "mg"};
+    CHECK_OK(adia_plan_create(p.A, NULL, &P));
+    CHECK_OK(adia_precond_create(P, &po, &Ms));
+    CHECK_OK(adia_dist_precond_create(p.D, &po, &Md));
+    if (!Ms || !Md) goto out;
+    CHECK(!strcmp(adia_dist_precond_scope(p.D, Md), "slabs"), "%s: mg's scope %s", src,
+          adia_dist_precond_scope(p.D, Md));
+    double *zs = malloc((size_t)n * sizeof *zs), *z = calloc((size_t)m + 1, sizeof *z);
+    double *d_r = NULL, *d_z = NULL;
+    CHECK_OK(adia_precond_apply(Ms, p.b, zs, NULL));
+    if (cudaMalloc((void **)&d_r, (size_t)m * 8 + 8) == cudaSuccess &&
+        cudaMalloc((void **)&d_z, (size_t)m * 8 + 8) == cudaSuccess) {
+        cudaMemcpy(d_r, p.b + f, (size_t)m * 8, cudaMemcpyHostToDevice);
+        CHECK_OK(adia_precond_apply(Md, d_r, d_z, NULL));
+        CHECK(cudaDeviceSynchronize() == cudaSuccess, "M r on the device");
+        cudaMemcpy(z, d_z, (size_t)m * 8, cudaMemcpyDeviceToHost);
+    }
+    const double e = dist_err(z, zs + f, m, zs, n);
+    CHECK(e <= 1e-10, "%s (gather at %s rows) on %d GPUs: M r differs by %g from one CPU "
+          "process's", src, gather, size, e);
+    adia_solve_options o = options(ADIA_SOLVE_CG, 0, 30, 3000);
+    o.precond = Ms;
+    adia_solve_info is, ih, idv;
+    CHECK_OK(adia_solve(p.A, P, p.b, p.xs, &o, &is));
+    solve_from_zero(&p, &o, Md, p.x, &ih);
+    const double eh = dist_err(p.x, p.xs + f, m, p.xs, n);
+    cudaMemset(d_z, 0, (size_t)m * 8);
+    CHECK_OK(adia_dist_solve_device(p.D, d_r, d_z, &o, &idv, NULL));
+    cudaMemcpy(z, d_z, (size_t)m * 8, cudaMemcpyDeviceToHost);
+    const double ed = dist_err(z, p.xs + f, m, p.xs, n);
+    CHECK(is.converged && ih.converged && idv.converged &&
+              abs(ih.iterations - is.iterations) <= 1 && abs(idv.iterations - is.iterations) <= 1 &&
+              agreed(ih.iterations) && eh <= 1e-8 && ed <= 1e-8,
+          "%s: CG + mg %d its (%s), across %d GPUs %d (%s), device vectors %d (%s), x differs by "
+          "%g, %g", src, is.iterations, is.stop, size, ih.iterations, ih.stop, idv.iterations,
+          idv.stop, eh, ed);
+    cudaFree(d_r);
+    cudaFree(d_z);
+    free(zs);
+    free(z);
+out:
+    adia_precond_destroy(Ms);
+    adia_plan_destroy(P);
+    problem_close(&p);   /* Md: freed with the matrix */
+    unsetenv("ADIA_MG_GATHER_ROWS");
 }
 
 /* A wide band (201 diagonals a part, more than 256 before the parts'
@@ -554,6 +616,11 @@ static void test_device(void)
     test_device_vectors("lap2d5:31", ADIA_SOLVE_GMRES, 0, 10);
     test_block_precond("lap3d7:16x16x48");
     test_block_wide("band:3000,100,sym");
+    if (nccl && size > 1) {
+        test_slab_mg("lap3d7:20x18x29", "128");
+        test_slab_mg("jump3d:40,8", "32768");
+        test_slab_mg("lap2d5:300x257", "32768");
+    }
     test_outcomes();
     test_zero_diagonal();
 }

@@ -1,0 +1,451 @@
+/* dist_slab.c -- multigrid across the processes: libadia's mg given an
+ * adia_slab_comm (adia.h).  Where every process's rows are whole planes of
+ * the matrix's grid, each process plans its planes and up to 2 of each
+ * neighbour's (their rows fetched once, columns outside dropped), and the
+ * callbacks move a level's planes: MPI on host arrays, NCCL on device
+ * arrays (queued on the solver's stream: the cycle stays in its graph).
+ * The hierarchy, its numerics and why a slab gives the whole grid's
+ * answer are libadia's (src/precond/mg_slab.c). */
+#include "dist.h"
+
+#include <stdio.h>
+
+#define GHOSTS 2            /* adia_slab_comm's: planes each side */
+#define GRID_OFFSETS 32     /* a stencil has at most 26 */
+#define SLAB_LEVELS 32      /* MG_MAX_LEVELS */
+
+typedef struct slab_level {
+    int64_t plane, nz, z0, z1, zs, ze;
+    int64_t *all;           /* every process's z0, z1, zs, ze */
+} slab_level;
+
+struct dist_slab {
+    adia_dist_matrix *D;
+    adia_slab_comm comm;
+    slab_level lev[SLAB_LEVELS];
+};
+
+/* ---------------------------------------------------------- callbacks */
+
+static void sum(void *ctx, double *v, int count)
+{
+    dist_slab *c = ctx;
+    MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_SUM, c->D->comm);
+}
+
+static void sum_u64(void *ctx, uint64_t *v, int count)
+{
+    dist_slab *c = ctx;
+    MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_UINT64_T, MPI_SUM, c->D->comm);
+}
+
+static adia_status agree(void *ctx, adia_status s)
+{
+    dist_slab *c = ctx;
+    return adia__dist_agree(c->D->comm, s);
+}
+
+static adia_status layout(void *ctx, int level, int64_t plane, int64_t nz, int64_t z0, int64_t z1,
+                          int64_t zs, int64_t ze)
+{
+    dist_slab *c = ctx;
+    if (level < 0 || level >= SLAB_LEVELS)
+        return adia_set_error(ADIA_ERR_INVALID_ARG, "slab layout: level %d", level);
+    slab_level *L = &c->lev[level];
+    free(L->all);
+    *L = (slab_level){plane, nz, z0, z1, zs, ze, NULL};
+    L->all = adia__dist_alloc(4 * (size_t)c->D->size, sizeof *L->all, "slab layout");
+    adia_status s = adia__dist_agree(c->D->comm, L->all ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+    if (s != ADIA_OK) return s;
+    const int64_t mine[4] = {z0, z1, zs, ze};
+    MPI_Allgather(mine, 4, MPI_INT64_T, L->all, 4, MPI_INT64_T, c->D->comm);
+    return ADIA_OK;
+}
+
+/* The moves of one exchange of level L, for this process (rank me):
+ * receives of its ghost planes from their owners, sends of its own planes
+ * to those that hold them as ghosts; below before above on both sides, so
+ * that messages between two processes pair up in order. */
+static int exchange_moves(const slab_level *L, int me, int size, double *v, dist_move *m)
+{
+    const int64_t *a = L->all;
+    int n = 0;
+    for (int q = 0; q < size; q++) {
+        if (q == me) continue;
+        const int64_t q0 = a[4 * q], q1 = a[4 * q + 1];
+        /* mine from q: my ghost ranges [zs, z0) and [z1, ze) within q's own */
+        const int64_t gr[2][2] = {{L->zs, L->z0}, {L->z1, L->ze}};
+        for (int g = 0; g < 2; g++) {
+            const int64_t lo = gr[g][0] > q0 ? gr[g][0] : q0, hi = gr[g][1] < q1 ? gr[g][1] : q1;
+            if (lo < hi)
+                m[n++] = (dist_move){q, 0, v + (lo - L->zs) * L->plane, NULL, (hi - lo) * L->plane};
+        }
+        /* q's ghost ranges within my own planes */
+        const int64_t qr[2][2] = {{a[4 * q + 2], q0}, {q1, a[4 * q + 3]}};
+        for (int g = 0; g < 2; g++) {
+            const int64_t lo = qr[g][0] > L->z0 ? qr[g][0] : L->z0;
+            const int64_t hi = qr[g][1] < L->z1 ? qr[g][1] : L->z1;
+            if (lo < hi)
+                m[n++] = (dist_move){q, 1, v + (lo - L->zs) * L->plane, NULL, (hi - lo) * L->plane};
+        }
+    }
+    return n;
+}
+
+/* The moves of a gather: this process's own planes to every other, theirs
+ * into all, its own copied (peer me). */
+static int gather_moves(const slab_level *L, int me, int size, const double *v, double *all,
+                        dist_move *m)
+{
+    const int64_t *a = L->all;
+    const double *own = v + (L->z0 - L->zs) * L->plane;
+    const int64_t count = (L->z1 - L->z0) * L->plane;
+    int n = 0;
+    for (int q = 0; q < size; q++) {
+        const int64_t qc = (a[4 * q + 1] - a[4 * q]) * L->plane;
+        if (q == me) {
+            if (count) m[n++] = (dist_move){me, 0, all + L->z0 * L->plane, own, count};
+            continue;
+        }
+        if (qc) m[n++] = (dist_move){q, 0, all + a[4 * q] * L->plane, NULL, qc};
+        if (count) m[n++] = (dist_move){q, 1, (double *)own, NULL, count};
+    }
+    return n;
+}
+
+/* The moves on the host: MPI, each at most 2^31 - 1 values. */
+static adia_status host_moves(const adia_dist_matrix *D, const dist_move *m, int n)
+{
+    MPI_Request *req = adia__dist_alloc((size_t)n + 1, sizeof *req, "slab exchange");
+    if (!req) return ADIA_ERR_NO_MEMORY;
+    adia_status s = ADIA_OK;
+    for (int k = 0; k < n; k++) {
+        req[k] = MPI_REQUEST_NULL;
+        if (m[k].count > INT32_MAX && s == ADIA_OK)
+            s = adia_set_error(ADIA_ERR_DIMENSION, "slab exchange: %lld values in one message",
+                               (long long)m[k].count);
+        if (s != ADIA_OK) continue;
+        if (m[k].peer == D->rank) memcpy(m[k].at, m[k].from, (size_t)m[k].count * sizeof(double));
+        else if (m[k].send)
+            MPI_Isend(m[k].at, (int)m[k].count, MPI_DOUBLE, m[k].peer, 7, D->comm, &req[k]);
+        else MPI_Irecv(m[k].at, (int)m[k].count, MPI_DOUBLE, m[k].peer, 7, D->comm, &req[k]);
+    }
+    MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    free(req);
+    return s;
+}
+
+static adia_status run_moves(dist_slab *c, const dist_move *m, int n, int device, void *stream)
+{
+    return device ? adia__dist_nccl_moves(c->D, m, n, stream) : host_moves(c->D, m, n);
+}
+
+static adia_status exchange(void *ctx, int level, double *v, int device, void *stream)
+{
+    dist_slab *c = ctx;
+    dist_move m[4 * DIST_SLAB_MOVES];
+    const int size = c->D->size;
+    if (size > DIST_SLAB_MOVES) return ADIA_ERR_UNSUPPORTED;   /* refused at creation */
+    return run_moves(c, m, exchange_moves(&c->lev[level], c->D->rank, size, v, m), device, stream);
+}
+
+static adia_status gather(void *ctx, int level, const double *v, double *all, int device,
+                          void *stream)
+{
+    dist_slab *c = ctx;
+    dist_move m[2 * DIST_SLAB_MOVES + 1];
+    const int size = c->D->size;
+    if (size > DIST_SLAB_MOVES) return ADIA_ERR_UNSUPPORTED;
+    return run_moves(c, m, gather_moves(&c->lev[level], c->D->rank, size, v, all, m), device,
+                     stream);
+}
+
+/* ------------------------------------------------------- the own rows */
+
+/* This process's rows as a CSR with global columns (from its parts). */
+typedef struct rows_csr {
+    int64_t rows, nnz;
+    int64_t *rowptr, *col;
+    double *val;
+} rows_csr;
+
+static void rows_free(rows_csr *r)
+{
+    free(r->rowptr);
+    free(r->col);
+    free(r->val);
+    memset(r, 0, sizeof *r);
+}
+
+/* The global column of local x position j (the intervals ascend). */
+static int64_t global_col(const adia_dist_matrix *D, int64_t j)
+{
+    int lo = 0, hi = D->niv - 1;
+    while (lo < hi) {
+        const int mid = (lo + hi + 1) / 2;
+        if (D->iv[mid].pos <= j) lo = mid;
+        else hi = mid - 1;
+    }
+    return D->iv[lo].start + (j - D->iv[lo].pos);
+}
+
+static adia_status own_rows(const adia_dist_matrix *D, rows_csr *r)
+{
+    memset(r, 0, sizeof *r);
+    r->rows = D->rows;
+    r->rowptr = calloc((size_t)D->rows + 1, sizeof *r->rowptr);
+    int64_t nnz = 0;
+    for (int k = 0; k < D->nparts; k++) nnz += adia_format_nnz(adia_plan_format(D->part[k].plan));
+    r->col = malloc((size_t)nnz * sizeof *r->col + 8);
+    r->val = malloc((size_t)nnz * sizeof *r->val + 8);
+    if (!r->rowptr || !r->col || !r->val)
+        return adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the rows of its slab: out of memory",
+                              D->rank);
+    for (int k = 0; k < D->nparts; k++) {
+        const dist_part *p = &D->part[k];
+        adia_matrix *M = NULL;
+        DIST_TRY(adia_format_to_matrix(adia_plan_format(p->plan), &M));
+        adia_csr_view v;
+        adia_status s = adia_matrix_csr(M, &v);
+        for (int32_t i = 0; s == ADIA_OK && i < v.rows; i++) {
+            for (int64_t e = v.rowptr[i]; e < v.rowptr[i + 1]; e++) {
+                if (r->nnz == nnz) {
+                    s = adia_set_error(ADIA_ERR_INTERNAL, "the parts hold more nonzeros than "
+                                       "they count");
+                    break;
+                }
+                r->col[r->nnz] = p->x_own ? D->first + v.colind[e] : global_col(D, v.colind[e]);
+                r->val[r->nnz++] = v.values[e];
+            }
+            r->rowptr[p->row0 + i + 1] = r->nnz;
+        }
+        adia_matrix_destroy(M);
+        DIST_TRY(s);
+    }
+    return ADIA_OK;
+}
+
+/* ------------------------------------------------------------ the grid */
+
+/* The grid of the whole matrix: opt's, else the likeliest of the
+ * processes' offsets whose planes split the rows as the processes do;
+ * ADIA_ERR_UNSUPPORTED (why) where there is none.  Agreed. */
+static adia_status find_grid(const adia_dist_matrix *D, const adia_precond_options *opt,
+                             const rows_csr *own, int64_t g[3], char *why, size_t len)
+{
+    int64_t mine[GRID_OFFSETS + 1] = {0};
+    int k = 0;
+    for (int64_t i = 0; i < own->rows && k >= 0; i++)
+        for (int64_t e = own->rowptr[i]; e < own->rowptr[i + 1] && k >= 0; e++) {
+            const int64_t o = llabs(own->col[e] - (D->first + i));
+            int seen = o == 0;
+            for (int q = 0; q < k && !seen; q++) seen = mine[1 + q] == o;
+            if (!seen && k == GRID_OFFSETS) k = -1;
+            else if (!seen) mine[1 + k++] = o;
+        }
+    mine[0] = k;
+    int64_t *all = adia__dist_alloc((size_t)D->size * (GRID_OFFSETS + 1), sizeof *all, "offsets");
+    DIST_TRY(adia__dist_agree(D->comm, all ? ADIA_OK : ADIA_ERR_NO_MEMORY));
+    MPI_Allgather(mine, GRID_OFFSETS + 1, MPI_INT64_T, all, GRID_OFFSETS + 1, MPI_INT64_T,
+                  D->comm);
+    int64_t off[GRID_OFFSETS * 8];
+    int n = 0, many = 0;
+    for (int q = 0; q < D->size; q++) {
+        const int64_t *a = all + (size_t)q * (GRID_OFFSETS + 1);
+        many |= a[0] < 0;
+        for (int e = 0; e < a[0] && n < GRID_OFFSETS * 8; e++) off[n++] = a[1 + e];
+    }
+    free(all);
+    int32_t cand[8][3];
+    int c = 0;
+    if (opt->grid[0] > 0 || opt->grid[1] > 0 || opt->grid[2] > 0) {
+        for (int d = 0; d < 3; d++) cand[0][d] = opt->grid[d] > 0 ? opt->grid[d] : 1;
+        c = 1;
+    } else if (!many) {
+        c = adia_grid_candidates(D->n, off, n, cand, 8);
+    }
+    for (int i = 0; i < c; i++) {
+        /* a 2D grid's rows (1D: its points) are its planes: nx x ny x 1 is
+         * split as nx x 1 x ny, whose mg is the same with y named z */
+        int32_t *g3 = cand[i];
+        if (g3[2] == 1 && g3[1] > 1) g3[2] = g3[1], g3[1] = 1;
+        else if (g3[2] == 1 && g3[1] == 1) g3[2] = g3[0], g3[0] = 1;
+        const int64_t plane = (int64_t)cand[i][0] * cand[i][1];
+        int whole = plane * cand[i][2] == D->n;
+        for (int q = 0; q <= D->size && whole; q++) whole = D->starts[q] % plane == 0;
+        for (int q = 0; q < D->size && whole; q++) whole = D->starts[q + 1] > D->starts[q];
+        if (whole) {
+            for (int d = 0; d < 3; d++) g[d] = cand[i][d];
+            return ADIA_OK;
+        }
+    }
+    snprintf(why, len, many ? "more than %d distinct offsets: not a stencil"
+                            : c ? "the processes' rows are not whole planes (z) of grid "
+                                  "%dx%dx%d, each at least one" : "no grid fits its offsets",
+             many ? GRID_OFFSETS : c ? cand[0][0] : 0, c ? cand[0][1] : 0, c ? cand[0][2] : 0);
+    return ADIA_ERR_UNSUPPORTED;
+}
+
+/* ---------------------------------------------------- the slab's plan */
+
+/* The rows of the ghost planes: each process sends the rows of its own
+ * planes that others hold as ghosts (lengths, columns, values), and the
+ * slab's CSR is its planes [zs, ze) in order, columns from plane zs. */
+static adia_status slab_matrix(const adia_dist_matrix *D, const rows_csr *own, int64_t plane,
+                               const int64_t *z, adia_matrix **out)
+{
+    const int P = D->size, me = D->rank;
+    const int64_t zs = z[4 * me + 2], ze = z[4 * me + 3];
+    int *cnt = calloc(8 * (size_t)P, sizeof *cnt);   /* rows, then values, to / from each */
+    DIST_TRY(adia__dist_agree(D->comm, cnt ? ADIA_OK : ADIA_ERR_NO_MEMORY));
+    int *srow = cnt, *rrow = cnt + P, *sval = cnt + 2 * P, *rval = cnt + 3 * P;
+    int *dsr = cnt + 4 * P, *drr = cnt + 5 * P, *dsv = cnt + 6 * P, *drv = cnt + 7 * P;
+    const int64_t first_plane = D->first / plane;
+    /* what each q holds as ghosts within my planes: rows [lo, hi) of mine */
+    int64_t (*range)[2][2] = calloc((size_t)P, sizeof *range);
+    adia_status s = range ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    int64_t nsend = 0, vsend = 0;
+    for (int q = 0; q < P && s == ADIA_OK; q++) {
+        const int64_t g[2][2] = {{z[4 * q + 2], z[4 * q]}, {z[4 * q + 1], z[4 * q + 3]}};
+        for (int h = 0; h < 2; h++) {
+            int64_t lo = g[h][0] > z[4 * me] ? g[h][0] : z[4 * me];
+            int64_t hi = g[h][1] < z[4 * me + 1] ? g[h][1] : z[4 * me + 1];
+            if (q == me || lo >= hi) lo = hi = first_plane;
+            range[q][h][0] = (lo - first_plane) * plane;
+            range[q][h][1] = (hi - first_plane) * plane;
+            srow[q] += (int)(range[q][h][1] - range[q][h][0]);
+            sval[q] += (int)(own->rowptr[range[q][h][1]] - own->rowptr[range[q][h][0]]);
+        }
+        nsend += srow[q], vsend += sval[q];
+    }
+    s = adia__dist_agree(D->comm, s);
+    if (s == ADIA_OK) {
+        MPI_Alltoall(srow, 1, MPI_INT, rrow, 1, MPI_INT, D->comm);
+        MPI_Alltoall(sval, 1, MPI_INT, rval, 1, MPI_INT, D->comm);
+    }
+    int64_t nrecv = 0, vrecv = 0;
+    for (int q = 0; q < P; q++) {
+        drr[q] = (int)nrecv, drv[q] = (int)vrecv;
+        nrecv += rrow[q], vrecv += rval[q];
+    }
+    int64_t *slen = malloc(((size_t)nsend + 1) * sizeof *slen);
+    int64_t *rlen = malloc(((size_t)nrecv + 1) * sizeof *rlen);
+    int64_t *scol = malloc(((size_t)vsend + 1) * sizeof *scol);
+    int64_t *rcol = malloc(((size_t)vrecv + 1) * sizeof *rcol);
+    double *sv = malloc(((size_t)vsend + 1) * sizeof *sv);
+    double *rv = malloc(((size_t)vrecv + 1) * sizeof *rv);
+    const int64_t rows = (ze - zs) * plane;
+    int64_t *rowptr = calloc((size_t)rows + 1, sizeof *rowptr);
+    int32_t *colind = malloc(((size_t)own->nnz + vrecv + 1) * sizeof *colind);
+    double *values = malloc(((size_t)own->nnz + vrecv + 1) * sizeof *values);
+    if (s == ADIA_OK && (!slen || !rlen || !scol || !rcol || !sv || !rv || !rowptr || !colind ||
+                         !values))
+        s = adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the ghost planes' rows: out of memory",
+                           me);
+    s = adia__dist_agree(D->comm, s);
+    if (s == ADIA_OK) {
+        int64_t a = 0, b = 0;
+        for (int q = 0; q < P; q++) {
+            dsr[q] = (int)a, dsv[q] = (int)b;
+            for (int h = 0; h < 2; h++)
+                for (int64_t i = range[q][h][0]; i < range[q][h][1]; i++) {
+                    slen[a++] = own->rowptr[i + 1] - own->rowptr[i];
+                    for (int64_t e = own->rowptr[i]; e < own->rowptr[i + 1]; e++)
+                        scol[b] = own->col[e], sv[b++] = own->val[e];
+                }
+        }
+        MPI_Alltoallv(slen, srow, dsr, MPI_INT64_T, rlen, rrow, drr, MPI_INT64_T, D->comm);
+        MPI_Alltoallv(scol, sval, dsv, MPI_INT64_T, rcol, rval, drv, MPI_INT64_T, D->comm);
+        MPI_Alltoallv(sv, sval, dsv, MPI_DOUBLE, rv, rval, drv, MPI_DOUBLE, D->comm);
+        /* the slab's rows in order: received rows below (lower ranks), own,
+         * received above (higher ranks) -- the received ones in rank order */
+        const int64_t base = zs * plane, below = (z[4 * me] - zs) * plane;
+        int64_t nnz = 0, rr = 0, rc = 0;
+        for (int64_t i = 0; i < rows; i++) {
+            const int ownrow = i >= below && i < below + own->rows;
+            const int64_t n = ownrow ? own->rowptr[i - below + 1] - own->rowptr[i - below]
+                                     : rlen[rr];
+            const int64_t *cc = ownrow ? own->col + own->rowptr[i - below] : rcol + rc;
+            const double *vv = ownrow ? own->val + own->rowptr[i - below] : rv + rc;
+            for (int64_t e = 0; e < n; e++)
+                if (cc[e] >= base && cc[e] < base + rows)
+                    colind[nnz] = (int32_t)(cc[e] - base), values[nnz++] = vv[e];
+            if (!ownrow) rc += rlen[rr++];
+            rowptr[i + 1] = nnz;
+        }
+        s = adia_matrix_create_csr((int32_t)rows, (int32_t)rows, nnz, rowptr, colind, values,
+                                   ADIA_DOUBLE, out);
+    }
+    free(cnt), free(range), free(slen), free(rlen), free(scol), free(rcol), free(sv), free(rv);
+    free(rowptr), free(colind), free(values);
+    return adia__dist_agree(D->comm, s);
+}
+
+/* --------------------------------------------------------------- make */
+
+void adia__dist_slab_free(dist_slab *c)
+{
+    if (!c) return;
+    for (int l = 0; l < SLAB_LEVELS; l++) free(c->lev[l].all);
+    free(c);
+}
+
+adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_options *opt,
+                                    adia_plan **plan, adia_precond **M, dist_slab **ctx, char *why,
+                                    size_t len)
+{
+    *plan = NULL, *M = NULL, *ctx = NULL;
+    int unsuitable = D->size < 2 ? 1 : D->size > DIST_SLAB_MOVES ? 2
+                   : D->gpu >= 0 && !adia__dist_nccl_active(D) ? 3 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &unsuitable, 1, MPI_INT, MPI_MAX, D->comm);
+    if (unsuitable) {
+        snprintf(why, len, unsuitable == 1 ? "one process" : unsuitable == 2 ? "more than %d "
+                 "processes" : "the device matrix's halo does not move by NCCL",
+                 DIST_SLAB_MOVES);
+        return ADIA_ERR_UNSUPPORTED;
+    }
+    rows_csr own;
+    adia_status s = adia__dist_agree(D->comm, own_rows(D, &own));
+    int64_t g[3];
+    if (s == ADIA_OK) s = find_grid(D, opt, &own, g, why, len);
+    dist_slab *c = s == ADIA_OK ? calloc(1, sizeof *c) : NULL;
+    if (s == ADIA_OK)
+        s = adia__dist_agree(D->comm, c ? ADIA_OK : adia_set_error(ADIA_ERR_NO_MEMORY, "slab"));
+    int64_t *z = NULL;
+    adia_matrix *A = NULL;
+    if (s == ADIA_OK) {
+        const int64_t plane = g[0] * g[1], z0 = D->first / plane, z1 = (D->first + D->rows) / plane;
+        const int64_t mine[4] = {z0, z1, z0 > GHOSTS ? z0 - GHOSTS : 0,
+                                 z1 + GHOSTS < g[2] ? z1 + GHOSTS : g[2]};
+        z = adia__dist_alloc(4 * (size_t)D->size, sizeof *z, "slab planes");
+        s = adia__dist_agree(D->comm, z ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+        if (s == ADIA_OK) MPI_Allgather(mine, 4, MPI_INT64_T, z, 4, MPI_INT64_T, D->comm);
+        if (s == ADIA_OK) s = slab_matrix(D, &own, plane, z, &A);
+        if (s == ADIA_OK) {
+            adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 1000};
+            s = adia__dist_agree(D->comm, adia_plan_create(A, &h, plan));
+        }
+        if (s == ADIA_OK) {
+            c->D = D;
+            c->comm = (adia_slab_comm){.nz = g[2], .z0 = z0, .z1 = z1, .zs = mine[2], .ctx = c,
+                                       .sum = sum, .sum_u64 = sum_u64, .agree = agree,
+                                       .layout = layout, .exchange = exchange, .gather = gather};
+            adia_precond_options o = *opt;
+            o.slab = &c->comm;
+            o.grid[0] = (int)g[0], o.grid[1] = (int)g[1], o.grid[2] = (int)(mine[3] - mine[2]);
+            s = adia__dist_agree(D->comm, adia_precond_create(*plan, &o, M));
+        }
+    }
+    adia_matrix_destroy(A);
+    free(z);
+    rows_free(&own);
+    if (s != ADIA_OK) {
+        adia_precond_destroy(*M);
+        adia_plan_destroy(*plan);
+        adia__dist_slab_free(c);
+        *M = NULL, *plan = NULL;
+        return s;
+    }
+    *ctx = c;
+    return ADIA_OK;
+}

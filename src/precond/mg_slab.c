@@ -1,0 +1,355 @@
+/* mg_slab.c -- the multigrid hierarchy across processes (adia_slab_comm):
+ * the grid is split by planes, each process holds its own planes of every
+ * level and SLAB_GHOSTS of its neighbours' on each side, and the cycle's
+ * kernels (mg_cpu.c, mg_gpu.cu) run on that slab as on a whole grid.
+ *
+ * Why it is exact: a slab's edge is a false Dirichlet boundary, so what
+ * the kernels compute on the outermost ghost plane is wrong, and a
+ * product carries the error one plane inwards.  With 2 ghost planes the
+ * Galerkin product's own coarse rows read only right fine rows (coarse
+ * plane c reads fine planes 2c - 2 .. 2c + 2), and so do the restriction
+ * (2c - 1 .. 2c + 1) and the prolongation -- tests/test_mg_slab.c checks
+ * them bit for bit against the whole grid.  The smoother's steps leave
+ * the ghost planes wrong, and an exchange refills them after each (mg.c).
+ *
+ * Coarse plane c is owned by the owner of fine plane 2c (z halved), so
+ * every process keeps ceil(z0 / 2) .. ceil(z1 / 2); the Galerkin product
+ * runs on the fine slab from an even plane (coarse c on fine 2c, as on the
+ * whole grid), its own coarse planes are copied into the coarse slab and
+ * the coarse ghost planes exchanged.  A level whose grid is small
+ * (SLAB_GATHER_ROWS) or not spread over every process is gathered whole
+ * onto every process, where a one-process mg (any kind of plan, the
+ * device set-up included) is its solver: the same on every process, so
+ * each takes its own planes of the answer. */
+#include "mg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SLAB_GHOSTS 2
+/* Levels of at most this many rows are gathered: the one-process mg below
+ * them costs each process what a slab of the same rows would, without the
+ * exchanges (about 10 us each on a GPU: more than a small level's work). */
+#define SLAB_GATHER_ROWS 32768
+
+static adia_status agree(const mg_state *S, adia_status s)
+{
+    return S->slab->agree(S->slab->ctx, s);
+}
+
+static int64_t plane_of(const mg_level *L)
+{
+    return (int64_t)L->n[0] * L->n[1];
+}
+
+adia_status adia__mg_copy(const mg_state *S, int64_t n, double alpha, const void *x, void *y,
+                          void *stream)
+{
+    if (S->device) return adia__precond_scale_gpu(S->vtype, n, alpha, NULL, x, y, stream);
+    const double *a = x;
+    double *b = y;
+    for (int64_t i = 0; i < n; i++) b[i] = alpha * a[i];
+    return ADIA_OK;
+}
+
+/* The level's planes: own [z0, z1) of nz, held [zs, zs + n[2]). */
+static void place(mg_level *L, const int32_t nxy[2], int64_t nz, int64_t z0, int64_t z1)
+{
+    L->nz = nz, L->z0 = z0, L->z1 = z1;
+    L->zs = z0 - SLAB_GHOSTS > 0 ? z0 - SLAB_GHOSTS : 0;
+    const int64_t ze = z1 + SLAB_GHOSTS < nz ? z1 + SLAB_GHOSTS : nz;
+    const int32_t n[3] = {nxy[0], nxy[1], (int32_t)(ze - L->zs)};
+    adia__mg_set_grid(L, n);
+}
+
+static adia_status layout(const mg_state *S, int l)
+{
+    const mg_level *L = &S->lev[l];
+    const adia_slab_comm *c = S->slab;
+    return agree(S, c->layout(c->ctx, l, plane_of(L), L->nz, L->z0, L->z1, L->zs,
+                              L->zs + L->n[2]));
+}
+
+/* Every point present on some process gets an array (zeros) on all: the
+ * exchanges then run alike everywhere. */
+static adia_status agree_points(const mg_state *S, mg_stencil *st)
+{
+    uint64_t have[MG_POINTS];
+    for (int p = 0; p < MG_POINTS; p++) have[p] = st->coef[p] != NULL;
+    S->slab->sum_u64(S->slab->ctx, have, MG_POINTS);
+    adia_status s = ADIA_OK;
+    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++)
+        if (have[p] && !st->coef[p]) {
+            st->coef[p] = adia__calloc((size_t)st->rows + 1, sizeof(double), "mg slab stencil");
+            if (!st->coef[p]) s = ADIA_ERR_NO_MEMORY;
+        }
+    return agree(S, s);
+}
+
+/* The ghost planes of every point's coefficients from their owners. */
+static adia_status exchange_stencil(const mg_state *S, int l, mg_stencil *st)
+{
+    adia_status s = ADIA_OK;
+    for (int p = 0; p < MG_POINTS; p++)
+        if (st->coef[p] && s == ADIA_OK)
+            s = S->slab->exchange(S->slab->ctx, l, st->coef[p], 0, NULL);
+    return agree(S, s);
+}
+
+/* Level 0: the plan's rows, planes [zs, ze) of the caller's slab. */
+static adia_status finest(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                          mg_stencil *st)
+{
+    const adia_slab_comm *c = S->slab;
+    const double t0 = adia__now_ms();
+    adia_matrix *A = NULL;
+    adia_status s = adia_format_to_matrix(adia_plan_format(M->plan), &A);
+    int32_t n[3] = {0, 0, 0};
+    if (s == ADIA_OK) s = adia__mg_grid(&A->csr, o->grid, n);
+    mg_level *L = &S->lev[0];
+    if (s == ADIA_OK) {
+        place(L, n, c->nz, c->z0, c->z1);
+        if (L->zs != c->zs || L->n[2] != n[2])
+            s = adia__error(ADIA_ERR_INVALID_ARG, "mg across processes: the plan holds planes "
+                           "[%lld, %lld) of %lld, owns [%lld, %lld): it must hold [%lld, %lld)",
+                           (long long)c->zs, (long long)(c->zs + n[2]), (long long)c->nz,
+                           (long long)c->z0, (long long)c->z1, (long long)L->zs,
+                           (long long)(L->zs + L->n[2]));
+    }
+    const double t1 = adia__now_ms();
+    S->ms.grid = t1 - t0;
+    if (s == ADIA_OK) s = adia__mg_stencil_from_csr(&A->csr, n, &st[0]);
+    if (A) L->nnz = A->csr.nnz;
+    adia_matrix_destroy(A);
+    ADIA_TRY(agree(S, s));
+    ADIA_TRY(agree_points(S, &st[0]));
+    S->ms.stencil = adia__now_ms() - t1;
+    L->plan = M->plan;
+    for (int p = 0; p < MG_POINTS; p++) L->points += st[0].coef[p] != NULL;
+    S->nlev = 1;
+    return layout(S, 0);
+}
+
+/* SLAB_GATHER_ROWS, or ADIA_MG_GATHER_ROWS (tests: slabs of small grids
+ * coarsened over several levels; measurements). */
+static adia_status gather_rows(int64_t *rows)
+{
+    const char *env = getenv("ADIA_MG_GATHER_ROWS");
+    *rows = SLAB_GATHER_ROWS;
+    if (!env || !*env) return ADIA_OK;
+    char *end = NULL;
+    const long long v = strtoll(env, &end, 10);
+    if (*end || v < 1)
+        return adia__error(ADIA_ERR_INVALID_ARG, "ADIA_MG_GATHER_ROWS=%s: a positive count of "
+                          "rows", env);
+    *rows = v;
+    return ADIA_OK;
+}
+
+/* Whether level L is smoothed across the processes (else gathered): not
+ * the last allowed, above `most` rows and above the rows one process
+ * would coarsen no further (the same hierarchy as one process's), every
+ * process owning a plane. */
+static int spread(const mg_state *S, const mg_level *L, int max_levels, int64_t most)
+{
+    uint64_t empty = L->z1 <= L->z0;
+    S->slab->sum_u64(S->slab->ctx, &empty, 1);
+    const int64_t rows = plane_of(L) * L->nz;
+    return S->nlev < max_levels && rows > most && rows > MG_COARSE_ROWS && empty == 0;
+}
+
+/* Level l + 1 from level l: the coarse grid by the couplings of every
+ * process's own rows, the Galerkin product on the fine slab, the coarse
+ * slab's own planes from it and its ghost planes from their owners. */
+static adia_status coarsen(mg_state *S, int l, mg_stencil *st)
+{
+    mg_level *L = &S->lev[l], *C = L + 1;
+    const int64_t plane = plane_of(L);
+    adia__mg_coupling_rows(&st[l], (L->z0 - L->zs) * plane, (L->z1 - L->zs) * plane, L->coupling);
+    S->slab->sum_u64(S->slab->ctx, L->coupling, 3);
+    const int32_t whole[3] = {L->n[0], L->n[1], (int32_t)L->nz};
+    int32_t nc[3];
+    adia__mg_coarse_grid(whole, L->coupling, S->coarsening, nc, C->coarsened);
+    const int hz = C->coarsened[2];
+    place(C, nc, nc[2], hz ? (L->z0 + 1) / 2 : L->z0, hz ? (L->z1 + 1) / 2 : L->z1);
+    C->shift = hz ? 2 * C->zs - L->zs : C->zs - L->zs;
+    /* the fine slab from an even plane: its coarse plane c lies on its
+     * fine plane 2c, as on the whole grid */
+    const int64_t skip = hz ? L->zs & 1 : 0;
+    mg_stencil V = {.n = {L->n[0], L->n[1], (int32_t)(L->n[2] - skip)}};
+    V.rows = plane * V.n[2];
+    for (int p = 0; p < MG_POINTS; p++)
+        V.coef[p] = st[l].coef[p] ? st[l].coef[p] + skip * plane : NULL;
+    const int32_t vc[3] = {nc[0], nc[1], hz ? (V.n[2] + 1) / 2 : V.n[2]};
+    const int64_t vcz = hz ? (L->zs + skip) / 2 : L->zs;   /* vc's first plane */
+    const double t0 = adia__now_ms();
+    mg_stencil T;
+    memset(&T, 0, sizeof T);
+    adia_status s = adia__mg_galerkin(&V, vc, C->coarsened, &T);
+    mg_stencil *D = &st[l + 1];
+    *D = (mg_stencil){.n = {C->n[0], C->n[1], C->n[2]}, .rows = C->rows};
+    const int64_t cplane = plane_of(C);
+    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++) {
+        if (!T.coef[p]) continue;
+        D->coef[p] = adia__calloc((size_t)D->rows + 1, sizeof(double), "mg slab stencil");
+        if (!D->coef[p]) {
+            s = ADIA_ERR_NO_MEMORY;
+            break;
+        }
+        if (C->z1 > C->z0)
+            memcpy(D->coef[p] + (C->z0 - C->zs) * cplane, T.coef[p] + (C->z0 - vcz) * cplane,
+                   (size_t)((C->z1 - C->z0) * cplane) * sizeof(double));
+    }
+    adia__mg_stencil_free(&T);
+    S->nlev++;
+    ADIA_TRY(agree(S, s));
+    ADIA_TRY(agree_points(S, D));
+    ADIA_TRY(layout(S, l + 1));
+    ADIA_TRY(exchange_stencil(S, l + 1, D));
+    C->galerkin_ms = adia__now_ms() - t0;
+    S->ms.galerkin += C->galerkin_ms;
+    for (int p = 0; p < MG_POINTS; p++) C->points += D->coef[p] != NULL;
+    return ADIA_OK;
+}
+
+/* adia__mg_estimate on the slab: the start vector of the global row
+ * numbers, the sums over the own rows of every process. */
+static adia_status estimate(const mg_state *S, int l, const mg_stencil *st, double *est)
+{
+    const mg_level *L = &S->lev[l];
+    const int64_t n = L->rows, plane = plane_of(L), first = L->zs * plane;
+    const int64_t o0 = (L->z0 - L->zs) * plane, o1 = (L->z1 - L->zs) * plane;
+    const double *diag = st->coef[mg_point(0, 0, 0)];
+    double *v = adia__alloc((size_t)n + 1, sizeof *v, "mg eigenvalue estimate");
+    double *w = adia__alloc((size_t)n + 1, sizeof *w, "mg eigenvalue estimate");
+    adia_status s = agree(S, v && w ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+    *est = 0;
+    if (s == ADIA_OK) {
+        for (int64_t i = 0; i < n; i++) v[i] = mg_start_value(first + i);
+        for (int k = 0; k < MG_POWER_STEPS && s == ADIA_OK; k++) {
+            adia__mg_stencil_apply(st, v, w);
+            double sum[3] = {0, 0, 0};   /* v'Av, v'Dv, w'w (w = D^-1 A v) */
+            for (int64_t i = 0; i < n; i++) {
+                const int own = i >= o0 && i < o1;
+                if (own) sum[0] += v[i] * w[i], sum[1] += v[i] * diag[i] * v[i];
+                w[i] /= diag[i];
+                if (own) sum[2] += w[i] * w[i];
+            }
+            S->slab->sum(S->slab->ctx, sum, 3);
+            *est = sum[0] / sum[1];
+            if (!(sum[2] > 0) || !isfinite(sum[2])) break;
+            const double scale = 1 / sqrt(sum[2]);
+            for (int64_t i = 0; i < n; i++) v[i] = w[i] * scale;
+            s = agree(S, S->slab->exchange(S->slab->ctx, l, v, 0, NULL));
+        }
+    }
+    free(v);
+    free(w);
+    return s;
+}
+
+/* A smoothed level's plan (l > 0), bounds and scaling. */
+static adia_status smoothed(adia_precond *M, mg_state *S, int l, const mg_stencil *st)
+{
+    mg_level *L = &S->lev[l];
+    const double t0 = adia__now_ms();
+    adia_status s = ADIA_OK;
+    if (l > 0) {
+        adia_matrix *A = NULL;
+        s = adia__mg_stencil_to_matrix(st, &A, &L->points);
+        if (s == ADIA_OK) {
+            L->nnz = adia_matrix_nnz(A);
+            adia_plan_hints h = adia__mg_level_hints(M);
+            s = adia_plan_create(A, &h, &L->plan);
+            L->own_plan = s == ADIA_OK;
+        }
+        adia_matrix_destroy(A);
+    }
+    ADIA_TRY(agree(S, s));
+    const double t1 = adia__now_ms();
+    L->plan_ms = t1 - t0;
+    S->ms.plans += L->plan_ms;
+    double est;
+    ADIA_TRY(estimate(S, l, st, &est));
+    ADIA_TRY(adia__mg_bounds(est, plane_of(L) * L->nz, &L->lmax, &L->lmin));
+    double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
+    s = sc ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    if (s == ADIA_OK) {
+        adia__mg_smoother_scale(st, S->smoother, L->lmax, sc);
+        s = S->device ? adia__precond_upload(S->vtype, L->rows, sc, &L->s) : ADIA_OK;
+        if (!S->device) L->s = sc, sc = NULL;
+    }
+    free(sc);
+    S->ms.smoother += adia__now_ms() - t1;
+    return agree(S, s);
+}
+
+/* The last level gathered whole onto every process: its stencil, a plan
+ * of it and a one-process mg, the arrays of its whole grid. */
+static adia_status gathered(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                            const mg_stencil *st)
+{
+    const int l = S->nlev - 1;
+    const mg_level *L = &S->lev[l];
+    const double t0 = adia__now_ms();
+    mg_stencil F = {.n = {L->n[0], L->n[1], (int32_t)L->nz}};
+    F.rows = plane_of(L) * L->nz;
+    adia_status s = ADIA_OK;
+    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++) {
+        if (!st->coef[p]) continue;
+        F.coef[p] = adia__alloc((size_t)F.rows + 1, sizeof(double), "mg gathered level");
+        s = agree(S, F.coef[p] ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+        if (s == ADIA_OK) s = agree(S, S->slab->gather(S->slab->ctx, l, st->coef[p], F.coef[p],
+                                                       0, NULL));
+    }
+    adia_matrix *A = NULL;
+    if (s == ADIA_OK) s = adia__mg_stencil_to_matrix(&F, &A, &S->lev[l].points);
+    adia__mg_stencil_free(&F);
+    if (s == ADIA_OK) {
+        adia_plan_hints h = adia__mg_level_hints(M);
+        s = adia_plan_create(A, &h, &S->inner_plan);
+    }
+    adia_matrix_destroy(A);
+    if (s == ADIA_OK) {
+        adia_precond_options io = *o;
+        io.slab = NULL;
+        io.grid[0] = L->n[0], io.grid[1] = L->n[1], io.grid[2] = (int)L->nz;
+        io.max_levels = 0;
+        s = adia_precond_create(S->inner_plan, &io, &S->inner);
+    }
+    ADIA_TRY(agree(S, s));
+    S->ms.coarse = adia__now_ms() - t0;
+    void *full[2] = {NULL, NULL};
+    for (int k = 0; k < 2 && s == ADIA_OK; k++)
+        s = S->device ? adia__mg_gpu_zeros(S->vtype, F.rows, &full[k])
+                      : ((full[k] = adia__calloc((size_t)F.rows + 1, sizeof(double),
+                                                 "mg gathered level")) ? ADIA_OK
+                                                                       : ADIA_ERR_NO_MEMORY);
+    S->full_b = full[0], S->full_x = full[1];
+    return agree(S, s);
+}
+
+adia_status adia__mg_build_slab(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                                int max_levels, mg_stencil *st)
+{
+    int64_t most;
+    ADIA_TRY(agree(S, gather_rows(&most)));
+    ADIA_TRY(finest(M, S, o, st));
+    while (spread(S, &S->lev[S->nlev - 1], max_levels, most)) {
+        ADIA_TRY(smoothed(M, S, S->nlev - 1, &st[S->nlev - 1]));
+        ADIA_TRY(coarsen(S, S->nlev - 1, st));
+    }
+    return gathered(M, S, o, &st[S->nlev - 1]);
+}
+
+adia_status adia__mg_slab_coarse(const mg_state *S, const mg_level *L, const void *b, void *x,
+                                 void *stream)
+{
+    const int l = (int)(L - S->lev);
+    const adia_slab_comm *c = S->slab;
+    ADIA_TRY(c->gather(c->ctx, l, b, S->full_b, S->device, stream));
+    ADIA_TRY(S->inner->ops->apply(S->inner, 1.0, S->full_b, S->full_x, stream));
+    const size_t at = (size_t)(L->zs * plane_of(L)) * sizeof(double);
+    return adia__mg_copy(S, L->rows, 1.0, (const char *)S->full_x + at, x, stream);
+}
