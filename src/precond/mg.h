@@ -114,11 +114,12 @@ static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t
 /* mg_parents (z: shift s) and mg_children (below) between a slab's levels
  * (mg_level.shift): coarse plane c of the slab lies on fine plane 2c + s
  * (c + s where z is not halved); a parent or child outside the slab is
- * left out -- only ghost planes read it, and an exchange refills them. */
+ * left out -- only ghost planes read it, and an exchange refills them.
+ * On a whole grid (s = 0, nothing outside) the same as mg_parents and
+ * mg_children, term for term. */
 static inline MG_HD int mg_parents_at(int coarsened, int64_t f, int64_t nc, int64_t s,
                                       int64_t c[2], double w[2])
 {
-    if (s == 0) return mg_parents(coarsened, f, nc, c, w);
     int64_t g = f - s, cand[2] = {g, g};
     double wt[2] = {1, 0};
     int k = 1;
@@ -181,7 +182,6 @@ static inline MG_HD int mg_children(int coarsened, int64_t c, int64_t nf, int64_
 static inline MG_HD int mg_children_at(int coarsened, int64_t c, int64_t nf, int64_t s,
                                        int64_t f[3], double w[3])
 {
-    if (s == 0) return mg_children(coarsened, c, nf, f, w);
     const int64_t centre = (coarsened ? 2 * c : c) + s;
     int k = 0;
     for (int64_t d = coarsened ? -1 : 0; d <= (coarsened ? 1 : 0); d++)
