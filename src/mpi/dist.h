@@ -263,6 +263,18 @@ int adia__dist_nccl_active(const adia_dist_matrix *D);
  * build without NCCL: ADIA_ERR_UNSUPPORTED). */
 adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n, void *stream);
 
+/* dist_block.c (CUDA; -1 / ADIA_ERR_UNSUPPORTED without): the distinct
+ * global offsets (col - row) of a device matrix's parts, lent where their
+ * format keeps dia's diagonals, ascending, at most `most` (-1: not lent, or
+ * more); its slab as a dia plan of rows x rows made on the device: its own
+ * rows from row `below`, diagonals b[0..nb) (every process's), each
+ * diagonal's ghost planes filled by exchange(ctx, diagonal), collective. */
+int adia__dist_device_offsets(const adia_dist_matrix *D, int64_t *off, int most);
+adia_status adia__dist_device_slab(const adia_dist_matrix *D, const adia_plan_hints *hints,
+                                   int64_t rows, int64_t below, const int64_t *b, int nb,
+                                   adia_status (*exchange)(void *ctx, double *v), void *ctx,
+                                   adia_plan **plan);
+
 /* dist_slab.c: mg across the processes for D (opt->kind "mg"): its plan
  * (this process's planes and ghost planes), M and the callbacks' context
  * (freed by adia__dist_slab_free after M and the plan); ADIA_ERR_UNSUPPORTED

@@ -75,3 +75,19 @@ int adia__dist_nccl_active(const adia_dist_matrix *D)
     (void)D;
     return 0;
 }
+
+int adia__dist_device_offsets(const adia_dist_matrix *D, int64_t *off, int most)
+{
+    (void)D, (void)off, (void)most;
+    return -1;
+}
+
+adia_status adia__dist_device_slab(const adia_dist_matrix *D, const adia_plan_hints *hints,
+                                   int64_t rows, int64_t below, const int64_t *b, int nb,
+                                   adia_status (*exchange)(void *ctx, double *v), void *ctx,
+                                   adia_plan **plan)
+{
+    (void)D, (void)hints, (void)rows, (void)below, (void)b, (void)nb, (void)exchange, (void)ctx;
+    *plan = NULL;
+    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_device_slab without CUDA");
+}

@@ -227,23 +227,31 @@ static adia_status own_rows(const adia_dist_matrix *D, rows_csr *r)
 
 /* ------------------------------------------------------------ the grid */
 
-/* The grid of the whole matrix: opt's, else the likeliest of the
- * processes' offsets whose planes split the rows as the processes do;
- * ADIA_ERR_UNSUPPORTED (why) where there is none.  Agreed. */
-static adia_status find_grid(const adia_dist_matrix *D, const adia_precond_options *opt,
-                             const rows_csr *own, int64_t g[3], char *why, size_t len)
+/* The distinct offsets (col - row) of the own rows' CSR, at most `most`
+ * (-1: more). */
+static int csr_offsets(const adia_dist_matrix *D, const rows_csr *own, int64_t *off, int most)
 {
-    int64_t mine[GRID_OFFSETS + 1] = {0};
     int k = 0;
     for (int64_t i = 0; i < own->rows && k >= 0; i++)
         for (int64_t e = own->rowptr[i]; e < own->rowptr[i + 1] && k >= 0; e++) {
-            const int64_t o = llabs(own->col[e] - (D->first + i));
-            int seen = o == 0;
-            for (int q = 0; q < k && !seen; q++) seen = mine[1 + q] == o;
-            if (!seen && k == GRID_OFFSETS) k = -1;
-            else if (!seen) mine[1 + k++] = o;
+            const int64_t o = own->col[e] - (D->first + i);
+            int seen = 0;
+            for (int q = 0; q < k && !seen; q++) seen = off[q] == o;
+            if (!seen && k == most) k = -1;
+            else if (!seen) off[k++] = o;
         }
-    mine[0] = k;
+    return k;
+}
+
+/* The grid of the whole matrix: opt's, else the likeliest of the
+ * processes' offsets (k of them here, -1: too many) whose planes split the
+ * rows as the processes do; ADIA_ERR_UNSUPPORTED (why) where there is
+ * none.  Agreed. */
+static adia_status find_grid(const adia_dist_matrix *D, const adia_precond_options *opt,
+                             const int64_t *offsets, int k, int64_t g[3], char *why, size_t len)
+{
+    int64_t mine[GRID_OFFSETS + 1] = {k > GRID_OFFSETS ? -1 : k};
+    for (int e = 0; e < k && e < GRID_OFFSETS; e++) mine[1 + e] = offsets[e];
     int64_t *all = adia__dist_alloc((size_t)D->size * (GRID_OFFSETS + 1), sizeof *all, "offsets");
     DIST_TRY(adia__dist_agree(D->comm, all ? ADIA_OK : ADIA_ERR_NO_MEMORY));
     MPI_Allgather(mine, GRID_OFFSETS + 1, MPI_INT64_T, all, GRID_OFFSETS + 1, MPI_INT64_T,
@@ -383,6 +391,35 @@ static adia_status slab_matrix(const adia_dist_matrix *D, const rows_csr *own, i
 
 /* --------------------------------------------------------------- make */
 
+/* Every process's offsets off[0..k) (k <= 2 GRID_OFFSETS), ascending and
+ * distinct, into b; their count. */
+static int union_offsets(const adia_dist_matrix *D, const int64_t *off, int k, int64_t *b)
+{
+    int64_t mine[2 * GRID_OFFSETS + 1] = {k};
+    for (int e = 0; e < k; e++) mine[1 + e] = off[e];
+    int64_t all[DIST_SLAB_MOVES * (2 * GRID_OFFSETS + 1)];   /* size <= DIST_SLAB_MOVES */
+    MPI_Allgather(mine, 2 * GRID_OFFSETS + 1, MPI_INT64_T, all, 2 * GRID_OFFSETS + 1, MPI_INT64_T,
+                  D->comm);
+    int n = 0;
+    for (int q = 0; q < D->size; q++) {
+        const int64_t *a = all + (size_t)q * (2 * GRID_OFFSETS + 1);
+        for (int e = 0; e < a[0]; e++) {
+            int at = 0;
+            while (at < n && b[at] < a[1 + e]) at++;
+            if (at < n && b[at] == a[1 + e]) continue;
+            memmove(b + at + 1, b + at, (size_t)(n - at) * sizeof *b);
+            b[at] = a[1 + e], n++;
+        }
+    }
+    return n;
+}
+
+/* The finest level's exchange (its layout made), for the slab's plan. */
+static adia_status exchange_finest(void *ctx, double *v)
+{
+    return exchange(ctx, 0, v, 1, NULL);
+}
+
 void adia__dist_slab_free(dist_slab *c)
 {
     if (!c) return;
@@ -404,10 +441,21 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
                  DIST_SLAB_MOVES);
         return ADIA_ERR_UNSUPPORTED;
     }
+    /* the device route where every process's parts lend their diagonals
+     * and its local x is one interval (a stencil's); else the host's */
     rows_csr own;
-    adia_status s = adia__dist_agree(D->comm, own_rows(D, &own));
+    memset(&own, 0, sizeof own);
+    int64_t off[2 * GRID_OFFSETS];
+    int k = D->gpu >= 0 && D->niv == 1 ? adia__dist_device_offsets(D, off, 2 * GRID_OFFSETS) : -1;
+    int device = k >= 0;
+    MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MIN, D->comm);
+    adia_status s = ADIA_OK;
+    if (!device) {
+        s = adia__dist_agree(D->comm, own_rows(D, &own));
+        k = s == ADIA_OK ? csr_offsets(D, &own, off, 2 * GRID_OFFSETS) : -1;
+    }
     int64_t g[3];
-    if (s == ADIA_OK) s = find_grid(D, opt, &own, g, why, len);
+    if (s == ADIA_OK) s = find_grid(D, opt, off, k, g, why, len);
     dist_slab *c = s == ADIA_OK ? calloc(1, sizeof *c) : NULL;
     if (s == ADIA_OK)
         s = adia__dist_agree(D->comm, c ? ADIA_OK : adia_set_error(ADIA_ERR_NO_MEMORY, "slab"));
@@ -420,13 +468,24 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
         z = adia__dist_alloc(4 * (size_t)D->size, sizeof *z, "slab planes");
         s = adia__dist_agree(D->comm, z ? ADIA_OK : ADIA_ERR_NO_MEMORY);
         if (s == ADIA_OK) MPI_Allgather(mine, 4, MPI_INT64_T, z, 4, MPI_INT64_T, D->comm);
-        if (s == ADIA_OK) s = slab_matrix(D, &own, plane, z, &A);
-        if (s == ADIA_OK) {
-            adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 1000};
-            s = adia__dist_agree(D->comm, adia_plan_create(A, &h, plan));
+        c->D = D;
+        /* mg's finest level: dia, as its coarse levels (no model, no
+         * generated kernel to compile for some 100 products) */
+        adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 100,
+                             .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
+        if (s == ADIA_OK && device) {
+            s = layout(c, 0, plane, g[2], z0, z1, mine[2], mine[3]);
+            int64_t b[DIST_SLAB_MOVES * 2 * GRID_OFFSETS];
+            const int nb = s == ADIA_OK ? union_offsets(D, off, k, b) : 0;
+            if (s == ADIA_OK)
+                s = adia__dist_device_slab(D, &h, (mine[3] - mine[2]) * plane,
+                                           (z0 - mine[2]) * plane, b, nb, exchange_finest, c,
+                                           plan);
+        } else if (s == ADIA_OK) {
+            s = slab_matrix(D, &own, plane, z, &A);
+            if (s == ADIA_OK) s = adia__dist_agree(D->comm, adia_plan_create(A, &h, plan));
         }
         if (s == ADIA_OK) {
-            c->D = D;
             c->comm = (adia_slab_comm){.nz = g[2], .z0 = z0, .z1 = z1, .zs = mine[2], .ctx = c,
                                        .sum = sum, .sum_u64 = sum_u64, .agree = agree,
                                        .layout = layout, .exchange = exchange, .gather = gather};

@@ -378,7 +378,7 @@ static adia_status build(adia_precond *M, mg_state *S, const adia_precond_option
                                                                               : MG_MAX_LEVELS;
     int done = 0;
     if (S->slab) {
-        ADIA_TRY(adia__mg_build_slab(M, S, o, max_levels, st));
+        ADIA_TRY(adia__mg_build_slab(M, S, o, max_levels));
         done = 1;
     }
     if (M->device && !done) ADIA_TRY(adia__mg_build_device(M, S, o, max_levels, &done));

@@ -388,11 +388,12 @@ void adia__mg_dia_layout(const mg_stencil *S, int64_t offsets[MG_POINTS], mg_dia
 /* y = A x on the host (the eigenvalue estimate). */
 void adia__mg_stencil_apply(const mg_stencil *S, const double *x, double *y);
 
-/* ---- mg_slab.c: the hierarchy across processes (S->slab), on the host:
- * level 0 from the plan (its slab), coarse levels slab by slab, the last
- * gathered and given a one-process mg; every level's smoother. */
+/* ---- mg_slab.c: the hierarchy across processes (S->slab), where the
+ * plan lives (a GPU plan's on the device, as mg_device.c's): level 0 from
+ * the plan (its slab), coarse levels slab by slab, the last gathered and
+ * given a one-process mg; every level's smoother. */
 adia_status adia__mg_build_slab(adia_precond *M, mg_state *S, const adia_precond_options *o,
-                                int max_levels, mg_stencil *st);
+                                int max_levels);
 /* The cycle's share: the last level solved from its gathered grid (x =
  * the inner mg's z on this process's planes, b as the level's). */
 adia_status adia__mg_slab_coarse(const mg_state *S, const mg_level *L, const void *b, void *x,
@@ -489,6 +490,16 @@ adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t
                                 int *ndiag, void **values);
 /* adia__mg_estimate on the device (deterministic sums). */
 adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est);
+/* The same on a slab (mg_slab.c): the start vector of the global rows
+ * origin + i, the sums over rows [r0, r1) added over the processes (c),
+ * each step's vector's ghost planes exchanged (level's layout). */
+adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
+                                      const adia_slab_comm *c, int level, double *est);
+/* adia__mg_gpu_coupling over rows [r0, r1) (a slab's own). */
+adia_status adia__mg_gpu_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_t c[3]);
+/* A device stencil of grid n with zeroed arrays for the points in mask
+ * (and the centre), in one allocation. */
+adia_status adia__mg_gpu_stencil_zeros(mg_stencil *S, const int32_t n[3], unsigned mask);
 /* The smoother's scaling (mg_smooth.c's, Jacobi weight omega) in vt. */
 adia_status adia__mg_gpu_scaling(const mg_stencil *S, mg_smoother kind, double omega,
                                  adia_value_type vt, void **s);
@@ -502,6 +513,10 @@ void adia__mg_gpu_stencil_free(mg_stencil *S);
  * read there (S->setup.why_host says why): the host builds it. */
 adia_status adia__mg_build_device(adia_precond *M, mg_state *S, const adia_precond_options *o,
                                   int max_levels, int *done);
+/* Level C's plan from its device stencil (DIA taken over by the plan);
+ * also the plan of a slab hierarchy's gathered level (C: its whole grid). */
+adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C,
+                                       const mg_stencil *st);
 /* Shared by both set-ups (mg.c): a level's grid; whether level L is
  * coarsened further; the coarsest level's size checked; a level plan's
  * hints. */

@@ -97,8 +97,8 @@ static adia_status fine_level(adia_precond *M, mg_state *S, const mg_dview *v,
     return ADIA_OK;
 }
 
-/* Level l's plan from its device stencil (DIA, taken over by the plan). */
-static adia_status level_plan(adia_precond *M, mg_state *S, mg_level *C, const mg_stencil *st)
+adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C,
+                                       const mg_stencil *st)
 {
     int64_t offsets[MG_POINTS];
     int ndiag;
@@ -138,7 +138,7 @@ static adia_status coarse_levels(adia_precond *M, mg_state *S, int max_levels, m
         const double t1 = adia__now_ms();
         C->galerkin_ms = t1 - t0;
         S->ms.galerkin += C->galerkin_ms;
-        ADIA_TRY(level_plan(M, S, C, &st[l]));
+        ADIA_TRY(adia__mg_device_level_plan(M, S, C, &st[l]));
         C->plan_ms = adia__now_ms() - t1;
         S->ms.plans += C->plan_ms;
     }

@@ -163,10 +163,10 @@ __global__ void galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsi
 /* The couplings (mg_row_coupling) summed as integers: a warp's sums by
  * shuffles, then one atomic add per warp -- any order gives the host's
  * numbers. */
-__global__ void coupling_kernel(mg_stencil S, unsigned long long *sum)
+__global__ void coupling_kernel(mg_stencil S, int64_t r0, int64_t r1, unsigned long long *sum)
 {
     uint64_t c[3] = {0, 0, 0};
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < S.rows;
+    for (int64_t i = r0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < r1;
          i += (int64_t)gridDim.x * blockDim.x)
         mg_row_coupling(&S, i, c);
     for (int e = 0; e < 3; e++) {
@@ -201,10 +201,12 @@ __global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values)
 }
 
 /* One power step, v = scale u (scale: *sc; the start: u = mg_start_value
- * when first): w = A v, block partials of v'w, v'Dv and (w/D)'(w/D), and
- * u_next = w / D.  Skipped once *stop is set. */
+ * of the global row first + i when first): w = A v, block partials of v'w,
+ * v'Dv and (w/D)'(w/D) over rows [r0, r1) (a slab's own; all of a whole
+ * grid's), and u_next = w / D on every row.  Skipped once *stop is set. */
 __global__ void power_kernel(mg_stencil S, const double *u, double *un, const double *sc,
-                             const int *stop, int first, double *partial)
+                             const int *stop, int first, int64_t origin, int64_t r0, int64_t r1,
+                             double *partial)
 {
     __shared__ double red[3][THREADS];
     double s[3] = {0, 0, 0};
@@ -225,14 +227,16 @@ __global__ void power_kernel(mg_stencil S, const double *u, double *un, const do
                 continue;
             const int64_t j = i + dx + nx * dy + nxy * dz;
             /* v_j = scale u_j as the host's v = scale w; a + b c as its loop rounds */
-            w = mg_add_mul(w, S.coef[p][i], scale * (first ? mg_start_value(j) : u[j]));
+            w = mg_add_mul(w, S.coef[p][i],
+                           scale * (first ? mg_start_value(origin + j) : u[j]));
         }
-        const double vi = scale * (first ? mg_start_value(i) : u[i]);
+        const double vi = scale * (first ? mg_start_value(origin + i) : u[i]);
         const double di = S.coef[mg_point(0, 0, 0)][i];
-        s[0] += vi * w;
-        s[1] += vi * di * vi;
+        const bool own = i >= r0 && i < r1;
+        if (own) s[0] += vi * w;
+        if (own) s[1] += vi * di * vi;
         w /= di;
-        s[2] += w * w;
+        if (own) s[2] += w * w;
         un[i] = w;
     }
     for (int k = 0; k < 3; k++) red[k][threadIdx.x] = s[k];
@@ -246,10 +250,12 @@ __global__ void power_kernel(mg_stencil S, const double *u, double *un, const do
         for (int k = 0; k < 3; k++) partial[3 * blockIdx.x + k] = red[k][0];
 }
 
-/* One block: the step's sums from the partials in a fixed order, the
- * estimate v'Av / v'Dv into *est, the next scale 1 / sqrt(ww), or *stop
- * when ww is not positive and finite (the host's break). */
-__global__ void power_finish(const double *partial, int nb, double *est, double *sc, int *stop)
+/* One block: the step's sums from the partials in a fixed order; sums
+ * NULL: the estimate v'Av / v'Dv into *est, the next scale 1 / sqrt(ww),
+ * or *stop when ww is not positive and finite (the host's break); else
+ * the three sums into sums (a slab's, to be added over the processes). */
+__global__ void power_finish(const double *partial, int nb, double *est, double *sc, int *stop,
+                             double *sums)
 {
     __shared__ double red[3][THREADS];
     if (*stop) return;
@@ -264,7 +270,9 @@ __global__ void power_finish(const double *partial, int nb, double *est, double 
             for (int k = 0; k < 3; k++) red[k][threadIdx.x] += red[k][threadIdx.x + h];
         __syncthreads();
     }
-    if (threadIdx.x == 0) {
+    if (threadIdx.x == 0 && sums) {
+        for (int k = 0; k < 3; k++) sums[k] = red[k][0];
+    } else if (threadIdx.x == 0) {
         *est = red[0][0] / red[1][0];
         const double ww = red[2][0];
         if (!(ww > 0) || !isfinite(ww)) *stop = 1;
@@ -499,10 +507,15 @@ adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned
 
 adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3])
 {
+    return adia__mg_gpu_coupling_rows(S, 0, S->rows, c);
+}
+
+adia_status adia__mg_gpu_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_t c[3])
+{
     scratch sc;   /* w[0..2]: the sums, zeroed here */
     ADIA_TRY(sc.init());
     ADIA_TRY(adia_cuda_check(cudaMemset(sc.w, 0, 3 * sizeof *sc.w), "mg set-up: the couplings"));
-    coupling_kernel<<<blocks_for(S->rows), THREADS>>>(*S, sc.w);
+    coupling_kernel<<<blocks_for(r1 - r0), THREADS>>>(*S, r0, r1, sc.w);
     ADIA_TRY(launched("mg set-up: the couplings"));
     unsigned long long h[3];
     ADIA_TRY(adia_cuda_check(cudaMemcpy(h, sc.w, sizeof h, cudaMemcpyDeviceToHost),
@@ -575,8 +588,8 @@ adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est)
     if (s == ADIA_OK) s = adia_cuda_check(cudaMemset(w, 0, (3 * nb + 2) * 8), "mg estimate");
     double *e = w + 3 * nb, *scale = e + 1;
     for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
-        power_kernel<<<nb, THREADS>>>(*S, u, un, scale, stop, k == 0, w);
-        power_finish<<<1, THREADS>>>(w, (int)nb, e, scale, stop);
+        power_kernel<<<nb, THREADS>>>(*S, u, un, scale, stop, k == 0, 0, 0, S->rows, w);
+        power_finish<<<1, THREADS>>>(w, (int)nb, e, scale, stop, nullptr);
         s = launched("mg set-up: a power step");
         double *t = u;
         u = un, un = t;
@@ -588,6 +601,54 @@ adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est)
     cudaFree(un);
     cudaFree(w);
     cudaFree(stop);
+    return s;
+}
+
+adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
+                                      const adia_slab_comm *c, int level, double *est)
+{
+    const unsigned nb = blocks_for(S->rows);
+    double *u = nullptr, *un = nullptr, *w = nullptr;   /* w: partials, sums, scale */
+    int *stop = nullptr;
+    adia_status s = alloc_doubles(S->rows, &u, "mg eigenvalue estimate");
+    if (s == ADIA_OK) s = alloc_doubles(S->rows, &un, "mg eigenvalue estimate");
+    if (s == ADIA_OK) s = alloc_doubles(3 * (int64_t)nb + 4, &w, "mg eigenvalue estimate");
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaMalloc((void **)&stop, sizeof *stop), "mg eigenvalue estimate");
+    if (s == ADIA_OK) s = adia_cuda_check(cudaMemset(stop, 0, sizeof *stop), "mg estimate");
+    s = c->agree(c->ctx, s);
+    double *sums = w + 3 * nb, *scale = sums + 3;
+    *est = 0;
+    for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
+        power_kernel<<<nb, THREADS>>>(*S, u, un, scale, stop, k == 0, origin, r0, r1, w);
+        power_finish<<<1, THREADS>>>(w, (int)nb, nullptr, nullptr, stop, sums);
+        double h[3] = {0, 0, 0};
+        s = launched("mg set-up: a power step");
+        if (s == ADIA_OK)
+            s = adia_cuda_check(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost), "mg estimate");
+        if ((s = c->agree(c->ctx, s)) != ADIA_OK) break;
+        c->sum(c->ctx, h, 3);   /* the same on every process: all stop alike */
+        *est = h[0] / h[1];
+        if (!(h[2] > 0) || !isfinite(h[2])) break;
+        const double sc = 1 / sqrt(h[2]);
+        s = adia_cuda_check(cudaMemcpy(scale, &sc, sizeof sc, cudaMemcpyHostToDevice), "mg estimate");
+        if ((s = c->agree(c->ctx, s)) == ADIA_OK) s = c->agree(c->ctx, c->exchange(c->ctx, level, un, 1, nullptr));
+        double *t = u;
+        u = un, un = t;
+    }
+    cudaFree(u);
+    cudaFree(un);
+    cudaFree(w);
+    cudaFree(stop);
+    return s;
+}
+
+adia_status adia__mg_gpu_stencil_zeros(mg_stencil *S, const int32_t n[3], unsigned mask)
+{
+    ADIA_TRY(stencil_alloc(S, n, mask));
+    const int64_t bytes = (int64_t)__builtin_popcount(mask | 1u << mg_point(0, 0, 0)) * S->rows * 8;
+    adia_status s = adia_cuda_check(cudaMemset(S->block, 0, (size_t)bytes), "mg device stencil");
+    if (s != ADIA_OK) adia__mg_gpu_stencil_free(S);
     return s;
 }
 

@@ -60,6 +60,25 @@ adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t
     return no_device();
 }
 
+adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
+                                      const adia_slab_comm *c, int level, double *est)
+{
+    (void)S, (void)origin, (void)r0, (void)r1, (void)c, (void)level, (void)est;
+    return no_device();
+}
+
+adia_status adia__mg_gpu_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_t c[3])
+{
+    (void)S, (void)r0, (void)r1, (void)c;
+    return no_device();
+}
+
+adia_status adia__mg_gpu_stencil_zeros(mg_stencil *S, const int32_t n[3], unsigned mask)
+{
+    (void)S, (void)n, (void)mask;
+    return no_device();
+}
+
 adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est)
 {
     (void)S, (void)est;

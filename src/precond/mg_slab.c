@@ -71,19 +71,64 @@ static adia_status layout(const mg_state *S, int l)
                               L->zs + L->n[2]));
 }
 
-/* Every point present on some process gets an array (zeros) on all: the
- * exchanges then run alike everywhere. */
-static adia_status agree_points(const mg_state *S, mg_stencil *st)
+/* ---- stencils where the plan lives: host arrays (a CPU plan) or device
+ * arrays (a GPU plan: the set-up runs there, as mg_device.c's) */
+
+static unsigned points_of(const mg_stencil *st)
+{
+    unsigned m = 0;
+    for (int p = 0; p < MG_POINTS; p++) m |= (unsigned)(st->coef[p] != NULL) << p;
+    return m;
+}
+
+/* Zeroed arrays of grid n for the points in mask and the centre. */
+static adia_status zeros(const mg_state *S, mg_stencil *st, const int32_t n[3], unsigned mask)
+{
+    if (S->device) return adia__mg_gpu_stencil_zeros(st, n, mask);
+    *st = (mg_stencil){.n = {n[0], n[1], n[2]}, .rows = (int64_t)n[0] * n[1] * n[2]};
+    mask |= 1u << mg_point(0, 0, 0);
+    for (int p = 0; p < MG_POINTS; p++) {
+        if (!(mask >> p & 1)) continue;
+        st->coef[p] = adia__calloc((size_t)st->rows + 1, sizeof(double), "mg slab stencil");
+        if (!st->coef[p]) {
+            adia__mg_stencil_free(st);
+            return ADIA_ERR_NO_MEMORY;
+        }
+    }
+    return ADIA_OK;
+}
+
+static void release(const mg_state *S, mg_stencil *st)
+{
+    if (S->device) adia__mg_gpu_stencil_free(st);
+    else adia__mg_stencil_free(st);
+}
+
+/* The points present on any process (their counts summed). */
+static unsigned union_points(const mg_state *S, unsigned mine)
 {
     uint64_t have[MG_POINTS];
-    for (int p = 0; p < MG_POINTS; p++) have[p] = st->coef[p] != NULL;
+    for (int p = 0; p < MG_POINTS; p++) have[p] = mine >> p & 1;
     S->slab->sum_u64(S->slab->ctx, have, MG_POINTS);
+    unsigned all = 0;
+    for (int p = 0; p < MG_POINTS; p++) all |= (unsigned)(have[p] > 0) << p;
+    return all;
+}
+
+/* Every point present on some process gets an array (zeros where it is
+ * absent here) on all: the exchanges then run alike everywhere. */
+static adia_status agree_points(const mg_state *S, mg_stencil *st)
+{
+    const unsigned mine = points_of(st), all = union_points(S, mine);
     adia_status s = ADIA_OK;
-    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++)
-        if (have[p] && !st->coef[p]) {
-            st->coef[p] = adia__calloc((size_t)st->rows + 1, sizeof(double), "mg slab stencil");
-            if (!st->coef[p]) s = ADIA_ERR_NO_MEMORY;
-        }
+    if (all != mine) {
+        mg_stencil u;
+        s = zeros(S, &u, st->n, all);
+        for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++)
+            if (st->coef[p]) s = adia__mg_copy(S, st->rows, 1.0, st->coef[p], u.coef[p], NULL);
+        if (s == ADIA_OK) release(S, st), *st = u;
+        else if (u.coef[mg_point(0, 0, 0)]) release(S, &u);   /* made, not filled */
+    }
     return agree(S, s);
 }
 
@@ -93,40 +138,88 @@ static adia_status exchange_stencil(const mg_state *S, int l, mg_stencil *st)
     adia_status s = ADIA_OK;
     for (int p = 0; p < MG_POINTS; p++)
         if (st->coef[p] && s == ADIA_OK)
-            s = S->slab->exchange(S->slab->ctx, l, st->coef[p], 0, NULL);
+            s = S->slab->exchange(S->slab->ctx, l, st->coef[p], S->device, NULL);
     return agree(S, s);
+}
+
+/* The grid checked against the plan's planes. */
+static adia_status check_planes(mg_state *S, const int32_t n[3])
+{
+    const adia_slab_comm *c = S->slab;
+    mg_level *L = &S->lev[0];
+    place(L, n, c->nz, c->z0, c->z1);
+    if (L->zs == c->zs && L->n[2] == n[2]) return ADIA_OK;
+    return adia__error(ADIA_ERR_INVALID_ARG, "mg across processes: the plan holds planes [%lld, "
+                      "%lld) of %lld, owns [%lld, %lld): it must hold [%lld, %lld)",
+                      (long long)c->zs, (long long)(c->zs + n[2]), (long long)c->nz,
+                      (long long)c->z0, (long long)c->z1, (long long)L->zs,
+                      (long long)(L->zs + L->n[2]));
+}
+
+/* Level 0's stencil on the host, from the plan's CSR. */
+static adia_status finest_host(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                               mg_stencil *st)
+{
+    adia_matrix *A = NULL;
+    adia_status s = adia_format_to_matrix(adia_plan_format(M->plan), &A);
+    int32_t n[3] = {0, 0, 0};
+    if (s == ADIA_OK) s = adia__mg_grid(&A->csr, o->grid, n);
+    if (s == ADIA_OK) s = check_planes(S, n);
+    const double t1 = adia__now_ms();
+    if (s == ADIA_OK) s = adia__mg_stencil_from_csr(&A->csr, n, st);
+    if (A) S->lev[0].nnz = A->csr.nnz;
+    adia_matrix_destroy(A);
+    S->ms.stencil = adia__now_ms() - t1;
+    return s;
+}
+
+/* Level 0's stencil on the device from the plan's diagonals (lent where
+ * they are a double DIA's); *viewed 0: its storage is not readable there. */
+static adia_status finest_device(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                                 mg_stencil *st, int *viewed)
+{
+    mg_dview v;
+    *viewed = adia__mg_gpu_view(M->plan, &v, S->setup.why_host, sizeof S->setup.why_host) ==
+              ADIA_OK;
+    if (!*viewed) return ADIA_OK;
+    int32_t n[3];
+    for (int d = 0; d < 3; d++) n[d] = o->grid[d] > 0 ? o->grid[d] : 1;
+    int64_t bad = 0, bad_diag = 0, j = 0;
+    double val = 0;
+    unsigned mask = 0;
+    adia_status s = (int64_t)n[0] * n[1] * n[2] == v.rows
+                        ? check_planes(S, n)
+                        : adia__error(ADIA_ERR_INVALID_ARG, "mg across processes: grid %dx%dx%d "
+                                     "is not the plan's %d rows", n[0], n[1], n[2], v.rows);
+    if (s == ADIA_OK) s = adia__mg_gpu_check(&v, n, &bad, &mask);
+    if (s == ADIA_OK && bad < v.rows && (s = adia__mg_gpu_bad_entry(&v, n, bad, &j, &val)) == ADIA_OK)
+        s = adia__mg_error_off_grid(n, bad, j, val);
+    ADIA_TRY(agree(S, s));
+    const double t1 = adia__now_ms();
+    mask = union_points(S, mask);
+    s = adia__mg_gpu_stencil(&v, n, mask, st, &bad_diag, &val);
+    if (s == ADIA_OK && bad_diag < v.rows) s = adia__mg_error_diagonal(n, bad_diag, val);
+    S->lev[0].nnz = adia_format_nnz(adia_plan_format(M->plan));
+    S->setup.on_device = 1;
+    S->setup.lent = st->block == NULL;
+    S->ms.stencil = adia__now_ms() - t1;
+    return s;
 }
 
 /* Level 0: the plan's rows, planes [zs, ze) of the caller's slab. */
 static adia_status finest(adia_precond *M, mg_state *S, const adia_precond_options *o,
                           mg_stencil *st)
 {
-    const adia_slab_comm *c = S->slab;
     const double t0 = adia__now_ms();
-    adia_matrix *A = NULL;
-    adia_status s = adia_format_to_matrix(adia_plan_format(M->plan), &A);
-    int32_t n[3] = {0, 0, 0};
-    if (s == ADIA_OK) s = adia__mg_grid(&A->csr, o->grid, n);
-    mg_level *L = &S->lev[0];
-    if (s == ADIA_OK) {
-        place(L, n, c->nz, c->z0, c->z1);
-        if (L->zs != c->zs || L->n[2] != n[2])
-            s = adia__error(ADIA_ERR_INVALID_ARG, "mg across processes: the plan holds planes "
-                           "[%lld, %lld) of %lld, owns [%lld, %lld): it must hold [%lld, %lld)",
-                           (long long)c->zs, (long long)(c->zs + n[2]), (long long)c->nz,
-                           (long long)c->z0, (long long)c->z1, (long long)L->zs,
-                           (long long)(L->zs + L->n[2]));
-    }
-    const double t1 = adia__now_ms();
-    S->ms.grid = t1 - t0;
-    if (s == ADIA_OK) s = adia__mg_stencil_from_csr(&A->csr, n, &st[0]);
-    if (A) L->nnz = A->csr.nnz;
-    adia_matrix_destroy(A);
+    int viewed = 0;
+    adia_status s = S->device ? finest_device(M, S, o, st, &viewed) : ADIA_OK;
+    if (s == ADIA_OK && !viewed) s = finest_host(M, S, o, st);
     ADIA_TRY(agree(S, s));
-    ADIA_TRY(agree_points(S, &st[0]));
-    S->ms.stencil = adia__now_ms() - t1;
+    ADIA_TRY(agree_points(S, st));
+    S->ms.grid = adia__now_ms() - t0 - S->ms.stencil;
+    mg_level *L = &S->lev[0];
     L->plan = M->plan;
-    for (int p = 0; p < MG_POINTS; p++) L->points += st[0].coef[p] != NULL;
+    for (int p = 0; p < MG_POINTS; p++) L->points += st->coef[p] != NULL;
     S->nlev = 1;
     return layout(S, 0);
 }
@@ -165,8 +258,10 @@ static int spread(const mg_state *S, const mg_level *L, int max_levels, int64_t 
 static adia_status coarsen(mg_state *S, int l, mg_stencil *st)
 {
     mg_level *L = &S->lev[l], *C = L + 1;
-    const int64_t plane = plane_of(L);
-    adia__mg_coupling_rows(&st[l], (L->z0 - L->zs) * plane, (L->z1 - L->zs) * plane, L->coupling);
+    const int64_t plane = plane_of(L), r0 = (L->z0 - L->zs) * plane, r1 = (L->z1 - L->zs) * plane;
+    const double t0 = adia__now_ms();
+    if (S->device) ADIA_TRY(agree(S, adia__mg_gpu_coupling_rows(&st[l], r0, r1, L->coupling)));
+    else adia__mg_coupling_rows(&st[l], r0, r1, L->coupling);
     S->slab->sum_u64(S->slab->ctx, L->coupling, 3);
     const int32_t whole[3] = {L->n[0], L->n[1], (int32_t)L->nz};
     int32_t nc[3];
@@ -183,28 +278,22 @@ static adia_status coarsen(mg_state *S, int l, mg_stencil *st)
         V.coef[p] = st[l].coef[p] ? st[l].coef[p] + skip * plane : NULL;
     const int32_t vc[3] = {nc[0], nc[1], hz ? (V.n[2] + 1) / 2 : V.n[2]};
     const int64_t vcz = hz ? (L->zs + skip) / 2 : L->zs;   /* vc's first plane */
-    const double t0 = adia__now_ms();
     mg_stencil T;
     memset(&T, 0, sizeof T);
-    adia_status s = adia__mg_galerkin(&V, vc, C->coarsened, &T);
+    adia_status s = S->device ? adia__mg_gpu_galerkin(&V, vc, C->coarsened, &T)
+                              : adia__mg_galerkin(&V, vc, C->coarsened, &T);
+    ADIA_TRY(agree(S, s));
     mg_stencil *D = &st[l + 1];
-    *D = (mg_stencil){.n = {C->n[0], C->n[1], C->n[2]}, .rows = C->rows};
-    const int64_t cplane = plane_of(C);
-    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++) {
-        if (!T.coef[p]) continue;
-        D->coef[p] = adia__calloc((size_t)D->rows + 1, sizeof(double), "mg slab stencil");
-        if (!D->coef[p]) {
-            s = ADIA_ERR_NO_MEMORY;
-            break;
-        }
-        if (C->z1 > C->z0)
-            memcpy(D->coef[p] + (C->z0 - C->zs) * cplane, T.coef[p] + (C->z0 - vcz) * cplane,
-                   (size_t)((C->z1 - C->z0) * cplane) * sizeof(double));
-    }
-    adia__mg_stencil_free(&T);
+    const unsigned all = union_points(S, points_of(&T));
+    s = zeros(S, D, C->n, all);
+    const int64_t cplane = plane_of(C), own = (C->z1 - C->z0) * cplane;
+    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++)
+        if (T.coef[p] && own > 0)
+            s = adia__mg_copy(S, own, 1.0, T.coef[p] + (C->z0 - vcz) * cplane,
+                              D->coef[p] + (C->z0 - C->zs) * cplane, NULL);
+    release(S, &T);
     S->nlev++;
     ADIA_TRY(agree(S, s));
-    ADIA_TRY(agree_points(S, D));
     ADIA_TRY(layout(S, l + 1));
     ADIA_TRY(exchange_stencil(S, l + 1, D));
     C->galerkin_ms = adia__now_ms() - t0;
@@ -249,38 +338,55 @@ static adia_status estimate(const mg_state *S, int l, const mg_stencil *st, doub
     return s;
 }
 
+/* Level L's plan from its stencil (DIA, on the plan's side). */
+static adia_status level_plan(adia_precond *M, mg_state *S, mg_level *L, const mg_stencil *st)
+{
+    if (S->device) return adia__mg_device_level_plan(M, S, L, st);
+    adia_matrix *A = NULL;
+    adia_status s = adia__mg_stencil_to_matrix(st, &A, &L->points);
+    if (s == ADIA_OK) {
+        L->nnz = adia_matrix_nnz(A);
+        adia_plan_hints h = adia__mg_level_hints(M);
+        s = adia_plan_create(A, &h, &L->plan);
+        L->own_plan = s == ADIA_OK;
+    }
+    adia_matrix_destroy(A);
+    return s;
+}
+
+/* The level's bound on lambda_max and its smoother's scaling s. */
+static adia_status smoother(mg_state *S, int l, const mg_stencil *st)
+{
+    mg_level *L = &S->lev[l];
+    const int64_t plane = plane_of(L), r0 = (L->z0 - L->zs) * plane, r1 = (L->z1 - L->zs) * plane;
+    double est;
+    if (S->device)
+        ADIA_TRY(adia__mg_gpu_estimate_slab(st, L->zs * plane, r0, r1, S->slab, l, &est));
+    else
+        ADIA_TRY(estimate(S, l, st, &est));
+    ADIA_TRY(adia__mg_bounds(est, plane * L->nz, &L->lmax, &L->lmin));
+    if (S->device)
+        return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype,
+                                    &L->s);
+    double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
+    if (!sc) return ADIA_ERR_NO_MEMORY;
+    adia__mg_smoother_scale(st, S->smoother, L->lmax, sc);
+    L->s = sc;
+    return ADIA_OK;
+}
+
 /* A smoothed level's plan (l > 0), bounds and scaling. */
 static adia_status smoothed(adia_precond *M, mg_state *S, int l, const mg_stencil *st)
 {
     mg_level *L = &S->lev[l];
     const double t0 = adia__now_ms();
     adia_status s = ADIA_OK;
-    if (l > 0) {
-        adia_matrix *A = NULL;
-        s = adia__mg_stencil_to_matrix(st, &A, &L->points);
-        if (s == ADIA_OK) {
-            L->nnz = adia_matrix_nnz(A);
-            adia_plan_hints h = adia__mg_level_hints(M);
-            s = adia_plan_create(A, &h, &L->plan);
-            L->own_plan = s == ADIA_OK;
-        }
-        adia_matrix_destroy(A);
-    }
+    if (l > 0) s = level_plan(M, S, L, st);
     ADIA_TRY(agree(S, s));
     const double t1 = adia__now_ms();
     L->plan_ms = t1 - t0;
     S->ms.plans += L->plan_ms;
-    double est;
-    ADIA_TRY(estimate(S, l, st, &est));
-    ADIA_TRY(adia__mg_bounds(est, plane_of(L) * L->nz, &L->lmax, &L->lmin));
-    double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
-    s = sc ? ADIA_OK : ADIA_ERR_NO_MEMORY;
-    if (s == ADIA_OK) {
-        adia__mg_smoother_scale(st, S->smoother, L->lmax, sc);
-        s = S->device ? adia__precond_upload(S->vtype, L->rows, sc, &L->s) : ADIA_OK;
-        if (!S->device) L->s = sc, sc = NULL;
-    }
-    free(sc);
+    s = smoother(S, l, st);
     S->ms.smoother += adia__now_ms() - t1;
     return agree(S, s);
 }
@@ -293,28 +399,25 @@ static adia_status gathered(adia_precond *M, mg_state *S, const adia_precond_opt
     const int l = S->nlev - 1;
     const mg_level *L = &S->lev[l];
     const double t0 = adia__now_ms();
-    mg_stencil F = {.n = {L->n[0], L->n[1], (int32_t)L->nz}};
-    F.rows = plane_of(L) * L->nz;
-    adia_status s = ADIA_OK;
-    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++) {
-        if (!st->coef[p]) continue;
-        F.coef[p] = adia__alloc((size_t)F.rows + 1, sizeof(double), "mg gathered level");
-        s = agree(S, F.coef[p] ? ADIA_OK : ADIA_ERR_NO_MEMORY);
-        if (s == ADIA_OK) s = agree(S, S->slab->gather(S->slab->ctx, l, st->coef[p], F.coef[p],
-                                                       0, NULL));
-    }
-    adia_matrix *A = NULL;
-    if (s == ADIA_OK) s = adia__mg_stencil_to_matrix(&F, &A, &S->lev[l].points);
-    adia__mg_stencil_free(&F);
-    if (s == ADIA_OK) {
-        adia_plan_hints h = adia__mg_level_hints(M);
-        s = adia_plan_create(A, &h, &S->inner_plan);
-    }
-    adia_matrix_destroy(A);
+    mg_level G;   /* the whole grid, for its plan */
+    memset(&G, 0, sizeof G);
+    const int32_t n[3] = {L->n[0], L->n[1], (int32_t)L->nz};
+    adia__mg_set_grid(&G, n);
+    mg_stencil F;
+    adia_status s = agree(S, zeros(S, &F, n, points_of(st)));
+    if (s != ADIA_OK) return s;
+    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++)
+        if (st->coef[p])
+            s = agree(S, S->slab->gather(S->slab->ctx, l, st->coef[p], F.coef[p], S->device,
+                                         NULL));
+    if (s == ADIA_OK) s = level_plan(M, S, &G, &F);
+    release(S, &F);
+    S->inner_plan = G.plan;
+    S->lev[l].points = G.points;
     if (s == ADIA_OK) {
         adia_precond_options io = *o;
         io.slab = NULL;
-        io.grid[0] = L->n[0], io.grid[1] = L->n[1], io.grid[2] = (int)L->nz;
+        for (int d = 0; d < 3; d++) io.grid[d] = n[d];
         io.max_levels = 0;
         s = adia_precond_create(S->inner_plan, &io, &S->inner);
     }
@@ -322,16 +425,16 @@ static adia_status gathered(adia_precond *M, mg_state *S, const adia_precond_opt
     S->ms.coarse = adia__now_ms() - t0;
     void *full[2] = {NULL, NULL};
     for (int k = 0; k < 2 && s == ADIA_OK; k++)
-        s = S->device ? adia__mg_gpu_zeros(S->vtype, F.rows, &full[k])
-                      : ((full[k] = adia__calloc((size_t)F.rows + 1, sizeof(double),
+        s = S->device ? adia__mg_gpu_zeros(S->vtype, G.rows, &full[k])
+                      : ((full[k] = adia__calloc((size_t)G.rows + 1, sizeof(double),
                                                  "mg gathered level")) ? ADIA_OK
                                                                        : ADIA_ERR_NO_MEMORY);
     S->full_b = full[0], S->full_x = full[1];
     return agree(S, s);
 }
 
-adia_status adia__mg_build_slab(adia_precond *M, mg_state *S, const adia_precond_options *o,
-                                int max_levels, mg_stencil *st)
+static adia_status hierarchy(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                             int max_levels, mg_stencil *st)
 {
     int64_t most;
     ADIA_TRY(agree(S, gather_rows(&most)));
@@ -341,6 +444,16 @@ adia_status adia__mg_build_slab(adia_precond *M, mg_state *S, const adia_precond
         ADIA_TRY(coarsen(S, S->nlev - 1, st));
     }
     return gathered(M, S, o, &st[S->nlev - 1]);
+}
+
+adia_status adia__mg_build_slab(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                                int max_levels)
+{
+    mg_stencil st[MG_MAX_LEVELS];   /* host or device ones, freed here */
+    memset(st, 0, sizeof st);
+    const adia_status s = hierarchy(M, S, o, max_levels, st);
+    for (int l = 0; l < MG_MAX_LEVELS; l++) release(S, &st[l]);
+    return s;
 }
 
 adia_status adia__mg_slab_coarse(const mg_state *S, const mg_level *L, const void *b, void *x,

@@ -293,7 +293,8 @@ out:
 }
 
 /* mg across the GPUs (slabs, kind mg's default where the halo moves by
- * NCCL): z = M r on device vectors equals one process's mg on the CPU
+ * NCCL), set up on the devices: z = M r on device vectors equals one
+ * process's mg on the CPU
  * (the same hierarchy; sums in another order), and CG + M takes its
  * iterations (within 1) to its solution, host and device vectors alike.
  * gather: ADIA_MG_GATHER_ROWS (small: several levels in slabs). */
@@ -310,8 +311,10 @@ static void test_slab_mg(const char *src, const char *gather)
     CHECK_OK(adia_precond_create(P, &po, &Ms));
     CHECK_OK(adia_dist_precond_create(p.D, &po, &Md));
     if (!Ms || !Md) goto out;
-    CHECK(!strcmp(adia_dist_precond_scope(p.D, Md), "slabs"), "%s: mg's scope %s", src,
-          adia_dist_precond_scope(p.D, Md));
+    char text[4096] = "";
+    adia_precond_explain(Md, text, sizeof text);
+    CHECK(!strcmp(adia_dist_precond_scope(p.D, Md), "slabs") && test_contains(text, "on the device"),
+          "%s: mg's scope %s, set up: %s", src, adia_dist_precond_scope(p.D, Md), text);
     double *zs = malloc((size_t)n * sizeof *zs), *z = calloc((size_t)m + 1, sizeof *z);
     double *d_r = NULL, *d_z = NULL;
     CHECK_OK(adia_precond_apply(Ms, p.b, zs, NULL));
