@@ -383,11 +383,14 @@ static void solve_report(const cli_dist_args *a, const adia_dist_info *in, const
         return;
     }
     describe(a, in, NULL);
+    const int slabs = pc->kind && !strcmp(pc->scope, "slabs");
     if (pc->kind)
-        printf("  preconditioner %s on each process's own block (block Jacobi), set up in "
-               "%.3f ms\n", pc->kind, pc->ms);
+        printf("  preconditioner %s %s, set up in %.3f ms\n", pc->kind,
+               slabs ? "across the processes (slabs of the grid)"
+                     : "on each process's own block (block Jacobi)", pc->ms);
     printf("  %s%s%s: ", adia_solver_name(a->solve.method),
-           a->solve.jacobi ? " + Jacobi" : pc->kind ? " + block " : "", pc->kind ? pc->kind : "");
+           a->solve.jacobi ? " + Jacobi" : slabs ? " + " : pc->kind ? " + block " : "",
+           pc->kind ? pc->kind : "");
     cli_print_solve(s, a->solve.rtol, err);
     printf("\n  ");
     cli_print_solve_times(s, wall_ms);
@@ -440,7 +443,7 @@ int cli_dist_solve(const char *cmd, const cli_dist_args *a)
         static char text[16384];
         if (a->explain && !a->json && in.rank == 0 &&
             adia_precond_explain(M, text, sizeof text) == ADIA_OK)
-            printf("rank 0's block: %s", text);
+            printf("rank 0's %s: %s", strcmp(pc.scope, "slabs") ? "block" : "slab", text);
     }
     adia_solve_info si;
     double before = in.halo_ms + in.reduce_ms;

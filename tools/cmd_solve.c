@@ -29,9 +29,10 @@ static const char usage[] =
     "gpu (then every method keeps its vectors on the GPUs): each process\n"
     "generates or reads its block of rows, rank 0 reads -b / --x0 and writes\n"
     "-o (and scatters / gathers the pieces); --json adds ranks, rows per rank,\n"
-    "halo bytes per SpMV and the share of time in communication; --precond mg,\n"
-    "cheb or auto is made on each process's own block (block Jacobi).  --dist\n"
-    "runs that path in one process (the distributed baseline).";
+    "halo bytes per SpMV and the share of time in communication; --precond mg\n"
+    "runs one multigrid across the processes where their rows are whole planes\n"
+    "of the grid (else, and cheb or auto, on each process's own block: block\n"
+    "Jacobi).  --dist runs that path in one process (the distributed baseline).";
 
 typedef struct solve_opts {
     const char *gen, *method, *format, *device, *b_path, *x0_path, *x_path;

@@ -262,6 +262,13 @@ int adia__dist_nccl_active(const adia_dist_matrix *D);
 /* Moves of device arrays in one NCCL group on stream (dist_nccl.c; a
  * build without NCCL: ADIA_ERR_UNSUPPORTED). */
 adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n, void *stream);
+/* ncclBroadcast of count doubles into at on every process from root peer's
+ * `from`, n of them in one group on stream (a gather without new
+ * connections: NCCL's collectives share the all-reduce's, where
+ * point-to-point between processes that never met costs 0.7 s to connect
+ * on 4 H200). */
+adia_status adia__dist_nccl_broadcasts(adia_dist_matrix *D, const dist_move *m, int n,
+                                       void *stream);
 
 /* dist_block.c (CUDA; -1 / ADIA_ERR_UNSUPPORTED without): the distinct
  * global offsets (col - row) of a device matrix's parts, lent where their

@@ -91,3 +91,10 @@ adia_status adia__dist_device_slab(const adia_dist_matrix *D, const adia_plan_hi
     *plan = NULL;
     return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_device_slab without CUDA");
 }
+
+adia_status adia__dist_nccl_broadcasts(adia_dist_matrix *D, const dist_move *m, int n,
+                                       void *stream)
+{
+    (void)D, (void)m, (void)n, (void)stream;
+    return adia_set_error(ADIA_ERR_INTERNAL, "adia__dist_nccl_broadcasts without CUDA");
+}

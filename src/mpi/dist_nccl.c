@@ -115,6 +115,25 @@ adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n
     return s;
 }
 
+adia_status adia__dist_nccl_broadcasts(adia_dist_matrix *D, const dist_move *m, int n,
+                                       void *stream)
+{
+    dist_device *g = D->dev;
+    if (!g || !g->nccl)
+        return adia_set_error(ADIA_ERR_UNSUPPORTED, "slab gather: the matrix has no NCCL");
+    adia_status s = nccl_check(g, ncclGroupStart(), "ncclGroupStart");
+    const int started = s == ADIA_OK;
+    for (int k = 0; k < n && s == ADIA_OK; k++)
+        s = nccl_check(g, ncclBroadcast(m[k].peer == D->rank ? m[k].from : m[k].at, m[k].at,
+                                        (size_t)m[k].count, ncclDouble, m[k].peer, g->nccl,
+                                        (cudaStream_t)stream), "ncclBroadcast");
+    if (started) {   /* closed in any case */
+        adia_status t = nccl_check(g, ncclGroupEnd(), "ncclGroupEnd");
+        if (s == ADIA_OK) s = t;
+    }
+    return s;
+}
+
 void adia__dist_nccl_free(dist_device *g)
 {
     if (!g->nccl) return;
@@ -149,6 +168,13 @@ adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, in
 }
 
 adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n, void *stream)
+{
+    (void)D, (void)m, (void)n, (void)stream;
+    return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi was built without NCCL");
+}
+
+adia_status adia__dist_nccl_broadcasts(adia_dist_matrix *D, const dist_move *m, int n,
+                                       void *stream)
 {
     (void)D, (void)m, (void)n, (void)stream;
     return adia_set_error(ADIA_ERR_UNSUPPORTED, "adia_mpi was built without NCCL");

@@ -149,15 +149,32 @@ static adia_status exchange(void *ctx, int level, double *v, int device, void *s
     return run_moves(c, m, exchange_moves(&c->lev[level], c->D->rank, size, v, m), device, stream);
 }
 
+/* Device arrays: one broadcast from each process of its own planes. */
+static int broadcasts(const slab_level *L, int me, int size, const double *v, double *all,
+                      dist_move *m)
+{
+    const int64_t *a = L->all;
+    int n = 0;
+    for (int q = 0; q < size; q++) {
+        const int64_t qc = (a[4 * q + 1] - a[4 * q]) * L->plane;
+        if (qc)
+            m[n++] = (dist_move){q, 0, all + a[4 * q] * L->plane,
+                                 q == me ? v + (L->z0 - L->zs) * L->plane : NULL, qc};
+    }
+    return n;
+}
+
 static adia_status gather(void *ctx, int level, const double *v, double *all, int device,
                           void *stream)
 {
     dist_slab *c = ctx;
     dist_move m[2 * DIST_SLAB_MOVES + 1];
-    const int size = c->D->size;
+    const int size = c->D->size, me = c->D->rank;
+    const slab_level *L = &c->lev[level];
     if (size > DIST_SLAB_MOVES) return ADIA_ERR_UNSUPPORTED;
-    return run_moves(c, m, gather_moves(&c->lev[level], c->D->rank, size, v, all, m), device,
-                     stream);
+    if (device) return adia__dist_nccl_broadcasts(c->D, m, broadcasts(L, me, size, v, all, m),
+                                                  stream);
+    return host_moves(c->D, m, gather_moves(L, me, size, v, all, m));
 }
 
 /* ------------------------------------------------------- the own rows */
