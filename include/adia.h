@@ -1119,10 +1119,10 @@ typedef struct adia_precond_options {
 /* Multigrid across processes (adia_mpi's, or any caller's): the grid of
  * the whole matrix, nx x ny x nz points (x fastest), is split by planes
  * (z) among the processes.  Each owns planes [z0, z1) and its plan holds
- * the rows of planes [zs, ze): its own and up to 2 of its neighbours'
- * below and above ("ghost" planes, ze = min(nz, z1 + 2), zs = max(0, z0 -
- * 2)), columns renumbered from plane zs and those outside dropped;
- * adia_precond_options.grid is {nx, ny, ze - zs}.  libadia builds the
+ * the rows of planes [zs, ze): its own and up to `ghosts` (at least 2) of
+ * its neighbours' below and above ("ghost" planes, ze = min(nz, z1 +
+ * ghosts), zs = max(0, z0 - ghosts)), columns renumbered from plane zs and
+ * those outside dropped; adia_precond_options.grid is {nx, ny, ze - zs}.  libadia builds the
  * hierarchy slab by slab -- every level's Galerkin product, smoother and
  * transfers on the process's planes and ghost planes, which the callbacks
  * below fill from their owners -- and gathers a level onto every process
@@ -1131,6 +1131,8 @@ typedef struct adia_precond_options {
  * is collective: all processes call it in the same order. */
 typedef struct adia_slab_comm {
     int64_t nz, z0, z1, zs;
+    int ghosts;               /* every level's, each side: 2..8 (3: fewest
+                                 exchanges a V-cycle, mg.c)             */
     void *ctx;
     /* v[0..count) (host) summed over the processes, in place */
     void (*sum)(void *ctx, double *v, int count);

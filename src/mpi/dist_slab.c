@@ -10,7 +10,9 @@
 
 #include <stdio.h>
 
-#define GHOSTS 2            /* adia_slab_comm's: planes each side */
+#define GHOSTS 3            /* adia_slab_comm's: planes each side (mg.c: with 3
+                               a V-cycle exchanges once before and once after
+                               each level's smoothing; with 2, twice after) */
 #define GRID_OFFSETS 32     /* a stencil has at most 26 */
 #define SLAB_LEVELS 32      /* MG_MAX_LEVELS */
 
@@ -431,6 +433,23 @@ static int union_offsets(const adia_dist_matrix *D, const int64_t *off, int k, i
     return n;
 }
 
+/* GHOSTS, or rank 0's ADIA_DIST_MG_GHOSTS (2..8: measurements); agreed. */
+static adia_status ghost_planes(const adia_dist_matrix *D, int *ghosts)
+{
+    const char *env = getenv("ADIA_DIST_MG_GHOSTS");
+    adia_status s = ADIA_OK;
+    *ghosts = GHOSTS;
+    if (D->rank == 0 && env && *env) {
+        char *end = NULL;
+        const long v = strtol(env, &end, 10);
+        if (*end || v < 2 || v > 8)
+            s = adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_MG_GHOSTS=%s: 2 to 8", env);
+        else *ghosts = (int)v;
+    }
+    MPI_Bcast(ghosts, 1, MPI_INT, 0, D->comm);
+    return adia__dist_agree(D->comm, s);
+}
+
 /* The finest level's exchange (its layout made), for the slab's plan. */
 static adia_status exchange_finest(void *ctx, double *v)
 {
@@ -472,6 +491,8 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
         k = s == ADIA_OK ? csr_offsets(D, &own, off, 2 * GRID_OFFSETS) : -1;
     }
     int64_t g[3];
+    int ghosts = GHOSTS;
+    if (s == ADIA_OK) s = ghost_planes(D, &ghosts);
     if (s == ADIA_OK) s = find_grid(D, opt, off, k, g, why, len);
     dist_slab *c = s == ADIA_OK ? calloc(1, sizeof *c) : NULL;
     if (s == ADIA_OK)
@@ -480,8 +501,8 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
     adia_matrix *A = NULL;
     if (s == ADIA_OK) {
         const int64_t plane = g[0] * g[1], z0 = D->first / plane, z1 = (D->first + D->rows) / plane;
-        const int64_t mine[4] = {z0, z1, z0 > GHOSTS ? z0 - GHOSTS : 0,
-                                 z1 + GHOSTS < g[2] ? z1 + GHOSTS : g[2]};
+        const int64_t mine[4] = {z0, z1, z0 > ghosts ? z0 - ghosts : 0,
+                                 z1 + ghosts < g[2] ? z1 + ghosts : g[2]};
         z = adia__dist_alloc(4 * (size_t)D->size, sizeof *z, "slab planes");
         s = adia__dist_agree(D->comm, z ? ADIA_OK : ADIA_ERR_NO_MEMORY);
         if (s == ADIA_OK) MPI_Allgather(mine, 4, MPI_INT64_T, z, 4, MPI_INT64_T, D->comm);
@@ -503,7 +524,8 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
             if (s == ADIA_OK) s = adia__dist_agree(D->comm, adia_plan_create(A, &h, plan));
         }
         if (s == ADIA_OK) {
-            c->comm = (adia_slab_comm){.nz = g[2], .z0 = z0, .z1 = z1, .zs = mine[2], .ctx = c,
+            c->comm = (adia_slab_comm){.nz = g[2], .z0 = z0, .z1 = z1, .zs = mine[2],
+                                       .ghosts = ghosts, .ctx = c,
                                        .sum = sum, .sum_u64 = sum_u64, .agree = agree,
                                        .layout = layout, .exchange = exchange, .gather = gather};
             adia_precond_options o = *opt;

@@ -38,6 +38,9 @@ typedef struct mg_run {
     int kernels, products, exchanges;
     double bytes;              /* moved through memory (a model: each
                                   array read or written once per launch) */
+    /* Across processes: how many ghost planes (each side) of each level's
+     * b, x and Chebyshev direction are right (need, below) */
+    int vb[MG_MAX_LEVELS], vx[MG_MAX_LEVELS], vd[MG_MAX_LEVELS];
 } mg_run;
 
 /* One launch of ours moving `vectors` values per row of L, plus extra. */
@@ -55,14 +58,28 @@ static adia_status product(mg_run *R, const mg_level *L, const void *x)
     return R->dry ? ADIA_OK : adia_spmv_async(L->plan, 1.0, x, 0.0, L->t, R->stream);
 }
 
-/* Across processes: level l's planes of v held here but owned by others
- * filled from their owners (one process: nothing). */
-static adia_status exchange(mg_run *R, int l, void *v)
+/* Across processes: at least k ghost planes of level l's v right (*valid:
+ * how many are), else all of them refilled from their owners (one
+ * process: nothing).  What stays right: a pointwise step keeps the least
+ * of its inputs' counts; a product loses one plane (the slab's edge is a
+ * false boundary), so its own rows need x right on one ghost plane; x +=
+ * P x_c needs x_c right on one (an own fine plane next to the edge may
+ * have a coarse parent beyond it) and keeps x right on the lesser of x's
+ * count and 2 k_c - 1 (a fine plane k deep has its parents at most k / 2
+ * + 1 deep).  tests/mpi/test_dist.c checks M r against one process's with
+ * 2, 3 and 4 ghost planes. */
+static adia_status need(mg_run *R, int l, void *v, int *valid, int k)
 {
     const adia_slab_comm *c = R->S->slab;
-    if (!c) return ADIA_OK;
+    if (!c || *valid >= k) return ADIA_OK;
+    *valid = c->ghosts;
     R->exchanges++;
     return R->dry ? ADIA_OK : c->exchange(c->ctx, l, v, R->S->device, R->stream);
+}
+
+static int least(int a, int b)
+{
+    return a < b ? a : b;
 }
 
 /* Reads s, b (t, x unless zero_x; d when c1 != 0), writes x (and d). */
@@ -74,9 +91,7 @@ static adia_status smooth_step(mg_run *R, const mg_level *L, int cheb, double c1
 }
 
 /* The sweeps of the level's smoother; zero_x: x enters as 0 (not read).
- * Across processes x's ghost planes are refilled after each step that
- * read x (a product leaves the slab's outermost planes wrong); the first
- * step from 0 reads only b, whose ghost planes are right. */
+ * Across processes each product needs x right on one ghost plane. */
 static adia_status smooth(mg_run *R, int l, double bs, const void *b, void *x, int zero_x)
 {
     const mg_level *L = &R->S->lev[l];
@@ -87,6 +102,7 @@ static adia_status smooth(mg_run *R, int l, double bs, const void *b, void *x, i
     for (int sw = 0; sw < S->sweeps; sw++) {
         double rho_old = 1 / sigma;
         for (int k = 0; k < (cheb ? S->degree : 1); k++) {
+            if (!zero_x) ADIA_TRY(need(R, l, x, &R->vx[l], 1));
             if (!zero_x) ADIA_TRY(product(R, L, x));
             double c1 = 0, c2 = cheb ? 1 / theta : 1;
             if (cheb && k > 0) {   /* Saad, Alg. 12.1 with D^-1 as preconditioner */
@@ -96,7 +112,9 @@ static adia_status smooth(mg_run *R, int l, double bs, const void *b, void *x, i
                 rho_old = rho;
             }
             ADIA_TRY(smooth_step(R, L, cheb, c1, c2, zero_x, bs, b, x));
-            if (!zero_x) ADIA_TRY(exchange(R, l, x));
+            int right = zero_x ? R->vb[l] : least(R->vx[l] - 1, R->vb[l]);
+            if (cheb && c1 != 0) right = least(right, R->vd[l]);
+            R->vx[l] = R->vd[l] = right;
             zero_x = 0;
         }
     }
@@ -111,6 +129,7 @@ static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, in
     if (l == S->nlev - 1 && S->slab) {   /* gathered, solved by the inner mg */
         count(R, L, 2, 0);
         R->exchanges++;
+        R->vx[l] = S->slab->ghosts;   /* the whole grid's answer: every plane */
         return R->dry ? ADIA_OK : adia__mg_slab_coarse(S, L, b, x, R->stream);
     }
     if (l == S->nlev - 1) {   /* exact: entered from x = 0 only */
@@ -119,17 +138,23 @@ static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, in
     }
     const mg_level *Lc = L + 1;
     ADIA_TRY(smooth(R, l, bs, b, x, zero_x));
+    /* the restriction reads the residual one plane beyond the own ones */
+    ADIA_TRY(need(R, l, x, &R->vx[l], 2));
     ADIA_TRY(product(R, L, x));
     count(R, L, 2, (double)Lc->rows);   /* reads b, t; writes the coarse b */
     if (!R->dry) ADIA_TRY(R->K->restrict_residual(S, L, Lc, bs, b, R->stream));
-    /* the coarse b's ghost planes, which its restriction reads (a gathered
-     * level reads only its own) */
-    if (l + 1 < S->nlev - 1) ADIA_TRY(exchange(R, l + 1, Lc->b));
+    /* the coarse b right on every ghost plane, so that its smoother's x
+     * starts so (a gathered level reads only its own planes) */
+    R->vb[l + 1] = 0;
+    if (S->slab && l + 1 < S->nlev - 1)
+        ADIA_TRY(need(R, l + 1, Lc->b, &R->vb[l + 1], S->slab->ghosts));
     ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 1));
     if (S->cycle == 'w' && l + 1 < S->nlev - 1)   /* a second exact solve changes nothing */
         ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 0));
+    if (S->slab) ADIA_TRY(need(R, l + 1, Lc->x, &R->vx[l + 1], 1));
     count(R, L, 2, (double)Lc->rows);   /* x += P x_c */
     if (!R->dry) ADIA_TRY(R->K->prolong(S, L, Lc, x, R->stream));
+    R->vx[l] = least(R->vx[l], 2 * R->vx[l + 1] - 1);
     return smooth(R, l, bs, b, x, 0);
 }
 
@@ -143,7 +168,8 @@ static adia_status slab_cycle(mg_run *R, double alpha, const void *r, void *z)
     const int64_t plane = (int64_t)L->n[0] * L->n[1], own = (L->z1 - L->z0) * plane;
     const size_t at = (size_t)((L->z0 - L->zs) * plane) * sizeof(double);
     if (!R->dry) ADIA_TRY(adia__mg_copy(S, own, alpha, r, (char *)L->b + at, R->stream));
-    if (S->nlev > 1) ADIA_TRY(exchange(R, 0, L->b));
+    R->vb[0] = 0;
+    if (S->nlev > 1) ADIA_TRY(need(R, 0, L->b, &R->vb[0], S->slab->ghosts));
     ADIA_TRY(cycle(R, 0, 1.0, L->b, L->x, 1));
     return R->dry ? ADIA_OK : adia__mg_copy(S, own, 1.0, (char *)L->x + at, z, R->stream);
 }

@@ -1,6 +1,6 @@
 /* mg_slab.c -- the multigrid hierarchy across processes (adia_slab_comm):
  * the grid is split by planes, each process holds its own planes of every
- * level and SLAB_GHOSTS of its neighbours' on each side, and the cycle's
+ * level and `ghosts` of its neighbours' on each side, and the cycle's
  * kernels (mg_cpu.c, mg_gpu.cu) run on that slab as on a whole grid.
  *
  * Why it is exact: a slab's edge is a false Dirichlet boundary, so what
@@ -9,8 +9,9 @@
  * Galerkin product's own coarse rows read only right fine rows (coarse
  * plane c reads fine planes 2c - 2 .. 2c + 2), and so do the restriction
  * (2c - 1 .. 2c + 1) and the prolongation -- tests/test_mg_slab.c checks
- * them bit for bit against the whole grid.  The smoother's steps leave
- * the ghost planes wrong, and an exchange refills them after each (mg.c).
+ * them bit for bit against the whole grid.  The cycle counts how many
+ * ghost planes of each vector are still right and refills them from their
+ * owners only where the next step needs one more (mg.c).
  *
  * Coarse plane c is owned by the owner of fine plane 2c (z halved), so
  * every process keeps ceil(z0 / 2) .. ceil(z1 / 2); the Galerkin product
@@ -27,7 +28,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define SLAB_GHOSTS 2
 /* Levels of at most this many rows are gathered: the one-process mg below
  * them costs each process what a slab of the same rows would, without the
  * exchanges (about 10 us each on a GPU: more than a small level's work). */
@@ -54,11 +54,13 @@ adia_status adia__mg_copy(const mg_state *S, int64_t n, double alpha, const void
 }
 
 /* The level's planes: own [z0, z1) of nz, held [zs, zs + n[2]). */
-static void place(mg_level *L, const int32_t nxy[2], int64_t nz, int64_t z0, int64_t z1)
+static void place(const mg_state *S, mg_level *L, const int32_t nxy[2], int64_t nz, int64_t z0,
+                  int64_t z1)
 {
+    const int g = S->slab->ghosts;
     L->nz = nz, L->z0 = z0, L->z1 = z1;
-    L->zs = z0 - SLAB_GHOSTS > 0 ? z0 - SLAB_GHOSTS : 0;
-    const int64_t ze = z1 + SLAB_GHOSTS < nz ? z1 + SLAB_GHOSTS : nz;
+    L->zs = z0 - g > 0 ? z0 - g : 0;
+    const int64_t ze = z1 + g < nz ? z1 + g : nz;
     const int32_t n[3] = {nxy[0], nxy[1], (int32_t)(ze - L->zs)};
     adia__mg_set_grid(L, n);
 }
@@ -147,7 +149,7 @@ static adia_status check_planes(mg_state *S, const int32_t n[3])
 {
     const adia_slab_comm *c = S->slab;
     mg_level *L = &S->lev[0];
-    place(L, n, c->nz, c->z0, c->z1);
+    place(S, L, n, c->nz, c->z0, c->z1);
     if (L->zs == c->zs && L->n[2] == n[2]) return ADIA_OK;
     return adia__error(ADIA_ERR_INVALID_ARG, "mg across processes: the plan holds planes [%lld, "
                       "%lld) of %lld, owns [%lld, %lld): it must hold [%lld, %lld)",
@@ -267,7 +269,7 @@ static adia_status coarsen(mg_state *S, int l, mg_stencil *st)
     int32_t nc[3];
     adia__mg_coarse_grid(whole, L->coupling, S->coarsening, nc, C->coarsened);
     const int hz = C->coarsened[2];
-    place(C, nc, nc[2], hz ? (L->z0 + 1) / 2 : L->z0, hz ? (L->z1 + 1) / 2 : L->z1);
+    place(S, C, nc, nc[2], hz ? (L->z0 + 1) / 2 : L->z0, hz ? (L->z1 + 1) / 2 : L->z1);
     C->shift = hz ? 2 * C->zs - L->zs : C->zs - L->zs;
     /* the fine slab from an even plane: its coarse plane c lies on its
      * fine plane 2c, as on the whole grid */

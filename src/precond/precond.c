@@ -41,6 +41,9 @@ static adia_status check_options(const adia_precond_options *o)
                           o->kind ? o->kind : "jacobi");
     if (c && (!c->sum || !c->sum_u64 || !c->agree || !c->layout || !c->exchange || !c->gather))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: a slab callback is NULL");
+    if (c && (c->ghosts < 2 || c->ghosts > 8))
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: slab ghosts %d: 2 to 8",
+                          c->ghosts);
     if (c && !(c->zs >= 0 && c->zs <= c->z0 && c->z0 < c->z1 && c->z1 <= c->nz))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: slab planes zs %lld, own "
                           "[%lld, %lld) of %lld: not 0 <= zs <= z0 < z1 <= nz", (long long)c->zs,

@@ -228,11 +228,15 @@ out:
  * same hierarchy; only the eigenvalue estimates' sums run in another
  * order), and CG takes its iterations to its solution.  gather: levels of
  * at most this many rows are gathered (ADIA_MG_GATHER_ROWS; small: many
- * levels in slabs, down to processes left with no plane). */
-static void test_slab_mg(const char *spec, const char *gather)
+ * levels in slabs, down to processes left with no plane); ghosts: the
+ * ghost planes a side (ADIA_DIST_MG_GHOSTS; NULL: the default, 3); po:
+ * the cycle and smoother (NULL: mg's defaults). */
+static void test_slab_cycle(const char *spec, const char *gather, const char *ghosts,
+                            const adia_precond_options *opt)
 {
     setenv("ADIA_DIST_MG", "slab", 1);
     setenv("ADIA_MG_GATHER_ROWS", gather, 1);
+    if (ghosts) setenv("ADIA_DIST_MG_GHOSTS", ghosts, 1);
     adia_matrix *A = serial(spec);
     adia_dist_matrix *D = distributed(spec);
     adia_plan *P = NULL;
@@ -240,7 +244,7 @@ static void test_slab_mg(const char *spec, const char *gather)
     adia_dist_info in;
     if (!A || !D || adia_dist_get_info(D, &in) != ADIA_OK) goto out;
     const int64_t n = in.n, f = in.first, m = in.rows;
-    adia_precond_options po = {.kind = "mg"};
+    adia_precond_options po = opt ? *opt : (adia_precond_options){.kind = "mg"};
     CHECK_OK(adia_plan_create(A, NULL, &P));
     CHECK_OK(adia_precond_create(P, &po, &Ms));
     CHECK_OK(adia_dist_precond_create(D, &po, &Md));
@@ -255,8 +259,9 @@ static void test_slab_mg(const char *spec, const char *gather)
     CHECK_OK(adia_precond_apply(Ms, r, zs, NULL));
     CHECK_OK(adia_precond_apply(Md, r + f, zd, NULL));
     double e = dist_err(zd, zs + f, m, zs, n);
-    CHECK(e <= 1e-12, "%s (gather at %s rows), %d processes: M r differs by %g from one "
-          "process's", spec, gather, size, e);
+    CHECK(e <= 1e-12, "%s (gather at %s rows, %s ghost planes, %c-cycle, %s), %d processes: M r "
+          "differs by %g from one process's", spec, gather, ghosts ? ghosts : "3", po.cycle ? po.cycle
+          : 'v', po.smoother ? po.smoother : "cheb", size, e);
     adia_solve_options o;
     adia_solve_options_default(&o);
     o.rtol = 1e-10;
@@ -279,6 +284,12 @@ out:
     adia_matrix_destroy(A);
     unsetenv("ADIA_DIST_MG");
     unsetenv("ADIA_MG_GATHER_ROWS");
+    unsetenv("ADIA_DIST_MG_GHOSTS");
+}
+
+static void test_slab_mg(const char *spec, const char *gather)
+{
+    test_slab_cycle(spec, gather, NULL, NULL);
 }
 
 /* mg across the processes refused: ADIA_DIST_MG other than slab or block,
@@ -521,6 +532,16 @@ int main(int argc, char **argv)
     test_slab_mg("aniso3d:16", "64");
     test_slab_mg("lap2d5:40x37", "200");   /* split by rows of the grid */
     test_slab_mg("vardiff2d:45", "100");
+    /* the ghost planes' bookkeeping (mg.c's need): 2 and 4 planes, a W
+     * cycle, Jacobi and more Chebyshev steps, 2 sweeps */
+    test_slab_cycle("lap3d7:20x18x29", "128", "2", NULL);
+    test_slab_cycle("jump3d:18,4", "200", "4", NULL);
+    test_slab_cycle("lap3d27:9x8x23", "64", "2",
+                    &(adia_precond_options){.kind = "mg", .cycle = 'w', .sweeps = 2, .degree = 3});
+    test_slab_cycle("vardiff3d:17", "100", NULL,
+                    &(adia_precond_options){.kind = "mg", .cycle = 'w', .smoother = "jacobi"});
+    test_slab_cycle("lap2d5:40x37", "200", "3",
+                    &(adia_precond_options){.kind = "mg", .smoother = "l1jacobi", .sweeps = 3});
     test_slab_refused();
     if (!spd[0] && rank == 0) printf("../shared/matrices absent: shared matrices skipped\n");
     test_errors();
