@@ -186,7 +186,7 @@ adia_status adia_dist_solve_device(adia_dist_matrix *D, const double *d_b, doubl
  *    rows are whole planes (z) of the matrix's grid -- opt->grid, else
  *    found from the offsets -- and a device matrix moves its halo by
  *    NCCL): one hierarchy over the whole grid, each process holding its
- *    planes of every level and 2 of each neighbour's (their rows fetched
+ *    planes of every level and 3 of each neighbour's (their rows fetched
  *    once, a second copy of the block), the small levels gathered onto
  *    every process (adia_slab_comm, adia.h).  z = M r is one V-cycle of
  *    the whole matrix, as one process's mg would make it.

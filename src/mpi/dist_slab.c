@@ -1,7 +1,7 @@
 /* dist_slab.c -- multigrid across the processes: libadia's mg given an
  * adia_slab_comm (adia.h).  Where every process's rows are whole planes of
- * the matrix's grid, each process plans its planes and up to 2 of each
- * neighbour's (their rows fetched once, columns outside dropped), and the
+ * the matrix's grid, each process plans its planes and up to GHOSTS of
+ * each neighbour's (their rows fetched once, columns outside dropped), and the
  * callbacks move a level's planes: MPI on host arrays, NCCL on device
  * arrays (queued on the solver's stream: the cycle stays in its graph).
  * The hierarchy, its numerics and why a slab gives the whole grid's

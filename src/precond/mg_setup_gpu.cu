@@ -625,14 +625,17 @@ adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int6
         double h[3] = {0, 0, 0};
         s = launched("mg set-up: a power step");
         if (s == ADIA_OK)
-            s = adia_cuda_check(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost), "mg estimate");
+            s = adia_cuda_check(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost),
+                                "mg estimate");
         if ((s = c->agree(c->ctx, s)) != ADIA_OK) break;
         c->sum(c->ctx, h, 3);   /* the same on every process: all stop alike */
         *est = h[0] / h[1];
         if (!(h[2] > 0) || !isfinite(h[2])) break;
         const double sc = 1 / sqrt(h[2]);
-        s = adia_cuda_check(cudaMemcpy(scale, &sc, sizeof sc, cudaMemcpyHostToDevice), "mg estimate");
-        if ((s = c->agree(c->ctx, s)) == ADIA_OK) s = c->agree(c->ctx, c->exchange(c->ctx, level, un, 1, nullptr));
+        s = adia_cuda_check(cudaMemcpy(scale, &sc, sizeof sc, cudaMemcpyHostToDevice),
+                            "mg estimate");
+        if ((s = c->agree(c->ctx, s)) == ADIA_OK)   /* the next step reads un's ghost planes */
+            s = c->agree(c->ctx, c->exchange(c->ctx, level, un, 1, nullptr));
         double *t = u;
         u = un, un = t;
     }

@@ -194,8 +194,10 @@ static adia_status finest_device(adia_precond *M, mg_state *S, const adia_precon
                         : adia__error(ADIA_ERR_INVALID_ARG, "mg across processes: grid %dx%dx%d "
                                      "is not the plan's %d rows", n[0], n[1], n[2], v.rows);
     if (s == ADIA_OK) s = adia__mg_gpu_check(&v, n, &bad, &mask);
-    if (s == ADIA_OK && bad < v.rows && (s = adia__mg_gpu_bad_entry(&v, n, bad, &j, &val)) == ADIA_OK)
-        s = adia__mg_error_off_grid(n, bad, j, val);
+    if (s == ADIA_OK && bad < v.rows) {   /* the entry named */
+        s = adia__mg_gpu_bad_entry(&v, n, bad, &j, &val);
+        if (s == ADIA_OK) s = adia__mg_error_off_grid(n, bad, j, val);
+    }
     ADIA_TRY(agree(S, s));
     const double t1 = adia__now_ms();
     mask = union_points(S, mask);

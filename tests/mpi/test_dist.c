@@ -260,8 +260,8 @@ static void test_slab_cycle(const char *spec, const char *gather, const char *gh
     CHECK_OK(adia_precond_apply(Md, r + f, zd, NULL));
     double e = dist_err(zd, zs + f, m, zs, n);
     CHECK(e <= 1e-12, "%s (gather at %s rows, %s ghost planes, %c-cycle, %s), %d processes: M r "
-          "differs by %g from one process's", spec, gather, ghosts ? ghosts : "3", po.cycle ? po.cycle
-          : 'v', po.smoother ? po.smoother : "cheb", size, e);
+          "differs by %g from one process's", spec, gather, ghosts ? ghosts : "3",
+          po.cycle ? po.cycle : 'v', po.smoother ? po.smoother : "cheb", size, e);
     adia_solve_options o;
     adia_solve_options_default(&o);
     o.rtol = 1e-10;

@@ -313,7 +313,8 @@ static void test_slab_mg(const char *src, const char *gather)
     if (!Ms || !Md) goto out;
     char text[4096] = "";
     adia_precond_explain(Md, text, sizeof text);
-    CHECK(!strcmp(adia_dist_precond_scope(p.D, Md), "slabs") && test_contains(text, "on the device"),
+    CHECK(!strcmp(adia_dist_precond_scope(p.D, Md), "slabs") &&
+              test_contains(text, "on the device"),
           "%s: mg's scope %s, set up: %s", src, adia_dist_precond_scope(p.D, Md), text);
     double *zs = malloc((size_t)n * sizeof *zs), *z = calloc((size_t)m + 1, sizeof *z);
     double *d_r = NULL, *d_z = NULL;
