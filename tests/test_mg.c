@@ -6,7 +6,10 @@
  * 0.2 or better per cycle; a plain PCG loop written here converges to
  * 1e-8 in at most 12 iterations on lap3d7, growing by at most 2 with the
  * grid, and on a variable-coefficient operator.  The factors and counts
- * are printed: they are what the report quotes. */
+ * are printed: they are what the report quotes.  mg across processes
+ * (adia_precond_options.slab): its refusals, and one process's slab (the
+ * whole grid) equal to plain mg (many processes: tests/mpi/test_dist.c). */
+#define _POSIX_C_SOURCE 200809L   /* setenv, unsetenv */
 #include "testutil.h"
 #include "precond/mg.h"   /* the Galerkin product and transfers alone; alpha */
 
@@ -641,6 +644,133 @@ static void test_pcg(void)
     adia_matrix_destroy(A);
 }
 
+/* adia_slab_comm's callbacks for the refusals below (never called). */
+static void no_sum(void *ctx, double *v, int count) { (void)ctx, (void)v, (void)count; }
+static void no_sum_u64(void *ctx, uint64_t *v, int count) { (void)ctx, (void)v, (void)count; }
+static adia_status no_agree(void *ctx, adia_status s) { (void)ctx; return s; }
+static adia_status no_layout(void *ctx, int level, int64_t plane, int64_t nz, int64_t z0,
+                             int64_t z1, int64_t zs, int64_t ze)
+{
+    (void)ctx, (void)level, (void)plane, (void)nz, (void)z0, (void)z1, (void)zs, (void)ze;
+    return ADIA_OK;
+}
+static adia_status no_exchange(void *ctx, int level, double *v, int device, void *stream)
+{
+    (void)ctx, (void)level, (void)v, (void)device, (void)stream;
+    return ADIA_OK;
+}
+static adia_status no_gather(void *ctx, int level, const double *v, double *all, int device,
+                             void *stream)
+{
+    (void)ctx, (void)level, (void)v, (void)all, (void)device, (void)stream;
+    return ADIA_OK;
+}
+
+/* adia_precond_options.slab (mg across processes, adia_mpi's) refused
+ * before any set-up: another kind, a NULL callback, ghost planes outside
+ * 2..8, own planes outside the grid's. */
+static void test_slab_refused(void)
+{
+    adia_matrix *A = test_generate("lap3d7:8");
+    adia_plan *P = A ? cpu_plan(A) : NULL;
+    if (!P) return;
+    adia_slab_comm c = {.nz = 8, .z0 = 0, .z1 = 8, .zs = 0, .ghosts = 3, .sum = no_sum,
+                        .sum_u64 = no_sum_u64, .agree = no_agree, .layout = no_layout,
+                        .exchange = no_exchange, .gather = no_gather};
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.slab = &c;
+    adia_precond *M = NULL;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "slab is mg's (kind \"jacobi\")");
+    o.kind = "mg";
+    c.gather = NULL;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "a slab callback is NULL");
+    c.gather = no_gather;
+    c.ghosts = 1;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "slab ghosts 1: 2 to 8");
+    c.ghosts = 3;
+    c.z0 = 4, c.z1 = 4;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "own [4, 4) of 8");
+    c.z0 = 0, c.z1 = 9;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "not 0 <= zs <= z0 < z1 <= nz");
+    CHECK(M == NULL, "nothing made");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
+/* One process's slab comm: the whole grid, no ghost planes; a level's
+ * gather copies its planes (the layouts kept). */
+typedef struct one_slab {
+    int64_t plane[32], z0[32], z1[32], zs[32];
+} one_slab;
+
+static adia_status one_layout(void *ctx, int level, int64_t plane, int64_t nz, int64_t z0,
+                              int64_t z1, int64_t zs, int64_t ze)
+{
+    one_slab *o = ctx;
+    (void)nz, (void)ze;
+    o->plane[level] = plane, o->z0[level] = z0, o->z1[level] = z1, o->zs[level] = zs;
+    return ADIA_OK;
+}
+
+static adia_status one_gather(void *ctx, int level, const double *v, double *all, int device,
+                              void *stream)
+{
+    const one_slab *o = ctx;
+    (void)device, (void)stream;
+    const int64_t p = o->plane[level];
+    memcpy(all + o->z0[level] * p, v + (o->z0[level] - o->zs[level]) * p,
+           (size_t)((o->z1[level] - o->z0[level]) * p) * sizeof *all);
+    return ADIA_OK;
+}
+
+/* mg given a slab comm on one process (its slab the whole grid nx x ny x
+ * nz): z = M r equals plain mg's, the levels above gather rows built slab
+ * by slab (ADIA_MG_GATHER_ROWS), the rest by the gathered level's mg. */
+static void test_slab_one_process(const char *spec, const int grid[3], const char *gather)
+{
+    setenv("ADIA_MG_GATHER_ROWS", gather, 1);
+    adia_matrix *A = test_generate(spec);
+    adia_plan *P = A ? cpu_plan(A) : NULL;
+    adia_precond *M = NULL, *S = NULL;
+    one_slab ctx;
+    memset(&ctx, 0, sizeof ctx);
+    adia_slab_comm c = {.nz = grid[2], .z0 = 0, .z1 = grid[2], .zs = 0, .ghosts = 3,
+                        .ctx = &ctx, .sum = no_sum, .sum_u64 = no_sum_u64, .agree = no_agree,
+                        .layout = one_layout, .exchange = no_exchange, .gather = one_gather};
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.kind = "mg";
+    if (P) CHECK_OK(adia_precond_create(P, &o, &M));
+    o.slab = &c;
+    memcpy(o.grid, grid, sizeof o.grid);
+    if (P) CHECK_OK(adia_precond_create(P, &o, &S));
+    const int64_t n = P ? adia_plan_rows(P) : 0;
+    double *r = malloc((size_t)n * 8 + 8), *z = calloc((size_t)n + 1, 8),
+           *zs = calloc((size_t)n + 1, 8);
+    char text[4096] = "";
+    if (M && S) {
+        for (int64_t i = 0; i < n; i++) r[i] = sin(0.37 * (double)i) + 0.5;
+        CHECK_OK(adia_precond_apply(M, r, z, NULL));
+        CHECK_OK(adia_precond_apply(S, r, zs, NULL));
+        adia_precond_explain(S, text, sizeof text);
+        double e = 0, m = 0;
+        for (int64_t i = 0; i < n; i++) {
+            e = fmax(e, fabs(z[i] - zs[i]));
+            m = fmax(m, fabs(z[i]));
+        }
+        CHECK(e <= 1e-13 * m && test_contains(text, "gathered onto every process"),
+              "%s, one process's slab (gather at %s rows): M r differs by %g of %g\n%s", spec,
+              gather, e, m, text);
+    }
+    free(r), free(z), free(zs);
+    adia_precond_destroy(S);
+    adia_precond_destroy(M);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    unsetenv("ADIA_MG_GATHER_ROWS");
+}
+
 /* adia_grid_candidates, mg's search before any plan (adia_mpi splits the
  * grid with it): the likeliest grid first, any offsets' sign and order;
  * none for offsets that fit no grid, or bad arguments. */
@@ -664,6 +794,10 @@ int main(void)
 {
     TEST_BEGIN();
     test_grid_candidates();
+    test_slab_refused();
+    test_slab_one_process("lap3d7:20x18x29", (int[3]){20, 18, 29}, "128");
+    test_slab_one_process("vardiff3d:17", (int[3]){17, 17, 17}, "4913");   /* gathered whole */
+    test_slab_one_process("aniso3d:16", (int[3]){16, 16, 16}, "64");
     test_grid_found();
     test_grid_errors();
     test_options();
