@@ -463,18 +463,63 @@ void adia__dist_slab_free(dist_slab *c)
     free(c);
 }
 
+/* This process's planes of the finest level: own [z0, z1), held [zs, ze). */
+typedef struct slab_planes {
+    int64_t plane, nz, z0, z1, zs, ze;
+} slab_planes;
+
+/* The slab's plan: on the device from the parts' diagonals (device 1:
+ * off[0..k) their offsets), else from the own rows' CSR and the ghost
+ * planes' rows fetched by MPI.  Agreed. */
+static adia_status slab_plan(adia_dist_matrix *D, dist_slab *c, const slab_planes *p, int device,
+                             const int64_t *off, int k, const rows_csr *own, adia_plan **plan)
+{
+    /* mg's finest level: dia, as its coarse levels (no model, no
+     * generated kernel to compile for some 100 products) */
+    adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 100,
+                         .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
+    if (device) {
+        DIST_TRY(layout(c, 0, p->plane, p->nz, p->z0, p->z1, p->zs, p->ze));
+        int64_t b[DIST_SLAB_MOVES * 2 * GRID_OFFSETS];
+        const int nb = union_offsets(D, off, k, b);
+        return adia__dist_agree(D->comm, adia__dist_device_slab(D, &h, (p->ze - p->zs) * p->plane,
+                                                                (p->z0 - p->zs) * p->plane, b, nb,
+                                                                exchange_finest, c, plan));
+    }
+    const int64_t mine[4] = {p->z0, p->z1, p->zs, p->ze};
+    int64_t *z = adia__dist_alloc(4 * (size_t)D->size, sizeof *z, "slab planes");
+    adia_status s = adia__dist_agree(D->comm, z ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+    adia_matrix *A = NULL;
+    if (s == ADIA_OK) {
+        MPI_Allgather(mine, 4, MPI_INT64_T, z, 4, MPI_INT64_T, D->comm);
+        s = slab_matrix(D, own, p->plane, z, &A);
+    }
+    if (s == ADIA_OK) s = adia__dist_agree(D->comm, adia_plan_create(A, &h, plan));
+    adia_matrix_destroy(A);
+    free(z);
+    return s;
+}
+
+/* Why mg cannot run across D's processes (NULL: it may), agreed. */
+static const char *unsuitable(const adia_dist_matrix *D)
+{
+    int k = D->size < 2 ? 1 : D->size > DIST_SLAB_MOVES ? 2
+          : D->gpu >= 0 && !adia__dist_nccl_active(D) ? 3 : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &k, 1, MPI_INT, MPI_MAX, D->comm);
+    static const char *why[] = {NULL, "one process", "more than 64 processes",
+                                "the device matrix's halo does not move by NCCL"};
+    return why[k];
+}
+
 adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_options *opt,
                                     adia_plan **plan, adia_precond **M, dist_slab **ctx, char *why,
                                     size_t len)
 {
+    _Static_assert(DIST_SLAB_MOVES == 64, "unsuitable's words");
     *plan = NULL, *M = NULL, *ctx = NULL;
-    int unsuitable = D->size < 2 ? 1 : D->size > DIST_SLAB_MOVES ? 2
-                   : D->gpu >= 0 && !adia__dist_nccl_active(D) ? 3 : 0;
-    MPI_Allreduce(MPI_IN_PLACE, &unsuitable, 1, MPI_INT, MPI_MAX, D->comm);
-    if (unsuitable) {
-        snprintf(why, len, unsuitable == 1 ? "one process" : unsuitable == 2 ? "more than %d "
-                 "processes" : "the device matrix's halo does not move by NCCL",
-                 DIST_SLAB_MOVES);
+    const char *no = unsuitable(D);
+    if (no) {
+        snprintf(why, len, "%s", no);
         return ADIA_ERR_UNSUPPORTED;
     }
     /* the device route where every process's parts lend their diagonals
@@ -497,45 +542,24 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
     dist_slab *c = s == ADIA_OK ? calloc(1, sizeof *c) : NULL;
     if (s == ADIA_OK)
         s = adia__dist_agree(D->comm, c ? ADIA_OK : adia_set_error(ADIA_ERR_NO_MEMORY, "slab"));
-    int64_t *z = NULL;
-    adia_matrix *A = NULL;
     if (s == ADIA_OK) {
-        const int64_t plane = g[0] * g[1], z0 = D->first / plane, z1 = (D->first + D->rows) / plane;
-        const int64_t mine[4] = {z0, z1, z0 > ghosts ? z0 - ghosts : 0,
-                                 z1 + ghosts < g[2] ? z1 + ghosts : g[2]};
-        z = adia__dist_alloc(4 * (size_t)D->size, sizeof *z, "slab planes");
-        s = adia__dist_agree(D->comm, z ? ADIA_OK : ADIA_ERR_NO_MEMORY);
-        if (s == ADIA_OK) MPI_Allgather(mine, 4, MPI_INT64_T, z, 4, MPI_INT64_T, D->comm);
+        slab_planes p = {.plane = g[0] * g[1], .nz = g[2]};
+        p.z0 = D->first / p.plane, p.z1 = (D->first + D->rows) / p.plane;
+        p.zs = p.z0 > ghosts ? p.z0 - ghosts : 0;
+        p.ze = p.z1 + ghosts < p.nz ? p.z1 + ghosts : p.nz;
         c->D = D;
-        /* mg's finest level: dia, as its coarse levels (no model, no
-         * generated kernel to compile for some 100 products) */
-        adia_plan_hints h = {.device = D->gpu >= 0 ? 1 : 0, .expected_calls = 100,
-                             .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
-        if (s == ADIA_OK && device) {
-            s = layout(c, 0, plane, g[2], z0, z1, mine[2], mine[3]);
-            int64_t b[DIST_SLAB_MOVES * 2 * GRID_OFFSETS];
-            const int nb = s == ADIA_OK ? union_offsets(D, off, k, b) : 0;
-            if (s == ADIA_OK)
-                s = adia__dist_device_slab(D, &h, (mine[3] - mine[2]) * plane,
-                                           (z0 - mine[2]) * plane, b, nb, exchange_finest, c,
-                                           plan);
-        } else if (s == ADIA_OK) {
-            s = slab_matrix(D, &own, plane, z, &A);
-            if (s == ADIA_OK) s = adia__dist_agree(D->comm, adia_plan_create(A, &h, plan));
-        }
+        s = slab_plan(D, c, &p, device, off, k, &own, plan);
         if (s == ADIA_OK) {
-            c->comm = (adia_slab_comm){.nz = g[2], .z0 = z0, .z1 = z1, .zs = mine[2],
+            c->comm = (adia_slab_comm){.nz = p.nz, .z0 = p.z0, .z1 = p.z1, .zs = p.zs,
                                        .ghosts = ghosts, .ctx = c,
                                        .sum = sum, .sum_u64 = sum_u64, .agree = agree,
                                        .layout = layout, .exchange = exchange, .gather = gather};
             adia_precond_options o = *opt;
             o.slab = &c->comm;
-            o.grid[0] = (int)g[0], o.grid[1] = (int)g[1], o.grid[2] = (int)(mine[3] - mine[2]);
+            o.grid[0] = (int)g[0], o.grid[1] = (int)g[1], o.grid[2] = (int)(p.ze - p.zs);
             s = adia__dist_agree(D->comm, adia_precond_create(*plan, &o, M));
         }
     }
-    adia_matrix_destroy(A);
-    free(z);
     rows_free(&own);
     if (s != ADIA_OK) {
         adia_precond_destroy(*M);

@@ -23,6 +23,8 @@ adia_status adia__dist_agree(MPI_Comm comm, adia_status s)
     if (rank == lowest) snprintf(e.msg, sizeof e.msg, "%s", adia_last_error());
     MPI_Bcast(&e, (int)sizeof e, MPI_BYTE, lowest, comm);
     if (size == 1) return (adia_status)e.status;
+    if (!strncmp(e.msg, "rank ", 5))   /* agreed before: named already */
+        return adia_set_error((adia_status)e.status, "%s", e.msg);
     return adia_set_error((adia_status)e.status, "rank %d: %s", lowest, e.msg);
 }
 
