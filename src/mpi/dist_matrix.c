@@ -173,8 +173,130 @@ static int64_t spec_plane(const char *spec)
 typedef adia_status (*rows_fn)(const char *source, int64_t first, int64_t count, int64_t *rows,
                                int64_t *cols, adia_matrix **out);
 
+#define PLANE_OFFSETS 32   /* a stencil has at most 27 (the centre's included) */
+
+/* The plane of the grid every process's rows (L, from row first) lie on:
+ * mg's likeliest grid of their offsets (adia_grid_candidates; a 2D grid's
+ * rows, a 1D grid's points), 1 where there is none; the same on every
+ * process. */
+static int64_t rows_plane(MPI_Comm comm, int64_t n, int64_t first, const adia_matrix *L)
+{
+    int64_t mine[PLANE_OFFSETS + 1] = {0};
+    int k = 0;
+    adia_csr_view v;
+    if (adia_matrix_csr(L, &v) != ADIA_OK) k = -1;
+    for (int32_t i = 0; k >= 0 && i < v.rows; i++)
+        for (int64_t e = v.rowptr[i]; k >= 0 && e < v.rowptr[i + 1]; e++) {
+            const int64_t o = (int64_t)v.colind[e] - (first + i);
+            int seen = 0;
+            for (int q = 0; q < k && !seen; q++) seen = mine[1 + q] == o;
+            if (!seen && k == PLANE_OFFSETS) k = -1;
+            else if (!seen) mine[1 + k++] = o;
+        }
+    mine[0] = k;
+    int size;
+    MPI_Comm_size(comm, &size);
+    int64_t *all = malloc((size_t)size * (PLANE_OFFSETS + 1) * sizeof *all);
+    int ok = all != NULL, every = 0;
+    MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, comm);
+    if (!every) {
+        free(all);
+        return 1;
+    }
+    MPI_Allgather(mine, PLANE_OFFSETS + 1, MPI_INT64_T, all, PLANE_OFFSETS + 1, MPI_INT64_T, comm);
+    int64_t *off = all;   /* compacted in place: every process's offsets */
+    int c = 0, many = 0;
+    for (int q = 0; q < size; q++) {
+        const int64_t *a = all + (size_t)q * (PLANE_OFFSETS + 1);
+        many |= a[0] < 0;
+        for (int e = 0; e < a[0]; e++) off[c++] = a[1 + e];
+    }
+    int32_t g[1][3];
+    const int found = !many && adia_grid_candidates(n, off, c, g, 1) == 1;
+    free(all);
+    if (!found) return 1;
+    return g[0][2] > 1 ? (int64_t)g[0][0] * g[0][1] : g[0][1] > 1 ? g[0][0] : 1;
+}
+
+/* L's rows (from first) moved where the new split puts them: rows
+ * [nfirst, nfirst + ncount) here, sent and received with every process
+ * whose old and new blocks meet (the boundaries move by less than a
+ * plane); *out the new block. */
+static adia_status move_rows(MPI_Comm comm, int64_t n, int64_t first, const adia_matrix *L,
+                             int64_t nfirst, int64_t ncount, adia_matrix **out)
+{
+    int size;
+    MPI_Comm_size(comm, &size);
+    adia_csr_view v;
+    adia_status s = adia_matrix_csr(L, &v);
+    int64_t *span = malloc((size_t)size * 4 * sizeof *span);
+    int *cnt = calloc((size_t)size * 8, sizeof *cnt);
+    if (s == ADIA_OK && (!span || !cnt))
+        s = adia_set_error(ADIA_ERR_NO_MEMORY, "moving the rows to whole planes: out of memory");
+    s = adia__dist_agree(comm, s);
+    int *srow = cnt, *rrow = cnt + size, *sval = cnt + 2 * size, *rval = cnt + 3 * size;
+    int *dsr = cnt + 4 * size, *drr = cnt + 5 * size, *dsv = cnt + 6 * size, *drv = cnt + 7 * size;
+    int64_t *len = NULL, *rlen = NULL, *rowptr = NULL;
+    int32_t *rcol = NULL;
+    double *rv = NULL;
+    if (s == ADIA_OK) {
+        const int64_t me[4] = {first, v.rows, nfirst, ncount};
+        MPI_Allgather(me, 4, MPI_INT64_T, span, 4, MPI_INT64_T, comm);
+        int64_t ns = 0, nr = 0, vr = 0;
+        for (int q = 0; q < size; q++) {
+            /* mine to q: my old rows in q's new block; q's to me: its old in my new */
+            const int64_t a0 = first > span[4 * q + 2] ? first : span[4 * q + 2];
+            const int64_t a1 = first + v.rows < span[4 * q + 2] + span[4 * q + 3]
+                                   ? first + v.rows : span[4 * q + 2] + span[4 * q + 3];
+            const int64_t b0 = nfirst > span[4 * q] ? nfirst : span[4 * q];
+            const int64_t b1 = nfirst + ncount < span[4 * q] + span[4 * q + 1]
+                                   ? nfirst + ncount : span[4 * q] + span[4 * q + 1];
+            dsr[q] = (int)ns, drr[q] = (int)nr;
+            if (a1 > a0) {
+                srow[q] = (int)(a1 - a0);
+                sval[q] = (int)(v.rowptr[a1 - first] - v.rowptr[a0 - first]);
+            }
+            rrow[q] = b1 > b0 ? (int)(b1 - b0) : 0;
+            ns += srow[q], nr += rrow[q];
+        }
+        MPI_Alltoall(sval, 1, MPI_INT, rval, 1, MPI_INT, comm);
+        for (int q = 0; q < size; q++) drv[q] = (int)vr, vr += rval[q];
+        len = malloc(((size_t)ns + 1) * sizeof *len);
+        rlen = malloc(((size_t)nr + 1) * sizeof *rlen);
+        rcol = malloc(((size_t)vr + 1) * sizeof *rcol);
+        rv = malloc(((size_t)vr + 1) * sizeof *rv);
+        rowptr = calloc((size_t)ncount + 1, sizeof *rowptr);
+        s = len && rlen && rcol && rv && rowptr
+                ? ADIA_OK
+                : adia_set_error(ADIA_ERR_NO_MEMORY, "moving the rows to whole planes: out of "
+                                 "memory");
+        s = adia__dist_agree(comm, s);
+        if (s == ADIA_OK) {
+            int64_t a = 0;
+            for (int q = 0; q < size; q++) {   /* each process's rows to q: contiguous in L */
+                const int64_t a0 = first > span[4 * q + 2] ? first : span[4 * q + 2];
+                for (int i = 0; i < srow[q]; i++, a++)
+                    len[a] = v.rowptr[a0 + i - first + 1] - v.rowptr[a0 + i - first];
+                dsv[q] = srow[q] ? (int)v.rowptr[a0 - first] : 0;
+            }
+            MPI_Alltoallv(len, srow, dsr, MPI_INT64_T, rlen, rrow, drr, MPI_INT64_T, comm);
+            MPI_Alltoallv(v.colind, sval, dsv, MPI_INT32_T, rcol, rval, drv, MPI_INT32_T, comm);
+            MPI_Alltoallv(v.values, sval, dsv, MPI_DOUBLE, rv, rval, drv, MPI_DOUBLE, comm);
+            for (int64_t i = 0; i < ncount; i++) rowptr[i + 1] = rowptr[i] + rlen[i];
+            s = adia__dist_agree(comm, adia_matrix_create_csr((int32_t)ncount, (int32_t)n,
+                                                              rowptr[ncount], rowptr, rcol, rv,
+                                                              ADIA_DOUBLE, out));
+        }
+    }
+    free(span), free(cnt), free(len), free(rlen), free(rcol), free(rv), free(rowptr);
+    return s;
+}
+
 /* Shape, this rank's balanced rows from the source (whole planes of
- * `plane` rows where it is a grid), the matrix. */
+ * `plane` rows where it is a grid), the matrix.  A source that cannot say
+ * its plane (a file: plane 0) is read by rows, and its rows then moved to
+ * whole planes of the grid their offsets show: mg across the processes
+ * needs them so (dist_slab.c). */
 static adia_status from_rows(MPI_Comm comm, const char *source, rows_fn read, int64_t plane,
                              const adia_plan_hints *hints, adia_dist_matrix **out)
 {
@@ -182,10 +304,22 @@ static adia_status from_rows(MPI_Comm comm, const char *source, rows_fn read, in
     *out = NULL;
     int64_t n = 0, m = 0, first = 0, count = 0;
     adia_status s = read(source, 0, 0, &n, &m, NULL);
-    if (s == ADIA_OK) s = balanced_rows(comm, source, n, m, plane, &first, &count);
+    if (s == ADIA_OK) s = balanced_rows(comm, source, n, m, plane ? plane : 1, &first, &count);
     DIST_TRY(adia__dist_agree(comm, s));
     adia_matrix *L = NULL;
     DIST_TRY(adia__dist_agree(comm, read(source, first, count, NULL, NULL, &L)));
+    const int64_t grid_plane = plane == 0 ? rows_plane(comm, n, first, L) : 1;
+    int64_t nfirst = first, ncount = count;
+    if (grid_plane > 1) balanced_rows(comm, source, n, n, grid_plane, &nfirst, &ncount);
+    int moved = nfirst != first || ncount != count;
+    MPI_Allreduce(MPI_IN_PLACE, &moved, 1, MPI_INT, MPI_MAX, comm);
+    if (moved) {
+        adia_matrix *W = NULL;
+        s = move_rows(comm, n, first, L, nfirst, ncount, &W);
+        adia_matrix_destroy(L);
+        DIST_TRY(s);
+        L = W, first = nfirst;
+    }
     s = adia_dist_create(comm, n, first, L, hints, out);
     adia_matrix_destroy(L);
     return s;
@@ -254,7 +388,7 @@ adia_status adia_dist_read_mtx(MPI_Comm comm, const char *path, const adia_plan_
                                                           "standard input")
                                          : ADIA_OK;
     DIST_TRY(adia__dist_agree(comm, s));
-    return from_rows(comm, path, adia_matrix_read_mtx_rows, 1, hints, out);
+    return from_rows(comm, path, adia_matrix_read_mtx_rows, 0, hints, out);
 }
 
 void adia_dist_destroy(adia_dist_matrix *D)

@@ -34,6 +34,26 @@ static adia_dist_matrix *distributed(const char *src)
     return D;
 }
 
+/* The plane of the grid a file's matrix lies on (its rows then move to
+ * whole planes): the likeliest grid of its offsets, a 2D grid's row, 1
+ * where none (a 1D grid's too). */
+static int64_t file_plane(const adia_matrix *A)
+{
+    adia_csr_view v;
+    int64_t off[64];
+    int k = 0;
+    if (adia_matrix_csr(A, &v) != ADIA_OK) return 1;
+    for (int32_t i = 0; i < v.rows && k >= 0; i++)
+        for (int64_t e = v.rowptr[i]; e < v.rowptr[i + 1] && k >= 0; e++) {
+            int seen = 0;
+            for (int q = 0; q < k; q++) seen |= off[q] == v.colind[e] - i;
+            if (!seen) off[k < 32 ? k++ : (k = -1, 0)] = v.colind[e] - i;
+        }
+    int32_t g[1][3];
+    if (k < 0 || adia_grid_candidates(v.rows, off, k, g, 1) != 1) return 1;
+    return g[0][2] > 1 ? (int64_t)g[0][0] * g[0][1] : g[0][1] > 1 ? g[0][0] : 1;
+}
+
 static void test_spmv(const char *src)
 {
     adia_matrix *A = serial(src);
@@ -41,9 +61,11 @@ static void test_spmv(const char *src)
     adia_dist_info in;
     if (!A || !D || adia_dist_get_info(D, &in) != ADIA_OK) goto out;
     int64_t n = in.n, f = in.first, m = in.rows, plane = 1;
-    /* a grid is split by whole planes where it has one per process */
-    if (is_file(src) || adia_matrix_generate_plane(src, &plane) != ADIA_OK || n / plane < size)
-        plane = 1;
+    /* a grid is split by whole planes where it has one per process (a
+     * file's rows are moved so) */
+    if (is_file(src)) plane = file_plane(A);
+    else if (adia_matrix_generate_plane(src, &plane) != ADIA_OK) plane = 1;
+    if (n % plane || n / plane < size) plane = 1;
     adia_clear_error();
     CHECK(f % plane == 0 && m % plane == 0, "%s rank %d: rows %lld + %lld, planes of %lld", src,
           rank, (long long)f, (long long)m, (long long)plane);
@@ -295,6 +317,23 @@ static void test_slab_mg(const char *spec, const char *gather)
 /* mg across the processes refused: ADIA_DIST_MG other than slab or block,
  * slab where the rows are not whole planes (block mg then without it), a
  * gather threshold that is not a count; on every process alike. */
+/* A grid read from a file: its rows (split by rows as read) moved to
+ * whole planes, mg across the processes on it as on the generated grid. */
+static void test_slab_file(const char *spec)
+{
+    char path[64];
+    int tag = rank == 0 ? (int)getpid() : 0;
+    MPI_Bcast(&tag, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    snprintf(path, sizeof path, "/tmp/adia-slab-%d.mtx", tag);
+    adia_matrix *A = rank == 0 ? serial(spec) : NULL;
+    if (rank == 0 && A) CHECK_OK(adia_matrix_write_mtx(A, path));
+    adia_matrix_destroy(A);
+    MPI_Barrier(MPI_COMM_WORLD);
+    test_slab_mg(path, "128");
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) unlink(path);
+}
+
 static void test_slab_refused(void)
 {
     const char *spec = "lap3d7:8x8x7";   /* 448 rows: not whole planes of 64 on 2 or 3 */
@@ -542,6 +581,8 @@ int main(int argc, char **argv)
                     &(adia_precond_options){.kind = "mg", .cycle = 'w', .smoother = "jacobi"});
     test_slab_cycle("lap2d5:40x37", "200", "3",
                     &(adia_precond_options){.kind = "mg", .smoother = "l1jacobi", .sweeps = 3});
+    test_slab_file("lap3d7:13x12x31");   /* 4836 rows: not whole planes on 2 or 3 */
+    test_slab_file("vardiff2d:45");
     test_slab_refused();
     if (!spd[0] && rank == 0) printf("../shared/matrices absent: shared matrices skipped\n");
     test_errors();
