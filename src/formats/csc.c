@@ -2,11 +2,12 @@
  * section 2.1.5: CSR of the transpose): int64 column pointers, int32 row
  * indices sorted inside each column, values.  Storage (eq. 2.15 with the
  * roles of m and n swapped): (cols + 1)*8 + nnz*(4 + value).
- * CPU SpMV: columns are split evenly between threads, each scattering into
- * its own double copy of y; the copies are then summed row by row in thread
- * order (row_kernels.inc).  Race-free and deterministic for a thread count,
- * at the price of threads*rows doubles of workspace per call; chosen over a
- * transpose (which would just be CSR) so the kernel really reads by column. */
+ * CPU SpMV: columns are split into 16 fixed chunks, each scattered into
+ * its own double copy of y by whichever thread takes it; the copies are
+ * then summed row by row in chunk order (row_kernels.inc).  Race-free and
+ * the same bits whatever the thread count, at the price of 16*rows doubles
+ * of workspace per call; chosen over a transpose (which would just be CSR)
+ * so the kernel really reads by column. */
 #include "row_common.h"
 
 #include <inttypes.h>

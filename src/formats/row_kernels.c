@@ -5,6 +5,9 @@
 
 #include <omp.h>
 
+/* CSC's column chunks, each with its copy of y (row_kernels.inc). */
+#define ADIA_CSC_CHUNKS 16
+
 /* First row of thread t's share of a COO matrix (see coo_spmv). */
 static int32_t coo_row_bound(const adia_coo *A, int t, int T)
 {
@@ -44,8 +47,8 @@ ADIA_SPMV_SLOT(adia__bcsr_spmv, bcsr_spmv, adia_bcsr, A, A->vtype)
 adia_status adia__csc_spmv(const adia_csc *A, double alpha, const void *x, double beta, void *y)
 {
     int T = adia__threads();
-    double *acc = adia__calloc((size_t)T, ((size_t)A->rows + 1) * sizeof(double),
-                              "csc per-thread y copies");
+    double *acc = adia__calloc((size_t)ADIA_CSC_CHUNKS, ((size_t)A->rows + 1) * sizeof(double),
+                              "csc per-chunk y copies");
     if (!acc) return ADIA_ERR_NO_MEMORY;
     if (A->vtype == ADIA_DOUBLE) csc_spmv_d(A, alpha, x, beta, y, acc, T);
     else csc_spmv_f(A, alpha, x, beta, y, acc, T);
