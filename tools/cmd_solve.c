@@ -371,9 +371,9 @@ int cmd_solve(int argc, char **argv)
          * each process's own block) */
         adia_precond_options po;
         const bool block = o.precond && strcmp(o.precond, "none") && strcmp(o.precond, "jacobi");
-        if (block && o.grid)
-            return cli_usage_error(argv[0], "--grid under mpirun: the grid is found from the "
-                                   "matrix's offsets");
+        if (block && o.grid && strcmp(o.precond, "mg"))
+            return cli_usage_error(argv[0], "--grid under mpirun: mg's (the whole matrix's grid, "
+                                   "for mg across the processes)");
         if (block && (rc = precond_options(argv[0], &o, &po))) return rc;
         if (o.precond && !strcmp(o.precond, "jacobi")) o.jacobi = true;
         if (o.single || o.nondet)

@@ -124,12 +124,19 @@ static adia_status slab_precond(adia_dist_matrix *D, const adia_precond_options 
     int route = 0;
     if (!opt || !opt->kind || strcmp(opt->kind, "mg")) return ADIA_OK;
     DIST_TRY(mg_route(D, &route));
+    /* opt->grid is the whole matrix's: no block's */
+    const int grid = opt->grid[0] > 0 || opt->grid[1] > 0 || opt->grid[2] > 0;
+    if (route == 2 && grid)
+        return adia__dist_agree(D->comm, adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_MG="
+                                "block: opt->grid names the whole matrix's grid; block mg finds "
+                                "each block's own (leave it 0)"));
     if (route == 2) return ADIA_OK;
     char why[200] = "";
     adia_status s = adia__dist_slab_precond(D, opt, plan, M, ctx, why, sizeof why);
-    if (s == ADIA_ERR_UNSUPPORTED && route == 1)
-        return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_MG=slab: mg across the processes "
-                              "cannot run: %s", why);
+    if (s == ADIA_ERR_UNSUPPORTED && (route == 1 || grid))   /* every process: agreed */
+        return adia__dist_agree(D->comm, adia_set_error(ADIA_ERR_UNSUPPORTED, "%s: mg across "
+                                "the processes cannot run: %s", route == 1 ? "ADIA_DIST_MG=slab"
+                                : "opt->grid (the whole matrix's)", why));
     return s == ADIA_ERR_UNSUPPORTED ? ADIA_OK : s;
 }
 

@@ -54,9 +54,19 @@ its_b=$(its <<<"$json")
 its_j=$(run 2 solve --gen lap3d7:16x16x32 --jacobi --json | its)
 [ "$((2 * its_b))" -lt "$its_j" ] && [ "$its_mg" -le "$((its_1 + 1))" ] ||
     fail "mg: slabs $its_mg iterations (one process $its_1), blocks $its_b, Jacobi $its_j"
+# --grid: the whole matrix's grid (mg across the processes); a wrong one
+# refused with the entry that does not fit it
+json=$(run 2 solve --gen lap3d7:16x16x32 --precond mg --grid 16x16x32 --json)
+grep -q '"precond_scope":"slabs"' <<<"$json" && [ "$(its <<<"$json")" = "$its_mg" ] ||
+    fail "--grid 16x16x32 under mpirun: $json"
 rc=0
-err=$(run 2 solve --gen lap3d7:16x16x32 --precond mg --grid 16x16x32 2>&1 >/dev/null) || rc=$?
-[ "$rc" -ne 0 ] && grep -q "found from the" <<<"$err" || fail "--grid under mpirun: rc $rc, '$err'"
+err=$(run 2 solve --gen lap3d7:16x16x32 --precond mg --grid 16x32x16 2>&1 >/dev/null) || rc=$?
+[ "$rc" -ne 0 ] && grep -q "not on a grid of 16x32" <<<"$err" ||
+    fail "a wrong --grid under mpirun: rc $rc, '$err'"
+rc=0
+err=$(run 2 solve --gen lap3d7:16x16x32 --precond cheb --grid 16x16x32 2>&1 >/dev/null) || rc=$?
+[ "$rc" -ne 0 ] && grep -q "grid under mpirun: mg's" <<<"$err" ||
+    fail "--grid with cheb under mpirun: rc $rc, '$err'"
 
 # spmv: x from a file (read by rank 0), y written; equal to the serial product
 "$adia" solve --gen lap3d7:12 -o "$tmp/x.mtx" >/dev/null
