@@ -191,7 +191,8 @@ adia_status adia_dist_solve_device(adia_dist_matrix *D, const double *d_b, doubl
  *    every process (adia_slab_comm, adia.h).  z = M r is one V-cycle of
  *    the whole matrix, as one process's mg would make it.
  *  - block Jacobi ("blocks": every other kind, NULL: jacobi; mg where
- *    slabs cannot run): a preconditioner of each process's own diagonal
+ *    slabs cannot run and opt->grid is 0 -- with a grid, an error): a
+ *    preconditioner of each process's own diagonal
  *    block (its rows against the same columns), as adia_precond_create
  *    makes it on one matrix; z = M r needs no communication, the
  *    couplings between blocks are left to the method (CG needs every
