@@ -218,6 +218,14 @@ static adia_status finest(adia_precond *M, mg_state *S, const adia_precond_optio
     int viewed = 0;
     adia_status s = S->device ? finest_device(M, S, o, st, &viewed) : ADIA_OK;
     if (s == ADIA_OK && !viewed) s = finest_host(M, S, o, st);
+    if (s == ADIA_ERR_INVALID_ARG) {   /* its rows and points are the slab's: say so */
+        char why[768];
+        snprintf(why, sizeof why, "%s", adia_last_error());
+        const adia_slab_comm *c = S->slab;
+        s = adia__error(s, "mg across processes, the slab of planes %lld.. of a grid of %lld "
+                        "planes (rows and points numbered from its first): %s", (long long)c->zs,
+                        (long long)c->nz, why);
+    }
     ADIA_TRY(agree(S, s));
     ADIA_TRY(agree_points(S, st));
     S->ms.grid = adia__now_ms() - t0 - S->ms.stencil;
