@@ -93,14 +93,14 @@ adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n
     cudaStream_t st = stream;
     if (!g || !g->nccl)
         return adia_set_error(ADIA_ERR_UNSUPPORTED, "slab exchange: the matrix has no NCCL");
-    adia_status s = ADIA_OK;
-    for (int k = 0; k < n && s == ADIA_OK; k++)
+    adia_status c = ADIA_OK;   /* a failed copy still posts the peers' messages */
+    for (int k = 0; k < n && c == ADIA_OK; k++)
         if (m[k].peer == D->rank)
-            s = adia__dist_cuda(cudaMemcpyAsync(m[k].at, m[k].from, (size_t)m[k].count *
+            c = adia__dist_cuda(cudaMemcpyAsync(m[k].at, m[k].from, (size_t)m[k].count *
                                                 sizeof(double), cudaMemcpyDeviceToDevice, st),
                                 "cudaMemcpyAsync (slab)");
-    int started = 0;
-    if (s == ADIA_OK) started = (s = nccl_check(g, ncclGroupStart(), "ncclGroupStart")) == ADIA_OK;
+    adia_status s = nccl_check(g, ncclGroupStart(), "ncclGroupStart");
+    const int started = s == ADIA_OK;
     for (int k = 0; k < n && s == ADIA_OK; k++) {
         if (m[k].peer == D->rank) continue;
         s = m[k].send ? nccl_check(g, ncclSend(m[k].at, (size_t)m[k].count, ncclDouble, m[k].peer,
@@ -112,7 +112,7 @@ adia_status adia__dist_nccl_moves(adia_dist_matrix *D, const dist_move *m, int n
         adia_status t = nccl_check(g, ncclGroupEnd(), "ncclGroupEnd");
         if (s == ADIA_OK) s = t;
     }
-    return s;
+    return c != ADIA_OK ? c : s;
 }
 
 adia_status adia__dist_nccl_broadcasts(adia_dist_matrix *D, const dist_move *m, int n,

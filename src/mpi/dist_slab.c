@@ -57,7 +57,11 @@ static adia_status layout(void *ctx, int level, int64_t plane, int64_t nz, int64
     free(L->all);
     *L = (slab_level){plane, nz, z0, z1, zs, ze, NULL};
     L->all = adia__dist_alloc(4 * (size_t)c->D->size, sizeof *L->all, "slab layout");
-    adia_status s = adia__dist_agree(c->D->comm, L->all ? ADIA_OK : ADIA_ERR_NO_MEMORY);
+    adia_status s = L->all ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    if (s == ADIA_OK && (ze - zs) * plane > INT32_MAX)   /* one message per range: an int */
+        s = adia_set_error(ADIA_ERR_DIMENSION, "mg across processes: level %d holds %lld rows "
+                           "here, more than 2^31 - 1", level, (long long)((ze - zs) * plane));
+    s = adia__dist_agree(c->D->comm, s);
     if (s != ADIA_OK) return s;
     const int64_t mine[4] = {z0, z1, zs, ze};
     MPI_Allgather(mine, 4, MPI_INT64_T, L->all, 4, MPI_INT64_T, c->D->comm);
@@ -115,26 +119,20 @@ static int gather_moves(const slab_level *L, int me, int size, const double *v, 
     return n;
 }
 
-/* The moves on the host: MPI, each at most 2^31 - 1 values. */
+/* The moves on the host: MPI, every one posted (a count fits an int:
+ * layout refused larger planes). */
 static adia_status host_moves(const adia_dist_matrix *D, const dist_move *m, int n)
 {
-    MPI_Request *req = adia__dist_alloc((size_t)n + 1, sizeof *req, "slab exchange");
-    if (!req) return ADIA_ERR_NO_MEMORY;
-    adia_status s = ADIA_OK;
+    MPI_Request req[4 * DIST_SLAB_MOVES + 1];
     for (int k = 0; k < n; k++) {
         req[k] = MPI_REQUEST_NULL;
-        if (m[k].count > INT32_MAX && s == ADIA_OK)
-            s = adia_set_error(ADIA_ERR_DIMENSION, "slab exchange: %lld values in one message",
-                               (long long)m[k].count);
-        if (s != ADIA_OK) continue;
         if (m[k].peer == D->rank) memcpy(m[k].at, m[k].from, (size_t)m[k].count * sizeof(double));
         else if (m[k].send)
             MPI_Isend(m[k].at, (int)m[k].count, MPI_DOUBLE, m[k].peer, 7, D->comm, &req[k]);
         else MPI_Irecv(m[k].at, (int)m[k].count, MPI_DOUBLE, m[k].peer, 7, D->comm, &req[k]);
     }
     MPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-    free(req);
-    return s;
+    return ADIA_OK;
 }
 
 static adia_status run_moves(dist_slab *c, const dist_move *m, int n, int device, void *stream)
@@ -275,12 +273,12 @@ static adia_status find_grid(const adia_dist_matrix *D, const adia_precond_optio
     DIST_TRY(adia__dist_agree(D->comm, all ? ADIA_OK : ADIA_ERR_NO_MEMORY));
     MPI_Allgather(mine, GRID_OFFSETS + 1, MPI_INT64_T, all, GRID_OFFSETS + 1, MPI_INT64_T,
                   D->comm);
-    int64_t off[GRID_OFFSETS * 8];
+    int64_t off[DIST_SLAB_MOVES * GRID_OFFSETS];   /* size <= DIST_SLAB_MOVES */
     int n = 0, many = 0;
     for (int q = 0; q < D->size; q++) {
         const int64_t *a = all + (size_t)q * (GRID_OFFSETS + 1);
         many |= a[0] < 0;
-        for (int e = 0; e < a[0] && n < GRID_OFFSETS * 8; e++) off[n++] = a[1 + e];
+        for (int e = 0; e < a[0]; e++) off[n++] = a[1 + e];
     }
     free(all);
     int32_t cand[8][3];

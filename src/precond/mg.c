@@ -65,8 +65,10 @@ static adia_status product(mg_run *R, const mg_level *L, const void *x)
  * false boundary), so its own rows need x right on one ghost plane; x +=
  * P x_c needs x_c right on one (an own fine plane next to the edge may
  * have a coarse parent beyond it) and keeps x right on the lesser of x's
- * count and 2 k_c - 1 (a fine plane k deep has its parents at most k / 2
- * + 1 deep).  tests/mpi/test_dist.c checks M r against one process's with
+ * count and 2 k_c - 1 where z is halved (a fine plane k deep has its
+ * parents at most k / 2 + 1 deep), k_c where it is not (plane k on plane
+ * k).  The first smoothing step from x = 0 is pointwise in b and the
+ * scaling s, whose ghost planes are all right (mg_slab.c exchanges s).  tests/mpi/test_dist.c checks M r against one process's with
  * 2, 3 and 4 ghost planes. */
 static adia_status need(mg_run *R, int l, void *v, int *valid, int k)
 {
@@ -154,7 +156,7 @@ static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, in
     if (S->slab) ADIA_TRY(need(R, l + 1, Lc->x, &R->vx[l + 1], 1));
     count(R, L, 2, (double)Lc->rows);   /* x += P x_c */
     if (!R->dry) ADIA_TRY(R->K->prolong(S, L, Lc, x, R->stream));
-    R->vx[l] = least(R->vx[l], 2 * R->vx[l + 1] - 1);
+    R->vx[l] = least(R->vx[l], Lc->coarsened[2] ? 2 * R->vx[l + 1] - 1 : R->vx[l + 1]);
     return smooth(R, l, bs, b, x, 0);
 }
 

@@ -181,9 +181,14 @@ static adia_status finest_device(adia_precond *M, mg_state *S, const adia_precon
                                  mg_stencil *st, int *viewed)
 {
     mg_dview v;
-    *viewed = adia__mg_gpu_view(M->plan, &v, S->setup.why_host, sizeof S->setup.why_host) ==
-              ADIA_OK;
-    if (!*viewed) return ADIA_OK;
+    uint64_t unread = adia__mg_gpu_view(M->plan, &v, S->setup.why_host,
+                                        sizeof S->setup.why_host) != ADIA_OK;
+    S->slab->sum_u64(S->slab->ctx, &unread, 1);   /* the same route on every process */
+    *viewed = unread == 0;
+    if (!*viewed)   /* the host's stencils would not be device arrays */
+        return adia__error(ADIA_ERR_UNSUPPORTED, "mg across processes: a GPU plan whose "
+                          "storage the device set-up cannot read (%s; the slab's plan must be "
+                          "dia)", S->setup.why_host[0] ? S->setup.why_host : "another process's");
     int32_t n[3];
     for (int d = 0; d < 3; d++) n[d] = o->grid[d] > 0 ? o->grid[d] : 1;
     int64_t bad = 0, bad_diag = 0, j = 0;
@@ -216,8 +221,7 @@ static adia_status finest(adia_precond *M, mg_state *S, const adia_precond_optio
 {
     const double t0 = adia__now_ms();
     int viewed = 0;
-    adia_status s = S->device ? finest_device(M, S, o, st, &viewed) : ADIA_OK;
-    if (s == ADIA_OK && !viewed) s = finest_host(M, S, o, st);
+    adia_status s = S->device ? finest_device(M, S, o, st, &viewed) : finest_host(M, S, o, st);
     if (s == ADIA_ERR_INVALID_ARG) {   /* its rows and points are the slab's: say so */
         char why[768];
         snprintf(why, sizeof why, "%s", adia_last_error());
@@ -258,10 +262,12 @@ static adia_status gather_rows(int64_t *rows)
  * process owning a plane. */
 static int spread(const mg_state *S, const mg_level *L, int max_levels, int64_t most)
 {
-    uint64_t empty = L->z1 <= L->z0;
-    S->slab->sum_u64(S->slab->ctx, &empty, 1);
     const int64_t rows = plane_of(L) * L->nz;
-    return S->nlev < max_levels && rows > most && rows > MG_COARSE_ROWS && empty == 0;
+    /* processes owning no plane, and those whose most says gather: every
+     * process decides on the same sums */
+    uint64_t no[2] = {L->z1 <= L->z0, !(rows > most)};
+    S->slab->sum_u64(S->slab->ctx, no, 2);
+    return S->nlev < max_levels && rows > MG_COARSE_ROWS && no[0] == 0 && no[1] == 0;
 }
 
 /* Level l + 1 from level l: the coarse grid by the couplings of every
@@ -294,7 +300,10 @@ static adia_status coarsen(mg_state *S, int l, mg_stencil *st)
     memset(&T, 0, sizeof T);
     adia_status s = S->device ? adia__mg_gpu_galerkin(&V, vc, C->coarsened, &T)
                               : adia__mg_galerkin(&V, vc, C->coarsened, &T);
-    ADIA_TRY(agree(S, s));
+    if ((s = agree(S, s)) != ADIA_OK) {
+        release(S, &T);   /* made here, failed elsewhere */
+        return s;
+    }
     mg_stencil *D = &st[l + 1];
     const unsigned all = union_points(S, points_of(&T));
     s = zeros(S, D, C->n, all);
@@ -398,9 +407,13 @@ static adia_status smoothed(adia_precond *M, mg_state *S, int l, const mg_stenci
     const double t1 = adia__now_ms();
     L->plan_ms = t1 - t0;
     S->ms.plans += L->plan_ms;
-    s = smoother(S, l, st);
+    s = agree(S, smoother(S, l, st));
+    /* the scaling's ghost planes from their owners: an L1 row sum on the
+     * slab's outermost plane misses the entries beyond it, and the cycle's
+     * first step (pointwise in s) counts every ghost plane right */
+    if (s == ADIA_OK) s = agree(S, S->slab->exchange(S->slab->ctx, l, L->s, S->device, NULL));
     S->ms.smoother += adia__now_ms() - t1;
-    return agree(S, s);
+    return s;
 }
 
 /* The last level gathered whole onto every process: its stencil, a plan

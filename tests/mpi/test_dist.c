@@ -581,6 +581,16 @@ int main(int argc, char **argv)
                     &(adia_precond_options){.kind = "mg", .cycle = 'w', .smoother = "jacobi"});
     test_slab_cycle("lap2d5:40x37", "200", "3",
                     &(adia_precond_options){.kind = "mg", .smoother = "l1jacobi", .sweeps = 3});
+    /* levels that keep z (semicoarsening: a plane on a plane, not 2c), and
+     * L1-Jacobi, whose scaling on the slab's outermost plane is its
+     * owner's (review of 2026-11-27: both once wrong by 1e-7 to 1e-4) */
+    test_slab_cycle("aniso3d:24,0.3", "100", "4",
+                    &(adia_precond_options){.kind = "mg", .sweeps = 3});
+    test_slab_cycle("aniso3d:24,0.3", "100", "3",
+                    &(adia_precond_options){.kind = "mg", .smoother = "jacobi", .sweeps = 4});
+    for (int g = 2; g <= 4; g++)
+        test_slab_cycle("lap3d7:20x18x29", "128", (const char *[]){"2", "3", "4"}[g - 2],
+                        &(adia_precond_options){.kind = "mg", .smoother = "l1jacobi"});
     test_slab_file("lap3d7:13x12x31");   /* 4836 rows: not whole planes on 2 or 3 */
     test_slab_file("vardiff2d:45");
     test_slab_refused();
