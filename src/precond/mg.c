@@ -491,32 +491,32 @@ static void explain_coarsening(const mg_level *L, int l, int last, char *buf, si
             (double)L->coupling[1] / cmax, (double)L->coupling[2] / cmax);
 }
 
-static void explain_levels(const mg_state *S, char *buf, size_t len, size_t *k)
+/* A line per level, numbered from first (a slab hierarchy's gathered
+ * level is its inner mg's level 0: the same grid, numbered alike). */
+static void explain_levels(const mg_state *S, int first, char *buf, size_t len, size_t *k)
 {
     for (int l = 0; l < S->nlev; l++) {
         const mg_level *L = &S->lev[l];
         if (S->slab)
             put(buf, len, k, "  level %d: grid %dx%dx%lld, planes [%lld, %lld) here (and to "
-                "%lld from %lld), %d-point stencil", l, L->n[0], L->n[1], (long long)L->nz,
+                "%lld from %lld), %d-point stencil", first + l, L->n[0], L->n[1], (long long)L->nz,
                 (long long)L->z0, (long long)L->z1, (long long)(L->zs + L->n[2]),
                 (long long)L->zs, L->points);
         else
             put(buf, len, k, "  level %d: grid %dx%dx%d, %lld rows, %d-point stencil, %lld "
-                "nonzeros", l, L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points,
+                "nonzeros", first + l, L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points,
                 (long long)L->nnz);
         explain_coarsening(L, l, l == S->nlev - 1, buf, len, k);
         if (l < S->nlev - 1)
             put(buf, len, k, ", plan %s, lambda_max(D^-1 A) <= %.4g\n",
                 adia_plan_format_name(L->plan), L->lmax);
         else if (S->slab)
-            put(buf, len, k, ", gathered onto every process, solved there by:\n");
+            put(buf, len, k, ", gathered onto every process and solved there by one "
+                "process's mg (levels %d..):\n", first + l);
         else
             put(buf, len, k, ", dense inverse (%s)\n", S->coarse_spd ? "Cholesky" : "LU, not SPD");
     }
-    if (S->inner) {
-        const mg_state *I = S->inner->impl;
-        explain_levels(I, buf, len, k);
-    }
+    if (S->inner) explain_levels(S->inner->impl, S->nlev - 1, buf, len, k);
 }
 
 static void mg_explain(const adia_precond *M, char *buf, size_t len)
@@ -529,19 +529,21 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
     put(buf, len, &k, "%d sweep%s before and after), grid %s, coarsening %s\n", S->sweeps,
         S->sweeps > 1 ? "s" : "", S->grid_given ? "given" : "found from the offsets",
         coarsening_name(S->coarsening));
-    explain_levels(S, buf, len, &k);
+    explain_levels(S, 0, buf, len, &k);
     int64_t nnz = 0, rows = 0;
     for (int l = 0; l < S->nlev; l++) nnz += S->lev[l].nnz, rows += S->lev[l].rows;
-    put(buf, len, &k, "  operator complexity %.3f (nonzeros of all levels / finest), grid "
-        "complexity %.3f\n", S->lev[0].nnz ? (double)nnz / (double)S->lev[0].nnz : 0.0,
-        S->lev[0].rows ? (double)rows / (double)S->lev[0].rows : 0.0);
+    if (!S->slab)   /* a slab's levels are this process's planes: no whole-grid ratio */
+        put(buf, len, &k, "  operator complexity %.3f (nonzeros of all levels / finest), grid "
+            "complexity %.3f\n", S->lev[0].nnz ? (double)nnz / (double)S->lev[0].nnz : 0.0,
+            S->lev[0].rows ? (double)rows / (double)S->lev[0].rows : 0.0);
     const double fine = (double)adia_format_bytes(adia_plan_format(S->lev[0].plan));
     put(buf, len, &k, "  per cycle: %d kernels of mg + %d products (adia_spmv_async), %.3g MB "
         "moved = %.2f finest-level products (bytes, a model)\n", S->kernels, S->products,
         S->cycle_bytes / 1e6, fine > 0 ? S->cycle_bytes / fine : 0.0);
     if (S->slab)
-        put(buf, len, &k, "  across processes: %d plane exchanges and one gather per cycle, "
-            "besides the gathered level's own cycle\n", S->exchanges - 1);
+        put(buf, len, &k, "  across processes: %d plane exchange%s and one gather per cycle, "
+            "besides the gathered level's own cycle\n", S->exchanges - 1,
+            S->exchanges - 1 == 1 ? "" : "s");
     /* the rest of the set-up's wall clock, so that no phase hides (a
      * download of the plan's values once took 0.2-0.8 s unseen here) */
     const double parts = S->ms.grid + S->ms.stencil + S->ms.galerkin + S->ms.plans +
