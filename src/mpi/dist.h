@@ -295,6 +295,20 @@ void adia__dist_slab_free(dist_slab *c);
 /* dist_precond.c: the block preconditioners D still holds, freed. */
 void adia__dist_precond_free(adia_dist_matrix *D);
 
+/* dist_util.c: the grids the matrix of n rows may be a stencil on, from
+ * every process's distinct offsets (off[0..k); k -1: more than
+ * DIST_GRID_OFFSETS), likeliest first (adia_grid_candidates over their
+ * union), at most max into g; *count -1 where a process had too many, 0
+ * where none fits.  Each turned so that the processes split its planes
+ * (dist_grid_planes).  Collective, agreed. */
+#define DIST_GRID_OFFSETS 32   /* a stencil has at most 27, the centre's included */
+adia_status adia__dist_grids(MPI_Comm comm, int64_t n, const int64_t *off, int k,
+                             int32_t (*g)[3], int max, int *count);
+/* A grid nx x ny x nz as the processes split it, by planes z: a 2D grid
+ * (nz 1) as nx x 1 x ny -- its rows are the planes, and its multigrid the
+ * same with y named z -- a 1D one as 1 x 1 x nx. */
+void adia__dist_grid_planes(int32_t g[3]);
+
 /* An MPI call's return code as an adia error naming the call. */
 adia_status adia__dist_mpi(int rc, const char *call);
 

@@ -173,15 +173,12 @@ static int64_t spec_plane(const char *spec)
 typedef adia_status (*rows_fn)(const char *source, int64_t first, int64_t count, int64_t *rows,
                                int64_t *cols, adia_matrix **out);
 
-#define PLANE_OFFSETS 32   /* a stencil has at most 27 (the centre's included) */
-
 /* The plane of the grid every process's rows (L, from row first) lie on:
- * mg's likeliest grid of their offsets (adia_grid_candidates; a 2D grid's
- * rows, a 1D grid's points), 1 where there is none; the same on every
- * process. */
+ * the likeliest of their offsets' grids (adia__dist_grids), 1 where there
+ * is none; the same on every process. */
 static int64_t rows_plane(MPI_Comm comm, int64_t n, int64_t first, const adia_matrix *L)
 {
-    int64_t mine[PLANE_OFFSETS + 1] = {0};
+    int64_t off[DIST_GRID_OFFSETS];
     int k = 0;
     adia_csr_view v;
     if (adia_matrix_csr(L, &v) != ADIA_OK) k = -1;
@@ -189,33 +186,17 @@ static int64_t rows_plane(MPI_Comm comm, int64_t n, int64_t first, const adia_ma
         for (int64_t e = v.rowptr[i]; k >= 0 && e < v.rowptr[i + 1]; e++) {
             const int64_t o = (int64_t)v.colind[e] - (first + i);
             int seen = 0;
-            for (int q = 0; q < k && !seen; q++) seen = mine[1 + q] == o;
-            if (!seen && k == PLANE_OFFSETS) k = -1;
-            else if (!seen) mine[1 + k++] = o;
+            for (int q = 0; q < k && !seen; q++) seen = off[q] == o;
+            if (!seen && k == DIST_GRID_OFFSETS) k = -1;
+            else if (!seen) off[k++] = o;
         }
-    mine[0] = k;
-    int size;
-    MPI_Comm_size(comm, &size);
-    int64_t *all = malloc((size_t)size * (PLANE_OFFSETS + 1) * sizeof *all);
-    int ok = all != NULL, every = 0;
-    MPI_Allreduce(&ok, &every, 1, MPI_INT, MPI_MIN, comm);
-    if (!every) {
-        free(all);
+    int32_t g[1][3];
+    int c = 0;
+    if (adia__dist_grids(comm, n, off, k, g, 1, &c) != ADIA_OK) {
+        adia_clear_error();   /* no memory for the search: split by rows */
         return 1;
     }
-    MPI_Allgather(mine, PLANE_OFFSETS + 1, MPI_INT64_T, all, PLANE_OFFSETS + 1, MPI_INT64_T, comm);
-    int64_t *off = all;   /* compacted in place: every process's offsets */
-    int c = 0, many = 0;
-    for (int q = 0; q < size; q++) {
-        const int64_t *a = all + (size_t)q * (PLANE_OFFSETS + 1);
-        many |= a[0] < 0;
-        for (int e = 0; e < a[0]; e++) off[c++] = a[1 + e];
-    }
-    int32_t g[1][3];
-    const int found = !many && adia_grid_candidates(n, off, c, g, 1) == 1;
-    free(all);
-    if (!found) return 1;
-    return g[0][2] > 1 ? (int64_t)g[0][0] * g[0][1] : g[0][1] > 1 ? g[0][0] : 1;
+    return c == 1 ? (int64_t)g[0][0] * g[0][1] : 1;
 }
 
 /* L's rows (from first) moved where the new split puts them: rows
@@ -235,7 +216,8 @@ static adia_status move_rows(MPI_Comm comm, int64_t n, int64_t first, const adia
         s = adia_set_error(ADIA_ERR_NO_MEMORY, "moving the rows to whole planes: out of memory");
     s = adia__dist_agree(comm, s);
     int *srow = cnt, *rrow = cnt + size, *sval = cnt + 2 * size, *rval = cnt + 3 * size;
-    int *dsr = cnt + 4 * size, *drr = cnt + 5 * size, *dsv = cnt + 6 * size, *drv = cnt + 7 * size;
+    int *dsr = cnt + 4 * size, *drr = cnt + 5 * size;
+    int *dsv = cnt + 6 * size, *drv = cnt + 7 * size;
     int64_t *len = NULL, *rlen = NULL, *rowptr = NULL;
     int32_t *rcol = NULL;
     double *rv = NULL;

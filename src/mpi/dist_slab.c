@@ -13,7 +13,6 @@
 #define GHOSTS 3            /* adia_slab_comm's: planes each side (mg.c: with 3
                                a V-cycle exchanges once before and once after
                                each level's smoothing; with 2, twice after) */
-#define GRID_OFFSETS 32     /* a stencil has at most 26 */
 #define SLAB_LEVELS 32      /* MG_MAX_LEVELS */
 
 typedef struct slab_level {
@@ -267,34 +266,17 @@ static int csr_offsets(const adia_dist_matrix *D, const rows_csr *own, int64_t *
 static adia_status find_grid(const adia_dist_matrix *D, const adia_precond_options *opt,
                              const int64_t *offsets, int k, int64_t g[3], char *why, size_t len)
 {
-    int64_t mine[GRID_OFFSETS + 1] = {k > GRID_OFFSETS ? -1 : k};
-    for (int e = 0; e < k && e < GRID_OFFSETS; e++) mine[1 + e] = offsets[e];
-    int64_t *all = adia__dist_alloc((size_t)D->size * (GRID_OFFSETS + 1), sizeof *all, "offsets");
-    DIST_TRY(adia__dist_agree(D->comm, all ? ADIA_OK : ADIA_ERR_NO_MEMORY));
-    MPI_Allgather(mine, GRID_OFFSETS + 1, MPI_INT64_T, all, GRID_OFFSETS + 1, MPI_INT64_T,
-                  D->comm);
-    int64_t off[DIST_SLAB_MOVES * GRID_OFFSETS];   /* size <= DIST_SLAB_MOVES */
-    int n = 0, many = 0;
-    for (int q = 0; q < D->size; q++) {
-        const int64_t *a = all + (size_t)q * (GRID_OFFSETS + 1);
-        many |= a[0] < 0;
-        for (int e = 0; e < a[0]; e++) off[n++] = a[1 + e];
-    }
-    free(all);
     int32_t cand[8][3];
     int c = 0;
     if (opt->grid[0] > 0 || opt->grid[1] > 0 || opt->grid[2] > 0) {
         for (int d = 0; d < 3; d++) cand[0][d] = opt->grid[d] > 0 ? opt->grid[d] : 1;
+        adia__dist_grid_planes(cand[0]);
         c = 1;
-    } else if (!many) {
-        c = adia_grid_candidates(D->n, off, n, cand, 8);
+    } else {
+        DIST_TRY(adia__dist_grids(D->comm, D->n, offsets, k, cand, 8, &c));
     }
+    const int many = c < 0;
     for (int i = 0; i < c; i++) {
-        /* a 2D grid's rows (1D: its points) are its planes: nx x ny x 1 is
-         * split as nx x 1 x ny, whose mg is the same with y named z */
-        int32_t *g3 = cand[i];
-        if (g3[2] == 1 && g3[1] > 1) g3[2] = g3[1], g3[1] = 1;
-        else if (g3[2] == 1 && g3[1] == 1) g3[2] = g3[0], g3[0] = 1;
         const int64_t plane = (int64_t)cand[i][0] * cand[i][1];
         int whole = plane * cand[i][2] == D->n;
         for (int q = 0; q <= D->size && whole; q++) whole = D->starts[q] % plane == 0;
@@ -305,9 +287,10 @@ static adia_status find_grid(const adia_dist_matrix *D, const adia_precond_optio
         }
     }
     snprintf(why, len, many ? "more than %d distinct offsets: not a stencil"
-                            : c ? "the processes' rows are not whole planes (z) of grid "
+                            : c > 0 ? "the processes' rows are not whole planes (z) of grid "
                                   "%dx%dx%d, each at least one" : "no grid fits its offsets",
-             many ? GRID_OFFSETS : c ? cand[0][0] : 0, c ? cand[0][1] : 0, c ? cand[0][2] : 0);
+             many ? DIST_GRID_OFFSETS : c > 0 ? cand[0][0] : 0, c > 0 ? cand[0][1] : 0,
+             c > 0 ? cand[0][2] : 0);
     return ADIA_ERR_UNSUPPORTED;
 }
 
@@ -408,18 +391,18 @@ static adia_status slab_matrix(const adia_dist_matrix *D, const rows_csr *own, i
 
 /* --------------------------------------------------------------- make */
 
-/* Every process's offsets off[0..k) (k <= 2 GRID_OFFSETS), ascending and
+/* Every process's offsets off[0..k) (k <= DIST_GRID_OFFSETS), ascending and
  * distinct, into b; their count. */
 static int union_offsets(const adia_dist_matrix *D, const int64_t *off, int k, int64_t *b)
 {
-    int64_t mine[2 * GRID_OFFSETS + 1] = {k};
+    int64_t mine[DIST_GRID_OFFSETS + 1] = {k};
     for (int e = 0; e < k; e++) mine[1 + e] = off[e];
-    int64_t all[DIST_SLAB_MOVES * (2 * GRID_OFFSETS + 1)];   /* size <= DIST_SLAB_MOVES */
-    MPI_Allgather(mine, 2 * GRID_OFFSETS + 1, MPI_INT64_T, all, 2 * GRID_OFFSETS + 1, MPI_INT64_T,
-                  D->comm);
+    int64_t all[DIST_SLAB_MOVES * (DIST_GRID_OFFSETS + 1)];   /* size <= DIST_SLAB_MOVES */
+    MPI_Allgather(mine, DIST_GRID_OFFSETS + 1, MPI_INT64_T, all, DIST_GRID_OFFSETS + 1,
+                  MPI_INT64_T, D->comm);
     int n = 0;
     for (int q = 0; q < D->size; q++) {
-        const int64_t *a = all + (size_t)q * (2 * GRID_OFFSETS + 1);
+        const int64_t *a = all + (size_t)q * (DIST_GRID_OFFSETS + 1);
         for (int e = 0; e < a[0]; e++) {
             int at = 0;
             while (at < n && b[at] < a[1 + e]) at++;
@@ -478,7 +461,7 @@ static adia_status slab_plan(adia_dist_matrix *D, dist_slab *c, const slab_plane
                          .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
     if (device) {
         DIST_TRY(layout(c, 0, p->plane, p->nz, p->z0, p->z1, p->zs, p->ze));
-        int64_t b[DIST_SLAB_MOVES * 2 * GRID_OFFSETS];
+        int64_t b[DIST_SLAB_MOVES * DIST_GRID_OFFSETS];
         const int nb = union_offsets(D, off, k, b);
         return adia__dist_agree(D->comm, adia__dist_device_slab(D, &h, (p->ze - p->zs) * p->plane,
                                                                 (p->z0 - p->zs) * p->plane, b, nb,
@@ -524,14 +507,15 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
      * and its local x is one interval (a stencil's); else the host's */
     rows_csr own;
     memset(&own, 0, sizeof own);
-    int64_t off[2 * GRID_OFFSETS];
-    int k = D->gpu >= 0 && D->niv == 1 ? adia__dist_device_offsets(D, off, 2 * GRID_OFFSETS) : -1;
+    int64_t off[DIST_GRID_OFFSETS];
+    int k = D->gpu >= 0 && D->niv == 1 ? adia__dist_device_offsets(D, off, DIST_GRID_OFFSETS)
+                                       : -1;
     int device = k >= 0;
     MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MIN, D->comm);
     adia_status s = ADIA_OK;
     if (!device) {
         s = adia__dist_agree(D->comm, own_rows(D, &own));
-        k = s == ADIA_OK ? csr_offsets(D, &own, off, 2 * GRID_OFFSETS) : -1;
+        k = s == ADIA_OK ? csr_offsets(D, &own, off, DIST_GRID_OFFSETS) : -1;
     }
     int64_t g[3];
     int ghosts = GHOSTS;

@@ -55,3 +55,35 @@ void *adia__dist_alloc(size_t count, size_t size, const char *what)
                            count, size);
     return p;
 }
+
+void adia__dist_grid_planes(int32_t g[3])
+{
+    if (g[2] == 1 && g[1] > 1) g[2] = g[1], g[1] = 1;
+    else if (g[2] == 1 && g[1] == 1) g[2] = g[0], g[0] = 1;
+}
+
+adia_status adia__dist_grids(MPI_Comm comm, int64_t n, const int64_t *off, int k,
+                             int32_t (*g)[3], int max, int *count)
+{
+    int64_t mine[DIST_GRID_OFFSETS + 1] = {k > DIST_GRID_OFFSETS ? -1 : k};
+    for (int e = 0; e < k && e < DIST_GRID_OFFSETS; e++) mine[1 + e] = off[e];
+    int size;
+    MPI_Comm_size(comm, &size);
+    int64_t *all = adia__dist_alloc((size_t)size * (DIST_GRID_OFFSETS + 1), sizeof *all,
+                                    "the processes' offsets");
+    *count = 0;
+    DIST_TRY(adia__dist_agree(comm, all ? ADIA_OK : ADIA_ERR_NO_MEMORY));
+    MPI_Allgather(mine, DIST_GRID_OFFSETS + 1, MPI_INT64_T, all, DIST_GRID_OFFSETS + 1,
+                  MPI_INT64_T, comm);
+    int u = 0, many = 0;   /* their union, compacted in place */
+    for (int q = 0; q < size; q++) {
+        const int64_t *a = all + (size_t)q * (DIST_GRID_OFFSETS + 1);
+        const int64_t c = a[0];
+        many |= c < 0;
+        for (int64_t e = 0; e < c; e++) all[u++] = a[1 + e];
+    }
+    *count = many ? -1 : adia_grid_candidates(n, all, u, g, max);
+    for (int i = 0; i < *count; i++) adia__dist_grid_planes(g[i]);
+    free(all);
+    return ADIA_OK;
+}

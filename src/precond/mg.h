@@ -413,6 +413,12 @@ void adia__mg_smoother_scale(const mg_stencil *S, mg_smoother kind, double lmax,
 /* The last Rayleigh quotient v'Av / v'Dv of MG_POWER_STEPS power steps on
  * D^-1 A from mg_start_value (the device's twin: adia__mg_gpu_estimate). */
 adia_status adia__mg_estimate(const mg_stencil *S, double *est);
+/* The same on a slab (mg_slab.c; c NULL: one process, rows 0..rows): the
+ * start vector of the global rows origin + i, the sums over rows [r0, r1)
+ * added over the processes, each step's vector's ghost planes exchanged
+ * (level's layout).  adia__mg_gpu_estimate_slab is its device twin. */
+adia_status adia__mg_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
+                                   const adia_slab_comm *c, int level, double *est);
 /* lmax, lmin of a level of `rows` rows from that estimate (not positive:
  * the error that A is not positive definite); the Jacobi weight of lmax. */
 adia_status adia__mg_bounds(double est, int64_t rows, double *lmax, double *lmin);

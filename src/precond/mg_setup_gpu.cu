@@ -574,33 +574,50 @@ adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t
     return s;
 }
 
+/* The power steps' arrays: the vector and its successor, the blocks'
+ * partials and `extra` words after them (zeroed), the stop flag. */
+struct power_work {
+    double *u = nullptr, *un = nullptr, *w = nullptr;
+    int *stop = nullptr;
+    ~power_work()
+    {
+        cudaFree(u);
+        cudaFree(un);
+        cudaFree(w);
+        cudaFree(stop);
+    }
+    adia_status init(int64_t rows, unsigned nb, int extra)
+    {
+        const char *what = "mg eigenvalue estimate";
+        ADIA_TRY(alloc_doubles(rows, &u, what));
+        ADIA_TRY(alloc_doubles(rows, &un, what));
+        ADIA_TRY(alloc_doubles(3 * (int64_t)nb + extra, &w, what));
+        ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&stop, sizeof *stop), what));
+        ADIA_TRY(adia_cuda_check(cudaMemset(stop, 0, sizeof *stop), what));
+        return adia_cuda_check(cudaMemset(w, 0, (3 * (size_t)nb + extra) * 8), what);
+    }
+    void swap()
+    {
+        double *t = u;
+        u = un, un = t;
+    }
+};
+
 adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est)
 {
     const unsigned nb = blocks_for(S->rows);
-    double *u = nullptr, *un = nullptr, *w = nullptr;   /* w: partials, est, scale */
-    int *stop = nullptr;
-    adia_status s = alloc_doubles(S->rows, &u, "mg eigenvalue estimate");
-    if (s == ADIA_OK) s = alloc_doubles(S->rows, &un, "mg eigenvalue estimate");
-    if (s == ADIA_OK) s = alloc_doubles(3 * (int64_t)nb + 2, &w, "mg eigenvalue estimate");
-    if (s == ADIA_OK)
-        s = adia_cuda_check(cudaMalloc((void **)&stop, sizeof *stop), "mg eigenvalue estimate");
-    if (s == ADIA_OK) s = adia_cuda_check(cudaMemset(stop, 0, sizeof *stop), "mg estimate");
-    if (s == ADIA_OK) s = adia_cuda_check(cudaMemset(w, 0, (3 * nb + 2) * 8), "mg estimate");
-    double *e = w + 3 * nb, *scale = e + 1;
+    power_work p;   /* w: partials, est, scale */
+    adia_status s = p.init(S->rows, nb, 2);
+    double *e = p.w + 3 * nb, *scale = e + 1;
     for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
-        power_kernel<<<nb, THREADS>>>(*S, u, un, scale, stop, k == 0, 0, 0, S->rows, w);
-        power_finish<<<1, THREADS>>>(w, (int)nb, e, scale, stop, nullptr);
+        power_kernel<<<nb, THREADS>>>(*S, p.u, p.un, scale, p.stop, k == 0, 0, 0, S->rows, p.w);
+        power_finish<<<1, THREADS>>>(p.w, (int)nb, e, scale, p.stop, nullptr);
         s = launched("mg set-up: a power step");
-        double *t = u;
-        u = un, un = t;
+        p.swap();
     }
     *est = 0;
     if (s == ADIA_OK)
         s = adia_cuda_check(cudaMemcpy(est, e, 8, cudaMemcpyDeviceToHost), "mg estimate");
-    cudaFree(u);
-    cudaFree(un);
-    cudaFree(w);
-    cudaFree(stop);
     return s;
 }
 
@@ -608,20 +625,13 @@ adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int6
                                       const adia_slab_comm *c, int level, double *est)
 {
     const unsigned nb = blocks_for(S->rows);
-    double *u = nullptr, *un = nullptr, *w = nullptr;   /* w: partials, sums, scale */
-    int *stop = nullptr;
-    adia_status s = alloc_doubles(S->rows, &u, "mg eigenvalue estimate");
-    if (s == ADIA_OK) s = alloc_doubles(S->rows, &un, "mg eigenvalue estimate");
-    if (s == ADIA_OK) s = alloc_doubles(3 * (int64_t)nb + 4, &w, "mg eigenvalue estimate");
-    if (s == ADIA_OK)
-        s = adia_cuda_check(cudaMalloc((void **)&stop, sizeof *stop), "mg eigenvalue estimate");
-    if (s == ADIA_OK) s = adia_cuda_check(cudaMemset(stop, 0, sizeof *stop), "mg estimate");
-    s = c->agree(c->ctx, s);
-    double *sums = w + 3 * nb, *scale = sums + 3;
+    power_work p;   /* w: partials, sums, scale */
+    adia_status s = c->agree(c->ctx, p.init(S->rows, nb, 4));
+    double *sums = p.w + 3 * nb, *scale = sums + 3;
     *est = 0;
     for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
-        power_kernel<<<nb, THREADS>>>(*S, u, un, scale, stop, k == 0, origin, r0, r1, w);
-        power_finish<<<1, THREADS>>>(w, (int)nb, nullptr, nullptr, stop, sums);
+        power_kernel<<<nb, THREADS>>>(*S, p.u, p.un, scale, p.stop, k == 0, origin, r0, r1, p.w);
+        power_finish<<<1, THREADS>>>(p.w, (int)nb, nullptr, nullptr, p.stop, sums);
         double h[3] = {0, 0, 0};
         s = launched("mg set-up: a power step");
         if (s == ADIA_OK)
@@ -635,14 +645,9 @@ adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int6
         s = adia_cuda_check(cudaMemcpy(scale, &sc, sizeof sc, cudaMemcpyHostToDevice),
                             "mg estimate");
         if ((s = c->agree(c->ctx, s)) == ADIA_OK)   /* the next step reads un's ghost planes */
-            s = c->agree(c->ctx, c->exchange(c->ctx, level, un, 1, nullptr));
-        double *t = u;
-        u = un, un = t;
+            s = c->agree(c->ctx, c->exchange(c->ctx, level, p.un, 1, nullptr));
+        p.swap();
     }
-    cudaFree(u);
-    cudaFree(un);
-    cudaFree(w);
-    cudaFree(stop);
     return s;
 }
 

@@ -323,42 +323,6 @@ static adia_status coarsen(mg_state *S, int l, mg_stencil *st)
     return ADIA_OK;
 }
 
-/* adia__mg_estimate on the slab: the start vector of the global row
- * numbers, the sums over the own rows of every process. */
-static adia_status estimate(const mg_state *S, int l, const mg_stencil *st, double *est)
-{
-    const mg_level *L = &S->lev[l];
-    const int64_t n = L->rows, plane = plane_of(L), first = L->zs * plane;
-    const int64_t o0 = (L->z0 - L->zs) * plane, o1 = (L->z1 - L->zs) * plane;
-    const double *diag = st->coef[mg_point(0, 0, 0)];
-    double *v = adia__alloc((size_t)n + 1, sizeof *v, "mg eigenvalue estimate");
-    double *w = adia__alloc((size_t)n + 1, sizeof *w, "mg eigenvalue estimate");
-    adia_status s = agree(S, v && w ? ADIA_OK : ADIA_ERR_NO_MEMORY);
-    *est = 0;
-    if (s == ADIA_OK) {
-        for (int64_t i = 0; i < n; i++) v[i] = mg_start_value(first + i);
-        for (int k = 0; k < MG_POWER_STEPS && s == ADIA_OK; k++) {
-            adia__mg_stencil_apply(st, v, w);
-            double sum[3] = {0, 0, 0};   /* v'Av, v'Dv, w'w (w = D^-1 A v) */
-            for (int64_t i = 0; i < n; i++) {
-                const int own = i >= o0 && i < o1;
-                if (own) sum[0] += v[i] * w[i], sum[1] += v[i] * diag[i] * v[i];
-                w[i] /= diag[i];
-                if (own) sum[2] += w[i] * w[i];
-            }
-            S->slab->sum(S->slab->ctx, sum, 3);
-            *est = sum[0] / sum[1];
-            if (!(sum[2] > 0) || !isfinite(sum[2])) break;
-            const double scale = 1 / sqrt(sum[2]);
-            for (int64_t i = 0; i < n; i++) v[i] = w[i] * scale;
-            s = agree(S, S->slab->exchange(S->slab->ctx, l, v, 0, NULL));
-        }
-    }
-    free(v);
-    free(w);
-    return s;
-}
-
 /* Level L's plan from its stencil (DIA, on the plan's side). */
 static adia_status level_plan(adia_precond *M, mg_state *S, mg_level *L, const mg_stencil *st)
 {
@@ -381,10 +345,8 @@ static adia_status smoother(mg_state *S, int l, const mg_stencil *st)
     mg_level *L = &S->lev[l];
     const int64_t plane = plane_of(L), r0 = (L->z0 - L->zs) * plane, r1 = (L->z1 - L->zs) * plane;
     double est;
-    if (S->device)
-        ADIA_TRY(adia__mg_gpu_estimate_slab(st, L->zs * plane, r0, r1, S->slab, l, &est));
-    else
-        ADIA_TRY(estimate(S, l, st, &est));
+    ADIA_TRY((S->device ? adia__mg_gpu_estimate_slab : adia__mg_estimate_slab)(
+        st, L->zs * plane, r0, r1, S->slab, l, &est));
     ADIA_TRY(adia__mg_bounds(est, plane * L->nz, &L->lmax, &L->lmin));
     if (S->device)
         return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype,

@@ -46,34 +46,42 @@
  * set-up gives 1.820 / 1.826 / 1.835, within 1%: 2026-11-27.) */
 adia_status adia__mg_estimate(const mg_stencil *S, double *est)
 {
+    return adia__mg_estimate_slab(S, 0, 0, S->rows, NULL, 0, est);
+}
+
+adia_status adia__mg_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
+                                   const adia_slab_comm *c, int level, double *est)
+{
     const int64_t n = S->rows;
     const double *diag = S->coef[mg_point(0, 0, 0)];
     double *v = adia__alloc((size_t)n + 1, sizeof *v, "mg eigenvalue estimate");
     double *w = adia__alloc((size_t)n + 1, sizeof *w, "mg eigenvalue estimate");
-    if (!v || !w) {
-        free(v);
-        free(w);
-        return ADIA_ERR_NO_MEMORY;
-    }
-    for (int64_t i = 0; i < n; i++) v[i] = mg_start_value(i);
+    adia_status s = v && w ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    if (c) s = c->agree(c->ctx, s);
     *est = 0;
-    for (int k = 0; k < MG_POWER_STEPS; k++) {
-        adia__mg_stencil_apply(S, v, w);
-        double vav = 0, vdv = 0, ww = 0;
-        for (int64_t i = 0; i < n; i++) {
-            vav += v[i] * w[i];
-            vdv += v[i] * diag[i] * v[i];
-            w[i] /= diag[i];
-            ww += w[i] * w[i];
+    if (s == ADIA_OK) {
+        for (int64_t i = 0; i < n; i++) v[i] = mg_start_value(origin + i);
+        for (int k = 0; k < MG_POWER_STEPS && s == ADIA_OK; k++) {
+            adia__mg_stencil_apply(S, v, w);
+            double sum[3] = {0, 0, 0};   /* v'Av, v'Dv, w'w (w = D^-1 A v) over rows r0..r1 */
+            for (int64_t i = 0; i < n; i++) {
+                const int own = i >= r0 && i < r1;
+                if (own) sum[0] += v[i] * w[i], sum[1] += v[i] * diag[i] * v[i];
+                w[i] /= diag[i];
+                if (own) sum[2] += w[i] * w[i];
+            }
+            if (c) c->sum(c->ctx, sum, 3);
+            *est = sum[0] / sum[1];
+            if (!(sum[2] > 0) || !isfinite(sum[2])) break;
+            const double scale = 1 / sqrt(sum[2]);
+            for (int64_t i = 0; i < n; i++) v[i] = w[i] * scale;
+            /* the next step reads v's ghost planes */
+            if (c) s = c->agree(c->ctx, c->exchange(c->ctx, level, v, 0, NULL));
         }
-        *est = vav / vdv;
-        if (!(ww > 0) || !isfinite(ww)) break;
-        const double scale = 1 / sqrt(ww);
-        for (int64_t i = 0; i < n; i++) v[i] = w[i] * scale;
     }
     free(v);
     free(w);
-    return ADIA_OK;
+    return s;
 }
 
 adia_status adia__mg_bounds(double est, int64_t rows, double *lmax, double *lmin)
