@@ -359,7 +359,19 @@ static void test_slab_refused(void)
     CHECK_ERR(adia_dist_precond_create(L, &po, &M), ADIA_ERR_INVALID_ARG,
               "ADIA_MG_GATHER_ROWS=12k");
     unsetenv("ADIA_MG_GATHER_ROWS");
+    setenv("ADIA_DIST_MG_GHOSTS", "9", 1);
+    CHECK_ERR(adia_dist_precond_create(L, &po, &M), ADIA_ERR_INVALID_ARG,
+              "ADIA_DIST_MG_GHOSTS=9: 2 to 8");
+    unsetenv("ADIA_DIST_MG_GHOSTS");
+    /* a grid is the whole matrix's: never block mg's, slabs or an error */
+    adia_precond_options pgrid = {.kind = "mg", .grid = {12, 10, 9}};
+    setenv("ADIA_DIST_MG", "block", 1);
+    CHECK_ERR(adia_dist_precond_create(L, &pgrid, &M), ADIA_ERR_INVALID_ARG,
+              "opt->grid names the whole matrix's grid");
     unsetenv("ADIA_DIST_MG");
+    pgrid.grid[0] = 8, pgrid.grid[1] = 8, pgrid.grid[2] = 7;
+    CHECK_ERR(adia_dist_precond_create(D, &pgrid, &M), ADIA_ERR_UNSUPPORTED,
+              "opt->grid (the whole matrix's): mg across the processes cannot run");
     CHECK(M == NULL, "a refused preconditioner is NULL");
     po.kind = "cheb";   /* no grid needed: block Jacobi */
     CHECK_OK(adia_dist_precond_create(D, &po, &M));
