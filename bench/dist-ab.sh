@@ -12,7 +12,9 @@
 # dist-scaling.sh), REPS (default 3), ARGS (more `adia solve` arguments,
 # e.g. "--method bicgstab"), CMD (default solve; spmv times the
 # distributed product alone, its "time_ms").  Warms the kernel cache first.  P = 1 is the
-# single-process solver (the baseline of weak scaling; variants unused).
+# single-process solver (the baseline of weak scaling; variants unused); for spmv also the
+# one-process distributed path (`--dist`, NCCL: the products captured in a CUDA graph and
+# timed by events, as at P > 1 and as the single-process product).
 # Prints a markdown table: CG ms/it of each repetition, their median, and
 # the ratio to the first variant's median.
 set -uo pipefail
@@ -34,6 +36,12 @@ solve() {
     local p=$1 spec=$2 var=$3 xs=() kv
     for kv in $var; do xs+=(-x "$kv"); done
     # shellcheck disable=SC2086
+    if [ "$p" = 1 ] && [ "$var" = "--dist" ]; then
+        # shellcheck disable=SC2086
+        ADIA_DIST_TRANSPORT=nccl "$ADIA" "$CMD" --gen "$spec" --device gpu --json --dist \
+            ${ARGS:-} 2>>/tmp/dist-ab.stderr | tail -1
+        return
+    fi
     if [ "$p" = 1 ]; then
         # shellcheck disable=SC2086
         "$ADIA" "$CMD" --gen "$spec" --device gpu --json ${ARGS:-} 2>>/tmp/dist-ab.stderr | tail -1
@@ -46,7 +54,7 @@ solve() {
 
 echo "# $(date -u '+%F %T UTC'); $(nvidia-smi --query-gpu=name --format=csv,noheader | head -1) x $(nvidia-smi -L | wc -l); $($MPIRUN --version 2>/dev/null | head -1); edge $EDGE; $CMD ${ARGS:-}"
 echo
-echo "| P | variant | $FIELD (each run) | median | vs first | iterations | transport |"
+echo "| P | variant | $FIELD (each run) | median | vs first | iterations | transport, sums |"
 echo "| ---: | --- | --- | ---: | ---: | ---: | --- |"
 # shellcheck disable=SC2086
 $ADIA solve --gen "lap3d7:$EDGE" --device gpu ${ARGS:-} >/dev/null 2>&1   # kernel cache
@@ -55,6 +63,7 @@ for p in $RANKS; do
     times=() its=() red=()
     vars=("$@")
     [ "$p" = 1 ] && vars=("")   # one process: no variant applies
+    [ "$p" = 1 ] && [ "$CMD" = spmv ] && vars=("" "--dist")
     for v in "${vars[@]}"; do solve "$p" "$spec" "$v" >/dev/null; done   # warm (page cache, NCCL)
     for ((r = 0; r < REPS; r++)); do
         k=0
@@ -62,7 +71,7 @@ for p in $RANKS; do
             out=$(solve "$p" "$spec" "$v")
             times[k]+="$(echo "$out" | json "$FIELD") "
             its[k]=$(echo "$out" | json iterations)
-            red[k]=$(echo "$out" | sed -n 's/.*"transport":"\([a-z-]*\)".*/\1/p')
+            red[k]="$(echo "$out" | sed -n 's/.*"transport":"\([a-z-]*\)".*/\1/p'), $(echo "$out" | sed -n 's/.*"reduce":"\([a-z-]*\)".*/\1/p')"
             k=$((k + 1))
         done
     done

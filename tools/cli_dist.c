@@ -122,6 +122,7 @@ static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json 
         json_str(j, "format", in->format);
         json_int(j, "halo_bytes_per_spmv", in->halo_bytes_all);
         json_str(j, "transport", in->transport);
+        json_str(j, "reduce", in->reduce);
         json_int(j, "interior_rows_rank0", in->interior_rows);
         json_num(j, "setup_ms", setup_ms);
         json_num(j, "connect_ms", in->connect_ms);
@@ -135,9 +136,9 @@ static void describe(const cli_dist_args *a, const adia_dist_info *in, cli_json 
     printf("  set up in %.3f s (%s, planned", setup_ms / 1e3, a->gen ? "generated" : "read");
     if (in->connect_ms > 0) printf("; NCCL connected in %.3f s", in->connect_ms / 1e3);
     printf(")\n");
-    printf("  halo: %lld bytes per SpMV over all processes (local x from the %s), transport %s\n",
-           (long long)in->halo_bytes_all, in->from_offsets ? "diagonal offsets" : "column indices",
-           in->transport);
+    printf("  halo: %lld bytes per SpMV over all processes (local x from the %s), transport %s; "
+           "sums by %s\n", (long long)in->halo_bytes_all,
+           in->from_offsets ? "diagonal offsets" : "column indices", in->transport, in->reduce);
 }
 
 /* This process's rows of a vector file, or a value for every row (NAN: 0). */
@@ -223,20 +224,88 @@ static void free_timed_vectors(spmv_vectors *v)
 enum { BATCH_MAX = 100 };
 #define BATCH_TARGET_MS 0.5
 
-static int batch_size(adia_dist_matrix *D, const spmv_vectors *v)
+static int batch_size(adia_dist_matrix *D, const spmv_vectors *v, double target_ms)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     timed_products(D, v, 1);
     double one = (MPI_Wtime() - t0) * 1e3;
     MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return one * BATCH_MAX < BATCH_TARGET_MS ? BATCH_MAX : (int)ceil(BATCH_TARGET_MS / one);
+    return one * BATCH_MAX < target_ms ? BATCH_MAX : (int)ceil(target_ms / one);
 }
 
+/* Products per captured run: enough for about GRAPH_TARGET_MS, at most
+ * BATCH_MAX, so that the skew of the processes' launches after the
+ * barrier (a few microseconds) is spread over many products. */
+#define GRAPH_TARGET_MS 10.0
+
+#ifdef ADIA_HAVE_CUDA
+/* A device matrix on the nccl or peer transport runs its products as a
+ * solver does, captured: `batch` of them in one CUDA graph, each run one
+ * launch timed by events around it (the one-process `adia spmv` times its
+ * batches so, src/cuda/bench.cu).  The host's launches and each call's
+ * status agreement stay out of the time; so do the halo's own times,
+ * which happen on the device.  1 when every process captured. */
+typedef struct graph_runs {
+    cudaStream_t st;
+    cudaGraph_t graph;
+    cudaGraphExec_t exec;
+    cudaEvent_t a, b;
+} graph_runs;
+
+static int graph_open(adia_dist_matrix *D, const adia_dist_info *in, const spmv_vectors *v,
+                      int batch, graph_runs *g)
+{
+    int ok = v->d_x && (!strcmp(in->transport, "nccl") || !strcmp(in->transport, "peer")), all;
+    ok = ok && cudaStreamCreateWithFlags(&g->st, cudaStreamNonBlocking) == cudaSuccess &&
+         cudaEventCreate(&g->a) == cudaSuccess && cudaEventCreate(&g->b) == cudaSuccess;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) return 0;   /* every process calls its products below, or none */
+    ok = cudaStreamBeginCapture(g->st, cudaStreamCaptureModeThreadLocal) == cudaSuccess;
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (!all) {
+        if (ok) cudaStreamEndCapture(g->st, &g->graph);
+        (void)cudaGetLastError();
+        return 0;
+    }
+    for (int k = 0; k < batch && ok; k++)   /* agreed calls: every process stops alike */
+        ok = adia_dist_spmv_device(D, 1.0, v->d_x, 0.0, v->d_y, g->st) == ADIA_OK;
+    ok = cudaStreamEndCapture(g->st, &g->graph) == cudaSuccess && ok;
+    ok = ok && cudaGraphInstantiate(&g->exec, g->graph, 0) == cudaSuccess;
+    (void)cudaGetLastError();
+    MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    return all;
+}
+
+/* One run's time per product (ms) on this process; NaN on an error. */
+static double graph_run(const graph_runs *g, int batch)
+{
+    float ms = 0;
+    int ok = cudaEventRecord(g->a, g->st) == cudaSuccess &&
+             cudaGraphLaunch(g->exec, g->st) == cudaSuccess &&
+             cudaEventRecord(g->b, g->st) == cudaSuccess &&
+             cudaEventSynchronize(g->b) == cudaSuccess &&
+             cudaEventElapsedTime(&ms, g->a, g->b) == cudaSuccess;
+    return ok ? ms / batch : NAN;
+}
+
+static void graph_close(graph_runs *g)
+{
+    if (g->exec) cudaGraphExecDestroy(g->exec);
+    if (g->graph) cudaGraphDestroy(g->graph);
+    if (g->a) cudaEventDestroy(g->a);
+    if (g->b) cudaEventDestroy(g->b);
+    if (g->st) cudaStreamDestroy(g->st);
+    (void)cudaGetLastError();
+    memset(g, 0, sizeof *g);
+}
+#endif
+
 /* Median time per product over the runs (the slowest process's), and of
- * the halo exchange in it; *batch: products per run. */
-static int timed_runs(adia_dist_matrix *D, const spmv_vectors *v, int runs, double *t_ms,
-                      double *halo_ms, int *batch)
+ * the halo exchange in it (NaN where it runs inside a CUDA graph);
+ * *batch: products per run. */
+static int timed_runs(adia_dist_matrix *D, const adia_dist_info *info, const spmv_vectors *v,
+                      int runs, double *t_ms, double *halo_ms, int *batch)
 {
     double *t = malloc(2 * (size_t)runs * sizeof *t), *h = t + runs;
     int ok = t != NULL, all;
@@ -245,21 +314,37 @@ static int timed_runs(adia_dist_matrix *D, const spmv_vectors *v, int runs, doub
         free(t);
         return 0;
     }
-    *batch = batch_size(D, v);
+#ifdef ADIA_HAVE_CUDA
+    graph_runs g = {0};
+    const int graphed = graph_open(D, info, v, *batch = batch_size(D, v, GRAPH_TARGET_MS), &g);
+    if (!graphed) *batch = batch_size(D, v, BATCH_TARGET_MS);
+#else
+    (void)info;
+    const int graphed = 0;
+    *batch = batch_size(D, v, BATCH_TARGET_MS);
+#endif
     adia_dist_info in;
     for (int k = 0; k < runs; k++) {
         adia_dist_get_info(D, &in);
         double h0 = in.halo_ms;
         MPI_Barrier(MPI_COMM_WORLD);
-        double t0 = MPI_Wtime();
-        timed_products(D, v, *batch);
-        double mine[2] = {(MPI_Wtime() - t0) * 1e3 / *batch, 0};
-        adia_dist_get_info(D, &in);
-        mine[1] = (in.halo_ms - h0) / *batch;
+        double t0 = MPI_Wtime(), mine[2] = {0, NAN};
+#ifdef ADIA_HAVE_CUDA
+        if (graphed) mine[0] = graph_run(&g, *batch);
+#endif
+        if (!graphed) {
+            timed_products(D, v, *batch);
+            mine[0] = (MPI_Wtime() - t0) * 1e3 / *batch;
+            adia_dist_get_info(D, &in);
+            mine[1] = (in.halo_ms - h0) / *batch;
+        }
         MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         t[k] = mine[0];
         h[k] = mine[1];
     }
+#ifdef ADIA_HAVE_CUDA
+    graph_close(&g);
+#endif
     qsort(t, (size_t)runs, sizeof *t, cmp_double);
     qsort(h, (size_t)runs, sizeof *h, cmp_double);
     *t_ms = t[runs / 2];
@@ -300,10 +385,13 @@ static void spmv_report(const cli_dist_args *a, const adia_dist_info *in, double
         return;
     }
     describe(a, in, NULL);
-    printf("  median time %.4f ms per product over %ld run%s of %d (slowest process), of which "
-           "%.4f ms (%.0f%%) in the halo exchange, %.2f GFLOPS\n", t, a->runs,
-           a->runs == 1 ? "" : "s", batch, halo,
-           t > 0 ? 100 * halo / t : 0.0, gflops);
+    printf("  median time %.4f ms per product over %ld run%s of %d (slowest process), ", t,
+           a->runs, a->runs == 1 ? "" : "s", batch);
+    if (isnan(halo))
+        printf("the halo inside a CUDA graph (not timed apart), %.2f GFLOPS\n", gflops);
+    else
+        printf("of which %.4f ms (%.0f%%) in the halo exchange, %.2f GFLOPS\n", halo,
+               t > 0 ? 100 * halo / t : 0.0, gflops);
     printf("  max relative error %.3g (tolerance 1e-12, against the host's product): %s\n", err,
            err <= 1e-12 ? "ok" : "FAILED");
 }
@@ -327,7 +415,7 @@ int cli_dist_spmv(const char *cmd, const cli_dist_args *a)
     /* a y of their own: y stays the checked one */
     spmv_vectors v = {.x = x, .y = malloc(((size_t)in.rows + 1) * sizeof *v.y)};
     int batch = 1;
-    int ok = timed_vectors(&in, &v) && timed_runs(D, &v, (int)a->runs, &t, &halo, &batch);
+    int ok = timed_vectors(&in, &v) && timed_runs(D, &in, &v, (int)a->runs, &t, &halo, &batch);
     free(v.y);
     free_timed_vectors(&v);
     if (!ok) {

@@ -242,6 +242,8 @@ void adia__dist_trace_write(adia_dist_matrix *D);
 /* The peer transport's failure flag after a solve: an error naming the
  * neighbour's timeout, else ADIA_OK (any other transport, no CUDA). */
 adia_status adia__dist_peer_check(adia_dist_matrix *D);
+/* How a solve sums over the processes: "peer", "nccl" or "mpi". */
+const char *adia__dist_reduce_name(const adia_dist_matrix *D);
 /* dist_block.c: the own diagonal block of a device matrix as a dia plan
  * made on the device from the parts' diagonals; ADIA_ERR_UNSUPPORTED (no
  * error kept) where a part's format does not keep them as dia's, or

@@ -94,19 +94,27 @@ static adia_status alloc_buffers(const adia_dist_matrix *D, dist_device *g)
     return ADIA_OK;
 }
 
-/* Rank 0's ADIA_DIST_TRANSPORT, the same on every process: 0 auto,
- * 1 staged, 2 nccl, 3 peer. */
-static adia_status transport_mode(const adia_dist_matrix *D, int *mode)
+/* Rank 0's setting `name` (unset: 0) as its index in choices (NULL-ended,
+ * choices[0] the default), the same on every process; anything else is
+ * an error listing the choices. */
+static adia_status env_mode(const adia_dist_matrix *D, const char *name,
+                            const char *const *choices, int *mode)
 {
-    const char *env = getenv("ADIA_DIST_TRANSPORT");
+    const char *env = getenv(name);
     adia_status s = ADIA_OK;
     *mode = 0;
-    if (D->rank == 0 && env && *env && strcmp(env, "auto")) {
-        if (!strcmp(env, "staged")) *mode = 1;
-        else if (!strcmp(env, "nccl")) *mode = 2;
-        else if (!strcmp(env, "peer")) *mode = 3;
-        else s = adia_set_error(ADIA_ERR_INVALID_ARG, "ADIA_DIST_TRANSPORT=%s: auto, staged, "
-                                "nccl or peer", env);
+    if (D->rank == 0 && env && *env) {
+        char list[96] = "";
+        *mode = -1;
+        for (int k = 0; choices[k]; k++) {
+            if (!strcmp(env, choices[k])) *mode = k;
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", k ? ", " : "",
+                     choices[k]);
+        }
+        if (*mode < 0) {
+            s = adia_set_error(ADIA_ERR_INVALID_ARG, "%s=%s: one of %s", name, env, list);
+            *mode = 0;
+        }
     }
     MPI_Bcast(mode, 1, MPI_INT, 0, D->comm);
     return adia__dist_agree(D->comm, s);
@@ -135,25 +143,42 @@ static adia_status distinct_gpus(const adia_dist_matrix *D, int *distinct)
     return s;
 }
 
-/* nccl where it can run and is not declined, with the peer halo where
- * that can run too, else staged; one process (no halo) is staged unless
- * nccl is asked for. */
+/* nccl where it can run and is not declined, with the peer halo (and
+ * reductions) where that can run too, else staged; one process (no halo)
+ * is staged unless nccl is asked for.  ADIA_DIST_TRANSPORT: auto (0),
+ * staged (1), nccl (2), peer (3); ADIA_DIST_REDUCE: auto (0), nccl (1),
+ * peer (2) -- the reductions of a solve, for measuring. */
 static adia_status choose_transport(adia_dist_matrix *D)
 {
-    int mode = 0, distinct = 0;
-    DIST_TRY(transport_mode(D, &mode));
+    static const char *const transports[] = {"auto", "staged", "nccl", "peer", NULL};
+    static const char *const reductions[] = {"auto", "nccl", "peer", NULL};
+    int mode = 0, reduce = 0, distinct = 0;
+    DIST_TRY(env_mode(D, "ADIA_DIST_TRANSPORT", transports, &mode));
+    DIST_TRY(env_mode(D, "ADIA_DIST_REDUCE", reductions, &reduce));
     DIST_TRY(distinct_gpus(D, &distinct));
     const char *why = !adia__dist_nccl_built() ? "adia_mpi was built without NCCL"
                       : !distinct ? "processes share a GPU (NCCL needs one GPU per process)"
                                   : NULL;
     if (mode >= 2 && why)
         return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=%s: %s",
-                              mode == 2 ? "nccl" : "peer", why);
-    if (mode == 2 || mode == 3 || (mode == 0 && !why && D->size > 1)) {
-        DIST_TRY(adia__dist_nccl_init(D));   /* the reductions, and the halo unless peer's */
-        return mode == 2 ? ADIA_OK : adia__dist_peer_init(D, mode == 3);
-    }
-    return adia__dist_staged_init(D);
+                              transports[mode], why);
+    const int nccl = mode == 2 || mode == 3 || (mode == 0 && !why && D->size > 1);
+    if (!nccl && reduce)
+        return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_REDUCE=%s: the transport is "
+                              "staged (%s)", reductions[reduce],
+                              why ? why : mode == 1 ? "ADIA_DIST_TRANSPORT=staged" : "one process");
+    if (!nccl) return adia__dist_staged_init(D);
+    DIST_TRY(adia__dist_nccl_init(D));   /* the reductions, and the halo unless peer's */
+    if (mode != 2) return adia__dist_peer_init(D, mode == 3, reduce);
+    return reduce != 2 ? ADIA_OK
+                       : adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_REDUCE=peer: the "
+                                        "transport is nccl (ADIA_DIST_TRANSPORT=nccl)");
+}
+
+const char *adia__dist_reduce_name(const adia_dist_matrix *D)
+{
+    return !D->dev ? "mpi" : D->dev->peer_reduce ? "peer" : adia__dist_nccl_active(D) ? "nccl"
+                                                                                      : "mpi";
 }
 
 adia_status adia__dist_device_setup(adia_dist_matrix *D)

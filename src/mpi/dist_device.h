@@ -38,6 +38,7 @@ struct dist_device {
     unsigned long long *peer_box;   /* peer: this process's flags (device) */
     void **peer_mapped;    /* peer: other processes' flags, then local x,
                               mapped here (2 x size, NULL where unmapped)  */
+    int peer_reduce;       /* peer: a solve's reductions by CUDA IPC too   */
 #ifdef ADIA_HAVE_NCCL
     ncclComm_t nccl;       /* NULL unless the transport is nccl (or peer) */
     int nccl_failed;       /* a NCCL call failed: abort, not destroy      */
@@ -58,10 +59,15 @@ adia_status adia__dist_device_spmv(adia_dist_matrix *D, double alpha, const doub
                                    cudaStream_t stream);
 
 /* dist_peer.c: the transport "peer" (CUDA IPC between the GPUs of one
- * node; the reductions stay NCCL's), after NCCL's init; where it cannot
- * run a clear error if asked, else NCCL's halo stays.  free: its
- * mappings (check: dist.h). */
-adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked);
+ * node), after NCCL's init; where it cannot run a clear error if asked,
+ * else NCCL's halo stays.  reduce (ADIA_DIST_REDUCE): 0 a solve's
+ * reductions by CUDA IPC too where a trial equals NCCL's, 1 NCCL's, 2 by
+ * CUDA IPC or an error.  reduce: v[0..count) over the processes (as
+ * adia__dist_nccl_reduce) by CUDA IPC where peer_reduce is on and count
+ * <= DIST_PEER_SUMS, else by NCCL.  free: its mappings (check: dist.h). */
+adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked, int reduce);
+adia_status adia__dist_device_reduce(adia_dist_matrix *D, double *v, int count, int max,
+                                           cudaStream_t stream);
 void adia__dist_peer_free(adia_dist_matrix *D);
 
 /* dist_staged.c: the pinned buffer and the transport "staged". */

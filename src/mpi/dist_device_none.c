@@ -19,6 +19,12 @@ adia_status adia__dist_device_setup(adia_dist_matrix *D)
 
 void adia__dist_device_free(adia_dist_matrix *D) { (void)D; }
 
+const char *adia__dist_reduce_name(const adia_dist_matrix *D)
+{
+    (void)D;
+    return "mpi";
+}
+
 void adia__dist_trace_write(adia_dist_matrix *D) { (void)D; }
 
 adia_status adia__dist_peer_check(adia_dist_matrix *D)

@@ -57,7 +57,7 @@ static void reduce(dist_op *o, double *v, int count, int max, cudaStream_t st)
     poison(o, v, count, st);
     adia__dist_trace(D, TRACE_REDUCE_START, st);
     if (adia__dist_nccl_active(D)) {
-        adia__dist_op_note(o, adia__dist_nccl_reduce(D, v, count, max, st));
+        adia__dist_op_note(o, adia__dist_device_reduce(D, v, count, max, st));
         adia__dist_trace(D, TRACE_REDUCE_END, st);
         return;
     }

@@ -206,3 +206,53 @@ extern "C" cudaError_t adia__dist_peer_consumed(const dist_peer_args *a, cudaStr
     peer_consumed_kernel<<<1, 32, 0, stream>>>(*a);
     return cudaGetLastError();
 }
+
+/* ------------------------------------------------- the peer reduction */
+
+static __device__ unsigned long long *sum_slot(unsigned long long *box, unsigned long long e,
+                                               int rank)
+{
+    return box + PEER_SUM_SLOTS + ((e & 1) * DIST_PEER_RANKS + rank) * PEER_SUM_SLOT_WORDS;
+}
+
+/* One block of at least DIST_PEER_RANKS and DIST_PEER_SUMS threads. */
+static __global__ void peer_reduce_kernel(dist_peer_args a, double *v, int count, int max)
+{
+    __shared__ unsigned long long e;
+    __shared__ int failed;
+    const int t = threadIdx.x;
+    if (t == 0) {
+        e = *(volatile unsigned long long *)(a.box + PEER_SUM_EPOCH) + 1;
+        failed = 0;
+    }
+    __syncthreads();
+    for (int i = t; i < a.size * count; i += blockDim.x) {   /* (rank, value) pairs */
+        volatile unsigned long long *slot = sum_slot(a.all_box[i / count], e, a.rank);
+        slot[1 + i % count] = (unsigned long long)__double_as_longlong(v[i % count]);
+    }
+    __threadfence_system();   /* the values before the epochs */
+    __syncthreads();
+    if (t < a.size && !a.mute)
+        *(volatile unsigned long long *)sum_slot(a.all_box[t], e, a.rank) = e;
+    if (t < a.size && !wait_for(sum_slot(a.box, e, t), e, a)) failed = 1;
+    __syncthreads();
+    __threadfence();   /* the epochs seen before the values are read */
+    if (t < count) {
+        double acc = 0;
+        for (int q = 0; q < a.size; q++) {
+            const double x = __longlong_as_double(
+                (long long)((volatile unsigned long long *)sum_slot(a.box, e, q))[1 + t]);
+            acc = q == 0 ? x : !max ? acc + x : isnan(x) || x > acc ? x : acc;
+        }
+        v[t] = failed ? __longlong_as_double(-1ll) : acc;
+    }
+    if (t == 0) a.box[PEER_SUM_EPOCH] = e;
+}
+
+extern "C" cudaError_t adia__dist_peer_reduce(const dist_peer_args *a, double *v, int count,
+                                              int max, cudaStream_t stream)
+{
+    if (count < 1 || count > DIST_PEER_SUMS) return cudaErrorInvalidValue;
+    peer_reduce_kernel<<<1, 32, 0, stream>>>(*a, v, count, max);
+    return cudaGetLastError();
+}

@@ -35,21 +35,27 @@ typedef struct dist_segments {
 cudaError_t adia__dist_copy_segments(double *dst, const double *src, dist_segments segs,
                                      cudaStream_t stream);
 
-/* The peer halo (dist_peer.c): this process's flags box -- per rank,
- * the epoch of the halo that rank last wrote here (arrived) and the last
- * it read here (consumed), then this process's epoch, a block counter and
- * the failure flag -- and the boxes and local x of the processes on the
- * node it exchanges with, mapped by CUDA IPC. */
+/* The peer halo and reductions (dist_peer.c): this process's box of
+ * words -- per rank, the epoch of the halo that rank last wrote here
+ * (arrived) and the last it read here (consumed), then this process's
+ * epoch, a block counter, the failure flag, the reductions' epoch, and
+ * the reductions' slots: two sets (by the epoch's parity) of one slot per
+ * rank, its epoch then its values -- and the boxes and local x of the
+ * processes on the node, mapped by CUDA IPC. */
 #define DIST_PEER_RANKS 16   /* processes of one node */
 #define DIST_PEER_SEGS 16    /* segments this process sends */
+#define DIST_PEER_SUMS 16    /* values one peer reduction combines (more: NCCL's) */
 enum { PEER_ARRIVED = 0, PEER_CONSUMED = DIST_PEER_RANKS, PEER_EPOCH = 2 * DIST_PEER_RANKS,
-       PEER_COUNT, PEER_FAILED, PEER_BOX_WORDS };
+       PEER_COUNT, PEER_FAILED, PEER_SUM_EPOCH, PEER_SUM_SLOTS,
+       PEER_SUM_SLOT_WORDS = 1 + DIST_PEER_SUMS,
+       PEER_BOX_WORDS = PEER_SUM_SLOTS + 2 * DIST_PEER_RANKS * PEER_SUM_SLOT_WORDS };
 typedef struct dist_peer_args {
     unsigned long long *box;                   /* this process's (device) */
-    int rank, nto, nfrom, nseg, nrecv;
+    int rank, size, nto, nfrom, nseg, nrecv;
     int to_rank[DIST_PEER_RANKS], from_rank[DIST_PEER_RANKS];
     unsigned long long *to_box[DIST_PEER_RANKS];     /* mapped */
     unsigned long long *from_box[DIST_PEER_RANKS];   /* mapped */
+    unsigned long long *all_box[DIST_PEER_RANKS];    /* every rank's, this one's own */
     int32_t src_at[DIST_PEER_SEGS], len[DIST_PEER_SEGS];
     double *dst[DIST_PEER_SEGS];               /* in a peer's local x (mapped) */
     double *recv_first[DIST_PEER_SEGS];        /* each received segment's first slot here */
@@ -68,6 +74,17 @@ cudaError_t adia__dist_peer_push(const dist_peer_args *a, const double *x_owned,
                                  cudaStream_t stream);
 cudaError_t adia__dist_peer_wait(const dist_peer_args *a, cudaStream_t stream);
 cudaError_t adia__dist_peer_consumed(const dist_peer_args *a, cudaStream_t stream);
+
+/* v[0..count) (device, count <= DIST_PEER_SUMS) summed (max 0) or
+ * maximised (max 1, NaN kept) over every process in place, queued on
+ * stream: one block writes v into its slot of every process's box, then
+ * raises that slot's epoch, waits for every rank's slot here and combines
+ * them in rank order (the same bits on every process).  Two sets of
+ * slots: a process can be one reduction ahead of another, not two (the
+ * next needs the other's values).  A timeout sets the failure flag and
+ * NaN into v. */
+cudaError_t adia__dist_peer_reduce(const dist_peer_args *a, double *v, int count, int max,
+                                   cudaStream_t stream);
 
 #ifdef __cplusplus
 }

@@ -411,6 +411,7 @@ adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info)
     }
     snprintf(info->format, sizeof info->format, "%s", adia__dist_format(D));
     snprintf(info->transport, sizeof info->transport, "%s", D->halo.transport->name);
+    snprintf(info->reduce, sizeof info->reduce, "%s", adia__dist_reduce_name(D));
     return ADIA_OK;
 }
 

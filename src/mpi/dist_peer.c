@@ -6,7 +6,10 @@
  * send / receive kernels, running 33-42 us beside the interior's product,
  * slowed it by 7-9 us on 2 and 4 H200 whatever NCCL's settings (the
  * device trace, bench/results/2026-11-27b-h200x4); this push takes a few
- * microseconds.  The solvers' reductions stay NCCL's.
+ * microseconds.  A solve's reductions go the same way (up to
+ * DIST_PEER_SUMS values; more, as GMRES's basis products, by NCCL): each
+ * process writes its values into a slot of every process's box and sums
+ * the slots in rank order, where NCCL's all-reduce took 11-16 us.
  *
  * A product: push (once every receiver has consumed the previous halo,
  * its "consumed" flag), wait (until every sender's "arrived" flag holds
@@ -21,7 +24,8 @@
  * The default (and ADIA_DIST_TRANSPORT=peer) where the NCCL transport
  * could run (one GPU per process), every process is on this node (at most
  * DIST_PEER_RANKS), sends at most DIST_PEER_SEGS segments, and a trial
- * exchange at creation equals NCCL's; by default NCCL's halo otherwise.
+ * exchange at creation equals NCCL's (the reductions: a trial sum and
+ * maximum); by default NCCL's otherwise.
  * Per CG iteration 3.0% (2 GPUs) and 1.0% (4) faster than NCCL's halo at
  * 160^3 rows per GPU, the product alone 5.0% and 4.5% (4 H200,
  * 2026-11-27, bench/results/2026-11-27c-h200x4). */
@@ -155,20 +159,22 @@ static adia_status map_all(adia_dist_matrix *D)
     memset(a, 0, sizeof *a);
     a->box = g->peer_box;
     a->rank = D->rank;
+    a->size = P;
     a->timeout_ns = timeout_ns();
     neighbours(D, a);
+    /* every process's box (the reductions write into all of them) */
+    for (int q = 0; q < P && s == ADIA_OK; q++)
+        if (q != D->rank)
+            s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a process's flags)");
+    for (int q = 0; q < P && s == ADIA_OK; q++)
+        a->all_box[q] = q == D->rank ? g->peer_box : boxes[q];
     for (int k = 0; k < a->nto && s == ADIA_OK; k++) {
         const int q = a->to_rank[k];
-        s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a neighbour's flags)");
-        if (s == ADIA_OK)
-            s = open_peer(all[2 * q + 1], &xs[q], "cudaIpcOpenMemHandle (a neighbour's local x)");
+        s = open_peer(all[2 * q + 1], &xs[q], "cudaIpcOpenMemHandle (a neighbour's local x)");
         a->to_box[k] = boxes[q];
     }
-    for (int k = 0; k < a->nfrom && s == ADIA_OK; k++) {
-        const int q = a->from_rank[k];
-        s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a neighbour's flags)");
-        a->from_box[k] = boxes[q];
-    }
+    for (int k = 0; k < a->nfrom && s == ADIA_OK; k++)
+        a->from_box[k] = boxes[a->from_rank[k]];
     for (int k = 0; k < D->halo.nsend && s == ADIA_OK; k++) {
         const dist_segment *seg = &D->halo.send[k];
         a->src_at[a->nseg] = seg->at;
@@ -273,22 +279,71 @@ static adia_status muted_rank(const adia_dist_matrix *D, int *rank)
     return ADIA_OK;
 }
 
-adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked)
+/* A sum and a max of known values by NCCL and by CUDA IPC: the same
+ * everywhere (values whose sums are exact in any order, so that NCCL's
+ * order does not matter). */
+static adia_status reduce_trial(adia_dist_matrix *D)
+{
+    dist_device *g = D->dev;
+    enum { N = DIST_PEER_SUMS };
+    double h[4 * N], *d = NULL;   /* the inputs twice, then NCCL's and the peers' results */
+    adia_status s = adia__dist_cuda(cudaMalloc((void **)&d, 2 * N * sizeof *d), "cudaMalloc");
+    for (int k = 0; k < N; k++)
+        h[k] = h[N + k] = ((D->rank * 7 + k * 3) % 11 - 5) * 0.25;
+    for (int max = 0; max < 2 && s == ADIA_OK; max++) {
+        s = adia__dist_cuda(cudaMemcpy(d, h, 2 * N * sizeof *d, cudaMemcpyHostToDevice),
+                            "cudaMemcpy");
+        if (s == ADIA_OK)
+            s = adia__dist_cuda(adia__dist_peer_reduce(&g->peer, d + N, N, max, g->stream),
+                                "the peer reduction");
+        if (s == ADIA_OK) s = adia__dist_nccl_reduce(D, d, N, max, g->stream);
+        if (s == ADIA_OK)
+            s = adia__dist_cuda(cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
+        if (s == ADIA_OK)
+            s = adia__dist_cuda(cudaMemcpy(h + 2 * N, d, 2 * N * sizeof *d,
+                                           cudaMemcpyDeviceToHost), "cudaMemcpy");
+        for (int k = 0; k < N && s == ADIA_OK; k++)
+            if (h[2 * N + k] != h[3 * N + k])
+                s = adia_set_error(ADIA_ERR_INTERNAL, "rank %d: a trial %s by CUDA IPC gives "
+                                   "%.17g where NCCL's gives %.17g", D->rank,
+                                   max ? "maximum" : "sum", h[3 * N + k], h[2 * N + k]);
+    }
+    cudaFree(d);
+    return adia__dist_agree(D->comm, s);
+}
+
+adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked, int reduce)
 {
     int mute = -1;
     DIST_TRY(adia__dist_agree(D->comm, muted_rank(D, &mute)));
     const char *why = unsuitable(D);
+    if (why && reduce == 2)
+        return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_REDUCE=peer: %s", why);
     if (why && !asked) return ADIA_OK;   /* NCCL's halo */
     if (why) return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=peer: %s", why);
     adia_status s = map_all(D);
     if (s == ADIA_OK) s = trial(D);
     if (s != ADIA_OK) {
         unmap(D);
-        return asked ? s : ADIA_OK;   /* not asked for: NCCL's halo, which the trial checked */
+        return asked || reduce == 2 ? s : ADIA_OK;   /* else NCCL's halo, which the trial checked */
     }
     D->halo.transport = &peer;
+    if (reduce != 1) {
+        s = reduce_trial(D);
+        if (s != ADIA_OK && reduce == 2) return s;
+        D->dev->peer_reduce = s == ADIA_OK;
+    }
     D->dev->peer.mute = mute == D->rank;
     return ADIA_OK;
+}
+
+adia_status adia__dist_device_reduce(adia_dist_matrix *D, double *v, int count, int max,
+                                     cudaStream_t stream)
+{
+    if (!D->dev->peer_reduce || count > DIST_PEER_SUMS)
+        return adia__dist_nccl_reduce(D, v, count, max, stream);
+    return adia__dist_cuda(adia__dist_peer_reduce(&D->dev->peer, v, count, max, stream),
+                           "the peer reduction");
 }
 
 adia_status adia__dist_peer_check(adia_dist_matrix *D)
@@ -299,8 +354,8 @@ adia_status adia__dist_peer_check(adia_dist_matrix *D)
                                                sizeof failed, cudaMemcpyDeviceToHost),
                                     "cudaMemcpy");
     if (s == ADIA_OK && failed)
-        s = adia_set_error(ADIA_ERR_INTERNAL, "rank %d: a neighbour did not send its halo within "
-                           "%g s (ADIA_DIST_PEER_TIMEOUT_S)", D->rank,
+        s = adia_set_error(ADIA_ERR_INTERNAL, "rank %d: a process did not send its halo or sums "
+                           "within %g s (ADIA_DIST_PEER_TIMEOUT_S)", D->rank,
                            D->dev->peer.timeout_ns / 1e9);
     return s;
 }

@@ -108,6 +108,12 @@ static void test_solve(const char *src, adia_solver method, int jacobi, int rest
     if (!problem_open(&p, src)) goto out;
     CHECK(!strcmp(p.in.transport, transport), "%s: transport %s, expected %s", src,
           p.in.transport, transport);
+    const char *asked = getenv("ADIA_DIST_REDUCE");
+    const char *reduce = !strcmp(transport, "staged") ? "mpi"
+                       : !strcmp(transport, "nccl") || (asked && !strcmp(asked, "nccl")) ? "nccl"
+                                                                                         : "peer";
+    CHECK(!strcmp(p.in.reduce, reduce), "%s: reductions by %s, expected %s", src, p.in.reduce,
+          reduce);
     adia_solve_options o = options(method, jacobi, restart, 3000);
     adia_solve_info is, ig;
     CHECK_OK(adia_solve(p.A, NULL, p.b, p.xs, &o, &is));
@@ -587,13 +593,76 @@ static void test_peer_timeout(void)
         adia_solve_info ig;
         const double t0 = MPI_Wtime();
         CHECK_ERR(adia_dist_solve(p.D, p.b + p.in.first, p.x, &o, &ig), ADIA_ERR_INTERNAL,
-                  "did not send its halo within 0.5 s");
+                  "did not send its halo or sums within 0.5 s");
         const double s = MPI_Wtime() - t0;
         CHECK(!ig.converged && s < 20, "converged %d after %.1f s", ig.converged, s);
     }
     problem_close(&p);
     unsetenv("ADIA_DIST_PEER_TEST_MUTE");
     unsetenv("ADIA_DIST_PEER_TIMEOUT_S");
+    unsetenv("ADIA_DIST_TRANSPORT");
+}
+
+/* The same for the reductions alone: a diagonal matrix (no halo) whose
+ * last rank never raises its sums' epochs. */
+static void test_peer_reduce_timeout(void)
+{
+    const int64_t n = 300, f = n * rank / size, m = n * (rank + 1) / size - f;
+    adia_matrix *B = diagonal_rows(f, m, n);
+    adia_plan_hints h = {.device = 1};
+    adia_dist_matrix *D = NULL;
+    char mute[16];
+    snprintf(mute, sizeof mute, "%d", size - 1);
+    setenv("ADIA_DIST_TRANSPORT", "peer", 1);
+    setenv("ADIA_DIST_PEER_TIMEOUT_S", "0.5", 1);
+    setenv("ADIA_DIST_PEER_TEST_MUTE", mute, 1);
+    CHECK_OK(adia_dist_create(MPI_COMM_WORLD, n, f, B, &h, &D));
+    adia_dist_info in = {0};
+    if (D) CHECK_OK(adia_dist_get_info(D, &in));
+    CHECK(D && in.neighbours == 0 && !strcmp(in.reduce, "peer"), "diagonal: %d neighbours, "
+          "reductions by %s", in.neighbours, in.reduce);
+    double *b = malloc(m * sizeof *b), *x = calloc(m, sizeof *x);
+    for (int64_t i = 0; i < m; i++) b[i] = six(f + i);
+    adia_solve_options o = options(ADIA_SOLVE_CG, 0, 30, 100);
+    adia_solve_info ig = {0};
+    const double t0 = MPI_Wtime();
+    if (D)
+        CHECK_ERR(adia_dist_solve(D, b, x, &o, &ig), ADIA_ERR_INTERNAL,
+                  "did not send its halo or sums within 0.5 s");
+    CHECK(!ig.converged && MPI_Wtime() - t0 < 20, "converged %d after %.1f s", ig.converged,
+          MPI_Wtime() - t0);
+    adia_dist_destroy(D);
+    adia_matrix_destroy(B);
+    free(b);
+    free(x);
+    unsetenv("ADIA_DIST_PEER_TEST_MUTE");
+    unsetenv("ADIA_DIST_PEER_TIMEOUT_S");
+    unsetenv("ADIA_DIST_TRANSPORT");
+}
+
+/* ADIA_DIST_REDUCE: nccl beside the peer halo solves alike (test_solve
+ * checks the route); peer where the transport is not, or a value not
+ * listed, is refused on every process. */
+static void test_reduce_choice(void)
+{
+    adia_plan_hints h = {.device = 1};
+    adia_dist_matrix *B = NULL;
+    setenv("ADIA_DIST_TRANSPORT", "peer", 1);
+    setenv("ADIA_DIST_REDUCE", "nccl", 1);
+    test_solve("lap3d7:10", ADIA_SOLVE_CG, 1, 30, 3, "peer");
+    test_solve("band:500,4", ADIA_SOLVE_BICGSTAB, 1, 30, 3, "peer");
+    setenv("ADIA_DIST_REDUCE", "fast", 1);
+    CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap3d7:12", &h, &B), ADIA_ERR_INVALID_ARG,
+              "ADIA_DIST_REDUCE=fast: one of auto, nccl, peer");
+    setenv("ADIA_DIST_REDUCE", "peer", 1);
+    setenv("ADIA_DIST_TRANSPORT", "nccl", 1);
+    CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap3d7:12", &h, &B), ADIA_ERR_UNSUPPORTED,
+              "ADIA_DIST_REDUCE=peer: the transport is nccl");
+    setenv("ADIA_DIST_TRANSPORT", "staged", 1);
+    CHECK_ERR(adia_dist_generate(MPI_COMM_WORLD, "lap3d7:12", &h, &B), ADIA_ERR_UNSUPPORTED,
+              "ADIA_DIST_REDUCE=peer: the transport is staged");
+    CHECK(B == NULL, "no matrix on failure");
+    unsetenv("ADIA_DIST_REDUCE");
     unsetenv("ADIA_DIST_TRANSPORT");
 }
 
@@ -614,6 +683,8 @@ static void test_device(void)
     if (nccl) test_trace("nccl");
     if (nccl && size > 1) test_trace("peer");
     if (nccl && size > 1) test_peer_timeout();
+    if (nccl && size > 1) test_peer_reduce_timeout();
+    if (nccl && size > 1) test_reduce_choice();
     test_lucky_breakdown();
     test_device_vectors("lap2d5:30", ADIA_SOLVE_CG, 0, 30);
     test_device_vectors("band:500,4", ADIA_SOLVE_BICGSTAB, 1, 30);
