@@ -126,6 +126,42 @@ adia_status adia__dist_check(const adia_dist_matrix *D, const char *func);
 /* malloc of count x size bytes (at least 1), or NULL after an error naming what. */
 void *adia__dist_alloc(size_t count, size_t size, const char *what);
 
+/* Rows as a CSR with 64-bit columns (global ones, or whatever numbering
+ * its maker says): rowptr[0..rows] from 0, nnz = rowptr[rows].  Zeroed
+ * and its arrays freed by adia__dist_rows_free. */
+typedef struct dist_rows {
+    int64_t rows, nnz;
+    int64_t *rowptr, *col;
+    double *val;
+} dist_rows;
+void adia__dist_rows_free(dist_rows *r);
+
+/* dist_util.c: CSR rows shipped between the processes, for a file's rows
+ * moved to whole planes (dist_matrix.c) and a slab's ghost planes
+ * (dist_slab.c).  This process's rows (rowptr[0..rows], col, val) go to
+ * each process q as its rows [range[2q], range[2q + 1]) (none where
+ * range[2q] >= range[2q + 1]; to itself copied), and *got holds the rows
+ * every process sent here, in rank order.  A process sends and receives
+ * fewer than 2^31 rows and values (MPI's int counts): more is an error.
+ * Collective, agreed; *got empty on failure. */
+adia_status adia__dist_ship_rows(MPI_Comm comm, int64_t rows, const int64_t *rowptr,
+                                 const int64_t *col, const double *val,
+                                 const int64_t *range, dist_rows *got);
+
+/* How adia__dist_read_rows numbers the columns: global (every entry), or
+ * the own diagonal block's (only columns of this process's rows, from 0;
+ * the others dropped). */
+typedef enum dist_cols { DIST_COLS_GLOBAL, DIST_COLS_OWN } dist_cols;
+/* dist_util.c: this process's rows read back from the plans of D's parts
+ * (adia_format_to_matrix: a device plan's storage downloaded) as a CSR in
+ * cols' numbering, for a slab's rows (dist_slab.c) and the own block
+ * (dist_precond.c); this process's status, not agreed. */
+adia_status adia__dist_read_rows(const adia_dist_matrix *D, dist_cols cols, dist_rows *out);
+/* r's columns narrowed to int32 (*out, the caller's to free) for
+ * adia_matrix_create_csr: cols must fit an int32 and each column lie in
+ * [0, cols); the error names what. */
+adia_status adia__dist_cols32(const dist_rows *r, int64_t cols, const char *what, int32_t **out);
+
 /* dist_layout.c: the local x of rows [first, first + rows of L) of an
  * n x n matrix whose block L has global columns: intervals (from the
  * offsets when there are few, else from the columns), and the block with

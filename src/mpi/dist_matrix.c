@@ -199,10 +199,46 @@ static int64_t rows_plane(MPI_Comm comm, int64_t n, int64_t first, const adia_ma
     return c == 1 ? (int64_t)g[0][0] * g[0][1] : 1;
 }
 
+/* The rows of L (from first) in each process's new block [nfirst,
+ * nfirst + ncount), as ranges of L's rows (span: every process's nfirst,
+ * ncount). */
+static void new_ranges(int size, int64_t first, int64_t rows, const int64_t *span, int64_t *range)
+{
+    for (int q = 0; q < size; q++) {
+        const int64_t q0 = span[2 * q], q1 = span[2 * q] + span[2 * q + 1];
+        range[2 * q] = (first > q0 ? first : q0) - first;
+        range[2 * q + 1] = (first + rows < q1 ? first + rows : q1) - first;   /* <=: none */
+    }
+}
+
+/* L's columns widened for adia__dist_ship_rows (its rows carry 64-bit
+ * columns); NULL after an error. */
+static int64_t *wide_cols(const adia_csr_view *v)
+{
+    int64_t *c = adia__dist_alloc((size_t)v->nnz, sizeof *c, "moving the rows to whole planes");
+    for (int64_t e = 0; c && e < v->nnz; e++) c[e] = v->colind[e];
+    return c;
+}
+
+/* The new block of ncount rows x n columns from the rows got, narrowed
+ * back to int32 columns. */
+static adia_status new_block(const dist_rows *got, int64_t ncount, int64_t n, adia_matrix **out)
+{
+    if (got->rows != ncount)
+        return adia_set_error(ADIA_ERR_INTERNAL, "moving the rows to whole planes: %lld rows got "
+                              "for a block of %lld", (long long)got->rows, (long long)ncount);
+    int32_t *col = NULL;
+    DIST_TRY(adia__dist_cols32(got, n, "moving the rows to whole planes", &col));
+    adia_status s = adia_matrix_create_csr((int32_t)ncount, (int32_t)n, got->nnz, got->rowptr,
+                                           col, got->val, ADIA_DOUBLE, out);
+    free(col);
+    return s;
+}
+
 /* L's rows (from first) moved where the new split puts them: rows
- * [nfirst, nfirst + ncount) here, sent and received with every process
- * whose old and new blocks meet (the boundaries move by less than a
- * plane); *out the new block. */
+ * [nfirst, nfirst + ncount) here, from every process whose old block
+ * meets that (the boundaries move by less than a plane); *out the new
+ * block. */
 static adia_status move_rows(MPI_Comm comm, int64_t n, int64_t first, const adia_matrix *L,
                              int64_t nfirst, int64_t ncount, adia_matrix **out)
 {
@@ -210,67 +246,22 @@ static adia_status move_rows(MPI_Comm comm, int64_t n, int64_t first, const adia
     MPI_Comm_size(comm, &size);
     adia_csr_view v;
     adia_status s = adia_matrix_csr(L, &v);
-    int64_t *span = malloc((size_t)size * 4 * sizeof *span);
-    int *cnt = calloc((size_t)size * 8, sizeof *cnt);
-    if (s == ADIA_OK && (!span || !cnt))
-        s = adia_set_error(ADIA_ERR_NO_MEMORY, "moving the rows to whole planes: out of memory");
+    int64_t *span = adia__dist_alloc(2 * (size_t)size, sizeof *span, "the new row blocks");
+    int64_t *range = adia__dist_alloc(2 * (size_t)size, sizeof *range, "the new row blocks");
+    int64_t *col = s == ADIA_OK ? wide_cols(&v) : NULL;
+    if (s == ADIA_OK && (!span || !range || !col)) s = ADIA_ERR_NO_MEMORY;
     s = adia__dist_agree(comm, s);
-    int *srow = cnt, *rrow = cnt + size, *sval = cnt + 2 * size, *rval = cnt + 3 * size;
-    int *dsr = cnt + 4 * size, *drr = cnt + 5 * size;
-    int *dsv = cnt + 6 * size, *drv = cnt + 7 * size;
-    int64_t *len = NULL, *rlen = NULL, *rowptr = NULL;
-    int32_t *rcol = NULL;
-    double *rv = NULL;
+    dist_rows got;
+    memset(&got, 0, sizeof got);
     if (s == ADIA_OK) {
-        const int64_t me[4] = {first, v.rows, nfirst, ncount};
-        MPI_Allgather(me, 4, MPI_INT64_T, span, 4, MPI_INT64_T, comm);
-        int64_t ns = 0, nr = 0, vr = 0;
-        for (int q = 0; q < size; q++) {
-            /* mine to q: my old rows in q's new block; q's to me: its old in my new */
-            const int64_t a0 = first > span[4 * q + 2] ? first : span[4 * q + 2];
-            const int64_t a1 = first + v.rows < span[4 * q + 2] + span[4 * q + 3]
-                                   ? first + v.rows : span[4 * q + 2] + span[4 * q + 3];
-            const int64_t b0 = nfirst > span[4 * q] ? nfirst : span[4 * q];
-            const int64_t b1 = nfirst + ncount < span[4 * q] + span[4 * q + 1]
-                                   ? nfirst + ncount : span[4 * q] + span[4 * q + 1];
-            dsr[q] = (int)ns, drr[q] = (int)nr;
-            if (a1 > a0) {
-                srow[q] = (int)(a1 - a0);
-                sval[q] = (int)(v.rowptr[a1 - first] - v.rowptr[a0 - first]);
-            }
-            rrow[q] = b1 > b0 ? (int)(b1 - b0) : 0;
-            ns += srow[q], nr += rrow[q];
-        }
-        MPI_Alltoall(sval, 1, MPI_INT, rval, 1, MPI_INT, comm);
-        for (int q = 0; q < size; q++) drv[q] = (int)vr, vr += rval[q];
-        len = malloc(((size_t)ns + 1) * sizeof *len);
-        rlen = malloc(((size_t)nr + 1) * sizeof *rlen);
-        rcol = malloc(((size_t)vr + 1) * sizeof *rcol);
-        rv = malloc(((size_t)vr + 1) * sizeof *rv);
-        rowptr = calloc((size_t)ncount + 1, sizeof *rowptr);
-        s = len && rlen && rcol && rv && rowptr
-                ? ADIA_OK
-                : adia_set_error(ADIA_ERR_NO_MEMORY, "moving the rows to whole planes: out of "
-                                 "memory");
-        s = adia__dist_agree(comm, s);
-        if (s == ADIA_OK) {
-            int64_t a = 0;
-            for (int q = 0; q < size; q++) {   /* each process's rows to q: contiguous in L */
-                const int64_t a0 = first > span[4 * q + 2] ? first : span[4 * q + 2];
-                for (int i = 0; i < srow[q]; i++, a++)
-                    len[a] = v.rowptr[a0 + i - first + 1] - v.rowptr[a0 + i - first];
-                dsv[q] = srow[q] ? (int)v.rowptr[a0 - first] : 0;
-            }
-            MPI_Alltoallv(len, srow, dsr, MPI_INT64_T, rlen, rrow, drr, MPI_INT64_T, comm);
-            MPI_Alltoallv(v.colind, sval, dsv, MPI_INT32_T, rcol, rval, drv, MPI_INT32_T, comm);
-            MPI_Alltoallv(v.values, sval, dsv, MPI_DOUBLE, rv, rval, drv, MPI_DOUBLE, comm);
-            for (int64_t i = 0; i < ncount; i++) rowptr[i + 1] = rowptr[i] + rlen[i];
-            s = adia__dist_agree(comm, adia_matrix_create_csr((int32_t)ncount, (int32_t)n,
-                                                              rowptr[ncount], rowptr, rcol, rv,
-                                                              ADIA_DOUBLE, out));
-        }
+        const int64_t mine[2] = {nfirst, ncount};
+        MPI_Allgather(mine, 2, MPI_INT64_T, span, 2, MPI_INT64_T, comm);
+        new_ranges(size, first, v.rows, span, range);
+        s = adia__dist_ship_rows(comm, v.rows, v.rowptr, col, v.values, range, &got);
     }
-    free(span), free(cnt), free(len), free(rlen), free(rcol), free(rv), free(rowptr);
+    free(span), free(range), free(col);
+    if (s == ADIA_OK) s = adia__dist_agree(comm, new_block(&got, ncount, n, out));
+    adia__dist_rows_free(&got);
     return s;
 }
 

@@ -16,65 +16,21 @@
  * both in adia_dist_precond_destroy or adia_dist_destroy. */
 #include "dist.h"
 
-/* The part's rows [row0, row0 + rows) of the own block: its entries in
- * columns of this process's rows, renumbered from 0, appended to the CSR
- * being built (rowptr[row0 + 1 ..], *nnz). */
-static adia_status part_rows(const adia_dist_matrix *D, const dist_part *p, int64_t *rowptr,
-                             int32_t **colind, double **values, int64_t *cap, int64_t *nnz)
-{
-    adia_matrix *M = NULL;
-    DIST_TRY(adia_format_to_matrix(adia_plan_format(p->plan), &M));
-    adia_csr_view v;
-    adia_status s = adia_matrix_csr(M, &v);
-    /* an owned part's columns are the owned rows already; the others' are
-     * the local x, the owned rows at own_pos */
-    const int64_t shift = p->x_own ? 0 : D->own_pos;
-    for (int32_t i = 0; s == ADIA_OK && i < v.rows; i++) {
-        for (int64_t k = v.rowptr[i]; k < v.rowptr[i + 1]; k++) {
-            const int64_t c = (int64_t)v.colind[k] - shift;
-            if (c < 0 || c >= D->rows) continue;   /* another process's row */
-            if (*nnz == *cap) {
-                int64_t more = *cap * 2 + 1024;
-                int32_t *ci = realloc(*colind, (size_t)more * sizeof *ci);
-                if (ci) *colind = ci;
-                double *va = ci ? realloc(*values, (size_t)more * sizeof *va) : NULL;
-                if (va) *values = va;
-                if (!ci || !va) {
-                    s = adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the own block of %lld rows "
-                                       "for its preconditioner: out of memory", D->rank,
-                                       (long long)D->rows);
-                    break;
-                }
-                *cap = more;
-            }
-            (*colind)[*nnz] = (int32_t)c;
-            (*values)[(*nnz)++] = v.values[k];
-        }
-        rowptr[p->row0 + i + 1] = *nnz;
-    }
-    adia_matrix_destroy(M);
-    return s;
-}
-
-/* This process's own diagonal block as a matrix (double, rows x rows). */
+/* This process's own diagonal block as a matrix (double, rows x rows):
+ * its rows read back from the parts, the columns of other processes' rows
+ * dropped (adia__dist_read_rows, DIST_COLS_OWN), in int32. */
 static adia_status own_block(const adia_dist_matrix *D, adia_matrix **out)
 {
     *out = NULL;
-    int64_t cap = 0, nnz = 0;
-    int64_t *rowptr = calloc((size_t)D->rows + 1, sizeof *rowptr);
+    dist_rows r;
+    DIST_TRY(adia__dist_read_rows(D, DIST_COLS_OWN, &r));
     int32_t *colind = NULL;
-    double *values = NULL;
-    adia_status s = rowptr ? ADIA_OK
-                           : adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the own block's row "
-                                            "pointers: out of memory", D->rank);
-    for (int k = 0; k < D->nparts && s == ADIA_OK; k++)
-        s = part_rows(D, &D->part[k], rowptr, &colind, &values, &cap, &nnz);
+    adia_status s = adia__dist_cols32(&r, D->rows, "the own block for its preconditioner", &colind);
     if (s == ADIA_OK)
-        s = adia_matrix_create_csr((int32_t)D->rows, (int32_t)D->rows, nnz, rowptr, colind,
-                                   values, ADIA_DOUBLE, out);
-    free(rowptr);
+        s = adia_matrix_create_csr((int32_t)D->rows, (int32_t)D->rows, r.nnz, r.rowptr, colind,
+                                   r.val, ADIA_DOUBLE, out);
     free(colind);
-    free(values);
+    adia__dist_rows_free(&r);
     return s;
 }
 

@@ -176,76 +176,11 @@ static adia_status gather(void *ctx, int level, const double *v, double *all, in
     return host_moves(c->D, m, gather_moves(L, me, size, v, all, m));
 }
 
-/* ------------------------------------------------------- the own rows */
-
-/* This process's rows as a CSR with global columns (from its parts). */
-typedef struct rows_csr {
-    int64_t rows, nnz;
-    int64_t *rowptr, *col;
-    double *val;
-} rows_csr;
-
-static void rows_free(rows_csr *r)
-{
-    free(r->rowptr);
-    free(r->col);
-    free(r->val);
-    memset(r, 0, sizeof *r);
-}
-
-/* The global column of local x position j (the intervals ascend). */
-static int64_t global_col(const adia_dist_matrix *D, int64_t j)
-{
-    int lo = 0, hi = D->niv - 1;
-    while (lo < hi) {
-        const int mid = (lo + hi + 1) / 2;
-        if (D->iv[mid].pos <= j) lo = mid;
-        else hi = mid - 1;
-    }
-    return D->iv[lo].start + (j - D->iv[lo].pos);
-}
-
-static adia_status own_rows(const adia_dist_matrix *D, rows_csr *r)
-{
-    memset(r, 0, sizeof *r);
-    r->rows = D->rows;
-    r->rowptr = calloc((size_t)D->rows + 1, sizeof *r->rowptr);
-    int64_t nnz = 0;
-    for (int k = 0; k < D->nparts; k++) nnz += adia_format_nnz(adia_plan_format(D->part[k].plan));
-    r->col = malloc((size_t)nnz * sizeof *r->col + 8);
-    r->val = malloc((size_t)nnz * sizeof *r->val + 8);
-    if (!r->rowptr || !r->col || !r->val)
-        return adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the rows of its slab: out of memory",
-                              D->rank);
-    for (int k = 0; k < D->nparts; k++) {
-        const dist_part *p = &D->part[k];
-        adia_matrix *M = NULL;
-        DIST_TRY(adia_format_to_matrix(adia_plan_format(p->plan), &M));
-        adia_csr_view v;
-        adia_status s = adia_matrix_csr(M, &v);
-        for (int32_t i = 0; s == ADIA_OK && i < v.rows; i++) {
-            for (int64_t e = v.rowptr[i]; e < v.rowptr[i + 1]; e++) {
-                if (r->nnz == nnz) {
-                    s = adia_set_error(ADIA_ERR_INTERNAL, "the parts hold more nonzeros than "
-                                       "they count");
-                    break;
-                }
-                r->col[r->nnz] = p->x_own ? D->first + v.colind[e] : global_col(D, v.colind[e]);
-                r->val[r->nnz++] = v.values[e];
-            }
-            r->rowptr[p->row0 + i + 1] = r->nnz;
-        }
-        adia_matrix_destroy(M);
-        DIST_TRY(s);
-    }
-    return ADIA_OK;
-}
-
 /* ------------------------------------------------------------ the grid */
 
 /* The distinct offsets (col - row) of the own rows' CSR, at most `most`
  * (-1: more). */
-static int csr_offsets(const adia_dist_matrix *D, const rows_csr *own, int64_t *off, int most)
+static int csr_offsets(const adia_dist_matrix *D, const dist_rows *own, int64_t *off, int most)
 {
     int k = 0;
     for (int64_t i = 0; i < own->rows && k >= 0; i++)
@@ -296,97 +231,78 @@ static adia_status find_grid(const adia_dist_matrix *D, const adia_precond_optio
 
 /* ---------------------------------------------------- the slab's plan */
 
-/* The rows of the ghost planes: each process sends the rows of its own
- * planes that others hold as ghosts (lengths, columns, values), and the
- * slab's CSR is its planes [zs, ze) in order, columns from plane zs. */
-static adia_status slab_matrix(const adia_dist_matrix *D, const rows_csr *own, int64_t plane,
-                               const int64_t *z, adia_matrix **out)
+/* The rows of this process's planes that each process q holds as ghost
+ * planes: rows [range[2q], range[2q + 1]) of its own (none to itself).
+ * Its planes lie wholly below or above q's, so they meet at most one of
+ * q's ghost ranges -- below [zs, z0) or above [z1, ze) -- and one range a
+ * process is enough.  z: every process's z0, z1, zs, ze. */
+static void ghost_ranges(const adia_dist_matrix *D, int64_t plane, const int64_t *z,
+                         int64_t *range)
 {
-    const int P = D->size, me = D->rank;
-    const int64_t zs = z[4 * me + 2], ze = z[4 * me + 3];
-    int *cnt = calloc(8 * (size_t)P, sizeof *cnt);   /* rows, then values, to / from each */
-    DIST_TRY(adia__dist_agree(D->comm, cnt ? ADIA_OK : ADIA_ERR_NO_MEMORY));
-    int *srow = cnt, *rrow = cnt + P, *sval = cnt + 2 * P, *rval = cnt + 3 * P;
-    int *dsr = cnt + 4 * P, *drr = cnt + 5 * P, *dsv = cnt + 6 * P, *drv = cnt + 7 * P;
-    const int64_t first_plane = D->first / plane;
-    /* what each q holds as ghosts within my planes: rows [lo, hi) of mine */
-    int64_t (*range)[2][2] = calloc((size_t)P, sizeof *range);
-    adia_status s = range ? ADIA_OK : ADIA_ERR_NO_MEMORY;
-    int64_t nsend = 0, vsend = 0;
-    for (int q = 0; q < P && s == ADIA_OK; q++) {
+    const int me = D->rank;
+    const int64_t z0 = z[4 * me], z1 = z[4 * me + 1];   /* z0: D->first / plane */
+    for (int q = 0; q < D->size; q++) {
         const int64_t g[2][2] = {{z[4 * q + 2], z[4 * q]}, {z[4 * q + 1], z[4 * q + 3]}};
-        for (int h = 0; h < 2; h++) {
-            int64_t lo = g[h][0] > z[4 * me] ? g[h][0] : z[4 * me];
-            int64_t hi = g[h][1] < z[4 * me + 1] ? g[h][1] : z[4 * me + 1];
-            if (q == me || lo >= hi) lo = hi = first_plane;
-            range[q][h][0] = (lo - first_plane) * plane;
-            range[q][h][1] = (hi - first_plane) * plane;
-            srow[q] += (int)(range[q][h][1] - range[q][h][0]);
-            sval[q] += (int)(own->rowptr[range[q][h][1]] - own->rowptr[range[q][h][0]]);
+        range[2 * q] = range[2 * q + 1] = 0;
+        for (int h = 0; h < 2 && q != me; h++) {
+            const int64_t lo = g[h][0] > z0 ? g[h][0] : z0, hi = g[h][1] < z1 ? g[h][1] : z1;
+            if (lo < hi) range[2 * q] = (lo - z0) * plane, range[2 * q + 1] = (hi - z0) * plane;
         }
-        nsend += srow[q], vsend += sval[q];
     }
-    s = adia__dist_agree(D->comm, s);
-    if (s == ADIA_OK) {
-        MPI_Alltoall(srow, 1, MPI_INT, rrow, 1, MPI_INT, D->comm);
-        MPI_Alltoall(sval, 1, MPI_INT, rval, 1, MPI_INT, D->comm);
-    }
-    int64_t nrecv = 0, vrecv = 0;
-    for (int q = 0; q < P; q++) {
-        drr[q] = (int)nrecv, drv[q] = (int)vrecv;
-        nrecv += rrow[q], vrecv += rval[q];
-    }
-    int64_t *slen = malloc(((size_t)nsend + 1) * sizeof *slen);
-    int64_t *rlen = malloc(((size_t)nrecv + 1) * sizeof *rlen);
-    int64_t *scol = malloc(((size_t)vsend + 1) * sizeof *scol);
-    int64_t *rcol = malloc(((size_t)vrecv + 1) * sizeof *rcol);
-    double *sv = malloc(((size_t)vsend + 1) * sizeof *sv);
-    double *rv = malloc(((size_t)vrecv + 1) * sizeof *rv);
-    const int64_t rows = (ze - zs) * plane;
+}
+
+/* The slab's CSR: its planes [zs, ze) in order -- the ghost rows got from
+ * lower ranks (below its own planes), its own rows, those from higher
+ * ranks -- with the columns inside the slab, numbered from plane zs. */
+static adia_status slab_csr(const adia_dist_matrix *D, const dist_rows *own, const dist_rows *got,
+                            int64_t plane, const int64_t *z, adia_matrix **out)
+{
+    const int me = D->rank;
+    const int64_t zs = z[4 * me + 2], rows = (z[4 * me + 3] - zs) * plane, base = zs * plane;
+    const int64_t below = (z[4 * me] - zs) * plane;
+    if (got->rows != rows - own->rows)
+        return adia_set_error(ADIA_ERR_INTERNAL, "rank %d: %lld ghost rows got for a slab of %lld "
+                              "rows, %lld its own", me, (long long)got->rows, (long long)rows,
+                              (long long)own->rows);
     int64_t *rowptr = calloc((size_t)rows + 1, sizeof *rowptr);
-    int32_t *colind = malloc(((size_t)own->nnz + vrecv + 1) * sizeof *colind);
-    double *values = malloc(((size_t)own->nnz + vrecv + 1) * sizeof *values);
-    if (s == ADIA_OK && (!slen || !rlen || !scol || !rcol || !sv || !rv || !rowptr || !colind ||
-                         !values))
-        s = adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the ghost planes' rows: out of memory",
-                           me);
-    s = adia__dist_agree(D->comm, s);
-    if (s == ADIA_OK) {
-        int64_t a = 0, b = 0;
-        for (int q = 0; q < P; q++) {
-            dsr[q] = (int)a, dsv[q] = (int)b;
-            for (int h = 0; h < 2; h++)
-                for (int64_t i = range[q][h][0]; i < range[q][h][1]; i++) {
-                    slen[a++] = own->rowptr[i + 1] - own->rowptr[i];
-                    for (int64_t e = own->rowptr[i]; e < own->rowptr[i + 1]; e++)
-                        scol[b] = own->col[e], sv[b++] = own->val[e];
-                }
-        }
-        MPI_Alltoallv(slen, srow, dsr, MPI_INT64_T, rlen, rrow, drr, MPI_INT64_T, D->comm);
-        MPI_Alltoallv(scol, sval, dsv, MPI_INT64_T, rcol, rval, drv, MPI_INT64_T, D->comm);
-        MPI_Alltoallv(sv, sval, dsv, MPI_DOUBLE, rv, rval, drv, MPI_DOUBLE, D->comm);
-        /* the slab's rows in order: received rows below (lower ranks), own,
-         * received above (higher ranks) -- the received ones in rank order */
-        const int64_t base = zs * plane, below = (z[4 * me] - zs) * plane;
-        int64_t nnz = 0, rr = 0, rc = 0;
-        for (int64_t i = 0; i < rows; i++) {
-            const int ownrow = i >= below && i < below + own->rows;
-            const int64_t n = ownrow ? own->rowptr[i - below + 1] - own->rowptr[i - below]
-                                     : rlen[rr];
-            const int64_t *cc = ownrow ? own->col + own->rowptr[i - below] : rcol + rc;
-            const double *vv = ownrow ? own->val + own->rowptr[i - below] : rv + rc;
-            for (int64_t e = 0; e < n; e++)
-                if (cc[e] >= base && cc[e] < base + rows)
-                    colind[nnz] = (int32_t)(cc[e] - base), values[nnz++] = vv[e];
-            if (!ownrow) rc += rlen[rr++];
-            rowptr[i + 1] = nnz;
-        }
+    int32_t *colind = malloc(((size_t)own->nnz + got->nnz + 1) * sizeof *colind);
+    double *values = malloc(((size_t)own->nnz + got->nnz + 1) * sizeof *values);
+    adia_status s = rowptr && colind && values
+                        ? ADIA_OK
+                        : adia_set_error(ADIA_ERR_NO_MEMORY, "rank %d: the ghost planes' rows: out "
+                                         "of memory", me);
+    int64_t nnz = 0;
+    for (int64_t i = 0; s == ADIA_OK && i < rows; i++) {
+        const int ownrow = i >= below && i < below + own->rows;
+        const dist_rows *r = ownrow ? own : got;
+        const int64_t at = ownrow ? i - below : i < below ? i : i - own->rows;
+        for (int64_t e = r->rowptr[at]; e < r->rowptr[at + 1]; e++)
+            if (r->col[e] >= base && r->col[e] < base + rows)
+                colind[nnz] = (int32_t)(r->col[e] - base), values[nnz++] = r->val[e];
+        rowptr[i + 1] = nnz;
+    }
+    if (s == ADIA_OK)
         s = adia_matrix_create_csr((int32_t)rows, (int32_t)rows, nnz, rowptr, colind, values,
                                    ADIA_DOUBLE, out);
-    }
-    free(cnt), free(range), free(slen), free(rlen), free(scol), free(rcol), free(sv), free(rv);
     free(rowptr), free(colind), free(values);
-    return adia__dist_agree(D->comm, s);
+    return s;
+}
+
+/* The slab's matrix: the rows of its ghost planes got from their owners
+ * (adia__dist_ship_rows), around its own.  Agreed. */
+static adia_status slab_matrix(const adia_dist_matrix *D, const dist_rows *own, int64_t plane,
+                               const int64_t *z, adia_matrix **out)
+{
+    int64_t *range = adia__dist_alloc(2 * (size_t)D->size, sizeof *range, "the ghost ranges");
+    DIST_TRY(adia__dist_agree(D->comm, range ? ADIA_OK : ADIA_ERR_NO_MEMORY));
+    ghost_ranges(D, plane, z, range);
+    dist_rows got;
+    adia_status s = adia__dist_ship_rows(D->comm, own->rows, own->rowptr, own->col, own->val,
+                                         range, &got);
+    free(range);
+    if (s == ADIA_OK) s = adia__dist_agree(D->comm, slab_csr(D, own, &got, plane, z, out));
+    adia__dist_rows_free(&got);
+    return s;
 }
 
 /* --------------------------------------------------------------- make */
@@ -453,7 +369,7 @@ typedef struct slab_planes {
  * off[0..k) their offsets), else from the own rows' CSR and the ghost
  * planes' rows fetched by MPI.  Agreed. */
 static adia_status slab_plan(adia_dist_matrix *D, dist_slab *c, const slab_planes *p, int device,
-                             const int64_t *off, int k, const rows_csr *own, adia_plan **plan)
+                             const int64_t *off, int k, const dist_rows *own, adia_plan **plan)
 {
     /* mg's finest level: dia, as its coarse levels (no model, no
      * generated kernel to compile for some 100 products) */
@@ -505,7 +421,7 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
     }
     /* the device route where every process's parts lend their diagonals
      * and its local x is one interval (a stencil's); else the host's */
-    rows_csr own;
+    dist_rows own;
     memset(&own, 0, sizeof own);
     int64_t off[DIST_GRID_OFFSETS];
     int k = D->gpu >= 0 && D->niv == 1 ? adia__dist_device_offsets(D, off, DIST_GRID_OFFSETS)
@@ -514,7 +430,7 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
     MPI_Allreduce(MPI_IN_PLACE, &device, 1, MPI_INT, MPI_MIN, D->comm);
     adia_status s = ADIA_OK;
     if (!device) {
-        s = adia__dist_agree(D->comm, own_rows(D, &own));
+        s = adia__dist_agree(D->comm, adia__dist_read_rows(D, DIST_COLS_GLOBAL, &own));
         k = s == ADIA_OK ? csr_offsets(D, &own, off, DIST_GRID_OFFSETS) : -1;
     }
     int64_t g[3];
@@ -542,7 +458,7 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
             s = adia__dist_agree(D->comm, adia_precond_create(*plan, &o, M));
         }
     }
-    rows_free(&own);
+    adia__dist_rows_free(&own);
     if (s != ADIA_OK) {
         adia_precond_destroy(*M);
         adia_plan_destroy(*plan);
