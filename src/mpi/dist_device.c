@@ -201,6 +201,7 @@ void adia__dist_device_free(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
     if (!g) return;
+    adia__dist_trace_write(D);   /* the products' stamps since the last solve */
     adia__dist_peer_free(D);
     adia__dist_nccl_free(g);
     adia__dist_trace_free(g);

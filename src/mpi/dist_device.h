@@ -91,7 +91,8 @@ adia_status adia__dist_nccl_reduce(adia_dist_matrix *D, double *v, int count, in
  * reductions, where the time of an iteration goes.  With ADIA_DIST_TRACE
  * set to a folder, one-thread kernels stamp the GPU's global timer at each
  * phase (captured into the solver's graphs like the phases themselves),
- * and after each device solve every process writes its stamps to
+ * and after each device solve (and at the matrix's destruction, the
+ * products since) every process writes its stamps to
  * FOLDER/trace-N.RANK.tsv (bench/dist-trace.py makes the table).  A stamp
  * costs about one kernel launch: time the solve without them. */
 typedef enum dist_tag {

@@ -66,8 +66,12 @@ static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *
     if (s == ADIA_OK)
         s = stream_given ? adia_solve_operator_device(&op, b, x, &on, info, stream)
                          : adia_solve_operator(&op, b, x, &on, info);
-    if (s == ADIA_OK && o.failed != ADIA_OK) s = adia_set_error(o.failed, "%s", o.why);
-    if (s == ADIA_OK && D->dev) s = adia__dist_peer_check(D);
+    /* a local failure or a neighbour's timeout puts NaN into the sums: what
+     * the solver says of them (a non-finite b, a breakdown) follows from it */
+    adia_status cause = o.failed != ADIA_OK ? adia_set_error(o.failed, "%s", o.why)
+                        : D->dev            ? adia__dist_peer_check(D)
+                                            : ADIA_OK;
+    if (cause != ADIA_OK) s = cause;
     /* setup_ms: the call less its iterations, the device operator made above included */
     const double total = (MPI_Wtime() - t0) * 1e3;
     const double it = info->time_ms > 0 && isfinite(info->time_ms) ? info->time_ms : 0;

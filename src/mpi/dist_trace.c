@@ -52,7 +52,7 @@ void adia__dist_trace(adia_dist_matrix *D, dist_tag tag, cudaStream_t stream)
 }
 
 /* The stamps so far to FOLDER/trace-N.RANK.tsv ("tag<TAB>ns" a line, in
- * the order taken), then none kept. */
+ * the order taken), then none kept; no file when there are none. */
 void adia__dist_trace_write(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
@@ -63,6 +63,7 @@ void adia__dist_trace_write(adia_dist_matrix *D)
     cudaError_t e = cudaDeviceSynchronize();
     if (e == cudaSuccess)
         e = cudaMemcpy(&count, g->trace_count, sizeof count, cudaMemcpyDeviceToHost);
+    if (e == cudaSuccess && count == 0) return;
     if (count > TRACE_CAP) count = TRACE_CAP;
     if (e == cudaSuccess && count && !(h = malloc(2 * sizeof *h * count))) e = cudaErrorMemoryAllocation;
     if (e == cudaSuccess && count)
