@@ -399,6 +399,9 @@ typedef struct adia__zeros {
 
 /* Monotonic wall clock in milliseconds (src/core/clock.c). */
 double adia__now_ms(void);
+/* With ADIA_PHASES set: "what" and the milliseconds since the last mark,
+ * on stderr; else nothing (src/core/clock.c). */
+void adia__phase(const char *what);
 
 /* t's median, min and max of the n samples ms[] (sorted in place): the
  * one summary of the CPU's and the GPU's timings (src/core/measure.c). */

@@ -738,12 +738,15 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
      * at why lap3d7:256's set-up did not drop in the one A/B run that
      * skipped this pass, H200, 2026-11-27; not yet measured with it) */
     scale_pow2(S->n, x, S->ea - S->eb, x);
+    adia__phase("solve: b, x0 scaled");
     double t0 = adia__now_ms();
     s = gpu ? run_gpu(S, method, bs ? bs : b, bs ? 0 : -S->eb, x)
             : run_cpu(S, method, bs, x, w);
     if (!gpu) S->info->time_ms = adia__now_ms() - t0;
+    adia__phase("solve: the method");
     int64_t lost = scale_back(S->n, x, S->eb - S->ea);
     if (s == ADIA_OK && S->info->converged) check_solution(S, x);
+    adia__phase("solve: x scaled back, checked");
     double any = lost >= 0;
     if (s == ADIA_OK && S->info->converged) global_max(S, &any, 1);
     if (s == ADIA_OK && S->info->converged && any && !bs) {   /* rare: bs made for the check */
@@ -819,9 +822,12 @@ static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, co
 {
     solver S = {.op = op, .device = device, .gpu = gpu, .n = op->n, .max_iter = o->max_iter,
                 .restart = o->restart, .info = info};
+    adia__phase("solve: start");
     ADIA_TRY(agree(&S, check_finite(S.n, op->first, b, x)));
+    adia__phase("solve: b, x0 finite");
     int be = 0;
     double bm = nrm2_split(&S, b, &be);   /* ||b|| = bm 2^be: finite, as b is */
+    adia__phase("solve: ||b||");
     if (bm == 0) {   /* the solution is 0 */
         memset(x, 0, (size_t)S.n * sizeof *x);
         info->converged = 1;
@@ -836,10 +842,12 @@ static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, co
     S.bnorm = ldexp(bm, be - S.eb);
     S.tol = o->rtol * S.bnorm;
     adia_status s = agree(&S, check_scale(&S, x, o->rtol, big));
+    adia__phase("solve: max |A|, x0's scale");
     S.m_alpha = ldexp(1.0, S.ea);
     if (s == ADIA_OK && o->jacobi) s = jacobi_inverse(op->diag, S.n, op->first, S.ea, &S.inv_diag);
     else if (s == ADIA_OK) s = adia__solve_precond_stage(o->precond, S.ea, &S.inv_diag, &S.M);
     s = agree(&S, s);
+    adia__phase("solve: Jacobi inverse / stage");
     if (s == ADIA_OK) s = run(&S, o->method, b, x);
     if (s == ADIA_OK && !device) {   /* the GPU counts its own */
         info->spmv_ms = S.spmv_ms;

@@ -363,10 +363,12 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
                                       (long long)R.n)
                         : setup(R);
     ADIA_TRY(agreed(a->op, s));
+    adia__phase("gpu: workspace");
     cudaStream_t user = (cudaStream_t)a->stream;
     ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
     double bnorm = 0;
     ADIA_TRY(norm(R, R.b, &bnorm));
+    adia__phase("gpu: ||b||");
     const double bmax = R.w.host->norm_max;   /* norm() copied the state back */
     if (!isfinite(bmax) || isnan(bnorm))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: b holds a non-finite value");
@@ -394,6 +396,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
      * queued (norm() synchronised), so the clock starts at the first
      * iteration's launch and stops after the last true residual */
     capture(R);
+    adia__phase("gpu: graph captured");
     const double t0 = adia__now_ms();
     state st = {};
     int done = 0, reorths = 0;
@@ -414,6 +417,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         if (info->converged || !(said || shadow) || done >= a->max_iter) break;
     }
     info->time_ms = adia__now_ms() - t0;
+    adia__phase("gpu: iterations, true residual");
     info->iterations = done;
     info->spmvs = R.spmvs;
     info->residual = rnorm / bnorm;
@@ -433,6 +437,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
         snprintf(info->stop, sizeof info->stop, "non-finite solution (max |x_i| = %g)", xmax);
     }
     ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
+    adia__phase("gpu: x checked");
     return ADIA_OK;
 }
 
@@ -505,8 +510,10 @@ extern "C" adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const 
         s = a->x_zero ? adia_cuda_check(cudaMemset(g.d_x, 0, bytes), "GPU solver x0")
                       : upload(x, a->n, a->vt, g.d_x);
     s = adia__gpu_solve::agreed(a->op, s);
+    adia__phase("gpu: b, x0 uploaded");
     if (s == ADIA_OK) s = adia__solve_gpu(&g, info);
     if (s == ADIA_OK) s = download(g.d_x, a->n, a->vt, x);
+    adia__phase("gpu: x downloaded");
     cudaFree(d);
     return s;
 }
