@@ -25,7 +25,7 @@
  * keeps its local x there.  The halo moves by CUDA IPC (transport "peer":
  * in builds with NCCL, every process on one node on a GPU of its own;
  * each GPU writes into its neighbours' memory, and a solve's reductions
- * go the same way; NCCL connects them and sums more than 16 values),
+ * go the same way; NCCL's comm is made too, for what NCCL moves),
  * by NCCL ("nccl": distinct GPUs on several nodes) or through pinned host
  * buffers and MPI ("staged": otherwise, e.g. several processes on one
  * GPU); a device pointer never reaches MPI, which need not be CUDA-aware.
@@ -115,9 +115,9 @@ typedef struct adia_dist_info {
                                       (0.5-1.3 s on 2-4 H200), so that no
                                       product or solve pays it            */
     char reduce[16];               /* of a solve's sums over the processes:
-                                      "peer" (CUDA IPC, up to 16 values;
-                                      more by NCCL), "nccl", or "mpi" (host
-                                      MPI_Allreduce: CPU matrices, staged) */
+                                      "peer" (CUDA IPC), "nccl", or "mpi"
+                                      (host MPI_Allreduce: CPU matrices,
+                                      staged)                             */
 } adia_dist_info;
 adia_status adia_dist_get_info(const adia_dist_matrix *D, adia_dist_info *info);
 

@@ -215,7 +215,7 @@ static __device__ unsigned long long *sum_slot(unsigned long long *box, unsigned
     return box + PEER_SUM_SLOTS + ((e & 1) * DIST_PEER_RANKS + rank) * PEER_SUM_SLOT_WORDS;
 }
 
-/* One block of at least DIST_PEER_RANKS and DIST_PEER_SUMS threads. */
+/* One block of at least DIST_PEER_RANKS threads. */
 static __global__ void peer_reduce_kernel(dist_peer_args a, double *v, int count, int max)
 {
     __shared__ unsigned long long e;
@@ -237,14 +237,14 @@ static __global__ void peer_reduce_kernel(dist_peer_args a, double *v, int count
     if (t < a.size && !wait_for(sum_slot(a.box, e, t), e, a)) failed = 1;
     __syncthreads();
     __threadfence();   /* the epochs seen before the values are read */
-    if (t < count) {
+    for (int k = t; k < count; k += blockDim.x) {
         double acc = 0;
         for (int q = 0; q < a.size; q++) {
             const double x = __longlong_as_double(
-                (long long)((volatile unsigned long long *)sum_slot(a.box, e, q))[1 + t]);
+                (long long)((volatile unsigned long long *)sum_slot(a.box, e, q))[1 + k]);
             acc = q == 0 ? x : !max ? acc + x : isnan(x) || x > acc ? x : acc;
         }
-        v[t] = failed ? __longlong_as_double(-1ll) : acc;
+        v[k] = failed ? __longlong_as_double(-1ll) : acc;
     }
     if (t == 0) a.box[PEER_SUM_EPOCH] = e;
 }
@@ -253,6 +253,6 @@ extern "C" cudaError_t adia__dist_peer_reduce(const dist_peer_args *a, double *v
                                               int max, cudaStream_t stream)
 {
     if (count < 1 || count > DIST_PEER_SUMS) return cudaErrorInvalidValue;
-    peer_reduce_kernel<<<1, 32, 0, stream>>>(*a, v, count, max);
+    peer_reduce_kernel<<<1, count > 32 ? 256 : 32, 0, stream>>>(*a, v, count, max);
     return cudaGetLastError();
 }

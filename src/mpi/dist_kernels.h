@@ -44,7 +44,8 @@ cudaError_t adia__dist_copy_segments(double *dst, const double *src, dist_segmen
  * processes on the node, mapped by CUDA IPC. */
 #define DIST_PEER_RANKS 16   /* processes of one node */
 #define DIST_PEER_SEGS 16    /* segments this process sends */
-#define DIST_PEER_SUMS 16    /* values one peer reduction combines (more: NCCL's) */
+#define DIST_PEER_SUMS 1002  /* values one peer reduction combines: GMRES(1000)'s basis
+                                products, the most of libadia's methods (more: NCCL's) */
 enum { PEER_ARRIVED = 0, PEER_CONSUMED = DIST_PEER_RANKS, PEER_EPOCH = 2 * DIST_PEER_RANKS,
        PEER_COUNT, PEER_FAILED, PEER_SUM_EPOCH, PEER_SUM_SLOTS,
        PEER_SUM_SLOT_WORDS = 1 + DIST_PEER_SUMS,

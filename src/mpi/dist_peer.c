@@ -7,7 +7,7 @@
  * slowed it by 7-9 us on 2 and 4 H200 whatever NCCL's settings (the
  * device trace, bench/results/2026-11-27b-h200x4); this push takes a few
  * microseconds.  A solve's reductions go the same way (up to
- * DIST_PEER_SUMS values; more, as GMRES's basis products, by NCCL): each
+ * DIST_PEER_SUMS values, every reduction of libadia's methods): each
  * process writes its values into a slot of every process's box and sums
  * the slots in rank order, where NCCL's all-reduce took 11-16 us.
  *
@@ -286,9 +286,11 @@ static adia_status reduce_trial(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
     enum { N = DIST_PEER_SUMS };
-    double h[4 * N], *d = NULL;   /* the inputs twice, then NCCL's and the peers' results */
-    adia_status s = adia__dist_cuda(cudaMalloc((void **)&d, 2 * N * sizeof *d), "cudaMalloc");
-    for (int k = 0; k < N; k++)
+    double *h = malloc(4 * N * sizeof *h), *d = NULL;   /* the inputs twice, then NCCL's and
+                                                         * the peers' results */
+    adia_status s = h ? adia__dist_cuda(cudaMalloc((void **)&d, 2 * N * sizeof *d), "cudaMalloc")
+                      : adia_set_error(ADIA_ERR_NO_MEMORY, "the peer reductions' trial");
+    for (int k = 0; k < N && h; k++)
         h[k] = h[N + k] = ((D->rank * 7 + k * 3) % 11 - 5) * 0.25;
     for (int max = 0; max < 2 && s == ADIA_OK; max++) {
         s = adia__dist_cuda(cudaMemcpy(d, h, 2 * N * sizeof *d, cudaMemcpyHostToDevice),
@@ -309,6 +311,7 @@ static adia_status reduce_trial(adia_dist_matrix *D)
                                    max ? "maximum" : "sum", h[3 * N + k], h[2 * N + k]);
     }
     cudaFree(d);
+    free(h);
     return adia__dist_agree(D->comm, s);
 }
 
