@@ -348,7 +348,8 @@ static void graph_close(graph_runs *g)
 
 /* Median time per product over the runs (the slowest process's), and of
  * the halo exchange in it (NaN where it runs inside a CUDA graph);
- * *batch: products per run. */
+ * *batch: products per run.  0 (on every process) when a run failed
+ * somewhere or memory ran out. */
 static int timed_runs(adia_dist_matrix *D, const adia_dist_info *info, const spmv_vectors *v,
                       int runs, double *t_ms, double *halo_ms, int *batch)
 {
@@ -369,7 +370,8 @@ static int timed_runs(adia_dist_matrix *D, const adia_dist_info *info, const spm
     *batch = batch_size(D, v, BATCH_TARGET_MS);
 #endif
     adia_dist_info in;
-    for (int k = 0; k < runs; k++) {
+    int all_ran = 1;
+    for (int k = 0; k < runs && all_ran; k++) {
         adia_dist_get_info(D, &in);
         double h0 = in.halo_ms;
         MPI_Barrier(MPI_COMM_WORLD);
@@ -383,13 +385,19 @@ static int timed_runs(adia_dist_matrix *D, const adia_dist_info *info, const spm
             adia_dist_get_info(D, &in);
             mine[1] = (in.halo_ms - h0) / *batch;
         }
+        int ran = isfinite(mine[0]);   /* a device error: NaN (MPI_MAX may drop it) */
+        MPI_Allreduce(&ran, &all_ran, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
         MPI_Allreduce(MPI_IN_PLACE, mine, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
         t[k] = mine[0];
-        h[k] = mine[1];
+        h[k] = graphed ? NAN : mine[1];
     }
 #ifdef ADIA_HAVE_CUDA
     graph_close(&g);
 #endif
+    if (!all_ran) {
+        free(t);
+        return 0;
+    }
     qsort(t, (size_t)runs, sizeof *t, cmp_double);
     qsort(h, (size_t)runs, sizeof *h, cmp_double);
     *t_ms = t[runs / 2];
@@ -464,7 +472,8 @@ int cli_dist_spmv(const char *cmd, const cli_dist_args *a)
     free(v.y);
     free_timed_vectors(&v);
     if (!ok) {
-        fprintf(stderr, "adia %s: out of memory for the timed runs\n", cmd);
+        fprintf(stderr, "adia %s: the timed runs failed on some process (out of memory, or a "
+                "device error)\n", cmd);
         rc = 1;
         goto out;
     }

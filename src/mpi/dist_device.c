@@ -166,7 +166,7 @@ static adia_status choose_transport(adia_dist_matrix *D)
     if (!nccl && reduce)
         return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_REDUCE=%s: the transport is "
                               "staged (%s)", reductions[reduce],
-                              why ? why : mode == 1 ? "ADIA_DIST_TRANSPORT=staged" : "one process");
+                              mode == 1 ? "ADIA_DIST_TRANSPORT=staged" : why ? why : "one process");
     if (!nccl) return adia__dist_staged_init(D);
     DIST_TRY(adia__dist_nccl_init(D));   /* the reductions, and the halo unless peer's */
     if (mode != 2) return adia__dist_peer_init(D, mode == 3, reduce);

@@ -215,7 +215,11 @@ static __device__ unsigned long long *sum_slot(unsigned long long *box, unsigned
     return box + PEER_SUM_SLOTS + ((e & 1) * DIST_PEER_RANKS + rank) * PEER_SUM_SLOT_WORDS;
 }
 
-/* One block of at least DIST_PEER_RANKS threads. */
+/* One block of at least DIST_PEER_RANKS threads.  A failure -- a slot's
+ * epoch not come within the timeout, or past this reduction's (a process
+ * that failed runs on without waiting) -- is told to every process (their
+ * failure flags), so that each makes this reduction's or its next one's
+ * result NaN, and all stop together. */
 static __global__ void peer_reduce_kernel(dist_peer_args a, double *v, int count, int max)
 {
     __shared__ unsigned long long e;
@@ -223,7 +227,7 @@ static __global__ void peer_reduce_kernel(dist_peer_args a, double *v, int count
     const int t = threadIdx.x;
     if (t == 0) {
         e = *(volatile unsigned long long *)(a.box + PEER_SUM_EPOCH) + 1;
-        failed = 0;
+        failed = a.mute;   /* a process never heard from: it fails with the others */
     }
     __syncthreads();
     for (int i = t; i < a.size * count; i += blockDim.x) {   /* (rank, value) pairs */
@@ -234,9 +238,16 @@ static __global__ void peer_reduce_kernel(dist_peer_args a, double *v, int count
     __syncthreads();
     if (t < a.size && !a.mute)
         *(volatile unsigned long long *)sum_slot(a.all_box[t], e, a.rank) = e;
-    if (t < a.size && !wait_for(sum_slot(a.box, e, t), e, a)) failed = 1;
+    if (t < a.size) {
+        const unsigned long long *epoch = sum_slot(a.box, e, t);
+        if (!wait_for(epoch, e, a) || *(volatile const unsigned long long *)epoch != e)
+            failed = 1;
+    }
     __syncthreads();
+    if (failed && t < a.size) *(volatile unsigned long long *)(a.all_box[t] + PEER_FAILED) = 1;
+    if (t == 0 && *(volatile unsigned long long *)(a.box + PEER_FAILED)) failed = 1;
     __threadfence();   /* the epochs seen before the values are read */
+    __syncthreads();
     for (int k = t; k < count; k += blockDim.x) {
         double acc = 0;
         for (int q = 0; q < a.size; q++) {

@@ -61,7 +61,8 @@ typedef struct dist_peer_args {
     double *dst[DIST_PEER_SEGS];               /* in a peer's local x (mapped) */
     double *recv_first[DIST_PEER_SEGS];        /* each received segment's first slot here */
     unsigned long long timeout_ns;
-    int mute;   /* fault injection (tests): never raise the receivers' arrived flags */
+    int mute;   /* fault injection (tests): never raise the receivers' arrived flags
+                   nor a reduction's epochs (and fail those reductions here too) */
 } dist_peer_args;
 
 /* Queued on stream: push: once every process sent to has consumed the
@@ -82,8 +83,10 @@ cudaError_t adia__dist_peer_consumed(const dist_peer_args *a, cudaStream_t strea
  * raises that slot's epoch, waits for every rank's slot here and combines
  * them in rank order (the same bits on every process).  Two sets of
  * slots: a process can be one reduction ahead of another, not two (the
- * next needs the other's values).  A timeout sets the failure flag and
- * NaN into v. */
+ * next needs the other's values).  A timeout, or an epoch past this one,
+ * sets the failure flag of every process and NaN into v; a process that
+ * finds its flag set after its wait puts NaN into v too (so a process late
+ * by more than the timeout fails with the others). */
 cudaError_t adia__dist_peer_reduce(const dist_peer_args *a, double *v, int count, int max,
                                    cudaStream_t stream);
 

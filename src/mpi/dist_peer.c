@@ -127,9 +127,28 @@ static adia_status open_peer(cudaIpcMemHandle_t h, void **at, const char *what)
     return adia__dist_cuda(cudaIpcOpenMemHandle(at, h, cudaIpcMemLazyEnablePeerAccess), what);
 }
 
+/* The other processes' boxes the reductions write into beyond the
+ * neighbours' (all: every process's handles); agreed.  Where one cannot
+ * be mapped (GPUs without peer access) the halo still runs: only the
+ * reductions go by NCCL. */
+static adia_status map_boxes(adia_dist_matrix *D, const cudaIpcMemHandle_t *all)
+{
+    dist_device *g = D->dev;
+    void **boxes = g->peer_mapped;
+    adia_status s = ADIA_OK;
+    for (int q = 0; q < D->size && s == ADIA_OK; q++)
+        if (q != D->rank)
+            s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a process's flags)");
+    s = adia__dist_agree(D->comm, s);
+    for (int q = 0; q < D->size && s == ADIA_OK; q++)
+        g->peer.all_box[q] = q == D->rank ? g->peer_box : boxes[q];
+    return s;
+}
+
 /* The box, the handles gathered (box and local x of every process), the
- * neighbours' mapped, the kernels' arguments. */
-static adia_status map_all(adia_dist_matrix *D)
+ * neighbours' mapped, the kernels' arguments; with reduce (not 1) every
+ * process's box too, its outcome in *boxes_status. */
+static adia_status map_all(adia_dist_matrix *D, int reduce, adia_status *boxes_status)
 {
     dist_device *g = D->dev;
     dist_peer_args *a = &g->peer;
@@ -162,19 +181,18 @@ static adia_status map_all(adia_dist_matrix *D)
     a->size = P;
     a->timeout_ns = timeout_ns();
     neighbours(D, a);
-    /* every process's box (the reductions write into all of them) */
-    for (int q = 0; q < P && s == ADIA_OK; q++)
-        if (q != D->rank)
-            s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a process's flags)");
-    for (int q = 0; q < P && s == ADIA_OK; q++)
-        a->all_box[q] = q == D->rank ? g->peer_box : boxes[q];
     for (int k = 0; k < a->nto && s == ADIA_OK; k++) {
         const int q = a->to_rank[k];
-        s = open_peer(all[2 * q + 1], &xs[q], "cudaIpcOpenMemHandle (a neighbour's local x)");
+        s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a neighbour's flags)");
+        if (s == ADIA_OK)
+            s = open_peer(all[2 * q + 1], &xs[q], "cudaIpcOpenMemHandle (a neighbour's local x)");
         a->to_box[k] = boxes[q];
     }
-    for (int k = 0; k < a->nfrom && s == ADIA_OK; k++)
-        a->from_box[k] = boxes[a->from_rank[k]];
+    for (int k = 0; k < a->nfrom && s == ADIA_OK; k++) {
+        const int q = a->from_rank[k];
+        s = open_peer(all[2 * q], &boxes[q], "cudaIpcOpenMemHandle (a neighbour's flags)");
+        a->from_box[k] = boxes[q];
+    }
     for (int k = 0; k < D->halo.nsend && s == ADIA_OK; k++) {
         const dist_segment *seg = &D->halo.send[k];
         a->src_at[a->nseg] = seg->at;
@@ -183,8 +201,11 @@ static adia_status map_all(adia_dist_matrix *D)
     }
     for (int k = 0; k < D->halo.nrecv && k < DIST_PEER_SEGS; k++)
         a->recv_first[a->nrecv++] = g->x_local + D->halo.recv[k].at;
+    s = adia__dist_agree(D->comm, s);
+    /* not asked for (1) or no halo: no status of its own, no message */
+    *boxes_status = s != ADIA_OK ? s : reduce == 1 ? ADIA_ERR_UNSUPPORTED : map_boxes(D, all);
     free(all);
-    return adia__dist_agree(D->comm, s);
+    return s;
 }
 
 /* ------------------------------------------------------- the transport */
@@ -279,40 +300,56 @@ static adia_status muted_rank(const adia_dist_matrix *D, int *rank)
     return ADIA_OK;
 }
 
-/* A sum and a max of known values by NCCL and by CUDA IPC: the same
- * everywhere (values whose sums are exact in any order, so that NCCL's
- * order does not matter). */
+/* Trial reductions by CUDA IPC against NCCL's of the same values: a sum
+ * of a few values (one warp), a sum and a maximum of DIST_PEER_SUMS (a
+ * block of 256), each pass its own values (both sets of slots are read),
+ * whose sums are exact in any order (NCCL's order does not matter).
+ * Every process launches every reduction whatever failed before on it
+ * (the others wait for them); the outcome is agreed at the end. */
 static adia_status reduce_trial(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
-    enum { N = DIST_PEER_SUMS };
+    enum { N = DIST_PEER_SUMS, PASSES = 3 };
+    static const int counts[PASSES] = {5, N, N}, maxes[PASSES] = {0, 0, 1};
     double *h = malloc(4 * N * sizeof *h), *d = NULL;   /* the inputs twice, then NCCL's and
                                                          * the peers' results */
     adia_status s = h ? adia__dist_cuda(cudaMalloc((void **)&d, 2 * N * sizeof *d), "cudaMalloc")
                       : adia_set_error(ADIA_ERR_NO_MEMORY, "the peer reductions' trial");
-    for (int k = 0; k < N && h; k++)
-        h[k] = h[N + k] = ((D->rank * 7 + k * 3) % 11 - 5) * 0.25;
-    for (int max = 0; max < 2 && s == ADIA_OK; max++) {
-        s = adia__dist_cuda(cudaMemcpy(d, h, 2 * N * sizeof *d, cudaMemcpyHostToDevice),
-                            "cudaMemcpy");
-        if (s == ADIA_OK)
-            s = adia__dist_cuda(adia__dist_peer_reduce(&g->peer, d + N, N, max, g->stream),
-                                "the peer reduction");
-        if (s == ADIA_OK) s = adia__dist_nccl_reduce(D, d, N, max, g->stream);
-        if (s == ADIA_OK)
-            s = adia__dist_cuda(cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
+    if ((s = adia__dist_agree(D->comm, s)) != ADIA_OK) {
+        cudaFree(d);
+        free(h);
+        return s;
+    }
+    for (int p = 0; p < PASSES; p++) {
+        const int n = counts[p], max = maxes[p];
+        for (int k = 0; k < n; k++)
+            h[k] = h[N + k] = ((D->rank * 7 + k * 3 + p * 5) % 11 - 5) * 0.25;
+        adia_status c = adia__dist_cuda(cudaMemcpy(d, h, 2 * N * sizeof *d,
+                                                   cudaMemcpyHostToDevice), "cudaMemcpy");
+        adia_status r = adia__dist_cuda(adia__dist_peer_reduce(&g->peer, d + N, n, max,
+                                                               g->stream), "the peer reduction");
+        adia_status q = adia__dist_nccl_reduce(D, d, n, max, g->stream);
+        adia_status w = adia__dist_cuda(cudaStreamSynchronize(g->stream),
+                                        "cudaStreamSynchronize");
+        if (s == ADIA_OK) s = c != ADIA_OK ? c : r != ADIA_OK ? r : q != ADIA_OK ? q : w;
         if (s == ADIA_OK)
             s = adia__dist_cuda(cudaMemcpy(h + 2 * N, d, 2 * N * sizeof *d,
                                            cudaMemcpyDeviceToHost), "cudaMemcpy");
-        for (int k = 0; k < N && s == ADIA_OK; k++)
+        for (int k = 0; k < n && s == ADIA_OK; k++)
             if (h[2 * N + k] != h[3 * N + k])
-                s = adia_set_error(ADIA_ERR_INTERNAL, "rank %d: a trial %s by CUDA IPC gives "
-                                   "%.17g where NCCL's gives %.17g", D->rank,
-                                   max ? "maximum" : "sum", h[3 * N + k], h[2 * N + k]);
+                s = adia_set_error(ADIA_ERR_INTERNAL, "rank %d: a trial %s of %d values by CUDA "
+                                   "IPC gives %.17g where NCCL's gives %.17g", D->rank,
+                                   max ? "maximum" : "sum", n, h[3 * N + k], h[2 * N + k]);
     }
     cudaFree(d);
     free(h);
-    return adia__dist_agree(D->comm, s);
+    s = adia__dist_agree(D->comm, s);
+    if (s != ADIA_OK) {   /* the halo goes on: a timeout's flag cleared, once all are done */
+        if (cudaMemset(g->peer_box + PEER_FAILED, 0, sizeof *g->peer_box) != cudaSuccess)
+            (void)cudaGetLastError();
+        MPI_Barrier(D->comm);
+    }
+    return s;
 }
 
 adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked, int reduce)
@@ -324,7 +361,7 @@ adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked, int reduce)
         return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_REDUCE=peer: %s", why);
     if (why && !asked) return ADIA_OK;   /* NCCL's halo */
     if (why) return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=peer: %s", why);
-    adia_status s = map_all(D);
+    adia_status boxes = ADIA_OK, s = map_all(D, reduce, &boxes);
     if (s == ADIA_OK) s = trial(D);
     if (s != ADIA_OK) {
         unmap(D);
@@ -332,7 +369,7 @@ adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked, int reduce)
     }
     D->halo.transport = &peer;
     if (reduce != 1) {
-        s = reduce_trial(D);
+        s = boxes == ADIA_OK ? reduce_trial(D) : boxes;
         if (s != ADIA_OK && reduce == 2) return s;
         D->dev->peer_reduce = s == ADIA_OK;
     }

@@ -66,18 +66,21 @@ static adia_status solve_operator(adia_dist_matrix *D, const double *b, double *
     if (s == ADIA_OK)
         s = stream_given ? adia_solve_operator_device(&op, b, x, &on, info, stream)
                          : adia_solve_operator(&op, b, x, &on, info);
-    /* a local failure or a neighbour's timeout puts NaN into the sums: what
-     * the solver says of them (a non-finite b, a breakdown) follows from it */
-    adia_status cause = o.failed != ADIA_OK ? adia_set_error(o.failed, "%s", o.why)
-                        : D->dev            ? adia__dist_peer_check(D)
-                                            : ADIA_OK;
-    if (cause != ADIA_OK) s = cause;
     /* setup_ms: the call less its iterations, the device operator made above included */
     const double total = (MPI_Wtime() - t0) * 1e3;
     const double it = info->time_ms > 0 && isfinite(info->time_ms) ? info->time_ms : 0;
     info->setup_ms = total > it ? total - it : 0;
     adia__dist_trace_write(D);
-    return adia__dist_agree(D->comm, s);
+    /* a local failure or a peer's timeout puts NaN into the sums: what the
+     * solver says of them (a non-finite b, a breakdown), on this process or
+     * another, follows from it -- so the cause is agreed first */
+    adia_status cause = o.failed != ADIA_OK ? adia_set_error(o.failed, "%s", o.why) : ADIA_OK;
+    if (cause == ADIA_OK && D->dev) {
+        adia_status p = adia__dist_peer_check(D);   /* a copy's own error only without one */
+        if (p == ADIA_ERR_INTERNAL || (p != ADIA_OK && s == ADIA_OK)) cause = p;
+    }
+    cause = adia__dist_agree(D->comm, cause);
+    return cause != ADIA_OK ? cause : adia__dist_agree(D->comm, s);
 }
 
 adia_status adia_dist_solve(adia_dist_matrix *D, const double *b, double *x,

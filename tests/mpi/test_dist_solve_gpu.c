@@ -577,6 +577,7 @@ static void test_trace(const char *transport)
 static void test_peer_timeout(void)
 {
     setenv("ADIA_DIST_TRANSPORT", "peer", 1);
+    setenv("ADIA_DIST_REDUCE", "nccl", 1);   /* the halo's wait times out, not a reduction's */
     setenv("ADIA_DIST_PEER_TEST_MUTE", "one", 1);   /* not a rank: refused everywhere */
     adia_dist_matrix *B = NULL;
     adia_plan_hints h = {.device = 1};
@@ -601,6 +602,7 @@ static void test_peer_timeout(void)
     unsetenv("ADIA_DIST_PEER_TEST_MUTE");
     unsetenv("ADIA_DIST_PEER_TIMEOUT_S");
     unsetenv("ADIA_DIST_TRANSPORT");
+    unsetenv("ADIA_DIST_REDUCE");
 }
 
 /* The same for the reductions alone: a diagonal matrix (no halo) whose
