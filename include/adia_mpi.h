@@ -157,9 +157,9 @@ adia_status adia_dist_check_spmv(adia_dist_matrix *D, const double *x, const dou
  * device 1) over the distributed operator: b and x go to the device once
  * and every vector stays there, the scalars too; each product carries its
  * dot products in its parts' epilogues (adia_spmv_sums_async), and each
- * reduction is summed over the processes on the device (ncclAllReduce on
- * the nccl transport; the staged transport copies the few sums to the
- * host for MPI_Allreduce).  Reductions an iteration: CG one
+ * reduction is summed over the processes on the device (by CUDA IPC on
+ * the peer transport, ncclAllReduce on nccl; the staged transport copies
+ * the few sums to the host for MPI_Allreduce).  Reductions an iteration: CG one
  * (Chronopoulos-Gear), BiCGSTAB three, GMRES(m) four per step (classical
  * Gram-Schmidt, the second pass always run).  The iteration loop is a CUDA
  * graph -- one WHILE graph for one process, chunks of iterations on nccl

@@ -6,8 +6,9 @@
  *   apply_device       the product: halo and parts (adia__dist_device_spmv)
  *   apply_sums_device  the same with the dot products fused into each
  *                      part's epilogue (adia_spmv_sums_async), added up
- *   sum/max_device     ncclAllReduce on the stream (nccl transport), else
- *                      the values through pinned host memory and
+ *   sum/max_device     by CUDA IPC (peer transport: dist_peer.c) or
+ *                      ncclAllReduce on the stream (nccl), else the
+ *                      values through pinned host memory and
  *                      MPI_Allreduce (the host waits: no graph then)
  * A failure on this process alone (a CUDA or NCCL error) makes the
  * product's y NaN, so every process stops at the next reduction, and the
