@@ -265,14 +265,19 @@ static void free_timed_vectors(spmv_vectors *v)
 enum { BATCH_MAX = 100 };
 #define BATCH_TARGET_MS 0.5
 
-static int batch_size(adia_dist_matrix *D, const spmv_vectors *v, double target_ms)
+static double one_product_ms(adia_dist_matrix *D, const spmv_vectors *v)
 {
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     timed_products(D, v, 1);
     double one = (MPI_Wtime() - t0) * 1e3;
     MPI_Allreduce(MPI_IN_PLACE, &one, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    return one * BATCH_MAX < target_ms ? BATCH_MAX : (int)ceil(target_ms / one);
+    return one;
+}
+
+static int batch_for(double one_ms, double target_ms)
+{
+    return one_ms * BATCH_MAX < target_ms ? BATCH_MAX : (int)ceil(target_ms / one_ms);
 }
 
 /* Products per captured run: enough for about GRAPH_TARGET_MS, at most
@@ -360,15 +365,15 @@ static int timed_runs(adia_dist_matrix *D, const adia_dist_info *info, const spm
         free(t);
         return 0;
     }
+    const double one = one_product_ms(D, v);
 #ifdef ADIA_HAVE_CUDA
     graph_runs g = {0};
-    const int graphed = graph_open(D, info, v, *batch = batch_size(D, v, GRAPH_TARGET_MS), &g);
-    if (!graphed) *batch = batch_size(D, v, BATCH_TARGET_MS);
+    const int graphed = graph_open(D, info, v, batch_for(one, GRAPH_TARGET_MS), &g);
 #else
     (void)info;
     const int graphed = 0;
-    *batch = batch_size(D, v, BATCH_TARGET_MS);
 #endif
+    *batch = batch_for(one, graphed ? GRAPH_TARGET_MS : BATCH_TARGET_MS);
     adia_dist_info in;
     int all_ran = 1;
     for (int k = 0; k < runs && all_ran; k++) {
