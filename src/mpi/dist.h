@@ -272,6 +272,11 @@ void adia__dist_op_note(dist_op *o, adia_status s);
  * no matrix is a device matrix there. */
 adia_status adia__dist_device_operator(dist_op *o, adia_operator *op);
 
+/* ADIA_PHASES set: what of the set-up just ended and the wall time since
+ * this process's mark before, with its rank, on stderr -- libadia's own
+ * marks (docs/solvers.md) for the distributed set-up (dist_util.c). */
+void adia__dist_phase(const adia_dist_matrix *D, const char *what);
+
 /* The device trace's stamps so far written out (ADIA_DIST_TRACE, see
  * dist_device.h; dist_trace.c); nothing without it or without CUDA. */
 void adia__dist_trace_write(adia_dist_matrix *D);

@@ -168,7 +168,9 @@ static adia_status choose_transport(adia_dist_matrix *D)
                               "staged (%s)", reductions[reduce],
                               mode == 1 ? "ADIA_DIST_TRANSPORT=staged" : why ? why : "one process");
     if (!nccl) return adia__dist_staged_init(D);
+    adia__dist_phase(D, "dist: device buffers");
     DIST_TRY(adia__dist_nccl_init(D));   /* the reductions, and the halo unless peer's */
+    adia__dist_phase(D, "dist: NCCL connected");
     if (mode != 2) return adia__dist_peer_init(D, mode == 3, reduce);
     return reduce != 2 ? ADIA_OK
                        : adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_REDUCE=peer: the "

@@ -1,6 +1,6 @@
 /* dist_kernels.cu -- max |v| of a device block filled on the device
- * (dist_fill.c: the operator's scale), an integer atomicMax of bit
- * patterns; exact and order-free.  The stamp of the device trace, the
+ * (dist_fill.c: the operator's scale) and a hash of a local x (the peer
+ * halo's trial), exact and order-free.  The stamp of the device trace, the
  * ends' sums added, the owned rows the ends read copied, and the peer
  * halo's kernels (flags in device memory mapped by CUDA IPC, each wait
  * bounded by a timeout instead of a hang). */
@@ -21,37 +21,74 @@ static int blocks_for(int64_t n)
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < (n);           \
          i += (int64_t)gridDim.x * blockDim.x)
 
-/* Non-negative doubles order as their bit patterns (NaN above Inf), so an
- * integer atomicMax of the patterns is the maximum. */
-static __global__ void max_abs_kernel(int64_t n, const double *v, unsigned long long *out)
+/* Two folds of a device vector into one 64-bit word, each exact and
+ * order-free.  max |v|: non-negative doubles order as their bit patterns
+ * (NaN above Inf), so an integer atomicMax of the patterns is the maximum.
+ * hash: a wrapping sum over i of a mix of (i, the bits of v[i]), the same
+ * whatever the order of the additions -- two vectors that differ anywhere
+ * differ in it but by a 2^-64 chance. */
+enum { FOLD_MAX_ABS, FOLD_HASH };
+
+static __device__ unsigned long long mix(unsigned long long z)   /* splitmix64's finaliser */
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static __global__ void fold_kernel(int64_t n, const double *v, int op, unsigned long long *out)
 {
     unsigned long long m = 0;
     FOR_ROWS(i, n) {
-        const unsigned long long b = (unsigned long long)__double_as_longlong(fabs(v[i]));
-        m = b > m ? b : m;
+        if (op == FOLD_HASH) {
+            m += mix((unsigned long long)__double_as_longlong(v[i]) ^ mix((unsigned long long)i));
+        } else {
+            const unsigned long long b = (unsigned long long)__double_as_longlong(fabs(v[i]));
+            m = b > m ? b : m;
+        }
     }
     for (int d = 16; d; d >>= 1) {
         const unsigned long long o = __shfl_down_sync(0xffffffffu, m, d);
-        m = o > m ? o : m;
+        m = op == FOLD_HASH ? m + o : o > m ? o : m;
     }
-    if ((threadIdx.x & 31) == 0) atomicMax(out, m);
+    if ((threadIdx.x & 31) != 0) return;
+    if (op == FOLD_HASH)
+        atomicAdd(out, m);
+    else
+        atomicMax(out, m);
+}
+
+/* *out (host) = the fold of v[0..n) on stream, which it synchronises */
+static cudaError_t fold(int64_t n, const double *v, int op, unsigned long long *out,
+                        cudaStream_t stream)
+{
+    unsigned long long *d = nullptr;
+    *out = 0;
+    cudaError_t e = cudaMalloc(&d, sizeof *d);
+    if (e == cudaSuccess) e = cudaMemsetAsync(d, 0, sizeof *d, stream);
+    if (e == cudaSuccess && n > 0) {
+        fold_kernel<<<blocks_for(n), KR_BLOCK, 0, stream>>>(n, v, op, d);
+        e = cudaGetLastError();
+    }
+    if (e == cudaSuccess) e = cudaMemcpyAsync(out, d, sizeof *out, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    cudaFree(d);
+    return e;
 }
 
 extern "C" cudaError_t adia__dist_max_abs(int64_t n, const double *v, double *out,
                                           cudaStream_t stream)
 {
-    unsigned long long *d = nullptr, bits = 0;
-    cudaError_t e = cudaMalloc(&d, sizeof *d);
-    if (e == cudaSuccess) e = cudaMemsetAsync(d, 0, sizeof *d, stream);
-    if (e == cudaSuccess && n > 0) {
-        max_abs_kernel<<<blocks_for(n), KR_BLOCK, 0, stream>>>(n, v, d);
-        e = cudaGetLastError();
-    }
-    if (e == cudaSuccess) e = cudaMemcpyAsync(&bits, d, sizeof bits, cudaMemcpyDeviceToHost, stream);
-    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
-    cudaFree(d);
+    unsigned long long bits = 0;
+    const cudaError_t e = fold(n, v, FOLD_MAX_ABS, &bits, stream);
     memcpy(out, &bits, sizeof *out);
     return e;
+}
+
+extern "C" cudaError_t adia__dist_hash(int64_t n, const double *v, unsigned long long *out,
+                                       cudaStream_t stream)
+{
+    return fold(n, v, FOLD_HASH, out, stream);
 }
 
 static __global__ void stamp_kernel(unsigned long long *slots, unsigned *count, unsigned cap,
@@ -131,6 +168,14 @@ static __device__ bool wait_for(const unsigned long long *flag, unsigned long lo
     return true;
 }
 
+/* The push's wait alone (a.gate): one thread spins, not one per copy block. */
+static __global__ void peer_gate_kernel(dist_peer_args a)
+{
+    if (threadIdx.x != 0) return;
+    const unsigned long long e = *(volatile unsigned long long *)(a.box + PEER_EPOCH);
+    for (int k = 0; k < a.nto; k++) wait_for(a.box + PEER_CONSUMED + a.to_rank[k], e, a);
+}
+
 /* blockIdx.y: the segment */
 static __global__ void peer_push_kernel(dist_peer_args a, const double *x_owned)
 {
@@ -138,7 +183,8 @@ static __global__ void peer_push_kernel(dist_peer_args a, const double *x_owned)
     if (threadIdx.x == 0) {
         e = *(volatile unsigned long long *)(a.box + PEER_EPOCH) + 1;
         /* every receiver is done with the halo this overwrites */
-        for (int k = 0; k < a.nto; k++) wait_for(a.box + PEER_CONSUMED + a.to_rank[k], e - 1, a);
+        for (int k = 0; k < a.nto && !a.gate; k++)
+            wait_for(a.box + PEER_CONSUMED + a.to_rank[k], e - 1, a);
     }
     __syncthreads();
     const int s = blockIdx.y;
@@ -191,6 +237,7 @@ extern "C" cudaError_t adia__dist_peer_push(const dist_peer_args *a, const doubl
         b.src_at[0] = 0;
         b.dst[0] = nullptr;
     }
+    if (b.gate) peer_gate_kernel<<<1, 32, 0, stream>>>(b);
     peer_push_kernel<<<dim3(blocks_for(most), segs), KR_BLOCK, 0, stream>>>(b, x_owned);
     return cudaGetLastError();
 }

@@ -14,6 +14,12 @@ extern "C" {
  * stream (a cudaStream_t); synchronises it. */
 cudaError_t adia__dist_max_abs(int64_t n, const double *v, double *out, cudaStream_t stream);
 
+/* *out (host) = a hash of v[0..n) (device) and the positions of its
+ * values, order-free (equal vectors, equal hashes), on stream; synchronises
+ * it.  The peer halo's trial compares whole local x's by it. */
+cudaError_t adia__dist_hash(int64_t n, const double *v, unsigned long long *out,
+                            cudaStream_t stream);
+
 /* One stamp of the device trace (dist_trace.c): tag and the GPU's global
  * timer (ns) into the next free pair of slots[0..2 cap), counted in
  * *count, by a one-thread kernel on stream (so a graph captures it). */
@@ -61,6 +67,8 @@ typedef struct dist_peer_args {
     double *dst[DIST_PEER_SEGS];               /* in a peer's local x (mapped) */
     double *recv_first[DIST_PEER_SEGS];        /* each received segment's first slot here */
     unsigned long long timeout_ns;
+    int gate;   /* the push's wait for its receivers in a one-block kernel before the
+                   copy (ADIA_DIST_PUSH=gate), not in every copy block (a measurement) */
     int mute;   /* fault injection (tests): never raise the receivers' arrived flags
                    nor a reduction's epochs (and fail those reductions here too) */
 } dist_peer_args;

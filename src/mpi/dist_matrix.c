@@ -78,7 +78,9 @@ static adia_status finish(adia_dist_matrix *D, adia_status s, int64_t nnz)
     }
     DIST_TRY(adia__dist_agree(D->comm, s));
     DIST_TRY(adia__dist_halo_setup(D));
+    adia__dist_phase(D, "dist: halo planned");
     if (D->gpu >= 0) DIST_TRY(adia__dist_device_setup(D));
+    adia__dist_phase(D, "dist: device set up");
     MPI_Allreduce(&nnz, &D->nnz, 1, MPI_INT64_T, MPI_SUM, D->comm);
     return ADIA_OK;
 }
@@ -318,7 +320,9 @@ static adia_status fill_on_devices(MPI_Comm comm, const char *spec, int64_t n,
         return ADIA_OK;
     }
     if (s == ADIA_OK) {
+        adia__dist_phase(D, "dist: start");
         s = adia__dist_fill_block(D, spec, hints);
+        adia__dist_phase(D, "dist: block filled on the device");
         if (s == ADIA_OK && (D->spec = adia__dist_alloc(strlen(spec) + 1, 1, "the spec")))
             memcpy(D->spec, spec, strlen(spec) + 1);
         else if (s == ADIA_OK)

@@ -180,6 +180,8 @@ static adia_status map_all(adia_dist_matrix *D, int reduce, adia_status *boxes_s
     a->rank = D->rank;
     a->size = P;
     a->timeout_ns = timeout_ns();
+    const char *push = getenv("ADIA_DIST_PUSH");
+    a->gate = push && !strcmp(push, "gate");
     neighbours(D, a);
     for (int k = 0; k < a->nto && s == ADIA_OK; k++) {
         const int q = a->to_rank[k];
@@ -232,24 +234,45 @@ static adia_status peer_done(adia_dist_matrix *D, void *stream)
 
 static const dist_transport peer = {"peer", peer_post, peer_wait, peer_done};
 
+/* The trial's local x: zero but for the segments this process sends,
+ * which hold their global row numbers + 1 (exact in double below 2^53). */
+static adia_status trial_fill(adia_dist_matrix *D, double *buf)
+{
+    dist_device *g = D->dev;
+    adia_status s = adia__dist_cuda(cudaMemset(g->x_local, 0, (size_t)D->local_cols *
+                                               sizeof *g->x_local), "cudaMemset");
+    for (int k = 0; k < D->halo.nsend && s == ADIA_OK; k++) {
+        const dist_segment *seg = &D->halo.send[k];
+        for (int32_t i = 0; i < seg->len; i++) buf[i] = (double)(D->first + seg->at + i + 1);
+        s = adia__dist_cuda(cudaMemcpy(g->x_local + D->own_pos + seg->at, buf,
+                                       (size_t)seg->len * sizeof *buf, cudaMemcpyHostToDevice),
+                            "cudaMemcpy");
+    }
+    return s;
+}
+
 /* One exchange of known values by the transport in place (NCCL's) and by
- * the peer halo: the local x must come out the same, everywhere. */
+ * the peer halo: the received segments must come out the same, and the
+ * whole local x (its hash: no copy of a local x that may be most of the
+ * GPU's memory to the host), everywhere. */
 static adia_status trial(adia_dist_matrix *D)
 {
     dist_device *g = D->dev;
-    const size_t n = (size_t)D->local_cols, bytes = n * sizeof(double);
-    double *h = malloc(2 * bytes + 16);
+    const dist_halo *H = &D->halo;
+    size_t most = 1, got = 0;
+    for (int k = 0; k < H->nsend; k++)
+        if ((size_t)H->send[k].len > most) most = (size_t)H->send[k].len;
+    for (int k = 0; k < H->nrecv; k++) got += (size_t)H->recv[k].len;
+    double *h = malloc((most + 2 * got) * sizeof *h);
     adia_status s = h ? ADIA_OK : adia_set_error(ADIA_ERR_NO_MEMORY, "allocating the peer "
                                                  "halo's trial failed");
     DIST_TRY(adia__dist_agree(D->comm, s));
-    double *own = g->x_local + D->own_pos;
-    for (int64_t i = 0; i < D->rows; i++) h[i] = (double)(D->first + i + 1);
-    s = adia__dist_cuda(cudaMemset(g->x_local, 0, bytes), "cudaMemset");
-    if (s == ADIA_OK)
-        s = adia__dist_cuda(cudaMemcpy(own, h, (size_t)D->rows * sizeof *h,
-                                       cudaMemcpyHostToDevice), "cudaMemcpy");
+    double *own = g->x_local + D->own_pos, *in[2] = {h + most, h + most + got};
+    unsigned long long hash[2] = {0, 1};
     const dist_transport *before = D->halo.transport;
     for (int pass = 0; pass < 2; pass++) {
+        if (s == ADIA_OK) s = trial_fill(D, h);
+        if (pass == 1) MPI_Barrier(D->comm);   /* every halo cleared before any push */
         const dist_transport *t = pass ? &peer : before;
         adia_status p = t->post(D, own, g->x_local, g->stream);   /* posted in any case */
         adia_status w = t->wait(D, g->x_local, g->stream);
@@ -257,17 +280,15 @@ static adia_status trial(adia_dist_matrix *D)
         s = s != ADIA_OK ? s : p != ADIA_OK ? p : w;
         if (s == ADIA_OK)
             s = adia__dist_cuda(cudaStreamSynchronize(g->stream), "cudaStreamSynchronize");
-        if (s == ADIA_OK)
-            s = adia__dist_cuda(cudaMemcpy(h + pass * n, g->x_local, bytes,
+        for (int k = 0, at = 0; k < H->nrecv && s == ADIA_OK; at += H->recv[k].len, k++)
+            s = adia__dist_cuda(cudaMemcpy(in[pass] + at, g->x_local + H->recv[k].at,
+                                           (size_t)H->recv[k].len * sizeof *h,
                                            cudaMemcpyDeviceToHost), "cudaMemcpy");
-        if (s == ADIA_OK && pass == 0)   /* the halo's slots cleared for the second */
-            s = adia__dist_cuda(cudaMemset(g->x_local, 0, bytes), "cudaMemset");
-        if (s == ADIA_OK && pass == 0)
-            s = adia__dist_cuda(cudaMemcpy(own, h + D->own_pos, (size_t)D->rows * sizeof *h,
-                                           cudaMemcpyHostToDevice), "cudaMemcpy");
-        if (pass == 0) MPI_Barrier(D->comm);   /* every halo cleared before any push */
+        if (s == ADIA_OK)
+            s = adia__dist_cuda(adia__dist_hash(D->local_cols, g->x_local, &hash[pass],
+                                                g->stream), "the local x's hash");
     }
-    if (s == ADIA_OK && memcmp(h, h + n, bytes))
+    if (s == ADIA_OK && (memcmp(in[0], in[1], got * sizeof *h) || hash[0] != hash[1]))
         s = adia_set_error(ADIA_ERR_INTERNAL, "rank %d: a trial exchange of the peer halo "
                            "differs from NCCL's", D->rank);
     free(h);
@@ -362,7 +383,9 @@ adia_status adia__dist_peer_init(adia_dist_matrix *D, int asked, int reduce)
     if (why && !asked) return ADIA_OK;   /* NCCL's halo */
     if (why) return adia_set_error(ADIA_ERR_UNSUPPORTED, "ADIA_DIST_TRANSPORT=peer: %s", why);
     adia_status boxes = ADIA_OK, s = map_all(D, reduce, &boxes);
+    adia__dist_phase(D, "dist: peer boxes mapped");
     if (s == ADIA_OK) s = trial(D);
+    adia__dist_phase(D, "dist: peer halo's trial");
     if (s != ADIA_OK) {
         unmap(D);
         return asked || reduce == 2 ? s : ADIA_OK;   /* else NCCL's halo, which the trial checked */

@@ -339,3 +339,15 @@ adia_status adia__dist_grids(MPI_Comm comm, int64_t n, const int64_t *off, int k
     free(all);
     return ADIA_OK;
 }
+
+void adia__dist_phase(const adia_dist_matrix *D, const char *what)
+{
+    static int on = -1;
+    static double last = 0;
+    if (on < 0) on = getenv("ADIA_PHASES") != NULL;
+    if (!on) return;
+    const double now = MPI_Wtime() * 1e3;
+    fprintf(stderr, "adia phase rank %d: %-32s %9.3f ms\n", D->rank, what,
+            last > 0 ? now - last : 0.0);
+    last = now;
+}
