@@ -168,14 +168,6 @@ static __device__ bool wait_for(const unsigned long long *flag, unsigned long lo
     return true;
 }
 
-/* The push's wait alone (a.gate): one thread spins, not one per copy block. */
-static __global__ void peer_gate_kernel(dist_peer_args a)
-{
-    if (threadIdx.x != 0) return;
-    const unsigned long long e = *(volatile unsigned long long *)(a.box + PEER_EPOCH);
-    for (int k = 0; k < a.nto; k++) wait_for(a.box + PEER_CONSUMED + a.to_rank[k], e, a);
-}
-
 /* blockIdx.y: the segment */
 static __global__ void peer_push_kernel(dist_peer_args a, const double *x_owned)
 {
@@ -183,8 +175,7 @@ static __global__ void peer_push_kernel(dist_peer_args a, const double *x_owned)
     if (threadIdx.x == 0) {
         e = *(volatile unsigned long long *)(a.box + PEER_EPOCH) + 1;
         /* every receiver is done with the halo this overwrites */
-        for (int k = 0; k < a.nto && !a.gate; k++)
-            wait_for(a.box + PEER_CONSUMED + a.to_rank[k], e - 1, a);
+        for (int k = 0; k < a.nto; k++) wait_for(a.box + PEER_CONSUMED + a.to_rank[k], e - 1, a);
     }
     __syncthreads();
     const int s = blockIdx.y;
@@ -237,7 +228,6 @@ extern "C" cudaError_t adia__dist_peer_push(const dist_peer_args *a, const doubl
         b.src_at[0] = 0;
         b.dst[0] = nullptr;
     }
-    if (b.gate) peer_gate_kernel<<<1, 32, 0, stream>>>(b);
     peer_push_kernel<<<dim3(blocks_for(most), segs), KR_BLOCK, 0, stream>>>(b, x_owned);
     return cudaGetLastError();
 }

@@ -67,8 +67,6 @@ typedef struct dist_peer_args {
     double *dst[DIST_PEER_SEGS];               /* in a peer's local x (mapped) */
     double *recv_first[DIST_PEER_SEGS];        /* each received segment's first slot here */
     unsigned long long timeout_ns;
-    int gate;   /* the push's wait for its receivers in a one-block kernel before the
-                   copy (ADIA_DIST_PUSH=gate), not in every copy block (a measurement) */
     int mute;   /* fault injection (tests): never raise the receivers' arrived flags
                    nor a reduction's epochs (and fail those reductions here too) */
 } dist_peer_args;

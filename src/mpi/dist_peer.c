@@ -180,8 +180,6 @@ static adia_status map_all(adia_dist_matrix *D, int reduce, adia_status *boxes_s
     a->rank = D->rank;
     a->size = P;
     a->timeout_ns = timeout_ns();
-    const char *push = getenv("ADIA_DIST_PUSH");
-    a->gate = push && !strcmp(push, "gate");
     neighbours(D, a);
     for (int k = 0; k < a->nto && s == ADIA_OK; k++) {
         const int q = a->to_rank[k];
