@@ -47,15 +47,19 @@ static adia_status fill_part(adia_dist_matrix *D, dist_part *p, const char *spec
                               "failed: %s", D->rank, nd, (long long)rows, bytes / 1e9,
                               cudaGetErrorString(e));
     }
+    adia__dist_phase(D, "dist: part's diagonals allocated");
     adia_status s = adia_stencil_fill_device(spec, D->first + p->row0, rows, values, ADIA_DOUBLE,
                                              NULL);
+    adia__dist_phase(D, "dist: part filled");
     if (s == ADIA_OK && kmain >= 0)
         s = adia__dist_cuda(cudaMemcpy(D->diag + p->row0, values + kmain * rows,
                                        (size_t)rows * sizeof *values, cudaMemcpyDeviceToHost),
                             "cudaMemcpy (diagonal)");
+    adia__dist_phase(D, "dist: part's diagonal to the host");
     if (s == ADIA_OK)
         s = adia__dist_cuda(adia__dist_max_abs(nd * rows, values, max_abs, NULL),
                             "max |a| of the block");
+    adia__dist_phase(D, "dist: part's max |a|");
     if (s != ADIA_OK) {
         cudaFree(values);
         return s;
@@ -66,6 +70,7 @@ static adia_status fill_part(adia_dist_matrix *D, dist_part *p, const char *spec
                          ADIA_DOUBLE, adopt};
     s = adia_plan_create_device_dia(&A, h, &p->plan);
     if (!adopt) cudaFree(values);
+    adia__dist_phase(D, "dist: part's plan");
     return s;
 }
 

@@ -322,7 +322,6 @@ static adia_status fill_on_devices(MPI_Comm comm, const char *spec, int64_t n,
     if (s == ADIA_OK) {
         adia__dist_phase(D, "dist: start");
         s = adia__dist_fill_block(D, spec, hints);
-        adia__dist_phase(D, "dist: block filled on the device");
         if (s == ADIA_OK && (D->spec = adia__dist_alloc(strlen(spec) + 1, 1, "the spec")))
             memcpy(D->spec, spec, strlen(spec) + 1);
         else if (s == ADIA_OK)
