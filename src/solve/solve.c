@@ -119,14 +119,23 @@ static double dot(const solver *S, const double *a, const double *b)
  * as two factors of about 2^(-e/2): 2^-e alone is Inf for a subnormal max
  * (e < -1023), and Inf times the zeros of a made NaN.  m is 0 for a = 0,
  * Inf for an Inf in a and NaN for a NaN (*e 0 then). */
+static double nrm2_from_max(const solver *S, const double *a, double big, int *e);
+
 static double nrm2_split(const solver *S, const double *a, int *e)
 {
     const int64_t n = S->n;
     double big = 0;
-    *e = 0;
 #pragma omp parallel for reduction(max : big) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) big = fabs(a[i]) > big ? fabs(a[i]) : big;
     global_max(S, &big, 1);
+    return nrm2_from_max(S, a, big, e);
+}
+
+/* The same from big, max |a_i| over every process, known already. */
+static double nrm2_from_max(const solver *S, const double *a, double big, int *e)
+{
+    const int64_t n = S->n;
+    *e = 0;
     if (isinf(big)) return big;
     int eb = 0;
     if (big > 0) frexp(big, &eb);   /* big = f 2^eb, f in [0.5, 1) */
@@ -571,13 +580,22 @@ static adia_status check_args(const adia_matrix *A, const double *b, double *x,
     return check_options(o, "adia_solve");
 }
 
-/* b and x finite in the rows held here (the first is row first). */
-static adia_status check_finite(int64_t n, int64_t first, const double *b, const double *x)
+/* One pass over the rows held here (the first is row first): b and x
+ * finite, *bmax = max |b_i| and *xmax = max |x_i| (the norm's scale and
+ * x0's, in the pass that reads them anyway). */
+static adia_status scan_start(int64_t n, int64_t first, const double *b, const double *x,
+                              double *bmax, double *xmax)
 {
     int64_t bad = INT64_MAX;   /* the first bad row, whatever the threads */
-#pragma omp parallel for reduction(min : bad) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++)
+    double bm = 0, xm = 0;
+#pragma omp parallel for reduction(min : bad) reduction(max : bm, xm) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
         if ((!isfinite(b[i]) || !isfinite(x[i])) && i < bad) bad = i;
+        bm = fabs(b[i]) > bm ? fabs(b[i]) : bm;
+        xm = fabs(x[i]) > xm ? fabs(x[i]) : xm;
+    }
+    *bmax = bm;
+    *xmax = xm;
     if (bad == INT64_MAX) return ADIA_OK;
     const int64_t i = bad;
     return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: %s[%lld] = %g", isfinite(b[i]) ?
@@ -790,19 +808,14 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
  * rtol ||b|| / sb above 0 (a subnormal rtol rounds it to 0: no residual
  * but an exact 0 would count as converged), and an initial guess
  * x0 sa / sb that does not overflow (x0 far larger than the solution of a
- * tiny b: its residual would be Inf).  big: max |A|. */
-static adia_status check_scale(solver *S, const double *x, double rtol, double big)
+ * tiny b: its residual would be Inf).  big: max |A|; xbig: max |x0| over
+ * every process. */
+static adia_status check_scale(const solver *S, double rtol, double big, double xbig)
 {
     if (!(S->tol > 0) || !isfinite(S->tol))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: rtol %g is too small: rtol ||b|| "
                           "rounds to %g on the scaled system, no residual can meet it", rtol,
                           S->tol);
-    double xbig = 0;
-    const int64_t n = S->n;
-#pragma omp parallel for reduction(max : xbig) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) xbig = fabs(x[i]) > xbig ? fabs(x[i]) : xbig;
-    S->x_zero = xbig == 0;   /* (finite: checked) */
-    global_max(S, &xbig, 1);
     if (xbig > 0 && pow2_exponent(xbig) + S->ea - S->eb > 1024)
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: the initial guess is out of scale "
                           "with b and A (max |x0| = %g, ||b|| = %.3g x 2^%d, max |A| = %g): "
@@ -850,10 +863,13 @@ static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, co
     solver S = {.op = op, .device = device, .gpu = gpu, .n = op->n, .max_iter = o->max_iter,
                 .restart = o->restart, .info = info};
     adia__phase("solve: start");
-    ADIA_TRY(agree(&S, check_finite(S.n, op->first, b, x)));
-    adia__phase("solve: b, x0 finite");
+    double top[3] = {0, op->max_abs, 0};   /* max |b|, max |A|, max |x0|: one reduction */
+    ADIA_TRY(agree(&S, scan_start(S.n, op->first, b, x, &top[0], &top[2])));
+    S.x_zero = top[2] == 0;   /* the rows held here */
+    global_max(&S, top, 3);
+    adia__phase("solve: b, x0 finite, their maxima");
     int be = 0;
-    double bm = nrm2_split(&S, b, &be);   /* ||b|| = bm 2^be: finite, as b is */
+    double bm = nrm2_from_max(&S, b, top[0], &be);   /* ||b|| = bm 2^be: finite, as b is */
     adia__phase("solve: ||b||");
     if (bm == 0) {   /* the solution is 0 */
         memset(x, 0, (size_t)S.n * sizeof *x);
@@ -861,15 +877,14 @@ static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, co
         snprintf(info->stop, sizeof info->stop, "b = 0: x = 0");
         return ADIA_OK;
     }
-    double big = op->max_abs;
-    global_max(&S, &big, 1);
+    const double big = top[1];
     S.ea = pow2_exponent(big);
     S.eb = be + pow2_exponent(bm);   /* ||b|| itself may not fit a double */
     S.a_inv = ldexp(1.0, -S.ea);
     S.bnorm = ldexp(bm, be - S.eb);
     S.tol = o->rtol * S.bnorm;
-    adia_status s = agree(&S, check_scale(&S, x, o->rtol, big));
-    adia__phase("solve: max |A|, x0's scale");
+    adia_status s = agree(&S, check_scale(&S, o->rtol, big, top[2]));
+    adia__phase("solve: x0's scale");
     S.m_alpha = ldexp(1.0, S.ea);
     if (s == ADIA_OK && o->jacobi) s = jacobi_inverse(op->diag, S.n, op->first, S.ea, &S.inv_diag);
     else if (s == ADIA_OK) s = adia__solve_precond_stage(o->precond, S.ea, &S.inv_diag, &S.M);
