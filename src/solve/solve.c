@@ -22,7 +22,7 @@
  * subnormal (16 x 1e-320) is scaled as any other.  The tolerance
  * rtol ||b|| / sb is finite and above 0, or the solve is refused.  x is
  * checked after the scaling back: an entry out of the range of double
- * takes converged back (check_solution), one that fell below its normal
+ * takes converged back (not_finite), one that fell below its normal
  * range and lost bits has the true residual of the rounded x decide
  * (check_rounded). */
 #include "solve_internal.h"
@@ -676,19 +676,10 @@ static adia_status run_gpu(solver *S, adia_solver method, const double *bs, int 
     return adia__solve_gpu_host(&g, bs, x, S->info);
 }
 
-/* x finite on every process, else converged is taken back: y 2^(eb-ea)
- * can overflow. */
-static void check_solution(solver *S, const double *x)
+/* x is not finite on some process (y 2^(eb-ea) can overflow): converged
+ * taken back.  bad: the first such row held here, or -1. */
+static void not_finite(solver *S, const double *x, int64_t bad)
 {
-    int64_t bad = INT64_MAX;   /* the first non-finite row, whatever the threads */
-    const int64_t n = S->n;
-#pragma omp parallel for reduction(min : bad) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++)
-        if (!isfinite(x[i]) && i < bad) bad = i;
-    if (bad == INT64_MAX) bad = -1;
-    double any = bad >= 0;
-    global_max(S, &any, 1);
-    if (!any) return;
     S->info->converged = 0;
     if (bad >= 0)
         snprintf(S->info->stop, sizeof S->info->stop, "non-finite solution: x[%lld] = %g "
@@ -698,30 +689,34 @@ static void check_solution(solver *S, const double *x)
                  "out of the range of double");
 }
 
-/* x = y 2^k in place (y: the scaled system's solution); returns the first
- * row held here whose value lost bits on the way -- it fell below the
- * normal range of double, to a subnormal or 0 -- or -1.  Only k < 0 can
- * lose bits so (k > 0 overflows instead: check_solution). */
-static int64_t scale_back(int64_t n, double *x, int k)
+/* x = y 2^k in place (y: the scaled system's solution), in one pass
+ * with its checks: *lost = the first row held here whose value lost bits
+ * on the way -- it fell below the normal range of double, to a subnormal
+ * or 0 -- and *bad the first not finite (k > 0 can overflow), each -1 if
+ * none. */
+static void scale_back(int64_t n, double *x, int k, int64_t *lost, int64_t *bad)
 {
-    int64_t first = INT64_MAX;
+    int64_t first = INT64_MAX, inf = INT64_MAX;
     double f, g = 0;
     if (pow2_factor(k, &f) && (k >= 0 || pow2_factor(-k, &g))) {   /* products: pow2_factor */
-#pragma omp parallel for reduction(min : first) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+#pragma omp parallel for reduction(min : first, inf) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
         for (int64_t i = 0; i < n; i++) {
             double v = x[i] * f;
             if (k < 0 && v * g != x[i] && i < first) first = i;
+            if (!isfinite(v) && i < inf) inf = i;
             x[i] = v;
         }
     } else {
-#pragma omp parallel for reduction(min : first) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+#pragma omp parallel for reduction(min : first, inf) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
         for (int64_t i = 0; i < n; i++) {
             double v = ldexp(x[i], k);
             if (k < 0 && ldexp(v, -k) != x[i] && i < first) first = i;
+            if (!isfinite(v) && i < inf) inf = i;
             x[i] = v;
         }
     }
-    return first == INT64_MAX ? -1 : first;
+    *lost = first == INT64_MAX ? -1 : first;
+    *bad = inf == INT64_MAX ? -1 : inf;
 }
 
 /* x came back with entries rounded below the normal range of double (b
@@ -789,17 +784,18 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
             : run_cpu(S, method, bs, x, w);
     if (!gpu) S->info->time_ms = adia__now_ms() - t0;
     adia__phase("solve: the method");
-    int64_t lost = scale_back(S->n, x, S->eb - S->ea);
-    if (s == ADIA_OK && S->info->converged) check_solution(S, x);
+    int64_t lost, bad;
+    scale_back(S->n, x, S->eb - S->ea, &lost, &bad);
+    double any[2] = {bad >= 0, lost >= 0};   /* not finite, lost bits: one reduction */
+    if (s == ADIA_OK && S->info->converged) global_max(S, any, 2);
+    if (s == ADIA_OK && S->info->converged && any[0]) not_finite(S, x, bad);
     adia__phase("solve: x scaled back, checked");
-    double any = lost >= 0;
-    if (s == ADIA_OK && S->info->converged) global_max(S, &any, 1);
-    if (s == ADIA_OK && S->info->converged && any && !bs) {   /* rare: bs made for the check */
+    if (s == ADIA_OK && S->info->converged && any[1] && !bs) {   /* rare: bs made for the check */
         w = adia__alloc((size_t)S->n + 1, sizeof *w, "solver vectors");
         s = agree(S, w ? ADIA_OK : ADIA_ERR_NO_MEMORY);
         if (s == ADIA_OK) scale_pow2(S->n, b, -S->eb, bs = w);
     }
-    if (s == ADIA_OK && S->info->converged && any) s = check_rounded(S, bs, x, lost);
+    if (s == ADIA_OK && S->info->converged && any[1]) s = check_rounded(S, bs, x, lost);
     free(w);
     return s;
 }
