@@ -199,17 +199,23 @@ static adia_status get_cubin(const char *src, void **cubin, size_t *size)
     return compile_cubin(src, arch, key, cubin, size);
 }
 
-/* A loaded kernel from its CUBIN (freed here either way). */
-static adia_status load_kernel(void *cubin, const adia_diag *D, adia_value_type vt, int rows,
-                               adia_codegen_kernel **out)
+/* Rows per thread of D's generated kernel (1: the per-row form). */
+static int kernel_rows(const adia_diag *D, adia_value_type vt, int rows)
+{
+    const int R = adia__codegen_rows_per_thread(D, vt, rows);
+    return R > 0 ? R : 1;
+}
+
+/* A loaded kernel from its CUBIN (freed here either way); R: its rows per
+ * thread (kernel_rows). */
+static adia_status load_kernel(void *cubin, int R, adia_codegen_kernel **out)
 {
     adia_codegen_kernel *k = calloc(1, sizeof *k);
     if (!k) {
         free(cubin);
         return adia__error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
     }
-    int R = adia__codegen_rows_per_thread(D, vt, rows);
-    k->rows_per_thread = R > 0 ? R : 1;
+    k->rows_per_thread = R;
     adia_status s = adia_cuda_check(cudaLibraryLoadData(&k->library, cubin, NULL, NULL, 0, NULL,
                                                         NULL, 0),
                                     "loading the generated kernel (cudaLibraryLoadData)");
@@ -236,7 +242,7 @@ adia_status adia__codegen_compile(const adia_diag *D, adia_value_type vt, int ro
     adia_status s = get_cubin(src, &cubin, &size);
     free(src);
     ADIA_TRY(s);
-    return load_kernel(cubin, D, vt, rows, out);
+    return load_kernel(cubin, kernel_rows(D, vt, rows), out);
 }
 
 /* ------------------------------------------------- background compiles */
@@ -256,9 +262,8 @@ struct adia_codegen_job {
     uint64_t key;
     void *cubin;              /* the result; taken by adia__codegen_job_load */
     size_t size;
-    const adia_diag *D;       /* for rows per thread at the load (the owner's) */
-    adia_value_type vt;
-    int rows;
+    int rows_per_thread;      /* of the kernel, taken at the start: the job keeps no
+                                 pointer into its owner, which may go first */
 };
 
 /* Compiles still running, so that the process waits for them at exit: a
@@ -325,9 +330,7 @@ adia_status adia__codegen_start(const adia_diag *D, adia_value_type vt, int rows
     *out = NULL;
     adia_codegen_job *j = calloc(1, sizeof *j);
     if (!j) return adia__error(ADIA_ERR_NO_MEMORY, "generated kernel: out of memory");
-    j->D = D;
-    j->vt = vt;
-    j->rows = rows;
+    j->rows_per_thread = kernel_rows(D, vt, rows);
     j->refs = 1;
     pthread_mutex_init(&j->lock, NULL);
     adia_status s = adia__codegen_diag_source(D, vt, rows, dot, &j->src);
@@ -380,7 +383,7 @@ adia_status adia__codegen_job_load(adia_codegen_job *j, adia_codegen_kernel **ou
     if (!done) return adia__error(ADIA_ERR_INTERNAL, "generated kernel: compile not finished");
     if (s != ADIA_OK) return adia__error(s, "%s", j->error);
     if (!cubin) return adia__error(ADIA_ERR_INTERNAL, "generated kernel: loaded already");
-    return load_kernel(cubin, j->D, j->vt, j->rows, out);
+    return load_kernel(cubin, j->rows_per_thread, out);
 }
 
 void adia__codegen_job_release(adia_codegen_job *j)

@@ -81,8 +81,9 @@ int adia__codegen_cached(const adia_diag *D, adia_value_type vt, int rows, int d
 /* A compile in the background (issue 28, item 4): the source and the
  * cache key made here (CUDA calls), a cached CUBIN taken at once, else
  * NVRTC on a detached thread of its own that makes no CUDA call (so it
- * never disturbs a graph capture) and fills both caches.  D must outlive
- * the job's adia__codegen_job_load.  The process waits at exit for the
+ * never disturbs a graph capture) and fills both caches.  The job keeps
+ * nothing of D (the kernel's rows per thread are taken here), so its
+ * owner may go first.  The process waits at exit for the
  * compiles still running (atexit): none is cut off inside NVRTC. */
 typedef struct adia_codegen_job adia_codegen_job;
 adia_status adia__codegen_start(const adia_diag *D, adia_value_type vt, int rows, int dot,
