@@ -22,7 +22,8 @@ the CuPy ones):
 each cold (an empty ADIA_CACHE_DIR: no generated kernel, no CPU bandwidth
 figure on disk) and then warm (the same folder again).  Every measurement
 is a fresh process, as a user's run is: no in-memory cache carries over.
-Setup is split where adia reports it: read (the CLI's file), upload,
+Setup is split where adia reports it: read (the CLI's file, read and
+checked), CUDA wait (the CLI's wait after the read for CUDA's start), upload,
 analysis, build, compile (adia_plan_explain's "setup (ms)" line), the
 solve's own setup (workspace, dot-kernel compile, graph capture) and its
 iterations.  A markdown table goes to stdout, one JSON object per
@@ -193,6 +194,7 @@ def run_cli(spec, binfile, args, env):
         return {"error": f"{' '.join(cmd)}: not JSON: {p.stdout[-300:]}"}
     out = {"label": "adia solve FILE.bin", "total_ms": wall, "process_wall_ms": wall,
            "cli_wall_ms": d.get("wall_ms"), "read_ms": d.get("read_ms"),
+           "read_bytes": d.get("read_bytes"), "cuda_wait_ms": d.get("cuda_wait_ms"),
            "plan_ms": d.get("plan_ms"), "solve_setup_ms": d.get("solve_setup_ms"),
            "iterations_ms": d.get("time_ms"), "iterations": d.get("iterations"),
            "residual": d.get("residual"), "converged": d.get("converged"),
@@ -253,7 +255,7 @@ def fmt(v, digits=1):
 
 
 def table(rows):
-    cols = ["matrix", "path", "cache", "total ms", "read", "upload", "analysis", "build",
+    cols = ["matrix", "path", "cache", "total ms", "read", "CUDA wait", "upload", "analysis", "build",
             "measure", "compile", "plan ms", "solve setup", "iterations ms", "iters", "residual", "format"]
     print("| " + " | ".join(cols) + " |")
     print("| " + " | ".join("---" if i < 3 else "---:" for i in range(len(cols))) + " |")
@@ -263,7 +265,7 @@ def table(rows):
             print(f"| {r['spec']} | {r['path']} | {r['cache']} | {why} |" + " |" * (len(cols) - 4))
             continue
         cells = [r["spec"], r.get("label", r["path"]), r["cache"], fmt(r.get("total_ms")), fmt(r.get("read_ms")),
-                 fmt(r.get("upload_ms")), fmt(r.get("analysis_ms")), fmt(r.get("build_ms")),
+                 fmt(r.get("cuda_wait_ms")), fmt(r.get("upload_ms")), fmt(r.get("analysis_ms")), fmt(r.get("build_ms")),
                  fmt(r.get("measure_ms")), fmt(r.get("compile_ms")), fmt(r.get("plan_ms")), fmt(r.get("solve_setup_ms")),
                  fmt(r.get("iterations_ms")), fmt(r.get("iterations")),
                  f"{r['residual']:.1e}" if isinstance(r.get("residual"), float) else "-",

@@ -211,6 +211,13 @@ adia_status cli_load_matrix(const char *path, const char *gen, adia_matrix **A)
     return s;
 }
 
+long long cli_file_bytes(const char *path)
+{
+    struct stat st;
+    if (!path || !strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    return (long long)st.st_size;
+}
+
 int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_matrix **A)
 {
     *A = NULL;

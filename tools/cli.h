@@ -123,6 +123,9 @@ void cli_print_solve(const adia_solve_info *in, double rtol, double err);
  * or a file the library cannot read: 1, the message naming the path.
  * Returns 0 with *A set on success. */
 int cli_open_matrix(const char *cmd, const char *path, const char *gen, adia_matrix **A);
+/* The size of the regular file at path in bytes; -1 for anything else
+ * (standard input "-", a pipe, a missing file). */
+long long cli_file_bytes(const char *path);
 /* Check an output path's suffix (.mtx, .mtx.gz, .bin): 0, or a usage
  * error (2).  Call before doing the work. */
 int cli_check_output(const char *cmd, const char *path);

@@ -45,7 +45,9 @@ typedef struct solve_opts {
     double t0;                /* cli_now() at the start: the wall clock's origin */
     double precond_ms;        /* the preconditioner's set-up (NAN: none made) */
     const char *precond_made; /* the kind made (--precond auto: the one it chose) */
-    double read_ms, plan_ms;  /* the matrix read (or generated), the plan made */
+    double read_ms, plan_ms;  /* the matrix read (or generated) and checked, the plan made */
+    double cuda_wait_ms;      /* after the read, the wait for CUDA's start (begun before it) */
+    long long read_bytes;     /* the file's size (-1: generated, or not a plain file) */
 } solve_opts;
 
 /* The floor of a GPU iteration: its least bytes at the read bandwidth. */
@@ -89,6 +91,8 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
         json_str(&j, "stop", in->stop);
         json_num(&j, "wall_ms", wall_ms);
         json_num(&j, "read_ms", o->read_ms);
+        json_num(&j, "cuda_wait_ms", o->cuda_wait_ms);
+        if (o->read_bytes >= 0) json_int(&j, "read_bytes", o->read_bytes);
         json_num(&j, "plan_ms", o->plan_ms);
         /* the plan's setup parts (upload, analysis, build, compile), as
          * adia_plan_explain words them: bench/setup-e2e.py reads them */
@@ -278,6 +282,19 @@ static int make_plan(const char *cmd, const adia_matrix *A, const solve_opts *o,
 }
 
 /* The thread that starts CUDA (its error, if any, is the plan's to meet). */
+/* --explain's first line: what the read took, at what rate. */
+static void explain_read(const solve_opts *o, const char *what)
+{
+    printf("read: %s, ", what);
+    if (o->read_bytes >= 0)
+        printf("%.1f MB read and checked in %.1f ms (%.2f GB/s)", o->read_bytes / 1e6, o->read_ms,
+               o->read_ms > 0 ? o->read_bytes / (o->read_ms * 1e6) : 0.0);
+    else
+        printf("%s in %.1f ms", o->gen ? "generated" : "read and checked", o->read_ms);
+    if (o->cuda_wait_ms >= 0.05) printf("; then %.1f ms waiting for CUDA's start", o->cuda_wait_ms);
+    printf("\n");
+}
+
 static void *start_gpu(void *arg)
 {
     (void)arg;
@@ -393,12 +410,15 @@ int cmd_solve(int argc, char **argv)
     const bool starting = (!o.device || strcmp(o.device, "cpu")) &&
                           pthread_create(&gpu_start, NULL, start_gpu, NULL) == 0;
     rc = cli_open_matrix(argv[0], npos ? pos[0] : NULL, o.gen, &A);
+    o.read_ms = (cli_now() - o.t0) * 1e3;
     if (starting) pthread_join(gpu_start, NULL);
     if (rc) return rc;
-    o.read_ms = (cli_now() - o.t0) * 1e3;
+    o.cuda_wait_ms = (cli_now() - o.t0) * 1e3 - o.read_ms;
+    o.read_bytes = npos ? cli_file_bytes(pos[0]) : -1;
     adia_plan *P = NULL;
     rc = make_plan(argv[0], A, &o, method, &P);
-    o.plan_ms = (cli_now() - o.t0) * 1e3 - o.read_ms;
+    o.plan_ms = (cli_now() - o.t0) * 1e3 - o.read_ms - o.cuda_wait_ms;
+    if (rc == 0 && o.explain && !o.json) explain_read(&o, npos ? pos[0] : o.gen);
     if (rc == 0 && o.explain && !o.json) {
         static char text[16384];
         if (adia_plan_explain(P, text, sizeof text) == ADIA_OK) printf("%s", text);
