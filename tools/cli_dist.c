@@ -34,11 +34,13 @@ int cli_dist_start(const char *cmd) { return cli_dist_spmv(cmd, NULL); }
 #include <math.h>
 #include <omp.h>
 #include <sched.h>
+#include <unistd.h>
 #ifdef ADIA_HAVE_CUDA
 #include <cuda_runtime.h>
 #endif
 
 static int ranks = 1, rank = 0, mpi_on = 0;
+static int bound_to_one;   /* some process of the node may run on one processor only */
 
 /* The processes of one node share its processors: left to OpenMP's
  * default, each started a thread per processor, and libadia's host passes
@@ -67,6 +69,7 @@ static void share_processors(void)
             cpu_set_t both;
             CPU_AND(&both, &mine, &all[q]);
             sharing += CPU_COUNT(&both) > 0;
+            bound_to_one |= CPU_COUNT(&all[q]) == 1 && sysconf(_SC_NPROCESSORS_ONLN) > 1;
         }
     }
     free(all);
@@ -135,6 +138,13 @@ static int open_matrix(const char *cmd, const cli_dist_args *a, int64_t calls,
         h.chooser = ADIA_CHOOSE_FIXED;
         h.format = a->format;
     }
+    /* mpirun binds 2 processes to a core each by default: NCCL's helper
+     * threads then share that core (its connection took 2.1 s instead of
+     * 0.35 s on 2 H200, 2026-11-27) and the host's passes run on one */
+    if (a->gpu && bound_to_one && rank == 0)
+        fprintf(stderr, "adia %s: note: a process is bound to one processor (mpirun's default "
+                "binding for 2 processes); with GPUs NCCL's set-up and the host's passes are "
+                "then slower: launch with mpirun --bind-to none\n", cmd);
     double t0 = MPI_Wtime();
     adia_status s = a->gen ? adia_dist_generate(MPI_COMM_WORLD, a->gen, &h, D)
                            : adia_dist_read_mtx(MPI_COMM_WORLD, a->path, &h, D);
