@@ -527,7 +527,9 @@ static void test_operator(void)
               adia_solver_name(o.method), in.iterations, in.stop, ir.iterations,
               test_rel_err(x, xr, n));
     }
-    CHECK(c.sums > 100 && c.maxes > 100 && c.agrees >= 3, "hooks called %d, %d, %d times",
+    /* every solve reduces its maxima (the start's) and its sums through
+     * the hooks; BiCGSTAB no longer takes norms by their maximum first */
+    CHECK(c.sums > 100 && c.maxes >= 3 && c.agrees >= 3, "hooks called %d, %d, %d times",
           c.sums, c.maxes, c.agrees);
     adia_solve_options o;
     adia_solve_options_default(&o);

@@ -331,49 +331,136 @@ static adia_status cg(solver *S, const double *b, double *x, double *w)
     return ADIA_OK;
 }
 
-/* Right-preconditioned BiCGSTAB; w: 8 n doubles. */
+/* BiCGSTAB's vector passes, as bicgstab_gpu.cu's kernels: sums in the
+ * fixed chunks of dot(), for the rows held here; d: Jacobi's D. */
+
+/* p = r + beta (p - omega v); ph = D p */
+static void bicg_direction(const solver *S, double beta, double omega, const double *r,
+                           const double *v, double *p, double *ph)
+{
+    const int64_t n = S->n;
+    const double *d = S->inv_diag;
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
+        const double pi = r[i] + beta * (p[i] - omega * v[i]);
+        p[i] = pi;
+        if (d) ph[i] = d[i] * pi;
+    }
+}
+
+/* s = r - alpha v; sh = D s; returns s's */
+static double bicg_half(const solver *S, double alpha, const double *r, const double *v,
+                        double *s, double *sh)
+{
+    const int64_t n = S->n;
+    const double *d = S->inv_diag;
+    double part[SUM_CHUNKS];
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int k = 0; k < sum_chunks(n); k++) {
+        double ss = 0;
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+            const double si = r[i] - alpha * v[i];
+            s[i] = si;
+            if (d) sh[i] = d[i] * si;
+            ss += si * si;
+        }
+        part[k] = ss;
+    }
+    return in_order(n, part, 1, 0);
+}
+
+/* t's and t't */
+static void bicg_tdots(const solver *S, const double *t, const double *s, double *ts, double *tt)
+{
+    const int64_t n = S->n;
+    double part[SUM_CHUNKS][2];
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int k = 0; k < sum_chunks(n); k++) {
+        double a = 0, c = 0;
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+            a += t[i] * s[i];
+            c += t[i] * t[i];
+        }
+        part[k][0] = a;
+        part[k][1] = c;
+    }
+    *ts = in_order(n, &part[0][0], 2, 0);
+    *tt = in_order(n, &part[0][0], 2, 1);
+}
+
+/* x += alpha ph + omega sh; r = s - omega t; sums = r0'r, r'r over every
+ * process (one reduction) */
+static void bicg_update(solver *S, double alpha, double omega, const double *ph, const double *sh,
+                        const double *s, const double *t, const double *r0, double *x, double *r,
+                        double sums[2])
+{
+    const int64_t n = S->n;
+    double part[SUM_CHUNKS][2];
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int k = 0; k < sum_chunks(n); k++) {
+        double a = 0, c = 0;
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+            x[i] = x[i] + alpha * ph[i] + omega * sh[i];
+            const double ri = s[i] - omega * t[i];
+            r[i] = ri;
+            a += r0[i] * ri;
+            c += ri * ri;
+        }
+        part[k][0] = a;
+        part[k][1] = c;
+    }
+    sums[0] = in_order(n, &part[0][0], 2, 0);
+    sums[1] = in_order(n, &part[0][0], 2, 1);
+    global_sum(S, sums, 2);
+}
+
+/* Right-preconditioned BiCGSTAB, the GPU's algorithm (bicgstab_gpu.cu):
+ * three reductions an iteration -- r0'v; t's, t't with s's; r0'r with
+ * r'r -- and four vector passes besides the products and the dot r0'v
+ * (it was seven reductions and about twenty passes); the stop test on
+ * s's comes with t = A sh's sums, as on the GPU.  The sums need no
+ * scaling: the system is scaled so that ||b|| ~ 1 (cg_update).  w: 8 n
+ * doubles. */
 static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
 {
     const int64_t n = S->n;
-    double *r = w, *r0 = w + n, *p = w + 2 * n, *v = w + 3 * n, *ph = w + 4 * n,
-           *s = w + 5 * n, *sh = w + 6 * n, *t = w + 7 * n;
+    const int staged = S->M || S->inv_diag;   /* ph, sh apart from p, s */
+    double *r = w, *r0 = w + n, *p = w + 2 * n, *v = w + 3 * n, *s = w + 5 * n, *t = w + 7 * n;
+    double *ph = staged ? w + 4 * n : p, *sh = staged ? w + 6 * n : s;
     ADIA_TRY(residual(S, b, x, r));
     memcpy(r0, r, (size_t)n * sizeof *r0);
     memset(p, 0, (size_t)n * sizeof *p);
     memset(v, 0, (size_t)n * sizeof *v);
-    double rho = 1, alpha = 1, omega = 1;
+    double rho = dot(S, r0, r), rr = rho, alpha = 1, omega = 1, beta = 0;
     while (S->info->iterations < S->max_iter) {
-        if (check_residual(S, nrm2(S, r))) return ADIA_OK;
-        double rho_next = dot(S, r0, r);
-        if (rho_next == 0 || !isfinite(rho_next))
-            return stop(S, "breakdown: (r0, r) = %g", rho_next);
-        double beta = (rho_next / rho) * (alpha / omega);
-        rho = rho_next;
-        axpy(n, -omega, v, p);          /* p = r + beta (p - omega v) */
-        xpby(n, r, beta, p);
-        ADIA_TRY(precondition(S, p, ph));
+        if (check_residual(S, sqrt(rr))) return ADIA_OK;
+        if (rho == 0 || !isfinite(rho)) return stop(S, "breakdown: (r0, r) = %g", rho);
+        bicg_direction(S, beta, omega, r, v, p, ph);
+        if (S->M) ADIA_TRY(precondition(S, p, ph));
         ADIA_TRY(apply(S, ph, v));
-        double r0v = dot(S, r0, v);
+        const double r0v = dot(S, r0, v);
         if (r0v == 0 || !isfinite(r0v)) return stop(S, "breakdown: (r0, A p) = %g", r0v);
         alpha = rho / r0v;
-        memcpy(s, r, (size_t)n * sizeof *s);
-        axpy(n, -alpha, v, s);
+        double sums[3];   /* t's, t't, s's */
+        sums[2] = bicg_half(S, alpha, r, v, s, sh);
         S->info->iterations++;
-        int done = check_residual(S, nrm2(S, s));
+        if (S->M) ADIA_TRY(precondition(S, s, sh));
+        ADIA_TRY(apply(S, sh, t));
+        bicg_tdots(S, t, s, &sums[0], &sums[1]);
+        global_sum(S, sums, 3);
+        const int done = check_residual(S, sqrt(sums[2]));
         if (done > 0) axpy(n, alpha, ph, x);
         if (done) return ADIA_OK;
-        ADIA_TRY(precondition(S, s, sh));
-        ADIA_TRY(apply(S, sh, t));
-        double tt = dot(S, t, t);
-        if (isinf(tt)) return stop(S, "breakdown: (t, t) overflowed");
-        omega = tt > 0 ? dot(S, t, s) / tt : 0;
-        axpy(n, alpha, ph, x);
-        axpy(n, omega, sh, x);
-        memcpy(r, s, (size_t)n * sizeof *r);
-        axpy(n, -omega, t, r);
+        if (isinf(sums[1])) return stop(S, "breakdown: (t, t) overflowed");
+        omega = sums[1] > 0 ? sums[0] / sums[1] : 0;
+        double next[2];   /* r0'r, r'r */
+        bicg_update(S, alpha, omega, ph, sh, s, t, r0, x, r, next);
         if (omega == 0 || !isfinite(omega)) return stop(S, "breakdown: omega = %g", omega);
+        beta = (next[0] / rho) * (alpha / omega);
+        rho = next[0];
+        rr = next[1];
     }
-    check_residual(S, nrm2(S, r));
+    check_residual(S, sqrt(rr));
     return ADIA_OK;
 }
 
