@@ -491,8 +491,18 @@ static adia_status gmres_update(solver *S, double *V, double *z, const double *y
     return ADIA_OK;
 }
 
+/* v *= 1 / h (h > 0), on the threads */
+static void gm_scale(int64_t n, double *v, double h)
+{
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) v[i] /= h;
+}
+
 /* Restarted GMRES(m), right-preconditioned (A M u = b, x = x0 + M V y),
- * modified Gram-Schmidt; |g(j+1)| is the residual norm of the current
+ * modified Gram-Schmidt (the GPU's classical Gram-Schmidt with a second
+ * pass, gmres_gpu.cu, read the basis two to four times a step where the
+ * CPU's caches keep each V_k between its dot and its update: about 3x slower
+ * an iteration on lap3d7:64, 2 cores, 2026-11-27); |g(j+1)| is the residual norm of the current
  * iterate, so the true residual is recomputed only at each cycle's start.
  * w: (m + 2) n doubles (V, then z = M v_j / M V y); flexible (M varies):
  * (2 m + 1) n (V, then Z_j = M v_j, each kept for x). */
@@ -510,7 +520,7 @@ static adia_status gmres(solver *S, const double *b, double *x, double *w)
         st = residual(S, b, x, V);
         double beta = st == ADIA_OK ? nrm2(S, V) : 0;
         if (st != ADIA_OK || check_residual(S, beta) || S->info->iterations >= S->max_iter) break;
-        for (int64_t i = 0; i < n; i++) V[i] /= beta;
+        gm_scale(n, V, beta);
         memset(g, 0, (size_t)(m + 1) * sizeof *g);
         g[0] = beta;
         int k = 0;
@@ -546,7 +556,7 @@ static adia_status gmres(solver *S, const double *b, double *x, double *w)
             g[j] *= cs[j];
             S->info->iterations++;
             k = j + 1;
-            if (h1 > 0) for (int64_t i = 0; i < n; i++) w1[i] /= h1;
+            if (h1 > 0) gm_scale(n, w1, h1);
             if (fabs(g[j + 1]) <= S->tol || h1 == 0) break;   /* x is ready */
         }
         if (st != ADIA_OK || k < 0) break;
