@@ -6,7 +6,7 @@
 need_python
 
 expect 0 solve --gen lap2d5:40 --json
-check "json keys" json_keys matrix method device format converged iterations residual error solve_setup_ms time_ms ms_per_iter bytes_per_iter floor_ms_per_iter spmv_ms spmvs stop wall_ms read_ms plan_ms plan_setup
+check "json keys" json_keys matrix method device format converged iterations residual error solve_setup_ms time_ms ms_per_iter bytes_per_iter floor_ms_per_iter spmv_ms spmvs stop wall_ms read_ms cuda_wait_ms plan_ms plan_setup
 # the solve's set-up apart from its iterations, both within the wall clock;
 # ms_per_iter is of the iterations alone
 check "solve_setup_ms, time_ms, wall_ms" python3 - "$OUT" <<'PY'
@@ -15,11 +15,12 @@ d = json.load(open(sys.argv[1]))
 s, t, w, it = d["solve_setup_ms"], d["time_ms"], d["wall_ms"], d["iterations"]
 ok = (math.isfinite(s) and s >= 0 and t > 0 and it > 0 and s + t <= w and
       abs(d["ms_per_iter"] - t / it) <= 1e-9 * t)
-# the read and the plan, before the solve, within the wall clock too
-r, p = d["read_ms"], d["plan_ms"]
-ok = ok and r >= 0 and p > 0 and r + p + s + t <= w
-sys.exit(0 if ok else "setup %r time %r wall %r ms_per_iter %r read %r plan %r" %
-         (s, t, w, d["ms_per_iter"], r, p))
+# the read, the wait for CUDA and the plan, before the solve, within the
+# wall clock too; a generated matrix has no file size
+r, c, p = d["read_ms"], d["cuda_wait_ms"], d["plan_ms"]
+ok = ok and r >= 0 and c >= 0 and p > 0 and r + c + p + s + t <= w and "read_bytes" not in d
+sys.exit(0 if ok else "setup %r time %r wall %r ms_per_iter %r read %r wait %r plan %r" %
+         (s, t, w, d["ms_per_iter"], r, c, p))
 PY
 check "cg converges" test "$(json_get converged)" = True
 check "cg: error below 1e-6" python3 -c "import sys; sys.exit(0 if $(json_get error) < 1e-6 else 1)"
@@ -57,8 +58,11 @@ check "b = 0: the format is named" grep -qE "format [a-z0-9]+ \(cpu, double\)" "
 check "b = 0: no iterations needed" stdout_has "no iterations needed"
 check "b = 0: no nan" sh -c "! grep -q nan '$OUT'"
 expect 0 solve "$TMP/A.mtx" -b "$TMP/zeros.mtx" --device cpu --json
+check "read_bytes: the file's size" test "$(json_get read_bytes)" = "$(wc -c <"$TMP/A.mtx" | tr -d ' ')"
 check "b = 0: JSON names the format" test -n "$(json_get format)"
 check "b = 0: no iteration time, a set-up" python3 -c "import sys; sys.exit(0 if $(json_get time_ms) == 0 and $(json_get solve_setup_ms) >= 0 else 1)"
+expect 0 solve "$TMP/A.mtx" --device cpu --explain
+check "explain: the read's bytes, time and rate first" sh -c "head -1 '$OUT' | grep -qE '^read: .*A\.mtx, [0-9.]+ MB read and checked in [0-9.]+ ms \([0-9.]+ GB/s\)'"
 expect 0 spmv "$TMP/A.mtx" -x "$TMP/xs.mtx" -o "$TMP/b.mtx" --device cpu
 expect 0 solve "$TMP/A.mtx" -b "$TMP/b.mtx" -o "$TMP/x.mtx" --rtol 1e-12 --device cpu
 check "x written" test -s "$TMP/x.mtx"

@@ -94,4 +94,16 @@ rc=0
 err=$(run 2 gen lap2d5:4 -o "$tmp/a.mtx" 2>&1 >/dev/null) || rc=$?
 [ "$rc" -ne 0 ] && grep -q "only spmv and solve run distributed" <<<"$err" ||
     fail "gen under mpirun: rc $rc, '$err'"
+# a process bound to one processor (Open MPI's --bind-to core): with
+# --device gpu rank 0 notes it on stderr (whatever the device then says),
+# and not when unbound
+if "${launch[0]}" --version 2>/dev/null | grep -q "Open MPI" && [ "$(nproc)" -ge 2 ]; then
+    bind() { local b=$1; shift; timeout 120 "${launch[@]:0:${#launch[@]}-1}" --bind-to "$b" \
+                 "${launch[-1]}" 2 "$adia" "$@"; }
+    err=$(bind core solve --gen lap3d7:8 --device gpu 2>&1 >/dev/null) || true
+    grep -q "bound to one processor.*--bind-to none" <<<"$err" ||
+        fail "no note on a one-processor binding: '$err'"
+    err=$(bind none solve --gen lap3d7:8 --device gpu 2>&1 >/dev/null) || true
+    ! grep -q "bound to one processor" <<<"$err" || fail "a note without a binding: '$err'"
+fi
 echo "cli_mpi: ok"
