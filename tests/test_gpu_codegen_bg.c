@@ -6,7 +6,8 @@
  * within the kernels' 1e-12); a CUDA graph captured before the arrival
  * replays correctly after it; the fused sums (a solver's product) right
  * before and after their own variant arrives; a CG solve started during
- * the compile converges.  sync: generated at once; off: generic for good; a second
+ * the compile converges.  sync: generated at once where the calls repay
+ * the compile, else generic and explain says why; off: generic for good; a second
  * plan of the same structure finds the kernel in the cache (generated at
  * once, in background mode too).  Skips (77) without a device. */
 #define _POSIX_C_SOURCE 200809L
@@ -105,15 +106,17 @@ static void pause_ms(int ms)
     nanosleep(&t, NULL);
 }
 
-static adia_plan *gpu_plan(const adia_matrix *A)
+static adia_plan *gpu_plan_calls(const adia_matrix *A, int64_t calls)
 {
-    adia_plan_hints h = {.expected_calls = 100000, .device = 1, .chooser = ADIA_CHOOSE_FIXED,
+    adia_plan_hints h = {.expected_calls = calls, .device = 1, .chooser = ADIA_CHOOSE_FIXED,
                          .format = "dia"};
     adia_plan *P = NULL;
     adia_status s = adia_plan_create(A, &h, &P);
     CHECK(s == ADIA_OK, "plan: %s", adia_last_error());
     return P;
 }
+
+static adia_plan *gpu_plan(const adia_matrix *A) { return gpu_plan_calls(A, 100000); }
 
 /* Background: generic first, generated later, right all along. */
 static void background(const adia_matrix *A)
@@ -219,12 +222,28 @@ static void sync_and_off(void)
     kernel_state(P, st, sizeof st);
     CHECK(!strcmp(st, "generic"), "off: '%s'", st);
     adia_plan_destroy(P);
+    /* sync, an empty cache: 1000 products of 315 rows do not repay a
+     * compile (about 0.1 s): the generic kernel, and the plan says why */
     setenv("ADIA_CODEGEN", "sync", 1);
-    P = gpu_plan(A);
+    P = gpu_plan_calls(A, 1000);
+    kernel_state(P, st, sizeof st);
+    CHECK(!strcmp(st, "generic"), "sync, 1000 calls: '%s'", st);
+    char why[8192] = "";
+    CHECK(P && adia_plan_explain(P, why, sizeof why) == ADIA_OK && test_contains(why, "would not repay"),
+          "sync, 1000 calls: the reason in explain:\n%s", why);
+    adia_plan_destroy(P);
+    /* calls enough to repay it: compiled now, and a solve's fused sums
+     * (their own variant, compiled when first asked) right */
+    P = gpu_plan_calls(A, (int64_t)1e13);
     kernel_state(P, st, sizeof st);
     CHECK(!strcmp(st, "generated"), "sync: '%s'", st);
     vecs v;
     CHECK(vecs_make(A, &v) && product_error(P, &v) <= 1e-12, "sync: product");
+    void *work = NULL;
+    CHECK(cudaMalloc(&work, adia_spmv_sums_work_bytes(P)) == cudaSuccess &&
+          cudaMemset(work, 0, adia_spmv_sums_work_bytes(P)) == cudaSuccess &&
+          sums_error(P, &v, work) <= 1e-12, "sync: fused sums of the generated variant");
+    cudaFree(work);
     vecs_free(&v);
     adia_plan_destroy(P);
     P = NULL;

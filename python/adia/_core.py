@@ -13,7 +13,7 @@ from scipy.sparse.linalg import LinearOperator as _LinearOperator
 
 from . import _adia
 from ._errors import Error  # noqa: F401  (registers the exception classes)
-from ._errors import ERR_UNSUPPORTED, UnsupportedError
+from ._errors import ERR_UNSUPPORTED, InvalidArgumentError, UnsupportedError
 
 __all__ = [
     "Plan",
@@ -294,9 +294,11 @@ class Plan(_LinearOperator):
             T.close()
 
     def _update_device(self, A) -> None:
-        A, indptr, bits, indices = _device_csr(A)
-        self._p.update_device_csr(int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr,
-                                  bits, indices.data.ptr, A.data.data.ptr, _value_dtype(A.dtype))
+        def update(A, indptr, bits, indices):
+            self._p.update_device_csr(int(A.shape[0]), int(A.shape[1]), int(A.nnz),
+                                      indptr.data.ptr, bits, indices.data.ptr, A.data.data.ptr,
+                                      _value_dtype(A.dtype))
+        _canonical_retry(A, update)
 
     def save(self, path) -> None:
         """Save the choice (adia_plan_save); :func:`adia.load_plan` rebuilds it."""
@@ -325,7 +327,9 @@ class Plan(_LinearOperator):
                 f"format={self.format} device={self.device} dtype={self.dtype}>")
 
     # -- products
-    def _xp(self):
+    def _array_module(self):
+        # not "_xp": SciPy's LinearOperator (1.18) sets an attribute of that
+        # name in its __init__, which would hide the method
         if not self._gpu:
             return np
         if self._cp is None:
@@ -341,7 +345,7 @@ class Plan(_LinearOperator):
         if self._gpu and not _is_cupy_array(x):
             raise TypeError(f"a GPU plan takes CuPy arrays (cupy.asarray({name})); "
                             "make a CPU plan (device='cpu') for NumPy arrays")
-        return self._xp().asarray(x)
+        return self._array_module().asarray(x)
 
     def matvec(self, x, out=None, alpha=1.0, beta=0.0):
         """y = alpha*A*x + beta*y.
@@ -360,7 +364,7 @@ class Plan(_LinearOperator):
             return out
         if beta != 0:
             raise ValueError("beta != 0 needs out= (the y to update)")
-        xp = self._xp()
+        xp = self._array_module()
         x = self._array(x)
         column = x.ndim == 2 and x.shape[1] == 1
         if x.ndim != 1 and not column:
@@ -378,7 +382,7 @@ class Plan(_LinearOperator):
         return y.reshape(-1, 1) if column else y
 
     def _gpu_spmv(self, x, out, alpha, beta):
-        cp = self._xp()
+        cp = self._array_module()
         stream = cp.cuda.get_current_stream().ptr
         if type(x) is not cp.ndarray or type(out) is not cp.ndarray:
             # another CUDA array (DLPack): checked by the binding
@@ -397,7 +401,7 @@ class Plan(_LinearOperator):
 
     def matmat(self, X):
         """A @ X for X of shape (n, k): one SpMV per column."""
-        xp = self._xp()
+        xp = self._array_module()
         X = self._array(X, "X")
         if X.ndim != 2:
             raise ValueError(f"X must be two-dimensional, got shape {X.shape}")
@@ -486,7 +490,7 @@ class Plan(_LinearOperator):
         calling it (matvec, rmatvec, matmat, rmatmat), for cupyx's solvers."""
         if not self._gpu:
             return self
-        self._xp()
+        self._array_module()
         from cupyx.scipy.sparse.linalg import LinearOperator
 
         kw = dict(matvec=self.matvec, rmatvec=self.rmatvec, matmat=self.matmat, dtype=self.dtype)
@@ -532,18 +536,19 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     return Plan(handle, _hints=hints, _name=m.name)
 
 
-def _device_csr(A):
+def _device_csr(A, canonical=False):
     """A cupyx.scipy.sparse matrix as adia_device_csr wants it: (A as CSR
-    with real values in float64 or float32, ascending unique columns in
-    each row, row pointers, their width in bits, int32 columns); CuPy's
-    stream synchronised, since adia reads A on its own."""
+    with real values in float64 or float32, row pointers, their width in
+    bits, int32 columns); CuPy's stream synchronised, since adia reads A on
+    its own.  canonical: duplicates summed and columns sorted first (else
+    adia checks that each row's columns ascend, see _canonical_retry)."""
     cp = _cupy()
     A = A.tocsr()
     if A.dtype.kind == "c":
         raise TypeError("complex matrices are not supported")
     if A.dtype not in (np.float64, np.float32):
         A = A.astype(np.float64)
-    if not A.has_canonical_format:   # ascending, unique columns in each row
+    if canonical and not A.has_canonical_format:
         A = A.copy()
         A.sum_duplicates()
     indptr, indices = A.indptr, A.indices.astype(np.int32, copy=False)
@@ -554,17 +559,33 @@ def _device_csr(A):
     return A, indptr, bits, indices
 
 
+def _canonical_retry(A, call):
+    """call(_device_csr(A)) as A is, and only where adia refuses it (a
+    row's columns not ascending, or repeated) once more with A's duplicates
+    summed and columns sorted by CuPy.  adia checks the order on the device
+    as it reads A; CuPy's own check (has_canonical_format) compiles a kernel
+    of its own, 5.5 s on a machine's first use (H200, issue 28)."""
+    try:
+        return call(*_device_csr(A))
+    except InvalidArgumentError:
+        B = A.tocsr()
+        if B.has_canonical_format:
+            raise
+    return call(*_device_csr(A, canonical=True))
+
+
 def _device_plan(A, expected_calls, dtype, chooser, format, params, hints) -> Plan:
     """A GPU plan of a cupyx.scipy.sparse matrix without a host round trip
     (adia_plan_create_device_csr: analysis and conversion on the GPU).  The
     plan keeps no copy of A's CSR: A may change or go afterwards."""
     name = _matrix_name(A)
-    A, indptr, bits, indices = _device_csr(A)
-    handle = _adia.plan_create_device_csr(
-        int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr, bits, indices.data.ptr,
-        A.data.data.ptr, _value_dtype(A.dtype), expected_calls, _value_dtype(dtype),
-        chooser, format or "", params or "")
-    return Plan(handle, _hints=hints, _name=name)
+
+    def create(A, indptr, bits, indices):
+        return _adia.plan_create_device_csr(
+            int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr, bits, indices.data.ptr,
+            A.data.data.ptr, _value_dtype(A.dtype), expected_calls, _value_dtype(dtype),
+            chooser, format or "", params or "")
+    return Plan(_canonical_retry(A, create), _hints=hints, _name=name)
 
 
 def load_plan(A, path) -> Plan:

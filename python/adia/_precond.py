@@ -92,7 +92,7 @@ class Precond(_LinearOperator):
     # -- z = M r
     def matvec(self, r):
         """z = M r for r of shape (n,) or (n, 1) (a new array, same shape)."""
-        xp = self._xp()
+        xp = self._array_module()
         if sp.issparse(r):
             r = r.toarray()
         if self._gpu and not _is_cupy_array(r):
@@ -112,7 +112,7 @@ class Precond(_LinearOperator):
             self._h.apply(r, z)
         return z.reshape(-1, 1) if column else z
 
-    def _xp(self):
+    def _array_module(self):
         if not self._gpu:
             return np
         cp = _cupy()
@@ -122,7 +122,7 @@ class Precond(_LinearOperator):
 
     def matmat(self, R):
         """M @ R for R of shape (n, k): one apply per column."""
-        R = self._xp().asarray(R)
+        R = self._array_module().asarray(R)
         if R.ndim != 2 or R.shape[0] != self.shape[0]:
             raise ValueError(f"R must have shape ({self.shape[0]}, k), got {R.shape}")
         return self._matmat(R)
@@ -149,7 +149,7 @@ class Precond(_LinearOperator):
         return self.matvec(r)
 
     def _matmat(self, R):
-        xp = self._xp()
+        xp = self._array_module()
         Z = xp.empty((self.shape[0], R.shape[1]), dtype=self.dtype)
         for j in range(R.shape[1]):
             Z[:, j] = self.matvec(R[:, j])
@@ -161,7 +161,7 @@ class Precond(_LinearOperator):
         calling it, for cupyx's solvers (their M=)."""
         if not self._gpu:
             return self
-        self._xp()
+        self._array_module()
         from cupyx.scipy.sparse.linalg import LinearOperator
 
         return LinearOperator(self.shape, matvec=self.matvec, dtype=self.dtype)

@@ -85,6 +85,16 @@ def test_gpu_plan_from_cupyx_sparse(cupy, spec, diagonal):
     Q = adia.plan(B, device="gpu")
     ref = A.astype(np.float32).astype(np.float64) @ np.arange(A.shape[1], dtype=float)
     np.testing.assert_allclose(cupy.asnumpy(Q @ x), ref, rtol=1e-12)
+    # each row's first entry split in two (a repeated column): summed
+    first = A.indptr[:-1][np.diff(A.indptr) > 0]
+    data = np.insert(A.data, first, 0.25)
+    data[first + np.arange(first.size) + 1] -= 0.25
+    C = csp.csr_matrix((cupy.asarray(data), cupy.asarray(np.insert(A.indices, first, A.indices[first])),
+                        cupy.asarray(A.indptr + np.searchsorted(first, A.indptr, side="left"))),
+                       shape=A.shape)
+    R = adia.plan(C, device="gpu")
+    np.testing.assert_allclose(cupy.asnumpy(R @ x), A @ np.arange(A.shape[1], dtype=float),
+                               rtol=1e-12, atol=1e-9)
 
 
 def test_gpu_solve_from_cupyx_plan(cupy):

@@ -31,6 +31,14 @@ extern "C" {
  * in its epilogue (a second kernel, compiled when a solver first asks). */
 adia_status adia__codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                      char **source);
+/* What compiling D's kernel (dot: its fused-sums variant) costs, in ms,
+ * estimated from the terms its source unrolls: what the plan weighs
+ * against what the kernel saves (ADIA_CODEGEN_GAIN). */
+double adia__codegen_estimate_ms(const adia_diag *D, adia_value_type vt, int rows, int dot);
+/* The share of a generic kernel's time its generated kernel saves: 1.27x
+ * against 1.10x the floor on lap3d7 and 1.29x against 1.11x on lap2d5
+ * (H200, bench/GPU-NOTES.md v4), none on type III (the loop form). */
+#define ADIA_CODEGEN_GAIN 0.13
 /* Rows per thread R of the warp kernels for D: the largest R <= 16 bytes /
  * value size (2 for double, 4 for float; 1 when a group has more than 64
  * diagonals) such that every piece starts at a multiple of 32*R rows; 0 when
@@ -98,7 +106,10 @@ adia_status adia__codegen_job_load(adia_codegen_job *j, adia_codegen_kernel **ou
 void adia__codegen_job_release(adia_codegen_job *j);
 
 /* diag_gpu.cu: the generated kernel for the uploaded diagonal format F as
- * mode says (a cached one loaded at once; SYNC compiles now; BACKGROUND
+ * mode says (a cached one loaded at once; SYNC compiles now where the
+ * compile's estimate (adia__codegen_estimate_ms) is at most repay_ms, what
+ * the kernel saves over the caller's calls, else keeps the generic kernel
+ * -- the fused-sums variant likewise when a solver asks; BACKGROUND
  * starts the compile and F switches between two later calls once it is
  * loaded; OFF: nothing); what happened in how[len], for the plan's
  * notes.  The fused-sums variant follows when a solver first asks, in the
@@ -108,8 +119,8 @@ void adia__codegen_job_release(adia_codegen_job *j);
  * Generated and generic kernels agree to the tests' 1e-12 relative (not
  * bitwise): a solve across the switch may differ from one without it in
  * the last bits and by an iteration. */
-adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode mode, char *how,
-                                    size_t len);
+adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode mode, double repay_ms,
+                                    char *how, size_t len);
 /* What F's generated kernel is doing ("generic (compiling in the
  * background)", "generated", ...), or NULL for a non-diagonal format. */
 const char *adia__gpu_diag_codegen_state(const adia_format *F);

@@ -150,6 +150,28 @@ static void body_loop(strbuf *b)
                  "    }\n");
 }
 
+/* The terms the generated source unrolls: the literal form's diagonals
+ * (times R, each an unrolled load per row of the thread), the shape form's
+ * cases (body_shape's budget), the loop form's 4. */
+static int64_t unrolled_terms(const adia_diag *D, adia_value_type vt, int rows)
+{
+    const int64_t terms = D->group_start[D->n_groups];
+    const int R = adia__codegen_rows_per_thread(D, vt, rows);
+    if (terms <= ADIA_CODEGEN_MAX_TERMS) return terms * (R > 0 ? R : 1);
+    return R > 0 ? 4 : ADIA_CODEGEN_SHAPE_TERMS;
+}
+
+double adia__codegen_estimate_ms(const adia_diag *D, adia_value_type vt, int rows, int dot)
+{
+    /* NVRTC on the H200 machine's host (2026-11-27, bench/results/
+     * 2026-11-27g-h200): the plain kernel about 100 ms with NVRTC's first
+     * use, the fused-sums variant about 370 ms (its reduction epilogue),
+     * and 4 ms more per unrolled term (bcsstk16's brcsd2, 409 literal
+     * terms: 1752 ms).  On this project's 2-core build machine: 50-60 and
+     * 170-210 ms, 1.7 ms a term.  ASSUMED beyond those. */
+    return (dot ? 370.0 : 100.0) + 4.0 * (double)unrolled_terms(D, vt, rows);
+}
+
 adia_status adia__codegen_diag_source(const adia_diag *D, adia_value_type vt, int rows, int dot,
                                      char **source)
 {

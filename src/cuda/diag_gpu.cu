@@ -33,6 +33,13 @@ struct diag_dev {
     adia_codegen_job *job[2];
     adia_codegen_kernel *bg[2];
     int claimed[2], started[2];
+    /* What the generated kernels may cost to compile (ms) and still repay:
+     * the plan's calls times what they save (adia__gpu_diag_generate);
+     * INFINITY for a kernel selected by name.  A fused-sums variant not in
+     * the cache and dearer than that is declined once (dot_declined): the
+     * generic kernel computes the sums. */
+    double repay_ms;
+    int dot_declined;
     int warp_rows;                    /* R of the warp kernels, 0: unaligned */
     int rows_asked;                   /* parameter R (0: chosen)            */
     int interleave;                   /* parameter interleave (ADIA_INTERLEAVE_*) */
@@ -250,6 +257,7 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_
     d->rows_asked = p->rows_per_thread;
     d->mode = ADIA_CODEGEN_SYNC;   /* an explicit GENERATED waits for its dot variant, as before;
                                       a plan's adia__gpu_diag_generate says otherwise */
+    d->repay_ms = INFINITY;
     d->interleave = p->interleave;
     d->warp_rows = adia__codegen_rows_per_thread(D, vt, d->rows_asked);
     d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
@@ -348,7 +356,13 @@ adia_status gen_kernel(const diag_dev *cd, int v, cudaStream_t st,
             *g = v ? d->gen_dot : d->gen;
             return ADIA_OK;
         }
-        if (d->mode != ADIA_CODEGEN_BACKGROUND) {   /* the solver waits, as it always did */
+        if (d->mode != ADIA_CODEGEN_BACKGROUND) {   /* the solver waits where it repays */
+            if (d->dot_declined) return ADIA_OK;
+            if (!(adia__codegen_estimate_ms(d->host, d->vt, d->rows_asked, 1) <= d->repay_ms) &&
+                !adia__codegen_cached(d->host, d->vt, d->rows_asked, 1)) {
+                d->dot_declined = 1;
+                return ADIA_OK;
+            }
             ADIA_TRY(adia__codegen_compile(d->host, d->vt, d->rows_asked, 1, &d->gen_dot));
             *g = d->gen_dot;
             return ADIA_OK;
@@ -524,7 +538,7 @@ extern "C" adia_status adia__gpu_diag_adopt(const adia_diag *D, adia_value_type 
 }
 
 extern "C" adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode mode,
-                                              char *how, size_t len)
+                                              double repay_ms, char *how, size_t len)
 {
     how[0] = '\0';
     adia_gpu_head *h = F && F->dev ? (adia_gpu_head *)F->dev : NULL;
@@ -537,7 +551,15 @@ extern "C" adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode
         snprintf(how, len, "generic kernel (ADIA_CODEGEN=off)");
         return ADIA_OK;
     }
+    d->repay_ms = repay_ms;
     const bool cached = adia__codegen_cached(d->host, d->vt, d->rows_asked, 0);
+    const double cost = adia__codegen_estimate_ms(d->host, d->vt, d->rows_asked, 0);
+    if (!cached && mode == ADIA_CODEGEN_SYNC && !(cost <= repay_ms)) {
+        snprintf(how, len, "generic kernel: the generated one is not in the cache, and its compile "
+                 "(about %.0f ms) would not repay over the plan's calls (it saves about %.0f ms)",
+                 cost, repay_ms);
+        return ADIA_OK;
+    }
     if (cached || mode == ADIA_CODEGEN_SYNC) {
         adia_status s = adia_format_set_kernel(F, ADIA_KERNEL_GENERATED);
         if (s != ADIA_OK) {

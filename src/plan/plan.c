@@ -164,25 +164,13 @@ static adia_status time_spmv(adia_format *F, int device, void *x, void *y, doubl
     return ADIA_OK;
 }
 
-/* May MEASURE time F's generated kernel: with ADIA_CODEGEN=sync, or when
- * the kernel is in the cache (a load, not a compile).  Otherwise its NVRTC
- * compile (about 0.45 s a candidate) would block the plan: the chosen
- * format gets it in the background instead (plan_generated). */
-static int generated_is_cheap(const adia_format *F)
+double adia__plan_codegen_repay_ms(const adia_format *F, const plan_hints *h, double spmv_ms)
 {
-#ifdef ADIA_HAVE_CUDA
-    adia_codegen_mode m;
-    if (adia__codegen_mode(&m) != ADIA_OK) {
-        adia_clear_error();   /* said by plan_generated, after the choice */
-        return 0;
+    if (!(spmv_ms > 0)) {
+        const double gbs = h->bandwidth_gbs > 0 ? h->bandwidth_gbs : PLAN_GPU_ASSUMED_GBS;
+        spmv_ms = (double)adia_format_bytes(F) / (gbs * 1e6);
     }
-    if (m != ADIA_CODEGEN_BACKGROUND) return m == ADIA_CODEGEN_SYNC;
-    const adia_diag *D = adia__format_diag(F);
-    return D && adia__codegen_cached(D, adia_format_value_type(F), F->params.rows_per_thread, 0);
-#else
-    (void)F;
-    return 0;
-#endif
+    return (double)h->calls * spmv_ms * ADIA_CODEGEN_GAIN;
 }
 
 /* A GPU plan for many calls in a diagonal format still on its generic
@@ -199,7 +187,8 @@ static adia_status plan_generated(adia_plan *P, const plan_hints *h)
     ADIA_TRY(adia__codegen_mode(&m));
     char how[400];
     double t0 = adia__now_ms();
-    ADIA_TRY(adia__gpu_diag_generate(P->F, m, how, sizeof how));
+    ADIA_TRY(adia__gpu_diag_generate(P->F, m, adia__plan_codegen_repay_ms(P->F, h, P->measured_ms),
+                                     how, sizeof how));
     P->compile_ms = adia__now_ms() - t0;
     adia__plan_note(P, "%s (%.1f ms)", how, P->compile_ms);
 #else
@@ -210,13 +199,12 @@ static adia_status plan_generated(adia_plan *P, const plan_hints *h)
 }
 
 /* MEASURE on the GPU also tunes the kernel: every other kernel the format
- * has (a diagonal format's generated one, CSR's scalar / vector / adaptive)
- * is timed and the fastest kept, and candidates are compared with their
- * fastest kernel (a DIA whose generated kernel wins must not lose to an
- * HDI measured 2% faster in generic form).  A generated kernel is timed
- * only where that costs no compile (generated_is_cheap); the compile
- * (0.1-3 s, cached on disk) otherwise runs in the background for the
- * chosen format alone (plan_generated).  A kernel that is not bitwise
+ * has (CSR's scalar / vector / adaptive) is timed and the fastest kept,
+ * and candidates are compared with their fastest kernel.  A diagonal
+ * format's generated kernel is not among them: whether it was compiled
+ * before (the kernel cache) must not change the format chosen, and a
+ * compile (0.1-3 s) per candidate would not repay; the chosen format gets
+ * it where the plan's calls repay its compile (plan_generated).  A kernel that is not bitwise
  * reproducible (csr's cusparse-alg1) is timed only when the hints allow
  * one, and its time is noted whether it wins or not.
  * *ms: the current kernel's time on entry, the kept kernel's on return. */
@@ -231,7 +219,7 @@ static void tune_kernel(adia_plan *P, const plan_hints *h, adia_format *F, void 
         if (kernels & (1u << k)) all[n_all++] = (adia_gpu_kernel)k;
     for (size_t i = 0; i < n_all; i++) {
         double t = INFINITY;
-        if (all[i] == ADIA_KERNEL_GENERATED && !generated_is_cheap(F)) continue;
+        if (all[i] == ADIA_KERNEL_GENERATED) continue;
         const int nondet = !adia_gpu_kernel_is_deterministic(all[i]);
         if (nondet && !h->nondeterministic) continue;
         if (all[i] == start || adia_format_set_kernel(F, all[i]) != ADIA_OK ||
@@ -273,9 +261,9 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
      * model's byte counts decide least (H200 accuracy runs).  Timed cheapest
      * build first; a dearer one replaces the pick only when it beats it by
      * more than PLAN_TIE, so a tie goes to the cheaper build every run.  On
-     * the GPU (CUDA events over batches: a few percent between runs at
-     * most) the fastest wins as before, in the model's order. */
-    const double tie = h->device ? 0 : PLAN_TIE;
+     * the GPU (CUDA events over batches) the model's order, and a later
+     * candidate wins by more than PLAN_TIE_GPU. */
+    const double tie = h->device ? PLAN_TIE_GPU : PLAN_TIE;
     int order[ADIA_PLAN_MAX_CANDIDATES], n_order = 0, pick = 0;
     for (int i = 0; i < P->n_cand; i++) {
         if (i >= ADIA_PLAN_MEASURE_TOP && strcmp(P->cand[i].format, "csr")) continue;

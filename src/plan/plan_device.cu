@@ -183,7 +183,8 @@ adia_status measure_device(const adia_gpu_csr &A, const plan_hints &h, int64_t n
     *F = nullptr;
     double best = INFINITY;
     size_t used = (size_t)snprintf(line, len, "measure (built on the GPU, generic kernels, SpMV "
-                                   "ms + build ms / %lld calls):", (long long)h.calls);
+                                   "ms + build ms / %lld calls; a later one wins by more than "
+                                   "%.0f%%):", (long long)h.calls, 100 * PLAN_TIE_GPU);
     for (int i = 0; i < n; i++) {
         adia_format *G = nullptr;
         double b_ms = 0, s_ms = INFINITY;
@@ -207,7 +208,7 @@ adia_status measure_device(const adia_gpu_csr &A, const plan_hints &h, int64_t n
         if (used < len)
             used += (size_t)snprintf(line + used, len - used, " %s %.4f + %.1f;", names[i], s_ms,
                                      b_ms);
-        if (score < best) {
+        if (!*F || score * (1 + PLAN_TIE_GPU) < best) {
             best = score;
             adia_format_destroy(*F);
             *F = G;
@@ -225,15 +226,17 @@ adia_status measure_device(const adia_gpu_csr &A, const plan_hints &h, int64_t n
 } // namespace
 
 /* For many products the generated kernel (1.15-2.5x the generic one on
- * every diagonal matrix measured, bench/GPU-NOTES.md) is worth having;
- * its NVRTC compile (about 0.45 s a structure on the H200) is not worth
- * waiting for (issue 28: 1000 products of a 0.065 ms SpMV save 10-40 ms
- * against it).  So a cached kernel is loaded at once, and an uncached one
- * compiles in the background while the generic kernel runs
- * (ADIA_CODEGEN: background, sync or off; codegen.h).  Where the generator
- * declines, the generic kernel stays and the plan says why. */
+ * the stencils measured, bench/GPU-NOTES.md) is worth having; its NVRTC
+ * compile (0.1-1.8 s a structure on the H200's host) is worth waiting for
+ * only where the products repay it (issue 28: 1000 products of a 0.065 ms
+ * SpMV save about 10 ms).  So a cached kernel is loaded at once, and an
+ * uncached one compiles where adia__plan_codegen_repay_ms covers its
+ * estimate, or in the background with ADIA_CODEGEN=background (codegen.h).
+ * Otherwise, or where the generator declines, the generic kernel stays
+ * and the plan says why. */
 adia_status adia__plan_adopt_device(adia_format *F, const plan_hints &h, const char *name,
-                                    double t0, double *kernel_ms, adia_plan **plan)
+                                    double t0, double spmv_ms, double *kernel_ms,
+                                    adia_plan **plan)
 {
     char note[400] = "";
     const double t = adia__now_ms();
@@ -244,7 +247,8 @@ adia_status adia__plan_adopt_device(adia_format *F, const plan_hints &h, const c
         return s;
     }
     if (h.calls >= ADIA_PLAN_MEASURE_CALLS) {
-        s = adia__gpu_diag_generate(F, mode, note, sizeof note);
+        s = adia__gpu_diag_generate(F, mode, adia__plan_codegen_repay_ms(F, &h, spmv_ms), note,
+                                    sizeof note);
         if (s != ADIA_OK) {
             adia_format_destroy(F);
             return s;
@@ -309,7 +313,7 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
         return ADIA_OK;
     }
     double kernel_ms;
-    ADIA_TRY(adia__plan_adopt_device(F, h, name, t0, &kernel_ms, plan));
+    ADIA_TRY(adia__plan_adopt_device(F, h, name, t0, spmv_ms, &kernel_ms, plan));
     adia_plan *P = *plan;
     P->analyze_ms = t_count - t0;
     P->build_ms = build_ms;

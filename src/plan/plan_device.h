@@ -11,11 +11,13 @@
 constexpr int ADIA_PLAN_THREADS = 256;
 
 /* F, built on the GPU since t0 (adia__now_ms), as the plan: the generated
- * kernel where many products are expected (see the definition); owns F
+ * kernel where many products are expected and repay its compile (see the
+ * definition; spmv_ms: F's measured time, NaN if not measured); owns F
  * from the call on.  *kernel_ms: the kernel's choice (an NVRTC compile or
  * a cache load). */
 adia_status adia__plan_adopt_device(adia_format *F, const plan_hints &h, const char *name,
-                                    double t0, double *kernel_ms, adia_plan **plan);
+                                    double t0, double spmv_ms, double *kernel_ms,
+                                    adia_plan **plan);
 
 /* The device planner on a CSR in device memory (any layout the public
  * adia_device_csr allows; checked by the caller): diagonals counted, the

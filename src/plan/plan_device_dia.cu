@@ -194,7 +194,7 @@ extern "C" adia_status adia_plan_create_device_dia(const adia_device_dia *A,
     const double t_take = adia__now_ms();
     ADIA_TRY(dia_format(A, h, data, nnz, &F));
     double kernel_ms;
-    ADIA_TRY(adia__plan_adopt_device(F, h, "device DIA", t0, &kernel_ms, plan));
+    ADIA_TRY(adia__plan_adopt_device(F, h, "device DIA", t0, NAN, &kernel_ms, plan));
     adia__plan_note(*plan, "dia from %d diagonals in device memory (%s), %lld nonzeros; times "
                     "(ms): %s %.1f, kernel %.1f", (int)A->ndiag, A->adopt ? "taken over" : "copied",
                     (long long)nnz, A->adopt ? "outside slots zeroed" : "copy", t_take - t0,

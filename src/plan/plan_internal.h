@@ -84,6 +84,23 @@ struct adia_plan {
  * plan_device.cu); owns F from the call on (destroyed on failure). */
 adia_status adia__plan_adopt(adia_format *F, const plan_hints *h, const char *name,
                              adia_plan **out);
+/* What a diagonal format's generated kernel saves over h's calls of F, in
+ * ms (what its compile may cost and still repay): ADIA_CODEGEN_GAIN of the
+ * generic kernel's time, spmv_ms where measured (else NaN: F's bytes at
+ * the model's bandwidth, or PLAN_GPU_ASSUMED_GBS where none was had). */
+double adia__plan_codegen_repay_ms(const adia_format *F, const plan_hints *h, double spmv_ms);
+/* GPU MEASURE: a candidate timed later replaces the pick only when its
+ * SpMV + build / calls is lower by more than this fraction.  Medians of
+ * batched CUDA-event timings move a few percent between processes on small
+ * matrices (bcsstk16, 4884 rows: hdi in one run, brcsd2 in the next,
+ * H200 2026-11-27), so a closer race says nothing and the earlier
+ * (cheaper, model-preferred) candidate is kept every run. */
+#define PLAN_TIE_GPU 0.05
+/* A GPU's streaming bandwidth where none was measured (GB/s): generous
+ * (an H200 reads 4.5 TB/s, an H100 3.0), so an estimate errs toward
+ * fewer compiles.  ASSUMED. */
+#define PLAN_GPU_ASSUMED_GBS 4000.0
+
 /* One line of the plan's notes (adia_plan_explain shows them). */
 void adia__plan_note(adia_plan *P, const char *fmt, ...)
 #if defined(__GNUC__)
