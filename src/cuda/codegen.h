@@ -40,8 +40,9 @@ double adia__codegen_estimate_ms(const adia_diag *D, adia_value_type vt, int row
  * (H200, bench/GPU-NOTES.md v4), none on type III (the loop form). */
 #define ADIA_CODEGEN_GAIN 0.13
 /* Rows per thread R of the warp kernels for D: the largest R <= 16 bytes /
- * value size (2 for double, 4 for float; 1 when a group has more than 64
- * diagonals) such that every piece starts at a multiple of 32*R rows; 0 when
+ * value size (2 for double, 4 for float; half that when a group has more
+ * than 12 diagonals, 1 beyond 64) such that every piece starts at a
+ * multiple of 32*R rows; 0 when
  * pieces are not 32-aligned (then the per-row kernels are used).  want
  * (format parameter R: 1, 2 or 4; 0: chosen as above) caps R instead. */
 int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want);

@@ -39,14 +39,24 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
 
 int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want)
 {
-    /* Wide groups (a band of 201 diagonals) already have enough loads in
-     * flight per thread; more rows per thread there only cost registers
-     * (measured on an H200: 3x slower generated kernel with R = 2). */
+    /* A thread keeps R rows' loads of each diagonal in flight.  Short
+     * groups want them: with 5-7 diagonals (lap3d7, lap2d5, type2) the
+     * generic kernel ran 10-16% faster at R = 2 than at 1 in double.
+     * Wider groups have loads enough, and more rows per thread cost
+     * registers and warps: 17-61 diagonals (lap3d27, bands with holes) ran
+     * 6-26% faster at R = 1 (spGPU's HDIA, one row per thread, was ahead
+     * of R = 2 by 17-30% there), the generated dia kernel of a 61-diagonal
+     * band 1.9x faster, and a band of 201 diagonals 3x slower generated at
+     * R = 2 (H200, bench/results/2026-11-27g-h200/r1-ab.txt).  The cut at
+     * 12 diagonals lies between the sizes measured; float halves likewise
+     * (4 -> 2), not measured. */
     int32_t widest = 0;
     for (int32_t g = 0; g < D->n_groups; g++)
         if (D->group_start[g + 1] - D->group_start[g] > widest)
             widest = D->group_start[g + 1] - D->group_start[g];
-    int top = widest > 64 ? 1 : vt == ADIA_FLOAT ? 4 : 2;
+    int top = vt == ADIA_FLOAT ? 4 : 2;
+    if (widest > 12) top /= 2;
+    if (widest > 64) top = 1;
     /* parameter R=1|2|4 overrides the choice (tuning experiments) */
     if (want == 1 || want == 2 || want == 4) top = want;
     for (int R = top; R >= 1; R /= 2) {

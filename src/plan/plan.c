@@ -2,9 +2,7 @@
  * build, upload, with fallbacks), adia_spmv (the hot path), accessors.
  * The cost model is in plan_model.c, explain/save/load in plan_io.c. */
 #include "plan_internal.h"
-#ifdef ADIA_HAVE_CUDA
-#include "cuda/codegen.h"
-#endif
+#include "cuda/codegen.h"   /* plain C: the compile's cost model, in every build */
 
 #include <math.h>
 #include <stdarg.h>
