@@ -47,9 +47,11 @@ int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int wa
      * 6-26% faster at R = 1 (spGPU's HDIA, one row per thread, was ahead
      * of R = 2 by 17-30% there), the generated dia kernel of a 61-diagonal
      * band 1.9x faster, and a band of 201 diagonals 3x slower generated at
-     * R = 2 (H200, bench/results/2026-11-27g-h200/r1-ab.txt).  The cut at
-     * 12 diagonals lies between the sizes measured; float halves likewise
-     * (4 -> 2), not measured. */
+     * R = 2 (H200, bench/results/2026-11-27g-h200/r1-ab.txt).  Float
+     * halves likewise (4 -> 2: its generic kernels 6-31% faster there).
+     * The cut at 12 diagonals: lap2d9 (9) keeps R = 2 (0-2% faster), but a
+     * 9-diagonal band with holes ran 6-9% faster at R = 1 -- holes count
+     * too, not yet in this rule. */
     int32_t widest = 0;
     for (int32_t g = 0; g < D->n_groups; g++)
         if (D->group_start[g + 1] - D->group_start[g] > widest)
