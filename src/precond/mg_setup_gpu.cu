@@ -139,17 +139,25 @@ struct coarse_dims {
     int coarsened[3];
 };
 
+/* Threads of a Galerkin block: each keeps its row's 27 sums in shared
+ * memory (27.6 kB a block).  In a local array (the row function indexes
+ * it by a computed point) they took a 480-byte stack frame per thread,
+ * about 1 MB an SM, past L1: every update went to L2. */
+constexpr int GALERKIN_THREADS = 128;
+
 /* C = R A P, a coarse row per thread (mg_galerkin_row); the points with a
  * nonzero anywhere into *mask. */
-__global__ void galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
+__global__ void __launch_bounds__(GALERKIN_THREADS)
+galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
 {
+    __shared__ double sums[GALERKIN_THREADS * MG_POINTS];
+    double *acc = sums + threadIdx.x * MG_POINTS;   /* stride 27: no bank conflicts */
     unsigned my_mask = 0;
     const uint32_t nx = (uint32_t)cd.nc[0], ny = (uint32_t)cd.nc[1];
     for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < C.rows;
          I += (int64_t)gridDim.x * blockDim.x) {
         const uint32_t u = (uint32_t)I;
         const int64_t ci[3] = {u % nx, u / nx % ny, u / (nx * ny)};
-        double acc[MG_POINTS];
         mg_galerkin_row(&A, cd.nc, cd.coarsened, ci, acc);
         for (int q = 0; q < MG_POINTS; q++) {
             C.coef[q][I] = acc[q];
@@ -534,7 +542,9 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
     for (int d = 0; d < 3; d++) cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
     unsigned mask = 0;
     if (s == ADIA_OK) {
-        galerkin_kernel<<<blocks_for(C->rows), THREADS>>>(*A, cd, *C, (unsigned *)(sc.w + 2));
+        const int64_t nb = (C->rows + GALERKIN_THREADS - 1) / GALERKIN_THREADS;
+        galerkin_kernel<<<(unsigned)(nb < 65535 ? (nb > 0 ? nb : 1) : 65535), GALERKIN_THREADS>>>(
+            *A, cd, *C, (unsigned *)(sc.w + 2));
         s = launched("mg set-up: the Galerkin product");
     }
     if (s == ADIA_OK)
