@@ -343,8 +343,9 @@ __device__ __forceinline__ void adia_warp_store(T *__restrict__ y, unsigned r, T
  * 8 diagonals kept 2*8*R loads live and took 126 registers (25% occupancy)
  * and ran 7-50% slower on the H200 (bench/GPU-NOTES.md, v4). */
 template <typename T, int R, bool DOT>
-__global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
-                               const T *__restrict__ x, T *__restrict__ y, adia_dot_work dw)
+__device__ __forceinline__ void adia_diag_warp_body(const adia_diag_args &a, T alpha, T beta,
+                                                    const T *__restrict__ x, T *__restrict__ y,
+                                                    const adia_dot_work &dw)
 {
     double dots[ADIA_NDOT] = {0, 0, 0, 0, 0};
     adia_warp_piece w;
@@ -365,6 +366,27 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
         adia_warp_store<T, R, DOT>(y, w.r, alpha, beta, sum, a.rows, x, dw, dots);
     }
     if (DOT) adia_dot_finish(dots, dw);
+}
+
+template <typename T, int R, bool DOT>
+__global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
+                               const T *__restrict__ x, T *__restrict__ y, adia_dot_work dw)
+{
+    adia_diag_warp_body<T, R, DOT>(a, alpha, beta, x, y, dw);
+}
+
+/* The fused-sums product at one row per thread (wide groups,
+ * adia__codegen_rows_per_thread) held to 32 registers, every thread of an
+ * SM resident: a CG iteration on lap3d27:128 0.2446 -> 0.2025 ms (H200).
+ * The plain product keeps its 40: at 32 it ran 4-29% slower (bands with
+ * holes, lap3d27, type III; bench/results/2026-11-27g-h200/r1-32reg.txt).
+ * (1024, 2): any block size the planner or --threads-study uses. */
+template <typename T>
+__global__ void __launch_bounds__(1024, 2)
+adia_diag_warp_dot_r1(adia_diag_args a, T alpha, T beta, const T *__restrict__ x,
+                      T *__restrict__ y, adia_dot_work dw)
+{
+    adia_diag_warp_body<T, 1, true>(a, alpha, beta, x, y, dw);
 }
 
 #endif /* __CUDACC__ */
