@@ -77,19 +77,67 @@ static adia_status sweep_alloc(diag_sweep *s, size_t slots)
     return ADIA_ERR_NO_MEMORY;
 }
 
+/* Rows r and i hold the same offsets (col - row), in the same order. */
+static inline bool same_offsets(const adia_csr *a, int32_t r, int32_t i)
+{
+    const int64_t pr = a->rowptr[r], pi = a->rowptr[i], n = a->rowptr[r + 1] - pr;
+    if (a->rowptr[i + 1] - pi != n) return false;
+    const int32_t *cr = a->colind + pr, *ci = a->colind + pi;
+    const int32_t shift = i - r;   /* c_i - i == c_r - r */
+    for (int64_t k = 0; k < n; k++)
+        if (ci[k] - cr[k] != shift) return false;
+    return true;
+}
+
+/* Rows r0..r1 (inclusive), all with row r0's offsets, into the state: as
+ * row-by-row updates would leave it (consecutive rows leave no zero run). */
+static inline void sweep_run(const adia_csr *a, int32_t r0, int32_t r1, int32_t B, int64_t omin,
+                      diag_sweep *s)
+{
+    for (int64_t p = a->rowptr[r0]; p < a->rowptr[r0 + 1]; p++) {
+        int64_t d = (int64_t)a->colind[p] - r0 - omin;
+        if (s->count[d] == 0)
+            s->first[d] = r0;
+        else if (r0 - s->last[d] - 1 >= B)
+            s->long_inside++;
+        s->last[d] = r1;
+        s->count[d] += r1 - r0 + 1;
+    }
+}
+
+/* Rows of one pattern come in runs (a stencil's interior, a band): each
+ * row is compared with its run's first, and the per-diagonal state is
+ * written once a run (lap3d7:120 on 2 cores: the sweep took 60% of the
+ * analysis, a read-modify-write of three arrays per nonzero; 23 -> 11 ms).
+ * Where rows differ from their neighbours (an unstructured matrix), after
+ * IRREGULAR_RUNS runs of one row the next rows go one at a time without
+ * comparing, 64 at first, twice as many each time the rows after them
+ * still differ (up to 65536), as few again once a run forms. */
+#define IRREGULAR_RUNS 4
+#define IRREGULAR_ROWS 64
+#define IRREGULAR_MAX 65536
 static void sweep_rows(const adia_csr *a, int32_t r0, int32_t r1, int32_t B, int64_t omin,
                        diag_sweep *s)
 {
-    for (int32_t i = r0; i < r1; i++)
-        for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-            int64_t d = (int64_t)a->colind[p] - i - omin;
-            if (s->count[d] == 0)
-                s->first[d] = i;
-            else if (i - s->last[d] - 1 >= B)
-                s->long_inside++;
-            s->last[d] = i;
-            s->count[d]++;
+    int32_t run = r0, singles = 0, skip = IRREGULAR_ROWS;
+    for (int32_t i = r0 + 1; i < r1; i++) {
+        if (same_offsets(a, run, i)) {
+            singles = 0;
+            skip = IRREGULAR_ROWS;
+            continue;
         }
+        sweep_run(a, run, i - 1, B, omin, s);
+        singles = run == i - 1 ? singles + 1 : 0;
+        run = i;
+        if (singles >= IRREGULAR_RUNS) {
+            const int32_t end = r1 - i > skip ? i + skip : r1;
+            for (; i < end - 1; i++) sweep_run(a, i, i, B, omin, s);
+            run = i;   /* end - 1 starts a run again */
+            singles = IRREGULAR_RUNS - 1;   /* one more single row: skip again, longer */
+            skip = skip < IRREGULAR_MAX ? 2 * skip : skip;
+        }
+    }
+    if (r0 < r1) sweep_run(a, run, r1 - 1, B, omin, s);
 }
 
 /* First row whose nonzeros start at or after target (rows balanced by nnz). */
