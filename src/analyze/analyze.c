@@ -77,18 +77,6 @@ static adia_status sweep_alloc(diag_sweep *s, size_t slots)
     return ADIA_ERR_NO_MEMORY;
 }
 
-/* Rows r and i hold the same offsets (col - row), in the same order. */
-static inline bool same_offsets(const adia_csr *a, int32_t r, int32_t i)
-{
-    const int64_t pr = a->rowptr[r], pi = a->rowptr[i], n = a->rowptr[r + 1] - pr;
-    if (a->rowptr[i + 1] - pi != n) return false;
-    const int32_t *cr = a->colind + pr, *ci = a->colind + pi;
-    const int32_t shift = i - r;   /* c_i - i == c_r - r */
-    for (int64_t k = 0; k < n; k++)
-        if (ci[k] - cr[k] != shift) return false;
-    return true;
-}
-
 /* Rows r0..r1 (inclusive), all with row r0's offsets, into the state: as
  * row-by-row updates would leave it (consecutive rows leave no zero run). */
 static inline void sweep_run(const adia_csr *a, int32_t r0, int32_t r1, int32_t B, int64_t omin,
@@ -121,7 +109,7 @@ static void sweep_rows(const adia_csr *a, int32_t r0, int32_t r1, int32_t B, int
 {
     int32_t run = r0, singles = 0, skip = IRREGULAR_ROWS;
     for (int32_t i = r0 + 1; i < r1; i++) {
-        if (same_offsets(a, run, i)) {
+        if (adia__csr_same_offsets(a, run, i)) {
             singles = 0;
             skip = IRREGULAR_ROWS;
             continue;

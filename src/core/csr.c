@@ -52,6 +52,17 @@ void adia__csr_offset_range(const adia_csr *A, int64_t *omin, int64_t *omax)
     *omax = lo <= hi ? hi : 0;
 }
 
+bool adia__csr_same_offsets(const adia_csr *A, int32_t r, int32_t i)
+{
+    const int64_t pr = A->rowptr[r], pi = A->rowptr[i], n = A->rowptr[r + 1] - pr;
+    if (A->rowptr[i + 1] - pi != n) return false;
+    const int32_t *cr = A->colind + pr, *ci = A->colind + pi;
+    const int32_t shift = i - r;   /* c_i - i == c_r - r */
+    for (int64_t k = 0; k < n; k++)
+        if (ci[k] - cr[k] != shift) return false;
+    return true;
+}
+
 /* Entries per slice of the threaded copy. */
 #define COPY_SLICE ((int64_t)1 << 20)
 

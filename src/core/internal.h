@@ -149,6 +149,10 @@ int32_t adia__csr_first_broken_row(const adia_csr *A);
  * nonzeros), from each row's first and last column (A canonical): what
  * per-offset arrays need, a band's width rather than rows + cols. */
 void adia__csr_offset_range(const adia_csr *A, int64_t *omin, int64_t *omax);
+/* Rows r and i of A hold the same offsets (col - row) in the same order:
+ * the analysis sweep and the model's block counts skip the rows a
+ * stencil or band repeats. */
+bool adia__csr_same_offsets(const adia_csr *A, int32_t r, int32_t i);
 /* Value i as double, whatever the type. */
 static inline double adia_csr_value(const adia_csr *A, int64_t i)
 {
