@@ -40,7 +40,7 @@ static void codegen_mode(void)
     static const struct { const char *v; adia_codegen_mode m; } ok[] = {
         {NULL, ADIA_CODEGEN_SYNC}, {"", ADIA_CODEGEN_SYNC},
         {"background", ADIA_CODEGEN_BACKGROUND}, {"sync", ADIA_CODEGEN_SYNC},
-        {"off", ADIA_CODEGEN_OFF}};
+        {"off", ADIA_CODEGEN_OFF}, {"always", ADIA_CODEGEN_ALWAYS}};
     for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
         if (ok[i].v) setenv("ADIA_CODEGEN", ok[i].v, 1);
         else unsetenv("ADIA_CODEGEN");

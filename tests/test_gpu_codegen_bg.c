@@ -7,7 +7,8 @@
  * replays correctly after it; the fused sums (a solver's product) right
  * before and after their own variant arrives; a CG solve started during
  * the compile converges.  sync: generated at once where the calls repay
- * the compile, else generic and explain says why; off: generic for good; a second
+ * the compile, else generic and explain says why; always: generated
+ * whatever the calls; off: generic for good; a second
  * plan of the same structure finds the kernel in the cache (generated at
  * once, in background mode too).  Skips (77) without a device. */
 #define _POSIX_C_SOURCE 200809L
@@ -232,6 +233,15 @@ static void sync_and_off(void)
     CHECK(P && adia_plan_explain(P, why, sizeof why) == ADIA_OK && test_contains(why, "would not repay"),
           "sync, 1000 calls: the reason in explain:\n%s", why);
     adia_plan_destroy(P);
+    /* always: compiled whatever the calls (another structure: not cached) */
+    setenv("ADIA_CODEGEN", "always", 1);
+    adia_matrix *A2 = test_generate("lap3d7:7x9x7");
+    P = A2 ? gpu_plan_calls(A2, 1000) : NULL;
+    kernel_state(P, st, sizeof st);
+    CHECK(!strcmp(st, "generated"), "always, 1000 calls: '%s'", st);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A2);
+    setenv("ADIA_CODEGEN", "sync", 1);
     /* calls enough to repay it: compiled now, and a solve's fused sums
      * (their own variant, compiled when first asked) right */
     P = gpu_plan_calls(A, (int64_t)1e13);

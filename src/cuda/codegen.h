@@ -47,7 +47,10 @@ double adia__codegen_estimate_ms(const adia_diag *D, adia_value_type vt, int row
  * (format parameter R: 1, 2 or 4; 0: chosen as above) caps R instead. */
 int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want);
 /* How a plan gets its generated kernel (ADIA_CODEGEN, read per plan):
- * SYNC (default, unset or "sync"): the plan waits for the compile;
+ * SYNC (default, unset or "sync"): the plan waits for the compile where
+ * its calls repay it (adia__gpu_diag_generate); ALWAYS ("always"): it
+ * waits for it whatever the calls -- to fill the kernel cache for the
+ * runs that follow (the solver's fused-sums variant likewise);
  * BACKGROUND ("background", opt-in: an intermittent crash with a warm
  * cache is not yet found, 2026-11-27): a kernel not in the cache compiles
  * on a thread while the generic kernel runs, and the format switches
@@ -57,7 +60,8 @@ int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int wa
 typedef enum adia_codegen_mode {
     ADIA_CODEGEN_BACKGROUND = 0,
     ADIA_CODEGEN_SYNC,
-    ADIA_CODEGEN_OFF
+    ADIA_CODEGEN_OFF,
+    ADIA_CODEGEN_ALWAYS
 } adia_codegen_mode;
 adia_status adia__codegen_mode(adia_codegen_mode *mode);
 const char *adia__codegen_mode_name(adia_codegen_mode mode);

@@ -295,12 +295,17 @@ adia_status adia__codegen_mode(adia_codegen_mode *mode)
     if (!v || !v[0] || !strcmp(v, "sync")) return ADIA_OK;
     if (!strcmp(v, "background")) *mode = ADIA_CODEGEN_BACKGROUND;
     else if (!strcmp(v, "off")) *mode = ADIA_CODEGEN_OFF;
+    else if (!strcmp(v, "always")) *mode = ADIA_CODEGEN_ALWAYS;
     else
-        return adia__error(ADIA_ERR_INVALID_ARG, "ADIA_CODEGEN=%s: background, sync or off", v);
+        return adia__error(ADIA_ERR_INVALID_ARG, "ADIA_CODEGEN=%s: sync, always, background or off",
+                           v);
     return ADIA_OK;
 }
 
 const char *adia__codegen_mode_name(adia_codegen_mode mode)
 {
-    return mode == ADIA_CODEGEN_SYNC ? "sync" : mode == ADIA_CODEGEN_OFF ? "off" : "background";
+    return mode == ADIA_CODEGEN_SYNC     ? "sync"
+         : mode == ADIA_CODEGEN_OFF      ? "off"
+         : mode == ADIA_CODEGEN_ALWAYS   ? "always"
+                                         : "background";
 }

@@ -547,6 +547,8 @@ extern "C" adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode
         return adia__error(ADIA_ERR_UNSUPPORTED, "generated kernel: %s is not an uploaded "
                           "diagonal format", F ? F->ops->name : "(null)");
     diag_dev *d = (diag_dev *)F->dev;
+    const bool always = mode == ADIA_CODEGEN_ALWAYS;
+    if (always) mode = ADIA_CODEGEN_SYNC, repay_ms = INFINITY;   /* compile whatever the calls */
     d->mode = mode;
     if (mode == ADIA_CODEGEN_OFF) {
         snprintf(how, len, "generic kernel (ADIA_CODEGEN=off)");
@@ -567,8 +569,9 @@ extern "C" adia_status adia__gpu_diag_generate(adia_format *F, adia_codegen_mode
             snprintf(how, len, "generic kernel: %.280s", adia_last_error());
             adia_clear_error();
         } else {
-            snprintf(how, len, "generated kernel (%s)", cached ? "from the cache"
-                                                               : "compiled, ADIA_CODEGEN=sync");
+            snprintf(how, len, "generated kernel (%s)",
+                     cached ? "from the cache"
+                            : always ? "compiled, ADIA_CODEGEN=always" : "compiled, ADIA_CODEGEN=sync");
         }
         return ADIA_OK;
     }

@@ -379,7 +379,7 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
  * adia__codegen_rows_per_thread) held to 32 registers, every thread of an
  * SM resident: a CG iteration on lap3d27:128 0.2446 -> 0.2025 ms (H200).
  * The plain product keeps its 40: at 32 it ran 4-29% slower (bands with
- * holes, lap3d27, type III; bench/results/2026-11-27g-h200/r1-32reg.txt).
+ * holes, lap3d27, type III; bench/results/2026-11-27g-h200/r1-32reg-*.txt).
  * (1024, 2): any block size the planner or --threads-study uses. */
 template <typename T>
 __global__ void __launch_bounds__(1024, 2)
