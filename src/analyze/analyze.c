@@ -105,11 +105,12 @@ static inline void sweep_run(const adia_csr *a, int32_t r0, int32_t r1, int32_t 
 #define IRREGULAR_ROWS 64
 #define IRREGULAR_MAX 65536
 static void sweep_rows(const adia_csr *a, int32_t r0, int32_t r1, int32_t B, int64_t omin,
-                       diag_sweep *s)
+                       diag_sweep *s, uint8_t *repeat)
 {
     int32_t run = r0, singles = 0, skip = IRREGULAR_ROWS;
     for (int32_t i = r0 + 1; i < r1; i++) {
-        if (adia__csr_same_offsets(a, run, i)) {
+        if (adia__csr_same_offsets(a, run, i)) {   /* so also row i - 1's */
+            if (repeat) repeat[i] = 1;
             singles = 0;
             skip = IRREGULAR_ROWS;
             continue;
@@ -141,7 +142,7 @@ static int32_t row_at_nnz(const adia_csr *a, int64_t target)
 
 /* Sweep with nt threads, then merge everything into s[0]. */
 static adia_status sweep_all(const adia_csr *a, int32_t B, int64_t omin, size_t slots, int nt,
-                             diag_sweep *s)
+                             diag_sweep *s, uint8_t *repeat)
 {
     adia_status st = ADIA_OK;
     for (int t = 0; t < nt && st == ADIA_OK; t++) {
@@ -153,7 +154,8 @@ static adia_status sweep_all(const adia_csr *a, int32_t B, int64_t omin, size_t 
 #pragma omp parallel for num_threads(nt) schedule(static, 1)
     for (int t = 0; t < nt; t++)
         sweep_rows(a, row_at_nnz(a, a->nnz / nt * t),
-                   t == nt - 1 ? a->rows : row_at_nnz(a, a->nnz / nt * (t + 1)), B, omin, &s[t]);
+                   t == nt - 1 ? a->rows : row_at_nnz(a, a->nnz / nt * (t + 1)), B, omin, &s[t],
+                   repeat);
     int64_t long_join = 0;
 #pragma omp parallel for reduction(+ : long_join) schedule(static) num_threads(adia__threads())
     for (int64_t d = 0; d < (int64_t)slots; d++)
@@ -281,6 +283,12 @@ adia_status adia__analyze_check_budget(const adia_csr *a, const char *func)
 adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *p,
                                 adia_features *f)
 {
+    return adia__analyze_rows(A, p, f, NULL);
+}
+
+adia_status adia__analyze_rows(const adia_matrix *A, const adia_search_params *p,
+                               adia_features *f, uint8_t *repeat)
+{
     ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_analyze"));
     if (!f) return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_analyze: features is NULL");
     const adia_csr *a = &A->csr;
@@ -297,7 +305,7 @@ adia_status adia_matrix_analyze(const adia_matrix *A, const adia_search_params *
     int64_t omin, omax;
     adia__csr_offset_range(a, &omin, &omax);
     const size_t slots = (size_t)(omax - omin + 1);   /* at most rows + cols - 1 */
-    ADIA_TRY(sweep_all(a, B, omin, slots, sweep_threads(a->nnz), s));
+    ADIA_TRY(sweep_all(a, B, omin, slots, sweep_threads(a->nnz), s, repeat));
     diagonal_features(a, &s[0], omin, slots, B, f);
     sweep_free(&s[0]);
     row_features(a, f);

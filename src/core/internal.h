@@ -153,6 +153,12 @@ void adia__csr_offset_range(const adia_csr *A, int64_t *omin, int64_t *omax);
  * the analysis sweep and the model's block counts skip the rows a
  * stencil or band repeats. */
 bool adia__csr_same_offsets(const adia_csr *A, int32_t r, int32_t i);
+/* adia_matrix_analyze, and where repeat is not NULL (rows bytes, zeroed by
+ * the caller) repeat[i] = 1 for the rows the sweep found to hold row
+ * i - 1's offsets (0: different, or not compared): the planner's block
+ * counts skip them without comparing again. */
+adia_status adia__analyze_rows(const adia_matrix *A, const adia_search_params *p,
+                               adia_features *f, uint8_t *repeat);
 /* Value i as double, whatever the type. */
 static inline double adia_csr_value(const adia_csr *A, int64_t i)
 {

@@ -453,13 +453,17 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
     P->hash = adia__plan_structure_hash(&A->csr);
     if (analyse) {
         double t0 = adia__now_ms();
-        s = adia_matrix_analyze(A, NULL, &P->f);
+        /* the rows that repeat the row before, found by the analysis'
+         * sweep, spare the model's block counts a second comparison */
+        uint8_t *repeat = adia__calloc((size_t)A->csr.rows + 1, 1, "plan: repeated rows");
+        s = repeat ? adia__analyze_rows(A, NULL, &P->f, repeat) : ADIA_ERR_NO_MEMORY;
         if (s == ADIA_OK) {
             P->have_features = 1;
-            s = adia__plan_model(&A->csr, &P->f, h, P->cand, &P->n_cand);
+            s = adia__plan_model(&A->csr, &P->f, repeat, h, P->cand, &P->n_cand);
             /* GPU timings are exact enough to rank by: CPU plans only */
             if (s == ADIA_OK && !h->device) model_prefer_cheap(P);
         }
+        free(repeat);
         P->analyze_ms = adia__now_ms() - t0;
     }
     if (s == ADIA_OK) s = choose_and_build(P, A, h);

@@ -121,9 +121,10 @@ adia_status adia__plan_bandwidth(plan_hints *r);
 double adia__plan_gpu_efficiency(const adia_format_ops *ops, const plan_hints *h);
 
 /* The model for A (f: adia_matrix_analyze of A itself -- its bandwidths
- * bound the offsets the block counts index by): every predictable
+ * bound the offsets the block counts index by; repeat: NULL or its rows
+ * that repeat the row before, adia__analyze_rows): every predictable
  * candidate, least total_ms first; *n = how many (<= ADIA_PLAN_MAX_CANDIDATES). */
-adia_status adia__plan_model(const adia_csr *A, const adia_features *f,
+adia_status adia__plan_model(const adia_csr *A, const adia_features *f, const uint8_t *repeat,
                             const plan_hints *h, adia_plan_candidate *out, int *n);
 
 /* adia__budget_check of what the analysis and the model pass of A

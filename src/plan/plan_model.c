@@ -138,16 +138,19 @@ static uint64_t mix64(uint64_t z)
 
 /* Block b's distinct offsets K and their hash, stamping with b + 1 (a
  * thread's stamps over the offset range never need clearing).  A row with
- * the offsets of the row before adds none: it is compared, not stamped
- * (count_blocks was the model's largest pass on lap3d7:160). */
-static void block_offsets(const adia_csr *A, int32_t B, int64_t b, int64_t omin, int64_t *stamp,
-                          int64_t *K, uint64_t *h)
+ * the offsets of the row before adds none: it is skipped, as the
+ * analysis' map says (repeat) or by comparing (count_blocks was the
+ * model's largest pass on lap3d7:160). */
+static void block_offsets(const adia_csr *A, const uint8_t *repeat, int32_t B, int64_t b,
+                          int64_t omin, int64_t *stamp, int64_t *K, uint64_t *h)
 {
     const int64_t r0 = b * B, r1 = r0 + B < A->rows ? r0 + B : A->rows;
     int64_t k = 0;
     uint64_t sum = 0;
     for (int64_t r = r0; r < r1; r++) {
-        if (r > r0 && adia__csr_same_offsets(A, (int32_t)r - 1, (int32_t)r)) continue;
+        if (r > r0 && (repeat ? repeat[r] != 0
+                              : adia__csr_same_offsets(A, (int32_t)r - 1, (int32_t)r)))
+            continue;
         for (int64_t j = A->rowptr[r]; j < A->rowptr[r + 1]; j++) {
             const int64_t o = (int64_t)A->colind[j] - r;
             if (stamp[o - omin] == b + 1) continue;
@@ -163,8 +166,8 @@ static void block_offsets(const adia_csr *A, int32_t B, int64_t b, int64_t omin,
 /* The blocks on threads, each with stamps over the offset range (a band's
  * width: cache-resident); as many threads as fit the one stamp array over
  * rows + cols that model_peak_bytes allows.  Then the runs, in order. */
-static adia_status count_blocks(const adia_csr *A, const adia_features *f, int32_t B,
-                                adia_block_count *c)
+static adia_status count_blocks(const adia_csr *A, const adia_features *f,
+                                const uint8_t *repeat, int32_t B, adia_block_count *c)
 {
     memset(c, 0, sizeof *c);
     /* every offset lies in [-lower, upper] (f is A's own analysis): no
@@ -184,7 +187,7 @@ static adia_status count_blocks(const adia_csr *A, const adia_features *f, int32
     {
         int64_t *mine = stamp + span * omp_get_thread_num();
 #pragma omp for schedule(static)
-        for (int64_t b = 0; b < nb; b++) block_offsets(A, B, b, omin, mine, &K[b], &h[b]);
+        for (int64_t b = 0; b < nb; b++) block_offsets(A, repeat, B, b, omin, mine, &K[b], &h[b]);
     }
     for (int64_t b = 0; b < nb; b++) {
         const int64_t r0 = b * B, r1 = r0 + B < A->rows ? r0 + B : A->rows;
@@ -301,8 +304,8 @@ adia_status adia__plan_check_budget(const adia_csr *A, const char *func)
 
 /* What every format's storage prediction reads: the features and the
  * counts of one pass per row-block size and of SELL's slices. */
-static adia_status model_input(const adia_csr *A, const adia_features *f, const plan_hints *h,
-                               adia_model_input *in)
+static adia_status model_input(const adia_csr *A, const adia_features *f,
+                               const uint8_t *repeat, const plan_hints *h, adia_model_input *in)
 {
     memset(in, 0, sizeof *in);
     in->A = A;
@@ -310,9 +313,9 @@ static adia_status model_input(const adia_csr *A, const adia_features *f, const 
     in->p = &h->params;
     in->vtype = h->vtype;
     int32_t B = adia_param(h->params.block_rows, 256), hack = adia_param(h->params.hack, 128);
-    ADIA_TRY(count_blocks(A, f, B, &in->block));
+    ADIA_TRY(count_blocks(A, f, repeat, B, &in->block));
     if (hack == B) in->hack = in->block;
-    else ADIA_TRY(count_blocks(A, f, hack, &in->hack));
+    else ADIA_TRY(count_blocks(A, f, repeat, hack, &in->hack));
     return sell_slots(A, &h->params, &in->sell_slots, &in->sell_slices);
 }
 
@@ -337,11 +340,11 @@ static int cmp_total(const void *a, const void *b)
     return (x->total_ms > y->total_ms) - (x->total_ms < y->total_ms);
 }
 
-adia_status adia__plan_model(const adia_csr *A, const adia_features *f,
+adia_status adia__plan_model(const adia_csr *A, const adia_features *f, const uint8_t *repeat,
                             const plan_hints *h, adia_plan_candidate *out, int *n)
 {
     adia_model_input in;
-    ADIA_TRY(model_input(A, f, h, &in));
+    ADIA_TRY(model_input(A, f, repeat, h, &in));
     double host_gbs = h->bandwidth_gbs;
     if (h->device) ADIA_TRY(adia__plan_cpu_bandwidth(&host_gbs));
     int64_t vec = adia__vector_bytes(A->rows, A->cols, h->vtype);
@@ -394,7 +397,7 @@ adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
     ADIA_TRY(adia__plan_bandwidth(&r));
     ADIA_TRY(adia__plan_check_budget(&A->csr, "adia_plan_candidates"));
     ADIA_TRY(adia_matrix_analyze(A, NULL, &f));
-    ADIA_TRY(adia__plan_model(&A->csr, &f, &r, all, &count));
+    ADIA_TRY(adia__plan_model(&A->csr, &f, NULL, &r, all, &count));
     if (max <= 0 && !out) {
         *n = count;
         return ADIA_OK;
