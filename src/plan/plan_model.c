@@ -136,13 +136,42 @@ static uint64_t mix64(uint64_t z)
     return z ^ (z >> 31);
 }
 
-/* Block b's distinct offsets K and their hash, stamping with b + 1 (a
- * thread's stamps over the offset range never need clearing).  A row with
- * the offsets of the row before adds none: it is skipped, as the
- * analysis' map says (repeat) or by comparing (count_blocks was the
+/* A thread's set of the offsets seen in the current block: stamps over
+ * the offset range (a band's width: cache-resident), or, where that range
+ * is wide (an unstructured matrix: rows + cols slots, each stamp a cache
+ * miss -- 40% of random:1000000,7's planning), a hash table a few times
+ * the largest block's nonzeros.  Entries stamped with block b + 1 are
+ * this block's: neither needs clearing between blocks. */
+typedef struct offset_set {
+    int64_t *stamp;   /* span entries, or 2 per table slot (stamp, offset) */
+    int64_t omin;
+    uint64_t mask;    /* table slots - 1; 0: stamps over the range */
+} offset_set;
+
+/* Add offset o to block b's set: 1 if it was not in it. */
+static int set_add(offset_set *s, int64_t o, int64_t b)
+{
+    if (!s->mask) {
+        if (s->stamp[o - s->omin] == b + 1) return 0;
+        s->stamp[o - s->omin] = b + 1;
+        return 1;
+    }
+    for (uint64_t i = ((uint64_t)o * 0x9e3779b97f4a7c15ull >> 32) & s->mask;; i = (i + 1) & s->mask) {
+        int64_t *e = s->stamp + 2 * i;
+        if (e[0] != b + 1) {   /* a free slot for this block: o is new */
+            e[0] = b + 1, e[1] = o;
+            return 1;
+        }
+        if (e[1] == o) return 0;
+    }
+}
+
+/* Block b's distinct offsets K and their hash (mix64 summed: any order).
+ * A row with the offsets of the row before adds none: it is skipped, as
+ * the analysis' map says (repeat) or by comparing (count_blocks was the
  * model's largest pass on lap3d7:160). */
 static void block_offsets(const adia_csr *A, const uint8_t *repeat, int32_t B, int64_t b,
-                          int64_t omin, int64_t *stamp, int64_t *K, uint64_t *h)
+                          offset_set *set, int64_t *K, uint64_t *h)
 {
     const int64_t r0 = b * B, r1 = r0 + B < A->rows ? r0 + B : A->rows;
     int64_t k = 0;
@@ -153,8 +182,7 @@ static void block_offsets(const adia_csr *A, const uint8_t *repeat, int32_t B, i
             continue;
         for (int64_t j = A->rowptr[r]; j < A->rowptr[r + 1]; j++) {
             const int64_t o = (int64_t)A->colind[j] - r;
-            if (stamp[o - omin] == b + 1) continue;
-            stamp[o - omin] = b + 1;
+            if (!set_add(set, o, b)) continue;
             k++;
             sum += mix64((uint64_t)(o + A->rows - 1));
         }
@@ -163,9 +191,24 @@ static void block_offsets(const adia_csr *A, const uint8_t *repeat, int32_t B, i
     *h = sum;
 }
 
-/* The blocks on threads, each with stamps over the offset range (a band's
- * width: cache-resident); as many threads as fit the one stamp array over
- * rows + cols that model_peak_bytes allows.  Then the runs, in order. */
+/* Slots of a hash table for blocks of B rows: a power of two at least
+ * twice the nonzeros of the fullest block. */
+static uint64_t table_slots(const adia_csr *A, int32_t B, int64_t nb)
+{
+    int64_t most = 1;
+    for (int64_t b = 0; b < nb; b++) {
+        const int64_t r0 = b * B, r1 = r0 + B < A->rows ? r0 + B : A->rows;
+        const int64_t n = A->rowptr[r1] - A->rowptr[r0];
+        most = n > most ? n : most;
+    }
+    uint64_t slots = 16;
+    while (slots < 2 * (uint64_t)most) slots *= 2;
+    return slots;
+}
+
+/* The blocks on threads, each with its offset set (stamps over the range
+ * as many threads as fit the one array over rows + cols that
+ * model_peak_bytes allows, or a hash table each).  Then the runs, in order. */
 static adia_status count_blocks(const adia_csr *A, const adia_features *f,
                                 const uint8_t *repeat, int32_t B, adia_block_count *c)
 {
@@ -174,9 +217,12 @@ static adia_status count_blocks(const adia_csr *A, const adia_features *f,
      * pass over the rows for the range, which cost 12% of the planning */
     const int64_t omin = -(int64_t)f->lower_bandwidth, omax = f->upper_bandwidth;
     const int64_t span = omax - omin + 1, nb = ((int64_t)A->rows + B - 1) / B;
+    const uint64_t slots = table_slots(A, B, nb);
+    const int hashed = span > (1 << 15) && (uint64_t)span > 8 * slots;
     int64_t fit = ((int64_t)A->rows + A->cols) / span;
-    const int nt = fit < 1 ? 1 : fit < adia__threads() ? (int)fit : adia__threads();
-    int64_t *stamp = adia__calloc((size_t)(span * nt), sizeof *stamp, "plan: offset stamps");
+    const int nt = hashed || fit >= adia__threads() ? adia__threads() : fit < 1 ? 1 : (int)fit;
+    const int64_t each = hashed ? 2 * (int64_t)slots : span;   /* int64 entries a thread */
+    int64_t *stamp = adia__calloc((size_t)(each * nt), sizeof *stamp, "plan: offset stamps");
     int64_t *K = adia__alloc((size_t)nb + 1, sizeof *K, "plan: offsets per block");
     uint64_t *h = adia__alloc((size_t)nb + 1, sizeof *h, "plan: offsets per block");
     if (!stamp || !K || !h) {
@@ -185,9 +231,9 @@ static adia_status count_blocks(const adia_csr *A, const adia_features *f,
     }
 #pragma omp parallel num_threads(nt) if (nt > 1 && A->nnz > 200000)
     {
-        int64_t *mine = stamp + span * omp_get_thread_num();
+        offset_set set = {stamp + each * omp_get_thread_num(), omin, hashed ? slots - 1 : 0};
 #pragma omp for schedule(static)
-        for (int64_t b = 0; b < nb; b++) block_offsets(A, repeat, B, b, omin, mine, &K[b], &h[b]);
+        for (int64_t b = 0; b < nb; b++) block_offsets(A, repeat, B, b, &set, &K[b], &h[b]);
     }
     for (int64_t b = 0; b < nb; b++) {
         const int64_t r0 = b * B, r1 = r0 + B < A->rows ? r0 + B : A->rows;
