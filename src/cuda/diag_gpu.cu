@@ -391,8 +391,10 @@ adia_status diag_launch(const diag_dev *d, const adia_codegen_kernel *g, T alpha
     if (g) return adia__codegen_launch(g, &d->args, d->vt, alpha, beta, x, y, DOT ? &dw : NULL, B, st);
     if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else if (d->warp_rows == 2) adia_diag_warp<T, 2, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
-    else if (d->warp_rows == 1 && DOT) adia_diag_warp_dot_r1<T><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
-    else if (d->warp_rows == 1) adia_diag_warp<T, 1, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    else if (d->warp_rows == 1) {
+        if constexpr (DOT) adia_diag_warp_dot_r1<T><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+        else adia_diag_warp<T, 1, false><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    }
     else adia_diag_generic<T, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     return adia__gpu_launch_check(d->warp_rows > 0 ? "diagonal warp kernel" : "diagonal generic kernel");
 }

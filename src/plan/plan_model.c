@@ -217,8 +217,8 @@ static adia_status count_blocks(const adia_csr *A, const adia_features *f,
      * pass over the rows for the range, which cost 12% of the planning */
     const int64_t omin = -(int64_t)f->lower_bandwidth, omax = f->upper_bandwidth;
     const int64_t span = omax - omin + 1, nb = ((int64_t)A->rows + B - 1) / B;
-    const uint64_t slots = table_slots(A, B, nb);
-    const int hashed = span > (1 << 15) && (uint64_t)span > 8 * slots;
+    const uint64_t slots = span > (1 << 15) ? table_slots(A, B, nb) : 0;   /* narrow: stamps */
+    const int hashed = slots && (uint64_t)span > 8 * slots;
     int64_t fit = ((int64_t)A->rows + A->cols) / span;
     const int nt = hashed || fit >= adia__threads() ? adia__threads() : fit < 1 ? 1 : (int)fit;
     const int64_t each = hashed ? 2 * (int64_t)slots : span;   /* int64 entries a thread */
