@@ -326,14 +326,18 @@ typedef struct adia_gpu_ops {
      * where A(i,i) is not stored), queued on stream, read from the device
      * storage alone [the host diagonal uploaded: adia__format_diagonal_gpu] */
     adia_status (*diagonal)(const void *dev, void *d, adia_value_type vt, void *stream);
-    /* New values of the upload's own pattern (checked by the caller) from
-     * a CSR in device memory, written in place on the device; *zeros: how
-     * many are zero in the upload's value type where the host storage keeps
-     * zeros apart (the diagonal core's zero lists), else 0; work: 2
-     * unsigned long long of device memory.  Only with download (the host copy is left stale)
-     * [adia_plan_update_values_device_csr's host path: the CSR to the host,
-     * the format refilled or rebuilt there, uploaded] */
-    adia_status (*refill)(void *dev, const adia_device_csr *A, void *work, int64_t *zeros);
+    /* New values of the upload's own pattern from a CSR in device memory,
+     * written in place on the device: kernels queued on the default
+     * stream after the caller's pattern check, each returning at once
+     * unless *gate (device memory, the check's verdict) is nonzero;
+     * count[0] += the values zero in the upload's value type where the
+     * host storage keeps zeros apart (the diagonal core's zero lists),
+     * count[1] += entries that fit no slot (the caller reads both back
+     * with the verdict: one wait).  Only with download (the host copy is
+     * left stale) [adia_plan_update_values_device_csr's host path: the CSR
+     * to the host, the format refilled or rebuilt there, uploaded] */
+    adia_status (*refill)(void *dev, const adia_device_csr *A, const unsigned long long *gate,
+                          unsigned long long *count);
 } adia_gpu_ops;
 
 typedef struct adia_format_ops {

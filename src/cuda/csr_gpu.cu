@@ -408,33 +408,35 @@ adia_status csr_diagonal(const void *p, void *out, adia_value_type vt, void *str
     });
 }
 
-/* dst[k] = src[k] converted: new values in the upload's own order. */
+/* dst[k] = src[k] converted: new values in the upload's own order; nothing
+ * unless *gate (adia_gpu_ops.refill). */
 template <typename T, typename V>
-__global__ void csr_refill_kernel(long long n, const V *__restrict__ src, T *__restrict__ dst)
+__global__ void csr_refill_kernel(long long n, const V *__restrict__ src, T *__restrict__ dst,
+                                  const unsigned long long *gate)
 {
     long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    if (k < n) dst[k] = (T)src[k];
+    if (k < n && *gate) dst[k] = (T)src[k];
 }
 
-/* A's values (the upload's pattern, checked by the caller) into d->values:
- * the CSR order is the upload's own, so a copy with the type's conversion.
- * CSR stores its zeros like any value: *zeros = 0 (nothing kept apart). */
-adia_status csr_refill(void *p, const adia_device_csr *A, void *work, int64_t *zeros)
+/* A's values (the upload's pattern) into d->values: the CSR order is the
+ * upload's own, so a copy with the type's conversion.  CSR stores its
+ * zeros like any value: nothing counted (nothing kept apart). */
+adia_status csr_refill(void *p, const adia_device_csr *A, const unsigned long long *gate,
+                       unsigned long long *count)
 {
     csr_dev *d = (csr_dev *)p;
-    (void)work;
-    *zeros = 0;
+    (void)count;
     if (A->nnz != d->nnz) return adia__error(ADIA_ERR_INTERNAL, "csr refill: another pattern");
     if (d->nnz > 0) {
         unsigned blocks = adia_gpu_blocks(d->nnz, 256);
         if (d->vt == ADIA_DOUBLE && A->values_type == ADIA_DOUBLE)
-            csr_refill_kernel<double, double><<<blocks, 256>>>(d->nnz, (const double *)A->values, (double *)d->values);
+            csr_refill_kernel<double, double><<<blocks, 256>>>(d->nnz, (const double *)A->values, (double *)d->values, gate);
         else if (d->vt == ADIA_DOUBLE)
-            csr_refill_kernel<double, float><<<blocks, 256>>>(d->nnz, (const float *)A->values, (double *)d->values);
+            csr_refill_kernel<double, float><<<blocks, 256>>>(d->nnz, (const float *)A->values, (double *)d->values, gate);
         else if (A->values_type == ADIA_DOUBLE)
-            csr_refill_kernel<float, double><<<blocks, 256>>>(d->nnz, (const double *)A->values, (float *)d->values);
+            csr_refill_kernel<float, double><<<blocks, 256>>>(d->nnz, (const double *)A->values, (float *)d->values, gate);
         else
-            csr_refill_kernel<float, float><<<blocks, 256>>>(d->nnz, (const float *)A->values, (float *)d->values);
+            csr_refill_kernel<float, float><<<blocks, 256>>>(d->nnz, (const float *)A->values, (float *)d->values, gate);
         ADIA_TRY(adia__gpu_launch_check("csr refill"));
     }
     return ADIA_OK;

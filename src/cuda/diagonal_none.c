@@ -23,8 +23,9 @@ adia_status adia__gpu_diag_set_data(void *dev, const adia_diag *D)
     return adia__error(ADIA_ERR_NO_DEVICE, "diagonal values to the device: adia was built without CUDA");
 }
 
-adia_status adia__gpu_diag_refill(void *dev, const adia_device_csr *A, void *work, int64_t *zeros)
+adia_status adia__gpu_diag_refill(void *dev, const adia_device_csr *A,
+                                  const unsigned long long *gate, unsigned long long *count)
 {
-    (void)dev; (void)A; (void)work; (void)zeros;
+    (void)dev; (void)A; (void)gate; (void)count;
     return adia__error(ADIA_ERR_NO_DEVICE, "diagonal refill on the device: adia was built without CUDA");
 }

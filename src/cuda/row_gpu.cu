@@ -315,10 +315,10 @@ adia_status row_diagonal(const void *p, void *out, adia_value_type vt, void *str
  * row: computed from the structure, no map. */
 template <typename T, typename R, typename V>
 __global__ void ell_refill_kernel(int rows, const R *__restrict__ rowptr, const V *__restrict__ src,
-                                  T *__restrict__ dst)
+                                  T *__restrict__ dst, const unsigned long long *gate)
 {
     int r = (int)((long long)blockIdx.x * blockDim.x + threadIdx.x);
-    if (r >= rows) return;
+    if (r >= rows || !*gate) return;
     long long j0 = rowptr[r], n = (long long)rowptr[r + 1] - j0;
     for (long long k = 0; k < n; k++) dst[k * rows + r] = (T)src[j0 + k];
 }
@@ -329,10 +329,10 @@ template <typename T, typename R, typename V>
 __global__ void sell_refill_kernel(int rows, int C, const int *__restrict__ perm,
                                    const long long *__restrict__ slice_ptr,
                                    const R *__restrict__ rowptr, const V *__restrict__ src,
-                                   T *__restrict__ dst)
+                                   T *__restrict__ dst, const unsigned long long *gate)
 {
     int q = (int)((long long)blockIdx.x * blockDim.x + threadIdx.x);
-    if (q >= rows) return;
+    if (q >= rows || !*gate) return;
     int r = perm[q];
     long long j0 = rowptr[r], n = (long long)rowptr[r + 1] - j0;
     T *base = dst + slice_ptr[q / C] + q % C;
@@ -350,13 +350,13 @@ adia_status refill_types(adia_value_type vt, const adia_device_csr *A, F &&f)
     return vt == ADIA_DOUBLE ? with_r(double()) : with_r(float());
 }
 
-/* A's values (the upload's pattern, checked by the caller) into the ELL or
- * SELL slots; both store zeros as entries: *zeros = 0. */
-adia_status row_refill(void *p, const adia_device_csr *A, void *work, int64_t *zeros)
+/* A's values (the upload's pattern; adia_gpu_ops.refill) into the ELL or
+ * SELL slots; both store zeros as entries: nothing counted. */
+adia_status row_refill(void *p, const adia_device_csr *A, const unsigned long long *gate,
+                       unsigned long long *count)
 {
     const row_dev *d = (const row_dev *)p;
-    (void)work;
-    *zeros = 0;
+    (void)count;
     if (d->kind != 1 && d->kind != 2)
         return adia__error(ADIA_ERR_INTERNAL, "row format refill: ell and sell only");
     int rows = d->kind == 1 ? d->ell.rows : d->sell.rows;
@@ -369,11 +369,11 @@ adia_status row_refill(void *p, const adia_device_csr *A, void *work, int64_t *z
         unsigned blocks = adia_gpu_blocks(rows, 256);
         if (d->kind == 1)
             ell_refill_kernel<T, R, V><<<blocks, 256>>>(rows, (const R *)A->rowptr,
-                                                       (const V *)A->values, (T *)d->ell.val);
+                                                       (const V *)A->values, (T *)d->ell.val, gate);
         else
             sell_refill_kernel<T, R, V><<<blocks, 256>>>(rows, d->sell.C, d->sell.perm,
                                                         d->sell.slice_ptr, (const R *)A->rowptr,
-                                                        (const V *)A->values, (T *)d->sell.val);
+                                                        (const V *)A->values, (T *)d->sell.val, gate);
         return adia__gpu_launch_check("row format refill");
     });
 }

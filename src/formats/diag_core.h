@@ -108,13 +108,14 @@ adia_status adia__diag_refill(adia_diag *D, const adia_csr *A);
  * (src/cuda/diag_gpu.cu).  CRSD with scatter points is not served here
  * (ADIA_ERR_INTERNAL).  Without CUDA: ADIA_ERR_NO_DEVICE. */
 adia_status adia__gpu_diag_set_data(void *dev, const adia_diag *D);
-/* New values of a device CSR A with the pattern of dev's upload (checked
- * by the caller) straight into dev's data, on the device (diag_gpu.cu):
- * *zeros = how many are zero in the format's value type (the host's zero
- * lists are the caller's).  work: 2 unsigned long long of device memory.
- * CRSD with scatter points is not served here (ADIA_ERR_INTERNAL).
+/* New values of a device CSR A with the pattern of dev's upload straight
+ * into dev's data, on the device (diag_gpu.cu; adia_gpu_ops.refill: gated
+ * by *gate, count[0] += values zero in the format's value type -- the
+ * host's zero lists are the caller's -- count[1] += entries on no stored
+ * diagonal).  CRSD with scatter points is not served here (ADIA_ERR_INTERNAL).
  * Without CUDA: ADIA_ERR_NO_DEVICE. */
-adia_status adia__gpu_diag_refill(void *dev, const adia_device_csr *A, void *work, int64_t *zeros);
+adia_status adia__gpu_diag_refill(void *dev, const adia_device_csr *A,
+                                  const unsigned long long *gate, unsigned long long *count);
 adia_status adia__diag_to_csr(const adia_diag *D, adia_csr *out);
 adia_status adia__diag_check(const adia_diag *D);
 /* Stored slots (data + scatter) minus the source's nonzeros: padding,

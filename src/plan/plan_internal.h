@@ -68,15 +68,17 @@ struct adia_plan {
     double measure_ms;         /* MEASURE's other builds and the timings */
     int64_t upload_bytes;
     const char *upload_how;    /* "pageable" or "pinned" (static) */
-    /* adia_plan_update_values (plan_update.c): the structure hash of its
-     * own (threaded) once the first update matched the plan's, 0 before;
+    /* adia_plan_update_values (plan_update.c): the update hash
+     * (plan_hash.h) of the pattern, once the first update matched the
+     * plan's file hash or the device CSR it was made from, 0 before;
      * the last update's wall clock and how many succeeded. */
     uint64_t update_hash;
     double update_ms;
     int64_t updates;
-    void *update_work;         /* device: 4 unsigned long long (hash sums,
-                                  refill counts), made at the first device
-                                  update, freed with the plan */
+    void *update_work;         /* device: UPDATE_WORDS unsigned long long
+                                  (hash sums, the gate, refill counts),
+                                  made at the first device update, freed
+                                  with the plan */
     char notes[1536];          /* fallbacks and warnings, one per line */
 };
 
@@ -179,6 +181,7 @@ void adia__plan_update_free(adia_plan *P);
  * load). */
 uint64_t adia__plan_structure_hash(const adia_csr *A);
 uint64_t adia__plan_structure_hash_v1(const adia_csr *A);
+uint64_t adia__plan_update_hash(const adia_csr *A);   /* plan_hash.h's update hash */
 
 /* Kinds of what an upload stages (plan_stage.c). */
 enum { ADIA_STAGE_F64, ADIA_STAGE_F32, ADIA_STAGE_I64, ADIA_STAGE_I32 };

@@ -470,6 +470,18 @@ uint64_t adia__plan_structure_hash(const adia_csr *A)
     return adia__hash_combine(A->rows, A->cols, A->nnz, sr, sc);
 }
 
+/* The value update's hash (plan_hash.h), the same way. */
+uint64_t adia__plan_update_hash(const adia_csr *A)
+{
+    uint64_t sr = 0, sc = 0;
+    const int par = A->nnz > 65536;
+#pragma omp parallel for reduction(+ : sr) schedule(static) if (par) num_threads(adia__threads())
+    for (int64_t i = 0; i <= A->rows; i++) sr += adia__uhash_row(i, A->rowptr[i]);
+#pragma omp parallel for reduction(+ : sc) schedule(static) if (par) num_threads(adia__threads())
+    for (int64_t j = 0; j < A->nnz; j++) sc += adia__uhash_col(j, A->colind[j]);
+    return adia__hash_combine(A->rows, A->cols, A->nnz, sr, sc);
+}
+
 uint64_t adia__plan_structure_hash_v1(const adia_csr *A)
 {
     uint64_t h = mix64(((uint64_t)(uint32_t)A->rows << 32) ^ (uint32_t)A->cols);

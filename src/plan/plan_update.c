@@ -3,9 +3,9 @@
  * pattern, keeping the plan (its choice, upload, generated kernels).
  *
  * The pattern is checked before anything is written: the first update
- * compares the structure hash the plan keeps for plan files (plan_io.c,
- * one serial pass) and then keeps a hash computed with threads, so later
- * updates check at the speed of a read of rowptr and colind.  A mismatch names the first row
+ * compares the structure hash the plan keeps for plan files (plan_io.c)
+ * and then keeps the cheaper update hash (plan_hash.h), so later updates
+ * check at the speed of a read of rowptr and colind.  A mismatch names the first row
  * that differs (found against the plan's own format, on that error path
  * alone).
  *
@@ -63,11 +63,11 @@ static adia_status check_pattern(adia_plan *P, const adia_csr *A, const char *f)
     if (A->rows != P->rows || A->cols != P->cols)
         return adia__error(ADIA_ERR_DIMENSION, "%s: the new matrix is %d x %d, the plan's %d x %d",
                            f, (int)A->rows, (int)A->cols, (int)P->rows, (int)P->cols);
-    const uint64_t h = adia__plan_structure_hash(A);
     if (P->update_hash) {   /* an earlier update, or the device CSR it was made from */
-        if (A->nnz == P->nnz && h == P->update_hash) return ADIA_OK;
+        if (A->nnz == P->nnz && adia__plan_update_hash(A) == P->update_hash) return ADIA_OK;
         return pattern_error(P, A, f);
     }
+    const uint64_t h = adia__plan_structure_hash(A);   /* the first: against the file hash */
     if (!P->hash) {   /* a device plan: the hash of its format's matrix, once */
         adia_matrix *M = NULL;
         ADIA_TRY(adia_format_to_matrix(P->F, &M));
@@ -75,7 +75,7 @@ static adia_status check_pattern(adia_plan *P, const adia_csr *A, const char *f)
         adia_matrix_destroy(M);
     }
     if (A->nnz != P->nnz || h != P->hash) return pattern_error(P, A, f);
-    P->update_hash = h;
+    P->update_hash = adia__plan_update_hash(A);
     return ADIA_OK;
 }
 
