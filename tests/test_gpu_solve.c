@@ -393,6 +393,37 @@ static void test_device_errors(void)
     cudaFree(dx);
 }
 
+/* The iterations run as one WHILE graph where the driver has conditional
+ * nodes (CUDA 12.4): no product past the stop.  Until 2026-11-27 every
+ * solve fell back to chunks of 8 or 32 iterations (the WHILE body was
+ * instantiated alone: cudaErrorNotSupported), and a solve of 6 iterations
+ * paid for 8 -- 40.5 ms for mg-PCG's 6 on lap3d7:256 where they take 27.
+ * Products: one (CG) or two (BiCGSTAB) an iteration, and a few around
+ * them (r0, the true residual); a chunk would run 32 iterations' worth. */
+static void test_one_graph(void)
+{
+    int driver = 0;
+    if (cudaDriverGetVersion(&driver) != cudaSuccess || driver < 12040) return;
+    adia_matrix *A = test_generate("lap2d5:61");
+    adia_plan *P = A ? gpu_plan(A, "dia", ADIA_DOUBLE) : NULL;
+    for (int m = 0; P && m < 2; m++) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.method = m ? ADIA_SOLVE_BICGSTAB : ADIA_SOLVE_CG;
+        o.rtol = 1e-30;
+        o.max_iter = 3;
+        outcome g = solve_known(A, P, &o);
+        int per = m ? 2 : 1;
+        CHECK(g.status == ADIA_OK && g.info.iterations == 3 && !g.info.converged &&
+                  g.info.spmvs <= 4 + per * g.info.iterations,
+              "%s, 3 iterations as one WHILE graph: status %d, %d iterations, %d products "
+              "(at most %d)", adia_solver_name(o.method), (int)g.status, g.info.iterations,
+              g.info.spmvs, 4 + per * g.info.iterations);
+    }
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -404,6 +435,7 @@ int main(void)
     test_device_errors();
     test_extreme_b();
     test_stop_reasons();
+    test_one_graph();
     return TEST_END();
 }
 #endif

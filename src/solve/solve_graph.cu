@@ -30,9 +30,9 @@ adia_status iteration(solve_run<T> &R)
 static int chunk_size(int64_t n) { return n < (1 << 20) ? 32 : 8; }
 
 template <typename T>
-adia_status capture_iterations(solve_run<T> &R, cudaGraph_t into, int count)
+adia_status capture_iterations(solve_run<T> &R, cudaGraph_t body, cudaGraph_t whole, int count)
 {
-    cudaError_t e = into ? cudaStreamBeginCaptureToGraph(R.w.stream, into, nullptr, nullptr, 0,
+    cudaError_t e = body ? cudaStreamBeginCaptureToGraph(R.w.stream, body, nullptr, nullptr, 0,
                                                          cudaStreamCaptureModeThreadLocal)
                          : cudaStreamBeginCapture(R.w.stream, cudaStreamCaptureModeThreadLocal);
     ADIA_TRY(adia_cuda_check(e, "GPU solver graph capture"));
@@ -41,16 +41,19 @@ adia_status capture_iterations(solve_run<T> &R, cudaGraph_t into, int count)
     for (int i = 0; i < count && s == ADIA_OK; i++) s = iteration(R);
     R.graph_spmvs = R.spmvs - before;
     R.spmvs = before;
-    cudaGraph_t g = into;
+    cudaGraph_t g = body;
     e = cudaStreamEndCapture(R.w.stream, &g);
     if (s == ADIA_OK) s = adia_cuda_check(e, "GPU solver graph capture");
-    /* an operator's kernels keep their streams' priorities (a halo's
-     * transfer scheduled ahead of the product's blocks) */
+    /* the graph that holds the body: a WHILE node's body alone cannot be
+     * instantiated (cudaErrorNotSupported, every solve fell back to
+     * chunks until 2026-11-27); an operator's kernels keep their streams'
+     * priorities (a halo's transfer scheduled ahead of the product's
+     * blocks) */
     if (s == ADIA_OK)
-        s = adia_cuda_check(cudaGraphInstantiate(&R.w.exec, g,
+        s = adia_cuda_check(cudaGraphInstantiate(&R.w.exec, body ? whole : g,
                                                  cudaGraphInstantiateFlagUseNodePriority),
                             "GPU solver graph");
-    if (g && !into) cudaGraphDestroy(g);
+    if (g && !body) cudaGraphDestroy(g);
     return s;
 }
 
@@ -70,7 +73,7 @@ adia_status capture_while(solve_run<T> &R)
         cudaGraphAddNode(&node, g, nullptr, nullptr, 0, &np) == cudaSuccess) {
         R.w.cond = np.conditional.handle;
         R.w.use_cond = true;
-        s = capture_iterations(R, np.conditional.phGraph_out[0], 1);
+        s = capture_iterations(R, np.conditional.phGraph_out[0], g, 1);
         if (s != ADIA_OK) R.w.use_cond = false;
     }
     cudaGetLastError();   /* an unsupported conditional node is not an error here */
@@ -105,7 +108,7 @@ void capture(solve_run<T> &R)
     int graph = R.op ? R.op->device_graph : 2;
     if (R.M && R.M->ops->graph < graph) graph = R.M->ops->graph;   /* what M's apply queues */
     if (graph >= 2 && everywhere(R, capture_while(R))) return;
-    if (graph >= 1) everywhere(R, capture_iterations(R, nullptr, chunk_size(R.n)));
+    if (graph >= 1) everywhere(R, capture_iterations(R, nullptr, nullptr, chunk_size(R.n)));
 }
 
 /* Run the graph until the device stops (GMRES: cycle by cycle, x updated
