@@ -80,7 +80,7 @@ static void check_plan(const char *what, int l, const mg_stencil *d, const mg_st
 static void check_smoother(const char *what, int l, const mg_stencil *d, const mg_stencil *h)
 {
     double ed, eh;
-    CHECK_OK(adia__mg_gpu_estimate(d, &ed));
+    CHECK_OK(adia__mg_gpu_estimate(d, 1, &ed));
     CHECK_OK(adia__mg_estimate(h, &eh));
     CHECK(fabs(ed - eh) <= 1e-12 * fabs(eh), "%s level %d: estimate %.17g (device) %.17g (host)",
           what, l, ed, eh);
@@ -168,6 +168,15 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
         CHECK_OK(adia__mg_galerkin(&h[l], nc, coarsened, &h[l + 1]));
         CHECK_OK(adia__mg_gpu_galerkin(&d[l], nc, coarsened, &d[l + 1]));
         levels++;
+    }
+    /* every level's estimate at once (streams of their own): each the host's */
+    double ea[MG_MAX_LEVELS];
+    CHECK_OK(adia__mg_gpu_estimate(d, levels, ea));
+    for (int l = 0; l < levels; l++) {
+        double eh;
+        CHECK_OK(adia__mg_estimate(&h[l], &eh));
+        CHECK(fabs(ea[l] - eh) <= 1e-12 * fabs(eh), "%s level %d of %d at once: estimate %.17g "
+              "(device) %.17g (host)", what, l, levels, ea[l], eh);
     }
     printf("%s: %d levels, largest stencil difference %.3g (relative), finest stencil %s\n",
            what, levels, worst, d[0].block ? "copied" : "the plan's diagonals");

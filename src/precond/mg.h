@@ -494,8 +494,9 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
  * values (cudaMalloc'd, ndiag x rows: diagonal k of row i at k rows + i). */
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
                                 int *ndiag, void **values);
-/* adia__mg_estimate on the device (deterministic sums). */
-adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est);
+/* adia__mg_estimate of the n stencils S[0..n) on the device (deterministic
+ * sums), all at once, into est[0..n). */
+adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, double *est);
 /* The same on a slab (mg_slab.c): the start vector of the global rows
  * origin + i, the sums over rows [r0, r1) added over the processes (c),
  * each step's vector's ghost planes exchanged (level's layout). */

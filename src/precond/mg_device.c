@@ -145,14 +145,12 @@ static adia_status coarse_levels(adia_precond *M, mg_state *S, int max_levels, m
     return adia__mg_check_coarsest(S, max_levels);
 }
 
-/* A smoothed level: bounds from the device estimate, the scaling s. */
-static adia_status smoother(mg_state *S, mg_level *L, const mg_stencil *st)
+/* A smoothed level: bounds from its estimate, the scaling s. */
+static adia_status smoother(mg_state *S, mg_level *L, const mg_stencil *st, double est)
 {
-    double est;
-    ADIA_TRY(adia__mg_gpu_estimate(st, &est));
     int points = 0;
     for (int p = 0; p < MG_POINTS; p++) points += st->coef[p] != NULL;
-    S->setup.kernels += 2 * MG_POWER_STEPS + 1, S->setup.syncs++;
+    S->setup.kernels += 2 * MG_POWER_STEPS + 1;   /* the wait: one for all levels */
     S->setup.bytes += MG_POWER_STEPS * (double)L->rows * (points + 2) * 8.0 +
                       (double)L->rows * (points * 8.0 + (double)adia_value_size(S->vtype));
     ADIA_TRY(adia__mg_bounds(est, L->rows, &L->lmax, &L->lmin));
@@ -182,7 +180,10 @@ static adia_status hierarchy(adia_precond *M, mg_state *S, const mg_dview *v,
     ADIA_TRY(fine_level(M, S, v, o, st));
     ADIA_TRY(coarse_levels(M, S, max_levels, st));
     const double t0 = adia__now_ms();
-    for (int l = 0; l < S->nlev - 1; l++) ADIA_TRY(smoother(S, &S->lev[l], &st[l]));
+    double est[MG_MAX_LEVELS];
+    ADIA_TRY(adia__mg_gpu_estimate(st, S->nlev - 1, est));   /* the levels' at once */
+    S->setup.syncs++;
+    for (int l = 0; l < S->nlev - 1; l++) ADIA_TRY(smoother(S, &S->lev[l], &st[l], est[l]));
     S->ms.smoother = adia__now_ms() - t0;
     return coarsest(S, &S->lev[S->nlev - 1], &st[S->nlev - 1]);
 }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <vector>
+
 namespace {
 
 constexpr int THREADS = 256;
@@ -208,38 +210,67 @@ __global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values)
     }
 }
 
+/* A stencil's present points, ascending (the host's order of addition):
+ * each one's array, row offset and moves; the power step walks these
+ * alone, and skips the grid-edge tests on rows inside the grid -- the
+ * 27-point walk with a test per point and direction held the step
+ * compute-bound: 839 us a step on lap3d7:256 (SM 76%, DRAM 26%; ncu,
+ * H200, 2026-11-27). */
+struct point_list {
+    int count;
+    const double *coef[MG_POINTS];
+    int64_t off[MG_POINTS];
+    int8_t dx[MG_POINTS][3];
+};
+
+point_list points_of(const mg_stencil &S)
+{
+    point_list L = {};
+    for (int p = 0; p < MG_POINTS; p++) {
+        if (!S.coef[p]) continue;
+        L.coef[L.count] = S.coef[p];
+        for (int d = 0; d < 3; d++) L.dx[L.count][d] = (int8_t)mg_dx(p, d);
+        L.off[L.count++] = mg_dx(p, 0) + (int64_t)S.n[0] * (mg_dx(p, 1) + (int64_t)S.n[1] * mg_dx(p, 2));
+    }
+    return L;
+}
+
 /* One power step, v = scale u (scale: *sc; the start: u = mg_start_value
  * of the global row first + i when first): w = A v, block partials of v'w,
  * v'Dv and (w/D)'(w/D) over rows [r0, r1) (a slab's own; all of a whole
  * grid's), and u_next = w / D on every row.  Skipped once *stop is set. */
-__global__ void power_kernel(mg_stencil S, const double *u, double *un, const double *sc,
-                             const int *stop, int first, int64_t origin, int64_t r0, int64_t r1,
-                             double *partial)
+__global__ void power_kernel(mg_stencil S, point_list P, const double *u, double *un,
+                             const double *sc, const int *stop, int first, int64_t origin,
+                             int64_t r0, int64_t r1, double *partial)
 {
     __shared__ double red[3][THREADS];
     double s[3] = {0, 0, 0};
     const grid3 g = {{(uint32_t)S.n[0], (uint32_t)S.n[1], (uint32_t)S.n[2]}};
     const double scale = first ? 1.0 : *sc;
     const bool run = !*stop;
-    const int64_t nx = S.n[0], nxy = nx * S.n[1];
+    const double *diag = S.coef[mg_point(0, 0, 0)];
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; run && i < S.rows;
          i += (int64_t)gridDim.x * blockDim.x) {
         int c[3];
         coords_of(g, (uint32_t)i, c);
+        bool inner = true;   /* every neighbour on the grid */
+        for (int d = 0; d < 3; d++) inner = inner && c[d] >= 1 && c[d] <= S.n[d] - 2;
         double w = 0;
-        for (int p = 0; p < MG_POINTS; p++) {
-            if (!S.coef[p]) continue;
-            const int dx = mg_dx(p, 0), dy = mg_dx(p, 1), dz = mg_dx(p, 2);
-            if (c[0] + dx < 0 || c[0] + dx >= S.n[0] || c[1] + dy < 0 || c[1] + dy >= S.n[1] ||
-                c[2] + dz < 0 || c[2] + dz >= S.n[2])
-                continue;
-            const int64_t j = i + dx + nx * dy + nxy * dz;
+        for (int k = 0; k < P.count; k++) {
+            if (!inner) {
+                bool in = true;
+                for (int d = 0; d < 3; d++) {
+                    const int x = c[d] + P.dx[k][d];
+                    in = in && x >= 0 && x < S.n[d];
+                }
+                if (!in) continue;
+            }
+            const int64_t j = i + P.off[k];
             /* v_j = scale u_j as the host's v = scale w; a + b c as its loop rounds */
-            w = mg_add_mul(w, S.coef[p][i],
-                           scale * (first ? mg_start_value(origin + j) : u[j]));
+            w = mg_add_mul(w, P.coef[k][i], scale * (first ? mg_start_value(origin + j) : u[j]));
         }
         const double vi = scale * (first ? mg_start_value(origin + i) : u[i]);
-        const double di = S.coef[mg_point(0, 0, 0)][i];
+        const double di = diag[i];
         const bool own = i >= r0 && i < r1;
         if (own) s[0] += vi * w;
         if (own) s[1] += vi * di * vi;
@@ -596,15 +627,17 @@ struct power_work {
         cudaFree(w);
         cudaFree(stop);
     }
-    adia_status init(int64_t rows, unsigned nb, int extra)
+    /* the zeros queued on st, where the steps run (a non-blocking stream
+     * does not wait for the legacy stream's memsets) */
+    adia_status init(int64_t rows, unsigned nb, int extra, cudaStream_t st = 0)
     {
         const char *what = "mg eigenvalue estimate";
         ADIA_TRY(alloc_doubles(rows, &u, what));
         ADIA_TRY(alloc_doubles(rows, &un, what));
         ADIA_TRY(alloc_doubles(3 * (int64_t)nb + extra, &w, what));
         ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&stop, sizeof *stop), what));
-        ADIA_TRY(adia_cuda_check(cudaMemset(stop, 0, sizeof *stop), what));
-        return adia_cuda_check(cudaMemset(w, 0, (3 * (size_t)nb + extra) * 8), what);
+        ADIA_TRY(adia_cuda_check(cudaMemsetAsync(stop, 0, sizeof *stop, st), what));
+        return adia_cuda_check(cudaMemsetAsync(w, 0, (3 * (size_t)nb + extra) * 8, st), what);
     }
     void swap()
     {
@@ -613,21 +646,50 @@ struct power_work {
     }
 };
 
-adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est)
+/* Every level's estimate at once, each chain of power steps on a stream
+ * of its own: the levels' chains are independent, and one after another
+ * the small levels' steps (a few microseconds of work each, launch and
+ * finish bound) took most of the 11.2 ms of lap3d7:256's estimates (H200,
+ * 2026-11-27).  The same kernels and sums, so the same estimates. */
+adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, double *est)
 {
-    const unsigned nb = blocks_for(S->rows);
-    power_work p;   /* w: partials, est, scale */
-    adia_status s = p.init(S->rows, nb, 2);
-    double *e = p.w + 3 * nb, *scale = e + 1;
-    for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
-        power_kernel<<<nb, THREADS>>>(*S, p.u, p.un, scale, p.stop, k == 0, 0, 0, S->rows, p.w);
-        power_finish<<<1, THREADS>>>(p.w, (int)nb, e, scale, p.stop, nullptr);
-        s = launched("mg set-up: a power step");
-        p.swap();
+    struct job {
+        power_work p;
+        cudaStream_t st = nullptr;
+        unsigned nb = 0;
+        ~job() { if (st) cudaStreamDestroy(st); }
+    };
+    std::vector<job> jobs(n > 0 ? n : 0);
+    adia_status s = ADIA_OK;
+    for (int l = 0; l < n && s == ADIA_OK; l++) {
+        jobs[l].nb = blocks_for(S[l].rows);
+        s = adia_cuda_check(cudaStreamCreateWithFlags(&jobs[l].st, cudaStreamNonBlocking),
+                            "mg eigenvalue estimate");
+        if (s == ADIA_OK)   /* w: partials, est, scale */
+            s = jobs[l].p.init(S[l].rows, jobs[l].nb, 2, jobs[l].st);
     }
-    *est = 0;
-    if (s == ADIA_OK)
-        s = adia_cuda_check(cudaMemcpy(est, e, 8, cudaMemcpyDeviceToHost), "mg estimate");
+    for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++)
+        for (int l = 0; l < n && s == ADIA_OK; l++) {
+            job &j = jobs[l];
+            double *e = j.p.w + 3 * j.nb, *scale = e + 1;
+            power_kernel<<<j.nb, THREADS, 0, j.st>>>(S[l], points_of(S[l]), j.p.u, j.p.un, scale,
+                                                     j.p.stop, k == 0, 0, 0, S[l].rows, j.p.w);
+            power_finish<<<1, THREADS, 0, j.st>>>(j.p.w, (int)j.nb, e, scale, j.p.stop, nullptr);
+            s = launched("mg set-up: a power step");
+            j.p.swap();
+        }
+    for (int l = 0; l < n; l++) {
+        est[l] = 0;
+        if (s == ADIA_OK)
+            s = adia_cuda_check(cudaMemcpyAsync(&est[l], jobs[l].p.w + 3 * jobs[l].nb, 8,
+                                                cudaMemcpyDeviceToHost, jobs[l].st),
+                                "mg estimate");
+    }
+    for (int l = 0; l < n; l++)   /* every stream's work done before its arrays go */
+        if (jobs[l].st) {
+            const adia_status w = adia_cuda_check(cudaStreamSynchronize(jobs[l].st), "mg estimate");
+            if (s == ADIA_OK) s = w;
+        }
     return s;
 }
 
@@ -640,7 +702,8 @@ adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int6
     double *sums = p.w + 3 * nb, *scale = sums + 3;
     *est = 0;
     for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
-        power_kernel<<<nb, THREADS>>>(*S, p.u, p.un, scale, p.stop, k == 0, origin, r0, r1, p.w);
+        power_kernel<<<nb, THREADS>>>(*S, points_of(*S), p.u, p.un, scale, p.stop, k == 0, origin,
+                                      r0, r1, p.w);
         power_finish<<<1, THREADS>>>(p.w, (int)nb, nullptr, nullptr, p.stop, sums);
         double h[3] = {0, 0, 0};
         s = launched("mg set-up: a power step");

@@ -79,9 +79,9 @@ adia_status adia__mg_gpu_stencil_zeros(mg_stencil *S, const int32_t n[3], unsign
     return no_device();
 }
 
-adia_status adia__mg_gpu_estimate(const mg_stencil *S, double *est)
+adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, double *est)
 {
-    (void)S, (void)est;
+    (void)S, (void)n, (void)est;
     return no_device();
 }
 

@@ -10,9 +10,14 @@
  * In exact arithmetic it is CG (s = A p, delta - beta gamma / alpha_prev =
  * p'Ap), with the same iterates; the stop test reads rho of the current r
  * before the update, so `iterations` counts updates as the CPU's CG.
- * A preconditioner without a diagonal (STAGE) is a stage of its own: the
- * step reads u = M r instead of forming D r and leaves u alone, and
- * u = M r follows it (and cg_start). */
+ * A preconditioner without a diagonal (STAGE) is a stage of its own, the
+ * iteration's first: u = M r, the product, then the step, which reads u
+ * instead of forming D r and also sums the updated r'r and stops there
+ * when it meets the tolerance.  So the loop ends right after the update
+ * that converged: testing rho at the next product ran one more M r and
+ * one more product for nothing, about 7.9 of mg-PCG's 35.7 ms on
+ * lap3d7:256 (H200, 2026-11-27).  Split over processes (a sum across
+ * them is not at hand in the kernel) the stop stays at the next product. */
 #include "solve_gpu.cuh"
 
 namespace adia__gpu_solve {
@@ -49,11 +54,11 @@ __device__ int cg_scalars(const double *dots, const state *st, double *alpha, do
 }
 
 /* The iteration's vector pass (after the product); u == r without Jacobi
- * or a stage. */
+ * or a stage; a stage's also sums the updated r'r (partial: a block's). */
 template <typename T, bool STAGE = false>
 __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, int64_t n,
                         const double *dots, state *st, bool use_cond,
-                        cudaGraphConditionalHandle h)
+                        cudaGraphConditionalHandle h, double *partial)
 {
     if (st->status != RUNNING) {   /* chunked replay after the stop */
         if (blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
@@ -62,6 +67,7 @@ __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, in
     double alpha, beta, why;
     const int status = cg_scalars(dots, st, &alpha, &beta, &why);
     const bool first = st->iter == 0;
+    double rr[1] = {0};   /* STAGE: the updated r'r */
     if (status == RUNNING) GRID_LOOP(i, n) {
         double ri = r[i], ui = STAGE ? (double)u[i] : d ? (double)d[i] * ri : ri;
         double pi = first ? ui : ui + beta * (double)p[i];
@@ -72,8 +78,11 @@ __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, in
         T rn = (T)(ri - alpha * si);
         r[i] = rn;
         if (d) u[i] = (T)((double)d[i] * (double)rn);
+        if (STAGE) rr[0] += (double)rn * (double)rn;
     }
-    if (adia__reduce::grid_last(&st->count)) {
+    const bool last = STAGE && !st->split ? adia__reduce::grid_reduce<1>(rr, partial, &st->count)
+                                          : adia__reduce::grid_last(&st->count);
+    if (last) {
         st->rr = dots[ADIA_DOT_ZZ];
         st->status = status;
         st->why = why;
@@ -81,6 +90,13 @@ __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, in
             st->iter++;
             st->rz = dots[ADIA_DOT_ZX];
             st->alpha = alpha;
+            if (STAGE && !st->split) {   /* the next step's tests of rho, now */
+                st->rr = rr[0];
+                if (!isfinite(rr[0])) st->status = NONFINITE;
+                else if (rr[0] <= st->tol2) st->status = CONVERGED;
+                else if (st->iter >= st->max_iter) st->status = LIMIT;
+                if (st->status != RUNNING) st->why = rr[0];
+            }
         }
         loop_again(use_cond, h, st);
     }
@@ -88,24 +104,23 @@ __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, in
 
 } // namespace
 
-/* After r = b - A x: u = D r and the state's reset (then u = M r). */
+/* After r = b - A x: u = D r and the state's reset. */
 template <typename T>
 adia_status cg_begin(solve_run<T> &R)
 {
     cg_start<T><<<R.grid, NT, 0, R.w.stream>>>(R.r, R.u, R.d, R.n, R.w.st);
-    if (R.M) ADIA_TRY(precond(R, R.r, R.u));
     return ADIA_OK;
 }
 
-/* w = A u with u'w, r'u, r'r; then the vector pass (and u = M r). */
+/* (u = M r,) w = A u with u'w, r'u, r'r; then the vector pass. */
 template <typename T>
 adia_status cg_iteration(solve_run<T> &R)
 {
+    if (R.M) ADIA_TRY(precond(R, R.r, R.u));
     ADIA_TRY(spmv_dot(R, R.u, R.q, R.d || R.M ? R.r : nullptr));
     auto step = R.M ? cg_step<T, true> : cg_step<T, false>;
     step<<<R.grid, NT, 0, R.w.stream>>>(R.x, R.r, R.u, R.p, R.s, R.q, R.d, R.n, R.w.dots.out,
-                                        R.w.st, R.w.use_cond, R.w.cond);
-    if (R.M) ADIA_TRY(precond(R, R.r, R.u));
+                                        R.w.st, R.w.use_cond, R.w.cond, R.w.partial);
     return ADIA_OK;
 }
 
