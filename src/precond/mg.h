@@ -111,12 +111,12 @@ static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t
     return 2;
 }
 
-/* mg_parents (z: shift s) and mg_children (below) between a slab's levels
+/* mg_parents (z: shift s) and mg_child (below), packed, between a slab's levels
  * (mg_level.shift): coarse plane c of the slab lies on fine plane 2c + s
  * (c + s where z is not halved); a parent or child outside the slab is
  * left out -- only ghost planes read it, and an exchange refills them.
  * On a whole grid (s = 0, nothing outside) the same as mg_parents and
- * mg_children, term for term. */
+ * mg_child's slots in order, term for term. */
 static inline MG_HD int mg_parents_at(int coarsened, int64_t f, int64_t nc, int64_t s,
                                       int64_t c[2], double w[2])
 {
@@ -164,20 +164,21 @@ static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_
     }
 }
 
-/* R = P^T along one direction: the fine points coarse c restricts from. */
-static inline MG_HD int mg_children(int coarsened, int64_t c, int64_t nf, int64_t f[3],
-                                    double w[3])
+/* R = P^T along one direction: slot e (0, 1, 2) of the fine points coarse
+ * c restricts from -- 2c - 1, 2c, 2c + 1 (weights 1/2, 1, 1/2; those off
+ * the grid are not), or c alone in slot 1 (weight 1) where the direction
+ * is not coarsened.  1: slot e is one, in *f and *w. */
+static inline MG_HD int mg_child(int coarsened, int64_t c, int64_t nf, int e, int64_t *f,
+                                 double *w)
 {
     if (!coarsened) {
-        f[0] = c, w[0] = 1;
-        return 1;
+        *f = c, *w = 1;
+        return e == 1;
     }
-    int k = 0;
-    if (2 * c - 1 >= 0) f[k] = 2 * c - 1, w[k++] = 0.5;
-    f[k] = 2 * c, w[k++] = 1;
-    if (2 * c + 1 < nf) f[k] = 2 * c + 1, w[k++] = 0.5;
-    return k;
+    *f = 2 * c - 1 + e, *w = e == 1 ? 1 : 0.5;
+    return *f >= 0 && *f < nf;
 }
+
 
 static inline MG_HD int mg_children_at(int coarsened, int64_t c, int64_t nf, int64_t s,
                                        int64_t f[3], double w[3])
@@ -202,42 +203,75 @@ static inline MG_HD double mg_add_mul(double a, double b, double c)
 #endif
 }
 
+/* A loop of at most a few trips, unrolled on the device so that the
+ * small arrays it indexes stay in registers (indexed by a loop variable
+ * they went to the stack: 288 bytes a thread in the Galerkin product). */
+#ifdef __CUDA_ARCH__
+#define MG_UNROLL _Pragma("unroll")
+#else
+#define MG_UNROLL
+#endif
+
 /* One coarse row of the Galerkin product: acc[q] = (R A P)(I, I + q) for
  * the 27 coarse points q, I at coarse coordinates ci (host and device: the
- * set-up on the GPU runs the same code on a stencil of device arrays). */
+ * set-up on the GPU runs the same code on a stencil of device arrays,
+ * which it keeps in shared memory).  The loops run to their largest trip
+ * counts (3 children, 2 parents a direction) and stop at the actual ones:
+ * the same terms in the same order as loops to the actual counts. */
 static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3],
                                          const int coarsened[3], const int64_t ci[3],
                                          double acc[MG_POINTS])
 {
-    int64_t f[3][3], pj[3][2];
-    double wf[3][3], wj[3][2];
-    int nfc[3];
-    for (int d = 0; d < 3; d++) nfc[d] = mg_children(coarsened[d], ci[d], A->n[d], f[d], wf[d]);
+    int64_t pj[3][2];
+    double wj[3][2];
     for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
     const int64_t nx = A->n[0], nxy = nx * A->n[1];
-    for (int a = 0; a < nfc[2]; a++)
-        for (int b = 0; b < nfc[1]; b++)
-            for (int e = 0; e < nfc[0]; e++) {
-                const int64_t fi[3] = {f[0][e], f[1][b], f[2][a]};
+    MG_UNROLL
+    for (int a = 0; a < 3; a++) {
+        int64_t fz;
+        double wz;
+        if (!mg_child(coarsened[2], ci[2], A->n[2], a, &fz, &wz)) continue;
+        MG_UNROLL
+        for (int b = 0; b < 3; b++) {
+            int64_t fy;
+            double wy;
+            if (!mg_child(coarsened[1], ci[1], A->n[1], b, &fy, &wy)) continue;
+            MG_UNROLL
+            for (int e = 0; e < 3; e++) {
+                int64_t fx;
+                double wx;
+                if (!mg_child(coarsened[0], ci[0], A->n[0], e, &fx, &wx)) continue;
+                const int64_t fi[3] = {fx, fy, fz};
                 const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
-                const double wi = wf[0][e] * wf[1][b] * wf[2][a];
+                const double wi = wx * wy * wz;
                 for (int p = 0; p < MG_POINTS; p++) {
                     if (!A->coef[p] || A->coef[p][i] == 0) continue;
                     const double ai = wi * A->coef[p][i];
                     int np[3];
+                    MG_UNROLL
                     for (int d = 0; d < 3; d++)   /* a nonzero stays on the grid */
                         np[d] = mg_parents(coarsened[d], fi[d] + mg_dx(p, d), nc[d], pj[d], wj[d]);
-                    for (int z = 0; z < np[2]; z++)
-                        for (int y = 0; y < np[1]; y++)
-                            for (int x = 0; x < np[0]; x++) {
+                    MG_UNROLL
+                    for (int z = 0; z < 2; z++) {
+                        if (z >= np[2]) break;
+                        MG_UNROLL
+                        for (int y = 0; y < 2; y++) {
+                            if (y >= np[1]) break;
+                            MG_UNROLL
+                            for (int x = 0; x < 2; x++) {
+                                if (x >= np[0]) break;
                                 const int q = mg_point((int)(pj[0][x] - ci[0]),
                                                        (int)(pj[1][y] - ci[1]),
                                                        (int)(pj[2][z] - ci[2]));
                                 acc[q] = mg_add_mul(acc[q], ai * wj[0][x] * wj[1][y],
                                                     wj[2][z]);
                             }
+                        }
+                    }
                 }
             }
+        }
+    }
 }
 
 /* Start vector of the power iteration on D^-1 A, entry i in [-1, 1): a

@@ -153,14 +153,18 @@ __global__ void __launch_bounds__(GALERKIN_THREADS)
 galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
 {
     __shared__ double sums[GALERKIN_THREADS * MG_POINTS];
+    __shared__ mg_stencil fine;   /* A where every thread reads it (a parameter
+                                     indexed by a point went to the stack) */
     double *acc = sums + threadIdx.x * MG_POINTS;   /* stride 27: no bank conflicts */
+    if (threadIdx.x == 0) fine = A;
+    __syncthreads();
     unsigned my_mask = 0;
     const uint32_t nx = (uint32_t)cd.nc[0], ny = (uint32_t)cd.nc[1];
     for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < C.rows;
          I += (int64_t)gridDim.x * blockDim.x) {
         const uint32_t u = (uint32_t)I;
         const int64_t ci[3] = {u % nx, u / nx % ny, u / (nx * ny)};
-        mg_galerkin_row(&A, cd.nc, cd.coarsened, ci, acc);
+        mg_galerkin_row(&fine, cd.nc, cd.coarsened, ci, acc);
         for (int q = 0; q < MG_POINTS; q++) {
             C.coef[q][I] = acc[q];
             if (acc[q] != 0) my_mask |= 1u << q;
