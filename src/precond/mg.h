@@ -84,6 +84,16 @@ typedef struct mg_stencil {
 #define MG_HD
 #endif
 
+/* A loop of a few trips, unrolled on the device so that what it indexes
+ * by the loop variable stays in registers (the Galerkin product's small
+ * arrays went to the stack, 288 bytes a thread) or is read at a constant
+ * place (the stencil's arrays of a kernel parameter). */
+#ifdef __CUDA_ARCH__
+#define MG_UNROLL _Pragma("unroll")
+#else
+#define MG_UNROLL
+#endif
+
 static inline MG_HD int mg_point(int dx, int dy, int dz)
 {
     return (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
@@ -93,10 +103,50 @@ static inline MG_HD int mg_dx(int p, int d)
     return (d == 0 ? p % 3 : d == 1 ? p / 3 % 3 : p / 9) - 1;
 }
 
-/* P along one direction (trilinear P is their product): the coarse points
- * fine f interpolates from -- fine 2c takes c (weight 1), fine 2c + 1 takes
- * c and c + 1 (1/2 each; c + 1 past the end is the Dirichlet boundary's
- * zero: only 1/2 of c); a direction not coarsened is the identity. */
+/* P and R = P^T along one direction, slot by slot, between a pair of
+ * levels whose coarse point c lies on fine point 2c + s (c + s where the
+ * direction is not coarsened; s: a slab's shift, mg_level.shift, z only,
+ * else 0).  Callers walk the slots in order and skip those that are not
+ * one: the same terms in the same order wherever they run, and on the
+ * device the loops unroll with the slots in registers (packed into arrays
+ * by a running count they went to the stack).
+ *
+ * Parents (P): slot e (0, 1) of the coarse points fine f interpolates
+ * from -- fine 2c takes c (weight 1), fine 2c + 1 takes c and c + 1 (1/2
+ * each); a direction not coarsened is the identity (slot 0).  A parent
+ * off the coarse grid is not one: past the end, the Dirichlet boundary's
+ * zero; outside a slab, read only by ghost planes, which an exchange
+ * refills.  1: slot e is one, in *c and *w. */
+static inline MG_HD int mg_parent(int coarsened, int64_t f, int64_t nc, int64_t s, int e,
+                                  int64_t *c, double *w)
+{
+    const int64_t g = f - s;
+    if (!coarsened || g % 2 == 0) {
+        *c = coarsened ? g / 2 : g, *w = 1;
+        if (e) return 0;
+    } else {
+        *c = (g - 1) / 2 + e, *w = 0.5;
+    }
+    return *c >= 0 && *c < nc;
+}
+
+/* Children (R): slot e (0, 1, 2) of the fine points coarse c restricts
+ * from -- 2c - 1, 2c, 2c + 1 (weights 1/2, 1, 1/2), or c alone in slot 1
+ * (weight 1) where the direction is not coarsened; those off the fine
+ * grid (or the slab) are not. */
+static inline MG_HD int mg_child(int coarsened, int64_t c, int64_t nf, int64_t s, int e,
+                                 int64_t *f, double *w)
+{
+    const int d = e - 1;
+    *f = (coarsened ? 2 * c : c) + s + d, *w = d ? 0.5 : 1;
+    return (coarsened || d == 0) && *f >= 0 && *f < nf;
+}
+
+/* mg_parent's slots of a fine point f on the grid (s = 0) packed into
+ * c[0..k), w: k (slot 0 is always one there).  Written as P itself, with
+ * fixed places and an early return, for the Galerkin product's inner loop:
+ * a packing of mg_parent's two slots spilled, and recomputing the slots in
+ * its loops made it 1.5x slower (H200, 2026-11-27). */
 static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t c[2],
                                    double w[2])
 {
@@ -109,26 +159,6 @@ static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t
     if ((f + 1) / 2 >= nc) return 1;
     c[1] = (f + 1) / 2, w[1] = 0.5;
     return 2;
-}
-
-/* mg_parents (z: shift s) and mg_child (below), packed, between a slab's levels
- * (mg_level.shift): coarse plane c of the slab lies on fine plane 2c + s
- * (c + s where z is not halved); a parent or child outside the slab is
- * left out -- only ghost planes read it, and an exchange refills them.
- * On a whole grid (s = 0, nothing outside) the same as mg_parents and
- * mg_child's slots in order, term for term. */
-static inline MG_HD int mg_parents_at(int coarsened, int64_t f, int64_t nc, int64_t s,
-                                      int64_t c[2], double w[2])
-{
-    int64_t g = f - s, cand[2] = {g, g};
-    double wt[2] = {1, 0};
-    int k = 1;
-    if (coarsened && (g % 2 == 0)) cand[0] = g / 2;
-    else if (coarsened) cand[0] = (g - 1) / 2, cand[1] = (g + 1) / 2, wt[0] = wt[1] = 0.5, k = 2;
-    int m = 0;
-    for (int e = 0; e < k; e++)
-        if (cand[e] >= 0 && cand[e] < nc) c[m] = cand[e], w[m++] = wt[e];
-    return m;
 }
 
 /* A level's coupling along direction d (the coarsening rule's input): the
@@ -149,7 +179,15 @@ static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_
 {
     const double d = fabs(S->coef[mg_point(0, 0, 0)][i]);
     if (!(d > 0) || !(d <= 1.7976931348623157e308)) return;   /* 0, inf or NaN */
-    const int64_t x[3] = {i % S->n[0], i / S->n[0] % S->n[1], i / ((int64_t)S->n[0] * S->n[1])};
+    int64_t x[3];   /* 32-bit division where the rows allow (a plan's: always): on the
+                       device a 64-bit one costs several times as much */
+    if (S->rows <= (int64_t)UINT32_MAX) {
+        const uint32_t u = (uint32_t)i, n0 = (uint32_t)S->n[0], n1 = (uint32_t)S->n[1];
+        x[0] = u % n0, x[1] = u / n0 % n1, x[2] = u / (n0 * n1);
+    } else {
+        x[0] = i % S->n[0], x[1] = i / S->n[0] % S->n[1], x[2] = i / ((int64_t)S->n[0] * S->n[1]);
+    }
+    MG_UNROLL
     for (int p = 0; p < MG_POINTS; p++) {
         if (!S->coef[p] || p == mg_point(0, 0, 0)) continue;
         int in = 1;   /* a point outside the grid is read nowhere (a lent
@@ -162,32 +200,6 @@ static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_
         for (int e = 0; e < 3; e++)
             if (mg_dx(p, e) != 0) c[e] += q;
     }
-}
-
-/* R = P^T along one direction: slot e (0, 1, 2) of the fine points coarse
- * c restricts from -- 2c - 1, 2c, 2c + 1 (weights 1/2, 1, 1/2; those off
- * the grid are not), or c alone in slot 1 (weight 1) where the direction
- * is not coarsened.  1: slot e is one, in *f and *w. */
-static inline MG_HD int mg_child(int coarsened, int64_t c, int64_t nf, int e, int64_t *f,
-                                 double *w)
-{
-    if (!coarsened) {
-        *f = c, *w = 1;
-        return e == 1;
-    }
-    *f = 2 * c - 1 + e, *w = e == 1 ? 1 : 0.5;
-    return *f >= 0 && *f < nf;
-}
-
-
-static inline MG_HD int mg_children_at(int coarsened, int64_t c, int64_t nf, int64_t s,
-                                       int64_t f[3], double w[3])
-{
-    const int64_t centre = (coarsened ? 2 * c : c) + s;
-    int k = 0;
-    for (int64_t d = coarsened ? -1 : 0; d <= (coarsened ? 1 : 0); d++)
-        if (centre + d >= 0 && centre + d < nf) f[k] = centre + d, w[k++] = d ? 0.5 : 1;
-    return k;
 }
 
 /* a + b c, never contracted into a fused multiply-add: the device's
@@ -203,50 +215,41 @@ static inline MG_HD double mg_add_mul(double a, double b, double c)
 #endif
 }
 
-/* A loop of at most a few trips, unrolled on the device so that the
- * small arrays it indexes stay in registers (indexed by a loop variable
- * they went to the stack: 288 bytes a thread in the Galerkin product). */
-#ifdef __CUDA_ARCH__
-#define MG_UNROLL _Pragma("unroll")
-#else
-#define MG_UNROLL
-#endif
-
 /* One coarse row of the Galerkin product: acc[q] = (R A P)(I, I + q) for
  * the 27 coarse points q, I at coarse coordinates ci (host and device: the
  * set-up on the GPU runs the same code on a stencil of device arrays,
- * which it keeps in shared memory).  The loops run to their largest trip
- * counts (3 children, 2 parents a direction) and stop at the actual ones:
- * the same terms in the same order as loops to the actual counts. */
+ * which it keeps in shared memory): children slot by slot, parents packed;
+ * the loops run to their largest trip counts and stop at the actual ones
+ * (unrolled on the device: no stack). */
 static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3],
                                          const int coarsened[3], const int64_t ci[3],
                                          double acc[MG_POINTS])
 {
-    int64_t pj[3][2];
-    double wj[3][2];
     for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
     const int64_t nx = A->n[0], nxy = nx * A->n[1];
     MG_UNROLL
     for (int a = 0; a < 3; a++) {
         int64_t fz;
         double wz;
-        if (!mg_child(coarsened[2], ci[2], A->n[2], a, &fz, &wz)) continue;
+        if (!mg_child(coarsened[2], ci[2], A->n[2], 0, a, &fz, &wz)) continue;
         MG_UNROLL
         for (int b = 0; b < 3; b++) {
             int64_t fy;
             double wy;
-            if (!mg_child(coarsened[1], ci[1], A->n[1], b, &fy, &wy)) continue;
+            if (!mg_child(coarsened[1], ci[1], A->n[1], 0, b, &fy, &wy)) continue;
             MG_UNROLL
             for (int e = 0; e < 3; e++) {
                 int64_t fx;
                 double wx;
-                if (!mg_child(coarsened[0], ci[0], A->n[0], e, &fx, &wx)) continue;
+                if (!mg_child(coarsened[0], ci[0], A->n[0], 0, e, &fx, &wx)) continue;
                 const int64_t fi[3] = {fx, fy, fz};
                 const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
                 const double wi = wx * wy * wz;
                 for (int p = 0; p < MG_POINTS; p++) {
                     if (!A->coef[p] || A->coef[p][i] == 0) continue;
                     const double ai = wi * A->coef[p][i];
+                    int64_t pj[3][2];
+                    double wj[3][2];
                     int np[3];
                     MG_UNROLL
                     for (int d = 0; d < 3; d++)   /* a nonzero stays on the grid */

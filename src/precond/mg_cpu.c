@@ -36,19 +36,20 @@ static adia_status cpu_restrict(const mg_state *S, const mg_level *L, const mg_l
     for (int64_t I = 0; I < Lc->rows; I++) {
         const int64_t ci[3] = {I % Lc->n[0], I / Lc->n[0] % Lc->n[1],
                                I / ((int64_t)Lc->n[0] * Lc->n[1])};
-        int64_t f[3][3];
-        double w[3][3];
-        int k[3];
-        for (int d = 0; d < 3; d++)
-            k[d] = mg_children_at(Lc->coarsened[d], ci[d], L->n[d], d == 2 ? Lc->shift : 0, f[d],
-                                  w[d]);
         double sum = 0;
-        for (int c = 0; c < k[2]; c++)
-            for (int bb = 0; bb < k[1]; bb++)
-                for (int a = 0; a < k[0]; a++) {
-                    const int64_t i = f[0][a] + nx * f[1][bb] + nxy * f[2][c];
-                    sum += w[0][a] * w[1][bb] * w[2][c] * (bs * b[i] - t[i]);
+        for (int c = 0; c < 3; c++) {
+            int64_t fz, fy, fx;
+            double wz, wy, wx;
+            if (!mg_child(Lc->coarsened[2], ci[2], L->n[2], Lc->shift, c, &fz, &wz)) continue;
+            for (int bb = 0; bb < 3; bb++) {
+                if (!mg_child(Lc->coarsened[1], ci[1], L->n[1], 0, bb, &fy, &wy)) continue;
+                for (int a = 0; a < 3; a++) {
+                    if (!mg_child(Lc->coarsened[0], ci[0], L->n[0], 0, a, &fx, &wx)) continue;
+                    const int64_t i = fx + nx * fy + nxy * fz;
+                    sum += wx * wy * wz * (bs * b[i] - t[i]);
                 }
+            }
+        }
         bc[I] = sum;
     }
     return ADIA_OK;
@@ -60,22 +61,24 @@ static adia_status cpu_prolong(const mg_state *S, const mg_level *L, const mg_le
     (void)S, (void)stream;
     const double *xc = Lc->x;
     double *x = xv;
-    const int64_t cx = Lc->n[0], cxy = cx * Lc->n[1];
+    const int64_t cx0 = Lc->n[0], cxy = cx0 * Lc->n[1];
 #pragma omp parallel for schedule(static) if (L->rows > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < L->rows; i++) {
         const int64_t fi[3] = {i % L->n[0], i / L->n[0] % L->n[1],
                                i / ((int64_t)L->n[0] * L->n[1])};
-        int64_t c[3][2];
-        double w[3][2];
-        int k[3];
-        for (int d = 0; d < 3; d++)
-            k[d] = mg_parents_at(Lc->coarsened[d], fi[d], Lc->n[d], d == 2 ? Lc->shift : 0, c[d],
-                                 w[d]);
         double sum = 0;
-        for (int z = 0; z < k[2]; z++)
-            for (int y = 0; y < k[1]; y++)
-                for (int a = 0; a < k[0]; a++)
-                    sum += w[0][a] * w[1][y] * w[2][z] * xc[c[0][a] + cx * c[1][y] + cxy * c[2][z]];
+        for (int z = 0; z < 2; z++) {
+            int64_t cz, cy, cx;
+            double wz, wy, wx;
+            if (!mg_parent(Lc->coarsened[2], fi[2], Lc->n[2], Lc->shift, z, &cz, &wz)) continue;
+            for (int y = 0; y < 2; y++) {
+                if (!mg_parent(Lc->coarsened[1], fi[1], Lc->n[1], 0, y, &cy, &wy)) continue;
+                for (int a = 0; a < 2; a++) {
+                    if (!mg_parent(Lc->coarsened[0], fi[0], Lc->n[0], 0, a, &cx, &wx)) continue;
+                    sum += wx * wy * wz * xc[cx + cx0 * cy + cxy * cz];
+                }
+            }
+        }
         x[i] += sum;
     }
     return ADIA_OK;

@@ -150,8 +150,10 @@ static adia_status smoother(mg_state *S, mg_level *L, const mg_stencil *st, doub
 {
     int points = 0;
     for (int p = 0; p < MG_POINTS; p++) points += st->coef[p] != NULL;
-    S->setup.kernels += 2 * MG_POWER_STEPS + 1;   /* the wait: one for all levels */
-    S->setup.bytes += MG_POWER_STEPS * (double)L->rows * (points + 2) * 8.0 +
+    /* the start, the steps and their sums, the scaling (the wait: one for
+     * all levels) */
+    S->setup.kernels += 2 * MG_POWER_STEPS + 2;
+    S->setup.bytes += (MG_POWER_STEPS * (double)(points + 2) + 1) * (double)L->rows * 8.0 +
                       (double)L->rows * (points * 8.0 + (double)adia_value_size(S->vtype));
     ADIA_TRY(adia__mg_bounds(est, L->rows, &L->lmax, &L->lmin));
     return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype, &L->s);

@@ -63,19 +63,23 @@ __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, 
          I += (int64_t)gridDim.x * blockDim.x) {
         const int64_t ci[3] = {(uint32_t)I % cnx, (uint32_t)I / cnx % cny,
                                (uint32_t)I / (cnx * cny)};
-        int64_t f[3][3];
-        double w[3][3];
-        int k[3];
-        for (int d = 0; d < 3; d++)
-            k[d] = mg_children_at(p.coarsened[d], ci[d], p.fine[d], d == 2 ? p.shift : 0, f[d],
-                                  w[d]);
         double sum = 0;
-        for (int c = 0; c < k[2]; c++)
-            for (int e = 0; e < k[1]; e++)
-                for (int a = 0; a < k[0]; a++) {
-                    const int64_t i = f[0][a] + nx * f[1][e] + nxy * f[2][c];
-                    sum += w[0][a] * w[1][e] * w[2][c] * (bs * (double)b[i] - (double)t[i]);
+        MG_UNROLL
+        for (int c = 0; c < 3; c++) {
+            int64_t fz, fy, fx;
+            double wz, wy, wx;
+            if (!mg_child(p.coarsened[2], ci[2], p.fine[2], p.shift, c, &fz, &wz)) continue;
+            MG_UNROLL
+            for (int e = 0; e < 3; e++) {
+                if (!mg_child(p.coarsened[1], ci[1], p.fine[1], 0, e, &fy, &wy)) continue;
+                MG_UNROLL
+                for (int a = 0; a < 3; a++) {
+                    if (!mg_child(p.coarsened[0], ci[0], p.fine[0], 0, a, &fx, &wx)) continue;
+                    const int64_t i = fx + nx * fy + nxy * fz;
+                    sum += wx * wy * wz * (bs * (double)b[i] - (double)t[i]);
                 }
+            }
+        }
         bc[I] = (T)sum;
     }
 }
@@ -90,18 +94,22 @@ __global__ void prolong_kernel(pair_dims p, const T *xc, T *x)
          i += (int64_t)gridDim.x * blockDim.x) {
         const int64_t fi[3] = {(uint32_t)i % fnx, (uint32_t)i / fnx % fny,
                                (uint32_t)i / (fnx * fny)};
-        int64_t c[3][2];
-        double w[3][2];
-        int k[3];
-        for (int d = 0; d < 3; d++)
-            k[d] = mg_parents_at(p.coarsened[d], fi[d], p.coarse[d], d == 2 ? p.shift : 0, c[d],
-                                 w[d]);
         double sum = 0;
-        for (int z = 0; z < k[2]; z++)
-            for (int y = 0; y < k[1]; y++)
-                for (int a = 0; a < k[0]; a++)
-                    sum += w[0][a] * w[1][y] * w[2][z] *
-                           (double)xc[c[0][a] + cx * c[1][y] + cxy * c[2][z]];
+        MG_UNROLL
+        for (int z = 0; z < 2; z++) {
+            int64_t cz, cy, c0;
+            double wz, wy, wx;
+            if (!mg_parent(p.coarsened[2], fi[2], p.coarse[2], p.shift, z, &cz, &wz)) continue;
+            MG_UNROLL
+            for (int y = 0; y < 2; y++) {
+                if (!mg_parent(p.coarsened[1], fi[1], p.coarse[1], 0, y, &cy, &wy)) continue;
+                MG_UNROLL
+                for (int a = 0; a < 2; a++) {
+                    if (!mg_parent(p.coarsened[0], fi[0], p.coarse[0], 0, a, &c0, &wx)) continue;
+                    sum += wx * wy * wz * (double)xc[c0 + cx * cy + cxy * cz];
+                }
+            }
+        }
         x[i] = (T)((double)x[i] + sum);
     }
 }

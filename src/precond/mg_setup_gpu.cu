@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
 namespace {
@@ -43,11 +44,11 @@ __device__ __forceinline__ void coords_of(const grid3 &g, uint32_t i, int c[3])
     c[2] = (int)(i / (g.n[0] * g.n[1]));
 }
 
-/* Stencil point of entry (i, j), or -1 when they are not neighbours. */
-__device__ __forceinline__ int point_of(const grid3 &g, uint32_t i, uint32_t j)
+/* Stencil point of entry (i, j), i at coordinates ci, or -1 when they are
+ * not neighbours. */
+__device__ __forceinline__ int point_of(const grid3 &g, const int ci[3], uint32_t j)
 {
-    int ci[3], cj[3], d[3];
-    coords_of(g, i, ci);
+    int cj[3], d[3];
     coords_of(g, j, cj);
     for (int k = 0; k < 3; k++) {
         d[k] = cj[k] - ci[k];
@@ -72,12 +73,14 @@ __device__ __forceinline__ unsigned warp_or(unsigned v)
 }
 
 /* One pass over the stored entries: the first bad row (atomicMin), the
- * points present (atomicOr), and with coef non-NULL (write) the stencil
- * and the first row with a bad diagonal.  Every thread reaches the warp
- * reductions (grid-stride loop, reductions after it). */
-template <typename T>
-__global__ void read_kernel(adia_diag_args a, grid3 g, int write, mg_stencil S,
-                            unsigned long long *bad, unsigned *mask, unsigned long long *bad_diag)
+ * points present (atomicOr), and with WRITE the stencil and the first row
+ * with a bad diagonal.  Every thread reaches the warp reductions
+ * (grid-stride loop, reductions after it).  A row's coordinates are found
+ * once, not again for each entry (the check of lap3d7:256, 1.27 ms under
+ * ncu, H200, was bound by the divisions). */
+template <typename T, bool WRITE>
+__global__ void read_kernel(adia_diag_args a, grid3 g, mg_stencil S, unsigned long long *bad,
+                            unsigned *mask, unsigned long long *bad_diag)
 {
     unsigned long long my_bad = ~0ull, my_diag = ~0ull;
     unsigned my_mask = 0;
@@ -86,27 +89,29 @@ __global__ void read_kernel(adia_diag_args a, grid3 g, int write, mg_stencil S,
          r += (int64_t)gridDim.x * blockDim.x) {
         const adia_diag_loc l = adia_diag_locate(a, (int)r);
         const int k0 = a.group_start[l.group], k1 = a.group_start[l.group + 1];
-        double v[MG_POINTS];
-        for (int p = 0; p < MG_POINTS; p++) v[p] = 0;
+        int cr[3];
+        coords_of(g, (uint32_t)r, cr);
+        double v[WRITE ? MG_POINTS : 1] = {};
         for (int k = k0; k < k1; k++) {
             const int64_t c = r + a.offsets[k];
             if (c < 0 || c >= a.cols) continue;   /* DIA's slots outside: stored 0 */
             const double x = (double)data[l.base + (int64_t)(k - k0) * l.len];
             if (x == 0) continue;
-            const int p = point_of(g, (uint32_t)r, (uint32_t)c);
+            const int p = point_of(g, cr, (uint32_t)c);
             if (p < 0) {
                 my_bad = my_bad < (unsigned long long)r ? my_bad : (unsigned long long)r;
                 break;
             }
             my_mask |= 1u << p;
-            v[p] = x;
+            if constexpr (WRITE) v[p] = x;
         }
-        if (!write) continue;
-        for (int p = 0; p < MG_POINTS; p++)
-            if (S.coef[p]) S.coef[p][r] = v[p];
-        const double d = v[mg_point(0, 0, 0)];
-        if (d == 0 || !isfinite(d))
-            my_diag = my_diag < (unsigned long long)r ? my_diag : (unsigned long long)r;
+        if constexpr (WRITE) {
+            for (int p = 0; p < MG_POINTS; p++)
+                if (S.coef[p]) S.coef[p][r] = v[p];
+            const double d = v[mg_point(0, 0, 0)];
+            if (d == 0 || !isfinite(d))
+                my_diag = my_diag < (unsigned long long)r ? my_diag : (unsigned long long)r;
+        }
     }
     my_bad = warp_min(my_bad);
     my_diag = warp_min(my_diag);
@@ -124,12 +129,14 @@ __global__ void bad_entry_kernel(adia_diag_args a, grid3 g, int i, double *out)
 {
     const adia_diag_loc l = adia_diag_locate(a, i);
     const int k0 = a.group_start[l.group], k1 = a.group_start[l.group + 1];
+    int ci[3];
+    coords_of(g, (uint32_t)i, ci);
     out[0] = -1;
     for (int k = k0; k < k1; k++) {
         const int64_t c = (int64_t)i + a.offsets[k];
         if (c < 0 || c >= a.cols) continue;
         const double x = (double)((const T *)a.data)[l.base + (int64_t)(k - k0) * l.len];
-        if (x != 0 && point_of(g, (uint32_t)i, (uint32_t)c) < 0) {
+        if (x != 0 && point_of(g, ci, (uint32_t)c) < 0) {
             out[0] = (double)c, out[1] = x;
             return;
         }
@@ -239,18 +246,29 @@ point_list points_of(const mg_stencil &S)
     return L;
 }
 
-/* One power step, v = scale u (scale: *sc; the start: u = mg_start_value
- * of the global row first + i when first): w = A v, block partials of v'w,
- * v'Dv and (w/D)'(w/D) over rows [r0, r1) (a slab's own; all of a whole
- * grid's), and u_next = w / D on every row.  Skipped once *stop is set. */
+/* The start of the power steps: u = mg_start_value of the global row
+ * origin + i, *sc = 1 (each hash made once, not again for every
+ * neighbour that reads it in the first step). */
+__global__ void start_kernel(double *u, int64_t rows, int64_t origin, double *sc)
+{
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x)
+        u[i] = mg_start_value(origin + i);
+    if (blockIdx.x == 0 && threadIdx.x == 0) *sc = 1;
+}
+
+/* One power step, v = scale u (scale: *sc): w = A v, block partials of
+ * v'w, v'Dv and (w/D)'(w/D) over rows [r0, r1) (a slab's own; all of a
+ * whole grid's), and u_next = w / D on every row.  Skipped once *stop is
+ * set. */
 __global__ void power_kernel(mg_stencil S, point_list P, const double *u, double *un,
-                             const double *sc, const int *stop, int first, int64_t origin,
-                             int64_t r0, int64_t r1, double *partial)
+                             const double *sc, const int *stop, int64_t r0, int64_t r1,
+                             double *partial)
 {
     __shared__ double red[3][THREADS];
     double s[3] = {0, 0, 0};
     const grid3 g = {{(uint32_t)S.n[0], (uint32_t)S.n[1], (uint32_t)S.n[2]}};
-    const double scale = first ? 1.0 : *sc;
+    const double scale = *sc;
     const bool run = !*stop;
     const double *diag = S.coef[mg_point(0, 0, 0)];
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; run && i < S.rows;
@@ -271,9 +289,9 @@ __global__ void power_kernel(mg_stencil S, point_list P, const double *u, double
             }
             const int64_t j = i + P.off[k];
             /* v_j = scale u_j as the host's v = scale w; a + b c as its loop rounds */
-            w = mg_add_mul(w, P.coef[k][i], scale * (first ? mg_start_value(origin + j) : u[j]));
+            w = mg_add_mul(w, P.coef[k][i], scale * u[j]);
         }
-        const double vi = scale * (first ? mg_start_value(origin + i) : u[i]);
+        const double vi = scale * u[i];
         const double di = diag[i];
         const bool own = i >= r0 && i < r1;
         if (own) s[0] += vi * w;
@@ -379,12 +397,16 @@ adia_status read_pass(const mg_dview *v, const int32_t n[3], int write, const mg
     const mg_stencil none = {};
     const mg_stencil &St = S ? *S : none;
     unsigned *m = (unsigned *)(sc.w + 2);
-    if (v->vt == ADIA_FLOAT)
-        read_kernel<float><<<blocks_for(v->rows), THREADS>>>(a, grid_of(n), write, St, sc.w, m,
-                                                             sc.w + 1);
+    const unsigned nb = blocks_for(v->rows);
+    const grid3 g = grid_of(n);
+    if (v->vt == ADIA_FLOAT && write)
+        read_kernel<float, true><<<nb, THREADS>>>(a, g, St, sc.w, m, sc.w + 1);
+    else if (v->vt == ADIA_FLOAT)
+        read_kernel<float, false><<<nb, THREADS>>>(a, g, St, sc.w, m, sc.w + 1);
+    else if (write)
+        read_kernel<double, true><<<nb, THREADS>>>(a, g, St, sc.w, m, sc.w + 1);
     else
-        read_kernel<double><<<blocks_for(v->rows), THREADS>>>(a, grid_of(n), write, St, sc.w, m,
-                                                              sc.w + 1);
+        read_kernel<double, false><<<nb, THREADS>>>(a, g, St, sc.w, m, sc.w + 1);
     ADIA_TRY(launched("mg set-up: reading the fine operator"));
     unsigned long long h[3];
     ADIA_TRY(adia_cuda_check(cudaMemcpy(h, sc.w, sizeof h, cudaMemcpyDeviceToHost),
@@ -672,12 +694,17 @@ adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, double *est)
         if (s == ADIA_OK)   /* w: partials, est, scale */
             s = jobs[l].p.init(S[l].rows, jobs[l].nb, 2, jobs[l].st);
     }
+    for (int l = 0; l < n && s == ADIA_OK; l++) {
+        start_kernel<<<jobs[l].nb, THREADS, 0, jobs[l].st>>>(jobs[l].p.u, S[l].rows, 0,
+                                                             jobs[l].p.w + 3 * jobs[l].nb + 1);
+        s = launched("mg set-up: the power steps' start");
+    }
     for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++)
         for (int l = 0; l < n && s == ADIA_OK; l++) {
             job &j = jobs[l];
             double *e = j.p.w + 3 * j.nb, *scale = e + 1;
             power_kernel<<<j.nb, THREADS, 0, j.st>>>(S[l], points_of(S[l]), j.p.u, j.p.un, scale,
-                                                     j.p.stop, k == 0, 0, 0, S[l].rows, j.p.w);
+                                                     j.p.stop, 0, S[l].rows, j.p.w);
             power_finish<<<1, THREADS, 0, j.st>>>(j.p.w, (int)j.nb, e, scale, j.p.stop, nullptr);
             s = launched("mg set-up: a power step");
             j.p.swap();
@@ -705,9 +732,12 @@ adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int6
     adia_status s = c->agree(c->ctx, p.init(S->rows, nb, 4));
     double *sums = p.w + 3 * nb, *scale = sums + 3;
     *est = 0;
+    if (s == ADIA_OK) {
+        start_kernel<<<nb, THREADS>>>(p.u, S->rows, origin, scale);
+        s = c->agree(c->ctx, launched("mg set-up: the power steps' start"));
+    }
     for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
-        power_kernel<<<nb, THREADS>>>(*S, points_of(*S), p.u, p.un, scale, p.stop, k == 0, origin,
-                                      r0, r1, p.w);
+        power_kernel<<<nb, THREADS>>>(*S, points_of(*S), p.u, p.un, scale, p.stop, r0, r1, p.w);
         power_finish<<<1, THREADS>>>(p.w, (int)nb, nullptr, nullptr, p.stop, sums);
         double h[3] = {0, 0, 0};
         s = launched("mg set-up: a power step");
@@ -759,20 +789,34 @@ adia_status adia__mg_gpu_scaling(const mg_stencil *S, mg_smoother kind, double o
 adia_status adia__mg_gpu_download(const mg_stencil *D, mg_stencil *H)
 {
     *H = mg_stencil{{D->n[0], D->n[1], D->n[2]}, D->rows, {}, nullptr};
-    for (int p = 0; p < MG_POINTS; p++) {
+    /* the block up to its last present array in one copy, not one a point
+     * (27 copies: 0.33 ms of the coarsest level's set-up) */
+    const double *block = (const double *)D->block;
+    int64_t end = 0;
+    for (int p = 0; p < MG_POINTS && block; p++)
+        if (D->coef[p]) end = std::max(end, (int64_t)(D->coef[p] - block) + D->rows);
+    std::vector<double> all;
+    adia_status s = ADIA_OK;
+    if (end > 0) {
+        try {
+            all.resize((size_t)end);
+        } catch (...) {
+            return adia__error(ADIA_ERR_NO_MEMORY, "mg set-up: a stencil to the host");
+        }
+        s = adia_cuda_check(cudaMemcpy(all.data(), block, (size_t)end * 8, cudaMemcpyDeviceToHost),
+                            "mg set-up: a stencil to the host");
+    }
+    for (int p = 0; p < MG_POINTS && s == ADIA_OK; p++) {
         if (!D->coef[p]) continue;
         H->coef[p] = (double *)adia__alloc((size_t)D->rows + 1, sizeof(double), "mg stencil");
-        adia_status s = H->coef[p] ? adia_cuda_check(cudaMemcpy(H->coef[p], D->coef[p],
-                                                                (size_t)D->rows * 8,
-                                                                cudaMemcpyDeviceToHost),
-                                                     "mg set-up: a stencil to the host")
-                                   : ADIA_ERR_NO_MEMORY;
-        if (s != ADIA_OK) {
-            adia__mg_stencil_free(H);
-            return s;
-        }
+        if (!H->coef[p]) s = ADIA_ERR_NO_MEMORY;
+        else if (end > 0) memcpy(H->coef[p], all.data() + (D->coef[p] - block), (size_t)D->rows * 8);
+        else s = adia_cuda_check(cudaMemcpy(H->coef[p], D->coef[p], (size_t)D->rows * 8,
+                                            cudaMemcpyDeviceToHost),
+                                 "mg set-up: a stencil to the host");
     }
-    return ADIA_OK;
+    if (s != ADIA_OK) adia__mg_stencil_free(H);
+    return s;
 }
 
 }  // extern "C"

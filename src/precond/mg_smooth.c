@@ -171,11 +171,17 @@ static int64_t cholesky(double *a, int64_t n)
  * rows of wt, contiguous), then inv(i,j) = wt_i . wt_j, computed once per
  * pair so that inv is exactly symmetric (the V-cycle's symmetry rests on
  * it). */
+/* Threads from this size on: below it the sums (about n^3 / 3) take less
+ * than starting a team -- lap3d7:256's coarsest 64 rows took 0.6 ms with
+ * 16 threads, and 10.8 ms in about one set-up in four (H200 host,
+ * 2026-11-27). */
+#define INVERSE_THREADS_ROWS 160
 static adia_status cholesky_inverse(const double *l, int64_t n, double *inv)
 {
     double *wt = adia__calloc((size_t)(n * n) + 1, sizeof *wt, "mg coarsest inverse");
     if (!wt) return ADIA_ERR_NO_MEMORY;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(adia__threads())
+    const int par = n >= INVERSE_THREADS_ROWS;
+#pragma omp parallel for schedule(dynamic, 8) if (par) num_threads(adia__threads())
     for (int64_t j = 0; j < n; j++) {   /* L w = e_j, w_i = 0 for i < j */
         double *w = wt + j * n;
         w[j] = 1 / l[j * n + j];
@@ -185,7 +191,7 @@ static adia_status cholesky_inverse(const double *l, int64_t n, double *inv)
             w[i] = s / l[i * n + i];
         }
     }
-#pragma omp parallel for schedule(dynamic, 8) num_threads(adia__threads())
+#pragma omp parallel for schedule(dynamic, 8) if (par) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j <= i; j++) {
             double s = 0;
