@@ -48,17 +48,25 @@ int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int wa
      * of R = 2 by 17-30% there), the generated dia kernel of a 61-diagonal
      * band 1.9x faster, and a band of 201 diagonals 3x slower generated at
      * R = 2 (H200, bench/results/2026-11-27g-h200/r1-ab.txt).  Float
-     * halves likewise (4 -> 2: its generic kernels 6-31% faster there).
      * The cut at 12 diagonals: lap2d9 (9) keeps R = 2 (0-2% faster), but a
      * 9-diagonal band with holes ran 6-9% faster at R = 1 -- holes count
-     * too, not yet in this rule. */
+     * too, not yet in this rule.  Float keeps R = 2 (2026-11-27, the
+     * generic dia kernel in float): R = 4 ran 23-26% slower on lap3d7:160,
+     * lap3d7:256 and lap2d5:4096, R = 1 15% slower on lap3d27:128.  Few
+     * rows (under SMALL_ROWS, about half the threads the GPU holds): one
+     * row a thread, the most threads, where latency, not bandwidth, is the
+     * time (a multigrid's coarse levels) -- R = 1 ran 32-33% faster than 2
+     * on lap3d27:32 and lap3d27:16 in float, 13-14% on lap3d7:40 (64,000
+     * rows) and lap2d5:300 (90,000) in double, but 24% slower on lap3d7:60
+     * (216,000). */
+    enum { SMALL_ROWS = 1 << 17 };
     int32_t widest = 0;
     for (int32_t g = 0; g < D->n_groups; g++)
         if (D->group_start[g + 1] - D->group_start[g] > widest)
             widest = D->group_start[g + 1] - D->group_start[g];
-    int top = vt == ADIA_FLOAT ? 4 : 2;
-    if (widest > 12) top /= 2;
-    if (widest > 64) top = 1;
+    int top = 2;
+    if (widest > 12 && vt != ADIA_FLOAT) top = 1;
+    if (widest > 64 || D->rows < SMALL_ROWS) top = 1;
     /* parameter R=1|2|4 overrides the choice (tuning experiments) */
     if (want == 1 || want == 2 || want == 4) top = want;
     for (int R = top; R >= 1; R /= 2) {
