@@ -1,14 +1,21 @@
-/* bench_mg_setup.c -- the multigrid hierarchy's set-up on the device
- * (issue 30: at most 40 fine-level SpMV-equivalents; lap3d7:256 at most
- * 20 ms on an H200).  Per matrix: the fine GPU plan made on the device
- * (adia_stencil_fill_device + adia_plan_create_device_dia, format dia, as
- * a solver would plan it), one fine SpMV timed (median of 20), then
- * adia_precond_create("mg") once to warm up and the median of 5 timed
- * (wall clock, synchronised); the set-up in fine SpMVs; explain of the
- * last (phases, per level, launches and bytes).  One JSON line per
- * matrix.  Skips (exit 0) without a device.
+/* bench_mg_setup.c -- the multigrid preconditioner on the device, what
+ * issue 30 asks of it: the set-up (at most 40 fine-level SpMV-equivalents;
+ * lap3d7:256 at most 20 ms on an H200), one V-cycle (at most 9), and a
+ * PCG solve (lap3d7:256 at most 30 ms, all of it at most 50).  Per
+ * matrix: the fine GPU plan made on the device (adia_stencil_fill_device +
+ * adia_plan_create_device_dia, format dia, as a solver would plan it), one
+ * fine SpMV timed (median of 20), then adia_precond_create("mg") once to
+ * warm up and the median of 5 timed (wall clock, synchronised), explain
+ * of the last (phases, per level, launches and bytes); 20 applies z = M r
+ * timed with CUDA events (the cycle); CG with M on device vectors, b = A
+ * ones, x0 = 0, rtol 1e-8, twice on the same plan and M, the second kept
+ * (its set-up: the solve's own -- workspace, graph -- apart from its
+ * iterations).  One JSON line per matrix.  Skips (exit 0) without a
+ * device.
  *
- *   bench_mg_setup [--float] [spec ...]   (default lap3d7:160 lap3d7:256) */
+ *   bench_mg_setup [--float] [--float-levels] [spec ...]
+ *   (default lap3d7:160 lap3d7:256; --float: the plan in float;
+ *   --float-levels: a double plan's hierarchy in float) */
 #define _POSIX_C_SOURCE 200809L
 #include "adia.h"
 
@@ -95,7 +102,70 @@ static double spmv_ms(adia_plan *P, adia_value_type vt)
     return m;
 }
 
-static void bench(const char *spec, adia_value_type vt, const char *device, const char *date)
+/* The cycle: the median of 20 applies z = M r, CUDA events (ms). */
+static double cycle_ms(adia_precond *M, adia_plan *P, adia_value_type vt)
+{
+    const size_t bytes = (size_t)adia_plan_rows(P) * (vt == ADIA_FLOAT ? 4 : 8);
+    void *r = NULL, *z = NULL;
+    cudaEvent_t e0, e1;
+    double m = -1;
+    if (cudaMalloc(&r, bytes) == cudaSuccess && cudaMalloc(&z, bytes) == cudaSuccess &&
+        cudaMemset(r, 0, bytes) == cudaSuccess && cudaEventCreate(&e0) == cudaSuccess &&
+        cudaEventCreate(&e1) == cudaSuccess) {
+        double t[20];
+        int ok = adia_precond_apply(M, r, z, NULL) == ADIA_OK;
+        for (int k = 0; k < 20 && ok; k++) {
+            float ms = 0;
+            cudaEventRecord(e0, 0);
+            ok = adia_precond_apply(M, r, z, NULL) == ADIA_OK;
+            cudaEventRecord(e1, 0);
+            ok = ok && cudaEventSynchronize(e1) == cudaSuccess &&
+                 cudaEventElapsedTime(&ms, e0, e1) == cudaSuccess;
+            t[k] = ms;
+        }
+        if (ok) m = median(t, 20);
+        cudaEventDestroy(e0);
+        cudaEventDestroy(e1);
+    }
+    cudaFree(r);
+    cudaFree(z);
+    return m;
+}
+
+/* CG with M on device vectors, b = A ones, x0 = 0: the second of two. */
+static int pcg(adia_precond *M, adia_plan *P, adia_value_type vt, adia_solve_info *info)
+{
+    const int64_t n = adia_plan_rows(P);
+    const size_t vs = vt == ADIA_FLOAT ? 4 : 8;
+    void *ones = NULL, *b = NULL, *x = NULL;
+    int ok = cudaMalloc(&ones, (size_t)n * vs) == cudaSuccess &&
+             cudaMalloc(&b, (size_t)n * vs) == cudaSuccess &&
+             cudaMalloc(&x, (size_t)n * vs) == cudaSuccess;
+    if (ok) {
+        void *h = malloc((size_t)n * vs);
+        for (int64_t i = 0; h && i < n; i++) {
+            if (vt == ADIA_FLOAT) ((float *)h)[i] = 1;
+            else ((double *)h)[i] = 1;
+        }
+        ok = h && cudaMemcpy(ones, h, (size_t)n * vs, cudaMemcpyHostToDevice) == cudaSuccess &&
+             adia_spmv(P, 1.0, ones, 0.0, b) == ADIA_OK;
+        free(h);
+    }
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.precond = M;
+    o.rtol = vt == ADIA_FLOAT ? 1e-5 : 1e-8;
+    for (int k = 0; k < 2 && ok; k++)
+        ok = cudaMemset(x, 0, (size_t)n * vs) == cudaSuccess &&
+             adia_plan_solve(P, b, x, &o, info, NULL) == ADIA_OK;
+    cudaFree(ones);
+    cudaFree(b);
+    cudaFree(x);
+    return ok;
+}
+
+static void bench(const char *spec, adia_value_type vt, int float_levels, const char *device,
+                  const char *date)
 {
     adia_plan *P = device_plan(spec, vt);
     if (!P) return;
@@ -103,29 +173,47 @@ static void bench(const char *spec, adia_value_type vt, const char *device, cons
     adia_precond_options o;
     adia_precond_options_default(&o);
     o.kind = "mg";
+    o.float_levels = float_levels;
     double t[REPS];
     char buf[8192] = "";
+    adia_precond *M = NULL;
     int ok = 1;
     for (int r = -1; r < REPS && ok; r++) {   /* r = -1: the warm-up */
-        adia_precond *M = NULL;
+        adia_precond_destroy(M);
+        M = NULL;
         cudaDeviceSynchronize();
         const double t0 = now_ms();
         ok = adia_precond_create(P, &o, &M) == ADIA_OK && cudaDeviceSynchronize() == cudaSuccess;
         if (r >= 0) t[r] = now_ms() - t0;
-        if (!ok) fprintf(stderr, "bench_mg_setup: %s: %s\n", spec, adia_last_error());
-        if (ok && r == REPS - 1) adia_precond_explain(M, buf, sizeof buf);
-        adia_precond_destroy(M);
     }
+    adia_solve_info in;
+    memset(&in, 0, sizeof in);
+    double cyc = -1;
     if (ok) {
-        const double setup = median(t, REPS);
-        printf("%s (%s): setup %.2f ms (median of %d), fine SpMV %.4f ms: %.1f SpMV-equivalents\n%s",
-               spec, vt == ADIA_FLOAT ? "float" : "double", setup, REPS, spmv,
-               spmv > 0 ? setup / spmv : 0.0, buf);
-        printf("{\"bench\":\"mg_setup\",\"spec\":\"%s\",\"vtype\":\"%s\",\"device\":\"%s\","
-               "\"date\":\"%s\",\"setup_ms\":%.3f,\"spmv_ms\":%.5f,\"spmv_equivalents\":%.2f}\n",
-               spec, vt == ADIA_FLOAT ? "float" : "double", device, date, setup, spmv,
-               spmv > 0 ? setup / spmv : 0.0);
+        adia_precond_explain(M, buf, sizeof buf);
+        cyc = cycle_ms(M, P, vt);
+        ok = pcg(M, P, vt, &in);
     }
+    if (!ok) fprintf(stderr, "bench_mg_setup: %s: %s\n", spec, adia_last_error());
+    if (ok) {
+        const double setup = median(t, REPS), total = setup + in.setup_ms + in.time_ms;
+        const char *levels = float_levels ? "float" : vt == ADIA_FLOAT ? "float" : "double";
+        printf("%s (%s, levels %s): setup %.2f ms (median of %d), fine SpMV %.4f ms: %.1f "
+               "SpMV-equivalents; cycle %.3f ms = %.2f SpMV; PCG %d iterations in %.2f ms "
+               "(its own set-up %.2f ms, %s); total %.2f ms\n%s",
+               spec, vt == ADIA_FLOAT ? "float" : "double", levels, setup, REPS, spmv,
+               spmv > 0 ? setup / spmv : 0.0, cyc, spmv > 0 ? cyc / spmv : 0.0, in.iterations,
+               in.time_ms, in.setup_ms, in.stop, total, buf);
+        printf("{\"bench\":\"mg_setup\",\"spec\":\"%s\",\"vtype\":\"%s\",\"levels\":\"%s\","
+               "\"device\":\"%s\",\"date\":\"%s\",\"setup_ms\":%.3f,\"spmv_ms\":%.5f,"
+               "\"spmv_equivalents\":%.2f,\"cycle_ms\":%.4f,\"cycle_spmv\":%.2f,"
+               "\"iterations\":%d,\"converged\":%s,\"solve_ms\":%.3f,\"solve_setup_ms\":%.3f,"
+               "\"total_ms\":%.3f}\n",
+               spec, vt == ADIA_FLOAT ? "float" : "double", levels, device, date, setup, spmv,
+               spmv > 0 ? setup / spmv : 0.0, cyc, spmv > 0 ? cyc / spmv : 0.0, in.iterations,
+               in.converged ? "true" : "false", in.time_ms, in.setup_ms, total);
+    }
+    adia_precond_destroy(M);
     adia_plan_destroy(P);
 }
 
@@ -142,17 +230,18 @@ int main(int argc, char **argv)
     const time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     adia_value_type vt = ADIA_DOUBLE;
-    int given = 0;
+    int given = 0, float_levels = 0;
     for (int a = 1; a < argc; a++) {
         if (!strcmp(argv[a], "--float")) vt = ADIA_FLOAT;
+        else if (!strcmp(argv[a], "--float-levels")) float_levels = 1;
         else given = 1;
     }
     printf("bench_mg_setup on %s, %s\n", prop.name, date);
     for (int a = 1; a < argc; a++)
-        if (strcmp(argv[a], "--float")) bench(argv[a], vt, prop.name, date);
+        if (argv[a][0] != '-') bench(argv[a], vt, float_levels, prop.name, date);
     if (!given) {
-        bench("lap3d7:160", vt, prop.name, date);
-        bench("lap3d7:256", vt, prop.name, date);
+        bench("lap3d7:160", vt, float_levels, prop.name, date);
+        bench("lap3d7:256", vt, float_levels, prop.name, date);
     }
     return 0;
 }

@@ -1111,6 +1111,12 @@ typedef struct adia_precond_options {
                                  with the Chebyshev smoother, else 2)          */
     int degree;               /* Chebyshev steps (<= 0: cheb 4, mg's smoother 2) */
     int max_levels;           /* mg: <= 0: until the coarse grid is small      */
+    int float_levels;         /* mg on a GPU plan in double: 1 = every level in
+                                 float, the finest a float copy of the plan's
+                                 matrix -- a cycle moves half the bytes, the
+                                 solver stays in double (its residuals, x and
+                                 stopping test); 0 (default): the plan's type.
+                                 On a CPU plan or across processes: refused */
     /* mg across processes (NULL: one process): the plan holds this
      * process's slab of the grid (see adia_slab_comm), grid its size. */
     const struct adia_slab_comm *slab;

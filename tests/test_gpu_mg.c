@@ -195,6 +195,54 @@ static void test_pcg(void)
     }
 }
 
+/* float_levels on a double plan: the hierarchy in float (explain says
+ * so), M r within float's rounding of the double hierarchy's, and PCG
+ * through the solver to 1e-8 in the double hierarchy's iterations (+1). */
+static void test_float_levels(void)
+{
+    adia_matrix *A = test_generate("lap3d7:40");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+    adia_precond *Md = P ? make_mg(P, NULL, 'v') : NULL, *Mf = NULL;
+    if (Md) {
+        adia_precond_options o;
+        adia_precond_options_default(&o);
+        o.kind = "mg";
+        o.float_levels = 1;
+        CHECK_OK(adia_precond_create(P, &o, &Mf));
+    }
+    if (Md && Mf) {
+        char buf[4096];
+        CHECK_OK(adia_precond_explain(Mf, buf, sizeof buf));
+        CHECK(test_contains(buf, "levels in float"), "explain: %s", buf);
+        const int32_t n = adia_matrix_rows(A);
+        double *r = malloc(n * sizeof *r), *zd = malloc(n * sizeof *zd), *zf = malloc(n * sizeof *zf);
+        uint64_t seed = 3;
+        test_rand_vector(&seed, r, n);
+        if (pg_apply(Md, 1.0, r, zd, n, 0) && pg_apply(Mf, 1.0, r, zf, n, 0)) {
+            const double err = test_rel_err(zf, zd, n);
+            CHECK(err > 0 && err < 1e-4, "float levels: M r differs from the double "
+                  "hierarchy's by %g (relative)", err);
+        }
+        free(r), free(zd), free(zf);
+        adia_solve_options so;
+        adia_solve_options_default(&so);
+        adia_solve_info id, inf;
+        adia_status sd, sf;
+        so.precond = Md;
+        const double ed = test_solve_known(A, P, NULL, &so, 7, &id, &sd);
+        so.precond = Mf;
+        const double ef = test_solve_known(A, P, NULL, &so, 7, &inf, &sf);
+        CHECK(sd == ADIA_OK && sf == ADIA_OK && id.converged && inf.converged &&
+                  inf.residual <= 1e-8 && inf.iterations <= id.iterations + 1,
+              "PCG, float levels: %d iterations, residual %g, error %g (double levels: %d, %g)",
+              inf.iterations, inf.residual, ef, id.iterations, ed);
+    }
+    adia_precond_destroy(Mf);
+    adia_precond_destroy(Md);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -205,6 +253,7 @@ int main(void)
     test_stationary();
     test_symmetric();
     test_pcg();
+    test_float_levels();
     return TEST_END();
 }
 #endif

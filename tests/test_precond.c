@@ -44,6 +44,15 @@ static void test_apply_cpu(void)
     o.kind = "jacobi";
     o.cycle = 'x';
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "cycle");
+    o.cycle = 'v';
+    o.float_levels = 2;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "float_levels 2");
+    o.float_levels = 1;   /* mg's, on a GPU plan only; cheb takes none of mg's options */
+    o.kind = "mg";
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_UNSUPPORTED, "on the CPU");
+    o.kind = "cheb";
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "float_levels");
+    CHECK(M == NULL, "no handle on error");
     CHECK_ERR(adia_precond_apply(NULL, r, z, NULL), ADIA_ERR_INVALID_HANDLE, "preconditioner");
     CHECK(strcmp(adia_precond_kind(NULL), "") == 0, "kind of NULL");
     free(r);

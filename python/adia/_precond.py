@@ -184,7 +184,7 @@ def _opt_int(name, value, hi):
 
 def _make_precond(P: Plan, kind: str, grid=None, cycle: str = "v",
                   smoother: Optional[str] = None, sweeps=None, degree=None, max_levels=None,
-                  _owns_plan=False) -> Precond:
+                  float_levels: bool = False, _owns_plan=False) -> Precond:
     kind = _str_arg("kind", kind)
     cycle = _str_arg("cycle", cycle)
     if cycle not in ("v", "w", "f"):
@@ -192,20 +192,23 @@ def _make_precond(P: Plan, kind: str, grid=None, cycle: str = "v",
     smoother = None if smoother is None else _str_arg("smoother", smoother)
     given = {"grid": grid is not None, "cycle": cycle != "v", "smoother": smoother is not None,
              "sweeps": sweeps is not None, "max_levels": max_levels is not None,
-             "degree": degree is not None}
+             "degree": degree is not None, "float_levels": bool(float_levels)}
     if kind in ("none", "jacobi") and any(given.values()):
         names = ", ".join(k for k, v in given.items() if v)
         raise ValueError(f"kind {kind!r} takes no options, got {names} (grid, cycle, smoother, "
-                         "sweeps and max_levels are mg's; degree is cheb's and mg's)")
+                         "sweeps, max_levels and float_levels are mg's; degree is cheb's and "
+                         "mg's)")
+    if not isinstance(float_levels, bool):
+        raise TypeError(f"float_levels must be a bool, got {type(float_levels).__name__}")
     h = _adia.precond_create(P._p, kind, _grid_arg(grid), cycle, smoother or "",
                              _opt_int("sweeps", sweeps, 100), _opt_int("degree", degree, 100),
-                             _opt_int("max_levels", max_levels, 64))
+                             _opt_int("max_levels", max_levels, 64), float_levels)
     return Precond(h, P, _owns_plan)
 
 
 def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional[str] = None,
             sweeps=None, degree=None, max_levels=None, device: Optional[str] = None,
-            expected_calls: int = 1000) -> Precond:
+            expected_calls: int = 1000, float_levels: bool = False) -> Precond:
     """Build a preconditioner M ~ A^-1 (adia_precond_create), reusable
     across solves: ``adia.solve(M.plan, b, precond=M)``.
 
@@ -220,7 +223,9 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
     "w" ("f" is refused: not built yet), smoother "cheb" (default),
     "jacobi" or "l1jacobi", sweeps (default 1 with cheb, 2 otherwise),
     max_levels; degree: cheb's (default 4) and mg's Chebyshev smoother's
-    (default 2).  An option the kind does not take is a ValueError (the
+    (default 2); float_levels=True: mg's hierarchy in float on a GPU plan
+    in float64 (a cycle moves half the bytes; the solver stays in float64;
+    a CPU plan refuses it).  An option the kind does not take is a ValueError (the
     library's for cheb and mg, adia.InvalidArgumentError); a matrix that
     does not suit the kind (a zero diagonal entry, no grid) an adia.Error
     naming it.
@@ -229,11 +234,12 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
         if device is not None and device != A.device:
             raise ValueError(f"device={device!r} for a {A.device} plan: a Plan's preconditioner "
                              "lives where the plan does (leave device out)")
-        return _make_precond(A, kind, grid, cycle, smoother, sweeps, degree, max_levels)
+        return _make_precond(A, kind, grid, cycle, smoother, sweeps, degree, max_levels,
+                             float_levels)
     P = plan(A, expected_calls=expected_calls, device=device or "cpu")
     try:
         return _make_precond(P, kind, grid, cycle, smoother, sweeps, degree, max_levels,
-                             _owns_plan=True)
+                             float_levels, _owns_plan=True)
     except BaseException:
         P.close()
         raise

@@ -160,6 +160,12 @@ def test_precond_errors():
         adia.precond(P, "cheb", degree=0)
     with pytest.raises(ValueError, match="device='gpu' for a cpu plan"):
         adia.precond(P, "cheb", device="gpu")
+    with pytest.raises(adia.UnsupportedError, match="float_levels is for one process's GPU"):
+        adia.precond(P, "mg", float_levels=True)
+    with pytest.raises(ValueError, match="takes no options, got float_levels"):
+        adia.precond(P, "jacobi", float_levels=True)
+    with pytest.raises(TypeError, match="float_levels must be a bool"):
+        adia.precond(P, "mg", float_levels=1)
     with pytest.raises(ValueError, match=r"r must have shape \(400,\)"):
         M.matvec(np.ones(3))
     Z = np.array([[2.0, 1.0], [1.0, 0.0]])            # A(1,1) = 0
@@ -196,3 +202,22 @@ def test_gpu_precond(cupy, kind):
                       **_tol_kw(cspla.cg, 1e-8))
     assert rc == 0
     Mc.close(), Mg.close(), Pc.close(), Pg.close()
+
+
+def test_gpu_precond_float_levels(cupy):
+    """mg's hierarchy in float on a float64 GPU plan: M r within float's
+    rounding of the float64 hierarchy's, the solve converged in float64."""
+    A = adia.generate("lap3d7:32")
+    b = A @ np.ones(A.shape[0])
+    Pg = adia.plan(A, expected_calls=1000, device="gpu")
+    Md, Mf = adia.precond(Pg, "mg"), adia.precond(Pg, "mg", float_levels=True)
+    assert "levels in float" in Mf.explain()
+    r = cupy.asarray(np.random.default_rng(5).uniform(-1, 1, A.shape[0]))
+    zd, zf = cupy.asnumpy(Md @ r), cupy.asnumpy(Mf @ r)
+    assert zf.dtype == np.float64
+    assert 0 < np.linalg.norm(zf - zd) / np.linalg.norm(zd) < 1e-4
+    x, info = adia.solve(Pg, cupy.asarray(b), precond=Mf)
+    _, infod = adia.solve(Pg, cupy.asarray(b), precond=Md)
+    assert info.converged and info.iterations <= infod.iterations + 1, (info, infod)
+    np.testing.assert_allclose(cupy.asnumpy(x), np.ones(A.shape[0]), rtol=1e-6)
+    Mf.close(), Md.close(), Pg.close()

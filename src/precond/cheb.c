@@ -164,9 +164,10 @@ static adia_status array(const adia_precond *M, const double *h, void **out)
 static adia_status check_options(const adia_precond_options *o)
 {
     if (o->smoother || o->sweeps > 0 || o->max_levels > 0 || o->cycle != 'v' || o->grid[0] > 0 ||
-        o->grid[1] > 0 || o->grid[2] > 0)
+        o->grid[1] > 0 || o->grid[2] > 0 || o->float_levels)
         return adia__error(ADIA_ERR_INVALID_ARG, "cheb preconditioner: smoother, sweeps, "
-                          "max_levels, cycle and grid are mg's options (cheb takes degree)");
+                          "max_levels, cycle, grid and float_levels are mg's options (cheb "
+                          "takes degree)");
     return ADIA_OK;
 }
 

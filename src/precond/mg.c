@@ -176,13 +176,36 @@ static adia_status slab_cycle(mg_run *R, double alpha, const void *r, void *z)
     return R->dry ? ADIA_OK : adia__mg_copy(S, own, 1.0, (char *)L->x + at, z, R->stream);
 }
 
+/* Levels in another type than the plan's (float_levels): r converted into
+ * level 0's b (scaled by alpha), z out of its x. */
+static adia_status mixed_cycle(mg_run *R, adia_value_type vt, double alpha, const void *r,
+                               void *z)
+{
+    const mg_state *S = R->S;
+    const mg_level *L = &S->lev[0];
+    count(R, L, 3, 0);   /* a double read and a float written: 3 floats a row */
+    if (!R->dry) ADIA_TRY(adia__precond_convert_gpu(vt, S->vtype, L->rows, alpha, r, L->b, R->stream));
+    ADIA_TRY(cycle(R, 0, 1.0, L->b, L->x, 1));
+    count(R, L, 3, 0);
+    return R->dry ? ADIA_OK
+                  : adia__precond_convert_gpu(S->vtype, vt, L->rows, 1.0, L->x, z, R->stream);
+}
+
+/* z = alpha M r (r, z: the plan's type, where it lives) */
+static adia_status top_cycle(mg_run *R, adia_value_type vt, double alpha, const void *r, void *z)
+{
+    if (R->S->slab) return slab_cycle(R, alpha, r, z);
+    if (R->S->mixed) return mixed_cycle(R, vt, alpha, r, z);
+    return cycle(R, 0, alpha, r, z, 1);
+}
+
 static adia_status mg_apply(const adia_precond *M, double alpha, const void *r, void *z,
                             void *stream)
 {
     const mg_state *S = M->impl;
     mg_run R = {.S = S, .K = M->device ? &adia__mg_gpu_kernels : &adia__mg_cpu_kernels,
                 .stream = stream};
-    return S->slab ? slab_cycle(&R, alpha, r, z) : cycle(&R, 0, alpha, r, z, 1);
+    return top_cycle(&R, M->vtype, alpha, r, z);
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -265,7 +288,8 @@ adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3])
 
 adia_plan_hints adia__mg_level_hints(const adia_precond *M)
 {
-    return (adia_plan_hints){.expected_calls = PLAN_CALLS, .vtype = M->vtype,
+    const mg_state *S = M->impl;
+    return (adia_plan_hints){.expected_calls = PLAN_CALLS, .vtype = S->vtype,
                              .device = M->device, .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
 }
 
@@ -277,6 +301,20 @@ adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels)
                           "%dx%dx%d, %lld rows, max_levels %d) is above the %d rows of the dense "
                           "direct solve", last->n[0], last->n[1], last->n[2],
                           (long long)last->rows, max_levels, MG_DENSE_MAX);
+    return ADIA_OK;
+}
+
+/* Level L's plan (its own) from its host stencil. */
+static adia_status level_plan(adia_precond *M, mg_level *L, const mg_stencil *st)
+{
+    adia_matrix *A = NULL;
+    ADIA_TRY(adia__mg_stencil_to_matrix(st, &A, &L->points));
+    L->nnz = adia_matrix_nnz(A);
+    adia_plan_hints h = adia__mg_level_hints(M);
+    adia_status s = adia_plan_create(A, &h, &L->plan);
+    adia_matrix_destroy(A);
+    ADIA_TRY(s);
+    L->own_plan = 1;
     return ADIA_OK;
 }
 
@@ -297,14 +335,7 @@ static adia_status hierarchy(adia_precond *M, mg_state *S, int max_levels, mg_st
         double t1 = adia__now_ms();
         C->galerkin_ms = t1 - t0;
         S->ms.galerkin += t1 - t0;
-        adia_matrix *A = NULL;
-        ADIA_TRY(adia__mg_stencil_to_matrix(&st[S->nlev - 1], &A, &C->points));
-        C->nnz = adia_matrix_nnz(A);
-        adia_plan_hints h = adia__mg_level_hints(M);
-        adia_status s = adia_plan_create(A, &h, &C->plan);
-        adia_matrix_destroy(A);
-        ADIA_TRY(s);
-        C->own_plan = 1;
+        ADIA_TRY(level_plan(M, C, &st[S->nlev - 1]));
         C->plan_ms = adia__now_ms() - t1;
         S->ms.plans += C->plan_ms;
     }
@@ -361,7 +392,8 @@ static adia_status work_arrays(mg_state *S)
             ADIA_TRY(level_array(S, L->rows, NULL, &L->t));
             if (S->smoother == MG_CHEB) ADIA_TRY(level_array(S, L->rows, NULL, &L->d));
         }
-        if (l > 0 || S->slab) {   /* a slab's level 0 too: r and z are its own planes */
+        if (l > 0 || S->slab || S->mixed) {   /* level 0 too where r and z are not its b
+                                                 and x: a slab's own planes, converted */
             ADIA_TRY(level_array(S, L->rows, NULL, &L->b));
             ADIA_TRY(level_array(S, L->rows, NULL, &L->x));
         }
@@ -393,6 +425,7 @@ static adia_status build_host(adia_precond *M, mg_state *S, const adia_precond_o
     L0->plan = M->plan;
     for (int p = 0; p < MG_POINTS; p++) L0->points += st[0].coef[p] != NULL;
     S->nlev = 1;
+    if (S->mixed) ADIA_TRY(level_plan(M, L0, &st[0]));   /* the finest in the levels' type */
     ADIA_TRY(hierarchy(M, S, max_levels, st));
     return level_data(S, st);
 }
@@ -413,7 +446,7 @@ static adia_status build(adia_precond *M, mg_state *S, const adia_precond_option
     if (!done) ADIA_TRY(build_host(M, S, o, max_levels, st));
     ADIA_TRY(work_arrays(S));
     mg_run R = {.S = S, .dry = 1};
-    ADIA_TRY(S->slab ? slab_cycle(&R, 1.0, NULL, NULL) : cycle(&R, 0, 1.0, NULL, NULL, 1));
+    ADIA_TRY(top_cycle(&R, M->vtype, 1.0, NULL, NULL));
     S->kernels = R.kernels;
     S->products = R.products;
     S->cycle_bytes = R.bytes;
@@ -432,6 +465,11 @@ static adia_status mg_setup(adia_precond *M, const adia_precond_options *opt)
     if (S->slab && S->vtype != ADIA_DOUBLE)
         return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner across processes: a plan in "
                           "double only");
+    if (opt->float_levels && (!M->device || S->slab))
+        return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: float_levels is for one "
+                          "process's GPU plan (%s)", S->slab ? "this one spans processes"
+                                                            : "this plan is on the CPU");
+    if (opt->float_levels && S->vtype == ADIA_DOUBLE) S->vtype = ADIA_FLOAT, S->mixed = 1;
     ADIA_TRY(parse_options(S, opt));
     mg_stencil st[MG_MAX_LEVELS];
     memset(st, 0, sizeof st);
@@ -529,6 +567,11 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
     put(buf, len, &k, "%d sweep%s before and after), grid %s, coarsening %s\n", S->sweeps,
         S->sweeps > 1 ? "s" : "", S->grid_given ? "given" : "found from the offsets",
         coarsening_name(S->coarsening));
+    if (S->mixed)
+        put(buf, len, &k, "  levels in %s (float_levels), the plan in %s: the finest level a "
+            "%s copy of its matrix, r and z converted at each apply\n",
+            adia_value_type_name(S->vtype), adia_value_type_name(M->vtype),
+            adia_value_type_name(S->vtype));
     explain_levels(S, 0, buf, len, &k);
     int64_t nnz = 0, rows = 0;
     for (int l = 0; l < S->nlev; l++) nnz += S->lev[l].nnz, rows += S->lev[l].rows;

@@ -109,7 +109,9 @@ static inline MG_HD int mg_dx(int p, int d)
  * else 0).  Callers walk the slots in order and skip those that are not
  * one: the same terms in the same order wherever they run, and on the
  * device the loops unroll with the slots in registers (packed into arrays
- * by a running count they went to the stack).
+ * by a running count they went to the stack).  Coordinates are 32-bit (a
+ * level's grid is a plan's: fewer than 2^31 rows), so is their arithmetic
+ * on the device.
  *
  * Parents (P): slot e (0, 1) of the coarse points fine f interpolates
  * from -- fine 2c takes c (weight 1), fine 2c + 1 takes c and c + 1 (1/2
@@ -117,10 +119,10 @@ static inline MG_HD int mg_dx(int p, int d)
  * off the coarse grid is not one: past the end, the Dirichlet boundary's
  * zero; outside a slab, read only by ghost planes, which an exchange
  * refills.  1: slot e is one, in *c and *w. */
-static inline MG_HD int mg_parent(int coarsened, int64_t f, int64_t nc, int64_t s, int e,
-                                  int64_t *c, double *w)
+static inline MG_HD int mg_parent(int coarsened, int32_t f, int32_t nc, int32_t s, int e,
+                                  int32_t *c, double *w)
 {
-    const int64_t g = f - s;
+    const int32_t g = f - s;
     if (!coarsened || g % 2 == 0) {
         *c = coarsened ? g / 2 : g, *w = 1;
         if (e) return 0;
@@ -134,8 +136,8 @@ static inline MG_HD int mg_parent(int coarsened, int64_t f, int64_t nc, int64_t 
  * from -- 2c - 1, 2c, 2c + 1 (weights 1/2, 1, 1/2), or c alone in slot 1
  * (weight 1) where the direction is not coarsened; those off the fine
  * grid (or the slab) are not. */
-static inline MG_HD int mg_child(int coarsened, int64_t c, int64_t nf, int64_t s, int e,
-                                 int64_t *f, double *w)
+static inline MG_HD int mg_child(int coarsened, int32_t c, int32_t nf, int32_t s, int e,
+                                 int32_t *f, double *w)
 {
     const int d = e - 1;
     *f = (coarsened ? 2 * c : c) + s + d, *w = d ? 0.5 : 1;
@@ -229,19 +231,19 @@ static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3
     const int64_t nx = A->n[0], nxy = nx * A->n[1];
     MG_UNROLL
     for (int a = 0; a < 3; a++) {
-        int64_t fz;
+        int32_t fz;
         double wz;
-        if (!mg_child(coarsened[2], ci[2], A->n[2], 0, a, &fz, &wz)) continue;
+        if (!mg_child(coarsened[2], (int32_t)ci[2], A->n[2], 0, a, &fz, &wz)) continue;
         MG_UNROLL
         for (int b = 0; b < 3; b++) {
-            int64_t fy;
+            int32_t fy;
             double wy;
-            if (!mg_child(coarsened[1], ci[1], A->n[1], 0, b, &fy, &wy)) continue;
+            if (!mg_child(coarsened[1], (int32_t)ci[1], A->n[1], 0, b, &fy, &wy)) continue;
             MG_UNROLL
             for (int e = 0; e < 3; e++) {
-                int64_t fx;
+                int32_t fx;
                 double wx;
-                if (!mg_child(coarsened[0], ci[0], A->n[0], 0, e, &fx, &wx)) continue;
+                if (!mg_child(coarsened[0], (int32_t)ci[0], A->n[0], 0, e, &fx, &wx)) continue;
                 const int64_t fi[3] = {fx, fy, fz};
                 const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
                 const double wi = wx * wy * wz;
@@ -343,7 +345,11 @@ typedef struct mg_state {
     char cycle;               /* 'v' or 'w' */
     mg_coarsening coarsening; /* ADIA_MG_COARSENING (full, semi, auto)  */
     int device;
-    adia_value_type vtype;
+    adia_value_type vtype;    /* the levels' (arrays, plans): the plan's, or
+                                 float with float_levels                    */
+    int mixed;                /* 1: vtype is not the plan's -- the finest
+                                 level is a copy in vtype, with b and x of its
+                                 own that r and z are converted into and out of */
     int grid_given;
     int coarse_spd;           /* 1: Cholesky; 0: LU (A_c not SPD) */
     mg_phase_ms ms;

@@ -38,13 +38,14 @@ static adia_status cpu_restrict(const mg_state *S, const mg_level *L, const mg_l
                                I / ((int64_t)Lc->n[0] * Lc->n[1])};
         double sum = 0;
         for (int c = 0; c < 3; c++) {
-            int64_t fz, fy, fx;
+            int32_t fz, fy, fx;
             double wz, wy, wx;
-            if (!mg_child(Lc->coarsened[2], ci[2], L->n[2], Lc->shift, c, &fz, &wz)) continue;
+            if (!mg_child(Lc->coarsened[2], (int32_t)ci[2], L->n[2], (int32_t)Lc->shift, c, &fz, &wz))
+                continue;
             for (int bb = 0; bb < 3; bb++) {
-                if (!mg_child(Lc->coarsened[1], ci[1], L->n[1], 0, bb, &fy, &wy)) continue;
+                if (!mg_child(Lc->coarsened[1], (int32_t)ci[1], L->n[1], 0, bb, &fy, &wy)) continue;
                 for (int a = 0; a < 3; a++) {
-                    if (!mg_child(Lc->coarsened[0], ci[0], L->n[0], 0, a, &fx, &wx)) continue;
+                    if (!mg_child(Lc->coarsened[0], (int32_t)ci[0], L->n[0], 0, a, &fx, &wx)) continue;
                     const int64_t i = fx + nx * fy + nxy * fz;
                     sum += wx * wy * wz * (bs * b[i] - t[i]);
                 }
@@ -68,13 +69,15 @@ static adia_status cpu_prolong(const mg_state *S, const mg_level *L, const mg_le
                                i / ((int64_t)L->n[0] * L->n[1])};
         double sum = 0;
         for (int z = 0; z < 2; z++) {
-            int64_t cz, cy, cx;
+            int32_t cz, cy, cx;
             double wz, wy, wx;
-            if (!mg_parent(Lc->coarsened[2], fi[2], Lc->n[2], Lc->shift, z, &cz, &wz)) continue;
+            if (!mg_parent(Lc->coarsened[2], (int32_t)fi[2], Lc->n[2], (int32_t)Lc->shift, z, &cz,
+                           &wz))
+                continue;
             for (int y = 0; y < 2; y++) {
-                if (!mg_parent(Lc->coarsened[1], fi[1], Lc->n[1], 0, y, &cy, &wy)) continue;
+                if (!mg_parent(Lc->coarsened[1], (int32_t)fi[1], Lc->n[1], 0, y, &cy, &wy)) continue;
                 for (int a = 0; a < 2; a++) {
-                    if (!mg_parent(Lc->coarsened[0], fi[0], Lc->n[0], 0, a, &cx, &wx)) continue;
+                    if (!mg_parent(Lc->coarsened[0], (int32_t)fi[0], Lc->n[0], 0, a, &cx, &wx)) continue;
                     sum += wx * wy * wz * xc[cx + cx0 * cy + cxy * cz];
                 }
             }

@@ -94,6 +94,10 @@ static adia_status fine_level(adia_precond *M, mg_state *S, const mg_dview *v,
     L0->points = points;
     L0->nnz = adia_format_nnz(adia_plan_format(M->plan));
     S->nlev = 1;
+    if (!S->mixed) return ADIA_OK;
+    const double t2 = adia__now_ms();   /* the finest in the levels' type: a plan of its own */
+    ADIA_TRY(adia__mg_device_level_plan(M, S, L0, &st[0]));
+    S->ms.plans += adia__now_ms() - t2;
     return ADIA_OK;
 }
 
@@ -103,8 +107,8 @@ adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C
     int64_t offsets[MG_POINTS];
     int ndiag;
     adia_device_dia dd = {.rows = (int32_t)C->rows, .cols = (int32_t)C->rows,
-                          .offsets = offsets, .values_type = M->vtype, .adopt = 1};
-    ADIA_TRY(adia__mg_gpu_to_dia(st, M->vtype, offsets, &ndiag, &dd.values));
+                          .offsets = offsets, .values_type = S->vtype, .adopt = 1};
+    ADIA_TRY(adia__mg_gpu_to_dia(st, S->vtype, offsets, &ndiag, &dd.values));
     dd.ndiag = ndiag;
     const adia_plan_hints h = adia__mg_level_hints(M);
     ADIA_TRY(adia_plan_create_device_dia(&dd, &h, &C->plan));   /* frees values on failure */
@@ -112,7 +116,7 @@ adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C
     C->points = 0;
     for (int p = 0; p < MG_POINTS; p++) C->points += st->coef[p] != NULL;
     C->nnz = adia_format_nnz(adia_plan_format(C->plan));
-    const double slots = (double)C->rows * ndiag * (double)adia_value_size(M->vtype);
+    const double slots = (double)C->rows * ndiag * (double)adia_value_size(S->vtype);
     S->setup.kernels += 2, S->setup.syncs++;   /* to DIA; the plan's count of nonzeros */
     S->setup.bytes += (double)C->rows * C->points * 8.0 + 3 * slots;
     return ADIA_OK;

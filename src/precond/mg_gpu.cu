@@ -14,9 +14,9 @@ constexpr int THREADS = 256;
  * rows (a plan's), so a row's grid point is found with 32-bit division,
  * several times cheaper on the device than 64-bit. */
 struct pair_dims {
-    int64_t fine[3], coarse[3];
+    int32_t fine[3], coarse[3];
     int coarsened[3];
-    int64_t shift;   /* the slab's (mg_level.shift), z only */
+    int32_t shift;   /* the slab's (mg_level.shift), z only */
 };
 
 pair_dims dims_of(const mg_level *L, const mg_level *Lc)
@@ -27,7 +27,7 @@ pair_dims dims_of(const mg_level *L, const mg_level *Lc)
         p.coarse[d] = Lc->n[d];
         p.coarsened[d] = Lc->coarsened[d];
     }
-    p.shift = Lc->shift;
+    p.shift = (int32_t)Lc->shift;
     return p;
 }
 
@@ -56,17 +56,17 @@ __global__ void smooth_kernel(int64_t n, const T *s, const T *b, T *x, const T *
 template <typename T>
 __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, T *bc)
 {
-    const int64_t rows = p.coarse[0] * p.coarse[1] * p.coarse[2];
+    const int64_t rows = (int64_t)p.coarse[0] * p.coarse[1] * p.coarse[2];
     const int64_t nx = p.fine[0], nxy = nx * p.fine[1];
     const uint32_t cnx = (uint32_t)p.coarse[0], cny = (uint32_t)p.coarse[1];
     for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < rows;
          I += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t ci[3] = {(uint32_t)I % cnx, (uint32_t)I / cnx % cny,
-                               (uint32_t)I / (cnx * cny)};
+        const int32_t ci[3] = {(int32_t)((uint32_t)I % cnx), (int32_t)((uint32_t)I / cnx % cny),
+                               (int32_t)((uint32_t)I / (cnx * cny))};
         double sum = 0;
         MG_UNROLL
         for (int c = 0; c < 3; c++) {
-            int64_t fz, fy, fx;
+            int32_t fz, fy, fx;
             double wz, wy, wx;
             if (!mg_child(p.coarsened[2], ci[2], p.fine[2], p.shift, c, &fz, &wz)) continue;
             MG_UNROLL
@@ -87,17 +87,17 @@ __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, 
 template <typename T>
 __global__ void prolong_kernel(pair_dims p, const T *xc, T *x)
 {
-    const int64_t rows = p.fine[0] * p.fine[1] * p.fine[2];
+    const int64_t rows = (int64_t)p.fine[0] * p.fine[1] * p.fine[2];
     const int64_t cx = p.coarse[0], cxy = cx * p.coarse[1];
     const uint32_t fnx = (uint32_t)p.fine[0], fny = (uint32_t)p.fine[1];
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const int64_t fi[3] = {(uint32_t)i % fnx, (uint32_t)i / fnx % fny,
-                               (uint32_t)i / (fnx * fny)};
+        const int32_t fi[3] = {(int32_t)((uint32_t)i % fnx), (int32_t)((uint32_t)i / fnx % fny),
+                               (int32_t)((uint32_t)i / (fnx * fny))};
         double sum = 0;
         MG_UNROLL
         for (int z = 0; z < 2; z++) {
-            int64_t cz, cy, c0;
+            int32_t cz, cy, c0;
             double wz, wy, wx;
             if (!mg_parent(p.coarsened[2], fi[2], p.coarse[2], p.shift, z, &cz, &wz)) continue;
             MG_UNROLL

@@ -76,6 +76,9 @@ adia_status adia__precond_register(const adia_precond_ops *ops);
  * of vt, queued on stream; d in vt too. */
 adia_status adia__precond_scale_gpu(adia_value_type vt, int64_t n, double alpha, const void *d,
                                     const void *r, void *z, void *stream);
+/* z = alpha r, n values: r of type from, z of type to, queued on stream. */
+adia_status adia__precond_convert_gpu(adia_value_type from, adia_value_type to, int64_t n,
+                                      double alpha, const void *r, void *z, void *stream);
 /* n host doubles uploaded as vt: *out device memory, freed by
  * adia__precond_free_gpu (NULL is fine). */
 adia_status adia__precond_upload(adia_value_type vt, int64_t n, const double *h, void **out);

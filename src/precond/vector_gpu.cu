@@ -7,23 +7,24 @@
 
 namespace {
 
-template <typename T>
-__global__ void scale_kernel(int64_t n, double alpha, const T *d, const T *r, T *z)
+/* z = alpha d .* r (d NULL: alpha r), r and d in T, z in U. */
+template <typename T, typename U>
+__global__ void scale_kernel(int64_t n, double alpha, const T *d, const T *r, U *z)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x)
-        z[i] = (T)(alpha * (d ? (double)d[i] : 1.0) * (double)r[i]);
+        z[i] = (U)(alpha * (d ? (double)d[i] : 1.0) * (double)r[i]);
 }
 
-template <typename T>
+template <typename T, typename U = T>
 adia_status scale(int64_t n, double alpha, const void *d, const void *r, void *z,
                   cudaStream_t s)
 {
     if (n <= 0) return ADIA_OK;
     int64_t blocks = (n + 255) / 256;
     if (blocks > 65535) blocks = 65535;
-    scale_kernel<T><<<(unsigned)blocks, 256, 0, s>>>(n, alpha, (const T *)d, (const T *)r,
-                                                     (T *)z);
+    scale_kernel<T, U><<<(unsigned)blocks, 256, 0, s>>>(n, alpha, (const T *)d, (const T *)r,
+                                                        (U *)z);
     return adia_cuda_check(cudaGetLastError(), "preconditioner scale kernel");
 }
 
@@ -47,6 +48,18 @@ extern "C" adia_status adia__precond_scale_gpu(adia_value_type vt, int64_t n, do
     cudaStream_t s = (cudaStream_t)stream;
     return vt == ADIA_FLOAT ? scale<float>(n, alpha, d, r, z, s)
                             : scale<double>(n, alpha, d, r, z, s);
+}
+
+extern "C" adia_status adia__precond_convert_gpu(adia_value_type from, adia_value_type to,
+                                                 int64_t n, double alpha, const void *r, void *z,
+                                                 void *stream)
+{
+    cudaStream_t s = (cudaStream_t)stream;
+    if (from == ADIA_FLOAT)
+        return to == ADIA_FLOAT ? scale<float>(n, alpha, NULL, r, z, s)
+                                : scale<float, double>(n, alpha, NULL, r, z, s);
+    return to == ADIA_FLOAT ? scale<double, float>(n, alpha, NULL, r, z, s)
+                            : scale<double>(n, alpha, NULL, r, z, s);
 }
 
 extern "C" adia_status adia__precond_upload(adia_value_type vt, int64_t n, const double *h,

@@ -9,6 +9,13 @@ adia_status adia__precond_scale_gpu(adia_value_type vt, int64_t n, double alpha,
     return adia__error(ADIA_ERR_NO_DEVICE, "preconditioner: GPU plans need a CUDA build");
 }
 
+adia_status adia__precond_convert_gpu(adia_value_type from, adia_value_type to, int64_t n,
+                                      double alpha, const void *r, void *z, void *stream)
+{
+    (void)from, (void)to, (void)n, (void)alpha, (void)r, (void)z, (void)stream;
+    return adia__error(ADIA_ERR_NO_DEVICE, "preconditioner: GPU plans need a CUDA build");
+}
+
 adia_status adia__precond_upload(adia_value_type vt, int64_t n, const double *h, void **out)
 {
     (void)vt, (void)n, (void)h;

@@ -194,6 +194,10 @@ expect 2 solve --gen lap2d5:10 --precond cheb --degree 101
 check "--degree out of range" stderr_has "--degree"
 expect 1 solve --gen lap2d5:10 --precond cheb --sweeps 2 --device cpu
 check "cheb refuses mg's options" stderr_has "are mg's options"
+expect 2 solve --gen lap2d5:10 --float-levels
+check "--float-levels without --precond" stderr_has "--float-levels: mg's"
+expect 1 solve --gen lap3d7:24 --precond mg --float-levels --device cpu
+check "--float-levels on the CPU refused" stderr_has "float_levels is for one process's GPU plan"
 
 # rtol below machine precision: stagnation is not success
 expect 1 solve --gen lap2d5:20 --rtol 1e-30 --max-iter 2000
