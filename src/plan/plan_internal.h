@@ -75,7 +75,7 @@ struct adia_plan {
     uint64_t update_hash;
     double update_ms;
     int64_t updates;
-    void *update_work;         /* device: UPDATE_WORDS unsigned long long
+    void *update_work;         /* device: plan_update_gpu.cu's UPDATE_WORDS unsigned long long
                                   (hash sums, the gate, refill counts),
                                   made at the first device update, freed
                                   with the plan */
