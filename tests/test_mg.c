@@ -693,6 +693,9 @@ static void test_slab_refused(void)
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "own [4, 4) of 8");
     c.z0 = 0, c.z1 = 9;
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "not 0 <= zs <= z0 < z1 <= nz");
+    c.z1 = 8;
+    o.float_levels = 1;   /* float levels are one process's */
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_UNSUPPORTED, "this one spans processes");
     CHECK(M == NULL, "nothing made");
     adia_plan_destroy(P);
     adia_matrix_destroy(A);
