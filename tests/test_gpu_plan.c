@@ -143,7 +143,7 @@ static void check_device_plan(const char *spec, const char *want, int bits, adia
         const char *got = adia_plan_format_name(P);
         if (want)
             CHECK(!strcmp(got, want), "%s: format %s, expected %s", spec, got, want);
-        else   /* not a diagonal matrix: planned from a host copy */
+        else   /* not a diagonal matrix: a row format built on the device */
             CHECK(!adia_format_is_diagonal(got), "%s: format %s for a non-diagonal matrix", spec, got);
         CHECK(adia_plan_device(P) == 1, "%s: a GPU plan", spec);
         double err = test_gpu_plan_error(P, A);

@@ -26,6 +26,7 @@
 #include "gpu_common.h"
 #include "cusparse_util.h"
 #include "diagonal.cuh"
+#include "row_build.h"
 
 #include <math.h>
 
@@ -127,22 +128,51 @@ __global__ void csr_adaptive(const int *__restrict__ blocks, const long long *__
 }
 
 /* Row blocks: consecutive rows while their entries fit ADAPTIVE_CAP (and at
- * most ADAPTIVE_CAP rows); a longer row alone. */
-adia_status make_row_blocks(const adia_csr *A, int **out, int *n_out)
+ * most ADAPTIVE_CAP rows); a longer row alone.  rowptr: host. */
+adia_status make_row_blocks(int32_t rows, const int64_t *rowptr, int **out, int *n_out)
 {
-    int *b = (int *)adia__alloc((size_t)A->rows + 1, sizeof *b, "csr row blocks");
+    int *b = (int *)adia__alloc((size_t)rows + 1, sizeof *b, "csr row blocks");
     if (!b) return ADIA_ERR_NO_MEMORY;
     int n = 0, r = 0;
     b[0] = 0;
-    while (r < A->rows) {
+    while (r < rows) {
         int s = r;
         r++;
-        while (r < A->rows && r - s < ADAPTIVE_CAP && A->rowptr[r + 1] - A->rowptr[s] <= ADAPTIVE_CAP) r++;
+        while (r < rows && r - s < ADAPTIVE_CAP && rowptr[r + 1] - rowptr[s] <= ADAPTIVE_CAP) r++;
         b[++n] = r;
     }
     *out = b;
     *n_out = n;
     return ADIA_OK;
+}
+
+/* The adaptive kernel's row blocks on the device, from host row pointers
+ * (NULL: d's own, downloaded -- a format built on the device makes them
+ * only when that kernel runs: the walk is sequential). */
+adia_status upload_row_blocks(csr_dev *d, const int64_t *host_rowptr)
+{
+    if (d->row_blocks) return ADIA_OK;
+    int64_t *rp = nullptr;
+    if (!host_rowptr) {
+        rp = (int64_t *)adia__alloc((size_t)d->rows + 1, sizeof *rp, "csr row pointers (host)");
+        if (!rp) return ADIA_ERR_NO_MEMORY;
+        adia_status s = adia_cuda_check(cudaMemcpy(rp, d->rowptr, ((size_t)d->rows + 1) * 8,
+                                                   cudaMemcpyDeviceToHost),
+                                        "csr row pointers to the host (row blocks)");
+        if (s != ADIA_OK) {
+            free(rp);
+            return s;
+        }
+        host_rowptr = rp;
+    }
+    int *blocks = NULL;
+    adia_status s = make_row_blocks(d->rows, host_rowptr, &blocks, &d->n_blocks);
+    if (s == ADIA_OK)
+        s = adia__gpu_copy_in((void **)&d->row_blocks, blocks, (int64_t)d->n_blocks + 1, 4,
+                              "csr row blocks");
+    free(blocks);
+    free(rp);
+    return s;
 }
 
 /* Threads per row of the vector kernel: the power of two near the mean row
@@ -156,17 +186,16 @@ int choose_tpr(double mean, int asked)
     return t;
 }
 
-adia_gpu_kernel choose_kernel(const adia_csr *A, double *mean_out)
+/* The kernel for rows of these lengths: the longest and the sum of their
+ * squares (integers, the same from the host's CSR and from the device's
+ * row statistics, so both choose alike). */
+adia_gpu_kernel choose_kernel(int32_t rows, int64_t nnz, int64_t maxlen, uint64_t len_sq,
+                              double *mean_out)
 {
-    double mean = A->rows ? (double)A->nnz / A->rows : 0, var = 0;
-    int64_t maxlen = 0;
-    for (int32_t r = 0; r < A->rows; r++) {
-        int64_t l = A->rowptr[r + 1] - A->rowptr[r];
-        var += ((double)l - mean) * ((double)l - mean);
-        if (l > maxlen) maxlen = l;
-    }
+    const double mean = rows ? (double)nnz / rows : 0;
+    const double var = rows ? fmax((double)len_sq / rows - mean * mean, 0) : 0;
     *mean_out = mean;
-    double sd = A->rows ? sqrt(var / A->rows) : 0;
+    const double sd = sqrt(var);
     /* H200, 2026-11-22 (bench/results): scalar is fastest up to ~10 entries
      * per row (lap2d5 0.090 ms vs vector 0.256), vector for long regular
      * rows (band of 201: 0.69 vs adaptive 0.84), adaptive between and for
@@ -276,6 +305,7 @@ void csr_free(void *p)
 adia_status csr_select(void *p, adia_gpu_kernel k)
 {
     csr_dev *d = (csr_dev *)p;
+    if (k == ADIA_KERNEL_CSR_ADAPTIVE) ADIA_TRY(upload_row_blocks(d, nullptr));
     if (k == ADIA_KERNEL_CSR_CUSPARSE || k == ADIA_KERNEL_CSR_CUSPARSE_ALG1) {
         adia_status s = sp_setup(d);
         if (s != ADIA_OK) {
@@ -287,46 +317,139 @@ adia_status csr_select(void *p, adia_gpu_kernel k)
     return ADIA_OK;
 }
 
-adia_status csr_copy(csr_dev *d, const adia_csr *A)
+/* A device struct for rows of these statistics, its arrays still NULL. */
+csr_dev *csr_dev_new(int32_t rows, int32_t cols, int64_t nnz, int64_t maxlen, uint64_t len_sq,
+                     adia_value_type vt, const adia_format_params *p)
 {
-    ADIA_TRY(adia__gpu_copy_in((void **)&d->rowptr, A->rowptr, (int64_t)A->rows + 1, 8, "csr row pointers"));
-    ADIA_TRY(adia__gpu_copy_in((void **)&d->colind, A->colind, A->nnz, 4, "csr columns"));
-    ADIA_TRY(adia__gpu_copy_in(&d->values, A->values, A->nnz, adia_value_size(A->vtype), "csr values"));
-    int *blocks = NULL;
-    ADIA_TRY(make_row_blocks(A, &blocks, &d->n_blocks));
-    adia_status s = adia__gpu_copy_in((void **)&d->row_blocks, blocks, (int64_t)d->n_blocks + 1, 4, "csr row blocks");
-    free(blocks);
-    return s;
+    csr_dev *d = (csr_dev *)adia__calloc(1, sizeof *d, "csr device struct");
+    if (!d) return nullptr;
+    d->vt = vt;
+    d->rows = rows;
+    d->cols = cols;
+    d->nnz = nnz;
+    double mean;
+    d->head.auto_kernel = choose_kernel(rows, nnz, maxlen, len_sq, &mean);
+    d->tpr = choose_tpr(mean, p->tpr);
+    d->head.allowed = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
+                      (1u << ADIA_KERNEL_CSR_ADAPTIVE);
+    if (nnz <= INT32_MAX)
+        d->head.allowed |= (1u << ADIA_KERNEL_CSR_CUSPARSE) | (1u << ADIA_KERNEL_CSR_CUSPARSE_ALG1);
+    d->head.block = 256;
+    d->head.select = csr_select;
+    d->head.kernel = d->head.auto_kernel;
+    return d;
+}
+
+/* d's kernel: the asked one (parameter kernel=) where allowed, else its
+ * own choice; the row blocks made where the adaptive kernel runs.  host_rowptr
+ * as upload_row_blocks.  Frees d on failure. */
+adia_status csr_start(csr_dev *d, const adia_format_params *p, const int64_t *host_rowptr,
+                      void **out)
+{
+    adia_gpu_kernel asked = (adia_gpu_kernel)p->gpu_kernel;   /* parameter kernel= */
+    adia_status s = ADIA_OK;
+    if (d->head.allowed & (1u << asked)) s = csr_select(d, asked);
+    else if (d->head.kernel == ADIA_KERNEL_CSR_ADAPTIVE) s = upload_row_blocks(d, host_rowptr);
+    if (s != ADIA_OK) {
+        csr_free(d);
+        return s;
+    }
+    *out = d;
+    return ADIA_OK;
 }
 
 adia_status csr_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
 {
     const adia_csr *A = (const adia_csr *)impl;
     if (A->vtype != vt) return adia__error(ADIA_ERR_INTERNAL, "csr upload: value type mismatch");
-    csr_dev *d = (csr_dev *)adia__calloc(1, sizeof *d, "csr device struct");
+    int64_t maxlen = 0;
+    uint64_t len_sq = 0;
+    for (int32_t r = 0; r < A->rows; r++) {
+        const int64_t l = A->rowptr[r + 1] - A->rowptr[r];
+        len_sq += (uint64_t)l * (uint64_t)l;
+        if (l > maxlen) maxlen = l;
+    }
+    csr_dev *d = csr_dev_new(A->rows, A->cols, A->nnz, maxlen, len_sq, vt, p);
     if (!d) return ADIA_ERR_NO_MEMORY;
-    d->vt = vt;
-    d->rows = A->rows;
-    d->cols = A->cols;
-    d->nnz = A->nnz;
-    double mean;
-    d->head.auto_kernel = choose_kernel(A, &mean);
-    d->tpr = choose_tpr(mean, p->tpr);
-    d->head.allowed = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
-                      (1u << ADIA_KERNEL_CSR_ADAPTIVE);
-    if (A->nnz <= INT32_MAX)
-        d->head.allowed |= (1u << ADIA_KERNEL_CSR_CUSPARSE) | (1u << ADIA_KERNEL_CSR_CUSPARSE_ALG1);
-    d->head.block = 256;
-    d->head.select = csr_select;
-    d->head.kernel = d->head.auto_kernel;
-    adia_status s = csr_copy(d, A);
-    adia_gpu_kernel asked = (adia_gpu_kernel)p->gpu_kernel;   /* parameter kernel= */
-    if (s == ADIA_OK && (d->head.allowed & (1u << asked))) s = csr_select(d, asked);
+    adia_status s = adia__gpu_copy_in((void **)&d->rowptr, A->rowptr, (int64_t)A->rows + 1, 8,
+                                      "csr row pointers");
+    if (s == ADIA_OK)
+        s = adia__gpu_copy_in((void **)&d->colind, A->colind, A->nnz, 4, "csr columns");
+    if (s == ADIA_OK)
+        s = adia__gpu_copy_in(&d->values, A->values, A->nnz, adia_value_size(A->vtype),
+                              "csr values");
     if (s != ADIA_OK) {
         csr_free(d);
         return s;
     }
-    *out = d;
+    return csr_start(d, p, A->rowptr, out);
+}
+
+/* dst[k] = (T)src[k]. */
+template <typename T>
+__global__ void convert_values(long long n, const double *__restrict__ src, T *__restrict__ dst)
+{
+    for (long long k = (long long)blockIdx.x * blockDim.x + threadIdx.x; k < n;
+         k += (long long)gridDim.x * blockDim.x)
+        dst[k] = (T)src[k];
+}
+
+/* CSR built on the device from a CSR there (the build's layout,
+ * diag_build.h): checked, copied (values in vt), the kernel chosen from the
+ * device's row statistics as the upload chooses from the host's.  Its host
+ * struct has its sizes alone until the first host use (csr_download). */
+adia_status csr_build_device(const adia_format_ops *self, int32_t rows, int32_t cols, int64_t nnz,
+                             const int64_t *rowptr, const int32_t *colind, const double *values,
+                             const adia_format_params *p, adia_value_type vt, adia_format **out)
+{
+    *out = nullptr;
+    const adia_gpu_csr A = {rows, cols, nnz, rowptr, colind, values};
+    const adia_format_params none = {};
+    if (!p) p = &none;
+    ADIA_TRY(adia__gpu_csr_check(&A, "csr built on the GPU"));
+    adia_gpu_row_stats st;
+    ADIA_TRY(adia__gpu_row_stats(&A, nullptr, &st));
+    const size_t vs = adia_value_size(vt);
+    ADIA_TRY(adia__gpu_check_free(((int64_t)rows + 1) * 8 + nnz * (int64_t)(4 + vs),
+                                  "csr built on the GPU"));
+    csr_dev *d = csr_dev_new(rows, cols, nnz, st.row_max, st.len_sq, vt, p);
+    adia_csr *H = (adia_csr *)adia__calloc(1, sizeof *H, "csr format");
+    if (!d || !H) {
+        free(d);
+        free(H);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    *H = adia_csr{rows, cols, nnz, nullptr, nullptr, nullptr, vt};
+    adia_status s = adia_cuda_check(cudaMalloc((void **)&d->rowptr, ((size_t)rows + 1) * 8),
+                                    "csr row pointers");
+    if (s == ADIA_OK) s = adia_cuda_check(cudaMalloc((void **)&d->colind, (size_t)(nnz > 0 ? nnz : 1) * 4), "csr columns");
+    if (s == ADIA_OK) s = adia_cuda_check(cudaMalloc(&d->values, (size_t)(nnz > 0 ? nnz : 1) * vs), "csr values");
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaMemcpy(d->rowptr, rowptr, ((size_t)rows + 1) * 8,
+                                       cudaMemcpyDeviceToDevice), "csr row pointers");
+    if (s == ADIA_OK && nnz > 0)
+        s = adia_cuda_check(cudaMemcpy(d->colind, colind, (size_t)nnz * 4, cudaMemcpyDeviceToDevice),
+                            "csr columns");
+    if (s == ADIA_OK && nnz > 0) {
+        const unsigned blocks = adia_gpu_blocks(nnz, 256) < 4096 ? adia_gpu_blocks(nnz, 256) : 4096;
+        if (vt == ADIA_DOUBLE) convert_values<double><<<blocks, 256>>>(nnz, values, (double *)d->values);
+        else convert_values<float><<<blocks, 256>>>(nnz, values, (float *)d->values);
+        s = adia__gpu_launch_check("csr values");
+    }
+    void *dev = nullptr;
+    if (s == ADIA_OK) s = csr_start(d, p, nullptr, &dev);   /* frees d on failure */
+    else csr_free(d);
+    adia_format *F = nullptr;
+    if (s == ADIA_OK) s = adia__format_new(self->name, p, vt, rows, cols, nnz, &F);
+    if (s != ADIA_OK) {
+        if (dev) csr_free(dev);
+        self->destroy(H);
+        return s;
+    }
+    F->impl = H;
+    F->dev = dev;
+    F->host_stale = 1;
+    *out = F;
     return ADIA_OK;
 }
 
@@ -442,13 +565,24 @@ adia_status csr_refill(void *p, const adia_device_csr *A, const unsigned long lo
     return ADIA_OK;
 }
 
-/* The device's values into the host CSR (its structure is the same). */
+/* The device's values into the host CSR (its structure is the same), and
+ * the structure too where the format was built on the device. */
 adia_status csr_download(const void *p, void *impl)
 {
     const csr_dev *d = (const csr_dev *)p;
     adia_csr *A = (adia_csr *)impl;
     if (A->nnz != d->nnz || A->vtype != d->vt)
         return adia__error(ADIA_ERR_INTERNAL, "csr download: another layout");
+    if (!A->rowptr) {
+        ADIA_TRY(adia__csr_alloc(A, d->rows, d->cols, d->nnz, d->vt));
+        ADIA_TRY(adia_cuda_check(cudaMemcpy(A->rowptr, d->rowptr, ((size_t)d->rows + 1) * 8,
+                                            cudaMemcpyDeviceToHost),
+                                 "csr row pointers to the host"));
+        if (d->nnz > 0)
+            ADIA_TRY(adia_cuda_check(cudaMemcpy(A->colind, d->colind, (size_t)d->nnz * 4,
+                                                cudaMemcpyDeviceToHost),
+                                     "csr columns to the host"));
+    }
     if (d->nnz == 0) return ADIA_OK;
     return adia_cuda_check(cudaMemcpy(A->values, d->values, (size_t)d->nnz * adia_value_size(d->vt),
                                       cudaMemcpyDeviceToHost),
@@ -469,6 +603,7 @@ extern "C" const adia_gpu_ops adia__gpu_csr = {
      * matrix until the suite refits it */
     .kernel_nondet = ADIA_KERNEL_CSR_CUSPARSE_ALG1,
     .eff_nondet = 0.73,
+    .build_device = csr_build_device,
     .download = csr_download,
     .diagonal = csr_diagonal,
     .refill = csr_refill,

@@ -170,6 +170,7 @@ typedef struct build_ctx {
     size_t temp_bytes;
     cudaEvent_t ev[4];
     int n_ev;
+    int64_t max_slots;             /* refuse a format storing more (0: no bound) */
 } build_ctx;
 
 static void ctx_free(build_ctx *c)
@@ -437,6 +438,21 @@ static adia_status new_diag(const adia_gpu_csr *A, int per_piece, adia_value_typ
     return D->scatter_row && D->scatter_col && D->scatter_val ? ADIA_OK : ADIA_ERR_NO_MEMORY;
 }
 
+/* The slots the lists make (each piece's diagonals times its rows), over
+ * c->max_slots: refused before the host structure and the fill (a matrix
+ * that is not a diagonal one would store a slot per piece row per entry). */
+static adia_status check_slots(const build_ctx *c, const adia_diag_partition *part)
+{
+    if (c->max_slots <= 0) return ADIA_OK;
+    int64_t slots = 0;
+    for (int32_t p = 0; p < part->n_pieces; p++)
+        slots += (part->list_start[p + 1] - part->list_start[p]) *
+                 (int64_t)(part->piece_start[p + 1] - part->piece_start[p]);
+    if (slots <= c->max_slots) return ADIA_OK;
+    return adia__error(ADIA_ERR_UNSUPPORTED, "GPU diagonal build: %" PRId64 " slots for %" PRId64
+                       " nonzeros, over the bound of %" PRId64, slots, c->A->nnz, c->max_slots);
+}
+
 static float elapsed(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0;
@@ -458,6 +474,7 @@ static adia_status run_build(build_ctx *c, adia_value_type vt, adia_diag *D, adi
         s = (uint64_t)c->n_pieces * c->n_diag <= (uint64_t)UINT32_MAX + 1
                 ? piece_lists<uint32_t>(c, &part, &t0)
                 : piece_lists<uint64_t>(c, &part, &t0);
+    if (s == ADIA_OK) s = check_slots(c, &part);
     if (s == ADIA_OK) s = adia__diag_structure(D, &part);
     adia__diag_partition_free(&part);
     ADIA_TRY(s);
@@ -525,10 +542,9 @@ extern "C" adia_status adia__gpu_count_diagonals(const adia_gpu_csr *dA, int64_t
     return s;
 }
 
-extern "C" adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows,
-                                           int per_piece, adia_value_type vt, int download,
-                                           adia_diag **out, void **dev_data,
-                                           adia_gpu_build_info *info)
+static adia_status diag_build(const adia_gpu_csr *dA, int32_t block_rows, int per_piece,
+                              adia_value_type vt, int download, int64_t max_slots,
+                              adia_diag **out, void **dev_data, adia_gpu_build_info *info)
 {
     if (out) *out = NULL;
     if (dev_data) *dev_data = NULL;
@@ -539,6 +555,7 @@ extern "C" adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t bloc
     memset(info, 0, sizeof *info);
     build_ctx c;
     ctx_init(&c, dA, block_rows);
+    c.max_slots = max_slots;
     adia_diag *D = NULL;
     adia_status s = new_diag(dA, per_piece, vt, &D);
     if (s == ADIA_OK) s = run_build(&c, vt, D, info);
@@ -560,6 +577,14 @@ extern "C" adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t bloc
     }
     *out = D;
     return ADIA_OK;
+}
+
+extern "C" adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows,
+                                           int per_piece, adia_value_type vt, int download,
+                                           adia_diag **out, void **dev_data,
+                                           adia_gpu_build_info *info)
+{
+    return diag_build(dA, block_rows, per_piece, vt, download, 0, out, dev_data, info);
 }
 
 /* ------------------------------------------------------ public entry */
@@ -587,11 +612,19 @@ static adia_status piece_shape(const adia_format *F, int32_t *rows, int *per_pie
 
 extern "C" adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
                                                  const adia_format_params *p, adia_value_type vt,
-                                                 adia_format **out, adia_gpu_build_info *info)
+                                                 int64_t max_slots, adia_format **out,
+                                                 adia_gpu_build_info *info)
 {
     if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "GPU format build: out is NULL");
     *out = NULL;
     if (!dA) return adia__error(ADIA_ERR_INVALID_ARG, "GPU format build: the matrix is NULL");
+    const adia_format_ops *o = adia__format_ops_find(name);
+    if (o && !o->diag.policy && o->gpu && o->gpu->build_device) {   /* a row format's own */
+        if (info) memset(info, 0, sizeof *info);
+        ADIA_TRY(need_device("GPU format build"));
+        return o->gpu->build_device(o, dA->rows, dA->cols, dA->nnz, dA->rowptr, dA->colind,
+                                    dA->values, p, vt, out);
+    }
     adia_format *F = NULL;
     ADIA_TRY(adia__format_new(name, p, vt, dA->rows, dA->cols, dA->nnz, &F));
     int32_t rows = 0;
@@ -600,7 +633,7 @@ extern "C" adia_status adia__format_build_device(const char *name, const adia_gp
     void *dev_data = NULL;
     adia_status s = piece_shape(F, &rows, &per_piece);
     /* the data stays on the device until the host needs it (adia__format_host) */
-    if (s == ADIA_OK) s = adia__gpu_diag_build(dA, rows, per_piece, vt, 0, &D, &dev_data, info);
+    if (s == ADIA_OK) s = diag_build(dA, rows, per_piece, vt, 0, max_slots, &D, &dev_data, info);
     F->impl = D;                      /* owned by F from here: destroy frees it */
     F->host_stale = 1;
     if (s == ADIA_OK) s = adia__gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
@@ -620,7 +653,7 @@ extern "C" adia_status adia__diag_build_device(const adia_format_ops *self, int3
                                                adia_format **out)
 {
     const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
-    return adia__format_build_device(self->name, &A, p, vt, out, NULL);
+    return adia__format_build_device(self->name, &A, p, vt, 0, out, NULL);
 }
 
 extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t cols, int64_t nnz,
@@ -631,5 +664,5 @@ extern "C" adia_status adia_format_build_brcsd2_device(int32_t rows, int32_t col
                                                        adia_value_type vt, adia_format **out)
 {
     const adia_gpu_csr A = {rows, cols, nnz, d_rowptr, d_colind, d_values};
-    return adia__format_build_device("brcsd2", &A, p, vt, out, NULL);
+    return adia__format_build_device("brcsd2", &A, p, vt, 0, out, NULL);
 }

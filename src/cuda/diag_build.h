@@ -49,13 +49,17 @@ adia_status adia__gpu_diag_build(const adia_gpu_csr *dA, int32_t block_rows, int
  * columns are checked as there). */
 adia_status adia__gpu_count_diagonals(const adia_gpu_csr *dA, int64_t *n_diag);
 
-/* Format `name` (a diagonal format with diag.piece_rows, parameters p)
- * built on the GPU from dA: uploaded, its device data the build's output,
- * complete on the host; info (may be NULL): the build's timings.
- * ADIA_ERR_UNSUPPORTED for any other format. */
+/* Format `name` (parameters p) built on the GPU from dA, its data on the
+ * device, its host copy left to the first host use: a diagonal format
+ * with diag.piece_rows (info, may be NULL: the build's timings; max_slots
+ * > 0: a format that would store more slots is refused with
+ * ADIA_ERR_UNSUPPORTED before its fill), or a format whose GPU table has
+ * build_device (csr, ell, sell: row_build.h).  ADIA_ERR_UNSUPPORTED for
+ * any other format. */
 adia_status adia__format_build_device(const char *name, const adia_gpu_csr *dA,
                                       const adia_format_params *p, adia_value_type vt,
-                                      adia_format **out, adia_gpu_build_info *info);
+                                      int64_t max_slots, adia_format **out,
+                                      adia_gpu_build_info *info);
 /* The same as the build_device slot of the diagonal core's GPU table. */
 adia_status adia__diag_build_device(const adia_format_ops *self, int32_t rows, int32_t cols,
                                     int64_t nnz, const int64_t *d_rowptr,

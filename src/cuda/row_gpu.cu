@@ -14,7 +14,10 @@
  * Each also reads its diagonal (A(i,i), Jacobi's) on the device: a thread
  * per row searching that row's slots. */
 #include "diagonal.cuh"
-#include "formats/row_formats.h"
+#include "row_build.h"
+#include "formats/row_common.h"
+
+#include <inttypes.h>
 
 namespace {
 
@@ -177,17 +180,26 @@ adia_status row_copy(row_dev *d, const void *impl)
     }
 }
 
-template <int KIND>
-adia_status row_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
+/* A device struct of kind `kind`, its arrays still NULL. */
+row_dev *row_dev_new(int kind, adia_value_type vt)
 {
     row_dev *d = (row_dev *)adia__calloc(1, sizeof *d, "row format device struct");
-    if (!d) return ADIA_ERR_NO_MEMORY;
+    if (!d) return nullptr;
     d->vt = vt;
-    d->kind = KIND;
+    d->kind = kind;
     d->head.allowed = 1u << ADIA_KERNEL_GENERIC;
     d->head.auto_kernel = d->head.kernel = ADIA_KERNEL_GENERIC;
     d->head.block = 256;
     d->head.select = row_select;
+    return d;
+}
+
+template <int KIND>
+adia_status row_upload(const void *impl, adia_value_type vt, const adia_format_params *p, void **out)
+{
+    (void)p;
+    row_dev *d = row_dev_new(KIND, vt);
+    if (!d) return ADIA_ERR_NO_MEMORY;
     adia_status s = row_copy(d, impl);
     if (s != ADIA_OK) {
         row_free(d);
@@ -378,25 +390,138 @@ adia_status row_refill(void *p, const adia_device_csr *A, const unsigned long lo
     });
 }
 
-/* The device's values into the host storage (the same layout). */
+adia_status download(void *dst, const void *src, int64_t n, size_t sz, const char *what)
+{
+    if (n <= 0) return ADIA_OK;
+    return adia_cuda_check(cudaMemcpy(dst, src, (size_t)n * sz, cudaMemcpyDeviceToHost), what);
+}
+
+/* Host arrays (NULL: a format built on the device, whose host struct has
+ * its sizes alone) allocated, zeroed. */
+adia_status host_arrays(int32_t **col, void **val, int64_t slots, adia_value_type vt,
+                        const char *what)
+{
+    if (*col) return ADIA_OK;
+    *col = (int32_t *)adia__alloc((size_t)slots + 1, sizeof **col, what);
+    *val = adia__row_values_alloc(slots + 1, vt, what);
+    return *col && *val ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+}
+
+/* The device's data into the host storage (the same layout): the values,
+ * and the structure too where the format was built on the device. */
 adia_status row_download(const void *p, void *impl)
 {
     const row_dev *d = (const row_dev *)p;
-    void *dst, *src;
-    int64_t n;
+    const size_t vs = adia_value_size(d->vt);
     if (d->kind == 1) {
-        const adia_ell *E = (const adia_ell *)impl;
-        dst = E->values, src = d->ell.val, n = (int64_t)E->width * E->rows;
-    } else if (d->kind == 2) {
-        const adia_sell *S = (const adia_sell *)impl;
-        dst = S->values, src = d->sell.val, n = S->slice_ptr[S->nslices];
-    } else {
-        return adia__error(ADIA_ERR_INTERNAL, "row format download: ell and sell only");
+        adia_ell *E = (adia_ell *)impl;
+        const int64_t n = (int64_t)E->width * E->rows;
+        if (!E->colind) {
+            ADIA_TRY(host_arrays(&E->colind, &E->values, n, E->vtype, "ell (from the device)"));
+            ADIA_TRY(download(E->colind, d->ell.col, n, 4, "ell columns to the host"));
+        }
+        return download(E->values, d->ell.val, n, vs, "ell values to the host");
     }
-    if (n == 0) return ADIA_OK;
-    return adia_cuda_check(cudaMemcpy(dst, src, (size_t)n * adia_value_size(d->vt),
-                                      cudaMemcpyDeviceToHost),
-                           "row format values to the host");
+    if (d->kind == 2) {
+        adia_sell *S = (adia_sell *)impl;
+        const int64_t n = S->slice_ptr[S->nslices];
+        if (!S->perm) {
+            S->perm = (int32_t *)adia__alloc((size_t)S->rows + 1, sizeof *S->perm,
+                                             "sell permutation (from the device)");
+            if (!S->perm) return ADIA_ERR_NO_MEMORY;
+            ADIA_TRY(host_arrays(&S->colind, &S->values, n, S->vtype, "sell (from the device)"));
+            ADIA_TRY(download(S->perm, d->sell.perm, S->rows, 4, "sell permutation to the host"));
+            ADIA_TRY(download(S->colind, d->sell.col, n, 4, "sell columns to the host"));
+        }
+        return download(S->values, d->sell.val, n, vs, "sell values to the host");
+    }
+    return adia__error(ADIA_ERR_INTERNAL, "row format download: ell and sell only");
+}
+
+/* ------------------------------------------------ built on the device */
+
+/* F of format self around the device struct d and the host struct impl
+ * (its sizes; its arrays come at the first host use: row_download).  Owns
+ * both from the call on. */
+adia_status adopt_built(const adia_format_ops *self, const adia_gpu_csr &A,
+                        const adia_format_params *p, adia_value_type vt, row_dev *d, void *impl,
+                        adia_format **out)
+{
+    adia_format *F = nullptr;
+    adia_status s = adia__format_new(self->name, p, vt, A.rows, A.cols, A.nnz, &F);
+    if (s != ADIA_OK) {
+        row_free(d);
+        self->destroy(impl);
+        return s;
+    }
+    F->impl = impl;
+    F->dev = d;
+    F->host_stale = 1;
+    *out = F;
+    return ADIA_OK;
+}
+
+/* ELL of the parameter's width (else the longest row's), as ell.c. */
+adia_status ell_build_device(const adia_format_ops *self, int32_t rows, int32_t cols, int64_t nnz,
+                             const int64_t *rowptr, const int32_t *colind, const double *values,
+                             const adia_format_params *p, adia_value_type vt, adia_format **out)
+{
+    *out = nullptr;
+    const adia_gpu_csr A = {rows, cols, nnz, rowptr, colind, values};
+    ADIA_TRY(adia__gpu_csr_check(&A, "ell built on the GPU"));
+    adia_gpu_row_stats st;
+    ADIA_TRY(adia__gpu_row_stats(&A, nullptr, &st));
+    const int64_t width = p && p->ell_width > 0 ? p->ell_width : st.row_max;
+    if (st.row_max > width)
+        return adia__error(ADIA_ERR_INVALID_ARG, "ell: a row has %" PRId64 " entries, more than "
+                           "width=%" PRId64 " (use width>=%" PRId64 ", no width, or format hyb)",
+                           st.row_max, width, st.row_max);
+    int64_t slots;
+    ADIA_TRY(adia__row_mul(rows, width, "ell slots", &slots));
+    adia_ell *E = (adia_ell *)adia__calloc(1, sizeof *E, "ell format");
+    row_dev *d = row_dev_new(1, vt);
+    if (!E || !d) {
+        free(E);
+        free(d);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    *E = adia_ell{rows, cols, (int32_t)width, nnz, nullptr, nullptr, vt};
+    d->ell.rows = rows;
+    d->ell.width = (int)width;
+    adia_status s = adia__gpu_ell_fill(&A, (int32_t)width, vt, &d->ell.col, &d->ell.val);
+    if (s != ADIA_OK) {
+        row_free(d);
+        self->destroy(E);
+        return s;
+    }
+    return adopt_built(self, A, p, vt, d, E, out);
+}
+
+/* SELL-C-sigma of the parameters, as sell.c. */
+adia_status sell_build_device(const adia_format_ops *self, int32_t rows, int32_t cols, int64_t nnz,
+                              const int64_t *rowptr, const int32_t *colind, const double *values,
+                              const adia_format_params *p, adia_value_type vt, adia_format **out)
+{
+    *out = nullptr;
+    const adia_gpu_csr A = {rows, cols, nnz, rowptr, colind, values};
+    int32_t C, sigma;
+    const adia_format_params none = {};
+    ADIA_TRY(adia__row_sell_params(p ? p : &none, &C, &sigma));
+    ADIA_TRY(adia__gpu_csr_check(&A, "sell built on the GPU"));
+    adia_gpu_sell G;
+    ADIA_TRY(adia__gpu_sell_fill(&A, C, sigma, vt, &G));
+    adia_sell *S = (adia_sell *)adia__calloc(1, sizeof *S, "sell format");
+    row_dev *d = row_dev_new(2, vt);
+    if (!S || !d) {
+        free(S);
+        free(d);
+        adia__gpu_sell_free(&G);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    *S = adia_sell{rows, cols, C, sigma, G.nslices, nnz, G.host_slice_ptr, G.host_width,
+                   nullptr, nullptr, nullptr, vt};
+    d->sell = sell_dev{rows, C, G.nslices, (long long *)G.slice_ptr, G.width, G.perm, G.col, G.val};
+    return adopt_built(self, A, p, vt, d, S, out);
 }
 
 } // namespace
@@ -404,11 +529,13 @@ adia_status row_download(const void *p, void *impl)
 extern "C" const adia_gpu_ops adia__gpu_coo = {
     .upload = row_upload<0>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
 extern "C" const adia_gpu_ops adia__gpu_ell = {
-    .upload = row_upload<1>, .spmv = row_spmv, .destroy = row_free, .download = row_download,
-    .diagonal = row_diagonal, .refill = row_refill};
+    .upload = row_upload<1>, .spmv = row_spmv, .destroy = row_free,
+    .build_device = ell_build_device, .download = row_download, .diagonal = row_diagonal,
+    .refill = row_refill};
 extern "C" const adia_gpu_ops adia__gpu_sell = {
-    .upload = row_upload<2>, .spmv = row_spmv, .destroy = row_free, .download = row_download,
-    .diagonal = row_diagonal, .refill = row_refill};
+    .upload = row_upload<2>, .spmv = row_spmv, .destroy = row_free,
+    .build_device = sell_build_device, .download = row_download, .diagonal = row_diagonal,
+    .refill = row_refill};
 extern "C" const adia_gpu_ops adia__gpu_hyb = {
     .upload = row_upload<3>, .spmv = row_spmv, .destroy = row_free, .diagonal = row_diagonal};
 extern "C" const adia_gpu_ops adia__gpu_bcsr = {

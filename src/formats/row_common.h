@@ -9,6 +9,10 @@
 #include "internal.h"
 #include "row_formats.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The csr module's table: formats stored as CSR arrays reuse its slots. */
 extern const adia_format_ops adia__format_csr;
 
@@ -148,4 +152,7 @@ int64_t adia__row_bcsr_storage_bytes(const adia_bcsr *B);
 adia_status adia__row_block_param(const char *fmt, const char *key, int32_t given,
                             int32_t dflt, int32_t extent, const char *what, int32_t *out);
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* ADIA_ROW_COMMON_H */

@@ -111,6 +111,11 @@ adia_status adia__sell_spmv(const void *impl, double alpha, const void *x, doubl
 adia_status adia__bcsr_spmv(const void *impl, double alpha, const void *x, double beta, void *y);
 adia_status adia__csc_spmv(const adia_csc *A, double alpha, const void *x, double beta, void *y);
 
+/* SELL's C and sigma from the parameters (sell.c; the GPU build lays out
+ * the same): C default 32, sigma default 256 rounded up to a multiple of
+ * C; sigma must be 1 or a multiple of C (ADIA_ERR_INVALID_ARG). */
+adia_status adia__row_sell_params(const adia_format_params *p, int32_t *C, int32_t *sigma);
+
 #ifdef __cplusplus
 }
 #endif

@@ -37,7 +37,7 @@ static void sell_free(adia_sell *S)
     free(S);
 }
 
-static adia_status sell_params(const adia_format_params *p, int32_t *C, int32_t *sigma)
+adia_status adia__row_sell_params(const adia_format_params *p, int32_t *C, int32_t *sigma)
 {
     *C = adia_param(p->sell_c, 32);
     if (p->sell_sigma > 0) {
@@ -101,7 +101,7 @@ static adia_status sell_build(const adia_csr *A, const adia_format_params *p,
                               adia_value_type vt, void **impl)
 {
     int32_t C, sigma;
-    ADIA_TRY(sell_params(p, &C, &sigma));
+    ADIA_TRY(adia__row_sell_params(p, &C, &sigma));
     adia_sell *S = adia__calloc(1, sizeof *S, "sell format");
     if (!S) return ADIA_ERR_NO_MEMORY;
     *S = (adia_sell){.rows = A->rows, .cols = A->cols, .C = C, .sigma = sigma,

@@ -196,6 +196,18 @@ static adia_status plan_generated(adia_plan *P, const plan_hints *h)
     return ADIA_OK;
 }
 
+/* Append a line to notes[len] (cut when full). */
+static void note_line(char *notes, size_t len, const char *fmt, ...)
+{
+    size_t used = strlen(notes);
+    if (used + 2 >= len) return;
+    if (used) notes[used++] = '\n', notes[used] = '\0';
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes + used, len - used, fmt, ap);
+    va_end(ap);
+}
+
 /* MEASURE on the GPU also tunes the kernel: every other kernel the format
  * has (CSR's scalar / vector / adaptive) is timed and the fastest kept,
  * and candidates are compared with their fastest kernel.  A diagonal
@@ -205,8 +217,10 @@ static adia_status plan_generated(adia_plan *P, const plan_hints *h)
  * it where the plan's calls repay its compile (plan_generated).  A kernel that is not bitwise
  * reproducible (csr's cusparse-alg1) is timed only when the hints allow
  * one, and its time is noted whether it wins or not.
- * *ms: the current kernel's time on entry, the kept kernel's on return. */
-static void tune_kernel(adia_plan *P, const plan_hints *h, adia_format *F, void *x, double *ms)
+ * *ms: the current kernel's time on entry, the kept kernel's on return;
+ * what was found: lines appended to notes[len]. */
+void adia__plan_tune_kernel(const plan_hints *h, adia_format *F, const void *x, double *ms,
+                            char *notes, size_t len)
 {
     const adia_gpu_kernel start = adia_format_kernel(F);   /* timed already: *ms */
     const unsigned kernels = F->ops->gpu ? F->ops->gpu->kernels : 0;   /* the table's variants */
@@ -221,16 +235,17 @@ static void tune_kernel(adia_plan *P, const plan_hints *h, adia_format *F, void 
         const int nondet = !adia_gpu_kernel_is_deterministic(all[i]);
         if (nondet && !h->nondeterministic) continue;
         if (all[i] == start || adia_format_set_kernel(F, all[i]) != ADIA_OK ||
-            time_spmv(F, 1, x, NULL, &t) != ADIA_OK) {
+            time_spmv(F, 1, (void *)x, NULL, &t) != ADIA_OK) {
             adia_clear_error();   /* not a kernel of this format, or no generator */
             continue;
         }
         if (nondet)
-            adia__plan_note(P, "measure: %s %s kernel (not bitwise reproducible, allowed by the "
-                            "hints) %.4f ms", adia_format_name(F), adia_gpu_kernel_name(all[i]), t);
+            note_line(notes, len, "measure: %s %s kernel (not bitwise reproducible, allowed by "
+                      "the hints) %.4f ms", adia_format_name(F), adia_gpu_kernel_name(all[i]), t);
         if (t < *ms) {
-            adia__plan_note(P, "measure: %s %s kernel %.4f ms replaces %s %.4f ms", adia_format_name(F),
-                 adia_gpu_kernel_name(all[i]), t, adia_gpu_kernel_name(best), *ms);
+            note_line(notes, len, "measure: %s %s kernel %.4f ms replaces %s %.4f ms",
+                      adia_format_name(F), adia_gpu_kernel_name(all[i]), t,
+                      adia_gpu_kernel_name(best), *ms);
             *ms = t;
             best = all[i];
         }
@@ -282,7 +297,11 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
         }
         double ms = INFINITY;
         s = time_spmv(G, h->device, x, y, &ms);
-        if (s == ADIA_OK && h->device) tune_kernel(P, h, G, x, &ms);
+        if (s == ADIA_OK && h->device) {
+            char tuned[600] = "";
+            adia__plan_tune_kernel(h, G, x, &ms, tuned, sizeof tuned);
+            if (tuned[0]) adia__plan_note(P, "%s", tuned);
+        }
         /* CPU: the pick and the challenger timed again, in turn, each
          * keeping its best: another process's burst of memory traffic
          * (a build beside us) slows one window, rarely all four, and the
@@ -487,8 +506,11 @@ const char *adia__plan_host_route(const adia_plan_hints *given, const plan_hints
         return "chooser rules: the search engine reads the host analysis' features";
     if (h->chooser == ADIA_CHOOSE_FIXED) {
         const adia_format_ops *o = h->format ? adia__format_ops_find(h->format) : NULL;
-        if (!o || !o->diag.piece_rows)   /* the GPU builds the diagonal formats of equal pieces */
-            return "the fixed format is built on the host (the GPU builds dia, hdi, brcsd2)";
+        /* the GPU builds the diagonal formats of equal pieces, and the row
+         * formats whose GPU table has a build of its own */
+        if (!o || !(o->diag.piece_rows || (!o->diag.policy && o->gpu && o->gpu->build_device)))
+            return "the fixed format is built on the host (the GPU builds dia, hdi, brcsd2, csr, "
+                   "ell, sell)";
     }
     if (given && given->memory_budget > 0)
         return "a memory budget: the host model predicts each format's storage before building it";

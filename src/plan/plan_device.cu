@@ -13,12 +13,16 @@
  * BRCSD-II of the same piece size with one offset list per piece instead
  * of shared ones, so by bytes it never wins: MEASURE alone, which times
  * dia, hdi and brcsd2 built from the one copy of A, can pick it.  A matrix
- * whose BRCSD-II still stores more than MAX_FILL slots per nonzero is not
- * a diagonal matrix: it is planned on the host (row formats). */
+ * whose BRCSD-II would store more than MAX_FILL slots per nonzero is not
+ * a diagonal matrix (the build refuses it before its fill): csr, ell and
+ * sell are built here instead, ranked by the host's cost model from the
+ * device's row statistics (the longest row, SELL's slots), and MEASURE
+ * times them (csr on each of its kernels) from the one copy of A. */
 #include "plan_device.h"
 #include "../cuda/codegen.h"
 #include "../cuda/cuda_util.h"
 #include "../cuda/diag_build.h"
+#include "../cuda/row_build.h"
 
 #include <math.h>
 #include <vector>
@@ -146,13 +150,125 @@ int64_t slots(const adia_format *F)
 }
 
 /* One format built on the device from A: *F, its wall-clock build time and
- * the build's own GPU/host split. */
+ * the build's own GPU/host split; a diagonal format storing more than
+ * max_slots (> 0) refused (ADIA_ERR_UNSUPPORTED) before its fill. */
 adia_status build_one(const adia_gpu_csr &A, const char *name, const plan_hints &h,
-                      adia_format **F, double *ms, adia_gpu_build_info *bi)
+                      int64_t max_slots, adia_format **F, double *ms, adia_gpu_build_info *bi)
 {
     const double t = adia__now_ms();
-    ADIA_TRY(adia__format_build_device(name, &A, &h.params, h.vtype, F, bi));
+    ADIA_TRY(adia__format_build_device(name, &A, &h.params, h.vtype, max_slots, F, bi));
     *ms = adia__now_ms() - t;
+    return ADIA_OK;
+}
+
+/* MEASURE's x: real values (zeros can run faster), of the plan's type. */
+std::vector<unsigned char> timing_x(int32_t cols, adia_value_type vt)
+{
+    const size_t vs = adia_value_size(vt);
+    std::vector<unsigned char> x(((size_t)cols + 1) * vs);
+    for (int32_t j = 0; j < cols; j++) {
+        const double v = 1.0 / (1 + j % 7);
+        if (vs == sizeof(float)) ((float *)x.data())[j] = (float)v;
+        else ((double *)x.data())[j] = v;
+    }
+    return x;
+}
+
+/* A candidate that could not be built (no room, refused): noted, skipped. */
+bool skippable(adia_status s, const char *name, char *line, size_t len, size_t *used)
+{
+    if (s != ADIA_ERR_NO_MEMORY && s != ADIA_ERR_UNSUPPORTED && s != ADIA_ERR_INVALID_ARG)
+        return false;
+    if (*used < len)
+        *used += (size_t)snprintf(line + *used, len - *used, " %s skipped (%.100s);", name,
+                                  adia_last_error());
+    adia_clear_error();
+    return true;
+}
+
+/* A matrix that is not a diagonal one: csr, ell and sell ranked by the
+ * cost model from the device's row statistics; MODEL builds the first
+ * that fits, MEASURE builds and times each (csr on each of its kernels),
+ * keeping the least SpMV + build / calls (a later one by more than
+ * PLAN_TIE_GPU).  ell and sell storing more than MAX_FILL slots per
+ * nonzero are not built (their padding would cost more than it could
+ * save).  *cand, *n_cand: the model's ranking, for the plan's
+ * explanation; line[len]: what was done. */
+adia_status rows_device(const adia_gpu_csr &A, const plan_hints &h, adia_format **F,
+                        double *build_ms, double *spmv_ms, adia_plan_candidate *cand,
+                        int *n_cand, char *line, size_t len)
+{
+    *F = nullptr;
+    adia_gpu_row_stats st;
+    ADIA_TRY(adia__gpu_row_stats(&A, &h.params, &st));
+    ADIA_TRY(adia__plan_model_rows(A.rows, A.cols, A.nnz, st.row_max, st.sell_slots,
+                                   st.sell_slices, &h, cand, n_cand));
+    const bool measure = h.chooser == ADIA_CHOOSE_MEASURE;
+    const double nnz = A.nnz > 0 ? (double)A.nnz : 1;
+    const int64_t slot_bytes = 4 + (int64_t)adia_value_size(h.vtype);
+    std::vector<unsigned char> x;
+    if (measure) x = timing_x(A.cols, h.vtype);
+    size_t used = (size_t)snprintf(line, len, "row formats built on the GPU (longest row %lld); "
+                                   "%s:", (long long)st.row_max,
+                                   measure ? "measure (SpMV ms + build ms)" : "model");
+    double best = INFINITY;
+    for (int i = 0; i < *n_cand; i++) {
+        const adia_plan_candidate &c = cand[i];
+        const bool padded = strcmp(c.format, "csr") != 0;
+        const double per_nnz = (double)(c.storage_bytes / slot_bytes) / nnz;
+        if (padded && per_nnz > MAX_FILL) {
+            if (used < len)
+                used += (size_t)snprintf(line + used, len - used, " %s not built (%.1f slots "
+                                         "per nonzero);", c.format, per_nnz);
+            continue;
+        }
+        if (h.budget > 0 && c.storage_bytes > h.budget) {
+            if (used < len)
+                used += (size_t)snprintf(line + used, len - used, " %s over the memory budget;",
+                                         c.format);
+            continue;
+        }
+        adia_format *G = nullptr;
+        double b_ms = 0, s_ms = NAN;
+        adia_status s = build_one(A, c.format, h, 0, &G, &b_ms, nullptr);
+        char tuned[400] = "";
+        if (s == ADIA_OK && measure) {
+            s = adia__plan_gpu_time(G, MEASURE_RUNS, x.data(), &s_ms);
+            if (s == ADIA_OK) adia__plan_tune_kernel(&h, G, x.data(), &s_ms, tuned, sizeof tuned);
+        }
+        if (s != ADIA_OK) {
+            adia_format_destroy(G);
+            if (skippable(s, c.format, line, len, &used)) continue;
+            adia_format_destroy(*F);
+            *F = nullptr;
+            return s;
+        }
+        if (!measure) {
+            if (used < len)
+                snprintf(line + used, len - used, " %s predicted %.4f ms, built in %.1f ms",
+                         c.format, c.spmv_ms, b_ms);
+            *F = G;
+            *build_ms = b_ms;
+            return ADIA_OK;
+        }
+        const double score = s_ms + b_ms / (double)h.calls;
+        for (char *q = tuned; *q; q++) *q = *q == '\n' ? ';' : *q;
+        if (used < len)
+            used += (size_t)snprintf(line + used, len - used, " %s (%s) %.4f + %.1f%s%s%s;",
+                                     c.format, adia_gpu_kernel_name(adia_format_kernel(G)), s_ms,
+                                     b_ms, tuned[0] ? " [" : "", tuned, tuned[0] ? "]" : "");
+        if (!*F || score * (1 + PLAN_TIE_GPU) < best) {
+            best = score;
+            adia_format_destroy(*F);
+            *F = G;
+            *build_ms = b_ms;
+            *spmv_ms = s_ms;
+        } else {
+            adia_format_destroy(G);
+        }
+    }
+    if (!*F) return adia__error(ADIA_ERR_NO_MEMORY, "GPU plan: no row format could be built: %s",
+                                line);
     return ADIA_OK;
 }
 
@@ -173,13 +289,7 @@ adia_status measure_device(const adia_gpu_csr &A, const plan_hints &h, int64_t n
     if ((double)n_diag * A.rows <= MAX_FILL * nnz) names[n++] = "dia";
     names[n++] = "hdi";
     names[n++] = "brcsd2";
-    const size_t vs = adia_value_size(h.vtype);
-    std::vector<unsigned char> x(((size_t)A.cols + 1) * vs);
-    for (int32_t j = 0; j < A.cols; j++) {   /* real values: zeros can run faster */
-        const double v = 1.0 / (1 + j % 7);
-        if (vs == sizeof(float)) ((float *)x.data())[j] = (float)v;
-        else ((double *)x.data())[j] = v;
-    }
+    const std::vector<unsigned char> x = timing_x(A.cols, h.vtype);
     *F = nullptr;
     double best = INFINITY;
     size_t used = (size_t)snprintf(line, len, "measure (built on the GPU, generic kernels, SpMV "
@@ -188,7 +298,7 @@ adia_status measure_device(const adia_gpu_csr &A, const plan_hints &h, int64_t n
     for (int i = 0; i < n; i++) {
         adia_format *G = nullptr;
         double b_ms = 0, s_ms = INFINITY;
-        adia_status s = build_one(A, names[i], h, &G, &b_ms, nullptr);
+        adia_status s = build_one(A, names[i], h, 0, &G, &b_ms, nullptr);
         if (s == ADIA_OK) s = adia__plan_gpu_time(G, MEASURE_RUNS, x.data(), &s_ms);
         if (s == ADIA_ERR_NO_MEMORY || s == ADIA_ERR_UNSUPPORTED) {   /* the next one may fit */
             if (used < len)
@@ -284,7 +394,9 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
     adia_format *F = nullptr;
     adia_gpu_build_info bi = {};
     double build_ms = 0, spmv_ms = NAN;
-    char measured[400] = "";
+    char measured[600] = "", rows[700] = "";
+    adia_plan_candidate cand[ADIA_PLAN_MAX_CANDIDATES];
+    int n_cand = 0;
     const double fill = (double)n_diag * A.rows / nnz;
     /* MEASURE of a matrix that is not a diagonal one would build three
      * formats to find that out: the single build below says it first */
@@ -294,17 +406,24 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
                  "another format saves at most %.2f%% of each of %lld products, less than "
                  "measuring costs (about %.0f products)", fill, 100 * (fill - 1),
                  (long long)h.calls, MEASURE_COST_PRODUCTS);
+    adia_status s = ADIA_OK;
     if (measure && !measured[0])
-        ADIA_TRY(measure_device(A, h, n_diag, &F, &build_ms, &spmv_ms, measured, sizeof measured));
+        s = measure_device(A, h, n_diag, &F, &build_ms, &spmv_ms, measured, sizeof measured);
     else
-        ADIA_TRY(build_one(A, format, h, &F, &build_ms, &bi));
-    const double t_built = adia__now_ms();
-    if (!fixed && slots(F) > MAX_FILL * nnz) {
-        snprintf(why, len, "not a diagonal matrix (%lld diagonals, brcsd2 would store %.1f slots "
-                 "per nonzero)", (long long)n_diag, slots(F) / nnz);
-        adia_format_destroy(F);
-        return ADIA_OK;
+        s = build_one(A, format, h, fixed ? 0 : (int64_t)(MAX_FILL * nnz), &F, &build_ms, &bi);
+    if (s == ADIA_ERR_UNSUPPORTED && !fixed) {   /* brcsd2 refused: not a diagonal matrix */
+        snprintf(why, len, "not a diagonal matrix (%lld diagonals; %.150s)", (long long)n_diag,
+                 adia_last_error());
+        adia_clear_error();
+        s = rows_device(A, h, &F, &build_ms, &spmv_ms, cand, &n_cand, rows, sizeof rows);
+        if (s == ADIA_ERR_NO_MEMORY) {   /* the host path builds with fallbacks */
+            snprintf(why + strlen(why), len - strlen(why), "; %.200s", adia_last_error());
+            adia_clear_error();
+            return ADIA_OK;
+        }
     }
+    ADIA_TRY(s);
+    const double t_built = adia__now_ms();
     if (h.budget > 0 && adia_format_storage_bytes(F) > h.budget) {
         snprintf(why, len, "%s built on the GPU stores %lld bytes, over the memory budget of %lld",
                  adia_format_name(F), (long long)adia_format_storage_bytes(F),
@@ -312,24 +431,34 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
         adia_format_destroy(F);
         return ADIA_OK;
     }
+    const bool diagonal = F->ops->diag.policy != nullptr;
     double kernel_ms;
     ADIA_TRY(adia__plan_adopt_device(F, h, name, t0, spmv_ms, &kernel_ms, plan));
     adia_plan *P = *plan;
     P->analyze_ms = t_count - t0;
     P->build_ms = build_ms;
     P->measured_ms = spmv_ms;
-    P->measure_ms = measured[0] ? t_built - t_count - build_ms : 0;
+    P->measure_ms = measured[0] || (rows[0] && h.chooser == ADIA_CHOOSE_MEASURE)
+                        ? t_built - t_count - build_ms : 0;
+    P->n_cand = n_cand;
+    for (int i = 0; i < n_cand; i++) {
+        P->cand[i] = cand[i];
+        if (!strcmp(cand[i].format, adia_format_name(F))) P->predicted_ms = cand[i].spmv_ms;
+    }
     if (measured[0]) adia__plan_note(P, "%s", measured);
     adia__plan_note(P, "times (ms): widening + diagonal count %.1f, build %.1f (GPU analysis "
                     "%.1f, host structure %.1f, GPU fill %.1f), kernel %.1f", t_count - t0,
                     build_ms, bi.analyze_ms, bi.host_ms, bi.build_ms, kernel_ms);
     if (fixed)
         adia__plan_note(P, "built on the GPU, as asked (%s)", adia_format_name(P->F));
+    else if (!diagonal)
+        adia__plan_note(P, "%s: %s", why, rows);
     else
         adia__plan_note(P, "built on the GPU: %lld diagonals, dia would store %.2f slots per "
                         "nonzero (chosen at <= %.1f), %s stores %.2f", (long long)n_diag,
                         (double)n_diag * A.rows / nnz, DIA_FILL, adia_format_name(P->F),
                         slots(P->F) / nnz);
+    why[0] = '\0';
     return ADIA_OK;
 }
 

@@ -128,6 +128,14 @@ double adia__plan_gpu_efficiency(const adia_format_ops *ops, const plan_hints *h
  * candidate, least total_ms first; *n = how many (<= ADIA_PLAN_MAX_CANDIDATES). */
 adia_status adia__plan_model(const adia_csr *A, const adia_features *f, const uint8_t *repeat,
                             const plan_hints *h, adia_plan_candidate *out, int *n);
+/* The same model over csr, ell and sell alone, from the row statistics
+ * of a matrix in device memory (the device planner's, when the matrix is
+ * not a diagonal one): the longest row, SELL's slots and slices for
+ * h->params (-1: sell refuses them), the builds on the GPU (at its
+ * bandwidth, no upload). */
+adia_status adia__plan_model_rows(int32_t rows, int32_t cols, int64_t nnz, int64_t row_max,
+                                  int64_t sell_slots, int64_t sell_slices, const plan_hints *h,
+                                  adia_plan_candidate *out, int *n);
 
 /* adia__budget_check of what the analysis and the model pass of A
  * allocate at their peak (the larger: they run one after the other), with
@@ -202,6 +210,13 @@ adia_status adia__plan_create_on_host(const adia_matrix *A, const adia_plan_hint
  * the host vector x (of the format's value type) as input. */
 adia_status adia__plan_gpu_bandwidth(double *gbs);
 adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);
+/* MEASURE's kernel tuning on the GPU (plan.c): every other deterministic
+ * kernel of F's table (and the non-deterministic ones where h allows them)
+ * timed with the host vector x, the fastest kept; *ms: the current
+ * kernel's time on entry, the kept one's on return; findings appended to
+ * notes[len] as lines. */
+void adia__plan_tune_kernel(const plan_hints *h, adia_format *F, const void *x, double *ms,
+                            char *notes, size_t len);
 /* plan_upload.cu: a GPU plan of host matrix A made on the device: A's CSR
  * uploaded once (32-bit row pointers where the nonzeros fit, values in the
  * plan's type; pinned staging with ADIA_UPLOAD=pinned), then the device

@@ -386,22 +386,28 @@ static int cmp_total(const void *a, const void *b)
     return (x->total_ms > y->total_ms) - (x->total_ms < y->total_ms);
 }
 
-adia_status adia__plan_model(const adia_csr *A, const adia_features *f, const uint8_t *repeat,
-                            const plan_hints *h, adia_plan_candidate *out, int *n)
+/* The candidates of `in` ranked by total time: every format with a model
+ * (a GPU plan: and a GPU table), or those named in only[] alone (NULL-
+ * terminated; NULL: all).  Conversion: passes over the master CSR and the
+ * storage written at build_gbs x build_fraction, plus the upload over PCIe
+ * for a GPU plan built on the host (upload != 0). */
+static void score(const adia_model_input *in, const plan_hints *h, double build_gbs, int upload,
+                  const char *const *only, adia_plan_candidate *out, int *n)
 {
-    adia_model_input in;
-    ADIA_TRY(model_input(A, f, repeat, h, &in));
-    double host_gbs = h->bandwidth_gbs;
-    if (h->device) ADIA_TRY(adia__plan_cpu_bandwidth(&host_gbs));
+    const adia_csr *A = in->A;
     int64_t vec = adia__vector_bytes(A->rows, A->cols, h->vtype);
     double csr_read = ((double)A->rows + 1) * 8 + (double)A->nnz * 12;   /* master, double */
+    const double gbs = h->bandwidth_gbs > 0 ? h->bandwidth_gbs : PLAN_GPU_ASSUMED_GBS;
     *n = 0;
     for (int i = 0; i < adia_format_count() && *n < ADIA_PLAN_MAX_CANDIDATES; i++) {
         const adia_format_ops *ops = adia__format_ops_at(i);
         const adia_format_model *m = &ops->model;
         if (!m->storage || (h->device && !ops->gpu)) continue;
+        int listed = !only;
+        for (int k = 0; only && only[k]; k++) listed |= !strcmp(only[k], ops->name);
+        if (!listed) continue;
         int exact = 0;
-        int64_t storage = m->storage(&in, &exact);
+        int64_t storage = m->storage(in, &exact);
         if (storage < 0 || storage >= TOO_BIG) continue;
         adia_plan_candidate *c = &out[(*n)++];
         memset(c, 0, sizeof *c);
@@ -413,18 +419,53 @@ adia_status adia__plan_model(const adia_csr *A, const adia_features *f, const ui
         c->efficiency = h->device ? adia__plan_gpu_efficiency(ops, h) :
                                     adia__plan_cpu_efficiency(ops, A, &measured);
         /* GB/s = 1e6 bytes per ms */
-        double stream_ms = (double)c->bytes / (h->bandwidth_gbs * 1e6 * c->efficiency);
+        double stream_ms = (double)c->bytes / (gbs * 1e6 * c->efficiency);
         if (h->device)
-            c->spmv_ms = 1e-3 * (m->base_us + fmax(m->step_us * (double)model_steps(&in, m->steps),
+            c->spmv_ms = 1e-3 * (m->base_us + fmax(m->step_us * (double)model_steps(in, m->steps),
                                                    1e3 * stream_ms));
         else
             c->spmv_ms = stream_ms + m->launches * cpu_overhead_ms;
         c->convert_ms = (m->passes * csr_read + (double)storage) /
-                        (host_gbs * build_fraction * 1e6);
-        if (h->device) c->convert_ms += (double)storage / (pcie_gbs * 1e6);
+                        (build_gbs * build_fraction * 1e6);
+        if (upload) c->convert_ms += (double)storage / (pcie_gbs * 1e6);
         c->total_ms = c->convert_ms + (double)h->calls * c->spmv_ms;
     }
     qsort(out, (size_t)*n, sizeof *out, cmp_total);
+}
+
+adia_status adia__plan_model(const adia_csr *A, const adia_features *f, const uint8_t *repeat,
+                            const plan_hints *h, adia_plan_candidate *out, int *n)
+{
+    adia_model_input in;
+    ADIA_TRY(model_input(A, f, repeat, h, &in));
+    double host_gbs = h->bandwidth_gbs;
+    if (h->device) ADIA_TRY(adia__plan_cpu_bandwidth(&host_gbs));
+    score(&in, h, host_gbs, h->device, NULL, out, n);
+    return ADIA_OK;
+}
+
+adia_status adia__plan_model_rows(int32_t rows, int32_t cols, int64_t nnz, int64_t row_max,
+                                  int64_t sell_slots, int64_t sell_slices, const plan_hints *h,
+                                  adia_plan_candidate *out, int *n)
+{
+    static const char *const rows_only[] = {"csr", "ell", "sell", NULL};
+    const adia_csr A = {.rows = rows, .cols = cols, .nnz = nnz, .vtype = ADIA_DOUBLE};
+    adia_features f;
+    memset(&f, 0, sizeof f);
+    f.rows = rows;
+    f.cols = cols;
+    f.nnz = nnz;
+    f.row_max = (int32_t)(row_max < INT32_MAX ? row_max : INT32_MAX);
+    adia_model_input in;
+    memset(&in, 0, sizeof in);
+    in.A = &A;
+    in.f = &f;
+    in.p = &h->params;
+    in.vtype = h->vtype;
+    in.sell_slots = sell_slots;
+    in.sell_slices = sell_slices;
+    const double gbs = h->bandwidth_gbs > 0 ? h->bandwidth_gbs : PLAN_GPU_ASSUMED_GBS;
+    score(&in, h, gbs, 0, rows_only, out, n);
     return ADIA_OK;
 }
 
