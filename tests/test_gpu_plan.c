@@ -198,8 +198,9 @@ static void device_plan_errors(void)
     P = NULL;
     CHECK_ERR(adia_plan_create_device_csr(NULL, NULL, &P), ADIA_ERR_INVALID_ARG, "NULL");
     CHECK_ERR(adia_plan_create_device_csr(&c.d, NULL, NULL), ADIA_ERR_INVALID_ARG, "NULL");
-    adia_plan_hints fx = {.device = 1, .chooser = ADIA_CHOOSE_FIXED, .format = "ell"};
-    CHECK_ERR(adia_plan_create_device_csr(&c.d, &fx, &P), ADIA_ERR_UNSUPPORTED, "dia, hdi, brcsd2");
+    adia_plan_hints fx = {.device = 1, .chooser = ADIA_CHOOSE_FIXED, .format = "coo"};
+    CHECK_ERR(adia_plan_create_device_csr(&c.d, &fx, &P), ADIA_ERR_UNSUPPORTED,
+              "cannot be built on the GPU");
     bad = c.d;
     bad.cols = 3;   /* columns outside the matrix */
     CHECK_ERR(adia_plan_create_device_csr(&bad, NULL, &P), ADIA_ERR_INVALID_MATRIX, "column");
@@ -385,6 +386,8 @@ int main(void)
     check_device_plan("type3:20000,21,0.34,sym", "brcsd2", 32, ADIA_DOUBLE, NULL, 1);
     check_device_plan("lap2d5:61", "hdi", 64, ADIA_DOUBLE, "hdi", 1);
     check_device_plan("random:3000,8", NULL, 32, ADIA_DOUBLE, NULL, 0);
+    check_device_plan("random:3000,8", "ell", 32, ADIA_FLOAT, "ell", 0);
+    check_device_plan("powerlaw:5000,2,400", "sell", 64, ADIA_DOUBLE, "sell", 0);
     device_plan_errors();
     check_stencil_dia("lap3d7:13x11x9", 0, 13 * 11 * 9, ADIA_DOUBLE, 1);
     check_stencil_dia("lap3d27:9x8x7", 0, 9 * 8 * 7, ADIA_DOUBLE, 0);

@@ -353,7 +353,7 @@ static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints 
  * chosen without measuring: the chosen format's such kernel where the
  * model rated the format at it (adia__plan_gpu_efficiency), unless the
  * caller named a kernel (parameter kernel=).  MEASURE chose by timing. */
-static adia_status plan_nondeterministic(adia_plan *P, const plan_hints *h)
+adia_status adia__plan_nondeterministic(adia_plan *P, const plan_hints *h)
 {
     const adia_gpu_ops *g = P->F->ops->gpu;
     if (!h->device || !h->nondeterministic || h->chooser == ADIA_CHOOSE_MEASURE ||
@@ -486,7 +486,7 @@ adia_status adia__plan_build(const adia_matrix *A, const plan_hints *h, int anal
         P->analyze_ms = adia__now_ms() - t0;
     }
     if (s == ADIA_OK) s = choose_and_build(P, A, h);
-    if (s == ADIA_OK) s = plan_nondeterministic(P, h);
+    if (s == ADIA_OK) s = adia__plan_nondeterministic(P, h);
     if (s == ADIA_OK) s = plan_generated(P, h);
     if (s != ADIA_OK) {
         adia_plan_destroy(P);

@@ -356,7 +356,7 @@ adia_status adia__plan_adopt_device(adia_format *F, const plan_hints &h, const c
         adia_format_destroy(F);
         return s;
     }
-    if (h.calls >= ADIA_PLAN_MEASURE_CALLS) {
+    if (h.calls >= ADIA_PLAN_MEASURE_CALLS && F->ops->diag.policy) {   /* diagonal formats' */
         s = adia__gpu_diag_generate(F, mode, adia__plan_codegen_repay_ms(F, &h, spmv_ms), note,
                                     sizeof note);
         if (s != ADIA_OK) {
@@ -435,6 +435,12 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
     double kernel_ms;
     ADIA_TRY(adia__plan_adopt_device(F, h, name, t0, spmv_ms, &kernel_ms, plan));
     adia_plan *P = *plan;
+    adia_status sn = adia__plan_nondeterministic(P, &h);   /* MODEL: csr's ALG1 where allowed */
+    if (sn != ADIA_OK) {
+        adia_plan_destroy(P);
+        *plan = nullptr;
+        return sn;
+    }
     P->analyze_ms = t_count - t0;
     P->build_ms = build_ms;
     P->measured_ms = spmv_ms;

@@ -215,6 +215,10 @@ adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double 
  * timed with the host vector x, the fastest kept; *ms: the current
  * kernel's time on entry, the kept one's on return; findings appended to
  * notes[len] as lines. */
+/* A GPU plan whose hints allow kernels that are not bitwise reproducible,
+ * chosen by the model: its format's such kernel where the model rated the
+ * format at it (plan.c; MEASURE chose by timing: nothing to do). */
+adia_status adia__plan_nondeterministic(adia_plan *P, const plan_hints *h);
 void adia__plan_tune_kernel(const plan_hints *h, adia_format *F, const void *x, double *ms,
                             char *notes, size_t len);
 /* plan_upload.cu: a GPU plan of host matrix A made on the device: A's CSR
