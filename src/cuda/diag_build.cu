@@ -338,6 +338,44 @@ static adia_status download_lists(build_ctx *c, const K *d_keys, int64_t n, adia
     return s;
 }
 
+/* Sum over the unique (piece, diagonal) keys of the piece's rows: the
+ * slots the format would store. */
+template <class K>
+static __global__ void slots_kernel(const K *keys, int64_t n, int64_t n_diag, int32_t B,
+                                    int32_t rows, unsigned long long *out)
+{
+    using reduce = cub::BlockReduce<unsigned long long, THREADS>;
+    __shared__ typename reduce::TempStorage tmp;
+    unsigned long long sum = 0;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
+         i += (int64_t)gridDim.x * blockDim.x)
+        sum += (unsigned long long)min((int64_t)B, rows - (int64_t)(keys[i] / n_diag) * B);
+    sum = reduce(tmp).Sum(sum);
+    if (threadIdx.x == 0) atomicAdd(out, sum);
+}
+
+/* The slots the lists make, over c->max_slots: refused on the device,
+ * before the lists come down and the host lays out the structure (a matrix
+ * that is not a diagonal one would store a slot per piece row per entry,
+ * and its lists alone are as long as its nonzeros). */
+template <class K>
+static adia_status check_slots(build_ctx *c, const K *d_keys, int64_t n)
+{
+    DEV_ALLOC(c->count, 1, "GPU diagonal build: slot count");
+    ADIA_CUDA_TRY(cudaMemset(c->count, 0, sizeof *c->count));
+    const int64_t blocks = (n + THREADS - 1) / THREADS;
+    slots_kernel<K><<<(unsigned)(blocks < 4096 ? blocks : 4096), THREADS>>>(
+        d_keys, n, c->n_diag, c->B, c->A->rows, c->count);
+    ADIA_GPU_LAUNCH_TRY("slot count");
+    unsigned long long slots = 0;
+    ADIA_TRY(copy_out(&slots, c->count, 1, sizeof slots, "GPU diagonal build: slot count"));
+    cudaFree(c->count);
+    c->count = NULL;
+    if ((int64_t)slots <= c->max_slots) return ADIA_OK;
+    return adia__error(ADIA_ERR_UNSUPPORTED, "GPU diagonal build: %llu slots for %" PRId64
+                       " nonzeros, over the bound of %" PRId64, slots, c->A->nnz, c->max_slots);
+}
+
 /* Every piece's offset list into part (piece_start already set); the GPU
  * part ends at event 1, *host_t0 is the wall clock after it. */
 template <class K>
@@ -346,6 +384,7 @@ static adia_status piece_lists(build_ctx *c, adia_diag_partition *part, double *
     K *d_keys = NULL;
     int64_t n = 0;
     if (c->A->nnz > 0) ADIA_TRY(sort_unique<K>(c, &d_keys, &n));
+    if (c->max_slots > 0 && n > 0) ADIA_TRY(check_slots<K>(c, d_keys, n));
     ADIA_CUDA_TRY(cudaEventRecord(c->ev[1]));
     ADIA_CUDA_TRY(cudaEventSynchronize(c->ev[1]));
     *host_t0 = adia__now_ms();
@@ -438,21 +477,6 @@ static adia_status new_diag(const adia_gpu_csr *A, int per_piece, adia_value_typ
     return D->scatter_row && D->scatter_col && D->scatter_val ? ADIA_OK : ADIA_ERR_NO_MEMORY;
 }
 
-/* The slots the lists make (each piece's diagonals times its rows), over
- * c->max_slots: refused before the host structure and the fill (a matrix
- * that is not a diagonal one would store a slot per piece row per entry). */
-static adia_status check_slots(const build_ctx *c, const adia_diag_partition *part)
-{
-    if (c->max_slots <= 0) return ADIA_OK;
-    int64_t slots = 0;
-    for (int32_t p = 0; p < part->n_pieces; p++)
-        slots += (part->list_start[p + 1] - part->list_start[p]) *
-                 (int64_t)(part->piece_start[p + 1] - part->piece_start[p]);
-    if (slots <= c->max_slots) return ADIA_OK;
-    return adia__error(ADIA_ERR_UNSUPPORTED, "GPU diagonal build: %" PRId64 " slots for %" PRId64
-                       " nonzeros, over the bound of %" PRId64, slots, c->A->nnz, c->max_slots);
-}
-
 static float elapsed(cudaEvent_t a, cudaEvent_t b)
 {
     float ms = 0;
@@ -474,7 +498,6 @@ static adia_status run_build(build_ctx *c, adia_value_type vt, adia_diag *D, adi
         s = (uint64_t)c->n_pieces * c->n_diag <= (uint64_t)UINT32_MAX + 1
                 ? piece_lists<uint32_t>(c, &part, &t0)
                 : piece_lists<uint64_t>(c, &part, &t0);
-    if (s == ADIA_OK) s = check_slots(c, &part);
     if (s == ADIA_OK) s = adia__diag_structure(D, &part);
     adia__diag_partition_free(&part);
     ADIA_TRY(s);
