@@ -452,9 +452,14 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
         if (!strcmp(cand[i].format, adia_format_name(F))) P->predicted_ms = cand[i].spmv_ms;
     }
     if (measured[0]) adia__plan_note(P, "%s", measured);
-    adia__plan_note(P, "times (ms): widening + diagonal count %.1f, build %.1f (GPU analysis "
-                    "%.1f, host structure %.1f, GPU fill %.1f), kernel %.1f", t_count - t0,
-                    build_ms, bi.analyze_ms, bi.host_ms, bi.build_ms, kernel_ms);
+    if (diagonal)
+        adia__plan_note(P, "times (ms): widening + diagonal count %.1f, build %.1f (GPU analysis "
+                        "%.1f, host structure %.1f, GPU fill %.1f), kernel %.1f", t_count - t0,
+                        build_ms, bi.analyze_ms, bi.host_ms, bi.build_ms, kernel_ms);
+    else
+        adia__plan_note(P, "times (ms): widening + diagonal count %.1f, the refused diagonal "
+                        "build and the row formats %.1f (the chosen one's build %.1f)",
+                        t_count - t0, t_built - t_count, build_ms);
     if (fixed)
         adia__plan_note(P, "built on the GPU, as asked (%s)", adia_format_name(P->F));
     else if (!diagonal)

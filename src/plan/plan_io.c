@@ -166,6 +166,7 @@ adia_status adia_plan_explain(const adia_plan *plan, char *buf, size_t len)
     /* now, not at planning: a background compile may have arrived since */
     const char *kernel = P->device ? adia__gpu_diag_codegen_state(P->F) : NULL;
     if (kernel) put(&t, "kernel: %s\n", kernel);
+    else if (P->device) put(&t, "kernel: %s\n", adia_gpu_kernel_name(adia_format_kernel(P->F)));
 #endif
     if (P->device) {
         adia_gpu_kernel k = adia_format_kernel(P->F);
