@@ -152,6 +152,12 @@ static void compare(const char *name, const adia_matrix *A, const adia_gpu_csr *
         CHECK(err <= (vt == ADIA_FLOAT ? 1e-5 : 1e-13), "%s: product error %.3g", label, err);
         free(x), free(y), free(ref);
     }
+    if (!strcmp(fmt, "csr")) {   /* the same kernel from the device's statistics as from the host's */
+        CHECK_OK(adia_format_upload(H));
+        CHECK(adia_format_kernel(G) == adia_format_kernel(H), "%s: kernel %s (device) vs %s (host)",
+              label, adia_gpu_kernel_name(adia_format_kernel(G)),
+              adia_gpu_kernel_name(adia_format_kernel(H)));
+    }
     CHECK_OK(adia__format_host(G));
     if (!strcmp(fmt, "csr")) same_csr(label, G->impl, H->impl);
     else if (!strcmp(fmt, "ell")) same_ell(label, G->impl, H->impl);
@@ -258,6 +264,33 @@ static void hand_made(void)
     check_matrix("no nonzeros", from_rows(3, 4, 0, rp0, NULL, NULL));
     check_matrix("wide", rect(37, 911, 40));
     check_matrix("tall", rect(1001, 67, 23));
+}
+
+/* csr's AUTO kernel: scalar for short rows on diagonals (coalesced x) and
+ * for very short rows, adaptive for scattered rows of 4-9 entries. */
+static void csr_kernels(void)
+{
+    static const struct { const char *spec; adia_gpu_kernel want; } cases[] = {
+        {"lap2d5:150", ADIA_KERNEL_CSR_SCALAR},
+        {"randdiag:20000,9,300", ADIA_KERNEL_CSR_SCALAR},
+        {"random:20000,3", ADIA_KERNEL_CSR_SCALAR},
+        {"random:20000,7", ADIA_KERNEL_CSR_ADAPTIVE},
+        {"lap3d27:30", ADIA_KERNEL_CSR_ADAPTIVE},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        adia_matrix *A = test_generate(cases[i].spec);
+        adia_gpu_csr g;
+        CHECK(A && upload(A, &g), "%s on the device", cases[i].spec);
+        adia_format *F = NULL;
+        CHECK_OK(adia__format_build_device("csr", &g, NULL, ADIA_DOUBLE, 0, &F, NULL));
+        if (F)
+            CHECK(adia_format_kernel(F) == cases[i].want, "%s: csr kernel %s, expected %s",
+                  cases[i].spec, adia_gpu_kernel_name(adia_format_kernel(F)),
+                  adia_gpu_kernel_name(cases[i].want));
+        adia_format_destroy(F);
+        dev_free(&g);
+        adia_matrix_destroy(A);
+    }
 }
 
 /* ell with a given width: wider pads, narrower is refused naming the
@@ -368,6 +401,7 @@ int main(void)
     check_matrix("powerlaw:3001,1,300", test_generate("powerlaw:3001,1,300"));
     check_matrix("lap2d5:33x17", test_generate("lap2d5:33x17"));
     hand_made();
+    csr_kernels();
     refusals();
     planner();
     return TEST_END();

@@ -30,6 +30,7 @@
 
 #include <math.h>
 
+#include <algorithm>
 #include <mutex>
 
 namespace {
@@ -186,24 +187,50 @@ int choose_tpr(double mean, int asked)
     return t;
 }
 
-/* The kernel for rows of these lengths: the longest and the sum of their
- * squares (integers, the same from the host's CSR and from the device's
- * row statistics, so both choose alike). */
+/* Rows shorter than this on average take the scalar kernel whatever their
+ * columns (random:4000000,3: scalar 0.126 ms, adaptive 0.127). */
+constexpr double SCATTERED_MIN_MEAN = 4;
+
+/* The kernel for rows of these lengths (the longest and the sum of their
+ * squares: integers, the same from the host's CSR and from the device's
+ * row statistics, so both choose alike) and, where it decides, their
+ * columns' continuity (continuity(): the entries whose column is the
+ * column at the same position of the row before plus one -- consecutive
+ * rows reading consecutive x, as on a stencil's or a band's diagonals;
+ * asked only for short regular rows).  H200 (bench/csr-kernels.py,
+ * 2026-11-27, bench/results/2026-11-27i-h200/): scalar is fastest for short
+ * rows on diagonals (lap2d5 0.091 ms vs adaptive 0.125, lap3d7 0.117 vs
+ * 0.158, 9 random diagonals 0.087 vs 0.097), adaptive where the columns are
+ * scattered (random rows of 7: 0.283 vs scalar 0.431; power law) and for
+ * irregular or longer rows (27-point 0.126 vs 0.246; band of 17 0.162 vs
+ * 0.242), vector for long regular rows (band of 201: 0.69 vs adaptive
+ * 0.84, 2026-11-22). */
+template <class Continuity>
 adia_gpu_kernel choose_kernel(int32_t rows, int64_t nnz, int64_t maxlen, uint64_t len_sq,
-                              double *mean_out)
+                              Continuity continuity, double *mean_out)
 {
     const double mean = rows ? (double)nnz / rows : 0;
     const double var = rows ? fmax((double)len_sq / rows - mean * mean, 0) : 0;
     *mean_out = mean;
     const double sd = sqrt(var);
-    /* H200, 2026-11-22 (bench/results): scalar is fastest up to ~10 entries
-     * per row (lap2d5 0.090 ms vs vector 0.256), vector for long regular
-     * rows (band of 201: 0.69 vs adaptive 0.84), adaptive between and for
-     * irregular rows (27-point 0.26 vs 0.51 scalar; random, power law). */
     if (sd > mean || (double)maxlen > 8 * mean + 64) return ADIA_KERNEL_CSR_ADAPTIVE;
-    if (mean < 10) return ADIA_KERNEL_CSR_SCALAR;
+    if (mean < SCATTERED_MIN_MEAN) return ADIA_KERNEL_CSR_SCALAR;
+    if (mean < 10) return 2 * continuity() >= (uint64_t)nnz ? ADIA_KERNEL_CSR_SCALAR
+                                                           : ADIA_KERNEL_CSR_ADAPTIVE;
     if (mean >= 64) return ADIA_KERNEL_CSR_VECTOR;
     return ADIA_KERNEL_CSR_ADAPTIVE;
+}
+
+/* The continuity of choose_kernel from a host CSR. */
+uint64_t host_continuity(const adia_csr *A)
+{
+    uint64_t n = 0;
+    for (int32_t r = 1; r < A->rows; r++) {
+        const int64_t a = A->rowptr[r - 1], b = A->rowptr[r];
+        const int64_t m = std::min(b - a, A->rowptr[r + 1] - b);
+        for (int64_t k = 0; k < m; k++) n += A->colind[b + k] == A->colind[a + k] + 1;
+    }
+    return n;
 }
 
 void sp_free(csr_dev *d)
@@ -318,8 +345,9 @@ adia_status csr_select(void *p, adia_gpu_kernel k)
 }
 
 /* A device struct for rows of these statistics, its arrays still NULL. */
+template <class Continuity>
 csr_dev *csr_dev_new(int32_t rows, int32_t cols, int64_t nnz, int64_t maxlen, uint64_t len_sq,
-                     adia_value_type vt, const adia_format_params *p)
+                     Continuity continuity, adia_value_type vt, const adia_format_params *p)
 {
     csr_dev *d = (csr_dev *)adia__calloc(1, sizeof *d, "csr device struct");
     if (!d) return nullptr;
@@ -328,7 +356,7 @@ csr_dev *csr_dev_new(int32_t rows, int32_t cols, int64_t nnz, int64_t maxlen, ui
     d->cols = cols;
     d->nnz = nnz;
     double mean;
-    d->head.auto_kernel = choose_kernel(rows, nnz, maxlen, len_sq, &mean);
+    d->head.auto_kernel = choose_kernel(rows, nnz, maxlen, len_sq, continuity, &mean);
     d->tpr = choose_tpr(mean, p->tpr);
     d->head.allowed = (1u << ADIA_KERNEL_CSR_SCALAR) | (1u << ADIA_KERNEL_CSR_VECTOR) |
                       (1u << ADIA_KERNEL_CSR_ADAPTIVE);
@@ -369,7 +397,8 @@ adia_status csr_upload(const void *impl, adia_value_type vt, const adia_format_p
         len_sq += (uint64_t)l * (uint64_t)l;
         if (l > maxlen) maxlen = l;
     }
-    csr_dev *d = csr_dev_new(A->rows, A->cols, A->nnz, maxlen, len_sq, vt, p);
+    csr_dev *d = csr_dev_new(A->rows, A->cols, A->nnz, maxlen, len_sq,
+                             [A] { return host_continuity(A); }, vt, p);
     if (!d) return ADIA_ERR_NO_MEMORY;
     adia_status s = adia__gpu_copy_in((void **)&d->rowptr, A->rowptr, (int64_t)A->rows + 1, 8,
                                       "csr row pointers");
@@ -412,7 +441,16 @@ adia_status csr_build_device(const adia_format_ops *self, int32_t rows, int32_t 
     const size_t vs = adia_value_size(vt);
     ADIA_TRY(adia__gpu_check_free(((int64_t)rows + 1) * 8 + nnz * (int64_t)(4 + vs),
                                   "csr built on the GPU"));
-    csr_dev *d = csr_dev_new(rows, cols, nnz, st.row_max, st.len_sq, vt, p);
+    adia_status sc = ADIA_OK;   /* the continuity's pass, where asked: its failure said below */
+    csr_dev *d = csr_dev_new(rows, cols, nnz, st.row_max, st.len_sq, [&] {
+        uint64_t n = 0;
+        sc = adia__gpu_row_continuity(&A, &n);
+        return n;
+    }, vt, p);
+    if (sc != ADIA_OK) {
+        free(d);
+        return sc;
+    }
     adia_csr *H = (adia_csr *)adia__calloc(1, sizeof *H, "csr format");
     if (!d || !H) {
         free(d);

@@ -62,6 +62,21 @@ __global__ void stats_kernel(const int64_t *__restrict__ rp, int32_t rows,
     }
 }
 
+__global__ void continuity_kernel(const int64_t *__restrict__ rp, const int32_t *__restrict__ col,
+                                  int32_t rows, unsigned long long *out)
+{
+    using reduce = cub::BlockReduce<unsigned long long, THREADS>;
+    __shared__ typename reduce::TempStorage tmp;
+    const int64_t r = thread_row();
+    unsigned long long n = 0;
+    if (r >= 1 && r < rows) {
+        const int64_t a = rp[r - 1], b = rp[r], m = min(b - a, rp[r + 1] - b);
+        for (int64_t k = 0; k < m; k++) n += col[b + k] == col[a + k] + 1;
+    }
+    n = reduce(tmp).Sum(n);
+    if (threadIdx.x == 0 && n) atomicAdd(out, n);
+}
+
 template <typename T>
 __global__ void ell_kernel(const int64_t *__restrict__ rp, const int32_t *__restrict__ ci,
                            const double *__restrict__ v, int32_t rows, int32_t width,
@@ -271,6 +286,19 @@ extern "C" adia_status adia__gpu_row_stats(const adia_gpu_csr *A, const adia_for
     st->sell_slots = S.slots;
     st->sell_slices = S.nslices;
     return ADIA_OK;
+}
+
+extern "C" adia_status adia__gpu_row_continuity(const adia_gpu_csr *A, uint64_t *n)
+{
+    *n = 0;
+    if (A->rows < 2) return ADIA_OK;
+    dev_buf sum;
+    ADIA_TRY(alloc(sum, 1, 8, "GPU row continuity"));
+    ADIA_CUDA_TRY(cudaMemset(sum.p, 0, 8));
+    continuity_kernel<<<adia_gpu_blocks(A->rows, THREADS), THREADS>>>(
+        A->rowptr, A->colind, A->rows, (unsigned long long *)sum.p);
+    ADIA_GPU_LAUNCH_TRY("row continuity");
+    return copy_out(n, sum.p, 8, "GPU row continuity");
 }
 
 extern "C" adia_status adia__gpu_ell_fill(const adia_gpu_csr *A, int32_t width, adia_value_type vt,

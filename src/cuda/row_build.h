@@ -31,6 +31,11 @@ typedef struct adia_gpu_row_stats {
 adia_status adia__gpu_row_stats(const adia_gpu_csr *dA, const adia_format_params *p,
                                 adia_gpu_row_stats *st);
 
+/* The entries of dA whose column is the column at the same position of
+ * the row before plus one (consecutive rows on one diagonal: how much the
+ * x reads of neighbouring rows coalesce; CSR's kernel choice). */
+adia_status adia__gpu_row_continuity(const adia_gpu_csr *dA, uint64_t *n);
+
 /* ELL of `width` slots a row (width >= the longest row: the caller's
  * check) from dA: *col and *val (values of vt) new device arrays of
  * width * rows, the host build's layout (row_formats.h). */
