@@ -171,9 +171,65 @@ double adia__plan_codegen_repay_ms(const adia_format *F, const plan_hints *h, do
     return (double)h->calls * spmv_ms * ADIA_CODEGEN_GAIN;
 }
 
+/* F just switched to its generated kernel (from the cache, or compiled):
+ * that kernel is 1.15-2.5x the generic one on stencils, but 1.3x slower on
+ * wide bands with holes (hdi and brcsd2 with an offset list per piece,
+ * 61 diagonals at fill 0.5: 0.065 ms against 0.049, H200,
+ * bench/results/2026-11-27g-h200/hdi-sweep-full-call11.md), so both are
+ * timed (PLAN_KERNEL_RUNS products each, a plan of at least
+ * ADIA_PLAN_MEASURE_CALLS calls: a few percent of them) and the generic one
+ * kept where it is faster by more than PLAN_TIE_GPU; *ms (may be NULL)
+ * gets the kept one's time, what was found goes to how[len].  Not under
+ * ADIA_CODEGEN=always (the generated kernel was asked for). */
+#define PLAN_KERNEL_RUNS 15
+void adia__plan_keep_faster_kernel(adia_format *F, double *ms, char *how, size_t len)
+{
+#ifdef ADIA_HAVE_CUDA
+    if (adia_format_kernel(F) != ADIA_KERNEL_GENERATED) return;
+    const size_t vs = adia_value_size(adia_format_value_type(F));
+    void *x = adia__calloc((size_t)F->cols + 1, vs, "plan: timing x");
+    if (!x) {
+        adia_clear_error();
+        return;
+    }
+    for (int32_t j = 0; j < F->cols; j++) {   /* real values: zeros can run faster */
+        const double v = 1.0 / (1 + j % 7);
+        if (vs == sizeof(float)) ((float *)x)[j] = (float)v;
+        else ((double *)x)[j] = v;
+    }
+    double gen = INFINITY, generic = INFINITY;
+    const int timed = adia__plan_gpu_time(F, PLAN_KERNEL_RUNS, x, &gen) == ADIA_OK &&
+                      adia_format_set_kernel(F, ADIA_KERNEL_GENERIC) == ADIA_OK &&
+                      adia__plan_gpu_time(F, PLAN_KERNEL_RUNS, x, &generic) == ADIA_OK;
+    free(x);
+    /* generic by a margin only: two equal launch-bound timings (a small
+     * matrix) keep the kernel the plan was given */
+    const int keep_generated = !timed || generic * (1 + PLAN_TIE_GPU) >= gen;
+    if (adia_format_set_kernel(F, keep_generated ? ADIA_KERNEL_GENERATED : ADIA_KERNEL_GENERIC) !=
+        ADIA_OK) {
+        adia_clear_error();
+        return;
+    }
+    if (!timed) {
+        adia_clear_error();
+        return;
+    }
+    if (ms) *ms = keep_generated ? gen : generic;
+    const size_t used = strlen(how);
+    snprintf(how + used, len - used, "; timed: generated %.4f ms, generic %.4f ms: %s kept", gen,
+             generic, keep_generated ? "generated" : "generic");
+#else
+    (void)F;
+    (void)ms;
+    (void)how;
+    (void)len;
+#endif
+}
+
 /* A GPU plan for many calls in a diagonal format still on its generic
  * kernel: the generated one as ADIA_CODEGEN says (codegen.h: loaded from
- * the cache, or compiled in the background, or with sync now). */
+ * the cache, or compiled in the background, or with sync now), kept where
+ * it is the faster. */
 static adia_status plan_generated(adia_plan *P, const plan_hints *h)
 {
 #ifdef ADIA_HAVE_CUDA
@@ -187,6 +243,8 @@ static adia_status plan_generated(adia_plan *P, const plan_hints *h)
     double t0 = adia__now_ms();
     ADIA_TRY(adia__gpu_diag_generate(P->F, m, adia__plan_codegen_repay_ms(P->F, h, P->measured_ms),
                                      how, sizeof how));
+    if (m != ADIA_CODEGEN_ALWAYS)   /* always: the generated kernel, as asked */
+        adia__plan_keep_faster_kernel(P->F, NULL, how, sizeof how);
     P->compile_ms = adia__now_ms() - t0;
     adia__plan_note(P, "%s (%.1f ms)", how, P->compile_ms);
 #else

@@ -363,6 +363,8 @@ adia_status adia__plan_adopt_device(adia_format *F, const plan_hints &h, const c
             adia_format_destroy(F);
             return s;
         }
+        if (mode != ADIA_CODEGEN_ALWAYS)   /* always: the generated kernel, as asked */
+            adia__plan_keep_faster_kernel(F, nullptr, note, sizeof note);
     }
     *kernel_ms = adia__now_ms() - t;
     ADIA_TRY(adia__plan_adopt(F, &h, name, plan));

@@ -219,6 +219,9 @@ adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double 
  * chosen by the model: its format's such kernel where the model rated the
  * format at it (plan.c; MEASURE chose by timing: nothing to do). */
 adia_status adia__plan_nondeterministic(adia_plan *P, const plan_hints *h);
+/* A diagonal format on its generated kernel: generic and generated timed,
+ * the faster kept (plan.c); *ms (may be NULL): its time; appended to how. */
+void adia__plan_keep_faster_kernel(adia_format *F, double *ms, char *how, size_t len);
 void adia__plan_tune_kernel(const plan_hints *h, adia_format *F, const void *x, double *ms,
                             char *notes, size_t len);
 /* plan_upload.cu: a GPU plan of host matrix A made on the device: A's CSR
