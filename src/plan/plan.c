@@ -186,34 +186,20 @@ void adia__plan_keep_faster_kernel(adia_format *F, double *ms, char *how, size_t
 {
 #ifdef ADIA_HAVE_CUDA
     if (adia_format_kernel(F) != ADIA_KERNEL_GENERATED) return;
-    const size_t vs = adia_value_size(adia_format_value_type(F));
-    void *x = adia__calloc((size_t)F->cols + 1, vs, "plan: timing x");
-    if (!x) {
-        adia_clear_error();
-        return;
-    }
-    for (int32_t j = 0; j < F->cols; j++) {   /* real values: zeros can run faster */
-        const double v = 1.0 / (1 + j % 7);
-        if (vs == sizeof(float)) ((float *)x)[j] = (float)v;
-        else ((double *)x)[j] = v;
-    }
-    double gen = INFINITY, generic = INFINITY;
-    const int timed = adia__plan_gpu_time(F, PLAN_KERNEL_RUNS, x, &gen) == ADIA_OK &&
-                      adia_format_set_kernel(F, ADIA_KERNEL_GENERIC) == ADIA_OK &&
-                      adia__plan_gpu_time(F, PLAN_KERNEL_RUNS, x, &generic) == ADIA_OK;
-    free(x);
+    const adia_gpu_kernel k[2] = {ADIA_KERNEL_GENERATED, ADIA_KERNEL_GENERIC};
+    double t[2] = {INFINITY, INFINITY};
+    const int timed = adia__plan_gpu_time_kernels(F, k, 2, PLAN_KERNEL_RUNS, t) == ADIA_OK;
+    const double gen = t[0], generic = t[1];
     /* generic by a margin only: two equal launch-bound timings (a small
      * matrix) keep the kernel the plan was given */
     const int keep_generated = !timed || generic * (1 + PLAN_TIE_GPU) >= gen;
+    if (!timed) adia_clear_error();
     if (adia_format_set_kernel(F, keep_generated ? ADIA_KERNEL_GENERATED : ADIA_KERNEL_GENERIC) !=
         ADIA_OK) {
         adia_clear_error();
         return;
     }
-    if (!timed) {
-        adia_clear_error();
-        return;
-    }
+    if (!timed) return;
     if (ms) *ms = keep_generated ? gen : generic;
     const size_t used = strlen(how);
     snprintf(how + used, len - used, "; timed: generated %.4f ms, generic %.4f ms: %s kept", gen,

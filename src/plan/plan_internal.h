@@ -210,11 +210,10 @@ adia_status adia__plan_create_on_host(const adia_matrix *A, const adia_plan_hint
  * the host vector x (of the format's value type) as input. */
 adia_status adia__plan_gpu_bandwidth(double *gbs);
 adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);
-/* MEASURE's kernel tuning on the GPU (plan.c): every other deterministic
- * kernel of F's table (and the non-deterministic ones where h allows them)
- * timed with the host vector x, the fastest kept; *ms: the current
- * kernel's time on entry, the kept one's on return; findings appended to
- * notes[len] as lines. */
+/* The median per-call times ms[i] of F on each kernel k[i] (runs
+ * each), x made on the device (no host vector); F left on the last. */
+adia_status adia__plan_gpu_time_kernels(adia_format *F, const adia_gpu_kernel *k, int n,
+                                        int runs, double *ms);
 /* A GPU plan whose hints allow kernels that are not bitwise reproducible,
  * chosen by the model: its format's such kernel where the model rated the
  * format at it (plan.c; MEASURE chose by timing: nothing to do). */
@@ -222,6 +221,11 @@ adia_status adia__plan_nondeterministic(adia_plan *P, const plan_hints *h);
 /* A diagonal format on its generated kernel: generic and generated timed,
  * the faster kept (plan.c); *ms (may be NULL): its time; appended to how. */
 void adia__plan_keep_faster_kernel(adia_format *F, double *ms, char *how, size_t len);
+/* MEASURE's kernel tuning on the GPU (plan.c): every other deterministic
+ * kernel of F's table (and the non-deterministic ones where h allows them)
+ * timed with the host vector x, the fastest kept; *ms: the current
+ * kernel's time on entry, the kept one's on return; findings appended to
+ * notes[len] as lines. */
 void adia__plan_tune_kernel(const plan_hints *h, adia_format *F, const void *x, double *ms,
                             char *notes, size_t len);
 /* plan_upload.cu: a GPU plan of host matrix A made on the device: A's CSR
