@@ -453,7 +453,8 @@ class Plan(_LinearOperator):
         mt = _adia.matrix_transpose(m)
         handle = _adia.plan_create(mt, int(calls), self._p.device, str(self.dtype),
                                    "fixed" if fixed else chooser,
-                                   self.format if fixed else "", h.get("params") or "")
+                                   self.format if fixed else "", h.get("params") or "",
+                                   bool(h.get("nondeterministic", False)))
         T = Plan(handle, _hints=h, _name=(self._name or m.name or "matrix") + ".T")
         T._T = self
         return T
@@ -501,7 +502,8 @@ class Plan(_LinearOperator):
 
 
 def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
-         chooser: str = "model", format: Optional[str] = None, params: Optional[str] = None) -> Plan:
+         chooser: str = "model", format: Optional[str] = None, params: Optional[str] = None,
+         nondeterministic: bool = False) -> Plan:
     """Plan y = A x (adia_plan_create): analyse A once, choose a storage
     format for `expected_calls` products, build it (and upload it for the
     GPU).
@@ -515,9 +517,13 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     and y).  chooser: "model" (least predicted time), "rules" (the paper's
     search engine), "measure" (time the best candidates) or "fixed" with
     format= a format name (format= alone implies "fixed").  params: format
-    parameters as "B=256,C=32,...".  expected_calls: an integer in
-    0..2**63 - 1 (0: unknown, planned as 1); anything else is a TypeError
-    or ValueError naming it, before any work.
+    parameters as "B=256,C=32,...".  nondeterministic: True lets a GPU
+    plan use kernels whose y may differ in its last bits from run to run
+    (cuSPARSE CSR ALG1, faster on irregular rows: MEASURE times it, MODEL
+    rates csr at it); the default keeps every product bitwise
+    reproducible.  expected_calls: an integer in 0..2**63 - 1 (0: unknown,
+    planned as 1); anything else is a TypeError or ValueError naming it,
+    before any work.
 
     The plan keeps its own copy of A (the master CSR, which adia.solve
     needs, and the chosen format).
@@ -526,13 +532,17 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     chooser = _str_arg("chooser", chooser)
     format = None if format is None else _str_arg("format", format)
     params = None if params is None else _str_arg("params", params)
+    if not isinstance(nondeterministic, (bool, np.bool_)):
+        raise TypeError("nondeterministic must be True or False, got %r" % (nondeterministic,))
+    nondet = bool(nondeterministic)
     dev = _device_code(device)
-    hints = {"expected_calls": calls, "chooser": chooser, "format": format, "params": params}
+    hints = {"expected_calls": calls, "chooser": chooser, "format": format, "params": params,
+             "nondeterministic": nondet}
     if _is_cupy_sparse(A) and dev != 0 and gpu_available():
         return _device_plan(A, calls, dtype, chooser, format, params, hints)
     m = _matrix(A)
     handle = _adia.plan_create(m, calls, dev, _value_dtype(dtype),
-                               chooser, format or "", params or "")
+                               chooser, format or "", params or "", nondet)
     return Plan(handle, _hints=hints, _name=m.name)
 
 
@@ -584,7 +594,7 @@ def _device_plan(A, expected_calls, dtype, chooser, format, params, hints) -> Pl
         return _adia.plan_create_device_csr(
             int(A.shape[0]), int(A.shape[1]), int(A.nnz), indptr.data.ptr, bits, indices.data.ptr,
             A.data.data.ptr, _value_dtype(A.dtype), expected_calls, _value_dtype(dtype),
-            chooser, format or "", params or "")
+            chooser, format or "", params or "", bool(hints.get("nondeterministic", False)))
     return Plan(_canonical_retry(A, create), _hints=hints, _name=name)
 
 

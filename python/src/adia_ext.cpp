@@ -305,10 +305,12 @@ struct Hints {
 };
 
 static void make_hints(Hints &H, int64_t expected_calls, int device, const std::string &dtype,
-                       const std::string &chooser, const std::string &format, const std::string &params)
+                       const std::string &chooser, const std::string &format, const std::string &params,
+                       bool nondeterministic)
 {
     std::memset(&H.h, 0, sizeof H.h);
     H.h.expected_calls = expected_calls;
+    H.h.nondeterministic = nondeterministic ? 1 : 0;
     H.h.vtype = parse_vt(dtype);
     if (device < -1 || device > 1) value_error("device must be -1, 0 or 1");
     H.h.device = device;
@@ -329,12 +331,13 @@ static void make_hints(Hints &H, int64_t expected_calls, int device, const std::
 }
 
 static Plan *plan_create(nb::object mobj, int64_t expected_calls, int device, const std::string &dtype,
-                         const std::string &chooser, const std::string &format, const std::string &params)
+                         const std::string &chooser, const std::string &format, const std::string &params,
+                         bool nondeterministic)
 {
     Matrix *M = nb::cast<Matrix *>(mobj);
     adia_matrix *A = M->get();
     Hints H;
-    make_hints(H, expected_calls, device, dtype, chooser, format, params);
+    make_hints(H, expected_calls, device, dtype, chooser, format, params, nondeterministic);
     adia_plan *P = nullptr;
     adia_status st;
     {
@@ -407,10 +410,11 @@ static Plan *plan_create_device_csr(int32_t rows, int32_t cols, int64_t nnz, uin
                                     int rowptr_bits, uintptr_t colind, uintptr_t values,
                                     const std::string &values_dtype, int64_t expected_calls,
                                     const std::string &dtype, const std::string &chooser,
-                                    const std::string &format, const std::string &params)
+                                    const std::string &format, const std::string &params,
+                                    bool nondeterministic)
 {
     Hints H;
-    make_hints(H, expected_calls, 1, dtype, chooser, format, params);
+    make_hints(H, expected_calls, 1, dtype, chooser, format, params, nondeterministic);
     adia_device_csr A = {rows, cols, nnz, (const void *)rowptr, rowptr_bits,
                          (const int32_t *)colind, (const void *)values, parse_vt(values_dtype)};
     adia_plan *P = nullptr;
@@ -892,11 +896,11 @@ NB_MODULE(_adia, m)
         .def("close", &Plan::close);
 
     m.def("plan_create", &plan_create, "matrix"_a, "expected_calls"_a, "device"_a, "dtype"_a, "chooser"_a,
-          "format"_a, "params"_a, nb::rv_policy::take_ownership);
+          "format"_a, "params"_a, "nondeterministic"_a = false, nb::rv_policy::take_ownership);
     m.def("plan_create_device_csr", &plan_create_device_csr, "rows"_a, "cols"_a, "nnz"_a,
           "rowptr"_a, "rowptr_bits"_a, "colind"_a, "values"_a, "values_dtype"_a,
           "expected_calls"_a, "dtype"_a, "chooser"_a, "format"_a, "params"_a,
-          nb::rv_policy::take_ownership);
+          "nondeterministic"_a = false, nb::rv_policy::take_ownership);
     m.def(
         "plan_load",
         [](nb::object mobj, const std::string &path) {

@@ -33,6 +33,16 @@ def test_expected_calls(A, fn):
         f(A, expected_calls=ok)
 
 
+def test_nondeterministic(A):
+    with pytest.raises(TypeError, match="nondeterministic must be True or False, got 1"):
+        adia.plan(A, nondeterministic=1)
+    with pytest.raises(TypeError, match="nondeterministic must be True or False, got 'yes'"):
+        adia.plan(A, nondeterministic="yes")
+    P = adia.plan(A, nondeterministic=True)   # a CPU plan: nothing to relax, same product
+    x = np.arange(A.shape[1], dtype=float)
+    np.testing.assert_array_equal(P @ x, adia.plan(A) @ x)
+
+
 def test_expected_calls_reaches_the_planner(A):
     P = adia.plan(A, expected_calls=np.int64(1234))
     assert "1234 expected calls" in P.explain()

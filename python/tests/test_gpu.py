@@ -150,3 +150,24 @@ def test_gpu_solve_without_plan(cupy):
     x, info = adia.solve(A, np.ones(A.shape[0]), device="gpu", rtol=1e-10)
     assert info.converged
     assert np.linalg.norm(A @ x - 1) <= 1e-9 * np.sqrt(A.shape[0])
+
+
+def test_gpu_plan_nondeterministic(cupy):
+    """nondeterministic=True lets MEASURE time cuSPARSE CSR ALG1 (its time in
+    the explanation); the default never times it; products stay right."""
+    import cupyx.scipy.sparse as csp
+
+    A = adia.generate("powerlaw:30000,2,3000")
+    x = cupy.random.standard_normal(A.shape[1])
+    ref = csp.csr_matrix(A) @ x
+    for nondet in (False, True):
+        P = adia.plan(A, expected_calls=100000, device="gpu", chooser="measure",
+                      nondeterministic=nondet)
+        text = P.explain()
+        assert ("cusparse-alg1" in text) == nondet, text
+        y = P @ x
+        assert float(cupy.abs(y - ref).max()) <= 1e-12 * float(cupy.abs(ref).max())
+    D = adia.plan(csp.csr_matrix(A), expected_calls=100000, device="gpu", chooser="measure",
+                  nondeterministic=True)   # from CuPy: the device planner, the same hint
+    assert "cusparse-alg1" in D.explain()
+    assert float(cupy.abs(D @ x - ref).max()) <= 1e-12 * float(cupy.abs(ref).max())
