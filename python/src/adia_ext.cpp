@@ -690,7 +690,7 @@ static nb::dict analyze(const Matrix &M, int64_t expected_calls, int device, con
     fd["inf_count"] = f.inf_count;
 
     Hints H;
-    make_hints(H, expected_calls, device, dtype, "model", "", "");
+    make_hints(H, expected_calls, device, dtype, "model", "", "", false);
     int n = 0;
     check(adia_plan_candidates(A, &H.h, nullptr, 0, &n));
     std::vector<adia_plan_candidate> c((size_t)(n > 0 ? n : 1));
