@@ -181,7 +181,7 @@ double adia__plan_codegen_repay_ms(const adia_format *F, const plan_hints *h, do
  * kept where it is faster by more than PLAN_TIE_GPU; *ms (may be NULL)
  * gets the kept one's time, what was found goes to how[len].  Not under
  * ADIA_CODEGEN=always (the generated kernel was asked for). */
-#define PLAN_KERNEL_RUNS 15
+#define PLAN_KERNEL_RUNS 5
 void adia__plan_keep_faster_kernel(adia_format *F, double *ms, char *how, size_t len)
 {
 #ifdef ADIA_HAVE_CUDA
