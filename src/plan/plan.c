@@ -175,9 +175,10 @@ double adia__plan_codegen_repay_ms(const adia_format *F, const plan_hints *h, do
  * that kernel is 1.15-2.5x the generic one on stencils, but 1.3x slower on
  * wide bands with holes (hdi and brcsd2 with an offset list per piece,
  * 61 diagonals at fill 0.5: 0.065 ms against 0.049, H200,
- * bench/results/2026-11-27g-h200/hdi-sweep-full-call11.md), so both are
- * timed (PLAN_KERNEL_RUNS products each, a plan of at least
- * ADIA_PLAN_MEASURE_CALLS calls: a few percent of them) and the generic one
+ * bench/results/2026-11-27i-h200/kernel-choice-call7.txt), so both are
+ * timed (the median of PLAN_KERNEL_RUNS samples each, a sample a CUDA
+ * graph of back-to-back products: 7-8 ms of set-up for both on a 4 M-row
+ * stencil, H100, 2026-11-27, where 15 samples took 20 ms) and the generic one
  * kept where it is faster by more than PLAN_TIE_GPU; *ms (may be NULL)
  * gets the kept one's time, what was found goes to how[len].  Not under
  * ADIA_CODEGEN=always (the generated kernel was asked for). */
