@@ -177,8 +177,8 @@ double adia__plan_codegen_repay_ms(const adia_format *F, const plan_hints *h, do
  * 61 diagonals at fill 0.5: 0.065 ms against 0.049, H200,
  * bench/results/2026-11-27i-h200/kernel-choice-call7.txt), so both are
  * timed (the median of PLAN_KERNEL_RUNS samples each, a sample a CUDA
- * graph of back-to-back products: 7-8 ms of set-up for both on a 4 M-row
- * stencil, H100, 2026-11-27, where 15 samples took 20 ms) and the generic one
+ * graph of back-to-back products: 9-12 ms of set-up for both on 4-17 M-row
+ * stencils, H200, 2026-11-27, where 15 samples took 20 ms) and the generic one
  * kept where it is faster by more than PLAN_TIE_GPU; *ms (may be NULL)
  * gets the kept one's time, what was found goes to how[len].  Not under
  * ADIA_CODEGEN=always (the generated kernel was asked for). */
