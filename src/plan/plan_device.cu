@@ -413,7 +413,10 @@ adia_status adia__plan_device_core(const adia_device_csr *in, const plan_hints &
         s = measure_device(A, h, n_diag, &F, &build_ms, &spmv_ms, measured, sizeof measured);
     else
         s = build_one(A, format, h, fixed ? 0 : (int64_t)(MAX_FILL * nnz), &F, &build_ms, &bi);
-    if (s == ADIA_ERR_UNSUPPORTED && !fixed) {   /* brcsd2 refused: not a diagonal matrix */
+    /* brcsd2 refused (not a diagonal matrix), or without room for its
+     * analysis where dia stores more than MAX_FILL slots per nonzero
+     * anyway: the row formats, which need less */
+    if (!fixed && (s == ADIA_ERR_UNSUPPORTED || (s == ADIA_ERR_NO_MEMORY && fill > MAX_FILL))) {
         snprintf(why, len, "not a diagonal matrix (%lld diagonals; %.150s)", (long long)n_diag,
                  adia_last_error());
         adia_clear_error();
