@@ -611,15 +611,21 @@ adia_status csr_download(const void *p, void *impl)
     adia_csr *A = (adia_csr *)impl;
     if (A->nnz != d->nnz || A->vtype != d->vt)
         return adia__error(ADIA_ERR_INTERNAL, "csr download: another layout");
-    if (!A->rowptr) {
-        ADIA_TRY(adia__csr_alloc(A, d->rows, d->cols, d->nnz, d->vt));
-        ADIA_TRY(adia_cuda_check(cudaMemcpy(A->rowptr, d->rowptr, ((size_t)d->rows + 1) * 8,
-                                            cudaMemcpyDeviceToHost),
-                                 "csr row pointers to the host"));
-        if (d->nnz > 0)
-            ADIA_TRY(adia_cuda_check(cudaMemcpy(A->colind, d->colind, (size_t)d->nnz * 4,
-                                                cudaMemcpyDeviceToHost),
-                                     "csr columns to the host"));
+    if (!A->rowptr) {   /* built on the device: the structure too, set once all came down */
+        adia_csr H;
+        ADIA_TRY(adia__csr_alloc(&H, d->rows, d->cols, d->nnz, d->vt));
+        adia_status s = adia_cuda_check(cudaMemcpy(H.rowptr, d->rowptr, ((size_t)d->rows + 1) * 8,
+                                                   cudaMemcpyDeviceToHost),
+                                        "csr row pointers to the host");
+        if (s == ADIA_OK && d->nnz > 0)
+            s = adia_cuda_check(cudaMemcpy(H.colind, d->colind, (size_t)d->nnz * 4,
+                                           cudaMemcpyDeviceToHost),
+                                "csr columns to the host");
+        if (s != ADIA_OK) {
+            adia__csr_free(&H);
+            return s;
+        }
+        *A = H;
     }
     if (d->nnz == 0) return ADIA_OK;
     return adia_cuda_check(cudaMemcpy(A->values, d->values, (size_t)d->nnz * adia_value_size(d->vt),

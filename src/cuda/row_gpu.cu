@@ -396,15 +396,43 @@ adia_status download(void *dst, const void *src, int64_t n, size_t sz, const cha
     return adia_cuda_check(cudaMemcpy(dst, src, (size_t)n * sz, cudaMemcpyDeviceToHost), what);
 }
 
-/* Host arrays (NULL: a format built on the device, whose host struct has
- * its sizes alone) allocated, zeroed. */
-adia_status host_arrays(int32_t **col, void **val, int64_t slots, adia_value_type vt,
-                        const char *what)
+/* The structure of a format built on the device (its host struct has its
+ * sizes alone: arrays NULL) into host arrays, set in impl only once all
+ * came down, so that a failed download leaves impl as it was (the next
+ * host use tries again). */
+adia_status host_structure(const row_dev *d, void *impl)
 {
-    if (*col) return ADIA_OK;
-    *col = (int32_t *)adia__alloc((size_t)slots + 1, sizeof **col, what);
-    *val = adia__row_values_alloc(slots + 1, vt, what);
-    return *col && *val ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    const bool ell = d->kind == 1;
+    adia_ell *E = ell ? (adia_ell *)impl : nullptr;
+    adia_sell *S = ell ? nullptr : (adia_sell *)impl;
+    const int64_t n = ell ? (int64_t)E->width * E->rows : S->slice_ptr[S->nslices];
+    const adia_value_type vt = ell ? E->vtype : S->vtype;
+    int32_t *col = (int32_t *)adia__alloc((size_t)n + 1, sizeof *col, "row format columns");
+    void *val = adia__row_values_alloc(n + 1, vt, "row format values");
+    int32_t *perm = ell ? nullptr
+                        : (int32_t *)adia__alloc((size_t)S->rows + 1, sizeof *perm,
+                                                 "sell permutation");
+    adia_status s = col && val && (ell || perm) ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    if (s == ADIA_OK)
+        s = download(col, ell ? (const void *)d->ell.col : (const void *)d->sell.col, n, 4,
+                     "row format columns to the host");
+    if (s == ADIA_OK && !ell)
+        s = download(perm, d->sell.perm, S->rows, 4, "sell permutation to the host");
+    if (s != ADIA_OK) {
+        free(col);
+        free(val);
+        free(perm);
+        return s;
+    }
+    if (ell) {
+        E->colind = col;
+        E->values = val;
+    } else {
+        S->colind = col;
+        S->values = val;
+        S->perm = perm;
+    }
+    return ADIA_OK;
 }
 
 /* The device's data into the host storage (the same layout): the values,
@@ -415,25 +443,15 @@ adia_status row_download(const void *p, void *impl)
     const size_t vs = adia_value_size(d->vt);
     if (d->kind == 1) {
         adia_ell *E = (adia_ell *)impl;
-        const int64_t n = (int64_t)E->width * E->rows;
-        if (!E->colind) {
-            ADIA_TRY(host_arrays(&E->colind, &E->values, n, E->vtype, "ell (from the device)"));
-            ADIA_TRY(download(E->colind, d->ell.col, n, 4, "ell columns to the host"));
-        }
-        return download(E->values, d->ell.val, n, vs, "ell values to the host");
+        if (!E->colind) ADIA_TRY(host_structure(d, impl));
+        return download(E->values, d->ell.val, (int64_t)E->width * E->rows, vs,
+                        "ell values to the host");
     }
     if (d->kind == 2) {
         adia_sell *S = (adia_sell *)impl;
-        const int64_t n = S->slice_ptr[S->nslices];
-        if (!S->perm) {
-            S->perm = (int32_t *)adia__alloc((size_t)S->rows + 1, sizeof *S->perm,
-                                             "sell permutation (from the device)");
-            if (!S->perm) return ADIA_ERR_NO_MEMORY;
-            ADIA_TRY(host_arrays(&S->colind, &S->values, n, S->vtype, "sell (from the device)"));
-            ADIA_TRY(download(S->perm, d->sell.perm, S->rows, 4, "sell permutation to the host"));
-            ADIA_TRY(download(S->colind, d->sell.col, n, 4, "sell columns to the host"));
-        }
-        return download(S->values, d->sell.val, n, vs, "sell values to the host");
+        if (!S->perm) ADIA_TRY(host_structure(d, impl));
+        return download(S->values, d->sell.val, S->slice_ptr[S->nslices], vs,
+                        "sell values to the host");
     }
     return adia__error(ADIA_ERR_INTERNAL, "row format download: ell and sell only");
 }
