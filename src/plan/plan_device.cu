@@ -17,7 +17,12 @@
  * a diagonal matrix (the build refuses it before its fill): csr, ell and
  * sell are built here instead, ranked by the host's cost model from the
  * device's row statistics (the longest row, SELL's slots), and MEASURE
- * times them (csr on each of its kernels) from the one copy of A. */
+ * times them (csr on each of its kernels) from the one copy of A.
+ * brcsd1 and crsd are not built here: on the GPU neither was the fastest
+ * kernel of any matrix measured (type III, bands with holes, a 201-wide
+ * band, random diagonals; H200, bench/results/2026-11-27i-h200/
+ * diag-formats-call4.txt), so they are no candidates; a plan that names
+ * one is built on the host (adia__plan_host_route). */
 #include "plan_device.h"
 #include "../cuda/codegen.h"
 #include "../cuda/cuda_util.h"
