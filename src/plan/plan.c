@@ -300,18 +300,25 @@ void adia__plan_tune_kernel(const plan_hints *h, adia_format *F, const void *x, 
 
 /* MEASURE: build the model's best few, time each, keep the least
  * spmv + build / calls.  *F NULL (and ADIA_OK) when none could be built. */
+void *adia__plan_timing_x(int32_t cols, adia_value_type vt)
+{
+    const size_t vs = adia_value_size(vt);
+    void *x = adia__calloc((size_t)cols + 1, vs, "plan: timing x");
+    for (int32_t j = 0; x && j < cols; j++) {
+        const double v = 1.0 / (1 + j % 7);
+        if (vs == sizeof(float)) ((float *)x)[j] = (float)v;
+        else ((double *)x)[j] = v;
+    }
+    return x;
+}
+
 static adia_status measure(adia_plan *P, const adia_matrix *A, const plan_hints *h,
                            adia_format **F)
 {
     size_t vs = adia_value_size(h->vtype);
-    void *x = adia__calloc((size_t)A->csr.cols + 1, vs, "plan: timing x");
+    void *x = adia__plan_timing_x(A->csr.cols, h->vtype);
     void *y = adia__calloc((size_t)A->csr.rows + 1, vs, "plan: timing y");
     adia_status s = x && y ? ADIA_OK : ADIA_ERR_NO_MEMORY;
-    for (int32_t j = 0; s == ADIA_OK && j < A->csr.cols; j++) {
-        double v = 1.0 / (1 + j % 7);
-        if (vs == sizeof(float)) ((float *)x)[j] = (float)v;
-        else ((double *)x)[j] = v;
-    }
     double best = INFINITY, best_build = 0;
     *F = NULL;
     /* the model's best few, and CSR wherever it ranks: the baseline, cheap to

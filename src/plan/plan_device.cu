@@ -166,18 +166,16 @@ adia_status build_one(const adia_gpu_csr &A, const char *name, const plan_hints 
     return ADIA_OK;
 }
 
-/* MEASURE's x: real values (zeros can run faster), of the plan's type. */
-std::vector<unsigned char> timing_x(int32_t cols, adia_value_type vt)
-{
-    const size_t vs = adia_value_size(vt);
-    std::vector<unsigned char> x(((size_t)cols + 1) * vs);
-    for (int32_t j = 0; j < cols; j++) {
-        const double v = 1.0 / (1 + j % 7);
-        if (vs == sizeof(float)) ((float *)x.data())[j] = (float)v;
-        else ((double *)x.data())[j] = v;
+/* MEASURE's x (adia__plan_timing_x), freed with its holder. */
+struct timing_x {
+    void *p = nullptr;
+    ~timing_x() { free(p); }
+    adia_status make(int32_t cols, adia_value_type vt)
+    {
+        p = adia__plan_timing_x(cols, vt);
+        return p ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     }
-    return x;
-}
+};
 
 /* A candidate that could not be built (no room, refused): noted, skipped. */
 bool skippable(adia_status s, const char *name, char *line, size_t len, size_t *used)
@@ -211,8 +209,8 @@ adia_status rows_device(const adia_gpu_csr &A, const plan_hints &h, adia_format 
     const bool measure = h.chooser == ADIA_CHOOSE_MEASURE;
     const double nnz = A.nnz > 0 ? (double)A.nnz : 1;
     const int64_t slot_bytes = 4 + (int64_t)adia_value_size(h.vtype);
-    std::vector<unsigned char> x;
-    if (measure) x = timing_x(A.cols, h.vtype);
+    timing_x x;
+    if (measure) ADIA_TRY(x.make(A.cols, h.vtype));
     size_t used = (size_t)snprintf(line, len, "row formats built on the GPU (longest row %lld); "
                                    "%s:", (long long)st.row_max,
                                    measure ? "measure (SpMV ms + build ms)" : "model");
@@ -238,8 +236,8 @@ adia_status rows_device(const adia_gpu_csr &A, const plan_hints &h, adia_format 
         adia_status s = build_one(A, c.format, h, 0, &G, &b_ms, nullptr);
         char tuned[400] = "";
         if (s == ADIA_OK && measure) {
-            s = adia__plan_gpu_time(G, MEASURE_RUNS, x.data(), &s_ms);
-            if (s == ADIA_OK) adia__plan_tune_kernel(&h, G, x.data(), &s_ms, tuned, sizeof tuned);
+            s = adia__plan_gpu_time(G, MEASURE_RUNS, x.p, &s_ms);
+            if (s == ADIA_OK) adia__plan_tune_kernel(&h, G, x.p, &s_ms, tuned, sizeof tuned);
         }
         if (s != ADIA_OK) {
             adia_format_destroy(G);
@@ -294,7 +292,8 @@ adia_status measure_device(const adia_gpu_csr &A, const plan_hints &h, int64_t n
     if ((double)n_diag * A.rows <= MAX_FILL * nnz) names[n++] = "dia";
     names[n++] = "hdi";
     names[n++] = "brcsd2";
-    const std::vector<unsigned char> x = timing_x(A.cols, h.vtype);
+    timing_x x;
+    ADIA_TRY(x.make(A.cols, h.vtype));
     *F = nullptr;
     double best = INFINITY;
     size_t used = (size_t)snprintf(line, len, "measure (built on the GPU, generic kernels, SpMV "
@@ -304,7 +303,7 @@ adia_status measure_device(const adia_gpu_csr &A, const plan_hints &h, int64_t n
         adia_format *G = nullptr;
         double b_ms = 0, s_ms = INFINITY;
         adia_status s = build_one(A, names[i], h, 0, &G, &b_ms, nullptr);
-        if (s == ADIA_OK) s = adia__plan_gpu_time(G, MEASURE_RUNS, x.data(), &s_ms);
+        if (s == ADIA_OK) s = adia__plan_gpu_time(G, MEASURE_RUNS, x.p, &s_ms);
         if (s == ADIA_ERR_NO_MEMORY || s == ADIA_ERR_UNSUPPORTED) {   /* the next one may fit */
             if (used < len)
                 used += (size_t)snprintf(line + used, len - used, " %s skipped (%.80s);",

@@ -204,16 +204,11 @@ void adia__plan_stage(void *dst, int out_kind, const void *src, int in_kind, int
 adia_status adia__plan_create_on_host(const adia_matrix *A, const adia_plan_hints *hints,
                                       const char *why, adia_plan **plan);
 
-#ifdef ADIA_HAVE_CUDA
-/* plan_gpu.cu: streaming-read bandwidth of the current device (kept once
- * measured) and the median time of `runs` SpMVs of an uploaded format with
- * the host vector x (of the format's value type) as input. */
-adia_status adia__plan_gpu_bandwidth(double *gbs);
-adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);
-/* The median per-call times ms[i] of F on each kernel k[i] (runs
- * each), x made on the device (no host vector); F left on the last. */
-adia_status adia__plan_gpu_time_kernels(adia_format *F, const adia_gpu_kernel *k, int n,
-                                        int runs, double *ms);
+/* plan.c, every build (the GPU parts do nothing without CUDA) */
+/* MEASURE's host x: cols values 1 / (1 + j % 7) of vt (real values: zeros
+ * can run faster than real data) and one spare; NULL when out of memory
+ * (the error set).  The caller frees it. */
+void *adia__plan_timing_x(int32_t cols, adia_value_type vt);
 /* A GPU plan whose hints allow kernels that are not bitwise reproducible,
  * chosen by the model: its format's such kernel where the model rated the
  * format at it (plan.c; MEASURE chose by timing: nothing to do). */
@@ -228,6 +223,17 @@ void adia__plan_keep_faster_kernel(adia_format *F, double *ms, char *how, size_t
  * notes[len] as lines. */
 void adia__plan_tune_kernel(const plan_hints *h, adia_format *F, const void *x, double *ms,
                             char *notes, size_t len);
+
+#ifdef ADIA_HAVE_CUDA
+/* plan_gpu.cu: streaming-read bandwidth of the current device (kept once
+ * measured) and the median time of `runs` SpMVs of an uploaded format with
+ * the host vector x (of the format's value type) as input. */
+adia_status adia__plan_gpu_bandwidth(double *gbs);
+adia_status adia__plan_gpu_time(adia_format *F, int runs, const void *x, double *ms);
+/* The median per-call times ms[i] of F on each kernel k[i] (runs
+ * each), x made on the device (no host vector); F left on the last. */
+adia_status adia__plan_gpu_time_kernels(adia_format *F, const adia_gpu_kernel *k, int n,
+                                        int runs, double *ms);
 /* plan_upload.cu: a GPU plan of host matrix A made on the device: A's CSR
  * uploaded once (32-bit row pointers where the nonzeros fit, values in the
  * plan's type; pinned staging with ADIA_UPLOAD=pinned), then the device
