@@ -30,38 +30,6 @@ static int cuda_ok(cudaError_t e, const char *what)
     return e == cudaSuccess;
 }
 
-static void *dev_copy(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    if (!cuda_ok(cudaMalloc(&d, bytes ? bytes : 1), "cudaMalloc")) return NULL;
-    if (bytes && !cuda_ok(cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice), "cudaMemcpy up")) {
-        cudaFree(d);
-        return NULL;
-    }
-    return d;
-}
-
-static int upload(const adia_matrix *A, adia_gpu_csr *g)
-{
-    adia_csr_view v;
-    memset(g, 0, sizeof *g);
-    if (adia_matrix_csr(A, &v) != ADIA_OK) return 0;
-    g->rows = v.rows;
-    g->cols = v.cols;
-    g->nnz = v.nnz;
-    g->rowptr = dev_copy(v.rowptr, ((size_t)v.rows + 1) * sizeof *v.rowptr);
-    g->colind = dev_copy(v.colind, (size_t)v.nnz * sizeof *v.colind);
-    g->values = dev_copy(v.values, (size_t)v.nnz * sizeof *v.values);
-    return g->rowptr && g->colind && g->values;
-}
-
-static void dev_free(adia_gpu_csr *g)
-{
-    cudaFree((void *)g->rowptr);
-    cudaFree((void *)g->colind);
-    cudaFree((void *)g->values);
-}
-
 /* ------------------------------------------------------ comparison */
 
 /* Arrays of n elements of sz bytes equal bytewise; names the first miss. */
@@ -169,7 +137,7 @@ static void run_matrix(const char *name, adia_matrix *A, int64_t *zeros_seen)
 {
     if (!A) return;
     adia_gpu_csr g;
-    if (upload(A, &g)) {
+    if (test_gpu_csr_upload(A, &g)) {
         int32_t rows = adia_matrix_rows(A);
         const int32_t Bs[] = {1, 32, 64, 100, 256, rows + 5 > 0 ? rows + 5 : 1};
         for (size_t i = 0; i < sizeof Bs / sizeof *Bs; i++)
@@ -183,7 +151,7 @@ static void run_matrix(const char *name, adia_matrix *A, int64_t *zeros_seen)
             compare(name, A, &g, "hdi", 128, vt, 1, zeros_seen);
         }
     }
-    dev_free(&g);
+    test_gpu_csr_free(&g);
     adia_matrix_destroy(A);
 }
 
@@ -221,10 +189,10 @@ static void bad_arguments(adia_matrix *A)
 {
     adia_gpu_csr g;
     memset(&g, 0, sizeof g);
-    int ok = A && upload(A, &g);
+    int ok = A && test_gpu_csr_upload(A, &g);
     adia_matrix_destroy(A);
     if (!ok) {
-        dev_free(&g);
+        test_gpu_csr_free(&g);
         return;
     }
     adia_diag dummy, *D = &dummy; /* must be reset to NULL on failure */
@@ -248,7 +216,7 @@ static void bad_arguments(adia_matrix *A)
     h.cols = 10;          /* columns >= 10 now lie outside the matrix */
     CHECK_ERR(adia__gpu_diag_build(&h, 64, 0, ADIA_DOUBLE, 1, &D, NULL, NULL), ADIA_ERR_INVALID_MATRIX, "column");
     CHECK(D == NULL, "out not reset on failure");
-    dev_free(&g);
+    test_gpu_csr_free(&g);
 }
 
 /* ------------------------------------------------ the public entry */
@@ -280,8 +248,8 @@ static double gpu_error(adia_format *F, const adia_matrix *A)
 static void public_entry(const char *name, adia_matrix *A)
 {
     adia_gpu_csr g;
-    if (!A || !upload(A, &g)) {
-        if (A) dev_free(&g);
+    if (!A || !test_gpu_csr_upload(A, &g)) {
+        if (A) test_gpu_csr_free(&g);
         adia_matrix_destroy(A);
         return;
     }
@@ -322,7 +290,7 @@ static void public_entry(const char *name, adia_matrix *A)
                                                   NULL, ADIA_DOUBLE, &F), ADIA_ERR_INVALID_MATRIX, "column");
         CHECK(F == NULL, "%s: out not reset after a failed device build", name);
     }
-    dev_free(&g);
+    test_gpu_csr_free(&g);
     adia_matrix_destroy(A);
 }
 

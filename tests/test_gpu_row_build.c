@@ -28,38 +28,6 @@ int main(void) { TEST_SKIP("built without CUDA"); }
 
 #include <cuda_runtime.h>
 
-static void *dev_copy(const void *h, size_t bytes)
-{
-    void *d = NULL;
-    if (cudaMalloc(&d, bytes ? bytes : 1) != cudaSuccess) return NULL;
-    if (bytes && cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
-        cudaFree(d);
-        return NULL;
-    }
-    return d;
-}
-
-/* A's CSR on the device in the build's layout (int64 row pointers,
- * double values). */
-static int upload(const adia_matrix *A, adia_gpu_csr *g)
-{
-    adia_csr_view v;
-    memset(g, 0, sizeof *g);
-    if (adia_matrix_csr(A, &v) != ADIA_OK) return 0;
-    *g = (adia_gpu_csr){v.rows, v.cols, v.nnz,
-                        dev_copy(v.rowptr, ((size_t)v.rows + 1) * sizeof *v.rowptr),
-                        dev_copy(v.colind, (size_t)v.nnz * sizeof *v.colind),
-                        dev_copy(v.values, (size_t)v.nnz * sizeof *v.values)};
-    return g->rowptr && g->colind && g->values;
-}
-
-static void dev_free(adia_gpu_csr *g)
-{
-    cudaFree((void *)g->rowptr);
-    cudaFree((void *)g->colind);
-    cudaFree((void *)g->values);
-}
-
 static void same(const char *label, const char *what, const void *a, const void *b, int64_t n,
                  size_t sz)
 {
@@ -213,7 +181,7 @@ static void check_matrix(const char *name, adia_matrix *A)
     CHECK(A != NULL, "%s generated", name);
     if (!A) return;
     adia_gpu_csr g;
-    CHECK(upload(A, &g), "%s: device CSR", name);
+    CHECK(test_gpu_csr_upload(A, &g), "%s: device CSR", name);
     static const char *const sell_params[] = {"", "sigma=1", "C=8,sigma=1", "C=4,sigma=16"};
     for (int f = 0; f < 2; f++) {
         adia_value_type vt = f ? ADIA_FLOAT : ADIA_DOUBLE;
@@ -224,7 +192,7 @@ static void check_matrix(const char *name, adia_matrix *A)
     }
     for (size_t i = 0; i < sizeof sell_params / sizeof *sell_params; i++)
         stats(name, A, &g, sell_params[i]);
-    dev_free(&g);
+    test_gpu_csr_free(&g);
     adia_matrix_destroy(A);
 }
 
@@ -280,7 +248,7 @@ static void csr_kernels(void)
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
         adia_matrix *A = test_generate(cases[i].spec);
         adia_gpu_csr g;
-        CHECK(A && upload(A, &g), "%s on the device", cases[i].spec);
+        CHECK(test_gpu_csr_upload(A, &g), "%s on the device", cases[i].spec);
         adia_format *F = NULL;
         CHECK_OK(adia__format_build_device("csr", &g, NULL, ADIA_DOUBLE, 0, &F, NULL));
         if (F)
@@ -288,7 +256,7 @@ static void csr_kernels(void)
                   cases[i].spec, adia_gpu_kernel_name(adia_format_kernel(F)),
                   adia_gpu_kernel_name(cases[i].want));
         adia_format_destroy(F);
-        dev_free(&g);
+        test_gpu_csr_free(&g);
         adia_matrix_destroy(A);
     }
 }
@@ -299,7 +267,7 @@ static void refusals(void)
 {
     adia_matrix *A = test_generate("random:500,6");
     adia_gpu_csr g;
-    CHECK(A && upload(A, &g), "random:500,6 on the device");
+    CHECK(test_gpu_csr_upload(A, &g), "random:500,6 on the device");
     adia_csr_view v;
     CHECK_OK(adia_matrix_csr(A, &v));
     int64_t mx = 0;
@@ -322,14 +290,14 @@ static void refusals(void)
     memcpy(ci, v.colind, (size_t)v.nnz * 4);
     ci[v.rowptr[8] - 1] = 500;
     adia_gpu_csr bad = g;
-    bad.colind = dev_copy(ci, (size_t)v.nnz * 4);
+    bad.colind = test_gpu_copy(ci, (size_t)v.nnz * 4);
     static const char *const fmts[] = {"csr", "ell", "sell"};
     for (int i = 0; i < 3; i++)
         CHECK_ERR(adia__format_build_device(fmts[i], &bad, NULL, ADIA_DOUBLE, 0, &F, NULL),
                   ADIA_ERR_INVALID_MATRIX, "row 7");
     cudaFree((void *)bad.colind);
     free(ci);
-    dev_free(&g);
+    test_gpu_csr_free(&g);
     adia_matrix_destroy(A);
 }
 

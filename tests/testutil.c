@@ -4,6 +4,7 @@
 
 #ifdef ADIA_HAVE_CUDA
 #include <cuda_runtime.h>
+#include "cuda/diag_build.h"
 #endif
 
 #include <math.h>
@@ -213,6 +214,40 @@ void *test_gpu_upload(const double *h, int64_t n, int fl)
     }
     free(t);
     return d;
+}
+
+void *test_gpu_copy(const void *h, size_t bytes)
+{
+    void *d = NULL;
+    cudaError_t e = cudaMalloc(&d, bytes ? bytes : 1);
+    if (e == cudaSuccess && bytes) e = cudaMemcpy(d, h, bytes, cudaMemcpyHostToDevice);
+    CHECK(e == cudaSuccess, "device copy of %zu bytes: %s", bytes, cudaGetErrorString(e));
+    if (e == cudaSuccess) return d;
+    cudaFree(d);
+    return NULL;
+}
+
+int test_gpu_csr_upload(const adia_matrix *A, adia_gpu_csr *g)
+{
+    adia_csr_view v;
+    memset(g, 0, sizeof *g);
+    if (!A) return 0;
+    const adia_status s = adia_matrix_csr(A, &v);
+    CHECK(s == ADIA_OK, "the matrix's CSR: %s", adia_last_error());
+    if (s != ADIA_OK) return 0;
+    *g = (adia_gpu_csr){v.rows, v.cols, v.nnz,
+                        test_gpu_copy(v.rowptr, ((size_t)v.rows + 1) * sizeof *v.rowptr),
+                        test_gpu_copy(v.colind, (size_t)v.nnz * sizeof *v.colind),
+                        test_gpu_copy(v.values, (size_t)v.nnz * sizeof *v.values)};
+    return g->rowptr && g->colind && g->values;
+}
+
+void test_gpu_csr_free(adia_gpu_csr *g)
+{
+    cudaFree((void *)g->rowptr);
+    cudaFree((void *)g->colind);
+    cudaFree((void *)g->values);
+    memset(g, 0, sizeof *g);
 }
 
 int test_gpu_download(double *h, const void *d, int64_t n, int fl)

@@ -112,6 +112,16 @@ adia_matrix *test_coo_matrix(test_coo *m);
  * (0, or -1 if the copy fails). */
 void *test_gpu_upload(const double *h, int64_t n, int fl);
 int test_gpu_download(double *h, const void *d, int64_t n, int fl);
+/* bytes of host memory in a new device array (bytes 0: one byte), NULL
+ * after a failed assertion naming the CUDA error. */
+void *test_gpu_copy(const void *h, size_t bytes);
+/* A's CSR on the device in the GPU builds' layout (struct adia_gpu_csr of
+ * cuda/diag_build.h: int64 row pointers, double values): 1, or 0 after a
+ * failed assertion; g is set either way, its arrays device memory or NULL
+ * for test_gpu_csr_free. */
+struct adia_gpu_csr;
+int test_gpu_csr_upload(const adia_matrix *A, struct adia_gpu_csr *g);
+void test_gpu_csr_free(struct adia_gpu_csr *g);
 /* max |y - ref| / max |ref| of a GPU plan's y = A x (x random, rounded to
  * the plan's value type) against A's own product on the host; Inf when
  * the product fails, 0 for no rows. */
