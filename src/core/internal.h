@@ -446,6 +446,11 @@ struct adia_format {
  * device, once; thread-safe): every host use of impl's data calls it. */
 adia_status adia__format_host(const adia_format *F);
 
+/* 1: F's GPU product takes adia_spmv_sums_async's sums in its epilogue
+ * (a gpu->spmv_dot slot), 0: they cost a pass of their own (the solvers'
+ * bytes per iteration). */
+int adia__format_sums_fused(const adia_format *F);
+
 /* A(i,i) of F's rows (n = F->rows host doubles, 0 where A(i,i) is not
  * stored; rows >= cols have none), exactly as stored (src/formats/
  * diagonal.c).  A format on the device (uploaded, or built there:

@@ -309,6 +309,11 @@ int64_t adia_format_storage_bytes(const adia_format *F)
     return F->ops->storage_bytes(F->impl);
 }
 
+int adia__format_sums_fused(const adia_format *F)
+{
+    return F->ops->gpu && F->ops->gpu->spmv_dot;
+}
+
 adia_status adia_format_spmv(const adia_format *F, double alpha, const void *x,
                              double beta, void *y)
 {

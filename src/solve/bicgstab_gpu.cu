@@ -69,7 +69,7 @@ __device__ inline bool bicg_alpha(const state *st, const double *dots, double *a
 }
 
 template <typename T>
-__global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, const double *dots,
+__global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, double *dots,
                           state *st)
 {
     if (st->status != RUNNING) return;
@@ -88,6 +88,7 @@ __global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, const 
         st->why = r0v;
         st->broke = BROKE_R0V;
     }
+    zero_sums(dots);
 }
 
 /* omega = t's / t't (0 when s is already small enough: ||s||^2 = s's, the
@@ -103,7 +104,7 @@ __device__ inline bool bicg_omega(const state *st, const double *dots, double *o
 }
 
 struct bicg_update_finish {
-    const double *dots;
+    double *dots;
     bool use_cond;
     cudaGraphConditionalHandle h;
     __device__ void operator()(state *st, const double *v) const
@@ -129,6 +130,7 @@ struct bicg_update_finish {
                     st->broke = BROKE_RHO;
                 }
             }
+            zero_sums(dots);
         }
         loop_again(use_cond, h, st);
     }
@@ -136,7 +138,7 @@ struct bicg_update_finish {
 
 template <typename T>
 __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, const T *r0,
-                           int64_t n, const double *dots, double *partial, state *st,
+                           int64_t n, double *dots, double *partial, state *st,
                            bool use_cond, cudaGraphConditionalHandle h)
 {
     if (st->status != RUNNING) {   /* split: the finish kernel says stop */
@@ -176,7 +178,7 @@ adia_status bicg_iteration(solve_run<T> &R)
     cudaStream_t s = R.w.stream;
     double *pa = R.w.partial;
     state *st = R.w.st;
-    const double *dots = R.w.dots.out;
+    double *dots = R.w.dots.out;
     bicg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.d ? R.ph : R.p, R.r, R.q, R.d, R.n, st);
     if (R.M) ADIA_TRY(precond(R, R.p, R.ph));         /* ph = M p */
     ADIA_TRY(spmv_dot(R, R.ph, R.q, R.r0));          /* v = A ph, r0'v */

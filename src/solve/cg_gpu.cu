@@ -57,7 +57,7 @@ __device__ int cg_scalars(const double *dots, const state *st, double *alpha, do
  * or a stage; a stage's also sums the updated r'r (partial: a block's). */
 template <typename T, bool STAGE = false>
 __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, int64_t n,
-                        const double *dots, state *st, bool use_cond,
+                        double *dots, state *st, bool use_cond,
                         cudaGraphConditionalHandle h, double *partial)
 {
     if (st->status != RUNNING) {   /* chunked replay after the stop */
@@ -86,9 +86,11 @@ __global__ void cg_step(T *x, T *r, T *u, T *p, T *s, const T *w, const T *d, in
         st->rr = dots[ADIA_DOT_ZZ];
         st->status = status;
         st->why = why;
+        const double rz = dots[ADIA_DOT_ZX];
+        zero_sums(dots);
         if (status == RUNNING) {
             st->iter++;
-            st->rz = dots[ADIA_DOT_ZX];
+            st->rz = rz;
             st->alpha = alpha;
             if (STAGE && !st->split) {   /* the next step's tests of rho, now */
                 st->rr = rr[0];

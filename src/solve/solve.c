@@ -1,13 +1,15 @@
 /* solve.c -- CG, BiCGSTAB and GMRES on top of a plan (adia.h, "iterative
  * solvers") or of an operator (adia_solve_operator); the GPU methods
  * (solve_gpu.cu) run on a GPU plan or on an operator's device callbacks,
- * after the checks, scaling and Jacobi set-up here.  The CPU methods see
- * only an adia_operator: every product with A is its apply (for a plan,
- * adia_spmv on the plan's format), timed apart from the vector work, and
- * every dot product and norm combines its local partial result through the
- * operator's sum / max (a distributed solve: MPI_Allreduce; one process:
- * nothing), so each process takes every decision on the same numbers and
- * the processes stay in step.  Vectors are doubles, updated by OpenMP
+ * after the checks, scaling and Jacobi set-up here.  Every solve sees one
+ * operator (solve_internal.h; a plan and an adia_operator are its two
+ * implementations, operator.c) and its reductions over the processes,
+ * apart: every product with A is the operator's (on the CPU its apply,
+ * timed apart from the vector work), and every dot product and norm
+ * combines its local partial result through the reductions' sum / max (a
+ * distributed solve: MPI_Allreduce; one process: nothing), so each
+ * process takes every decision on the same numbers and the processes stay
+ * in step.  Vectors are doubles, updated by OpenMP
  * loops.  Convergence is judged on the true residual b - A x of the
  * returned x, recomputed at the end, not only on the recurrence (which can
  * drift from it in finite precision); a non-finite residual is a stop
@@ -34,10 +36,10 @@
 #include <stdio.h>
 
 typedef struct solver {
-    const adia_operator *op;  /* A, its sums and maxima                     */
-    int device;               /* 1: the methods of solve_gpu.cu, on gpu or
-                                 else op's device callbacks                 */
-    adia_plan *gpu;           /* a GPU plan of A, or NULL                   */
+    const adia__solve_op *op; /* A                                          */
+    const adia__solve_comm *comm; /* its sums and maxima over the processes */
+    int device;               /* 1: the methods of solve_gpu.cu, on op's
+                                 device products                            */
     int64_t n;                /* rows held here                             */
     double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
     const adia_precond *M;    /* or a preconditioner without a diagonal:
@@ -60,21 +62,21 @@ typedef struct solver {
 /* v[0..count) summed / maximised over the processes (one process: as is). */
 static void global_sum(const solver *S, double *v, int count)
 {
-    if (S->op->sum) S->op->sum(S->op->ctx, v, count);
+    if (S->comm->sum) S->comm->sum(S->comm->ctx, v, count);
 }
 
 static void global_max(const solver *S, double *v, int count)
 {
-    if (S->op->max) S->op->max(S->op->ctx, v, count);
+    if (S->comm->max) S->comm->max(S->comm->ctx, v, count);
 }
 
 /* The status every process goes on with (one process: s). */
-static adia_status agree_op(const adia_operator *op, adia_status s)
+static adia_status agree_comm(const adia__solve_comm *c, adia_status s)
 {
-    return op->agree ? op->agree(op->ctx, s) : s;
+    return c->agree ? c->agree(c->ctx, s) : s;
 }
 
-static adia_status agree(const solver *S, adia_status s) { return agree_op(S->op, s); }
+static adia_status agree(const solver *S, adia_status s) { return agree_comm(S->comm, s); }
 
 /* Sums over the rows are taken in fixed chunks, each added in row order,
  * and the chunks added in order: the result does not depend on the number
@@ -768,10 +770,9 @@ static adia_status run_cpu(solver *S, adia_solver method, const double *bs, doub
  * plans), else 0 (bs scaled already). */
 static adia_status run_gpu(solver *S, adia_solver method, const double *bs, int b_exp, double *x)
 {
-    adia_solve_gpu_args g = {.plan = S->gpu, .op = S->gpu ? NULL : S->op, .method = method,
-                             .restart = S->restart, .n = S->n,
-                             .vt = S->gpu ? adia_plan_value_type(S->gpu) : ADIA_DOUBLE,
-                             .inv_diag = S->inv_diag, .M = S->M, .a_scale = S->a_inv,
+    adia_solve_gpu_args g = {.op = S->op, .comm = S->comm, .method = method,
+                             .restart = S->restart, .inv_diag = S->inv_diag, .M = S->M,
+                             .a_scale = S->a_inv,
                              .b_exp = b_exp, .x_zero = S->x_zero,
                              .rtol = S->tol / S->bnorm, .max_iter = S->max_iter};
     return adia__solve_gpu_host(&g, bs, x, S->info);
@@ -854,7 +855,7 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
 {
     const int gpu = S->device;
     /* a double GPU solve scales b on the device: no host copy of it */
-    const int b_on_device = gpu && (!S->gpu || adia_plan_value_type(S->gpu) == ADIA_DOUBLE);
+    const int b_on_device = gpu && S->op->vt == ADIA_DOUBLE;
     int64_t k = b_on_device ? 0 : 1 + (gpu ? 0 : workspace_vectors(S, method));
     double *w = k ? adia__alloc((size_t)S->n * (size_t)k + 1, sizeof *w, "solver vectors") : NULL;
     adia_status s = agree(S, w || !k ? ADIA_OK : ADIA_ERR_NO_MEMORY);
@@ -942,12 +943,13 @@ static void info_times(adia_solve_info *info, double t_call)
 }
 
 /* The solve behind adia_solve and adia_solve_operator: op is A, b and x
- * its rows held here; device 1 runs the GPU methods on gpu (a GPU plan of
- * A) or, gpu NULL, on op's device callbacks. */
-static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, const double *b,
-                         double *x, const adia_solve_options *o, adia_solve_info *info)
+ * its rows held here; device 1 runs the GPU methods on op's device
+ * products. */
+static adia_status solve(const adia__solve_op *op, const adia__solve_comm *comm, int device,
+                         const double *b, double *x, const adia_solve_options *o,
+                         adia_solve_info *info)
 {
-    solver S = {.op = op, .device = device, .gpu = gpu, .n = op->n, .max_iter = o->max_iter,
+    solver S = {.op = op, .comm = comm, .device = device, .n = op->n, .max_iter = o->max_iter,
                 .restart = o->restart, .info = info};
     adia__phase("solve: start");
     double top[3] = {0, op->max_abs, 0};   /* max |b|, max |A|, max |x0|: one reduction */
@@ -986,19 +988,6 @@ static adia_status solve(const adia_operator *op, int device, adia_plan *gpu, co
     return s;
 }
 
-/* A plan as the operator of one process. */
-static adia_status plan_apply(void *plan, double alpha, const double *x, double *y)
-{
-    return adia_spmv(plan, alpha, x, 0.0, y);
-}
-
-/* The matrix itself (CSR, host): a GPU plan's operator on host vectors,
- * for the one product the host may need (check_rounded). */
-static adia_status matrix_apply(void *A, double alpha, const double *x, double *y)
-{
-    return adia_matrix_spmv(A, alpha, x, 0.0, y);
-}
-
 static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
                                 const adia_solve_options *opt, adia_solve_info *info)
 {
@@ -1016,11 +1005,14 @@ static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const dou
         const int gpu = adia_plan_device(use) == 1;
         double big = 0;
         if (!gpu || adia__solve_plan_max_abs(use, &big) != ADIA_OK) big = max_abs(&A->csr);
-        adia_operator op = {.n = A->csr.rows, .apply = gpu ? matrix_apply : plan_apply,
-                            .ctx = gpu ? (void *)A : (void *)use, .diag = diag,
-                            .max_abs = big};
+        adia__plan_op_ctx ctx;
+        adia__solve_op op;
+        adia__solve_op_plan(use, A, &ctx, &op);   /* a GPU plan: A's CSR on the host */
+        op.diag = diag;
+        op.max_abs = big;
+        const adia__solve_comm one = {0};
         snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(use));
-        s = solve(&op, gpu, gpu ? use : NULL, b, x, &o, info);
+        s = solve(&op, &one, gpu, b, x, &o, info);
     }
     adia_plan_destroy(own);
     free(diag);
@@ -1090,8 +1082,11 @@ static adia_status solve_op(const adia_operator *op, const double *b, double *x,
     int gpu = 0;
     ADIA_TRY(operator_device(op, o.device, &gpu));
     ADIA_TRY(check_operator(op, b, x, gpu, f));
-    ADIA_TRY(agree_op(op, adia__solve_precond_check_op(&o, op->n, gpu, f)));
-    return solve(op, gpu, NULL, b, x, &o, info);
+    adia__solve_op A;
+    adia__solve_comm comm;
+    adia__solve_op_user(op, &A, &comm);
+    ADIA_TRY(agree_comm(&comm, adia__solve_precond_check_op(&o, op->n, gpu, f)));
+    return solve(&A, &comm, gpu, b, x, &o, info);
 }
 
 adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
@@ -1114,7 +1109,10 @@ static adia_status solve_op_device(const adia_operator *op, const double *d_b, d
     info_reset(info);
     ADIA_TRY(check_operator(op, d_b, d_x, 1, f));
     ADIA_TRY(check_options(&o, f));
-    ADIA_TRY(agree_op(op, adia__solve_precond_check_op(&o, op->n, 1, f)));
+    adia__solve_op A;
+    adia__solve_comm comm;
+    adia__solve_op_user(op, &A, &comm);
+    ADIA_TRY(agree_comm(&comm, adia__solve_precond_check_op(&o, op->n, 1, f)));
     int count = 0;
     ADIA_TRY(adia_gpu_device_count(&count));
     if (count == 0) return adia__error(ADIA_ERR_NO_DEVICE, "%s: no usable CUDA device", f);
@@ -1122,10 +1120,10 @@ static adia_status solve_op_device(const adia_operator *op, const double *d_b, d
     const adia_precond *stage = NULL;   /* the system is not scaled: ea = 0 */
     adia_status s = o.jacobi ? jacobi_inverse(op->diag, op->n, op->first, 0, &inv_diag)
                              : adia__solve_precond_stage(o.precond, 0, &inv_diag, &stage);
-    if (op->agree) s = op->agree(op->ctx, s);
+    s = agree_comm(&comm, s);
     if (s == ADIA_OK) {
-        adia_solve_gpu_args g = {.op = op, .method = o.method, .restart = o.restart, .n = op->n,
-                                 .vt = ADIA_DOUBLE, .d_b = d_b, .d_x = d_x,
+        adia_solve_gpu_args g = {.op = &A, .comm = &comm, .method = o.method,
+                                 .restart = o.restart, .d_b = d_b, .d_x = d_x,
                                  .inv_diag = inv_diag, .M = stage, .a_scale = 1, .rtol = o.rtol,
                                  .max_iter = o.max_iter, .stream = stream};
         s = adia__solve_gpu(&g, info);
@@ -1188,8 +1186,12 @@ static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
     const adia_precond *stage = NULL;   /* the system is not scaled: ea = 0 */
     if (o.jacobi) ADIA_TRY(plan_jacobi(plan, &inv_diag));
     else ADIA_TRY(adia__solve_precond_stage(o.precond, 0, &inv_diag, &stage));
-    adia_solve_gpu_args g = {.plan = plan, .method = o.method, .restart = o.restart, .n = n,
-                             .vt = adia_plan_value_type(plan), .d_b = b, .d_x = x,
+    adia__plan_op_ctx ctx;
+    adia__solve_op A;
+    adia__solve_op_plan(plan, NULL, &ctx, &A);
+    const adia__solve_comm one = {0};
+    adia_solve_gpu_args g = {.op = &A, .comm = &one, .method = o.method, .restart = o.restart,
+                             .d_b = b, .d_x = x,
                              .inv_diag = inv_diag, .M = stage, .a_scale = 1, .rtol = o.rtol,
                              .max_iter = o.max_iter, .stream = stream};
     adia_status s = adia__solve_gpu(&g, info);

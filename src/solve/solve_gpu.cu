@@ -85,9 +85,9 @@ __global__ void residual_kernel(const T *b, T *r, int64_t n)
 /* The status an operator's processes all go on with (one process: s): a
  * failure of one alone (device memory) must stop all, or the others
  * would wait for it in a reduction. */
-static adia_status agreed(const adia_operator *op, adia_status s)
+static adia_status agreed(const adia__solve_comm *c, adia_status s)
 {
-    return op && op->agree ? op->agree(op->ctx, s) : s;
+    return c->agree ? c->agree(c->ctx, s) : s;
 }
 
 /* Vectors each method keeps beside x and b. */
@@ -209,13 +209,14 @@ adia_status setup(solve_run<T> &R)
     R.Z = nullptr;
     if (gm) R.V = v + next * R.n;
     if (gm && R.flex) R.Z = R.V + (int64_t)(R.m + 1) * R.n;
-    if (R.op) {
-        R.fused = R.op->apply_sums_device != nullptr;
-    } else {
-        const adia_gpu_ops *g = adia_plan_format(a->plan)->ops->gpu;
-        R.fused = g && g->spmv_dot;
-    }
-    if (!gm) ADIA_TRY(adia__gpu_dot_work_alloc(R.n, &R.w.dots, &R.w.dot_mem));
+    R.fused = R.op->sums_fused;
+    if (gm) return ADIA_OK;
+    /* the operator's sums work: laid out for these rows, as the solver's own */
+    if (R.op->apply_sums_device && R.op->sums_work_bytes > adia__gpu_dot_work_bytes(R.n))
+        return adia__error(ADIA_ERR_INTERNAL, "GPU solver: the operator's sums need %zu bytes of "
+                          "work, the solver's hold %zu", R.op->sums_work_bytes,
+                          adia__gpu_dot_work_bytes(R.n));
+    ADIA_TRY(adia__gpu_dot_work_alloc(R.n, &R.w.dots, &R.w.dot_mem));
     return ADIA_OK;
 }
 
@@ -246,6 +247,8 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     init.split = R.split;
     ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.st, &init, sizeof init, cudaMemcpyHostToDevice, R.w.stream));
     if (R.a->method == ADIA_SOLVE_GMRES) return gm_begin_cycle(R);
+    /* products replayed after a stop added to the sums unread */
+    ADIA_CUDA_TRY(cudaMemsetAsync(R.w.dots.out, 0, ADIA_NDOT * sizeof(double), R.w.stream));
     ADIA_TRY(residual(R));
     if (R.a->method == ADIA_SOLVE_CG) {
         ADIA_TRY(cg_begin(R));
@@ -261,7 +264,7 @@ adia_status norm(solve_run<T> &R, const T *v, double *out)
 {
     cudaStream_t s = R.w.stream;
     norm_max_kernel<T><<<R.grid, NT, 0, s>>>(v, R.n, R.w.partial, R.w.st);
-    if (R.split) R.op->max_device(R.op->ctx, &R.w.st->norm_max, 1, s);
+    if (R.split) R.comm->max_device(R.comm->ctx, &R.w.st->norm_max, 1, s);
     norm_sum_kernel<T><<<R.grid, NT, 0, s>>>(v, R.n, R.w.partial, R.w.st);
     ADIA_TRY(finish(R, 1, norm_finish()));
     ADIA_CUDA_TRY(cudaGetLastError());
@@ -298,18 +301,11 @@ adia_status true_residual(solve_run<T> &R, double *out)
 static void bytes_per_iteration(const adia_solve_gpu_args *a, bool fused, double vs,
                                 double second_passes, adia_solve_info *info)
 {
-    const double n = (double)a->n, jac = a->inv_diag ? 1 : 0;
+    const double n = (double)a->op->n, jac = a->inv_diag ? 1 : 0;
     if (a->M) return;   /* the stage's bytes are its own, not known here: 0 */
-    double fmt, store;
-    if (a->op) {   /* the operator's bytes: its matrix and one pass each of x and y */
-        if (!(a->op->apply_bytes > 0)) return;   /* unknown: 0 */
-        fmt = a->op->apply_bytes;
-        store = fmax(0.0, fmt - 2 * vs * n);
-    } else {
-        adia_format *F = adia_plan_format(a->plan);
-        fmt = (double)adia_format_bytes(F);
-        store = (double)adia_format_storage_bytes(F);
-    }
+    /* the operator's bytes: its matrix and one pass each of x and y */
+    const double fmt = a->op->apply_bytes, store = a->op->storage_bytes;
+    if (!(fmt > 0)) return;   /* unknown: 0 */
     if (a->method == ADIA_SOLVE_CG) {
         info->bytes_per_iter = fmt + (9 + 3 * jac + (fused ? 0 : 2 + jac)) * vs * n;
         info->floor_bytes_per_iter = store + 11 * vs * n;
@@ -354,19 +350,20 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
 {
     solve_run<T> R;
     R.a = a;
-    R.n = a->n;
+    R.n = a->op->n;
     R.op = a->op;
-    R.split = a->op && a->op->sum_device;
+    R.comm = a->comm;
+    R.split = a->comm->sum_device != nullptr;
     R.M = a->M;
     R.m_alpha = 1.0 / a->a_scale;   /* a power of two: exact */
     R.flex = R.M && R.M->ops->varies;
     R.spmvs = R.graph_spmvs = 0;
-    adia_status s = R.op && R.n > INT32_MAX
+    adia_status s = R.n > INT32_MAX
                         ? adia__error(ADIA_ERR_DIMENSION, "adia_solve_operator: %lld rows on one "
                                       "process; the GPU methods take at most 2^31 - 1",
                                       (long long)R.n)
                         : setup(R);
-    ADIA_TRY(agreed(a->op, s));
+    ADIA_TRY(agreed(a->comm, s));
     adia__phase("gpu: workspace");
     cudaStream_t user = (cudaStream_t)a->stream;
     ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
@@ -451,7 +448,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
 extern "C" adia_status adia__solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info)
 {
     info->spmv_ms = NAN;   /* not separable from the fused iteration */
-    return a->vt == ADIA_FLOAT ? adia__gpu_solve::solve<float>(a, info)
+    return a->op->vt == ADIA_FLOAT ? adia__gpu_solve::solve<float>(a, info)
                                 : adia__gpu_solve::solve<double>(a, info);
 }
 
@@ -493,30 +490,32 @@ static __global__ void scale_pow2_kernel(double *v, int64_t n, int e)
 extern "C" adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const double *b,
                                            double *x, adia_solve_info *info)
 {
-    size_t bytes = (size_t)a->n * adia_value_size(a->vt);
+    const int64_t n = a->op->n;
+    const adia_value_type vt = a->op->vt;
+    size_t bytes = (size_t)n * adia_value_size(vt);
     void *d = nullptr;
     adia_status s = adia_cuda_check(cudaMalloc(&d, 2 * bytes + 1), "GPU solver b and x");
     adia_solve_gpu_args g = *a;
     g.d_b = d;
     g.d_x = (char *)d + bytes;
     g.stream = nullptr;
-    if (s == ADIA_OK && a->b_exp != 0 && a->vt != ADIA_DOUBLE)
+    if (s == ADIA_OK && a->b_exp != 0 && vt != ADIA_DOUBLE)
         s = adia__error(ADIA_ERR_INTERNAL, "GPU solver: b scaled on the device for a %s plan",
-                        adia_value_type_name(a->vt));
-    if (s == ADIA_OK) s = upload(b, a->n, a->vt, d);
-    if (s == ADIA_OK && a->b_exp != 0 && a->n > 0) {
-        const int64_t blocks = (a->n + 255) / 256;
+                        adia_value_type_name(vt));
+    if (s == ADIA_OK) s = upload(b, n, vt, d);
+    if (s == ADIA_OK && a->b_exp != 0 && n > 0) {
+        const int64_t blocks = (n + 255) / 256;
         const unsigned grid = (unsigned)(blocks < 65536 ? blocks : 65536);
-        scale_pow2_kernel<<<grid, 256>>>((double *)d, a->n, a->b_exp);
+        scale_pow2_kernel<<<grid, 256>>>((double *)d, n, a->b_exp);
         s = adia_cuda_check(cudaGetLastError(), "GPU solver: scaling b");
     }
     if (s == ADIA_OK)
         s = a->x_zero ? adia_cuda_check(cudaMemset(g.d_x, 0, bytes), "GPU solver x0")
-                      : upload(x, a->n, a->vt, g.d_x);
-    s = adia__gpu_solve::agreed(a->op, s);
+                      : upload(x, n, vt, g.d_x);
+    s = adia__gpu_solve::agreed(a->comm, s);
     adia__phase("gpu: b, x0 uploaded");
     if (s == ADIA_OK) s = adia__solve_gpu(&g, info);
-    if (s == ADIA_OK) s = download(g.d_x, a->n, a->vt, x);
+    if (s == ADIA_OK) s = download(g.d_x, n, vt, x);
     adia__phase("gpu: x downloaded");
     cudaFree(d);
     return s;

@@ -3,15 +3,16 @@
  * reduction's end, the operator and the preconditioner's stage as the
  * methods queue them, and the host functions one file calls in another.
  *
- * Every vector stays on the GPU; the operator is the plan's SpMV or an
- * adia_operator's device callbacks; the scalars (alpha, beta, ...) live in
- * device memory and are computed by the last block of each reduction, so
- * no iteration waits for the host.  The iteration loop is one CUDA graph
- * with a device-side WHILE node (solve_graph.cu); the host waits once per
- * solve.  An operator held by several processes (sum_device set) splits
- * each reduction: the last block stores this process's totals, the
- * operator sums them over the processes on the stream, and a one-thread
- * kernel finishes what the last block would have (reduce_finish).
+ * Every vector stays on the GPU; A is the operator's device product
+ * (solve_internal.h: a plan's or an adia_operator's); the scalars (alpha,
+ * beta, ...) live in device memory and are computed by the last block of
+ * each reduction, so no iteration waits for the host.  The iteration loop
+ * is one CUDA graph with a device-side WHILE node (solve_graph.cu); the
+ * host waits once per solve.  An operator held by several processes (the
+ * reductions' sum_device set) splits each reduction: the last block
+ * stores this process's totals, the reductions sum them over the
+ * processes on the stream, and a one-thread kernel finishes what the last
+ * block would have (reduce_finish).
  * Reductions are deterministic (src/cuda/gpu_reduce.cuh).  Success is
  * judged on the true residual b - A x, recomputed at the end with a
  * scaled (overflow-free) norm (solve_gpu.cu).
@@ -108,6 +109,13 @@ __device__ void check_stop(state *st, double rr)
     }
 }
 
+/* The product's sums zeroed once every block has read them (one thread,
+ * after the reduction's last arrival): the next product adds to 0. */
+__device__ inline void zero_sums(double *dots)
+{
+    for (int j = 0; j < ADIA_NDOT; j++) dots[j] = 0;
+}
+
 /* The graph's WHILE loop runs another iteration while this says 1; called
  * once per iteration, by one thread, after the status is final. */
 __device__ inline void loop_again(bool use_cond, cudaGraphConditionalHandle h, const state *st)
@@ -164,9 +172,10 @@ struct solve_run {
     const adia_precond *M;       /* the stage z = m_alpha M r, or NULL        */
     double m_alpha;              /* 1 / a_scale: M approximates A^-1          */
     bool flex;                   /* M varies: flexible GMRES                  */
-    bool fused;                  /* the format sums in the product's epilogue */
-    const adia_operator *op;     /* the operator's callbacks, or NULL: plan   */
-    bool split;                  /* op->sum_device: reductions over processes */
+    bool fused;                  /* the sums ride in the product's epilogue   */
+    const adia__solve_op *op;    /* A                                          */
+    const adia__solve_comm *comm; /* its reductions over the processes        */
+    bool split;                  /* comm->sum_device: several processes       */
 };
 
 /* A method's kernels of NT-thread blocks (host stubs), for the grid size
@@ -181,10 +190,7 @@ template <typename T>
 adia_status spmv(solve_run<T> &R, const T *x, T *y)
 {
     R.spmvs++;
-    if (R.op)
-        return R.op->apply_device(R.op->ctx, R.a->a_scale, (const double *)x, (double *)y,
-                                  R.w.stream);
-    return adia_spmv_async(R.a->plan, R.a->a_scale, x, 0.0, y, R.w.stream);
+    return R.op->apply_device(R.op->ctx, R.a->a_scale, x, y, R.w.stream);
 }
 
 /* v[0..count) (device) summed over the processes, queued (one process:
@@ -192,30 +198,28 @@ adia_status spmv(solve_run<T> &R, const T *x, T *y)
 template <typename T>
 void combine(solve_run<T> &R, double *v, int count)
 {
-    if (R.split) R.op->sum_device(R.op->ctx, v, count, R.w.stream);
+    if (R.split) R.comm->sum_device(R.comm->ctx, v, count, R.w.stream);
 }
 
 /* y = A x with the sums of adia_dot_work (companion z) in R.w.dots.out,
- * summed over the processes. */
+ * summed over the processes.  The operator ADDS its sums (a product cut
+ * in parts sums them in one place): the kernel that reads them zeroes
+ * them for the next product (zero_sums), which costs no node of its own
+ * -- a memset before each product was up to 4% of a small grid's
+ * iteration. */
 template <typename T>
 adia_status spmv_dot(solve_run<T> &R, const T *x, T *y, const T *z)
 {
     adia_dot_work dw = R.w.dots;
     dw.z = z;
     cudaStream_t s = R.w.stream;
-    if (!R.op) {
+    if (R.op->apply_sums_device) {
         R.spmvs++;
-        return adia__format_spmv_dot_gpu(adia_plan_format(R.a->plan), R.a->a_scale, x, 0.0, y,
-                                        &dw, s);
-    }
-    if (R.fused) {   /* the operator adds its sums */
-        R.spmvs++;
-        ADIA_CUDA_TRY(cudaMemsetAsync(dw.out, 0, ADIA_NDOT * sizeof(double), s));
-        ADIA_TRY(R.op->apply_sums_device(R.op->ctx, R.a->a_scale, (const double *)x, (double *)y,
-                                         (const double *)z, dw.out, s));
-    } else {
+        ADIA_TRY(R.op->apply_sums_device(R.op->ctx, R.a->a_scale, x, y, z, dw.out, dw.partial,
+                                         s));
+    } else {   /* a pass of their own, stored */
         ADIA_TRY(spmv(R, x, y));
-        ADIA_TRY(adia__gpu_dots(ADIA_DOUBLE, x, y, (int32_t)R.n, &dw, s));
+        ADIA_TRY(adia__gpu_dots(R.op->vt, x, y, (int32_t)R.n, &dw, s));
     }
     combine(R, dw.out, ADIA_NDOT);
     return ADIA_OK;

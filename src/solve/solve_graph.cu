@@ -88,7 +88,7 @@ template <typename T>
 bool everywhere(solve_run<T> &R, adia_status s)
 {
     double failed = s != ADIA_OK;
-    if (R.op && R.op->max) R.op->max(R.op->ctx, &failed, 1);
+    if (R.comm->max) R.comm->max(R.comm->ctx, &failed, 1);
     if (failed == 0) return true;
     if (R.w.exec) cudaGraphExecDestroy(R.w.exec);
     R.w.exec = nullptr;
@@ -105,7 +105,7 @@ bool everywhere(solve_run<T> &R, adia_status s)
 template <typename T>
 void capture(solve_run<T> &R)
 {
-    int graph = R.op ? R.op->device_graph : 2;
+    int graph = R.op->device_graph;
     if (R.M && R.M->ops->graph < graph) graph = R.M->ops->graph;   /* what M's apply queues */
     if (graph >= 2 && everywhere(R, capture_while(R))) return;
     if (graph >= 1) everywhere(R, capture_iterations(R, nullptr, nullptr, chunk_size(R.n)));

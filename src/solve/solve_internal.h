@@ -10,20 +10,72 @@
 extern "C" {
 #endif
 
-/* One solve on the device: every vector stays there, the plan's SpMV (or
- * an adia_operator's device callbacks) is the operator, the stopping test
- * runs on the device and the host looks once per solve (a CUDA graph with
- * a WHILE node), per chunk of iterations (a plain graph) or per iteration
- * (an operator that waits on the host). */
+/* The solvers' A (docs/solver-architecture.md): the product alone, on the
+ * rows held here.  A plan is one implementation (adia__solve_op_plan:
+ * adia_spmv / adia_spmv_async / adia_spmv_sums_async, nothing of its
+ * format), an adia_operator's callbacks another (adia__solve_op_user);
+ * the methods see nothing else of either.  Square: n rows and columns. */
+typedef struct adia__solve_op {
+    int64_t n;                  /* rows of the vectors held here               */
+    int64_t first;              /* global index of the first (messages)        */
+    adia_value_type vt;         /* of the device vectors (host ones: double)   */
+    void *ctx;                  /* handed to the products                      */
+    /* y = alpha A x on host doubles (the CPU methods; a GPU solve's one
+     * host check of a rounded x), NULL: none */
+    adia_status (*apply)(void *ctx, double alpha, const double *x, double *y);
+    /* y = alpha A x on device vectors of vt, queued on stream; NULL: none */
+    adia_status (*apply_device)(void *ctx, double alpha, const void *x, void *y, void *stream);
+    /* The same with the ADIA_SPMV_SUMS sums of adia_spmv_sums_async
+     * (companion z) ADDED to out; work: sums_work_bytes of device memory,
+     * zeroed once, for this operator alone.  NULL: the solver sums in a
+     * pass of its own. */
+    adia_status (*apply_sums_device)(void *ctx, double alpha, const void *x, void *y,
+                                     const void *z, double *out, void *work, void *stream);
+    size_t sums_work_bytes;
+    int sums_fused;             /* the sums ride in the product's epilogue     */
+    int device_graph;           /* adia_operator.device_graph's levels (0..2)  */
+    double apply_bytes;         /* bytes one product moves (0: unknown)        */
+    double storage_bytes;       /* of which the matrix's (0: unknown)          */
+    const double *diag;         /* host A(i,i) of the rows held here, or NULL  */
+    double max_abs;             /* max |A(i,j)| held here (the scaling)        */
+} adia__solve_op;
+
+/* The reductions over the processes that hold the operator's rows, apart
+ * from the product; every member NULL: one process. */
+typedef struct adia__solve_comm {
+    void *ctx;
+    void (*sum)(void *ctx, double *v, int count);          /* host, in place */
+    void (*max)(void *ctx, double *v, int count);
+    adia_status (*agree)(void *ctx, adia_status s);         /* an error of any, on all */
+    void (*sum_device)(void *ctx, double *v, int count, void *stream);   /* device, queued */
+    void (*max_device)(void *ctx, double *v, int count, void *stream);
+} adia__solve_comm;
+
+/* A plan as the operator (operator.c): GPU plan: its products on the
+ * device and, A given, the host product on A itself (CSR: the one check
+ * of a rounded x); CPU plan: adia_spmv on host doubles.  diag and max_abs
+ * are the caller's (NULL, 0 if unknown).  ctx: storage for the operator's
+ * context, alive as long as the operator. */
+typedef struct adia__plan_op_ctx {
+    adia_plan *plan;
+    const adia_matrix *A;
+} adia__plan_op_ctx;
+void adia__solve_op_plan(adia_plan *plan, const adia_matrix *A, adia__plan_op_ctx *ctx,
+                         adia__solve_op *op);
+/* An adia_operator as the operator and its reductions (operator.c). */
+void adia__solve_op_user(const adia_operator *user, adia__solve_op *op, adia__solve_comm *comm);
+
+/* One solve on the device: every vector stays there, op's device products
+ * are A, the stopping test runs on the device and the host looks once per
+ * solve (a CUDA graph with a WHILE node), per chunk of iterations (a plain
+ * graph) or per iteration (an operator that waits on the host). */
 typedef struct adia_solve_gpu_args {
-    adia_plan *plan;            /* a GPU plan, n x n, or NULL:                */
-    const adia_operator *op;    /* its device callbacks are A (vt double)     */
+    const adia__solve_op *op;   /* A (apply_device set), n x n               */
+    const adia__solve_comm *comm; /* its reductions over processes            */
     adia_solver method;         /* CG, BiCGSTAB or GMRES                       */
     int restart;                /* GMRES: basis vectors per cycle (m)          */
-    int64_t n;
-    adia_value_type vt;         /* the plan's value type: of d_b and d_x       */
-    const void *d_b;            /* device, n values                            */
-    void *d_x;                  /* device, n values: initial guess, solution   */
+    const void *d_b;            /* device, op->n values of op->vt              */
+    void *d_x;                  /* device, the same: initial guess, solution   */
     const double *inv_diag;     /* host, n values of 1 / (a_scale A(i,i)), or NULL */
     /* A preconditioner without a diagonal (src/precond), or NULL: z = M r
      * is then a stage of its own, M->ops->apply(M, 1 / a_scale, r, z) on
