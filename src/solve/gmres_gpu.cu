@@ -160,6 +160,7 @@ __global__ void gm_givens(state *st, gm_small sm, bool use_cond, cudaGraphCondit
         if (!(r > 0) || !isfinite(r)) {
             st->status = isfinite(r) ? BREAKDOWN : NONFINITE;   /* j steps stay usable */
             st->why = r;
+            st->broke = BROKE_HESSENBERG;
         } else {
             sm.cs[j] = hc[j] / r;
             sm.sn[j] = h1 / r;

@@ -27,7 +27,7 @@
  * takes converged back (not_finite), one that fell below its normal
  * range and lost bits has the true residual of the rounded x decide
  * (check_rounded). */
-#include "solve_internal.h"
+#include "method.h"
 #include "../precond/precond.h"
 
 #include <float.h>
@@ -213,13 +213,6 @@ static void axpy(int64_t n, double alpha, const double *x, double *y)
     for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
 }
 
-/* y = x + beta y */
-static void xpby(int64_t n, const double *x, double beta, double *y)
-{
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) y[i] = x[i] + beta * y[i];
-}
-
 /* z = M r: the stage (M's apply; r and z apart), else the diagonal
  * (Jacobi) or r itself */
 static adia_status precondition(const solver *S, const double *r, double *z)
@@ -274,69 +267,151 @@ static int check_residual(solver *S, double rnorm)
 
 /* ------------------------------------------------------------- methods */
 
-/* Preconditioned CG; w: 4 n doubles.  Sets info->stop when it ends early
- * (converged or breakdown); else the caller's "max iterations" stays. */
-/* x += alpha p, r -= alpha q, z = D r (Jacobi; z is r without it) in one
- * pass; sums = r'z, r'r, reduced across processes in one call.  r'r needs
- * no scaling here: the system is already scaled by powers of two (||b|| ~
- * 1), and a residual that overflows is a stop reason anyway. */
-static void cg_update(solver *S, double alpha, const double *p, const double *q, double *x,
-                      double *r, double *z, double sums[2])
+/* CG is written once (cg.c, method.h) over a device's kernels; these are
+ * the CPU's: each pass sums in the fixed chunks of dot(), for the rows
+ * held here, and a method's scalars come from the same functions as on
+ * the GPU. */
+
+/* One CPU solve as the methods see it: its vectors and state. */
+typedef struct cpu_run {
+    solver *S;
+    const double *b;
+    double *x, *r, *p, *q, *s, *u;
+    double dots[SOLVE_NDOT];   /* the product's sums, zeroed by their reader */
+    solve_state st;
+} cpu_run;
+
+static double *cpu_vec(cpu_run *R, solve_vec v)
 {
-    const int64_t n = S->n;
-    const double *d = S->inv_diag;
-    double part[SUM_CHUNKS][2];
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int k = 0; k < sum_chunks(n); k++) {
-        double rz = 0, rr = 0;
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-            x[i] += alpha * p[i];
-            double ri = r[i] - alpha * q[i];
-            r[i] = ri;
-            double zi = d ? d[i] * ri : ri;
-            if (d) z[i] = zi;
-            rz += ri * zi;
-            rr += ri * ri;
-        }
-        part[k][0] = rz;
-        part[k][1] = rr;
+    switch (v) {
+    case SV_X: return R->x;
+    case SV_B: return (double *)R->b;
+    case SV_R: return R->r;
+    case SV_P: return R->p;
+    case SV_Q: return R->q;
+    case SV_S: return R->s;
+    case SV_U: return R->u;
+    default: return NULL;
     }
-    in_order_pairs(n, part, sums);
-    global_sum(S, sums, 2);
 }
 
-/* Two reductions an iteration (p'Ap; r'z with r'r), each vector pass
- * doing all it can: the distributed solver's all-reduces and the CPU's
- * memory traffic both count.  A stage M (no diagonal) is applied after the
- * update, and r'z is a dot product of its own. */
+static adia_status cpu_residual(void *run)
+{
+    cpu_run *R = run;
+    return residual(R->S, R->b, R->x, R->r);
+}
+
+static adia_status cpu_precond(void *run, solve_vec r, solve_vec z)
+{
+    cpu_run *R = run;
+    return precondition(R->S, cpu_vec(R, r), cpu_vec(R, z));
+}
+
+/* y = A x, then the five sums of adia_spmv_sums_async over the rows held
+ * here (companion z; NULL: x), summed over the processes, added to dots. */
+static adia_status cpu_product_sums(void *run, solve_vec xv, solve_vec yv, solve_vec zv)
+{
+    cpu_run *R = run;
+    solver *S = R->S;
+    const int64_t n = S->n;
+    const double *x = cpu_vec(R, xv), *z = zv == SV_NONE ? x : cpu_vec(R, zv);
+    double *y = cpu_vec(R, yv);
+    ADIA_TRY(apply(S, x, y));
+    double part[SUM_CHUNKS][SOLVE_NDOT];
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int k = 0; k < sum_chunks(n); k++) {
+        double t[SOLVE_NDOT] = {0};
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+            const double xi = x[i], yi = y[i], zi = z[i];
+            t[SOLVE_DOT_XY] += xi * yi;
+            t[SOLVE_DOT_ZX] += zi * xi;
+            t[SOLVE_DOT_ZZ] += zi * zi;
+            t[SOLVE_DOT_YY] += yi * yi;
+            t[SOLVE_DOT_ZY] += zi * yi;
+        }
+        memcpy(part[k], t, sizeof t);
+    }
+    double sums[SOLVE_NDOT];
+    for (int j = 0; j < SOLVE_NDOT; j++) sums[j] = in_order(n, &part[0][0], SOLVE_NDOT, j);
+    global_sum(S, sums, SOLVE_NDOT);
+    for (int j = 0; j < SOLVE_NDOT; j++) R->dots[j] += sums[j];
+    return ADIA_OK;
+}
+
+/* After r = b - A x: u = D r (Jacobi), a fresh state. */
+static adia_status cpu_cg_start(void *run)
+{
+    cpu_run *R = run;
+    const double *d = R->S->inv_diag;
+    const int64_t n = R->S->n;
+    if (d) {
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+        for (int64_t i = 0; i < n; i++) R->u[i] = d[i] * R->r[i];
+    }
+    R->st.iter = 0;
+    R->st.status = SOLVE_RUNNING;
+    return ADIA_OK;
+}
+
+/* CG's vector pass (cg_gpu.cu's cg_step): p = u + beta p, s = w + beta s,
+ * x += alpha p, r -= alpha s (u = D r; a stage: the updated r'r). */
+static adia_status cpu_cg_step(void *run)
+{
+    cpu_run *R = run;
+    solver *S = R->S;
+    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
+    const solve_cg_scalars c = solve_cg_step_scalars(R->dots, &R->st);
+    const int64_t n = S->n;
+    const double *d = S->inv_diag, *w = R->q, alpha = c.alpha, beta = c.beta;
+    const int first = R->st.iter == 0, stage = S->M != NULL;
+    double *x = R->x, *r = R->r, *u = R->u, *p = R->p, *sv = R->s;
+    double part[SUM_CHUNKS], rr = 0;
+    if (c.status == SOLVE_RUNNING) {
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+        for (int k = 0; k < sum_chunks(n); k++) {
+            double t = 0;
+            for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+                const double ri = r[i], ui = stage ? u[i] : d ? d[i] * ri : ri;
+                const double pi = first ? ui : ui + beta * p[i];
+                const double si = first ? w[i] : w[i] + beta * sv[i];
+                p[i] = pi;
+                sv[i] = si;
+                x[i] += alpha * pi;
+                const double rn = ri - alpha * si;
+                r[i] = rn;
+                if (d) u[i] = d[i] * rn;
+                t += rn * rn;
+            }
+            part[k] = t;
+        }
+        rr = in_order(n, part, 1, 0);
+        if (stage && !R->st.split) global_sum(S, &rr, 1);
+    }
+    solve_cg_finish(&R->st, R->dots, &c, stage, rr);
+    return ADIA_OK;
+}
+
+static const solve_kernels cpu_kernels = {.residual = cpu_residual, .precond = cpu_precond,
+                                          .product_sums = cpu_product_sums,
+                                          .cg_start = cpu_cg_start, .cg_step = cpu_cg_step};
+
+/* CG on the CPU (cg.c over cpu_kernels) from x; w: 5 n doubles.  Leaves
+ * info->stop and adds its iterations to info->iterations. */
 static adia_status cg(solver *S, const double *b, double *x, double *w)
 {
     const int64_t n = S->n;
-    double *r = w, *z = S->inv_diag || S->M ? w + n : r, *p = w + 2 * n, *q = w + 3 * n;
-    ADIA_TRY(residual(S, b, x, r));
-    ADIA_TRY(precondition(S, r, z));
-    memcpy(p, z, (size_t)n * sizeof *p);
-    double rz = dot(S, r, z), rnorm = nrm2(S, r);
-    while (S->info->iterations < S->max_iter) {
-        if (check_residual(S, rnorm)) return ADIA_OK;
-        if (!isfinite(rz)) return stop(S, "breakdown: (r, z) = %g (overflow)", rz);
-        ADIA_TRY(apply(S, p, q));
-        double pq = dot(S, p, q);
-        if (!(pq > 0) || isinf(pq))
-            return stop(S, "breakdown: p'Ap = %g (A is not symmetric positive definite?)", pq);
-        double alpha = rz / pq, sums[2];
-        cg_update(S, alpha, p, q, x, r, z, sums);
-        S->info->iterations++;
-        if (S->M) {
-            ADIA_TRY(precondition(S, r, z));
-            sums[0] = dot(S, r, z);
-        }
-        xpby(n, z, sums[0] / rz, p);
-        rz = sums[0];
-        rnorm = sqrt(sums[1]);
-    }
-    check_residual(S, rnorm);
-    return ADIA_OK;
+    cpu_run R = {.S = S, .b = b, .x = x, .r = w, .p = w + n, .q = w + 2 * n, .s = w + 3 * n};
+    R.u = S->inv_diag || S->M ? w + 4 * n : R.r;
+    /* several processes: the stop after a stage's update waits for the
+     * next product's sums, as on the GPU (no reduction of its own) */
+    R.st = (solve_state){.tol2 = S->tol * S->tol, .max_iter = S->max_iter - S->info->iterations,
+                         .split = S->comm->sum != NULL};
+    const solve_method m = {&cpu_kernels, &R, S->inv_diag != NULL, S->M != NULL};
+    adia_status s = adia__cg_begin(&m);
+    while (s == ADIA_OK && R.st.status == SOLVE_RUNNING) s = adia__cg_iteration(&m);
+    S->info->iterations += R.st.iter;
+    adia__solve_stop_reason(&R.st, ADIA_SOLVE_CG, S->info->stop, sizeof S->info->stop);
+    return s;
 }
 
 /* BiCGSTAB's vector passes, as bicgstab_gpu.cu's kernels: sums in the
@@ -425,7 +500,7 @@ static void bicg_update(solver *S, double alpha, double omega, const double *ph,
  * r'r -- and four vector passes besides the products and the dot r0'v
  * (it was seven reductions and about twenty passes); the stop test on
  * s's comes with t = A sh's sums, as on the GPU.  The sums need no
- * scaling: the system is scaled so that ||b|| ~ 1 (cg_update).  w: 8 n
+ * scaling: the system is scaled so that ||b|| ~ 1.  w: 8 n
  * doubles. */
 static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
 {
@@ -723,12 +798,12 @@ static double max_abs(const adia_csr *A)
     return big;
 }
 
-/* Doubles of workspace beside b / sb: CG 4 n, BiCGSTAB 8 n, GMRES (m + 2) n,
+/* Doubles of workspace beside b / sb: CG 5 n, BiCGSTAB 8 n, GMRES (m + 2) n,
  * flexible GMRES (2 m + 1) n. */
 static int64_t workspace_vectors(const solver *S, adia_solver method)
 {
     if (method == ADIA_SOLVE_GMRES && S->M && S->M->ops->varies) return 2 * (int64_t)S->restart + 1;
-    return method == ADIA_SOLVE_CG ? 4 : method == ADIA_SOLVE_BICGSTAB ? 8 : S->restart + 2;
+    return method == ADIA_SOLVE_CG ? 5 : method == ADIA_SOLVE_BICGSTAB ? 8 : S->restart + 2;
 }
 
 /* The CPU methods, restarts as said above, on bs (= b / sb); w: workspace. */

@@ -210,6 +210,7 @@ adia_status setup(solve_run<T> &R)
     if (gm) R.V = v + next * R.n;
     if (gm && R.flex) R.Z = R.V + (int64_t)(R.m + 1) * R.n;
     R.fused = R.op->sums_fused;
+    R.method = {gpu_kernels<T>(), &R, jac, stage};
     if (gm) return ADIA_OK;
     /* the operator's sums work: laid out for these rows, as the solver's own */
     if (R.op->apply_sums_device && R.op->sums_work_bytes > adia__gpu_dot_work_bytes(R.n))
@@ -234,6 +235,56 @@ adia_status residual(solve_run<T> &R)
 template adia_status residual<double>(solve_run<double> &);
 template adia_status residual<float>(solve_run<float> &);
 
+/* ----------------------------------------------- the GPU's kernel table */
+
+namespace {
+
+template <typename T>
+adia_status k_residual(void *run)
+{
+    return residual(*(solve_run<T> *)run);
+}
+
+template <typename T>
+adia_status k_precond(void *run, solve_vec r, solve_vec z)
+{
+    solve_run<T> &R = *(solve_run<T> *)run;
+    return precond(R, vec(R, r), vec(R, z));
+}
+
+template <typename T>
+adia_status k_product_sums(void *run, solve_vec x, solve_vec y, solve_vec z)
+{
+    solve_run<T> &R = *(solve_run<T> *)run;
+    return spmv_dot(R, vec(R, x), vec(R, y), z == SV_NONE ? nullptr : vec(R, z));
+}
+
+template <typename T>
+adia_status k_cg_start(void *run)
+{
+    return cg_start_kernels(*(solve_run<T> *)run);
+}
+
+template <typename T>
+adia_status k_cg_step(void *run)
+{
+    return cg_step_kernels(*(solve_run<T> *)run);
+}
+
+} // namespace
+
+template <typename T>
+const solve_kernels *gpu_kernels()
+{
+    static const solve_kernels k = {.residual = k_residual<T>, .precond = k_precond<T>,
+                                    .product_sums = k_product_sums<T>,
+                                    .cg_start = k_cg_start<T>, .cg_step = k_cg_step<T>};
+    return &k;
+}
+
+template const solve_kernels *gpu_kernels<double>();
+template const solve_kernels *gpu_kernels<float>();
+
 namespace {
 
 /* r = b - A x, then the method's start kernel (state reset, first test). */
@@ -248,11 +299,11 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.st, &init, sizeof init, cudaMemcpyHostToDevice, R.w.stream));
     if (R.a->method == ADIA_SOLVE_GMRES) return gm_begin_cycle(R);
     /* products replayed after a stop added to the sums unread */
-    ADIA_CUDA_TRY(cudaMemsetAsync(R.w.dots.out, 0, ADIA_NDOT * sizeof(double), R.w.stream));
-    ADIA_TRY(residual(R));
+    ADIA_CUDA_TRY(cudaMemsetAsync(R.w.dots.out, 0, SOLVE_NDOT * sizeof(double), R.w.stream));
     if (R.a->method == ADIA_SOLVE_CG) {
-        ADIA_TRY(cg_begin(R));
+        ADIA_TRY(adia__cg_begin(&R.method));
     } else {
+        ADIA_TRY(residual(R));
         ADIA_TRY(bicg_begin(R));
     }
     return adia_cuda_check(cudaGetLastError(), "GPU solver start");
@@ -316,27 +367,6 @@ static void bytes_per_iteration(const adia_solve_gpu_args *a, bool fused, double
         double mean_j = (a->restart - 1) / 2.0, pass = 2 * mean_j + 5;
         info->bytes_per_iter = fmt + (pass * (1 + second_passes) + 3 + jac) * vs * n;
         info->floor_bytes_per_iter = store + (2 * mean_j + 7) * vs * n;
-    }
-}
-
-static void stop_reason(const state &st, adia_solver m, adia_solve_info *info)
-{
-    char *w = info->stop;
-    size_t len = sizeof info->stop;
-    switch (st.status) {
-    case CONVERGED: snprintf(w, len, "converged"); break;
-    case LIMIT: snprintf(w, len, "iteration limit reached"); break;
-    case NONFINITE: snprintf(w, len, "non-finite value (%g) at iteration %d", st.why, st.iter); break;
-    default:
-        if (m == ADIA_SOLVE_BICGSTAB && st.broke == BROKE_OMEGA)   /* the CPU's words */
-            snprintf(w, len, "breakdown: omega = %g (t't = %g) at iteration %d", st.why, st.tt,
-                     st.iter);
-        else
-            snprintf(w, len, m == ADIA_SOLVE_CG ? "breakdown: p'Ap = %g (A is not symmetric "
-                     "positive definite?)" : m == ADIA_SOLVE_GMRES ? "breakdown: singular "
-                     "Hessenberg matrix (%g) at iteration %d" : st.broke == BROKE_R0V ?
-                     "breakdown: (r0, A p) = %g at iteration %d" : "breakdown: (r0, r) = %g at "
-                     "iteration %d", st.why, st.iter);
     }
 }
 
@@ -423,7 +453,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     info->spmvs = R.spmvs;
     info->residual = rnorm / bnorm;
     bytes_per_iteration(a, R.fused, sizeof(T), done > 0 ? (double)reorths / done : 0, info);
-    stop_reason(st, a->method, info);
+    adia__solve_stop_reason(&st, a->method, info->stop, sizeof info->stop);
     if (st.status == CONVERGED && !info->converged)
         snprintf(info->stop, sizeof info->stop, isfinite(rnorm) ? "the recurrence converged, the "
                  "true residual did not (%.3g): lost accuracy" : "the true residual is not "

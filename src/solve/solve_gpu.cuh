@@ -27,7 +27,7 @@
 #ifndef ADIA_SOLVE_GPU_CUH
 #define ADIA_SOLVE_GPU_CUH
 
-#include "solve_internal.h"
+#include "method.h"
 #include "../cuda/gpu_common.h"
 #include "../cuda/gpu_reduce.cuh"
 #include "../precond/precond.h"
@@ -38,27 +38,10 @@ namespace adia__gpu_solve {
 
 using adia__reduce::NT;
 
-enum status { RUNNING = 0, CONVERGED, LIMIT, BREAKDOWN, NONFINITE };
-enum broke_what { BROKE_R0V = 1, BROKE_OMEGA, BROKE_RHO };   /* BiCGSTAB's breakdowns */
-
-/* The solver's scalars, in device memory. */
-struct state {
-    double tol2;                 /* (rtol ||b||)^2                          */
-    double rr;                   /* ||r||^2 of the recurrence               */
-    double rz, alpha, beta;      /* CG                                      */
-    double rho, omega;           /* BiCGSTAB                                */
-    double why;                  /* the value that stopped it               */
-    int broke;                   /* BiCGSTAB: which scalar (broke_what)      */
-    double tt;                   /* BiCGSTAB: t't when omega broke            */
-    int iter, max_iter, status;
-    unsigned count;              /* blocks done in the current reduction    */
-    double norm_max, norm;       /* scaled norm: max |v|, then the norm     */
-    int j, m, reorth;            /* GMRES: Arnoldi step, restart, 2nd pass  */
-    int reorths;                 /* GMRES: second passes run (bytes moved)  */
-    double hnext, wbefore2, wnorm2;   /* GMRES: h(j+1,j), ||w||^2 before/after */
-    int split;                   /* reductions finish after the processes' sum */
-    double sums[2];              /* split: this process's totals, then all's */
-};
+/* The solver's state and its verdicts (method.h), in device memory. */
+using state = solve_state;
+enum status { RUNNING = SOLVE_RUNNING, CONVERGED = SOLVE_CONVERGED, LIMIT = SOLVE_LIMIT,
+              BREAKDOWN = SOLVE_BREAKDOWN, NONFINITE = SOLVE_NONFINITE };
 
 /* GMRES's short vectors in device memory (gmres_gpu.cu): H column-major,
  * (m + 1) rows; hcol, cs, sn, g, y (m + 1 each) and c (m + 2: V_k'w, then
@@ -96,24 +79,13 @@ __global__ void finish_kernel(state *st, F f)
 }
 
 /* Stop test after the recurrence's ||r||^2 is known (one thread). */
-__device__ void check_stop(state *st, double rr)
-{
-    st->rr = rr;
-    if (!isfinite(rr)) {
-        st->status = NONFINITE;
-        st->why = rr;
-    } else if (rr <= st->tol2) {
-        st->status = CONVERGED;
-    } else if (st->iter >= st->max_iter) {
-        st->status = LIMIT;
-    }
-}
+__device__ inline void check_stop(state *st, double rr) { solve_check_stop(st, rr); }
 
 /* The product's sums zeroed once every block has read them (one thread,
  * after the reduction's last arrival): the next product adds to 0. */
 __device__ inline void zero_sums(double *dots)
 {
-    for (int j = 0; j < ADIA_NDOT; j++) dots[j] = 0;
+    for (int j = 0; j < SOLVE_NDOT; j++) dots[j] = 0;
 }
 
 /* The graph's WHILE loop runs another iteration while this says 1; called
@@ -176,7 +148,24 @@ struct solve_run {
     const adia__solve_op *op;    /* A                                          */
     const adia__solve_comm *comm; /* its reductions over the processes        */
     bool split;                  /* comm->sum_device: several processes       */
+    solve_method method;         /* the method's view: the GPU's kernels, this */
 };
+
+/* A vector the method names (method.h), as this solve's array. */
+template <typename T>
+T *vec(solve_run<T> &R, solve_vec v)
+{
+    switch (v) {
+    case SV_X: return R.x;
+    case SV_B: return R.b;
+    case SV_R: return R.r;
+    case SV_P: return R.p;
+    case SV_Q: return R.q;
+    case SV_S: return R.s;
+    case SV_U: return R.u;
+    default: return nullptr;
+    }
+}
 
 /* A method's kernels of NT-thread blocks (host stubs), for the grid size
  * every one of them keeps resident (solve_gpu.cu, resident_blocks). */
@@ -249,11 +238,15 @@ adia_status precond(solve_run<T> &R, const T *r, T *z)
 /* solve_gpu.cu: r = b - A x. */
 template <typename T> adia_status residual(solve_run<T> &R);
 
-/* cg_gpu.cu, bicgstab_gpu.cu: *_begin after r = b - A x (the state's
- * reset, the first test); *_iteration: one iteration's kernels. */
-template <typename T> adia_status cg_begin(solve_run<T> &R);
-template <typename T> adia_status cg_iteration(solve_run<T> &R);
+/* cg_gpu.cu: the GPU's cg_start and cg_step (solve_kernels). */
+template <typename T> adia_status cg_start_kernels(solve_run<T> &R);
+template <typename T> adia_status cg_step_kernels(solve_run<T> &R);
 template <typename T> kernel_list cg_kernels();
+/* solve_gpu.cu: the GPU's table of kernels (method.h) for vectors of T. */
+template <typename T> const solve_kernels *gpu_kernels();
+
+/* bicgstab_gpu.cu: *_begin after r = b - A x (the state's reset, the
+ * first test); *_iteration: one iteration's kernels. */
 template <typename T> adia_status bicg_begin(solve_run<T> &R);
 template <typename T> adia_status bicg_iteration(solve_run<T> &R);
 template <typename T> kernel_list bicg_kernels();

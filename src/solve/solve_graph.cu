@@ -14,7 +14,7 @@ adia_status iteration(solve_run<T> &R)
     if (R.a->method == ADIA_SOLVE_GMRES) {
         ADIA_TRY(gm_step(R));
     } else if (R.a->method == ADIA_SOLVE_CG) {
-        ADIA_TRY(cg_iteration(R));
+        ADIA_TRY(adia__cg_iteration(&R.method));
     } else {
         ADIA_TRY(bicg_iteration(R));
     }

@@ -1,0 +1,184 @@
+/* method.h -- a method once, for the CPU and the GPU (docs/solvers.md):
+ * the solver's state, each method's scalar step and stop tests (SOLVE_HD:
+ * the same code on the host and on the device), the stop reason's words,
+ * and the table of vector kernels each device implements (solve.c for
+ * the CPU, solve_gpu.cu and the *_gpu.cu files for the GPU), over which
+ * the methods' iterations are written once (cg.c).
+ *
+ * A method's iteration is a sequence of stages -- the preconditioner's
+ * z = M r, the operator's product with its fused sums, the method's
+ * vector pass -- each a kernel of the device's table.  The scalars
+ * (alpha, beta, the stop test) are computed where the vector pass runs:
+ * by the last block of its reduction on the GPU (so no iteration waits
+ * for the host), by the calling thread on the CPU, both with the
+ * functions below, so both take the same decisions on the same sums. */
+#ifndef ADIA_SOLVE_METHOD_H
+#define ADIA_SOLVE_METHOD_H
+
+#include "solve_internal.h"
+
+#include <math.h>
+
+#ifdef __CUDACC__
+#define SOLVE_HD __host__ __device__
+#else
+#define SOLVE_HD
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum solve_status { SOLVE_RUNNING = 0, SOLVE_CONVERGED, SOLVE_LIMIT, SOLVE_BREAKDOWN,
+                    SOLVE_NONFINITE };
+/* Which quantity stopped it (solve_state.broke), for the stop's words. */
+enum solve_broke { BROKE_RESIDUAL = 0, BROKE_R0V, BROKE_OMEGA, BROKE_RHO, BROKE_PAP,
+                   BROKE_HESSENBERG };
+
+/* The sums of the operator's product, in adia_spmv_sums_async's order
+ * (x'y, z'x, z'z, y'y, z'y). */
+enum { SOLVE_DOT_XY = 0, SOLVE_DOT_ZX, SOLVE_DOT_ZZ, SOLVE_DOT_YY, SOLVE_DOT_ZY,
+       SOLVE_NDOT = ADIA_SPMV_SUMS };
+
+/* The solver's scalars: device memory on the GPU, the host's on the CPU. */
+typedef struct solve_state {
+    double tol2;                 /* (rtol ||b||)^2                          */
+    double rr;                   /* ||r||^2 of the recurrence               */
+    double rz, alpha, beta;      /* CG                                      */
+    double rho, omega;           /* BiCGSTAB                                */
+    double why;                  /* the value that stopped it               */
+    int broke;                   /* which quantity (solve_broke)            */
+    double tt;                   /* BiCGSTAB: t't when omega broke          */
+    int iter, max_iter, status;
+    unsigned count;              /* GPU: blocks done in the current reduction */
+    double norm_max, norm;       /* GPU: scaled norm: max |v|, then the norm */
+    int j, m, reorth;            /* GMRES: Arnoldi step, restart, 2nd pass  */
+    int reorths;                 /* GMRES: second passes run (bytes moved)  */
+    double hnext, wbefore2, wnorm2;   /* GMRES: h(j+1,j), ||w||^2 before/after */
+    int split;                   /* reductions finish after the processes' sum */
+    double sums[2];              /* split: this process's totals, then all's */
+} solve_state;
+
+/* Stop test once the recurrence's ||r||^2 is known. */
+static inline SOLVE_HD void solve_check_stop(solve_state *st, double rr)
+{
+    st->rr = rr;
+    if (!isfinite(rr)) {
+        st->status = SOLVE_NONFINITE;
+        st->broke = BROKE_RESIDUAL;
+        st->why = rr;
+    } else if (rr <= st->tol2) {
+        st->status = SOLVE_CONVERGED;
+    } else if (st->iter >= st->max_iter) {
+        st->status = SOLVE_LIMIT;
+    }
+}
+
+/* ------------------------------------------------------------------ CG
+ *
+ * Chronopoulos-Gear CG: one product and one vector pass an iteration.  The
+ * product w = A u (u = D r, M r, or r itself) carries the iteration's
+ * three sums (delta = u'w, gamma = r'u, rho = r'r), so the vector pass
+ * reads no reduction of its own:
+ *   beta = gamma / gamma_prev, alpha = gamma / (delta - beta gamma / alpha_prev)
+ *   p = u + beta p, s = w + beta s, x += alpha p, r -= alpha s, u = D r.
+ * In exact arithmetic it is CG (s = A p, delta - beta gamma / alpha_prev =
+ * p'Ap), with the same iterates; the stop test reads rho of the current r
+ * before the update, so `iterations` counts updates.  With a stage M the
+ * pass also sums the updated r'r and stops right after the update that
+ * converged (testing rho at the next product would run one more M r and
+ * product for nothing: 7.9 of mg-PCG's 35.7 ms on lap3d7:256, H200,
+ * 2026-11-27), except across processes on the GPU (st->split: the sum
+ * over them is not at hand in the kernel), where the stop stays at the
+ * next product. */
+
+/* One step's scalars and verdict, from the product's sums. */
+typedef struct solve_cg_scalars {
+    double alpha, beta;
+    double why;                  /* the value the verdict is on             */
+    int status, broke;           /* solve_status, solve_broke               */
+} solve_cg_scalars;
+
+static inline SOLVE_HD solve_cg_scalars solve_cg_step_scalars(const double *dots,
+                                                              const solve_state *st)
+{
+    const double delta = dots[SOLVE_DOT_XY], gamma = dots[SOLVE_DOT_ZX],
+                 rho = dots[SOLVE_DOT_ZZ];
+    const int first = st->iter == 0;
+    solve_cg_scalars c = {0, first ? 0 : gamma / st->rz, rho, SOLVE_RUNNING, BROKE_RESIDUAL};
+    const double pap = first ? delta : delta - c.beta * gamma / st->alpha;
+    c.alpha = gamma / pap;
+    if (!isfinite(rho)) c.status = SOLVE_NONFINITE;
+    else if (rho <= st->tol2) c.status = SOLVE_CONVERGED;
+    else if (st->iter >= st->max_iter) c.status = SOLVE_LIMIT;
+    if (c.status != SOLVE_RUNNING) return c;
+    c.why = pap;
+    c.broke = BROKE_PAP;
+    if (!isfinite(pap) || !isfinite(c.alpha) || !isfinite(c.beta)) c.status = SOLVE_NONFINITE;
+    else if (!(pap > 0)) c.status = SOLVE_BREAKDOWN;   /* p'Ap <= 0: A is not SPD */
+    return c;
+}
+
+/* The step's end, once its vector pass is done: the state from the
+ * scalars and the sums, which it zeroes for the next product (that adds
+ * to them); stage: rr is the updated r'r over every process, tested at
+ * once. */
+static inline SOLVE_HD void solve_cg_finish(solve_state *st, double *dots,
+                                            const solve_cg_scalars *c, int stage, double rr)
+{
+    st->rr = dots[SOLVE_DOT_ZZ];
+    st->status = c->status;
+    st->why = c->why;
+    st->broke = c->broke;
+    const double rz = dots[SOLVE_DOT_ZX];
+    for (int j = 0; j < SOLVE_NDOT; j++) dots[j] = 0;
+    if (c->status != SOLVE_RUNNING) return;
+    st->iter++;
+    st->rz = rz;
+    st->alpha = c->alpha;
+    if (stage && !st->split) solve_check_stop(st, rr);
+}
+
+/* ------------------------------------------------------- vector kernels */
+
+/* The vectors a method names; each device maps them to its arrays. */
+typedef enum solve_vec {
+    SV_NONE = -1, SV_X = 0, SV_B, SV_R, SV_P, SV_Q, SV_S, SV_U
+} solve_vec;
+
+/* A device's kernels, on its run (`run`: the device's own record of one
+ * solve).  Each queues (GPU) or does (CPU) its work and returns the first
+ * failure. */
+typedef struct solve_kernels {
+    /* r = b - A x */
+    adia_status (*residual)(void *run);
+    /* z = M r: the preconditioner's stage */
+    adia_status (*precond)(void *run, solve_vec r, solve_vec z);
+    /* y = A x with the product's sums (companion z; SV_NONE: x itself),
+     * added over the processes */
+    adia_status (*product_sums)(void *run, solve_vec x, solve_vec y, solve_vec z);
+    /* CG: after r = b - A x, u = D r (Jacobi) and a fresh state */
+    adia_status (*cg_start)(void *run);
+    /* CG: the vector pass and the state (solve_cg_scalars, _finish) */
+    adia_status (*cg_step)(void *run);
+} solve_kernels;
+
+/* One solve as a method sees it. */
+typedef struct solve_method {
+    const solve_kernels *k;
+    void *run;
+    int jacobi;                  /* a diagonal M, fused in the vector passes */
+    int stage;                   /* an M of its own stage                    */
+} solve_method;
+
+/* cg.c: CG's start (after the state's tolerances are set) and iteration. */
+adia_status adia__cg_begin(const solve_method *m);
+adia_status adia__cg_iteration(const solve_method *m);
+
+/* method.c: why it stopped, in the same words on every device. */
+void adia__solve_stop_reason(const solve_state *st, adia_solver method, char *buf, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
