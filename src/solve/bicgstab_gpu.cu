@@ -1,31 +1,18 @@
-/* bicgstab_gpu.cu -- BiCGSTAB on the device: its kernels and the host
- * functions that queue them (solve_gpu.cuh).
- *
- * Right-preconditioned (D = Jacobi or I):
- *   p = r + beta (p - omega v); ph = D p; v = A ph; alpha = rho / r0'v;
- *   s = r - alpha v; sh = D s; t = A sh; omega = t's / t't;
- *   x += alpha ph + omega sh; r = s - omega t; rho' = r0'r; beta = ...
- * r0'v comes out of the product v = A ph (companion r0), t's, t't and
- * s's (the early finish's test) out of t = A sh (companion s):
- * adia_dot_work.  Three reductions over the processes an iteration: the
- * two products' and the update's.  A preconditioner without a diagonal is
- * a stage: ph = M p after bicg_direction, sh = M s after bicg_half (those
- * kernels take d NULL then). */
+/* bicgstab_gpu.cu -- BiCGSTAB's kernels on the device: the GPU's half of
+ * solve_kernels' bicg_start, bicg_direction, bicg_half and bicg_update
+ * (method.h has the algorithm and its scalars, bicgstab.c the stages of
+ * an iteration).  A preconditioner without a diagonal is a stage: the
+ * direction and half kernels then take d NULL and leave ph, sh to it. */
 #include "solve_gpu.cuh"
 
 namespace adia__gpu_solve {
 namespace {
 
-/* After r = b - A x: r0 = r, p = v = 0, rho = alpha = omega = 1. */
+/* After r = b - A x: r0 = r, p = v = 0, the state from r0'r. */
 struct bicg_start_finish {
     __device__ void operator()(state *st, const double *v) const
     {
-        st->rho = v[0];       /* r0'r with r0 = r */
-        st->alpha = st->omega = 1;
-        st->beta = 0;         /* first direction: p = r */
-        st->iter = 0;
-        st->status = RUNNING;
-        check_stop(st, v[0]);
+        solve_bicg_start_finish(st, v[0]);
     }
 };
 
@@ -56,51 +43,22 @@ __global__ void bicg_direction(T *p, T *ph, const T *r, const T *v, const T *d, 
     }
 }
 
-/* alpha = rho / r0'v (r0'v from the product's sums); s = r - alpha v (into
- * r); sh = D s.  No reduction of its own: ||s||^2 comes out of the next
- * product's sums (its companion is s), which bicg_update reads -- one
- * reduction over the processes fewer per iteration.  The last block keeps
- * alpha, or the breakdown. */
-__device__ inline bool bicg_alpha(const state *st, const double *dots, double *alpha)
-{
-    const double r0v = dots[ADIA_DOT_ZY];
-    *alpha = st->rho / r0v;
-    return r0v != 0 && isfinite(r0v) && isfinite(*alpha);
-}
-
+/* s = r - alpha v (into r); sh = D s.  No reduction of its own: ||s||^2
+ * comes out of the next product's sums (its companion is s), which
+ * bicg_update reads. */
 template <typename T>
 __global__ void bicg_half(T *r, T *sh, const T *v, const T *d, int64_t n, double *dots,
                           state *st)
 {
     if (st->status != RUNNING) return;
     double alpha;
-    const bool ok = bicg_alpha(st, dots, &alpha);
+    const bool ok = solve_bicg_alpha(st, dots, &alpha);
     if (ok) GRID_LOOP(i, n) {
         T si = (T)(r[i] - alpha * (double)v[i]);
         r[i] = si;
         if (d) sh[i] = (T)((double)d[i] * (double)si);
     }
-    if (!adia__reduce::grid_last(&st->count)) return;
-    st->alpha = alpha;
-    if (!ok) {
-        const double r0v = dots[ADIA_DOT_ZY];
-        st->status = isfinite(r0v) && isfinite(alpha) ? BREAKDOWN : NONFINITE;
-        st->why = r0v;
-        st->broke = BROKE_R0V;
-    }
-    zero_sums(dots);
-}
-
-/* omega = t's / t't (0 when s is already small enough: ||s||^2 = s's, the
- * product's companion sum; all from the product t = A sh's sums);
- * x += alpha ph + omega sh; r = s - omega t; rho' = r0'r, rr = r'r; the
- * iteration's last kernel */
-__device__ inline bool bicg_omega(const state *st, const double *dots, double *omega)
-{
-    const double ts = dots[ADIA_DOT_ZY], tt = dots[ADIA_DOT_YY];
-    const bool done = dots[ADIA_DOT_ZZ] <= st->tol2;
-    *omega = done ? 0 : tt > 0 ? ts / tt : 0;
-    return done || (*omega != 0 && isfinite(*omega));
+    if (adia__reduce::grid_last(&st->count)) solve_bicg_half_finish(st, dots, alpha, ok);
 }
 
 struct bicg_update_finish {
@@ -109,44 +67,24 @@ struct bicg_update_finish {
     cudaGraphConditionalHandle h;
     __device__ void operator()(state *st, const double *v) const
     {
-        if (st->status == RUNNING) {
-            double omega;
-            const bool ok = bicg_omega(st, dots, &omega);
-            const double alpha = st->alpha;
-            st->omega = omega;
-            if (!ok) {
-                st->status = isfinite(omega) ? BREAKDOWN : NONFINITE;
-                st->why = omega;
-                st->broke = BROKE_OMEGA;
-                st->tt = dots[ADIA_DOT_YY];
-            } else {
-                st->iter++;
-                st->beta = (v[0] / st->rho) * (alpha / omega);
-                st->rho = v[0];
-                check_stop(st, omega == 0 ? dots[ADIA_DOT_ZZ] : v[1]);
-                if (st->status == RUNNING && (v[0] == 0 || !isfinite(v[0]))) {
-                    st->status = isfinite(v[0]) ? BREAKDOWN : NONFINITE;
-                    st->why = v[0];
-                    st->broke = BROKE_RHO;
-                }
-            }
-            zero_sums(dots);
-        }
+        solve_bicg_update_finish(st, dots, v);
         loop_again(use_cond, h, st);
     }
 };
 
+/* x += alpha ph + omega sh; r = s - omega t; r0'r, r'r: the iteration's
+ * last kernel */
 template <typename T>
 __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, const T *r0,
-                           int64_t n, double *dots, double *partial, state *st,
-                           bool use_cond, cudaGraphConditionalHandle h)
+                            int64_t n, double *dots, double *partial, state *st,
+                            bool use_cond, cudaGraphConditionalHandle h)
 {
     if (st->status != RUNNING) {   /* split: the finish kernel says stop */
         if (!st->split && blockIdx.x == 0 && threadIdx.x == 0) loop_again(use_cond, h, st);
         return;
     }
     double omega;
-    const bool ok = bicg_omega(st, dots, &omega);
+    const bool ok = solve_bicg_omega(st, dots, &omega);
     const double alpha = st->alpha;
     double v[2] = {0, 0};
     if (ok) GRID_LOOP(i, n) {
@@ -161,34 +99,37 @@ __global__ void bicg_update(T *x, T *r, const T *ph, const T *sh, const T *t, co
 
 } // namespace
 
-/* After r = b - A x: r0 = r, p = v = 0, the state's reset, the first test. */
 template <typename T>
-adia_status bicg_begin(solve_run<T> &R)
+adia_status bicg_start_kernels(solve_run<T> &R)
 {
     bicg_start<T><<<R.grid, NT, 0, R.w.stream>>>(R.r, R.r0, R.p, R.q, R.n, R.w.partial, R.w.st);
-    ADIA_TRY(finish(R, 1, bicg_start_finish()));
+    return finish(R, 1, bicg_start_finish());
+}
+
+template <typename T>
+adia_status bicg_direction_kernels(solve_run<T> &R)
+{
+    bicg_direction<T><<<R.grid, NT, 0, R.w.stream>>>(R.p, R.d ? R.ph : R.p, R.r, R.q, R.d, R.n,
+                                                     R.w.st);
     return ADIA_OK;
 }
 
-/* The direction, two products with their sums, the half step and the
- * update (with the stages ph = M p and sh = M s). */
 template <typename T>
-adia_status bicg_iteration(solve_run<T> &R)
+adia_status bicg_half_kernels(solve_run<T> &R)
 {
-    cudaStream_t s = R.w.stream;
-    double *pa = R.w.partial;
-    state *st = R.w.st;
-    double *dots = R.w.dots.out;
-    bicg_direction<T><<<R.grid, NT, 0, s>>>(R.p, R.d ? R.ph : R.p, R.r, R.q, R.d, R.n, st);
-    if (R.M) ADIA_TRY(precond(R, R.p, R.ph));         /* ph = M p */
-    ADIA_TRY(spmv_dot(R, R.ph, R.q, R.r0));          /* v = A ph, r0'v */
-    bicg_half<T><<<R.grid, NT, 0, s>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n, dots, st);
-    if (R.M) ADIA_TRY(precond(R, R.r, R.sh));         /* sh = M s (s is in r) */
-    ADIA_TRY(spmv_dot(R, R.sh, R.t, R.r));           /* t = A sh, s't, t't, s's */
-    bicg_update<T><<<R.grid, NT, 0, s>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n, dots, pa, st,
-                                         R.w.use_cond, R.w.cond);
-    ADIA_TRY(finish(R, 2, bicg_update_finish{dots, R.w.use_cond, R.w.cond}));
+    bicg_half<T><<<R.grid, NT, 0, R.w.stream>>>(R.r, R.d ? R.sh : R.r, R.q, R.d, R.n,
+                                                R.w.dots.out, R.w.st);
     return ADIA_OK;
+}
+
+template <typename T>
+adia_status bicg_update_kernels(solve_run<T> &R)
+{
+    bicg_update_finish f{R.w.dots.out, R.w.use_cond, R.w.cond};
+    bicg_update<T><<<R.grid, NT, 0, R.w.stream>>>(R.x, R.r, R.ph, R.sh, R.t, R.r0, R.n,
+                                                  R.w.dots.out, R.w.partial, R.w.st,
+                                                  R.w.use_cond, R.w.cond);
+    return finish(R, 2, f);
 }
 
 template <typename T>
@@ -198,11 +139,13 @@ kernel_list bicg_kernels()
              (const void *)bicg_direction<T>, (const void *)bicg_start<T>}, 4};
 }
 
-template adia_status bicg_begin<double>(solve_run<double> &);
-template adia_status bicg_begin<float>(solve_run<float> &);
-template adia_status bicg_iteration<double>(solve_run<double> &);
-template adia_status bicg_iteration<float>(solve_run<float> &);
-template kernel_list bicg_kernels<double>();
-template kernel_list bicg_kernels<float>();
+#define INSTANTIATE(T)                                               \
+    template adia_status bicg_start_kernels<T>(solve_run<T> &);     \
+    template adia_status bicg_direction_kernels<T>(solve_run<T> &); \
+    template adia_status bicg_half_kernels<T>(solve_run<T> &);      \
+    template adia_status bicg_update_kernels<T>(solve_run<T> &);    \
+    template kernel_list bicg_kernels<T>();
+INSTANTIATE(double)
+INSTANTIATE(float)
 
 } // namespace adia__gpu_solve

@@ -3,7 +3,7 @@
  * the same code on the host and on the device), the stop reason's words,
  * and the table of vector kernels each device implements (solve.c for
  * the CPU, solve_gpu.cu and the *_gpu.cu files for the GPU), over which
- * the methods' iterations are written once (cg.c).
+ * the methods' iterations are written once (cg.c, bicgstab.c).
  *
  * A method's iteration is a sequence of stages -- the preconditioner's
  * z = M r, the operator's product with its fused sums, the method's
@@ -139,11 +139,99 @@ static inline SOLVE_HD void solve_cg_finish(solve_state *st, double *dots,
     if (stage && !st->split) solve_check_stop(st, rr);
 }
 
+/* ------------------------------------------------------------ BiCGSTAB
+ *
+ * Right-preconditioned (D = Jacobi, M a stage, or I):
+ *   p = r + beta (p - omega v); ph = D p; v = A ph; alpha = rho / r0'v;
+ *   s = r - alpha v; sh = D s; t = A sh; omega = t's / t't;
+ *   x += alpha ph + omega sh; r = s - omega t; rho' = r0'r; beta = ...
+ * r0'v comes out of the product v = A ph (companion r0), t's, t't and s's
+ * (the early finish's test) out of t = A sh (companion s): three
+ * reductions an iteration, the two products' and the update's.  s lives
+ * in r. */
+
+/* After r = b - A x, r0 = r: the state from r0'r (= r'r). */
+static inline SOLVE_HD void solve_bicg_start_finish(solve_state *st, double rr)
+{
+    st->rho = rr;
+    st->alpha = st->omega = 1;
+    st->beta = 0;            /* first direction: p = r */
+    st->iter = 0;
+    st->status = SOLVE_RUNNING;
+    solve_check_stop(st, rr);
+}
+
+/* alpha = rho / r0'v from the first product's sums; 0: a breakdown. */
+static inline SOLVE_HD int solve_bicg_alpha(const solve_state *st, const double *dots,
+                                            double *alpha)
+{
+    const double r0v = dots[SOLVE_DOT_ZY];
+    *alpha = st->rho / r0v;
+    return r0v != 0 && isfinite(r0v) && isfinite(*alpha);
+}
+
+/* The half step's end (after s = r - alpha v): alpha kept, or the
+ * breakdown; the sums zeroed for the next product. */
+static inline SOLVE_HD void solve_bicg_half_finish(solve_state *st, double *dots, double alpha,
+                                                   int ok)
+{
+    st->alpha = alpha;
+    if (!ok) {
+        const double r0v = dots[SOLVE_DOT_ZY];
+        st->status = isfinite(r0v) && isfinite(alpha) ? SOLVE_BREAKDOWN : SOLVE_NONFINITE;
+        st->why = r0v;
+        st->broke = BROKE_R0V;
+    }
+    for (int j = 0; j < SOLVE_NDOT; j++) dots[j] = 0;
+}
+
+/* omega = t's / t't (0 when s is already small enough: ||s||^2 = s's, the
+ * product's companion sum), from the second product's sums; 0: a
+ * breakdown. */
+static inline SOLVE_HD int solve_bicg_omega(const solve_state *st, const double *dots,
+                                            double *omega)
+{
+    const double ts = dots[SOLVE_DOT_ZY], tt = dots[SOLVE_DOT_YY];
+    const int done = dots[SOLVE_DOT_ZZ] <= st->tol2;
+    *omega = done ? 0 : tt > 0 ? ts / tt : 0;
+    return done || (*omega != 0 && isfinite(*omega));
+}
+
+/* The update's end from its sums v = (r0'r, r'r) over every process: the
+ * next beta and rho, the stop tests; the sums zeroed. */
+static inline SOLVE_HD void solve_bicg_update_finish(solve_state *st, double *dots,
+                                                     const double v[2])
+{
+    if (st->status != SOLVE_RUNNING) return;
+    double omega;
+    const int ok = solve_bicg_omega(st, dots, &omega);
+    const double alpha = st->alpha;
+    st->omega = omega;
+    if (!ok) {
+        st->status = isfinite(omega) ? SOLVE_BREAKDOWN : SOLVE_NONFINITE;
+        st->why = omega;
+        st->broke = BROKE_OMEGA;
+        st->tt = dots[SOLVE_DOT_YY];
+    } else {
+        st->iter++;
+        st->beta = (v[0] / st->rho) * (alpha / omega);
+        st->rho = v[0];
+        solve_check_stop(st, omega == 0 ? dots[SOLVE_DOT_ZZ] : v[1]);
+        if (st->status == SOLVE_RUNNING && (v[0] == 0 || !isfinite(v[0]))) {
+            st->status = isfinite(v[0]) ? SOLVE_BREAKDOWN : SOLVE_NONFINITE;
+            st->why = v[0];
+            st->broke = BROKE_RHO;
+        }
+    }
+    for (int j = 0; j < SOLVE_NDOT; j++) dots[j] = 0;
+}
+
 /* ------------------------------------------------------- vector kernels */
 
 /* The vectors a method names; each device maps them to its arrays. */
 typedef enum solve_vec {
-    SV_NONE = -1, SV_X = 0, SV_B, SV_R, SV_P, SV_Q, SV_S, SV_U
+    SV_NONE = -1, SV_X = 0, SV_B, SV_R, SV_P, SV_Q, SV_S, SV_U,
+    SV_R0, SV_PH, SV_SH, SV_T   /* BiCGSTAB's (v is q; s lives in r) */
 } solve_vec;
 
 /* A device's kernels, on its run (`run`: the device's own record of one
@@ -159,8 +247,15 @@ typedef struct solve_kernels {
     adia_status (*product_sums)(void *run, solve_vec x, solve_vec y, solve_vec z);
     /* CG: after r = b - A x, u = D r (Jacobi) and a fresh state */
     adia_status (*cg_start)(void *run);
-    /* CG: the vector pass and the state (solve_cg_scalars, _finish) */
+    /* CG: the vector pass and the state (solve_cg_step_scalars, _finish) */
     adia_status (*cg_step)(void *run);
+    /* BiCGSTAB: after r = b - A x, r0 = r, p = v = 0 and the state from
+     * r0'r; then an iteration's three vector passes (p and ph, s and sh,
+     * x and r with the state) */
+    adia_status (*bicg_start)(void *run);
+    adia_status (*bicg_direction)(void *run);
+    adia_status (*bicg_half)(void *run);
+    adia_status (*bicg_update)(void *run);
 } solve_kernels;
 
 /* One solve as a method sees it. */
@@ -171,9 +266,12 @@ typedef struct solve_method {
     int stage;                   /* an M of its own stage                    */
 } solve_method;
 
-/* cg.c: CG's start (after the state's tolerances are set) and iteration. */
+/* cg.c, bicgstab.c: a method's start (after the state's tolerances are
+ * set) and one iteration. */
 adia_status adia__cg_begin(const solve_method *m);
 adia_status adia__cg_iteration(const solve_method *m);
+adia_status adia__bicg_begin(const solve_method *m);
+adia_status adia__bicg_iteration(const solve_method *m);
 
 /* method.c: why it stopped, in the same words on every device. */
 void adia__solve_stop_reason(const solve_state *st, adia_solver method, char *buf, size_t len);

@@ -277,6 +277,7 @@ typedef struct cpu_run {
     solver *S;
     const double *b;
     double *x, *r, *p, *q, *s, *u;
+    double *r0, *ph, *sh, *t;  /* BiCGSTAB's (v is q, s lives in r)       */
     double dots[SOLVE_NDOT];   /* the product's sums, zeroed by their reader */
     solve_state st;
 } cpu_run;
@@ -291,6 +292,10 @@ static double *cpu_vec(cpu_run *R, solve_vec v)
     case SV_Q: return R->q;
     case SV_S: return R->s;
     case SV_U: return R->u;
+    case SV_R0: return R->r0;
+    case SV_PH: return R->ph;
+    case SV_SH: return R->sh;
+    case SV_T: return R->t;
     default: return NULL;
     }
 }
@@ -313,6 +318,7 @@ static adia_status cpu_product_sums(void *run, solve_vec xv, solve_vec yv, solve
 {
     cpu_run *R = run;
     solver *S = R->S;
+    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;   /* BiCGSTAB's half step broke */
     const int64_t n = S->n;
     const double *x = cpu_vec(R, xv), *z = zv == SV_NONE ? x : cpu_vec(R, zv);
     double *y = cpu_vec(R, yv);
@@ -391,158 +397,134 @@ static adia_status cpu_cg_step(void *run)
     return ADIA_OK;
 }
 
-static const solve_kernels cpu_kernels = {.residual = cpu_residual, .precond = cpu_precond,
-                                          .product_sums = cpu_product_sums,
-                                          .cg_start = cpu_cg_start, .cg_step = cpu_cg_step};
+/* BiCGSTAB's vector passes (bicgstab_gpu.cu's kernels; d: Jacobi's D). */
 
-/* CG on the CPU (cg.c over cpu_kernels) from x; w: 5 n doubles.  Leaves
- * info->stop and adds its iterations to info->iterations. */
-static adia_status cg(solver *S, const double *b, double *x, double *w)
+/* After r = b - A x: r0 = r, p = v = 0, the state from r0'r. */
+static adia_status cpu_bicg_start(void *run)
+{
+    cpu_run *R = run;
+    const int64_t n = R->S->n;
+    double part[SUM_CHUNKS];
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int k = 0; k < sum_chunks(n); k++) {
+        double t = 0;
+        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+            R->r0[i] = R->r[i];
+            R->p[i] = R->q[i] = 0;
+            t += R->r[i] * R->r[i];
+        }
+        part[k] = t;
+    }
+    double rr = in_order(n, part, 1, 0);
+    global_sum(R->S, &rr, 1);
+    solve_bicg_start_finish(&R->st, rr);
+    return ADIA_OK;
+}
+
+/* p = r + beta (p - omega v); ph = D p */
+static adia_status cpu_bicg_direction(void *run)
+{
+    cpu_run *R = run;
+    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
+    const int64_t n = R->S->n;
+    const double *d = R->S->inv_diag, beta = R->st.beta, omega = R->st.omega;
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
+        const double pi = R->r[i] + beta * (R->p[i] - omega * R->q[i]);
+        R->p[i] = pi;
+        if (d) R->ph[i] = d[i] * pi;
+    }
+    return ADIA_OK;
+}
+
+/* alpha = rho / r0'v; s = r - alpha v (into r); sh = D s */
+static adia_status cpu_bicg_half(void *run)
+{
+    cpu_run *R = run;
+    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
+    const int64_t n = R->S->n;
+    const double *d = R->S->inv_diag;
+    double alpha;
+    const int ok = solve_bicg_alpha(&R->st, R->dots, &alpha);
+    if (ok) {
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+        for (int64_t i = 0; i < n; i++) {
+            const double si = R->r[i] - alpha * R->q[i];
+            R->r[i] = si;
+            if (d) R->sh[i] = d[i] * si;
+        }
+    }
+    solve_bicg_half_finish(&R->st, R->dots, alpha, ok);
+    return ADIA_OK;
+}
+
+/* x += alpha ph + omega sh; r = s - omega t; r0'r, r'r over every
+ * process (one reduction), then the state */
+static adia_status cpu_bicg_update(void *run)
+{
+    cpu_run *R = run;
+    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
+    const int64_t n = R->S->n;
+    double omega;
+    const int ok = solve_bicg_omega(&R->st, R->dots, &omega);
+    const double alpha = R->st.alpha;
+    double part[SUM_CHUNKS][2], v[2] = {0, 0};
+    if (ok) {
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+        for (int k = 0; k < sum_chunks(n); k++) {
+            double a = 0, c = 0;
+            for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
+                R->x[i] += alpha * R->ph[i] + omega * R->sh[i];
+                const double ri = R->r[i] - omega * R->t[i];
+                R->r[i] = ri;
+                a += R->r0[i] * ri;
+                c += ri * ri;
+            }
+            part[k][0] = a;
+            part[k][1] = c;
+        }
+        in_order_pairs(n, part, v);
+        global_sum(R->S, v, 2);
+    }
+    solve_bicg_update_finish(&R->st, R->dots, v);
+    return ADIA_OK;
+}
+
+static const solve_kernels cpu_kernels = {
+    .residual = cpu_residual, .precond = cpu_precond, .product_sums = cpu_product_sums,
+    .cg_start = cpu_cg_start, .cg_step = cpu_cg_step, .bicg_start = cpu_bicg_start,
+    .bicg_direction = cpu_bicg_direction, .bicg_half = cpu_bicg_half,
+    .bicg_update = cpu_bicg_update};
+
+/* CG or BiCGSTAB on the CPU (cg.c, bicgstab.c over cpu_kernels) from x;
+ * w: workspace_vectors() x n doubles.  Leaves info->stop and adds its
+ * iterations to info->iterations. */
+static adia_status krylov(solver *S, adia_solver method, const double *b, double *x, double *w)
 {
     const int64_t n = S->n;
-    cpu_run R = {.S = S, .b = b, .x = x, .r = w, .p = w + n, .q = w + 2 * n, .s = w + 3 * n};
-    R.u = S->inv_diag || S->M ? w + 4 * n : R.r;
-    /* several processes: the stop after a stage's update waits for the
+    const int staged = S->inv_diag || S->M;   /* u, ph, sh apart from r, p, s */
+    cpu_run R = {.S = S, .b = b, .x = x, .r = w, .p = w + n, .q = w + 2 * n};
+    if (method == ADIA_SOLVE_CG) {
+        R.s = w + 3 * n;
+        R.u = staged ? w + 4 * n : R.r;
+    } else {
+        R.r0 = w + 3 * n;
+        R.t = w + 4 * n;
+        R.ph = staged ? w + 5 * n : R.p;
+        R.sh = staged ? w + 6 * n : R.r;
+    }
+    /* several processes: CG's stop after a stage's update waits for the
      * next product's sums, as on the GPU (no reduction of its own) */
     R.st = (solve_state){.tol2 = S->tol * S->tol, .max_iter = S->max_iter - S->info->iterations,
                          .split = S->comm->sum != NULL};
     const solve_method m = {&cpu_kernels, &R, S->inv_diag != NULL, S->M != NULL};
-    adia_status s = adia__cg_begin(&m);
-    while (s == ADIA_OK && R.st.status == SOLVE_RUNNING) s = adia__cg_iteration(&m);
+    const int cg = method == ADIA_SOLVE_CG;
+    adia_status s = cg ? adia__cg_begin(&m) : adia__bicg_begin(&m);
+    while (s == ADIA_OK && R.st.status == SOLVE_RUNNING)
+        s = cg ? adia__cg_iteration(&m) : adia__bicg_iteration(&m);
     S->info->iterations += R.st.iter;
-    adia__solve_stop_reason(&R.st, ADIA_SOLVE_CG, S->info->stop, sizeof S->info->stop);
+    adia__solve_stop_reason(&R.st, method, S->info->stop, sizeof S->info->stop);
     return s;
-}
-
-/* BiCGSTAB's vector passes, as bicgstab_gpu.cu's kernels: sums in the
- * fixed chunks of dot(), for the rows held here; d: Jacobi's D. */
-
-/* p = r + beta (p - omega v); ph = D p */
-static void bicg_direction(const solver *S, double beta, double omega, const double *r,
-                           const double *v, double *p, double *ph)
-{
-    const int64_t n = S->n;
-    const double *d = S->inv_diag;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) {
-        const double pi = r[i] + beta * (p[i] - omega * v[i]);
-        p[i] = pi;
-        if (d) ph[i] = d[i] * pi;
-    }
-}
-
-/* s = r - alpha v; sh = D s; returns s's */
-static double bicg_half(const solver *S, double alpha, const double *r, const double *v,
-                        double *s, double *sh)
-{
-    const int64_t n = S->n;
-    const double *d = S->inv_diag;
-    double part[SUM_CHUNKS];
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int k = 0; k < sum_chunks(n); k++) {
-        double ss = 0;
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-            const double si = r[i] - alpha * v[i];
-            s[i] = si;
-            if (d) sh[i] = d[i] * si;
-            ss += si * si;
-        }
-        part[k] = ss;
-    }
-    return in_order(n, part, 1, 0);
-}
-
-/* out = t's, t't */
-static void bicg_tdots(const solver *S, const double *t, const double *s, double out[2])
-{
-    const int64_t n = S->n;
-    double part[SUM_CHUNKS][2];
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int k = 0; k < sum_chunks(n); k++) {
-        double a = 0, c = 0;
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-            a += t[i] * s[i];
-            c += t[i] * t[i];
-        }
-        part[k][0] = a;
-        part[k][1] = c;
-    }
-    in_order_pairs(n, part, out);
-}
-
-/* x += alpha ph + omega sh; r = s - omega t; sums = r0'r, r'r over every
- * process (one reduction) */
-static void bicg_update(solver *S, double alpha, double omega, const double *ph, const double *sh,
-                        const double *s, const double *t, const double *r0, double *x, double *r,
-                        double sums[2])
-{
-    const int64_t n = S->n;
-    double part[SUM_CHUNKS][2];
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int k = 0; k < sum_chunks(n); k++) {
-        double a = 0, c = 0;
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-            x[i] = x[i] + alpha * ph[i] + omega * sh[i];
-            const double ri = s[i] - omega * t[i];
-            r[i] = ri;
-            a += r0[i] * ri;
-            c += ri * ri;
-        }
-        part[k][0] = a;
-        part[k][1] = c;
-    }
-    in_order_pairs(n, part, sums);
-    global_sum(S, sums, 2);
-}
-
-/* Right-preconditioned BiCGSTAB, the GPU's algorithm (bicgstab_gpu.cu):
- * three reductions an iteration -- r0'v; t's, t't with s's; r0'r with
- * r'r -- and four vector passes besides the products and the dot r0'v
- * (it was seven reductions and about twenty passes); the stop test on
- * s's comes with t = A sh's sums, as on the GPU.  The sums need no
- * scaling: the system is scaled so that ||b|| ~ 1.  w: 8 n
- * doubles. */
-static adia_status bicgstab(solver *S, const double *b, double *x, double *w)
-{
-    const int64_t n = S->n;
-    const int staged = S->M || S->inv_diag;   /* ph, sh apart from p, s */
-    double *r = w, *r0 = w + n, *p = w + 2 * n, *v = w + 3 * n, *s = w + 5 * n, *t = w + 7 * n;
-    double *ph = staged ? w + 4 * n : p, *sh = staged ? w + 6 * n : s;
-    ADIA_TRY(residual(S, b, x, r));
-    memcpy(r0, r, (size_t)n * sizeof *r0);
-    memset(p, 0, (size_t)n * sizeof *p);
-    memset(v, 0, (size_t)n * sizeof *v);
-    double rho = dot(S, r0, r), rr = rho, alpha = 1, omega = 1, beta = 0;
-    while (S->info->iterations < S->max_iter) {
-        if (check_residual(S, sqrt(rr))) return ADIA_OK;
-        if (rho == 0 || !isfinite(rho)) return stop(S, "breakdown: (r0, r) = %g", rho);
-        bicg_direction(S, beta, omega, r, v, p, ph);
-        if (S->M) ADIA_TRY(precondition(S, p, ph));
-        ADIA_TRY(apply(S, ph, v));
-        const double r0v = dot(S, r0, v);
-        if (r0v == 0 || !isfinite(r0v)) return stop(S, "breakdown: (r0, A p) = %g", r0v);
-        alpha = rho / r0v;
-        double sums[3];   /* t's, t't, s's */
-        sums[2] = bicg_half(S, alpha, r, v, s, sh);
-        S->info->iterations++;
-        if (S->M) ADIA_TRY(precondition(S, s, sh));
-        ADIA_TRY(apply(S, sh, t));
-        bicg_tdots(S, t, s, sums);
-        global_sum(S, sums, 3);
-        const int done = check_residual(S, sqrt(sums[2]));
-        if (done > 0) axpy(n, alpha, ph, x);
-        if (done) return ADIA_OK;
-        if (isinf(sums[1])) return stop(S, "breakdown: (t, t) overflowed");
-        omega = sums[1] > 0 ? sums[0] / sums[1] : 0;
-        double next[2];   /* r0'r, r'r */
-        bicg_update(S, alpha, omega, ph, sh, s, t, r0, x, r, next);
-        if (omega == 0 || !isfinite(omega)) return stop(S, "breakdown: omega = %g", omega);
-        beta = (next[0] / rho) * (alpha / omega);
-        rho = next[0];
-        rr = next[1];
-    }
-    check_residual(S, sqrt(rr));
-    return ADIA_OK;
 }
 
 /* Givens rotation (c, s) taking (a, b) to (r, 0); a, b finite. */
@@ -798,12 +780,12 @@ static double max_abs(const adia_csr *A)
     return big;
 }
 
-/* Doubles of workspace beside b / sb: CG 5 n, BiCGSTAB 8 n, GMRES (m + 2) n,
+/* Doubles of workspace beside b / sb: CG 5 n, BiCGSTAB 7 n, GMRES (m + 2) n,
  * flexible GMRES (2 m + 1) n. */
 static int64_t workspace_vectors(const solver *S, adia_solver method)
 {
     if (method == ADIA_SOLVE_GMRES && S->M && S->M->ops->varies) return 2 * (int64_t)S->restart + 1;
-    return method == ADIA_SOLVE_CG ? 5 : method == ADIA_SOLVE_BICGSTAB ? 8 : S->restart + 2;
+    return method == ADIA_SOLVE_CG ? 5 : method == ADIA_SOLVE_BICGSTAB ? 7 : S->restart + 2;
 }
 
 /* The CPU methods, restarts as said above, on bs (= b / sb); w: workspace. */
@@ -815,8 +797,7 @@ static adia_status run_cpu(solver *S, adia_solver method, const double *bs, doub
     int said = 0;
     for (int restart = 0; s == ADIA_OK; restart++) {
         snprintf(info->stop, sizeof info->stop, "iteration limit reached");
-        s = method == ADIA_SOLVE_CG ? cg(S, bs, x, w)
-            : method == ADIA_SOLVE_BICGSTAB ? bicgstab(S, bs, x, w) : gmres(S, bs, x, w);
+        s = method == ADIA_SOLVE_GMRES ? gmres(S, bs, x, w) : krylov(S, method, bs, x, w);
         if (s == ADIA_OK) s = residual(S, bs, x, r);
         if (s != ADIA_OK) break;
         const double rnorm = nrm2(S, r);

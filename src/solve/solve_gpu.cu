@@ -271,6 +271,30 @@ adia_status k_cg_step(void *run)
     return cg_step_kernels(*(solve_run<T> *)run);
 }
 
+template <typename T>
+adia_status k_bicg_start(void *run)
+{
+    return bicg_start_kernels(*(solve_run<T> *)run);
+}
+
+template <typename T>
+adia_status k_bicg_direction(void *run)
+{
+    return bicg_direction_kernels(*(solve_run<T> *)run);
+}
+
+template <typename T>
+adia_status k_bicg_half(void *run)
+{
+    return bicg_half_kernels(*(solve_run<T> *)run);
+}
+
+template <typename T>
+adia_status k_bicg_update(void *run)
+{
+    return bicg_update_kernels(*(solve_run<T> *)run);
+}
+
 } // namespace
 
 template <typename T>
@@ -278,7 +302,11 @@ const solve_kernels *gpu_kernels()
 {
     static const solve_kernels k = {.residual = k_residual<T>, .precond = k_precond<T>,
                                     .product_sums = k_product_sums<T>,
-                                    .cg_start = k_cg_start<T>, .cg_step = k_cg_step<T>};
+                                    .cg_start = k_cg_start<T>, .cg_step = k_cg_step<T>,
+                                    .bicg_start = k_bicg_start<T>,
+                                    .bicg_direction = k_bicg_direction<T>,
+                                    .bicg_half = k_bicg_half<T>,
+                                    .bicg_update = k_bicg_update<T>};
     return &k;
 }
 
@@ -300,12 +328,8 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     if (R.a->method == ADIA_SOLVE_GMRES) return gm_begin_cycle(R);
     /* products replayed after a stop added to the sums unread */
     ADIA_CUDA_TRY(cudaMemsetAsync(R.w.dots.out, 0, SOLVE_NDOT * sizeof(double), R.w.stream));
-    if (R.a->method == ADIA_SOLVE_CG) {
-        ADIA_TRY(adia__cg_begin(&R.method));
-    } else {
-        ADIA_TRY(residual(R));
-        ADIA_TRY(bicg_begin(R));
-    }
+    ADIA_TRY(R.a->method == ADIA_SOLVE_CG ? adia__cg_begin(&R.method)
+                                          : adia__bicg_begin(&R.method));
     return adia_cuda_check(cudaGetLastError(), "GPU solver start");
 }
 

@@ -163,6 +163,10 @@ T *vec(solve_run<T> &R, solve_vec v)
     case SV_Q: return R.q;
     case SV_S: return R.s;
     case SV_U: return R.u;
+    case SV_R0: return R.r0;
+    case SV_PH: return R.ph;
+    case SV_SH: return R.sh;
+    case SV_T: return R.t;
     default: return nullptr;
     }
 }
@@ -245,10 +249,11 @@ template <typename T> kernel_list cg_kernels();
 /* solve_gpu.cu: the GPU's table of kernels (method.h) for vectors of T. */
 template <typename T> const solve_kernels *gpu_kernels();
 
-/* bicgstab_gpu.cu: *_begin after r = b - A x (the state's reset, the
- * first test); *_iteration: one iteration's kernels. */
-template <typename T> adia_status bicg_begin(solve_run<T> &R);
-template <typename T> adia_status bicg_iteration(solve_run<T> &R);
+/* bicgstab_gpu.cu: the GPU's bicg_start, _direction, _half, _update. */
+template <typename T> adia_status bicg_start_kernels(solve_run<T> &R);
+template <typename T> adia_status bicg_direction_kernels(solve_run<T> &R);
+template <typename T> adia_status bicg_half_kernels(solve_run<T> &R);
+template <typename T> adia_status bicg_update_kernels(solve_run<T> &R);
 template <typename T> kernel_list bicg_kernels();
 
 /* gmres_gpu.cu: a cycle's start (r = b - A x included), one Arnoldi step

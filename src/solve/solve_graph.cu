@@ -16,7 +16,7 @@ adia_status iteration(solve_run<T> &R)
     } else if (R.a->method == ADIA_SOLVE_CG) {
         ADIA_TRY(adia__cg_iteration(&R.method));
     } else {
-        ADIA_TRY(bicg_iteration(R));
+        ADIA_TRY(adia__bicg_iteration(&R.method));
     }
     return adia_cuda_check(cudaGetLastError(), "GPU solver iteration");
 }
