@@ -4,7 +4,8 @@
  * Smoothers (what the cycle's kernels do with s, lmax, lmin):
  *  - Chebyshev: s = 1/a_ii, the polynomial in D^-1 A of the given degree
  *    that is least on [lmin, lmax] (Saad, Iterative Methods, Alg. 12.1);
- *    lmax = 1.1 x an estimate of lambda_max(D^-1 A), lmin = lmax / 5.
+ *    lmax = 1.1 x an estimate of lambda_max(D^-1 A) (level 0: at most
+ *    its Gershgorin bound, which it is once certified), lmin = lmax / 5.
  *    The smoother targets the upper part of the spectrum; hypre's default
  *    fraction 0.3 puts lmin at lmax / 3.3, PETSc's default bounds (0.1,
  *    1.1) x the estimate at lmax / 11, Ifpack2's ratio at lmax / 30.
@@ -43,54 +44,90 @@
  * degree 2: |T_2| reaches T_2(1.5) = 3.5 there) and 1.17 lmax (Jacobi);
  * Lanczos steps would tighten it (a later step).  (Those figures are from
  * a sequential xorshift start; the hash start shared with the device
- * set-up gives 1.820 / 1.826 / 1.835, within 1%: 2026-11-27.) */
-adia_status adia__mg_estimate(const mg_stencil *S, double *est)
+ * set-up gives 1.820 / 1.826 / 1.835, within 1%: 2026-11-27.)  Level 0
+ * first takes up to MG_CHECKER_STEPS from the checkerboard, and stops as
+ * soon as Gershgorin's bound certifies the quotient (mg.h); the hash's
+ * steps follow only where it did not. */
+adia_status adia__mg_estimate(const mg_stencil *S, int fine, mg_estimate *e)
 {
-    return adia__mg_estimate_slab(S, 0, 0, S->rows, NULL, 0, est);
+    return adia__mg_estimate_slab(S, 0, 0, S->rows, NULL, 0, fine, e);
+}
+
+double adia__mg_gershgorin(const mg_stencil *S, int64_t r0, int64_t r1)
+{
+    double g = 0;
+    for (int64_t i = r0; i < r1; i++) g = fmax(g, mg_row_gershgorin(S, i));
+    return g;
+}
+
+/* v = the start of the global rows origin + i: the checkerboard or the hash. */
+static void start(const mg_stencil *S, int64_t origin, int checker, double *v)
+{
+    for (int64_t i = 0; i < S->rows; i++)
+        v[i] = checker ? mg_checker_value(origin + i, S->n[0], S->n[1])
+                       : mg_start_value(origin + i);
+}
+
+/* One power step v <- D^-1 A v / |D^-1 A v|: its quotient into e (steps
+ * counted); *end 1 where the steps end here -- D^-1 A v zero or not finite
+ * (the quotient stands as it is: the bounds refuse it) or certified. */
+static adia_status step(const mg_stencil *S, int64_t r0, int64_t r1, const adia_slab_comm *c,
+                        int level, double *v, double *w, mg_estimate *e, int *end)
+{
+    const double *diag = S->coef[mg_point(0, 0, 0)];
+    adia__mg_stencil_apply(S, v, w);
+    double sum[3] = {0, 0, 0};   /* v'Av, v'Dv, w'w (w = D^-1 A v) over rows r0..r1 */
+    for (int64_t i = 0; i < S->rows; i++) {
+        const int own = i >= r0 && i < r1;
+        if (own) sum[0] += v[i] * w[i], sum[1] += v[i] * diag[i] * v[i];
+        w[i] /= diag[i];
+        if (own) sum[2] += w[i] * w[i];
+    }
+    if (c) c->sum(c->ctx, sum, 3);
+    e->q = sum[0] / sum[1];
+    e->steps++;
+    *end = !(sum[2] > 0) || !isfinite(sum[2]) || mg_certified(e->q, e->bound);
+    if (*end) return ADIA_OK;
+    const double scale = 1 / sqrt(sum[2]);
+    for (int64_t i = 0; i < S->rows; i++) v[i] = w[i] * scale;
+    /* the next step reads v's ghost planes */
+    return c ? c->agree(c->ctx, c->exchange(c->ctx, level, v, 0, NULL)) : ADIA_OK;
 }
 
 adia_status adia__mg_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
-                                   const adia_slab_comm *c, int level, double *est)
+                                   const adia_slab_comm *c, int level, int fine, mg_estimate *e)
 {
-    const int64_t n = S->rows;
-    const double *diag = S->coef[mg_point(0, 0, 0)];
-    double *v = adia__alloc((size_t)n + 1, sizeof *v, "mg eigenvalue estimate");
-    double *w = adia__alloc((size_t)n + 1, sizeof *w, "mg eigenvalue estimate");
+    double *v = adia__alloc((size_t)S->rows + 1, sizeof *v, "mg eigenvalue estimate");
+    double *w = adia__alloc((size_t)S->rows + 1, sizeof *w, "mg eigenvalue estimate");
     adia_status s = v && w ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     if (c) s = c->agree(c->ctx, s);
-    *est = 0;
-    if (s == ADIA_OK) {
-        for (int64_t i = 0; i < n; i++) v[i] = mg_start_value(origin + i);
-        for (int k = 0; k < MG_POWER_STEPS && s == ADIA_OK; k++) {
-            adia__mg_stencil_apply(S, v, w);
-            double sum[3] = {0, 0, 0};   /* v'Av, v'Dv, w'w (w = D^-1 A v) over rows r0..r1 */
-            for (int64_t i = 0; i < n; i++) {
-                const int own = i >= r0 && i < r1;
-                if (own) sum[0] += v[i] * w[i], sum[1] += v[i] * diag[i] * v[i];
-                w[i] /= diag[i];
-                if (own) sum[2] += w[i] * w[i];
-            }
-            if (c) c->sum(c->ctx, sum, 3);
-            *est = sum[0] / sum[1];
-            if (!(sum[2] > 0) || !isfinite(sum[2])) break;
-            const double scale = 1 / sqrt(sum[2]);
-            for (int64_t i = 0; i < n; i++) v[i] = w[i] * scale;
-            /* the next step reads v's ghost planes */
-            if (c) s = c->agree(c->ctx, c->exchange(c->ctx, level, v, 0, NULL));
-        }
+    *e = (mg_estimate){0, 0, 0};
+    if (fine && s == ADIA_OK) {   /* every process's largest (all get the same) */
+        e->bound = adia__mg_gershgorin(S, r0, r1);
+        if (c) c->max(c->ctx, &e->bound, 1);
+    }
+    int end = 0;
+    /* the checkerboard's few steps (level 0), then, unless they ended, the hash's */
+    for (int checker = fine; checker >= 0 && !end && s == ADIA_OK; checker--) {
+        start(S, origin, checker, v);
+        const int steps = checker ? MG_CHECKER_STEPS : MG_POWER_STEPS;
+        for (int k = 0; k < steps && !end && s == ADIA_OK; k++)
+            s = step(S, r0, r1, c, level, v, w, e, &end);
     }
     free(v);
     free(w);
     return s;
 }
 
-adia_status adia__mg_bounds(double est, int64_t rows, double *lmax, double *lmin)
+adia_status adia__mg_bounds(const mg_estimate *e, int64_t rows, double *lmax, double *lmin)
 {
-    if (!(est > 0) || !isfinite(est))
+    if (!(e->q > 0) || !isfinite(e->q))
         return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: a level of %lld rows has "
                           "Rayleigh quotient v'Av / v'Dv = %g: A is not positive definite",
-                          (long long)rows, est);
-    *lmax = LMAX_SAFETY * est;
+                          (long long)rows, e->q);
+    /* q <= lambda_max <= G: where 1.1 q bounds lambda_max, so does the
+     * lesser of the two (and certified, 1.1 q > G: G itself) */
+    *lmax = e->bound > 0 ? fmin(LMAX_SAFETY * e->q, e->bound) : LMAX_SAFETY * e->q;
     *lmin = *lmax / CHEB_RATIO;
     return ADIA_OK;
 }
@@ -100,13 +137,12 @@ double adia__mg_jacobi_omega(double lmax)
     return JACOBI_OMEGA_LMAX / lmax;
 }
 
-adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
-                                    double *lmax, double *lmin)
+adia_status adia__mg_smoother_setup(const mg_stencil *S, int fine, mg_smoother kind, double *s,
+                                    mg_level *L)
 {
-    double est;
-    ADIA_TRY(adia__mg_estimate(S, &est));
-    ADIA_TRY(adia__mg_bounds(est, S->rows, lmax, lmin));
-    adia__mg_smoother_scale(S, kind, *lmax, s);
+    ADIA_TRY(adia__mg_estimate(S, fine, &L->est));
+    ADIA_TRY(adia__mg_bounds(&L->est, S->rows, &L->lmax, &L->lmin));
+    adia__mg_smoother_scale(S, kind, L->lmax, s);
     return ADIA_OK;
 }
 
