@@ -116,7 +116,7 @@ static void check_smoother(const char *what, int l, const mg_stencil *d, const m
         mg_level L = {.rows = n};
         CHECK_OK(adia__mg_smoother_setup(h, l == 0, (mg_smoother)k, sh, &L));
         void *s = NULL;
-        CHECK_OK(adia__mg_gpu_scaling(d, (mg_smoother)k, adia__mg_jacobi_omega(L.lmax),
+        CHECK_OK(adia__mg_gpu_scaling(d, (mg_smoother)k, adia__mg_jacobi_omega(h, L.lmax),
                                       ADIA_DOUBLE, &s));
         if (s && test_gpu_download(sd, s, n, 0) == 0)
             CHECK(test_rel_err(sd, sh, n) < 1e-12, "%s level %d smoother %d: error %g", what, l,

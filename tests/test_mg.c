@@ -536,17 +536,12 @@ static double stationary_factor(adia_plan *P, adia_precond *M, int cycles)
     return pow(rk / r1, 1.0 / (cycles - 1));
 }
 
-/* lap2d5 with Jacobi: 0.14 while lmax was 1.1 x a 10-step estimate, 4%
- * above lambda_max; 0.21 since level 0's lmax is Gershgorin's certified 2
- * (omega lambda_max = 1.7, the 3D 7-point weight; 2D 5-point's is 1.6),
- * with PCG's iterations unchanged (6 on lap2d5:129x100 and :256, CPU,
- * 2026-11-27). */
 static void test_convergence_factor(void)
 {
     static const struct { const char *spec; const char *smoother; char cycle; double max; } c[] = {
         {"lap3d7:33", NULL, 'v', 0.2},        {"lap3d7:33", "jacobi", 'v', 0.2},
         {"lap3d7:33", "l1jacobi", 'v', 0.4}, {"lap3d7:33", NULL, 'w', 0.2},
-        {"lap2d5:129", NULL, 'v', 0.2},       {"lap2d5:129x100", "jacobi", 'v', 0.25},
+        {"lap2d5:129", NULL, 'v', 0.2},       {"lap2d5:129x100", "jacobi", 'v', 0.2},
         {"lap3d27:25", NULL, 'v', 0.2},       {"lap3d7:31x20x17", NULL, 'v', 0.2},
         {"lap3d7:65", NULL, 'w', 0.2},        {"lap3d7:65", "jacobi", 'w', 0.2},
     };

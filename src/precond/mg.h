@@ -556,7 +556,7 @@ adia_status adia__mg_estimate_slab(const mg_stencil *S, int64_t origin, int64_t 
  * positive: the error that A is not positive definite); the Jacobi weight
  * of lmax. */
 adia_status adia__mg_bounds(const mg_estimate *e, int64_t rows, double *lmax, double *lmin);
-double adia__mg_jacobi_omega(double lmax);
+double adia__mg_jacobi_omega(const mg_stencil *S, double lmax);
 /* The inverse of the dense matrix of S (rows^2 host doubles, row-major):
  * Cholesky, else (*spd = 0) LU with partial pivoting; singular: error. */
 adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd);

@@ -163,7 +163,8 @@ static adia_status smoother(mg_state *S, int l, const mg_stencil *st)
     S->setup.bytes += ((L->est.steps + fine) * (double)(points + 2) + 1) * (double)L->rows * 8.0 +
                       (double)L->rows * (points * 8.0 + (double)adia_value_size(S->vtype));
     ADIA_TRY(adia__mg_bounds(&L->est, L->rows, &L->lmax, &L->lmin));
-    return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype, &L->s);
+    return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(st, L->lmax), S->vtype,
+                                &L->s);
 }
 
 /* The coarsest level: its stencil to the host, the inverse uploaded. */

@@ -348,8 +348,8 @@ static adia_status smoother(mg_state *S, int l, const mg_stencil *st)
         st, L->zs * plane, r0, r1, S->slab, l, mg_fine_estimate(S, l), &L->est));
     ADIA_TRY(adia__mg_bounds(&L->est, plane * L->nz, &L->lmax, &L->lmin));
     if (S->device)
-        return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype,
-                                    &L->s);
+        return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(st, L->lmax),
+                                    S->vtype, &L->s);
     double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
     if (!sc) return ADIA_ERR_NO_MEMORY;
     adia__mg_smoother_scale(st, S->smoother, L->lmax, sc);

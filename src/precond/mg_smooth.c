@@ -14,10 +14,15 @@
  *    0.24 / 0.56 at ratios 4 / 5 / 7 / 10 / 30 (degree 3: 0.06 / 0.045 /
  *    0.05 / 0.08 / 0.33): a low degree needs a narrow interval, and
  *    degree 2 at ratio 5 reduces the residual most per product;
- *  - weighted Jacobi: s = omega / a_ii with omega lmax = 1.7: the classical
- *    best smoothing weights, 4/5 (2D 5-point) and 6/7 (3D 7-point), are
- *    omega lambda_max = 1.6 and 1.7; measured on lap3d7:33 (V(2,2)) 0.28 /
- *    0.24 / 0.21 / 0.19 / 0.30 at omega lmax = 4/3 / 1.5 / 1.6 / 1.7 / 1.8;
+ *  - weighted Jacobi: s = omega / a_ii with omega lmax = 4/3, 1.6, 1.7 in
+ *    1, 2, 3 directions coupled: the classical best smoothing weights, 2/3
+ *    (1D), 4/5 (2D 5-point) and 6/7 (3D 7-point), are omega lambda_max =
+ *    4/3, 1.6 and 1.71; measured on lap3d7:33 (V(2,2)) 0.28 / 0.24 / 0.21
+ *    / 0.19 / 0.30 at omega lmax = 4/3 / 1.5 / 1.6 / 1.7 / 1.8, and 0.206
+ *    at 12/7.  One weight for every dimension (1.7) was right while level
+ *    0's lmax sat 4% above lambda_max; at its certified bound (=
+ *    lambda_max on the Laplacians) lap2d5:129x100 took 0.21 a cycle with
+ *    it, 0.11 with 1.6 (CPU, 2026-11-27);
  *  - L1-Jacobi: s = 1 / sum_j |a_ij| (Baker, Falgout, Kolev, Yang, SISC
  *    2011: convergent for any SPD A, no weight to choose).
  * Each is a symmetric operator (D^-1/2 p(D^-1/2 A D^-1/2) D^-1/2), so the
@@ -31,7 +36,6 @@
 
 #define LMAX_SAFETY 1.1
 #define CHEB_RATIO 5.0         /* lmin = lmax / 5: measured, see above   */
-#define JACOBI_OMEGA_LMAX 1.7  /* omega lmax: measured, see above        */
 
 /* The estimate (adia__mg_estimate): Rayleigh quotients v'Av / v'Dv of a
  * power iteration on D^-1 A (from mg_start_value, pseudo-random in
@@ -132,9 +136,22 @@ adia_status adia__mg_bounds(const mg_estimate *e, int64_t rows, double *lmax, do
     return ADIA_OK;
 }
 
-double adia__mg_jacobi_omega(double lmax)
+/* The best smoothing weight of the d-dimensional Laplacian (see above), d
+ * the grid directions the stencil couples: the same on every process of
+ * a slab and on the device. */
+double adia__mg_jacobi_omega(const mg_stencil *S, double lmax)
 {
-    return JACOBI_OMEGA_LMAX / lmax;
+    int axis[3] = {0, 0, 0};
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                if (S->coef[mg_point(dx, dy, dz)]) {
+                    axis[0] |= dx != 0;
+                    axis[1] |= dy != 0;
+                    axis[2] |= dz != 0;
+                }
+    static const double omega_lmax[4] = {4.0 / 3, 4.0 / 3, 1.6, 1.7};
+    return omega_lmax[axis[0] + axis[1] + axis[2]] / lmax;
 }
 
 adia_status adia__mg_smoother_setup(const mg_stencil *S, int fine, mg_smoother kind, double *s,
@@ -149,7 +166,7 @@ adia_status adia__mg_smoother_setup(const mg_stencil *S, int fine, mg_smoother k
 void adia__mg_smoother_scale(const mg_stencil *S, mg_smoother kind, double lmax, double *s)
 {
     const double *diag = S->coef[mg_point(0, 0, 0)];
-    const double omega = adia__mg_jacobi_omega(lmax);
+    const double omega = adia__mg_jacobi_omega(S, lmax);
     for (int64_t i = 0; i < S->rows; i++) {
         if (kind == MG_L1JACOBI) {
             double sum = 0;
