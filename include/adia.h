@@ -1143,6 +1143,9 @@ typedef struct adia_slab_comm {
     /* v[0..count) (host) summed over the processes, in place */
     void (*sum)(void *ctx, double *v, int count);
     void (*sum_u64)(void *ctx, uint64_t *v, int count);
+    /* v[0..count) (host) the largest over the processes, in place (the
+     * finest level's Gershgorin bound: a max, which no sum gives) */
+    void (*max)(void *ctx, double *v, int count);
     /* The status every process goes on with (an error of any, on all). */
     adia_status (*agree)(void *ctx, adia_status s);
     /* Level `level`'s layout, once at set-up before its exchanges or

@@ -5,9 +5,10 @@
  * copied), every level's couplings (the coarsening rule's input: equal
  * integers, so the same directions halve; aniso3d coarsens xy, aniso3d
  * with z strong z alone), every Galerkin level (1e-14 relative to the level's
- * largest coefficient), the eigenvalue estimate (1e-12), the smoothers'
- * scaling, each level's DIA plan against the host stencil's product; float
- * plans against the host twin of the float-rounded matrix; the errors of
+ * largest coefficient), the eigenvalue estimate (1e-12; level 0's bound and
+ * steps exactly, also through the slab callbacks), the smoothers' scaling,
+ * each level's DIA plan against the host stencil's product; float plans
+ * against the host twin of the float-rounded matrix; the errors of
  * a matrix off its grid and of a zero diagonal word for word the host's;
  * explain says where the set-up ran. */
 #include "testutil.h"
@@ -76,21 +77,47 @@ static void check_plan(const char *what, int l, const mg_stencil *d, const mg_st
     adia_plan_destroy(P);
 }
 
-/* The estimate and every smoother's scaling of one level. */
+/* One process's slab callbacks (the estimate's: sums and max as they are,
+ * no ghost planes to fill). */
+static void one_sum(void *ctx, double *v, int count) { (void)ctx, (void)v, (void)count; }
+static adia_status one_agree(void *ctx, adia_status s) { (void)ctx; return s; }
+static adia_status one_exchange(void *ctx, int level, double *v, int device, void *stream)
+{
+    (void)ctx, (void)level, (void)v, (void)device, (void)stream;
+    return ADIA_OK;
+}
+static const adia_slab_comm one = {.sum = one_sum, .max = one_sum, .agree = one_agree,
+                                   .exchange = one_exchange};
+
+/* Device estimate e against the host's h: the quotient to rounding (the
+ * sums' order), the bound and the steps exactly. */
+static void same_estimate(const char *what, int l, const char *how, const mg_estimate *e,
+                          const mg_estimate *h)
+{
+    CHECK(fabs(e->q - h->q) <= 1e-12 * fabs(h->q) && e->bound == h->bound &&
+              e->steps == h->steps, "%s level %d%s: estimate %.17g, bound %.17g, %d steps "
+          "(device), %.17g, %.17g, %d (host)", what, l, how, e->q, e->bound, e->steps, h->q,
+          h->bound, h->steps);
+}
+
+/* The estimate (alone and through the slab callbacks: level 0 from the
+ * checkerboard) and every smoother's scaling of one level. */
 static void check_smoother(const char *what, int l, const mg_stencil *d, const mg_stencil *h)
 {
-    double ed, eh;
-    CHECK_OK(adia__mg_gpu_estimate(d, 1, &ed));
-    CHECK_OK(adia__mg_estimate(h, &eh));
-    CHECK(fabs(ed - eh) <= 1e-12 * fabs(eh), "%s level %d: estimate %.17g (device) %.17g (host)",
-          what, l, ed, eh);
+    mg_estimate ed, eh, es;
+    CHECK_OK(adia__mg_gpu_estimate(d, 1, l == 0, &ed));
+    CHECK_OK(adia__mg_estimate(h, l == 0, &eh));
+    same_estimate(what, l, "", &ed, &eh);
+    CHECK_OK(adia__mg_gpu_estimate_slab(d, 0, 0, h->rows, &one, l, l == 0, &es));
+    same_estimate(what, l, " (slab)", &es, &eh);
     const int64_t n = h->rows;
-    double *sh = malloc(n * sizeof *sh), *sd = malloc(n * sizeof *sd), lmax, lmin;
+    double *sh = malloc(n * sizeof *sh), *sd = malloc(n * sizeof *sd);
     for (int k = 0; k < 3; k++) {
-        CHECK_OK(adia__mg_smoother_setup(h, (mg_smoother)k, sh, &lmax, &lmin));
+        mg_level L = {.rows = n};
+        CHECK_OK(adia__mg_smoother_setup(h, l == 0, (mg_smoother)k, sh, &L));
         void *s = NULL;
-        CHECK_OK(adia__mg_gpu_scaling(d, (mg_smoother)k, adia__mg_jacobi_omega(lmax), ADIA_DOUBLE,
-                                      &s));
+        CHECK_OK(adia__mg_gpu_scaling(d, (mg_smoother)k, adia__mg_jacobi_omega(h, L.lmax),
+                                      ADIA_DOUBLE, &s));
         if (s && test_gpu_download(sd, s, n, 0) == 0)
             CHECK(test_rel_err(sd, sh, n) < 1e-12, "%s level %d smoother %d: error %g", what, l,
                   k, test_rel_err(sd, sh, n));
@@ -170,13 +197,12 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
         levels++;
     }
     /* every level's estimate at once (streams of their own): each the host's */
-    double ea[MG_MAX_LEVELS];
-    CHECK_OK(adia__mg_gpu_estimate(d, levels, ea));
+    mg_estimate ea[MG_MAX_LEVELS];
+    CHECK_OK(adia__mg_gpu_estimate(d, levels, 1, ea));
     for (int l = 0; l < levels; l++) {
-        double eh;
-        CHECK_OK(adia__mg_estimate(&h[l], &eh));
-        CHECK(fabs(ea[l] - eh) <= 1e-12 * fabs(eh), "%s level %d of %d at once: estimate %.17g "
-              "(device) %.17g (host)", what, l, levels, ea[l], eh);
+        mg_estimate eh;
+        CHECK_OK(adia__mg_estimate(&h[l], l == 0, &eh));
+        same_estimate(what, l, " (all levels at once)", &ea[l], &eh);
     }
     printf("%s: %d levels, largest stencil difference %.3g (relative), finest stencil %s\n",
            what, levels, worst, d[0].block ? "copied" : "the plan's diagonals");

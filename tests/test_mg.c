@@ -647,6 +647,7 @@ static void test_pcg(void)
 /* adia_slab_comm's callbacks for the refusals below (never called). */
 static void no_sum(void *ctx, double *v, int count) { (void)ctx, (void)v, (void)count; }
 static void no_sum_u64(void *ctx, uint64_t *v, int count) { (void)ctx, (void)v, (void)count; }
+static void no_max(void *ctx, double *v, int count) { (void)ctx, (void)v, (void)count; }
 static adia_status no_agree(void *ctx, adia_status s) { (void)ctx; return s; }
 static adia_status no_layout(void *ctx, int level, int64_t plane, int64_t nz, int64_t z0,
                              int64_t z1, int64_t zs, int64_t ze)
@@ -675,8 +676,8 @@ static void test_slab_refused(void)
     adia_plan *P = A ? cpu_plan(A) : NULL;
     if (!P) return;
     adia_slab_comm c = {.nz = 8, .z0 = 0, .z1 = 8, .zs = 0, .ghosts = 3, .sum = no_sum,
-                        .sum_u64 = no_sum_u64, .agree = no_agree, .layout = no_layout,
-                        .exchange = no_exchange, .gather = no_gather};
+                        .sum_u64 = no_sum_u64, .max = no_max, .agree = no_agree,
+                        .layout = no_layout, .exchange = no_exchange, .gather = no_gather};
     adia_precond_options o;
     adia_precond_options_default(&o);
     o.slab = &c;
@@ -686,6 +687,9 @@ static void test_slab_refused(void)
     c.gather = NULL;
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "a slab callback is NULL");
     c.gather = no_gather;
+    c.max = NULL;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "a slab callback is NULL");
+    c.max = no_max;
     c.ghosts = 1;
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "slab ghosts 1: 2 to 8");
     c.ghosts = 3;
@@ -727,6 +731,21 @@ static adia_status one_gather(void *ctx, int level, const double *v, double *all
     return ADIA_OK;
 }
 
+/* The finest level's estimate through the slab callbacks (its own, or its
+ * gathered mg's where level 0 went whole to it) is plain mg's, bit for bit:
+ * the same start, sums, bound and steps. */
+static void same_finest_bound(const adia_precond *M, const adia_precond *S, const char *spec)
+{
+    const mg_state *m = M->impl, *s = S->impl;
+    if (s->nlev == 1) s = s->inner->impl;
+    const mg_level *a = &m->lev[0], *b = &s->lev[0];
+    CHECK(a->lmax == b->lmax && a->est.q == b->est.q && a->est.bound == b->est.bound &&
+              a->est.steps == b->est.steps && a->est.bound > 0,
+          "%s: level 0 lmax %.17g (q %.17g, bound %g, %d steps), through the slab callbacks "
+          "%.17g (q %.17g, bound %g, %d steps)", spec, a->lmax, a->est.q, a->est.bound,
+          a->est.steps, b->lmax, b->est.q, b->est.bound, b->est.steps);
+}
+
 /* mg given a slab comm on one process (its slab the whole grid nx x ny x
  * nz): z = M r equals plain mg's, the levels above gather rows built slab
  * by slab (ADIA_MG_GATHER_ROWS), the rest by the gathered level's mg. */
@@ -739,8 +758,9 @@ static void test_slab_one_process(const char *spec, const int grid[3], const cha
     one_slab ctx;
     memset(&ctx, 0, sizeof ctx);
     adia_slab_comm c = {.nz = grid[2], .z0 = 0, .z1 = grid[2], .zs = 0, .ghosts = 3,
-                        .ctx = &ctx, .sum = no_sum, .sum_u64 = no_sum_u64, .agree = no_agree,
-                        .layout = one_layout, .exchange = no_exchange, .gather = one_gather};
+                        .ctx = &ctx, .sum = no_sum, .sum_u64 = no_sum_u64, .max = no_max,
+                        .agree = no_agree, .layout = one_layout, .exchange = no_exchange,
+                        .gather = one_gather};
     adia_precond_options o;
     adia_precond_options_default(&o);
     o.kind = "mg";
@@ -765,6 +785,7 @@ static void test_slab_one_process(const char *spec, const int grid[3], const cha
         CHECK(e <= 1e-13 * m && test_contains(text, "gathered onto every process"),
               "%s, one process's slab (gather at %s rows): M r differs by %g of %g\n%s", spec,
               gather, e, m, text);
+        same_finest_bound(M, S, spec);
     }
     free(r), free(z), free(zs);
     adia_precond_destroy(S);

@@ -3,7 +3,9 @@
  * offsets and a bad-row callback), the distinct offsets of a format's
  * list, the shared start vector, the host estimate it feeds (a bound from
  * below of lambda_max(D^-1 A) on the 1D Laplacian, whose value is known),
- * the bounds' error, and the fall-back of a plan the device reader cannot
+ * the finest level's from the checkerboard (certified by Gershgorin's
+ * bound on the Laplacians, the hash's where not: lap3d27), the bounds'
+ * error, and the fall-back of a plan the device reader cannot
  * take (a CPU build or a CPU plan: the host set-up, which explain names). */
 #include "testutil.h"
 
@@ -90,17 +92,74 @@ static void test_estimate(void)
     mg_stencil S = {.n = {n, 1, 1}, .rows = n};
     for (int p = 12; p <= 14; p++) S.coef[p] = malloc(n * sizeof(double));
     for (int i = 0; i < n; i++) S.coef[12][i] = S.coef[14][i] = -1, S.coef[13][i] = 2;
-    double est;
-    CHECK_OK(adia__mg_estimate(&S, &est));
+    mg_estimate e;
+    CHECK_OK(adia__mg_estimate(&S, 0, &e));
     const double exact = 1 + cos(3.14159265358979323846 / (n + 1));
-    printf("1D Laplacian of %d points: estimate %.6f, lambda_max %.6f\n", n, est, exact);
-    CHECK(est <= exact * (1 + 1e-12) && est > 0.85 * exact, "estimate %g of %g", est, exact);
+    printf("1D Laplacian of %d points: estimate %.6f, lambda_max %.6f\n", n, e.q, exact);
+    CHECK(e.q <= exact * (1 + 1e-12) && e.q > 0.85 * exact && e.bound == 0 &&
+              e.steps == MG_POWER_STEPS, "estimate %g of %g, bound %g, %d steps", e.q, exact,
+          e.bound, e.steps);
     double lmax, lmin;
-    CHECK_OK(adia__mg_bounds(est, n, &lmax, &lmin));
-    CHECK(fabs(lmax - 1.1 * est) < 1e-15 && fabs(lmin - lmax / 5) < 1e-15, "bounds");
-    CHECK_ERR(adia__mg_bounds(-0.5, n, &lmax, &lmin), ADIA_ERR_INVALID_ARG,
+    CHECK_OK(adia__mg_bounds(&e, n, &lmax, &lmin));
+    CHECK(fabs(lmax - 1.1 * e.q) < 1e-15 && fabs(lmin - lmax / 5) < 1e-15, "bounds");
+    /* the finest level's: the checkerboard, certified by Gershgorin's 2 */
+    CHECK_OK(adia__mg_estimate(&S, 1, &e));
+    CHECK_OK(adia__mg_bounds(&e, n, &lmax, &lmin));
+    printf("  from the checkerboard: %.6f after %d steps, bound %g: lmax %g\n", e.q, e.steps,
+           e.bound, lmax);
+    CHECK(e.bound == 2 && mg_certified(e.q, e.bound) && e.steps <= MG_CHECKER_STEPS &&
+              lmax == 2 && e.q <= exact * (1 + 1e-12), "checkerboard: %g, bound %g, %d steps",
+          e.q, e.bound, e.steps);
+    e = (mg_estimate){-0.5, 0, 1};
+    CHECK_ERR(adia__mg_bounds(&e, n, &lmax, &lmin), ADIA_ERR_INVALID_ARG,
               "Rayleigh quotient v'Av / v'Dv = -0.5: A is not positive definite");
     adia__mg_stencil_free(&S);
+}
+
+/* The finest level's estimate of a generated matrix: its stencil, the
+ * estimate (fine or not), the bounds. */
+static int finest_estimate(const char *spec, int fine, mg_estimate *e, double *lmax)
+{
+    adia_matrix *A = test_generate(spec);
+    mg_stencil S = {0};
+    int32_t n[3];
+    const int zero[3] = {0, 0, 0};
+    double lmin;
+    adia_status s = A ? adia__mg_grid(&A->csr, zero, n) : ADIA_ERR_INVALID_ARG;
+    if (s == ADIA_OK) s = adia__mg_stencil_from_csr(&A->csr, n, &S);
+    if (s == ADIA_OK) s = adia__mg_estimate(&S, fine, e);
+    if (s == ADIA_OK) s = adia__mg_bounds(e, S.rows, lmax, &lmin);
+    CHECK(s == ADIA_OK, "%s: %s", spec, adia_last_error());
+    adia__mg_stencil_free(&S);
+    adia_matrix_destroy(A);
+    return s == ADIA_OK;
+}
+
+/* lap3d7 (lambda_max(D^-1 A) = 1 + cos(pi / (n + 1))): certified within
+ * the checkerboard's steps, lmax = G = 2 >= lambda_max.  lap3d27 (its top
+ * mode alternates along one direction only, 1 + 10/26 cos-terms: about
+ * 1.37 at 17 points, G = 2): never certified, so the hash's steps decide,
+ * the coarse levels' estimate exactly, lmax = min(1.1 q, G). */
+static void test_finest_estimate(void)
+{
+    mg_estimate e, h;
+    double lmax, lh;
+    if (finest_estimate("lap3d7:17", 1, &e, &lmax)) {
+        const double exact = 1 + cos(3.14159265358979323846 / 18);
+        printf("lap3d7:17 from the checkerboard: %.6f after %d steps, bound %g, lambda_max "
+               "%.6f\n", e.q, e.steps, e.bound, exact);
+        CHECK(mg_certified(e.q, e.bound) && e.steps <= MG_CHECKER_STEPS && lmax == e.bound &&
+                  e.bound == 2 && e.q <= exact * (1 + 1e-12) && exact <= lmax,
+              "lap3d7:17: %g after %d steps, bound %g, lmax %g", e.q, e.steps, e.bound, lmax);
+    }
+    if (finest_estimate("lap3d27:17", 1, &e, &lmax) && finest_estimate("lap3d27:17", 0, &h, &lh)) {
+        printf("lap3d27:17 from the checkerboard: %.6f after %d steps, bound %g (the hash's "
+               "alone: %.6f), lmax %g\n", e.q, e.steps, e.bound, h.q, lmax);
+        CHECK(!mg_certified(e.q, e.bound) && e.steps == MG_CHECKER_STEPS + MG_POWER_STEPS &&
+                  e.q == h.q && e.bound == 2 && lmax == fmin(1.1 * h.q, 2.0) && lmax > 1.3,
+              "lap3d27:17: %g after %d steps (hash alone %g), bound %g, lmax %g", e.q, e.steps,
+              h.q, e.bound, lmax);
+    }
 }
 
 /* The DIA layout of a full 27-point stencil: 27 ascending offsets on a
@@ -182,6 +241,7 @@ int main(void)
     test_grid_find();
     test_start_vector();
     test_estimate();
+    test_finest_estimate();
     test_dia_layout();
     test_host_setup();
     return TEST_END();

@@ -40,6 +40,12 @@ static void sum_u64(void *ctx, uint64_t *v, int count)
     MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_UINT64_T, MPI_SUM, c->D->comm);
 }
 
+static void max(void *ctx, double *v, int count)
+{
+    dist_slab *c = ctx;
+    MPI_Allreduce(MPI_IN_PLACE, v, count, MPI_DOUBLE, MPI_MAX, c->D->comm);
+}
+
 static adia_status agree(void *ctx, adia_status s)
 {
     dist_slab *c = ctx;
@@ -450,7 +456,7 @@ adia_status adia__dist_slab_precond(adia_dist_matrix *D, const adia_precond_opti
         if (s == ADIA_OK) {
             c->comm = (adia_slab_comm){.nz = p.nz, .z0 = p.z0, .z1 = p.z1, .zs = p.zs,
                                        .ghosts = ghosts, .ctx = c,
-                                       .sum = sum, .sum_u64 = sum_u64, .agree = agree,
+                                       .sum = sum, .sum_u64 = sum_u64, .max = max, .agree = agree,
                                        .layout = layout, .exchange = exchange, .gather = gather};
             adia_precond_options o = *opt;
             o.slab = &c->comm;

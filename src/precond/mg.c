@@ -358,12 +358,13 @@ static adia_status coarsest_data(mg_state *S, mg_level *L, const mg_stencil *st)
 }
 
 /* A smoothed level: its scaling, bounds and work arrays t (and d). */
-static adia_status smoother_data(mg_state *S, mg_level *L, const mg_stencil *st)
+static adia_status smoother_data(mg_state *S, int l, const mg_stencil *st)
 {
+    mg_level *L = &S->lev[l];
     const double t0 = adia__now_ms();
     double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
     if (!sc) return ADIA_ERR_NO_MEMORY;
-    adia_status s = adia__mg_smoother_setup(st, S->smoother, sc, &L->lmax, &L->lmin);
+    adia_status s = adia__mg_smoother_setup(st, mg_fine_estimate(S, l), S->smoother, sc, L);
     const double t1 = adia__now_ms();
     S->ms.smoother += t1 - t0;
     if (s == ADIA_OK) s = level_array(S, L->rows, sc, &L->s);
@@ -377,7 +378,7 @@ static adia_status level_data(mg_state *S, const mg_stencil *st)
 {
     for (int l = 0; l < S->nlev; l++)
         ADIA_TRY(l == S->nlev - 1 ? coarsest_data(S, &S->lev[l], &st[l])
-                                  : smoother_data(S, &S->lev[l], &st[l]));
+                                  : smoother_data(S, l, &st[l]));
     return ADIA_OK;
 }
 
@@ -462,6 +463,7 @@ static adia_status mg_setup(adia_precond *M, const adia_precond_options *opt)
     S->device = M->device;
     S->vtype = M->vtype;
     S->slab = opt->slab;
+    S->galerkin0 = M->galerkin;
     if (S->slab && S->vtype != ADIA_DOUBLE)
         return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner across processes: a plan in "
                           "double only");
@@ -529,6 +531,22 @@ static void explain_coarsening(const mg_level *L, int l, int last, char *buf, si
             (double)L->coupling[1] / cmax, (double)L->coupling[2] / cmax);
 }
 
+/* Level L's bound and where it came from: the finest level's quotient
+ * certified by Gershgorin's bound (lmax: the bound), else 1.1 x the last
+ * quotient (at most the bound, where the level has one). */
+static void explain_bound(const mg_level *L, char *buf, size_t len, size_t *k)
+{
+    const mg_estimate *e = &L->est;
+    put(buf, len, k, ", lambda_max(D^-1 A) <= %.4g", L->lmax);
+    if (mg_certified(e->q, e->bound))
+        put(buf, len, k, " (certified: estimate %.4g >= %g x Gershgorin's bound, %d power "
+            "step%s)", e->q, MG_CERTIFY, e->steps, e->steps == 1 ? "" : "s");
+    else if (e->bound > 0)
+        put(buf, len, k, " (%d power steps, Gershgorin %.4g)", e->steps, e->bound);
+    else
+        put(buf, len, k, " (%d power steps)", e->steps);
+}
+
 /* A line per level, numbered from first (a slab hierarchy's gathered
  * level is its inner mg's level 0: the same grid, numbered alike). */
 static void explain_levels(const mg_state *S, int first, char *buf, size_t len, size_t *k)
@@ -545,10 +563,11 @@ static void explain_levels(const mg_state *S, int first, char *buf, size_t len, 
                 "nonzeros", first + l, L->n[0], L->n[1], L->n[2], (long long)L->rows, L->points,
                 (long long)L->nnz);
         explain_coarsening(L, l, l == S->nlev - 1, buf, len, k);
-        if (l < S->nlev - 1)
-            put(buf, len, k, ", plan %s, lambda_max(D^-1 A) <= %.4g\n",
-                adia_plan_format_name(L->plan), L->lmax);
-        else if (S->slab)
+        if (l < S->nlev - 1) {
+            put(buf, len, k, ", plan %s", adia_plan_format_name(L->plan));
+            explain_bound(L, buf, len, k);
+            put(buf, len, k, "\n");
+        } else if (S->slab)
             put(buf, len, k, ", gathered onto every process and solved there by one "
                 "process's mg (levels %d..):\n", first + l);
         else

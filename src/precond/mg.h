@@ -177,25 +177,37 @@ static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t
  * none). */
 #define MG_COUPLING_BITS 24
 #define MG_COUPLING_CLAMP 4.0
-static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_t c[3])
+/* Row i's grid coordinates x[3] on S's grid. */
+static inline MG_HD void mg_coords(const mg_stencil *S, int64_t i, int64_t x[3])
 {
-    const double d = fabs(S->coef[mg_point(0, 0, 0)][i]);
-    if (!(d > 0) || !(d <= 1.7976931348623157e308)) return;   /* 0, inf or NaN */
-    int64_t x[3];   /* 32-bit division where the rows allow (a plan's: always): on the
-                       device a 64-bit one costs several times as much */
+    /* 32-bit division where the rows allow (a plan's: always): on the
+       device a 64-bit one costs several times as much */
     if (S->rows <= (int64_t)UINT32_MAX) {
         const uint32_t u = (uint32_t)i, n0 = (uint32_t)S->n[0], n1 = (uint32_t)S->n[1];
         x[0] = u % n0, x[1] = u / n0 % n1, x[2] = u / (n0 * n1);
     } else {
         x[0] = i % S->n[0], x[1] = i / S->n[0] % S->n[1], x[2] = i / ((int64_t)S->n[0] * S->n[1]);
     }
+}
+
+/* 1: stencil point p of the row at coordinates x lies on the grid (a point
+ * outside is read nowhere: a lent diagonal's slot there may hold padding). */
+static inline MG_HD int mg_inside(const mg_stencil *S, const int64_t x[3], int p)
+{
+    int in = 1;
+    for (int e = 0; e < 3; e++) in &= x[e] + mg_dx(p, e) >= 0 && x[e] + mg_dx(p, e) < S->n[e];
+    return in;
+}
+
+static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_t c[3])
+{
+    const double d = fabs(S->coef[mg_point(0, 0, 0)][i]);
+    if (!(d > 0) || !(d <= 1.7976931348623157e308)) return;   /* 0, inf or NaN */
+    int64_t x[3];
+    mg_coords(S, i, x);
     MG_UNROLL
     for (int p = 0; p < MG_POINTS; p++) {
-        if (!S->coef[p] || p == mg_point(0, 0, 0)) continue;
-        int in = 1;   /* a point outside the grid is read nowhere (a lent
-                         diagonal's slot there may hold padding) */
-        for (int e = 0; e < 3; e++) in &= x[e] + mg_dx(p, e) >= 0 && x[e] + mg_dx(p, e) < S->n[e];
-        if (!in) continue;
+        if (!S->coef[p] || p == mg_point(0, 0, 0) || !mg_inside(S, x, p)) continue;
         const double r = fabs(S->coef[p][i]) / d;   /* IEEE division: host = device */
         const uint64_t q = (uint64_t)((r < MG_COUPLING_CLAMP ? r : MG_COUPLING_CLAMP) *
                                       (double)(1ull << MG_COUPLING_BITS));
@@ -295,6 +307,66 @@ static inline MG_HD double mg_start_value(int64_t i)
 /* Power steps of the eigenvalue estimate (host and device alike). */
 #define MG_POWER_STEPS 10
 
+/* The finest level's estimate (issue 30).  The user's stencil, where mg
+ * suits it, has its top mode (lambda_max of D^-1 A) alternating in sign
+ * from point to point -- a Laplacian's highest frequency -- so power steps
+ * from the checkerboard (-1)^(x+y+z) reach lambda_max in a step or two,
+ * and Gershgorin's bound G = max_i sum_j |a_ij| / |a_ii| >= lambda_max
+ * certifies them: a Rayleigh quotient q is at most lambda_max (SPD A), so
+ * once q >= MG_CERTIFY G, lambda_max lies in [q, G] and G is the bound,
+ * not 1.1 q.  The steps stop there.  The Galerkin levels' top modes are no
+ * checkerboards (couplings of both signs): the checkerboard's quotient
+ * stalls far below lambda_max there (PCG 6 -> 25-772 iterations, CPU,
+ * bench/results/mg-estimate-start-cpu-2026-11-27.txt), so they keep the
+ * hash start; and so does level 0, for the usual MG_POWER_STEPS, after
+ * MG_CHECKER_STEPS that did not certify (lap3d27: its top mode alternates
+ * along one direction only, 1.385 against the checkerboard's 1.077). */
+#define MG_CERTIFY 0.95
+/* One step certified every 5- and 7-point Laplacian, jump3d, aniso3d and
+ * vardiff case from 12 points an edge on (CPU, 2026-11-27), lap3d7:8 took 3;
+ * a box stencil (lap2d9, lap3d27) is never certified and pays these steps
+ * on top of the hash's. */
+#define MG_CHECKER_STEPS 2
+/* A little of the hash on the checkerboard, so that every mode is in the
+ * start (the steps find the top one whichever it is). */
+#define MG_CHECKER_NOISE 0.05
+
+/* The checkerboard start at global row i of a grid nx x ny x any. */
+static inline MG_HD double mg_checker_value(int64_t i, int32_t nx, int32_t ny)
+{
+    const int64_t x = i % nx, y = i / nx % ny, z = i / ((int64_t)nx * ny);
+    const double h = mg_add_mul(1.0, MG_CHECKER_NOISE, mg_start_value(i));
+    return (x + y + z) % 2 ? -h : h;
+}
+
+/* Row i's Gershgorin ratio sum_j |a_ij| / |a_ii| in the same order on the
+ * host and the device (their maxima are then equal: a max is exact in any
+ * order); a ratio that is not finite (a zero diagonal) is +inf, never NaN,
+ * so that no comparison drops it. */
+static inline MG_HD double mg_row_gershgorin(const mg_stencil *S, int64_t i)
+{
+    int64_t x[3];
+    mg_coords(S, i, x);
+    double sum = 0;
+    for (int p = 0; p < MG_POINTS; p++)
+        if (S->coef[p] && mg_inside(S, x, p)) sum += fabs(S->coef[p][i]);
+    const double r = sum / fabs(S->coef[mg_point(0, 0, 0)][i]);
+    return r <= 1.7976931348623157e308 ? r : INFINITY;
+}
+
+/* A level's estimate: the last quotient q, the bound (level 0's G; 0 on
+ * the others: none), the power steps taken. */
+typedef struct mg_estimate {
+    double q, bound;
+    int steps;
+} mg_estimate;
+
+/* 1: q is within MG_CERTIFY of a bound (never with bound 0). */
+static inline MG_HD int mg_certified(double q, double bound)
+{
+    return bound > 0 && q >= MG_CERTIFY * bound;
+}
+
 typedef struct mg_level {
     int32_t n[3];
     int64_t rows;
@@ -306,7 +378,9 @@ typedef struct mg_level {
     int64_t nnz;
     adia_plan *plan;          /* level 0: the user's (M->plan)                */
     int own_plan;
-    double lmax;              /* bound on lambda_max(D^-1 A): 1.1 x estimate  */
+    double lmax;              /* bound on lambda_max(D^-1 A): 1.1 x estimate,
+                                 at most the level's Gershgorin bound (level 0) */
+    mg_estimate est;          /* what lmax came from (explain)                */
     double lmin;              /* Chebyshev: lower end of the target interval  */
     /* Arrays where the plan lives (device memory of M->vtype, or host
      * doubles): smoother scaling s (Jacobi: omega / a_ii, L1: 1 / sum |a_ij|,
@@ -351,6 +425,8 @@ typedef struct mg_state {
                                  level is a copy in vtype, with b and x of its
                                  own that r and z are converted into and out of */
     int grid_given;
+    int galerkin0;            /* 1: level 0 is a Galerkin level (M->galerkin):
+                                 its estimate is a coarse level's (mg.h) */
     int coarse_spd;           /* 1: Cholesky; 0: LU (A_c not SPD) */
     mg_phase_ms ms;
     int kernels, products;    /* launches per cycle: ours, adia_spmv_async */
@@ -445,27 +521,42 @@ adia_status adia__mg_slab_coarse(const mg_state *S, const mg_level *L, const voi
 adia_status adia__mg_copy(const mg_state *S, int64_t n, double alpha, const void *x, void *y,
                           void *stream);
 
+/* 1: level l's estimate is the finest level's (mg.h: MG_CERTIFY). */
+static inline int mg_fine_estimate(const mg_state *S, int l)
+{
+    return l == 0 && !S->galerkin0;
+}
+
 /* ---- mg_smooth.c */
-/* The smoother's scaling (rows host doubles) and the bounds lmax / lmin
- * of the level from its stencil. */
-adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
-                                    double *lmax, double *lmin);
+/* The smoother's scaling (rows host doubles) and the level's estimate
+ * and bounds (L->est, lmax, lmin) from its stencil; fine: the user's
+ * level (the checkerboard start, Gershgorin's bound). */
+adia_status adia__mg_smoother_setup(const mg_stencil *S, int fine, mg_smoother kind, double *s,
+                                    mg_level *L);
 /* The scaling s alone, of bound lmax (a slab's, whose estimate sums over
  * the processes: mg_slab.c). */
 void adia__mg_smoother_scale(const mg_stencil *S, mg_smoother kind, double lmax, double *s);
-/* The last Rayleigh quotient v'Av / v'Dv of MG_POWER_STEPS power steps on
- * D^-1 A from mg_start_value (the device's twin: adia__mg_gpu_estimate). */
-adia_status adia__mg_estimate(const mg_stencil *S, double *est);
+/* The last Rayleigh quotient v'Av / v'Dv of power steps on D^-1 A (the
+ * device's twin: adia__mg_gpu_estimate): MG_POWER_STEPS from
+ * mg_start_value; fine: first up to MG_CHECKER_STEPS from mg_checker_value,
+ * stopped once mg_certified by Gershgorin's bound, and only if not the
+ * MG_POWER_STEPS from the hash (mg.h, at MG_CERTIFY). */
+adia_status adia__mg_estimate(const mg_stencil *S, int fine, mg_estimate *e);
+/* Gershgorin's bound of D^-1 A over rows [r0, r1): the largest
+ * mg_row_gershgorin. */
+double adia__mg_gershgorin(const mg_stencil *S, int64_t r0, int64_t r1);
 /* The same on a slab (mg_slab.c; c NULL: one process, rows 0..rows): the
  * start vector of the global rows origin + i, the sums over rows [r0, r1)
- * added over the processes, each step's vector's ghost planes exchanged
- * (level's layout).  adia__mg_gpu_estimate_slab is its device twin. */
+ * added over the processes and the bound their max, each step's vector's
+ * ghost planes exchanged (level's layout).  adia__mg_gpu_estimate_slab is
+ * its device twin. */
 adia_status adia__mg_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
-                                   const adia_slab_comm *c, int level, double *est);
-/* lmax, lmin of a level of `rows` rows from that estimate (not positive:
- * the error that A is not positive definite); the Jacobi weight of lmax. */
-adia_status adia__mg_bounds(double est, int64_t rows, double *lmax, double *lmin);
-double adia__mg_jacobi_omega(double lmax);
+                                   const adia_slab_comm *c, int level, int fine, mg_estimate *e);
+/* lmax, lmin of a level of `rows` rows from that estimate (q not
+ * positive: the error that A is not positive definite); the Jacobi weight
+ * of lmax. */
+adia_status adia__mg_bounds(const mg_estimate *e, int64_t rows, double *lmax, double *lmin);
+double adia__mg_jacobi_omega(const mg_stencil *S, double lmax);
 /* The inverse of the dense matrix of S (rows^2 host doubles, row-major):
  * Cholesky, else (*spd = 0) LU with partial pivoting; singular: error. */
 adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd);
@@ -538,13 +629,15 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
                                 int *ndiag, void **values);
 /* adia__mg_estimate of the n stencils S[0..n) on the device (deterministic
- * sums), all at once, into est[0..n). */
-adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, double *est);
+ * sums), all at once, into est[0..n); fine: S[0] is the user's level. */
+adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, int fine, mg_estimate *est);
 /* The same on a slab (mg_slab.c): the start vector of the global rows
- * origin + i, the sums over rows [r0, r1) added over the processes (c),
- * each step's vector's ghost planes exchanged (level's layout). */
+ * origin + i, the sums over rows [r0, r1) added over the processes (c) and
+ * the bound their max, each step's vector's ghost planes exchanged
+ * (level's layout). */
 adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
-                                      const adia_slab_comm *c, int level, double *est);
+                                      const adia_slab_comm *c, int level, int fine,
+                                      mg_estimate *e);
 /* adia__mg_gpu_coupling over rows [r0, r1) (a slab's own). */
 adia_status adia__mg_gpu_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_t c[3]);
 /* A device stencil of grid n with zeroed arrays for the points in mask

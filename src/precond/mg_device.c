@@ -150,17 +150,21 @@ static adia_status coarse_levels(adia_precond *M, mg_state *S, int max_levels, m
 }
 
 /* A smoothed level: bounds from its estimate, the scaling s. */
-static adia_status smoother(mg_state *S, mg_level *L, const mg_stencil *st, double est)
+static adia_status smoother(mg_state *S, int l, const mg_stencil *st)
 {
+    mg_level *L = &S->lev[l];
     int points = 0;
     for (int p = 0; p < MG_POINTS; p++) points += st->coef[p] != NULL;
     /* the start, the steps and their sums, the scaling (the wait: one for
-     * all levels) */
-    S->setup.kernels += 2 * MG_POWER_STEPS + 2;
-    S->setup.bytes += (MG_POWER_STEPS * (double)(points + 2) + 1) * (double)L->rows * 8.0 +
+     * all levels); the finest level's bound and restart besides, and its
+     * launches after the certificate skipped, their arrays not read */
+    const int fine = mg_fine_estimate(S, l);
+    S->setup.kernels += 2 * (MG_POWER_STEPS + (fine ? MG_CHECKER_STEPS : 0)) + 2 + 2 * fine;
+    S->setup.bytes += ((L->est.steps + fine) * (double)(points + 2) + 1) * (double)L->rows * 8.0 +
                       (double)L->rows * (points * 8.0 + (double)adia_value_size(S->vtype));
-    ADIA_TRY(adia__mg_bounds(est, L->rows, &L->lmax, &L->lmin));
-    return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype, &L->s);
+    ADIA_TRY(adia__mg_bounds(&L->est, L->rows, &L->lmax, &L->lmin));
+    return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(st, L->lmax), S->vtype,
+                                &L->s);
 }
 
 /* The coarsest level: its stencil to the host, the inverse uploaded. */
@@ -186,10 +190,13 @@ static adia_status hierarchy(adia_precond *M, mg_state *S, const mg_dview *v,
     ADIA_TRY(fine_level(M, S, v, o, st));
     ADIA_TRY(coarse_levels(M, S, max_levels, st));
     const double t0 = adia__now_ms();
-    double est[MG_MAX_LEVELS];
-    ADIA_TRY(adia__mg_gpu_estimate(st, S->nlev - 1, est));   /* the levels' at once */
+    mg_estimate est[MG_MAX_LEVELS];   /* the levels' at once */
+    ADIA_TRY(adia__mg_gpu_estimate(st, S->nlev - 1, mg_fine_estimate(S, 0), est));
     S->setup.syncs++;
-    for (int l = 0; l < S->nlev - 1; l++) ADIA_TRY(smoother(S, &S->lev[l], &st[l], est[l]));
+    for (int l = 0; l < S->nlev - 1; l++) {
+        S->lev[l].est = est[l];
+        ADIA_TRY(smoother(S, l, &st[l]));
+    }
     S->ms.smoother = adia__now_ms() - t0;
     return coarsest(S, &S->lev[S->nlev - 1], &st[S->nlev - 1]);
 }

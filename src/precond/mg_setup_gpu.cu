@@ -246,15 +246,34 @@ point_list points_of(const mg_stencil &S)
     return L;
 }
 
-/* The start of the power steps: u = mg_start_value of the global row
- * origin + i, *sc = 1 (each hash made once, not again for every
- * neighbour that reads it in the first step). */
-__global__ void start_kernel(double *u, int64_t rows, int64_t origin, double *sc)
+/* The start of the power steps: u = mg_checker_value (checker) or
+ * mg_start_value of the global row origin + i on a grid nx x ny x any,
+ * *sc = 1 (each value made once, not again for every neighbour that reads
+ * it in the first step).  Skipped once *stop is set: the finest level's
+ * restart from the hash, queued behind its checkerboard's steps, runs
+ * only where they were not certified. */
+__global__ void start_kernel(double *u, int64_t rows, int64_t origin, int32_t nx, int32_t ny,
+                             int checker, const int *stop, double *sc)
 {
+    if (*stop) return;
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
          i += (int64_t)gridDim.x * blockDim.x)
-        u[i] = mg_start_value(origin + i);
+        u[i] = checker ? mg_checker_value(origin + i, nx, ny) : mg_start_value(origin + i);
     if (blockIdx.x == 0 && threadIdx.x == 0) *sc = 1;
+}
+
+/* Gershgorin's bound over rows [r0, r1) into *g, the bits of a double
+ * (zeroed before): non-negative doubles order as their bits do, so the
+ * largest is an integer max (atomicMax; ~min of ~bits within a warp) --
+ * exact in any order, the host's fmax over the same mg_row_gershgorin. */
+__global__ void gershgorin_kernel(mg_stencil S, int64_t r0, int64_t r1, unsigned long long *g)
+{
+    double m = 0;
+    for (int64_t i = r0 + blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < r1;
+         i += (int64_t)gridDim.x * blockDim.x)
+        m = fmax(m, mg_row_gershgorin(&S, i));
+    const unsigned long long b = ~warp_min(~(unsigned long long)__double_as_longlong(m));
+    if (threadIdx.x % 32 == 0 && b) atomicMax(g, b);
 }
 
 /* One power step, v = scale u (scale: *sc): w = A v, block partials of
@@ -312,11 +331,13 @@ __global__ void power_kernel(mg_stencil S, point_list P, const double *u, double
 }
 
 /* One block: the step's sums from the partials in a fixed order; sums
- * NULL: the estimate v'Av / v'Dv into *est, the next scale 1 / sqrt(ww),
- * or *stop when ww is not positive and finite (the host's break); else
- * the three sums into sums (a slab's, to be added over the processes). */
+ * NULL: the estimate v'Av / v'Dv into *est, a step counted in *count, the
+ * next scale 1 / sqrt(ww), or *stop where the host's steps end -- ww not
+ * positive and finite, or the estimate certified by *bound (0: none);
+ * else the three sums into sums (a slab's, to be added over the
+ * processes). */
 __global__ void power_finish(const double *partial, int nb, double *est, double *sc, int *stop,
-                             double *sums)
+                             const double *bound, double *count, double *sums)
 {
     __shared__ double red[3][THREADS];
     if (*stop) return;
@@ -335,8 +356,9 @@ __global__ void power_finish(const double *partial, int nb, double *est, double 
         for (int k = 0; k < 3; k++) sums[k] = red[k][0];
     } else if (threadIdx.x == 0) {
         *est = red[0][0] / red[1][0];
+        *count += 1;
         const double ww = red[2][0];
-        if (!(ww > 0) || !isfinite(ww)) *stop = 1;
+        if (!(ww > 0) || !isfinite(ww) || mg_certified(*est, *bound)) *stop = 1;
         else *sc = 1 / sqrt(ww);
     }
 }
@@ -672,88 +694,141 @@ struct power_work {
     }
 };
 
+/* A level's extra words after the partials: the estimate, the scale,
+ * the bound (the bits of a double, gershgorin_kernel's), the steps; a
+ * slab's sums after them. */
+enum { W_EST, W_SCALE, W_BOUND, W_STEPS, W_SUMS, W_WORDS = W_SUMS + 3 };
+
+/* Gershgorin's bound of rows [r0, r1) into w[W_BOUND], queued on st. */
+static adia_status queue_bound(const mg_stencil *S, int64_t r0, int64_t r1, double *w,
+                               cudaStream_t st)
+{
+    gershgorin_kernel<<<blocks_for(r1 - r0), THREADS, 0, st>>>(
+        *S, r0, r1, (unsigned long long *)(w + W_BOUND));
+    return launched("mg set-up: the Gershgorin bound");
+}
+
+/* The start of a level's steps (checker: the checkerboard), queued on st. */
+static adia_status queue_start(const mg_stencil *S, int64_t origin, int checker,
+                               const power_work &p, unsigned nb, double *w, cudaStream_t st)
+{
+    start_kernel<<<nb, THREADS, 0, st>>>(p.u, S->rows, origin, S->n[0], S->n[1], checker, p.stop,
+                                         w + W_SCALE);
+    return launched("mg set-up: the power steps' start");
+}
+
 /* Every level's estimate at once, each chain of power steps on a stream
  * of its own: the levels' chains are independent, and one after another
  * the small levels' steps (a few microseconds of work each, launch and
  * finish bound) took most of the 11.2 ms of lap3d7:256's estimates (H200,
- * 2026-11-27).  The same kernels and sums, so the same estimates. */
-adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, double *est)
+ * 2026-11-27).  The same kernels and sums, so the same estimates.  The
+ * finest level's (fine) checkerboard steps, restart and hash steps are
+ * all queued: a certificate sets its stop flag and the rest skip, so the
+ * early stop costs no wait for the host. */
+adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, int fine, mg_estimate *est)
 {
     struct job {
         power_work p;
         cudaStream_t st = nullptr;
         unsigned nb = 0;
+        int checker = 0;   /* the checkerboard's steps first (the finest level) */
+        double out[W_SUMS] = {};
+        double *w() const { return p.w + 3 * nb; }
         ~job() { if (st) cudaStreamDestroy(st); }
     };
     std::vector<job> jobs(n > 0 ? n : 0);
     adia_status s = ADIA_OK;
     for (int l = 0; l < n && s == ADIA_OK; l++) {
-        jobs[l].nb = blocks_for(S[l].rows);
-        s = adia_cuda_check(cudaStreamCreateWithFlags(&jobs[l].st, cudaStreamNonBlocking),
+        job &j = jobs[l];
+        j.nb = blocks_for(S[l].rows);
+        j.checker = fine && l == 0 ? MG_CHECKER_STEPS : 0;
+        s = adia_cuda_check(cudaStreamCreateWithFlags(&j.st, cudaStreamNonBlocking),
                             "mg eigenvalue estimate");
-        if (s == ADIA_OK)   /* w: partials, est, scale */
-            s = jobs[l].p.init(S[l].rows, jobs[l].nb, 2, jobs[l].st);
+        if (s == ADIA_OK) s = j.p.init(S[l].rows, j.nb, W_SUMS, j.st);
+        if (s == ADIA_OK && j.checker) s = queue_bound(&S[l], 0, S[l].rows, j.w(), j.st);
+        if (s == ADIA_OK) s = queue_start(&S[l], 0, j.checker > 0, j.p, j.nb, j.w(), j.st);
     }
-    for (int l = 0; l < n && s == ADIA_OK; l++) {
-        start_kernel<<<jobs[l].nb, THREADS, 0, jobs[l].st>>>(jobs[l].p.u, S[l].rows, 0,
-                                                             jobs[l].p.w + 3 * jobs[l].nb + 1);
-        s = launched("mg set-up: the power steps' start");
-    }
-    for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++)
+    for (int k = 0; s == ADIA_OK && k < MG_CHECKER_STEPS + MG_POWER_STEPS; k++)
         for (int l = 0; l < n && s == ADIA_OK; l++) {
             job &j = jobs[l];
-            double *e = j.p.w + 3 * j.nb, *scale = e + 1;
-            power_kernel<<<j.nb, THREADS, 0, j.st>>>(S[l], points_of(S[l]), j.p.u, j.p.un, scale,
-                                                     j.p.stop, 0, S[l].rows, j.p.w);
-            power_finish<<<1, THREADS, 0, j.st>>>(j.p.w, (int)j.nb, e, scale, j.p.stop, nullptr);
+            if (k >= j.checker + MG_POWER_STEPS) continue;
+            if (j.checker && k == j.checker &&   /* the hash's, unless certified */
+                (s = queue_start(&S[l], 0, 0, j.p, j.nb, j.w(), j.st)) != ADIA_OK)
+                break;
+            double *w = j.w();
+            power_kernel<<<j.nb, THREADS, 0, j.st>>>(S[l], points_of(S[l]), j.p.u, j.p.un,
+                                                     w + W_SCALE, j.p.stop, 0, S[l].rows, j.p.w);
+            power_finish<<<1, THREADS, 0, j.st>>>(j.p.w, (int)j.nb, w + W_EST, w + W_SCALE,
+                                                  j.p.stop, w + W_BOUND, w + W_STEPS, nullptr);
             s = launched("mg set-up: a power step");
             j.p.swap();
         }
-    for (int l = 0; l < n; l++) {
-        est[l] = 0;
-        if (s == ADIA_OK)
-            s = adia_cuda_check(cudaMemcpyAsync(&est[l], jobs[l].p.w + 3 * jobs[l].nb, 8,
-                                                cudaMemcpyDeviceToHost, jobs[l].st),
-                                "mg estimate");
-    }
+    for (int l = 0; l < n && s == ADIA_OK; l++)
+        s = adia_cuda_check(cudaMemcpyAsync(jobs[l].out, jobs[l].w(), sizeof jobs[l].out,
+                                            cudaMemcpyDeviceToHost, jobs[l].st),
+                            "mg estimate");
     for (int l = 0; l < n; l++)   /* every stream's work done before its arrays go */
         if (jobs[l].st) {
             const adia_status w = adia_cuda_check(cudaStreamSynchronize(jobs[l].st), "mg estimate");
             if (s == ADIA_OK) s = w;
         }
+    for (int l = 0; l < n; l++)
+        est[l] = mg_estimate{jobs[l].out[W_EST], jobs[l].out[W_BOUND], (int)jobs[l].out[W_STEPS]};
+    return s;
+}
+
+/* One power step of a slab (the host's step in mg_smooth.c, its sums on
+ * the device): e's quotient and steps, *end where the steps end. */
+static adia_status slab_step(const mg_stencil *S, int64_t r0, int64_t r1, const adia_slab_comm *c,
+                             int level, power_work &p, unsigned nb, mg_estimate *e, int *end)
+{
+    double *w = p.w + 3 * nb;
+    power_kernel<<<nb, THREADS>>>(*S, points_of(*S), p.u, p.un, w + W_SCALE, p.stop, r0, r1, p.w);
+    power_finish<<<1, THREADS>>>(p.w, (int)nb, nullptr, nullptr, p.stop, nullptr, nullptr,
+                                 w + W_SUMS);
+    double h[3] = {0, 0, 0};
+    adia_status s = launched("mg set-up: a power step");
+    if (s == ADIA_OK)
+        s = adia_cuda_check(cudaMemcpy(h, w + W_SUMS, sizeof h, cudaMemcpyDeviceToHost),
+                            "mg estimate");
+    ADIA_TRY(c->agree(c->ctx, s));
+    c->sum(c->ctx, h, 3);   /* the same on every process: all stop alike */
+    e->q = h[0] / h[1];
+    e->steps++;
+    *end = !(h[2] > 0) || !isfinite(h[2]) || mg_certified(e->q, e->bound);
+    if (*end) return ADIA_OK;
+    const double sc = 1 / sqrt(h[2]);
+    s = adia_cuda_check(cudaMemcpy(w + W_SCALE, &sc, sizeof sc, cudaMemcpyHostToDevice),
+                        "mg estimate");
+    if ((s = c->agree(c->ctx, s)) == ADIA_OK)   /* the next step reads un's ghost planes */
+        s = c->agree(c->ctx, c->exchange(c->ctx, level, p.un, 1, nullptr));
+    p.swap();
     return s;
 }
 
 adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
-                                      const adia_slab_comm *c, int level, double *est)
+                                      const adia_slab_comm *c, int level, int fine,
+                                      mg_estimate *e)
 {
     const unsigned nb = blocks_for(S->rows);
-    power_work p;   /* w: partials, sums, scale */
-    adia_status s = c->agree(c->ctx, p.init(S->rows, nb, 4));
-    double *sums = p.w + 3 * nb, *scale = sums + 3;
-    *est = 0;
-    if (s == ADIA_OK) {
-        start_kernel<<<nb, THREADS>>>(p.u, S->rows, origin, scale);
-        s = c->agree(c->ctx, launched("mg set-up: the power steps' start"));
-    }
-    for (int k = 0; s == ADIA_OK && k < MG_POWER_STEPS; k++) {
-        power_kernel<<<nb, THREADS>>>(*S, points_of(*S), p.u, p.un, scale, p.stop, r0, r1, p.w);
-        power_finish<<<1, THREADS>>>(p.w, (int)nb, nullptr, nullptr, p.stop, sums);
-        double h[3] = {0, 0, 0};
-        s = launched("mg set-up: a power step");
+    power_work p;
+    adia_status s = c->agree(c->ctx, p.init(S->rows, nb, W_WORDS));
+    double *w = p.w + 3 * nb;
+    *e = mg_estimate{0, 0, 0};
+    if (fine && s == ADIA_OK) {   /* every process's largest (all get the same) */
+        s = queue_bound(S, r0, r1, w, 0);
         if (s == ADIA_OK)
-            s = adia_cuda_check(cudaMemcpy(h, sums, sizeof h, cudaMemcpyDeviceToHost),
+            s = adia_cuda_check(cudaMemcpy(&e->bound, w + W_BOUND, 8, cudaMemcpyDeviceToHost),
                                 "mg estimate");
-        if ((s = c->agree(c->ctx, s)) != ADIA_OK) break;
-        c->sum(c->ctx, h, 3);   /* the same on every process: all stop alike */
-        *est = h[0] / h[1];
-        if (!(h[2] > 0) || !isfinite(h[2])) break;
-        const double sc = 1 / sqrt(h[2]);
-        s = adia_cuda_check(cudaMemcpy(scale, &sc, sizeof sc, cudaMemcpyHostToDevice),
-                            "mg estimate");
-        if ((s = c->agree(c->ctx, s)) == ADIA_OK)   /* the next step reads un's ghost planes */
-            s = c->agree(c->ctx, c->exchange(c->ctx, level, p.un, 1, nullptr));
-        p.swap();
+        if ((s = c->agree(c->ctx, s)) == ADIA_OK) c->max(c->ctx, &e->bound, 1);
+    }
+    int end = 0;
+    /* the checkerboard's few steps (level 0), then, unless they ended, the hash's */
+    for (int checker = fine; checker >= 0 && !end && s == ADIA_OK; checker--) {
+        s = c->agree(c->ctx, queue_start(S, origin, checker, p, nb, w, 0));
+        const int steps = checker ? MG_CHECKER_STEPS : MG_POWER_STEPS;
+        for (int k = 0; k < steps && !end && s == ADIA_OK; k++)
+            s = slab_step(S, r0, r1, c, level, p, nb, e, &end);
     }
     return s;
 }

@@ -61,9 +61,10 @@ adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t
 }
 
 adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
-                                      const adia_slab_comm *c, int level, double *est)
+                                      const adia_slab_comm *c, int level, int fine,
+                                      mg_estimate *e)
 {
-    (void)S, (void)origin, (void)r0, (void)r1, (void)c, (void)level, (void)est;
+    (void)S, (void)origin, (void)r0, (void)r1, (void)c, (void)level, (void)fine, (void)e;
     return no_device();
 }
 
@@ -79,9 +80,9 @@ adia_status adia__mg_gpu_stencil_zeros(mg_stencil *S, const int32_t n[3], unsign
     return no_device();
 }
 
-adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, double *est)
+adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, int fine, mg_estimate *est)
 {
-    (void)S, (void)n, (void)est;
+    (void)S, (void)n, (void)fine, (void)est;
     return no_device();
 }
 

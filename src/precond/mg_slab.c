@@ -344,13 +344,12 @@ static adia_status smoother(mg_state *S, int l, const mg_stencil *st)
 {
     mg_level *L = &S->lev[l];
     const int64_t plane = plane_of(L), r0 = (L->z0 - L->zs) * plane, r1 = (L->z1 - L->zs) * plane;
-    double est;
     ADIA_TRY((S->device ? adia__mg_gpu_estimate_slab : adia__mg_estimate_slab)(
-        st, L->zs * plane, r0, r1, S->slab, l, &est));
-    ADIA_TRY(adia__mg_bounds(est, plane * L->nz, &L->lmax, &L->lmin));
+        st, L->zs * plane, r0, r1, S->slab, l, mg_fine_estimate(S, l), &L->est));
+    ADIA_TRY(adia__mg_bounds(&L->est, plane * L->nz, &L->lmax, &L->lmin));
     if (S->device)
-        return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(L->lmax), S->vtype,
-                                    &L->s);
+        return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(st, L->lmax),
+                                    S->vtype, &L->s);
     double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
     if (!sc) return ADIA_ERR_NO_MEMORY;
     adia__mg_smoother_scale(st, S->smoother, L->lmax, sc);
@@ -406,7 +405,8 @@ static adia_status gathered(adia_precond *M, mg_state *S, const adia_precond_opt
         io.slab = NULL;
         for (int d = 0; d < 3; d++) io.grid[d] = n[d];
         io.max_levels = 0;
-        s = adia_precond_create(S->inner_plan, &io, &S->inner);
+        /* a Galerkin level, unless the slabs' level 0 went whole to it */
+        s = adia__precond_create(S->inner_plan, &io, l > 0, &S->inner);
     }
     ADIA_TRY(agree(S, s));
     S->ms.coarse = adia__now_ms() - t0;

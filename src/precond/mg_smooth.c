@@ -4,7 +4,8 @@
  * Smoothers (what the cycle's kernels do with s, lmax, lmin):
  *  - Chebyshev: s = 1/a_ii, the polynomial in D^-1 A of the given degree
  *    that is least on [lmin, lmax] (Saad, Iterative Methods, Alg. 12.1);
- *    lmax = 1.1 x an estimate of lambda_max(D^-1 A), lmin = lmax / 5.
+ *    lmax = 1.1 x an estimate of lambda_max(D^-1 A) (level 0: at most
+ *    its Gershgorin bound, which it is once certified), lmin = lmax / 5.
  *    The smoother targets the upper part of the spectrum; hypre's default
  *    fraction 0.3 puts lmin at lmax / 3.3, PETSc's default bounds (0.1,
  *    1.1) x the estimate at lmax / 11, Ifpack2's ratio at lmax / 30.
@@ -13,10 +14,15 @@
  *    0.24 / 0.56 at ratios 4 / 5 / 7 / 10 / 30 (degree 3: 0.06 / 0.045 /
  *    0.05 / 0.08 / 0.33): a low degree needs a narrow interval, and
  *    degree 2 at ratio 5 reduces the residual most per product;
- *  - weighted Jacobi: s = omega / a_ii with omega lmax = 1.7: the classical
- *    best smoothing weights, 4/5 (2D 5-point) and 6/7 (3D 7-point), are
- *    omega lambda_max = 1.6 and 1.7; measured on lap3d7:33 (V(2,2)) 0.28 /
- *    0.24 / 0.21 / 0.19 / 0.30 at omega lmax = 4/3 / 1.5 / 1.6 / 1.7 / 1.8;
+ *  - weighted Jacobi: s = omega / a_ii with omega lmax = 4/3, 1.6, 1.7 in
+ *    1, 2, 3 directions coupled: the classical best smoothing weights, 2/3
+ *    (1D), 4/5 (2D 5-point) and 6/7 (3D 7-point), are omega lambda_max =
+ *    4/3, 1.6 and 1.71; measured on lap3d7:33 (V(2,2)) 0.28 / 0.24 / 0.21
+ *    / 0.19 / 0.30 at omega lmax = 4/3 / 1.5 / 1.6 / 1.7 / 1.8, and 0.206
+ *    at 12/7.  One weight for every dimension (1.7) was right while level
+ *    0's lmax sat 4% above lambda_max; at its certified bound (=
+ *    lambda_max on the Laplacians) lap2d5:129x100 took 0.21 a cycle with
+ *    it, 0.11 with 1.6 (CPU, 2026-11-27);
  *  - L1-Jacobi: s = 1 / sum_j |a_ij| (Baker, Falgout, Kolev, Yang, SISC
  *    2011: convergent for any SPD A, no weight to choose).
  * Each is a symmetric operator (D^-1/2 p(D^-1/2 A D^-1/2) D^-1/2), so the
@@ -30,7 +36,6 @@
 
 #define LMAX_SAFETY 1.1
 #define CHEB_RATIO 5.0         /* lmin = lmax / 5: measured, see above   */
-#define JACOBI_OMEGA_LMAX 1.7  /* omega lmax: measured, see above        */
 
 /* The estimate (adia__mg_estimate): Rayleigh quotients v'Av / v'Dv of a
  * power iteration on D^-1 A (from mg_start_value, pseudo-random in
@@ -43,77 +48,125 @@
  * degree 2: |T_2| reaches T_2(1.5) = 3.5 there) and 1.17 lmax (Jacobi);
  * Lanczos steps would tighten it (a later step).  (Those figures are from
  * a sequential xorshift start; the hash start shared with the device
- * set-up gives 1.820 / 1.826 / 1.835, within 1%: 2026-11-27.) */
-adia_status adia__mg_estimate(const mg_stencil *S, double *est)
+ * set-up gives 1.820 / 1.826 / 1.835, within 1%: 2026-11-27.)  Level 0
+ * first takes up to MG_CHECKER_STEPS from the checkerboard, and stops as
+ * soon as Gershgorin's bound certifies the quotient (mg.h); the hash's
+ * steps follow only where it did not. */
+adia_status adia__mg_estimate(const mg_stencil *S, int fine, mg_estimate *e)
 {
-    return adia__mg_estimate_slab(S, 0, 0, S->rows, NULL, 0, est);
+    return adia__mg_estimate_slab(S, 0, 0, S->rows, NULL, 0, fine, e);
+}
+
+double adia__mg_gershgorin(const mg_stencil *S, int64_t r0, int64_t r1)
+{
+    double g = 0;
+    for (int64_t i = r0; i < r1; i++) g = fmax(g, mg_row_gershgorin(S, i));
+    return g;
+}
+
+/* v = the start of the global rows origin + i: the checkerboard or the hash. */
+static void start(const mg_stencil *S, int64_t origin, int checker, double *v)
+{
+    for (int64_t i = 0; i < S->rows; i++)
+        v[i] = checker ? mg_checker_value(origin + i, S->n[0], S->n[1])
+                       : mg_start_value(origin + i);
+}
+
+/* One power step v <- D^-1 A v / |D^-1 A v|: its quotient into e (steps
+ * counted); *end 1 where the steps end here -- D^-1 A v zero or not finite
+ * (the quotient stands as it is: the bounds refuse it) or certified. */
+static adia_status step(const mg_stencil *S, int64_t r0, int64_t r1, const adia_slab_comm *c,
+                        int level, double *v, double *w, mg_estimate *e, int *end)
+{
+    const double *diag = S->coef[mg_point(0, 0, 0)];
+    adia__mg_stencil_apply(S, v, w);
+    double sum[3] = {0, 0, 0};   /* v'Av, v'Dv, w'w (w = D^-1 A v) over rows r0..r1 */
+    for (int64_t i = 0; i < S->rows; i++) {
+        const int own = i >= r0 && i < r1;
+        if (own) sum[0] += v[i] * w[i], sum[1] += v[i] * diag[i] * v[i];
+        w[i] /= diag[i];
+        if (own) sum[2] += w[i] * w[i];
+    }
+    if (c) c->sum(c->ctx, sum, 3);
+    e->q = sum[0] / sum[1];
+    e->steps++;
+    *end = !(sum[2] > 0) || !isfinite(sum[2]) || mg_certified(e->q, e->bound);
+    if (*end) return ADIA_OK;
+    const double scale = 1 / sqrt(sum[2]);
+    for (int64_t i = 0; i < S->rows; i++) v[i] = w[i] * scale;
+    /* the next step reads v's ghost planes */
+    return c ? c->agree(c->ctx, c->exchange(c->ctx, level, v, 0, NULL)) : ADIA_OK;
 }
 
 adia_status adia__mg_estimate_slab(const mg_stencil *S, int64_t origin, int64_t r0, int64_t r1,
-                                   const adia_slab_comm *c, int level, double *est)
+                                   const adia_slab_comm *c, int level, int fine, mg_estimate *e)
 {
-    const int64_t n = S->rows;
-    const double *diag = S->coef[mg_point(0, 0, 0)];
-    double *v = adia__alloc((size_t)n + 1, sizeof *v, "mg eigenvalue estimate");
-    double *w = adia__alloc((size_t)n + 1, sizeof *w, "mg eigenvalue estimate");
+    double *v = adia__alloc((size_t)S->rows + 1, sizeof *v, "mg eigenvalue estimate");
+    double *w = adia__alloc((size_t)S->rows + 1, sizeof *w, "mg eigenvalue estimate");
     adia_status s = v && w ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     if (c) s = c->agree(c->ctx, s);
-    *est = 0;
-    if (s == ADIA_OK) {
-        for (int64_t i = 0; i < n; i++) v[i] = mg_start_value(origin + i);
-        for (int k = 0; k < MG_POWER_STEPS && s == ADIA_OK; k++) {
-            adia__mg_stencil_apply(S, v, w);
-            double sum[3] = {0, 0, 0};   /* v'Av, v'Dv, w'w (w = D^-1 A v) over rows r0..r1 */
-            for (int64_t i = 0; i < n; i++) {
-                const int own = i >= r0 && i < r1;
-                if (own) sum[0] += v[i] * w[i], sum[1] += v[i] * diag[i] * v[i];
-                w[i] /= diag[i];
-                if (own) sum[2] += w[i] * w[i];
-            }
-            if (c) c->sum(c->ctx, sum, 3);
-            *est = sum[0] / sum[1];
-            if (!(sum[2] > 0) || !isfinite(sum[2])) break;
-            const double scale = 1 / sqrt(sum[2]);
-            for (int64_t i = 0; i < n; i++) v[i] = w[i] * scale;
-            /* the next step reads v's ghost planes */
-            if (c) s = c->agree(c->ctx, c->exchange(c->ctx, level, v, 0, NULL));
-        }
+    *e = (mg_estimate){0, 0, 0};
+    if (fine && s == ADIA_OK) {   /* every process's largest (all get the same) */
+        e->bound = adia__mg_gershgorin(S, r0, r1);
+        if (c) c->max(c->ctx, &e->bound, 1);
+    }
+    int end = 0;
+    /* the checkerboard's few steps (level 0), then, unless they ended, the hash's */
+    for (int checker = fine; checker >= 0 && !end && s == ADIA_OK; checker--) {
+        start(S, origin, checker, v);
+        const int steps = checker ? MG_CHECKER_STEPS : MG_POWER_STEPS;
+        for (int k = 0; k < steps && !end && s == ADIA_OK; k++)
+            s = step(S, r0, r1, c, level, v, w, e, &end);
     }
     free(v);
     free(w);
     return s;
 }
 
-adia_status adia__mg_bounds(double est, int64_t rows, double *lmax, double *lmin)
+adia_status adia__mg_bounds(const mg_estimate *e, int64_t rows, double *lmax, double *lmin)
 {
-    if (!(est > 0) || !isfinite(est))
+    if (!(e->q > 0) || !isfinite(e->q))
         return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: a level of %lld rows has "
                           "Rayleigh quotient v'Av / v'Dv = %g: A is not positive definite",
-                          (long long)rows, est);
-    *lmax = LMAX_SAFETY * est;
+                          (long long)rows, e->q);
+    /* q <= lambda_max <= G: where 1.1 q bounds lambda_max, so does the
+     * lesser of the two (and certified, 1.1 q > G: G itself) */
+    *lmax = e->bound > 0 ? fmin(LMAX_SAFETY * e->q, e->bound) : LMAX_SAFETY * e->q;
     *lmin = *lmax / CHEB_RATIO;
     return ADIA_OK;
 }
 
-double adia__mg_jacobi_omega(double lmax)
+/* The best smoothing weight of the d-dimensional Laplacian (see above), d
+ * the grid directions the stencil couples: the same on every process of
+ * a slab and on the device. */
+double adia__mg_jacobi_omega(const mg_stencil *S, double lmax)
 {
-    return JACOBI_OMEGA_LMAX / lmax;
+    int axis[3] = {0, 0, 0};
+    for (int dz = -1; dz <= 1; dz++)
+        for (int dy = -1; dy <= 1; dy++)
+            for (int dx = -1; dx <= 1; dx++)
+                if (S->coef[mg_point(dx, dy, dz)]) {
+                    axis[0] |= dx != 0;
+                    axis[1] |= dy != 0;
+                    axis[2] |= dz != 0;
+                }
+    static const double omega_lmax[4] = {4.0 / 3, 4.0 / 3, 1.6, 1.7};
+    return omega_lmax[axis[0] + axis[1] + axis[2]] / lmax;
 }
 
-adia_status adia__mg_smoother_setup(const mg_stencil *S, mg_smoother kind, double *s,
-                                    double *lmax, double *lmin)
+adia_status adia__mg_smoother_setup(const mg_stencil *S, int fine, mg_smoother kind, double *s,
+                                    mg_level *L)
 {
-    double est;
-    ADIA_TRY(adia__mg_estimate(S, &est));
-    ADIA_TRY(adia__mg_bounds(est, S->rows, lmax, lmin));
-    adia__mg_smoother_scale(S, kind, *lmax, s);
+    ADIA_TRY(adia__mg_estimate(S, fine, &L->est));
+    ADIA_TRY(adia__mg_bounds(&L->est, S->rows, &L->lmax, &L->lmin));
+    adia__mg_smoother_scale(S, kind, L->lmax, s);
     return ADIA_OK;
 }
 
 void adia__mg_smoother_scale(const mg_stencil *S, mg_smoother kind, double lmax, double *s)
 {
     const double *diag = S->coef[mg_point(0, 0, 0)];
-    const double omega = adia__mg_jacobi_omega(lmax);
+    const double omega = adia__mg_jacobi_omega(S, lmax);
     for (int64_t i = 0; i < S->rows; i++) {
         if (kind == MG_L1JACOBI) {
             double sum = 0;

@@ -42,7 +42,8 @@ static adia_status check_options(const adia_precond_options *o)
     if (c && (!o->kind || strcmp(o->kind, "mg")))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: slab is mg's (kind \"%s\")",
                           o->kind ? o->kind : "jacobi");
-    if (c && (!c->sum || !c->sum_u64 || !c->agree || !c->layout || !c->exchange || !c->gather))
+    if (c && (!c->sum || !c->sum_u64 || !c->max || !c->agree || !c->layout || !c->exchange ||
+              !c->gather))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: a slab callback is NULL");
     if (c && (c->ghosts < 2 || c->ghosts > 8))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: slab ghosts %d: 2 to 8",
@@ -90,6 +91,12 @@ static adia_status setup_auto(adia_precond *M, const adia_precond_options *o)
 adia_status adia_precond_create(adia_plan *plan, const adia_precond_options *opt,
                                 adia_precond **out)
 {
+    return adia__precond_create(plan, opt, 0, out);
+}
+
+adia_status adia__precond_create(adia_plan *plan, const adia_precond_options *opt, int galerkin,
+                                 adia_precond **out)
+{
     if (!out) return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: out is NULL");
     *out = NULL;
     const double t0 = adia__now_ms();
@@ -123,6 +130,7 @@ adia_status adia_precond_create(adia_plan *plan, const adia_precond_options *opt
     M->n = adia_plan_rows(plan);
     M->device = adia_plan_device(plan);
     M->vtype = adia_plan_value_type(plan);
+    M->galerkin = galerkin;
     adia_status s = automatic ? setup_auto(M, &o) : ops->setup(M, &o);
     if (s != ADIA_OK) {
         adia_precond_destroy(M);

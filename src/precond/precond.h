@@ -61,6 +61,9 @@ struct adia_precond {
     char why[640];            /* kind "auto": what it chose, why not the others */
     int automatic;            /* set up by "auto": a kind may decline where it
                                  would not repay its set-up (mg on small grids) */
+    int galerkin;             /* the plan's matrix is a Galerkin level of
+                                 another mg (a slab hierarchy's gathered level):
+                                 mg estimates it as its coarse levels       */
 };
 
 /* Registry (registry.c): the kind named `name`, NULL if none. */
@@ -83,6 +86,10 @@ adia_status adia__precond_convert_gpu(adia_value_type from, adia_value_type to, 
  * adia__precond_free_gpu (NULL is fine). */
 adia_status adia__precond_upload(adia_value_type vt, int64_t n, const double *h, void **out);
 void adia__precond_free_gpu(void *d);
+
+/* adia_precond_create with M->galerkin set (mg_slab.c's gathered level). */
+adia_status adia__precond_create(adia_plan *plan, const adia_precond_options *opt, int galerkin,
+                                 adia_precond **out);
 
 /* ADIA_OK if M is a live handle, else ADIA_ERR_INVALID_HANDLE naming func. */
 adia_status adia__precond_check(const adia_precond *M, const char *func);
