@@ -1,15 +1,14 @@
-/* gmres_gpu.cu -- GMRES(m) on the device: its kernels and the host
- * functions that queue them (solve_gpu.cuh).
+/* gmres_gpu.cu -- GMRES(m)'s kernels on the device: the GPU's half of
+ * solve_kernels' gm_* entries (method.h has the algorithm and its
+ * scalars, gmres.c the stages of a cycle and a step).
  *
- * Restarted GMRES(m), right-preconditioned (A D u = b, x = x0 + D V y),
  * Arnoldi by classical Gram-Schmidt with a second pass only when the first
  * lost more than half of w's length (||w|| < 0.7 ||w_before||: Daniel,
- * Gragg, Kaufman, Stewart), Givens rotations applied on the device by one
- * thread, |g(j+1)| the residual norm of the current iterate.  The basis V
- * holds m + 1 vectors; the SpMV's fixed input is z = D V_j and its output w.
- * The short vectors (H, c, ...) are gm_small's.  A preconditioner without
- * a diagonal is a stage: z = M V_j before each product, x += M (V y) at a
- * cycle's end; flexible (FGMRES) when M varies: Z_j = M V_j kept, x += Z y. */
+ * Gragg, Kaufman, Stewart): a pass is one kernel for every V_k'w and w'w
+ * (gm_dots) and one for w -= sum_k c_k V_k (gm_orth), where modified
+ * Gram-Schmidt would launch j + 1 of each.  The rotations run on the
+ * device on one thread.  The product's fixed input is z = D V_j (in p)
+ * and its output w (in r). */
 #include "solve_gpu.cuh"
 
 namespace adia__gpu_solve {
@@ -22,17 +21,12 @@ __device__ inline bool gm_active(const state *st, int pass)
     return st->status == RUNNING && st->j < st->m && (pass == 0 || st->reorth);
 }
 
-/* r = b - A x is in w: beta = ||r||, g = beta e_1, j = 0 */
+/* r = b - A x is in w: beta = ||w||, g = beta e_1, j = 0 */
 struct gm_cycle_finish {
     gm_small sm;
     __device__ void operator()(state *st, const double *v) const
     {
-        double beta = sqrt(v[0]);
-        sm.g[0] = beta;
-        st->j = 0;
-        st->hnext = beta;
-        st->status = RUNNING;
-        check_stop(st, v[0]);
+        solve_gm_cycle_finish(st, &sm, v[0]);
     }
 };
 
@@ -143,52 +137,18 @@ __global__ void gm_orth(const T *V, T *w, int64_t n, double *partial, state *st,
     reduce_finish<1>(v, partial, st, gm_orth_finish{pass});
 }
 
-/* One thread: h(j+1,j) = ||w||, the earlier rotations on column j, a new
- * rotation zeroing h(j+1,j), g rotated; |g(j+1)| is the residual norm.
- * The WHILE loop goes on while running and j < m. */
+/* One thread: the rotation (solve_gm_givens).  The WHILE loop goes on
+ * while running and j < m. */
 __global__ void gm_givens(state *st, gm_small sm, bool use_cond, cudaGraphConditionalHandle h)
 {
-    if (gm_active(st, 0)) {
-        const int j = st->j, m = st->m;
-        double *hc = sm.hcol, h1 = sqrt(st->wnorm2);
-        for (int k = 0; k < j; k++) {
-            double a = hc[k], b = hc[k + 1];
-            hc[k] = sm.cs[k] * a + sm.sn[k] * b;
-            hc[k + 1] = -sm.sn[k] * a + sm.cs[k] * b;
-        }
-        double r = hypot(hc[j], h1);
-        if (!(r > 0) || !isfinite(r)) {
-            st->status = isfinite(r) ? BREAKDOWN : NONFINITE;   /* j steps stay usable */
-            st->why = r;
-            st->broke = BROKE_HESSENBERG;
-        } else {
-            sm.cs[j] = hc[j] / r;
-            sm.sn[j] = h1 / r;
-            hc[j] = r;
-            for (int k = 0; k <= j; k++) sm.H[(int64_t)j * (m + 1) + k] = hc[k];
-            sm.g[j + 1] = -sm.sn[j] * sm.g[j];
-            sm.g[j] *= sm.cs[j];
-            st->iter++;
-            st->j = j + 1;
-            st->hnext = h1;
-            check_stop(st, sm.g[j + 1] * sm.g[j + 1]);
-            /* h(j+1,j) = 0: the Krylov space is invariant, x is exact */
-            if (st->status == RUNNING && h1 == 0) st->status = CONVERGED;
-        }
-        st->reorth = 0;
-    }
+    solve_gm_givens(st, &sm);
     if (use_cond) cudaGraphSetConditional(h, st->status == RUNNING && st->j < st->m);
 }
 
 /* One thread: y = H(0:k,0:k) \ g(0:k), k = steps of this cycle */
 __global__ void gm_solve_y(const state *st, gm_small sm)
 {
-    const int k = st->j, m1 = st->m + 1;
-    for (int i = k - 1; i >= 0; i--) {
-        double s = sm.g[i];
-        for (int l = i + 1; l < k; l++) s -= sm.H[(int64_t)l * m1 + i] * sm.y[l];
-        sm.y[i] = s / sm.H[(int64_t)i * m1 + i];
-    }
+    solve_gm_solve_y(st, &sm);
 }
 
 /* A stage M (no diagonal), flexible: Z_j = z (= M V_j) kept for x += Z y. */
@@ -222,63 +182,32 @@ __global__ void gm_update_x(T *x, const T *V, const T *d, int64_t n, const state
     }
 }
 
-/* GMRES with a stage: the next product's input M V_j (V_j copied into p by
- * gm_next_basis: M's apply takes fixed pointers, V_j moves with j), kept
- * as Z_j when M varies. */
-template <typename T>
-adia_status gm_stage(solve_run<T> &R)
-{
-    if (!R.M) return ADIA_OK;
-    ADIA_TRY(precond(R, R.p, R.q));
-    if (R.flex) gm_keep_z<T><<<R.grid, NT, 0, R.w.stream>>>(R.q, R.Z, R.n, R.w.st);
-    return adia_cuda_check(cudaGetLastError(), "GPU GMRES preconditioner");
-}
-
 } // namespace
 
-/* GMRES cycle: w = b - A x, beta = ||w||, V_0 = w / beta, z = D V_0. */
 template <typename T>
-adia_status gm_begin_cycle(solve_run<T> &R)
+adia_status gm_cycle_start_kernels(solve_run<T> &R)
 {
-    cudaStream_t s = R.w.stream;
-    ADIA_TRY(residual(R));
-    gm_cycle_start<T><<<R.grid, NT, 0, s>>>(R.r, R.n, R.w.partial, R.w.st, R.sm);
-    ADIA_TRY(finish(R, 1, gm_cycle_finish{R.sm}));
-    gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, R.w.st);
-    ADIA_TRY(adia_cuda_check(cudaGetLastError(), "GPU GMRES cycle"));
-    return gm_stage(R);
+    gm_cycle_start<T><<<R.grid, NT, 0, R.w.stream>>>(R.r, R.n, R.w.partial, R.w.st, R.sm);
+    return finish(R, 1, gm_cycle_finish{R.sm});
 }
 
-/* GMRES cycle end: y from the j steps done, x += D V y; with a stage
- * x += M (V y) (V y formed in p, M of it in q), flexible x += Z y. */
 template <typename T>
-adia_status gm_end_cycle(solve_run<T> &R)
+adia_status gm_next_basis_kernels(solve_run<T> &R)
 {
-    cudaStream_t s = R.w.stream;
-    const size_t yk = R.m * sizeof(double);
-    gm_solve_y<<<1, 1, 0, s>>>(R.w.st, R.sm);
-    if (!R.M || R.flex) {
-        gm_update_x<T><<<R.grid, NT, yk, s>>>(R.x, R.flex ? R.Z : R.V, R.d, R.n, R.w.st, R.sm);
-        return adia_cuda_check(cudaGetLastError(), "GPU GMRES update");
-    }
-    ADIA_CUDA_TRY(cudaMemsetAsync(R.p, 0, R.n * sizeof(T), s));
-    gm_update_x<T><<<R.grid, NT, yk, s>>>(R.p, R.V, nullptr, R.n, R.w.st, R.sm);
-    ADIA_TRY(adia_cuda_check(cudaGetLastError(), "GPU GMRES update"));
-    ADIA_TRY(precond(R, R.p, R.q));
-    add_kernel<T><<<R.grid, NT, 0, s>>>(R.x, R.q, R.n);
-    return adia_cuda_check(cudaGetLastError(), "GPU GMRES update");
+    gm_next_basis<T><<<R.grid, NT, 0, R.w.stream>>>(R.r, R.V, R.p, R.d, R.n, R.w.st);
+    return ADIA_OK;
 }
 
-/* One Arnoldi step (w = A z; two-pass Gram-Schmidt; rotation; next basis). */
+/* w against V_0..V_j: two passes of classical Gram-Schmidt, the second
+ * skipped on the device unless the first asked for it. */
 template <typename T>
-adia_status gm_step(solve_run<T> &R)
+adia_status gm_orthogonalize_kernels(solve_run<T> &R)
 {
     cudaStream_t s = R.w.stream;
     state *st = R.w.st;
     double *pa = R.w.partial;
     const unsigned m2 = (unsigned)R.m + 2;
     const size_t coef = ((size_t)R.m + 1) * sizeof(double);
-    ADIA_TRY(spmv(R, R.gz, R.r));
     for (int pass = 0; pass < 2; pass++) {
         gm_dots<T><<<dim3(R.dot_grid, m2), NT, 0, s>>>(R.V, R.r, R.n, pa, st, pass);
         gm_dots_sum<<<m2, NT, 0, s>>>(pa, (int)R.dot_grid, st, R.sm, pass);
@@ -289,9 +218,49 @@ adia_status gm_step(solve_run<T> &R)
         gm_orth<T><<<R.grid, NT, coef, s>>>(R.V, R.r, R.n, pa, st, R.sm, pass);
         ADIA_TRY(finish(R, 1, gm_orth_finish{pass}));
     }
-    gm_givens<<<1, 1, 0, s>>>(st, R.sm, R.w.use_cond, R.w.cond);
-    gm_next_basis<T><<<R.grid, NT, 0, s>>>(R.r, R.V, R.p, R.d, R.n, st);
-    return gm_stage(R);
+    return ADIA_OK;
+}
+
+template <typename T>
+adia_status gm_givens_kernels(solve_run<T> &R)
+{
+    gm_givens<<<1, 1, 0, R.w.stream>>>(R.w.st, R.sm, R.w.use_cond, R.w.cond);
+    return ADIA_OK;
+}
+
+template <typename T>
+adia_status gm_keep_z_kernels(solve_run<T> &R)
+{
+    gm_keep_z<T><<<R.grid, NT, 0, R.w.stream>>>(R.q, R.Z, R.n, R.w.st);
+    return ADIA_OK;
+}
+
+/* y, then x += D V y (flexible: Z y) */
+template <typename T>
+adia_status gm_update_x_kernels(solve_run<T> &R)
+{
+    gm_solve_y<<<1, 1, 0, R.w.stream>>>(R.w.st, R.sm);
+    gm_update_x<T><<<R.grid, NT, R.m * sizeof(double), R.w.stream>>>(
+        R.x, R.flex ? R.Z : R.V, R.d, R.n, R.w.st, R.sm);
+    return ADIA_OK;
+}
+
+/* y, then p = V y */
+template <typename T>
+adia_status gm_combine_kernels(solve_run<T> &R)
+{
+    gm_solve_y<<<1, 1, 0, R.w.stream>>>(R.w.st, R.sm);
+    ADIA_CUDA_TRY(cudaMemsetAsync(R.p, 0, R.n * sizeof(T), R.w.stream));
+    gm_update_x<T><<<R.grid, NT, R.m * sizeof(double), R.w.stream>>>(R.p, R.V, nullptr, R.n,
+                                                                      R.w.st, R.sm);
+    return ADIA_OK;
+}
+
+template <typename T>
+adia_status add_q_kernels(solve_run<T> &R)
+{
+    add_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(R.x, R.q, R.n);
+    return ADIA_OK;
 }
 
 template <typename T>
@@ -301,13 +270,17 @@ kernel_list gm_kernels()
              (const void *)gm_cycle_start<T>, (const void *)gm_update_x<T>}, 4};
 }
 
-template adia_status gm_begin_cycle<double>(solve_run<double> &);
-template adia_status gm_begin_cycle<float>(solve_run<float> &);
-template adia_status gm_step<double>(solve_run<double> &);
-template adia_status gm_step<float>(solve_run<float> &);
-template adia_status gm_end_cycle<double>(solve_run<double> &);
-template adia_status gm_end_cycle<float>(solve_run<float> &);
-template kernel_list gm_kernels<double>();
-template kernel_list gm_kernels<float>();
+#define INSTANTIATE(T)                                                 \
+    template adia_status gm_cycle_start_kernels<T>(solve_run<T> &);   \
+    template adia_status gm_next_basis_kernels<T>(solve_run<T> &);    \
+    template adia_status gm_orthogonalize_kernels<T>(solve_run<T> &); \
+    template adia_status gm_givens_kernels<T>(solve_run<T> &);        \
+    template adia_status gm_keep_z_kernels<T>(solve_run<T> &);        \
+    template adia_status gm_update_x_kernels<T>(solve_run<T> &);      \
+    template adia_status gm_combine_kernels<T>(solve_run<T> &);       \
+    template adia_status add_q_kernels<T>(solve_run<T> &);            \
+    template kernel_list gm_kernels<T>();
+INSTANTIATE(double)
+INSTANTIATE(float)
 
 } // namespace adia__gpu_solve

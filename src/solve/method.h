@@ -3,7 +3,7 @@
  * the same code on the host and on the device), the stop reason's words,
  * and the table of vector kernels each device implements (solve.c for
  * the CPU, solve_gpu.cu and the *_gpu.cu files for the GPU), over which
- * the methods' iterations are written once (cg.c, bicgstab.c).
+ * the methods' iterations are written once (cg.c, bicgstab.c, gmres.c).
  *
  * A method's iteration is a sequence of stages -- the preconditioner's
  * z = M r, the operator's product with its fused sums, the method's
@@ -226,6 +226,84 @@ static inline SOLVE_HD void solve_bicg_update_finish(solve_state *st, double *do
     for (int j = 0; j < SOLVE_NDOT; j++) dots[j] = 0;
 }
 
+/* --------------------------------------------------------------- GMRES
+ *
+ * Restarted GMRES(m), right-preconditioned (A D u = b, x = x0 + D V y),
+ * Givens rotations on a column of H at a time, |g(j+1)| the residual
+ * norm of the current iterate.  A cycle: w = b - A x, beta = ||w||, V_0 =
+ * w / beta; a step: w = A z (z = D V_j, M V_j, or V_j), w orthogonalized
+ * against V_0..V_j (the device's way: classical Gram-Schmidt with a
+ * second pass where needed on the GPU, modified Gram-Schmidt on the CPU,
+ * whose caches keep each V_k between its dot and its update) into H's
+ * column j and ||w||^2, the rotation, V_{j+1} = w / h(j+1,j); the cycle's
+ * end: y = H \ g, x += D V y (a stage: x += M (V y); flexible, M varies:
+ * Z_j = M V_j kept, x += Z y). */
+
+/* The short vectors: H column-major, (m + 1) rows; hcol (column j before
+ * its rotations), cs, sn, g, y (m + 1 each); c (m + 2: the GPU's V_k'w,
+ * then w'w).  Device memory on the GPU, the host's on the CPU. */
+typedef struct solve_gm_small {
+    double *H, *c, *hcol, *cs, *sn, *g, *y;
+} solve_gm_small;
+
+/* A cycle's start from rr = ||b - A x||^2: g = beta e_1, j = 0. */
+static inline SOLVE_HD void solve_gm_cycle_finish(solve_state *st, const solve_gm_small *sm,
+                                                  double rr)
+{
+    const double beta = sqrt(rr);
+    sm->g[0] = beta;
+    st->j = 0;
+    st->hnext = beta;
+    st->status = SOLVE_RUNNING;
+    solve_check_stop(st, rr);
+}
+
+/* After hcol (column j) and st->wnorm2 = ||w||^2: h(j+1,j) = ||w||, the
+ * earlier rotations on column j, a new rotation zeroing h(j+1,j), g
+ * rotated and tested. */
+static inline SOLVE_HD void solve_gm_givens(solve_state *st, const solve_gm_small *sm)
+{
+    if (st->status != SOLVE_RUNNING || st->j >= st->m) return;
+    const int j = st->j, m = st->m;
+    double *hc = sm->hcol, h1 = sqrt(st->wnorm2);
+    for (int k = 0; k < j; k++) {
+        double a = hc[k], b = hc[k + 1];
+        hc[k] = sm->cs[k] * a + sm->sn[k] * b;
+        hc[k + 1] = -sm->sn[k] * a + sm->cs[k] * b;
+    }
+    double r = hypot(hc[j], h1);
+    st->reorth = 0;
+    if (!(r > 0) || !isfinite(r)) {
+        st->status = isfinite(r) ? SOLVE_BREAKDOWN : SOLVE_NONFINITE;   /* j steps stay usable */
+        st->why = r;
+        st->broke = BROKE_HESSENBERG;
+        return;
+    }
+    sm->cs[j] = hc[j] / r;
+    sm->sn[j] = h1 / r;
+    hc[j] = r;
+    for (int k = 0; k <= j; k++) sm->H[(int64_t)j * (m + 1) + k] = hc[k];
+    sm->g[j + 1] = -sm->sn[j] * sm->g[j];
+    sm->g[j] *= sm->cs[j];
+    st->iter++;
+    st->j = j + 1;
+    st->hnext = h1;
+    solve_check_stop(st, sm->g[j + 1] * sm->g[j + 1]);
+    /* h(j+1,j) = 0: the Krylov space is invariant, x is exact */
+    if (st->status == SOLVE_RUNNING && h1 == 0) st->status = SOLVE_CONVERGED;
+}
+
+/* y = H(0:k,0:k) \ g(0:k), k = the cycle's steps. */
+static inline SOLVE_HD void solve_gm_solve_y(const solve_state *st, const solve_gm_small *sm)
+{
+    const int k = st->j, m1 = st->m + 1;
+    for (int i = k - 1; i >= 0; i--) {
+        double s = sm->g[i];
+        for (int l = i + 1; l < k; l++) s -= sm->H[(int64_t)l * m1 + i] * sm->y[l];
+        sm->y[i] = s / sm->H[(int64_t)i * m1 + i];
+    }
+}
+
 /* ------------------------------------------------------- vector kernels */
 
 /* The vectors a method names; each device maps them to its arrays. */
@@ -233,6 +311,7 @@ typedef enum solve_vec {
     SV_NONE = -1, SV_X = 0, SV_B, SV_R, SV_P, SV_Q, SV_S, SV_U,
     SV_R0, SV_PH, SV_SH, SV_T   /* BiCGSTAB's (v is q; s lives in r) */
 } solve_vec;
+/* GMRES: w is r, the product's input z is p (the stage's output q). */
 
 /* A device's kernels, on its run (`run`: the device's own record of one
  * solve).  Each queues (GPU) or does (CPU) its work and returns the first
@@ -256,6 +335,23 @@ typedef struct solve_kernels {
     adia_status (*bicg_direction)(void *run);
     adia_status (*bicg_half)(void *run);
     adia_status (*bicg_update)(void *run);
+    /* y = A x, no sums */
+    adia_status (*product)(void *run, solve_vec x, solve_vec y);
+    /* GMRES: after w = b - A x (in r), beta and the state
+     * (solve_gm_cycle_finish); V_j = w / h(j,j-1) and p = D V_j (a stage:
+     * V_j); w orthogonalized against V_0..V_j into hcol and wnorm2; the
+     * rotation (solve_gm_givens); flexible: Z_j = q (= M V_j) kept; the
+     * cycle's end without a stage or flexible: y, x += D V y or Z y; with
+     * a fixed stage: y, p = V y (x += M p follows) */
+    adia_status (*gm_cycle_start)(void *run);
+    adia_status (*gm_next_basis)(void *run);
+    adia_status (*gm_orthogonalize)(void *run);
+    adia_status (*gm_givens)(void *run);
+    adia_status (*gm_keep_z)(void *run);
+    adia_status (*gm_update_x)(void *run);
+    adia_status (*gm_combine)(void *run);
+    /* x += q */
+    adia_status (*add_q)(void *run);
 } solve_kernels;
 
 /* One solve as a method sees it. */
@@ -264,14 +360,18 @@ typedef struct solve_method {
     void *run;
     int jacobi;                  /* a diagonal M, fused in the vector passes */
     int stage;                   /* an M of its own stage                    */
+    int flex;                    /* GMRES: M varies (flexible GMRES)         */
 } solve_method;
 
-/* cg.c, bicgstab.c: a method's start (after the state's tolerances are
- * set) and one iteration. */
+/* cg.c, bicgstab.c, gmres.c: a method's start (after the state's
+ * tolerances are set) and one iteration; GMRES's cycle's end. */
 adia_status adia__cg_begin(const solve_method *m);
 adia_status adia__cg_iteration(const solve_method *m);
 adia_status adia__bicg_begin(const solve_method *m);
 adia_status adia__bicg_iteration(const solve_method *m);
+adia_status adia__gm_begin_cycle(const solve_method *m);
+adia_status adia__gm_step(const solve_method *m);
+adia_status adia__gm_end_cycle(const solve_method *m);
 
 /* method.c: why it stopped, in the same words on every device. */
 void adia__solve_stop_reason(const solve_state *st, adia_solver method, char *buf, size_t len);

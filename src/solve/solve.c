@@ -32,7 +32,6 @@
 
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 typedef struct solver {
@@ -242,29 +241,6 @@ static adia_status residual(solver *S, const double *b, const double *x, double 
     return ADIA_OK;
 }
 
-/* Record why the method ended early. */
-static adia_status stop(solver *S, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(S->info->stop, sizeof S->info->stop, fmt, ap);
-    va_end(ap);
-    return ADIA_OK;
-}
-
-/* ||r|| <= tol, or "non-finite residual" recorded: 1 converged, -1 stop
- * (NaN or Inf: an overflow, or NaN/Inf in A), 0 go on. */
-static int check_residual(solver *S, double rnorm)
-{
-    if (!isfinite(rnorm)) {
-        stop(S, "non-finite residual at iteration %d", S->info->iterations);
-        return -1;
-    }
-    if (rnorm > S->tol) return 0;
-    stop(S, "converged");
-    return 1;
-}
-
 /* ------------------------------------------------------------- methods */
 
 /* CG is written once (cg.c, method.h) over a device's kernels; these are
@@ -278,6 +254,8 @@ typedef struct cpu_run {
     const double *b;
     double *x, *r, *p, *q, *s, *u;
     double *r0, *ph, *sh, *t;  /* BiCGSTAB's (v is q, s lives in r)       */
+    double *V, *Z;             /* GMRES: the basis, flexible: M V_j      */
+    solve_gm_small sm;         /* GMRES's short vectors                  */
     double dots[SOLVE_NDOT];   /* the product's sums, zeroed by their reader */
     solve_state st;
 } cpu_run;
@@ -490,149 +468,189 @@ static adia_status cpu_bicg_update(void *run)
     return ADIA_OK;
 }
 
+/* GMRES's passes (gmres_gpu.cu's kernels but for the orthogonalization:
+ * modified Gram-Schmidt, see method.h). */
+
+static adia_status cpu_product(void *run, solve_vec x, solve_vec y)
+{
+    cpu_run *R = run;
+    return apply(R->S, cpu_vec(R, x), cpu_vec(R, y));
+}
+
+/* After w = b - A x (in r): beta = ||w||, the cycle's state. */
+static adia_status cpu_gm_cycle_start(void *run)
+{
+    cpu_run *R = run;
+    solve_gm_cycle_finish(&R->st, &R->sm, dot(R->S, R->r, R->r));
+    return ADIA_OK;
+}
+
+/* V_j = w / h(j,j-1); p = D V_j (V_j itself without Jacobi) */
+static adia_status cpu_gm_next_basis(void *run)
+{
+    cpu_run *R = run;
+    const solve_state *st = &R->st;
+    if (st->status != SOLVE_RUNNING || st->j >= st->m) return ADIA_OK;
+    const int64_t n = R->S->n;
+    const double inv = 1.0 / st->hnext, *d = R->S->inv_diag;
+    double *vj = R->V + (int64_t)st->j * n;
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
+        const double v = R->r[i] * inv;
+        vj[i] = v;
+        R->p[i] = d ? d[i] * v : v;
+    }
+    return ADIA_OK;
+}
+
+/* w against V_0..V_j, one V_k after the other (each dot, then its update,
+ * the vector still in cache): H's column j in hcol, ||w||^2 */
+static adia_status cpu_gm_orthogonalize(void *run)
+{
+    cpu_run *R = run;
+    solve_state *st = &R->st;
+    if (st->status != SOLVE_RUNNING || st->j >= st->m) return ADIA_OK;
+    const int64_t n = R->S->n;
+    for (int k = 0; k <= st->j; k++) {
+        const double *vk = R->V + (int64_t)k * n;
+        const double h = dot(R->S, vk, R->r);
+        axpy(n, -h, vk, R->r);
+        R->sm.hcol[k] = h;
+    }
+    st->wnorm2 = dot(R->S, R->r, R->r);
+    return ADIA_OK;
+}
+
+static adia_status cpu_gm_givens(void *run)
+{
+    cpu_run *R = run;
+    solve_gm_givens(&R->st, &R->sm);
+    return ADIA_OK;
+}
+
+/* flexible: Z_j = q (= M V_j) */
+static adia_status cpu_gm_keep_z(void *run)
+{
+    cpu_run *R = run;
+    const solve_state *st = &R->st;
+    if (st->status != SOLVE_RUNNING || st->j >= st->m) return ADIA_OK;
+    const int64_t n = R->S->n;
+    memcpy(R->Z + (int64_t)st->j * n, R->q, (size_t)n * sizeof *R->q);
+    return ADIA_OK;
+}
+
+/* out (+)= D (W y) over the cycle's k = st->j steps (W: V or Z; d NULL: no D) */
+static void combine(cpu_run *R, const double *W, const double *d, int add, double *out)
+{
+    const int64_t n = R->S->n;
+    const int k = R->st.j;
+    const double *y = R->sm.y;
+#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < n; i++) {
+        double a = 0;
+        for (int l = 0; l < k; l++) a += y[l] * W[(int64_t)l * n + i];
+        a = d ? d[i] * a : a;
+        out[i] = add ? out[i] + a : a;
+    }
+}
+
+/* y, then x += D V y (flexible: Z y) */
+static adia_status cpu_gm_update_x(void *run)
+{
+    cpu_run *R = run;
+    solve_gm_solve_y(&R->st, &R->sm);
+    const int flex = R->Z != NULL;
+    combine(R, flex ? R->Z : R->V, flex ? NULL : R->S->inv_diag, 1, R->x);
+    return ADIA_OK;
+}
+
+/* y, then p = V y */
+static adia_status cpu_gm_combine(void *run)
+{
+    cpu_run *R = run;
+    solve_gm_solve_y(&R->st, &R->sm);
+    combine(R, R->V, NULL, 0, R->p);
+    return ADIA_OK;
+}
+
+static adia_status cpu_add_q(void *run)
+{
+    cpu_run *R = run;
+    axpy(R->S->n, 1.0, R->q, R->x);
+    return ADIA_OK;
+}
+
 static const solve_kernels cpu_kernels = {
     .residual = cpu_residual, .precond = cpu_precond, .product_sums = cpu_product_sums,
     .cg_start = cpu_cg_start, .cg_step = cpu_cg_step, .bicg_start = cpu_bicg_start,
     .bicg_direction = cpu_bicg_direction, .bicg_half = cpu_bicg_half,
-    .bicg_update = cpu_bicg_update};
+    .bicg_update = cpu_bicg_update, .product = cpu_product,
+    .gm_cycle_start = cpu_gm_cycle_start, .gm_next_basis = cpu_gm_next_basis,
+    .gm_orthogonalize = cpu_gm_orthogonalize, .gm_givens = cpu_gm_givens,
+    .gm_keep_z = cpu_gm_keep_z, .gm_update_x = cpu_gm_update_x, .gm_combine = cpu_gm_combine,
+    .add_q = cpu_add_q};
 
-/* CG or BiCGSTAB on the CPU (cg.c, bicgstab.c over cpu_kernels) from x;
- * w: workspace_vectors() x n doubles.  Leaves info->stop and adds its
+/* GMRES's cycles on the CPU (gmres.c): steps while running with room in
+ * the cycle, its end, the next while running (solve_graph.cu's loop). */
+static adia_status gmres_cycles(const solve_method *m, const solve_state *st)
+{
+    adia_status s = adia__gm_begin_cycle(m);
+    while (s == ADIA_OK) {
+        while (s == ADIA_OK && st->status == SOLVE_RUNNING && st->j < st->m) s = adia__gm_step(m);
+        if (s == ADIA_OK) s = adia__gm_end_cycle(m);
+        if (s != ADIA_OK || st->status != SOLVE_RUNNING) break;
+        s = adia__gm_begin_cycle(m);
+    }
+    return s;
+}
+
+/* A method on the CPU (cg.c, bicgstab.c, gmres.c over cpu_kernels) from
+ * x; w: workspace_vectors() x n doubles.  Leaves info->stop and adds its
  * iterations to info->iterations. */
 static adia_status krylov(solver *S, adia_solver method, const double *b, double *x, double *w)
 {
     const int64_t n = S->n;
     const int staged = S->inv_diag || S->M;   /* u, ph, sh apart from r, p, s */
+    const int mr = S->restart, flex = method == ADIA_SOLVE_GMRES && S->M && S->M->ops->varies;
     cpu_run R = {.S = S, .b = b, .x = x, .r = w, .p = w + n, .q = w + 2 * n};
+    double *small = NULL;
     if (method == ADIA_SOLVE_CG) {
         R.s = w + 3 * n;
         R.u = staged ? w + 4 * n : R.r;
-    } else {
+    } else if (method == ADIA_SOLVE_BICGSTAB) {
         R.r0 = w + 3 * n;
         R.t = w + 4 * n;
         R.ph = staged ? w + 5 * n : R.p;
         R.sh = staged ? w + 6 * n : R.r;
+    } else {
+        R.V = w + 3 * n;
+        R.Z = flex ? R.V + (int64_t)(mr + 1) * n : NULL;
+        /* H ((m + 1) m), c (m + 2), hcol, cs, sn, g, y (m + 1 each), as the GPU's */
+        const size_t m1 = (size_t)mr + 1;
+        small = adia__calloc(m1 * ((size_t)mr + 6) + 1, sizeof *small, "GMRES short vectors");
+        if (!small) return ADIA_ERR_NO_MEMORY;
+        R.sm = (solve_gm_small){small, small + m1 * (mr + 5), small + m1 * mr,
+                                small + m1 * (mr + 1), small + m1 * (mr + 2),
+                                small + m1 * (mr + 3), small + m1 * (mr + 4)};
     }
     /* several processes: CG's stop after a stage's update waits for the
      * next product's sums, as on the GPU (no reduction of its own) */
     R.st = (solve_state){.tol2 = S->tol * S->tol, .max_iter = S->max_iter - S->info->iterations,
-                         .split = S->comm->sum != NULL};
-    const solve_method m = {&cpu_kernels, &R, S->inv_diag != NULL, S->M != NULL};
-    const int cg = method == ADIA_SOLVE_CG;
-    adia_status s = cg ? adia__cg_begin(&m) : adia__bicg_begin(&m);
-    while (s == ADIA_OK && R.st.status == SOLVE_RUNNING)
-        s = cg ? adia__cg_iteration(&m) : adia__bicg_iteration(&m);
+                         .m = mr, .split = S->comm->sum != NULL};
+    const solve_method m = {&cpu_kernels, &R, S->inv_diag != NULL, S->M != NULL, flex};
+    adia_status s;
+    if (method == ADIA_SOLVE_GMRES) {
+        s = gmres_cycles(&m, &R.st);
+    } else {
+        const int cg = method == ADIA_SOLVE_CG;
+        s = cg ? adia__cg_begin(&m) : adia__bicg_begin(&m);
+        while (s == ADIA_OK && R.st.status == SOLVE_RUNNING)
+            s = cg ? adia__cg_iteration(&m) : adia__bicg_iteration(&m);
+    }
+    free(small);
     S->info->iterations += R.st.iter;
     adia__solve_stop_reason(&R.st, method, S->info->stop, sizeof S->info->stop);
     return s;
-}
-
-/* Givens rotation (c, s) taking (a, b) to (r, 0); a, b finite. */
-static void givens(double a, double b, double *c, double *s, double *r)
-{
-    *r = hypot(a, b);
-    *c = *r > 0 ? a / *r : 1;
-    *s = *r > 0 ? b / *r : 0;
-}
-
-/* x += M V y over the cycle's k steps: one application of M to V y
- * (into V_k, free once y is known), or -- M varies: flexible GMRES -- Z y
- * with Z_l = M_l V_l kept in z as the cycle went (z: m vectors then). */
-static adia_status gmres_update(solver *S, double *V, double *z, const double *y, int k,
-                                double *x)
-{
-    const int64_t n = S->n;
-    if (S->M && S->M->ops->varies) {
-        for (int l = 0; l < k; l++) axpy(n, y[l], z + l * n, x);
-        return ADIA_OK;
-    }
-    memset(z, 0, (size_t)n * sizeof *z);
-    for (int l = 0; l < k; l++) axpy(n, y[l], V + l * n, z);
-    double *mz = S->M ? V + (int64_t)k * n : z;
-    ADIA_TRY(precondition(S, z, mz));
-    axpy(n, 1.0, mz, x);
-    return ADIA_OK;
-}
-
-/* v *= 1 / h (h > 0), on the threads */
-static void gm_scale(int64_t n, double *v, double h)
-{
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) v[i] /= h;
-}
-
-/* Restarted GMRES(m), right-preconditioned (A M u = b, x = x0 + M V y),
- * modified Gram-Schmidt (the GPU's classical Gram-Schmidt with a second
- * pass, gmres_gpu.cu, read the basis two to four times a step where the
- * CPU's caches keep each V_k between its dot and its update: about 3x slower
- * an iteration on lap3d7:64, 2 cores, 2026-11-27); |g(j+1)| is the residual norm of the current
- * iterate, so the true residual is recomputed only at each cycle's start.
- * w: (m + 2) n doubles (V, then z = M v_j / M V y); flexible (M varies):
- * (2 m + 1) n (V, then Z_j = M v_j, each kept for x). */
-static adia_status gmres(solver *S, const double *b, double *x, double *w)
-{
-    const int64_t n = S->n;
-    const int m = S->restart, flex = S->M && S->M->ops->varies;
-    double *V = w, *z = w + (int64_t)(m + 1) * n;
-    double *H = adia__calloc((size_t)(m + 1) * (size_t)m + 4 * ((size_t)m + 1), sizeof *H,
-                            "GMRES Hessenberg matrix");
-    if (!H) return ADIA_ERR_NO_MEMORY;
-    double *cs = H + (m + 1) * m, *sn = cs + m + 1, *g = sn + m + 1, *y = g + m + 1;
-    adia_status st = ADIA_OK;
-    while (st == ADIA_OK) {
-        st = residual(S, b, x, V);
-        double beta = st == ADIA_OK ? nrm2(S, V) : 0;
-        if (st != ADIA_OK || check_residual(S, beta) || S->info->iterations >= S->max_iter) break;
-        gm_scale(n, V, beta);
-        memset(g, 0, (size_t)(m + 1) * sizeof *g);
-        g[0] = beta;
-        int k = 0;
-        for (int j = 0; j < m && S->info->iterations < S->max_iter; j++) {
-            double *vj = V + j * n, *w1 = V + (j + 1) * n, *hj = H + j * (m + 1);
-            double *zj = flex ? z + j * n : z;
-            if ((st = precondition(S, vj, zj)) != ADIA_OK || (st = apply(S, zj, w1)) != ADIA_OK)
-                break;
-            for (int i = 0; i <= j; i++) {
-                hj[i] = dot(S, V + i * n, w1);
-                axpy(n, -hj[i], V + i * n, w1);
-            }
-            double h1 = nrm2(S, w1), r;
-            for (int i = 0; i < j; i++) {
-                double a = hj[i], c = hj[i + 1];
-                hj[i] = cs[i] * a + sn[i] * c;
-                hj[i + 1] = -sn[i] * a + cs[i] * c;
-            }
-            if (!isfinite(h1) || !isfinite(hj[j])) {
-                stop(S, "non-finite value in the Arnoldi step at iteration %d",
-                     S->info->iterations);
-                k = -1;
-                break;
-            }
-            givens(hj[j], h1, &cs[j], &sn[j], &r);
-            if (!(r > 0)) {
-                stop(S, "breakdown: singular Hessenberg matrix at iteration %d",
-                     S->info->iterations);
-                break;
-            }
-            hj[j] = r;
-            g[j + 1] = -sn[j] * g[j];
-            g[j] *= cs[j];
-            S->info->iterations++;
-            k = j + 1;
-            if (h1 > 0) gm_scale(n, w1, h1);
-            if (fabs(g[j + 1]) <= S->tol || h1 == 0) break;   /* x is ready */
-        }
-        if (st != ADIA_OK || k < 0) break;
-        for (int i = k - 1; i >= 0; i--) {      /* y = H \ g */
-            y[i] = g[i];
-            for (int l = i + 1; l < k; l++) y[i] -= H[l * (m + 1) + i] * y[l];
-            y[i] /= H[i * (m + 1) + i];
-        }
-        if ((st = gmres_update(S, V, z, y, k, x)) != ADIA_OK) break;
-        if (k == 0 || strncmp(S->info->stop, "breakdown", 9) == 0) break;
-    }
-    free(H);
-    return st;
 }
 
 /* ---------------------------------------------------------------- setup */
@@ -780,12 +798,13 @@ static double max_abs(const adia_csr *A)
     return big;
 }
 
-/* Doubles of workspace beside b / sb: CG 5 n, BiCGSTAB 7 n, GMRES (m + 2) n,
- * flexible GMRES (2 m + 1) n. */
+/* Doubles of workspace beside b / sb (krylov's layout): CG 5 n, BiCGSTAB
+ * 7 n, GMRES (m + 4) n (r, p, q and the basis), flexible GMRES (2 m + 4) n. */
 static int64_t workspace_vectors(const solver *S, adia_solver method)
 {
-    if (method == ADIA_SOLVE_GMRES && S->M && S->M->ops->varies) return 2 * (int64_t)S->restart + 1;
-    return method == ADIA_SOLVE_CG ? 5 : method == ADIA_SOLVE_BICGSTAB ? 7 : S->restart + 2;
+    const int64_t m = S->restart;
+    if (method == ADIA_SOLVE_GMRES) return m + 4 + (S->M && S->M->ops->varies ? m : 0);
+    return method == ADIA_SOLVE_CG ? 5 : 7;
 }
 
 /* The CPU methods, restarts as said above, on bs (= b / sb); w: workspace. */
@@ -797,7 +816,7 @@ static adia_status run_cpu(solver *S, adia_solver method, const double *bs, doub
     int said = 0;
     for (int restart = 0; s == ADIA_OK; restart++) {
         snprintf(info->stop, sizeof info->stop, "iteration limit reached");
-        s = method == ADIA_SOLVE_GMRES ? gmres(S, bs, x, w) : krylov(S, method, bs, x, w);
+        s = krylov(S, method, bs, x, w);
         if (s == ADIA_OK) s = residual(S, bs, x, r);
         if (s != ADIA_OK) break;
         const double rnorm = nrm2(S, r);

@@ -210,7 +210,7 @@ adia_status setup(solve_run<T> &R)
     if (gm) R.V = v + next * R.n;
     if (gm && R.flex) R.Z = R.V + (int64_t)(R.m + 1) * R.n;
     R.fused = R.op->sums_fused;
-    R.method = {gpu_kernels<T>(), &R, jac, stage};
+    R.method = {gpu_kernels<T>(), &R, jac, stage, R.flex};
     if (gm) return ADIA_OK;
     /* the operator's sums work: laid out for these rows, as the solver's own */
     if (R.op->apply_sums_device && R.op->sums_work_bytes > adia__gpu_dot_work_bytes(R.n))
@@ -240,12 +240,6 @@ template adia_status residual<float>(solve_run<float> &);
 namespace {
 
 template <typename T>
-adia_status k_residual(void *run)
-{
-    return residual(*(solve_run<T> *)run);
-}
-
-template <typename T>
 adia_status k_precond(void *run, solve_vec r, solve_vec z)
 {
     solve_run<T> &R = *(solve_run<T> *)run;
@@ -260,40 +254,35 @@ adia_status k_product_sums(void *run, solve_vec x, solve_vec y, solve_vec z)
 }
 
 template <typename T>
-adia_status k_cg_start(void *run)
+adia_status k_product(void *run, solve_vec x, solve_vec y)
 {
-    return cg_start_kernels(*(solve_run<T> *)run);
+    solve_run<T> &R = *(solve_run<T> *)run;
+    return spmv(R, vec(R, x), vec(R, y));
 }
 
-template <typename T>
-adia_status k_cg_step(void *run)
-{
-    return cg_step_kernels(*(solve_run<T> *)run);
-}
-
-template <typename T>
-adia_status k_bicg_start(void *run)
-{
-    return bicg_start_kernels(*(solve_run<T> *)run);
-}
-
-template <typename T>
-adia_status k_bicg_direction(void *run)
-{
-    return bicg_direction_kernels(*(solve_run<T> *)run);
-}
-
-template <typename T>
-adia_status k_bicg_half(void *run)
-{
-    return bicg_half_kernels(*(solve_run<T> *)run);
-}
-
-template <typename T>
-adia_status k_bicg_update(void *run)
-{
-    return bicg_update_kernels(*(solve_run<T> *)run);
-}
+/* A kernel of the table that takes the run alone. */
+#define RUN_ONLY(name, f)               \
+    template <typename T>               \
+    adia_status name(void *run)         \
+    {                                   \
+        return f(*(solve_run<T> *)run); \
+    }
+RUN_ONLY(k_residual, residual)
+RUN_ONLY(k_cg_start, cg_start_kernels)
+RUN_ONLY(k_cg_step, cg_step_kernels)
+RUN_ONLY(k_bicg_start, bicg_start_kernels)
+RUN_ONLY(k_bicg_direction, bicg_direction_kernels)
+RUN_ONLY(k_bicg_half, bicg_half_kernels)
+RUN_ONLY(k_bicg_update, bicg_update_kernels)
+RUN_ONLY(k_gm_cycle_start, gm_cycle_start_kernels)
+RUN_ONLY(k_gm_next_basis, gm_next_basis_kernels)
+RUN_ONLY(k_gm_orthogonalize, gm_orthogonalize_kernels)
+RUN_ONLY(k_gm_givens, gm_givens_kernels)
+RUN_ONLY(k_gm_keep_z, gm_keep_z_kernels)
+RUN_ONLY(k_gm_update_x, gm_update_x_kernels)
+RUN_ONLY(k_gm_combine, gm_combine_kernels)
+RUN_ONLY(k_add_q, add_q_kernels)
+#undef RUN_ONLY
 
 } // namespace
 
@@ -306,7 +295,15 @@ const solve_kernels *gpu_kernels()
                                     .bicg_start = k_bicg_start<T>,
                                     .bicg_direction = k_bicg_direction<T>,
                                     .bicg_half = k_bicg_half<T>,
-                                    .bicg_update = k_bicg_update<T>};
+                                    .bicg_update = k_bicg_update<T>,
+                                    .product = k_product<T>,
+                                    .gm_cycle_start = k_gm_cycle_start<T>,
+                                    .gm_next_basis = k_gm_next_basis<T>,
+                                    .gm_orthogonalize = k_gm_orthogonalize<T>,
+                                    .gm_givens = k_gm_givens<T>,
+                                    .gm_keep_z = k_gm_keep_z<T>,
+                                    .gm_update_x = k_gm_update_x<T>,
+                                    .gm_combine = k_gm_combine<T>, .add_q = k_add_q<T>};
     return &k;
 }
 
@@ -325,11 +322,14 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     init.m = R.m;
     init.split = R.split;
     ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.st, &init, sizeof init, cudaMemcpyHostToDevice, R.w.stream));
-    if (R.a->method == ADIA_SOLVE_GMRES) return gm_begin_cycle(R);
-    /* products replayed after a stop added to the sums unread */
-    ADIA_CUDA_TRY(cudaMemsetAsync(R.w.dots.out, 0, SOLVE_NDOT * sizeof(double), R.w.stream));
-    ADIA_TRY(R.a->method == ADIA_SOLVE_CG ? adia__cg_begin(&R.method)
-                                          : adia__bicg_begin(&R.method));
+    if (R.a->method == ADIA_SOLVE_GMRES) {
+        ADIA_TRY(adia__gm_begin_cycle(&R.method));
+    } else {   /* products replayed after a stop added to the sums unread */
+        ADIA_CUDA_TRY(cudaMemsetAsync(R.w.dots.out, 0, SOLVE_NDOT * sizeof(double),
+                                      R.w.stream));
+        ADIA_TRY(R.a->method == ADIA_SOLVE_CG ? adia__cg_begin(&R.method)
+                                              : adia__bicg_begin(&R.method));
+    }
     return adia_cuda_check(cudaGetLastError(), "GPU solver start");
 }
 

@@ -43,12 +43,8 @@ using state = solve_state;
 enum status { RUNNING = SOLVE_RUNNING, CONVERGED = SOLVE_CONVERGED, LIMIT = SOLVE_LIMIT,
               BREAKDOWN = SOLVE_BREAKDOWN, NONFINITE = SOLVE_NONFINITE };
 
-/* GMRES's short vectors in device memory (gmres_gpu.cu): H column-major,
- * (m + 1) rows; hcol, cs, sn, g, y (m + 1 each) and c (m + 2: V_k'w, then
- * w'w). */
-struct gm_small {
-    double *H, *c, *hcol, *cs, *sn, *g, *y;
-};
+/* GMRES's short vectors (method.h), in device memory. */
+using gm_small = solve_gm_small;
 
 /* ------------------------------------------------------- device side */
 
@@ -256,11 +252,15 @@ template <typename T> adia_status bicg_half_kernels(solve_run<T> &R);
 template <typename T> adia_status bicg_update_kernels(solve_run<T> &R);
 template <typename T> kernel_list bicg_kernels();
 
-/* gmres_gpu.cu: a cycle's start (r = b - A x included), one Arnoldi step
- * (the iteration), a cycle's end (x updated). */
-template <typename T> adia_status gm_begin_cycle(solve_run<T> &R);
-template <typename T> adia_status gm_step(solve_run<T> &R);
-template <typename T> adia_status gm_end_cycle(solve_run<T> &R);
+/* gmres_gpu.cu: the GPU's gm_* entries. */
+template <typename T> adia_status gm_cycle_start_kernels(solve_run<T> &R);
+template <typename T> adia_status gm_next_basis_kernels(solve_run<T> &R);
+template <typename T> adia_status gm_orthogonalize_kernels(solve_run<T> &R);
+template <typename T> adia_status gm_givens_kernels(solve_run<T> &R);
+template <typename T> adia_status gm_keep_z_kernels(solve_run<T> &R);
+template <typename T> adia_status gm_update_x_kernels(solve_run<T> &R);
+template <typename T> adia_status gm_combine_kernels(solve_run<T> &R);
+template <typename T> adia_status add_q_kernels(solve_run<T> &R);
 template <typename T> kernel_list gm_kernels();
 
 /* solve_graph.cu: the iteration captured as a graph (or none, where the

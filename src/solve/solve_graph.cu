@@ -12,7 +12,7 @@ template <typename T>
 adia_status iteration(solve_run<T> &R)
 {
     if (R.a->method == ADIA_SOLVE_GMRES) {
-        ADIA_TRY(gm_step(R));
+        ADIA_TRY(adia__gm_step(&R.method));
     } else if (R.a->method == ADIA_SOLVE_CG) {
         ADIA_TRY(adia__cg_iteration(&R.method));
     } else {
@@ -122,9 +122,11 @@ adia_status iterate(solve_run<T> &R, state *st)
         ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
         *st = *R.w.host;
         if (R.a->method == ADIA_SOLVE_GMRES && (st->status != RUNNING || st->j >= st->m)) {
-            ADIA_TRY(gm_end_cycle(R));
+            ADIA_TRY(adia__gm_end_cycle(&R.method));
+            ADIA_TRY(adia_cuda_check(cudaGetLastError(), "GPU GMRES update"));
             if (st->status != RUNNING) return ADIA_OK;
-            ADIA_TRY(gm_begin_cycle(R));   /* restart: the loop reads its state */
+            ADIA_TRY(adia__gm_begin_cycle(&R.method));   /* restart: the loop reads its state */
+            ADIA_TRY(adia_cuda_check(cudaGetLastError(), "GPU GMRES cycle"));
             continue;
         }
         if (st->status != RUNNING) return ADIA_OK;
