@@ -1066,14 +1066,13 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
  * after what is queued on stream (a cudaStream_t; NULL: the default
  * stream) and the call returns when x is ready; nothing crosses to the
  * host but a few scalars.  The Jacobi diagonal is read from the plan's
- * format.  Unlike adia_solve, the system is not rescaled: entries near the
- * ends of the value type's range can overflow a dot product (reported as a
- * non-finite stop, never as converged), and a b whose ||b||^2 or
- * (rtol ||b||)^2 leaves the range of double (||b|| above about 1.3e154,
- * rtol ||b|| below about 1.5e-154) is refused with ADIA_ERR_INVALID_ARG
- * (the stopping test compares squares).  CPU plan: b and x are host
- * doubles, as adia_solve on the plan's matrix.  Errors and info as
- * adia_solve. */
+ * format, max |A| on the device (the diagonal formats; others from the
+ * plan's matrix, once).  Scale-safe as adia_solve, by the same rule: the
+ * methods run on A and b scaled by powers of two (b where it is read, x
+ * in place and back), so b = 16 x 1e308 or 16 x 1e-320 is solved, and x
+ * out of range or with entries that lost bits is judged as there.  CPU
+ * plan: b and x are host doubles, as adia_solve on the plan's matrix.
+ * Errors and info as adia_solve. */
 adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                             const adia_solve_options *opt, adia_solve_info *info, void *stream);
 
@@ -1256,12 +1255,11 @@ adia_status adia_solve_operator(const adia_operator *op, const double *b, double
  * guess in, solution out): the GPU methods on op's device callbacks, the
  * work ordered after what is queued on stream (a cudaStream_t; NULL: the
  * default stream), returning when x is ready; nothing crosses to the host
- * but a few scalars (and Jacobi's diagonal, from op->diag).  As
- * adia_plan_solve, the system is not rescaled: entries near the ends of
- * double's range can overflow a dot product (a non-finite stop, never
- * converged), and a b out of the squares' range is refused as there.
- * opt->device is ignored.  Errors as adia_solve_operator; NaN/Inf in b:
- * ADIA_ERR_INVALID_ARG; no device: ADIA_ERR_NO_DEVICE. */
+ * but a few scalars (and Jacobi's diagonal, from op->diag).  Scale-safe
+ * as adia_solve_operator, by the same rule (op->max_abs, every process's
+ * largest, scales A; b and x on the device as adia_plan_solve's).
+ * opt->device is ignored.  Errors as adia_solve_operator; NaN/Inf in b or
+ * x: ADIA_ERR_INVALID_ARG; no device: ADIA_ERR_NO_DEVICE. */
 adia_status adia_solve_operator_device(const adia_operator *op, const double *d_b, double *d_x,
                                        const adia_solve_options *opt, adia_solve_info *info,
                                        void *stream);

@@ -52,6 +52,10 @@ typedef struct solve_state {
     int iter, max_iter, status;
     unsigned count;              /* GPU: blocks done in the current reduction */
     double norm_max, norm;       /* GPU: scaled norm: max |v|, then the norm */
+    double norm_m;               /* GPU: the norm is norm_m 2^norm_e (it may */
+    int norm_e;                  /*      exceed the range of double)         */
+    long long xbad, xlost;       /* GPU: x scaled back: the first row out of
+                                    range, the first that lost bits (or n)  */
     int j, m, reorth;            /* GMRES: Arnoldi step, restart, 2nd pass  */
     int reorths;                 /* GMRES: second passes run (bytes moved)  */
     double hnext, wbefore2, wnorm2;   /* GMRES: h(j+1,j), ||w||^2 before/after */

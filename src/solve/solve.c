@@ -791,10 +791,12 @@ static adia_status scan_start(int64_t n, int64_t first, const double *b, const d
 /* Largest |A(i,j)|, NaN ignored (it shows up in the residual instead). */
 static double max_abs(const adia_csr *A)
 {
-    const double *v = A->values;
     double big = 0;
 #pragma omp parallel for reduction(max : big) schedule(static) if (A->nnz > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t k = 0; k < A->nnz; k++) big = fabs(v[k]) > big ? fabs(v[k]) : big;
+    for (int64_t k = 0; k < A->nnz; k++) {
+        const double v = fabs(adia_csr_value(A, k));   /* a float plan's matrix too */
+        big = v > big ? v : big;
+    }
     return big;
 }
 
@@ -1191,16 +1193,22 @@ static adia_status solve_op_device(const adia_operator *op, const double *d_b, d
     int count = 0;
     ADIA_TRY(adia_gpu_device_count(&count));
     if (count == 0) return adia__error(ADIA_ERR_NO_DEVICE, "%s: no usable CUDA device", f);
+    if (!(op->max_abs >= 0))
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: op->max_abs = %g", f, op->max_abs);
+    double big = op->max_abs;   /* the scale: every process's largest */
+    if (comm.max) comm.max(comm.ctx, &big, 1);
+    const int ea = pow2_exponent(big);
     double *inv_diag = NULL;
-    const adia_precond *stage = NULL;   /* the system is not scaled: ea = 0 */
-    adia_status s = o.jacobi ? jacobi_inverse(op->diag, op->n, op->first, 0, &inv_diag)
-                             : adia__solve_precond_stage(o.precond, 0, &inv_diag, &stage);
+    const adia_precond *stage = NULL;
+    adia_status s = o.jacobi ? jacobi_inverse(op->diag, op->n, op->first, ea, &inv_diag)
+                             : adia__solve_precond_stage(o.precond, ea, &inv_diag, &stage);
     s = agree_comm(&comm, s);
     if (s == ADIA_OK) {
         adia_solve_gpu_args g = {.op = &A, .comm = &comm, .method = o.method,
                                  .restart = o.restart, .d_b = d_b, .d_x = d_x,
-                                 .inv_diag = inv_diag, .M = stage, .a_scale = 1, .rtol = o.rtol,
-                                 .max_iter = o.max_iter, .stream = stream};
+                                 .inv_diag = inv_diag, .M = stage, .a_scale = ldexp(1.0, -ea),
+                                 .scale = 1, .rtol = o.rtol, .max_iter = o.max_iter,
+                                 .stream = stream};
         s = adia__solve_gpu(&g, info);
     }
     free(inv_diag);
@@ -1221,16 +1229,29 @@ adia_status adia_solve_operator_device(const adia_operator *op, const double *d_
  * keeps no matrix): read on the device, n values back (issue 28: reading
  * it through adia_format_to_matrix downloaded the format and made CSR on
  * one thread, 10x the solve it served). */
-static adia_status plan_jacobi(adia_plan *plan, double **inv_diag)
+static adia_status plan_jacobi(adia_plan *plan, int ea, double **inv_diag)
 {
     const adia_format *F = adia_plan_format(plan);
     int32_t n = adia_format_rows(F);
     double *diag = adia__alloc((size_t)n + 1, sizeof *diag, "matrix diagonal");
     if (!diag) return ADIA_ERR_NO_MEMORY;
     adia_status s = adia__format_diagonal(F, diag);
-    if (s == ADIA_OK) s = jacobi_inverse(diag, n, 0, 0, inv_diag);
+    if (s == ADIA_OK) s = jacobi_inverse(diag, n, 0, ea, inv_diag);
     free(diag);
     return s;
+}
+
+/* max |A(i,j)| of a GPU plan: read on the device where its format keeps
+ * its values in one array (the diagonal formats), else from its matrix
+ * (adia_format_to_matrix: a format built on the device comes down once). */
+static adia_status plan_max_abs(adia_plan *plan, double *big)
+{
+    if (adia__solve_plan_max_abs(plan, big) == ADIA_OK) return ADIA_OK;
+    adia_matrix *A = NULL;
+    ADIA_TRY(adia_format_to_matrix(adia_plan_format(plan), &A));
+    *big = max_abs(&A->csr);
+    adia_matrix_destroy(A);
+    return ADIA_OK;
 }
 
 static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
@@ -1257,17 +1278,20 @@ static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
     ADIA_TRY(check_options(&o, "adia_plan_solve"));
     ADIA_TRY(adia__solve_precond_check(&o, plan, "adia_plan_solve"));
     snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(plan));
+    double big = 0;
+    ADIA_TRY(plan_max_abs(plan, &big));
+    const int ea = pow2_exponent(big);   /* the methods run on A / 2^ea, as adia_solve's */
     double *inv_diag = NULL;
-    const adia_precond *stage = NULL;   /* the system is not scaled: ea = 0 */
-    if (o.jacobi) ADIA_TRY(plan_jacobi(plan, &inv_diag));
-    else ADIA_TRY(adia__solve_precond_stage(o.precond, 0, &inv_diag, &stage));
+    const adia_precond *stage = NULL;
+    if (o.jacobi) ADIA_TRY(plan_jacobi(plan, ea, &inv_diag));
+    else ADIA_TRY(adia__solve_precond_stage(o.precond, ea, &inv_diag, &stage));
     adia__plan_op_ctx ctx;
     adia__solve_op A;
     adia__solve_op_plan(plan, NULL, &ctx, &A);
     const adia__solve_comm one = {0};
     adia_solve_gpu_args g = {.op = &A, .comm = &one, .method = o.method, .restart = o.restart,
-                             .d_b = b, .d_x = x,
-                             .inv_diag = inv_diag, .M = stage, .a_scale = 1, .rtol = o.rtol,
+                             .d_b = b, .d_x = x, .inv_diag = inv_diag, .M = stage,
+                             .a_scale = ldexp(1.0, -ea), .scale = 1, .rtol = o.rtol,
                              .max_iter = o.max_iter, .stream = stream};
     adia_status s = adia__solve_gpu(&g, info);
     free(inv_diag);

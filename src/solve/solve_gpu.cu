@@ -50,8 +50,10 @@ struct norm_finish {
     __device__ void operator()(state *st, const double *v) const
     {
         const double m = st->norm_max;
-        st->norm = !(m > 0) || !isfinite(m) ? m   /* 0, Inf or NaN as is */
-                   : ldexp(sqrt(v[0]), norm_exponent(m));
+        const bool as_is = !(m > 0) || !isfinite(m);   /* 0, Inf or NaN */
+        st->norm_m = as_is ? m : sqrt(v[0]);
+        st->norm_e = as_is ? 0 : norm_exponent(m);
+        st->norm = ldexp(st->norm_m, st->norm_e);
     }
 };
 
@@ -73,11 +75,28 @@ __global__ void norm_sum_kernel(const T *v, int64_t n, double *partial, state *s
     reduce_finish<1>(s, partial, st, norm_finish());
 }
 
-/* r = b - r (r holds A x on entry) */
+/* r = b 2^-eb - r (r holds A x on entry; eb: the scaling of b, 0 none) */
 template <typename T>
-__global__ void residual_kernel(const T *b, T *r, int64_t n)
+__global__ void residual_kernel(const T *b, T *r, int64_t n, int eb)
 {
-    GRID_LOOP(i, n) r[i] = b[i] - r[i];
+    if (eb == 0) GRID_LOOP(i, n) r[i] = b[i] - r[i];
+    else GRID_LOOP(i, n) r[i] = (T)ldexp((double)b[i], -eb) - r[i];
+}
+
+/* x = x 2^k (exact unless it leaves the range); check: the first row whose
+ * result is not finite into st->xbad, the first that lost bits (fell below
+ * the normal range and rounded) into st->xlost (both start at n). */
+template <typename T>
+__global__ void scale_kernel(T *x, int64_t n, int k, bool check, state *st)
+{
+    GRID_LOOP(i, n) {
+        const double v = ldexp((double)x[i], k);
+        const T t = (T)v;
+        if (check && !isfinite((double)t)) atomicMin(&st->xbad, (long long)i);
+        if (check && k < 0 && ldexp((double)t, -k) != (double)x[i])
+            atomicMin(&st->xlost, (long long)i);
+        x[i] = t;
+    }
 }
 
 /* ------------------------------------------------------------ host side */
@@ -228,7 +247,7 @@ template <typename T>
 adia_status residual(solve_run<T> &R)
 {
     ADIA_TRY(spmv(R, R.x, R.r));
-    residual_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(R.b, R.r, R.n);
+    residual_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(R.b, R.r, R.n, R.eb);
     return ADIA_OK;
 }
 
@@ -399,59 +418,111 @@ static void bytes_per_iteration(const adia_solve_gpu_args *a, bool fused, double
  * from the true residual (at most 3 times). */
 enum { SOLVE_RESTARTS = 3 };
 
-template <typename T>
-adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
+/* e with 2^(e-1) <= v < 2^e (v > 0 finite), else 0: solve.c's pow2_exponent */
+static int pow2_exponent(double v)
 {
-    solve_run<T> R;
-    R.a = a;
-    R.n = a->op->n;
-    R.op = a->op;
-    R.comm = a->comm;
-    R.split = a->comm->sum_device != nullptr;
-    R.M = a->M;
-    R.m_alpha = 1.0 / a->a_scale;   /* a power of two: exact */
-    R.flex = R.M && R.M->ops->varies;
-    R.spmvs = R.graph_spmvs = 0;
-    adia_status s = R.n > INT32_MAX
-                        ? adia__error(ADIA_ERR_DIMENSION, "adia_solve_operator: %lld rows on one "
-                                      "process; the GPU methods take at most 2^31 - 1",
-                                      (long long)R.n)
-                        : setup(R);
-    ADIA_TRY(agreed(a->comm, s));
-    adia__phase("gpu: workspace");
-    cudaStream_t user = (cudaStream_t)a->stream;
-    ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
-    double bnorm = 0;
-    ADIA_TRY(norm(R, R.b, &bnorm));
-    adia__phase("gpu: ||b||");
-    const double bmax = R.w.host->norm_max;   /* norm() copied the state back */
-    if (!isfinite(bmax) || isnan(bnorm))
-        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: b holds a non-finite value");
-    if (bnorm == 0) {   /* the solution is 0 */
-        ADIA_CUDA_TRY(cudaMemsetAsync(R.x, 0, R.n * sizeof(T), R.w.stream));
-        ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
-        info->converged = 1;
-        snprintf(info->stop, sizeof info->stop, "b = 0: x = 0");
+    int e = 0;
+    if (v > 0 && isfinite(v)) frexp(v, &e);
+    return e;
+}
+
+/* ea of the operator's scale a_scale = 2^-ea */
+static int a_exponent(const adia_solve_gpu_args *a)
+{
+    return 1 - pow2_exponent(a->a_scale);
+}
+
+/* x = x 2^k on the device, the state's flags (check) read back. */
+template <typename T>
+adia_status scale_x(solve_run<T> &R, int k, bool check)
+{
+    if (check) {
+        const long long n = R.n;
+        ADIA_CUDA_TRY(cudaMemcpyAsync(&R.w.st->xbad, &n, sizeof n, cudaMemcpyHostToDevice,
+                                      R.w.stream));
+        ADIA_CUDA_TRY(cudaMemcpyAsync(&R.w.st->xlost, &n, sizeof n, cudaMemcpyHostToDevice,
+                                      R.w.stream));
+    }
+    if (k != 0 || check) scale_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(R.x, R.n, k, check, R.w.st);
+    ADIA_CUDA_TRY(cudaGetLastError());
+    ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost,
+                                  R.w.stream));
+    return adia_cuda_check(cudaStreamSynchronize(R.w.stream), "GPU solver: scaling x");
+}
+
+/* A device entry's scaling (adia_solve_gpu_args.scale), solve.c's rule:
+ * with ||b|| = m 2^e (from the scaled norm: it may exceed the range of
+ * double), eb makes ||b 2^-eb|| lie in [0.5, 1), x0 is checked and scaled
+ * by 2^(ea-eb) in place; *bnorm becomes the scaled system's. */
+template <typename T>
+adia_status scale_start(solve_run<T> &R, double *bnorm)
+{
+    const state &h = *R.w.host;   /* norm(b)'s state, copied back */
+    R.eb = h.norm_e + pow2_exponent(h.norm_m);
+    *bnorm = ldexp(h.norm_m, h.norm_e - R.eb);
+    const int ea = a_exponent(R.a);
+    double xn = 0;
+    ADIA_TRY(norm(R, R.x, &xn));
+    const double xmax = R.w.host->norm_max;
+    if (!isfinite(xmax))
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: x (the initial guess) holds a "
+                          "non-finite value");
+    if (xmax > 0 && pow2_exponent(xmax) + ea - R.eb > 1024)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: the initial guess is out of scale "
+                          "with b and A (max |x0| = %g, ||b|| = %.3g x 2^%d, A scaled by 2^%d): "
+                          "x0 |A| / ||b|| overflows a double; start from x0 = 0", xmax, *bnorm,
+                          R.eb, -ea);
+    return scale_x(R, ea - R.eb, false);
+}
+
+/* x back from the scaled system: x 2^(eb-ea), checked as solve.c does --
+ * an entry out of range takes converged back, one that lost bits (below
+ * the normal range) has the rounded x's own residual decide. */
+template <typename T>
+adia_status scale_back(solve_run<T> &R, double tol, double bnorm, adia_solve_info *info)
+{
+    const int k = R.eb - a_exponent(R.a);
+    ADIA_TRY(scale_x(R, k, true));
+    double any[2] = {(double)(R.w.host->xbad < R.n), (double)(R.w.host->xlost < R.n)};
+    const long long bad = R.w.host->xbad, lost = R.w.host->xlost;
+    if (R.comm->max) R.comm->max(R.comm->ctx, any, 2);   /* every process decides alike */
+    if (!info->converged) return ADIA_OK;
+    const int64_t first = R.op->first;
+    if (any[0]) {
+        info->converged = 0;
+        if (bad < R.n) snprintf(info->stop, sizeof info->stop, "non-finite solution: x[%lld] is "
+                                "out of the range of double", (long long)(first + bad));
+        else snprintf(info->stop, sizeof info->stop, "non-finite solution on another process: "
+                      "out of the range of double");
         return ADIA_OK;
     }
-    const double tol = a->rtol * bnorm;
-    /* The iterations compare squared norms (r'r against (rtol ||b||)^2) on
-     * the vectors as given: both squares must be normal doubles, or the
-     * test is Inf <= Inf or never met.  Host vectors come scaled (||b|| in
-     * [0.5, 1): solve.c), so only a tiny rtol meets this there; device
-     * vectors (adia_plan_solve, adia_solve_operator_device) are not. */
-    if (!(bnorm * bnorm <= DBL_MAX) || !(tol * tol >= DBL_MIN))
-        return adia__error(ADIA_ERR_INVALID_ARG, "GPU solver: ||b|| = %g (max |b_i| = %g), rtol %g: "
-                          "||b||^2 and (rtol ||b||)^2 must lie in the range of double (||b|| below "
-                          "1.3e154, rtol ||b|| above 1.5e-154); scale b by a power of two, or solve "
-                          "with host vectors (adia_solve scales the system)", bnorm, bmax, a->rtol);
-    /* setup (the caller's setup_ms): the workspace above, the norm of b
-     * and the capture, which instantiates the graph and runs the first
-     * SpMV's host side (an NVRTC compile of a generated kernel); nothing is
-     * queued (norm() synchronised), so the clock starts at the first
-     * iteration's launch and stops after the last true residual */
-    capture(R);
-    adia__phase("gpu: graph captured");
+    if (!any[1]) return ADIA_OK;
+    /* the rounded x on the scaled system (exact: 2^-k undoes the rounding's
+     * scale), its residual there */
+    ADIA_CUDA_TRY(cudaMemcpyAsync(R.p, R.x, R.n * sizeof(T), cudaMemcpyDeviceToDevice,
+                                  R.w.stream));
+    std::swap(R.x, R.p);
+    adia_status s = scale_x(R, -k, false);
+    double rnorm = NAN;
+    if (s == ADIA_OK) s = true_residual(R, &rnorm);
+    std::swap(R.x, R.p);
+    ADIA_TRY(s);
+    info->residual = rnorm / bnorm;
+    info->converged = rnorm <= tol;
+    char at[64] = "on another process";
+    if (lost < R.n) snprintf(at, sizeof at, "x[%lld]", (long long)(first + lost));
+    if (!info->converged)
+        snprintf(info->stop, sizeof info->stop, "x underflows (%s): entries below the normal "
+                 "range of double lost bits; true residual %.3g", at, info->residual);
+    return ADIA_OK;
+}
+
+/* The method from x0 until it stops (restarts included), its true
+ * residual, the report. */
+template <typename T>
+adia_status iterations(solve_run<T> &R, double tol, double bnorm, adia_solve_info *info)
+{
+    const adia_solve_gpu_args *a = R.a;
     const double t0 = adia__now_ms();
     state st = {};
     int done = 0, reorths = 0;
@@ -494,6 +565,67 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
     adia__phase("gpu: x checked");
     return ADIA_OK;
+}
+
+template <typename T>
+adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
+{
+    solve_run<T> R;
+    R.a = a;
+    R.n = a->op->n;
+    R.op = a->op;
+    R.comm = a->comm;
+    R.split = a->comm->sum_device != nullptr;
+    R.M = a->M;
+    R.m_alpha = 1.0 / a->a_scale;   /* a power of two: exact */
+    R.flex = R.M && R.M->ops->varies;
+    R.spmvs = R.graph_spmvs = 0;
+    adia_status s = R.n > INT32_MAX
+                        ? adia__error(ADIA_ERR_DIMENSION, "adia_solve_operator: %lld rows on one "
+                                      "process; the GPU methods take at most 2^31 - 1",
+                                      (long long)R.n)
+                        : setup(R);
+    ADIA_TRY(agreed(a->comm, s));
+    adia__phase("gpu: workspace");
+    cudaStream_t user = (cudaStream_t)a->stream;
+    ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
+    double bnorm = 0;
+    ADIA_TRY(norm(R, R.b, &bnorm));
+    adia__phase("gpu: ||b||");
+    const double bmax = R.w.host->norm_max;   /* norm() copied the state back */
+    if (!isfinite(bmax) || isnan(R.w.host->norm_m))
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: b holds a non-finite value");
+    if (R.w.host->norm_m == 0) {   /* the solution is 0 */
+        ADIA_CUDA_TRY(cudaMemsetAsync(R.x, 0, R.n * sizeof(T), R.w.stream));
+        ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
+        info->converged = 1;
+        snprintf(info->stop, sizeof info->stop, "b = 0: x = 0");
+        return ADIA_OK;
+    }
+    R.eb = 0;
+    if (a->scale) ADIA_TRY(scale_start(R, &bnorm));   /* bnorm in [0.5, 1) then */
+    const double tol = a->rtol * bnorm;
+    /* The iterations compare squared norms (r'r against (rtol ||b||)^2):
+     * both squares must be normal doubles, or the test is Inf <= Inf or
+     * never met.  The system is scaled (||b|| in [0.5, 1): here or in
+     * solve.c), so only a tiny rtol or an unscaled b can miss it. */
+    if (!(bnorm * bnorm <= DBL_MAX) || !(tol * tol >= DBL_MIN)) {
+        if (a->scale) scale_x(R, R.eb - a_exponent(a), false);   /* x0 back */
+        return adia__error(ADIA_ERR_INVALID_ARG, "GPU solver: ||b|| = %g (max |b_i| = %g), rtol "
+                          "%g: (rtol ||b||)^2 must lie in the range of double (rtol ||b|| above "
+                          "1.5e-154 on the system scaled to ||b|| ~ 1)", bnorm, bmax, a->rtol);
+    }
+    /* setup (the caller's setup_ms): the workspace above, the norm of b
+     * and the capture, which instantiates the graph and runs the first
+     * SpMV's host side (an NVRTC compile of a generated kernel); nothing is
+     * queued (norm() synchronised), so the clock starts at the first
+     * iteration's launch and stops after the last true residual */
+    capture(R);
+    adia__phase("gpu: graph captured");
+    adia_status s2 = iterations(R, tol, bnorm, info);
+    if (a->scale && s2 == ADIA_OK) s2 = scale_back(R, tol, bnorm, info);
+    else if (a->scale) scale_x(R, R.eb - a_exponent(a), false);   /* x back all the same */
+    return s2;
 }
 
 } // namespace
@@ -597,8 +729,7 @@ extern "C" adia_status adia__solve_plan_max_abs(const adia_plan *plan, double *b
     const adia_format *F = adia_plan_format((adia_plan *)plan);
     const adia_diag *D = F ? adia__format_diag_structure(F) : nullptr;
     const adia_diag_args *g = F ? adia__gpu_diag_args(F) : nullptr;
-    if (!D || !g || !g->data || D->n_scatter || F->vtype != ADIA_DOUBLE)
-        return ADIA_ERR_UNSUPPORTED;
+    if (!D || !g || !g->data || D->n_scatter) return ADIA_ERR_UNSUPPORTED;
     const int64_t n = D->piece_data[D->n_pieces];   /* every slot: padding holds 0 */
     unsigned long long *d = nullptr, h = 0;
     ADIA_TRY(adia_cuda_check(cudaMalloc(&d, sizeof *d), "max |A| on the device"));
@@ -606,7 +737,8 @@ extern "C" adia_status adia__solve_plan_max_abs(const adia_plan *plan, double *b
     if (s == ADIA_OK && n > 0) {
         const int64_t blocks = (n + 255) / 256;
         const unsigned grid = (unsigned)(blocks < 4096 ? blocks : 4096);
-        max_abs_kernel<<<grid, 256>>>((const double *)g->data, n, d);
+        if (F->vtype == ADIA_DOUBLE) max_abs_kernel<<<grid, 256>>>((const double *)g->data, n, d);
+        else max_abs_kernel<<<grid, 256>>>((const float *)g->data, n, d);
         s = adia_cuda_check(cudaGetLastError(), "max |A| on the device");
     }
     if (s == ADIA_OK)

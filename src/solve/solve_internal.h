@@ -86,6 +86,12 @@ typedef struct adia_solve_gpu_args {
     int b_exp;                  /* host entry (vt double): b comes unscaled and
                                    is scaled by 2^b_exp on the device         */
     int x_zero;                 /* host entry: x0 is all zeros (not uploaded) */
+    /* device entry (vt double): b and x are the caller's, unscaled; the
+     * solve scales them as solve.c does host vectors -- b by 2^-eb (eb from
+     * ||b||, where b is read), x by 2^(ea-eb) in place and back at the end
+     * -- on A / 2^ea (a_scale), so that no square or dot product leaves the
+     * range of double.  0: they come scaled (host entry). */
+    int scale;
     double rtol;
     int max_iter;
     void *stream;               /* cudaStream_t the caller's work is on        */
@@ -105,10 +111,10 @@ adia_status adia__solve_gpu(const adia_solve_gpu_args *a, adia_solve_info *info)
 adia_status adia__solve_gpu_host(const adia_solve_gpu_args *a, const double *b, double *x,
                                 adia_solve_info *info);
 
-/* max |A(i,j)| of a double GPU plan whose format keeps its values in one
- * device array (the diagonal formats without scatter points), NaN
- * ignored, read on the device; ADIA_ERR_UNSUPPORTED (no error set)
- * otherwise: the caller scans its host copy. */
+/* max |A(i,j)| of a GPU plan whose format keeps its values in one device
+ * array (the diagonal formats without scatter points), NaN ignored, read
+ * on the device; ADIA_ERR_UNSUPPORTED (no error set) otherwise: the
+ * caller scans its host copy. */
 adia_status adia__solve_plan_max_abs(const adia_plan *plan, double *big);
 
 /* opt->precond for a solve on plan (NULL: the call has none) in func's
