@@ -432,22 +432,36 @@ static int a_exponent(const adia_solve_gpu_args *a)
     return 1 - pow2_exponent(a->a_scale);
 }
 
-/* x = x 2^k on the device, the state's flags (check) read back. */
+/* x = x 2^k on the device, queued; check: with the state's flags read
+ * back (a wait). */
 template <typename T>
 adia_status scale_x(solve_run<T> &R, int k, bool check)
 {
+    cudaStream_t s = R.w.stream;
     if (check) {
         const long long n = R.n;
-        ADIA_CUDA_TRY(cudaMemcpyAsync(&R.w.st->xbad, &n, sizeof n, cudaMemcpyHostToDevice,
-                                      R.w.stream));
-        ADIA_CUDA_TRY(cudaMemcpyAsync(&R.w.st->xlost, &n, sizeof n, cudaMemcpyHostToDevice,
-                                      R.w.stream));
+        ADIA_CUDA_TRY(cudaMemcpyAsync(&R.w.st->xbad, &n, sizeof n, cudaMemcpyHostToDevice, s));
+        ADIA_CUDA_TRY(cudaMemcpyAsync(&R.w.st->xlost, &n, sizeof n, cudaMemcpyHostToDevice, s));
     }
-    if (k != 0 || check) scale_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(R.x, R.n, k, check, R.w.st);
+    if (k != 0 || check) scale_kernel<T><<<R.grid, NT, 0, s>>>(R.x, R.n, k, check, R.w.st);
     ADIA_CUDA_TRY(cudaGetLastError());
-    ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost,
-                                  R.w.stream));
-    return adia_cuda_check(cudaStreamSynchronize(R.w.stream), "GPU solver: scaling x");
+    if (!check) return ADIA_OK;
+    ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost, s));
+    return adia_cuda_check(cudaStreamSynchronize(s), "GPU solver: scaling x");
+}
+
+/* max |x_i| (NaN if any is), every process's: one pass and a wait. */
+template <typename T>
+adia_status max_abs_x(solve_run<T> &R, double *out)
+{
+    cudaStream_t s = R.w.stream;
+    norm_max_kernel<T><<<R.grid, NT, 0, s>>>(R.x, R.n, R.w.partial, R.w.st);
+    if (R.split) R.comm->max_device(R.comm->ctx, &R.w.st->norm_max, 1, s);
+    ADIA_CUDA_TRY(cudaGetLastError());
+    ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost, s));
+    ADIA_CUDA_TRY(cudaStreamSynchronize(s));
+    *out = R.w.host->norm_max;
+    return ADIA_OK;
 }
 
 /* A device entry's scaling (adia_solve_gpu_args.scale), solve.c's rule:
@@ -461,9 +475,8 @@ adia_status scale_start(solve_run<T> &R, double *bnorm)
     R.eb = h.norm_e + pow2_exponent(h.norm_m);
     *bnorm = ldexp(h.norm_m, h.norm_e - R.eb);
     const int ea = a_exponent(R.a);
-    double xn = 0;
-    ADIA_TRY(norm(R, R.x, &xn));
-    const double xmax = R.w.host->norm_max;
+    double xmax = 0;
+    ADIA_TRY(max_abs_x(R, &xmax));
     if (!isfinite(xmax))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: x (the initial guess) holds a "
                           "non-finite value");
@@ -554,10 +567,9 @@ adia_status iterations(solve_run<T> &R, double tol, double bnorm, adia_solve_inf
                  "true residual did not (%.3g): lost accuracy" : "the true residual is not "
                  "finite (%g)", info->residual);
     /* a finite residual can hide a non-finite x: an entry whose column of
-     * A is empty never reaches b - A x */
-    double xnorm = 0, xmax = 0;   /* max |x_i|: ||x|| itself may exceed the range */
-    if (info->converged) ADIA_TRY(norm(R, R.x, &xnorm));
-    if (info->converged) xmax = R.w.host->norm_max;
+     * A is empty never reaches b - A x (a scaled x: checked on its way back) */
+    double xmax = 0;
+    if (info->converged && !a->scale) ADIA_TRY(max_abs_x(R, &xmax));
     if (!isfinite(xmax)) {
         info->converged = 0;
         snprintf(info->stop, sizeof info->stop, "non-finite solution (max |x_i| = %g)", xmax);
