@@ -623,9 +623,9 @@ class SolveInfo:
     method: str
 
 
-def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=None,
-          jacobi: bool = False, restart: int = 30, device: str = "cpu", precond=None,
-          grid=None):
+def solve(A, b, method: str = "cg", rtol: Optional[float] = None, maxiter: Optional[int] = None,
+          x0=None, jacobi: bool = False, restart: Optional[int] = None, device: str = "cpu",
+          precond=None, grid=None):
     """Solve A x = b with adia's Krylov solvers (adia_solve); returns (x, info).
 
     A: a Plan of A (its format and device are used; a GPU plan takes host
@@ -638,9 +638,11 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     symmetric positive definite),
     "bicgstab" or "gmres" (restarted every `restart` vectors).  Stops at
     ||b - A x|| <= rtol ||b|| or after maxiter iterations; not converging
-    is not an error: look at info.converged and info.stop.  maxiter and
-    restart: integers in 1..2**31 - 1; x0: shape (n,) or (n, 1); anything
-    else is a TypeError or ValueError naming the argument.
+    is not an error: look at info.converged and info.stop.  rtol, maxiter
+    and restart None: the library's one set of defaults
+    (adia_solve_options_default: 1e-8, 1000, 30).  maxiter and restart:
+    integers in 1..2**31 - 1; x0: shape (n,) or (n, 1); anything else is a
+    TypeError or ValueError naming the argument.
 
     precond: None or "none" (no preconditioner), "jacobi" (as jacobi=True:
     the solvers' fused diagonal), "cheb" (Chebyshev polynomial in D^-1 A),
@@ -654,7 +656,10 @@ def solve(A, b, method: str = "cg", rtol: float = 1e-8, maxiter: int = 1000, x0=
     is a ValueError.
     """
     method = _str_arg("method", method)
-    rtol = _float_arg("rtol", rtol)
+    d_rtol, d_maxiter, d_restart = _adia.solve_defaults()
+    rtol = _float_arg("rtol", d_rtol if rtol is None else rtol)
+    maxiter = d_maxiter if maxiter is None else maxiter
+    restart = d_restart if restart is None else restart
     maxiter = _int_arg("maxiter", maxiter, 1, _INT32_MAX)
     restart = _int_arg("restart", restart, 1, _INT32_MAX)
     from ._precond import _solve_precond   # _precond imports this module

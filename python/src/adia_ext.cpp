@@ -921,6 +921,12 @@ NB_MODULE(_adia, m)
         nb::rv_policy::take_ownership);
     m.def("solve_ptr", &solve_ptr, "plan"_a, "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
           "jacobi"_a, "restart"_a, "stream"_a, "precond"_a.none() = nb::none());
+    // the one set of defaults (adia_solve_options_default): rtol, max_iter, restart
+    m.def("solve_defaults", []() {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        return nb::make_tuple(o.rtol, o.max_iter, o.restart);
+    });
     m.def("solve", &solve, "matrix"_a, "plan"_a.none(), "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
           "jacobi"_a, "device"_a, "restart"_a, "precond"_a.none() = nb::none());
 
