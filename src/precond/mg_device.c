@@ -173,11 +173,15 @@ static adia_status coarsest(mg_state *S, mg_level *L, const mg_stencil *st)
     const double t0 = adia__now_ms();
     mg_stencil h;
     memset(&h, 0, sizeof h);
+    adia__phase("mg: before the coarsest level");
     ADIA_TRY(adia__mg_gpu_download(st, &h));
+    adia__phase("mg: coarsest stencil downloaded");
     double *inv = adia__alloc((size_t)(L->rows * L->rows) + 1, sizeof *inv, "mg inverse");
     adia_status s = inv ? adia__mg_dense_inverse(&h, inv, &S->coarse_spd) : ADIA_ERR_NO_MEMORY;
     adia__mg_stencil_free(&h);
+    adia__phase("mg: coarsest inverse");
     if (s == ADIA_OK) s = adia__precond_upload(S->vtype, L->rows * L->rows, inv, &L->ainv);
+    adia__phase("mg: coarsest inverse uploaded");
     free(inv);
     S->setup.syncs += 2;
     S->ms.coarse += adia__now_ms() - t0;
@@ -187,8 +191,11 @@ static adia_status coarsest(mg_state *S, mg_level *L, const mg_stencil *st)
 static adia_status hierarchy(adia_precond *M, mg_state *S, const mg_dview *v,
                              const adia_precond_options *o, int max_levels, mg_stencil *st)
 {
+    adia__phase("mg: start");
     ADIA_TRY(fine_level(M, S, v, o, st));
+    adia__phase("mg: finest level");
     ADIA_TRY(coarse_levels(M, S, max_levels, st));
+    adia__phase("mg: coarse levels (Galerkin, plans)");
     const double t0 = adia__now_ms();
     mg_estimate est[MG_MAX_LEVELS];   /* the levels' at once */
     ADIA_TRY(adia__mg_gpu_estimate(st, S->nlev - 1, mg_fine_estimate(S, 0), est));
@@ -198,6 +205,7 @@ static adia_status hierarchy(adia_precond *M, mg_state *S, const mg_dview *v,
         ADIA_TRY(smoother(S, l, &st[l]));
     }
     S->ms.smoother = adia__now_ms() - t0;
+    adia__phase("mg: estimates, smoothers");
     return coarsest(S, &S->lev[S->nlev - 1], &st[S->nlev - 1]);
 }
 
