@@ -103,7 +103,13 @@ struct workspace {
     void *dot_mem = nullptr;     /* CG, BiCGSTAB: the products' fused sums    */
     adia_dot_work dots = {};
     state *st = nullptr;
-    state *host = nullptr;       /* pinned copy of st                        */
+    state host_state = {};       /* the host's copy of st: plain memory (a
+                                    pinned one took 0.9-1.8 ms to allocate per
+                                    solve; the copies wait on the stream anyway) */
+    state *host = &host_state;
+    workspace() = default;
+    workspace(const workspace &) = delete;   /* host points into it; frees once */
+    workspace &operator=(const workspace &) = delete;
     cudaStream_t stream = nullptr;
     cudaGraphExec_t exec = nullptr;
     bool use_cond = false;       /* exec is a device-side WHILE loop         */
@@ -117,7 +123,6 @@ struct workspace {
         cudaFree(dot_mem);
         cudaFree(partial);
         cudaFree(st);
-        cudaFreeHost(host);
     }
 };
 
