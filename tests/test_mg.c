@@ -221,10 +221,12 @@ static void test_options(void)
     adia_matrix_destroy(A);
 }
 
-/* A grid too small to coarsen (<= MG_COARSE_ROWS, 128 rows): one level, M = A^-1. */
+/* A grid too small to coarsen (<= MG_COARSE_ROWS, 128 rows; 3D: 64): one
+ * level, M = A^-1. */
 static void test_one_level(void)
 {
-    static const char *specs[] = {"lap2d5:1x1", "lap2d5:7x1", "lap2d5:11x11", "lap3d27:4x5x6"};
+    static const char *specs[] = {"lap2d5:1x1", "lap2d5:7x1", "lap2d5:11x11", "lap3d27:4x4x4",
+                                  "lap3d27:1x5x24"};
     for (size_t c = 0; c < sizeof specs / sizeof *specs; c++) {
         adia_matrix *A = test_generate(specs[c]);
         adia_plan *P = A ? cpu_plan(A) : NULL;

@@ -272,9 +272,16 @@ void adia__mg_set_grid(mg_level *L, const int32_t n[3])
     L->rows = (int64_t)n[0] * n[1] * n[2];
 }
 
+int adia__mg_coarse_enough(const int64_t n[3])
+{
+    const int dims = (n[0] > 1) + (n[1] > 1) + (n[2] > 1);
+    return dims == 0 || n[0] * n[1] * n[2] <= (dims == 3 ? MG_COARSE_ROWS_3D : MG_COARSE_ROWS);
+}
+
 int adia__mg_coarsen_more(const mg_level *L)
 {
-    return L->rows > MG_COARSE_ROWS && !(L->n[0] == 1 && L->n[1] == 1 && L->n[2] == 1);
+    const int64_t n[3] = {L->n[0], L->n[1], L->n[2]};
+    return !adia__mg_coarse_enough(n);
 }
 
 adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3])

@@ -42,6 +42,11 @@ extern "C" {
  * convection-diffusion grid (95x63) stops at 6x4 and its V-cycle factor
  * goes from 0.087 to 0.75 (coarse grids too coarse for its convection). */
 #define MG_COARSE_ROWS 128
+/* A 3D grid coarsens on down to this: lap3d7:160's 5^3 = 125 rows took
+ * its host inverse 1.1 ms of a 9-10 ms set-up (H200, 2026-11-27), where
+ * 3^3 takes a hundredth of it and one more level a few graph nodes; the
+ * convection-diffusion grid above is 2D. */
+#define MG_COARSE_ROWS_3D 64
 /* The largest coarsest level accepted (a max_levels that stops early, or a
  * grid that cannot coarsen): the dense inverse holds rows^2 values. */
 #define MG_DENSE_MAX 4096
@@ -665,6 +670,10 @@ adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C
  * hints. */
 void adia__mg_set_grid(mg_level *L, const int32_t n[3]);
 int adia__mg_coarsen_more(const mg_level *L);
+/* 1: a grid of n[0] x n[1] x n[2] points coarsens no further (at most
+ * MG_COARSE_ROWS, MG_COARSE_ROWS_3D on a 3D grid, rows: one process's and
+ * the slabs' rule). */
+int adia__mg_coarse_enough(const int64_t n[3]);
 /* For kind "auto" (M->automatic): ADIA_ERR_UNSUPPORTED, saying why, where
  * grid n is too small for mg to repay its set-up (MG_AUTO_MIN_EDGE). */
 adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3]);

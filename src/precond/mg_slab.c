@@ -267,7 +267,8 @@ static int spread(const mg_state *S, const mg_level *L, int max_levels, int64_t 
      * process decides on the same sums */
     uint64_t no[2] = {L->z1 <= L->z0, !(rows > most)};
     S->slab->sum_u64(S->slab->ctx, no, 2);
-    return S->nlev < max_levels && rows > MG_COARSE_ROWS && no[0] == 0 && no[1] == 0;
+    const int64_t n[3] = {L->n[0], L->n[1], L->nz};
+    return S->nlev < max_levels && !adia__mg_coarse_enough(n) && no[0] == 0 && no[1] == 0;
 }
 
 /* Level l + 1 from level l: the coarse grid by the couplings of every
