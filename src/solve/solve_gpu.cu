@@ -629,7 +629,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
      * never met.  The system is scaled (||b|| in [0.5, 1): here or in
      * solve.c), so only a tiny rtol or an unscaled b can miss it. */
     if (!(bnorm * bnorm <= DBL_MAX) || !(tol * tol >= DBL_MIN)) {
-        if (a->scale) scale_x(R, R.eb - a_exponent(a), false);   /* x0 back */
+        if (a->scale) scale_x(R, R.eb - a_exponent(a), true);   /* x0 back, waited for */
         return adia__error(ADIA_ERR_INVALID_ARG, "GPU solver: ||b|| = %g (max |b_i| = %g), rtol "
                           "%g: (rtol ||b||)^2 must lie in the range of double (rtol ||b|| above "
                           "1.5e-154 on the system scaled to ||b|| ~ 1)", bnorm, bmax, a->rtol);
@@ -643,7 +643,7 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     adia__phase("gpu: graph captured");
     adia_status s2 = iterations(R, tol, bnorm, info);
     if (a->scale && s2 == ADIA_OK) s2 = scale_back(R, tol, bnorm, info);
-    else if (a->scale) scale_x(R, R.eb - a_exponent(a), false);   /* x back all the same */
+    else if (a->scale) scale_x(R, R.eb - a_exponent(a), true);   /* x back all the same */
     return s2;
 }
 

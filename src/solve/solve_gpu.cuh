@@ -150,7 +150,7 @@ struct solve_run {
     const adia__solve_comm *comm; /* its reductions over the processes        */
     bool split;                  /* comm->sum_device: several processes       */
     solve_method method;         /* the method's view: the GPU's kernels, this */
-    int eb;                      /* b is scaled by 2^-eb where it is read      */
+    int eb = 0;                  /* b is scaled by 2^-eb where it is read      */
 };
 
 /* A vector the method names (method.h), as this solve's array. */
