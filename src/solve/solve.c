@@ -1,7 +1,8 @@
-/* solve.c -- CG, BiCGSTAB and GMRES on top of a plan (adia.h, "iterative
- * solvers") or of an operator (adia_solve_operator); the GPU methods
- * (solve_gpu.cu) run on a GPU plan or on an operator's device callbacks,
- * after the checks, scaling and Jacobi set-up here.  Every solve sees one
+/* solve.c -- the solvers' entry points: CG, BiCGSTAB and GMRES on top of a
+ * plan (adia.h, "iterative solvers") or of an operator
+ * (adia_solve_operator), with host or device vectors; the checks, the
+ * scaling and Jacobi's set-up here, the methods on the CPU (solve_cpu.c)
+ * or the GPU (solve_gpu.cu: a GPU plan or an operator's device callbacks).  Every solve sees one
  * operator (solve_internal.h; a plan and an adia_operator are its two
  * implementations, operator.c) and its reductions over the processes,
  * apart: every product with A is the operator's (on the CPU its apply,
@@ -27,633 +28,11 @@
  * takes converged back (not_finite), one that fell below its normal
  * range and lost bits has the true residual of the rounded x decide
  * (check_rounded). */
-#include "method.h"
-#include "../precond/precond.h"
+#include "solve_cpu.h"
 
-#include <float.h>
-#include <math.h>
 #include <stdio.h>
+#include <string.h>
 
-typedef struct solver {
-    const adia__solve_op *op; /* A                                          */
-    const adia__solve_comm *comm; /* its sums and maxima over the processes */
-    int device;               /* 1: the methods of solve_gpu.cu, on op's
-                                 device products                            */
-    int64_t n;                /* rows held here                             */
-    double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
-    const adia_precond *M;    /* or a preconditioner without a diagonal:
-                                 z = m_alpha M r, a stage of its own        */
-    double m_alpha;           /* sa: M ~ A^-1, so sa M ~ (A / sa)^-1        */
-    int ea, eb;               /* sa = 2^ea, sb = 2^eb                        */
-    double a_inv;             /* 1 / sa: apply() computes (A / sa) x       */
-    double bnorm;             /* ||b / sb||, in [0.5, 1)                    */
-    double tol;               /* absolute: rtol * bnorm                     */
-    int max_iter;
-    int restart;              /* GMRES: basis vectors per cycle              */
-    int x_zero;               /* x0 held here is all zeros                  */
-    double spmv_ms;
-    int spmvs;
-    adia_solve_info *info;
-} solver;
-
-/* ------------------------------------------------------ vector kernels */
-
-/* v[0..count) summed / maximised over the processes (one process: as is). */
-static void global_sum(const solver *S, double *v, int count)
-{
-    if (S->comm->sum) S->comm->sum(S->comm->ctx, v, count);
-}
-
-static void global_max(const solver *S, double *v, int count)
-{
-    if (S->comm->max) S->comm->max(S->comm->ctx, v, count);
-}
-
-/* The status every process goes on with (one process: s). */
-static adia_status agree_comm(const adia__solve_comm *c, adia_status s)
-{
-    return c->agree ? c->agree(c->ctx, s) : s;
-}
-
-static adia_status agree(const solver *S, adia_status s) { return agree_comm(S->comm, s); }
-
-/* Sums over the rows are taken in fixed chunks, each added in row order,
- * and the chunks added in order: the result does not depend on the number
- * of threads -- which follows the machine's load (docs/threads.md) -- so a
- * solve repeats bit for bit.  Up to PARALLEL_ROWS rows the loops run on
- * one thread and one chunk keeps the plain row order. */
-#define SUM_CHUNKS 256
-#define PARALLEL_ROWS 65536
-
-static int sum_chunks(int64_t n) { return n > PARALLEL_ROWS ? SUM_CHUNKS : 1; }
-
-static int64_t chunk_start(int64_t n, int k) { return n * k / sum_chunks(n); }
-
-/* sum over the chunks of part[k * stride + j], in chunk order */
-static double in_order(int64_t n, const double *part, int stride, int j)
-{
-    double s = 0;
-    for (int k = 0; k < sum_chunks(n); k++) s += part[k * stride + j];
-    return s;
-}
-
-/* out[0..1] = the pairs part[k][0..1] summed over the chunks in order */
-static void in_order_pairs(int64_t n, double (*part)[2], double out[2])
-{
-    out[0] = in_order(n, &part[0][0], 2, 0);
-    out[1] = in_order(n, &part[0][0], 2, 1);
-}
-
-static double dot(const solver *S, const double *a, const double *b)
-{
-    const int64_t n = S->n;
-    double part[SUM_CHUNKS];
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int k = 0; k < sum_chunks(n); k++) {
-        double s = 0;
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) s += a[i] * b[i];
-        part[k] = s;
-    }
-    double s = in_order(n, part, 1, 0);
-    global_sum(S, &s, 1);
-    return s;
-}
-
-/* ||a||_2 = m 2^e, returned as m with *e, without overflow or underflow
- * on the way (as LAPACK's dnrm2): 2^-e, e the exponent of the global max
- * |a_i|, scales each entry into [0, 1) before it is squared, so m is in
- * [0.5, sqrt(n)) and the norm of 16 x 1e308 or of 16 x 1e-320 is right
- * (the caller decides whether m 2^e fits a double).  The scale is applied
- * as two factors of about 2^(-e/2): 2^-e alone is Inf for a subnormal max
- * (e < -1023), and Inf times the zeros of a made NaN.  m is 0 for a = 0,
- * Inf for an Inf in a and NaN for a NaN (*e 0 then). */
-static double nrm2_from_max(const solver *S, const double *a, double big, int *e);
-
-static double nrm2_split(const solver *S, const double *a, int *e)
-{
-    const int64_t n = S->n;
-    double big = 0;
-#pragma omp parallel for reduction(max : big) schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) big = fabs(a[i]) > big ? fabs(a[i]) : big;
-    global_max(S, &big, 1);
-    return nrm2_from_max(S, a, big, e);
-}
-
-/* The same from big, max |a_i| over every process, known already. */
-static double nrm2_from_max(const solver *S, const double *a, double big, int *e)
-{
-    const int64_t n = S->n;
-    *e = 0;
-    if (isinf(big)) return big;
-    int eb = 0;
-    if (big > 0) frexp(big, &eb);   /* big = f 2^eb, f in [0.5, 1) */
-    const int half = -eb / 2;
-    const double d1 = ldexp(1.0, half), d2 = ldexp(1.0, -eb - half);   /* both normal */
-    double part[SUM_CHUNKS];
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int k = 0; k < sum_chunks(n); k++) {
-        double s = 0;
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-            double t = (a[i] * d1) * d2;
-            s += t * t;
-        }
-        part[k] = s;
-    }
-    double s = in_order(n, part, 1, 0);
-    global_sum(S, &s, 1);
-    if (!isnan(s)) *e = eb;
-    return sqrt(s);
-}
-
-/* ||a||_2 as a double: Inf where it exceeds the range (a residual that
- * large is a stop reason anyway). */
-static double nrm2(const solver *S, const double *a)
-{
-    int e;
-    double m = nrm2_split(S, a, &e);
-    return ldexp(m, e);
-}
-
-/* e with 2^(e-1) <= v < 2^e; 0 for 0, Inf or NaN (no scaling). */
-static int pow2_exponent(double v)
-{
-    int e = 0;
-    if (v > 0 && isfinite(v)) frexp(v, &e);
-    return e;
-}
-
-/* 2^e where it is a normal double, else 0.  x * 2^e then rounds once, to
- * the nearest, as ldexp(x, e) does: the same bits, subnormal and
- * overflowing results included, at a fifth of ldexp's time (a libm call:
- * 13.4 against 2.2 ms for 4.1 M values, 2 cores, 2026-11-27). */
-static double pow2_factor(int e)
-{
-    return e >= DBL_MIN_EXP - 1 && e <= DBL_MAX_EXP - 1 ? ldexp(1.0, e) : 0;
-}
-
-/* x 2^e, exact; f = pow2_factor(e) */
-static inline double times_pow2(double x, int e, double f)
-{
-    return f != 0 ? x * f : ldexp(x, e);
-}
-
-/* y = x 2^e, exact (not a factor that could overflow by itself). */
-static void scale_pow2(int64_t n, const double *x, int e, double *y)
-{
-    const double f = pow2_factor(e);
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) y[i] = times_pow2(x[i], e, f);
-}
-
-/* y += alpha x */
-static void axpy(int64_t n, double alpha, const double *x, double *y)
-{
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) y[i] += alpha * x[i];
-}
-
-/* z = M r: the stage (M's apply; r and z apart), else the diagonal
- * (Jacobi) or r itself */
-static adia_status precondition(const solver *S, const double *r, double *z)
-{
-    if (S->M) return S->M->ops->apply(S->M, S->m_alpha, r, z, NULL);
-#pragma omp parallel for schedule(static) if (S->n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < S->n; i++) z[i] = S->inv_diag ? S->inv_diag[i] * r[i] : r[i];
-    return ADIA_OK;
-}
-
-/* y = (A / sa) x through the operator, timed */
-static adia_status apply(solver *S, const double *x, double *y)
-{
-    double t0 = adia__now_ms();
-    adia_status s = S->op->apply(S->op->ctx, S->a_inv, x, y);
-    S->spmv_ms += adia__now_ms() - t0;
-    S->spmvs++;
-    return s;
-}
-
-/* r = b - A x */
-static adia_status residual(solver *S, const double *b, const double *x, double *r)
-{
-    ADIA_TRY(apply(S, x, r));
-#pragma omp parallel for schedule(static) if (S->n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < S->n; i++) r[i] = b[i] - r[i];
-    return ADIA_OK;
-}
-
-/* ------------------------------------------------------------- methods */
-
-/* CG is written once (cg.c, method.h) over a device's kernels; these are
- * the CPU's: each pass sums in the fixed chunks of dot(), for the rows
- * held here, and a method's scalars come from the same functions as on
- * the GPU. */
-
-/* One CPU solve as the methods see it: its vectors and state. */
-typedef struct cpu_run {
-    solver *S;
-    const double *b;
-    double *x, *r, *p, *q, *s, *u;
-    double *r0, *ph, *sh, *t;  /* BiCGSTAB's (v is q, s lives in r)       */
-    double *V, *Z;             /* GMRES: the basis, flexible: M V_j      */
-    solve_gm_small sm;         /* GMRES's short vectors                  */
-    double dots[SOLVE_NDOT];   /* the product's sums, zeroed by their reader */
-    solve_state st;
-} cpu_run;
-
-static double *cpu_vec(cpu_run *R, solve_vec v)
-{
-    switch (v) {
-    case SV_X: return R->x;
-    case SV_B: return (double *)R->b;
-    case SV_R: return R->r;
-    case SV_P: return R->p;
-    case SV_Q: return R->q;
-    case SV_S: return R->s;
-    case SV_U: return R->u;
-    case SV_R0: return R->r0;
-    case SV_PH: return R->ph;
-    case SV_SH: return R->sh;
-    case SV_T: return R->t;
-    default: return NULL;
-    }
-}
-
-static adia_status cpu_residual(void *run)
-{
-    cpu_run *R = run;
-    return residual(R->S, R->b, R->x, R->r);
-}
-
-static adia_status cpu_precond(void *run, solve_vec r, solve_vec z)
-{
-    cpu_run *R = run;
-    return precondition(R->S, cpu_vec(R, r), cpu_vec(R, z));
-}
-
-/* y = A x, then the five sums of adia_spmv_sums_async over the rows held
- * here (companion z; NULL: x), summed over the processes, added to dots. */
-static adia_status cpu_product_sums(void *run, solve_vec xv, solve_vec yv, solve_vec zv)
-{
-    cpu_run *R = run;
-    solver *S = R->S;
-    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;   /* BiCGSTAB's half step broke */
-    const int64_t n = S->n;
-    const double *x = cpu_vec(R, xv), *z = zv == SV_NONE ? x : cpu_vec(R, zv);
-    double *y = cpu_vec(R, yv);
-    ADIA_TRY(apply(S, x, y));
-    double part[SUM_CHUNKS][SOLVE_NDOT];
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int k = 0; k < sum_chunks(n); k++) {
-        double t[SOLVE_NDOT] = {0};
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-            const double xi = x[i], yi = y[i], zi = z[i];
-            t[SOLVE_DOT_XY] += xi * yi;
-            t[SOLVE_DOT_ZX] += zi * xi;
-            t[SOLVE_DOT_ZZ] += zi * zi;
-            t[SOLVE_DOT_YY] += yi * yi;
-            t[SOLVE_DOT_ZY] += zi * yi;
-        }
-        memcpy(part[k], t, sizeof t);
-    }
-    double sums[SOLVE_NDOT];
-    for (int j = 0; j < SOLVE_NDOT; j++) sums[j] = in_order(n, &part[0][0], SOLVE_NDOT, j);
-    global_sum(S, sums, SOLVE_NDOT);
-    for (int j = 0; j < SOLVE_NDOT; j++) R->dots[j] += sums[j];
-    return ADIA_OK;
-}
-
-/* After r = b - A x: u = D r (Jacobi), a fresh state. */
-static adia_status cpu_cg_start(void *run)
-{
-    cpu_run *R = run;
-    const double *d = R->S->inv_diag;
-    const int64_t n = R->S->n;
-    if (d) {
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-        for (int64_t i = 0; i < n; i++) R->u[i] = d[i] * R->r[i];
-    }
-    R->st.iter = 0;
-    R->st.status = SOLVE_RUNNING;
-    return ADIA_OK;
-}
-
-/* CG's vector pass (cg_gpu.cu's cg_step): p = u + beta p, s = w + beta s,
- * x += alpha p, r -= alpha s (u = D r; a stage: the updated r'r). */
-static adia_status cpu_cg_step(void *run)
-{
-    cpu_run *R = run;
-    solver *S = R->S;
-    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
-    const solve_cg_scalars c = solve_cg_step_scalars(R->dots, &R->st);
-    const int64_t n = S->n;
-    const double *d = S->inv_diag, *w = R->q, alpha = c.alpha, beta = c.beta;
-    const int first = R->st.iter == 0, stage = S->M != NULL;
-    double *x = R->x, *r = R->r, *u = R->u, *p = R->p, *sv = R->s;
-    double part[SUM_CHUNKS], rr = 0;
-    if (c.status == SOLVE_RUNNING) {
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-        for (int k = 0; k < sum_chunks(n); k++) {
-            double t = 0;
-            for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-                const double ri = r[i], ui = stage ? u[i] : d ? d[i] * ri : ri;
-                const double pi = first ? ui : ui + beta * p[i];
-                const double si = first ? w[i] : w[i] + beta * sv[i];
-                p[i] = pi;
-                sv[i] = si;
-                x[i] += alpha * pi;
-                const double rn = ri - alpha * si;
-                r[i] = rn;
-                if (d) u[i] = d[i] * rn;
-                t += rn * rn;
-            }
-            part[k] = t;
-        }
-        rr = in_order(n, part, 1, 0);
-        if (stage && !R->st.split) global_sum(S, &rr, 1);
-    }
-    solve_cg_finish(&R->st, R->dots, &c, stage, rr);
-    return ADIA_OK;
-}
-
-/* BiCGSTAB's vector passes (bicgstab_gpu.cu's kernels; d: Jacobi's D). */
-
-/* After r = b - A x: r0 = r, p = v = 0, the state from r0'r. */
-static adia_status cpu_bicg_start(void *run)
-{
-    cpu_run *R = run;
-    const int64_t n = R->S->n;
-    double part[SUM_CHUNKS];
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int k = 0; k < sum_chunks(n); k++) {
-        double t = 0;
-        for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-            R->r0[i] = R->r[i];
-            R->p[i] = R->q[i] = 0;
-            t += R->r[i] * R->r[i];
-        }
-        part[k] = t;
-    }
-    double rr = in_order(n, part, 1, 0);
-    global_sum(R->S, &rr, 1);
-    solve_bicg_start_finish(&R->st, rr);
-    return ADIA_OK;
-}
-
-/* p = r + beta (p - omega v); ph = D p */
-static adia_status cpu_bicg_direction(void *run)
-{
-    cpu_run *R = run;
-    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
-    const int64_t n = R->S->n;
-    const double *d = R->S->inv_diag, beta = R->st.beta, omega = R->st.omega;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) {
-        const double pi = R->r[i] + beta * (R->p[i] - omega * R->q[i]);
-        R->p[i] = pi;
-        if (d) R->ph[i] = d[i] * pi;
-    }
-    return ADIA_OK;
-}
-
-/* alpha = rho / r0'v; s = r - alpha v (into r); sh = D s */
-static adia_status cpu_bicg_half(void *run)
-{
-    cpu_run *R = run;
-    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
-    const int64_t n = R->S->n;
-    const double *d = R->S->inv_diag;
-    double alpha;
-    const int ok = solve_bicg_alpha(&R->st, R->dots, &alpha);
-    if (ok) {
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-        for (int64_t i = 0; i < n; i++) {
-            const double si = R->r[i] - alpha * R->q[i];
-            R->r[i] = si;
-            if (d) R->sh[i] = d[i] * si;
-        }
-    }
-    solve_bicg_half_finish(&R->st, R->dots, alpha, ok);
-    return ADIA_OK;
-}
-
-/* x += alpha ph + omega sh; r = s - omega t; r0'r, r'r over every
- * process (one reduction), then the state */
-static adia_status cpu_bicg_update(void *run)
-{
-    cpu_run *R = run;
-    if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
-    const int64_t n = R->S->n;
-    double omega;
-    const int ok = solve_bicg_omega(&R->st, R->dots, &omega);
-    const double alpha = R->st.alpha;
-    double part[SUM_CHUNKS][2], v[2] = {0, 0};
-    if (ok) {
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-        for (int k = 0; k < sum_chunks(n); k++) {
-            double a = 0, c = 0;
-            for (int64_t i = chunk_start(n, k); i < chunk_start(n, k + 1); i++) {
-                R->x[i] += alpha * R->ph[i] + omega * R->sh[i];
-                const double ri = R->r[i] - omega * R->t[i];
-                R->r[i] = ri;
-                a += R->r0[i] * ri;
-                c += ri * ri;
-            }
-            part[k][0] = a;
-            part[k][1] = c;
-        }
-        in_order_pairs(n, part, v);
-        global_sum(R->S, v, 2);
-    }
-    solve_bicg_update_finish(&R->st, R->dots, v);
-    return ADIA_OK;
-}
-
-/* GMRES's passes (gmres_gpu.cu's kernels but for the orthogonalization:
- * modified Gram-Schmidt, see method.h). */
-
-static adia_status cpu_product(void *run, solve_vec x, solve_vec y)
-{
-    cpu_run *R = run;
-    return apply(R->S, cpu_vec(R, x), cpu_vec(R, y));
-}
-
-/* After w = b - A x (in r): beta = ||w||, the cycle's state. */
-static adia_status cpu_gm_cycle_start(void *run)
-{
-    cpu_run *R = run;
-    solve_gm_cycle_finish(&R->st, &R->sm, dot(R->S, R->r, R->r));
-    return ADIA_OK;
-}
-
-/* V_j = w / h(j,j-1); p = D V_j (V_j itself without Jacobi) */
-static adia_status cpu_gm_next_basis(void *run)
-{
-    cpu_run *R = run;
-    const solve_state *st = &R->st;
-    if (st->status != SOLVE_RUNNING || st->j >= st->m) return ADIA_OK;
-    const int64_t n = R->S->n;
-    const double inv = 1.0 / st->hnext, *d = R->S->inv_diag;
-    double *vj = R->V + (int64_t)st->j * n;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) {
-        const double v = R->r[i] * inv;
-        vj[i] = v;
-        R->p[i] = d ? d[i] * v : v;
-    }
-    return ADIA_OK;
-}
-
-/* w against V_0..V_j, one V_k after the other (each dot, then its update,
- * the vector still in cache): H's column j in hcol, ||w||^2 */
-static adia_status cpu_gm_orthogonalize(void *run)
-{
-    cpu_run *R = run;
-    solve_state *st = &R->st;
-    if (st->status != SOLVE_RUNNING || st->j >= st->m) return ADIA_OK;
-    const int64_t n = R->S->n;
-    for (int k = 0; k <= st->j; k++) {
-        const double *vk = R->V + (int64_t)k * n;
-        const double h = dot(R->S, vk, R->r);
-        axpy(n, -h, vk, R->r);
-        R->sm.hcol[k] = h;
-    }
-    st->wnorm2 = dot(R->S, R->r, R->r);
-    return ADIA_OK;
-}
-
-static adia_status cpu_gm_givens(void *run)
-{
-    cpu_run *R = run;
-    solve_gm_givens(&R->st, &R->sm);
-    return ADIA_OK;
-}
-
-/* flexible: Z_j = q (= M V_j) */
-static adia_status cpu_gm_keep_z(void *run)
-{
-    cpu_run *R = run;
-    const solve_state *st = &R->st;
-    if (st->status != SOLVE_RUNNING || st->j >= st->m) return ADIA_OK;
-    const int64_t n = R->S->n;
-    memcpy(R->Z + (int64_t)st->j * n, R->q, (size_t)n * sizeof *R->q);
-    return ADIA_OK;
-}
-
-/* out (+)= D (W y) over the cycle's k = st->j steps (W: V or Z; d NULL: no D) */
-static void combine(cpu_run *R, const double *W, const double *d, int add, double *out)
-{
-    const int64_t n = R->S->n;
-    const int k = R->st.j;
-    const double *y = R->sm.y;
-#pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < n; i++) {
-        double a = 0;
-        for (int l = 0; l < k; l++) a += y[l] * W[(int64_t)l * n + i];
-        a = d ? d[i] * a : a;
-        out[i] = add ? out[i] + a : a;
-    }
-}
-
-/* y, then x += D V y (flexible: Z y) */
-static adia_status cpu_gm_update_x(void *run)
-{
-    cpu_run *R = run;
-    solve_gm_solve_y(&R->st, &R->sm);
-    const int flex = R->Z != NULL;
-    combine(R, flex ? R->Z : R->V, flex ? NULL : R->S->inv_diag, 1, R->x);
-    return ADIA_OK;
-}
-
-/* y, then p = V y */
-static adia_status cpu_gm_combine(void *run)
-{
-    cpu_run *R = run;
-    solve_gm_solve_y(&R->st, &R->sm);
-    combine(R, R->V, NULL, 0, R->p);
-    return ADIA_OK;
-}
-
-static adia_status cpu_add_q(void *run)
-{
-    cpu_run *R = run;
-    axpy(R->S->n, 1.0, R->q, R->x);
-    return ADIA_OK;
-}
-
-static const solve_kernels cpu_kernels = {
-    .residual = cpu_residual, .precond = cpu_precond, .product_sums = cpu_product_sums,
-    .cg_start = cpu_cg_start, .cg_step = cpu_cg_step, .bicg_start = cpu_bicg_start,
-    .bicg_direction = cpu_bicg_direction, .bicg_half = cpu_bicg_half,
-    .bicg_update = cpu_bicg_update, .product = cpu_product,
-    .gm_cycle_start = cpu_gm_cycle_start, .gm_next_basis = cpu_gm_next_basis,
-    .gm_orthogonalize = cpu_gm_orthogonalize, .gm_givens = cpu_gm_givens,
-    .gm_keep_z = cpu_gm_keep_z, .gm_update_x = cpu_gm_update_x, .gm_combine = cpu_gm_combine,
-    .add_q = cpu_add_q};
-
-/* GMRES's cycles on the CPU (gmres.c): steps while running with room in
- * the cycle, its end, the next while running (solve_graph.cu's loop). */
-static adia_status gmres_cycles(const solve_method *m, const solve_state *st)
-{
-    adia_status s = adia__gm_begin_cycle(m);
-    while (s == ADIA_OK) {
-        while (s == ADIA_OK && st->status == SOLVE_RUNNING && st->j < st->m) s = adia__gm_step(m);
-        if (s == ADIA_OK) s = adia__gm_end_cycle(m);
-        if (s != ADIA_OK || st->status != SOLVE_RUNNING) break;
-        s = adia__gm_begin_cycle(m);
-    }
-    return s;
-}
-
-/* A method on the CPU (cg.c, bicgstab.c, gmres.c over cpu_kernels) from
- * x; w: workspace_vectors() x n doubles.  Leaves info->stop and adds its
- * iterations to info->iterations. */
-static adia_status krylov(solver *S, adia_solver method, const double *b, double *x, double *w)
-{
-    const int64_t n = S->n;
-    const int staged = S->inv_diag || S->M;   /* u, ph, sh apart from r, p, s */
-    const int mr = S->restart, flex = method == ADIA_SOLVE_GMRES && S->M && S->M->ops->varies;
-    cpu_run R = {.S = S, .b = b, .x = x, .r = w, .p = w + n, .q = w + 2 * n};
-    double *small = NULL;
-    if (method == ADIA_SOLVE_CG) {
-        R.s = w + 3 * n;
-        R.u = staged ? w + 4 * n : R.r;
-    } else if (method == ADIA_SOLVE_BICGSTAB) {
-        R.r0 = w + 3 * n;
-        R.t = w + 4 * n;
-        R.ph = staged ? w + 5 * n : R.p;
-        R.sh = staged ? w + 6 * n : R.r;
-    } else {
-        R.V = w + 3 * n;
-        R.Z = flex ? R.V + (int64_t)(mr + 1) * n : NULL;
-        /* H ((m + 1) m), c (m + 2), hcol, cs, sn, g, y (m + 1 each), as the GPU's */
-        const size_t m1 = (size_t)mr + 1;
-        small = adia__calloc(m1 * ((size_t)mr + 6) + 1, sizeof *small, "GMRES short vectors");
-        if (!small) return ADIA_ERR_NO_MEMORY;
-        R.sm = (solve_gm_small){small, small + m1 * (mr + 5), small + m1 * mr,
-                                small + m1 * (mr + 1), small + m1 * (mr + 2),
-                                small + m1 * (mr + 3), small + m1 * (mr + 4)};
-    }
-    /* several processes: CG's stop after a stage's update waits for the
-     * next product's sums, as on the GPU (no reduction of its own) */
-    R.st = (solve_state){.tol2 = S->tol * S->tol, .max_iter = S->max_iter - S->info->iterations,
-                         .m = mr, .split = S->comm->sum != NULL};
-    const solve_method m = {&cpu_kernels, &R, S->inv_diag != NULL, S->M != NULL, flex};
-    adia_status s;
-    if (method == ADIA_SOLVE_GMRES) {
-        s = gmres_cycles(&m, &R.st);
-    } else {
-        const int cg = method == ADIA_SOLVE_CG;
-        s = cg ? adia__cg_begin(&m) : adia__bicg_begin(&m);
-        while (s == ADIA_OK && R.st.status == SOLVE_RUNNING)
-            s = cg ? adia__cg_iteration(&m) : adia__bicg_iteration(&m);
-    }
-    free(small);
-    S->info->iterations += R.st.iter;
-    adia__solve_stop_reason(&R.st, method, S->info->stop, sizeof S->info->stop);
-    return s;
-}
-
-/* ---------------------------------------------------------------- setup */
 
 const char *adia_solver_name(adia_solver m)
 {
@@ -781,12 +160,6 @@ static adia_status scan_start(int64_t n, int64_t first, const double *b, const d
                       isfinite(b[i]) ? x[i] : b[i]);
 }
 
-/* The method, then the true residual of x: when the recurrence says
- * converged but b - A x does not (rounding on ill-conditioned matrices),
- * or BiCGSTAB broke down on its shadow residual ((r0, r) or (r0, A p) =
- * 0), the method restarts from the true residual -- at most
- * SOLVE_RESTARTS times, within max_iter in all. */
-#define SOLVE_RESTARTS 3
 
 /* Largest |A(i,j)|, NaN ignored (it shows up in the residual instead). */
 static double max_abs(const adia_csr *A)
@@ -798,47 +171,6 @@ static double max_abs(const adia_csr *A)
         big = v > big ? v : big;
     }
     return big;
-}
-
-/* Doubles of workspace beside b / sb (krylov's layout): CG 5 n, BiCGSTAB
- * 7 n, GMRES (m + 4) n (r, p, q and the basis), flexible GMRES (2 m + 4) n. */
-static int64_t workspace_vectors(const solver *S, adia_solver method)
-{
-    const int64_t m = S->restart;
-    if (method == ADIA_SOLVE_GMRES) return m + 4 + (S->M && S->M->ops->varies ? m : 0);
-    return method == ADIA_SOLVE_CG ? 5 : 7;
-}
-
-/* The CPU methods, restarts as said above, on bs (= b / sb); w: workspace. */
-static adia_status run_cpu(solver *S, adia_solver method, const double *bs, double *x, double *w)
-{
-    adia_solve_info *info = S->info;
-    double *r = w;   /* the true residual, after the method */
-    adia_status s = ADIA_OK;
-    int said = 0;
-    for (int restart = 0; s == ADIA_OK; restart++) {
-        snprintf(info->stop, sizeof info->stop, "iteration limit reached");
-        s = krylov(S, method, bs, x, w);
-        if (s == ADIA_OK) s = residual(S, bs, x, r);
-        if (s != ADIA_OK) break;
-        const double rnorm = nrm2(S, r);
-        info->residual = rnorm / S->bnorm;
-        info->converged = rnorm <= S->tol;        /* false for NaN */
-        said = !strcmp(info->stop, "converged");
-        /* BiCGSTAB's shadow residual became orthogonal to r or A p: go on
-         * from the true residual with a new one */
-        int shadow = method == ADIA_SOLVE_BICGSTAB && isfinite(rnorm) &&
-                     (!strncmp(info->stop, "breakdown: (r0, r)", 18) ||
-                      !strncmp(info->stop, "breakdown: (r0, A p)", 20));
-        if (info->converged || !(said || shadow) || restart == SOLVE_RESTARTS ||
-            info->iterations >= S->max_iter)
-            break;
-    }
-    if (s == ADIA_OK && said && !info->converged)
-        snprintf(info->stop, sizeof info->stop, isfinite(info->residual)
-                 ? "the recurrence converged, the true residual did not (%.3g): lost accuracy"
-                 : "non-finite true residual (%g)", info->residual);
-    return s;
 }
 
 /* The GPU methods on the same scaled system: bs and y0 go to the device,
@@ -904,9 +236,9 @@ static adia_status check_rounded(solver *S, const double *bs, const double *x, i
     double rnorm = NAN;
     if (can && s == ADIA_OK) {
         double *y = w, *r = w + n;
-        scale_pow2(n, x, S->ea - S->eb, y);
-        s = residual(S, bs, y, r);
-        if (s == ADIA_OK) rnorm = nrm2(S, r);
+        adia__solve_scale_pow2(n, x, S->ea - S->eb, y);
+        s = adia__solve_residual(S, bs, y, r);
+        if (s == ADIA_OK) rnorm = adia__solve_nrm2(S, r);
     }
     free(w);
     if (s != ADIA_OK) return s;
@@ -933,7 +265,7 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
     const int gpu = S->device;
     /* a double GPU solve scales b on the device: no host copy of it */
     const int b_on_device = gpu && S->op->vt == ADIA_DOUBLE;
-    int64_t k = b_on_device ? 0 : 1 + (gpu ? 0 : workspace_vectors(S, method));
+    int64_t k = b_on_device ? 0 : 1 + (gpu ? 0 : adia__solve_cpu_vectors(S, method));
     double *w = k ? adia__alloc((size_t)S->n * (size_t)k + 1, sizeof *w, "solver vectors") : NULL;
     adia_status s = agree(S, w || !k ? ADIA_OK : ADIA_ERR_NO_MEMORY);
     if (s != ADIA_OK) {
@@ -941,16 +273,16 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
         return s;
     }
     double *bs = k ? w + (k - 1) * S->n : NULL;
-    if (bs) scale_pow2(S->n, b, -S->eb, bs);
+    if (bs) adia__solve_scale_pow2(S->n, b, -S->eb, bs);
     /* x0 = 0 too: its pages are written here on every thread, not faulted
      * in by a GPU solve's download on one (x0 = 0 is not uploaded; a guess
      * at why lap3d7:256's set-up did not drop in the one A/B run that
      * skipped this pass, H200, 2026-11-27; not yet measured with it) */
-    scale_pow2(S->n, x, S->ea - S->eb, x);
+    adia__solve_scale_pow2(S->n, x, S->ea - S->eb, x);
     adia__phase("solve: b, x0 scaled");
     double t0 = adia__now_ms();
     s = gpu ? run_gpu(S, method, bs ? bs : b, bs ? 0 : -S->eb, x)
-            : run_cpu(S, method, bs, x, w);
+            : adia__solve_cpu_run(S, method, bs, x, w);
     if (!gpu) S->info->time_ms = adia__now_ms() - t0;
     adia__phase("solve: the method");
     int64_t lost, bad;
@@ -962,7 +294,7 @@ static adia_status run(solver *S, adia_solver method, const double *b, double *x
     if (s == ADIA_OK && S->info->converged && any[1] && !bs) {   /* rare: bs made for the check */
         w = adia__alloc((size_t)S->n + 1, sizeof *w, "solver vectors");
         s = agree(S, w ? ADIA_OK : ADIA_ERR_NO_MEMORY);
-        if (s == ADIA_OK) scale_pow2(S->n, b, -S->eb, bs = w);
+        if (s == ADIA_OK) adia__solve_scale_pow2(S->n, b, -S->eb, bs = w);
     }
     if (s == ADIA_OK && S->info->converged && any[1]) s = check_rounded(S, bs, x, lost);
     free(w);
@@ -1035,7 +367,7 @@ static adia_status solve(const adia__solve_op *op, const adia__solve_comm *comm,
     global_max(&S, top, 3);
     adia__phase("solve: b, x0 finite, their maxima");
     int be = 0;
-    double bm = nrm2_from_max(&S, b, top[0], &be);   /* ||b|| = bm 2^be: finite, as b is */
+    double bm = adia__solve_nrm2_from_max(&S, b, top[0], &be);   /* ||b|| = bm 2^be: finite, as b is */
     adia__phase("solve: ||b||");
     if (bm == 0) {   /* the solution is 0 */
         memset(x, 0, (size_t)S.n * sizeof *x);
