@@ -664,28 +664,37 @@ adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t
 }
 
 /* The power steps' arrays: the vector and its successor, the blocks'
- * partials and `extra` words after them (zeroed), the stop flag. */
+ * partials and `extra` words after them (zeroed), the stop flag (in a
+ * double's room) -- one allocation of its own, or a part of one that
+ * holds every level's (adia__mg_gpu_estimate's, freed there). */
 struct power_work {
     double *u = nullptr, *un = nullptr, *w = nullptr;
     int *stop = nullptr;
-    ~power_work()
+    double *own = nullptr;   /* the allocation, where it is this work's own */
+    ~power_work() { cudaFree(own); }
+    /* doubles of one level's work */
+    static int64_t size(int64_t rows, unsigned nb, int extra)
     {
-        cudaFree(u);
-        cudaFree(un);
-        cudaFree(w);
-        cudaFree(stop);
+        return 2 * (rows > 0 ? rows : 1) + 3 * (int64_t)nb + extra + 1;
     }
-    /* the zeros queued on st, where the steps run (a non-blocking stream
-     * does not wait for the legacy stream's memsets) */
-    adia_status init(int64_t rows, unsigned nb, int extra, cudaStream_t st = 0)
+    /* the arrays at block (size() doubles), their zeros queued on st,
+     * where the steps run (a non-blocking stream does not wait for the
+     * legacy stream's memsets) */
+    adia_status place(double *block, int64_t rows, unsigned nb, int extra, cudaStream_t st)
     {
         const char *what = "mg eigenvalue estimate";
-        ADIA_TRY(alloc_doubles(rows, &u, what));
-        ADIA_TRY(alloc_doubles(rows, &un, what));
-        ADIA_TRY(alloc_doubles(3 * (int64_t)nb + extra, &w, what));
-        ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&stop, sizeof *stop), what));
+        const int64_t r = rows > 0 ? rows : 1;
+        u = block;
+        un = u + r;
+        w = un + r;
+        stop = (int *)(w + 3 * (int64_t)nb + extra);
         ADIA_TRY(adia_cuda_check(cudaMemsetAsync(stop, 0, sizeof *stop, st), what));
         return adia_cuda_check(cudaMemsetAsync(w, 0, (3 * (size_t)nb + extra) * 8, st), what);
+    }
+    adia_status init(int64_t rows, unsigned nb, int extra, cudaStream_t st = 0)
+    {
+        ADIA_TRY(alloc_doubles(size(rows, nb, extra), &own, "mg eigenvalue estimate"));
+        return place(own, rows, nb, extra, st);
     }
     void swap()
     {
@@ -728,7 +737,7 @@ static adia_status queue_start(const mg_stencil *S, int64_t origin, int checker,
 adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, int fine, mg_estimate *est)
 {
     struct job {
-        power_work p;
+        power_work p;   /* placed in `block` */
         cudaStream_t st = nullptr;
         unsigned nb = 0;
         int checker = 0;   /* the checkerboard's steps first (the finest level) */
@@ -737,14 +746,21 @@ adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, int fine, mg_estim
         ~job() { if (st) cudaStreamDestroy(st); }
     };
     std::vector<job> jobs(n > 0 ? n : 0);
-    adia_status s = ADIA_OK;
+    /* every level's work in one allocation: four cudaMalloc and four
+     * cudaFree a level (each free a wait for the device) are gone */
+    int64_t total = 0;
+    for (int l = 0; l < n; l++) total += power_work::size(S[l].rows, blocks_for(S[l].rows), W_SUMS);
+    double *block = nullptr;
+    adia_status s = alloc_doubles(total, &block, "mg eigenvalue estimate");
+    int64_t at = 0;
     for (int l = 0; l < n && s == ADIA_OK; l++) {
         job &j = jobs[l];
         j.nb = blocks_for(S[l].rows);
         j.checker = fine && l == 0 ? MG_CHECKER_STEPS : 0;
         s = adia_cuda_check(cudaStreamCreateWithFlags(&j.st, cudaStreamNonBlocking),
                             "mg eigenvalue estimate");
-        if (s == ADIA_OK) s = j.p.init(S[l].rows, j.nb, W_SUMS, j.st);
+        if (s == ADIA_OK) s = j.p.place(block + at, S[l].rows, j.nb, W_SUMS, j.st);
+        at += power_work::size(S[l].rows, j.nb, W_SUMS);
         if (s == ADIA_OK && j.checker) s = queue_bound(&S[l], 0, S[l].rows, j.w(), j.st);
         if (s == ADIA_OK) s = queue_start(&S[l], 0, j.checker > 0, j.p, j.nb, j.w(), j.st);
     }
@@ -774,6 +790,7 @@ adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, int fine, mg_estim
         }
     for (int l = 0; l < n; l++)
         est[l] = mg_estimate{jobs[l].out[W_EST], jobs[l].out[W_BOUND], (int)jobs[l].out[W_STEPS]};
+    cudaFree(block);   /* after every stream's work (synchronised above) */
     return s;
 }
 
