@@ -24,17 +24,6 @@ int main(void) { TEST_SKIP("built without CUDA"); }
 #else
 #include <cuda_runtime.h>
 
-/* Arrays of n elements of sz bytes equal bytewise; names the first miss. */
-static void same(const char *label, const char *what, const void *a, const void *b, int64_t n,
-                 size_t sz)
-{
-    int64_t bad = -1;
-    for (int64_t i = 0; i < n && bad < 0; i++)
-        if (memcmp((const char *)a + i * sz, (const char *)b + i * sz, sz)) bad = i;
-    CHECK(bad < 0, "%s: %s differs first at index %lld (of %lld)", label, what, (long long)bad,
-          (long long)n);
-}
-
 #define SAME_N(label, field) \
     CHECK(G->field == H->field, "%s: " #field " %lld (device) vs %lld (host)", label, \
           (long long)G->field, (long long)H->field)
@@ -60,14 +49,14 @@ static void same_as_host(const char *label, const adia_matrix *A, adia_plan *P)
         SAME_N(label, offsets_per_piece);
         if (test_failed == before) {
             int64_t np = H->n_pieces, ng = H->n_groups, stored = H->piece_data[np];
-            same(label, "piece_start", G->piece_start, H->piece_start, np + 1, 4);
-            same(label, "piece_group", G->piece_group, H->piece_group, np, 4);
-            same(label, "piece_data", G->piece_data, H->piece_data, np + 1, 8);
-            same(label, "group_start", G->group_start, H->group_start, ng + 1, 4);
-            same(label, "offsets", G->offsets, H->offsets, H->group_start[ng], 4);
-            same(label, "data", G->data, H->data, stored, adia_value_size(H->vtype));
-            same(label, "zero_row", G->zero_row, H->zero_row, H->n_zero, 4);
-            same(label, "zero_col", G->zero_col, H->zero_col, H->n_zero, 4);
+            test_same_bytes(label, "piece_start", G->piece_start, H->piece_start, np + 1, 4);
+            test_same_bytes(label, "piece_group", G->piece_group, H->piece_group, np, 4);
+            test_same_bytes(label, "piece_data", G->piece_data, H->piece_data, np + 1, 8);
+            test_same_bytes(label, "group_start", G->group_start, H->group_start, ng + 1, 4);
+            test_same_bytes(label, "offsets", G->offsets, H->offsets, H->group_start[ng], 4);
+            test_same_bytes(label, "data", G->data, H->data, stored, adia_value_size(H->vtype));
+            test_same_bytes(label, "zero_row", G->zero_row, H->zero_row, H->n_zero, 4);
+            test_same_bytes(label, "zero_col", G->zero_col, H->zero_col, H->n_zero, 4);
         }
     }
     adia_format_destroy(HF);

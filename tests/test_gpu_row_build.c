@@ -28,16 +28,6 @@ int main(void) { TEST_SKIP("built without CUDA"); }
 
 #include <cuda_runtime.h>
 
-static void same(const char *label, const char *what, const void *a, const void *b, int64_t n,
-                 size_t sz)
-{
-    int64_t bad = -1;
-    for (int64_t i = 0; i < n && bad < 0; i++)
-        if (memcmp((const char *)a + i * sz, (const char *)b + i * sz, sz)) bad = i;
-    CHECK(bad < 0, "%s: %s differs first at index %lld (of %lld)", label, what, (long long)bad,
-          (long long)n);
-}
-
 #define SAME_N(field) \
     CHECK(G->field == H->field, "%s: " #field " %lld (device) vs %lld (host)", label, \
           (long long)G->field, (long long)H->field)
@@ -49,9 +39,9 @@ static void same_csr(const char *label, const adia_csr *G, const adia_csr *H)
     SAME_N(nnz);
     SAME_N(vtype);
     if (G->rows != H->rows || G->nnz != H->nnz || G->vtype != H->vtype) return;
-    same(label, "rowptr", G->rowptr, H->rowptr, (int64_t)H->rows + 1, 8);
-    same(label, "colind", G->colind, H->colind, H->nnz, 4);
-    same(label, "values", G->values, H->values, H->nnz, adia_value_size(H->vtype));
+    test_same_bytes(label, "rowptr", G->rowptr, H->rowptr, (int64_t)H->rows + 1, 8);
+    test_same_bytes(label, "colind", G->colind, H->colind, H->nnz, 4);
+    test_same_bytes(label, "values", G->values, H->values, H->nnz, adia_value_size(H->vtype));
 }
 
 static void same_ell(const char *label, const adia_ell *G, const adia_ell *H)
@@ -63,8 +53,8 @@ static void same_ell(const char *label, const adia_ell *G, const adia_ell *H)
     SAME_N(vtype);
     if (G->rows != H->rows || G->width != H->width || G->vtype != H->vtype) return;
     const int64_t n = (int64_t)H->width * H->rows;
-    same(label, "colind", G->colind, H->colind, n, 4);
-    same(label, "values", G->values, H->values, n, adia_value_size(H->vtype));
+    test_same_bytes(label, "colind", G->colind, H->colind, n, 4);
+    test_same_bytes(label, "values", G->values, H->values, n, adia_value_size(H->vtype));
 }
 
 static void same_sell(const char *label, const adia_sell *G, const adia_sell *H)
@@ -77,13 +67,13 @@ static void same_sell(const char *label, const adia_sell *G, const adia_sell *H)
     SAME_N(nnz);
     SAME_N(vtype);
     if (G->rows != H->rows || G->nslices != H->nslices || G->vtype != H->vtype) return;
-    same(label, "slice_ptr", G->slice_ptr, H->slice_ptr, (int64_t)H->nslices + 1, 8);
+    test_same_bytes(label, "slice_ptr", G->slice_ptr, H->slice_ptr, (int64_t)H->nslices + 1, 8);
     if (G->slice_ptr[G->nslices] != H->slice_ptr[H->nslices]) return;
-    same(label, "slice_width", G->slice_width, H->slice_width, H->nslices, 4);
-    same(label, "perm", G->perm, H->perm, H->rows, 4);
+    test_same_bytes(label, "slice_width", G->slice_width, H->slice_width, H->nslices, 4);
+    test_same_bytes(label, "perm", G->perm, H->perm, H->rows, 4);
     const int64_t n = H->slice_ptr[H->nslices];
-    same(label, "colind", G->colind, H->colind, n, 4);
-    same(label, "values", G->values, H->values, n, adia_value_size(H->vtype));
+    test_same_bytes(label, "colind", G->colind, H->colind, n, 4);
+    test_same_bytes(label, "values", G->values, H->values, n, adia_value_size(H->vtype));
 }
 
 /* The device build of fmt with params against the host build: arrays,

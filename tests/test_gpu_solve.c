@@ -359,6 +359,19 @@ static void test_extreme_b(void)
                               "= 1e-320: %s", fmts[f], adia_solver_name(o.method),
                               jacobi ? "+jacobi" : "", in.stop);
                 }
+        /* an x0 out of scale with b and A is refused, as on host vectors,
+         * and left as it was */
+        for (int i = 0; db && dx && i < N; i++) b[i] = 1e-300, x[i] = 1e10;
+        if (db && dx) {
+            cudaMemcpy(db, b, sizeof b, cudaMemcpyHostToDevice);
+            cudaMemcpy(dx, x, sizeof x, cudaMemcpyHostToDevice);
+            adia_solve_info in;
+            CHECK_ERR(adia_plan_solve(P, db, dx, NULL, &in, NULL), ADIA_ERR_INVALID_ARG,
+                      "initial guess is out of scale");
+            cudaMemcpy(x, dx, sizeof x, cudaMemcpyDeviceToHost);
+            CHECK(x[0] == 1e10, "device vectors %s: a refused x0 left as it was (%g)", fmts[f],
+                  x[0]);
+        }
         cudaFree(db);
         cudaFree(dx);
         adia_plan_destroy(P);

@@ -42,6 +42,16 @@ void test_rand_vector(uint64_t *state, double *v, int64_t n)
     for (int64_t i = 0; i < n; i++) v[i] = test_rand(state);
 }
 
+void test_same_bytes(const char *label, const char *what, const void *a, const void *b,
+                     int64_t n, size_t sz)
+{
+    int64_t bad = -1;
+    for (int64_t i = 0; i < n && bad < 0; i++)
+        if (memcmp((const char *)a + i * sz, (const char *)b + i * sz, sz)) bad = i;
+    CHECK(bad < 0, "%s: %s differs first at index %lld (of %lld)", label, what, (long long)bad,
+          (long long)n);
+}
+
 double test_rel_err(const double *a, const double *b, int64_t n)
 {
     double num = 0, den = 1e-300;

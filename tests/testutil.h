@@ -65,6 +65,10 @@ void test_rand_vector(uint64_t *state, double *v, int64_t n);
 /* max_i |a_i - b_i| / max(max_i |b_i|, tiny): relative error against a
  * reference b; NaN if any a_i is NaN where b_i is not. */
 double test_rel_err(const double *a, const double *b, int64_t n);
+/* Arrays of n elements of sz bytes equal bytewise: a CHECK naming the
+ * first index that differs. */
+void test_same_bytes(const char *label, const char *what, const void *a, const void *b,
+                     int64_t n, size_t sz);
 
 /* Random sparse matrix rows x cols with about density*rows*cols entries,
  * some empty rows; values in [-1, 1). */

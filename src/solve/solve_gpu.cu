@@ -359,18 +359,23 @@ adia_status start(solve_run<T> &R, double tol2, int max_iter)
     return adia_cuda_check(cudaGetLastError(), "GPU solver start");
 }
 
+/* max |v_i| (NaN if any is) over every process into st->norm_max, queued. */
+template <typename T>
+void queue_max(solve_run<T> &R, const T *v)
+{
+    norm_max_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(v, R.n, R.w.partial, R.w.st);
+    if (R.split) R.comm->max_device(R.comm->ctx, &R.w.st->norm_max, 1, R.w.stream);
+}
+
 /* ||v|| without overflow or underflow (NaN if v holds a NaN). */
 template <typename T>
 adia_status norm(solve_run<T> &R, const T *v, double *out)
 {
-    cudaStream_t s = R.w.stream;
-    norm_max_kernel<T><<<R.grid, NT, 0, s>>>(v, R.n, R.w.partial, R.w.st);
-    if (R.split) R.comm->max_device(R.comm->ctx, &R.w.st->norm_max, 1, s);
-    norm_sum_kernel<T><<<R.grid, NT, 0, s>>>(v, R.n, R.w.partial, R.w.st);
+    queue_max(R, v);
+    norm_sum_kernel<T><<<R.grid, NT, 0, R.w.stream>>>(v, R.n, R.w.partial, R.w.st);
     ADIA_TRY(finish(R, 1, norm_finish()));
     ADIA_CUDA_TRY(cudaGetLastError());
-    ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost, s));
-    ADIA_CUDA_TRY(cudaStreamSynchronize(s));
+    ADIA_TRY(read_state(R, "GPU solver: a norm"));
     *out = R.w.host->norm;
     return ADIA_OK;
 }
@@ -452,21 +457,16 @@ adia_status scale_x(solve_run<T> &R, int k, bool check)
     }
     if (k != 0 || check) scale_kernel<T><<<R.grid, NT, 0, s>>>(R.x, R.n, k, check, R.w.st);
     ADIA_CUDA_TRY(cudaGetLastError());
-    if (!check) return ADIA_OK;
-    ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost, s));
-    return adia_cuda_check(cudaStreamSynchronize(s), "GPU solver: scaling x");
+    return check ? read_state(R, "GPU solver: scaling x") : ADIA_OK;
 }
 
 /* max |x_i| (NaN if any is), every process's: one pass and a wait. */
 template <typename T>
 adia_status max_abs_x(solve_run<T> &R, double *out)
 {
-    cudaStream_t s = R.w.stream;
-    norm_max_kernel<T><<<R.grid, NT, 0, s>>>(R.x, R.n, R.w.partial, R.w.st);
-    if (R.split) R.comm->max_device(R.comm->ctx, &R.w.st->norm_max, 1, s);
+    queue_max(R, R.x);
     ADIA_CUDA_TRY(cudaGetLastError());
-    ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost, s));
-    ADIA_CUDA_TRY(cudaStreamSynchronize(s));
+    ADIA_TRY(read_state(R, "GPU solver: max |x|"));
     *out = R.w.host->norm_max;
     return ADIA_OK;
 }

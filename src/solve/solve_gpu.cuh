@@ -180,6 +180,15 @@ struct kernel_list {
     int count;
 };
 
+/* The device state into R.w.host: a wait for the solver's stream. */
+template <typename T>
+adia_status read_state(solve_run<T> &R, const char *what)
+{
+    ADIA_TRY(adia_cuda_check(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state),
+                                             cudaMemcpyDeviceToHost, R.w.stream), what));
+    return adia_cuda_check(cudaStreamSynchronize(R.w.stream), what);
+}
+
 /* y = A x, queued. */
 template <typename T>
 adia_status spmv(solve_run<T> &R, const T *x, T *y)

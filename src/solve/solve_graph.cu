@@ -117,9 +117,7 @@ template <typename T>
 adia_status iterate(solve_run<T> &R, state *st)
 {
     for (;;) {
-        ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.host, R.w.st, sizeof(state), cudaMemcpyDeviceToHost,
-                                      R.w.stream));
-        ADIA_CUDA_TRY(cudaStreamSynchronize(R.w.stream));
+        ADIA_TRY(read_state(R, "GPU solver: its state"));
         *st = *R.w.host;
         if (R.a->method == ADIA_SOLVE_GMRES && (st->status != RUNNING || st->j >= st->m)) {
             ADIA_TRY(adia__gm_end_cycle(&R.method));
