@@ -90,6 +90,16 @@ adia_status adia__device_memory_check(int64_t bytes, int64_t free_bytes, const c
  * device allocation that scales with the input.  Without CUDA:
  * ADIA_ERR_NO_DEVICE. */
 adia_status adia__gpu_check_free(int64_t bytes, const char *what);
+/* Wait until the work the library queued on the legacy default stream has
+ * finished: cudaMemcpy from pageable memory returns once the bytes are
+ * staged, before the DMA lands, and cudaMemset and launches on stream 0
+ * return at once.  A kernel on a non-blocking stream (the solver's, the
+ * distributed matrix's, a caller's) does not wait for them, and under load
+ * (other processes on the GPU) it read offsets that had not arrived: a
+ * wrong product (tests/mpi/test_dist_gpu.c, H200, 2026-11-27).  So every
+ * call that sets up device memory for later use ends with this fence; one
+ * wait per object, not one per copy.  Without CUDA: ADIA_OK. */
+adia_status adia__gpu_fence(const char *what);
 /* adia_spmv_sums_async's work for a plan of `rows` rows, and the call on
  * its format (arguments checked; src/cuda/dot_gpu.cu).  Without CUDA: 0,
  * and ADIA_ERR_NO_DEVICE. */

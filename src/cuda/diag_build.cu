@@ -645,8 +645,14 @@ extern "C" adia_status adia__format_build_device(const char *name, const adia_gp
     if (o && !o->diag.policy && o->gpu && o->gpu->build_device) {   /* a row format's own */
         if (info) memset(info, 0, sizeof *info);
         ADIA_TRY(need_device("GPU format build"));
-        return o->gpu->build_device(o, dA->rows, dA->cols, dA->nnz, dA->rowptr, dA->colind,
-                                    dA->values, p, vt, out);
+        adia_status s = o->gpu->build_device(o, dA->rows, dA->cols, dA->nnz, dA->rowptr,
+                                             dA->colind, dA->values, p, vt, out);
+        if (s == ADIA_OK) s = adia__gpu_fence("GPU format build");
+        if (s != ADIA_OK && *out) {
+            adia_format_destroy(*out);
+            *out = NULL;
+        }
+        return s;
     }
     adia_format *F = NULL;
     ADIA_TRY(adia__format_new(name, p, vt, dA->rows, dA->cols, dA->nnz, &F));
@@ -660,6 +666,7 @@ extern "C" adia_status adia__format_build_device(const char *name, const adia_gp
     F->impl = D;                      /* owned by F from here: destroy frees it */
     F->host_stale = 1;
     if (s == ADIA_OK) s = adia__gpu_diag_adopt(D, vt, &F->params, dev_data, &F->dev);   /* takes dev_data */
+    if (s == ADIA_OK) s = adia__gpu_fence("GPU format build");   /* its structure's uploads */
     if (s != ADIA_OK) {
         adia_format_destroy(F);
         return s;

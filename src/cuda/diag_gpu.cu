@@ -615,9 +615,11 @@ extern "C" adia_status adia__gpu_diag_set_data(void *dev, const adia_diag *D)
         return adia__error(ADIA_ERR_INTERNAL, "diagonal values to the device: another layout");
     int64_t n = D->piece_data[D->n_pieces];
     if (n == 0) return ADIA_OK;
-    return adia_cuda_check(cudaMemcpy(const_cast<void *>(d->args.data), D->data, (size_t)n * adia_value_size(D->vtype),
-                                      cudaMemcpyHostToDevice),
-                           "diagonal values to the device");
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(const_cast<void *>(d->args.data), D->data,
+                                        (size_t)n * adia_value_size(D->vtype),
+                                        cudaMemcpyHostToDevice),
+                             "diagonal values to the device"));
+    return adia__gpu_fence("diagonal values to the device");   /* landed before any product */
 }
 
 namespace {

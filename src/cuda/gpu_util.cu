@@ -27,6 +27,11 @@ extern "C" adia_status adia__gpu_copy_in(void **d, const void *h, int64_t n, siz
     return ADIA_OK;
 }
 
+extern "C" adia_status adia__gpu_fence(const char *what)
+{
+    return adia_cuda_check(cudaStreamSynchronize(cudaStreamLegacy), what);
+}
+
 extern "C" adia_status adia__gpu_check_free(int64_t bytes, const char *what)
 {
     size_t free_b = 0, total_b = 0;

@@ -345,7 +345,8 @@ adia_status adia_format_upload(adia_format *F)
     snprintf(what, sizeof what, "adia_format_upload: %s of a %d x %d matrix", F->ops->name,
              (int)F->rows, (int)F->cols);
     ADIA_TRY(adia__gpu_check_free(need, what));
-    return g->upload(F->impl, F->vtype, &F->params, &F->dev);
+    ADIA_TRY(g->upload(F->impl, F->vtype, &F->params, &F->dev));
+    return adia__gpu_fence(what);   /* complete for a product on any stream */
 }
 
 adia_status adia_format_spmv_gpu(adia_format *F, double alpha, const void *d_x,

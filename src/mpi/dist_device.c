@@ -91,7 +91,9 @@ static adia_status alloc_buffers(const adia_dist_matrix *D, dist_device *g)
     for (int k = 0; k < 3; k++)
         DIST_TRY(adia__dist_cuda(cudaEventCreateWithFlags(ev[k], cudaEventDisableTiming),
                                  "cudaEventCreateWithFlags"));
-    return ADIA_OK;
+    /* the memsets above are on the legacy stream, which the non-blocking
+     * streams do not wait for (adia__gpu_fence in src/core/internal.h) */
+    return adia__dist_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
 }
 
 /* Rank 0's setting `name` (unset: 0) as its index in choices (NULL-ended,

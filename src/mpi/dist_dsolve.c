@@ -92,6 +92,8 @@ static adia_status buffers(adia_dist_matrix *D)
         DIST_TRY(adia__dist_cuda(cudaMalloc(&p->sums_work, work + 8), "cudaMalloc (sums work)"));
         DIST_TRY(adia__dist_cuda(cudaMemset(p->sums_work, 0, work + 8), "cudaMemset"));
     }
+    /* zero before the solver's non-blocking stream adds to it */
+    DIST_TRY(adia__dist_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize"));
     if (!g->pinned_sums && !adia__dist_nccl_active(D))
         DIST_TRY(adia__dist_cuda(cudaMallocHost((void **)&g->pinned_sums, MOST_SUMS *
                                                 sizeof *g->pinned_sums), "cudaMallocHost (sums)"));

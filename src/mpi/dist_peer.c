@@ -246,6 +246,9 @@ static adia_status trial_fill(adia_dist_matrix *D, double *buf)
                                        (size_t)seg->len * sizeof *buf, cudaMemcpyHostToDevice),
                             "cudaMemcpy");
     }
+    /* landed before the exchange reads them on the non-blocking stream */
+    if (s == ADIA_OK)
+        s = adia__dist_cuda(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize");
     return s;
 }
 

@@ -34,6 +34,7 @@ adia_status adia__dist_trace_open(adia_dist_matrix *D)
     cudaError_t e = cudaMalloc((void **)&g->trace, 2 * sizeof *g->trace * TRACE_CAP);
     if (e == cudaSuccess) e = cudaMalloc((void **)&g->trace_count, sizeof *g->trace_count);
     if (e == cudaSuccess) e = cudaMemset(g->trace_count, 0, sizeof *g->trace_count);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);   /* before the streams' kernels count */
     if (e != cudaSuccess) {
         fprintf(stderr, "adia_mpi: ADIA_DIST_TRACE: no trace (%s)\n", cudaGetErrorString(e));
         (void)cudaGetLastError();
@@ -69,6 +70,7 @@ void adia__dist_trace_write(adia_dist_matrix *D)
     if (e == cudaSuccess && count)
         e = cudaMemcpy(h, g->trace, 2 * sizeof *h * count, cudaMemcpyDeviceToHost);
     if (e == cudaSuccess) e = cudaMemset(g->trace_count, 0, sizeof *g->trace_count);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(cudaStreamLegacy);
     /* written whole under a temporary name, then renamed: a failed write
      * never leaves a partial trace or replaces an earlier one */
     char path[4096], tmp[4200];

@@ -193,6 +193,11 @@ extern "C" adia_status adia_plan_create_device_dia(const adia_device_dia *A,
     ADIA_TRY(take_data(A, h.vtype, &data, &nnz));   /* frees an adopted array on failure */
     const double t_take = adia__now_ms();
     ADIA_TRY(dia_format(A, h, data, nnz, &F));
+    s = adia__gpu_fence("adia_plan_create_device_dia");   /* the structure's uploads landed */
+    if (s != ADIA_OK) {
+        adia_format_destroy(F);
+        return s;
+    }
     double kernel_ms;
     ADIA_TRY(adia__plan_adopt_device(F, h, "device DIA", t0, NAN, &kernel_ms, plan));
     adia__plan_note(*plan, "dia from %d diagonals in device memory (%s), %lld nonzeros; times "

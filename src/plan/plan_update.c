@@ -90,7 +90,9 @@ static adia_status refill_rebuild(adia_plan *P, const adia_csr *A)
     adia_status s = adia__format_build_impl(F->ops, A, &F->params, F->vtype, &impl);
     if (s == ADIA_OK && F->ops->zeros_apart) s = adia__zeros_collect(A, F->vtype, &z);
     if (s == ADIA_OK && P->device) s = F->ops->gpu->upload(impl, F->vtype, &F->params, &dev);
+    if (s == ADIA_OK && P->device) s = adia__gpu_fence("adia_plan_update_values");
     if (s != ADIA_OK) {   /* the plan is untouched */
+        if (dev) F->ops->gpu->destroy(dev);
         if (impl) F->ops->destroy(impl);
         adia__zeros_free(&z);
         return s;

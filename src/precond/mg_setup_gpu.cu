@@ -745,6 +745,9 @@ adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, int fine, mg_estim
         double *w() const { return p.w + 3 * nb; }
         ~job() { if (st) cudaStreamDestroy(st); }
     };
+    /* the levels' stencils were written on the legacy stream, which the
+     * jobs' non-blocking streams do not wait for */
+    ADIA_TRY(adia__gpu_fence("mg eigenvalue estimate"));
     std::vector<job> jobs(n > 0 ? n : 0);
     /* every level's work in one allocation: four cudaMalloc and four
      * cudaFree a level (each free a wait for the device) are gone */

@@ -132,6 +132,7 @@ adia_status adia__precond_create(adia_plan *plan, const adia_precond_options *op
     M->vtype = adia_plan_value_type(plan);
     M->galerkin = galerkin;
     adia_status s = automatic ? setup_auto(M, &o) : ops->setup(M, &o);
+    if (s == ADIA_OK && M->device) s = adia__gpu_fence("adia_precond_create");   /* any stream */
     if (s != ADIA_OK) {
         adia_precond_destroy(M);
         return s;

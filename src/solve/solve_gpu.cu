@@ -608,6 +608,10 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     adia__phase("gpu: workspace");
     cudaStream_t user = (cudaStream_t)a->stream;
     ADIA_CUDA_TRY(cudaStreamSynchronize(user));   /* b and x are ready */
+    /* and the set-up's memsets and uploads, queued on the legacy stream,
+     * which the solver's non-blocking stream does not wait for (NULL:
+     * that was the legacy stream) */
+    if (user) ADIA_TRY(adia__gpu_fence("GPU solver set-up"));
     double bnorm = 0;
     ADIA_TRY(norm(R, R.b, &bnorm));
     adia__phase("gpu: ||b||");
