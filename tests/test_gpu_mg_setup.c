@@ -194,6 +194,22 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
         CHECK(memcmp(coarsened, dco, sizeof dco) == 0, "%s level %d: the rule differs", what, l);
         CHECK_OK(adia__mg_galerkin(&h[l], nc, coarsened, &h[l + 1]));
         CHECK_OK(adia__mg_gpu_galerkin(&d[l], nc, coarsened, &d[l + 1]));
+        /* both kernels, whatever the size picks: the same points, the same
+         * values within round-off (the row kernel's are the host's bits) */
+        for (int k = MG_GALERKIN_ROWS; k <= MG_GALERKIN_CHILDREN; k++) {
+            mg_stencil dk, back, ref;
+            CHECK_OK(adia__mg_gpu_galerkin_kernel(&d[l], nc, coarsened, k, &dk));
+            if (download(&dk, &back)) {
+                if (download(&d[l + 1], &ref)) {
+                    const double e = stencil_diff(&back, &ref);
+                    CHECK(e >= 0 && e <= 1e-14, "%s level %d: the Galerkin kernel %d differs "
+                          "from the chosen one by %g (-1: points)", what, l + 1, k, e);
+                    adia__mg_stencil_free(&ref);
+                }
+                adia__mg_stencil_free(&back);
+            }
+            adia__mg_gpu_stencil_free(&dk);
+        }
         levels++;
     }
     /* every level's estimate at once (streams of their own): each the host's */

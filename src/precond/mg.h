@@ -222,9 +222,10 @@ static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_
 }
 
 /* a + b c, never contracted into a fused multiply-add: the device's
- * Galerkin product then rounds as the host's (C11 does not contract), so
- * the two hierarchies agree bit for bit -- the same points present, the
- * same nonzeros -- also where terms cancel. */
+ * Galerkin row kernel then rounds as the host's (C11 does not contract),
+ * so the levels it builds agree bit for bit -- the same points present,
+ * the same nonzeros -- also where terms cancel (small grids, built a lane
+ * per child, agree within round-off). */
 static inline MG_HD double mg_add_mul(double a, double b, double c)
 {
 #ifdef __CUDA_ARCH__
@@ -234,66 +235,65 @@ static inline MG_HD double mg_add_mul(double a, double b, double c)
 #endif
 }
 
-/* One coarse row of the Galerkin product: acc[q] = (R A P)(I, I + q) for
- * the 27 coarse points q, I at coarse coordinates ci (host and device: the
- * set-up on the GPU runs the same code on a stencil of device arrays,
- * which it keeps in shared memory): children slot by slot, parents packed;
- * the loops run to their largest trip counts and stop at the actual ones
- * (unrolled on the device: no stack). */
+/* Child k (slot k = x + 3 y + 9 z of the 27 fine points around coarse
+ * point I at coarse coordinates ci) of one coarse row of the Galerkin
+ * product: its terms of (R A P)(I, I + q) added into part[q] for the 27
+ * coarse points q; nothing where slot k is no child (off the grid, or a
+ * direction not coarsened).  Host and device: the set-up on the GPU runs
+ * the same code on a stencil of device arrays, which it keeps in shared
+ * memory.  Parents packed; the loops run to their largest trip counts and
+ * stop at the actual ones (unrolled on the device: no stack). */
+static inline MG_HD void mg_galerkin_child(const mg_stencil *A, const int32_t nc[3],
+                                           const int coarsened[3], const int64_t ci[3], int k,
+                                           double part[MG_POINTS])
+{
+    int32_t fx, fy, fz;
+    double wx, wy, wz;
+    if (!mg_child(coarsened[2], (int32_t)ci[2], A->n[2], 0, k / 9, &fz, &wz) ||
+        !mg_child(coarsened[1], (int32_t)ci[1], A->n[1], 0, k / 3 % 3, &fy, &wy) ||
+        !mg_child(coarsened[0], (int32_t)ci[0], A->n[0], 0, k % 3, &fx, &wx))
+        return;
+    const int64_t nx = A->n[0], nxy = nx * A->n[1];
+    const int64_t fi[3] = {fx, fy, fz};
+    const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
+    const double wi = wx * wy * wz;
+    for (int p = 0; p < MG_POINTS; p++) {
+        if (!A->coef[p] || A->coef[p][i] == 0) continue;
+        const double ai = wi * A->coef[p][i];
+        int64_t pj[3][2];
+        double wj[3][2];
+        int np[3];
+        MG_UNROLL
+        for (int d = 0; d < 3; d++)   /* a nonzero stays on the grid */
+            np[d] = mg_parents(coarsened[d], fi[d] + mg_dx(p, d), nc[d], pj[d], wj[d]);
+        MG_UNROLL
+        for (int z = 0; z < 2; z++) {
+            if (z >= np[2]) break;
+            MG_UNROLL
+            for (int y = 0; y < 2; y++) {
+                if (y >= np[1]) break;
+                MG_UNROLL
+                for (int x = 0; x < 2; x++) {
+                    if (x >= np[0]) break;
+                    const int q = mg_point((int)(pj[0][x] - ci[0]), (int)(pj[1][y] - ci[1]),
+                                           (int)(pj[2][z] - ci[2]));
+                    part[q] = mg_add_mul(part[q], ai * wj[0][x] * wj[1][y], wj[2][z]);
+                }
+            }
+        }
+    }
+}
+
+/* One coarse row of the Galerkin product, acc[q] = (R A P)(I, I + q): the
+ * 27 children's terms added in slot order.  The device's row kernel runs
+ * this very loop (the same bits); its child kernel for small grids sums
+ * each child apart first (mg_setup_gpu.cu): the same within round-off. */
 static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3],
                                          const int coarsened[3], const int64_t ci[3],
                                          double acc[MG_POINTS])
 {
     for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
-    const int64_t nx = A->n[0], nxy = nx * A->n[1];
-    MG_UNROLL
-    for (int a = 0; a < 3; a++) {
-        int32_t fz;
-        double wz;
-        if (!mg_child(coarsened[2], (int32_t)ci[2], A->n[2], 0, a, &fz, &wz)) continue;
-        MG_UNROLL
-        for (int b = 0; b < 3; b++) {
-            int32_t fy;
-            double wy;
-            if (!mg_child(coarsened[1], (int32_t)ci[1], A->n[1], 0, b, &fy, &wy)) continue;
-            MG_UNROLL
-            for (int e = 0; e < 3; e++) {
-                int32_t fx;
-                double wx;
-                if (!mg_child(coarsened[0], (int32_t)ci[0], A->n[0], 0, e, &fx, &wx)) continue;
-                const int64_t fi[3] = {fx, fy, fz};
-                const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
-                const double wi = wx * wy * wz;
-                for (int p = 0; p < MG_POINTS; p++) {
-                    if (!A->coef[p] || A->coef[p][i] == 0) continue;
-                    const double ai = wi * A->coef[p][i];
-                    int64_t pj[3][2];
-                    double wj[3][2];
-                    int np[3];
-                    MG_UNROLL
-                    for (int d = 0; d < 3; d++)   /* a nonzero stays on the grid */
-                        np[d] = mg_parents(coarsened[d], fi[d] + mg_dx(p, d), nc[d], pj[d], wj[d]);
-                    MG_UNROLL
-                    for (int z = 0; z < 2; z++) {
-                        if (z >= np[2]) break;
-                        MG_UNROLL
-                        for (int y = 0; y < 2; y++) {
-                            if (y >= np[1]) break;
-                            MG_UNROLL
-                            for (int x = 0; x < 2; x++) {
-                                if (x >= np[0]) break;
-                                const int q = mg_point((int)(pj[0][x] - ci[0]),
-                                                       (int)(pj[1][y] - ci[1]),
-                                                       (int)(pj[2][z] - ci[2]));
-                                acc[q] = mg_add_mul(acc[q], ai * wj[0][x] * wj[1][y],
-                                                    wj[2][z]);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
+    for (int k = 0; k < MG_POINTS; k++) mg_galerkin_child(A, nc, coarsened, ci, k, acc);
 }
 
 /* Start vector of the power iteration on D^-1 A, entry i in [-1, 1): a
@@ -626,9 +626,15 @@ adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned
                                  mg_stencil *S, int64_t *bad_diag, double *dval);
 /* adia__mg_coupling on the device (the same integers). */
 adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3]);
-/* C = R A P (device stencils; the row function mg_galerkin_row). */
+/* C = R A P (device stencils): a thread per coarse row (mg_galerkin_row:
+ * the host's bits), or on small grids a lane per child (within round-off). */
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C);
+/* The same with the kernel named (tests): MG_GALERKIN_ROWS a thread a
+ * row, MG_GALERKIN_CHILDREN a lane a child, MG_GALERKIN_AUTO by size. */
+enum { MG_GALERKIN_AUTO = 0, MG_GALERKIN_ROWS, MG_GALERKIN_CHILDREN };
+adia_status adia__mg_gpu_galerkin_kernel(const mg_stencil *A, const int32_t nc[3],
+                                         const int coarsened[3], int kernel, mg_stencil *C);
 /* S as DIA in vt: *ndiag ascending offsets (host, room for MG_POINTS), the
  * values (cudaMalloc'd, ndiag x rows: diagonal k of row i at k rows + i). */
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,

@@ -181,6 +181,60 @@ galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
     if (threadIdx.x % 32 == 0 && my_mask) atomicOr(mask, my_mask);
 }
 
+/* Coarse grids of at most this many rows take the Galerkin product a warp
+ * per row, a lane per child (galerkin_child_kernel): a thread per row
+ * walking all 27 children alone is a chain of 0.4-0.5 ms on every grid of
+ * 1000 rows or fewer (0.09-0.12 ms a lane a child), and 32,768 rows took
+ * 0.51 ms a lane a child against 0.59 a thread a row, where 64,000 took
+ * 0.79 against 0.68 and 512,000 1.77 against 1.29 (H100, 2026-11-28). */
+constexpr int64_t GALERKIN_CHILD_ROWS = 32768;
+constexpr int CHILD_ROWS = 4;   /* coarse rows a block of the child kernel, a warp each */
+
+/* C = R A P, lane k of a warp child k of one coarse row (mg_galerkin_child
+ * into shared memory), then lane q the sum of the 27 parts at point q in
+ * child order (the row function's terms, grouped by child: the same within
+ * round-off); a block's four rows go out through shared memory, four
+ * consecutive values a point (one sector a store). */
+__global__ void __launch_bounds__(32 * CHILD_ROWS)
+galerkin_child_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
+{
+    __shared__ double part[CHILD_ROWS][MG_POINTS][MG_POINTS];   /* [row][child][point] */
+    __shared__ double out[MG_POINTS][CHILD_ROWS];
+    __shared__ mg_stencil fine;
+    if (threadIdx.x == 0) fine = A;
+    __syncthreads();
+    const int w = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
+    const uint32_t nx = (uint32_t)cd.nc[0], ny = (uint32_t)cd.nc[1];
+    unsigned my_mask = 0;
+    const int64_t groups = (C.rows + CHILD_ROWS - 1) / CHILD_ROWS;
+    for (int64_t g = blockIdx.x; g < groups; g += gridDim.x) {   /* uniform in the block */
+        const int64_t I0 = g * CHILD_ROWS, I = I0 + w;
+        const bool mine = I < C.rows && lane < MG_POINTS;
+        if (mine) {
+            double *p = part[w][lane];
+            for (int q = 0; q < MG_POINTS; q++) p[q] = 0;
+            const uint32_t u = (uint32_t)I;
+            const int64_t ci[3] = {u % nx, u / nx % ny, u / (nx * ny)};
+            mg_galerkin_child(&fine, cd.nc, cd.coarsened, ci, lane, p);
+        }
+        __syncwarp();
+        if (mine) {
+            double sum = 0;
+            for (int k = 0; k < MG_POINTS; k++) sum += part[w][k][lane];
+            out[lane][w] = sum;
+            if (sum != 0) my_mask |= 1u << lane;
+        }
+        __syncthreads();
+        for (int t = (int)threadIdx.x; t < MG_POINTS * CHILD_ROWS; t += blockDim.x) {
+            const int q = t / CHILD_ROWS, r = t % CHILD_ROWS;
+            if (I0 + r < C.rows) C.coef[q][I0 + r] = out[q][r];
+        }
+        __syncthreads();
+    }
+    my_mask = warp_or(my_mask);
+    if (lane == 0 && my_mask) atomicOr(mask, my_mask);
+}
+
 /* The couplings (mg_row_coupling) summed as integers: a warp's sums by
  * shuffles, then one atomic add per warp -- any order gives the host's
  * numbers. */
@@ -614,6 +668,12 @@ adia_status adia__mg_gpu_coupling_rows(const mg_stencil *S, int64_t r0, int64_t 
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C)
 {
+    return adia__mg_gpu_galerkin_kernel(A, nc, coarsened, MG_GALERKIN_AUTO, C);
+}
+
+adia_status adia__mg_gpu_galerkin_kernel(const mg_stencil *A, const int32_t nc[3],
+                                         const int coarsened[3], int kernel, mg_stencil *C)
+{
     ADIA_TRY(stencil_alloc(C, nc, ~0u >> (32 - MG_POINTS)));
     scratch sc;
     adia_status s = sc.init();
@@ -621,9 +681,15 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
     for (int d = 0; d < 3; d++) cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
     unsigned mask = 0;
     if (s == ADIA_OK) {
-        const int64_t nb = (C->rows + GALERKIN_THREADS - 1) / GALERKIN_THREADS;
-        galerkin_kernel<<<(unsigned)(nb < 65535 ? (nb > 0 ? nb : 1) : 65535), GALERKIN_THREADS>>>(
-            *A, cd, *C, (unsigned *)(sc.w + 2));
+        const bool small = kernel == MG_GALERKIN_AUTO ? C->rows <= GALERKIN_CHILD_ROWS
+                                                      : kernel == MG_GALERKIN_CHILDREN;
+        const int64_t per = small ? CHILD_ROWS : GALERKIN_THREADS,
+                      nb = (C->rows + per - 1) / per;
+        const unsigned grid = (unsigned)(nb < 65535 ? (nb > 0 ? nb : 1) : 65535);
+        if (small)
+            galerkin_child_kernel<<<grid, 32 * CHILD_ROWS>>>(*A, cd, *C, (unsigned *)(sc.w + 2));
+        else
+            galerkin_kernel<<<grid, GALERKIN_THREADS>>>(*A, cd, *C, (unsigned *)(sc.w + 2));
         s = launched("mg set-up: the Galerkin product");
     }
     if (s == ADIA_OK)
