@@ -452,6 +452,69 @@ static void test_one_graph(void)
     adia_matrix_destroy(A);
 }
 
+/* A plan's next solve reuses the memory its last one left with it (the
+ * parked workspace): CG, then GMRES and BiCGSTAB with Jacobi on the same
+ * plan, then CG again -- each converged, and the second CG the first one's
+ * iterations and x to the bit (the reused sums' work zeroed again, the
+ * graph made anew).  Host vectors through the plan too (adia_solve). */
+static void test_parked_workspace(void)
+{
+    adia_matrix *A = test_generate("lap3d7:23x19x17");
+    adia_plan *P = A ? gpu_plan(A, "dia", ADIA_DOUBLE) : NULL;
+    if (!P) {
+        adia_matrix_destroy(A);
+        return;
+    }
+    const int32_t n = adia_matrix_rows(A);
+    double *one = malloc((size_t)n * 8), *b = malloc((size_t)n * 8), *x[2] = {
+        malloc((size_t)n * 8), malloc((size_t)n * 8)};
+    for (int32_t i = 0; i < n; i++) one[i] = 1 + (i % 5) * 0.125;
+    CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));
+    double *db = NULL, *dx = NULL;
+    CHECK(cudaMalloc((void **)&db, (size_t)n * 8) == cudaSuccess &&
+          cudaMalloc((void **)&dx, (size_t)n * 8) == cudaSuccess &&
+          cudaMemcpy(db, b, (size_t)n * 8, cudaMemcpyHostToDevice) == cudaSuccess,
+          "device vectors");
+    const struct { adia_solver m; int jacobi; } runs[] = {
+        {ADIA_SOLVE_CG, 0}, {ADIA_SOLVE_GMRES, 1}, {ADIA_SOLVE_BICGSTAB, 1}, {ADIA_SOLVE_CG, 0}};
+    int its[2] = {-1, -2};
+    for (int r = 0; r < 4 && db && dx; r++) {
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.method = runs[r].m;
+        o.jacobi = runs[r].jacobi;
+        o.rtol = 1e-10;
+        adia_solve_info in;
+        CHECK(cudaMemset(dx, 0, (size_t)n * 8) == cudaSuccess, "x0");
+        CHECK_OK(adia_plan_solve(P, db, dx, &o, &in, NULL));
+        CHECK(in.converged, "solve %d on one plan (%s): %s", r, adia_solver_name(o.method),
+              in.stop);
+        if (r == 0 || r == 3) {
+            const int k = r == 3;
+            its[k] = in.iterations;
+            CHECK(cudaMemcpy(x[k], dx, (size_t)n * 8, cudaMemcpyDeviceToHost) == cudaSuccess,
+                  "x back");
+        }
+    }
+    CHECK(its[0] == its[1], "CG again on the same plan: %d and %d iterations", its[0], its[1]);
+    test_same_bytes("CG again on the same plan", "x", x[0], x[1], n, 8);
+    for (int r = 0; r < 2; r++) {   /* host vectors: the same plan, its memory */
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.rtol = 1e-10;
+        adia_solve_info in;
+        memset(x[r], 0, (size_t)n * 8);
+        CHECK_OK(adia_solve(A, P, b, x[r], &o, &in));
+        CHECK(in.converged, "host vectors, solve %d: %s", r, in.stop);
+    }
+    test_same_bytes("host vectors, solved twice on one plan", "x", x[0], x[1], n, 8);
+    cudaFree(db);
+    cudaFree(dx);
+    free(one), free(b), free(x[0]), free(x[1]);
+    adia_plan_destroy(P);   /* frees what the last solve left */
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -464,6 +527,7 @@ int main(void)
     test_extreme_b();
     test_stop_reasons();
     test_one_graph();
+    test_parked_workspace();
     return TEST_END();
 }
 #endif

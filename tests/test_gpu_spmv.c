@@ -181,7 +181,7 @@ static void check_fused_dots(adia_format *F, uint64_t seed)
     void *dx = test_gpu_upload(x, n, fl), *dz = test_gpu_upload(z, n, fl), *dy = test_gpu_upload(yref, n, fl),
          *mem = NULL;
     adia_dot_work dw;
-    CHECK_OK(adia__gpu_dot_work_alloc(n, &dw, &mem));
+    CHECK_OK(adia__gpu_dot_work_alloc(n, &dw, &mem, NULL));
     double sums[2][ADIA_NDOT];
     for (int t = 0; t < 3 && dx && dz && dy; t++) {
         dw.z = t == 1 ? dz : NULL;

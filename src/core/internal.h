@@ -100,6 +100,18 @@ adia_status adia__gpu_check_free(int64_t bytes, const char *what);
  * call that sets up device memory for later use ends with this fence; one
  * wait per object, not one per copy.  Without CUDA: ADIA_OK. */
 adia_status adia__gpu_fence(const char *what);
+/* Device memory a GPU solve leaves with its plan for the plan's next solve
+ * (src/solve/solve_gpu.cu): the vectors of a solve are one cudaMalloc of
+ * up to hundreds of MB (0.5-1 ms of a 10 ms solve at lap3d7:160), which a
+ * second solve on the same plan -- a time step, another right-hand side --
+ * need not pay again.  Freed with the plan, by release. */
+typedef struct adia__solve_parked {
+    void (*release)(struct adia__solve_parked *);
+} adia__solve_parked;
+/* The plan's slot for it (NULL: plan is not a live plan).  Taken and given
+ * back by atomic exchange: two solves on one plan at once each get their
+ * own memory. */
+adia__solve_parked **adia__plan_parked(adia_plan *plan);
 /* adia_spmv_sums_async's work for a plan of `rows` rows, and the call on
  * its format (arguments checked; src/cuda/dot_gpu.cu).  Without CUDA: 0,
  * and ADIA_ERR_NO_DEVICE. */

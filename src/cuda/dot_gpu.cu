@@ -64,15 +64,15 @@ static void work_at(int64_t rows, void *mem, adia_dot_work *dw)
     dw->max_blocks = blocks;
 }
 
-extern "C" adia_status adia__gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem)
+extern "C" adia_status adia__gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem,
+                                               void *stream)
 {
     unsigned blocks;
     size_t partial, bytes;
     work_layout(rows, &blocks, &partial, &bytes);
-    *mem = NULL;
     const size_t out = ADIA_NDOT * sizeof(double);
-    ADIA_CUDA_TRY(cudaMalloc(mem, out + bytes));
-    ADIA_CUDA_TRY(cudaMemset(*mem, 0, out + bytes));
+    if (!*mem) ADIA_CUDA_TRY(cudaMalloc(mem, out + bytes));
+    ADIA_CUDA_TRY(cudaMemsetAsync(*mem, 0, out + bytes, (cudaStream_t)stream));
     work_at(rows, (char *)*mem + out, dw);
     dw->out = (double *)*mem;
     return ADIA_OK;

@@ -27,8 +27,10 @@ adia_status adia__gpu_dots(adia_value_type vt, const void *x, const void *y, int
 adia_status adia__format_spmv_dot_gpu(adia_format *F, double alpha, const void *x, double beta,
                                      void *y, const adia_dot_work *dw, void *stream);
 /* Device work for the sums of products of up to `rows` rows, out
- * included: *mem owns it (cudaFree); dw->z and dw->xd are left NULL. */
-adia_status adia__gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem);
+ * included, zeroed on stream: *mem owns it (cudaFree); dw->z and dw->xd
+ * are left NULL.  *mem not NULL on entry: an earlier call's work for the
+ * same rows, laid out and zeroed again. */
+adia_status adia__gpu_dot_work_alloc(int64_t rows, adia_dot_work *dw, void **mem, void *stream);
 /* Blocks of `block` threads covering n items (n > 0). */
 static inline unsigned adia_gpu_blocks(int64_t n, int block)
 {

@@ -661,10 +661,16 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     return plan_on_host(A, &h, why, plan);
 }
 
+adia__solve_parked **adia__plan_parked(adia_plan *plan)
+{
+    return plan && plan->magic == ADIA_MAGIC_PLAN ? &plan->parked : NULL;
+}
+
 void adia_plan_destroy(adia_plan *plan)
 {
     if (!plan || plan->magic != ADIA_MAGIC_PLAN) return;
     plan->magic = ADIA_MAGIC_DEAD;
+    if (plan->parked) plan->parked->release(plan->parked);
     adia__plan_update_free(plan);
     adia_format_destroy(plan->F);
     free(plan);

@@ -38,6 +38,7 @@ typedef struct plan_hints {
 struct adia_plan {
     uint32_t magic;
     adia_format *F;            /* the chosen format, owned */
+    adia__solve_parked *parked; /* a GPU solve's memory for the next, owned */
     int device;                /* 0 CPU, 1 GPU */
     adia_value_type vtype;
     adia_chooser chooser;

@@ -183,7 +183,8 @@ static adia_status run_gpu(solver *S, adia_solver method, const double *bs, int 
                              .restart = S->restart, .inv_diag = S->inv_diag, .M = S->M,
                              .a_scale = S->a_inv,
                              .b_exp = b_exp, .x_zero = S->x_zero,
-                             .rtol = S->tol / S->bnorm, .max_iter = S->max_iter};
+                             .rtol = S->tol / S->bnorm, .max_iter = S->max_iter,
+                             .park = S->park};
     return adia__solve_gpu_host(&g, bs, x, S->info);
 }
 
@@ -355,11 +356,11 @@ static void info_times(adia_solve_info *info, double t_call)
  * its rows held here; device 1 runs the GPU methods on op's device
  * products. */
 static adia_status solve(const adia__solve_op *op, const adia__solve_comm *comm, int device,
-                         const double *b, double *x, const adia_solve_options *o,
-                         adia_solve_info *info)
+                         adia__solve_parked **park, const double *b, double *x,
+                         const adia_solve_options *o, adia_solve_info *info)
 {
     solver S = {.op = op, .comm = comm, .device = device, .n = op->n, .max_iter = o->max_iter,
-                .restart = o->restart, .info = info};
+                .restart = o->restart, .info = info, .park = park};
     adia__phase("solve: start");
     double top[3] = {0, op->max_abs, 0};   /* max |b|, max |A|, max |x0|: one reduction */
     ADIA_TRY(agree(&S, scan_start(S.n, op->first, b, x, &top[0], &top[2])));
@@ -421,7 +422,7 @@ static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const dou
         op.max_abs = big;
         const adia__solve_comm one = {0};
         snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(use));
-        s = solve(&op, &one, gpu, b, x, &o, info);
+        s = solve(&op, &one, gpu, plan == use ? adia__plan_parked(use) : NULL, b, x, &o, info);
     }
     adia_plan_destroy(own);
     free(diag);
@@ -495,7 +496,7 @@ static adia_status solve_op(const adia_operator *op, const double *b, double *x,
     adia__solve_comm comm;
     adia__solve_op_user(op, &A, &comm);
     ADIA_TRY(agree_comm(&comm, adia__solve_precond_check_op(&o, op->n, gpu, f)));
-    return solve(&A, &comm, gpu, b, x, &o, info);
+    return solve(&A, &comm, gpu, NULL, b, x, &o, info);
 }
 
 adia_status adia_solve_operator(const adia_operator *op, const double *b, double *x,
@@ -624,7 +625,8 @@ static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
     adia_solve_gpu_args g = {.op = &A, .comm = &one, .method = o.method, .restart = o.restart,
                              .d_b = b, .d_x = x, .inv_diag = inv_diag, .M = stage,
                              .a_scale = ldexp(1.0, -ea), .scale = 1, .rtol = o.rtol,
-                             .max_iter = o.max_iter, .stream = stream};
+                             .max_iter = o.max_iter, .stream = stream,
+                             .park = adia__plan_parked(plan)};
     adia_status s = adia__solve_gpu(&g, info);
     free(inv_diag);
     return s;

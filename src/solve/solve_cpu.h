@@ -31,6 +31,7 @@ typedef struct solver {
     double spmv_ms;
     int spmvs;
     adia_solve_info *info;
+    adia__solve_parked **park; /* GPU: the plan's slot for the workspace, or NULL */
 } solver;
 
 

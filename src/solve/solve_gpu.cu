@@ -160,6 +160,55 @@ int resident_blocks(int dev)
     return fewest;
 }
 
+/* ------------------------------------------- the plan's parked memory */
+
+void release_parked(adia__solve_parked *h)
+{
+    parked_memory *p = (parked_memory *)h;
+    if (p->stream) cudaStreamDestroy(p->stream);
+    cudaFree(p->vec);
+    cudaFree(p->partial);
+    cudaFree(p->small);
+    cudaFree(p->dot_mem);
+    cudaFree(p->st);
+    free(p);
+}
+
+/* The memory parked in slot, taken (nobody else gets it), where it is on
+ * device dev and holds what this solve needs; else NULL (what was parked
+ * is freed: its memory goes back before this solve allocates its own). */
+parked_memory *take_parked(adia__solve_parked **slot, int dev, size_t vec, size_t partial,
+                           size_t small, int64_t dot_rows)
+{
+    if (!slot) return nullptr;
+    parked_memory *p = (parked_memory *)__atomic_exchange_n(slot, nullptr, __ATOMIC_ACQ_REL);
+    if (!p) return nullptr;
+    const bool fits = p->device == dev && p->vec_bytes >= vec && p->partial_bytes >= partial &&
+                      p->small_bytes >= small && (dot_rows < 0 || p->dot_rows == dot_rows);
+    if (fits) return p;
+    release_parked(&p->head);
+    return nullptr;
+}
+
+/* The workspace's memory and stream into slot for the next solve (into
+ * an empty slot only: a solve beside this one may have parked first). */
+void park(workspace &w, adia__solve_parked **slot, int dev)
+{
+    if (!slot) return;
+    parked_memory *p = (parked_memory *)calloc(1, sizeof *p);
+    if (!p) return;   /* freed by the destructor, as without a slot */
+    *p = {{release_parked}, dev, w.vec, w.vec_bytes, w.partial, w.partial_bytes, w.small,
+          w.small_bytes, w.dot_mem, w.dot_rows, w.st, w.stream};
+    w.vec = w.dot_mem = nullptr;
+    w.partial = w.small = nullptr;
+    w.st = nullptr;
+    w.stream = nullptr;
+    adia__solve_parked *none = nullptr;
+    if (!__atomic_compare_exchange_n(slot, &none, &p->head, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+        release_parked(&p->head);
+}
+
 template <typename T>
 adia_status setup(solve_run<T> &R)
 {
@@ -179,23 +228,39 @@ adia_status setup(solve_run<T> &R)
     size_t partial = gm ? (size_t)(R.m + 2) * R.dot_grid : 2;
     if (partial < 2 * (size_t)R.grid) partial = 2 * (size_t)R.grid;
     size_t small = gm ? ((size_t)R.m + 1) * (R.m + 6) + 1 : 0;
-    ADIA_TRY(check_device_memory(bytes + (partial + small) * sizeof(double) + sizeof(state)));
-    ADIA_CUDA_TRY(cudaMalloc(&R.w.vec, bytes ? bytes : 1));
-    ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.partial, partial * sizeof(double)));
+    R.w.vec_bytes = bytes ? bytes : 1;
+    R.w.partial_bytes = partial * sizeof(double);
+    R.w.small_bytes = small * sizeof(double);
+    R.w.dot_rows = gm ? -1 : R.n;
+    /* a plan's earlier solve left what this one needs: nothing allocated */
+    if (parked_memory *p = take_parked(a->park, dev, R.w.vec_bytes, R.w.partial_bytes,
+                                       R.w.small_bytes, R.w.dot_rows)) {
+        R.w.vec = p->vec, R.w.vec_bytes = p->vec_bytes;
+        R.w.partial = p->partial, R.w.partial_bytes = p->partial_bytes;
+        R.w.small = p->small, R.w.small_bytes = p->small_bytes;
+        R.w.dot_mem = p->dot_mem, R.w.dot_rows = p->dot_rows;
+        R.w.st = (state *)p->st;
+        R.w.stream = p->stream;
+        free(p);
+    } else {
+        ADIA_TRY(check_device_memory(bytes + (partial + small) * sizeof(double) + sizeof(state)));
+        ADIA_CUDA_TRY(cudaMalloc(&R.w.vec, R.w.vec_bytes));
+        ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.partial, R.w.partial_bytes));
+        if (gm) ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.small, R.w.small_bytes));
+        ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.st, sizeof(state)));
+        ADIA_CUDA_TRY(cudaStreamCreateWithFlags(&R.w.stream, cudaStreamNonBlocking));
+    }
     if (gm) {
-        ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.small, small * sizeof(double)));
-        ADIA_CUDA_TRY(cudaMemset(R.w.small, 0, small * sizeof(double)));
+        ADIA_CUDA_TRY(cudaMemsetAsync(R.w.small, 0, R.w.small_bytes, R.w.stream));
         double *q = R.w.small;
         const size_t m1 = (size_t)R.m + 1;
         /* H, c (m + 2), hcol, cs, sn, g, y */
         R.sm = {q, q + m1 * (R.m + 5), q + m1 * R.m, q + m1 * (R.m + 1), q + m1 * (R.m + 2),
                 q + m1 * (R.m + 3), q + m1 * (R.m + 4)};
     }
-    ADIA_CUDA_TRY(cudaMalloc((void **)&R.w.st, sizeof(state)));
     state zero = {};
     zero.split = R.split;   /* the norm of b is taken before start() */
-    ADIA_CUDA_TRY(cudaMemcpy(R.w.st, &zero, sizeof zero, cudaMemcpyHostToDevice));
-    ADIA_CUDA_TRY(cudaStreamCreateWithFlags(&R.w.stream, cudaStreamNonBlocking));
+    ADIA_CUDA_TRY(cudaMemcpyAsync(R.w.st, &zero, sizeof zero, cudaMemcpyHostToDevice, R.w.stream));
     T *v = (T *)R.w.vec;
     R.x = (T *)a->d_x;
     R.b = (T *)a->d_b;
@@ -243,7 +308,7 @@ adia_status setup(solve_run<T> &R)
         return adia__error(ADIA_ERR_INTERNAL, "GPU solver: the operator's sums need %zu bytes of "
                           "work, the solver's hold %zu", R.op->sums_work_bytes,
                           adia__gpu_dot_work_bytes(R.n));
-    ADIA_TRY(adia__gpu_dot_work_alloc(R.n, &R.w.dots, &R.w.dot_mem));
+    ADIA_TRY(adia__gpu_dot_work_alloc(R.n, &R.w.dots, &R.w.dot_mem, R.w.stream));
     return ADIA_OK;
 }
 
@@ -648,6 +713,11 @@ adia_status solve(const adia_solve_gpu_args *a, adia_solve_info *info)
     adia_status s2 = iterations(R, tol, bnorm, info);
     if (a->scale && s2 == ADIA_OK) s2 = scale_back(R, tol, bnorm, info);
     else if (a->scale) scale_x(R, R.eb - a_exponent(a), true);   /* x back all the same */
+    int dev = 0;
+    if (s2 == ADIA_OK && a->park && cudaStreamSynchronize(R.w.stream) == cudaSuccess &&
+        cudaGetDevice(&dev) == cudaSuccess)
+        park(R.w, a->park, dev);   /* idle: the next solve on the plan starts from it */
+    (void)cudaGetLastError();
     return s2;
 }
 

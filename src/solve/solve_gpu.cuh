@@ -95,12 +95,31 @@ __device__ inline void loop_again(bool use_cond, cudaGraphConditionalHandle h, c
 
 /* --------------------------------------------------------- host side */
 
-/* Device memory of one solve, freed by the destructor. */
+/* What a solve leaves with its plan for the next (adia__solve_parked):
+ * the workspace's arrays with their sizes, and its stream. */
+struct parked_memory {
+    adia__solve_parked head;     /* first: the plan frees it through head   */
+    int device;
+    void *vec;
+    size_t vec_bytes;
+    double *partial;
+    size_t partial_bytes;
+    double *small;
+    size_t small_bytes;
+    void *dot_mem;
+    int64_t dot_rows;
+    void *st;
+    cudaStream_t stream;
+};
+
+/* Device memory of one solve, freed by the destructor (unless parked). */
 struct workspace {
     void *vec = nullptr;         /* k vectors of n values                    */
     double *partial = nullptr;   /* block sums: grid x 2 (GMRES: x (m + 2))  */
     double *small = nullptr;     /* GMRES: H and the short vectors            */
     void *dot_mem = nullptr;     /* CG, BiCGSTAB: the products' fused sums    */
+    size_t vec_bytes = 0, partial_bytes = 0, small_bytes = 0;   /* as allocated */
+    int64_t dot_rows = -1;       /* rows dot_mem is laid out for              */
     adia_dot_work dots = {};
     state *st = nullptr;
     state host_state = {};       /* the host's copy of st: plain memory (a

@@ -95,6 +95,9 @@ typedef struct adia_solve_gpu_args {
     double rtol;
     int max_iter;
     void *stream;               /* cudaStream_t the caller's work is on        */
+    adia__solve_parked **park;  /* a plan's slot: the workspace is taken from it
+                                   and left there for the next solve; NULL:
+                                   allocated and freed by this solve        */
 } adia_solve_gpu_args;
 
 /* Fills info (iterations, converged, residual, stop, time_ms: from the
