@@ -141,8 +141,7 @@ int main(void)
 {
     TEST_BEGIN();
     (void)test_register_kinds, (void)test_precond;   /* precond_kinds.h's, unused here */
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     test_against_cpu();
     test_graph_capture();
     test_symmetric();

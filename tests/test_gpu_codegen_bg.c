@@ -279,9 +279,7 @@ static void sync_and_off(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     cudaFree(0);   /* the context now, not inside the first plan's timing */
     char dir[] = "/tmp/adia-codegen-bg-XXXXXX";   /* an empty kernel cache */
     CHECK(mkdtemp(dir) != NULL, "cache folder");

@@ -297,9 +297,7 @@ static void public_entry(const char *name, adia_matrix *A)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     static const char *const specs[] = {
         "lap2d5:50x37", "lap3d7:13", "lap2d9:40", "band:3000,5", "type2:5000",
         "type3:8192,9,0.5", "randdiag:2000,9,1500", "random:1500,6", "powerlaw:1200,2,300"};

@@ -301,8 +301,7 @@ static void check_host_plan(const char *spec)
 int main(void)
 {
     TEST_BEGIN();
-    int n = 0;
-    if (adia_gpu_device_count(&n) != ADIA_OK || n == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     struct {
         const char *name;
         adia_matrix *A;

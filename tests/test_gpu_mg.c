@@ -246,8 +246,7 @@ static void test_float_levels(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     test_against_cpu();
     test_graph_capture();
     test_stationary();

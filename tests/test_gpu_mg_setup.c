@@ -396,8 +396,7 @@ static void test_explain(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    if (cudaGetDeviceCount(&ndev) != cudaSuccess || ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     test_levels();
     test_vcycle();
     test_errors();

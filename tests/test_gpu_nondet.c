@@ -100,9 +100,7 @@ static void check_format(const adia_matrix *A)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     adia_matrix *A = test_generate(POWERLAW);
     check_format(A);
     check_default(A);

@@ -427,9 +427,7 @@ static void test_operator_device_vectors(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     test_sums();
     test_operator_solve();
     test_operator_device_vectors();

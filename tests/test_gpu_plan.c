@@ -462,9 +462,7 @@ out:
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     check_device_plan("lap3d7:20", "dia", 64, ADIA_DOUBLE, NULL, 1);
     check_device_plan("lap3d7:20", "dia", 32, ADIA_FLOAT, NULL, 1);
     check_device_plan("type3:20000,21,0.34,sym", "brcsd2", 32, ADIA_DOUBLE, NULL, 1);

@@ -220,8 +220,7 @@ done:
 int main(void)
 {
     TEST_BEGIN();
-    int ng = 0;
-    if (adia_gpu_device_count(&ng) != ADIA_OK || ng == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     const char *only = getenv("ADIA_TEST_FORMAT");
     int nm = 0;
     update_case *cases = update_cases(&nm);

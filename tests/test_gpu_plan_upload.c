@@ -232,9 +232,7 @@ static void staging(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     device_routes();
     measure_rule();
     host_routes();

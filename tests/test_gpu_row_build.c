@@ -352,9 +352,7 @@ static void planner(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     check_matrix("random:2001,7", test_generate("random:2001,7"));
     check_matrix("powerlaw:3001,1,300", test_generate("powerlaw:3001,1,300"));
     check_matrix("lap2d5:33x17", test_generate("lap2d5:33x17"));

@@ -518,9 +518,7 @@ static void test_parked_workspace(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     test_against_cpu();
     test_device_vectors();
     test_device_errors();

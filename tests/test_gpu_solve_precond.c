@@ -287,9 +287,7 @@ static void test_errors(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     test_register_kinds();
     CHECK_OK(adia__precond_register(&scaled2_g1));
     CHECK_OK(adia__precond_register(&scaled2_g0));

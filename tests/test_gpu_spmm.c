@@ -95,9 +95,7 @@ static double edge_special(int32_t i, int32_t j)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
 
     /* banded, odd sizes: n = 1, below one tile, not a multiple of it */
     const int32_t sizes[] = {1, 37, 1000, 5003};

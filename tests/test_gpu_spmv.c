@@ -320,9 +320,7 @@ static void check_errors(void)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     check_errors();
     int quick = getenv("ADIA_TEST_QUICK") && atoi(getenv("ADIA_TEST_QUICK"));
     static const int quick_cases[] = {1, 6};

@@ -31,9 +31,7 @@ static adia_status memset_call(void *arg, int i, void *stream)
 int main(void)
 {
     TEST_BEGIN();
-    int ndev = 0;
-    CHECK_OK(adia_gpu_device_count(&ndev));
-    if (ndev == 0) TEST_SKIP("no CUDA device");
+    TEST_NEED_DEVICE();
     call_ctx c = {.bytes = (size_t)64 << 20, .fail_at = -1};
     CHECK(cudaMalloc(&c.buf, c.bytes) == cudaSuccess, "cudaMalloc");
     adia_gpu_timing t;

@@ -52,6 +52,14 @@ extern int test_passed, test_failed;
         printf("\n");                                                          \
         exit(77);                                                              \
     } while (0)
+/* A GPU test's first line after TEST_BEGIN: skipped (77) where no CUDA
+ * device is usable; adia_gpu_device_count failing is a failed check. */
+#define TEST_NEED_DEVICE()                                                     \
+    do {                                                                       \
+        int ndev_ = 0;                                                         \
+        CHECK_OK(adia_gpu_device_count(&ndev_));                               \
+        if (ndev_ == 0) TEST_SKIP("no CUDA device");                           \
+    } while (0)
 
 int test_end(const char *file);
 /* Monotonic wall clock in seconds. */
