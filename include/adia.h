@@ -1072,7 +1072,10 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
  * in place and back), so b = 16 x 1e308 or 16 x 1e-320 is solved, and x
  * out of range or with entries that lost bits is judged as there.  CPU
  * plan: b and x are host doubles, as adia_solve on the plan's matrix.
- * Errors and info as adia_solve. */
+ * A GPU solve on a plan (here, or adia_solve given the plan) leaves its
+ * device workspace -- 4 to 10 vectors of the plan's rows (GMRES: m + 4 to
+ * 2m + 5) -- with the plan for the plan's next solve, which then allocates
+ * nothing; adia_plan_destroy frees it.  Errors and info as adia_solve. */
 adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                             const adia_solve_options *opt, adia_solve_info *info, void *stream);
 
