@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include <atomic>
+#include <new>
 #include <vector>
 
 /* Host doubles to the device in the plan's type (below). */
@@ -165,13 +166,8 @@ int resident_blocks(int dev)
 void release_parked(adia__solve_parked *h)
 {
     parked_memory *p = (parked_memory *)h;
-    if (p->stream) cudaStreamDestroy(p->stream);
-    cudaFree(p->vec);
-    cudaFree(p->partial);
-    cudaFree(p->small);
-    cudaFree(p->dot_mem);
-    cudaFree(p->st);
-    free(p);
+    p->mem.release();
+    delete p;
 }
 
 /* The memory parked in slot, taken (nobody else gets it), where it is on
@@ -183,8 +179,9 @@ parked_memory *take_parked(adia__solve_parked **slot, int dev, size_t vec, size_
     if (!slot) return nullptr;
     parked_memory *p = (parked_memory *)__atomic_exchange_n(slot, nullptr, __ATOMIC_ACQ_REL);
     if (!p) return nullptr;
-    const bool fits = p->device == dev && p->vec_bytes >= vec && p->partial_bytes >= partial &&
-                      p->small_bytes >= small && (dot_rows < 0 || p->dot_rows == dot_rows);
+    const solve_memory &m = p->mem;
+    const bool fits = p->device == dev && m.vec_bytes >= vec && m.partial_bytes >= partial &&
+                      m.small_bytes >= small && (dot_rows < 0 || m.dot_rows == dot_rows);
     if (fits) return p;
     release_parked(&p->head);
     return nullptr;
@@ -195,14 +192,9 @@ parked_memory *take_parked(adia__solve_parked **slot, int dev, size_t vec, size_
 void park(workspace &w, adia__solve_parked **slot, int dev)
 {
     if (!slot) return;
-    parked_memory *p = (parked_memory *)calloc(1, sizeof *p);
+    parked_memory *p = new (std::nothrow) parked_memory{{release_parked}, dev, w};
     if (!p) return;   /* freed by the destructor, as without a slot */
-    *p = {{release_parked}, dev, w.vec, w.vec_bytes, w.partial, w.partial_bytes, w.small,
-          w.small_bytes, w.dot_mem, w.dot_rows, w.st, w.stream};
-    w.vec = w.dot_mem = nullptr;
-    w.partial = w.small = nullptr;
-    w.st = nullptr;
-    w.stream = nullptr;
+    static_cast<solve_memory &>(w) = solve_memory{};   /* the plan's now */
     adia__solve_parked *none = nullptr;
     if (!__atomic_compare_exchange_n(slot, &none, &p->head, false, __ATOMIC_ACQ_REL,
                                      __ATOMIC_ACQUIRE))
@@ -235,13 +227,8 @@ adia_status setup(solve_run<T> &R)
     /* a plan's earlier solve left what this one needs: nothing allocated */
     if (parked_memory *p = take_parked(a->park, dev, R.w.vec_bytes, R.w.partial_bytes,
                                        R.w.small_bytes, R.w.dot_rows)) {
-        R.w.vec = p->vec, R.w.vec_bytes = p->vec_bytes;
-        R.w.partial = p->partial, R.w.partial_bytes = p->partial_bytes;
-        R.w.small = p->small, R.w.small_bytes = p->small_bytes;
-        R.w.dot_mem = p->dot_mem, R.w.dot_rows = p->dot_rows;
-        R.w.st = (state *)p->st;
-        R.w.stream = p->stream;
-        free(p);
+        static_cast<solve_memory &>(R.w) = p->mem;
+        delete p;
     } else {
         ADIA_TRY(check_device_memory(bytes + (partial + small) * sizeof(double) + sizeof(state)));
         ADIA_CUDA_TRY(cudaMalloc(&R.w.vec, R.w.vec_bytes));

@@ -95,33 +95,39 @@ __device__ inline void loop_again(bool use_cond, cudaGraphConditionalHandle h, c
 
 /* --------------------------------------------------------- host side */
 
-/* What a solve leaves with its plan for the next (adia__solve_parked):
- * the workspace's arrays with their sizes, and its stream. */
-struct parked_memory {
-    adia__solve_parked head;     /* first: the plan frees it through head   */
-    int device;
-    void *vec;
-    size_t vec_bytes;
-    double *partial;
-    size_t partial_bytes;
-    double *small;
-    size_t small_bytes;
-    void *dot_mem;
-    int64_t dot_rows;
-    void *st;
-    cudaStream_t stream;
-};
-
-/* Device memory of one solve, freed by the destructor (unless parked). */
-struct workspace {
+/* The device memory and stream of one solve: what a workspace frees, or
+ * leaves with its plan for the next solve (parked_memory). */
+struct solve_memory {
     void *vec = nullptr;         /* k vectors of n values                    */
     double *partial = nullptr;   /* block sums: grid x 2 (GMRES: x (m + 2))  */
     double *small = nullptr;     /* GMRES: H and the short vectors            */
     void *dot_mem = nullptr;     /* CG, BiCGSTAB: the products' fused sums    */
     size_t vec_bytes = 0, partial_bytes = 0, small_bytes = 0;   /* as allocated */
     int64_t dot_rows = -1;       /* rows dot_mem is laid out for              */
-    adia_dot_work dots = {};
     state *st = nullptr;
+    cudaStream_t stream = nullptr;
+    void release()               /* everything freed, nothing held */
+    {
+        if (stream) cudaStreamDestroy(stream);
+        cudaFree(vec);
+        cudaFree(small);
+        cudaFree(dot_mem);
+        cudaFree(partial);
+        cudaFree(st);
+        *this = solve_memory{};
+    }
+};
+
+/* What a solve leaves with its plan (adia__solve_parked). */
+struct parked_memory {
+    adia__solve_parked head;     /* first: the plan frees it through head   */
+    int device;
+    solve_memory mem;
+};
+
+/* One solve's memory (freed by the destructor unless parked) and state. */
+struct workspace : solve_memory {
+    adia_dot_work dots = {};
     state host_state = {};       /* the host's copy of st: plain memory (a
                                     pinned one took 0.9-1.8 ms to allocate per
                                     solve; the copies wait on the stream anyway) */
@@ -129,19 +135,13 @@ struct workspace {
     workspace() = default;
     workspace(const workspace &) = delete;   /* host points into it; frees once */
     workspace &operator=(const workspace &) = delete;
-    cudaStream_t stream = nullptr;
     cudaGraphExec_t exec = nullptr;
     bool use_cond = false;       /* exec is a device-side WHILE loop         */
     cudaGraphConditionalHandle cond = 0;
     ~workspace()
     {
         if (exec) cudaGraphExecDestroy(exec);
-        if (stream) cudaStreamDestroy(stream);
-        cudaFree(vec);
-        cudaFree(small);
-        cudaFree(dot_mem);
-        cudaFree(partial);
-        cudaFree(st);
+        release();
     }
 };
 
