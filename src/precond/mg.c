@@ -84,12 +84,13 @@ static int least(int a, int b)
     return a < b ? a : b;
 }
 
-/* Reads s, b (t, x unless zero_x; d when c1 != 0), writes x (and d). */
-static adia_status smooth_step(mg_run *R, const mg_level *L, int cheb, double c1, double c2,
-                               int zero_x, double bs, const void *b, void *x)
+/* Reads s, b (t, x unless zero_x; d where c1 != 0 and it is not x),
+ * writes x (and d where kept). */
+static adia_status smooth_step(mg_run *R, const mg_level *L, mg_step st, double bs,
+                               const void *b, void *x)
 {
-    count(R, L, 3 + (zero_x ? 0 : 2) + (cheb ? 1 + (c1 != 0) : 0), 0);
-    return R->dry ? ADIA_OK : R->K->smooth(R->S, L, cheb, c1, c2, zero_x, bs, b, x, R->stream);
+    count(R, L, 3 + (st.zero_x ? 0 : 2) + (st.c1 != 0 && !st.d_is_x) + st.keep_d, 0);
+    return R->dry ? ADIA_OK : R->K->smooth(R->S, L, st, bs, b, x, R->stream);
 }
 
 /* The sweeps of the level's smoother; zero_x: x enters as 0 (not read).
@@ -100,25 +101,20 @@ static adia_status smooth(mg_run *R, int l, double bs, const void *b, void *x, i
     const mg_state *S = R->S;
     const int cheb = S->smoother == MG_CHEB;
     const double theta = 0.5 * (L->lmax + L->lmin), delta = 0.5 * (L->lmax - L->lmin);
-    const double sigma = theta / delta;
     for (int sw = 0; sw < S->sweeps; sw++) {
-        double rho_old = 1 / sigma;
+        double rho = 0;
         for (int k = 0; k < (cheb ? S->degree : 1); k++) {
-            if (!zero_x) ADIA_TRY(need(R, l, x, &R->vx[l], 1));
-            if (!zero_x) ADIA_TRY(product(R, L, x));
-            double c1 = 0, c2 = cheb ? 1 / theta : 1;
-            if (cheb && k > 0) {   /* Saad, Alg. 12.1 with D^-1 as preconditioner */
-                const double rho = 1 / (2 * sigma - rho_old);
-                c1 = rho * rho_old;
-                c2 = 2 * rho / delta;
-                rho_old = rho;
-            }
-            ADIA_TRY(smooth_step(R, L, cheb, c1, c2, zero_x, bs, b, x));
-            int right = zero_x ? R->vb[l] : least(R->vx[l] - 1, R->vb[l]);
-            if (cheb && c1 != 0) right = least(right, R->vd[l]);
-            R->vx[l] = R->vd[l] = right;
-            zero_x = 0;
+            const mg_step st = cheb ? mg_cheb_step(k, S->degree, theta, delta, zero_x, &rho)
+                                    : (mg_step){.c2 = 1, .zero_x = zero_x};
+            if (!st.zero_x) ADIA_TRY(need(R, l, x, &R->vx[l], 1));
+            if (!st.zero_x) ADIA_TRY(product(R, L, x));
+            ADIA_TRY(smooth_step(R, L, st, bs, b, x));
+            int right = st.zero_x ? R->vb[l] : least(R->vx[l] - 1, R->vb[l]);
+            if (st.c1 != 0 && !st.d_is_x) right = least(right, R->vd[l]);
+            R->vx[l] = right;
+            if (st.keep_d) R->vd[l] = right;
         }
+        zero_x = 0;
     }
     return ADIA_OK;
 }

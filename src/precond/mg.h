@@ -566,14 +566,49 @@ double adia__mg_jacobi_omega(const mg_stencil *S, double lmax);
  * Cholesky, else (*spd = 0) LU with partial pivoting; singular: error. */
 adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd);
 
+/* One smoothing step: g = s (bs b - t), the new direction dx = c2 g + c1
+ * d (d not read where c1 == 0), x += dx, d = dx where a later step reads
+ * it.  Jacobi: c1 = 0, c2 = 1, no d.  Two passes a row fewer than "write
+ * d, read d" in a Chebyshev sweep from x = 0 and one in any sweep (2 + 1
+ * + 1 of a V-cycle level's 28 with degree 2): the last step's d is read
+ * by no one, and after a first step from x = 0 the direction equals x
+ * (the same bits), so the second step reads x for both. */
+typedef struct mg_step {
+    double c1, c2;
+    int zero_x;               /* x (and t) enter as 0: neither is read     */
+    int d_is_x;               /* the direction in is x (the step before
+                                 started from x = 0): d not read           */
+    int keep_d;               /* write d: a later step of the sweep reads it */
+} mg_step;
+
+/* Step k of a Chebyshev sweep of `degree` steps (Saad, Iterative Methods,
+ * Alg. 12.1, D^-1 the inner preconditioner) on theta +- delta; from_zero:
+ * the sweep starts from x = 0.  *rho: the recurrence's, set by step 0 and
+ * carried from step to step. */
+static inline mg_step mg_cheb_step(int k, int degree, double theta, double delta, int from_zero,
+                                   double *rho)
+{
+    const double sigma = theta / delta;
+    mg_step st = {.c1 = 0, .c2 = 1 / theta, .zero_x = from_zero && k == 0,
+                  .d_is_x = from_zero && k == 1, .keep_d = k < degree - 1};
+    if (k == 0) {
+        *rho = 1 / sigma;
+    } else {
+        const double r = 1 / (2 * sigma - *rho);
+        st.c1 = r * *rho;
+        st.c2 = 2 * r / delta;
+        *rho = r;
+    }
+    return st;
+}
+
 /* ---- the cycle's vector kernels (mg_cpu.c on host doubles, mg_gpu.cu on
- * device arrays of S->vtype).  bs scales b (the caller's alpha, level 0). */
+ * device arrays of each level's type, mg_level.vtype).  bs scales b (the
+ * caller's alpha, level 0). */
 typedef struct mg_kernels {
-    /* g = s (bs b - t) (t and x taken as 0 when zero_x); Jacobi (cheb 0):
-     * x += g; Chebyshev: d = c1 d + c2 g (d not read when c1 == 0),
-     * x += d. */
-    adia_status (*smooth)(const mg_state *S, const mg_level *L, int cheb, double c1, double c2,
-                          int zero_x, double bs, const void *b, void *x, void *stream);
+    /* One step of L's smoother on x (mg_step), b scaled by bs. */
+    adia_status (*smooth)(const mg_state *S, const mg_level *L, mg_step st, double bs,
+                          const void *b, void *x, void *stream);
     /* Lc->b = R (bs b - L->t): the residual restricted in one pass. */
     adia_status (*restrict_residual)(const mg_state *S, const mg_level *L, const mg_level *Lc,
                                      double bs, const void *b, void *stream);

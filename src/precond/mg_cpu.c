@@ -4,9 +4,8 @@
 
 #define PARALLEL_ROWS 20000
 
-static adia_status cpu_smooth(const mg_state *S, const mg_level *L, int cheb, double c1,
-                              double c2, int zero_x, double bs, const void *bv, void *xv,
-                              void *stream)
+static adia_status cpu_smooth(const mg_state *S, const mg_level *L, mg_step st, double bs,
+                              const void *bv, void *xv, void *stream)
 {
     (void)S, (void)stream;
     const double *s = L->s, *t = L->t, *b = bv;
@@ -14,13 +13,11 @@ static adia_status cpu_smooth(const mg_state *S, const mg_level *L, int cheb, do
     const int64_t n = L->rows;
 #pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) {
-        const double g = s[i] * (bs * b[i] - (zero_x ? 0.0 : t[i]));
-        double dx = c2 * g;
-        if (cheb) {
-            if (c1 != 0) dx += c1 * d[i];
-            d[i] = dx;
-        }
-        x[i] = (zero_x ? 0.0 : x[i]) + dx;
+        const double xo = st.zero_x ? 0.0 : x[i];
+        double dx = st.c2 * (s[i] * (bs * b[i] - (st.zero_x ? 0.0 : t[i])));
+        if (st.c1 != 0) dx += st.c1 * (st.d_is_x ? xo : d[i]);
+        if (st.keep_d) d[i] = dx;
+        x[i] = xo + dx;
     }
     return ADIA_OK;
 }

@@ -39,17 +39,15 @@ unsigned blocks_for(int64_t n)
 
 template <typename T>
 __global__ void smooth_kernel(int64_t n, const T *s, const T *b, T *x, const T *t, T *d,
-                              int cheb, double c1, double c2, int zero_x, double bs)
+                              mg_step st, double bs)
 {
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < n;
          i += (int64_t)gridDim.x * blockDim.x) {
-        const double g = (double)s[i] * (bs * (double)b[i] - (zero_x ? 0.0 : (double)t[i]));
-        double dx = c2 * g;
-        if (cheb) {
-            if (c1 != 0) dx += c1 * (double)d[i];
-            d[i] = (T)dx;
-        }
-        x[i] = (T)((zero_x ? 0.0 : (double)x[i]) + dx);
+        const double xo = st.zero_x ? 0.0 : (double)x[i];
+        double dx = st.c2 * ((double)s[i] * (bs * (double)b[i] - (st.zero_x ? 0.0 : (double)t[i])));
+        if (st.c1 != 0) dx += st.c1 * (st.d_is_x ? xo : (double)d[i]);
+        if (st.keep_d) d[i] = (T)dx;
+        x[i] = (T)(xo + dx);
     }
 }
 
@@ -130,12 +128,11 @@ __global__ void gemv_kernel(int64_t n, const T *a, const T *b, T *x, double bs)
 }
 
 template <typename T>
-adia_status smooth_t(const mg_level *L, int cheb, double c1, double c2, int zero_x, double bs,
-                     const void *b, void *x, cudaStream_t st)
+adia_status smooth_t(const mg_level *L, mg_step step, double bs, const void *b, void *x,
+                     cudaStream_t st)
 {
     smooth_kernel<T><<<blocks_for(L->rows), THREADS, 0, st>>>(
-        L->rows, (const T *)L->s, (const T *)b, (T *)x, (const T *)L->t, (T *)L->d, cheb, c1, c2,
-        zero_x, bs);
+        L->rows, (const T *)L->s, (const T *)b, (T *)x, (const T *)L->t, (T *)L->d, step, bs);
     return adia_cuda_check(cudaGetLastError(), "mg smoother kernel");
 }
 
@@ -164,12 +161,12 @@ adia_status coarse_t(const mg_level *L, double bs, const void *b, void *x, cudaS
     return adia_cuda_check(cudaGetLastError(), "mg coarsest-level kernel");
 }
 
-adia_status gpu_smooth(const mg_state *S, const mg_level *L, int cheb, double c1, double c2,
-                       int zero_x, double bs, const void *b, void *x, void *stream)
+adia_status gpu_smooth(const mg_state *S, const mg_level *L, mg_step step, double bs,
+                       const void *b, void *x, void *stream)
 {
     cudaStream_t st = (cudaStream_t)stream;
-    return S->vtype == ADIA_FLOAT ? smooth_t<float>(L, cheb, c1, c2, zero_x, bs, b, x, st)
-                                  : smooth_t<double>(L, cheb, c1, c2, zero_x, bs, b, x, st);
+    return S->vtype == ADIA_FLOAT ? smooth_t<float>(L, step, bs, b, x, st)
+                                  : smooth_t<double>(L, step, bs, b, x, st);
 }
 
 adia_status gpu_restrict(const mg_state *S, const mg_level *L, const mg_level *Lc, double bs,

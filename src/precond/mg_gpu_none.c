@@ -7,12 +7,10 @@ static adia_status no_device(void)
     return adia__error(ADIA_ERR_NO_DEVICE, "mg preconditioner: GPU plans need a CUDA build");
 }
 
-static adia_status none_smooth(const mg_state *S, const mg_level *L, int cheb, double c1,
-                               double c2, int zero_x, double bs, const void *b, void *x,
-                               void *stream)
+static adia_status none_smooth(const mg_state *S, const mg_level *L, mg_step st, double bs,
+                               const void *b, void *x, void *stream)
 {
-    (void)S, (void)L, (void)cheb, (void)c1, (void)c2, (void)zero_x, (void)bs, (void)b, (void)x;
-    (void)stream;
+    (void)S, (void)L, (void)st, (void)bs, (void)b, (void)x, (void)stream;
     return no_device();
 }
 
