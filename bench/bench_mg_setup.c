@@ -14,9 +14,10 @@
  * keeps the first solve's workspace for the next).  One JSON line per matrix.  Skips (exit 0) without a
  * device.
  *
- *   bench_mg_setup [--float] [--float-levels] [spec ...]
+ *   bench_mg_setup [--float] [--float-levels all|coarse|none] [spec ...]
  *   (default lap3d7:160 lap3d7:256; --float: the plan in float;
- *   --float-levels: a double plan's hierarchy in float) */
+ *   --float-levels: which levels of a double plan's hierarchy are float;
+ *   without it the library's default) */
 #define _POSIX_C_SOURCE 200809L
 #include "adia.h"
 
@@ -201,7 +202,10 @@ static void bench(const char *spec, adia_value_type vt, int float_levels, const 
     if (!ok) fprintf(stderr, "bench_mg_setup: %s: %s\n", spec, adia_last_error());
     if (ok) {
         const double setup = median(t, REPS), total = setup + in.setup_ms + in.time_ms;
-        const char *levels = float_levels ? "float" : vt == ADIA_FLOAT ? "float" : "double";
+        const char *levels = vt == ADIA_FLOAT || float_levels == ADIA_FLOAT_LEVELS_ALL ? "float"
+                             : float_levels == ADIA_FLOAT_LEVELS_COARSE ? "coarse float"
+                             : float_levels == ADIA_FLOAT_LEVELS_NONE   ? "double"
+                                                                        : "default";
         printf("%s (%s, levels %s): setup %.2f ms (median of %d), fine SpMV %.4f ms: %.1f "
                "SpMV-equivalents; cycle %.3f ms = %.2f SpMV; PCG %d iterations in %.2f ms "
                "(its own set-up %.2f ms, the plan's first solve's %.2f, %s); total %.2f ms\n%s",
@@ -234,15 +238,32 @@ int main(int argc, char **argv)
     const time_t now = time(NULL);
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&now));
     adia_value_type vt = ADIA_DOUBLE;
-    int given = 0, float_levels = 0;
+    int given = 0, float_levels = ADIA_FLOAT_LEVELS_DEFAULT;
     for (int a = 1; a < argc; a++) {
-        if (!strcmp(argv[a], "--float")) vt = ADIA_FLOAT;
-        else if (!strcmp(argv[a], "--float-levels")) float_levels = 1;
-        else given = 1;
+        if (!strcmp(argv[a], "--float")) {
+            vt = ADIA_FLOAT;
+        } else if (!strcmp(argv[a], "--float-levels") && a + 1 < argc) {
+            const char *w = argv[++a];
+            float_levels = !strcmp(w, "all")      ? ADIA_FLOAT_LEVELS_ALL
+                           : !strcmp(w, "coarse") ? ADIA_FLOAT_LEVELS_COARSE
+                           : !strcmp(w, "none")   ? ADIA_FLOAT_LEVELS_NONE
+                                                  : -1;
+            if (float_levels < 0) {
+                fprintf(stderr, "bench_mg_setup: --float-levels all, coarse or none, not %s\n", w);
+                return 2;
+            }
+        } else if (argv[a][0] == '-') {
+            fprintf(stderr, "bench_mg_setup: unknown option %s\n", argv[a]);
+            return 2;
+        } else {
+            given = 1;
+        }
     }
     printf("bench_mg_setup on %s, %s\n", prop.name, date);
-    for (int a = 1; a < argc; a++)
-        if (argv[a][0] != '-') bench(argv[a], vt, float_levels, prop.name, date);
+    for (int a = 1; a < argc; a++) {
+        if (!strcmp(argv[a], "--float-levels")) a++;
+        else if (argv[a][0] != '-') bench(argv[a], vt, float_levels, prop.name, date);
+    }
     if (!given) {
         bench("lap3d7:160", vt, float_levels, prop.name, date);
         bench("lap3d7:256", vt, float_levels, prop.name, date);

@@ -1113,16 +1113,27 @@ typedef struct adia_precond_options {
                                  with the Chebyshev smoother, else 2)          */
     int degree;               /* Chebyshev steps (<= 0: cheb 4, mg's smoother 2) */
     int max_levels;           /* mg: <= 0: until the coarse grid is small      */
-    int float_levels;         /* mg on a GPU plan in double: 1 = every level in
-                                 float, the finest a float copy of the plan's
-                                 matrix -- a cycle moves half the bytes, the
-                                 solver stays in double (its residuals, x and
-                                 stopping test); 0 (default): the plan's type.
-                                 On a CPU plan or across processes: refused */
+    int float_levels;         /* mg on a GPU plan in double: which levels are
+                                 stored in float (ADIA_FLOAT_LEVELS_*, below);
+                                 the solver stays in double (its residuals, x
+                                 and stopping test) */
     /* mg across processes (NULL: one process): the plan holds this
      * process's slab of the grid (see adia_slab_comm), grid its size. */
     const struct adia_slab_comm *slab;
 } adia_precond_options;
+
+/* adia_precond_options.float_levels.  A level in float moves half the
+ * bytes a cycle; its Galerkin product and estimate are still computed in
+ * double.  ALL and COARSE are one process's GPU plan's (a CPU plan or a
+ * slab refuses them; a float plan's levels are float anyway). */
+enum {
+    ADIA_FLOAT_LEVELS_DEFAULT = 0,  /* the plan's type (NONE)                  */
+    ADIA_FLOAT_LEVELS_ALL = 1,      /* every level, the finest a float copy of
+                                       the plan's matrix, r and z converted     */
+    ADIA_FLOAT_LEVELS_COARSE = 2,   /* the coarse levels; the finest is the
+                                       plan itself, in double                 */
+    ADIA_FLOAT_LEVELS_NONE = 3      /* every level in the plan's type          */
+};
 
 /* Multigrid across processes (adia_mpi's, or any caller's): the grid of
  * the whole matrix, nx x ny x nz points (x fastest), is split by planes

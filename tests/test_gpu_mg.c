@@ -27,6 +27,7 @@ static adia_precond *make_mg(adia_plan *P, const char *smoother, char cycle)
     o.kind = "mg";
     o.smoother = smoother;
     o.cycle = cycle;
+    o.float_levels = ADIA_FLOAT_LEVELS_NONE;   /* the CPU's numbers (float: test_float_levels) */
     adia_precond *M = NULL;
     CHECK_OK(adia_precond_create(P, &o, &M));
     return M;
@@ -195,35 +196,43 @@ static void test_pcg(void)
     }
 }
 
-/* float_levels on a double plan: the hierarchy in float (explain says
- * so), M r within float's rounding of the double hierarchy's, and PCG
- * through the solver to 1e-8 in the double hierarchy's iterations (+1). */
-static void test_float_levels(void)
+/* float_levels on a double plan, every level (ALL) or the coarse ones
+ * (COARSE) in float: explain says so, M r within float's rounding of the
+ * double hierarchy's, the graph replays it, and PCG through the solver to
+ * 1e-8 takes the double hierarchy's iterations (+1). */
+static void float_levels_case(const char *spec, int which)
 {
-    adia_matrix *A = test_generate("lap3d7:40");
+    adia_matrix *A = test_generate(spec);
     adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
     adia_precond *Md = P ? make_mg(P, NULL, 'v') : NULL, *Mf = NULL;
+    const char *what = which == ADIA_FLOAT_LEVELS_ALL ? "all" : "coarse";
     if (Md) {
         adia_precond_options o;
         adia_precond_options_default(&o);
         o.kind = "mg";
-        o.float_levels = 1;
+        o.float_levels = which;
         CHECK_OK(adia_precond_create(P, &o, &Mf));
     }
     if (Md && Mf) {
         char buf[4096];
         CHECK_OK(adia_precond_explain(Mf, buf, sizeof buf));
-        CHECK(test_contains(buf, "levels in float"), "explain: %s", buf);
+        CHECK(test_contains(buf, which == ADIA_FLOAT_LEVELS_ALL ? "levels in float (float_levels), "
+                                                                 "the plan in double"
+                                                               : "coarse levels in float"),
+              "%s %s: explain: %s", spec, what, buf);
         const int32_t n = adia_matrix_rows(A);
         double *r = malloc(n * sizeof *r), *zd = malloc(n * sizeof *zd), *zf = malloc(n * sizeof *zf);
         uint64_t seed = 3;
         test_rand_vector(&seed, r, n);
         if (pg_apply(Md, 1.0, r, zd, n, 0) && pg_apply(Mf, 1.0, r, zf, n, 0)) {
             const double err = test_rel_err(zf, zd, n);
-            CHECK(err > 0 && err < 1e-4, "float levels: M r differs from the double "
-                  "hierarchy's by %g (relative)", err);
+            CHECK(err > 0 && err < 1e-4, "%s, %s levels in float: M r differs from the double "
+                  "hierarchy's by %g (relative)", spec, what, err);
         }
         free(r), free(zd), free(zf);
+        char label[96];
+        snprintf(label, sizeof label, "%s, %s levels in float: one V-cycle", spec, what);
+        pg_graph_replay(Mf, n, label);
         adia_solve_options so;
         adia_solve_options_default(&so);
         adia_solve_info id, inf;
@@ -234,13 +243,22 @@ static void test_float_levels(void)
         const double ef = test_solve_known(A, P, NULL, &so, 7, &inf, &sf);
         CHECK(sd == ADIA_OK && sf == ADIA_OK && id.converged && inf.converged &&
                   inf.residual <= 1e-8 && inf.iterations <= id.iterations + 1,
-              "PCG, float levels: %d iterations, residual %g, error %g (double levels: %d, %g)",
-              inf.iterations, inf.residual, ef, id.iterations, ed);
+              "%s, PCG, %s levels in float: %d iterations, residual %g, error %g (double "
+              "levels: %d, %g)", spec, what, inf.iterations, inf.residual, ef, id.iterations, ed);
     }
     adia_precond_destroy(Mf);
     adia_precond_destroy(Md);
     adia_plan_destroy(P);
     adia_matrix_destroy(A);
+}
+
+static void test_float_levels(void)
+{
+    static const char *const specs[] = {"lap3d7:40", "jump3d:24", "aniso3d:32"};
+    for (int k = 0; k < 3; k++) {
+        float_levels_case(specs[k], ADIA_FLOAT_LEVELS_ALL);
+        float_levels_case(specs[k], ADIA_FLOAT_LEVELS_COARSE);
+    }
 }
 
 int main(void)

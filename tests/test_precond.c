@@ -45,10 +45,14 @@ static void test_apply_cpu(void)
     o.cycle = 'x';
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "cycle");
     o.cycle = 'v';
-    o.float_levels = 2;
-    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "float_levels 2");
-    o.float_levels = 1;   /* mg's, on a GPU plan only; cheb takes none of mg's options */
-    o.kind = "mg";
+    o.float_levels = 4;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "float_levels 4");
+    o.float_levels = -1;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "float_levels -1");
+    o.kind = "mg";   /* ALL and COARSE: on a GPU plan only; cheb takes none of mg's options */
+    o.float_levels = ADIA_FLOAT_LEVELS_COARSE;
+    CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_UNSUPPORTED, "on the CPU");
+    o.float_levels = ADIA_FLOAT_LEVELS_ALL;
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_UNSUPPORTED, "on the CPU");
     o.kind = "cheb";
     CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "float_levels");

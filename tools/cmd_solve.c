@@ -21,7 +21,7 @@ static const char usage[] =
     "                  [--format NAME] [--json] [--dist] [--explain]\n"
     "                  [--nondeterministic]\n"
     "                  [--precond KIND [--grid NXxNYxNZ] [--cycle v|w|f]\n"
-    "                   [--smoother NAME] [--sweeps N] [--degree N] [--float-levels]]\n"
+    "                   [--smoother NAME] [--sweeps N] [--degree N] [--float-levels WHICH]]\n"
     "Solve A x = b with every product through the planner's format (on the GPU\n"
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
     "exit 1 if it does not converge.\n"
@@ -41,7 +41,7 @@ typedef struct solve_opts {
     double rtol;
     long max_iter, restart;
     bool jacobi, json, single, dist, explain;
-    bool float_levels;        /* mg's hierarchy in float (a double GPU plan) */
+    const char *float_levels; /* mg's levels in float: all, coarse or none  */
     bool nondet;              /* the planner may choose kernels that are not bitwise reproducible */
     double t0;                /* cli_now() at the start: the wall clock's origin */
     double precond_ms;        /* the preconditioner's set-up (NAN: none made) */
@@ -172,6 +172,15 @@ static int parse_grid(const char *cmd, const char *text, int g[3])
     return 0;
 }
 
+/* --float-levels' value (checked: all, coarse, none; NULL: the default). */
+static int float_levels_of(const char *v)
+{
+    return !v                     ? ADIA_FLOAT_LEVELS_DEFAULT
+           : !strcmp(v, "all")    ? ADIA_FLOAT_LEVELS_ALL
+           : !strcmp(v, "coarse") ? ADIA_FLOAT_LEVELS_COARSE
+                                  : ADIA_FLOAT_LEVELS_NONE;
+}
+
 /* The options of --precond and its companions (2: a usage error). */
 static int precond_options(const char *cmd, const solve_opts *o, adia_precond_options *po)
 {
@@ -180,7 +189,7 @@ static int precond_options(const char *cmd, const solve_opts *o, adia_precond_op
     po->smoother = o->smoother;
     po->sweeps = (int)o->sweeps;
     po->degree = (int)o->degree;
-    po->float_levels = o->float_levels;
+    po->float_levels = float_levels_of(o->float_levels);
     if (o->cycle) po->cycle = o->cycle[0];   /* checked: v, w or f */
     if (o->grid && parse_grid(cmd, o->grid, po->grid)) return 2;
     return 0;
@@ -335,9 +344,11 @@ int cmd_solve(int argc, char **argv)
                                        "cheb, 2 with jacobi or l1jacobi)"},
         {"degree", CLI_INT, &o.degree, "cheb, and mg's cheb smoother: the Chebyshev degree "
                                        "(default 4 for cheb, 2 for mg)"},
-        {"float-levels", CLI_FLAG, &o.float_levels, "mg on a GPU in double: the hierarchy in "
-                                                    "float (a cycle moves half the bytes; the "
-                                                    "solve stays in double)"},
+        {"float-levels", CLI_STRING, &o.float_levels, "mg on a GPU in double: the levels "
+                                                      "stored in float -- all, coarse (the "
+                                                      "finest stays the plan) or none (a float "
+                                                      "level moves half the bytes; the solve "
+                                                      "stays in double)"},
         {"device", CLI_STRING, &o.device, "cpu or gpu (default: gpu when usable, else cpu)"},
         {"float", CLI_FLAG, &o.single, "the operator and vectors in single precision (GPU)"},
         {"format", CLI_STRING, &o.format, "use this format instead of the planner's choice"},
@@ -377,6 +388,10 @@ int cmd_solve(int argc, char **argv)
                                "need --precond");
     if (o.float_levels && (!o.precond || (strcmp(o.precond, "mg") && strcmp(o.precond, "auto"))))
         return cli_usage_error(argv[0], "--float-levels: mg's (--precond mg or auto)");
+    if (o.float_levels && strcmp(o.float_levels, "all") && strcmp(o.float_levels, "coarse") &&
+        strcmp(o.float_levels, "none"))
+        return cli_usage_error(argv[0], "--float-levels must be all, coarse or none, not '%s'",
+                               o.float_levels);
     if (o.degree && strcmp(o.precond, "cheb") && strcmp(o.precond, "mg") && strcmp(o.precond, "auto"))
         return cli_usage_error(argv[0], "--degree: cheb's and mg's, not --precond %s's",
                                o.precond);

@@ -182,9 +182,22 @@ def _opt_int(name, value, hi):
     return 0 if value is None else _int_arg(name, value, 1, hi)
 
 
+# adia_precond_options.float_levels (ADIA_FLOAT_LEVELS_*): None the default
+_FLOAT_LEVELS = {None: 0, True: 1, "all": 1, "coarse": 2, False: 3, "none": 3}
+
+
+def _float_levels_arg(v):
+    if v is not None and not isinstance(v, (bool, str)):
+        raise TypeError("float_levels must be None, a bool or 'all', 'coarse', 'none', got "
+                        f"{type(v).__name__}")
+    if v not in _FLOAT_LEVELS:
+        raise ValueError(f"float_levels must be 'all', 'coarse' or 'none', got {v!r}")
+    return _FLOAT_LEVELS[v]
+
+
 def _make_precond(P: Plan, kind: str, grid=None, cycle: str = "v",
                   smoother: Optional[str] = None, sweeps=None, degree=None, max_levels=None,
-                  float_levels: bool = False, _owns_plan=False) -> Precond:
+                  float_levels=None, _owns_plan=False) -> Precond:
     kind = _str_arg("kind", kind)
     cycle = _str_arg("cycle", cycle)
     if cycle not in ("v", "w", "f"):
@@ -192,23 +205,22 @@ def _make_precond(P: Plan, kind: str, grid=None, cycle: str = "v",
     smoother = None if smoother is None else _str_arg("smoother", smoother)
     given = {"grid": grid is not None, "cycle": cycle != "v", "smoother": smoother is not None,
              "sweeps": sweeps is not None, "max_levels": max_levels is not None,
-             "degree": degree is not None, "float_levels": bool(float_levels)}
+             "degree": degree is not None, "float_levels": float_levels is not None}
     if kind in ("none", "jacobi") and any(given.values()):
         names = ", ".join(k for k, v in given.items() if v)
         raise ValueError(f"kind {kind!r} takes no options, got {names} (grid, cycle, smoother, "
                          "sweeps, max_levels and float_levels are mg's; degree is cheb's and "
                          "mg's)")
-    if not isinstance(float_levels, bool):
-        raise TypeError(f"float_levels must be a bool, got {type(float_levels).__name__}")
     h = _adia.precond_create(P._p, kind, _grid_arg(grid), cycle, smoother or "",
                              _opt_int("sweeps", sweeps, 100), _opt_int("degree", degree, 100),
-                             _opt_int("max_levels", max_levels, 64), float_levels)
+                             _opt_int("max_levels", max_levels, 64),
+                             _float_levels_arg(float_levels))
     return Precond(h, P, _owns_plan)
 
 
 def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional[str] = None,
             sweeps=None, degree=None, max_levels=None, device: Optional[str] = None,
-            expected_calls: int = 1000, float_levels: bool = False) -> Precond:
+            expected_calls: int = 1000, float_levels=None) -> Precond:
     """Build a preconditioner M ~ A^-1 (adia_precond_create), reusable
     across solves: ``adia.solve(M.plan, b, precond=M)``.
 
@@ -223,9 +235,12 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
     "w" ("f" is refused: not built yet), smoother "cheb" (default),
     "jacobi" or "l1jacobi", sweeps (default 1 with cheb, 2 otherwise),
     max_levels; degree: cheb's (default 4) and mg's Chebyshev smoother's
-    (default 2); float_levels=True: mg's hierarchy in float on a GPU plan
-    in float64 (a cycle moves half the bytes; the solver stays in float64;
-    a CPU plan refuses it).  An option the kind does not take is a ValueError (the
+    (default 2); float_levels: which of mg's levels a GPU plan in float64
+    stores in float32 -- "all" (or True: the finest a float32 copy of the
+    plan's matrix), "coarse" (the finest stays the plan), "none" (or
+    False), None the library's default (a float32 level moves half the
+    bytes; the solver stays in float64; a CPU plan refuses "all" and
+    "coarse").  An option the kind does not take is a ValueError (the
     library's for cheb and mg, adia.InvalidArgumentError); a matrix that
     does not suit the kind (a zero diagonal entry, no grid) an adia.Error
     naming it.

@@ -506,11 +506,11 @@ struct Precond {
 // adia_precond_create on the plan; grid: 3 points per dimension (0 0 0:
 // found from the offsets); cycle 'v', 'w' or 'f'; smoother "" for the
 // kind's; sweeps, degree, max_levels 0 for the kind's; float_levels mg's
-// hierarchy in float (a double GPU plan).  The values are
+// levels in float (ADIA_FLOAT_LEVELS_*, 0 the default).  The values are
 // checked by adia/_core.py and again by the library.
 static Precond *precond_create(nb::object pobj, const std::string &kind, std::vector<int> grid,
                                const std::string &cycle, const std::string &smoother, int sweeps,
-                               int degree, int max_levels, bool float_levels)
+                               int degree, int max_levels, int float_levels)
 {
     Plan *plan = nb::cast<Plan *>(pobj);
     adia_plan *P = plan->get();
@@ -939,6 +939,6 @@ NB_MODULE(_adia, m)
         .def("explain", &Precond::explain)
         .def("close", &Precond::close);
     m.def("precond_create", &precond_create, "plan"_a, "kind"_a, "grid"_a, "cycle"_a, "smoother"_a,
-          "sweeps"_a, "degree"_a, "max_levels"_a, "float_levels"_a = false,
+          "sweeps"_a, "degree"_a, "max_levels"_a, "float_levels"_a = 0,
           nb::rv_policy::take_ownership);
 }

@@ -164,8 +164,13 @@ def test_precond_errors():
         adia.precond(P, "mg", float_levels=True)
     with pytest.raises(ValueError, match="takes no options, got float_levels"):
         adia.precond(P, "jacobi", float_levels=True)
-    with pytest.raises(TypeError, match="float_levels must be a bool"):
+    with pytest.raises(adia.UnsupportedError, match="coarse levels in float"):
+        adia.precond(P, "mg", float_levels="coarse")
+    with pytest.raises(TypeError, match="float_levels must be None, a bool or"):
         adia.precond(P, "mg", float_levels=1)
+    with pytest.raises(ValueError, match="float_levels must be 'all', 'coarse' or 'none'"):
+        adia.precond(P, "mg", float_levels="half")
+    adia.precond(P, "mg", float_levels="none").close()
     with pytest.raises(ValueError, match=r"r must have shape \(400,\)"):
         M.matvec(np.ones(3))
     Z = np.array([[2.0, 1.0], [1.0, 0.0]])            # A(1,1) = 0
@@ -204,14 +209,17 @@ def test_gpu_precond(cupy, kind):
     Mc.close(), Mg.close(), Pc.close(), Pg.close()
 
 
-def test_gpu_precond_float_levels(cupy):
-    """mg's hierarchy in float on a float64 GPU plan: M r within float's
-    rounding of the float64 hierarchy's, the solve converged in float64."""
+@pytest.mark.parametrize("which", [True, "coarse"])
+def test_gpu_precond_float_levels(cupy, which):
+    """mg's levels in float on a float64 GPU plan (all, or the coarse
+    ones): M r within float's rounding of the float64 hierarchy's, the
+    solve converged in float64."""
     A = adia.generate("lap3d7:32")
     b = A @ np.ones(A.shape[0])
     Pg = adia.plan(A, expected_calls=1000, device="gpu")
-    Md, Mf = adia.precond(Pg, "mg"), adia.precond(Pg, "mg", float_levels=True)
+    Md, Mf = adia.precond(Pg, "mg", float_levels="none"), adia.precond(Pg, "mg", float_levels=which)
     assert "levels in float" in Mf.explain()
+    assert ("coarse levels in float" in Mf.explain()) == (which == "coarse")
     r = cupy.asarray(np.random.default_rng(5).uniform(-1, 1, A.shape[0]))
     zd, zf = cupy.asnumpy(Md @ r), cupy.asnumpy(Mf @ r)
     assert zf.dtype == np.float64

@@ -63,9 +63,9 @@ typedef struct cheb_state {
     double est, gershgorin;   /* the power estimate, the disc bound      */
     double lmax, lmin;
     double bounds_ms;         /* of setup: diagonal, estimate, Gershgorin */
-    mg_state ctx;             /* what the smoothing kernel reads: device,
-                                 vtype (the rest unused)                  */
-    mg_level L;               /* rows; s = 1 / a_ii, t = A z, d (the
+    mg_state ctx;             /* what the smoothing kernel reads: device
+                                 (the rest unused)                        */
+    mg_level L;               /* rows, vtype; s = 1 / a_ii, t = A z, d (the
                                  direction) where the plan lives          */
 } cheb_state;
 
@@ -181,7 +181,7 @@ static adia_status cheb_setup(adia_precond *M, const adia_precond_options *opt)
     M->impl = c;
     c->degree = opt->degree > 0 ? opt->degree : CHEB_DEGREE;
     c->ctx.device = M->device;
-    c->ctx.vtype = M->vtype;
+    c->L.vtype = M->vtype;
     c->L.rows = M->n;
     const double t0 = adia__now_ms();
     double *diag = adia__alloc((size_t)M->n + 1, sizeof *diag, "cheb diagonal");

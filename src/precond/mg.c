@@ -27,6 +27,8 @@
                                   cycles of 3-5): below the generated
                                   kernel's threshold, whose compile (90-160
                                   ms a level, H200) one solve never repays */
+/* float_levels' default on one process's GPU plan (mg.h, level_types). */
+#define MG_GPU_FLOAT_LEVELS ADIA_FLOAT_LEVELS_NONE
 
 /* ---------------------------------------------------------------- cycle */
 
@@ -43,12 +45,25 @@ typedef struct mg_run {
     int vb[MG_MAX_LEVELS], vx[MG_MAX_LEVELS], vd[MG_MAX_LEVELS];
 } mg_run;
 
+/* Bytes of `vectors` values per row of L, plus extra values, in L's type. */
+static double level_bytes(const mg_run *R, const mg_level *L, double vectors, double extra)
+{
+    return (vectors * (double)L->rows + extra) *
+           (double)(R->S->device ? adia_value_size(L->vtype) : sizeof(double));
+}
+
 /* One launch of ours moving `vectors` values per row of L, plus extra. */
 static void count(mg_run *R, const mg_level *L, int vectors, double extra)
 {
     R->kernels++;
-    R->bytes += ((double)vectors * (double)L->rows + extra) *
-                (double)(R->S->device ? adia_value_size(R->S->vtype) : sizeof(double));
+    R->bytes += level_bytes(R, L, vectors, extra);
+}
+
+/* A transfer between L and Lc: two vectors of L, one of Lc. */
+static void count_pair(mg_run *R, const mg_level *L, const mg_level *Lc)
+{
+    R->kernels++;
+    R->bytes += level_bytes(R, L, 2, 0) + level_bytes(R, Lc, 1, 0);
 }
 
 static adia_status product(mg_run *R, const mg_level *L, const void *x)
@@ -139,7 +154,7 @@ static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, in
     /* the restriction reads the residual one plane beyond the own ones */
     ADIA_TRY(need(R, l, x, &R->vx[l], 2));
     ADIA_TRY(product(R, L, x));
-    count(R, L, 2, (double)Lc->rows);   /* reads b, t; writes the coarse b */
+    count_pair(R, L, Lc);   /* reads b, t; writes the coarse b */
     if (!R->dry) ADIA_TRY(R->K->restrict_residual(S, L, Lc, bs, b, R->stream));
     /* the coarse b right on every ghost plane, so that its smoother's x
      * starts so (a gathered level reads only its own planes) */
@@ -150,7 +165,7 @@ static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, in
     if (S->cycle == 'w' && l + 1 < S->nlev - 1)   /* a second exact solve changes nothing */
         ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 0));
     if (S->slab) ADIA_TRY(need(R, l + 1, Lc->x, &R->vx[l + 1], 1));
-    count(R, L, 2, (double)Lc->rows);   /* x += P x_c */
+    count_pair(R, L, Lc);   /* x += P x_c */
     if (!R->dry) ADIA_TRY(R->K->prolong(S, L, Lc, x, R->stream));
     R->vx[l] = least(R->vx[l], Lc->coarsened[2] ? 2 * R->vx[l + 1] - 1 : R->vx[l + 1]);
     return smooth(R, l, bs, b, x, 0);
@@ -180,11 +195,11 @@ static adia_status mixed_cycle(mg_run *R, adia_value_type vt, double alpha, cons
     const mg_state *S = R->S;
     const mg_level *L = &S->lev[0];
     count(R, L, 3, 0);   /* a double read and a float written: 3 floats a row */
-    if (!R->dry) ADIA_TRY(adia__precond_convert_gpu(vt, S->vtype, L->rows, alpha, r, L->b, R->stream));
+    if (!R->dry) ADIA_TRY(adia__precond_convert_gpu(vt, L->vtype, L->rows, alpha, r, L->b, R->stream));
     ADIA_TRY(cycle(R, 0, 1.0, L->b, L->x, 1));
     count(R, L, 3, 0);
     return R->dry ? ADIA_OK
-                  : adia__precond_convert_gpu(S->vtype, vt, L->rows, 1.0, L->x, z, R->stream);
+                  : adia__precond_convert_gpu(L->vtype, vt, L->rows, 1.0, L->x, z, R->stream);
 }
 
 /* z = alpha M r (r, z: the plan's type, where it lives) */
@@ -249,12 +264,14 @@ static void free_array(const mg_state *S, void *p)
     else free(p);
 }
 
-/* n values where the plan lives: h's (host doubles) or zeros (h NULL). */
-static adia_status level_array(const mg_state *S, int64_t n, const double *h, void **out)
+/* n values of level L's where the plan lives: h's (host doubles) or
+ * zeros (h NULL). */
+static adia_status level_array(const mg_state *S, const mg_level *L, int64_t n, const double *h,
+                               void **out)
 {
     *out = NULL;
     if (S->device)
-        return h ? adia__precond_upload(S->vtype, n, h, out) : adia__mg_gpu_zeros(S->vtype, n, out);
+        return h ? adia__precond_upload(L->vtype, n, h, out) : adia__mg_gpu_zeros(L->vtype, n, out);
     double *a = adia__calloc((size_t)n + 1, sizeof *a, "mg level array");
     if (!a) return ADIA_ERR_NO_MEMORY;
     if (h) memcpy(a, h, (size_t)n * sizeof *a);
@@ -289,10 +306,9 @@ adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3])
                       n[0], n[1], n[2], MG_AUTO_MIN_EDGE);
 }
 
-adia_plan_hints adia__mg_level_hints(const adia_precond *M)
+adia_plan_hints adia__mg_level_hints(const adia_precond *M, const mg_level *L)
 {
-    const mg_state *S = M->impl;
-    return (adia_plan_hints){.expected_calls = PLAN_CALLS, .vtype = S->vtype,
+    return (adia_plan_hints){.expected_calls = PLAN_CALLS, .vtype = L->vtype,
                              .device = M->device, .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
 }
 
@@ -313,7 +329,7 @@ static adia_status level_plan(adia_precond *M, mg_level *L, const mg_stencil *st
     adia_matrix *A = NULL;
     ADIA_TRY(adia__mg_stencil_to_matrix(st, &A, &L->points));
     L->nnz = adia_matrix_nnz(A);
-    adia_plan_hints h = adia__mg_level_hints(M);
+    adia_plan_hints h = adia__mg_level_hints(M, L);
     adia_status s = adia_plan_create(A, &h, &L->plan);
     adia_matrix_destroy(A);
     ADIA_TRY(s);
@@ -354,7 +370,7 @@ static adia_status coarsest_data(mg_state *S, mg_level *L, const mg_stencil *st)
     adia_status s = adia__mg_dense_inverse(st, inv, &S->coarse_spd);
     const double t1 = adia__now_ms();
     S->ms.coarse += t1 - t0;
-    if (s == ADIA_OK) s = level_array(S, L->rows * L->rows, inv, &L->ainv);
+    if (s == ADIA_OK) s = level_array(S, L, L->rows * L->rows, inv, &L->ainv);
     free(inv);
     S->ms.upload += adia__now_ms() - t1;
     return s;
@@ -370,7 +386,7 @@ static adia_status smoother_data(mg_state *S, int l, const mg_stencil *st)
     adia_status s = adia__mg_smoother_setup(st, mg_fine_estimate(S, l), S->smoother, sc, L);
     const double t1 = adia__now_ms();
     S->ms.smoother += t1 - t0;
-    if (s == ADIA_OK) s = level_array(S, L->rows, sc, &L->s);
+    if (s == ADIA_OK) s = level_array(S, L, L->rows, sc, &L->s);
     free(sc);
     S->ms.upload += adia__now_ms() - t1;
     return s;
@@ -393,13 +409,13 @@ static adia_status work_arrays(mg_state *S)
     for (int l = 0; l < S->nlev; l++) {
         mg_level *L = &S->lev[l];
         if (l < S->nlev - 1) {
-            ADIA_TRY(level_array(S, L->rows, NULL, &L->t));
-            if (S->smoother == MG_CHEB) ADIA_TRY(level_array(S, L->rows, NULL, &L->d));
+            ADIA_TRY(level_array(S, L, L->rows, NULL, &L->t));
+            if (S->smoother == MG_CHEB) ADIA_TRY(level_array(S, L, L->rows, NULL, &L->d));
         }
         if (l > 0 || S->slab || S->mixed) {   /* level 0 too where r and z are not its b
                                                  and x: a slab's own planes, converted */
-            ADIA_TRY(level_array(S, L->rows, NULL, &L->b));
-            ADIA_TRY(level_array(S, L->rows, NULL, &L->x));
+            ADIA_TRY(level_array(S, L, L->rows, NULL, &L->b));
+            ADIA_TRY(level_array(S, L, L->rows, NULL, &L->x));
         }
     }
     S->ms.upload += adia__now_ms() - t0;
@@ -458,23 +474,41 @@ static adia_status build(adia_precond *M, mg_state *S, const adia_precond_option
     return ADIA_OK;
 }
 
+/* Each level's type (adia_precond_options.float_levels): ALL and COARSE
+ * are one process's GPU plan's; DEFAULT is MG_GPU_FLOAT_LEVELS there and
+ * NONE elsewhere. */
+static adia_status level_types(const adia_precond *M, mg_state *S, int asked)
+{
+    const int one_gpu = M->device && !S->slab;
+    if ((asked == ADIA_FLOAT_LEVELS_ALL || asked == ADIA_FLOAT_LEVELS_COARSE) && !one_gpu)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: float_levels is for one "
+                          "process's GPU plan (%s; asked: %s levels in float)",
+                          S->slab ? "this one spans processes" : "this plan is on the CPU",
+                          asked == ADIA_FLOAT_LEVELS_ALL ? "all" : "the coarse");
+    S->float_levels = asked != ADIA_FLOAT_LEVELS_DEFAULT ? asked
+                      : one_gpu                          ? MG_GPU_FLOAT_LEVELS
+                                                         : ADIA_FLOAT_LEVELS_NONE;
+    for (int l = 0; l < MG_MAX_LEVELS; l++) {
+        const int f = S->float_levels == ADIA_FLOAT_LEVELS_ALL ||
+                      (S->float_levels == ADIA_FLOAT_LEVELS_COARSE && l > 0);
+        S->lev[l].vtype = f ? ADIA_FLOAT : M->vtype;
+    }
+    S->mixed = S->lev[0].vtype != M->vtype;
+    return ADIA_OK;
+}
+
 static adia_status mg_setup(adia_precond *M, const adia_precond_options *opt)
 {
     mg_state *S = adia__calloc(1, sizeof *S, "mg preconditioner");
     if (!S) return ADIA_ERR_NO_MEMORY;
     M->impl = S;
     S->device = M->device;
-    S->vtype = M->vtype;
     S->slab = opt->slab;
     S->galerkin0 = M->galerkin;
-    if (S->slab && S->vtype != ADIA_DOUBLE)
+    if (S->slab && M->vtype != ADIA_DOUBLE)
         return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner across processes: a plan in "
                           "double only");
-    if (opt->float_levels && (!M->device || S->slab))
-        return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: float_levels is for one "
-                          "process's GPU plan (%s)", S->slab ? "this one spans processes"
-                                                            : "this plan is on the CPU");
-    if (opt->float_levels && S->vtype == ADIA_DOUBLE) S->vtype = ADIA_FLOAT, S->mixed = 1;
+    ADIA_TRY(level_types(M, S, opt->float_levels));
     ADIA_TRY(parse_options(S, opt));
     mg_stencil st[MG_MAX_LEVELS];
     memset(st, 0, sizeof st);
@@ -592,8 +626,11 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
     if (S->mixed)
         put(buf, len, &k, "  levels in %s (float_levels), the plan in %s: the finest level a "
             "%s copy of its matrix, r and z converted at each apply\n",
-            adia_value_type_name(S->vtype), adia_value_type_name(M->vtype),
-            adia_value_type_name(S->vtype));
+            adia_value_type_name(S->lev[0].vtype), adia_value_type_name(M->vtype),
+            adia_value_type_name(S->lev[0].vtype));
+    else if (S->nlev > 1 && S->lev[1].vtype != M->vtype)
+        put(buf, len, &k, "  coarse levels in %s (float_levels), the finest the plan itself in "
+            "%s\n", adia_value_type_name(S->lev[1].vtype), adia_value_type_name(M->vtype));
     explain_levels(S, 0, buf, len, &k);
     int64_t nnz = 0, rows = 0;
     for (int l = 0; l < S->nlev; l++) nnz += S->lev[l].nnz, rows += S->lev[l].rows;

@@ -387,7 +387,10 @@ typedef struct mg_level {
                                  at most the level's Gershgorin bound (level 0) */
     mg_estimate est;          /* what lmax came from (explain)                */
     double lmin;              /* Chebyshev: lower end of the target interval  */
-    /* Arrays where the plan lives (device memory of M->vtype, or host
+    adia_value_type vtype;    /* of its plan and device arrays (host arrays:
+                                 double): the plan's, or float
+                                 (adia_precond_options.float_levels)      */
+    /* Arrays where the plan lives (device memory of vtype, or host
      * doubles): smoother scaling s (Jacobi: omega / a_ii, L1: 1 / sum |a_ij|,
      * Chebyshev: 1 / a_ii); right-hand side b and solution x (level 0:
      * the caller's r and z, NULL here); t = A x; d: Chebyshev direction. */
@@ -424,11 +427,10 @@ typedef struct mg_state {
     char cycle;               /* 'v' or 'w' */
     mg_coarsening coarsening; /* ADIA_MG_COARSENING (full, semi, auto)  */
     int device;
-    adia_value_type vtype;    /* the levels' (arrays, plans): the plan's, or
-                                 float with float_levels                    */
-    int mixed;                /* 1: vtype is not the plan's -- the finest
-                                 level is a copy in vtype, with b and x of its
-                                 own that r and z are converted into and out of */
+    int float_levels;         /* ADIA_FLOAT_LEVELS_ALL, _COARSE or _NONE   */
+    int mixed;                /* 1: level 0's vtype is not the plan's -- it is
+                                 a copy in its vtype, with b and x of its own
+                                 that r and z are converted into and out of */
     int grid_given;
     int galerkin0;            /* 1: level 0 is a Galerkin level (M->galerkin):
                                  its estimate is a coarse level's (mg.h) */
@@ -719,7 +721,7 @@ int adia__mg_coarse_enough(const int64_t n[3]);
  * grid n is too small for mg to repay its set-up (MG_AUTO_MIN_EDGE). */
 adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3]);
 adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels);
-adia_plan_hints adia__mg_level_hints(const adia_precond *M);
+adia_plan_hints adia__mg_level_hints(const adia_precond *M, const mg_level *L);
 
 #ifdef __cplusplus
 }

@@ -107,16 +107,16 @@ adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C
     int64_t offsets[MG_POINTS];
     int ndiag;
     adia_device_dia dd = {.rows = (int32_t)C->rows, .cols = (int32_t)C->rows,
-                          .offsets = offsets, .values_type = S->vtype, .adopt = 1};
-    ADIA_TRY(adia__mg_gpu_to_dia(st, S->vtype, offsets, &ndiag, &dd.values));
+                          .offsets = offsets, .values_type = C->vtype, .adopt = 1};
+    ADIA_TRY(adia__mg_gpu_to_dia(st, C->vtype, offsets, &ndiag, &dd.values));
     dd.ndiag = ndiag;
-    const adia_plan_hints h = adia__mg_level_hints(M);
+    const adia_plan_hints h = adia__mg_level_hints(M, C);
     ADIA_TRY(adia_plan_create_device_dia(&dd, &h, &C->plan));   /* frees values on failure */
     C->own_plan = 1;
     C->points = 0;
     for (int p = 0; p < MG_POINTS; p++) C->points += st->coef[p] != NULL;
     C->nnz = adia_format_nnz(adia_plan_format(C->plan));
-    const double slots = (double)C->rows * ndiag * (double)adia_value_size(S->vtype);
+    const double slots = (double)C->rows * ndiag * (double)adia_value_size(C->vtype);
     S->setup.kernels += 2, S->setup.syncs++;   /* to DIA; the plan's count of nonzeros */
     S->setup.bytes += (double)C->rows * C->points * 8.0 + 3 * slots;
     return ADIA_OK;
@@ -161,9 +161,9 @@ static adia_status smoother(mg_state *S, int l, const mg_stencil *st)
     const int fine = mg_fine_estimate(S, l);
     S->setup.kernels += 2 * (MG_POWER_STEPS + (fine ? MG_CHECKER_STEPS : 0)) + 2 + 2 * fine;
     S->setup.bytes += ((L->est.steps + fine) * (double)(points + 2) + 1) * (double)L->rows * 8.0 +
-                      (double)L->rows * (points * 8.0 + (double)adia_value_size(S->vtype));
+                      (double)L->rows * (points * 8.0 + (double)adia_value_size(L->vtype));
     ADIA_TRY(adia__mg_bounds(&L->est, L->rows, &L->lmax, &L->lmin));
-    return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(st, L->lmax), S->vtype,
+    return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(st, L->lmax), L->vtype,
                                 &L->s);
 }
 
@@ -180,7 +180,7 @@ static adia_status coarsest(mg_state *S, mg_level *L, const mg_stencil *st)
     adia_status s = inv ? adia__mg_dense_inverse(&h, inv, &S->coarse_spd) : ADIA_ERR_NO_MEMORY;
     adia__mg_stencil_free(&h);
     adia__phase("mg: coarsest inverse");
-    if (s == ADIA_OK) s = adia__precond_upload(S->vtype, L->rows * L->rows, inv, &L->ainv);
+    if (s == ADIA_OK) s = adia__precond_upload(L->vtype, L->rows * L->rows, inv, &L->ainv);
     adia__phase("mg: coarsest inverse uploaded");
     free(inv);
     S->setup.syncs += 2;

@@ -51,8 +51,8 @@ __global__ void smooth_kernel(int64_t n, const T *s, const T *b, T *x, const T *
     }
 }
 
-template <typename T>
-__global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, T *bc)
+template <typename T, typename Tc>
+__global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, Tc *bc)
 {
     const int64_t rows = (int64_t)p.coarse[0] * p.coarse[1] * p.coarse[2];
     const int64_t nx = p.fine[0], nxy = nx * p.fine[1];
@@ -78,12 +78,12 @@ __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, 
                 }
             }
         }
-        bc[I] = (T)sum;
+        bc[I] = (Tc)sum;
     }
 }
 
-template <typename T>
-__global__ void prolong_kernel(pair_dims p, const T *xc, T *x)
+template <typename T, typename Tc>
+__global__ void prolong_kernel(pair_dims p, const Tc *xc, T *x)
 {
     const int64_t rows = (int64_t)p.fine[0] * p.fine[1] * p.fine[2];
     const int64_t cx = p.coarse[0], cxy = cx * p.coarse[1];
@@ -136,20 +136,20 @@ adia_status smooth_t(const mg_level *L, mg_step step, double bs, const void *b, 
     return adia_cuda_check(cudaGetLastError(), "mg smoother kernel");
 }
 
-template <typename T>
+template <typename T, typename Tc>
 adia_status restrict_t(const mg_level *L, const mg_level *Lc, double bs, const void *b,
                        cudaStream_t st)
 {
-    restrict_kernel<T><<<blocks_for(Lc->rows), THREADS, 0, st>>>(
-        dims_of(L, Lc), bs, (const T *)b, (const T *)L->t, (T *)Lc->b);
+    restrict_kernel<T, Tc><<<blocks_for(Lc->rows), THREADS, 0, st>>>(
+        dims_of(L, Lc), bs, (const T *)b, (const T *)L->t, (Tc *)Lc->b);
     return adia_cuda_check(cudaGetLastError(), "mg restriction kernel");
 }
 
-template <typename T>
+template <typename T, typename Tc>
 adia_status prolong_t(const mg_level *L, const mg_level *Lc, void *x, cudaStream_t st)
 {
-    prolong_kernel<T><<<blocks_for(L->rows), THREADS, 0, st>>>(dims_of(L, Lc),
-                                                               (const T *)Lc->x, (T *)x);
+    prolong_kernel<T, Tc><<<blocks_for(L->rows), THREADS, 0, st>>>(dims_of(L, Lc),
+                                                                   (const Tc *)Lc->x, (T *)x);
     return adia_cuda_check(cudaGetLastError(), "mg prolongation kernel");
 }
 
@@ -164,32 +164,40 @@ adia_status coarse_t(const mg_level *L, double bs, const void *b, void *x, cudaS
 adia_status gpu_smooth(const mg_state *S, const mg_level *L, mg_step step, double bs,
                        const void *b, void *x, void *stream)
 {
+    (void)S;
     cudaStream_t st = (cudaStream_t)stream;
-    return S->vtype == ADIA_FLOAT ? smooth_t<float>(L, step, bs, b, x, st)
+    return L->vtype == ADIA_FLOAT ? smooth_t<float>(L, step, bs, b, x, st)
                                   : smooth_t<double>(L, step, bs, b, x, st);
 }
 
+/* A pair of levels: both of the plan's type, both float, or the finest in
+ * double and the coarse in float (float_levels COARSE). */
 adia_status gpu_restrict(const mg_state *S, const mg_level *L, const mg_level *Lc, double bs,
                          const void *b, void *stream)
 {
+    (void)S;
     cudaStream_t st = (cudaStream_t)stream;
-    return S->vtype == ADIA_FLOAT ? restrict_t<float>(L, Lc, bs, b, st)
-                                  : restrict_t<double>(L, Lc, bs, b, st);
+    if (L->vtype == ADIA_FLOAT) return restrict_t<float, float>(L, Lc, bs, b, st);
+    return Lc->vtype == ADIA_FLOAT ? restrict_t<double, float>(L, Lc, bs, b, st)
+                                   : restrict_t<double, double>(L, Lc, bs, b, st);
 }
 
 adia_status gpu_prolong(const mg_state *S, const mg_level *L, const mg_level *Lc, void *x,
                         void *stream)
 {
+    (void)S;
     cudaStream_t st = (cudaStream_t)stream;
-    return S->vtype == ADIA_FLOAT ? prolong_t<float>(L, Lc, x, st)
-                                  : prolong_t<double>(L, Lc, x, st);
+    if (L->vtype == ADIA_FLOAT) return prolong_t<float, float>(L, Lc, x, st);
+    return Lc->vtype == ADIA_FLOAT ? prolong_t<double, float>(L, Lc, x, st)
+                                   : prolong_t<double, double>(L, Lc, x, st);
 }
 
 adia_status gpu_coarse(const mg_state *S, const mg_level *L, double bs, const void *b, void *x,
                        void *stream)
 {
+    (void)S;
     cudaStream_t st = (cudaStream_t)stream;
-    return S->vtype == ADIA_FLOAT ? coarse_t<float>(L, bs, b, x, st)
+    return L->vtype == ADIA_FLOAT ? coarse_t<float>(L, bs, b, x, st)
                                   : coarse_t<double>(L, bs, b, x, st);
 }
 

@@ -46,7 +46,7 @@ static int64_t plane_of(const mg_level *L)
 adia_status adia__mg_copy(const mg_state *S, int64_t n, double alpha, const void *x, void *y,
                           void *stream)
 {
-    if (S->device) return adia__precond_scale_gpu(S->vtype, n, alpha, NULL, x, y, stream);
+    if (S->device) return adia__precond_scale_gpu(S->lev[0].vtype, n, alpha, NULL, x, y, stream);
     const double *a = x;
     double *b = y;
     for (int64_t i = 0; i < n; i++) b[i] = alpha * a[i];
@@ -332,7 +332,7 @@ static adia_status level_plan(adia_precond *M, mg_state *S, mg_level *L, const m
     adia_status s = adia__mg_stencil_to_matrix(st, &A, &L->points);
     if (s == ADIA_OK) {
         L->nnz = adia_matrix_nnz(A);
-        adia_plan_hints h = adia__mg_level_hints(M);
+        adia_plan_hints h = adia__mg_level_hints(M, L);
         s = adia_plan_create(A, &h, &L->plan);
         L->own_plan = s == ADIA_OK;
     }
@@ -350,7 +350,7 @@ static adia_status smoother(mg_state *S, int l, const mg_stencil *st)
     ADIA_TRY(adia__mg_bounds(&L->est, plane * L->nz, &L->lmax, &L->lmin));
     if (S->device)
         return adia__mg_gpu_scaling(st, S->smoother, adia__mg_jacobi_omega(st, L->lmax),
-                                    S->vtype, &L->s);
+                                    L->vtype, &L->s);
     double *sc = adia__alloc((size_t)L->rows + 1, sizeof *sc, "mg smoother");
     if (!sc) return ADIA_ERR_NO_MEMORY;
     adia__mg_smoother_scale(st, S->smoother, L->lmax, sc);
@@ -388,6 +388,7 @@ static adia_status gathered(adia_precond *M, mg_state *S, const adia_precond_opt
     const double t0 = adia__now_ms();
     mg_level G;   /* the whole grid, for its plan */
     memset(&G, 0, sizeof G);
+    G.vtype = L->vtype;
     const int32_t n[3] = {L->n[0], L->n[1], (int32_t)L->nz};
     adia__mg_set_grid(&G, n);
     mg_stencil F;
@@ -413,7 +414,7 @@ static adia_status gathered(adia_precond *M, mg_state *S, const adia_precond_opt
     S->ms.coarse = adia__now_ms() - t0;
     void *full[2] = {NULL, NULL};
     for (int k = 0; k < 2 && s == ADIA_OK; k++)
-        s = S->device ? adia__mg_gpu_zeros(S->vtype, G.rows, &full[k])
+        s = S->device ? adia__mg_gpu_zeros(S->lev[0].vtype, G.rows, &full[k])
                       : ((full[k] = adia__calloc((size_t)G.rows + 1, sizeof(double),
                                                  "mg gathered level")) ? ADIA_OK
                                                                        : ADIA_ERR_NO_MEMORY);

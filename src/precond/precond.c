@@ -35,9 +35,9 @@ static adia_status check_options(const adia_precond_options *o)
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: sweeps %d, degree %d, "
                           "max_levels %d: at most 100, 100 and 64", o->sweeps, o->degree,
                           o->max_levels);
-    if (o->float_levels != 0 && o->float_levels != 1)
-        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: float_levels %d: 0 or 1",
-                          o->float_levels);
+    if (o->float_levels < ADIA_FLOAT_LEVELS_DEFAULT || o->float_levels > ADIA_FLOAT_LEVELS_NONE)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: float_levels %d: 0 "
+                          "(default), 1 (all), 2 (coarse) or 3 (none)", o->float_levels);
     const adia_slab_comm *c = o->slab;
     if (c && (!o->kind || strcmp(o->kind, "mg")))
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_create: slab is mg's (kind \"%s\")",

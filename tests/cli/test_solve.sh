@@ -194,10 +194,16 @@ expect 2 solve --gen lap2d5:10 --precond cheb --degree 101
 check "--degree out of range" stderr_has "--degree"
 expect 1 solve --gen lap2d5:10 --precond cheb --sweeps 2 --device cpu
 check "cheb refuses mg's options" stderr_has "are mg's options"
-expect 2 solve --gen lap2d5:10 --float-levels
+expect 2 solve --gen lap2d5:10 --float-levels all
 check "--float-levels without --precond" stderr_has "--float-levels: mg's"
-expect 1 solve --gen lap3d7:24 --precond mg --float-levels --device cpu
-check "--float-levels on the CPU refused" stderr_has "float_levels is for one process's GPU plan"
+expect 2 solve --gen lap2d5:10 --precond mg --float-levels half
+check "--float-levels: a bad value named" stderr_has "all, coarse or none, not 'half'"
+expect 1 solve --gen lap3d7:24 --precond mg --float-levels all --device cpu
+check "--float-levels all on the CPU refused" stderr_has "float_levels is for one process's GPU plan"
+expect 1 solve --gen lap3d7:24 --precond mg --float-levels coarse --device cpu
+check "--float-levels coarse on the CPU refused" stderr_has "asked: the coarse levels in float"
+expect 0 solve --gen lap3d7:24 --precond mg --float-levels none --device cpu
+check "--float-levels none on the CPU" stdout_has "converged"
 
 # rtol below machine precision: stagnation is not success
 expect 1 solve --gen lap2d5:20 --rtol 1e-30 --max-iter 2000
