@@ -1127,7 +1127,8 @@ typedef struct adia_precond_options {
  * double.  ALL and COARSE are one process's GPU plan's (a CPU plan or a
  * slab refuses them; a float plan's levels are float anyway). */
 enum {
-    ADIA_FLOAT_LEVELS_DEFAULT = 0,  /* the plan's type (NONE)                  */
+    ADIA_FLOAT_LEVELS_DEFAULT = 0,  /* COARSE on one process's GPU plan in
+                                       double, else NONE                       */
     ADIA_FLOAT_LEVELS_ALL = 1,      /* every level, the finest a float copy of
                                        the plan's matrix, r and z converted     */
     ADIA_FLOAT_LEVELS_COARSE = 2,   /* the coarse levels; the finest is the

@@ -345,10 +345,10 @@ int cmd_solve(int argc, char **argv)
         {"degree", CLI_INT, &o.degree, "cheb, and mg's cheb smoother: the Chebyshev degree "
                                        "(default 4 for cheb, 2 for mg)"},
         {"float-levels", CLI_STRING, &o.float_levels, "mg on a GPU in double: the levels "
-                                                      "stored in float -- all, coarse (the "
-                                                      "finest stays the plan) or none (a float "
-                                                      "level moves half the bytes; the solve "
-                                                      "stays in double)"},
+                                                      "stored in float -- coarse (default: the "
+                                                      "finest stays the plan), all or none (a "
+                                                      "float level moves half the bytes; the "
+                                                      "solve stays in double)"},
         {"device", CLI_STRING, &o.device, "cpu or gpu (default: gpu when usable, else cpu)"},
         {"float", CLI_FLAG, &o.single, "the operator and vectors in single precision (GPU)"},
         {"format", CLI_STRING, &o.format, "use this format instead of the planner's choice"},

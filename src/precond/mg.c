@@ -19,6 +19,7 @@
 #include "mg.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #define CHEB_DEGREE 2          /* default Chebyshev degree (sweeps 1): the
@@ -27,8 +28,15 @@
                                   cycles of 3-5): below the generated
                                   kernel's threshold, whose compile (90-160
                                   ms a level, H200) one solve never repays */
-/* float_levels' default on one process's GPU plan (mg.h, level_types). */
-#define MG_GPU_FLOAT_LEVELS ADIA_FLOAT_LEVELS_NONE
+/* float_levels' default on one process's GPU plan (level_types): the
+ * coarse levels in float.  Measured (H200, 2026-11-28, bench_mg_setup and
+ * `adia solve --precond mg`, CG to 1e-8): the same PCG iterations as all
+ * levels in double on lap3d7:64/160/256, lap3d27:128, lap2d5:2048,
+ * aniso3d, jump3d and vardiff3d at 160^3 (6, 18 on jump3d); lap3d7:256's
+ * cycle 3.24 -> 3.03 ms, its total 40.7 -> 37.9-39.2 ms; no copy of the
+ * plan's matrix (ALL's float copy cost 0.8-2.4 ms of set-up and half the
+ * matrix's memory, for a cycle of 2.42 ms: the choice for many solves). */
+#define MG_GPU_FLOAT_LEVELS ADIA_FLOAT_LEVELS_COARSE
 
 /* ---------------------------------------------------------------- cycle */
 
@@ -402,21 +410,35 @@ static adia_status level_data(mg_state *S, const mg_stencil *st)
 }
 
 /* Every level's work arrays (zeros): t (and d) of the smoothed levels, b
- * and x below the finest (the finest's are the caller's r and z). */
+ * and x below the finest (the finest's are the caller's r and z; a slab's
+ * or a float copy's have their own), in one allocation (S->work): one
+ * cudaMalloc and memset for them all, where one each (26 on lap3d7:160)
+ * took 0.74 ms of its 6 ms set-up (H200, 2026-11-28). */
 static adia_status work_arrays(mg_state *S)
 {
     const double t0 = adia__now_ms();
+    enum { T, D, B, X, ARRAYS };
+    size_t at[MG_MAX_LEVELS][ARRAYS], bytes = 0;
     for (int l = 0; l < S->nlev; l++) {
-        mg_level *L = &S->lev[l];
-        if (l < S->nlev - 1) {
-            ADIA_TRY(level_array(S, L, L->rows, NULL, &L->t));
-            if (S->smoother == MG_CHEB) ADIA_TRY(level_array(S, L, L->rows, NULL, &L->d));
+        const mg_level *L = &S->lev[l];
+        const int smoothed = l < S->nlev - 1, own_bx = l > 0 || S->slab || S->mixed;
+        const int want[ARRAYS] = {smoothed, smoothed && S->smoother == MG_CHEB, own_bx, own_bx};
+        const size_t value = S->device ? adia_value_size(L->vtype) : sizeof(double);
+        const size_t one = ((size_t)L->rows * value + 255) / 256 * 256;   /* aligned starts */
+        for (int a = 0; a < ARRAYS; a++) {
+            at[l][a] = want[a] ? bytes : SIZE_MAX;
+            bytes += want[a] ? one : 0;
         }
-        if (l > 0 || S->slab || S->mixed) {   /* level 0 too where r and z are not its b
-                                                 and x: a slab's own planes, converted */
-            ADIA_TRY(level_array(S, L, L->rows, NULL, &L->b));
-            ADIA_TRY(level_array(S, L, L->rows, NULL, &L->x));
-        }
+    }
+    if (S->device) {
+        ADIA_TRY(adia__mg_gpu_zeros(ADIA_DOUBLE, (int64_t)(bytes / sizeof(double)), &S->work));
+    } else if (!(S->work = adia__calloc(bytes + 1, 1, "mg level arrays"))) {
+        return ADIA_ERR_NO_MEMORY;
+    }
+    for (int l = 0; l < S->nlev; l++) {
+        void **arrays[ARRAYS] = {&S->lev[l].t, &S->lev[l].d, &S->lev[l].b, &S->lev[l].x};
+        for (int a = 0; a < ARRAYS; a++)
+            *arrays[a] = at[l][a] == SIZE_MAX ? NULL : (char *)S->work + at[l][a];
     }
     S->ms.upload += adia__now_ms() - t0;
     return ADIA_OK;
@@ -676,11 +698,12 @@ static void mg_destroy(adia_precond *M)
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         mg_level *L = &S->lev[l];
         if (L->own_plan) adia_plan_destroy(L->plan);
-        void *arrays[] = {L->s, L->b, L->x, L->t, L->d, L->ainv};
+        void *arrays[] = {L->s, L->ainv};   /* b, x, t, d: in S->work */
         for (size_t a = 0; a < sizeof arrays / sizeof *arrays; a++) free_array(S, arrays[a]);
     }
     adia_precond_destroy(S->inner);
     adia_plan_destroy(S->inner_plan);
+    free_array(S, S->work);
     free_array(S, S->full_b);
     free_array(S, S->full_x);
     free(S);

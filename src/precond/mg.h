@@ -448,6 +448,7 @@ typedef struct mg_state {
     adia_plan *inner_plan;
     void *full_b, *full_x;
     int exchanges;            /* plane exchanges per cycle                   */
+    void *work;               /* every level's b, x, t, d (mg.c, work_arrays) */
 } mg_state;
 
 /* ---- mg_grid.c */
