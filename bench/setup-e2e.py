@@ -31,6 +31,7 @@ measurement to --json (default: stdout after the table).
 
     python3 bench/setup-e2e.py                       # the table, GPU
     python3 bench/setup-e2e.py --specs lap3d7:160 --paths adia-scipy,cli
+    python3 bench/setup-e2e.py --precond mg          # adia's paths with multigrid
     ADIA_UPLOAD=pinned python3 bench/setup-e2e.py    # pinned staging (compare)
     ADIA_GPU_SETUP=host python3 bench/setup-e2e.py   # the old host planning
     python3 bench/setup-e2e.py --specs ../shared/matrices/X.mtx.gz  # a file as the matrix
@@ -142,12 +143,14 @@ def run_adia(A, b, args, from_cupy):
     t0 = time.perf_counter()
     P = adia.plan(M, device=args.device, expected_calls=args.calls)
     t1 = time.perf_counter()
-    x, info = adia.solve(P, rhs, rtol=args.rtol, maxiter=args.maxiter)
+    pre = None if args.precond == "none" else args.precond
+    x, info = adia.solve(P, rhs, rtol=args.rtol, maxiter=args.maxiter, precond=pre)
     sync()
     t2 = time.perf_counter()
     xh = x.get() if hasattr(x, "get") else np.asarray(x)
     res = float(np.linalg.norm(b - A @ xh) / np.linalg.norm(b))
-    out = {"label": "adia from " + ("CuPy" if from_cupy else "SciPy"),
+    out = {"label": "adia from " + ("CuPy" if from_cupy else "SciPy") +
+                    ("" if pre is None else " + " + pre),
            "total_ms": (t2 - t0) * 1e3, "plan_ms": (t1 - t0) * 1e3, "solve_ms": (t2 - t1) * 1e3,
            "solve_setup_ms": info.setup_ms, "iterations_ms": info.time_ms,
            "iterations": info.iterations, "residual": res, "converged": bool(info.converged),
@@ -183,6 +186,8 @@ def worker(args):
 def run_cli(spec, binfile, args, env):
     cmd = [args.adia, "solve", binfile, "--device", args.device, "--json", "--rtol",
            str(args.rtol), "--max-iter", str(args.maxiter)]
+    if args.precond != "none":
+        cmd += ["--precond", args.precond]
     t0 = time.perf_counter()
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     wall = (time.perf_counter() - t0) * 1e3
@@ -192,7 +197,9 @@ def run_cli(spec, binfile, args, env):
         d = json.loads(p.stdout)
     except ValueError:
         return {"error": f"{' '.join(cmd)}: not JSON: {p.stdout[-300:]}"}
-    out = {"label": "adia solve FILE.bin", "total_ms": wall, "process_wall_ms": wall,
+    out = {"label": "adia solve FILE.bin" + ("" if args.precond == "none" else " --precond " +
+                                             args.precond),
+           "total_ms": wall, "process_wall_ms": wall, "precond_setup_ms": d.get("precond_setup_ms"),
            "cli_wall_ms": d.get("wall_ms"), "read_ms": d.get("read_ms"),
            "read_bytes": d.get("read_bytes"), "cuda_wait_ms": d.get("cuda_wait_ms"),
            "plan_ms": d.get("plan_ms"), "solve_setup_ms": d.get("solve_setup_ms"),
@@ -206,7 +213,7 @@ def run_cli(spec, binfile, args, env):
 def run_python(path, spec, args, env):
     cmd = [sys.executable, os.path.abspath(__file__), "--one", path, "--spec", spec,
            "--device", args.device, "--rtol", str(args.rtol), "--maxiter", str(args.maxiter),
-           "--calls", str(args.calls)]
+           "--calls", str(args.calls), "--precond", args.precond]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True)
     lines = [ln for ln in p.stdout.splitlines() if ln.startswith("{")]
     if p.returncode != 0 or not lines:
@@ -243,7 +250,8 @@ def header(args):
             "device": dev, "host": platform.node(), "commit": commit,
             "ADIA_UPLOAD": os.environ.get("ADIA_UPLOAD", "pageable (default)"),
             "ADIA_GPU_SETUP": os.environ.get("ADIA_GPU_SETUP", "device (default)"),
-            "rtol": args.rtol, "maxiter": args.maxiter, "expected_calls": args.calls}
+            "rtol": args.rtol, "maxiter": args.maxiter, "expected_calls": args.calls,
+            "precond": args.precond}
 
 
 def fmt(v, digits=1):
@@ -281,6 +289,9 @@ def main():
     ap.add_argument("--paths", default=",".join(PATHS), help="of " + ", ".join(PATHS))
     ap.add_argument("--device", default="gpu", choices=["gpu", "cpu"])
     ap.add_argument("--rtol", type=float, default=1e-8)
+    ap.add_argument("--precond", default="none",
+                    help="adia's paths and the CLI's: none (default), jacobi, cheb, mg or auto "
+                         "(made in the timed solve); CuPy's cg stays without one")
     ap.add_argument("--maxiter", type=int, default=2000)
     ap.add_argument("--calls", type=int, default=1000,
                     help="expected_calls of the Python plans (the issue's table: 1000)")
