@@ -246,25 +246,29 @@ static void test_levels(void)
     compare_levels("jump3d:24", "dia", ADIA_FLOAT);
 }
 
-static adia_precond *make_mg(adia_plan *P)
+static adia_precond *make_mg(adia_plan *P, int float_levels)
 {
     adia_precond_options o;
     adia_precond_options_default(&o);
     o.kind = "mg";
+    o.float_levels = float_levels;
     adia_precond *M = NULL;
     if (P) CHECK_OK(adia_precond_create(P, &o, &M));
     return M;
 }
 
 /* z = M r of the device-built hierarchy against the host-built one's
- * (variable coefficients, box stencils, odd sizes, 1D and 2D). */
+ * (variable coefficients, box stencils, odd sizes, 1D and 2D): to
+ * round-off with every level in double, to float's rounding with the
+ * default (the coarse levels in float). */
 static void vcycle_parity(const char *spec)
 {
     adia_matrix *A = test_generate(spec);
     adia_plan *Pc = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 0) : NULL;
     adia_plan *Pg = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
-    adia_precond *Mc = make_mg(Pc), *Mg = make_mg(Pg);
-    if (Mc && Mg) {
+    adia_precond *Mc = make_mg(Pc, ADIA_FLOAT_LEVELS_DEFAULT);
+    adia_precond *Mg = make_mg(Pg, ADIA_FLOAT_LEVELS_NONE), *Mf = make_mg(Pg, ADIA_FLOAT_LEVELS_DEFAULT);
+    if (Mc && Mg && Mf) {
         const int64_t n = adia_matrix_rows(A);
         double *r = malloc(n * sizeof *r), *zc = malloc(n * sizeof *zc);
         double *zg = malloc(n * sizeof *zg);
@@ -278,11 +282,18 @@ static void vcycle_parity(const char *spec)
             printf("%s: V-cycle of the device-built hierarchy vs the host's: %.3g\n", spec, err);
             CHECK(err < 1e-11, "%s: V-cycle GPU vs CPU error %g", spec, err);
         }
+        CHECK_OK(adia_precond_apply(Mf, dr, dz, NULL));
+        if (cudaDeviceSynchronize() == cudaSuccess && test_gpu_download(zg, dz, n, 0) == 0) {
+            const double err = test_rel_err(zg, zc, n);
+            CHECK(err > 0 && err < 1e-5, "%s: V-cycle GPU (coarse levels in float) vs CPU error %g",
+                  spec, err);
+        }
         cudaFree(dr), cudaFree(dz);
         free(r), free(zc), free(zg);
     }
     adia_precond_destroy(Mc);
     adia_precond_destroy(Mg);
+    adia_precond_destroy(Mf);
     adia_plan_destroy(Pc);
     adia_plan_destroy(Pg);
     adia_matrix_destroy(A);
