@@ -24,7 +24,9 @@ static const char usage[] =
     "                   [--smoother NAME] [--sweeps N] [--degree N] [--float-levels WHICH]]\n"
     "Solve A x = b with every product through the planner's format (on the GPU\n"
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
-    "exit 1 if it does not converge.\n"
+    "exit 1 if it does not converge.  CG with neither --precond nor --jacobi\n"
+    "takes --precond auto (one process), and where the mg it made stops short,\n"
+    "solves again with jacobi; --precond none: no preconditioner.\n"
     "Under mpirun -np N (N > 1) it runs distributed, on the CPU unless --device\n"
     "gpu (then every method keeps its vectors on the GPUs): each process\n"
     "generates or reads its block of rows, rank 0 reads -b / --x0 and writes\n"
@@ -46,6 +48,8 @@ typedef struct solve_opts {
     double t0;                /* cli_now() at the start: the wall clock's origin */
     double precond_ms;        /* the preconditioner's set-up (NAN: none made) */
     const char *precond_made; /* the kind made (--precond auto: the one it chose) */
+    bool precond_default;     /* no --precond, --jacobi: auto, chosen for CG (one process) */
+    char fallback[320];       /* the default's mg stopped short: why ("" if not) */
     double read_ms, plan_ms;  /* the matrix read (or generated) and checked, the plan made */
     double cuda_wait_ms;      /* after the read, the wait for CUDA's start (begun before it) */
     long long read_bytes;     /* the file's size (-1: generated, or not a plain file) */
@@ -81,6 +85,8 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
         json_str(&j, "precond", o->precond_made ? o->precond_made
                                 : o->jacobi ? "jacobi" : "none");
         json_num(&j, "precond_setup_ms", o->precond_ms);
+        json_bool(&j, "precond_default", o->precond_default);
+        if (o->fallback[0]) json_str(&j, "precond_fallback", o->fallback);
         json_str(&j, "device", device);
         json_str(&j, "precision", o->single ? "float" : "double");
         json_str(&j, "format", format);
@@ -111,8 +117,11 @@ static void print_result(const adia_matrix *A, const adia_plan *P, const solve_o
            adia_matrix_rows(A), adia_matrix_cols(A), (long long)adia_matrix_nnz(A),
            adia_matrix_nnz(A) == 1 ? "" : "s", o->method,
            o->jacobi ? " + Jacobi" : "", format, device, o->single ? "float" : "double");
-    if (o->precond_made)
-        printf("  preconditioner %s, set up in %.3f ms\n", o->precond_made, o->precond_ms);
+    if (o->fallback[0])
+        printf("  %s: solved again with jacobi\n", o->fallback);
+    else if (o->precond_made)
+        printf("  preconditioner %s%s, set up in %.3f ms\n", o->precond_made,
+               o->precond_default ? " (the default: --precond auto)" : "", o->precond_ms);
     printf("  ");
     cli_print_solve(in, o->rtol, err);
     printf("\n  ");
@@ -244,6 +253,27 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, solve_opts
     progress_begin(what);
     adia_status s = adia_solve(A, P, b, x, &so, &in);
     progress_end();
+    if (s == ADIA_OK && !in.converged && o->precond_default && !strcmp(o->precond_made, "mg")) {
+        /* the default chose mg and its solve stopped short (a matrix that
+         * is not SPD, a grid mg does not suit): Jacobi, from x0 again --
+         * the default must not fail where Jacobi converges */
+        snprintf(o->fallback, sizeof o->fallback, "the default preconditioner, mg, stopped "
+                 "short after %d iterations (%.200s)", in.iterations, in.stop);
+        adia_precond_destroy(M);
+        M = NULL;
+        free(x);
+        x = NULL;
+        if (o->x0_path) rc = cli_read_vector(cmd, o->x0_path, n, "x0", &x);
+        else if (!(x = calloc((size_t)n + 1, sizeof *x)))
+            rc = (fprintf(stderr, "adia %s: out of memory for %d-entry vectors\n", cmd, n), 1);
+        if (rc) goto done;
+        so.precond = NULL;
+        so.jacobi = o->jacobi = true;
+        o->precond_made = NULL;
+        progress_begin("solving again with jacobi");
+        s = adia_solve(A, P, b, x, &so, &in);
+        progress_end();
+    }
     if (s != ADIA_OK) {
         rc = cli_fail(cmd, s);
         goto done;
@@ -336,7 +366,8 @@ int cmd_solve(int argc, char **argv)
         {"precond", CLI_STRING, &o.precond, "preconditioner: none, jacobi (as --jacobi), cheb "
                                             "(Chebyshev polynomial in D^-1 A), mg (multigrid on "
                                             "the matrix's grid), auto (mg on a grid of 128 or more "
-                                            "points along an edge, else jacobi, else none)"},
+                                            "points along an edge, else jacobi, else none; "
+                                            "CG's default in one process)"},
         {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},
         {"cycle", CLI_STRING, &o.cycle, "mg: v or w (default v; f is refused: not built yet)"},
         {"smoother", CLI_STRING, &o.smoother, "mg: jacobi, l1jacobi or cheb"},
@@ -404,7 +435,12 @@ int cmd_solve(int argc, char **argv)
     const cli_file in[] = {{"FILE", npos ? pos[0] : NULL}, {"-b", o.b_path}, {"--x0", o.x0_path}},
                    out[] = {{"-o", o.x_path}};
     if ((rc = cli_check_files(argv[0], in, 3, out, 1))) return rc;
-    if (cli_dist_ranks() > 1 || o.dist) {
+    const bool one_process = !(cli_dist_ranks() > 1 || o.dist);
+    if (!o.precond && !o.jacobi && method == ADIA_SOLVE_CG && one_process) {
+        o.precond = "auto";   /* mg on a large grid, else jacobi, else none */
+        o.precond_default = true;
+    }
+    if (!one_process) {
         if ((rc = cli_dist_start(argv[0]))) return rc;
         /* other kinds: adia_dist_precond_create (mg across the processes, or
          * each process's own block) */

@@ -621,6 +621,8 @@ class SolveInfo:
     spmvs: int
     format: str         #: the plan's storage format
     method: str
+    precond: str = ""   #: the preconditioner used: "none", "jacobi" or a kind (auto's choice)
+    fallback: str = ""  #: the default's mg stopped short: why (then solved again with jacobi)
 
 
 def solve(A, b, method: str = "cg", rtol: Optional[float] = None, maxiter: Optional[int] = None,
@@ -644,7 +646,9 @@ def solve(A, b, method: str = "cg", rtol: Optional[float] = None, maxiter: Optio
     integers in 1..2**31 - 1; x0: shape (n,) or (n, 1); anything else is a
     TypeError or ValueError naming the argument.
 
-    precond: None or "none" (no preconditioner), "jacobi" (as jacobi=True:
+    precond: None -- CG's default: "auto", and where the mg it made stops
+    short, solved again with "jacobi" (info.fallback says why); the other
+    methods: none --, "none" (no preconditioner), "jacobi" (as jacobi=True:
     the solvers' fused diagonal), "cheb" (Chebyshev polynomial in D^-1 A),
     "mg" (geometric multigrid; grid=(nx, ny, nz) when the offsets do not
     tell it), "auto" (mg on a grid of 128 or more points along an edge,
@@ -664,9 +668,22 @@ def solve(A, b, method: str = "cg", rtol: Optional[float] = None, maxiter: Optio
     restart = _int_arg("restart", restart, 1, _INT32_MAX)
     from ._precond import _solve_precond   # _precond imports this module
 
-    A, M, jacobi, owned = _solve_precond(A, precond, grid, jacobi, maxiter, device)
+    # CG's default: auto (mg on a large grid, else jacobi, else none)
+    default = precond is None and grid is None and not jacobi and method == "cg"
+    A, M, jacobi, owned = _solve_precond(A, "auto" if default else precond, grid, jacobi, maxiter,
+                                         device)
     try:
-        return _solve(A, b, method, rtol, maxiter, x0, jacobi, restart, device, M)
+        x, info = _solve(A, b, method, rtol, maxiter, x0, jacobi, restart, device, M)
+        info.precond = M.kind if M is not None else "jacobi" if jacobi else "none"
+        if default and info.precond == "mg" and not info.converged:
+            # the mg it made stopped short (a matrix that is not SPD, a
+            # grid mg does not suit): Jacobi from x0 again -- the default
+            # must not fail where Jacobi converges
+            why = (f"the default preconditioner, mg, stopped short after {info.iterations} "
+                   f"iterations ({info.stop})")
+            x, info = _solve(A, b, method, rtol, maxiter, x0, True, restart, device, None)
+            info.precond, info.fallback = "jacobi", why
+        return x, info
     finally:
         for obj in owned:   # the preconditioner first: it points to the plan
             obj.close()
@@ -717,7 +734,7 @@ def _solve(A, b, method, rtol, maxiter, x0, jacobi, restart, device, M):
         raise ValueError(f"method must be 'cg', 'bicgstab' or 'gmres', got {method!r}")
     d = _adia.solve(m, handle, bh, x, method, float(rtol), int(maxiter), bool(jacobi), dev,
                     int(restart), pc)
-    info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo)})
+    info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo) if f.name in d})
     if on_gpu:
         x = _cupy().asarray(x)
     return x, info
@@ -751,7 +768,7 @@ def _solve_on_device(P, b, method, rtol, maxiter, x0, jacobi, restart, pc=None):
     stream = cp.cuda.get_current_stream().ptr
     d = _adia.solve_ptr(P._p, b.data.ptr, x.data.ptr, method, float(rtol), int(maxiter),
                         bool(jacobi), int(restart), stream, pc)
-    info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo)})
+    info = SolveInfo(**{f.name: d[f.name] for f in dataclasses.fields(SolveInfo) if f.name in d})
     return x, info
 
 

@@ -36,6 +36,30 @@ def test_precond_auto_chooses():
     M.close()
 
 
+def test_solve_default_precond():
+    """CG's default is auto: jacobi on a small grid, mg from 128 points an
+    edge; precond="none" turns it off; BiCGSTAB's default is none; where the
+    mg it made stops short (A not SPD), Jacobi solves again (info.fallback)."""
+    A = adia.generate("lap2d5:30")
+    b = A @ np.ones(A.shape[0])
+    x, info = adia.solve(A, b)
+    _solve_ok(A, x, b, info)
+    assert info.precond == "jacobi" and not info.fallback, info
+    _, flag = adia.solve(A, b, jacobi=True)
+    assert info.iterations == flag.iterations
+    _, none = adia.solve(A, b, precond="none")
+    assert none.converged and none.precond == "none"
+    B = adia.generate("lap2d5:130")
+    _, info = adia.solve(B, B @ np.ones(B.shape[0]))
+    assert info.converged and info.precond == "mg" and info.iterations <= 12, info
+    _, info = adia.solve(A, b, method="bicgstab")
+    assert info.converged and info.precond == "none"
+    N = adia.generate("band:300,1")   # not symmetric: CG fails whatever the preconditioner
+    _, info = adia.solve(N, N @ np.ones(300))
+    assert not info.converged and info.precond == "jacobi", info
+    assert info.fallback.startswith("the default preconditioner, mg, stopped short"), info
+
+
 def test_solve_precond_fewer_iterations():
     A = adia.generate("lap3d7:24")
     b = A @ np.ones(A.shape[0])

@@ -205,6 +205,25 @@ check "--float-levels coarse on the CPU refused" stderr_has "asked: the coarse l
 expect 0 solve --gen lap3d7:24 --precond mg --float-levels none --device cpu
 check "--float-levels none on the CPU" stdout_has "converged"
 
+# CG's default preconditioner: auto (jacobi below 128 points an edge, mg
+# from there), marked as the default; --precond none turns it off; where
+# the mg it made stops short, Jacobi solves again from x0
+expect 0 solve --gen lap3d7:12 --device cpu --json
+check "CG's default on a small grid: jacobi" stdout_has '"precond":"jacobi"'
+check "the default is said" stdout_has '"precond_default":true'
+expect 0 solve --gen lap2d5:130 --device cpu --json
+check "CG's default on a grid of 130 points an edge: mg" stdout_has '"precond":"mg"'
+check "mg's iterations" stdout_has '"iterations":6,'
+expect 0 solve --gen lap3d7:12 --device cpu --precond none --json
+check "--precond none: none" stdout_has '"precond":"none"'
+check "--precond none is no default" stdout_has '"precond_default":false'
+expect 0 solve --gen lap3d7:12 --device cpu --method bicgstab --json
+check "BiCGSTAB's default: none" stdout_has '"precond":"none"'
+expect 1 solve --gen band:300,1 --device cpu
+check "the default's mg stopped short: jacobi again" stdout_has "mg, stopped short after"
+check "... and said so" stdout_has "solved again with jacobi"
+check "... still not converged (not SPD)" stderr_has "did not converge"
+
 # rtol below machine precision: stagnation is not success
 expect 1 solve --gen lap2d5:20 --rtol 1e-30 --max-iter 2000
 check "stagnation: did not converge" stderr_has "did not converge"
