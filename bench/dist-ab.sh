@@ -28,6 +28,10 @@ REPS=${REPS:-3}
 CMD=${CMD:-solve}
 FIELD=ms_per_iter
 [ "$CMD" = spmv ] && FIELD=time_ms
+# the same solver at every P: one process's CG default is --precond auto
+if [ "$CMD" = solve ]; then
+    case " ${ARGS:-} " in *" --precond "*|*" --jacobi "*) ;; *) ARGS="${ARGS:-} --precond none" ;; esac
+fi
 json() { sed -n "s/.*\"$1\":\([-0-9.e+a-z]*\).*/\1/p"; }
 median() { sort -g | awk '{a[NR] = $1} END {print NR ? a[int((NR + 1) / 2)] : "nan"}'; }
 

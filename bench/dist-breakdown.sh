@@ -28,7 +28,7 @@ solve() {
     shift 2
     # shellcheck disable=SC2086
     $MPIRUN $MPI_ARGS -x ADIA_DIST_GRAPH -x ADIA_DIST_TRACE -x ADIA_DIST_TRANSPORT -np "$p" \
-        "$ADIA" solve --gen "$spec" --device gpu --json "$@" 2>>"$OUTDIR/stderr.txt" | tail -1
+        "$ADIA" solve --gen "$spec" --device gpu --json --precond none "$@" 2>>"$OUTDIR/stderr.txt" | tail -1
 }
 
 row() {  # label json
@@ -49,8 +49,8 @@ solve 1 "lap3d7:$EDGE" >/dev/null   # kernel cache
 for p in $RANKS; do
     spec="lap3d7:${EDGE}x${EDGE}x$((EDGE * p))"
     if [ "$p" = 1 ]; then
-        $ADIA solve --gen "$spec" --device gpu >/dev/null
-        row "P=1 single-process solver" "$($ADIA solve --gen "$spec" --device gpu --json | tail -1)"
+        $ADIA solve --gen "$spec" --device gpu --precond none >/dev/null
+        row "P=1 single-process solver" "$($ADIA solve --gen "$spec" --device gpu --json --precond none | tail -1)"
         export ADIA_DIST_TRANSPORT=nccl   # one process: the NCCL path, reductions of one
         for mode in while chunks; do
             ADIA_DIST_GRAPH=$mode solve 1 "$spec" --dist >/dev/null

@@ -63,7 +63,7 @@ for mode in ${MODES:-weak strong}; do
         [ "$mode" = weak ] && z=$((EDGE * p)) || z=$((EDGE * MAXP))
         spec="lap3d7:${EDGE}x${EDGE}x${z}"
         sj=$(run "$p" spmv "$spec" $extra)
-        cj=$(run "$p" solve "$spec" $extra)
+        cj=$(run "$p" solve "$spec" $extra --precond none)   # CG alone (one process's default: auto)
         sm=$(echo "$sj" | json time_ms)
         cm=$(echo "$cj" | json ms_per_iter)
         it=$(echo "$cj" | json iterations)
