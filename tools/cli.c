@@ -480,8 +480,9 @@ void cli_json_solve(cli_json *j, const adia_solve_info *in, double err)
 
 void cli_print_solve_times(const adia_solve_info *in, double wall_ms)
 {
-    if (in->iterations == 0)
-        printf("set-up %.3f ms, no iterations needed", in->setup_ms);
+    if (in->iterations == 0)   /* converged at x0, or stopped before a step (a breakdown) */
+        printf("set-up %.3f ms, %s", in->setup_ms,
+               in->converged ? "no iterations needed" : "no iteration completed");
     else
         printf("set-up %.3f ms, %d iteration%s in %.3f ms (%.4f ms per iteration)", in->setup_ms,
                in->iterations, in->iterations == 1 ? "" : "s", in->time_ms,
