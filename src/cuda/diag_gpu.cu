@@ -389,7 +389,9 @@ adia_status diag_launch(const diag_dev *d, const adia_codegen_kernel *g, T alpha
     int B = d->head.block;
     unsigned n = diag_grid(d, g);
     if (g) return adia__codegen_launch(g, &d->args, d->vt, alpha, beta, x, y, DOT ? &dw : NULL, B, st);
-    if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
+    if (!DOT && d->warp_rows == 1 && d->args.rows <= ADIA_DIAG_LATENCY_ROWS && B <= 256)
+        adia_diag_warp_latency<T><<<n, B, 0, st>>>(d->args, alpha, beta, x, y);
+    else if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else if (d->warp_rows == 2) adia_diag_warp<T, 2, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else if (d->warp_rows == 1) {
         if constexpr (DOT) adia_diag_warp_dot_r1<T><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);

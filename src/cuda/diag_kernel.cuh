@@ -375,6 +375,50 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
     adia_diag_warp_body<T, R, DOT>(a, alpha, beta, x, y, dw);
 }
 
+/* Few rows (ADIA_DIAG_LATENCY_ROWS: a multigrid's coarse levels, a few
+ * blocks on the whole GPU): latency, not bandwidth, is the time, and the
+ * loop above, four loads in flight, took 14-16 us for a 27-diagonal
+ * product of 125 to 64,000 rows alike (ncu, H200 at base clocks,
+ * 2026-11-28: every coarse level's four products a cycle).  Here a lane
+ * loads ADIA_DIAG_LATENCY_LOADS diagonals' values and x before it sums
+ * them -- predicated, no exit between the loads -- in the loop's order,
+ * one row a lane (R = 1, the rule for few rows), at most 128 registers. */
+#define ADIA_DIAG_LATENCY_ROWS 65536
+#define ADIA_DIAG_LATENCY_LOADS 16
+template <typename T>
+__global__ void __launch_bounds__(256, 2)   /* blocks of at most 256 (diag_launch) */
+adia_diag_warp_latency(adia_diag_args a, T alpha, T beta,
+                                       const T *__restrict__ x, T *__restrict__ y)
+{
+    adia_warp_piece w;
+    if (!adia_warp_locate(a, 1, w)) return;   /* whole warp: shuffles stay full */
+    const int lane = threadIdx.x & 31;
+    const bool row = w.r < (unsigned)a.rows;
+    const T *d = (const T *)a.data + w.data;
+    T sum = T(0);
+    for (int kb = 0; kb < w.K; kb += 32) {
+        const int mine = kb + lane < w.K ? __ldg(a.offsets + w.k0 + kb + lane) : 0;
+        const int n = min(32, w.K - kb);
+        const T *dk = d + (long long)kb * w.len;
+#pragma unroll
+        for (int j0 = 0; j0 < 32; j0 += ADIA_DIAG_LATENCY_LOADS) {
+            if (j0 >= n) break;   /* the warp's: n is uniform */
+            T v[ADIA_DIAG_LATENCY_LOADS], xv[ADIA_DIAG_LATENCY_LOADS];
+#pragma unroll
+            for (int j = 0; j < ADIA_DIAG_LATENCY_LOADS; j++) {
+                const unsigned c = w.r + (unsigned)__shfl_sync(0xffffffffu, mine, j0 + j);
+                const bool in = j0 + j < n && row && c < (unsigned)a.cols;
+                v[j] = in ? __ldcs(dk + (long long)(j0 + j) * w.len) : T(0);
+                xv[j] = in ? __ldg(x + c) : T(0);
+            }
+#pragma unroll
+            for (int j = 0; j < ADIA_DIAG_LATENCY_LOADS; j++)
+                if (j0 + j < n) sum += v[j] != T(0) ? v[j] * xv[j] : T(0);
+        }
+    }
+    if (row) adia_diag_store(y, (int)w.r, alpha, beta, sum);
+}
+
 /* The fused-sums product at one row per thread (wide groups,
  * adia__codegen_rows_per_thread) held to 32 registers, every thread of an
  * SM resident: a CG iteration on lap3d27:128 0.2446 -> 0.2025 ms (H200).
