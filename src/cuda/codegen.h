@@ -45,6 +45,9 @@ double adia__codegen_estimate_ms(const adia_diag *D, adia_value_type vt, int row
  * multiple of 32*R rows; 0 when
  * pieces are not 32-aligned (then the per-row kernels are used).  want
  * (format parameter R: 1, 2 or 4; 0: chosen as above) caps R instead. */
+/* The most diagonals any group of D has (the rows-per-thread rule's and
+ * the few-rows kernel's input). */
+int32_t adia__diag_widest_group(const adia_diag *D);
 int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want);
 /* How a plan gets its generated kernel (ADIA_CODEGEN, read per plan):
  * SYNC (default, unset or "sync"): the plan waits for the compile where

@@ -35,6 +35,14 @@ static void sb_printf(strbuf *b, const char *fmt, ...)
     }
 }
 
+int32_t adia__diag_widest_group(const adia_diag *D)
+{
+    int32_t w = 0;
+    for (int32_t g = 0; g < D->n_groups; g++)
+        if (D->group_start[g + 1] - D->group_start[g] > w) w = D->group_start[g + 1] - D->group_start[g];
+    return w;
+}
+
 /* ------------------------------------------------------------- generator */
 
 int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int want)
@@ -60,10 +68,7 @@ int adia__codegen_rows_per_thread(const adia_diag *D, adia_value_type vt, int wa
      * rows) and lap2d5:300 (90,000) in double, but 24% slower on lap3d7:60
      * (216,000). */
     enum { SMALL_ROWS = 1 << 17 };
-    int32_t widest = 0;
-    for (int32_t g = 0; g < D->n_groups; g++)
-        if (D->group_start[g + 1] - D->group_start[g] > widest)
-            widest = D->group_start[g + 1] - D->group_start[g];
+    const int32_t widest = adia__diag_widest_group(D);
     int top = 2;
     if (widest > 12 && vt != ADIA_FLOAT) top = 1;
     if (widest > 64 || D->rows < SMALL_ROWS) top = 1;

@@ -41,6 +41,9 @@ struct diag_dev {
     double repay_ms;
     int dot_declined;
     int warp_rows;                    /* R of the warp kernels, 0: unaligned */
+    int latency;                      /* 1: the plain product by
+                                         adia_diag_warp_latency (few rows, wide
+                                         groups: diag_kernel.cuh)            */
     int rows_asked;                   /* parameter R (0: chosen)            */
     int interleave;                   /* parameter interleave (ADIA_INTERLEAVE_*) */
 };
@@ -260,6 +263,8 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_
     d->repay_ms = INFINITY;
     d->interleave = p->interleave;
     d->warp_rows = adia__codegen_rows_per_thread(D, vt, d->rows_asked);
+    d->latency = d->warp_rows == 1 && D->rows <= ADIA_DIAG_LATENCY_ROWS &&
+                 adia__diag_widest_group(D) > ADIA_DIAG_LATENCY_DIAGONALS;
     d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
     d->head.auto_kernel = ADIA_KERNEL_GENERIC;
     d->head.kernel = ADIA_KERNEL_GENERIC;
@@ -389,7 +394,7 @@ adia_status diag_launch(const diag_dev *d, const adia_codegen_kernel *g, T alpha
     int B = d->head.block;
     unsigned n = diag_grid(d, g);
     if (g) return adia__codegen_launch(g, &d->args, d->vt, alpha, beta, x, y, DOT ? &dw : NULL, B, st);
-    if (!DOT && d->warp_rows == 1 && d->args.rows <= ADIA_DIAG_LATENCY_ROWS && B <= 256)
+    if (!DOT && d->latency && B <= 256)
         adia_diag_warp_latency<T><<<n, B, 0, st>>>(d->args, alpha, beta, x, y);
     else if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else if (d->warp_rows == 2) adia_diag_warp<T, 2, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);

@@ -376,14 +376,18 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
 }
 
 /* Few rows (ADIA_DIAG_LATENCY_ROWS: a multigrid's coarse levels, a few
- * blocks on the whole GPU): latency, not bandwidth, is the time, and the
- * loop above, four loads in flight, took 14-16 us for a 27-diagonal
- * product of 125 to 64,000 rows alike (ncu, H200 at base clocks,
- * 2026-11-28: every coarse level's four products a cycle).  Here a lane
- * loads ADIA_DIAG_LATENCY_LOADS diagonals' values and x before it sums
- * them -- predicated, no exit between the loads -- in the loop's order,
- * one row a lane (R = 1, the rule for few rows), at most 128 registers. */
+ * blocks on the whole GPU) and wide groups: latency, not bandwidth, is the
+ * time, and the loop above, four loads in flight, took 14-16 us for a
+ * 27-diagonal product of 125 to 64,000 rows alike (ncu, H200 at base
+ * clocks, 2026-11-28: every coarse level's four products a cycle).  Here
+ * a lane loads ADIA_DIAG_LATENCY_LOADS diagonals' values and x before it
+ * sums them -- predicated, no exit between the loads -- in the loop's
+ * order, one row a lane (R = 1, the rule for few rows), at most 128
+ * registers.  Measured against the loop (H200, adia spmv, 2026-11-28):
+ * 8000-64,000 rows of 21-61 diagonals 4-29% faster, lap3d7:40 (7) equal,
+ * lap2d5:250 (5) 18% slower -- hence more than 8 diagonals a group. */
 #define ADIA_DIAG_LATENCY_ROWS 65536
+#define ADIA_DIAG_LATENCY_DIAGONALS 8
 #define ADIA_DIAG_LATENCY_LOADS 16
 template <typename T>
 __global__ void __launch_bounds__(256, 2)   /* blocks of at most 256 (diag_launch) */

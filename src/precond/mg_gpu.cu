@@ -51,84 +51,65 @@ __global__ void smooth_kernel(int64_t n, const T *s, const T *b, T *x, const T *
     }
 }
 
-/* The transfers run on a 3D grid of threads: x along a warp, y by the
- * block's 8 rows of threads and the blocks, z by the blocks (both past
- * 65535 by strides), so a point's coordinates come with no division --
- * the flat kernels' three 32-bit divisions and remainders a row made the
- * finest level's prolongation compute-bound (65 us for 4.1 M rows, DRAM
- * 12% busy; ncu, H200 at base clocks, 2026-11-28).  The same terms in the
- * same order as before. */
-constexpr int TX = 32, TY = 8;
-
-dim3 grid3(const int32_t n[3])
-{
-    const int64_t gx = (n[0] + TX - 1) / TX, gy = (n[1] + TY - 1) / TY;
-    return dim3((unsigned)gx, (unsigned)(gy < 65535 ? gy : 65535),
-                (unsigned)(n[2] < 65535 ? n[2] : 65535));
-}
-
 template <typename T, typename Tc>
 __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, Tc *bc)
 {
+    const int64_t rows = (int64_t)p.coarse[0] * p.coarse[1] * p.coarse[2];
     const int64_t nx = p.fine[0], nxy = nx * p.fine[1];
-    const int64_t cnx = p.coarse[0], cnxy = cnx * p.coarse[1];
-    const int32_t c0 = (int32_t)(blockIdx.x * TX + threadIdx.x);
-    if (c0 >= p.coarse[0]) return;
-    for (int32_t c2 = blockIdx.z; c2 < p.coarse[2]; c2 += gridDim.z)
-        for (int32_t c1 = (int32_t)(blockIdx.y * TY + threadIdx.y); c1 < p.coarse[1];
-             c1 += (int32_t)(gridDim.y * TY)) {
-            const int32_t ci[3] = {c0, c1, c2};
-            double sum = 0;
+    const uint32_t cnx = (uint32_t)p.coarse[0], cny = (uint32_t)p.coarse[1];
+    for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < rows;
+         I += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t ci[3] = {(int32_t)((uint32_t)I % cnx), (int32_t)((uint32_t)I / cnx % cny),
+                               (int32_t)((uint32_t)I / (cnx * cny))};
+        double sum = 0;
+        MG_UNROLL
+        for (int c = 0; c < 3; c++) {
+            int32_t fz, fy, fx;
+            double wz, wy, wx;
+            if (!mg_child(p.coarsened[2], ci[2], p.fine[2], p.shift, c, &fz, &wz)) continue;
             MG_UNROLL
-            for (int c = 0; c < 3; c++) {
-                int32_t fz, fy, fx;
-                double wz, wy, wx;
-                if (!mg_child(p.coarsened[2], ci[2], p.fine[2], p.shift, c, &fz, &wz)) continue;
+            for (int e = 0; e < 3; e++) {
+                if (!mg_child(p.coarsened[1], ci[1], p.fine[1], 0, e, &fy, &wy)) continue;
                 MG_UNROLL
-                for (int e = 0; e < 3; e++) {
-                    if (!mg_child(p.coarsened[1], ci[1], p.fine[1], 0, e, &fy, &wy)) continue;
-                    MG_UNROLL
-                    for (int a = 0; a < 3; a++) {
-                        if (!mg_child(p.coarsened[0], ci[0], p.fine[0], 0, a, &fx, &wx)) continue;
-                        const int64_t i = fx + nx * fy + nxy * fz;
-                        sum += wx * wy * wz * (bs * (double)b[i] - (double)t[i]);
-                    }
+                for (int a = 0; a < 3; a++) {
+                    if (!mg_child(p.coarsened[0], ci[0], p.fine[0], 0, a, &fx, &wx)) continue;
+                    const int64_t i = fx + nx * fy + nxy * fz;
+                    sum += wx * wy * wz * (bs * (double)b[i] - (double)t[i]);
                 }
             }
-            bc[c0 + cnx * c1 + cnxy * c2] = (Tc)sum;
         }
+        bc[I] = (Tc)sum;
+    }
 }
 
 template <typename T, typename Tc>
 __global__ void prolong_kernel(pair_dims p, const Tc *xc, T *x)
 {
-    const int64_t nx = p.fine[0], nxy = nx * p.fine[1];
+    const int64_t rows = (int64_t)p.fine[0] * p.fine[1] * p.fine[2];
     const int64_t cx = p.coarse[0], cxy = cx * p.coarse[1];
-    const int32_t f0 = (int32_t)(blockIdx.x * TX + threadIdx.x);
-    if (f0 >= p.fine[0]) return;
-    for (int32_t f2 = blockIdx.z; f2 < p.fine[2]; f2 += gridDim.z)
-        for (int32_t f1 = (int32_t)(blockIdx.y * TY + threadIdx.y); f1 < p.fine[1];
-             f1 += (int32_t)(gridDim.y * TY)) {
-            const int32_t fi[3] = {f0, f1, f2};
-            double sum = 0;
+    const uint32_t fnx = (uint32_t)p.fine[0], fny = (uint32_t)p.fine[1];
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
+         i += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t fi[3] = {(int32_t)((uint32_t)i % fnx), (int32_t)((uint32_t)i / fnx % fny),
+                               (int32_t)((uint32_t)i / (fnx * fny))};
+        double sum = 0;
+        MG_UNROLL
+        for (int z = 0; z < 2; z++) {
+            int32_t cz, cy, c0;
+            double wz, wy, wx;
+            if (!mg_parent(p.coarsened[2], fi[2], p.coarse[2], p.shift, z, &cz, &wz)) continue;
             MG_UNROLL
-            for (int z = 0; z < 2; z++) {
-                int32_t cz, cy, c0;
-                double wz, wy, wx;
-                if (!mg_parent(p.coarsened[2], fi[2], p.coarse[2], p.shift, z, &cz, &wz)) continue;
+            for (int y = 0; y < 2; y++) {
+                if (!mg_parent(p.coarsened[1], fi[1], p.coarse[1], 0, y, &cy, &wy)) continue;
                 MG_UNROLL
-                for (int y = 0; y < 2; y++) {
-                    if (!mg_parent(p.coarsened[1], fi[1], p.coarse[1], 0, y, &cy, &wy)) continue;
-                    MG_UNROLL
-                    for (int a = 0; a < 2; a++) {
-                        if (!mg_parent(p.coarsened[0], fi[0], p.coarse[0], 0, a, &c0, &wx)) continue;
-                        sum += wx * wy * wz * (double)xc[c0 + cx * cy + cxy * cz];
-                    }
+                for (int a = 0; a < 2; a++) {
+                    if (!mg_parent(p.coarsened[0], fi[0], p.coarse[0], 0, a, &c0, &wx)) continue;
+                    sum += wx * wy * wz * (double)xc[c0 + cx * cy + cxy * cz];
                 }
             }
-            const int64_t i = f0 + nx * f1 + nxy * f2;
-            x[i] = (T)((double)x[i] + sum);
         }
+        x[i] = (T)((double)x[i] + sum);
+    }
 }
 
 /* x = bs A^-1 b: one warp per row of the dense inverse (rows <=
@@ -159,7 +140,7 @@ template <typename T, typename Tc>
 adia_status restrict_t(const mg_level *L, const mg_level *Lc, double bs, const void *b,
                        cudaStream_t st)
 {
-    restrict_kernel<T, Tc><<<grid3(Lc->n), dim3(TX, TY), 0, st>>>(
+    restrict_kernel<T, Tc><<<blocks_for(Lc->rows), THREADS, 0, st>>>(
         dims_of(L, Lc), bs, (const T *)b, (const T *)L->t, (Tc *)Lc->b);
     return adia_cuda_check(cudaGetLastError(), "mg restriction kernel");
 }
@@ -167,8 +148,8 @@ adia_status restrict_t(const mg_level *L, const mg_level *Lc, double bs, const v
 template <typename T, typename Tc>
 adia_status prolong_t(const mg_level *L, const mg_level *Lc, void *x, cudaStream_t st)
 {
-    prolong_kernel<T, Tc><<<grid3(L->n), dim3(TX, TY), 0, st>>>(dims_of(L, Lc),
-                                                                (const Tc *)Lc->x, (T *)x);
+    prolong_kernel<T, Tc><<<blocks_for(L->rows), THREADS, 0, st>>>(dims_of(L, Lc),
+                                                                   (const Tc *)Lc->x, (T *)x);
     return adia_cuda_check(cudaGetLastError(), "mg prolongation kernel");
 }
 
