@@ -41,12 +41,23 @@ struct diag_dev {
     double repay_ms;
     int dot_declined;
     int warp_rows;                    /* R of the warp kernels, 0: unaligned */
-    int latency;                      /* 1: the plain product by
-                                         adia_diag_warp_latency (few rows, wide
-                                         groups: diag_kernel.cuh)            */
+    int latency;                      /* L of adia_diag_warp_latency, the plain
+                                         product's kernel (few rows, wide
+                                         groups: diag_kernel.cuh); 0: not it */
     int rows_asked;                   /* parameter R (0: chosen)            */
     int interleave;                   /* parameter interleave (ADIA_INTERLEAVE_*) */
 };
+
+/* The few-row kernel's loads a round for groups of up to `widest`
+ * diagonals: none up to ADIA_DIAG_LATENCY_DIAGONALS, 8 where rounds of 16
+ * would leave the last with 8 or fewer (17-24, 33-40, ...), else 16
+ * (measured: diag_kernel.cuh). */
+int latency_loads(int32_t widest)
+{
+    if (widest <= ADIA_DIAG_LATENCY_DIAGONALS) return 0;
+    const int32_t last = widest % 16;
+    return widest > 16 && last >= 1 && last <= 8 ? 8 : 16;
+}
 
 void diag_free(void *p)
 {
@@ -263,8 +274,9 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_
     d->repay_ms = INFINITY;
     d->interleave = p->interleave;
     d->warp_rows = adia__codegen_rows_per_thread(D, vt, d->rows_asked);
-    d->latency = d->warp_rows == 1 && D->rows <= ADIA_DIAG_LATENCY_ROWS &&
-                 adia__diag_widest_group(D) > ADIA_DIAG_LATENCY_DIAGONALS;
+    d->latency = d->warp_rows == 1 && D->rows <= ADIA_DIAG_LATENCY_ROWS
+                     ? latency_loads(adia__diag_widest_group(D))
+                     : 0;
     d->head.allowed = (1u << ADIA_KERNEL_GENERIC) | (1u << ADIA_KERNEL_GENERATED);
     d->head.auto_kernel = ADIA_KERNEL_GENERIC;
     d->head.kernel = ADIA_KERNEL_GENERIC;
@@ -394,8 +406,10 @@ adia_status diag_launch(const diag_dev *d, const adia_codegen_kernel *g, T alpha
     int B = d->head.block;
     unsigned n = diag_grid(d, g);
     if (g) return adia__codegen_launch(g, &d->args, d->vt, alpha, beta, x, y, DOT ? &dw : NULL, B, st);
-    if (!DOT && d->latency && B <= 256)
-        adia_diag_warp_latency<T><<<n, B, 0, st>>>(d->args, alpha, beta, x, y);
+    if (!DOT && d->latency == 16 && B <= 256)
+        adia_diag_warp_latency<T, 16><<<n, B, 0, st>>>(d->args, alpha, beta, x, y);
+    else if (!DOT && d->latency == 8 && B <= 256)
+        adia_diag_warp_latency<T, 8><<<n, B, 0, st>>>(d->args, alpha, beta, x, y);
     else if (d->warp_rows == 4) adia_diag_warp<T, 4, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else if (d->warp_rows == 2) adia_diag_warp<T, 2, DOT><<<n, B, 0, st>>>(d->args, alpha, beta, x, y, dw);
     else if (d->warp_rows == 1) {

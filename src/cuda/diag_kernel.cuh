@@ -380,19 +380,20 @@ __global__ void adia_diag_warp(adia_diag_args a, T alpha, T beta,
  * time, and the loop above, four loads in flight, took 14-16 us for a
  * 27-diagonal product of 125 to 64,000 rows alike (ncu, H200 at base
  * clocks, 2026-11-28: every coarse level's four products a cycle).  Here
- * a lane loads ADIA_DIAG_LATENCY_LOADS diagonals' values and x before it
- * sums them -- predicated, no exit between the loads -- in the loop's
- * order, one row a lane (R = 1, the rule for few rows), at most 128
- * registers.  Measured against the loop (H200, adia spmv, 2026-11-28):
- * 8000-64,000 rows of 21-61 diagonals 4-29% faster, lap3d7:40 (7) equal,
- * lap2d5:250 (5) 18% slower -- hence more than 8 diagonals a group. */
+ * a lane loads L diagonals' values and x before it sums them -- predicated,
+ * no exit between the loads -- in the loop's order, one row a lane (R = 1,
+ * the rule for few rows), at most 128 registers.  A round's idle slots
+ * still issue, so L follows the widest group (diag_gpu.cu, latency_loads).
+ * Measured against the loop (H100, adia spmv, 60,000 rows, 2026-11-28):
+ * bands of 11-15 diagonals 6-20% faster at L = 16, 27-41 17-26%, 21 10%
+ * at L = 8 (16: equal), 17 equal at L = 8 (16: 12% slower), 9 3-6% slower
+ * at either: hence more than 10 diagonals. */
 #define ADIA_DIAG_LATENCY_ROWS 65536
-#define ADIA_DIAG_LATENCY_DIAGONALS 8
-#define ADIA_DIAG_LATENCY_LOADS 16
-template <typename T>
+#define ADIA_DIAG_LATENCY_DIAGONALS 10
+template <typename T, int L>
 __global__ void __launch_bounds__(256, 2)   /* blocks of at most 256 (diag_launch) */
-adia_diag_warp_latency(adia_diag_args a, T alpha, T beta,
-                                       const T *__restrict__ x, T *__restrict__ y)
+adia_diag_warp_latency(adia_diag_args a, T alpha, T beta, const T *__restrict__ x,
+                       T *__restrict__ y)
 {
     adia_warp_piece w;
     if (!adia_warp_locate(a, 1, w)) return;   /* whole warp: shuffles stay full */
@@ -405,18 +406,18 @@ adia_diag_warp_latency(adia_diag_args a, T alpha, T beta,
         const int n = min(32, w.K - kb);
         const T *dk = d + (long long)kb * w.len;
 #pragma unroll
-        for (int j0 = 0; j0 < 32; j0 += ADIA_DIAG_LATENCY_LOADS) {
+        for (int j0 = 0; j0 < 32; j0 += L) {
             if (j0 >= n) break;   /* the warp's: n is uniform */
-            T v[ADIA_DIAG_LATENCY_LOADS], xv[ADIA_DIAG_LATENCY_LOADS];
+            T v[L], xv[L];
 #pragma unroll
-            for (int j = 0; j < ADIA_DIAG_LATENCY_LOADS; j++) {
+            for (int j = 0; j < L; j++) {
                 const unsigned c = w.r + (unsigned)__shfl_sync(0xffffffffu, mine, j0 + j);
                 const bool in = j0 + j < n && row && c < (unsigned)a.cols;
                 v[j] = in ? __ldcs(dk + (long long)(j0 + j) * w.len) : T(0);
                 xv[j] = in ? __ldg(x + c) : T(0);
             }
 #pragma unroll
-            for (int j = 0; j < ADIA_DIAG_LATENCY_LOADS; j++)
+            for (int j = 0; j < L; j++)
                 if (j0 + j < n) sum += v[j] != T(0) ? v[j] * xv[j] : T(0);
         }
     }
