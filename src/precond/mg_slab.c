@@ -405,6 +405,10 @@ static adia_status gathered(adia_precond *M, mg_state *S, const adia_precond_opt
     if (s == ADIA_OK) {
         adia_precond_options io = *o;
         io.slab = NULL;
+        /* double like the slabs above it: M r stays one process's mg to
+         * rounding (the one-GPU default would store its coarse levels in
+         * float) */
+        io.float_levels = ADIA_FLOAT_LEVELS_NONE;
         for (int d = 0; d < 3; d++) io.grid[d] = n[d];
         io.max_levels = 0;
         /* a Galerkin level, unless the slabs' level 0 went whole to it */
