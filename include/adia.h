@@ -1094,7 +1094,8 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
  *             refused: its coarse solve is not symmetric)
  *   "auto"    what suits A: mg where A lies on a grid whose longest edge
  *             has 128 points or more (smaller ones: Jacobi's iterations cost
- *             less than mg's set-up), else jacobi where its diagonal has no
+ *             less than mg's set-up) and, on a GPU plan, the device reads
+ *             its storage (a diagonal format), else jacobi where its diagonal has no
  *             zero, else none; adia_precond_kind names the kind made,
  *             adia_precond_explain why the others were not
  * The preconditioner lives where its plan does (CPU or GPU, the plan's

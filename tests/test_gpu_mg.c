@@ -252,6 +252,33 @@ static void float_levels_case(const char *spec, int which)
     adia_matrix_destroy(A);
 }
 
+/* "auto" (CG's default) makes mg on a GPU plan only where the device
+ * reads its storage: a csr plan of a 130 x 130 grid gets jacobi, saying
+ * why; the same grid in dia gets mg. */
+static void test_auto_storage(void)
+{
+    adia_matrix *A = test_generate("lap2d5:130");
+    static const char *const formats[] = {"csr", "dia"}, *const kinds[] = {"jacobi", "mg"};
+    for (int f = 0; A && f < 2; f++) {
+        adia_plan *P = test_plan_fixed(A, formats[f], ADIA_DOUBLE, 1);
+        adia_precond_options o;
+        adia_precond_options_default(&o);
+        o.kind = "auto";
+        adia_precond *M = NULL;
+        if (P) CHECK_OK(adia_precond_create(P, &o, &M));
+        if (M) {
+            char buf[4096];
+            CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+            CHECK(!strcmp(adia_precond_kind(M), kinds[f]) &&
+                      (f || test_contains(buf, "not read on the device")),
+                  "auto on a %s GPU plan: %s (%s)", formats[f], adia_precond_kind(M), buf);
+        }
+        adia_precond_destroy(M);
+        adia_plan_destroy(P);
+    }
+    adia_matrix_destroy(A);
+}
+
 static void test_float_levels(void)
 {
     static const char *const specs[] = {"lap3d7:40", "jump3d:24", "aniso3d:32"};
@@ -271,6 +298,7 @@ int main(void)
     test_symmetric();
     test_pcg();
     test_float_levels();
+    test_auto_storage();
     return TEST_END();
 }
 #endif

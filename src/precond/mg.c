@@ -485,6 +485,14 @@ static adia_status build(adia_precond *M, mg_state *S, const adia_precond_option
         done = 1;
     }
     if (M->device && !done) ADIA_TRY(adia__mg_build_device(M, S, o, max_levels, &done));
+    /* "auto" (CG's default in the CLI and Python) makes mg only where its
+     * set-up is cheap: a GPU plan whose storage the device cannot read
+     * would have its hierarchy built on the host, from a downloaded CSR
+     * (seconds at 10^6-10^7 rows, against the CG + Jacobi it replaces) */
+    if (M->device && !done && M->automatic)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: the plan's %s storage is "
+                          "not read on the device, so the hierarchy would be built on the host "
+                          "(%s)", adia_plan_format_name(M->plan), S->setup.why_host);
     if (!done) ADIA_TRY(build_host(M, S, o, max_levels, st));
     ADIA_TRY(work_arrays(S));
     mg_run R = {.S = S, .dry = 1};
