@@ -181,13 +181,15 @@ static int parse_grid(const char *cmd, const char *text, int g[3])
     return 0;
 }
 
-/* --float-levels' value (checked: all, coarse, none; NULL: the default). */
+/* --float-levels' value: all, coarse or none (NULL: the default; -1: none
+ * of those). */
 static int float_levels_of(const char *v)
 {
     return !v                     ? ADIA_FLOAT_LEVELS_DEFAULT
            : !strcmp(v, "all")    ? ADIA_FLOAT_LEVELS_ALL
            : !strcmp(v, "coarse") ? ADIA_FLOAT_LEVELS_COARSE
-                                  : ADIA_FLOAT_LEVELS_NONE;
+           : !strcmp(v, "none")   ? ADIA_FLOAT_LEVELS_NONE
+                                  : -1;
 }
 
 /* The options of --precond and its companions (2: a usage error). */
@@ -419,8 +421,7 @@ int cmd_solve(int argc, char **argv)
                                "need --precond");
     if (o.float_levels && (!o.precond || (strcmp(o.precond, "mg") && strcmp(o.precond, "auto"))))
         return cli_usage_error(argv[0], "--float-levels: mg's (--precond mg or auto)");
-    if (o.float_levels && strcmp(o.float_levels, "all") && strcmp(o.float_levels, "coarse") &&
-        strcmp(o.float_levels, "none"))
+    if (float_levels_of(o.float_levels) < 0)
         return cli_usage_error(argv[0], "--float-levels must be all, coarse or none, not '%s'",
                                o.float_levels);
     if (o.degree && strcmp(o.precond, "cheb") && strcmp(o.precond, "mg") && strcmp(o.precond, "auto"))

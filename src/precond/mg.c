@@ -53,11 +53,17 @@ typedef struct mg_run {
     int vb[MG_MAX_LEVELS], vx[MG_MAX_LEVELS], vd[MG_MAX_LEVELS];
 } mg_run;
 
+/* Bytes of one value of level L's arrays: its type on the device, a
+ * double on the host. */
+static size_t value_size(const mg_state *S, const mg_level *L)
+{
+    return S->device ? adia_value_size(L->vtype) : sizeof(double);
+}
+
 /* Bytes of `vectors` values per row of L, plus extra values, in L's type. */
 static double level_bytes(const mg_run *R, const mg_level *L, double vectors, double extra)
 {
-    return (vectors * (double)L->rows + extra) *
-           (double)(R->S->device ? adia_value_size(L->vtype) : sizeof(double));
+    return (vectors * (double)L->rows + extra) * (double)value_size(R->S, L);
 }
 
 /* One launch of ours moving `vectors` values per row of L, plus extra. */
@@ -423,8 +429,7 @@ static adia_status work_arrays(mg_state *S)
         const mg_level *L = &S->lev[l];
         const int smoothed = l < S->nlev - 1, own_bx = l > 0 || S->slab || S->mixed;
         const int want[ARRAYS] = {smoothed, smoothed && S->smoother == MG_CHEB, own_bx, own_bx};
-        const size_t value = S->device ? adia_value_size(L->vtype) : sizeof(double);
-        const size_t one = ((size_t)L->rows * value + 255) / 256 * 256;   /* aligned starts */
+        const size_t one = ((size_t)L->rows * value_size(S, L) + 255) / 256 * 256;   /* aligned */
         for (int a = 0; a < ARRAYS; a++) {
             at[l][a] = want[a] ? bytes : SIZE_MAX;
             bytes += want[a] ? one : 0;
