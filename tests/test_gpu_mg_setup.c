@@ -171,8 +171,9 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
         if (!download(&d[l], &back)) break;
         const double err = stencil_diff(&back, &h[l]);
         worst = fmax(worst, err);
-        CHECK(err >= 0 && err <= (l == 0 ? 0 : 1e-14), "%s level %d (%dx%dx%d): stencil error "
-              "%g (-1: points differ)", what, l, h[l].n[0], h[l].n[1], h[l].n[2], err);
+        /* the device's Galerkin product runs the host's function: its bits */
+        CHECK(err == 0, "%s level %d (%dx%dx%d): stencil error %g (-1: points differ)", what, l,
+              h[l].n[0], h[l].n[1], h[l].n[2], err);
         adia__mg_stencil_free(&back);
         if (l > 0) check_plan(what, l, &d[l], &h[l], vt);
         check_smoother(what, l, &d[l], &h[l]);
@@ -194,22 +195,6 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
         CHECK(memcmp(coarsened, dco, sizeof dco) == 0, "%s level %d: the rule differs", what, l);
         CHECK_OK(adia__mg_galerkin(&h[l], nc, coarsened, &h[l + 1]));
         CHECK_OK(adia__mg_gpu_galerkin(&d[l], nc, coarsened, &d[l + 1]));
-        /* both kernels, whatever the size picks: the same points, the same
-         * values within round-off (the row kernel's are the host's bits) */
-        for (int k = MG_GALERKIN_ROWS; k <= MG_GALERKIN_CHILDREN; k++) {
-            mg_stencil dk, back, ref;
-            CHECK_OK(adia__mg_gpu_galerkin_kernel(&d[l], nc, coarsened, k, &dk));
-            if (download(&dk, &back)) {
-                if (download(&d[l + 1], &ref)) {
-                    const double e = stencil_diff(&back, &ref);
-                    CHECK(e >= 0 && e <= 1e-14, "%s level %d: the Galerkin kernel %d differs "
-                          "from the chosen one by %g (-1: points)", what, l + 1, k, e);
-                    adia__mg_stencil_free(&ref);
-                }
-                adia__mg_stencil_free(&back);
-            }
-            adia__mg_gpu_stencil_free(&dk);
-        }
         levels++;
     }
     /* every level's estimate at once (streams of their own): each the host's */

@@ -4,8 +4,9 @@
  *                 explain, the operations table
  *   mg_grid.c     the grid: found from A's offsets or given, every nonzero
  *                 checked against it; the finest level's stencil
- *   mg_galerkin.c coarse grids, A_c = R A P in stencil form (its row:
- *                 mg_galerkin_row below, host and device), a level's CSR
+ *   mg_galerkin.c coarse grids, A_c = R A P in stencil form (the device's
+ *                 kernel adds the host's terms in the host's order), a
+ *                 level's CSR
  *   mg_smooth.c   smoother set-up (diagonals, eigenvalue bound), the dense
  *                 coarsest solve (Cholesky, explicit inverse)
  *   mg_cpu.c      the cycle's vector kernels on the host (OpenMP)
@@ -149,25 +150,6 @@ static inline MG_HD int mg_child(int coarsened, int32_t c, int32_t nf, int32_t s
     return (coarsened || d == 0) && *f >= 0 && *f < nf;
 }
 
-/* mg_parent's slots of a fine point f on the grid (s = 0) packed into
- * c[0..k), w: k (slot 0 is always one there).  Written as P itself, with
- * fixed places and an early return, for the Galerkin product's inner loop:
- * a packing of mg_parent's two slots spilled, and recomputing the slots in
- * its loops made it 1.5x slower (H200, 2026-11-27). */
-static inline MG_HD int mg_parents(int coarsened, int64_t f, int64_t nc, int64_t c[2],
-                                   double w[2])
-{
-    if (!coarsened || f % 2 == 0) {
-        c[0] = coarsened ? f / 2 : f;
-        w[0] = 1;
-        return 1;
-    }
-    c[0] = (f - 1) / 2, w[0] = 0.5;
-    if ((f + 1) / 2 >= nc) return 1;
-    c[1] = (f + 1) / 2, w[1] = 0.5;
-    return 2;
-}
-
 /* A level's coupling along direction d (the coarsening rule's input): the
  * sum over rows i of |a_ip| / |a_ii| over the stencil points p that move
  * along d (an edge or corner point counts for each direction it moves
@@ -222,10 +204,9 @@ static inline MG_HD void mg_row_coupling(const mg_stencil *S, int64_t i, uint64_
 }
 
 /* a + b c, never contracted into a fused multiply-add: the device's
- * Galerkin row kernel then rounds as the host's (C11 does not contract),
- * so the levels it builds agree bit for bit -- the same points present,
- * the same nonzeros -- also where terms cancel (small grids, built a lane
- * per child, agree within round-off). */
+ * Galerkin kernel then rounds as the host's (C11 does not contract), so
+ * the levels it builds agree bit for bit -- the same points present, the
+ * same nonzeros -- also where terms cancel. */
 static inline MG_HD double mg_add_mul(double a, double b, double c)
 {
 #ifdef __CUDA_ARCH__
@@ -233,67 +214,6 @@ static inline MG_HD double mg_add_mul(double a, double b, double c)
 #else
     return a + b * c;
 #endif
-}
-
-/* Child k (slot k = x + 3 y + 9 z of the 27 fine points around coarse
- * point I at coarse coordinates ci) of one coarse row of the Galerkin
- * product: its terms of (R A P)(I, I + q) added into part[q] for the 27
- * coarse points q; nothing where slot k is no child (off the grid, or a
- * direction not coarsened).  Host and device: the set-up on the GPU runs
- * the same code on a stencil of device arrays, which it keeps in shared
- * memory.  Parents packed; the loops run to their largest trip counts and
- * stop at the actual ones (unrolled on the device: no stack). */
-static inline MG_HD void mg_galerkin_child(const mg_stencil *A, const int32_t nc[3],
-                                           const int coarsened[3], const int64_t ci[3], int k,
-                                           double part[MG_POINTS])
-{
-    int32_t fx, fy, fz;
-    double wx, wy, wz;
-    if (!mg_child(coarsened[2], (int32_t)ci[2], A->n[2], 0, k / 9, &fz, &wz) ||
-        !mg_child(coarsened[1], (int32_t)ci[1], A->n[1], 0, k / 3 % 3, &fy, &wy) ||
-        !mg_child(coarsened[0], (int32_t)ci[0], A->n[0], 0, k % 3, &fx, &wx))
-        return;
-    const int64_t nx = A->n[0], nxy = nx * A->n[1];
-    const int64_t fi[3] = {fx, fy, fz};
-    const int64_t i = fi[0] + nx * fi[1] + nxy * fi[2];
-    const double wi = wx * wy * wz;
-    for (int p = 0; p < MG_POINTS; p++) {
-        if (!A->coef[p] || A->coef[p][i] == 0) continue;
-        const double ai = wi * A->coef[p][i];
-        int64_t pj[3][2];
-        double wj[3][2];
-        int np[3];
-        MG_UNROLL
-        for (int d = 0; d < 3; d++)   /* a nonzero stays on the grid */
-            np[d] = mg_parents(coarsened[d], fi[d] + mg_dx(p, d), nc[d], pj[d], wj[d]);
-        MG_UNROLL
-        for (int z = 0; z < 2; z++) {
-            if (z >= np[2]) break;
-            MG_UNROLL
-            for (int y = 0; y < 2; y++) {
-                if (y >= np[1]) break;
-                MG_UNROLL
-                for (int x = 0; x < 2; x++) {
-                    if (x >= np[0]) break;
-                    const int q = mg_point((int)(pj[0][x] - ci[0]), (int)(pj[1][y] - ci[1]),
-                                           (int)(pj[2][z] - ci[2]));
-                    part[q] = mg_add_mul(part[q], ai * wj[0][x] * wj[1][y], wj[2][z]);
-                }
-            }
-        }
-    }
-}
-
-/* One coarse row of the Galerkin product, acc[q] = (R A P)(I, I + q): the
- * 27 children's terms added in slot order.  The device's row kernel runs
- * this very loop (the same bits); its child kernel for small grids sums
- * each child apart first (mg_setup_gpu.cu): the same within round-off. */
-static inline MG_HD void mg_galerkin_row(const mg_stencil *A, const int32_t nc[3],
-                                         const int coarsened[3], const int64_t ci[3],
-                                         double acc[MG_POINTS])
-{
-    for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
-    for (int k = 0; k < MG_POINTS; k++) mg_galerkin_child(A, nc, coarsened, ci, k, acc);
 }
 
 /* Start vector of the power iteration on D^-1 A, entry i in [-1, 1): a
@@ -664,15 +584,11 @@ adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned
                                  mg_stencil *S, int64_t *bad_diag, double *dval);
 /* adia__mg_coupling on the device (the same integers). */
 adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3]);
-/* C = R A P (device stencils): a thread per coarse row (mg_galerkin_row:
- * the host's bits), or on small grids a lane per child (within round-off). */
+/* C = R A P (device stencils): a thread per coarse point and stencil
+ * point q, adding the host's terms (mg_galerkin.c) that reach q in the
+ * host's order: its bits. */
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C);
-/* The same with the kernel named (tests): MG_GALERKIN_ROWS a thread a
- * row, MG_GALERKIN_CHILDREN a lane a child, MG_GALERKIN_AUTO by size. */
-enum { MG_GALERKIN_AUTO = 0, MG_GALERKIN_ROWS, MG_GALERKIN_CHILDREN };
-adia_status adia__mg_gpu_galerkin_kernel(const mg_stencil *A, const int32_t nc[3],
-                                         const int coarsened[3], int kernel, mg_stencil *C);
 /* S as DIA in vt: *ndiag ascending offsets (host, room for MG_POINTS), the
  * values (cudaMalloc'd, ndiag x rows: diagonal k of row i at k rows + i). */
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,

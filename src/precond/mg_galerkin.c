@@ -54,6 +54,89 @@ void adia__mg_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_
     c[0] = cx, c[1] = cy, c[2] = cz;
 }
 
+/* The parents of a fine point: n of them, at offsets dq from a coarse
+ * row's point, P's weights w (mg_parent's slots that are one). */
+typedef struct {
+    int n, dq[2];
+    double w[2];
+} rap_up;
+
+/* One direction of a coarse row's Galerkin terms: its children (slot k:
+ * fine point f[k], R's weight wr[k]; on[k] 0 where slot k is no child)
+ * and the parents of the point child k's stencil step dp reaches. */
+typedef struct {
+    int32_t f[3];
+    double wr[3];
+    int on[3];
+    rap_up up[3][3];   /* [k][dp + 1] */
+} rap_dir;
+
+static void rap_direction(int coarsened, int32_t ci, int32_t nf, int32_t nc, rap_dir *r)
+{
+    for (int k = 0; k < 3; k++) {
+        r->on[k] = mg_child(coarsened, ci, nf, 0, k, &r->f[k], &r->wr[k]);
+        for (int dp = -1; dp <= 1; dp++) {
+            int n = 0;
+            for (int e = 0; e < 2; e++) {   /* a fine point off the grid has a zero a_p */
+                int32_t c;
+                double w;
+                if (!mg_parent(coarsened, r->f[k] + dp, nc, 0, e, &c, &w)) continue;
+                r->up[k][dp + 1].dq[n] = c - ci;
+                r->up[k][dp + 1].w[n++] = w;
+            }
+            r->up[k][dp + 1].n = n;
+        }
+    }
+}
+
+/* One coarse row of the Galerkin product, acc[q] = (R A P)(I, I + q) for
+ * the 27 coarse points q around I (coarse coordinates ci).  Its terms,
+ * one per child (fine point 2 ci + dk), stencil point p (dp) and parent of
+ * the fine point reached, are added into acc[q] in the order of dk_z,
+ * dp_z, dk_y, dp_y, dk_x, dp_x (each -1, 0, 1): R's weights x, y, z times
+ * a_p, times P's weights x and y, then added by mg_add_mul times P's z.
+ * The device's kernel (mg_setup_gpu.cu) gathers each q's terms in this
+ * order with these operations: the same bits. */
+static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int co[3],
+                         const int64_t ci[3], double acc[MG_POINTS])
+{
+    rap_dir r[3];
+    for (int d = 0; d < 3; d++) rap_direction(co[d], (int32_t)ci[d], A->n[d], nc[d], &r[d]);
+    for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
+    const int64_t nx = A->n[0], nxy = nx * A->n[1];
+    for (int kz = 0; kz < 3; kz++) {
+        if (!r[2].on[kz]) continue;
+        for (int pz = 0; pz < 3; pz++) {
+            const int64_t iz = nxy * r[2].f[kz];
+            for (int ky = 0; ky < 3; ky++) {
+                if (!r[1].on[ky]) continue;
+                for (int py = 0; py < 3; py++) {
+                    const int64_t iy = iz + nx * r[1].f[ky];
+                    for (int kx = 0; kx < 3; kx++) {
+                        if (!r[0].on[kx]) continue;
+                        const int64_t i = iy + r[0].f[kx];
+                        const double wr = r[0].wr[kx] * r[1].wr[ky] * r[2].wr[kz];
+                        for (int px = 0; px < 3; px++) {
+                            const double *a = A->coef[px + 3 * py + 9 * pz];
+                            if (!a || a[i] == 0) continue;   /* a nonzero stays on the grid */
+                            const double ai = wr * a[i];
+                            const rap_up *ux = &r[0].up[kx][px], *uy = &r[1].up[ky][py],
+                                         *uz = &r[2].up[kz][pz];
+                            for (int z = 0; z < uz->n; z++)
+                                for (int y = 0; y < uy->n; y++)
+                                    for (int x = 0; x < ux->n; x++) {
+                                        const int q = mg_point(ux->dq[x], uy->dq[y], uz->dq[z]);
+                                        acc[q] = mg_add_mul(acc[q], ai * ux->w[x] * uy->w[y],
+                                                            uz->w[z]);
+                                    }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
 adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const int coarsened[3],
                               mg_stencil *C)
 {
@@ -70,7 +153,7 @@ adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const in
     for (int64_t I = 0; I < rows; I++) {
         const int64_t ci[3] = {I % nc[0], I / nc[0] % nc[1], I / ((int64_t)nc[0] * nc[1])};
         double acc[MG_POINTS];
-        mg_galerkin_row(A, nc, coarsened, ci, acc);
+        galerkin_row(A, nc, coarsened, ci, acc);
         for (int p = 0; p < MG_POINTS; p++) C->coef[p][I] = acc[p];
     }
     for (int p = 0; p < MG_POINTS; p++) {   /* drop the points that are zero everywhere */

@@ -17,17 +17,25 @@ struct pair_dims {
     int32_t fine[3], coarse[3];
     int coarsened[3];
     int32_t shift;   /* the slab's (mg_level.shift), z only */
+    /* prolongation's cells: coarse points cell_lo[d] .. + cells[d] - 1,
+       those whose fine points (g = f - shift: 2c, 2c + 1 or c) cover the
+       fine grid (c = -1 owns g = -1 where a slab's shift is 1) */
+    int32_t cell_lo[3], cells[3];
 };
 
 pair_dims dims_of(const mg_level *L, const mg_level *Lc)
 {
     pair_dims p;
+    p.shift = (int32_t)Lc->shift;
     for (int d = 0; d < 3; d++) {
         p.fine[d] = L->n[d];
         p.coarse[d] = Lc->n[d];
         p.coarsened[d] = Lc->coarsened[d];
+        const int32_t s = d == 2 ? p.shift : 0, g0 = -s, g1 = L->n[d] - 1 - s;
+        const auto owner = [&](int32_t g) { return p.coarsened[d] ? (g - (g & 1)) / 2 : g; };
+        p.cell_lo[d] = owner(g0);
+        p.cells[d] = owner(g1) - p.cell_lo[d] + 1;
     }
-    p.shift = (int32_t)Lc->shift;
     return p;
 }
 
@@ -82,33 +90,74 @@ __global__ void restrict_kernel(pair_dims p, double bs, const T *b, const T *t, 
     }
 }
 
+/* x += P xc, a thread per coarse cell c: the fine points (up to 2 x 2 x 2)
+ * whose lowest parent slot is c -- g = 2c, 2c + 1 along a coarsened
+ * direction, g = c along another (f = g + shift) -- from the cell's coarse
+ * values at c and c + 1, so that one division and eight loads serve eight
+ * fine points (a thread per fine point spent most of its time finding its
+ * coordinates: compute-bound at 3x its bytes, Nsight Compute, H200
+ * 2026-11-28).  Each fine point's sum is mg_parent's slots in the host's
+ * order (mg_cpu.c), a parent off the coarse grid adding +0. */
 template <typename T, typename Tc>
 __global__ void prolong_kernel(pair_dims p, const Tc *xc, T *x)
 {
-    const int64_t rows = (int64_t)p.fine[0] * p.fine[1] * p.fine[2];
+    const int64_t cells = (int64_t)p.cells[0] * p.cells[1] * p.cells[2];
+    const int64_t nx = p.fine[0], nxy = nx * p.fine[1];
     const int64_t cx = p.coarse[0], cxy = cx * p.coarse[1];
-    const uint32_t fnx = (uint32_t)p.fine[0], fny = (uint32_t)p.fine[1];
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < rows;
-         i += (int64_t)gridDim.x * blockDim.x) {
-        const int32_t fi[3] = {(int32_t)((uint32_t)i % fnx), (int32_t)((uint32_t)i / fnx % fny),
-                               (int32_t)((uint32_t)i / (fnx * fny))};
-        double sum = 0;
+    const uint32_t ncx = (uint32_t)p.cells[0], ncy = (uint32_t)p.cells[1];
+    int m[3], s[3] = {0, 0, p.shift};
+    MG_UNROLL
+    for (int d = 0; d < 3; d++) m[d] = p.coarsened[d] ? 2 : 1;   /* fine points a direction */
+    for (int64_t t = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; t < cells;
+         t += (int64_t)gridDim.x * blockDim.x) {
+        const int32_t c[3] = {p.cell_lo[0] + (int32_t)((uint32_t)t % ncx),
+                              p.cell_lo[1] + (int32_t)((uint32_t)t / ncx % ncy),
+                              p.cell_lo[2] + (int32_t)((uint32_t)t / (ncx * ncy))};
+        double v[2][2][2];   /* [z][y][x]: xc at c + (x, y, z), 0 off the coarse grid */
+        bool in[3][2];
         MG_UNROLL
-        for (int z = 0; z < 2; z++) {
-            int32_t cz, cy, c0;
-            double wz, wy, wx;
-            if (!mg_parent(p.coarsened[2], fi[2], p.coarse[2], p.shift, z, &cz, &wz)) continue;
+        for (int d = 0; d < 3; d++)
             MG_UNROLL
-            for (int y = 0; y < 2; y++) {
-                if (!mg_parent(p.coarsened[1], fi[1], p.coarse[1], 0, y, &cy, &wy)) continue;
+            for (int a = 0; a < 2; a++) in[d][a] = c[d] + a >= 0 && c[d] + a < p.coarse[d];
+        MG_UNROLL
+        for (int z = 0; z < 2; z++)
+            MG_UNROLL
+            for (int y = 0; y < 2; y++)
                 MG_UNROLL
-                for (int a = 0; a < 2; a++) {
-                    if (!mg_parent(p.coarsened[0], fi[0], p.coarse[0], 0, a, &c0, &wx)) continue;
-                    sum += wx * wy * wz * (double)xc[c0 + cx * cy + cxy * cz];
+                for (int a = 0; a < 2; a++)
+                    v[z][y][a] = in[2][z] && in[1][y] && in[0][a] && z < m[2] && y < m[1] && a < m[0]
+                                     ? (double)xc[c[0] + a + cx * (c[1] + y) + cxy * (c[2] + z)]
+                                     : 0.0;
+        MG_UNROLL
+        for (int ez = 0; ez < 2; ez++) {
+            const int32_t fz = (m[2] == 2 ? 2 * c[2] + ez : c[2]) + s[2];
+            if (ez >= m[2] || fz < 0 || fz >= p.fine[2]) continue;
+            MG_UNROLL
+            for (int ey = 0; ey < 2; ey++) {
+                const int32_t fy = m[1] == 2 ? 2 * c[1] + ey : c[1];
+                if (ey >= m[1] || fy < 0 || fy >= p.fine[1]) continue;
+                MG_UNROLL
+                for (int ex = 0; ex < 2; ex++) {
+                    const int32_t fx = m[0] == 2 ? 2 * c[0] + ex : c[0];
+                    if (ex >= m[0] || fx < 0 || fx >= p.fine[0]) continue;
+                    /* slots: an even (or not coarsened) point c alone, weight 1;
+                       an odd one c and c + 1, 1/2 each */
+                    double sum = 0;
+                    MG_UNROLL
+                    for (int z = 0; z <= ez; z++)
+                        MG_UNROLL
+                        for (int y = 0; y <= ey; y++)
+                            MG_UNROLL
+                            for (int a = 0; a <= ex; a++) {
+                                const double wx = ex ? 0.5 : 1.0, wy = ey ? 0.5 : 1.0,
+                                             wz = ez ? 0.5 : 1.0;
+                                sum += wx * wy * wz * v[z][y][a];
+                            }
+                    const int64_t i = fx + nx * fy + nxy * fz;
+                    x[i] = (T)((double)x[i] + sum);
                 }
             }
         }
-        x[i] = (T)((double)x[i] + sum);
     }
 }
 
@@ -148,8 +197,9 @@ adia_status restrict_t(const mg_level *L, const mg_level *Lc, double bs, const v
 template <typename T, typename Tc>
 adia_status prolong_t(const mg_level *L, const mg_level *Lc, void *x, cudaStream_t st)
 {
-    prolong_kernel<T, Tc><<<blocks_for(L->rows), THREADS, 0, st>>>(dims_of(L, Lc),
-                                                                   (const Tc *)Lc->x, (T *)x);
+    const pair_dims p = dims_of(L, Lc);
+    prolong_kernel<T, Tc><<<blocks_for((int64_t)p.cells[0] * p.cells[1] * p.cells[2]), THREADS,
+                            0, st>>>(p, (const Tc *)Lc->x, (T *)x);
     return adia_cuda_check(cudaGetLastError(), "mg prolongation kernel");
 }
 

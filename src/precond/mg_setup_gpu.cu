@@ -1,9 +1,9 @@
 /* mg_setup_gpu.cu -- the multigrid set-up's kernels on the device (issue
  * 30): the fine operator read in place from a GPU plan's diagonal storage
  * (checked against the grid by a reduction that finds the first bad row),
- * the Galerkin product by the host's row function (one thread per coarse
- * point), a stencil written as DIA, the power iteration's estimate with
- * deterministic sums, the smoother's scaling.  Each function's numerics are
+ * the Galerkin product by the host's function (a thread per coarse point
+ * and stencil point), a stencil written as DIA, the power iteration's
+ * estimate with deterministic sums, the smoother's scaling.  Each function's numerics are
  * its host twin's (mg_grid.c, mg_galerkin.c, mg_smooth.c); what crosses
  * to the host is a few words (a row, a mask, an estimate). */
 #include "mg.h"
@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -148,91 +149,113 @@ struct coarse_dims {
     int coarsened[3];
 };
 
-/* Threads of a Galerkin block: each keeps its row's 27 sums in shared
- * memory (27.6 kB a block).  In a local array (the row function indexes
- * it by a computed point) they took a 480-byte stack frame per thread,
- * about 1 MB an SM, past L1: every update went to L2. */
-constexpr int GALERKIN_THREADS = 128;
+/* A Galerkin block: 32 coarse rows, a warp per point q (27 warps). */
+constexpr int GALERKIN_ROWS = 32;
 
-/* C = R A P, a coarse row per thread (mg_galerkin_row); the points with a
- * nonzero anywhere into *mask. */
-__global__ void __launch_bounds__(GALERKIN_THREADS)
-galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
+/* Direction d of a term of the host's Galerkin product (mg_galerkin.c):
+ * child slot dk (fine point 2c + dk, 2c - 1 .. 2c + 1) and stencil step dp
+ * reach fine point 2c + o, o = dk + dp, whose parents are c + o/2 (o even,
+ * weight 1) or c + (o -+ 1)/2 (odd, 1/2 each): 1 where c + dq is one of
+ * them, P's weight in *w.  A direction not coarsened is the identity: its
+ * only child is dk = 0, its parent c + dp. */
+__device__ __forceinline__ bool reaches(int coarsened, int dq, int dk, int dp, double *w)
 {
-    __shared__ double sums[GALERKIN_THREADS * MG_POINTS];
-    __shared__ mg_stencil fine;   /* A where every thread reads it (a parameter
-                                     indexed by a point went to the stack) */
-    double *acc = sums + threadIdx.x * MG_POINTS;   /* stride 27: no bank conflicts */
-    if (threadIdx.x == 0) fine = A;
-    __syncthreads();
-    unsigned my_mask = 0;
-    const uint32_t nx = (uint32_t)cd.nc[0], ny = (uint32_t)cd.nc[1];
-    for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < C.rows;
-         I += (int64_t)gridDim.x * blockDim.x) {
-        const uint32_t u = (uint32_t)I;
-        const int64_t ci[3] = {u % nx, u / nx % ny, u / (nx * ny)};
-        mg_galerkin_row(&fine, cd.nc, cd.coarsened, ci, acc);
-        for (int q = 0; q < MG_POINTS; q++) {
-            C.coef[q][I] = acc[q];
-            if (acc[q] != 0) my_mask |= 1u << q;
-        }
-    }
-    my_mask = warp_or(my_mask);
-    if (threadIdx.x % 32 == 0 && my_mask) atomicOr(mask, my_mask);
+    const int o = dk + dp;
+    *w = coarsened && o % 2 ? 0.5 : 1.0;
+    if (!coarsened) return dk == 0 && dp == dq;
+    return o % 2 == 0 ? o / 2 == dq : (o - 1) / 2 == dq || (o + 1) / 2 == dq;
 }
 
-/* Coarse grids of at most this many rows take the Galerkin product a warp
- * per row, a lane per child (galerkin_child_kernel): a thread per row
- * walking all 27 children alone is a chain of 0.4-0.5 ms on every grid of
- * 1000 rows or fewer (0.09-0.12 ms a lane a child), and 32,768 rows took
- * 0.51 ms a lane a child against 0.59 a thread a row, where 64,000 took
- * 0.79 against 0.68 and 512,000 1.77 against 1.29 (H100, 2026-11-28). */
-constexpr int64_t GALERKIN_CHILD_ROWS = 32768;
-constexpr int CHILD_ROWS = 4;   /* coarse rows a block of the child kernel, a warp each */
-
-/* C = R A P, lane k of a warp child k of one coarse row (mg_galerkin_child
- * into shared memory), then lane q the sum of the 27 parts at point q in
- * child order (the row function's terms, grouped by child: the same within
- * round-off); a block's four rows go out through shared memory, four
- * consecutive values a point (one sector a store). */
-__global__ void __launch_bounds__(32 * CHILD_ROWS)
-galerkin_child_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
+/* (R A P)(I, I + Q), the directions coarsened CO (a bit each): the host's
+ * terms that reach Q (mg_galerkin.c: dk_z, dp_z, dk_y, dp_y, dk_x, dp_x
+ * in order, each the child's weight times a_p times the parents' weights,
+ * added by mg_add_mul), so the host's bits.  With Q and CO constants the
+ * loops unroll to the terms that reach Q, leaving the grid's edges and the
+ * points present to check at run time: a load and an add each. */
+template <int CO, int Q>
+__device__ __forceinline__ double galerkin_point(const mg_stencil &A, const int32_t nc[3],
+                                                 const int64_t ci[3])
 {
-    __shared__ double part[CHILD_ROWS][MG_POINTS][MG_POINTS];   /* [row][child][point] */
-    __shared__ double out[MG_POINTS][CHILD_ROWS];
-    __shared__ mg_stencil fine;
-    if (threadIdx.x == 0) fine = A;
-    __syncthreads();
-    const int w = (int)threadIdx.x / 32, lane = (int)threadIdx.x % 32;
-    const uint32_t nx = (uint32_t)cd.nc[0], ny = (uint32_t)cd.nc[1];
-    unsigned my_mask = 0;
-    const int64_t groups = (C.rows + CHILD_ROWS - 1) / CHILD_ROWS;
-    for (int64_t g = blockIdx.x; g < groups; g += gridDim.x) {   /* uniform in the block */
-        const int64_t I0 = g * CHILD_ROWS, I = I0 + w;
-        const bool mine = I < C.rows && lane < MG_POINTS;
-        if (mine) {
-            double *p = part[w][lane];
-            for (int q = 0; q < MG_POINTS; q++) p[q] = 0;
-            const uint32_t u = (uint32_t)I;
-            const int64_t ci[3] = {u % nx, u / nx % ny, u / (nx * ny)};
-            mg_galerkin_child(&fine, cd.nc, cd.coarsened, ci, lane, p);
+    const int co[3] = {CO & 1, CO >> 1 & 1, CO >> 2 & 1};
+    const int dq[3] = {Q % 3 - 1, Q / 3 % 3 - 1, Q / 9 - 1};
+#pragma unroll
+    for (int d = 0; d < 3; d++)   /* the Dirichlet boundary's zero past the edge */
+        if (ci[d] + dq[d] < 0 || ci[d] + dq[d] >= nc[d]) return 0;
+    const int64_t nx = A.n[0], nxy = nx * A.n[1];
+    double acc = 0;
+#pragma unroll
+    for (int kz = -1; kz <= 1; kz++) {
+        const int64_t fz = co[2] ? 2 * ci[2] + kz : ci[2];
+        if (!(co[2] || kz == 0) || fz < 0 || fz >= A.n[2]) continue;
+#pragma unroll
+        for (int pz = -1; pz <= 1; pz++) {
+            double wz;
+            if (!reaches(co[2], dq[2], kz, pz, &wz)) continue;
+#pragma unroll
+            for (int ky = -1; ky <= 1; ky++) {
+                const int64_t fy = co[1] ? 2 * ci[1] + ky : ci[1];
+                if (!(co[1] || ky == 0) || fy < 0 || fy >= A.n[1]) continue;
+#pragma unroll
+                for (int py = -1; py <= 1; py++) {
+                    double wy;
+                    if (!reaches(co[1], dq[1], ky, py, &wy)) continue;
+#pragma unroll
+                    for (int kx = -1; kx <= 1; kx++) {
+                        const int64_t fx = co[0] ? 2 * ci[0] + kx : ci[0];
+                        if (!(co[0] || kx == 0) || fx < 0 || fx >= A.n[0]) continue;
+                        const double wi = (kx ? 0.5 : 1.0) * (ky ? 0.5 : 1.0) * (kz ? 0.5 : 1.0);
+#pragma unroll
+                        for (int px = -1; px <= 1; px++) {
+                            double wx;
+                            const double *a = A.coef[mg_point(px, py, pz)];
+                            if (!reaches(co[0], dq[0], kx, px, &wx) || !a) continue;
+                            /* a zero adds +-0 to acc, which the host skips */
+                            const double ai = wi * a[fx + nx * fy + nxy * fz];
+                            acc = mg_add_mul(acc, ai * wx * wy, wz);
+                        }
+                    }
+                }
+            }
         }
-        __syncwarp();
-        if (mine) {
-            double sum = 0;
-            for (int k = 0; k < MG_POINTS; k++) sum += part[w][k][lane];
-            out[lane][w] = sum;
-            if (sum != 0) my_mask |= 1u << lane;
-        }
-        __syncthreads();
-        for (int t = (int)threadIdx.x; t < MG_POINTS * CHILD_ROWS; t += blockDim.x) {
-            const int q = t / CHILD_ROWS, r = t % CHILD_ROWS;
-            if (I0 + r < C.rows) C.coef[q][I0 + r] = out[q][r];
-        }
-        __syncthreads();
     }
-    my_mask = warp_or(my_mask);
-    if (lane == 0 && my_mask) atomicOr(mask, my_mask);
+    return acc;
+}
+
+template <int CO, int... Q>
+__device__ __forceinline__ double galerkin_switch(const mg_stencil &A, const int32_t nc[3],
+                                                  const int64_t ci[3], int q,
+                                                  std::integer_sequence<int, Q...>)
+{
+    double v = 0;
+    ((q == Q ? (void)(v = galerkin_point<CO, Q>(A, nc, ci)) : (void)0), ...);
+    return v;
+}
+
+/* C = R A P: thread (x, y) of a block point q = y of coarse row 32 b + x
+ * (a warp's rows share q: no divergence; its stores coalesce); the points
+ * with a nonzero anywhere into *mask. */
+template <int CO>
+__global__ void __launch_bounds__(GALERKIN_ROWS *MG_POINTS)
+galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
+{
+    const int q = (int)threadIdx.y;
+    const int64_t I = blockIdx.x * (int64_t)GALERKIN_ROWS + threadIdx.x;
+    double v = 0;
+    if (I < C.rows) {
+        const uint32_t u = (uint32_t)I, nx = (uint32_t)cd.nc[0], ny = (uint32_t)cd.nc[1];
+        const int64_t ci[3] = {u % nx, u / nx % ny, u / (nx * ny)};
+        v = galerkin_switch<CO>(A, cd.nc, ci, q, std::make_integer_sequence<int, MG_POINTS>());
+        C.coef[q][I] = v;
+    }
+    if (__ballot_sync(~0u, v != 0) && threadIdx.x == 0) atomicOr(mask, 1u << q);
+}
+
+template <int... CO>
+void galerkin_launch(int co, unsigned grid, const mg_stencil &A, const coarse_dims &cd,
+                     const mg_stencil &C, unsigned *mask, std::integer_sequence<int, CO...>)
+{
+    const dim3 block(GALERKIN_ROWS, MG_POINTS);
+    ((co == CO ? (void)galerkin_kernel<CO><<<grid, block>>>(A, cd, C, mask) : (void)0), ...);
 }
 
 /* The couplings (mg_row_coupling) summed as integers: a warp's sums by
@@ -668,28 +691,20 @@ adia_status adia__mg_gpu_coupling_rows(const mg_stencil *S, int64_t r0, int64_t 
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C)
 {
-    return adia__mg_gpu_galerkin_kernel(A, nc, coarsened, MG_GALERKIN_AUTO, C);
-}
-
-adia_status adia__mg_gpu_galerkin_kernel(const mg_stencil *A, const int32_t nc[3],
-                                         const int coarsened[3], int kernel, mg_stencil *C)
-{
     ADIA_TRY(stencil_alloc(C, nc, ~0u >> (32 - MG_POINTS)));
     scratch sc;
     adia_status s = sc.init();
     coarse_dims cd;
-    for (int d = 0; d < 3; d++) cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
+    int co = 0;
+    for (int d = 0; d < 3; d++) {
+        cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
+        co |= (coarsened[d] != 0) << d;
+    }
     unsigned mask = 0;
     if (s == ADIA_OK) {
-        const bool small = kernel == MG_GALERKIN_AUTO ? C->rows <= GALERKIN_CHILD_ROWS
-                                                      : kernel == MG_GALERKIN_CHILDREN;
-        const int64_t per = small ? CHILD_ROWS : GALERKIN_THREADS,
-                      nb = (C->rows + per - 1) / per;
-        const unsigned grid = (unsigned)(nb < 65535 ? (nb > 0 ? nb : 1) : 65535);
-        if (small)
-            galerkin_child_kernel<<<grid, 32 * CHILD_ROWS>>>(*A, cd, *C, (unsigned *)(sc.w + 2));
-        else
-            galerkin_kernel<<<grid, GALERKIN_THREADS>>>(*A, cd, *C, (unsigned *)(sc.w + 2));
+        const int64_t nb = (C->rows + GALERKIN_ROWS - 1) / GALERKIN_ROWS;   /* rows < 2^31 */
+        galerkin_launch(co, (unsigned)(nb > 0 ? nb : 1), *A, cd, *C, (unsigned *)(sc.w + 2),
+                        std::make_integer_sequence<int, 8>());
         s = launched("mg set-up: the Galerkin product");
     }
     if (s == ADIA_OK)

@@ -52,13 +52,6 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
     return no_device();
 }
 
-adia_status adia__mg_gpu_galerkin_kernel(const mg_stencil *A, const int32_t nc[3],
-                                         const int coarsened[3], int kernel, mg_stencil *C)
-{
-    (void)A, (void)nc, (void)coarsened, (void)kernel, (void)C;
-    return no_device();
-}
-
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
                                 int *ndiag, void **values)
 {
