@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include <algorithm>
-#include <utility>
 #include <vector>
 
 namespace {
@@ -149,113 +148,131 @@ struct coarse_dims {
     int coarsened[3];
 };
 
-/* A Galerkin block: 32 coarse rows, a warp per point q (27 warps). */
-constexpr int GALERKIN_ROWS = 32;
+/* A Galerkin block: 32 coarse rows, a warp per point q, 9 of the 27. */
+constexpr int GALERKIN_ROWS = 32, GALERKIN_POINTS = 9, GALERKIN_BLOCKS = 1024;
 
-/* Direction d of a term of the host's Galerkin product (mg_galerkin.c):
- * child slot dk (fine point 2c + dk, 2c - 1 .. 2c + 1) and stencil step dp
- * reach fine point 2c + o, o = dk + dp, whose parents are c + o/2 (o even,
- * weight 1) or c + (o -+ 1)/2 (odd, 1/2 each): 1 where c + dq is one of
- * them, P's weight in *w.  A direction not coarsened is the identity: its
- * only child is dk = 0, its parent c + dp. */
-__device__ __forceinline__ bool reaches(int coarsened, int dq, int dk, int dp, double *w)
+/* The Galerkin product's terms (mg_galerkin.c) on one pair of levels:
+ * those that reach coarse point q, term[start[q] .. start[q + 1]), in the
+ * host's order; a term packed in 16 bits: its child slot (dk + 1 in x, y,
+ * z: 2 bits each), A's point p (5), R's weight 2^-e (e: 2), P's weight a
+ * half in x, y, z (1 each).  At most 13^3 terms (7 + 3 + 3 a direction). */
+constexpr int RAP_TERMS = 2200;
+struct rap_terms {
+    uint16_t start[MG_POINTS + 1];
+    uint16_t term[RAP_TERMS];
+};
+
+/* Direction d of a term: child slot dk (fine point 2c + dk) and stencil
+ * step dp reach fine point 2c + o, o = dk + dp, whose parents are c + o/2
+ * (o even, weight 1) or c + (o -+ 1)/2 (odd, 1/2 each): 1 where c + dq is
+ * one of them, P's weight a half in *half.  A direction not coarsened is
+ * the identity: its only child is dk = 0, its parent c + dp. */
+bool reaches(int coarsened, int dq, int dk, int dp, int *half)
 {
     const int o = dk + dp;
-    *w = coarsened && o % 2 ? 0.5 : 1.0;
+    *half = coarsened && o % 2 != 0;
     if (!coarsened) return dk == 0 && dp == dq;
     return o % 2 == 0 ? o / 2 == dq : (o - 1) / 2 == dq || (o + 1) / 2 == dq;
 }
 
-/* (R A P)(I, I + Q), the directions coarsened CO (a bit each): the host's
- * terms that reach Q (mg_galerkin.c: dk_z, dp_z, dk_y, dp_y, dk_x, dp_x
- * in order, each the child's weight times a_p times the parents' weights,
- * added by mg_add_mul), so the host's bits.  With Q and CO constants the
- * loops unroll to the terms that reach Q, leaving the grid's edges and the
- * points present to check at run time: a load and an add each. */
-template <int CO, int Q>
-__device__ __forceinline__ double galerkin_point(const mg_stencil &A, const int32_t nc[3],
-                                                 const int64_t ci[3])
+/* The terms of A (its points present) on the directions coarsened, by
+ * the host's loops (dk_z, dp_z, dk_y, dp_y, dk_x, dp_x) for each q. */
+void rap_table(const mg_stencil *A, const int co[3], rap_terms *t)
 {
-    const int co[3] = {CO & 1, CO >> 1 & 1, CO >> 2 & 1};
-    const int dq[3] = {Q % 3 - 1, Q / 3 % 3 - 1, Q / 9 - 1};
-#pragma unroll
-    for (int d = 0; d < 3; d++)   /* the Dirichlet boundary's zero past the edge */
-        if (ci[d] + dq[d] < 0 || ci[d] + dq[d] >= nc[d]) return 0;
-    const int64_t nx = A.n[0], nxy = nx * A.n[1];
-    double acc = 0;
-#pragma unroll
-    for (int kz = -1; kz <= 1; kz++) {
-        const int64_t fz = co[2] ? 2 * ci[2] + kz : ci[2];
-        if (!(co[2] || kz == 0) || fz < 0 || fz >= A.n[2]) continue;
-#pragma unroll
-        for (int pz = -1; pz <= 1; pz++) {
-            double wz;
-            if (!reaches(co[2], dq[2], kz, pz, &wz)) continue;
-#pragma unroll
-            for (int ky = -1; ky <= 1; ky++) {
-                const int64_t fy = co[1] ? 2 * ci[1] + ky : ci[1];
-                if (!(co[1] || ky == 0) || fy < 0 || fy >= A.n[1]) continue;
-#pragma unroll
-                for (int py = -1; py <= 1; py++) {
-                    double wy;
-                    if (!reaches(co[1], dq[1], ky, py, &wy)) continue;
-#pragma unroll
-                    for (int kx = -1; kx <= 1; kx++) {
-                        const int64_t fx = co[0] ? 2 * ci[0] + kx : ci[0];
-                        if (!(co[0] || kx == 0) || fx < 0 || fx >= A.n[0]) continue;
-                        const double wi = (kx ? 0.5 : 1.0) * (ky ? 0.5 : 1.0) * (kz ? 0.5 : 1.0);
-#pragma unroll
-                        for (int px = -1; px <= 1; px++) {
-                            double wx;
-                            const double *a = A.coef[mg_point(px, py, pz)];
-                            if (!reaches(co[0], dq[0], kx, px, &wx) || !a) continue;
-                            /* a zero adds +-0 to acc, which the host skips */
-                            const double ai = wi * a[fx + nx * fy + nxy * fz];
-                            acc = mg_add_mul(acc, ai * wx * wy, wz);
-                        }
+    int n = 0;
+    for (int q = 0; q < MG_POINTS; q++) {
+        t->start[q] = (uint16_t)n;
+        const int dq[3] = {mg_dx(q, 0), mg_dx(q, 1), mg_dx(q, 2)};
+        int hx, hy, hz;
+        for (int kz = -1; kz <= 1; kz++)
+            for (int pz = -1; pz <= 1; pz++) {
+                if (!reaches(co[2], dq[2], kz, pz, &hz)) continue;
+                for (int ky = -1; ky <= 1; ky++)
+                    for (int py = -1; py <= 1; py++) {
+                        if (!reaches(co[1], dq[1], ky, py, &hy)) continue;
+                        for (int kx = -1; kx <= 1; kx++)
+                            for (int px = -1; px <= 1; px++) {
+                                const int p = mg_point(px, py, pz);
+                                if (!reaches(co[0], dq[0], kx, px, &hx) || !A->coef[p]) continue;
+                                const int e = (kx != 0) + (ky != 0) + (kz != 0);
+                                t->term[n++] = (uint16_t)((kx + 1) | (ky + 1) << 2 | (kz + 1) << 4 |
+                                                          p << 6 | e << 11 | hx << 13 | hy << 14 |
+                                                          hz << 15);
+                            }
                     }
-                }
             }
+    }
+    t->start[MG_POINTS] = (uint16_t)n;
+}
+
+/* C = R A P: thread (x, y) of block (b, z) point q = 9 z + y of coarse
+ * rows 32 b + x, 32 (b + gridDim.x) + x, ... (a warp's rows share q and
+ * its terms: no divergence, the term list read alike by all its lanes, the
+ * stores coalesced); the points with a nonzero anywhere into *mask.  Each
+ * (row, q) is the host's sum: its terms in its order with its operations
+ * (mg_add_mul), a child off the grid adding +0 where the host has no term
+ * (the same bits: acc is never -0) from a load that cannot fault, so that
+ * no branch separates a term's loads from the next's.  A thread per (row,
+ * q) with the terms unrolled at compile time ran 5-10x slower: a kernel
+ * of 2197 unrolled terms waits on instruction fetch (Nsight Compute, H200
+ * 2026-11-28: 51 us for 27 rows). */
+__global__ void __launch_bounds__(GALERKIN_ROWS *GALERKIN_POINTS)
+galerkin_kernel(mg_stencil A, coarse_dims cd, const rap_terms *terms, mg_stencil C,
+                unsigned *mask)
+{
+    __shared__ rap_terms t;
+    __shared__ const double *coef[MG_POINTS];   /* absent: the diagonal's, never read */
+    __shared__ int32_t off[MG_POINTS];          /* child slot k's row from the middle one's */
+    const int tid = (int)(threadIdx.y * GALERKIN_ROWS + threadIdx.x);
+    const int32_t nx = A.n[0], nxy = nx * A.n[1];   /* a level's rows < 2^31 */
+    for (int e = tid; e < (int)(sizeof t / 4); e += GALERKIN_ROWS * GALERKIN_POINTS)
+        ((uint32_t *)&t)[e] = ((const uint32_t *)terms)[e];
+    if (tid < MG_POINTS) {
+        coef[tid] = A.coef[tid] ? A.coef[tid] : A.coef[mg_point(0, 0, 0)];
+        off[tid] = mg_dx(tid, 0) + nx * mg_dx(tid, 1) + nxy * mg_dx(tid, 2);
+    }
+    __syncthreads();
+    const int q = (int)(blockIdx.y * GALERKIN_POINTS + threadIdx.y);
+    const int dq[3] = {mg_dx(q, 0), mg_dx(q, 1), mg_dx(q, 2)};
+    const int e0 = t.start[q], e1 = t.start[q + 1];
+    const uint32_t cnx = (uint32_t)cd.nc[0], cny = (uint32_t)cd.nc[1];
+    unsigned any = 0;
+    for (int64_t I0 = blockIdx.x * (int64_t)GALERKIN_ROWS; I0 < C.rows;
+         I0 += (int64_t)gridDim.x * GALERKIN_ROWS) {
+        const int64_t I = I0 + threadIdx.x;
+        if (I >= C.rows) break;
+        const uint32_t u = (uint32_t)I;
+        const int32_t ci[3] = {(int32_t)(u % cnx), (int32_t)(u / cnx % cny),
+                               (int32_t)(u / (cnx * cny))};
+        unsigned in[3];   /* bit dk + 1: child slot dk on the fine grid */
+        int32_t f0[3];
+        bool on = true;   /* I + q on the coarse grid (else the boundary's zero) */
+        for (int d = 0; d < 3; d++) {
+            on = on && ci[d] + dq[d] >= 0 && ci[d] + dq[d] < cd.nc[d];
+            f0[d] = cd.coarsened[d] ? 2 * ci[d] : ci[d];
+            in[d] = 0;
+            for (int k = -1; k <= 1; k++)
+                in[d] |= (unsigned)((cd.coarsened[d] || k == 0) && f0[d] + k >= 0 &&
+                                    f0[d] + k < A.n[d])
+                         << (k + 1);
         }
+        const int32_t base = f0[0] + nx * f0[1] + nxy * f0[2];
+        double acc = 0;
+#pragma unroll 4
+        for (int e = on ? e0 : e1; e < e1; e++) {
+            const unsigned w = t.term[e];
+            const unsigned kx = w & 3, ky = w >> 2 & 3, kz = w >> 4 & 3, ei = w >> 11 & 3;
+            const bool child = (in[0] >> kx & in[1] >> ky & in[2] >> kz & 1) != 0;
+            const double v = coef[w >> 6 & 31][child ? base + off[kx + 3 * ky + 9 * kz] : 0];
+            const double wi = ei == 0 ? 1.0 : ei == 1 ? 0.5 : ei == 2 ? 0.25 : 0.125;
+            const double ai = wi * (child ? v : 0.0);
+            acc = mg_add_mul(acc, ai * (w >> 13 & 1 ? 0.5 : 1.0) * (w >> 14 & 1 ? 0.5 : 1.0),
+                             w >> 15 ? 0.5 : 1.0);
+        }
+        C.coef[q][I] = acc;
+        any |= acc != 0;
     }
-    return acc;
-}
-
-template <int CO, int... Q>
-__device__ __forceinline__ double galerkin_switch(const mg_stencil &A, const int32_t nc[3],
-                                                  const int64_t ci[3], int q,
-                                                  std::integer_sequence<int, Q...>)
-{
-    double v = 0;
-    ((q == Q ? (void)(v = galerkin_point<CO, Q>(A, nc, ci)) : (void)0), ...);
-    return v;
-}
-
-/* C = R A P: thread (x, y) of a block point q = y of coarse row 32 b + x
- * (a warp's rows share q: no divergence; its stores coalesce); the points
- * with a nonzero anywhere into *mask. */
-template <int CO>
-__global__ void __launch_bounds__(GALERKIN_ROWS *MG_POINTS)
-galerkin_kernel(mg_stencil A, coarse_dims cd, mg_stencil C, unsigned *mask)
-{
-    const int q = (int)threadIdx.y;
-    const int64_t I = blockIdx.x * (int64_t)GALERKIN_ROWS + threadIdx.x;
-    double v = 0;
-    if (I < C.rows) {
-        const uint32_t u = (uint32_t)I, nx = (uint32_t)cd.nc[0], ny = (uint32_t)cd.nc[1];
-        const int64_t ci[3] = {u % nx, u / nx % ny, u / (nx * ny)};
-        v = galerkin_switch<CO>(A, cd.nc, ci, q, std::make_integer_sequence<int, MG_POINTS>());
-        C.coef[q][I] = v;
-    }
-    if (__ballot_sync(~0u, v != 0) && threadIdx.x == 0) atomicOr(mask, 1u << q);
-}
-
-template <int... CO>
-void galerkin_launch(int co, unsigned grid, const mg_stencil &A, const coarse_dims &cd,
-                     const mg_stencil &C, unsigned *mask, std::integer_sequence<int, CO...>)
-{
-    const dim3 block(GALERKIN_ROWS, MG_POINTS);
-    ((co == CO ? (void)galerkin_kernel<CO><<<grid, block>>>(A, cd, C, mask) : (void)0), ...);
+    if (__any_sync(~0u, any) && threadIdx.x == 0) atomicOr(mask, 1u << q);
 }
 
 /* The couplings (mg_row_coupling) summed as integers: a warp's sums by
@@ -476,13 +493,17 @@ adia_status alloc_doubles(int64_t n, double **out, const char *what)
 
 /* Scratch words on the device: three 64-bit results and a mask. */
 struct scratch {
-    unsigned long long *w = nullptr;   /* [0] bad row, [1] bad diagonal, [2] mask */
+    unsigned long long *w = nullptr;   /* [0] bad row, [1] bad diagonal, [2] mask, then
+                                          what init's caller adds (one upload) */
     ~scratch() { cudaFree(w); }
-    adia_status init()
+    adia_status init(const void *more = nullptr, size_t bytes = 0)
     {
-        ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&w, 3 * sizeof *w), "mg set-up scratch"));
-        const unsigned long long h[3] = {~0ull, ~0ull, 0};
-        return adia_cuda_check(cudaMemcpy(w, h, sizeof h, cudaMemcpyHostToDevice),
+        const size_t words = 3 + (bytes + 7) / 8;
+        std::vector<unsigned long long> h(words, 0);
+        h[0] = h[1] = ~0ull;
+        if (bytes) memcpy(h.data() + 3, more, bytes);
+        ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&w, words * sizeof *w), "mg set-up scratch"));
+        return adia_cuda_check(cudaMemcpy(w, h.data(), words * sizeof *w, cudaMemcpyHostToDevice),
                                "mg set-up scratch");
     }
 };
@@ -692,19 +713,20 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C)
 {
     ADIA_TRY(stencil_alloc(C, nc, ~0u >> (32 - MG_POINTS)));
-    scratch sc;
-    adia_status s = sc.init();
     coarse_dims cd;
-    int co = 0;
-    for (int d = 0; d < 3; d++) {
-        cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
-        co |= (coarsened[d] != 0) << d;
-    }
+    for (int d = 0; d < 3; d++) cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
+    rap_terms t;
+    rap_table(A, coarsened, &t);
+    scratch sc;   /* its words, then the terms */
+    adia_status s = sc.init(&t, sizeof t);
     unsigned mask = 0;
     if (s == ADIA_OK) {
-        const int64_t nb = (C->rows + GALERKIN_ROWS - 1) / GALERKIN_ROWS;   /* rows < 2^31 */
-        galerkin_launch(co, (unsigned)(nb > 0 ? nb : 1), *A, cd, *C, (unsigned *)(sc.w + 2),
-                        std::make_integer_sequence<int, 8>());
+        const int64_t nb = (C->rows + GALERKIN_ROWS - 1) / GALERKIN_ROWS;
+        const dim3 grid((unsigned)std::min<int64_t>(std::max<int64_t>(nb, 1), GALERKIN_BLOCKS),
+                        MG_POINTS / GALERKIN_POINTS),
+            block(GALERKIN_ROWS, GALERKIN_POINTS);
+        galerkin_kernel<<<grid, block>>>(*A, cd, (const rap_terms *)(sc.w + 3), *C,
+                                         (unsigned *)(sc.w + 2));
         s = launched("mg set-up: the Galerkin product");
     }
     if (s == ADIA_OK)
