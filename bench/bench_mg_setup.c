@@ -61,7 +61,11 @@ static adia_plan *device_plan(const char *spec, adia_value_type vt)
 {
     int64_t n, off[ADIA_STENCIL_MAX_DIAGONALS];
     int nd;
-    if (adia_stencil_diagonals(spec, &n, &nd, off) != ADIA_OK) return NULL;
+    if (adia_stencil_diagonals(spec, &n, &nd, off) != ADIA_OK) {   /* e.g. jump3d: not filled on
+                                                                     the device */
+        fprintf(stderr, "bench_mg_setup: %s: %s\n", spec, adia_last_error());
+        return NULL;
+    }
     void *values = NULL;
     const size_t vs = vt == ADIA_FLOAT ? 4 : 8;
     if (cudaMalloc(&values, (size_t)n * nd * vs) != cudaSuccess) return NULL;
