@@ -93,10 +93,10 @@ static void rap_direction(int coarsened, int32_t ci, int32_t nf, int32_t nc, rap
  * the 27 coarse points q around I (coarse coordinates ci).  Its terms,
  * one per child (fine point 2 ci + dk), stencil point p (dp) and parent of
  * the fine point reached, are added into acc[q] in the order of dk_z,
- * dp_z, dk_y, dp_y, dk_x, dp_x (each -1, 0, 1): R's weights x, y, z times
- * a_p, times P's weights x and y, then added by mg_add_mul times P's z.
- * The device's kernel (mg_setup_gpu.cu) gathers each q's terms in this
- * order with these operations: the same bits. */
+ * dp_z, dk_y, dp_y, dk_x, dp_x (each -1, 0, 1), each a_p times its weight
+ * (R's times P's: a power of 2) by mg_add_mul.  The device's kernel
+ * (mg_setup_gpu.cu) gathers each q's terms in this order with these
+ * operations: the same bits. */
 static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int co[3],
                          const int64_t ci[3], double acc[MG_POINTS])
 {
@@ -119,15 +119,14 @@ static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int co[
                         for (int px = 0; px < 3; px++) {
                             const double *a = A->coef[px + 3 * py + 9 * pz];
                             if (!a || a[i] == 0) continue;   /* a nonzero stays on the grid */
-                            const double ai = wr * a[i];
                             const rap_up *ux = &r[0].up[kx][px], *uy = &r[1].up[ky][py],
                                          *uz = &r[2].up[kz][pz];
                             for (int z = 0; z < uz->n; z++)
                                 for (int y = 0; y < uy->n; y++)
                                     for (int x = 0; x < ux->n; x++) {
                                         const int q = mg_point(ux->dq[x], uy->dq[y], uz->dq[z]);
-                                        acc[q] = mg_add_mul(acc[q], ai * ux->w[x] * uy->w[y],
-                                                            uz->w[z]);
+                                        const double w = wr * ux->w[x] * uy->w[y] * uz->w[z];
+                                        acc[q] = mg_add_mul(acc[q], a[i], w);
                                     }
                         }
                     }

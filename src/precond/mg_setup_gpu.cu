@@ -153,9 +153,9 @@ constexpr int GALERKIN_ROWS = 32, GALERKIN_POINTS = 9, GALERKIN_BLOCKS = 1024;
 
 /* The Galerkin product's terms (mg_galerkin.c) on one pair of levels:
  * those that reach coarse point q, term[start[q] .. start[q + 1]), in the
- * host's order; a term packed in 16 bits: its child slot (dk + 1 in x, y,
- * z: 2 bits each), A's point p (5), R's weight 2^-e (e: 2), P's weight a
- * half in x, y, z (1 each).  At most 13^3 terms (7 + 3 + 3 a direction). */
+ * host's order; a term packed in 14 bits: its child slot (dk + 1 in x, y,
+ * z: 2 bits each), A's point p (5), its weight 2^-m (m: 3; R's and P's
+ * halves).  At most 13^3 terms (7 + 3 + 3 pairs (dk, dp) a direction). */
 constexpr int RAP_TERMS = 2200;
 struct rap_terms {
     uint16_t start[MG_POINTS + 1];
@@ -165,12 +165,12 @@ struct rap_terms {
 /* Direction d of a term: child slot dk (fine point 2c + dk) and stencil
  * step dp reach fine point 2c + o, o = dk + dp, whose parents are c + o/2
  * (o even, weight 1) or c + (o -+ 1)/2 (odd, 1/2 each): 1 where c + dq is
- * one of them, P's weight a half in *half.  A direction not coarsened is
- * the identity: its only child is dk = 0, its parent c + dp. */
-bool reaches(int coarsened, int dq, int dk, int dp, int *half)
+ * one of them, the halvings of R's and P's weights in *m.  A direction not
+ * coarsened is the identity: its only child is dk = 0, its parent c + dp. */
+bool reaches(int coarsened, int dq, int dk, int dp, int *m)
 {
     const int o = dk + dp;
-    *half = coarsened && o % 2 != 0;
+    *m = coarsened ? (dk != 0) + (o % 2 != 0) : 0;
     if (!coarsened) return dk == 0 && dp == dq;
     return o % 2 == 0 ? o / 2 == dq : (o - 1) / 2 == dq || (o + 1) / 2 == dq;
 }
@@ -183,21 +183,19 @@ void rap_table(const mg_stencil *A, const int co[3], rap_terms *t)
     for (int q = 0; q < MG_POINTS; q++) {
         t->start[q] = (uint16_t)n;
         const int dq[3] = {mg_dx(q, 0), mg_dx(q, 1), mg_dx(q, 2)};
-        int hx, hy, hz;
+        int mx, my, mz;
         for (int kz = -1; kz <= 1; kz++)
             for (int pz = -1; pz <= 1; pz++) {
-                if (!reaches(co[2], dq[2], kz, pz, &hz)) continue;
+                if (!reaches(co[2], dq[2], kz, pz, &mz)) continue;
                 for (int ky = -1; ky <= 1; ky++)
                     for (int py = -1; py <= 1; py++) {
-                        if (!reaches(co[1], dq[1], ky, py, &hy)) continue;
+                        if (!reaches(co[1], dq[1], ky, py, &my)) continue;
                         for (int kx = -1; kx <= 1; kx++)
                             for (int px = -1; px <= 1; px++) {
                                 const int p = mg_point(px, py, pz);
-                                if (!reaches(co[0], dq[0], kx, px, &hx) || !A->coef[p]) continue;
-                                const int e = (kx != 0) + (ky != 0) + (kz != 0);
+                                if (!reaches(co[0], dq[0], kx, px, &mx) || !A->coef[p]) continue;
                                 t->term[n++] = (uint16_t)((kx + 1) | (ky + 1) << 2 | (kz + 1) << 4 |
-                                                          p << 6 | e << 11 | hx << 13 | hy << 14 |
-                                                          hz << 15);
+                                                          p << 6 | (mx + my + mz) << 11);
                             }
                     }
             }
@@ -205,31 +203,50 @@ void rap_table(const mg_stencil *A, const int co[3], rap_terms *t)
     t->start[MG_POINTS] = (uint16_t)n;
 }
 
+/* 2^-m, m < 8: the term's weight, exact. */
+__device__ __forceinline__ double weight_of(unsigned m)
+{
+    return __longlong_as_double((long long)(1023 - m) << 52);
+}
+
 /* C = R A P: thread (x, y) of block (b, z) point q = 9 z + y of coarse
  * rows 32 b + x, 32 (b + gridDim.x) + x, ... (a warp's rows share q and
- * its terms: no divergence, the term list read alike by all its lanes, the
+ * its terms: no divergence, the terms read alike by all its lanes, the
  * stores coalesced); the points with a nonzero anywhere into *mask.  Each
- * (row, q) is the host's sum: its terms in its order with its operations
- * (mg_add_mul), a child off the grid adding +0 where the host has no term
- * (the same bits: acc is never -0) from a load that cannot fault, so that
- * no branch separates a term's loads from the next's.  A thread per (row,
- * q) with the terms unrolled at compile time ran 5-10x slower: a kernel
- * of 2197 unrolled terms waits on instruction fetch (Nsight Compute, H200
- * 2026-11-28: 51 us for 27 rows). */
+ * (row, q) is the host's sum: its terms in its order, each by mg_add_mul.
+ * A block first resolves each term to the address of its value for the
+ * row whose middle child is fine row 0, its weight in the low 3 bits (the
+ * values are 8-byte aligned): a row all of whose children lie on the fine
+ * grid adds its terms as a load at that address plus its own offset and
+ * a multiply-add.  Rows at the grid's edges decode the terms, a child off
+ * the grid adding +0 (the same bits: acc is never -0) from a load that
+ * cannot fault.  (A thread per (row, q) with the terms unrolled at compile
+ * time waited on instruction fetch: 51 us for 27 rows, 5-10x slower on
+ * 27-point levels, Nsight Compute, H200 2026-11-28.) */
 __global__ void __launch_bounds__(GALERKIN_ROWS *GALERKIN_POINTS)
 galerkin_kernel(mg_stencil A, coarse_dims cd, const rap_terms *terms, mg_stencil C,
                 unsigned *mask)
 {
     __shared__ rap_terms t;
-    __shared__ const double *coef[MG_POINTS];   /* absent: the diagonal's, never read */
-    __shared__ int32_t off[MG_POINTS];          /* child slot k's row from the middle one's */
+    __shared__ unsigned long long at[RAP_TERMS];   /* address for row 0 | m */
+    __shared__ const double *coef[MG_POINTS];      /* absent: the diagonal's, never read */
+    __shared__ int32_t off[MG_POINTS];             /* child slot k's row from the middle one's */
     const int tid = (int)(threadIdx.y * GALERKIN_ROWS + threadIdx.x);
+    constexpr int THREADS_G = GALERKIN_ROWS * GALERKIN_POINTS;
     const int32_t nx = A.n[0], nxy = nx * A.n[1];   /* a level's rows < 2^31 */
-    for (int e = tid; e < (int)(sizeof t / 4); e += GALERKIN_ROWS * GALERKIN_POINTS)
+    for (int e = tid; e < (int)(sizeof t / 4); e += THREADS_G)
         ((uint32_t *)&t)[e] = ((const uint32_t *)terms)[e];
     if (tid < MG_POINTS) {
         coef[tid] = A.coef[tid] ? A.coef[tid] : A.coef[mg_point(0, 0, 0)];
         off[tid] = mg_dx(tid, 0) + nx * mg_dx(tid, 1) + nxy * mg_dx(tid, 2);
+    }
+    __syncthreads();
+    for (int e = tid; e < t.start[MG_POINTS]; e += THREADS_G) {
+        const unsigned w = t.term[e];
+        at[e] = (unsigned long long)coef[w >> 6 & 31] +
+                    8ull * (unsigned long long)(long long)off[(w & 3) + 3 * (w >> 2 & 3) +
+                                                             9 * (w >> 4 & 3)] |
+                (w >> 11 & 7);
     }
     __syncthreads();
     const int q = (int)(blockIdx.y * GALERKIN_POINTS + threadIdx.y);
@@ -246,7 +263,8 @@ galerkin_kernel(mg_stencil A, coarse_dims cd, const rap_terms *terms, mg_stencil
                                (int32_t)(u / (cnx * cny))};
         unsigned in[3];   /* bit dk + 1: child slot dk on the fine grid */
         int32_t f0[3];
-        bool on = true;   /* I + q on the coarse grid (else the boundary's zero) */
+        bool on = true;     /* I + q on the coarse grid (else the boundary's zero) */
+        bool inner = true;  /* every child slot on the fine grid */
         for (int d = 0; d < 3; d++) {
             on = on && ci[d] + dq[d] >= 0 && ci[d] + dq[d] < cd.nc[d];
             f0[d] = cd.coarsened[d] ? 2 * ci[d] : ci[d];
@@ -255,19 +273,26 @@ galerkin_kernel(mg_stencil A, coarse_dims cd, const rap_terms *terms, mg_stencil
                 in[d] |= (unsigned)((cd.coarsened[d] || k == 0) && f0[d] + k >= 0 &&
                                     f0[d] + k < A.n[d])
                          << (k + 1);
+            inner = inner && in[d] == (cd.coarsened[d] ? 7u : 2u);
         }
         const int32_t base = f0[0] + nx * f0[1] + nxy * f0[2];
         double acc = 0;
+        if (on && inner) {
+            const unsigned long long b8 = 8ull * (unsigned)base;
 #pragma unroll 4
-        for (int e = on ? e0 : e1; e < e1; e++) {
-            const unsigned w = t.term[e];
-            const unsigned kx = w & 3, ky = w >> 2 & 3, kz = w >> 4 & 3, ei = w >> 11 & 3;
-            const bool child = (in[0] >> kx & in[1] >> ky & in[2] >> kz & 1) != 0;
-            const double v = coef[w >> 6 & 31][child ? base + off[kx + 3 * ky + 9 * kz] : 0];
-            const double wi = ei == 0 ? 1.0 : ei == 1 ? 0.5 : ei == 2 ? 0.25 : 0.125;
-            const double ai = wi * (child ? v : 0.0);
-            acc = mg_add_mul(acc, ai * (w >> 13 & 1 ? 0.5 : 1.0) * (w >> 14 & 1 ? 0.5 : 1.0),
-                             w >> 15 ? 0.5 : 1.0);
+            for (int e = e0; e < e1; e++) {
+                const unsigned long long a = at[e];
+                acc = mg_add_mul(acc, *(const double *)((a & ~7ull) + b8), weight_of(a & 7));
+            }
+        } else if (on) {
+#pragma unroll 4
+            for (int e = e0; e < e1; e++) {
+                const unsigned w = t.term[e];
+                const unsigned kx = w & 3, ky = w >> 2 & 3, kz = w >> 4 & 3;
+                const bool child = (in[0] >> kx & in[1] >> ky & in[2] >> kz & 1) != 0;
+                const double v = coef[w >> 6 & 31][child ? base + off[kx + 3 * ky + 9 * kz] : 0];
+                acc = mg_add_mul(acc, child ? v : 0.0, weight_of(w >> 11 & 7));
+            }
         }
         C.coef[q][I] = acc;
         any |= acc != 0;
