@@ -209,10 +209,12 @@ __device__ __forceinline__ double weight_of(unsigned m)
     return __longlong_as_double((long long)(1023 - m) << 52);
 }
 
-/* C = R A P: thread (x, y) of block (b, z) point q = 9 z + y of coarse
- * rows 32 b + x, 32 (b + gridDim.x) + x, ... (a warp's rows share q and
- * its terms: no divergence, the terms read alike by all its lanes, the
- * stores coalesced); the points with a nonzero anywhere into *mask.  Each
+/* C = R A P: thread (x, y) of block b point q = 9 (b % 3) + y of coarse
+ * rows 32 (b / 3) + x, then 32 gridDim.x / 3 rows on (a warp's rows share
+ * q and its terms: no divergence, the terms read alike by all its lanes,
+ * the stores coalesced; the three blocks of a row group run together, so
+ * A's values come from DRAM once, not once per group of points); the
+ * points with a nonzero anywhere into *mask.  Each
  * (row, q) is the host's sum: its terms in its order, each by mg_add_mul.
  * A block first resolves each term to the address of its value for the
  * row whose middle child is fine row 0, its weight in the low 3 bits (the
@@ -249,13 +251,14 @@ galerkin_kernel(mg_stencil A, coarse_dims cd, const rap_terms *terms, mg_stencil
                 (w >> 11 & 7);
     }
     __syncthreads();
-    const int q = (int)(blockIdx.y * GALERKIN_POINTS + threadIdx.y);
+    constexpr int GROUPS = MG_POINTS / GALERKIN_POINTS;
+    const int q = (int)(blockIdx.x % GROUPS * GALERKIN_POINTS + threadIdx.y);
     const int dq[3] = {mg_dx(q, 0), mg_dx(q, 1), mg_dx(q, 2)};
     const int e0 = t.start[q], e1 = t.start[q + 1];
     const uint32_t cnx = (uint32_t)cd.nc[0], cny = (uint32_t)cd.nc[1];
     unsigned any = 0;
-    for (int64_t I0 = blockIdx.x * (int64_t)GALERKIN_ROWS; I0 < C.rows;
-         I0 += (int64_t)gridDim.x * GALERKIN_ROWS) {
+    for (int64_t I0 = blockIdx.x / GROUPS * (int64_t)GALERKIN_ROWS; I0 < C.rows;
+         I0 += (int64_t)gridDim.x / GROUPS * GALERKIN_ROWS) {
         const int64_t I = I0 + threadIdx.x;
         if (I >= C.rows) break;
         const uint32_t u = (uint32_t)I;
@@ -277,22 +280,39 @@ galerkin_kernel(mg_stencil A, coarse_dims cd, const rap_terms *terms, mg_stencil
         }
         const int32_t base = f0[0] + nx * f0[1] + nxy * f0[2];
         double acc = 0;
+        /* the terms in order, their loads issued 8 at a time (small levels
+           wait on them), each added by mg_add_mul */
+        const auto add_terms = [&](auto term) {
+            int e = e0;
+            for (; e + 8 <= e1; e += 8) {
+                double v[8], w[8];
+#pragma unroll
+                for (int j = 0; j < 8; j++) term(e + j, v[j], w[j]);
+#pragma unroll
+                for (int j = 0; j < 8; j++) acc = mg_add_mul(acc, v[j], w[j]);
+            }
+            for (; e < e1; e++) {
+                double v, w;
+                term(e, v, w);
+                acc = mg_add_mul(acc, v, w);
+            }
+        };
         if (on && inner) {
             const unsigned long long b8 = 8ull * (unsigned)base;
-#pragma unroll 4
-            for (int e = e0; e < e1; e++) {
+            add_terms([&](int e, double &v, double &w) {
                 const unsigned long long a = at[e];
-                acc = mg_add_mul(acc, *(const double *)((a & ~7ull) + b8), weight_of(a & 7));
-            }
+                v = __ldg((const double *)((a & ~7ull) + b8));
+                w = weight_of(a & 7);
+            });
         } else if (on) {
-#pragma unroll 4
-            for (int e = e0; e < e1; e++) {
-                const unsigned w = t.term[e];
-                const unsigned kx = w & 3, ky = w >> 2 & 3, kz = w >> 4 & 3;
+            add_terms([&](int e, double &v, double &w) {
+                const unsigned t_e = t.term[e];
+                const unsigned kx = t_e & 3, ky = t_e >> 2 & 3, kz = t_e >> 4 & 3;
                 const bool child = (in[0] >> kx & in[1] >> ky & in[2] >> kz & 1) != 0;
-                const double v = coef[w >> 6 & 31][child ? base + off[kx + 3 * ky + 9 * kz] : 0];
-                acc = mg_add_mul(acc, child ? v : 0.0, weight_of(w >> 11 & 7));
-            }
+                v = __ldg(coef[t_e >> 6 & 31] + (child ? base + off[kx + 3 * ky + 9 * kz] : 0));
+                v = child ? v : 0.0;
+                w = weight_of(t_e >> 11 & 7);
+            });
         }
         C.coef[q][I] = acc;
         any |= acc != 0;
@@ -747,9 +767,10 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
     unsigned mask = 0;
     if (s == ADIA_OK) {
         const int64_t nb = (C->rows + GALERKIN_ROWS - 1) / GALERKIN_ROWS;
-        const dim3 grid((unsigned)std::min<int64_t>(std::max<int64_t>(nb, 1), GALERKIN_BLOCKS),
-                        MG_POINTS / GALERKIN_POINTS),
-            block(GALERKIN_ROWS, GALERKIN_POINTS);
+        const unsigned grid = (unsigned)std::min<int64_t>(std::max<int64_t>(nb, 1),
+                                                          GALERKIN_BLOCKS) *
+                              (MG_POINTS / GALERKIN_POINTS);
+        const dim3 block(GALERKIN_ROWS, GALERKIN_POINTS);
         galerkin_kernel<<<grid, block>>>(*A, cd, (const rap_terms *)(sc.w + 3), *C,
                                          (unsigned *)(sc.w + 2));
         s = launched("mg set-up: the Galerkin product");
