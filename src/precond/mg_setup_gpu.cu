@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -148,176 +149,137 @@ struct coarse_dims {
     int coarsened[3];
 };
 
-/* A Galerkin block: 32 coarse rows, a warp per point q, 9 of the 27. */
-constexpr int GALERKIN_ROWS = 32, GALERKIN_POINTS = 9, GALERKIN_BLOCKS = 1024;
+constexpr int GALERKIN_THREADS = 128, GALERKIN_BLOCKS = 4096;
 
-/* The Galerkin product's terms (mg_galerkin.c) on one pair of levels:
- * those that reach coarse point q, term[start[q] .. start[q + 1]), in the
- * host's order; a term packed in 14 bits: its child slot (dk + 1 in x, y,
- * z: 2 bits each), A's point p (5), its weight 2^-m (m: 3; R's and P's
- * halves).  At most 13^3 terms (7 + 3 + 3 pairs (dk, dp) a direction). */
-constexpr int RAP_TERMS = 2200;
-struct rap_terms {
-    uint16_t start[MG_POINTS + 1];
-    uint16_t term[RAP_TERMS];
-};
-
-/* Direction d of a term: child slot dk (fine point 2c + dk) and stencil
- * step dp reach fine point 2c + o, o = dk + dp, whose parents are c + o/2
- * (o even, weight 1) or c + (o -+ 1)/2 (odd, 1/2 each): 1 where c + dq is
- * one of them, the halvings of R's and P's weights in *m.  A direction not
- * coarsened is the identity: its only child is dk = 0, its parent c + dp. */
-bool reaches(int coarsened, int dq, int dk, int dp, int *m)
-{
-    const int o = dk + dp;
-    *m = coarsened ? (dk != 0) + (o % 2 != 0) : 0;
-    if (!coarsened) return dk == 0 && dp == dq;
-    return o % 2 == 0 ? o / 2 == dq : (o - 1) / 2 == dq || (o + 1) / 2 == dq;
-}
-
-/* The terms of A (its points present) on the directions coarsened, by
- * the host's loops (dk_z, dp_z, dk_y, dp_y, dk_x, dp_x) for each q. */
-void rap_table(const mg_stencil *A, const int co[3], rap_terms *t)
-{
-    int n = 0;
-    for (int q = 0; q < MG_POINTS; q++) {
-        t->start[q] = (uint16_t)n;
-        const int dq[3] = {mg_dx(q, 0), mg_dx(q, 1), mg_dx(q, 2)};
-        int mx, my, mz;
-        for (int kz = -1; kz <= 1; kz++)
-            for (int pz = -1; pz <= 1; pz++) {
-                if (!reaches(co[2], dq[2], kz, pz, &mz)) continue;
-                for (int ky = -1; ky <= 1; ky++)
-                    for (int py = -1; py <= 1; py++) {
-                        if (!reaches(co[1], dq[1], ky, py, &my)) continue;
-                        for (int kx = -1; kx <= 1; kx++)
-                            for (int px = -1; px <= 1; px++) {
-                                const int p = mg_point(px, py, pz);
-                                if (!reaches(co[0], dq[0], kx, px, &mx) || !A->coef[p]) continue;
-                                t->term[n++] = (uint16_t)((kx + 1) | (ky + 1) << 2 | (kz + 1) << 4 |
-                                                          p << 6 | (mx + my + mz) << 11);
-                            }
-                    }
-            }
-    }
-    t->start[MG_POINTS] = (uint16_t)n;
-}
-
-/* 2^-m, m < 8: the term's weight, exact. */
-__device__ __forceinline__ double weight_of(unsigned m)
+/* 2^-m: a term's weight (R's and P's halves), exact. */
+__device__ __forceinline__ double weight_of(int m)
 {
     return __longlong_as_double((long long)(1023 - m) << 52);
 }
 
-/* C = R A P: thread (x, y) of block b point q = 9 (b % 3) + y of coarse
- * rows 32 (b / 3) + x, then 32 gridDim.x / 3 rows on (a warp's rows share
- * q and its terms: no divergence, the terms read alike by all its lanes,
- * the stores coalesced; the three blocks of a row group run together, so
- * A's values come from DRAM once, not once per group of points); the
- * points with a nonzero anywhere into *mask.  Each
- * (row, q) is the host's sum: its terms in its order, each by mg_add_mul.
- * A block first resolves each term to the address of its value for the
- * row whose middle child is fine row 0, its weight in the low 3 bits (the
- * values are 8-byte aligned): a row all of whose children lie on the fine
- * grid adds its terms as a load at that address plus its own offset and
- * a multiply-add.  Rows at the grid's edges decode the terms, a child off
- * the grid adding +0 (the same bits: acc is never -0) from a load that
- * cannot fault.  (A thread per (row, q) with the terms unrolled at compile
- * time waited on instruction fetch: 51 us for 27 rows, 5-10x slower on
- * 27-point levels, Nsight Compute, H200 2026-11-28.) */
-__global__ void __launch_bounds__(GALERKIN_ROWS *GALERKIN_POINTS)
-galerkin_kernel(mg_stencil A, coarse_dims cd, const rap_terms *terms, mg_stencil C,
-                unsigned *mask)
+/* One (child, point) pair of the host's row (mg_galerkin.c), number KP in
+ * its order (dk_z, dp_z, dk_y, dp_y, dk_x, dp_x, each -1..1 as 0..2), the
+ * directions coarsened CO: its value loaded once and added by mg_add_mul
+ * into the sums of the parents it reaches.  A template per pair, so that
+ * the sums' indices are constants (the nested loops unrolled left the
+ * largest kernel's 27 sums on the stack). */
+template <int CO, bool FACES, int KP>
+__device__ __forceinline__ void rap_pair(const mg_stencil &A, unsigned present,
+                                         const bool (&child)[3][3], const bool (&parent)[3][3],
+                                         int32_t base, int32_t nx, int32_t nxy,
+                                         double (&acc)[MG_POINTS])
 {
-    __shared__ rap_terms t;
-    __shared__ unsigned long long at[RAP_TERMS];   /* address for row 0 | m */
-    __shared__ const double *coef[MG_POINTS];      /* absent: the diagonal's, never read */
-    __shared__ int32_t off[MG_POINTS];             /* child slot k's row from the middle one's */
-    const int tid = (int)(threadIdx.y * GALERKIN_ROWS + threadIdx.x);
-    constexpr int THREADS_G = GALERKIN_ROWS * GALERKIN_POINTS;
+    constexpr int kz = KP / 243 - 1, pz = KP / 81 % 3 - 1, ky = KP / 27 % 3 - 1,
+                  py = KP / 9 % 3 - 1, kx = KP / 3 % 3 - 1, px = KP % 3 - 1;
+    constexpr int k[3] = {kx, ky, kz}, dp[3] = {px, py, pz};
+    constexpr int co[3] = {CO & 1, CO >> 1 & 1, CO >> 2 & 1};
+    constexpr int p = (px + 1) + 3 * (py + 1) + 9 * (pz + 1);
+    if constexpr ((!co[0] && kx) || (!co[1] && ky) || (!co[2] && kz) ||
+                  (FACES && (px != 0) + (py != 0) + (pz != 0) > 1)) {
+        return;
+    } else {
+        const bool on = child[0][kx + 1] && child[1][ky + 1] && child[2][kz + 1];
+        const double a = __ldg(A.coef[p] + (on ? base + kx + nx * ky + nxy * kz : 0));
+        const double v = on && (present >> p & 1) ? a : 0.0;
+        /* the parents of fine point 2c + k + dp, direction by direction:
+           o = k + dp even, c + o/2; odd, c + (o -+ 1)/2; not coarsened, c + dp */
+        constexpr int o[3] = {kx + px, ky + py, kz + pz};
+        constexpr bool odd[3] = {co[0] && o[0] % 2 != 0, co[1] && o[1] % 2 != 0,
+                                 co[2] && o[2] % 2 != 0};
+        constexpr int lo[3] = {!co[0] ? px : odd[0] ? (o[0] - 1) / 2 : o[0] / 2,
+                               !co[1] ? py : odd[1] ? (o[1] - 1) / 2 : o[1] / 2,
+                               !co[2] ? pz : odd[2] ? (o[2] - 1) / 2 : o[2] / 2};
+        constexpr int m = (co[0] ? (kx != 0) + odd[0] : 0) + (co[1] ? (ky != 0) + odd[1] : 0) +
+                          (co[2] ? (kz != 0) + odd[2] : 0);
+        (void)k, (void)dp;
+#pragma unroll
+        for (int z = 0; z <= (int)odd[2]; z++)
+#pragma unroll
+            for (int y = 0; y <= (int)odd[1]; y++)
+#pragma unroll
+                for (int x = 0; x <= (int)odd[0]; x++) {
+                    const int q = (lo[0] + x + 1) + 3 * (lo[1] + y + 1) + 9 * (lo[2] + z + 1);
+                    if (parent[0][lo[0] + x + 1] && parent[1][lo[1] + y + 1] &&
+                        parent[2][lo[2] + z + 1])
+                        acc[q] = mg_add_mul(acc[q], v, weight_of(m));
+                }
+    }
+}
+
+template <int CO, bool FACES, int... KP>
+__device__ __forceinline__ void rap_row(const mg_stencil &A, unsigned present,
+                                        const bool (&child)[3][3], const bool (&parent)[3][3],
+                                        int32_t base, int32_t nx, int32_t nxy,
+                                        double (&acc)[MG_POINTS], std::integer_sequence<int, KP...>)
+{
+    (rap_pair<CO, FACES, KP>(A, present, child, parent, base, nx, nxy, acc), ...);
+}
+
+/* C = R A P, a coarse row per thread, the directions coarsened CO (a bit
+ * each), A's points only among the centre and its 6 faces where FACES:
+ * the host's row, each (child, point) value loaded once and added into
+ * the sums of the parents it reaches (rap_pair), 27 sums in registers, so
+ * each q gets the host's terms in the host's order: its bits.  A term of
+ * a child off the grid or a point absent adds +0 (acc is never -0) from a
+ * load that cannot fault (A's absent points point at the diagonal), a
+ * parent off the coarse grid nothing: no branch separates the loads.
+ * (Gathering each (row, q) apart loaded a value once per q it reaches:
+ * 4x the loads, 1.2-1.5x slower than a row's scatter through shared
+ * memory; Nsight Compute, H200 2026-11-28.) */
+template <int CO, bool FACES>
+__global__ void __launch_bounds__(GALERKIN_THREADS)
+galerkin_kernel(mg_stencil A, unsigned present, coarse_dims cd, mg_stencil C, unsigned *mask)
+{
     const int32_t nx = A.n[0], nxy = nx * A.n[1];   /* a level's rows < 2^31 */
-    for (int e = tid; e < (int)(sizeof t / 4); e += THREADS_G)
-        ((uint32_t *)&t)[e] = ((const uint32_t *)terms)[e];
-    if (tid < MG_POINTS) {
-        coef[tid] = A.coef[tid] ? A.coef[tid] : A.coef[mg_point(0, 0, 0)];
-        off[tid] = mg_dx(tid, 0) + nx * mg_dx(tid, 1) + nxy * mg_dx(tid, 2);
-    }
-    __syncthreads();
-    for (int e = tid; e < t.start[MG_POINTS]; e += THREADS_G) {
-        const unsigned w = t.term[e];
-        at[e] = (unsigned long long)coef[w >> 6 & 31] +
-                    8ull * (unsigned long long)(long long)off[(w & 3) + 3 * (w >> 2 & 3) +
-                                                             9 * (w >> 4 & 3)] |
-                (w >> 11 & 7);
-    }
-    __syncthreads();
-    constexpr int GROUPS = MG_POINTS / GALERKIN_POINTS;
-    const int q = (int)(blockIdx.x % GROUPS * GALERKIN_POINTS + threadIdx.y);
-    const int dq[3] = {mg_dx(q, 0), mg_dx(q, 1), mg_dx(q, 2)};
-    const int e0 = t.start[q], e1 = t.start[q + 1];
     const uint32_t cnx = (uint32_t)cd.nc[0], cny = (uint32_t)cd.nc[1];
-    unsigned any = 0;
-    for (int64_t I0 = blockIdx.x / GROUPS * (int64_t)GALERKIN_ROWS; I0 < C.rows;
-         I0 += (int64_t)gridDim.x / GROUPS * GALERKIN_ROWS) {
-        const int64_t I = I0 + threadIdx.x;
-        if (I >= C.rows) break;
+    unsigned my_mask = 0;
+    for (int64_t I = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; I < C.rows;
+         I += (int64_t)gridDim.x * blockDim.x) {
         const uint32_t u = (uint32_t)I;
         const int32_t ci[3] = {(int32_t)(u % cnx), (int32_t)(u / cnx % cny),
                                (int32_t)(u / (cnx * cny))};
-        unsigned in[3];   /* bit dk + 1: child slot dk on the fine grid */
+        bool child[3][3], parent[3][3];   /* [d][k + 1]: slot k on the fine grid, c + k on
+                                             the coarse */
         int32_t f0[3];
-        bool on = true;     /* I + q on the coarse grid (else the boundary's zero) */
-        bool inner = true;  /* every child slot on the fine grid */
+#pragma unroll
         for (int d = 0; d < 3; d++) {
-            on = on && ci[d] + dq[d] >= 0 && ci[d] + dq[d] < cd.nc[d];
-            f0[d] = cd.coarsened[d] ? 2 * ci[d] : ci[d];
-            in[d] = 0;
-            for (int k = -1; k <= 1; k++)
-                in[d] |= (unsigned)((cd.coarsened[d] || k == 0) && f0[d] + k >= 0 &&
-                                    f0[d] + k < A.n[d])
-                         << (k + 1);
-            inner = inner && in[d] == (cd.coarsened[d] ? 7u : 2u);
-        }
-        const int32_t base = f0[0] + nx * f0[1] + nxy * f0[2];
-        double acc = 0;
-        /* the terms in order, their loads issued 8 at a time (small levels
-           wait on them), each added by mg_add_mul */
-        const auto add_terms = [&](auto term) {
-            int e = e0;
-            for (; e + 8 <= e1; e += 8) {
-                double v[8], w[8];
+            const bool co = CO >> d & 1;
+            f0[d] = co ? 2 * ci[d] : ci[d];
 #pragma unroll
-                for (int j = 0; j < 8; j++) term(e + j, v[j], w[j]);
-#pragma unroll
-                for (int j = 0; j < 8; j++) acc = mg_add_mul(acc, v[j], w[j]);
+            for (int k = -1; k <= 1; k++) {
+                child[d][k + 1] = (co || k == 0) && f0[d] + k >= 0 && f0[d] + k < A.n[d];
+                parent[d][k + 1] = ci[d] + k >= 0 && ci[d] + k < cd.nc[d];
             }
-            for (; e < e1; e++) {
-                double v, w;
-                term(e, v, w);
-                acc = mg_add_mul(acc, v, w);
-            }
-        };
-        if (on && inner) {
-            const unsigned long long b8 = 8ull * (unsigned)base;
-            add_terms([&](int e, double &v, double &w) {
-                const unsigned long long a = at[e];
-                v = __ldg((const double *)((a & ~7ull) + b8));
-                w = weight_of(a & 7);
-            });
-        } else if (on) {
-            add_terms([&](int e, double &v, double &w) {
-                const unsigned t_e = t.term[e];
-                const unsigned kx = t_e & 3, ky = t_e >> 2 & 3, kz = t_e >> 4 & 3;
-                const bool child = (in[0] >> kx & in[1] >> ky & in[2] >> kz & 1) != 0;
-                v = __ldg(coef[t_e >> 6 & 31] + (child ? base + off[kx + 3 * ky + 9 * kz] : 0));
-                v = child ? v : 0.0;
-                w = weight_of(t_e >> 11 & 7);
-            });
         }
-        C.coef[q][I] = acc;
-        any |= acc != 0;
+        double acc[MG_POINTS];
+#pragma unroll
+        for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
+        rap_row<CO, FACES>(A, present, child, parent, f0[0] + nx * f0[1] + nxy * f0[2], nx, nxy,
+                           acc, std::make_integer_sequence<int, 729>());
+#pragma unroll
+        for (int q = 0; q < MG_POINTS; q++) {
+            C.coef[q][I] = acc[q];
+            if (acc[q] != 0) my_mask |= 1u << q;
+        }
     }
-    if (__any_sync(~0u, any) && threadIdx.x == 0) atomicOr(mask, 1u << q);
+    my_mask = warp_or(my_mask);
+    if (threadIdx.x % 32 == 0 && my_mask) atomicOr(mask, my_mask);
+}
+
+/* The kernel of the directions coarsened; the 7-point one where A has no
+ * point off the faces (a finest 7-point stencil's coarse level, the
+ * largest, takes 189 loads a row where a 27-point one takes 729). */
+template <int... CO>
+void galerkin_launch(int co, bool faces, unsigned grid, const mg_stencil &A, unsigned present,
+                     const coarse_dims &cd, const mg_stencil &C, unsigned *mask,
+                     std::integer_sequence<int, CO...>)
+{
+    ((co == CO ? faces ? (void)galerkin_kernel<CO, true>
+                             <<<grid, GALERKIN_THREADS>>>(A, present, cd, C, mask)
+                       : (void)galerkin_kernel<CO, false>
+                             <<<grid, GALERKIN_THREADS>>>(A, present, cd, C, mask)
+               : (void)0),
+     ...);
 }
 
 /* The couplings (mg_row_coupling) summed as integers: a warp's sums by
@@ -759,20 +721,32 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
 {
     ADIA_TRY(stencil_alloc(C, nc, ~0u >> (32 - MG_POINTS)));
     coarse_dims cd;
-    for (int d = 0; d < 3; d++) cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
-    rap_terms t;
-    rap_table(A, coarsened, &t);
-    scratch sc;   /* its words, then the terms */
-    adia_status s = sc.init(&t, sizeof t);
+    int co = 0;
+    for (int d = 0; d < 3; d++) {
+        cd.nc[d] = nc[d], cd.coarsened[d] = coarsened[d];
+        co |= (coarsened[d] != 0) << d;
+    }
+    mg_stencil a = *A;   /* the absent points at the diagonal: loads that cannot fault */
+    unsigned present = 0;
+    bool faces = true;
+    for (int p = 0; p < MG_POINTS; p++) {
+        present |= (unsigned)(A->coef[p] != nullptr) << p;
+        faces = faces && (!A->coef[p] ||
+                          (mg_dx(p, 0) != 0) + (mg_dx(p, 1) != 0) + (mg_dx(p, 2) != 0) <= 1);
+        if (!a.coef[p]) a.coef[p] = A->coef[mg_point(0, 0, 0)];
+    }
+    scratch sc;
+    adia_status s = sc.init();
     unsigned mask = 0;
+    if (s == ADIA_OK && co == 0)   /* adia__mg_coarsen_more: a direction halves */
+        s = adia__error(ADIA_ERR_INTERNAL, "mg set-up: a Galerkin product with no direction "
+                        "coarsened");
     if (s == ADIA_OK) {
-        const int64_t nb = (C->rows + GALERKIN_ROWS - 1) / GALERKIN_ROWS;
-        const unsigned grid = (unsigned)std::min<int64_t>(std::max<int64_t>(nb, 1),
-                                                          GALERKIN_BLOCKS) *
-                              (MG_POINTS / GALERKIN_POINTS);
-        const dim3 block(GALERKIN_ROWS, GALERKIN_POINTS);
-        galerkin_kernel<<<grid, block>>>(*A, cd, (const rap_terms *)(sc.w + 3), *C,
-                                         (unsigned *)(sc.w + 2));
+        const int64_t nb = (C->rows + GALERKIN_THREADS - 1) / GALERKIN_THREADS;
+        galerkin_launch(co, faces,
+                        (unsigned)std::min<int64_t>(std::max<int64_t>(nb, 1), GALERKIN_BLOCKS), a,
+                        present, cd, *C, (unsigned *)(sc.w + 2),
+                        std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7>());
         s = launched("mg set-up: the Galerkin product");
     }
     if (s == ADIA_OK)
