@@ -584,9 +584,8 @@ adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned
                                  mg_stencil *S, int64_t *bad_diag, double *dval);
 /* adia__mg_coupling on the device (the same integers). */
 adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3]);
-/* C = R A P (device stencils): a thread per coarse point and stencil
- * point q, adding the host's terms (mg_galerkin.c) that reach q in the
- * host's order: its bits. */
+/* C = R A P (device stencils): a thread per coarse point, the host's row
+ * (mg_galerkin.c) unrolled at compile time: its bits. */
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C);
 /* S as DIA in vt: *ndiag ascending offsets (host, room for MG_POINTS), the

@@ -7,8 +7,8 @@
  *             plan's diagonals are the stencil's arrays, others copied;
  *   galerkin  the level's couplings (integer sums, the host's numbers) pick
  *             the directions to coarsen (adia__mg_coarse_grid, the host's
- *             rule); A_c = R A P, a thread per coarse point and
- *             stencil point (mg_galerkin_point);
+ *             rule); A_c = R A P, a thread per coarse point (the
+ *             host's row, unrolled at compile time);
  *   plans     each coarse stencil written as DIA in the plan's value type,
  *             taken over by adia_plan_create_device_dia (no copy);
  *   smoother  power steps with deterministic sums, the scaling by a kernel;

@@ -1,10 +1,10 @@
 /* mg_setup_gpu.cu -- the multigrid set-up's kernels on the device (issue
  * 30): the fine operator read in place from a GPU plan's diagonal storage
  * (checked against the grid by a reduction that finds the first bad row),
- * the Galerkin product by the host's function (a thread per coarse point
- * and stencil point), a stencil written as DIA, the power iteration's
- * estimate with deterministic sums, the smoother's scaling.  Each function's numerics are
- * its host twin's (mg_grid.c, mg_galerkin.c, mg_smooth.c); what crosses
+ * the Galerkin product by the host's row unrolled at compile time (a
+ * thread per coarse point), a stencil written as DIA, the power
+ * iteration's estimate with deterministic sums, the smoother's scaling.
+ * Each function's numerics are its host twin's (mg_grid.c, mg_galerkin.c, mg_smooth.c); what crosses
  * to the host is a few words (a row, a mask, an estimate). */
 #include "mg.h"
 #include "../cuda/codegen.h"
@@ -171,7 +171,6 @@ __device__ __forceinline__ void rap_pair(const mg_stencil &A, unsigned present,
 {
     constexpr int kz = KP / 243 - 1, pz = KP / 81 % 3 - 1, ky = KP / 27 % 3 - 1,
                   py = KP / 9 % 3 - 1, kx = KP / 3 % 3 - 1, px = KP % 3 - 1;
-    constexpr int k[3] = {kx, ky, kz}, dp[3] = {px, py, pz};
     constexpr int co[3] = {CO & 1, CO >> 1 & 1, CO >> 2 & 1};
     constexpr int p = (px + 1) + 3 * (py + 1) + 9 * (pz + 1);
     if constexpr ((!co[0] && kx) || (!co[1] && ky) || (!co[2] && kz) ||
@@ -191,7 +190,6 @@ __device__ __forceinline__ void rap_pair(const mg_stencil &A, unsigned present,
                                !co[2] ? pz : odd[2] ? (o[2] - 1) / 2 : o[2] / 2};
         constexpr int m = (co[0] ? (kx != 0) + odd[0] : 0) + (co[1] ? (ky != 0) + odd[1] : 0) +
                           (co[2] ? (kz != 0) + odd[2] : 0);
-        (void)k, (void)dp;
 #pragma unroll
         for (int z = 0; z <= (int)odd[2]; z++)
 #pragma unroll
@@ -216,7 +214,8 @@ __device__ __forceinline__ void rap_row(const mg_stencil &A, unsigned present,
 }
 
 /* C = R A P, a coarse row per thread, the directions coarsened CO (a bit
- * each), A's points only among the centre and its 6 faces where FACES:
+ * each), A's points only among the centre and its 6 faces where FACES
+ * (the 7-point finest level's product: 189 loads a row, not 729):
  * the host's row, each (child, point) value loaded once and added into
  * the sums of the parents it reaches (rap_pair), 27 sums in registers, so
  * each q gets the host's terms in the host's order: its bits.  A term of
@@ -266,9 +265,7 @@ galerkin_kernel(mg_stencil A, unsigned present, coarse_dims cd, mg_stencil C, un
     if (threadIdx.x % 32 == 0 && my_mask) atomicOr(mask, my_mask);
 }
 
-/* The kernel of the directions coarsened; the 7-point one where A has no
- * point off the faces (a finest 7-point stencil's coarse level, the
- * largest, takes 189 loads a row where a 27-point one takes 729). */
+/* The kernel of the directions coarsened and of A's points. */
 template <int... CO>
 void galerkin_launch(int co, bool faces, unsigned grid, const mg_stencil &A, unsigned present,
                      const coarse_dims &cd, const mg_stencil &C, unsigned *mask,
@@ -500,17 +497,13 @@ adia_status alloc_doubles(int64_t n, double **out, const char *what)
 
 /* Scratch words on the device: three 64-bit results and a mask. */
 struct scratch {
-    unsigned long long *w = nullptr;   /* [0] bad row, [1] bad diagonal, [2] mask, then
-                                          what init's caller adds (one upload) */
+    unsigned long long *w = nullptr;   /* [0] bad row, [1] bad diagonal, [2] mask */
     ~scratch() { cudaFree(w); }
-    adia_status init(const void *more = nullptr, size_t bytes = 0)
+    adia_status init()
     {
-        const size_t words = 3 + (bytes + 7) / 8;
-        std::vector<unsigned long long> h(words, 0);
-        h[0] = h[1] = ~0ull;
-        if (bytes) memcpy(h.data() + 3, more, bytes);
-        ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&w, words * sizeof *w), "mg set-up scratch"));
-        return adia_cuda_check(cudaMemcpy(w, h.data(), words * sizeof *w, cudaMemcpyHostToDevice),
+        ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&w, 3 * sizeof *w), "mg set-up scratch"));
+        const unsigned long long h[3] = {~0ull, ~0ull, 0};
+        return adia_cuda_check(cudaMemcpy(w, h, sizeof h, cudaMemcpyHostToDevice),
                                "mg set-up scratch");
     }
 };
