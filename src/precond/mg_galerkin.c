@@ -54,37 +54,42 @@ void adia__mg_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_
     c[0] = cx, c[1] = cy, c[2] = cz;
 }
 
-/* The parents of a fine point: n of them, at offsets dq from a coarse
- * row's point, P's weights w (mg_parent's slots that are one). */
+/* 2^-m: a term's weight, R's and P's halves counted. */
+static const double HALVES[8] = {1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125};
+
+/* The parents of a fine point along one direction: n of them, each a
+ * coarse point's share q of the stencil point's number (stride (dq + 1),
+ * stride 1, 3, 9 for x, y, z) and its halves h (mg_parent's slots that
+ * are one). */
 typedef struct {
-    int n, dq[2];
-    double w[2];
+    int n, q[2], h[2];
 } rap_up;
 
 /* One direction of a coarse row's Galerkin terms: its children (slot k:
- * fine point f[k], R's weight wr[k]; on[k] 0 where slot k is no child)
+ * fine point f[k], R's halves hr[k]; on[k] 0 where slot k is no child)
  * and the parents of the point child k's stencil step dp reaches. */
 typedef struct {
     int32_t f[3];
-    double wr[3];
-    int on[3];
+    int hr[3], on[3];
     rap_up up[3][3];   /* [k][dp + 1] */
 } rap_dir;
 
-static void rap_direction(int coarsened, int32_t ci, int32_t nf, int32_t nc, rap_dir *r)
+static void rap_direction(int coarsened, int32_t ci, int32_t nf, int32_t nc, int stride,
+                          rap_dir *r)
 {
     for (int k = 0; k < 3; k++) {
-        r->on[k] = mg_child(coarsened, ci, nf, 0, k, &r->f[k], &r->wr[k]);
+        double w;
+        r->on[k] = mg_child(coarsened, ci, nf, 0, k, &r->f[k], &w);
+        r->hr[k] = w != 1;
         for (int dp = -1; dp <= 1; dp++) {
-            int n = 0;
+            rap_up *u = &r->up[k][dp + 1];
+            u->n = 0;
             for (int e = 0; e < 2; e++) {   /* a fine point off the grid has a zero a_p */
                 int32_t c;
-                double w;
                 if (!mg_parent(coarsened, r->f[k] + dp, nc, 0, e, &c, &w)) continue;
-                r->up[k][dp + 1].dq[n] = c - ci;
-                r->up[k][dp + 1].w[n++] = w;
+                u->q[u->n] = stride * (c - ci + 1);
+                u->h[u->n++] = w != 1;
             }
-            r->up[k][dp + 1].n = n;
         }
     }
 }
@@ -95,13 +100,14 @@ static void rap_direction(int coarsened, int32_t ci, int32_t nf, int32_t nc, rap
  * the fine point reached, are added into acc[q] in the order of dk_z,
  * dp_z, dk_y, dp_y, dk_x, dp_x (each -1, 0, 1), each a_p times its weight
  * (R's times P's: a power of 2) by mg_add_mul.  The device's kernel
- * (mg_setup_gpu.cu) gathers each q's terms in this order with these
+ * (mg_setup_gpu.cu) adds each q's terms in this order with these
  * operations: the same bits. */
 static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int co[3],
                          const int64_t ci[3], double acc[MG_POINTS])
 {
     rap_dir r[3];
-    for (int d = 0; d < 3; d++) rap_direction(co[d], (int32_t)ci[d], A->n[d], nc[d], &r[d]);
+    for (int d = 0; d < 3; d++)
+        rap_direction(co[d], (int32_t)ci[d], A->n[d], nc[d], d == 0 ? 1 : d == 1 ? 3 : 9, &r[d]);
     for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
     const int64_t nx = A->n[0], nxy = nx * A->n[1];
     for (int kz = 0; kz < 3; kz++) {
@@ -115,7 +121,7 @@ static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int co[
                     for (int kx = 0; kx < 3; kx++) {
                         if (!r[0].on[kx]) continue;
                         const int64_t i = iy + r[0].f[kx];
-                        const double wr = r[0].wr[kx] * r[1].wr[ky] * r[2].wr[kz];
+                        const int hr = r[0].hr[kx] + r[1].hr[ky] + r[2].hr[kz];
                         for (int px = 0; px < 3; px++) {
                             const double *a = A->coef[px + 3 * py + 9 * pz];
                             if (!a || a[i] == 0) continue;   /* a nonzero stays on the grid */
@@ -124,8 +130,8 @@ static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int co[
                             for (int z = 0; z < uz->n; z++)
                                 for (int y = 0; y < uy->n; y++)
                                     for (int x = 0; x < ux->n; x++) {
-                                        const int q = mg_point(ux->dq[x], uy->dq[y], uz->dq[z]);
-                                        const double w = wr * ux->w[x] * uy->w[y] * uz->w[z];
+                                        const int q = ux->q[x] + uy->q[y] + uz->q[z];
+                                        const double w = HALVES[hr + ux->h[x] + uy->h[y] + uz->h[z]];
                                         acc[q] = mg_add_mul(acc[q], a[i], w);
                                     }
                         }
