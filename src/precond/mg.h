@@ -28,6 +28,7 @@
 #include "precond.h"
 
 #include <math.h>
+#include <string.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -214,6 +215,16 @@ static inline MG_HD double mg_add_mul(double a, double b, double c)
 #else
     return a + b * c;
 #endif
+}
+
+/* 2^-m (0 <= m < 1023): a Galerkin term's weight, R's and P's halves
+ * counted; exact, by its bits, the same on host and device. */
+static inline MG_HD double mg_half_pow(int m)
+{
+    const uint64_t u = (uint64_t)(1023 - m) << 52;
+    double d;
+    memcpy(&d, &u, sizeof d);
+    return d;
 }
 
 /* Start vector of the power iteration on D^-1 A, entry i in [-1, 1): a

@@ -54,9 +54,6 @@ void adia__mg_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_
     c[0] = cx, c[1] = cy, c[2] = cz;
 }
 
-/* 2^-m: a term's weight, R's and P's halves counted. */
-static const double HALVES[8] = {1.0, 0.5, 0.25, 0.125, 0.0625, 0.03125, 0.015625, 0.0078125};
-
 /* The parents of a fine point along one direction: n of them, each a
  * coarse point's share q of the stencil point's number (stride (dq + 1),
  * stride 1, 3, 9 for x, y, z) and its halves h (mg_parent's slots that
@@ -131,8 +128,8 @@ static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int co[
                                 for (int y = 0; y < uy->n; y++)
                                     for (int x = 0; x < ux->n; x++) {
                                         const int q = ux->q[x] + uy->q[y] + uz->q[z];
-                                        const double w = HALVES[hr + ux->h[x] + uy->h[y] + uz->h[z]];
-                                        acc[q] = mg_add_mul(acc[q], a[i], w);
+                                        const int m = hr + ux->h[x] + uy->h[y] + uz->h[z];
+                                        acc[q] = mg_add_mul(acc[q], a[i], mg_half_pow(m));
                                     }
                         }
                     }

@@ -151,12 +151,6 @@ struct coarse_dims {
 
 constexpr int GALERKIN_THREADS = 128, GALERKIN_BLOCKS = 4096;
 
-/* 2^-m: a term's weight (R's and P's halves), exact. */
-__device__ __forceinline__ double weight_of(int m)
-{
-    return __longlong_as_double((long long)(1023 - m) << 52);
-}
-
 /* One (child, point) pair of the host's row (mg_galerkin.c), number KP in
  * its order (dk_z, dp_z, dk_y, dp_y, dk_x, dp_x, each -1..1 as 0..2), the
  * directions coarsened CO: its value loaded once and added by mg_add_mul
@@ -199,7 +193,7 @@ __device__ __forceinline__ void rap_pair(const mg_stencil &A, unsigned present,
                     const int q = (lo[0] + x + 1) + 3 * (lo[1] + y + 1) + 9 * (lo[2] + z + 1);
                     if (parent[0][lo[0] + x + 1] && parent[1][lo[1] + y + 1] &&
                         parent[2][lo[2] + z + 1])
-                        acc[q] = mg_add_mul(acc[q], v, weight_of(m));
+                        acc[q] = mg_add_mul(acc[q], v, mg_half_pow(m));
                 }
     }
 }
