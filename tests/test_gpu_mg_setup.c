@@ -164,6 +164,13 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
           "(host %x)", what, (long long)bad, mask, hmask);
     CHECK_OK(adia__mg_gpu_stencil(&v, n, mask, &d[0], &bad_diag, &dval));
     CHECK(bad_diag == v.rows, "%s: bad diagonal at %lld", what, (long long)bad_diag);
+    {   /* no direction coarsened (the rule never asks it): refused, nothing left */
+        mg_stencil none = {.rows = 0};
+        const int not_coarsened[3] = {0, 0, 0};
+        CHECK_ERR(adia__mg_gpu_galerkin(&d[0], d[0].n, not_coarsened, &none),
+                  ADIA_ERR_INTERNAL, "no direction coarsened");
+        CHECK(!none.block, "%s: the refused product's arrays kept", what);
+    }
     int levels = 1;
     double worst = 0;
     for (int l = 0; l < MG_MAX_LEVELS - 1 && d[l].coef[13]; l++) {
