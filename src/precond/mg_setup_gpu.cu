@@ -289,12 +289,17 @@ __global__ void coupling_kernel(mg_stencil S, int64_t r0, int64_t r1, unsigned l
     }
 }
 
+/* S as DIA (m: which points each diagonal takes), and where sum is not
+ * NULL S's couplings beside, as coupling_kernel sums them: the level's
+ * next product needs them, and this pass reads every row already. */
 template <typename T>
-__global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values)
+__global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values, unsigned long long *sum)
 {
     const grid3 g = {{(uint32_t)S.n[0], (uint32_t)S.n[1], (uint32_t)S.n[2]}};
+    uint64_t cs[3] = {0, 0, 0};
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < S.rows;
          i += (int64_t)gridDim.x * blockDim.x) {
+        if (sum) mg_row_coupling(&S, i, cs);
         int c[3];
         coords_of(g, (uint32_t)i, c);
         for (int k = 0; k < m.ndiag; k++) {
@@ -310,6 +315,11 @@ __global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values)
             }
             values[(int64_t)k * S.rows + i] = (T)v;
         }
+    }
+    for (int e = 0; sum && e < 3; e++) {
+        unsigned long long v = cs[e];
+        for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
+        if (threadIdx.x % 32 == 0 && v) atomicAdd(sum + e, v);
     }
 }
 
@@ -371,18 +381,19 @@ __global__ void gershgorin_kernel(mg_stencil S, int64_t r0, int64_t r1, unsigned
 /* One power step, v = scale u (scale: *sc): w = A v, block partials of
  * v'w, v'Dv and (w/D)'(w/D) over rows [r0, r1) (a slab's own; all of a
  * whole grid's), and u_next = w / D on every row.  Skipped once *stop is
- * set. */
+ * set: every block leaves at once (the finest level's steps queued after
+ * its certificate took 11 us each with their block sums; ncu, H200). */
 __global__ void power_kernel(mg_stencil S, point_list P, const double *u, double *un,
                              const double *sc, const int *stop, int64_t r0, int64_t r1,
                              double *partial)
 {
     __shared__ double red[3][THREADS];
+    if (*stop) return;   /* the same for the whole block: no barrier is left waiting */
     double s[3] = {0, 0, 0};
     const grid3 g = {{(uint32_t)S.n[0], (uint32_t)S.n[1], (uint32_t)S.n[2]}};
     const double scale = *sc;
-    const bool run = !*stop;
     const double *diag = S.coef[mg_point(0, 0, 0)];
-    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; run && i < S.rows;
+    for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < S.rows;
          i += (int64_t)gridDim.x * blockDim.x) {
         int c[3];
         coords_of(g, (uint32_t)i, c);
@@ -595,8 +606,21 @@ void adia__mg_gpu_stencil_free(mg_stencil *S)
     for (int p = 0; p < MG_POINTS; p++) S->coef[p] = nullptr;
 }
 
-/* Arrays for the points in mask (the centre always), rows each, in one
- * allocation (a level's set-up is a handful of cudaMalloc, not 27). */
+/* A made stencil's block starts with STENCIL_WORDS words of results
+ * that cross to the host -- [0] its points with a nonzero (the Galerkin
+ * product's), [1..3] its couplings (to_dia) -- so that no scratch
+ * allocation (a cudaMalloc, a copy, a cudaFree that waits) is made for
+ * them: 20-30 us a level of 0.27 ms (H200, 2026-11-28). */
+constexpr int64_t STENCIL_WORDS = 4;
+
+static unsigned long long *words_of(const mg_stencil *S)
+{
+    return (unsigned long long *)S->block;
+}
+
+/* Arrays for the points in mask (the centre always), rows each, after the
+ * words, in one allocation (a level's set-up is a handful of cudaMalloc,
+ * not 27). */
 static adia_status stencil_alloc(mg_stencil *S, const int32_t n[3], unsigned mask)
 {
     *S = mg_stencil{{n[0], n[1], n[2]}, (int64_t)n[0] * n[1] * n[2], {}, nullptr};
@@ -604,10 +628,10 @@ static adia_status stencil_alloc(mg_stencil *S, const int32_t n[3], unsigned mas
     int np = 0;
     for (int p = 0; p < MG_POINTS; p++) np += mask >> p & 1;
     double *block = nullptr;
-    ADIA_TRY(alloc_doubles(S->rows * np, &block, "mg device stencil"));
+    ADIA_TRY(alloc_doubles(STENCIL_WORDS + S->rows * np, &block, "mg device stencil"));
     S->block = block;
     for (int p = 0, k = 0; p < MG_POINTS; p++)
-        if (mask >> p & 1) S->coef[p] = block + (int64_t)k++ * S->rows;
+        if (mask >> p & 1) S->coef[p] = block + STENCIL_WORDS + (int64_t)k++ * S->rows;
     return ADIA_OK;
 }
 
@@ -722,8 +746,9 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                           (mg_dx(p, 0) != 0) + (mg_dx(p, 1) != 0) + (mg_dx(p, 2) != 0) <= 1);
         if (!a.coef[p]) a.coef[p] = A->coef[mg_point(0, 0, 0)];
     }
-    scratch sc;
-    adia_status s = sc.init();
+    unsigned *d_mask = (unsigned *)words_of(C);
+    adia_status s = adia_cuda_check(cudaMemsetAsync(d_mask, 0, sizeof *d_mask), "mg set-up: the "
+                                    "Galerkin product");
     unsigned mask = 0;
     if (s == ADIA_OK && co == 0)   /* adia__mg_coarsen_more: a direction halves */
         s = adia__error(ADIA_ERR_INTERNAL, "mg set-up: a Galerkin product with no direction "
@@ -732,12 +757,12 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
         const int64_t nb = (C->rows + GALERKIN_THREADS - 1) / GALERKIN_THREADS;
         galerkin_launch(co, faces,
                         (unsigned)std::min<int64_t>(std::max<int64_t>(nb, 1), GALERKIN_BLOCKS), a,
-                        present, cd, *C, (unsigned *)(sc.w + 2),
+                        present, cd, *C, d_mask,
                         std::integer_sequence<int, 1, 2, 3, 4, 5, 6, 7>());
         s = launched("mg set-up: the Galerkin product");
     }
     if (s == ADIA_OK)
-        s = adia_cuda_check(cudaMemcpy(&mask, sc.w + 2, sizeof mask, cudaMemcpyDeviceToHost),
+        s = adia_cuda_check(cudaMemcpy(&mask, d_mask, sizeof mask, cudaMemcpyDeviceToHost),
                             "mg set-up: the Galerkin product");
     if (s != ADIA_OK) {
         adia__mg_gpu_stencil_free(C);
@@ -750,7 +775,7 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
 }
 
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
-                                int *ndiag, void **values)
+                                int *ndiag, void **values, uint64_t coupling[3])
 {
     mg_dia_map m;
     adia__mg_dia_layout(S, offsets, &m);
@@ -758,14 +783,25 @@ adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t
     *values = nullptr;
     const int64_t n = S->rows * m.ndiag;
     const size_t vs = adia_value_size(vt);
+    const char *what = "mg set-up: a level's diagonals";
+    /* the couplings in the stencil's own words (a lent one has none) */
+    unsigned long long *sum = coupling && S->block ? words_of(S) + 1 : nullptr;
     ADIA_TRY(adia__gpu_check_free(n * (int64_t)vs, "mg level diagonals"));
     ADIA_TRY(adia_cuda_check(cudaMalloc(values, (size_t)(n > 0 ? n : 1) * vs),
                              "mg level diagonals"));
-    if (vt == ADIA_FLOAT)
-        to_dia_kernel<float><<<blocks_for(S->rows), THREADS>>>(*S, m, (float *)*values);
-    else
-        to_dia_kernel<double><<<blocks_for(S->rows), THREADS>>>(*S, m, (double *)*values);
-    adia_status s = launched("mg set-up: a level's diagonals");
+    adia_status s = sum ? adia_cuda_check(cudaMemsetAsync(sum, 0, 3 * sizeof *sum), what) : ADIA_OK;
+    if (s == ADIA_OK && vt == ADIA_FLOAT)
+        to_dia_kernel<float><<<blocks_for(S->rows), THREADS>>>(*S, m, (float *)*values, sum);
+    else if (s == ADIA_OK)
+        to_dia_kernel<double><<<blocks_for(S->rows), THREADS>>>(*S, m, (double *)*values, sum);
+    if (s == ADIA_OK) s = launched(what);
+    unsigned long long h[3];
+    if (s == ADIA_OK && sum)
+        s = adia_cuda_check(cudaMemcpy(h, sum, sizeof h, cudaMemcpyDeviceToHost), what);
+    if (s == ADIA_OK && sum)
+        for (int e = 0; e < 3; e++) coupling[e] = h[e];
+    else if (s == ADIA_OK && coupling)
+        s = adia__mg_gpu_coupling(S, coupling);
     if (s != ADIA_OK) {
         cudaFree(*values);
         *values = nullptr;
@@ -966,7 +1002,8 @@ adia_status adia__mg_gpu_estimate_slab(const mg_stencil *S, int64_t origin, int6
 adia_status adia__mg_gpu_stencil_zeros(mg_stencil *S, const int32_t n[3], unsigned mask)
 {
     ADIA_TRY(stencil_alloc(S, n, mask));
-    const int64_t bytes = (int64_t)__builtin_popcount(mask | 1u << mg_point(0, 0, 0)) * S->rows * 8;
+    const int64_t bytes =
+        (STENCIL_WORDS + (int64_t)__builtin_popcount(mask | 1u << mg_point(0, 0, 0)) * S->rows) * 8;
     adia_status s = adia_cuda_check(cudaMemset(S->block, 0, (size_t)bytes), "mg device stencil");
     if (s != ADIA_OK) adia__mg_gpu_stencil_free(S);
     return s;
