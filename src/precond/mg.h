@@ -600,11 +600,9 @@ adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3]);
 adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
                                   const int coarsened[3], mg_stencil *C);
 /* S as DIA in vt: *ndiag ascending offsets (host, room for MG_POINTS), the
- * values (cudaMalloc'd, ndiag x rows: diagonal k of row i at k rows + i);
- * where coupling is not NULL, S's couplings (adia__mg_gpu_coupling's
- * numbers) from the same pass. */
+ * values (cudaMalloc'd, ndiag x rows: diagonal k of row i at k rows + i). */
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
-                                int *ndiag, void **values, uint64_t coupling[3]);
+                                int *ndiag, void **values);
 /* adia__mg_estimate of the n stencils S[0..n) on the device (deterministic
  * sums), all at once, into est[0..n); fine: S[0] is the user's level. */
 adia_status adia__mg_gpu_estimate(const mg_stencil *S, int n, int fine, mg_estimate *est);
@@ -634,10 +632,9 @@ void adia__mg_gpu_stencil_free(mg_stencil *S);
 adia_status adia__mg_build_device(adia_precond *M, mg_state *S, const adia_precond_options *o,
                                   int max_levels, int *done);
 /* Level C's plan from its device stencil (DIA taken over by the plan);
- * also the plan of a slab hierarchy's gathered level (C: its whole grid).
- * coupling not NULL: C's couplings into it, from the same pass. */
+ * also the plan of a slab hierarchy's gathered level (C: its whole grid). */
 adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C,
-                                       const mg_stencil *st, uint64_t coupling[3]);
+                                       const mg_stencil *st);
 /* Shared by both set-ups (mg.c): a level's grid; whether level L is
  * coarsened further; the coarsest level's size checked; a level plan's
  * hints. */

@@ -96,19 +96,19 @@ static adia_status fine_level(adia_precond *M, mg_state *S, const mg_dview *v,
     S->nlev = 1;
     if (!S->mixed) return ADIA_OK;
     const double t2 = adia__now_ms();   /* the finest in the levels' type: a plan of its own */
-    ADIA_TRY(adia__mg_device_level_plan(M, S, L0, &st[0], L0->coupling));
+    ADIA_TRY(adia__mg_device_level_plan(M, S, L0, &st[0]));
     S->ms.plans += adia__now_ms() - t2;
     return ADIA_OK;
 }
 
 adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C,
-                                       const mg_stencil *st, uint64_t coupling[3])
+                                       const mg_stencil *st)
 {
     int64_t offsets[MG_POINTS];
     int ndiag;
     adia_device_dia dd = {.rows = (int32_t)C->rows, .cols = (int32_t)C->rows,
                           .offsets = offsets, .values_type = C->vtype, .adopt = 1};
-    ADIA_TRY(adia__mg_gpu_to_dia(st, C->vtype, offsets, &ndiag, &dd.values, coupling));
+    ADIA_TRY(adia__mg_gpu_to_dia(st, C->vtype, offsets, &ndiag, &dd.values));
     dd.ndiag = ndiag;
     const adia_plan_hints h = adia__mg_level_hints(M, C);
     ADIA_TRY(adia_plan_create_device_dia(&dd, &h, &C->plan));   /* frees values on failure */
@@ -117,8 +117,7 @@ adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C
     for (int p = 0; p < MG_POINTS; p++) C->points += st->coef[p] != NULL;
     C->nnz = adia_format_nnz(adia_plan_format(C->plan));
     const double slots = (double)C->rows * ndiag * (double)adia_value_size(C->vtype);
-    S->setup.kernels += 2, S->setup.syncs += 1 + (coupling != NULL);   /* to DIA (and the
-                                                      couplings); the plan's count of nonzeros */
+    S->setup.kernels += 2, S->setup.syncs++;   /* to DIA; the plan's count of nonzeros */
     S->setup.bytes += (double)C->rows * C->points * 8.0 + 3 * slots;
     return ADIA_OK;
 }
@@ -131,23 +130,19 @@ static adia_status coarse_levels(adia_precond *M, mg_state *S, int max_levels, m
         mg_level *C = &S->lev[l], *F = &S->lev[l - 1];
         int32_t nc[3];
         const double t0 = adia__now_ms();
-        /* F's couplings (the host's integers): summed by its plan's pass,
-           but for the finest level lent by the user's plan */
-        const int summed = F->own_plan;
-        if (!summed) ADIA_TRY(adia__mg_gpu_coupling(&st[l - 1], F->coupling));
+        ADIA_TRY(adia__mg_gpu_coupling(&st[l - 1], F->coupling));   /* the host's integers */
         adia__mg_coarse_grid(F->n, F->coupling, S->coarsening, nc, C->coarsened);
         adia__mg_set_grid(C, nc);
         ADIA_TRY(adia__mg_gpu_galerkin(&st[l - 1], nc, C->coarsened, &st[l]));
         S->nlev++;
         int fine_points = 0;
         for (int p = 0; p < MG_POINTS; p++) fine_points += st[l - 1].coef[p] != NULL;
-        S->setup.kernels += 1 + !summed, S->setup.syncs += 1 + !summed;   /* (couplings), product */
-        S->setup.bytes +=
-            ((double)F->rows * fine_points * (1 + !summed) + (double)C->rows * MG_POINTS) * 8.0;
+        S->setup.kernels += 2, S->setup.syncs += 2;   /* couplings, product */
+        S->setup.bytes += ((double)F->rows * fine_points * 2 + (double)C->rows * MG_POINTS) * 8.0;
         const double t1 = adia__now_ms();
         C->galerkin_ms = t1 - t0;
         S->ms.galerkin += C->galerkin_ms;
-        ADIA_TRY(adia__mg_device_level_plan(M, S, C, &st[l], C->coupling));
+        ADIA_TRY(adia__mg_device_level_plan(M, S, C, &st[l]));
         C->plan_ms = adia__now_ms() - t1;
         S->ms.plans += C->plan_ms;
     }

@@ -289,17 +289,12 @@ __global__ void coupling_kernel(mg_stencil S, int64_t r0, int64_t r1, unsigned l
     }
 }
 
-/* S as DIA (m: which points each diagonal takes), and where sum is not
- * NULL S's couplings beside, as coupling_kernel sums them: the level's
- * next product needs them, and this pass reads every row already. */
 template <typename T>
-__global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values, unsigned long long *sum)
+__global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values)
 {
     const grid3 g = {{(uint32_t)S.n[0], (uint32_t)S.n[1], (uint32_t)S.n[2]}};
-    uint64_t cs[3] = {0, 0, 0};
     for (int64_t i = blockIdx.x * (int64_t)blockDim.x + threadIdx.x; i < S.rows;
          i += (int64_t)gridDim.x * blockDim.x) {
-        if (sum) mg_row_coupling(&S, i, cs);
         int c[3];
         coords_of(g, (uint32_t)i, c);
         for (int k = 0; k < m.ndiag; k++) {
@@ -315,11 +310,6 @@ __global__ void to_dia_kernel(mg_stencil S, mg_dia_map m, T *values, unsigned lo
             }
             values[(int64_t)k * S.rows + i] = (T)v;
         }
-    }
-    for (int e = 0; sum && e < 3; e++) {
-        unsigned long long v = cs[e];
-        for (int o = 16; o; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
-        if (threadIdx.x % 32 == 0 && v) atomicAdd(sum + e, v);
     }
 }
 
@@ -606,11 +596,12 @@ void adia__mg_gpu_stencil_free(mg_stencil *S)
     for (int p = 0; p < MG_POINTS; p++) S->coef[p] = nullptr;
 }
 
-/* A made stencil's block starts with STENCIL_WORDS words of results
+/* A made stencil's block starts with STENCIL_WORDS words for results
  * that cross to the host -- [0] its points with a nonzero (the Galerkin
- * product's), [1..3] its couplings (to_dia) -- so that no scratch
- * allocation (a cudaMalloc, a copy, a cudaFree that waits) is made for
- * them: 20-30 us a level of 0.27 ms (H200, 2026-11-28). */
+ * product's) -- so that no scratch allocation (a cudaMalloc, a copy, a
+ * cudaFree that waits) is made for them.  (Its couplings summed in its
+ * DIA pass, to_dia_kernel, cost that pass more than the coupling kernel
+ * they saved: lap3d7:256 +0.36 ms; H200, 2026-11-28.) */
 constexpr int64_t STENCIL_WORDS = 4;
 
 static unsigned long long *words_of(const mg_stencil *S)
@@ -775,7 +766,7 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
 }
 
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
-                                int *ndiag, void **values, uint64_t coupling[3])
+                                int *ndiag, void **values)
 {
     mg_dia_map m;
     adia__mg_dia_layout(S, offsets, &m);
@@ -783,25 +774,14 @@ adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t
     *values = nullptr;
     const int64_t n = S->rows * m.ndiag;
     const size_t vs = adia_value_size(vt);
-    const char *what = "mg set-up: a level's diagonals";
-    /* the couplings in the stencil's own words (a lent one has none) */
-    unsigned long long *sum = coupling && S->block ? words_of(S) + 1 : nullptr;
     ADIA_TRY(adia__gpu_check_free(n * (int64_t)vs, "mg level diagonals"));
     ADIA_TRY(adia_cuda_check(cudaMalloc(values, (size_t)(n > 0 ? n : 1) * vs),
                              "mg level diagonals"));
-    adia_status s = sum ? adia_cuda_check(cudaMemsetAsync(sum, 0, 3 * sizeof *sum), what) : ADIA_OK;
-    if (s == ADIA_OK && vt == ADIA_FLOAT)
-        to_dia_kernel<float><<<blocks_for(S->rows), THREADS>>>(*S, m, (float *)*values, sum);
-    else if (s == ADIA_OK)
-        to_dia_kernel<double><<<blocks_for(S->rows), THREADS>>>(*S, m, (double *)*values, sum);
-    if (s == ADIA_OK) s = launched(what);
-    unsigned long long h[3];
-    if (s == ADIA_OK && sum)
-        s = adia_cuda_check(cudaMemcpy(h, sum, sizeof h, cudaMemcpyDeviceToHost), what);
-    if (s == ADIA_OK && sum)
-        for (int e = 0; e < 3; e++) coupling[e] = h[e];
-    else if (s == ADIA_OK && coupling)
-        s = adia__mg_gpu_coupling(S, coupling);
+    if (vt == ADIA_FLOAT)
+        to_dia_kernel<float><<<blocks_for(S->rows), THREADS>>>(*S, m, (float *)*values);
+    else
+        to_dia_kernel<double><<<blocks_for(S->rows), THREADS>>>(*S, m, (double *)*values);
+    adia_status s = launched("mg set-up: a level's diagonals");
     if (s != ADIA_OK) {
         cudaFree(*values);
         *values = nullptr;

@@ -53,9 +53,9 @@ adia_status adia__mg_gpu_galerkin(const mg_stencil *A, const int32_t nc[3],
 }
 
 adia_status adia__mg_gpu_to_dia(const mg_stencil *S, adia_value_type vt, int64_t *offsets,
-                                int *ndiag, void **values, uint64_t coupling[3])
+                                int *ndiag, void **values)
 {
-    (void)S, (void)vt, (void)offsets, (void)ndiag, (void)coupling;
+    (void)S, (void)vt, (void)offsets, (void)ndiag;
     *values = NULL;
     return no_device();
 }

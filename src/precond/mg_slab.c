@@ -327,7 +327,7 @@ static adia_status coarsen(mg_state *S, int l, mg_stencil *st)
 /* Level L's plan from its stencil (DIA, on the plan's side). */
 static adia_status level_plan(adia_precond *M, mg_state *S, mg_level *L, const mg_stencil *st)
 {
-    if (S->device) return adia__mg_device_level_plan(M, S, L, st, NULL);
+    if (S->device) return adia__mg_device_level_plan(M, S, L, st);
     adia_matrix *A = NULL;
     adia_status s = adia__mg_stencil_to_matrix(st, &A, &L->points);
     if (s == ADIA_OK) {
