@@ -215,9 +215,10 @@ adia_status diag_select(void *p, adia_gpu_kernel k)
 /* Everything to the device; the data only when the device does not hold
  * it already (d->args.data set: the GPU build's output, adopted). */
 /* The host arrays of the structure, laid end to end (each at a multiple
- * of 16 bytes) in one device allocation by one copy: the plan of an mg
- * level took eight cudaMalloc and eight copies, 55 us of its 0.27 ms set-up
- * (H200, 2026-11-28), and as many cudaFree when it went. */
+ * of 256 bytes, as cudaMalloc would place them) in one device allocation
+ * by one copy: the plan of an mg level took eight cudaMalloc and eight
+ * copies, 55 us of its 0.27 ms set-up (H200, 2026-11-28), and as many
+ * cudaFree when it went. */
 struct structure_part {
     void **dst;        /* the device pointer to set (NULL where n is 0) */
     const void *src;
@@ -231,11 +232,11 @@ adia_status copy_structure(const structure_part *part, int count, void **block)
     for (int k = 0; k < count; k++) {
         size_t bytes;
         if (part[k].n < 0 || !adia_mul_size((size_t)part[k].n, part[k].size, &bytes) ||
-            total > SIZE_MAX - bytes - 16)
+            total > SIZE_MAX - bytes - 256)
             return adia__error(ADIA_ERR_OVERFLOW, "diagonal structure: %lld elements overflow",
                                (long long)part[k].n);
         at[k] = total;
-        total += (bytes + 15) / 16 * 16;
+        total += (bytes + 255) / 256 * 256;
     }
     std::vector<char> host(total);
     for (int k = 0; k < count; k++)
@@ -261,9 +262,6 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     size_t vs = adia_value_size(D->vtype);
     int64_t terms = D->group_start[D->n_groups];
     adia_diag_args &a = d->args;
-    if (!a.data)
-        ADIA_TRY(adia__gpu_copy_in((void **)&a.data, D->data, D->piece_data[D->n_pieces], vs,
-                                  "diagonal data"));
     int *map = NULL, *desc = NULL, *order = NULL;
     int64_t nmap = 0;
     adia_status s = chunk_map(D, &map, &nmap);
@@ -288,6 +286,9 @@ adia_status diag_copy(diag_dev *d, const adia_diag *D)
     free(desc);
     free(order);
     ADIA_TRY(s);
+    if (!a.data)
+        ADIA_TRY(adia__gpu_copy_in((void **)&a.data, D->data, D->piece_data[D->n_pieces], vs,
+                                  "diagonal data"));
     return adia__coo_rows_upload(D->rows, D->n_scatter, D->scatter_row, D->scatter_col,
                                 D->scatter_val, vs, 0, &d->scatter);
 }
