@@ -1199,7 +1199,9 @@ adia_status adia_precond_create(adia_plan *plan, const adia_precond_options *opt
 adia_status adia_precond_apply(adia_precond *M, const void *r, void *z, void *stream);
 const char *adia_precond_kind(const adia_precond *M);   /* "" on a bad handle */
 /* What M is (kind, levels, rows and diagonals per level, setup time) as
- * text, truncated to len - 1 characters. */
+ * text, truncated to len - 1 characters.  mg also times its cycle level by
+ * level here, running six cycles from each level down on its own arrays
+ * (a few milliseconds; not while M is applied on another thread). */
 adia_status adia_precond_explain(const adia_precond *M, char *buf, size_t len);
 void adia_precond_destroy(adia_precond *M);   /* NULL is fine */
 

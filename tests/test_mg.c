@@ -95,6 +95,34 @@ static adia_matrix *convdiff(int nx, int ny, double c)
     return test_coo_matrix(&m);
 }
 
+/* explain's measured cycle: the whole apply, then each level's own part
+ * (a V-cycle's, which add up to the whole: from[l] - from[l + 1]
+ * telescopes, a part below 0 printed as 0), one a level. */
+static void check_times(const char *spec, const char *buf, int levels_at_least)
+{
+    const char *m = strstr(buf, "per cycle, measured (ms, the median of 5 run now): ");
+    CHECK(m != NULL, "%s: no measured cycle: %s", spec, buf);
+    if (!m) return;
+    char *end;
+    const double whole = strtod(strchr(m, ':') + 1, &end);
+    const char *own = strstr(end, "each level's own part: level ");
+    CHECK(whole > 0 && own, "%s: cycle %g ms: %.200s", spec, whole, m);
+    if (!own) return;
+    const char *p = own + strlen("each level's own part: level ");
+    double sum = 0;
+    int count = 0, bad = 0;
+    for (;;) {
+        const long l = strtol(p, &end, 10);
+        const double t = strtod(end, &end);
+        bad |= l != count || !(t >= 0);
+        sum += t, count++;
+        if (*end != ',') break;
+        p = end + 1;
+    }
+    CHECK(!bad && count >= levels_at_least && sum >= whole - 1e-4 * count && sum < 2 * whole,
+          "%s: %d parts adding up to %g of a %g ms cycle: %.300s", spec, count, sum, whole, m);
+}
+
 /* The grid in explain's first level line. */
 static void expect_grid(const char *spec, const char *grid, int levels_at_least)
 {
@@ -109,6 +137,7 @@ static void expect_grid(const char *spec, const char *grid, int levels_at_least)
         snprintf(lev, sizeof lev, "level %d:", levels_at_least - 1);
         CHECK(test_contains(buf, want) && test_contains(buf, lev), "%s: want %s, %d levels: %s",
               spec, grid, levels_at_least, buf);
+        check_times(spec, buf, levels_at_least);
         const int32_t n = adia_matrix_rows(A);
         double *r = malloc(n * sizeof *r), *z = malloc(n * sizeof *z);
         uint64_t seed = 3;

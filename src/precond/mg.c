@@ -554,6 +554,70 @@ static adia_status mg_setup(adia_precond *M, const adia_precond_options *opt)
     return s;
 }
 
+/* --------------------------------------------------- time by level */
+
+#define TIME_RUNS 5   /* timed runs a level (after one not timed) */
+
+/* The median (ms) of TIME_RUNS runs of the cycle from level l down (l < 0:
+ * the whole apply z = M r), each waited for. */
+static adia_status time_cycle(mg_run *R, const adia_precond *M, int l, const void *r, void *z,
+                              double *ms)
+{
+    const mg_state *S = R->S;
+    double t[TIME_RUNS];
+    for (int k = -1; k < TIME_RUNS; k++) {
+        if (S->device) ADIA_TRY(adia__gpu_fence("mg: a cycle timed"));
+        const double t0 = adia__now_ms();
+        if (l < 0) ADIA_TRY(top_cycle(R, M->vtype, 1.0, r, z));
+        else ADIA_TRY(cycle(R, l, 1.0, S->lev[l].b, S->lev[l].x, 1));
+        if (S->device) ADIA_TRY(adia__gpu_fence("mg: a cycle timed"));
+        if (k >= 0) t[k] = adia__now_ms() - t0;
+    }
+    for (int a = 1; a < TIME_RUNS; a++)   /* insertion sort: five values */
+        for (int b = a; b > 0 && t[b] < t[b - 1]; b--) {
+            const double w = t[b];
+            t[b] = t[b - 1], t[b - 1] = w;
+        }
+    *ms = t[TIME_RUNS / 2];
+    return ADIA_OK;
+}
+
+/* The cycle from each level down (ms): from[0] the whole apply (with a
+ * mixed plan's conversions), from[l] the cycle on level l's own b and x,
+ * from[nlev] 0 -- cycles run now on the preconditioner's own arrays, r =
+ * ones (the plan's type, where it lives), so not while it is applied
+ * elsewhere.  Not across processes (a cycle there is every process's at
+ * once). */
+static adia_status time_levels(const adia_precond *M, double from[MG_MAX_LEVELS + 1])
+{
+    const mg_state *S = M->impl;
+    if (S->slab)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "a hierarchy across processes is timed by "
+                           "its solves");
+    mg_run R = {.S = S, .K = S->device ? &adia__mg_gpu_kernels : &adia__mg_cpu_kernels};
+    const int64_t n = S->lev[0].rows;
+    double *ones = adia__alloc((size_t)n + 1, sizeof *ones, "mg timing");
+    if (!ones) return ADIA_ERR_NO_MEMORY;
+    for (int64_t i = 0; i < n; i++) ones[i] = 1;
+    void *r = NULL, *z = NULL;
+    adia_status s = ADIA_OK;
+    if (S->device) {
+        s = adia__precond_upload(M->vtype, n, ones, &r);
+        if (s == ADIA_OK) s = adia__precond_upload(M->vtype, n, ones, &z);
+        free(ones);
+    } else {
+        r = ones;
+        z = adia__calloc((size_t)n + 1, sizeof(double), "mg timing");
+        if (!z) s = ADIA_ERR_NO_MEMORY;
+    }
+    for (int l = 0; l <= MG_MAX_LEVELS; l++) from[l] = 0;
+    if (s == ADIA_OK) s = time_cycle(&R, M, -1, r, z, &from[0]);   /* fills every level's b */
+    for (int l = S->nlev - 1; l >= 1 && s == ADIA_OK; l--) s = time_cycle(&R, M, l, r, z, &from[l]);
+    free_array(S, r);
+    free_array(S, z);
+    return s;
+}
+
 /* ---------------------------------------------------- explain, destroy */
 
 static const char *smoother_name(mg_smoother s)
@@ -648,6 +712,31 @@ static void explain_levels(const mg_state *S, int first, char *buf, size_t len, 
     if (S->inner) explain_levels(S->inner->impl, S->nlev - 1, buf, len, k);
 }
 
+/* The cycle measured now, level by level (time_levels): a V-cycle as
+ * each level's own part (the cycle from it down less the next's: its
+ * smoothing, residual, transfers; the coarsest's solve), which add up to
+ * the whole; a W-cycle, whose coarse levels run several times, as the
+ * cycle from each level down. */
+static void explain_times(const adia_precond *M, char *buf, size_t len, size_t *k)
+{
+    const mg_state *S = M->impl;
+    if (S->slab) return;
+    double from[MG_MAX_LEVELS + 1];
+    if (time_levels(M, from) != ADIA_OK) {
+        put(buf, len, k, "  per cycle, measured: not measured (%.200s)\n", adia_last_error());
+        adia_clear_error();
+        return;
+    }
+    const int v = S->cycle == 'v';
+    put(buf, len, k, "  per cycle, measured (ms, the median of %d run now): %.4f; %s", TIME_RUNS,
+        from[0], v ? "each level's own part:" : "from each level down:");
+    for (int l = 0; l < S->nlev; l++) {   /* a part below the timer's noise: 0, not -0.0001 */
+        const double part = from[l] - from[l + 1];
+        put(buf, len, k, "%s %d %.4f", l ? "," : " level", l, v ? (part > 0 ? part : 0) : from[l]);
+    }
+    put(buf, len, k, "\n");
+}
+
 static void mg_explain(const adia_precond *M, char *buf, size_t len)
 {
     const mg_state *S = M->impl;
@@ -677,6 +766,7 @@ static void mg_explain(const adia_precond *M, char *buf, size_t len)
     put(buf, len, &k, "  per cycle: %d kernels of mg + %d products (adia_spmv_async), %.3g MB "
         "moved = %.2f finest-level products (bytes, a model)\n", S->kernels, S->products,
         S->cycle_bytes / 1e6, fine > 0 ? S->cycle_bytes / fine : 0.0);
+    explain_times(M, buf, len, &k);
     if (S->slab)
         put(buf, len, &k, "  across processes: %d plane exchange%s and one gather per cycle, "
             "besides the gathered level's own cycle\n", S->exchanges - 1,
