@@ -1037,6 +1037,20 @@ typedef struct adia_solve_info {
 } adia_solve_info;
 
 void adia_solve_options_default(adia_solve_options *opt);
+/* The products with A that a solve is likely to make: the expected_calls
+ * of its plan, made before the preconditioner (which needs the plan).
+ * max_iter iterations (BiCGSTAB: two products each) + 2; but with mg --
+ * precond "mg", or "auto" where A's offsets suggest a grid of 128 points
+ * an edge or more (auto's rule; the grid itself is checked only when the
+ * preconditioner is made) -- the 25 iterations mg takes at most on the
+ * grids it suits, each with its cycle's products on A's plan.  A plan for
+ * max_iter calls measures its candidate formats, which a 6-iteration solve
+ * never repays: CPU (2 cores, 2026-11-28) lap3d7:128's plan 1040 ms for
+ * 1002 calls against 124 ms for 102, lap2d5:1024's 337 against 44, the
+ * solves alike.  precond: NULL or a kind (adia_precond_options.kind, or
+ * "auto"). */
+adia_status adia_solve_expected_calls(const adia_matrix *A, adia_solver method, int max_iter,
+                                      const char *precond, int64_t *calls);
 /* Solve A x = b; x holds the initial guess on entry (zeros are fine) and
  * the last iterate on return.  plan: a plan of A (CPU: double; GPU: b and
  * x are moved to the device once and x back at the end), or NULL (one is

@@ -118,6 +118,12 @@ static void test_auto(void)
             CHECK(!strcmp(adia_precond_kind(M), cases[c].kind), "%s: auto made %s, not %s",
                   cases[c].spec ? cases[c].spec : "zero diagonal", adia_precond_kind(M),
                   cases[c].kind);
+            /* the plan's guess before the preconditioner: mg's few calls where auto makes mg */
+            int64_t likely = -1;
+            CHECK_OK(adia_solve_expected_calls(A, ADIA_SOLVE_CG, 1000, "auto", &likely));
+            CHECK(likely == (!strcmp(cases[c].kind, "mg") ? 25 * (1 + 5) + 2 : 1002),
+                  "%s: auto made %s, %lld calls expected", cases[c].spec ? cases[c].spec : "",
+                  adia_precond_kind(M), (long long)likely);
             char buf[4096];
             CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
             CHECK(test_contains(buf, cases[c].why), "explain:\n%s", buf);
@@ -142,11 +148,46 @@ static void test_auto(void)
     }
 }
 
+/* adia_solve_expected_calls: max_iter's products, or mg's few. */
+static void test_expected_calls(void)
+{
+    adia_matrix *A = test_generate("random:3000,8");   /* no grid: "auto" is not mg */
+    if (!A) return;
+    static const struct { adia_solver m; int max_iter; const char *pc; int64_t want; } cases[] = {
+        {ADIA_SOLVE_CG, 1000, NULL, 1002},           {ADIA_SOLVE_CG, 1000, "none", 1002},
+        {ADIA_SOLVE_CG, 1000, "jacobi", 1002},       {ADIA_SOLVE_CG, 1000, "cheb", 1002},
+        {ADIA_SOLVE_CG, 1000, "auto", 1002},         {ADIA_SOLVE_CG, 1000, "mg", 152},
+        {ADIA_SOLVE_BICGSTAB, 1000, "mg", 177},      {ADIA_SOLVE_BICGSTAB, 1000, "jacobi", 2002},
+        {ADIA_SOLVE_GMRES, 1000, "mg", 152},         {ADIA_SOLVE_CG, 10, "mg", 12},
+        {ADIA_SOLVE_CG, 0, "mg", 2},
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        int64_t calls = -1;
+        CHECK_OK(adia_solve_expected_calls(A, cases[c].m, cases[c].max_iter, cases[c].pc, &calls));
+        CHECK(calls == cases[c].want, "method %d, max_iter %d, %s: %lld calls, want %lld",
+              (int)cases[c].m, cases[c].max_iter, cases[c].pc ? cases[c].pc : "NULL",
+              (long long)calls, (long long)cases[c].want);
+    }
+    int64_t calls;
+    CHECK_ERR(adia_solve_expected_calls(NULL, ADIA_SOLVE_CG, 10, NULL, &calls),
+              ADIA_ERR_INVALID_ARG, "the matrix is NULL");
+    CHECK_ERR(adia_solve_expected_calls(A, ADIA_SOLVE_CG, 10, NULL, NULL), ADIA_ERR_INVALID_ARG,
+              "calls is NULL");
+    CHECK_ERR(adia_solve_expected_calls(A, (adia_solver)7, 10, NULL, &calls),
+              ADIA_ERR_INVALID_ARG, "method 7");
+    CHECK_ERR(adia_solve_expected_calls(A, ADIA_SOLVE_CG, -1, NULL, &calls), ADIA_ERR_INVALID_ARG,
+              "max_iter -1");
+    CHECK_ERR(adia_solve_expected_calls(A, ADIA_SOLVE_CG, 10, "ilu", &calls),
+              ADIA_ERR_INVALID_ARG, "unknown preconditioner \"ilu\"");
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
     test_apply_cpu();
     test_jacobi_zero();
     test_auto();
+    test_expected_calls();
     return TEST_END();
 }

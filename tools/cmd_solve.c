@@ -297,16 +297,24 @@ done:
     return rc;
 }
 
-/* The plan: a fixed --format, or the planner's choice for the solve's
- * products; on the GPU when asked or (no --device) when one is usable. */
+/* The plan: a fixed --format, or the planner's choice for max_iter
+ * iterations' products (a generated kernel repays over a long solve),
+ * its candidates measured only where the solve is likely to be that long
+ * (adia_solve_expected_calls: not with mg, whose few iterations never
+ * repay the measuring); on the GPU when asked or (no --device) when one
+ * is usable. */
 static int make_plan(const char *cmd, const adia_matrix *A, const solve_opts *o,
                      adia_solver method, adia_plan **P)
 {
-    int64_t calls = o->max_iter * (method == ADIA_SOLVE_BICGSTAB ? 2 : 1) + 2;
+    const int64_t calls = o->max_iter * (method == ADIA_SOLVE_BICGSTAB ? 2 : 1) + 2;
+    int64_t likely;
+    adia_status e = adia_solve_expected_calls(A, method, (int)o->max_iter,
+                                              o->jacobi ? "jacobi" : o->precond, &likely);
+    if (e != ADIA_OK) return cli_fail(cmd, e);
     adia_plan_hints h = {.expected_calls = calls, .vtype = o->single ? ADIA_FLOAT : ADIA_DOUBLE,
                          .device = !o->device ? -1 : !strcmp(o->device, "gpu"),
-                         .chooser = calls >= ADIA_PLAN_MEASURE_CALLS ? ADIA_CHOOSE_MEASURE
-                                                                     : ADIA_CHOOSE_MODEL,
+                         .chooser = likely >= ADIA_PLAN_MEASURE_CALLS ? ADIA_CHOOSE_MEASURE
+                                                                      : ADIA_CHOOSE_MODEL,
                          .nondeterministic = o->nondet};
     if (o->format) {
         h.chooser = ADIA_CHOOSE_FIXED;

@@ -412,6 +412,16 @@ int adia__mg_distinct_offsets(const int64_t *list, int k, int64_t off[MG_MAX_OFF
 /* Grids the distinct |offsets| off[0..k) (ascending, > 0) of a matrix of
  * `rows` rows suggest, most likely first; at most max of them. */
 int adia__mg_grid_candidates(int64_t rows, const int64_t *off, int k, int32_t cand[][3], int max);
+/* 1: A's offsets suggest a grid whose longest edge is MG_AUTO_MIN_EDGE or
+ * more -- where "auto" is likely to make mg (its grid not checked: a
+ * guess for a plan's expected calls, adia_solve_expected_calls). */
+int adia__mg_likely(const adia_csr *A);
+/* What a solve with mg likely takes: at most this many iterations on the
+ * grids it suits (6 on Laplacians, 18-24 with jumping coefficients), each
+ * this many products on the finest level's plan besides the method's own
+ * (a V-cycle's smoothing steps and residual). */
+#define MG_LIKELY_ITERATIONS 25
+#define MG_CYCLE_PRODUCTS 5
 /* The messages of a matrix off grid n (return ADIA_ERR_INVALID_ARG):
  * A(i, j) = v couples points that are not neighbours; the diagonal
  * A(i, i) = v is zero or not finite. */

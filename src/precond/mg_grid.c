@@ -291,6 +291,17 @@ adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3]
     return adia__mg_grid_find(&src, opt_grid, n);
 }
 
+int adia__mg_likely(const adia_csr *A)
+{
+    int64_t off[MG_MAX_OFFSETS];
+    const int k = distinct_offsets(A, off);
+    int32_t cand[1][3];
+    if (k < 0 || adia__mg_grid_candidates(A->rows, off, k, cand, 1) < 1) return 0;
+    const int32_t edge = cand[0][0] > cand[0][1] ? (cand[0][0] > cand[0][2] ? cand[0][0] : cand[0][2])
+                                                 : (cand[0][1] > cand[0][2] ? cand[0][1] : cand[0][2]);
+    return edge >= MG_AUTO_MIN_EDGE;
+}
+
 void adia__mg_stencil_free(mg_stencil *S)
 {
     for (int p = 0; p < MG_POINTS; p++) {

@@ -1,6 +1,7 @@
 /* precond.c -- the preconditioner handle: create, apply, explain, destroy,
  * dispatching to the kind's table (precond.h). */
 #include "precond.h"
+#include "mg.h"   /* what a solve with mg likely takes */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,6 +152,28 @@ adia_status adia_precond_apply(adia_precond *M, const void *r, void *z, void *st
     if (M->n > 0 && rc < zc + bytes && zc < rc + bytes)
         return adia__error(ADIA_ERR_INVALID_ARG, "adia_precond_apply: r and z overlap");
     return M->ops->apply(M, 1.0, r, z, stream);
+}
+
+adia_status adia_solve_expected_calls(const adia_matrix *A, adia_solver method, int max_iter,
+                                      const char *precond, int64_t *calls)
+{
+    const char *f = "adia_solve_expected_calls";
+    if (!calls) return adia__error(ADIA_ERR_INVALID_ARG, "%s: calls is NULL", f);
+    *calls = 0;
+    if (!A) return adia__error(ADIA_ERR_INVALID_ARG, "%s: the matrix is NULL", f);
+    if (method != ADIA_SOLVE_CG && method != ADIA_SOLVE_BICGSTAB && method != ADIA_SOLVE_GMRES)
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: method %d (cg, bicgstab or gmres)", f,
+                           (int)method);
+    if (max_iter < 0) return adia__error(ADIA_ERR_INVALID_ARG, "%s: max_iter %d", f, max_iter);
+    const int automatic = precond && !strcmp(precond, "auto");
+    if (precond && !automatic && !adia__precond_find(precond))
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: unknown preconditioner \"%s\" (kinds: %s, "
+                           "auto)", f, precond, adia__precond_list());
+    const int64_t per = method == ADIA_SOLVE_BICGSTAB ? 2 : 1, all = (int64_t)max_iter * per + 2;
+    const int mg = precond && (!strcmp(precond, "mg") || (automatic && adia__mg_likely(&A->csr)));
+    const int64_t likely = MG_LIKELY_ITERATIONS * (per + MG_CYCLE_PRODUCTS) + 2;
+    *calls = mg && likely < all ? likely : all;
+    return ADIA_OK;
 }
 
 const char *adia_precond_kind(const adia_precond *M)
