@@ -17,6 +17,7 @@
  * a GPU plan of a diagonal format runs on the device (mg_device.c: no host
  * copy of a large array); every other plan's on the host, from its CSR. */
 #include "mg.h"
+#include "../formats/diag_core.h"   /* a diagonal plan's offsets: auto's early refusal */
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -320,6 +321,20 @@ adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3])
                       n[0], n[1], n[2], MG_AUTO_MIN_EDGE);
 }
 
+adia_status adia__mg_repays_early(const adia_precond *M, int64_t rows, const int64_t *off, int k,
+                                  const int opt_grid[3])
+{
+    if (!M->automatic || k < 0 || opt_grid[0] > 0 || opt_grid[1] > 0 || opt_grid[2] > 0)
+        return ADIA_OK;
+    int32_t cand[8][3];
+    const int c = adia__mg_grid_candidates(rows, off, k, cand, 8);
+    for (int i = 0; i < c; i++)
+        if (cand[i][0] >= MG_AUTO_MIN_EDGE || cand[i][1] >= MG_AUTO_MIN_EDGE ||
+            cand[i][2] >= MG_AUTO_MIN_EDGE)
+            return ADIA_OK;
+    return c > 0 ? adia__mg_repays(M, cand[0]) : ADIA_OK;   /* its message; none: found later */
+}
+
 adia_plan_hints adia__mg_level_hints(const adia_precond *M, const mg_level *L)
 {
     return (adia_plan_hints){.expected_calls = PLAN_CALLS, .vtype = L->vtype,
@@ -449,12 +464,32 @@ static adia_status work_arrays(mg_state *S)
     return ADIA_OK;
 }
 
+/* auto's early refusal (adia__mg_repays_early) from a diagonal format's
+ * stored offsets, before the plan's CSR copy (CRSD's scatter points, off
+ * those offsets, leave it to the grid's check). */
+static adia_status structure_repays(const adia_precond *M, const adia_precond_options *o)
+{
+    const adia_diag *D = adia__format_diag_structure(adia_plan_format(M->plan));
+    if (!M->automatic || !D || D->n_scatter) return ADIA_OK;
+    enum { CHUNK = 32 };
+    int64_t off[MG_MAX_OFFSETS], list[MG_MAX_OFFSETS + CHUNK];
+    int k = 0;
+    for (int32_t t = 0, terms = D->group_start[D->n_groups]; t < terms && k >= 0;) {
+        int n = 0;
+        for (int e = 0; e < k; e++) list[n++] = off[e];
+        while (t < terms && n < MG_MAX_OFFSETS + CHUNK) list[n++] = D->offsets[t++];
+        k = adia__mg_distinct_offsets(list, n, off);
+    }
+    return adia__mg_repays_early(M, D->rows, off, k, o->grid);
+}
+
 /* The hierarchy on the host: the plan's matrix as a CSR, the stencils,
  * the Galerkin products and the smoothers from host arrays. */
 static adia_status build_host(adia_precond *M, mg_state *S, const adia_precond_options *o,
                               int max_levels, mg_stencil *st)
 {
     double t0 = adia__now_ms();
+    ADIA_TRY(structure_repays(M, o));
     adia_matrix *A = NULL;
     ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &A));
     int32_t n[3];

@@ -645,6 +645,12 @@ adia_status adia__mg_build_device(adia_precond *M, mg_state *S, const adia_preco
  * also the plan of a slab hierarchy's gathered level (C: its whole grid). */
 adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C,
                                        const mg_stencil *st);
+/* "auto" where no grid the distinct |offsets| off[0..k) suggest (a grid
+ * not given) has MG_AUTO_MIN_EDGE points an edge: adia__mg_repays' error
+ * before the grid's check, a pass over the matrix that would only find a
+ * grid mg does not repay on (CPU: 39 of auto's 40 ms on lap3d7:64). */
+adia_status adia__mg_repays_early(const adia_precond *M, int64_t rows, const int64_t *off, int k,
+                                  const int opt_grid[3]);
 /* Shared by both set-ups (mg.c): a level's grid; whether level L is
  * coarsened further; the coarsest level's size checked; a level plan's
  * hints. */

@@ -72,6 +72,7 @@ static adia_status fine_level(adia_precond *M, mg_state *S, const mg_dview *v,
     mg_grid_source src = {.rows = v->rows, .off = off, .k = view_offsets(v, off),
                           .bad_row = view_bad_row, .report = view_report, .ctx = &ctx};
     int32_t n[3];
+    ADIA_TRY(adia__mg_repays_early(M, src.rows, off, src.k, o->grid));
     ADIA_TRY(adia__mg_grid_find(&src, o->grid, n));   /* its last check: grid n's */
     ADIA_TRY(adia__mg_repays(M, n));
     const double t1 = adia__now_ms();
