@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "precond/mg.h"
+#include "formats/diag_core.h"
 
 /* A fake source: rows on grid good[] has no bad row; every other grid's
  * first bad row is 7; the calls are counted. */
@@ -235,6 +236,82 @@ static void test_host_setup(void)
     adia_matrix_destroy(A);
 }
 
+/* The finest stencil read in place from a CPU plan's diagonal storage
+ * (every diagonal format; CRSD's scatter points go the CSR way) is the
+ * CSR path's: the same grid, the same bits; and so are its errors: a
+ * matrix off the grid (wrap-around entries of lap2d5 read as 3D), a zero
+ * diagonal entry. */
+static void test_from_diag(void)
+{
+    static const char *specs[] = {"lap3d7:13x11x9", "lap2d9:41x30", "lap3d27:9x10x11",
+                                  "vardiff3d:15", "lap2d5:2001x1", "aniso3d:12"};
+    static const char *fmts[] = {"dia", "brcsd1", "brcsd2", "hdi"};
+    const int zero[3] = {0, 0, 0};
+    for (size_t c = 0; c < sizeof specs / sizeof *specs; c++) {
+        adia_matrix *A = test_generate(specs[c]);
+        if (!A) continue;
+        int32_t n[3], nd[3];
+        mg_stencil S = {0};
+        CHECK_OK(adia__mg_grid(&A->csr, zero, n));
+        CHECK_OK(adia__mg_stencil_from_csr(&A->csr, n, &S));
+        for (size_t f = 0; f < sizeof fmts / sizeof *fmts; f++) {
+            adia_format *F = NULL;
+            CHECK_OK(adia_format_build(A, fmts[f], NULL, ADIA_DOUBLE, &F));
+            const adia_diag *D = F ? adia__format_diag_structure(F) : NULL;
+            CHECK(D && adia__mg_diag_readable(D), "%s %s: readable", specs[c], fmts[f]);
+            mg_stencil T = {0};
+            if (D && adia__mg_diag_readable(D)) {
+                CHECK_OK(adia__mg_grid_diag(D, zero, nd));
+                CHECK(!memcmp(n, nd, sizeof n), "%s %s: grid %dx%dx%d, the CSR's %dx%dx%d",
+                      specs[c], fmts[f], nd[0], nd[1], nd[2], n[0], n[1], n[2]);
+                CHECK_OK(adia__mg_stencil_from_diag(D, n, &T));
+                int same = 1;
+                for (int p = 0; p < MG_POINTS; p++) {
+                    same &= !S.coef[p] == !T.coef[p];
+                    if (S.coef[p] && T.coef[p])
+                        same &= !memcmp(S.coef[p], T.coef[p], (size_t)S.rows * sizeof(double));
+                }
+                CHECK(same, "%s %s: the stencil from the diagonals is not the CSR's", specs[c],
+                      fmts[f]);
+                /* the grid given wrong: the same first bad row, the same message */
+                const int wrong[3] = {n[0] * n[1], n[2], 1};
+                char want[512];
+                int32_t m[3];
+                if (n[2] > 1) {
+                    adia_status e1 = adia__mg_grid(&A->csr, wrong, m);
+                    snprintf(want, sizeof want, "%s", adia_last_error());
+                    adia_status e2 = adia__mg_grid_diag(D, wrong, m);
+                    CHECK(e1 == ADIA_ERR_INVALID_ARG && e2 == e1 &&
+                              !strcmp(want, adia_last_error()),
+                          "%s %s: off grid: %s / %s", specs[c], fmts[f], want, adia_last_error());
+                }
+            }
+            adia__mg_stencil_free(&T);
+            adia_format_destroy(F);
+        }
+        adia__mg_stencil_free(&S);
+        adia_matrix_destroy(A);
+    }
+    /* a zero diagonal entry: the same error both ways */
+    adia_matrix *A = test_generate("lap2d5:20x20");
+    if (!A) return;
+    for (int64_t k = A->csr.rowptr[57]; k < A->csr.rowptr[58]; k++)
+        if (A->csr.colind[k] == 57) ((double *)A->csr.values)[k] = 0;
+    int32_t n[3];
+    mg_stencil S = {0};
+    CHECK_OK(adia__mg_grid(&A->csr, zero, n));
+    CHECK_ERR(adia__mg_stencil_from_csr(&A->csr, n, &S), ADIA_ERR_INVALID_ARG, "A(57,57)");
+    adia_format *F = NULL;
+    CHECK_OK(adia_format_build(A, "dia", NULL, ADIA_DOUBLE, &F));
+    const adia_diag *D = F ? adia__format_diag_structure(F) : NULL;
+    if (D) {
+        CHECK_OK(adia__mg_grid_diag(D, zero, n));
+        CHECK_ERR(adia__mg_stencil_from_diag(D, n, &S), ADIA_ERR_INVALID_ARG, "A(57,57)");
+    }
+    adia_format_destroy(F);
+    adia_matrix_destroy(A);
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -244,5 +321,6 @@ int main(void)
     test_finest_estimate();
     test_dia_layout();
     test_host_setup();
+    test_from_diag();
     return TEST_END();
 }

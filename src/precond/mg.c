@@ -483,16 +483,28 @@ static adia_status structure_repays(const adia_precond *M, const adia_precond_op
     return adia__mg_repays_early(M, D->rows, off, k, o->grid);
 }
 
-/* The hierarchy on the host: the plan's matrix as a CSR, the stencils,
- * the Galerkin products and the smoothers from host arrays. */
-static adia_status build_host(adia_precond *M, mg_state *S, const adia_precond_options *o,
-                              int max_levels, mg_stencil *st)
+/* Level 0's grid and stencil on the host: from a CPU plan's diagonal
+ * storage in place where it can be read so, else from the plan's matrix as
+ * a CSR (a copy of it). */
+static adia_status host_fine(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                             mg_stencil *st, int32_t n[3])
 {
     double t0 = adia__now_ms();
-    ADIA_TRY(structure_repays(M, o));
+    const adia_format *F = adia_plan_format(M->plan);
+    const adia_diag *D = adia__format_diag_structure(F);
+    if (adia__mg_diag_readable(D) && !F->host_stale) {
+        adia_status s = adia__mg_grid_diag(D, o->grid, n);
+        if (s == ADIA_OK) s = adia__mg_repays(M, n);
+        const double t1 = adia__now_ms();
+        S->ms.grid = t1 - t0;
+        ADIA_TRY(s);
+        ADIA_TRY(adia__mg_stencil_from_diag(D, n, &st[0]));
+        S->lev[0].nnz = adia_format_nnz(F);
+        S->ms.stencil = adia__now_ms() - t1;
+        return ADIA_OK;
+    }
     adia_matrix *A = NULL;
-    ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &A));
-    int32_t n[3];
+    ADIA_TRY(adia_format_to_matrix(F, &A));
     adia_status s = adia__mg_grid(&A->csr, o->grid, n);
     if (s == ADIA_OK) s = adia__mg_repays(M, n);
     double t1 = adia__now_ms();
@@ -502,6 +514,17 @@ static adia_status build_host(adia_precond *M, mg_state *S, const adia_precond_o
     adia_matrix_destroy(A);
     ADIA_TRY(s);
     S->ms.stencil = adia__now_ms() - t1;
+    return ADIA_OK;
+}
+
+/* The hierarchy on the host: the finest stencil (host_fine), the Galerkin
+ * products and the smoothers from host arrays. */
+static adia_status build_host(adia_precond *M, mg_state *S, const adia_precond_options *o,
+                              int max_levels, mg_stencil *st)
+{
+    ADIA_TRY(structure_repays(M, o));
+    int32_t n[3];
+    ADIA_TRY(host_fine(M, S, o, st, n));
     mg_level *L0 = &S->lev[0];
     adia__mg_set_grid(L0, n);
     L0->plan = M->plan;

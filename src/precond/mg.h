@@ -389,6 +389,15 @@ adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3]
 /* The stencil of A on grid n (checked by adia__mg_grid); a zero or
  * non-finite diagonal entry is an error naming the row and grid point. */
 adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_stencil *S);
+/* The same two from a CPU plan's diagonal storage, read in place (no CSR
+ * copy of the plan: most of the host set-up's grid phase); where
+ * adia__mg_diag_readable(D): double values on the host, no scatter points
+ * (CRSD's), square.  The same grid, the same stencil bits. */
+struct adia_diag;
+int adia__mg_diag_readable(const struct adia_diag *D);
+adia_status adia__mg_grid_diag(const struct adia_diag *D, const int opt_grid[3], int32_t n[3]);
+adia_status adia__mg_stencil_from_diag(const struct adia_diag *D, const int32_t n[3],
+                                       mg_stencil *S);
 void adia__mg_stencil_free(mg_stencil *S);
 
 /* Where the grid search reads a matrix: its rows, its distinct |offsets|

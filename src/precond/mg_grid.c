@@ -4,6 +4,7 @@
  * |dz| <= 1, no wrap-around across a grid line); and the finest level's
  * stencil read from the CSR. */
 #include "mg.h"
+#include "../formats/diag_core.h"   /* a CPU plan's diagonals, read in place */
 
 #include <stdio.h>
 
@@ -291,6 +292,177 @@ adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3]
     return adia__mg_grid_find(&src, opt_grid, n);
 }
 
+/* The first zero or non-finite diagonal entry: its error, the stencil
+ * freed. */
+static adia_status check_diagonal(mg_stencil *S, const int32_t n[3])
+{
+    const double *diag = S->coef[mg_point(0, 0, 0)];
+    for (int64_t i = 0; i < S->rows; i++)
+        if (diag[i] == 0 || !isfinite(diag[i])) {
+            const double bad = diag[i];
+            adia__mg_stencil_free(S);
+            return adia__mg_error_diagonal(n, i, bad);
+        }
+    return ADIA_OK;
+}
+
+/* ------------------------------------- the plan's diagonal storage (host) */
+
+/* The piece of row r (piece_start ascending). */
+static int32_t piece_of(const adia_diag *D, int32_t r)
+{
+    int32_t lo = 0, hi = D->n_pieces - 1;
+    while (lo < hi) {
+        const int32_t mid = (lo + hi + 1) / 2;
+        if (D->piece_start[mid] <= r) lo = mid;
+        else hi = mid - 1;
+    }
+    return lo;
+}
+
+/* A row's stored nonzeros in its group's ascending offsets (those whose
+ * column lies in the matrix): row_begin, then row_next until it returns
+ * 0.  *piece: the piece of the last row seen (-1 at first), so that a
+ * thread's consecutive rows look it up once a piece. */
+typedef struct row_iter {
+    const double *base;   /* the row's value of the group's first diagonal */
+    const int32_t *off;
+    int32_t r, k, k1, len, cols;
+} row_iter;
+
+static inline void row_begin(const adia_diag *D, int32_t r, int32_t *piece, row_iter *it)
+{
+    if (*piece < 0 || r < D->piece_start[*piece] || r >= D->piece_start[*piece + 1])
+        *piece = piece_of(D, r);
+    const int32_t r0 = D->piece_start[*piece], g = D->piece_group[*piece];
+    it->base = (const double *)D->data + D->piece_data[*piece] + (r - r0);
+    it->off = D->offsets + D->group_start[g];
+    it->r = r, it->k = 0, it->k1 = D->group_start[g + 1] - D->group_start[g];
+    it->len = D->piece_start[*piece + 1] - r0;
+    it->cols = D->cols;
+}
+
+static inline int row_next(row_iter *it, int64_t *o, double *x)
+{
+    for (; it->k < it->k1; it->k++) {
+        const int64_t c = (int64_t)it->r + it->off[it->k];
+        if (c < 0 || c >= it->cols) continue;   /* DIA's slots outside: stored 0 */
+        *x = it->base[(int64_t)it->k * it->len];
+        if (*x == 0) continue;
+        *o = it->off[it->k++];
+        return 1;
+    }
+    return 0;
+}
+
+int adia__mg_diag_readable(const adia_diag *D)
+{
+    return D && D->vtype == ADIA_DOUBLE && D->data && !D->n_scatter && D->rows == D->cols;
+}
+
+/* The first row with a nonzero coupling points that are not neighbours on
+ * grid n; rows if none (first_bad_row's, from the diagonals). */
+static int64_t diag_first_bad_row(const adia_diag *D, const int32_t n[3])
+{
+    grid_map g;
+    map_init(&g, n);
+    int64_t bad = D->rows;
+    int32_t piece = -1;   /* each thread's own: its rows are contiguous */
+#pragma omp parallel for reduction(min : bad) firstprivate(piece) schedule(static) if (D->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int32_t i = 0; i < D->rows; i++) {
+        int64_t ci[3];
+        int at = 0, off_grid = 0;
+        coords(n, i, ci);
+        row_iter it;
+        int64_t o;
+        double x;
+        row_begin(D, i, &piece, &it);
+        while (!off_grid && row_next(&it, &o, &x)) off_grid = map_point(&g, ci, i, o, &at) < 0;
+        if (off_grid && i < bad) bad = i;
+    }
+    return bad;
+}
+
+static adia_status diag_bad_row(void *ctx, const int32_t n[3], int64_t *bad)
+{
+    *bad = diag_first_bad_row(ctx, n);
+    return ADIA_OK;
+}
+
+/* Row i's first nonzero that is not a neighbour: its message. */
+static adia_status diag_report(void *ctx, const int32_t n[3], int64_t i)
+{
+    const adia_diag *D = ctx;
+    int64_t ci[3], cj[3];
+    int32_t piece = -1;
+    coords(n, i, ci);
+    row_iter it;
+    int64_t o;
+    double x;
+    row_begin(D, (int32_t)i, &piece, &it);
+    while (row_next(&it, &o, &x)) {
+        coords(n, i + o, cj);
+        if (llabs(ci[0] - cj[0]) > 1 || llabs(ci[1] - cj[1]) > 1 || llabs(ci[2] - cj[2]) > 1)
+            return adia__mg_error_off_grid(n, i, i + o, x);
+    }
+    return ADIA_OK;
+}
+
+adia_status adia__mg_grid_diag(const adia_diag *D, const int opt_grid[3], int32_t n[3])
+{
+    int64_t off[MG_MAX_OFFSETS] = {0}, list[MG_MAX_OFFSETS + 32];
+    int k = 0;
+    for (int32_t t = 0, terms = D->group_start[D->n_groups]; t < terms && k >= 0;) {
+        int m = 0;
+        for (int e = 0; e < k; e++) list[m++] = off[e];
+        while (t < terms && m < MG_MAX_OFFSETS + 32) list[m++] = D->offsets[t++];
+        k = adia__mg_distinct_offsets(list, m, off);
+    }
+    mg_grid_source src = {.rows = D->rows, .off = off, .k = k, .bad_row = diag_bad_row,
+                          .report = diag_report, .ctx = (void *)D};
+    return adia__mg_grid_find(&src, opt_grid, n);
+}
+
+adia_status adia__mg_stencil_from_diag(const adia_diag *D, const int32_t n[3], mg_stencil *S)
+{
+    *S = (mg_stencil){.n = {n[0], n[1], n[2]}, .rows = D->rows};
+    grid_map g;   /* every nonzero is on the grid (adia__mg_grid_diag checked) */
+    map_init(&g, n);
+    unsigned present = 1u << mg_point(0, 0, 0);
+    int32_t piece = -1;   /* each thread's own: its rows are contiguous */
+#pragma omp parallel for reduction(| : present) firstprivate(piece) schedule(static) if (D->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int32_t i = 0; i < D->rows; i++) {
+        int64_t c[3];
+        int at = 0;
+        coords(n, i, c);
+        row_iter it;
+        int64_t o;
+        double x;
+        row_begin(D, i, &piece, &it);
+        while (row_next(&it, &o, &x)) present |= 1u << map_point(&g, c, i, o, &at);
+    }
+    for (int p = 0; p < MG_POINTS; p++)
+        if (present >> p & 1) {
+            S->coef[p] = adia__calloc((size_t)S->rows + 1, sizeof(double), "mg stencil");
+            if (!S->coef[p]) {
+                adia__mg_stencil_free(S);
+                return ADIA_ERR_NO_MEMORY;
+            }
+        }
+#pragma omp parallel for firstprivate(piece) schedule(static) if (D->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int32_t i = 0; i < D->rows; i++) {
+        int64_t c[3];
+        int at = 0;
+        coords(n, i, c);
+        row_iter it;
+        int64_t o;
+        double x;
+        row_begin(D, i, &piece, &it);
+        while (row_next(&it, &o, &x)) S->coef[map_point(&g, c, i, o, &at)][i] = x;
+    }
+    return check_diagonal(S, n);
+}
+
 int adia__mg_likely(const adia_csr *A)
 {
     int64_t off[MG_MAX_OFFSETS];
@@ -341,12 +513,5 @@ adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_
         for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
             if (v[k] != 0) S->coef[map_point(&g, c, i, (int64_t)A->colind[k] - i, &at)][i] = v[k];
     }
-    const double *diag = S->coef[mg_point(0, 0, 0)];
-    for (int64_t i = 0; i < S->rows; i++)
-        if (diag[i] == 0 || !isfinite(diag[i])) {
-            const double bad = diag[i];
-            adia__mg_stencil_free(S);
-            return adia__mg_error_diagonal(n, i, bad);
-        }
-    return ADIA_OK;
+    return check_diagonal(S, n);
 }
