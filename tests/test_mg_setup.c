@@ -312,6 +312,75 @@ static void test_from_diag(void)
     adia_matrix_destroy(A);
 }
 
+/* A host level's DIA plan straight from its stencil (adia__mg_host_dia,
+ * adia__plan_create_host_dia) is the plan through a CSR: the same nonzero
+ * count, the same product bits -- on finest stencils and on a Galerkin
+ * level (27 points, some offsets shared on a grid 2 points wide). */
+static void test_host_dia_plan(void)
+{
+    static const char *specs[] = {"lap3d27:9x10x11", "lap2d9:41x30", "lap2d5:2001x1",
+                                  "lap3d7:13x11x9", "lap3d7:5x2x7"};
+    const int zero[3] = {0, 0, 0};
+    for (size_t c = 0; c < sizeof specs / sizeof *specs; c++) {
+        adia_matrix *A = test_generate(specs[c]);
+        if (!A) continue;
+        int32_t n[3];
+        mg_stencil st[2];
+        memset(st, 0, sizeof st);
+        CHECK_OK(adia__mg_grid(&A->csr, zero, n));
+        CHECK_OK(adia__mg_stencil_from_csr(&A->csr, n, &st[0]));
+        mg_level L = {.rows = st[0].rows};
+        memcpy(L.n, n, sizeof L.n);
+        int levels = 1;
+        if (adia__mg_coarsen_more(&L)) {   /* and its Galerkin level */
+            uint64_t cp[3];
+            int32_t nc[3];
+            int co[3];
+            adia__mg_coupling(&st[0], cp);
+            adia__mg_coarse_grid(n, cp, MG_COARSEN_AUTO, nc, co);
+            CHECK_OK(adia__mg_galerkin(&st[0], nc, co, &st[1]));
+            levels = 2;
+        }
+        for (int l = 0; l < levels; l++) {
+            const mg_stencil *S = &st[l];
+            adia_plan_hints h = {.expected_calls = 100, .vtype = ADIA_DOUBLE, .device = 0,
+                                 .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
+            adia_matrix *B = NULL;
+            adia_plan *P = NULL, *Q = NULL;
+            int points;
+            CHECK_OK(adia__mg_stencil_to_matrix(S, &B, &points));
+            if (B) CHECK_OK(adia_plan_create(B, &h, &P));
+            int64_t off[MG_POINTS], nnz = -1;
+            int ndiag = 0;
+            double *v = NULL;
+            CHECK_OK(adia__mg_host_dia(S, off, &ndiag, &v, &nnz));
+            if (v) CHECK_OK(adia__plan_create_host_dia((int32_t)S->rows, ndiag, off, v, nnz, &h,
+                                                       "test", &Q));
+            if (P && Q) {
+                CHECK(nnz == adia_matrix_nnz(B) && !strcmp(adia_plan_format_name(Q), "dia"),
+                      "%s level %d: %lld nonzeros, the CSR's %lld", specs[c], l, (long long)nnz,
+                      (long long)adia_matrix_nnz(B));
+                const int64_t m = S->rows;
+                double *x = malloc(m * sizeof *x), *y = malloc(m * sizeof *y),
+                       *z = malloc(m * sizeof *z);
+                uint64_t seed = 7 + c;
+                test_rand_vector(&seed, x, m);
+                CHECK_OK(adia_spmv(P, 1.0, x, 0.0, y));
+                CHECK_OK(adia_spmv(Q, 1.0, x, 0.0, z));
+                CHECK(!memcmp(y, z, (size_t)m * sizeof *y), "%s level %d: the products differ",
+                      specs[c], l);
+                free(x), free(y), free(z);
+            }
+            adia_plan_destroy(P);
+            adia_plan_destroy(Q);
+            adia_matrix_destroy(B);
+        }
+        adia__mg_stencil_free(&st[0]);
+        adia__mg_stencil_free(&st[1]);
+        adia_matrix_destroy(A);
+    }
+}
+
 int main(void)
 {
     TEST_BEGIN();
@@ -322,5 +391,6 @@ int main(void)
     test_dia_layout();
     test_host_setup();
     test_from_diag();
+    test_host_dia_plan();
     return TEST_END();
 }

@@ -112,6 +112,13 @@ typedef struct adia__solve_parked {
  * back by atomic exchange: two solves on one plan at once each get their
  * own memory. */
 adia__solve_parked **adia__plan_parked(adia_plan *plan);
+/* A CPU plan in format dia of a rows x rows matrix from ndiag ascending
+ * offsets and their values (ndiag x rows doubles, diagonal k of row i at
+ * k rows + i, the slots outside the matrix 0; taken over, freed on
+ * failure too), nnz of them nonzero: no CSR, no analysis (mg's levels). */
+adia_status adia__plan_create_host_dia(int32_t rows, int ndiag, const int64_t *offsets,
+                                       double *values, int64_t nnz, const adia_plan_hints *hints,
+                                       const char *name, adia_plan **plan);
 /* adia_spmv_sums_async's work for a plan of `rows` rows, and the call on
  * its format (arguments checked; src/cuda/dot_gpu.cu).  Without CUDA: 0,
  * and ADIA_ERR_NO_DEVICE. */

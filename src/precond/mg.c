@@ -355,10 +355,22 @@ adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels)
 /* Level L's plan (its own) from its host stencil. */
 static adia_status level_plan(adia_precond *M, mg_level *L, const mg_stencil *st)
 {
+    L->points = 0;
+    for (int p = 0; p < MG_POINTS; p++) L->points += st->coef[p] != NULL;
+    adia_plan_hints h = adia__mg_level_hints(M, L);
+    if (!M->device) {   /* DIA straight from the stencil: no CSR, no analysis */
+        int64_t offsets[MG_POINTS];
+        int ndiag;
+        double *values;
+        ADIA_TRY(adia__mg_host_dia(st, offsets, &ndiag, &values, &L->nnz));
+        ADIA_TRY(adia__plan_create_host_dia((int32_t)L->rows, ndiag, offsets, values, L->nnz, &h,
+                                            "mg level", &L->plan));
+        L->own_plan = 1;
+        return ADIA_OK;
+    }
     adia_matrix *A = NULL;
     ADIA_TRY(adia__mg_stencil_to_matrix(st, &A, &L->points));
     L->nnz = adia_matrix_nnz(A);
-    adia_plan_hints h = adia__mg_level_hints(M, L);
     adia_status s = adia_plan_create(A, &h, &L->plan);
     adia_matrix_destroy(A);
     ADIA_TRY(s);

@@ -399,6 +399,11 @@ adia_status adia__mg_grid_diag(const struct adia_diag *D, const int opt_grid[3],
 adia_status adia__mg_stencil_from_diag(const struct adia_diag *D, const int32_t n[3],
                                        mg_stencil *S);
 void adia__mg_stencil_free(mg_stencil *S);
+/* S as DIA on the host: ascending offsets (room for MG_POINTS), their
+ * values (adia__alloc'd, diagonal k of row i at k rows + i, a point off
+ * the grid 0) and how many are nonzero -- to_dia_kernel's on the device. */
+adia_status adia__mg_host_dia(const mg_stencil *S, int64_t offsets[MG_POINTS], int *ndiag,
+                              double **values, int64_t *nnz);
 
 /* Where the grid search reads a matrix: its rows, its distinct |offsets|
  * > 0 (ascending; k = -1: more than MG_MAX_OFFSETS), the first row with a

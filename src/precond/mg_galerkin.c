@@ -192,6 +192,33 @@ void adia__mg_dia_layout(const mg_stencil *S, int64_t offsets[MG_POINTS], mg_dia
     m->first[m->ndiag] = np;
 }
 
+adia_status adia__mg_host_dia(const mg_stencil *S, int64_t offsets[MG_POINTS], int *ndiag,
+                              double **values, int64_t *nnz)
+{
+    mg_dia_map m;
+    adia__mg_dia_layout(S, offsets, &m);
+    *ndiag = m.ndiag;
+    *nnz = 0;
+    double *v = adia__alloc((size_t)(S->rows * m.ndiag) + 1, sizeof *v, "mg level diagonals");
+    *values = v;
+    if (!v) return ADIA_ERR_NO_MEMORY;
+    int64_t count = 0;
+#pragma omp parallel for reduction(+ : count) schedule(static) if (S->rows > PARALLEL_ROWS) num_threads(adia__threads())
+    for (int64_t i = 0; i < S->rows; i++) {
+        int64_t c[3];
+        c[0] = i % S->n[0], c[1] = i / S->n[0] % S->n[1], c[2] = i / ((int64_t)S->n[0] * S->n[1]);
+        for (int k = 0; k < m.ndiag; k++) {
+            double x = 0;   /* a point off the grid: the slot's 0 (DIA's outside slots too) */
+            for (int e = m.first[k]; e < m.first[k + 1]; e++)
+                if (mg_inside(S, c, m.pt[e])) x = S->coef[m.pt[e]][i];
+            v[(int64_t)k * S->rows + i] = x;
+            count += x != 0;
+        }
+    }
+    *nnz = count;
+    return ADIA_OK;
+}
+
 /* The column of point p from row i = (x, y, z), or -1 outside the grid. */
 static int64_t neighbour(const mg_stencil *S, const int64_t c[3], int p)
 {
