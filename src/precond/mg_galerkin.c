@@ -139,6 +139,87 @@ static void galerkin_row(const mg_stencil *A, const int32_t nc[3], const int co[
     }
 }
 
+/* Rows whose three directions' lists (rap_direction) are one row's, the
+ * representative's, shifted: their terms are its terms, listed once --
+ * each (child, point) pair in galerkin_row's order with its value's
+ * offset from the row's first child and its parents' (q, 2^-m) -- so such
+ * a row is a walk down the list, not the lists made again: the same terms
+ * in the same order, the same bits.  The other rows (the grid's edges)
+ * take galerkin_row. */
+typedef struct rap_table {
+    int npairs, nparents;
+    struct { int p, parents; int64_t off; } pair[729];   /* parents: how many */
+    struct { int q; double w; } parent[2197];
+} rap_table;
+
+/* 1: ci's lists along a direction are rep's shifted (on, hr, up alike). */
+static int same_lists(const rap_dir *a, const rap_dir *rep)
+{
+    for (int k = 0; k < 3; k++) {
+        if (a->on[k] != rep->on[k] || (a->on[k] && a->hr[k] != rep->hr[k])) return 0;
+        for (int dp = 0; dp < 3 && a->on[k]; dp++) {
+            const rap_up *u = &a->up[k][dp], *v = &rep->up[k][dp];
+            if (u->n != v->n) return 0;
+            for (int e = 0; e < u->n; e++)
+                if (u->q[e] != v->q[e] || u->h[e] != v->h[e]) return 0;
+        }
+    }
+    return 1;
+}
+
+/* The representative's terms (rep[d]: its lists), A's points present. */
+static void rap_table_make(const mg_stencil *A, const rap_dir rep[3], const int32_t f0[3],
+                           rap_table *t)
+{
+    const int64_t nx = A->n[0], nxy = nx * A->n[1];
+    t->npairs = t->nparents = 0;
+    for (int kz = 0; kz < 3; kz++) {
+        if (!rep[2].on[kz]) continue;
+        for (int pz = 0; pz < 3; pz++)
+            for (int ky = 0; ky < 3; ky++) {
+                if (!rep[1].on[ky]) continue;
+                for (int py = 0; py < 3; py++)
+                    for (int kx = 0; kx < 3; kx++) {
+                        if (!rep[0].on[kx]) continue;
+                        const int hr = rep[0].hr[kx] + rep[1].hr[ky] + rep[2].hr[kz];
+                        const int64_t off = (rep[0].f[kx] - f0[0]) + nx * (rep[1].f[ky] - f0[1]) +
+                                            nxy * (rep[2].f[kz] - f0[2]);
+                        for (int px = 0; px < 3; px++) {
+                            const int p = px + 3 * py + 9 * pz;
+                            if (!A->coef[p]) continue;
+                            const rap_up *ux = &rep[0].up[kx][px], *uy = &rep[1].up[ky][py],
+                                         *uz = &rep[2].up[kz][pz];
+                            const int first = t->nparents;
+                            for (int z = 0; z < uz->n; z++)
+                                for (int y = 0; y < uy->n; y++)
+                                    for (int x = 0; x < ux->n; x++) {
+                                        t->parent[t->nparents].q = ux->q[x] + uy->q[y] + uz->q[z];
+                                        t->parent[t->nparents++].w = mg_half_pow(
+                                            hr + ux->h[x] + uy->h[y] + uz->h[z]);
+                                    }
+                            t->pair[t->npairs].p = p;
+                            t->pair[t->npairs].off = off;
+                            t->pair[t->npairs++].parents = t->nparents - first;
+                        }
+                    }
+            }
+    }
+}
+
+/* A row whose lists are the table's: galerkin_row's sums (a zero a_p
+ * adds nothing there, skipped alike here). */
+static void table_row(const mg_stencil *A, const rap_table *t, int64_t base,
+                      double acc[MG_POINTS])
+{
+    for (int q = 0; q < MG_POINTS; q++) acc[q] = 0;
+    for (int e = 0, k = 0; e < t->npairs; k += t->pair[e++].parents) {
+        const double a = A->coef[t->pair[e].p][base + t->pair[e].off];
+        if (a == 0) continue;
+        for (int j = k; j < k + t->pair[e].parents; j++)
+            acc[t->parent[j].q] = mg_add_mul(acc[t->parent[j].q], a, t->parent[j].w);
+    }
+}
+
 adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const int coarsened[3],
                               mg_stencil *C)
 {
@@ -150,13 +231,49 @@ adia_status adia__mg_galerkin(const mg_stencil *A, const int32_t nc[3], const in
             return ADIA_ERR_NO_MEMORY;
         }
     }
-    const int64_t rows = C->rows;
-#pragma omp parallel for schedule(static) if (rows > PARALLEL_ROWS) num_threads(adia__threads())
+    /* the representative: a middle row; which coordinates share its lists */
+    rap_dir rep[3];
+    int32_t f0[3];
+    uint8_t *same[3] = {NULL, NULL, NULL};
+    rap_table *t = adia__alloc(1, sizeof *t, "mg Galerkin terms");
+    adia_status s = t ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    for (int d = 0; d < 3 && s == ADIA_OK; d++) {
+        const int stride = d == 0 ? 1 : d == 1 ? 3 : 9;
+        const int32_t mid = nc[d] / 2;
+        f0[d] = coarsened[d] ? 2 * mid : mid;
+        rap_direction(coarsened[d], mid, A->n[d], nc[d], stride, &rep[d]);
+        same[d] = adia__alloc((size_t)nc[d], 1, "mg Galerkin rows");
+        if (!same[d]) {
+            s = ADIA_ERR_NO_MEMORY;
+            break;
+        }
+        for (int32_t c = 0; c < nc[d]; c++) {
+            rap_dir r;
+            rap_direction(coarsened[d], c, A->n[d], nc[d], stride, &r);
+            same[d][c] = (uint8_t)same_lists(&r, &rep[d]);
+        }
+    }
+    if (s == ADIA_OK) rap_table_make(A, rep, f0, t);
+    const int64_t rows = C->rows, nx = A->n[0], nxy = nx * A->n[1];
+#pragma omp parallel for schedule(static) if (s == ADIA_OK && rows > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t I = 0; I < rows; I++) {
+        if (s != ADIA_OK) continue;
         const int64_t ci[3] = {I % nc[0], I / nc[0] % nc[1], I / ((int64_t)nc[0] * nc[1])};
         double acc[MG_POINTS];
-        galerkin_row(A, nc, coarsened, ci, acc);
+        if (same[0][ci[0]] && same[1][ci[1]] && same[2][ci[2]]) {
+            int64_t f[3];
+            for (int d = 0; d < 3; d++) f[d] = coarsened[d] ? 2 * ci[d] : ci[d];
+            table_row(A, t, f[0] + nx * f[1] + nxy * f[2], acc);
+        } else {
+            galerkin_row(A, nc, coarsened, ci, acc);
+        }
         for (int p = 0; p < MG_POINTS; p++) C->coef[p][I] = acc[p];
+    }
+    free(t);
+    for (int d = 0; d < 3; d++) free(same[d]);
+    if (s != ADIA_OK) {
+        adia__mg_stencil_free(C);
+        return s;
     }
     for (int p = 0; p < MG_POINTS; p++) {   /* drop the points that are zero everywhere */
         int64_t I = 0;
