@@ -375,6 +375,26 @@ static void test_host_dia_plan(void)
             adia_plan_destroy(Q);
             adia_matrix_destroy(B);
         }
+        if (c == 0) {   /* refused: offsets out of order or outside, a GPU or float plan */
+            const int64_t bad[4][2] = {{1, -1}, {0, 0}, {0, st[0].rows}, {-st[0].rows, 0}};
+            for (int b = 0; b < 4; b++) {
+                adia_plan_hints h = {.vtype = ADIA_DOUBLE, .chooser = ADIA_CHOOSE_FIXED,
+                                     .format = "dia"};
+                adia_plan *R = NULL;
+                double *v = calloc((size_t)st[0].rows * 2, sizeof *v);   /* taken either way */
+                CHECK_ERR(adia__plan_create_host_dia((int32_t)st[0].rows, 2, bad[b], v, 0, &h,
+                                                     "test", &R),
+                          ADIA_ERR_INTERNAL, "a host DIA plan: offset");
+                CHECK(R == NULL, "a refused host DIA plan is NULL");
+            }
+            adia_plan_hints f = {.vtype = ADIA_FLOAT, .chooser = ADIA_CHOOSE_FIXED, .format = "dia"};
+            adia_plan *R = NULL;
+            const int64_t one[1] = {0};
+            CHECK_ERR(adia__plan_create_host_dia((int32_t)st[0].rows, 1, one,
+                                                 calloc((size_t)st[0].rows, sizeof(double)), 0,
+                                                 &f, "test", &R),
+                      ADIA_ERR_INTERNAL, "CPU and double only");
+        }
         adia__mg_stencil_free(&st[0]);
         adia__mg_stencil_free(&st[1]);
         adia_matrix_destroy(A);

@@ -315,6 +315,24 @@ adia_status adia__diag_structure(adia_diag *D, adia_diag_partition *part)
     return layout_data(D);
 }
 
+adia_status adia__diag_dia_structure(adia_diag *D, int ndiag, const int64_t *offsets)
+{
+    adia_diag_partition part = {.n_pieces = 1};
+    part.piece_start = adia__calloc(2, sizeof *part.piece_start, "DIA piece");
+    part.list_start = adia__calloc(2, sizeof *part.list_start, "DIA offsets");
+    part.list = adia__calloc((size_t)ndiag + 1, sizeof *part.list, "DIA offsets");
+    adia_status s = part.piece_start && part.list_start && part.list ? ADIA_OK
+                                                                     : ADIA_ERR_NO_MEMORY;
+    if (s == ADIA_OK) {
+        part.piece_start[1] = D->rows;
+        part.list_start[1] = ndiag;
+        for (int k = 0; k < ndiag; k++) part.list[k] = (int32_t)offsets[k];
+        s = adia__diag_structure(D, &part);
+    }
+    adia__diag_partition_free(&part);
+    return s;
+}
+
 /* Scatter points (flagged by the policy) and the source entries whose stored
  * value is zero, both row-sorted: one pass over the CSR arrays. */
 static adia_status side_lists(adia_diag *D, const adia_csr *A, const uint8_t *scatter)

@@ -93,6 +93,10 @@ adia_status adia__diag_fill_lists(const adia_csr *A, const void *ctx,
  * left alone.  The host build and the GPU build (src/cuda/diag_build.cu)
  * both use it, so their layouts agree array for array. */
 adia_status adia__diag_structure(adia_diag *D, adia_diag_partition *part);
+/* DIA's structure of D (rows set): one piece, one group of the ndiag
+ * ascending offsets -- a plan of diagonals given as arrays (host or
+ * device: adia_plan_create_device_dia, adia__plan_create_host_dia). */
+adia_status adia__diag_dia_structure(adia_diag *D, int ndiag, const int64_t *offsets);
 /* Build from CSR and a partition (consumed: freed on return either way). */
 adia_status adia__diag_build(const adia_csr *A, adia_value_type vt,
                             adia_diag_partition *part, int offsets_per_piece,

@@ -133,7 +133,6 @@ adia_status dia_format(const adia_device_dia *A, const plan_hints &h, void *data
     adia_status s = adia__format_new("dia", &h.params, h.vtype, A->rows, A->cols, nnz, &F);
     adia_diag *D = s == ADIA_OK ? (adia_diag *)adia__calloc(1, sizeof *D, "diagonal format")
                                 : nullptr;
-    adia_diag_partition part = {};
     if (s == ADIA_OK && !D) s = ADIA_ERR_NO_MEMORY;
     if (s == ADIA_OK) {
         D->rows = A->rows;
@@ -142,19 +141,8 @@ adia_status dia_format(const adia_device_dia *A, const plan_hints &h, void *data
         D->nnz = nnz;
         F->impl = D;                     /* owned by F from here */
         F->host_stale = 1;               /* the data stays on the device */
-        part.n_pieces = 1;
-        part.piece_start = (int32_t *)adia__calloc(2, sizeof(int32_t), "DIA piece");
-        part.list_start = (int64_t *)adia__calloc(2, sizeof(int64_t), "DIA offsets");
-        part.list = (int32_t *)adia__calloc((size_t)A->ndiag + 1, sizeof(int32_t), "DIA offsets");
-        s = part.piece_start && part.list_start && part.list ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+        s = adia__diag_dia_structure(D, A->ndiag, A->offsets);
     }
-    if (s == ADIA_OK) {
-        part.piece_start[1] = A->rows;
-        part.list_start[1] = A->ndiag;
-        for (int k = 0; k < A->ndiag; k++) part.list[k] = (int32_t)A->offsets[k];
-        s = adia__diag_structure(D, &part);
-    }
-    adia__diag_partition_free(&part);
     if (s == ADIA_OK) {
         s = adia__gpu_diag_adopt(D, h.vtype, &F->params, data, &F->dev);   /* takes data */
         data = nullptr;

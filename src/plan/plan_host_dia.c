@@ -6,25 +6,6 @@
 #include "plan_internal.h"
 #include "../formats/diag_core.h"
 
-/* One piece, one group (the offsets), the values as they lie. */
-static adia_status dia_structure(adia_diag *D, int ndiag, const int64_t *offsets)
-{
-    adia_diag_partition part = {.n_pieces = 1};
-    part.piece_start = adia__calloc(2, sizeof *part.piece_start, "DIA piece");
-    part.list_start = adia__calloc(2, sizeof *part.list_start, "DIA offsets");
-    part.list = adia__calloc((size_t)ndiag + 1, sizeof *part.list, "DIA offsets");
-    adia_status s = part.piece_start && part.list_start && part.list ? ADIA_OK
-                                                                     : ADIA_ERR_NO_MEMORY;
-    if (s == ADIA_OK) {
-        part.piece_start[1] = D->rows;
-        part.list_start[1] = ndiag;
-        for (int k = 0; k < ndiag; k++) part.list[k] = (int32_t)offsets[k];
-        s = adia__diag_structure(D, &part);
-    }
-    adia__diag_partition_free(&part);
-    return s;
-}
-
 adia_status adia__plan_create_host_dia(int32_t rows, int ndiag, const int64_t *offsets,
                                        double *values, int64_t nnz, const adia_plan_hints *hints,
                                        const char *name, adia_plan **plan)
@@ -34,8 +15,9 @@ adia_status adia__plan_create_host_dia(int32_t rows, int ndiag, const int64_t *o
     adia_status s = adia__plan_resolve_hints(hints, &h);
     if (s == ADIA_OK && (h.device || h.vtype != ADIA_DOUBLE))
         s = adia__error(ADIA_ERR_INTERNAL, "a host DIA plan: CPU and double only");
-    for (int k = 1; s == ADIA_OK && k < ndiag; k++)
-        if (offsets[k] <= offsets[k - 1] || offsets[k] <= -(int64_t)rows || offsets[k] >= rows)
+    for (int k = 0; s == ADIA_OK && k < ndiag; k++)
+        if ((k > 0 && offsets[k] <= offsets[k - 1]) || offsets[k] <= -(int64_t)rows ||
+            offsets[k] >= rows)
             s = adia__error(ADIA_ERR_INTERNAL, "a host DIA plan: offset %lld (diagonal %d)",
                             (long long)offsets[k], k);
     const double t0 = adia__now_ms();
@@ -48,7 +30,7 @@ adia_status adia__plan_create_host_dia(int32_t rows, int ndiag, const int64_t *o
         D->vtype = ADIA_DOUBLE;
         D->nnz = nnz;
         F->impl = D;   /* owned by F from here */
-        s = dia_structure(D, ndiag, offsets);
+        s = adia__diag_dia_structure(D, ndiag, offsets);
     }
     if (s == ADIA_OK) {
         D->data = values;   /* diagonal k of row i at k rows + i: the piece's layout */

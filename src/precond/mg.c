@@ -314,8 +314,7 @@ int adia__mg_coarsen_more(const mg_level *L)
 
 adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3])
 {
-    const int32_t edge = n[0] > n[1] ? (n[0] > n[2] ? n[0] : n[2]) : (n[1] > n[2] ? n[1] : n[2]);
-    if (!M->automatic || edge >= MG_AUTO_MIN_EDGE) return ADIA_OK;
+    if (!M->automatic || mg_longest_edge(n) >= MG_AUTO_MIN_EDGE) return ADIA_OK;
     return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: grid %dx%dx%d, its longest edge "
                       "under %d points: CG + Jacobi's few iterations cost less than mg's set-up",
                       n[0], n[1], n[2], MG_AUTO_MIN_EDGE);
@@ -329,9 +328,7 @@ adia_status adia__mg_repays_early(const adia_precond *M, int64_t rows, const int
     int32_t cand[8][3];
     const int c = adia__mg_grid_candidates(rows, off, k, cand, 8);
     for (int i = 0; i < c; i++)
-        if (cand[i][0] >= MG_AUTO_MIN_EDGE || cand[i][1] >= MG_AUTO_MIN_EDGE ||
-            cand[i][2] >= MG_AUTO_MIN_EDGE)
-            return ADIA_OK;
+        if (mg_longest_edge(cand[i]) >= MG_AUTO_MIN_EDGE) return ADIA_OK;
     return c > 0 ? adia__mg_repays(M, cand[0]) : ADIA_OK;   /* its message; none: found later */
 }
 
@@ -483,15 +480,8 @@ static adia_status structure_repays(const adia_precond *M, const adia_precond_op
 {
     const adia_diag *D = adia__format_diag_structure(adia_plan_format(M->plan));
     if (!M->automatic || !D || D->n_scatter) return ADIA_OK;
-    enum { CHUNK = 32 };
-    int64_t off[MG_MAX_OFFSETS], list[MG_MAX_OFFSETS + CHUNK];
-    int k = 0;
-    for (int32_t t = 0, terms = D->group_start[D->n_groups]; t < terms && k >= 0;) {
-        int n = 0;
-        for (int e = 0; e < k; e++) list[n++] = off[e];
-        while (t < terms && n < MG_MAX_OFFSETS + CHUNK) list[n++] = D->offsets[t++];
-        k = adia__mg_distinct_offsets(list, n, off);
-    }
+    int64_t off[MG_MAX_OFFSETS];
+    const int k = adia__mg_diag_offsets(D, off);
     return adia__mg_repays_early(M, D->rows, off, k, o->grid);
 }
 
@@ -643,12 +633,9 @@ static adia_status time_cycle(mg_run *R, const adia_precond *M, int l, const voi
         if (S->device) ADIA_TRY(adia__gpu_fence("mg: a cycle timed"));
         if (k >= 0) t[k] = adia__now_ms() - t0;
     }
-    for (int a = 1; a < TIME_RUNS; a++)   /* insertion sort: five values */
-        for (int b = a; b > 0 && t[b] < t[b - 1]; b--) {
-            const double w = t[b];
-            t[b] = t[b - 1], t[b - 1] = w;
-        }
-    *ms = t[TIME_RUNS / 2];
+    adia_gpu_timing sum;
+    adia__timing_summarize(t, TIME_RUNS, &sum);
+    *ms = sum.median_ms;
     return ADIA_OK;
 }
 

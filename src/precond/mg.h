@@ -101,6 +101,11 @@ typedef struct mg_stencil {
 #define MG_UNROLL
 #endif
 
+static inline int32_t mg_longest_edge(const int32_t n[3])
+{
+    return n[0] > n[1] ? (n[0] > n[2] ? n[0] : n[2]) : (n[1] > n[2] ? n[1] : n[2]);
+}
+
 static inline MG_HD int mg_point(int dx, int dy, int dz)
 {
     return (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
@@ -396,6 +401,9 @@ adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_
 struct adia_diag;
 int adia__mg_diag_readable(const struct adia_diag *D);
 adia_status adia__mg_grid_diag(const struct adia_diag *D, const int opt_grid[3], int32_t n[3]);
+/* D's distinct stored |offsets| > 0, ascending, into off (room for
+ * MG_MAX_OFFSETS; adia__mg_distinct_offsets' rule: -1 past them). */
+int adia__mg_diag_offsets(const struct adia_diag *D, int64_t *off);
 adia_status adia__mg_stencil_from_diag(const struct adia_diag *D, const int32_t n[3],
                                        mg_stencil *S);
 void adia__mg_stencil_free(mg_stencil *S);

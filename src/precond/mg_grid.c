@@ -17,6 +17,12 @@ static void coords(const int32_t n[3], int64_t i, int64_t c[3])
     c[2] = i / ((int64_t)n[0] * n[1]);
 }
 
+/* 1: grid points a and b are neighbours (or one point). */
+static int neighbours(const int64_t a[3], const int64_t b[3])
+{
+    return llabs(a[0] - b[0]) <= 1 && llabs(a[1] - b[1]) <= 1 && llabs(a[2] - b[2]) <= 1;
+}
+
 /* How an entry's offset o = j - i names its stencil point on grid n.
  * When the offsets of the points possible on the grid (no step along a
  * dimension of one point) are distinct -- dimensions of at least 3 points
@@ -127,9 +133,7 @@ static adia_status check_grid(const adia_csr *A, const int32_t n[3])
     coords(n, i, ci);
     for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
         coords(n, A->colind[k], cj);
-        if (v[k] != 0 && (llabs(ci[0] - cj[0]) > 1 || llabs(ci[1] - cj[1]) > 1 ||
-                          llabs(ci[2] - cj[2]) > 1))
-            return adia__mg_error_off_grid(n, i, A->colind[k], v[k]);
+        if (v[k] != 0 && !neighbours(ci, cj)) return adia__mg_error_off_grid(n, i, A->colind[k], v[k]);
     }
     return ADIA_OK;
 }
@@ -292,6 +296,20 @@ adia_status adia__mg_grid(const adia_csr *A, const int opt_grid[3], int32_t n[3]
     return adia__mg_grid_find(&src, opt_grid, n);
 }
 
+/* S's arrays of the points in present (zeros). */
+static adia_status stencil_points(mg_stencil *S, unsigned present)
+{
+    for (int p = 0; p < MG_POINTS; p++)
+        if (present >> p & 1) {
+            S->coef[p] = adia__calloc((size_t)S->rows + 1, sizeof(double), "mg stencil");
+            if (!S->coef[p]) {
+                adia__mg_stencil_free(S);
+                return ADIA_ERR_NO_MEMORY;
+            }
+        }
+    return ADIA_OK;
+}
+
 /* The first zero or non-finite diagonal entry: its error, the stencil
  * freed. */
 static adia_status check_diagonal(mg_stencil *S, const int32_t n[3])
@@ -402,64 +420,64 @@ static adia_status diag_report(void *ctx, const int32_t n[3], int64_t i)
     row_begin(D, (int32_t)i, &piece, &it);
     while (row_next(&it, &o, &x)) {
         coords(n, i + o, cj);
-        if (llabs(ci[0] - cj[0]) > 1 || llabs(ci[1] - cj[1]) > 1 || llabs(ci[2] - cj[2]) > 1)
-            return adia__mg_error_off_grid(n, i, i + o, x);
+        if (!neighbours(ci, cj)) return adia__mg_error_off_grid(n, i, i + o, x);
     }
     return ADIA_OK;
 }
 
-adia_status adia__mg_grid_diag(const adia_diag *D, const int opt_grid[3], int32_t n[3])
+int adia__mg_diag_offsets(const adia_diag *D, int64_t *off)
 {
-    int64_t off[MG_MAX_OFFSETS] = {0}, list[MG_MAX_OFFSETS + 32];
+    enum { CHUNK = 32 };
+    int64_t list[MG_MAX_OFFSETS + CHUNK];
     int k = 0;
     for (int32_t t = 0, terms = D->group_start[D->n_groups]; t < terms && k >= 0;) {
-        int m = 0;
+        int m = 0;   /* the distinct ones so far, then the next stored ones */
         for (int e = 0; e < k; e++) list[m++] = off[e];
-        while (t < terms && m < MG_MAX_OFFSETS + 32) list[m++] = D->offsets[t++];
+        while (t < terms && m < MG_MAX_OFFSETS + CHUNK) list[m++] = D->offsets[t++];
         k = adia__mg_distinct_offsets(list, m, off);
     }
+    return k;
+}
+
+adia_status adia__mg_grid_diag(const adia_diag *D, const int opt_grid[3], int32_t n[3])
+{
+    int64_t off[MG_MAX_OFFSETS] = {0};
+    const int k = adia__mg_diag_offsets(D, off);
     mg_grid_source src = {.rows = D->rows, .off = off, .k = k, .bad_row = diag_bad_row,
                           .report = diag_report, .ctx = (void *)D};
     return adia__mg_grid_find(&src, opt_grid, n);
 }
 
-adia_status adia__mg_stencil_from_diag(const adia_diag *D, const int32_t n[3], mg_stencil *S)
+/* Every stored nonzero of D on grid n (checked): S NULL, the points
+ * present; else written into S's arrays of them. */
+static unsigned diag_pass(const adia_diag *D, const int32_t n[3], mg_stencil *S)
 {
-    *S = (mg_stencil){.n = {n[0], n[1], n[2]}, .rows = D->rows};
-    grid_map g;   /* every nonzero is on the grid (adia__mg_grid_diag checked) */
+    grid_map g;
     map_init(&g, n);
     unsigned present = 1u << mg_point(0, 0, 0);
     int32_t piece = -1;   /* each thread's own: its rows are contiguous */
 #pragma omp parallel for reduction(| : present) firstprivate(piece) schedule(static) if (D->rows > PARALLEL_ROWS) num_threads(adia__threads())
     for (int32_t i = 0; i < D->rows; i++) {
-        int64_t c[3];
+        int64_t c[3], o;
         int at = 0;
-        coords(n, i, c);
-        row_iter it;
-        int64_t o;
         double x;
+        row_iter it;
+        coords(n, i, c);
         row_begin(D, i, &piece, &it);
-        while (row_next(&it, &o, &x)) present |= 1u << map_point(&g, c, i, o, &at);
-    }
-    for (int p = 0; p < MG_POINTS; p++)
-        if (present >> p & 1) {
-            S->coef[p] = adia__calloc((size_t)S->rows + 1, sizeof(double), "mg stencil");
-            if (!S->coef[p]) {
-                adia__mg_stencil_free(S);
-                return ADIA_ERR_NO_MEMORY;
-            }
+        while (row_next(&it, &o, &x)) {
+            const int p = map_point(&g, c, i, o, &at);
+            if (S) S->coef[p][i] = x;
+            else present |= 1u << p;
         }
-#pragma omp parallel for firstprivate(piece) schedule(static) if (D->rows > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int32_t i = 0; i < D->rows; i++) {
-        int64_t c[3];
-        int at = 0;
-        coords(n, i, c);
-        row_iter it;
-        int64_t o;
-        double x;
-        row_begin(D, i, &piece, &it);
-        while (row_next(&it, &o, &x)) S->coef[map_point(&g, c, i, o, &at)][i] = x;
     }
+    return present;
+}
+
+adia_status adia__mg_stencil_from_diag(const adia_diag *D, const int32_t n[3], mg_stencil *S)
+{
+    *S = (mg_stencil){.n = {n[0], n[1], n[2]}, .rows = D->rows};
+    ADIA_TRY(stencil_points(S, diag_pass(D, n, NULL)));
+    diag_pass(D, n, S);
     return check_diagonal(S, n);
 }
 
@@ -469,9 +487,7 @@ int adia__mg_likely(const adia_csr *A)
     const int k = distinct_offsets(A, off);
     int32_t cand[1][3];
     if (k < 0 || adia__mg_grid_candidates(A->rows, off, k, cand, 1) < 1) return 0;
-    const int32_t edge = cand[0][0] > cand[0][1] ? (cand[0][0] > cand[0][2] ? cand[0][0] : cand[0][2])
-                                                 : (cand[0][1] > cand[0][2] ? cand[0][1] : cand[0][2]);
-    return edge >= MG_AUTO_MIN_EDGE;
+    return mg_longest_edge(cand[0]) >= MG_AUTO_MIN_EDGE;
 }
 
 void adia__mg_stencil_free(mg_stencil *S)
@@ -482,11 +498,12 @@ void adia__mg_stencil_free(mg_stencil *S)
     }
 }
 
-adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_stencil *S)
+/* Every nonzero of A on grid n (checked): S NULL, the points present;
+ * else written into S's arrays of them. */
+static unsigned csr_pass(const adia_csr *A, const int32_t n[3], mg_stencil *S)
 {
-    *S = (mg_stencil){.n = {n[0], n[1], n[2]}, .rows = A->rows};
     const double *v = A->values;
-    grid_map g;   /* every nonzero is on the grid (adia__mg_grid checked) */
+    grid_map g;
     map_init(&g, n);
     unsigned present = 1u << mg_point(0, 0, 0);
 #pragma omp parallel for reduction(| : present) schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
@@ -494,24 +511,20 @@ adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_
         int64_t c[3];
         int at = 0;
         coords(n, i, c);
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (v[k] != 0) present |= 1u << map_point(&g, c, i, (int64_t)A->colind[k] - i, &at);
-    }
-    for (int p = 0; p < MG_POINTS; p++)
-        if (present >> p & 1) {
-            S->coef[p] = adia__calloc((size_t)S->rows + 1, sizeof(double), "mg stencil");
-            if (!S->coef[p]) {
-                adia__mg_stencil_free(S);
-                return ADIA_ERR_NO_MEMORY;
-            }
+        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++) {
+            if (v[k] == 0) continue;
+            const int p = map_point(&g, c, i, (int64_t)A->colind[k] - i, &at);
+            if (S) S->coef[p][i] = v[k];
+            else present |= 1u << p;
         }
-#pragma omp parallel for schedule(static) if (A->rows > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int32_t i = 0; i < A->rows; i++) {
-        int64_t c[3];
-        int at = 0;
-        coords(n, i, c);
-        for (int64_t k = A->rowptr[i]; k < A->rowptr[i + 1]; k++)
-            if (v[k] != 0) S->coef[map_point(&g, c, i, (int64_t)A->colind[k] - i, &at)][i] = v[k];
     }
+    return present;
+}
+
+adia_status adia__mg_stencil_from_csr(const adia_csr *A, const int32_t n[3], mg_stencil *S)
+{
+    *S = (mg_stencil){.n = {n[0], n[1], n[2]}, .rows = A->rows};
+    ADIA_TRY(stencil_points(S, csr_pass(A, n, NULL)));
+    csr_pass(A, n, S);
     return check_diagonal(S, n);
 }
