@@ -149,7 +149,7 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
     mg_stencil h[MG_MAX_LEVELS], d[MG_MAX_LEVELS];
     memset(h, 0, sizeof h), memset(d, 0, sizeof d);
     int32_t n[3];
-    mg_dview v;
+    mg_dview v = {.words = NULL};
     char why[160];
     if (!P || !host_fine(A, vt == ADIA_FLOAT, n, &h[0])) goto done;
     adia_status s = adia__mg_gpu_view(P, &v, why, sizeof why);
@@ -213,8 +213,9 @@ static void compare_levels(const char *spec, const char *format, adia_value_type
         same_estimate(what, l, " (all levels at once)", &ea[l], &eh);
     }
     printf("%s: %d levels, largest stencil difference %.3g (relative), finest stencil %s\n",
-           what, levels, worst, d[0].block ? "copied" : "the plan's diagonals");
+           what, levels, worst, d[0].lent ? "the plan's diagonals" : "copied");
 done:
+    adia__mg_gpu_view_free(&v);
     for (int l = 0; l < MG_MAX_LEVELS; l++) {
         adia__mg_stencil_free(&h[l]);
         adia__mg_gpu_stencil_free(&d[l]);

@@ -82,7 +82,9 @@ typedef struct mg_stencil {
     int64_t rows;
     double *coef[MG_POINTS];  /* rows values each, or NULL (point absent) */
     void *block;              /* a device stencil: the one allocation that
-                                 holds its arrays (host stencils: NULL)   */
+                                 holds its words and arrays (a lent one's:
+                                 its words; host stencils: NULL)          */
+    int lent;                 /* its arrays are a plan's diagonals        */
 } mg_stencil;
 
 #ifdef __CUDACC__
@@ -606,10 +608,14 @@ typedef struct mg_dview {
     int32_t n_pieces;         /* 1: DIA's layout, diagonal k of row i at
                                  data0 + k rows + i                        */
     int64_t data0;
+    unsigned long long *words;   /* device scratch, 3 words: the passes'
+                                    results (adia__mg_gpu_view_free)      */
 } mg_dview;
 /* The view of plan's device storage; ADIA_ERR_UNSUPPORTED, with the
  * reason in why and no error set, when it cannot be read on the device. */
 adia_status adia__mg_gpu_view(adia_plan *plan, mg_dview *v, char *why, size_t len);
+/* Its scratch freed (a view not made, or freed: nothing). */
+void adia__mg_gpu_view_free(mg_dview *v);
 /* Every stored nonzero against grid n: *bad = the first row with one that
  * couples points that are not neighbours (rows if none), *mask = the
  * stencil points that hold a nonzero. */
@@ -622,7 +628,7 @@ adia_status adia__mg_gpu_bad_entry(const mg_dview *v, const int32_t n[3], int64_
  * centre); *bad_diag: the first row whose diagonal entry is zero or not
  * finite (rows if none), that entry in *dval.  A double plan in one piece
  * whose every offset names one point of the grid lends its diagonals as
- * the arrays (S->block NULL: nothing copied, nothing to free). */
+ * the arrays (S->lent: nothing copied; its block holds its words only). */
 adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned mask,
                                  mg_stencil *S, int64_t *bad_diag, double *dval);
 /* adia__mg_coupling on the device (the same integers). */

@@ -83,7 +83,7 @@ static adia_status fine_level(adia_precond *M, mg_state *S, const mg_dview *v,
     int points = 0;
     for (int p = 0; p < MG_POINTS; p++) points += st[0].coef[p] != NULL;
     S->setup.kernels++, S->setup.syncs++;
-    S->setup.lent = st[0].block == NULL;
+    S->setup.lent = st[0].lent;
     S->setup.bytes += S->setup.lent ? (double)v->rows * 8.0   /* the diagonal checked */
                                     : (double)v->rows * v->noff * (double)adia_value_size(v->vt) +
                                           (double)v->rows * points * 8.0;
@@ -215,13 +215,14 @@ adia_status adia__mg_build_device(adia_precond *M, mg_state *S, const adia_preco
 {
     *done = 0;
     mg_dview v;
-    if (adia__mg_gpu_view(M->plan, &v, S->setup.why_host, sizeof S->setup.why_host) != ADIA_OK)
-        return ADIA_OK;   /* the host builds it; why_host says why */
+    adia_status s = adia__mg_gpu_view(M->plan, &v, S->setup.why_host, sizeof S->setup.why_host);
+    if (s == ADIA_ERR_UNSUPPORTED) return ADIA_OK;   /* the host builds it; why_host says why */
     *done = 1;
     S->setup.on_device = 1;
     mg_stencil st[MG_MAX_LEVELS];
     memset(st, 0, sizeof st);
-    const adia_status s = hierarchy(M, S, &v, o, max_levels, st);
+    if (s == ADIA_OK) s = hierarchy(M, S, &v, o, max_levels, st);
     for (int l = 0; l < MG_MAX_LEVELS; l++) adia__mg_gpu_stencil_free(&st[l]);
+    adia__mg_gpu_view_free(&v);
     return s;
 }

@@ -490,41 +490,42 @@ adia_status alloc_doubles(int64_t n, double **out, const char *what)
     return adia_cuda_check(cudaMalloc((void **)out, (size_t)(n > 0 ? n : 1) * 8), what);
 }
 
-/* Scratch words on the device: three 64-bit results and a mask. */
-struct scratch {
-    unsigned long long *w = nullptr;   /* [0] bad row, [1] bad diagonal, [2] mask */
-    ~scratch() { cudaFree(w); }
-    adia_status init()
-    {
-        ADIA_TRY(adia_cuda_check(cudaMalloc((void **)&w, 3 * sizeof *w), "mg set-up scratch"));
-        const unsigned long long h[3] = {~0ull, ~0ull, 0};
-        return adia_cuda_check(cudaMemcpy(w, h, sizeof h, cudaMemcpyHostToDevice),
-                               "mg set-up scratch");
-    }
-};
+/* The device words w[0..3) set to h before a pass: w[0] bad row, w[1]
+ * bad diagonal, w[2] mask (the view's), or sums (a stencil's).  Words
+ * that live for the whole set-up, not a scratch a pass: a small cudaMalloc
+ * + cudaFree costs 84 us where no other small allocation is alive (5 us
+ * where one is; H200, 2026-11-28), the case of a large plan whose blocks
+ * are past the driver's small pages -- lap3d7:256's first passes each paid
+ * it. */
+adia_status words_set(unsigned long long *w, unsigned long long h0, unsigned long long h1,
+                      unsigned long long h2, const char *what)
+{
+    const unsigned long long h[3] = {h0, h1, h2};
+    return adia_cuda_check(cudaMemcpy(w, h, sizeof h, cudaMemcpyHostToDevice), what);
+}
 
 adia_status read_pass(const mg_dview *v, const int32_t n[3], int write, const mg_stencil *S,
                       int64_t *bad, unsigned *mask, int64_t *bad_diag)
 {
-    scratch sc;
-    ADIA_TRY(sc.init());
+    unsigned long long *w = v->words;
+    ADIA_TRY(words_set(w, ~0ull, ~0ull, 0, "mg set-up: reading the fine operator"));
     const adia_diag_args &a = *args_of(v);
     const mg_stencil none = {};
     const mg_stencil &St = S ? *S : none;
-    unsigned *m = (unsigned *)(sc.w + 2);
+    unsigned *m = (unsigned *)(w + 2);
     const unsigned nb = blocks_for(v->rows);
     const grid3 g = grid_of(n);
     if (v->vt == ADIA_FLOAT && write)
-        read_kernel<float, true><<<nb, THREADS>>>(a, g, St, sc.w, m, sc.w + 1);
+        read_kernel<float, true><<<nb, THREADS>>>(a, g, St, w, m, w + 1);
     else if (v->vt == ADIA_FLOAT)
-        read_kernel<float, false><<<nb, THREADS>>>(a, g, St, sc.w, m, sc.w + 1);
+        read_kernel<float, false><<<nb, THREADS>>>(a, g, St, w, m, w + 1);
     else if (write)
-        read_kernel<double, true><<<nb, THREADS>>>(a, g, St, sc.w, m, sc.w + 1);
+        read_kernel<double, true><<<nb, THREADS>>>(a, g, St, w, m, w + 1);
     else
-        read_kernel<double, false><<<nb, THREADS>>>(a, g, St, sc.w, m, sc.w + 1);
+        read_kernel<double, false><<<nb, THREADS>>>(a, g, St, w, m, w + 1);
     ADIA_TRY(launched("mg set-up: reading the fine operator"));
     unsigned long long h[3];
-    ADIA_TRY(adia_cuda_check(cudaMemcpy(h, sc.w, sizeof h, cudaMemcpyDeviceToHost),
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(h, w, sizeof h, cudaMemcpyDeviceToHost),
                              "mg set-up: reading the fine operator"));
     *bad = h[0] == ~0ull ? v->rows : (int64_t)h[0];
     if (bad_diag) *bad_diag = h[1] == ~0ull ? v->rows : (int64_t)h[1];
@@ -563,7 +564,16 @@ adia_status adia__mg_gpu_view(adia_plan *plan, mg_dview *v, char *why, size_t le
     v->offsets = D->offsets;
     v->n_pieces = D->n_pieces;
     v->data0 = D->piece_data[0];
-    return ADIA_OK;
+    double *words = nullptr;
+    adia_status s = alloc_doubles(3, &words, "mg set-up: scratch");
+    v->words = (unsigned long long *)words;
+    return s;
+}
+
+void adia__mg_gpu_view_free(mg_dview *v)
+{
+    cudaFree(v->words);
+    v->words = nullptr;
 }
 
 adia_status adia__mg_gpu_check(const mg_dview *v, const int32_t n[3], int64_t *bad,
@@ -575,15 +585,13 @@ adia_status adia__mg_gpu_check(const mg_dview *v, const int32_t n[3], int64_t *b
 adia_status adia__mg_gpu_bad_entry(const mg_dview *v, const int32_t n[3], int64_t i, int64_t *j,
                                    double *val)
 {
-    double *d = nullptr, h[2] = {-1, 0};
-    ADIA_TRY(alloc_doubles(2, &d, "mg set-up: the bad entry"));
+    double *d = (double *)v->words, h[2] = {-1, 0};
     if (v->vt == ADIA_FLOAT) bad_entry_kernel<float><<<1, 1>>>(*args_of(v), grid_of(n), (int)i, d);
     else bad_entry_kernel<double><<<1, 1>>>(*args_of(v), grid_of(n), (int)i, d);
     adia_status s = launched("mg set-up: the bad entry");
     if (s == ADIA_OK)
         s = adia_cuda_check(cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost),
                             "mg set-up: the bad entry");
-    cudaFree(d);
     *j = (int64_t)h[0];
     *val = h[1];
     return s;
@@ -596,10 +604,11 @@ void adia__mg_gpu_stencil_free(mg_stencil *S)
     for (int p = 0; p < MG_POINTS; p++) S->coef[p] = nullptr;
 }
 
-/* A made stencil's block starts with STENCIL_WORDS words for results
+/* A device stencil's block starts with STENCIL_WORDS words for results
  * that cross to the host -- [0] its points with a nonzero (the Galerkin
- * product's) -- so that no scratch allocation (a cudaMalloc, a copy, a
- * cudaFree that waits) is made for them.  (Its couplings summed in its
+ * product's), [0..3) its couplings' sums -- so that no scratch allocation
+ * (a cudaMalloc, a copy, a cudaFree that waits) is made for them; a lent
+ * stencil's block is these words alone.  (Its couplings summed in its
  * DIA pass, to_dia_kernel, cost that pass more than the coupling kernel
  * they saved: lap3d7:256 +0.36 ms; H200, 2026-11-28.) */
 constexpr int64_t STENCIL_WORDS = 4;
@@ -650,6 +659,7 @@ static int lend_diagonals(const mg_dview *v, const int32_t n[3], unsigned mask, 
             L.coef[found] = const_cast<double *>(data) + (int64_t)k * L.rows;
     }
     if (!L.coef[mg_point(0, 0, 0)]) return 0;
+    L.lent = 1;
     *S = L;
     return 1;
 }
@@ -665,15 +675,14 @@ static __global__ void diagonal_kernel(const double *d, int64_t rows, unsigned l
     if (threadIdx.x % 32 == 0 && mine != ~0ull) atomicMin(bad, mine);
 }
 
-static adia_status check_diagonal(const mg_stencil *S, int64_t *bad_diag)
+static adia_status check_diagonal(const mg_dview *v, const mg_stencil *S, int64_t *bad_diag)
 {
-    scratch sc;
-    ADIA_TRY(sc.init());
+    ADIA_TRY(words_set(v->words, ~0ull, ~0ull, 0, "mg set-up: the diagonal"));
     diagonal_kernel<<<blocks_for(S->rows), THREADS>>>(S->coef[mg_point(0, 0, 0)], S->rows,
-                                                      sc.w + 1);
+                                                      v->words + 1);
     ADIA_TRY(launched("mg set-up: the diagonal"));
     unsigned long long h;
-    ADIA_TRY(adia_cuda_check(cudaMemcpy(&h, sc.w + 1, sizeof h, cudaMemcpyDeviceToHost),
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(&h, v->words + 1, sizeof h, cudaMemcpyDeviceToHost),
                              "mg set-up: the diagonal"));
     *bad_diag = h == ~0ull ? S->rows : (int64_t)h;
     return ADIA_OK;
@@ -684,7 +693,10 @@ adia_status adia__mg_gpu_stencil(const mg_dview *v, const int32_t n[3], unsigned
 {
     adia_status s;
     if (lend_diagonals(v, n, mask, S)) {
-        s = check_diagonal(S, bad_diag);
+        double *words = nullptr;
+        s = alloc_doubles(STENCIL_WORDS, &words, "mg device stencil");
+        S->block = words;
+        if (s == ADIA_OK) s = check_diagonal(v, S, bad_diag);
     } else {
         ADIA_TRY(stencil_alloc(S, n, mask));
         int64_t bad;
@@ -706,13 +718,12 @@ adia_status adia__mg_gpu_coupling(const mg_stencil *S, uint64_t c[3])
 
 adia_status adia__mg_gpu_coupling_rows(const mg_stencil *S, int64_t r0, int64_t r1, uint64_t c[3])
 {
-    scratch sc;   /* w[0..2]: the sums, zeroed here */
-    ADIA_TRY(sc.init());
-    ADIA_TRY(adia_cuda_check(cudaMemset(sc.w, 0, 3 * sizeof *sc.w), "mg set-up: the couplings"));
-    coupling_kernel<<<blocks_for(r1 - r0), THREADS>>>(*S, r0, r1, sc.w);
+    unsigned long long *w = words_of(S);   /* [0..3): the sums */
+    ADIA_TRY(words_set(w, 0, 0, 0, "mg set-up: the couplings"));
+    coupling_kernel<<<blocks_for(r1 - r0), THREADS>>>(*S, r0, r1, w);
     ADIA_TRY(launched("mg set-up: the couplings"));
     unsigned long long h[3];
-    ADIA_TRY(adia_cuda_check(cudaMemcpy(h, sc.w, sizeof h, cudaMemcpyDeviceToHost),
+    ADIA_TRY(adia_cuda_check(cudaMemcpy(h, w, sizeof h, cudaMemcpyDeviceToHost),
                              "mg set-up: the couplings"));
     for (int e = 0; e < 3; e++) c[e] = h[e];
     return ADIA_OK;
@@ -1013,7 +1024,7 @@ adia_status adia__mg_gpu_download(const mg_stencil *D, mg_stencil *H)
     *H = mg_stencil{{D->n[0], D->n[1], D->n[2]}, D->rows, {}, nullptr};
     /* the block up to its last present array in one copy, not one a point
      * (27 copies: 0.33 ms of the coarsest level's set-up) */
-    const double *block = (const double *)D->block;
+    const double *block = D->lent ? nullptr : (const double *)D->block;
     int64_t end = 0;
     for (int p = 0; p < MG_POINTS && block; p++)
         if (D->coef[p]) end = std::max(end, (int64_t)(D->coef[p] - block) + D->rows);

@@ -18,6 +18,11 @@ adia_status adia__mg_gpu_view(adia_plan *plan, mg_dview *v, char *why, size_t le
     return ADIA_ERR_UNSUPPORTED;
 }
 
+void adia__mg_gpu_view_free(mg_dview *v)
+{
+    (void)v;
+}
+
 adia_status adia__mg_gpu_check(const mg_dview *v, const int32_t n[3], int64_t *bad,
                                unsigned *mask)
 {

@@ -181,36 +181,42 @@ static adia_status finest_device(adia_precond *M, mg_state *S, const adia_precon
                                  mg_stencil *st, int *viewed)
 {
     mg_dview v;
-    uint64_t unread = adia__mg_gpu_view(M->plan, &v, S->setup.why_host,
-                                        sizeof S->setup.why_host) != ADIA_OK;
+    adia_status s = adia__mg_gpu_view(M->plan, &v, S->setup.why_host, sizeof S->setup.why_host);
+    uint64_t unread = s == ADIA_ERR_UNSUPPORTED;
     S->slab->sum_u64(S->slab->ctx, &unread, 1);   /* the same route on every process */
     *viewed = unread == 0;
-    if (!*viewed)   /* the host's stencils would not be device arrays */
+    if (!*viewed) {   /* the host's stencils would not be device arrays */
+        adia__mg_gpu_view_free(&v);
         return adia__error(ADIA_ERR_UNSUPPORTED, "mg across processes: a GPU plan whose "
                           "storage the device set-up cannot read (%s; the slab's plan must be "
                           "dia)", S->setup.why_host[0] ? S->setup.why_host : "another process's");
+    }
     int32_t n[3];
     for (int d = 0; d < 3; d++) n[d] = o->grid[d] > 0 ? o->grid[d] : 1;
     int64_t bad = 0, bad_diag = 0, j = 0;
     double val = 0;
     unsigned mask = 0;
-    adia_status s = (int64_t)n[0] * n[1] * n[2] == v.rows
-                        ? check_planes(S, n)
-                        : adia__error(ADIA_ERR_INVALID_ARG, "mg across processes: grid %dx%dx%d "
-                                     "is not the plan's %d rows", n[0], n[1], n[2], v.rows);
+    if (s == ADIA_OK)
+        s = (int64_t)n[0] * n[1] * n[2] == v.rows
+                ? check_planes(S, n)
+                : adia__error(ADIA_ERR_INVALID_ARG, "mg across processes: grid %dx%dx%d is not "
+                             "the plan's %d rows", n[0], n[1], n[2], v.rows);
     if (s == ADIA_OK) s = adia__mg_gpu_check(&v, n, &bad, &mask);
     if (s == ADIA_OK && bad < v.rows) {   /* the entry named */
         s = adia__mg_gpu_bad_entry(&v, n, bad, &j, &val);
         if (s == ADIA_OK) s = adia__mg_error_off_grid(n, bad, j, val);
     }
-    ADIA_TRY(agree(S, s));
+    s = agree(S, s);
     const double t1 = adia__now_ms();
-    mask = union_points(S, mask);
-    s = adia__mg_gpu_stencil(&v, n, mask, st, &bad_diag, &val);
-    if (s == ADIA_OK && bad_diag < v.rows) s = adia__mg_error_diagonal(n, bad_diag, val);
+    if (s == ADIA_OK) {
+        mask = union_points(S, mask);
+        s = adia__mg_gpu_stencil(&v, n, mask, st, &bad_diag, &val);
+        if (s == ADIA_OK && bad_diag < v.rows) s = adia__mg_error_diagonal(n, bad_diag, val);
+    }
+    adia__mg_gpu_view_free(&v);
     S->lev[0].nnz = adia_format_nnz(adia_plan_format(M->plan));
     S->setup.on_device = 1;
-    S->setup.lent = st->block == NULL;
+    S->setup.lent = st->lent;
     S->ms.stencil = adia__now_ms() - t1;
     return s;
 }
