@@ -1104,8 +1104,9 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
  *   "cheb"    a Chebyshev polynomial in D^-1 A (any SPD matrix: the
  *             interval from power steps and Gershgorin's discs)
  *   "mg"      geometric multigrid on the grid found from A's offsets (or
- *             given in grid), a symmetric V or W cycle: SPD for CG (F is
- *             refused: its coarse solve is not symmetric)
+ *             given in grid), a symmetric V or W cycle: SPD for CG; or an
+ *             F cycle (on each coarse level an F-cycle, then a V-cycle from
+ *             its answer: not symmetric, so CG refuses it)
  *   "auto"    what suits A: mg where A lies on a grid whose longest edge
  *             has 128 points or more (smaller ones: Jacobi's iterations cost
  *             less than mg's set-up) and, on a GPU plan, the device reads
@@ -1121,7 +1122,7 @@ typedef struct adia_precond_options {
     int grid[3];              /* mg: points per dimension, x fastest (row i =
                                  x + nx (y + ny z)); all 0: found from A's
                                  offsets; unused dimensions 1               */
-    char cycle;               /* mg: 'v' (0: 'v') or 'w' ('f': refused)         */
+    char cycle;               /* mg: 'v' (0: 'v'), 'w' or 'f' (not for CG)     */
     const char *smoother;     /* mg: "jacobi", "l1jacobi" or "cheb" (NULL: the
                                  kind's default)                               */
     int sweeps;               /* mg: smoothing steps before and after (<= 0: 1

@@ -64,6 +64,7 @@ static void test_against_cpu(void)
     for (size_t k = 0; k < sizeof specs / sizeof *specs; k++)
         for (int s = 0; s < 3; s++) compare(specs[k], smoothers[s], 'v', ADIA_DOUBLE);
     compare("lap3d7:65", NULL, 'w', ADIA_DOUBLE);
+    compare("lap3d7:65", NULL, 'f', ADIA_DOUBLE);
     compare("lap3d7:33", NULL, 'v', ADIA_FLOAT);
     compare("lap3d27:25", "jacobi", 'w', ADIA_FLOAT);
 }

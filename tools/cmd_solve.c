@@ -379,7 +379,7 @@ int cmd_solve(int argc, char **argv)
                                             "points along an edge, else jacobi, else none; "
                                             "CG's default in one process)"},
         {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},
-        {"cycle", CLI_STRING, &o.cycle, "mg: v or w (default v; f is refused: not built yet)"},
+        {"cycle", CLI_STRING, &o.cycle, "mg: v, w or f (default v; f is not symmetric: GMRES or BiCGSTAB, not CG)"},
         {"smoother", CLI_STRING, &o.smoother, "mg: jacobi, l1jacobi or cheb"},
         {"sweeps", CLI_INT, &o.sweeps, "mg: smoothing steps before and after (default 1 with "
                                        "cheb, 2 with jacobi or l1jacobi)"},

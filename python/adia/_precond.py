@@ -231,8 +231,8 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
     "mg" (geometric multigrid on a structured grid) or "auto" (mg where A
     lies on a grid of 128 or more points along an edge, else jacobi, else
     none: ``M.kind`` says which, and ``M.explain()`` why).  mg's options (auto passes them to mg):
-    grid (nx, ny, nz) -- default: found from A's offsets --, cycle "v" or
-    "w" ("f" is refused: not built yet), smoother "cheb" (default),
+    grid (nx, ny, nz) -- default: found from A's offsets --, cycle "v",
+    "w" or "f" (not symmetric: GMRES or BiCGSTAB, not CG), smoother "cheb" (default),
     "jacobi" or "l1jacobi", sweeps (default 1 with cheb, 2 otherwise),
     max_levels; degree: cheb's (default 4) and mg's Chebyshev smoother's
     (default 2); float_levels: which of mg's levels a GPU plan in float64

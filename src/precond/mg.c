@@ -6,9 +6,11 @@
  *
  * The cycle, z = alpha M r from z = 0: on each level pre-smoothing, the
  * residual restricted in one pass with the product before it, the coarse
- * level (V: once; W: twice), x += P x_c, post-smoothing with the same
- * sweeps (each smoother is a symmetric operator, so the cycle is symmetric:
- * mg_smooth.c), and on the coarsest level x = A_c^-1 b by a dense inverse.
+ * level (V: once; W: twice; F: an F-cycle, then a V-cycle from its
+ * answer), x += P x_c, post-smoothing with the same sweeps (each smoother
+ * is a symmetric operator, so the V and W cycles are symmetric:
+ * mg_smooth.c; the F cycle's two coarse cycles differ, so it is not), and
+ * on the coarsest level x = A_c^-1 b by a dense inverse.
  * alpha scales the finest right-hand side inside the kernels that read it.
  * On a GPU plan the cycle queues only kernels and adia_spmv_async on the
  * caller's stream, with every array allocated at setup: a CUDA graph may
@@ -150,8 +152,10 @@ static adia_status smooth(mg_run *R, int l, double bs, const void *b, void *x, i
     return ADIA_OK;
 }
 
-/* Solve approximately on level l from x = 0 (zero_x) or from x. */
-static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, int zero_x)
+/* Solve approximately on level l from x = 0 (zero_x) or from x by a
+ * cycle of kind 'v', 'w' or 'f'. */
+static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, int zero_x,
+                         char kind)
 {
     const mg_state *S = R->S;
     const mg_level *L = &S->lev[l];
@@ -177,9 +181,9 @@ static adia_status cycle(mg_run *R, int l, double bs, const void *b, void *x, in
     R->vb[l + 1] = 0;
     if (S->slab && l + 1 < S->nlev - 1)
         ADIA_TRY(need(R, l + 1, Lc->b, &R->vb[l + 1], S->slab->ghosts));
-    ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 1));
-    if (S->cycle == 'w' && l + 1 < S->nlev - 1)   /* a second exact solve changes nothing */
-        ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 0));
+    ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 1, kind));
+    if (kind != 'v' && l + 1 < S->nlev - 1)   /* a second exact solve changes nothing */
+        ADIA_TRY(cycle(R, l + 1, 1.0, Lc->b, Lc->x, 0, kind == 'f' ? 'v' : kind));
     if (S->slab) ADIA_TRY(need(R, l + 1, Lc->x, &R->vx[l + 1], 1));
     count_pair(R, L, Lc);   /* x += P x_c */
     if (!R->dry) ADIA_TRY(R->K->prolong(S, L, Lc, x, R->stream));
@@ -199,7 +203,7 @@ static adia_status slab_cycle(mg_run *R, double alpha, const void *r, void *z)
     if (!R->dry) ADIA_TRY(adia__mg_copy(S, own, alpha, r, (char *)L->b + at, R->stream));
     R->vb[0] = 0;
     if (S->nlev > 1) ADIA_TRY(need(R, 0, L->b, &R->vb[0], S->slab->ghosts));
-    ADIA_TRY(cycle(R, 0, 1.0, L->b, L->x, 1));
+    ADIA_TRY(cycle(R, 0, 1.0, L->b, L->x, 1, S->cycle));
     return R->dry ? ADIA_OK : adia__mg_copy(S, own, 1.0, (char *)L->x + at, z, R->stream);
 }
 
@@ -212,7 +216,7 @@ static adia_status mixed_cycle(mg_run *R, adia_value_type vt, double alpha, cons
     const mg_level *L = &S->lev[0];
     count(R, L, 3, 0);   /* a double read and a float written: 3 floats a row */
     if (!R->dry) ADIA_TRY(adia__precond_convert_gpu(vt, L->vtype, L->rows, alpha, r, L->b, R->stream));
-    ADIA_TRY(cycle(R, 0, 1.0, L->b, L->x, 1));
+    ADIA_TRY(cycle(R, 0, 1.0, L->b, L->x, 1, S->cycle));
     count(R, L, 3, 0);
     return R->dry ? ADIA_OK
                   : adia__precond_convert_gpu(L->vtype, vt, L->rows, 1.0, L->x, z, R->stream);
@@ -223,7 +227,7 @@ static adia_status top_cycle(mg_run *R, adia_value_type vt, double alpha, const 
 {
     if (R->S->slab) return slab_cycle(R, alpha, r, z);
     if (R->S->mixed) return mixed_cycle(R, vt, alpha, r, z);
-    return cycle(R, 0, alpha, r, z, 1);
+    return cycle(R, 0, alpha, r, z, 1, R->S->cycle);
 }
 
 static adia_status mg_apply(const adia_precond *M, double alpha, const void *r, void *z,
@@ -264,10 +268,7 @@ static adia_status parse_options(mg_state *S, const adia_precond_options *o)
     if (o->degree > 0 && S->smoother != MG_CHEB)
         return adia__error(ADIA_ERR_INVALID_ARG, "mg preconditioner: degree %d is the Chebyshev "
                           "smoother's; smoother \"%s\" has none", o->degree, sm);
-    if (o->cycle == 'f')
-        return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: the F cycle is not "
-                          "built yet (cycles: v, w)");
-    S->cycle = o->cycle == 'w' ? 'w' : 'v';
+    S->cycle = o->cycle == 'w' || o->cycle == 'f' ? o->cycle : 'v';
     S->sweeps = o->sweeps > 0 ? o->sweeps : S->smoother == MG_CHEB ? 1 : 2;
     S->degree = o->degree > 0 ? o->degree : CHEB_DEGREE;
     S->grid_given = o->grid[0] > 0 || o->grid[1] > 0 || o->grid[2] > 0;
@@ -606,6 +607,9 @@ static adia_status mg_setup(adia_precond *M, const adia_precond_options *opt)
                           "double only");
     ADIA_TRY(level_types(M, S, opt->float_levels));
     ADIA_TRY(parse_options(S, opt));
+    if (S->cycle == 'f')
+        M->asymmetric = "the F cycle: on each coarse level an F-cycle then a V-cycle, two "
+                        "different operators";
     mg_stencil st[MG_MAX_LEVELS];
     memset(st, 0, sizeof st);
     adia_status s = build(M, S, opt, st);
@@ -632,7 +636,7 @@ static adia_status run_cycle(const timed_cycle *c)
 {
     const mg_state *S = c->R->S;
     if (c->l < 0) return top_cycle(c->R, c->M->vtype, 1.0, c->r, c->z);
-    return cycle(c->R, c->l, 1.0, S->lev[c->l].b, S->lev[c->l].x, 1);
+    return cycle(c->R, c->l, 1.0, S->lev[c->l].b, S->lev[c->l].x, 1, S->cycle);
 }
 
 /* adia_gpu_call: the cycle queued on the timer's stream */

@@ -362,7 +362,7 @@ typedef struct mg_state {
     mg_level lev[MG_MAX_LEVELS];
     mg_smoother smoother;
     int sweeps, degree;
-    char cycle;               /* 'v' or 'w' */
+    char cycle;               /* 'v', 'w' or 'f' */
     mg_coarsening coarsening; /* ADIA_MG_COARSENING (full, semi, auto)  */
     int device;
     int float_levels;         /* ADIA_FLOAT_LEVELS_ALL, _COARSE or _NONE   */

@@ -64,6 +64,8 @@ struct adia_precond {
     int galerkin;             /* the plan's matrix is a Galerkin level of
                                  another mg (a slab hierarchy's gathered level):
                                  mg estimates it as its coarse levels       */
+    const char *asymmetric;   /* NULL, or why M is not symmetric (mg's F
+                                 cycle): CG refuses it                      */
 };
 
 /* Registry (registry.c): the kind named `name`, NULL if none. */

@@ -34,6 +34,10 @@ static adia_status precond_usable(const adia_solve_options *o, const adia_precon
         return adia__error(ADIA_ERR_INVALID_ARG, "%s: opt->jacobi = %d and opt->precond (%s) "
                           "both given: choose one (the jacobi kind is opt->precond of kind "
                           "\"jacobi\")", func, o->jacobi, M->ops->name);
+    if (o->method == ADIA_SOLVE_CG && M->asymmetric)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "%s: preconditioner %s is not symmetric (%s), "
+                          "which CG cannot take: use GMRES or BiCGSTAB", func, M->ops->name,
+                          M->asymmetric);
     if (o->method == ADIA_SOLVE_CG && M->ops->varies)
         return adia__error(ADIA_ERR_UNSUPPORTED, "%s: preconditioner %s may change from one "
                           "application to the next, which CG cannot take: use GMRES (flexible "
