@@ -12,6 +12,11 @@ table to stdout, one JSON object per run to --json.
 
     python3 bench/precond-table.py                       # the issue's matrices
     python3 bench/precond-table.py --specs lap3d7:64 --kinds jacobi,mg --device cpu
+    python3 bench/precond-table.py --specs ../shared/matrices/nos7.mtx,... --kinds jacobi,cheb,mg,auto
+
+A spec that names a file is solved from it (b = A * ones); its row is
+named after the file.  A kind the matrix refuses (mg off a grid) is a row
+saying why.
 """
 import argparse
 import datetime
@@ -26,7 +31,8 @@ KINDS = ["jacobi", "cheb", "mg"]
 
 
 def run(adia, spec, kind, device, maxiter):
-    cmd = [adia, "solve", "--gen", spec, "--device", device, "--precond", kind, "--json",
+    src = [spec] if os.path.exists(spec) else ["--gen", spec]   # a file, or a generator
+    cmd = [adia, "solve", *src, "--device", device, "--precond", kind, "--json",
            "--max-iter", str(maxiter)]
     out = None
     for _ in range(2):   # the second: the kernel cache filled by the first
@@ -36,7 +42,7 @@ def run(adia, spec, kind, device, maxiter):
         try:
             out = json.loads(p.stdout)
         except ValueError:
-            return {"failed": f"not JSON: {p.stdout[-300:]}"}
+            return {"failed": (p.stderr.strip() or f"not JSON: {p.stdout}")[-300:]}
     return out
 
 
@@ -58,7 +64,8 @@ def main():
     for spec in args.specs.split(","):
         for kind in args.kinds.split(","):
             r = run(args.adia, spec, kind, args.device, args.maxiter)
-            r.update({"spec": spec, "kind": kind})
+            name = os.path.basename(spec).split(".")[0] if os.path.exists(spec) else spec
+            r.update({"spec": name, "kind": kind})
             rows.append(r)
             print(f"  {spec} {kind}: {r.get('failed') or r.get('wall_ms')}", file=sys.stderr)
     if args.json:
