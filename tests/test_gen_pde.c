@@ -340,6 +340,67 @@ static void test_threads_agree(void)
     omp_set_num_threads(saved);
 }
 
+/* biharm1d: the rows (1 -4 6 -4 1), 7 on the first and last diagonal,
+ * 5N - 6 nonzeros, A = A^T; SPD (CG converges, slowly: condition ~N^4;
+ * cheb's set-up, which checks a positive diagonal and Rayleigh quotient,
+ * takes it). */
+static void test_biharm1d(void)
+{
+    adia_matrix *A = test_generate("biharm1d:9");
+    double *D = A ? dense_of(A) : NULL;
+    if (D) {
+        int bad = 0;
+        for (int i = 0; i < 9; i++)
+            for (int j = 0; j < 9; j++) {
+                const int o = j - i;
+                const double want = o == 0 ? (i == 0 || i == 8 ? 7 : 6)
+                                  : o == 1 || o == -1 ? -4
+                                  : o == 2 || o == -2 ? 1 : 0;
+                bad += D[i * 9 + j] != want;
+            }
+        CHECK(!bad && adia_matrix_nnz(A) == 5 * 9 - 6, "biharm1d:9: %d entries wrong, %lld "
+              "nonzeros (want 39)", bad, (long long)adia_matrix_nnz(A));
+    }
+    free(D);
+    adia_matrix_destroy(A);
+    static const int64_t sizes[] = {1, 2, 3, 200};
+    for (int k = 0; k < 4; k++) {
+        char spec[32];
+        snprintf(spec, sizeof spec, "biharm1d:%lld", (long long)sizes[k]);
+        A = test_generate(spec);
+        if (!A) continue;
+        const int32_t n = adia_matrix_rows(A);
+        int64_t want = 0;
+        for (int o = -2; o <= 2; o++) want += n > abs(o) ? n - abs(o) : 0;
+        CHECK(is_symmetric(A) && adia_matrix_nnz(A) == want, "%s: symmetric, %lld nonzeros "
+              "(want %lld)", spec, (long long)adia_matrix_nnz(A), (long long)want);
+        double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
+        for (int32_t r = 0; r < n; r++) b[r] = 1;
+        adia_solve_info info;
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.max_iter = 100000;
+        o.jacobi = 1;
+        CHECK_OK(adia_solve(A, NULL, b, x, &o, &info));
+        CHECK(info.converged, "%s: CG + Jacobi converges: %s", spec, info.stop);
+        free(b);
+        free(x);
+        if (n == 200) {
+            adia_plan *P = NULL;
+            adia_plan_hints h = {.device = 0, .expected_calls = 100};
+            CHECK_OK(adia_plan_create(A, &h, &P));
+            adia_precond_options po;
+            adia_precond_options_default(&po);
+            po.kind = "cheb";
+            adia_precond *M = NULL;
+            CHECK_OK(adia_precond_create(P, &po, &M));
+            adia_precond_destroy(M);
+            adia_plan_destroy(P);
+        }
+        adia_matrix_destroy(A);
+    }
+}
+
 static void test_bad_specs(void)
 {
     static const struct { const char *spec, *needle; } bad[] = {
@@ -357,6 +418,9 @@ static void test_bad_specs(void)
         {"jump3d:8,2,1e4,5", "too many numbers"},
         {"vardiff2d:0", "must be positive"},
         {"vardiff2d:5,5", "too many numbers"},
+        {"biharm1d:0", "must be positive"},
+        {"biharm1d:5,5", "too many numbers"},
+        {"biharm1d:5,sym", "no ,sym variant"},
         {"vardiff3d:2000", "has more than 2147483647 points"},
         {"vardiff2d:50000", "has more than 2147483647 points"},
         {"bandr:1000,5", "bandr takes 3 numbers, got 2"},
@@ -376,8 +440,9 @@ static void test_bad_specs(void)
     }
     const char *help = adia_generator_help();
     const char *kinds[] = {"aniso3d:N[,EPS]", "jump3d:N[,BLOCK[,C]]", "vardiff2d:N",
-                           "vardiff3d:N", "bandr:N,K,FILL", "default 1e-3", "BLOCK = N/4"};
-    for (int k = 0; k < 7; k++) CHECK(strstr(help, kinds[k]), "help mentions %s", kinds[k]);
+                           "vardiff3d:N", "bandr:N,K,FILL", "default 1e-3", "BLOCK = N/4",
+                           "biharm1d:N"};
+    for (int k = 0; k < 8; k++) CHECK(strstr(help, kinds[k]), "help mentions %s", kinds[k]);
     /* the budget is checked before any row is built */
     adia_matrix *A = NULL;
     CHECK_OK(adia_set_memory_budget(100000000));
@@ -397,6 +462,7 @@ int main(void)
     test_vardiff_values();
     test_row_blocks();
     test_bandr();
+    test_biharm1d();
     test_threads_agree();
     test_bad_specs();
     return TEST_END();

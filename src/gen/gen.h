@@ -79,6 +79,7 @@ adia_status adia__gen_aniso3d(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_jump3d(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_vardiff2d(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_vardiff3d(const gen_args *a, adia_matrix **out);
+adia_status adia__gen_biharm1d(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap2d9(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap3d7(const gen_args *a, adia_matrix **out);
 adia_status adia__gen_lap3d27(const gen_args *a, adia_matrix **out);

@@ -1,7 +1,9 @@
 /* gen_pde.c -- diffusion operators -div(k grad u) on structured grids,
  * the problems a multigrid preconditioner meets (issue 30): an anisotropic
  * Laplacian (aniso3d), jumping coefficients in a checkerboard of blocks
- * (jump3d) and smooth variable coefficients (vardiff2d, vardiff3d).
+ * (jump3d) and smooth variable coefficients (vardiff2d, vardiff3d); and
+ * one it cannot meet on a grid, the 1D fourth difference (biharm1d, at the
+ * end of the file).
  *
  * The 5-point (2D) or 7-point (3D) finite-volume stencil on the lap2d5 /
  * lap3d7 grid: points numbered x fastest, A(p, q) = -w(p, q) for each
@@ -204,4 +206,49 @@ adia_status adia__gen_vardiff3d(const gen_args *a, adia_matrix **out)
 {
     pde_grid G = {.kind = PDE_SMOOTH, .dims = 3};
     return pde_build(a, &G, out);
+}
+
+/* biharm1d: the 1D fourth difference d4u/dx4 on N points, rows (1, -4,
+ * 6, -4, 1) at offsets -2..2, clamped ends (u = u' = 0: the ghost point
+ * reflected, so the first and last rows' diagonal is 7).  Symmetric
+ * positive definite with a condition number near N^4 / 16: CG + Jacobi
+ * needs thousands of iterations at N = 1,000.  Its offsets fit a grid only
+ * as 2 x N/2 with diagonal neighbours, where geometric coarsening does not
+ * suit it (CG + mg: 97,078 iterations at N = 10,000, 2026-11-28): the
+ * class of issue 30's item 3, banded SPD matrices that want aggregation of
+ * consecutive rows. */
+static int32_t biharm_row(const gen_rows *g, int32_t i, int32_t *col, double *val)
+{
+    static const double stencil[5] = {1, -4, 6, -4, 1};
+    int32_t k = 0;
+    for (int o = -2; o <= 2; o++) {
+        const int64_t j = (int64_t)i + o;
+        if (j < 0 || j >= g->rows) continue;
+        if (col) {
+            col[k] = (int32_t)j;
+            val[k] = o == 0 && (i == 0 || i == g->rows - 1) ? 7 : stencil[o + 2];
+        }
+        k++;
+    }
+    return k;
+}
+
+/* Nonzeros of rows [first, first + rows): offset o holds N - |o| entries
+ * in all (a block: unknown, -1). */
+static int64_t biharm_count(const gen_rows *g, int32_t first, int32_t rows)
+{
+    if (first != 0 || rows != g->rows) return -1;
+    int64_t nnz = 0;
+    for (int o = -2; o <= 2; o++) nnz += g->rows > abs(o) ? g->rows - abs(o) : 0;
+    return nnz;
+}
+
+adia_status adia__gen_biharm1d(const gen_args *a, adia_matrix **out)
+{
+    if (a->num[0] > INT32_MAX)
+        return adia__error(ADIA_ERR_INVALID_ARG, "generator spec \"%s\": N = %" PRId64 " has "
+                          "more than 2147483647 points", a->spec, a->num[0]);
+    const gen_rows g = {.rows = (int32_t)a->num[0], .cols = (int32_t)a->num[0], .max_row = 5,
+                        .row = biharm_row, .count = biharm_count, .min_row = 1};
+    return adia__gen_build(&g, a, out);
 }

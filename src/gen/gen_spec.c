@@ -58,6 +58,10 @@ static const gen_kind kinds[] = {
      "                     sin(2 pi y) at the face midpoints of the unit square (SPD)"},
     {"vardiff3d", 0, 1, 0, -1, 0, adia__gen_vardiff3d,
      "vardiff3d:N          3D 7-point, k = 1 + 0.9 sin(2 pi x) sin(2 pi y) sin(2 pi z) (SPD)"},
+    {"biharm1d", 0, 1, 0, -1, 0, adia__gen_biharm1d,
+     "biharm1d:N           1D fourth difference (1 -4 6 -4 1), clamped ends (7 on the\n"
+     "                     first and last rows): SPD, condition about N^4 / 16, offsets\n"
+     "                     -2..2 (a grid only as 2 x N/2 with diagonal neighbours)"},
     {"randdiag", 0, 3, 0, -1, 1, adia__gen_randdiag,
      "randdiag:N,K,SPREAD  K full diagonals, main + K-1 random offsets |o| <= SPREAD"},
     {"random", 0, 2, 0, -1, 0, adia__gen_random,
