@@ -1107,6 +1107,12 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
  *             given in grid), a symmetric V or W cycle: SPD for CG; or an
  *             F cycle (on each coarse level an F-cycle, then a V-cycle from
  *             its answer: not symmetric, so CG refuses it)
+ *   "agg"     multigrid by smoothed aggregation of consecutive rows
+ *             (P = (I - 4/3 D^-1 A / lmax) P0 over pairs of rows, A_c =
+ *             P' A P, banded again) for SPD A that no grid suits: high-
+ *             order 1D operators (biharm1d), beams; a symmetric V-cycle,
+ *             SPD for CG; CPU plans (a GPU plan: ADIA_ERR_UNSUPPORTED);
+ *             takes degree (its Chebyshev smoother's) and max_levels
  *   "auto"    what suits A: mg where A lies on a grid whose longest edge
  *             has 128 points or more (smaller ones: Jacobi's iterations cost
  *             less than mg's set-up) and, on a GPU plan, the device reads

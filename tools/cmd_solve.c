@@ -375,7 +375,9 @@ int cmd_solve(int argc, char **argv)
         {"jacobi", CLI_FLAG, &o.jacobi, "diagonal (Jacobi) preconditioner"},
         {"precond", CLI_STRING, &o.precond, "preconditioner: none, jacobi (as --jacobi), cheb "
                                             "(Chebyshev polynomial in D^-1 A), mg (multigrid on "
-                                            "the matrix's grid), auto (mg on a grid of 128 or more "
+                                            "the matrix's grid), agg (multigrid by smoothed "
+                                            "aggregation of consecutive rows: SPD matrices no "
+                                            "grid suits; CPU), auto (mg on a grid of 128 or more "
                                             "points along an edge, else jacobi, else none; "
                                             "CG's default in one process)"},
         {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},

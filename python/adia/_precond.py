@@ -40,7 +40,7 @@ class Precond(_LinearOperator):
 
     @property
     def kind(self) -> str:
-        """"none", "jacobi", "cheb" or "mg" (for "auto": the kind it made)."""
+        """"none", "jacobi", "cheb", "mg" or "agg" (for "auto": the kind it made)."""
         return self._h.kind
 
     @property
@@ -228,7 +228,9 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
     as for adia.plan (then a plan is made on `device`, "cpu" by default,
     for `expected_calls` products, and owned by M: ``M.plan``).  kind:
     "none", "jacobi", "cheb" (Chebyshev polynomial in D^-1 A, any SPD A),
-    "mg" (geometric multigrid on a structured grid) or "auto" (mg where A
+    "mg" (geometric multigrid on a structured grid), "agg" (multigrid by
+    smoothed aggregation of consecutive rows, for SPD A that no grid suits;
+    CPU plans; takes degree and max_levels) or "auto" (mg where A
     lies on a grid of 128 or more points along an edge, else jacobi, else
     none: ``M.kind`` says which, and ``M.explain()`` why).  mg's options (auto passes them to mg):
     grid (nx, ny, nz) -- default: found from A's offsets --, cycle "v",

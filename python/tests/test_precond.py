@@ -167,6 +167,21 @@ def test_precond_f_cycle():
     M.close()
 
 
+def test_precond_agg():
+    """Smoothed aggregation of rows: biharm1d, where Jacobi needs tens of thousands."""
+    A = adia.generate("biharm1d:2000")
+    b = A @ np.ones(A.shape[0])
+    P = adia.plan(A)
+    M = adia.precond(P, "agg")
+    assert M.kind == "agg" and "smoothed aggregation" in M.explain()
+    x, info = adia.solve(P, b, precond=M)
+    assert info.converged and info.iterations <= 400, info
+    assert np.linalg.norm(b - A @ x) <= 1.01e-8 * np.linalg.norm(b)
+    with pytest.raises(adia.Error, match="mg's options"):
+        adia.precond(P, "agg", cycle="w")
+    M.close()
+
+
 def test_precond_errors():
     A = adia.generate("lap2d5:20")
     b = A @ np.ones(A.shape[0])

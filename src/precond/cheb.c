@@ -71,7 +71,8 @@ typedef struct cheb_state {
 
 /* The diagonal, checked positive and finite (A SPD), and the Gershgorin
  * bound of D^-1 A. */
-static adia_status diagonal(const adia_csr *c, double *diag, double *gershgorin)
+static adia_status diagonal(const char *kind, const adia_csr *c, double *diag,
+                            double *gershgorin)
 {
     const double *v = c->values;
     double g = 0;
@@ -82,11 +83,12 @@ static adia_status diagonal(const adia_csr *c, double *diag, double *gershgorin)
             sum += fabs(v[k]);
         }
         if (!(d > 0) || !isfinite(d))
-            return adia__error(ADIA_ERR_INVALID_ARG, "cheb preconditioner: needs A(%d,%d) > 0 "
-                              "and finite (A symmetric positive definite), it is %g", i, i, d);
+            return adia__error(ADIA_ERR_INVALID_ARG, "%s preconditioner: needs A(%d,%d) > 0 "
+                              "and finite (A symmetric positive definite), it is %g", kind, i,
+                              i, d);
         if (!isfinite(sum))
-            return adia__error(ADIA_ERR_INVALID_ARG, "cheb preconditioner: row %d of A has a "
-                              "non-finite entry", i);
+            return adia__error(ADIA_ERR_INVALID_ARG, "%s preconditioner: row %d of A has a "
+                              "non-finite entry", kind, i);
         diag[i] = d;
         g = fmax(g, sum / d);
     }
@@ -97,10 +99,11 @@ static adia_status diagonal(const adia_csr *c, double *diag, double *gershgorin)
 /* The last Rayleigh quotient v'Av / v'Dv of a power iteration on D^-1 A
  * from mg_smooth.c's fixed pseudo-random start (host, from the plan's
  * matrix: CPU and GPU plans get the same bounds). */
-static adia_status estimate(const adia_matrix *A, const double *diag, int64_t n, double *est)
+static adia_status estimate(const char *kind, const adia_matrix *A, const double *diag,
+                            int64_t n, double *est)
 {
-    double *v = adia__alloc((size_t)n + 1, sizeof *v, "cheb eigenvalue estimate");
-    double *w = adia__alloc((size_t)n + 1, sizeof *w, "cheb eigenvalue estimate");
+    double *v = adia__alloc((size_t)n + 1, sizeof *v, "eigenvalue estimate");
+    double *w = adia__alloc((size_t)n + 1, sizeof *w, "eigenvalue estimate");
     adia_status s = v && w ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     uint64_t r = 0x9E3779B97F4A7C15ull;
     for (int64_t i = 0; s == ADIA_OK && i < n; i++) {
@@ -126,18 +129,26 @@ static adia_status estimate(const adia_matrix *A, const double *diag, int64_t n,
     free(w);
     ADIA_TRY(s);
     if (!(q > 0) || !isfinite(q))
-        return adia__error(ADIA_ERR_INVALID_ARG, "cheb preconditioner: Rayleigh quotient v'Av / "
-                          "v'Dv = %g: A is not positive definite", q);
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s preconditioner: Rayleigh quotient v'Av / "
+                          "v'Dv = %g: A is not positive definite", kind, q);
     *est = q;
     return ADIA_OK;
+}
+
+adia_status adia__precond_spd_bounds(const char *kind, const adia_matrix *A, double *diag,
+                                     double *est, double *gershgorin)
+{
+    const adia_csr *c = &A->csr;
+    ADIA_TRY(diagonal(kind, c, diag, gershgorin));
+    *est = 1;   /* no rows: nothing to bound */
+    return c->rows > 0 ? estimate(kind, A, diag, c->rows, est) : ADIA_OK;
 }
 
 static adia_status bounds(adia_precond *M, cheb_state *c, double *diag)
 {
     adia_matrix *A = NULL;
     ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &A));
-    adia_status s = diagonal(&A->csr, diag, &c->gershgorin);
-    if (s == ADIA_OK && M->n > 0) s = estimate(A, diag, M->n, &c->est);
+    adia_status s = adia__precond_spd_bounds("cheb", A, diag, &c->est, &c->gershgorin);
     adia_matrix_destroy(A);
     ADIA_TRY(s);
     if (M->n == 0) c->est = c->gershgorin = 1;   /* nothing to bound: any interval */

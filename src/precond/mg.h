@@ -533,6 +533,15 @@ double adia__mg_jacobi_omega(const mg_stencil *S, double lmax);
 /* The inverse of the dense matrix of S (rows^2 host doubles, row-major):
  * Cholesky, else (*spd = 0) LU with partial pivoting; singular: error. */
 adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd);
+/* The same of a dense n x n matrix a0 (row-major, not changed). */
+adia_status adia__dense_inverse(const double *a0, int64_t n, double *inv, int *spd);
+/* ---- cheb.c: what cheb and agg read of an SPD A's host CSR.  diag: A's
+ * diagonal (each checked positive and finite), *gershgorin: max_i sum_j
+ * |a_ij| / a_ii, *est: the Rayleigh quotient v'Av / v'Dv after 10 power
+ * steps on D^-1 A from a fixed pseudo-random start (checked positive);
+ * kind names the preconditioner in messages. */
+adia_status adia__precond_spd_bounds(const char *kind, const adia_matrix *A, double *diag,
+                                     double *est, double *gershgorin);
 
 /* One smoothing step: g = s (bs b - t), the new direction dx = c2 g + c1
  * d (d not read where c1 == 0), x += dx, d = dx where a later step reads

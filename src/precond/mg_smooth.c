@@ -305,19 +305,30 @@ static int symmetric(const double *a, int64_t n)
     return 1;
 }
 
+adia_status adia__dense_inverse(const double *a0, int64_t n, double *inv, int *spd)
+{
+    double *a = adia__alloc((size_t)(n * n) + 1, sizeof *a, "dense inverse");
+    if (!a) return ADIA_ERR_NO_MEMORY;
+    memcpy(a, a0, (size_t)(n * n) * sizeof *a);
+    *spd = symmetric(a, n) && cholesky(a, n) < 0;
+    adia_status st;
+    if (*spd) {
+        st = cholesky_inverse(a, n, inv);
+    } else {   /* not SPD (non-symmetric A, BiCGSTAB or GMRES): LU */
+        memcpy(a, a0, (size_t)(n * n) * sizeof *a);
+        st = gauss_jordan(a, n, inv);
+    }
+    free(a);
+    return st;
+}
+
 adia_status adia__mg_dense_inverse(const mg_stencil *S, double *inv, int *spd)
 {
     const int64_t n = S->rows;
     double *a = adia__alloc((size_t)(n * n) + 1, sizeof *a, "mg coarsest matrix");
     if (!a) return ADIA_ERR_NO_MEMORY;
     adia_status st = dense(S, a);
-    *spd = st == ADIA_OK && symmetric(a, n) && cholesky(a, n) < 0;
-    if (st == ADIA_OK && *spd) {
-        st = cholesky_inverse(a, n, inv);
-    } else if (st == ADIA_OK) {   /* not SPD (non-symmetric A, BiCGSTAB or GMRES): LU */
-        st = dense(S, a);
-        if (st == ADIA_OK) st = gauss_jordan(a, n, inv);
-    }
+    if (st == ADIA_OK) st = adia__dense_inverse(a, n, inv, spd);
     free(a);
     return st;
 }

@@ -5,7 +5,7 @@
 #include <string.h>
 
 extern const adia_precond_ops adia__precond_none, adia__precond_jacobi, adia__precond_cheb,
-    adia__precond_mg;
+    adia__precond_mg, adia__precond_agg;
 
 #define MAX_KINDS 16
 static const adia_precond_ops *kinds[MAX_KINDS] = {
@@ -13,6 +13,7 @@ static const adia_precond_ops *kinds[MAX_KINDS] = {
     &adia__precond_jacobi,
     &adia__precond_cheb,
     &adia__precond_mg,
+    &adia__precond_agg,
 };
 
 const adia_precond_ops *adia__precond_find(const char *name)

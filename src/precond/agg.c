@@ -1,0 +1,370 @@
+/* agg.c -- multigrid by smoothed aggregation of consecutive rows (kind
+ * "agg", issue 30's item 3) for symmetric positive definite matrices that
+ * no stencil grid suits: banded operators of high order (biharm1d: 1 -4 6
+ * -4 1), one-dimensional finite elements with several unknowns a node,
+ * any SPD matrix whose smooth error varies slowly along its rows.
+ *
+ * Each level's rows are taken in blocks of AGG_BLOCK consecutive rows (the
+ * aggregates; the last may be shorter), P0 the piecewise constant
+ * interpolation from them, and
+ *
+ *   P = (I - omega / lmax D^-1 A) P0,   A_c = P' A P,   omega = 4/3,
+ *
+ * smoothed aggregation (Vanek, Mandel, Brezina 1996): P0 alone does not
+ * scale (PCG iterations grow with n; bench/aggregation-probe.py), the
+ * smoothed P does far better.  P and A_c stay banded -- A's half
+ * bandwidth k becomes about (3k + 1) / 2 on the next level -- so every
+ * level is a diagonal matrix again, planned as any matrix is.  The cycle
+ * is mg's V(1,1) with its Chebyshev smoother (mg.h's step and kernels,
+ * degree 2 on [lmax / 5, lmax] of D^-1 A), the residual and the transfers
+ * by products (adia_spmv on the level's plan, P's and P's transpose's),
+ * and a dense inverse on the coarsest level (at most AGG_COARSE_ROWS).
+ * M is symmetric (R = P', the same smoother before and after) and
+ * positive definite for SPD A, so CG may use it.
+ *
+ * This step: CPU plans, set up on the host (the products in CSR, here).
+ * A GPU plan is refused with the reason. */
+#include "mg.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define AGG_BLOCK 2           /* rows an aggregate (the probe: 2 beat 3 and k + 1) */
+#define AGG_COARSE_ROWS 128   /* the coarsest level's rows at most: dense inverse */
+#define AGG_MAX_LEVELS 32
+#define AGG_OMEGA (4.0 / 3.0) /* P's smoothing weight, over lmax */
+#define AGG_DEGREE 2          /* Chebyshev steps of the smoother (mg's) */
+/* A product's multiplications at most (about a minute on one core): a
+ * banded matrix takes (2k + 1)(k + 2) a row at half bandwidth k, a matrix
+ * with long rows the square of their length -- not what this kind suits,
+ * refused before the work. */
+#define AGG_MAX_MULTS ((int64_t)1 << 33)
+
+typedef struct agg_level {
+    adia_matrix *A;           /* the level's matrix (host CSR, owned)          */
+    adia_plan *plan;          /* its product: level 0 the caller's, else own   */
+    adia_plan *P, *R;         /* to this level from the next and back (not on
+                                 the coarsest)                                 */
+    mg_level L;               /* rows, bounds and arrays the smoother reads:
+                                 s = 1 / a_ii, t = A x, d, b, x; the coarsest's
+                                 ainv                                          */
+} agg_level;
+
+typedef struct agg_state {
+    int nlev, degree;
+    mg_state ctx;             /* what the smoothing kernel reads (device 0)     */
+    agg_level lev[AGG_MAX_LEVELS];
+    int64_t nnz;              /* of every level's matrix                        */
+    double setup_ms;
+} agg_state;
+
+/* ------------------------------------------------------- CSR products */
+
+/* C = A B (host CSR): a row at a time into a dense accumulator, its
+ * columns in the order met (adia_matrix_create_csr sorts them); two
+ * passes, the count and the values.  The work is the multiplications,
+ * sum over A's entries a_ik of row k's length in B. */
+static adia_status csr_multiply(const adia_matrix *Am, const adia_matrix *Bm, adia_matrix **C)
+{
+    const adia_csr *a = &Am->csr, *b = &Bm->csr;   /* a master matrix's values: double */
+    const double *av = a->values, *bv = b->values;
+    int64_t mults = 0;
+    for (int64_t p = 0; p < a->nnz; p++) {
+        const int32_t k = a->colind[p];
+        mults += b->rowptr[k + 1] - b->rowptr[k];
+    }
+    if (mults > AGG_MAX_MULTS)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: a Galerkin product of %d "
+                          "rows would take %lld multiplications (at most %lld): the matrix is "
+                          "not banded enough for aggregation of consecutive rows", a->rows,
+                          (long long)mults, (long long)AGG_MAX_MULTS);
+    double *acc = adia__calloc((size_t)b->cols + 1, sizeof *acc, "agg product");
+    int32_t *mark = adia__alloc((size_t)b->cols + 1, sizeof *mark, "agg product");
+    int64_t *rowptr = adia__calloc((size_t)a->rows + 1, sizeof *rowptr, "agg product");
+    int32_t *cols = NULL;
+    double *vals = NULL;
+    adia_status s = acc && mark && rowptr ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    for (int pass = 0; pass < 2 && s == ADIA_OK; pass++) {
+        for (int32_t j = 0; j < b->cols; j++) mark[j] = -1;
+        for (int32_t i = 0; i < a->rows; i++) {
+            int64_t at = rowptr[i], count = 0;
+            for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+                const int32_t k = a->colind[p];
+                for (int64_t q = b->rowptr[k]; q < b->rowptr[k + 1]; q++) {
+                    const int32_t j = b->colind[q];
+                    if (mark[j] != i) {
+                        mark[j] = i, acc[j] = 0;
+                        if (cols) cols[at + count] = j;
+                        count++;
+                    }
+                    acc[j] += av[p] * bv[q];
+                }
+            }
+            if (pass == 0) rowptr[i + 1] = rowptr[i] + count;
+            else
+                for (int64_t c = at; c < at + count; c++) vals[c] = acc[cols[c]];
+        }
+        if (pass == 0) {
+            cols = adia__alloc((size_t)rowptr[a->rows] + 1, sizeof *cols, "agg product");
+            vals = adia__alloc((size_t)rowptr[a->rows] + 1, sizeof *vals, "agg product");
+            if (!cols || !vals) s = ADIA_ERR_NO_MEMORY;
+        }
+    }
+    if (s == ADIA_OK)
+        s = adia_matrix_create_csr(a->rows, b->cols, rowptr[a->rows], rowptr, cols, vals,
+                                   ADIA_DOUBLE, C);
+    free(acc), free(mark), free(rowptr), free(cols), free(vals);
+    return s;
+}
+
+/* P = (I - omega / lmax D^-1 A) P0 (n x nc), P0 the aggregates of
+ * AGG_BLOCK consecutive rows: row i of A P0 sums row i's entries by
+ * aggregate (A's columns ascend, so their aggregates do too). */
+static adia_status smoothed_p(const adia_matrix *Am, const double *diag, double lmax,
+                              int32_t nc, adia_matrix **P)
+{
+    const adia_csr *a = &Am->csr;
+    const double *av = a->values;
+    const int32_t n = a->rows;
+    int64_t *rowptr = adia__calloc((size_t)n + 1, sizeof *rowptr, "agg interpolation");
+    /* a row of P: the aggregates its entries reach, and i's own */
+    const int64_t most = a->nnz + n;
+    int32_t *cols = adia__alloc((size_t)most + 1, sizeof *cols, "agg interpolation");
+    double *vals = adia__alloc((size_t)most + 1, sizeof *vals, "agg interpolation");
+    if (!rowptr || !cols || !vals) {
+        free(rowptr), free(cols), free(vals);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    int64_t at = 0;
+    for (int32_t i = 0; i < n; i++) {
+        const double w = AGG_OMEGA / (lmax * diag[i]);
+        const int32_t own = i / AGG_BLOCK;
+        int placed = 0;
+        for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+            const int32_t J = a->colind[p] / AGG_BLOCK;
+            if (!placed && own < J) cols[at] = own, vals[at++] = 1, placed = 1;
+            if (at > rowptr[i] && cols[at - 1] == J) vals[at - 1] -= w * av[p];
+            else cols[at] = J, vals[at++] = (J == own) - w * av[p], placed |= J == own;
+        }
+        if (!placed) cols[at] = own, vals[at++] = 1;
+        rowptr[i + 1] = at;
+    }
+    adia_status s = adia_matrix_create_csr(n, nc, at, rowptr, cols, vals, ADIA_DOUBLE, P);
+    free(rowptr), free(cols), free(vals);
+    return s;
+}
+
+/* ------------------------------------------------------------- set-up */
+
+static adia_status plan_of(const adia_matrix *A, adia_plan **out)
+{
+    adia_plan_hints h = {.device = 0, .expected_calls = 100};
+    return adia_plan_create(A, &h, out);
+}
+
+/* Level l's bounds and smoother arrays; its diagonal into diag. */
+static adia_status smoother(agg_level *V, double *diag)
+{
+    double est, g;
+    ADIA_TRY(adia__precond_spd_bounds("agg", V->A, diag, &est, &g));
+    mg_estimate e = {.q = est, .bound = g};
+    ADIA_TRY(adia__mg_bounds(&e, V->L.rows, &V->L.lmax, &V->L.lmin));
+    V->L.est = e;
+    const size_t n = (size_t)V->L.rows + 1;
+    double *s = adia__alloc(n, sizeof *s, "agg smoother");
+    V->L.s = s;
+    V->L.t = adia__calloc(n, sizeof(double), "agg smoother");
+    V->L.d = adia__calloc(n, sizeof(double), "agg smoother");
+    if (!s || !V->L.t || !V->L.d) return ADIA_ERR_NO_MEMORY;
+    for (int64_t i = 0; i < V->L.rows; i++) s[i] = 1 / diag[i];
+    return ADIA_OK;
+}
+
+/* The coarsest level: its dense inverse. */
+static adia_status coarsest(agg_level *V)
+{
+    const adia_csr *c = &V->A->csr;
+    const double *cv = c->values;
+    const int64_t n = c->rows;
+    double *a = adia__calloc((size_t)(n * n) + 1, sizeof *a, "agg coarsest matrix");
+    double *inv = adia__alloc((size_t)(n * n) + 1, sizeof *inv, "agg coarsest inverse");
+    adia_status s = a && inv ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    for (int64_t i = 0; s == ADIA_OK && i < n; i++)
+        for (int64_t p = c->rowptr[i]; p < c->rowptr[i + 1]; p++)
+            a[i * n + c->colind[p]] = cv[p];
+    int spd = 0;
+    if (s == ADIA_OK) s = adia__dense_inverse(a, n, inv, &spd);
+    if (s == ADIA_OK && !spd)
+        s = adia__error(ADIA_ERR_INVALID_ARG, "agg preconditioner: the coarsest matrix (%lld "
+                       "rows) is not symmetric positive definite: A is not", (long long)n);
+    free(a);
+    if (s != ADIA_OK) free(inv);
+    else V->L.ainv = inv;
+    return s;
+}
+
+/* Level l + 1 from level l: P, R = P', A_c = R (A P), their plans. */
+static adia_status coarsen(agg_state *G, int l, const double *diag)
+{
+    agg_level *F = &G->lev[l], *C = &G->lev[l + 1];
+    const int32_t nc = (int32_t)((F->L.rows + AGG_BLOCK - 1) / AGG_BLOCK);
+    adia_matrix *P = NULL, *R = NULL, *AP = NULL;
+    adia_status s = smoothed_p(F->A, diag, F->L.lmax, nc, &P);
+    if (s == ADIA_OK) s = adia_matrix_transpose(P, &R);
+    if (s == ADIA_OK) s = csr_multiply(F->A, P, &AP);
+    if (s == ADIA_OK) s = csr_multiply(R, AP, &C->A);
+    if (s == ADIA_OK) s = plan_of(P, &F->P);
+    if (s == ADIA_OK) s = plan_of(R, &F->R);
+    if (s == ADIA_OK) s = plan_of(C->A, &C->plan);
+    adia_matrix_destroy(P), adia_matrix_destroy(R), adia_matrix_destroy(AP);
+    C->L.rows = nc;
+    C->L.vtype = ADIA_DOUBLE;
+    return s;
+}
+
+static adia_status check_options(const adia_precond_options *o)
+{
+    if (o->smoother || o->sweeps > 0 || (o->cycle && o->cycle != 'v') || o->grid[0] > 0 ||
+        o->grid[1] > 0 || o->grid[2] > 0 || o->float_levels || o->slab)
+        return adia__error(ADIA_ERR_INVALID_ARG, "agg preconditioner: smoother, sweeps, cycle, "
+                          "grid, float_levels and slab are mg's options (agg takes degree and "
+                          "max_levels)");
+    return ADIA_OK;
+}
+
+static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
+{
+    ADIA_TRY(check_options(opt));
+    if (M->device)
+        return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: a GPU plan (not built on "
+                          "the device yet); make the plan on the CPU, or use mg or cheb");
+    const double t0 = adia__now_ms();
+    agg_state *G = adia__calloc(1, sizeof *G, "agg preconditioner");
+    if (!G) return ADIA_ERR_NO_MEMORY;
+    M->impl = G;
+    G->degree = opt->degree > 0 ? opt->degree : AGG_DEGREE;
+    const int most = opt->max_levels > 0 && opt->max_levels < AGG_MAX_LEVELS ? opt->max_levels
+                                                                              : AGG_MAX_LEVELS;
+    agg_level *V = &G->lev[0];
+    ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &V->A));
+    V->plan = M->plan;
+    V->L.rows = M->n;
+    V->L.vtype = ADIA_DOUBLE;
+    G->nlev = 1;
+    adia_status s = ADIA_OK;
+    while (s == ADIA_OK && V->L.rows > AGG_COARSE_ROWS && G->nlev < most) {
+        double *diag = adia__alloc((size_t)V->L.rows + 1, sizeof *diag, "agg diagonal");
+        s = diag ? smoother(V, diag) : ADIA_ERR_NO_MEMORY;
+        if (s == ADIA_OK) s = coarsen(G, G->nlev - 1, diag);
+        free(diag);
+        if (s != ADIA_OK) break;
+        V = &G->lev[G->nlev++];
+        V->L.b = adia__calloc((size_t)V->L.rows + 1, sizeof(double), "agg level");
+        V->L.x = adia__calloc((size_t)V->L.rows + 1, sizeof(double), "agg level");
+        if (!V->L.b || !V->L.x) s = ADIA_ERR_NO_MEMORY;
+    }
+    if (s == ADIA_OK && V->L.rows > MG_DENSE_MAX)
+        s = adia__error(ADIA_ERR_INVALID_ARG, "agg preconditioner: the coarsest level (%lld "
+                       "rows, max_levels %d) is above the %d rows of the dense direct solve",
+                       (long long)V->L.rows, most, MG_DENSE_MAX);
+    if (s == ADIA_OK) s = coarsest(V);
+    for (int l = 0; l < G->nlev; l++) G->nnz += G->lev[l].A ? G->lev[l].A->csr.nnz : 0;
+    G->setup_ms = adia__now_ms() - t0;
+    return s;
+}
+
+/* -------------------------------------------------------------- apply */
+
+/* Chebyshev smoothing of level l (mg's step): from x = 0 (zero_x) or x. */
+static adia_status smooth(const agg_state *G, const agg_level *V, double bs, const double *b,
+                          double *x, int zero_x)
+{
+    const mg_kernels *K = &adia__mg_cpu_kernels;
+    const double theta = 0.5 * (V->L.lmax + V->L.lmin), delta = 0.5 * (V->L.lmax - V->L.lmin);
+    double rho = 0;
+    for (int k = 0; k < G->degree; k++) {
+        const mg_step st = mg_cheb_step(k, G->degree, theta, delta, zero_x, &rho);
+        if (!st.zero_x) ADIA_TRY(adia_spmv(V->plan, 1.0, x, 0.0, V->L.t));
+        ADIA_TRY(K->smooth(&G->ctx, &V->L, st, bs, b, x, NULL));
+    }
+    return ADIA_OK;
+}
+
+/* x ~ A_l^-1 (bs b) from x = 0: one V-cycle. */
+static adia_status vcycle(const agg_state *G, int l, double bs, const double *b, double *x)
+{
+    const agg_level *V = &G->lev[l];
+    if (l == G->nlev - 1) return adia__mg_cpu_kernels.coarse(&G->ctx, &V->L, bs, b, x, NULL);
+    const agg_level *C = V + 1;
+    ADIA_TRY(smooth(G, V, bs, b, x, 1));
+    double *r = V->L.t;   /* r = bs b - A x */
+    ADIA_TRY(adia_spmv(V->plan, 1.0, x, 0.0, r));
+    for (int64_t i = 0; i < V->L.rows; i++) r[i] = bs * b[i] - r[i];
+    ADIA_TRY(adia_spmv(V->R, 1.0, r, 0.0, C->L.b));
+    ADIA_TRY(vcycle(G, l + 1, 1.0, C->L.b, C->L.x));
+    ADIA_TRY(adia_spmv(V->P, 1.0, C->L.x, 1.0, x));   /* x += P x_c */
+    return smooth(G, V, bs, b, x, 0);
+}
+
+static adia_status agg_apply(const adia_precond *M, double alpha, const void *r, void *z,
+                             void *stream)
+{
+    (void)stream;
+    return vcycle(M->impl, 0, alpha, r, z);
+}
+
+/* ------------------------------------------------------ explain, destroy */
+
+static void agg_explain(const adia_precond *M, char *buf, size_t len)
+{
+    const agg_state *G = M->impl;
+    size_t k = (size_t)snprintf(buf, len, "agg: %d levels, smoothed aggregation of %d "
+                                "consecutive rows, v-cycle, Chebyshev smoother (degree %d), "
+                                "set up in %.2f ms (on the host)\n", G->nlev, AGG_BLOCK,
+                                G->degree, G->setup_ms);
+    for (int l = 0; l < G->nlev && k < len; l++) {
+        const agg_level *V = &G->lev[l];
+        k += (size_t)snprintf(buf + k, len - k, "  level %d: %lld rows, %lld nonzeros, plan %s",
+                              l, (long long)V->L.rows, (long long)V->A->csr.nnz,
+                              adia_plan_format_name(V->plan));
+        if (k >= len) break;
+        if (l < G->nlev - 1)
+            k += (size_t)snprintf(buf + k, len - k, ", lambda_max(D^-1 A) <= %.4g\n", V->L.lmax);
+        else
+            k += (size_t)snprintf(buf + k, len - k, ", dense inverse (Cholesky)\n");
+    }
+    if (k < len && G->lev[0].A)
+        snprintf(buf + k, len - k, "  operator complexity %.3f (nonzeros of all levels / "
+                 "finest)\n", (double)G->nnz / (double)(G->lev[0].A->csr.nnz > 0
+                                                            ? G->lev[0].A->csr.nnz : 1));
+}
+
+static void agg_destroy(adia_precond *M)
+{
+    agg_state *G = M->impl;
+    if (!G) return;
+    for (int l = 0; l < AGG_MAX_LEVELS; l++) {
+        agg_level *V = &G->lev[l];
+        adia_matrix_destroy(V->A);
+        if (l > 0) adia_plan_destroy(V->plan);
+        adia_plan_destroy(V->P);
+        adia_plan_destroy(V->R);
+        free(V->L.s), free(V->L.t), free(V->L.d), free(V->L.ainv);
+        if (l > 0) free(V->L.b), free(V->L.x);
+    }
+    free(G);
+    M->impl = NULL;
+}
+
+const adia_precond_ops adia__precond_agg = {
+    .name = "agg",
+    .setup = agg_setup,
+    .apply = agg_apply,
+    .diagonal = NULL,
+    .identity = 0,
+    .graph = 0,
+    .varies = 0,
+    .explain = agg_explain,
+    .destroy = agg_destroy,
+};

@@ -1,0 +1,235 @@
+/* test_agg.c -- multigrid by smoothed aggregation of consecutive rows
+ * (kind "agg") on CPU plans:
+ * - symmetric (x'My = y'Mx) and positive on biharm1d, a banded SPD matrix,
+ *   a 2D Laplacian and a 1D clamped beam of two unknowns a node (built
+ *   here), with the default degree and degree 4;
+ * - CG through adia_solve on biharm1d:2000 converges (checked by the
+ *   test's own residual) in under a tenth of CG + Jacobi's iterations,
+ *   and the count grows slowly with n (biharm1d:8000 at most 3x: a
+ *   fourth-order operator keeps smoothed aggregation n-dependent);
+ * - a matrix of 128 rows or fewer is one level, M = A^-1 (CG: 1 iteration);
+ *   max_levels stops early, and is refused where that leaves a coarsest
+ *   level past the dense solve's 4096 rows;
+ * - errors: mg's options, a zero diagonal entry (named), an indefinite A;
+ *   a GPU plan is refused (where a device exists). */
+#include "testutil.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static adia_plan *cpu_plan(const adia_matrix *A)
+{
+    adia_plan *P = NULL;
+    adia_plan_hints h = {.device = 0, .expected_calls = 100};
+    CHECK_OK(adia_plan_create(A, &h, &P));
+    return P;
+}
+
+static adia_precond *make_agg(adia_plan *P, int degree, int max_levels)
+{
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.kind = "agg";
+    o.degree = degree;
+    o.max_levels = max_levels;
+    adia_precond *M = NULL;
+    CHECK_OK(adia_precond_create(P, &o, &M));
+    return M;
+}
+
+/* A clamped Euler-Bernoulli beam of `nodes` interior nodes, cubic Hermite
+ * elements (deflection and slope a node, interleaved): SPD, offsets -3..3. */
+static adia_matrix *beam(int nodes)
+{
+    const int n = 2 * nodes;
+    const double h = 1.0 / (nodes + 1);
+    const double k[4][4] = {{12, 6 * h, -12, 6 * h},
+                            {6 * h, 4 * h * h, -6 * h, 2 * h * h},
+                            {-12, -6 * h, 12, -6 * h},
+                            {6 * h, 2 * h * h, -6 * h, 4 * h * h}};
+    double *a = calloc((size_t)n * n, sizeof *a);
+    for (int e = 0; a && e <= nodes; e++)   /* element e joins nodes e - 1 and e */
+        for (int p = 0; p < 4; p++)
+            for (int q = 0; q < 4; q++) {
+                const int i = 2 * (e - 1) + p, j = 2 * (e - 1) + q;
+                if (i >= 0 && i < n && j >= 0 && j < n) a[i * n + j] += k[p][q] / (h * h * h);
+            }
+    adia_matrix *A = a ? test_dense_matrix(n, n, a) : NULL;
+    free(a);
+    return A;
+}
+
+/* CG + M to 1e-8 on b = A ones: the iterations (-1: not converged), the
+ * answer checked by this test's own residual. */
+static int cg_iterations(adia_matrix *A, adia_plan *P, adia_precond *M, int jacobi)
+{
+    const int32_t n = adia_matrix_rows(A);
+    double *one = malloc((size_t)n * sizeof *one), *b = malloc((size_t)n * sizeof *b);
+    double *x = calloc((size_t)n, sizeof *x), *r = malloc((size_t)n * sizeof *r);
+    for (int32_t i = 0; i < n; i++) one[i] = 1;
+    CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.max_iter = 200000;
+    o.precond = M;
+    o.jacobi = jacobi;
+    adia_solve_info info;
+    int its = -1;
+    if (adia_solve(A, P, b, x, &o, &info) == ADIA_OK && info.converged) {
+        memcpy(r, b, (size_t)n * sizeof *r);
+        CHECK_OK(adia_matrix_spmv(A, -1.0, x, 1.0, r));
+        double rr = 0, bb = 0;
+        for (int32_t i = 0; i < n; i++) rr += r[i] * r[i], bb += b[i] * b[i];
+        CHECK(sqrt(rr) <= 1.01e-8 * sqrt(bb), "CG + %s: residual %g (own), said converged",
+              M ? "agg" : "jacobi", sqrt(rr / bb));
+        its = info.iterations;
+    }
+    free(one), free(b), free(x), free(r);
+    return its;
+}
+
+static void test_symmetric(void)
+{
+    const char *specs[] = {"biharm1d:1500", "band:3000,4,sym", "lap2d5:60x41", NULL};
+    for (int k = 0; k < 4; k++) {
+        adia_matrix *A = specs[k] ? test_generate(specs[k]) : beam(700);
+        adia_plan *P = A ? cpu_plan(A) : NULL;
+        for (int degree = 0; P && degree <= 4; degree += 4) {
+            adia_precond *M = make_agg(P, degree, 0);
+            char label[64];
+            snprintf(label, sizeof label, "agg %s degree %d", specs[k] ? specs[k] : "beam 700",
+                     degree ? degree : 2);
+            if (M) test_precond_spd(M, adia_matrix_rows(A), 0, 7 + k, label);
+            adia_precond_destroy(M);
+        }
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+}
+
+static void test_convergence(void)
+{
+    int agg[2] = {-1, -1};
+    const char *specs[2] = {"biharm1d:2000", "biharm1d:8000"};
+    for (int k = 0; k < 2; k++) {
+        adia_matrix *A = test_generate(specs[k]);
+        adia_plan *P = A ? cpu_plan(A) : NULL;
+        adia_precond *M = P ? make_agg(P, 0, 0) : NULL;
+        if (M) {
+            char buf[2048];
+            CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+            CHECK(test_contains(buf, "smoothed aggregation") && test_contains(buf, "level 3:") &&
+                      test_contains(buf, "dense inverse"),
+                  "%s: explain: %s", specs[k], buf);
+            agg[k] = cg_iterations(A, P, M, 0);
+        }
+        if (k == 0 && M) {
+            const int jac = cg_iterations(A, P, NULL, 1);
+            printf("%s: CG + agg %d iterations, CG + Jacobi %d\n", specs[k], agg[k], jac);
+            CHECK(agg[k] > 0 && jac > 10 * agg[k], "%s: agg %d, Jacobi %d iterations", specs[k],
+                  agg[k], jac);
+        }
+        adia_precond_destroy(M);
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+    printf("biharm1d:8000: CG + agg %d iterations\n", agg[1]);
+    CHECK(agg[1] > 0 && agg[1] <= 3 * agg[0], "CG + agg: %d iterations at 2000 rows, %d at 8000",
+          agg[0], agg[1]);
+}
+
+static void test_levels(void)
+{
+    adia_matrix *A = test_generate("biharm1d:100");
+    adia_plan *P = A ? cpu_plan(A) : NULL;
+    adia_precond *M = P ? make_agg(P, 0, 0) : NULL;
+    if (M) {
+        char buf[1024];
+        CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+        CHECK(test_contains(buf, "agg: 1 levels"), "100 rows: one level: %s", buf);
+        CHECK(cg_iterations(A, P, M, 0) <= 1, "M = A^-1: one CG iteration");
+    }
+    adia_precond_destroy(M);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    A = test_generate("biharm1d:3000");
+    P = A ? cpu_plan(A) : NULL;
+    M = P ? make_agg(P, 0, 4) : NULL;   /* 3000, 1500, 750, 375: dense 375 rows */
+    if (M) {
+        char buf[1024];
+        CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+        CHECK(test_contains(buf, "agg: 4 levels") && test_contains(buf, "level 3: 375 rows"),
+              "max_levels 4: %s", buf);
+        CHECK(cg_iterations(A, P, M, 0) > 0, "max_levels 4: CG converges");
+    }
+    adia_precond_destroy(M);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    A = test_generate("biharm1d:5000");   /* one level of 5000 rows: past the dense solve */
+    P = A ? cpu_plan(A) : NULL;
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.kind = "agg";
+    o.max_levels = 1;
+    M = NULL;
+    if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "dense direct solve");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
+static void test_errors(void)
+{
+    adia_matrix *A = test_generate("biharm1d:500");
+    adia_plan *P = A ? cpu_plan(A) : NULL;
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.kind = "agg";
+    adia_precond *M = NULL;
+    o.cycle = 'w';
+    if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "mg's options");
+    o.cycle = 'v';
+    o.smoother = "jacobi";
+    if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "mg's options");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    /* a zero diagonal entry (row 300 of 400), an indefinite A */
+    double *a = calloc(400 * 400, sizeof *a);
+    for (int i = 0; a && i < 400; i++) {
+        a[i * 400 + i] = i == 300 ? 0 : 4;
+        if (i > 0) a[i * 400 + i - 1] = a[(i - 1) * 400 + i] = -1;
+    }
+    A = a ? test_dense_matrix(400, 400, a) : NULL;
+    P = A ? cpu_plan(A) : NULL;
+    o.smoother = NULL;
+    if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "A(300,300) > 0");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    for (int i = 0; a && i < 400; i++) a[i * 400 + i] = i < 200 ? 4 : -4;   /* indefinite */
+    A = a ? test_dense_matrix(400, 400, a) : NULL;
+    P = A ? cpu_plan(A) : NULL;
+    if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "> 0");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    free(a);
+    int ndev = 0;
+    if (adia_gpu_device_count(&ndev) == ADIA_OK && ndev > 0) {
+        A = test_generate("biharm1d:500");
+        adia_plan_hints h = {.device = 1, .expected_calls = 100};
+        P = NULL;
+        if (A) CHECK_OK(adia_plan_create(A, &h, &P));
+        if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_UNSUPPORTED, "GPU plan");
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+}
+
+int main(void)
+{
+    TEST_BEGIN();
+    test_symmetric();
+    test_convergence();
+    test_levels();
+    test_errors();
+    return TEST_END();
+}
