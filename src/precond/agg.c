@@ -20,10 +20,13 @@
  * by products (adia_spmv on the level's plan, P's and P's transpose's),
  * and a dense inverse on the coarsest level (at most AGG_COARSE_ROWS).
  * M is symmetric (R = P', the same smoother before and after) and
- * positive definite for SPD A, so CG may use it.
+ * positive definite for SPD A, so CG may use it.  The cycle queues only
+ * adia_spmv_async and mg's kernels on the caller's stream, its arrays
+ * where the plan lives (adia__precond_array), as mg's and cheb's do.
  *
  * This step: CPU plans, set up on the host (the products in CSR, here).
- * A GPU plan is refused with the reason. */
+ * A GPU plan is refused with the reason (its levels' plans and arrays on
+ * the device are the next step, to be measured there). */
 #include "mg.h"
 
 #include <math.h>
@@ -53,7 +56,7 @@ typedef struct agg_level {
 
 typedef struct agg_state {
     int nlev, degree;
-    mg_state ctx;             /* what the smoothing kernel reads (device 0)     */
+    mg_state ctx;             /* what mg's kernels read (device)                */
     agg_level lev[AGG_MAX_LEVELS];
     int64_t nnz;              /* of every level's matrix                        */
     double setup_ms;
@@ -121,7 +124,7 @@ static adia_status csr_multiply(const adia_matrix *Am, const adia_matrix *Bm, ad
 /* P = (I - omega / lmax D^-1 A) P0 (n x nc), P0 the aggregates of
  * AGG_BLOCK consecutive rows: row i of A P0 sums row i's entries by
  * aggregate (A's columns ascend, so their aggregates do too). */
-static adia_status smoothed_p(const adia_matrix *Am, const double *diag, double lmax,
+static adia_status smoothed_p(const adia_matrix *Am, const double *dinv, double lmax,
                               int32_t nc, adia_matrix **P)
 {
     const adia_csr *a = &Am->csr;
@@ -138,7 +141,7 @@ static adia_status smoothed_p(const adia_matrix *Am, const double *diag, double 
     }
     int64_t at = 0;
     for (int32_t i = 0; i < n; i++) {
-        const double w = AGG_OMEGA / (lmax * diag[i]);
+        const double w = AGG_OMEGA / lmax * dinv[i];
         const int32_t own = i / AGG_BLOCK;
         int placed = 0;
         for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
@@ -163,26 +166,23 @@ static adia_status plan_of(const adia_matrix *A, adia_plan **out)
     return adia_plan_create(A, &h, out);
 }
 
-/* Level l's bounds and smoother arrays; its diagonal into diag. */
-static adia_status smoother(agg_level *V, double *diag)
+/* Level V's bounds and smoother arrays (where M lives); its inverse
+ * diagonal 1 / a_ii into dinv. */
+static adia_status smoother(const adia_precond *M, agg_level *V, double *dinv)
 {
     double est, g;
-    ADIA_TRY(adia__precond_spd_bounds("agg", V->A, diag, &est, &g));
+    ADIA_TRY(adia__precond_spd_bounds("agg", V->A, dinv, &est, &g));
     mg_estimate e = {.q = est, .bound = g};
     ADIA_TRY(adia__mg_bounds(&e, V->L.rows, &V->L.lmax, &V->L.lmin));
     V->L.est = e;
-    const size_t n = (size_t)V->L.rows + 1;
-    double *s = adia__alloc(n, sizeof *s, "agg smoother");
-    V->L.s = s;
-    V->L.t = adia__calloc(n, sizeof(double), "agg smoother");
-    V->L.d = adia__calloc(n, sizeof(double), "agg smoother");
-    if (!s || !V->L.t || !V->L.d) return ADIA_ERR_NO_MEMORY;
-    for (int64_t i = 0; i < V->L.rows; i++) s[i] = 1 / diag[i];
-    return ADIA_OK;
+    for (int64_t i = 0; i < V->L.rows; i++) dinv[i] = 1 / dinv[i];
+    ADIA_TRY(adia__precond_array(M, V->L.rows, dinv, &V->L.s));
+    ADIA_TRY(adia__precond_array(M, V->L.rows, NULL, &V->L.t));
+    return adia__precond_array(M, V->L.rows, NULL, &V->L.d);
 }
 
-/* The coarsest level: its dense inverse. */
-static adia_status coarsest(agg_level *V)
+/* The coarsest level: its dense inverse (where M lives). */
+static adia_status coarsest(const adia_precond *M, agg_level *V)
 {
     const adia_csr *c = &V->A->csr;
     const double *cv = c->values;
@@ -198,19 +198,19 @@ static adia_status coarsest(agg_level *V)
     if (s == ADIA_OK && !spd)
         s = adia__error(ADIA_ERR_INVALID_ARG, "agg preconditioner: the coarsest matrix (%lld "
                        "rows) is not symmetric positive definite: A is not", (long long)n);
+    if (s == ADIA_OK) s = adia__precond_array(M, n * n, inv, &V->L.ainv);
     free(a);
-    if (s != ADIA_OK) free(inv);
-    else V->L.ainv = inv;
+    free(inv);
     return s;
 }
 
 /* Level l + 1 from level l: P, R = P', A_c = R (A P), their plans. */
-static adia_status coarsen(agg_state *G, int l, const double *diag)
+static adia_status coarsen(agg_state *G, int l, const double *dinv)
 {
     agg_level *F = &G->lev[l], *C = &G->lev[l + 1];
     const int32_t nc = (int32_t)((F->L.rows + AGG_BLOCK - 1) / AGG_BLOCK);
     adia_matrix *P = NULL, *R = NULL, *AP = NULL;
-    adia_status s = smoothed_p(F->A, diag, F->L.lmax, nc, &P);
+    adia_status s = smoothed_p(F->A, dinv, F->L.lmax, nc, &P);
     if (s == ADIA_OK) s = adia_matrix_transpose(P, &R);
     if (s == ADIA_OK) s = csr_multiply(F->A, P, &AP);
     if (s == ADIA_OK) s = csr_multiply(R, AP, &C->A);
@@ -219,7 +219,6 @@ static adia_status coarsen(agg_state *G, int l, const double *diag)
     if (s == ADIA_OK) s = plan_of(C->A, &C->plan);
     adia_matrix_destroy(P), adia_matrix_destroy(R), adia_matrix_destroy(AP);
     C->L.rows = nc;
-    C->L.vtype = ADIA_DOUBLE;
     return s;
 }
 
@@ -246,29 +245,30 @@ static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
     G->degree = opt->degree > 0 ? opt->degree : AGG_DEGREE;
     const int most = opt->max_levels > 0 && opt->max_levels < AGG_MAX_LEVELS ? opt->max_levels
                                                                               : AGG_MAX_LEVELS;
+    G->ctx.device = M->device;
     agg_level *V = &G->lev[0];
     ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &V->A));
     V->plan = M->plan;
     V->L.rows = M->n;
-    V->L.vtype = ADIA_DOUBLE;
+    V->L.vtype = M->vtype;
     G->nlev = 1;
     adia_status s = ADIA_OK;
     while (s == ADIA_OK && V->L.rows > AGG_COARSE_ROWS && G->nlev < most) {
-        double *diag = adia__alloc((size_t)V->L.rows + 1, sizeof *diag, "agg diagonal");
-        s = diag ? smoother(V, diag) : ADIA_ERR_NO_MEMORY;
-        if (s == ADIA_OK) s = coarsen(G, G->nlev - 1, diag);
-        free(diag);
+        double *dinv = adia__alloc((size_t)V->L.rows + 1, sizeof *dinv, "agg diagonal");
+        s = dinv ? smoother(M, V, dinv) : ADIA_ERR_NO_MEMORY;
+        if (s == ADIA_OK) s = coarsen(G, G->nlev - 1, dinv);
+        free(dinv);
         if (s != ADIA_OK) break;
         V = &G->lev[G->nlev++];
-        V->L.b = adia__calloc((size_t)V->L.rows + 1, sizeof(double), "agg level");
-        V->L.x = adia__calloc((size_t)V->L.rows + 1, sizeof(double), "agg level");
-        if (!V->L.b || !V->L.x) s = ADIA_ERR_NO_MEMORY;
+        V->L.vtype = M->vtype;
+        s = adia__precond_array(M, V->L.rows, NULL, &V->L.b);
+        if (s == ADIA_OK) s = adia__precond_array(M, V->L.rows, NULL, &V->L.x);
     }
     if (s == ADIA_OK && V->L.rows > MG_DENSE_MAX)
         s = adia__error(ADIA_ERR_INVALID_ARG, "agg preconditioner: the coarsest level (%lld "
                        "rows, max_levels %d) is above the %d rows of the dense direct solve",
                        (long long)V->L.rows, most, MG_DENSE_MAX);
-    if (s == ADIA_OK) s = coarsest(V);
+    if (s == ADIA_OK) s = coarsest(M, V);
     for (int l = 0; l < G->nlev; l++) G->nnz += G->lev[l].A ? G->lev[l].A->csr.nnz : 0;
     G->setup_ms = adia__now_ms() - t0;
     return s;
@@ -276,42 +276,52 @@ static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
 
 /* -------------------------------------------------------------- apply */
 
-/* Chebyshev smoothing of level l (mg's step): from x = 0 (zero_x) or x. */
-static adia_status smooth(const agg_state *G, const agg_level *V, double bs, const double *b,
-                          double *x, int zero_x)
+static const mg_kernels *kernels(const agg_state *G)
 {
-    const mg_kernels *K = &adia__mg_cpu_kernels;
+    return G->ctx.device ? &adia__mg_gpu_kernels : &adia__mg_cpu_kernels;
+}
+
+/* Chebyshev smoothing of level V (mg's step): from x = 0 (zero_x) or x. */
+static adia_status smooth(const agg_state *G, const agg_level *V, double bs, const void *b,
+                          void *x, int zero_x, void *stream)
+{
     const double theta = 0.5 * (V->L.lmax + V->L.lmin), delta = 0.5 * (V->L.lmax - V->L.lmin);
     double rho = 0;
     for (int k = 0; k < G->degree; k++) {
         const mg_step st = mg_cheb_step(k, G->degree, theta, delta, zero_x, &rho);
-        if (!st.zero_x) ADIA_TRY(adia_spmv(V->plan, 1.0, x, 0.0, V->L.t));
-        ADIA_TRY(K->smooth(&G->ctx, &V->L, st, bs, b, x, NULL));
+        if (!st.zero_x) ADIA_TRY(adia_spmv_async(V->plan, 1.0, x, 0.0, V->L.t, stream));
+        ADIA_TRY(kernels(G)->smooth(&G->ctx, &V->L, st, bs, b, x, stream));
     }
     return ADIA_OK;
 }
 
-/* x ~ A_l^-1 (bs b) from x = 0: one V-cycle. */
-static adia_status vcycle(const agg_state *G, int l, double bs, const double *b, double *x)
+/* x ~ A_l^-1 (bs b) from x = 0: one V-cycle, queued on stream. */
+static adia_status vcycle(const agg_state *G, int l, double bs, const void *b, void *x,
+                          void *stream)
 {
     const agg_level *V = &G->lev[l];
-    if (l == G->nlev - 1) return adia__mg_cpu_kernels.coarse(&G->ctx, &V->L, bs, b, x, NULL);
+    if (l == G->nlev - 1) return kernels(G)->coarse(&G->ctx, &V->L, bs, b, x, stream);
     const agg_level *C = V + 1;
-    ADIA_TRY(smooth(G, V, bs, b, x, 1));
-    double *r = V->L.t;   /* r = bs b - A x */
-    ADIA_TRY(adia_spmv(V->plan, 1.0, x, 0.0, r));
-    for (int64_t i = 0; i < V->L.rows; i++) r[i] = bs * b[i] - r[i];
-    ADIA_TRY(adia_spmv(V->R, 1.0, r, 0.0, C->L.b));
-    ADIA_TRY(vcycle(G, l + 1, 1.0, C->L.b, C->L.x));
-    ADIA_TRY(adia_spmv(V->P, 1.0, C->L.x, 1.0, x));   /* x += P x_c */
-    return smooth(G, V, bs, b, x, 0);
+    ADIA_TRY(smooth(G, V, bs, b, x, 1, stream));
+    void *r = V->L.t;   /* r = bs b - A x */
+    if (G->ctx.device) {
+        ADIA_TRY(adia__precond_scale_gpu(V->L.vtype, V->L.rows, bs, NULL, b, r, stream));
+    } else {
+        const double *bh = b;
+        double *rh = r;
+        for (int64_t i = 0; i < V->L.rows; i++) rh[i] = bs * bh[i];
+    }
+    ADIA_TRY(adia_spmv_async(V->plan, -1.0, x, 1.0, r, stream));
+    ADIA_TRY(adia_spmv_async(V->R, 1.0, r, 0.0, C->L.b, stream));
+    ADIA_TRY(vcycle(G, l + 1, 1.0, C->L.b, C->L.x, stream));
+    ADIA_TRY(adia_spmv_async(V->P, 1.0, C->L.x, 1.0, x, stream));   /* x += P x_c */
+    return smooth(G, V, bs, b, x, 0, stream);
 }
 
 static adia_status agg_apply(const adia_precond *M, double alpha, const void *r, void *z,
                              void *stream)
 {
-    (void)stream;
-    return vcycle(M->impl, 0, alpha, r, z);
+    return vcycle(M->impl, 0, alpha, r, z, stream);
 }
 
 /* ------------------------------------------------------ explain, destroy */
@@ -350,8 +360,9 @@ static void agg_destroy(adia_precond *M)
         if (l > 0) adia_plan_destroy(V->plan);
         adia_plan_destroy(V->P);
         adia_plan_destroy(V->R);
-        free(V->L.s), free(V->L.t), free(V->L.d), free(V->L.ainv);
-        if (l > 0) free(V->L.b), free(V->L.x);
+        void *arrays[] = {V->L.s, V->L.t, V->L.d, V->L.ainv, l > 0 ? V->L.b : NULL,
+                          l > 0 ? V->L.x : NULL};
+        for (int a = 0; a < 6; a++) adia__precond_array_free(M, arrays[a]);
     }
     free(G);
     M->impl = NULL;
@@ -363,7 +374,7 @@ const adia_precond_ops adia__precond_agg = {
     .apply = agg_apply,
     .diagonal = NULL,
     .identity = 0,
-    .graph = 0,
+    .graph = 2,   /* products and kernels only (a GPU plan: the next step) */
     .varies = 0,
     .explain = agg_explain,
     .destroy = agg_destroy,

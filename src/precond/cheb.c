@@ -160,20 +160,6 @@ static adia_status bounds(adia_precond *M, cheb_state *c, double *diag)
     return ADIA_OK;
 }
 
-/* n values where the plan lives: h's (host doubles) or zeros (h NULL). */
-static adia_status array(const adia_precond *M, const double *h, void **out)
-{
-    *out = NULL;
-    if (M->device)
-        return h ? adia__precond_upload(M->vtype, M->n, h, out)
-                 : adia__mg_gpu_zeros(M->vtype, M->n, out);
-    double *a = adia__calloc((size_t)M->n + 1, sizeof *a, "cheb work array");
-    if (!a) return ADIA_ERR_NO_MEMORY;
-    for (int64_t i = 0; h && i < M->n; i++) a[i] = h[i];
-    *out = a;
-    return ADIA_OK;
-}
-
 static adia_status check_options(const adia_precond_options *o)
 {
     if (o->smoother || o->sweeps > 0 || o->max_levels > 0 || o->cycle != 'v' || o->grid[0] > 0 ||
@@ -200,10 +186,10 @@ static adia_status cheb_setup(adia_precond *M, const adia_precond_options *opt)
     adia_status s = bounds(M, c, diag);
     c->bounds_ms = adia__now_ms() - t0;
     for (int64_t i = 0; s == ADIA_OK && i < M->n; i++) diag[i] = 1 / diag[i];
-    if (s == ADIA_OK) s = array(M, diag, &c->L.s);
+    if (s == ADIA_OK) s = adia__precond_array(M, M->n, diag, &c->L.s);
     free(diag);
-    if (s == ADIA_OK) s = array(M, NULL, &c->L.t);
-    if (s == ADIA_OK) s = array(M, NULL, &c->L.d);
+    if (s == ADIA_OK) s = adia__precond_array(M, M->n, NULL, &c->L.t);
+    if (s == ADIA_OK) s = adia__precond_array(M, M->n, NULL, &c->L.d);
     return s;
 }
 
@@ -238,10 +224,7 @@ static void cheb_destroy(adia_precond *M)
     cheb_state *c = M->impl;
     if (!c) return;
     void *arrays[] = {c->L.s, c->L.t, c->L.d};
-    for (int a = 0; a < 3; a++) {
-        if (M->device) adia__precond_free_gpu(arrays[a]);
-        else free(arrays[a]);
-    }
+    for (int a = 0; a < 3; a++) adia__precond_array_free(M, arrays[a]);
     free(c);
     M->impl = NULL;
 }

@@ -200,3 +200,21 @@ void adia_precond_destroy(adia_precond *M)
     M->magic = ADIA_MAGIC_DEAD;
     free(M);
 }
+
+adia_status adia__precond_array(const adia_precond *M, int64_t n, const double *h, void **out)
+{
+    *out = NULL;
+    if (M->device)
+        return h ? adia__precond_upload(M->vtype, n, h, out) : adia__mg_gpu_zeros(M->vtype, n, out);
+    double *a = adia__calloc((size_t)n + 1, sizeof *a, "preconditioner array");
+    if (!a) return ADIA_ERR_NO_MEMORY;
+    for (int64_t i = 0; h && i < n; i++) a[i] = h[i];
+    *out = a;
+    return ADIA_OK;
+}
+
+void adia__precond_array_free(const adia_precond *M, void *p)
+{
+    if (M->device) adia__precond_free_gpu(p);
+    else free(p);
+}

@@ -88,6 +88,11 @@ adia_status adia__precond_convert_gpu(adia_value_type from, adia_value_type to, 
  * adia__precond_free_gpu (NULL is fine). */
 adia_status adia__precond_upload(adia_value_type vt, int64_t n, const double *h, void **out);
 void adia__precond_free_gpu(void *d);
+/* n values where M lives: h's (host doubles) or zeros (h NULL) -- device
+ * memory of M->vtype on a GPU plan, host doubles on a CPU one; freed by
+ * adia__precond_array_free. */
+adia_status adia__precond_array(const adia_precond *M, int64_t n, const double *h, void **out);
+void adia__precond_array_free(const adia_precond *M, void *p);
 
 /* adia_precond_create with M->galerkin set (mg_slab.c's gathered level). */
 adia_status adia__precond_create(adia_plan *plan, const adia_precond_options *opt, int galerkin,
