@@ -1116,7 +1116,9 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
  *   "auto"    what suits A: mg where A lies on a grid whose longest edge
  *             has 128 points or more (smaller ones: Jacobi's iterations cost
  *             less than mg's set-up) and, on a GPU plan, the device reads
- *             its storage (a diagonal format), else jacobi where its diagonal has no
+ *             its storage (a diagonal format) -- on a CPU plan a grid 2
+ *             points wide (a strip: a band of reach 2 such as biharm1d)
+ *             goes to agg instead --, else jacobi where its diagonal has no
  *             zero, else none; adia_precond_kind names the kind made,
  *             adia_precond_explain why the others were not
  * The preconditioner lives where its plan does (CPU or GPU, the plan's

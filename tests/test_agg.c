@@ -10,6 +10,8 @@
  * - a matrix of 128 rows or fewer is one level, M = A^-1 (CG: 1 iteration);
  *   max_levels stops early, and is refused where that leaves a coarsest
  *   level past the dense solve's 4096 rows;
+ * - auto: agg on what mg sees as a strip 2 points wide (biharm1d, a 2 x N
+ *   Laplacian), mg on other grids, jacobi on a small one;
  * - errors: mg's options, a zero diagonal entry (named), an indefinite A;
  *   a GPU plan is refused (where a device exists). */
 #include "testutil.h"
@@ -178,6 +180,37 @@ static void test_levels(void)
     adia_matrix_destroy(A);
 }
 
+/* CG's default, auto: agg on what mg sees as a strip 2 points wide
+ * (biharm1d, a 2 x N Laplacian), mg on other grids, jacobi elsewhere. */
+static void test_auto(void)
+{
+    static const struct { const char *spec, *kind; int most; } cases[] = {
+        {"biharm1d:3000", "agg", 700}, {"lap2d5:2x3000", "agg", 8},
+        {"lap2d5:200x150", "mg", 10},  {"lap3d7:40", "jacobi", 200},
+    };
+    for (int k = 0; k < 4; k++) {
+        adia_matrix *A = test_generate(cases[k].spec);
+        adia_plan *P = A ? cpu_plan(A) : NULL;
+        adia_precond_options o;
+        adia_precond_options_default(&o);
+        o.kind = "auto";
+        adia_precond *M = NULL;
+        if (P) CHECK_OK(adia_precond_create(P, &o, &M));
+        if (M) {
+            char buf[2048];
+            CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+            const int its = cg_iterations(A, P, M, 0);
+            CHECK(!strcmp(adia_precond_kind(M), cases[k].kind) && its > 0 &&
+                      its <= cases[k].most,
+                  "%s: auto made %s (want %s), CG %d iterations (at most %d): %s", cases[k].spec,
+                  adia_precond_kind(M), cases[k].kind, its, cases[k].most, buf);
+        }
+        adia_precond_destroy(M);
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+}
+
 static void test_errors(void)
 {
     adia_matrix *A = test_generate("biharm1d:500");
@@ -230,6 +263,7 @@ int main(void)
     test_symmetric();
     test_convergence();
     test_levels();
+    test_auto();
     test_errors();
     return TEST_END();
 }

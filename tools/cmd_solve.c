@@ -378,8 +378,9 @@ int cmd_solve(int argc, char **argv)
                                             "the matrix's grid), agg (multigrid by smoothed "
                                             "aggregation of consecutive rows: SPD matrices no "
                                             "grid suits; CPU), auto (mg on a grid of 128 or more "
-                                            "points along an edge, else jacobi, else none; "
-                                            "CG's default in one process)"},
+                                            "points along an edge -- agg on a CPU plan's strip "
+                                            "2 points wide --, else jacobi, else none; CG's "
+                                            "default in one process)"},
         {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},
         {"cycle", CLI_STRING, &o.cycle, "mg: v, w or f (default v; f is not symmetric: GMRES or BiCGSTAB, not CG)"},
         {"smoother", CLI_STRING, &o.smoother, "mg: jacobi, l1jacobi or cheb"},

@@ -235,6 +235,9 @@ static adia_status check_options(const adia_precond_options *o)
 static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
 {
     ADIA_TRY(check_options(opt));
+    if (M->automatic && !M->strip)   /* set by mg, which auto tries first */
+        return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: A is no strip 2 points "
+                          "wide (auto gives agg only those, on CPU plans; give kind agg)");
     if (M->device)
         return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: a GPU plan (not built on "
                           "the device yet); make the plan on the CPU, or use mg or cheb");

@@ -314,15 +314,20 @@ int adia__mg_coarsen_more(const mg_level *L)
     return !adia__mg_coarse_enough(n);
 }
 
-adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3])
+adia_status adia__mg_repays(adia_precond *M, const int32_t n[3])
 {
+    if (M->automatic && !M->device && mg_strip(n)) {
+        M->strip = 1;   /* for agg, which auto tries next */
+        return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: grid %dx%dx%d, a strip 2 "
+                          "points wide: A is a band more than a grid (agg's)", n[0], n[1], n[2]);
+    }
     if (!M->automatic || mg_longest_edge(n) >= MG_AUTO_MIN_EDGE) return ADIA_OK;
     return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: grid %dx%dx%d, its longest edge "
                       "under %d points: CG + Jacobi's few iterations cost less than mg's set-up",
                       n[0], n[1], n[2], MG_AUTO_MIN_EDGE);
 }
 
-adia_status adia__mg_repays_early(const adia_precond *M, int64_t rows, const int64_t *off, int k,
+adia_status adia__mg_repays_early(adia_precond *M, int64_t rows, const int64_t *off, int k,
                                   const int opt_grid[3])
 {
     if (!M->automatic || k < 0 || opt_grid[0] > 0 || opt_grid[1] > 0 || opt_grid[2] > 0)
@@ -478,7 +483,7 @@ static adia_status work_arrays(mg_state *S)
 /* auto's early refusal (adia__mg_repays_early) from a diagonal format's
  * stored offsets, before the plan's CSR copy (CRSD's scatter points, off
  * those offsets, leave it to the grid's check). */
-static adia_status structure_repays(const adia_precond *M, const adia_precond_options *o)
+static adia_status structure_repays(adia_precond *M, const adia_precond_options *o)
 {
     const adia_diag *D = adia__format_diag_structure(adia_plan_format(M->plan));
     if (!M->automatic || !D || D->n_scatter) return ADIA_OK;

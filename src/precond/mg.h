@@ -108,6 +108,20 @@ static inline int32_t mg_longest_edge(const int32_t n[3])
     return n[0] > n[1] ? (n[0] > n[2] ? n[0] : n[2]) : (n[1] > n[2] ? n[1] : n[2]);
 }
 
+/* A strip: one direction 2 points wide, one long (at least
+ * MG_AUTO_MIN_EDGE), the third 1 -- how a band of reach 2 with no grid of
+ * its own (biharm1d's 1 -4 6 -4 1) fits mg's grid search.  mg coarsens
+ * it as a plain pair aggregation first, which does not scale (CG + mg on
+ * biharm1d:10000: 97,078 iterations; agg 542), so "auto" gives a CPU
+ * plan's strip to agg (on genuine strips the two are level: lap2d5:2x50000
+ * 4 and 4 iterations; 2-core machine, 2026-11-28). */
+static inline int mg_strip(const int32_t n[3])
+{
+    int two = 0, one = 0;
+    for (int d = 0; d < 3; d++) two += n[d] == 2, one += n[d] == 1;
+    return two == 1 && one == 1 && mg_longest_edge(n) >= MG_AUTO_MIN_EDGE;
+}
+
 static inline MG_HD int mg_point(int dx, int dy, int dz)
 {
     return (dx + 1) + 3 * (dy + 1) + 9 * (dz + 1);
@@ -686,7 +700,7 @@ adia_status adia__mg_device_level_plan(adia_precond *M, mg_state *S, mg_level *C
  * not given) has MG_AUTO_MIN_EDGE points an edge: adia__mg_repays' error
  * before the grid's check, a pass over the matrix that would only find a
  * grid mg does not repay on (CPU: 39 of auto's 40 ms on lap3d7:64). */
-adia_status adia__mg_repays_early(const adia_precond *M, int64_t rows, const int64_t *off, int k,
+adia_status adia__mg_repays_early(adia_precond *M, int64_t rows, const int64_t *off, int k,
                                   const int opt_grid[3]);
 /* Shared by both set-ups (mg.c): a level's grid; whether level L is
  * coarsened further; the coarsest level's size checked; a level plan's
@@ -698,8 +712,9 @@ int adia__mg_coarsen_more(const mg_level *L);
  * the slabs' rule). */
 int adia__mg_coarse_enough(const int64_t n[3]);
 /* For kind "auto" (M->automatic): ADIA_ERR_UNSUPPORTED, saying why, where
- * grid n is too small for mg to repay its set-up (MG_AUTO_MIN_EDGE). */
-adia_status adia__mg_repays(const adia_precond *M, const int32_t n[3]);
+ * grid n is too small for mg to repay its set-up (MG_AUTO_MIN_EDGE), or is
+ * a strip on a CPU plan (mg_strip: M->strip set, for agg). */
+adia_status adia__mg_repays(adia_precond *M, const int32_t n[3]);
 adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels);
 adia_plan_hints adia__mg_level_hints(const adia_precond *M, const mg_level *L);
 

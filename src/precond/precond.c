@@ -56,13 +56,16 @@ static adia_status check_options(const adia_precond_options *o)
     return ADIA_OK;
 }
 
-/* "auto": the first of mg, jacobi, none that A suits.  A kind that
+/* "auto": the first of mg, agg, jacobi, none that A suits (agg only what
+ * mg sees as a strip 2 points wide: mg.h, mg_strip).  A kind that
  * declines (A not on a grid, a zero diagonal entry: INVALID_ARG, DIMENSION
  * or UNSUPPORTED) is noted in M->why and the next one tried; any other
  * error (memory, the device) ends the set-up. */
 static adia_status setup_auto(adia_precond *M, const adia_precond_options *o)
 {
-    static const char *const order[] = {"mg", "jacobi", "none"};
+    static const char *const order[] = {"mg", "agg", "jacobi", "none"};
+    static const char *const why[] = {" (A lies on a grid)", " (A is a band: a strip 2 points "
+                                      "wide)", "", ""};
     size_t k = (size_t)snprintf(M->why, sizeof M->why, "auto:");
     for (size_t i = 0; i < sizeof order / sizeof *order; i++) {
         adia_precond_options t = *o;
@@ -73,8 +76,7 @@ static adia_status setup_auto(adia_precond *M, const adia_precond_options *o)
         const adia_status s = M->ops->setup(M, &t);
         if (s == ADIA_OK) {
             if (k < sizeof M->why)
-                snprintf(M->why + k, sizeof M->why - k, " %s%s\n", order[i],
-                         i == 0 ? " (A lies on a grid)" : "");
+                snprintf(M->why + k, sizeof M->why - k, " %s%s\n", order[i], why[i]);
             return ADIA_OK;
         }
         if (M->ops->destroy) M->ops->destroy(M);

@@ -66,6 +66,8 @@ struct adia_precond {
                                  mg estimates it as its coarse levels       */
     const char *asymmetric;   /* NULL, or why M is not symmetric (mg's F
                                  cycle): CG refuses it                      */
+    int strip;                /* auto: mg found a strip 2 points wide
+                                 (mg_strip) and declined it for agg         */
 };
 
 /* Registry (registry.c): the kind named `name`, NULL if none. */
