@@ -12,7 +12,9 @@
  *   level past the dense solve's 4096 rows;
  * - auto: agg on what mg sees as a strip 2 points wide (biharm1d, a 2 x N
  *   Laplacian), mg on other grids, jacobi on a small one;
- * - errors: mg's options, a zero diagonal entry (named), an indefinite A;
+ * - errors: mg's options, a 3D grid's band (its products past the set-up's
+ *   budget of multiplications, refused before they run), a zero diagonal
+ *   entry (named), an indefinite A;
  *   a GPU plan is refused (where a device exists). */
 #include "testutil.h"
 
@@ -224,6 +226,16 @@ static void test_errors(void)
     o.cycle = 'v';
     o.smoother = "jacobi";
     if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, "mg's options");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    /* a 3D grid's band: its products are refused before they run, past
+     * the set-up's budget of multiplications (took 6 s before it) */
+    A = test_generate("lap3d7:24");
+    P = A ? cpu_plan(A) : NULL;
+    o.smoother = NULL;
+    const double t0 = test_seconds();
+    if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_UNSUPPORTED, "not banded enough");
+    printf("lap3d7:24: agg refused in %.2f s\n", test_seconds() - t0);
     adia_plan_destroy(P);
     adia_matrix_destroy(A);
     /* a zero diagonal entry (row 300 of 400), an indefinite A */

@@ -38,11 +38,16 @@
 #define AGG_MAX_LEVELS 32
 #define AGG_OMEGA (4.0 / 3.0) /* P's smoothing weight, over lmax */
 #define AGG_DEGREE 2          /* Chebyshev steps of the smoother (mg's) */
-/* A product's multiplications at most (about a minute on one core): a
- * banded matrix takes (2k + 1)(k + 2) a row at half bandwidth k, a matrix
- * with long rows the square of their length -- not what this kind suits,
- * refused before the work. */
-#define AGG_MAX_MULTS ((int64_t)1 << 33)
+/* The set-up's products may take AGG_WORK multiplications per nonzero of
+ * A, and at least AGG_MIN_WORK (about half a second on one core), in all:
+ * each is counted before it runs and refused past what is left.  A band
+ * of half width k costs (2k + 1)(k + 2) a row, growing by about 1.125 a
+ * level as the band widens 1.5x and the rows halve: a 1D band stays well
+ * under it; a 2D or 3D grid's band (k = nx, nx ny) takes thousands a row
+ * from the first product (lap2d5:256, lap3d7:24 took 6-10 s before this
+ * budget, refused now within a second) -- not what this kind suits: mg's. */
+#define AGG_WORK 1024
+#define AGG_MIN_WORK ((int64_t)1 << 29)
 
 typedef struct agg_level {
     adia_matrix *A;           /* the level's matrix (host CSR, owned)          */
@@ -59,6 +64,7 @@ typedef struct agg_state {
     mg_state ctx;             /* what mg's kernels read (device)                */
     agg_level lev[AGG_MAX_LEVELS];
     int64_t nnz;              /* of every level's matrix                        */
+    int64_t budget;           /* multiplications the set-up's products have left */
     double setup_ms;
 } agg_state;
 
@@ -68,7 +74,8 @@ typedef struct agg_state {
  * columns in the order met (adia_matrix_create_csr sorts them); two
  * passes, the count and the values.  The work is the multiplications,
  * sum over A's entries a_ik of row k's length in B. */
-static adia_status csr_multiply(const adia_matrix *Am, const adia_matrix *Bm, adia_matrix **C)
+static adia_status csr_multiply(const adia_matrix *Am, const adia_matrix *Bm, int64_t *budget,
+                                adia_matrix **C)
 {
     const adia_csr *a = &Am->csr, *b = &Bm->csr;   /* a master matrix's values: double */
     const double *av = a->values, *bv = b->values;
@@ -77,11 +84,13 @@ static adia_status csr_multiply(const adia_matrix *Am, const adia_matrix *Bm, ad
         const int32_t k = a->colind[p];
         mults += b->rowptr[k + 1] - b->rowptr[k];
     }
-    if (mults > AGG_MAX_MULTS)
+    if (mults > *budget)
         return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: a Galerkin product of %d "
-                          "rows would take %lld multiplications (at most %lld): the matrix is "
-                          "not banded enough for aggregation of consecutive rows", a->rows,
-                          (long long)mults, (long long)AGG_MAX_MULTS);
+                          "rows would take %lld multiplications, past the %lld the set-up has "
+                          "left (%d per nonzero of A, at least 2^29, in all): the matrix is not "
+                          "banded enough for aggregation of consecutive rows (a grid's: mg)",
+                          a->rows, (long long)mults, (long long)*budget, AGG_WORK);
+    *budget -= mults;
     double *acc = adia__calloc((size_t)b->cols + 1, sizeof *acc, "agg product");
     int32_t *mark = adia__alloc((size_t)b->cols + 1, sizeof *mark, "agg product");
     int64_t *rowptr = adia__calloc((size_t)a->rows + 1, sizeof *rowptr, "agg product");
@@ -212,8 +221,8 @@ static adia_status coarsen(agg_state *G, int l, const double *dinv)
     adia_matrix *P = NULL, *R = NULL, *AP = NULL;
     adia_status s = smoothed_p(F->A, dinv, F->L.lmax, nc, &P);
     if (s == ADIA_OK) s = adia_matrix_transpose(P, &R);
-    if (s == ADIA_OK) s = csr_multiply(F->A, P, &AP);
-    if (s == ADIA_OK) s = csr_multiply(R, AP, &C->A);
+    if (s == ADIA_OK) s = csr_multiply(F->A, P, &G->budget, &AP);
+    if (s == ADIA_OK) s = csr_multiply(R, AP, &G->budget, &C->A);
     if (s == ADIA_OK) s = plan_of(P, &F->P);
     if (s == ADIA_OK) s = plan_of(R, &F->R);
     if (s == ADIA_OK) s = plan_of(C->A, &C->plan);
@@ -252,6 +261,7 @@ static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
     agg_level *V = &G->lev[0];
     ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &V->A));
     V->plan = M->plan;
+    G->budget = V->A->csr.nnz > AGG_MIN_WORK / AGG_WORK ? V->A->csr.nnz * AGG_WORK : AGG_MIN_WORK;
     V->L.rows = M->n;
     V->L.vtype = M->vtype;
     G->nlev = 1;
