@@ -168,6 +168,24 @@ static void test_laplacian_special_case(void)
     }
 }
 
+/* CG (with Jacobi where jacobi) on A x = ones from x = 0 converges within
+ * max_iter iterations: A is symmetric positive definite as far as CG tells. */
+static void cg_converges(const adia_matrix *A, const char *spec, int max_iter, int jacobi)
+{
+    const int32_t n = adia_matrix_rows(A);
+    double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
+    for (int32_t r = 0; r < n; r++) b[r] = 1;
+    adia_solve_info info;
+    adia_solve_options o;
+    adia_solve_options_default(&o);
+    o.max_iter = max_iter;
+    o.jacobi = jacobi;
+    CHECK_OK(adia_solve(A, NULL, b, x, &o, &info));
+    CHECK(info.converged, "%s: CG%s converges: %s", spec, jacobi ? " + Jacobi" : "", info.stop);
+    free(b);
+    free(x);
+}
+
 /* A = A^T bit for bit, an M-matrix with zero row sums inside and positive
  * ones on the boundary (the interior points of an n^d grid: (n-2)^d),
  * and CG converges on it (symmetric positive definite). */
@@ -188,17 +206,7 @@ static void test_spd(void)
         CHECK(in == cases[t].interior && in + bd == adia_matrix_rows(A),
               "%s: %lld rows of zero sum, %lld positive (want %lld zero)", cases[t].spec,
               (long long)in, (long long)bd, (long long)cases[t].interior);
-        int32_t n = adia_matrix_rows(A);
-        double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
-        for (int32_t r = 0; r < n; r++) b[r] = 1;
-        adia_solve_info info;
-        adia_solve_options o;
-        adia_solve_options_default(&o);
-        o.max_iter = 20000;
-        CHECK_OK(adia_solve(A, NULL, b, x, &o, &info));
-        CHECK(info.converged, "%s: CG converges: %s", cases[t].spec, info.stop);
-        free(b);
-        free(x);
+        cg_converges(A, cases[t].spec, 20000, 0);
         adia_matrix_destroy(A);
     }
 }
@@ -374,17 +382,7 @@ static void test_biharm1d(void)
         for (int o = -2; o <= 2; o++) want += n > abs(o) ? n - abs(o) : 0;
         CHECK(is_symmetric(A) && adia_matrix_nnz(A) == want, "%s: symmetric, %lld nonzeros "
               "(want %lld)", spec, (long long)adia_matrix_nnz(A), (long long)want);
-        double *b = malloc((size_t)n * sizeof *b), *x = calloc((size_t)n, sizeof *x);
-        for (int32_t r = 0; r < n; r++) b[r] = 1;
-        adia_solve_info info;
-        adia_solve_options o;
-        adia_solve_options_default(&o);
-        o.max_iter = 100000;
-        o.jacobi = 1;
-        CHECK_OK(adia_solve(A, NULL, b, x, &o, &info));
-        CHECK(info.converged, "%s: CG + Jacobi converges: %s", spec, info.stop);
-        free(b);
-        free(x);
+        cg_converges(A, spec, 100000, 1);
         if (n == 200) {
             adia_plan *P = NULL;
             adia_plan_hints h = {.device = 0, .expected_calls = 100};

@@ -70,10 +70,11 @@ typedef struct agg_state {
 
 /* ------------------------------------------------------- CSR products */
 
-/* C = A B (host CSR): a row at a time into a dense accumulator, its
- * columns in the order met (adia_matrix_create_csr sorts them); two
- * passes, the count and the values.  The work is the multiplications,
- * sum over A's entries a_ik of row k's length in B. */
+/* C = A B (host CSR; adia_spgemm multiplies diagonals, and P's entries
+ * lie on a line of slope 1/2, on no diagonal): a row at a time into a
+ * dense accumulator, its columns in the order met (adia_matrix_create_csr
+ * sorts them); two passes, the count and the values.  The work is the
+ * multiplications, sum over A's entries a_ik of row k's length in B. */
 static adia_status csr_multiply(const adia_matrix *Am, const adia_matrix *Bm, int64_t *budget,
                                 adia_matrix **C)
 {
@@ -317,13 +318,7 @@ static adia_status vcycle(const agg_state *G, int l, double bs, const void *b, v
     const agg_level *C = V + 1;
     ADIA_TRY(smooth(G, V, bs, b, x, 1, stream));
     void *r = V->L.t;   /* r = bs b - A x */
-    if (G->ctx.device) {
-        ADIA_TRY(adia__precond_scale_gpu(V->L.vtype, V->L.rows, bs, NULL, b, r, stream));
-    } else {
-        const double *bh = b;
-        double *rh = r;
-        for (int64_t i = 0; i < V->L.rows; i++) rh[i] = bs * bh[i];
-    }
+    ADIA_TRY(adia__precond_scale(G->ctx.device, V->L.vtype, V->L.rows, bs, NULL, b, r, stream));
     ADIA_TRY(adia_spmv_async(V->plan, -1.0, x, 1.0, r, stream));
     ADIA_TRY(adia_spmv_async(V->R, 1.0, r, 0.0, C->L.b, stream));
     ADIA_TRY(vcycle(G, l + 1, 1.0, C->L.b, C->L.x, stream));

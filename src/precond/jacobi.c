@@ -45,11 +45,8 @@ static adia_status jacobi_apply(const adia_precond *M, double alpha, const void 
                                 void *stream)
 {
     const jacobi_state *s = M->impl;
-    if (M->device) return adia__precond_scale_gpu(M->vtype, M->n, alpha, s->d_inv, r, z, stream);
-    const double *rr = r;
-    double *zz = z;
-    for (int64_t i = 0; i < M->n; i++) zz[i] = alpha * s->inv[i] * rr[i];
-    return ADIA_OK;
+    return adia__precond_scale(M->device, M->vtype, M->n, alpha, M->device ? s->d_inv : s->inv,
+                               r, z, stream);
 }
 
 static const double *jacobi_diagonal(const adia_precond *M)

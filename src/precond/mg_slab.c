@@ -46,11 +46,7 @@ static int64_t plane_of(const mg_level *L)
 adia_status adia__mg_copy(const mg_state *S, int64_t n, double alpha, const void *x, void *y,
                           void *stream)
 {
-    if (S->device) return adia__precond_scale_gpu(S->lev[0].vtype, n, alpha, NULL, x, y, stream);
-    const double *a = x;
-    double *b = y;
-    for (int64_t i = 0; i < n; i++) b[i] = alpha * a[i];
-    return ADIA_OK;
+    return adia__precond_scale(S->device, S->lev[0].vtype, n, alpha, NULL, x, y, stream);
 }
 
 /* The level's planes: own [z0, z1) of nz, held [zs, zs + n[2]). */

@@ -12,11 +12,7 @@ static adia_status none_setup(adia_precond *M, const adia_precond_options *opt)
 static adia_status none_apply(const adia_precond *M, double alpha, const void *r, void *z,
                               void *stream)
 {
-    if (M->device) return adia__precond_scale_gpu(M->vtype, M->n, alpha, NULL, r, z, stream);
-    const double *rr = r;
-    double *zz = z;
-    for (int64_t i = 0; i < M->n; i++) zz[i] = alpha * rr[i];
-    return ADIA_OK;
+    return adia__precond_scale(M->device, M->vtype, M->n, alpha, NULL, r, z, stream);
 }
 
 const adia_precond_ops adia__precond_none = {

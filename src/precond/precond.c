@@ -220,3 +220,16 @@ void adia__precond_array_free(const adia_precond *M, void *p)
     if (M->device) adia__precond_free_gpu(p);
     else free(p);
 }
+
+adia_status adia__precond_scale(int device, adia_value_type vt, int64_t n, double alpha,
+                                const void *d, const void *r, void *z, void *stream)
+{
+    if (device) return adia__precond_scale_gpu(vt, n, alpha, d, r, z, stream);
+    const double *dd = d, *rr = r;
+    double *zz = z;
+    if (dd)
+        for (int64_t i = 0; i < n; i++) zz[i] = alpha * dd[i] * rr[i];
+    else
+        for (int64_t i = 0; i < n; i++) zz[i] = alpha * rr[i];
+    return ADIA_OK;
+}

@@ -90,6 +90,10 @@ adia_status adia__precond_convert_gpu(adia_value_type from, adia_value_type to, 
  * adia__precond_free_gpu (NULL is fine). */
 adia_status adia__precond_upload(adia_value_type vt, int64_t n, const double *h, void **out);
 void adia__precond_free_gpu(void *d);
+/* z = alpha d .* r (d NULL: z = alpha r), n values where they live: on
+ * the device (adia__precond_scale_gpu, vt) or host doubles (device 0). */
+adia_status adia__precond_scale(int device, adia_value_type vt, int64_t n, double alpha,
+                                const void *d, const void *r, void *z, void *stream);
 /* n values where M lives: h's (host doubles) or zeros (h NULL) -- device
  * memory of M->vtype on a GPU plan, host doubles on a CPU one; freed by
  * adia__precond_array_free. */
