@@ -14,8 +14,7 @@
  *   Laplacian), mg on other grids, jacobi on a small one;
  * - errors: mg's options, a 3D grid's band (its products past the set-up's
  *   budget of multiplications, refused before they run), a zero diagonal
- *   entry (named), an indefinite A;
- *   a GPU plan is refused (where a device exists). */
+ *   entry (named), an indefinite A (GPU plans: test_gpu_agg.c). */
 #include "testutil.h"
 
 #include <math.h>
@@ -257,16 +256,6 @@ static void test_errors(void)
     adia_plan_destroy(P);
     adia_matrix_destroy(A);
     free(a);
-    int ndev = 0;
-    if (adia_gpu_device_count(&ndev) == ADIA_OK && ndev > 0) {
-        A = test_generate("biharm1d:500");
-        adia_plan_hints h = {.device = 1, .expected_calls = 100};
-        P = NULL;
-        if (A) CHECK_OK(adia_plan_create(A, &h, &P));
-        if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_UNSUPPORTED, "GPU plan");
-        adia_plan_destroy(P);
-        adia_matrix_destroy(A);
-    }
 }
 
 int main(void)

@@ -24,9 +24,9 @@
  * adia_spmv_async and mg's kernels on the caller's stream, its arrays
  * where the plan lives (adia__precond_array), as mg's and cheb's do.
  *
- * This step: CPU plans, set up on the host (the products in CSR, here).
- * A GPU plan is refused with the reason (its levels' plans and arrays on
- * the device are the next step, to be measured there). */
+ * Set up on the host (the products in CSR, here); on a GPU plan each
+ * level's plans are made for the device in the plan's value type and the
+ * arrays live there: the cycle is then the device's. */
 #include "mg.h"
 
 #include <math.h>
@@ -170,9 +170,10 @@ static adia_status smoothed_p(const adia_matrix *Am, const double *dinv, double 
 
 /* ------------------------------------------------------------- set-up */
 
-static adia_status plan_of(const adia_matrix *A, adia_plan **out)
+/* A level's plan (its matrix, P or R), where M's lives and in its type. */
+static adia_status plan_of(const adia_precond *M, const adia_matrix *A, adia_plan **out)
 {
-    adia_plan_hints h = {.device = 0, .expected_calls = 100};
+    adia_plan_hints h = {.device = M->device, .vtype = M->vtype, .expected_calls = 100};
     return adia_plan_create(A, &h, out);
 }
 
@@ -215,7 +216,7 @@ static adia_status coarsest(const adia_precond *M, agg_level *V)
 }
 
 /* Level l + 1 from level l: P, R = P', A_c = R (A P), their plans. */
-static adia_status coarsen(agg_state *G, int l, const double *dinv)
+static adia_status coarsen(const adia_precond *M, agg_state *G, int l, const double *dinv)
 {
     agg_level *F = &G->lev[l], *C = &G->lev[l + 1];
     const int32_t nc = (int32_t)((F->L.rows + AGG_BLOCK - 1) / AGG_BLOCK);
@@ -224,9 +225,9 @@ static adia_status coarsen(agg_state *G, int l, const double *dinv)
     if (s == ADIA_OK) s = adia_matrix_transpose(P, &R);
     if (s == ADIA_OK) s = csr_multiply(F->A, P, &G->budget, &AP);
     if (s == ADIA_OK) s = csr_multiply(R, AP, &G->budget, &C->A);
-    if (s == ADIA_OK) s = plan_of(P, &F->P);
-    if (s == ADIA_OK) s = plan_of(R, &F->R);
-    if (s == ADIA_OK) s = plan_of(C->A, &C->plan);
+    if (s == ADIA_OK) s = plan_of(M, P, &F->P);
+    if (s == ADIA_OK) s = plan_of(M, R, &F->R);
+    if (s == ADIA_OK) s = plan_of(M, C->A, &C->plan);
     adia_matrix_destroy(P), adia_matrix_destroy(R), adia_matrix_destroy(AP);
     C->L.rows = nc;
     return s;
@@ -248,9 +249,6 @@ static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
     if (M->automatic && !M->strip)   /* set by mg, which auto tries first */
         return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: A is no strip 2 points "
                           "wide (auto gives agg only those, on CPU plans; give kind agg)");
-    if (M->device)
-        return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: a GPU plan (not built on "
-                          "the device yet); make the plan on the CPU, or use mg or cheb");
     const double t0 = adia__now_ms();
     agg_state *G = adia__calloc(1, sizeof *G, "agg preconditioner");
     if (!G) return ADIA_ERR_NO_MEMORY;
@@ -270,7 +268,7 @@ static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
     while (s == ADIA_OK && V->L.rows > AGG_COARSE_ROWS && G->nlev < most) {
         double *dinv = adia__alloc((size_t)V->L.rows + 1, sizeof *dinv, "agg diagonal");
         s = dinv ? smoother(M, V, dinv) : ADIA_ERR_NO_MEMORY;
-        if (s == ADIA_OK) s = coarsen(G, G->nlev - 1, dinv);
+        if (s == ADIA_OK) s = coarsen(M, G, G->nlev - 1, dinv);
         free(dinv);
         if (s != ADIA_OK) break;
         V = &G->lev[G->nlev++];
@@ -382,7 +380,7 @@ const adia_precond_ops adia__precond_agg = {
     .apply = agg_apply,
     .diagonal = NULL,
     .identity = 0,
-    .graph = 2,   /* products and kernels only (a GPU plan: the next step) */
+    .graph = 2,   /* products and kernels only */
     .varies = 0,
     .explain = agg_explain,
     .destroy = agg_destroy,
