@@ -84,7 +84,12 @@ static adia_status tk_setup(adia_precond *M, const adia_precond_options *opt)
         double *ones = malloc(((size_t)M->n + 1) * sizeof *ones);
         if (!ones) return ADIA_ERR_NO_MEMORY;
         for (int64_t i = 0; i < M->n; i++) ones[i] = 1;
-        adia_status s = tk_vector(M, k->jacobi->ops->diagonal(k->jacobi), &k->d[0]);
+        /* d[0]: Jacobi's diagonal, copied where it lives */
+        int all_ones = 0;
+        const void *dj = k->jacobi->ops->diagonal(k->jacobi, &all_ones);
+        adia_status s = tk_vector(M, M->device ? NULL : dj, &k->d[0]);
+        if (s == ADIA_OK && M->device)
+            s = adia__precond_convert_gpu(M->vtype, M->vtype, M->n, 1.0, dj, k->d[0], NULL);
         if (s == ADIA_OK) s = tk_vector(M, ones, &k->d[1]);
         if (s == ADIA_OK) s = tk_vector(M, NULL, &k->d[2]);
         free(ones);

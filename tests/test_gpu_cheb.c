@@ -1,7 +1,9 @@
 /* test_gpu_cheb.c -- the Chebyshev polynomial preconditioner (kind
  * "cheb") on GPU plans against the same on CPU plans: z = alpha M r equal
  * within round-off (double) or float's precision for degrees 1-7 on
- * Laplacians, banded and variable-coefficient SPD matrices; the apply
+ * Laplacians, banded and variable-coefficient SPD matrices, the interval
+ * found on the device (diagonal storage) within 1e-5 of the host's, on
+ * the host for a csr plan; the host's errors found on the device; the apply
  * captured into a CUDA graph and replayed gives the direct apply's z (it
  * queues only kernels and products on the stream); symmetric and positive
  * on the device; CG through adia_solve on a GPU plan with opt.precond
@@ -33,6 +35,24 @@ static adia_precond *make_cheb(adia_plan *P, int degree)
     return M;
 }
 
+/* The interval [lmin, lmax] explain prints. */
+static void interval(const adia_precond *M, double iv[2])
+{
+    char buf[1024];
+    iv[0] = iv[1] = NAN;
+    CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+    const char *p = strstr(buf, "interval [");
+    CHECK(p && sscanf(p, "interval [%lf, %lf]", &iv[0], &iv[1]) == 2, "explain: %s", buf);
+}
+
+/* 1: explain says the bounds were found on `where` (host or device). */
+static int on(const adia_precond *M, const char *where)
+{
+    char buf[1024], want[64];
+    snprintf(want, sizeof want, "(on the %s)", where);
+    return adia_precond_explain(M, buf, sizeof buf) == ADIA_OK && strstr(buf, want) != NULL;
+}
+
 static void compare(const char *spec, int degree, adia_value_type vt)
 {
     adia_matrix *A = test_generate(spec);
@@ -44,9 +64,17 @@ static void compare(const char *spec, int degree, adia_value_type vt)
     if (Mc && Mg) {
         char label[128];
         snprintf(label, sizeof label, "%s degree %d", spec, degree);
-        /* the same interval: the bounds come from the same host matrix */
-        pg_same_as_cpu(Mc, Mg, adia_matrix_rows(A), vt == ADIA_FLOAT,
-                       vt == ADIA_FLOAT ? 1e-4 : 1e-12, "interval", "; bounds", label);
+        /* the same interval (double: to its 4 digits; float: the device's
+         * power steps run in float, the host's in double) */
+        const int fl = vt == ADIA_FLOAT;
+        pg_same_as_cpu(Mc, Mg, adia_matrix_rows(A), fl, fl ? 1e-4 : 1e-12,
+                       fl ? "cheb: degree" : "interval", fl ? " interval" : "; bounds", label);
+        double ic[2], ig[2];
+        interval(Mc, ic), interval(Mg, ig);
+        for (int e = 0; e < 2; e++)
+            CHECK(fabs(ig[e] - ic[e]) <= 1e-5 * ic[e], "%s %s: GPU interval [%.9g, %.9g], CPU "
+                  "[%.9g, %.9g]", label, fl ? "float" : "double", ig[0], ig[1], ic[0], ic[1]);
+        CHECK(on(Mg, "device"), "%s: the bounds found on the device", label);
     }
     adia_precond_destroy(Mc);
     adia_precond_destroy(Mg);
@@ -129,6 +157,71 @@ static void solve_case(const char *spec, adia_value_type vt)
     adia_matrix_destroy(A);
 }
 
+/* A GPU plan whose storage is not diagonal (csr): the host's bounds, the
+ * CPU's interval. */
+static void test_host_path(void)
+{
+    adia_matrix *A = test_generate("band:3000,4,sym");
+    adia_plan *Pc = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 0) : NULL;
+    adia_plan *Pg = A ? test_plan_fixed(A, "csr", ADIA_DOUBLE, 1) : NULL;
+    adia_precond *Mc = Pc ? make_cheb(Pc, 3) : NULL, *Mg = Pg ? make_cheb(Pg, 3) : NULL;
+    if (Mc && Mg) {
+        pg_same_as_cpu(Mc, Mg, adia_matrix_rows(A), 0, 1e-12, "interval", "; bounds",
+                       "band:3000,4,sym csr");
+        CHECK(on(Mg, "host"), "a csr GPU plan: the bounds found on the host");
+    }
+    adia_precond_destroy(Mc);
+    adia_precond_destroy(Mg);
+    adia_plan_destroy(Pc);
+    adia_plan_destroy(Pg);
+    adia_matrix_destroy(A);
+}
+
+/* The host's errors, found on the device: a zero and a negative diagonal
+ * entry, an Inf off the diagonal, each in float and double DIA and in
+ * brcsd2 (pieces). */
+static void gpu_error(test_coo *m, const char *needle)
+{
+    adia_matrix *A = test_coo_matrix(m);
+    static const char *fmts[] = {"dia", "brcsd2"};
+    for (int f = 0; f < 2 && A; f++)
+        for (int t = 0; t < 2; t++) {
+            adia_plan *P = test_plan_fixed(A, fmts[f], t ? ADIA_FLOAT : ADIA_DOUBLE, 1);
+            if (!P) continue;
+            adia_precond_options o;
+            adia_precond_options_default(&o);
+            o.kind = "cheb";
+            adia_precond *M = NULL;
+            CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG, needle);
+            CHECK(M == NULL, "no handle on error (%s, %s)", needle, fmts[f]);
+            adia_plan_destroy(P);
+        }
+    adia_matrix_destroy(A);
+}
+
+static void test_errors(void)
+{
+    test_coo m = {.rows = 40, .cols = 40};
+    for (int i = 0; i < 40; i++) {
+        if (i != 23) test_coo_add(&m, i, i, i == 31 ? -2 : 2);
+        if (i > 0) test_coo_add(&m, i, i - 1, -1);
+        if (i + 1 < 40) test_coo_add(&m, i, i + 1, -1);
+    }
+    gpu_error(&m, "needs A(23,23) > 0 and finite (A symmetric positive definite), it is 0");
+    m.rows = m.cols = 40;   /* test_coo_matrix emptied m */
+    for (int i = 0; i < 40; i++) {
+        test_coo_add(&m, i, i, i == 31 ? -2 : 2);
+        if (i > 0) test_coo_add(&m, i, i - 1, -1);
+    }
+    gpu_error(&m, "needs A(31,31) > 0");
+    m.rows = m.cols = 40;   /* an Inf off the diagonal, row 7 */
+    for (int i = 0; i < 40; i++) {
+        test_coo_add(&m, i, i, 2);
+        if (i > 0) test_coo_add(&m, i, i - 1, i == 7 ? INFINITY : -1);
+    }
+    gpu_error(&m, "row 7 of A has a non-finite entry");
+}
+
 static void test_solve(void)
 {
     solve_case("lap3d7:32", ADIA_DOUBLE);
@@ -145,6 +238,8 @@ int main(void)
     test_against_cpu();
     test_graph_capture();
     test_symmetric();
+    test_host_path();
+    test_errors();
     test_solve();
     return TEST_END();
 }

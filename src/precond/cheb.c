@@ -63,6 +63,7 @@ typedef struct cheb_state {
     double est, gershgorin;   /* the power estimate, the disc bound      */
     double lmax, lmin;
     double bounds_ms;         /* of setup: diagonal, estimate, Gershgorin */
+    int on_device;            /* 1: the bounds were found on the device   */
     mg_state ctx;             /* what the smoothing kernel reads: device
                                  (the rest unused)                        */
     mg_level L;               /* rows, vtype; s = 1 / a_ii, t = A z, d (the
@@ -97,19 +98,13 @@ static adia_status diagonal(const char *kind, const adia_csr *c, double *diag,
 }
 
 /* The last Rayleigh quotient v'Av / v'Dv of a power iteration on D^-1 A
- * from mg_smooth.c's fixed pseudo-random start (host, from the plan's
- * matrix: CPU and GPU plans get the same bounds). */
-static adia_status estimate(const char *kind, const adia_matrix *A, const double *diag,
-                            int64_t n, double *est)
+ * from mg.h's start (mg_start_value: the device's too, cheb_gpu.cu). */
+static adia_status estimate(const adia_matrix *A, const double *diag, int64_t n, double *est)
 {
     double *v = adia__alloc((size_t)n + 1, sizeof *v, "eigenvalue estimate");
     double *w = adia__alloc((size_t)n + 1, sizeof *w, "eigenvalue estimate");
     adia_status s = v && w ? ADIA_OK : ADIA_ERR_NO_MEMORY;
-    uint64_t r = 0x9E3779B97F4A7C15ull;
-    for (int64_t i = 0; s == ADIA_OK && i < n; i++) {
-        r ^= r >> 12, r ^= r << 25, r ^= r >> 27;
-        v[i] = (double)(r * 2685821657736338717ull >> 11) * 0x1p-52 - 1.0;
-    }
+    for (int64_t i = 0; s == ADIA_OK && i < n; i++) v[i] = mg_start_value(i);
     double q = NAN;
     for (int k = 0; s == ADIA_OK && k < POWER_STEPS; k++) {
         s = adia_matrix_spmv(A, 1.0, v, 0.0, w);
@@ -127,11 +122,16 @@ static adia_status estimate(const char *kind, const adia_matrix *A, const double
     }
     free(v);
     free(w);
-    ADIA_TRY(s);
+    *est = q;
+    return s;
+}
+
+/* A Rayleigh quotient of an SPD matrix is positive. */
+static adia_status check_quotient(const char *kind, double q)
+{
     if (!(q > 0) || !isfinite(q))
         return adia__error(ADIA_ERR_INVALID_ARG, "%s preconditioner: Rayleigh quotient v'Av / "
                           "v'Dv = %g: A is not positive definite", kind, q);
-    *est = q;
     return ADIA_OK;
 }
 
@@ -141,16 +141,39 @@ adia_status adia__precond_spd_bounds(const char *kind, const adia_matrix *A, dou
     const adia_csr *c = &A->csr;
     ADIA_TRY(diagonal(kind, c, diag, gershgorin));
     *est = 1;   /* no rows: nothing to bound */
-    return c->rows > 0 ? estimate(kind, A, diag, c->rows, est) : ADIA_OK;
+    if (c->rows > 0) ADIA_TRY(estimate(A, diag, c->rows, est));
+    return c->rows > 0 ? check_quotient(kind, *est) : ADIA_OK;
 }
 
-static adia_status bounds(adia_precond *M, cheb_state *c, double *diag)
+/* The estimate and bound from the plan's matrix on the host, and s =
+ * 1 / a_ii where the plan lives. */
+static adia_status host_bounds(adia_precond *M, cheb_state *c)
 {
+    double *diag = adia__alloc((size_t)M->n + 1, sizeof *diag, "cheb diagonal");
     adia_matrix *A = NULL;
-    ADIA_TRY(adia_format_to_matrix(adia_plan_format(M->plan), &A));
-    adia_status s = adia__precond_spd_bounds("cheb", A, diag, &c->est, &c->gershgorin);
+    adia_status s = diag ? adia_format_to_matrix(adia_plan_format(M->plan), &A)
+                         : ADIA_ERR_NO_MEMORY;
+    if (s == ADIA_OK) s = adia__precond_spd_bounds("cheb", A, diag, &c->est, &c->gershgorin);
     adia_matrix_destroy(A);
-    ADIA_TRY(s);
+    for (int64_t i = 0; s == ADIA_OK && i < M->n; i++) diag[i] = 1 / diag[i];
+    if (s == ADIA_OK) s = adia__precond_array(M, M->n, diag, &c->L.s);
+    free(diag);
+    return s;
+}
+
+/* lmax, lmin from the estimate and the bound: on the device where the
+ * plan's storage is read there (the plan never comes to the host), else
+ * on the host. */
+static adia_status bounds(adia_precond *M, cheb_state *c)
+{
+    if (M->device && M->n > 0) {
+        int done = 0;
+        ADIA_TRY(adia__precond_spd_bounds_gpu("cheb", M->plan, POWER_STEPS, &c->est,
+                                              &c->gershgorin, &c->L.s, &done));
+        if (done) ADIA_TRY(check_quotient("cheb", c->est));
+        c->on_device = done;
+    }
+    if (!c->on_device) ADIA_TRY(host_bounds(M, c));
     if (M->n == 0) c->est = c->gershgorin = 1;   /* nothing to bound: any interval */
     c->lmax = fmin(LMAX_SAFETY * c->est, c->gershgorin);
     /* the discs' lower end 2 - G = 1 - max_i R_i (a diagonally dominant
@@ -181,13 +204,8 @@ static adia_status cheb_setup(adia_precond *M, const adia_precond_options *opt)
     c->L.vtype = M->vtype;
     c->L.rows = M->n;
     const double t0 = adia__now_ms();
-    double *diag = adia__alloc((size_t)M->n + 1, sizeof *diag, "cheb diagonal");
-    if (!diag) return ADIA_ERR_NO_MEMORY;
-    adia_status s = bounds(M, c, diag);
+    adia_status s = bounds(M, c);
     c->bounds_ms = adia__now_ms() - t0;
-    for (int64_t i = 0; s == ADIA_OK && i < M->n; i++) diag[i] = 1 / diag[i];
-    if (s == ADIA_OK) s = adia__precond_array(M, M->n, diag, &c->L.s);
-    free(diag);
     if (s == ADIA_OK) s = adia__precond_array(M, M->n, NULL, &c->L.t);
     if (s == ADIA_OK) s = adia__precond_array(M, M->n, NULL, &c->L.d);
     return s;
@@ -214,9 +232,9 @@ static void cheb_explain(const adia_precond *M, char *buf, size_t len)
     const cheb_state *c = M->impl;
     snprintf(buf, len, "cheb: degree %d (%d products + %d vector passes per apply), D^-1 A's "
              "interval [%.4g, %.4g]: lmax = min(%.1f x power estimate %.4g (%d steps), "
-             "Gershgorin %.4g), lmin = lmax / %g; bounds in %.2f ms (on the host)\n", c->degree,
+             "Gershgorin %.4g), lmin = lmax / %g; bounds in %.2f ms (on the %s)\n", c->degree,
              c->degree - 1, c->degree, c->lmin, c->lmax, LMAX_SAFETY, c->est, POWER_STEPS,
-             c->gershgorin, CHEB_RATIO, c->bounds_ms);
+             c->gershgorin, CHEB_RATIO, c->bounds_ms, c->on_device ? "device" : "host");
 }
 
 static void cheb_destroy(adia_precond *M)

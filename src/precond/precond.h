@@ -38,8 +38,10 @@ typedef struct adia_precond_ops {
      * doubles (CPU). */
     adia_status (*apply)(const adia_precond *M, double alpha, const void *r, void *z,
                          void *stream);
-    /* A diagonal kind's d_i (z_i = d_i r_i), n host doubles, or NULL. */
-    const double *(*diagonal)(const adia_precond *M);
+    /* A diagonal kind's d_i (z_i = d_i r_i) where M lives -- n host
+     * doubles, or device values of M->vtype -- and *ones 1 where every d_i
+     * is 1; NULL: not a diagonal. */
+    const void *(*diagonal)(const adia_precond *M, int *ones);
     int identity;             /* 1: M = I, the solvers run unpreconditioned */
     int graph;                /* 2, 1 or 0 as above                          */
     int varies;               /* 1: M may change between applications        */
@@ -90,6 +92,14 @@ adia_status adia__precond_convert_gpu(adia_value_type from, adia_value_type to, 
  * adia__precond_free_gpu (NULL is fine). */
 adia_status adia__precond_upload(adia_value_type vt, int64_t n, const double *h, void **out);
 void adia__precond_free_gpu(void *d);
+/* 1 / A(i,i) of a GPU plan, read, inverted and checked on the device (n
+ * values never cross to the host: at 16.8 M rows their round trip was
+ * most of Jacobi's 254 ms set-up, H200): *out device memory of the plan's
+ * value type (adia__precond_free_gpu), *ones 1 where every A(i,i) is 1.
+ * A zero or non-finite A(i,i) is the error "<who> A(i,i) nonzero and
+ * finite, it is <value>", i the first such row. */
+adia_status adia__precond_inverse_diagonal_gpu(const adia_plan *plan, const char *who, void **out,
+                                               int *ones);
 /* z = alpha d .* r (d NULL: z = alpha r), n values where they live: on
  * the device (adia__precond_scale_gpu, vt) or host doubles (device 0). */
 adia_status adia__precond_scale(int device, adia_value_type vt, int64_t n, double alpha,
@@ -99,6 +109,18 @@ adia_status adia__precond_scale(int device, adia_value_type vt, int64_t n, doubl
  * adia__precond_array_free. */
 adia_status adia__precond_array(const adia_precond *M, int64_t n, const double *h, void **out);
 void adia__precond_array_free(const adia_precond *M, void *p);
+
+/* cheb's bounds of a GPU plan found on the device (cheb_gpu.cu): the
+ * Gershgorin bound G of D^-1 A and `steps` power steps' last Rayleigh
+ * quotient v'Av / v'Dv (*est, unchecked), the host's start and order
+ * (cheb.c); *inv_diag 1 / A(i,i) on the device in the plan's value type
+ * (adia__precond_free_gpu).  An A(i,i) not > 0 and finite, or a row with
+ * a non-finite entry, is the error naming the first such row.  *done 0,
+ * no error: the plan's storage is not read there (not a diagonal format,
+ * scatter points, not square): the host's path. */
+adia_status adia__precond_spd_bounds_gpu(const char *kind, adia_plan *plan, int steps,
+                                         double *est, double *gershgorin, void **inv_diag,
+                                         int *done);
 
 /* adia_precond_create with M->galerkin set (mg_slab.c's gathered level). */
 adia_status adia__precond_create(adia_plan *plan, const adia_precond_options *opt, int galerkin,

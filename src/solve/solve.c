@@ -180,7 +180,8 @@ static double max_abs(const adia_csr *A)
 static adia_status run_gpu(solver *S, adia_solver method, const double *bs, int b_exp, double *x)
 {
     adia_solve_gpu_args g = {.op = S->op, .comm = S->comm, .method = method,
-                             .restart = S->restart, .inv_diag = S->inv_diag, .M = S->M,
+                             .restart = S->restart, .inv_diag = S->diag.host,
+                             .d_inv_diag = S->diag.dev, .d_inv_vt = S->diag.dev_vt, .M = S->M,
                              .a_scale = S->a_inv,
                              .b_exp = b_exp, .x_zero = S->x_zero,
                              .rtol = S->tol / S->bnorm, .max_iter = S->max_iter,
@@ -385,8 +386,8 @@ static adia_status solve(const adia__solve_op *op, const adia__solve_comm *comm,
     adia_status s = agree(&S, check_scale(&S, o->rtol, big, top[2]));
     adia__phase("solve: x0's scale");
     S.m_alpha = ldexp(1.0, S.ea);
-    if (s == ADIA_OK && o->jacobi) s = jacobi_inverse(op->diag, S.n, op->first, S.ea, &S.inv_diag);
-    else if (s == ADIA_OK) s = adia__solve_precond_stage(o->precond, S.ea, &S.inv_diag, &S.M);
+    if (s == ADIA_OK && o->jacobi) s = jacobi_inverse(op->diag, S.n, op->first, S.ea, &S.diag.host);
+    else if (s == ADIA_OK) s = adia__solve_precond_stage(o->precond, S.ea, &S.diag, &S.M);
     s = agree(&S, s);
     adia__phase("solve: Jacobi inverse / stage");
     if (s == ADIA_OK) s = run(&S, o->method, b, x);
@@ -394,7 +395,7 @@ static adia_status solve(const adia__solve_op *op, const adia__solve_comm *comm,
         info->spmv_ms = S.spmv_ms;
         info->spmvs = S.spmvs;
     }
-    free(S.inv_diag);
+    free(S.diag.host);
     return s;
 }
 
@@ -531,20 +532,21 @@ static adia_status solve_op_device(const adia_operator *op, const double *d_b, d
     double big = op->max_abs;   /* the scale: every process's largest */
     if (comm.max) comm.max(comm.ctx, &big, 1);
     const int ea = pow2_exponent(big);
-    double *inv_diag = NULL;
+    adia__solve_diag diag = {0};
     const adia_precond *stage = NULL;
-    adia_status s = o.jacobi ? jacobi_inverse(op->diag, op->n, op->first, ea, &inv_diag)
-                             : adia__solve_precond_stage(o.precond, ea, &inv_diag, &stage);
+    adia_status s = o.jacobi ? jacobi_inverse(op->diag, op->n, op->first, ea, &diag.host)
+                             : adia__solve_precond_stage(o.precond, ea, &diag, &stage);
     s = agree_comm(&comm, s);
     if (s == ADIA_OK) {
         adia_solve_gpu_args g = {.op = &A, .comm = &comm, .method = o.method,
                                  .restart = o.restart, .d_b = d_b, .d_x = d_x,
-                                 .inv_diag = inv_diag, .M = stage, .a_scale = ldexp(1.0, -ea),
+                                 .inv_diag = diag.host, .d_inv_diag = diag.dev,
+                                 .d_inv_vt = diag.dev_vt, .M = stage, .a_scale = ldexp(1.0, -ea),
                                  .scale = 1, .rtol = o.rtol, .max_iter = o.max_iter,
                                  .stream = stream};
         s = adia__solve_gpu(&g, info);
     }
-    free(inv_diag);
+    free(diag.host);
     return s;
 }
 
@@ -558,20 +560,18 @@ adia_status adia_solve_operator_device(const adia_operator *op, const double *d_
     return s;
 }
 
-/* 1 / A(i,i) of the plan's matrix, from its format's diagonal (the plan
- * keeps no matrix): read on the device, n values back (issue 28: reading
- * it through adia_format_to_matrix downloaded the format and made CSR on
- * one thread, 10x the solve it served). */
-static adia_status plan_jacobi(adia_plan *plan, int ea, double **inv_diag)
+/* 1 / A(i,i) of a GPU plan's matrix, read, inverted and checked on the
+ * device (the plan keeps no matrix; issue 28: reading it through
+ * adia_format_to_matrix downloaded the format and made CSR on one thread,
+ * 10x the solve it served; issue 30: n values down and up again were most
+ * of a 16.8 M-row Jacobi set-up).  *d: freed by adia__precond_free_gpu. */
+static adia_status plan_jacobi(adia_plan *plan, adia__solve_diag *diag, void **d)
 {
-    const adia_format *F = adia_plan_format(plan);
-    int32_t n = adia_format_rows(F);
-    double *diag = adia__alloc((size_t)n + 1, sizeof *diag, "matrix diagonal");
-    if (!diag) return ADIA_ERR_NO_MEMORY;
-    adia_status s = adia__format_diagonal(F, diag);
-    if (s == ADIA_OK) s = jacobi_inverse(diag, n, 0, ea, inv_diag);
-    free(diag);
-    return s;
+    int ones = 0;
+    ADIA_TRY(adia__precond_inverse_diagonal_gpu(plan, "adia_plan_solve: Jacobi needs", d, &ones));
+    diag->dev = *d;
+    diag->dev_vt = adia_plan_value_type(plan);
+    return ADIA_OK;
 }
 
 /* max |A(i,j)| of a GPU plan: read on the device where its format keeps
@@ -614,21 +614,24 @@ static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
     double big = 0;
     ADIA_TRY(plan_max_abs(plan, &big));
     const int ea = pow2_exponent(big);   /* the methods run on A / 2^ea, as adia_solve's */
-    double *inv_diag = NULL;
+    adia__solve_diag diag = {0};
+    void *jacobi = NULL;
     const adia_precond *stage = NULL;
-    if (o.jacobi) ADIA_TRY(plan_jacobi(plan, ea, &inv_diag));
-    else ADIA_TRY(adia__solve_precond_stage(o.precond, ea, &inv_diag, &stage));
+    if (o.jacobi) ADIA_TRY(plan_jacobi(plan, &diag, &jacobi));
+    else ADIA_TRY(adia__solve_precond_stage(o.precond, ea, &diag, &stage));
     adia__plan_op_ctx ctx;
     adia__solve_op A;
     adia__solve_op_plan(plan, NULL, &ctx, &A);
     const adia__solve_comm one = {0};
     adia_solve_gpu_args g = {.op = &A, .comm = &one, .method = o.method, .restart = o.restart,
-                             .d_b = b, .d_x = x, .inv_diag = inv_diag, .M = stage,
+                             .d_b = b, .d_x = x, .inv_diag = diag.host,
+                             .d_inv_diag = diag.dev, .d_inv_vt = diag.dev_vt, .M = stage,
                              .a_scale = ldexp(1.0, -ea), .scale = 1, .rtol = o.rtol,
                              .max_iter = o.max_iter, .stream = stream,
                              .park = adia__plan_parked(plan)};
     adia_status s = adia__solve_gpu(&g, info);
-    free(inv_diag);
+    free(diag.host);
+    adia__precond_free_gpu(jacobi);
     return s;
 }
 

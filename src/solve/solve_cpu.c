@@ -128,7 +128,7 @@ static adia_status precondition(const solver *S, const double *r, double *z)
 {
     if (S->M) return S->M->ops->apply(S->M, S->m_alpha, r, z, NULL);
 #pragma omp parallel for schedule(static) if (S->n > PARALLEL_ROWS) num_threads(adia__threads())
-    for (int64_t i = 0; i < S->n; i++) z[i] = S->inv_diag ? S->inv_diag[i] * r[i] : r[i];
+    for (int64_t i = 0; i < S->n; i++) z[i] = S->diag.host ? S->diag.host[i] * r[i] : r[i];
     return ADIA_OK;
 }
 
@@ -236,7 +236,7 @@ static adia_status cpu_product_sums(void *run, solve_vec xv, solve_vec yv, solve
 static adia_status cpu_cg_start(void *run)
 {
     cpu_run *R = run;
-    const double *d = R->S->inv_diag;
+    const double *d = R->S->diag.host;
     const int64_t n = R->S->n;
     if (d) {
 #pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
@@ -256,7 +256,7 @@ static adia_status cpu_cg_step(void *run)
     if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
     const solve_cg_scalars c = solve_cg_step_scalars(R->dots, &R->st);
     const int64_t n = S->n;
-    const double *d = S->inv_diag, *w = R->q, alpha = c.alpha, beta = c.beta;
+    const double *d = S->diag.host, *w = R->q, alpha = c.alpha, beta = c.beta;
     const int first = R->st.iter == 0, stage = S->M != NULL;
     double *x = R->x, *r = R->r, *u = R->u, *p = R->p, *sv = R->s;
     double part[SUM_CHUNKS], rr = 0;
@@ -315,7 +315,7 @@ static adia_status cpu_bicg_direction(void *run)
     cpu_run *R = run;
     if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
     const int64_t n = R->S->n;
-    const double *d = R->S->inv_diag, beta = R->st.beta, omega = R->st.omega;
+    const double *d = R->S->diag.host, beta = R->st.beta, omega = R->st.omega;
 #pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) {
         const double pi = R->r[i] + beta * (R->p[i] - omega * R->q[i]);
@@ -331,7 +331,7 @@ static adia_status cpu_bicg_half(void *run)
     cpu_run *R = run;
     if (R->st.status != SOLVE_RUNNING) return ADIA_OK;
     const int64_t n = R->S->n;
-    const double *d = R->S->inv_diag;
+    const double *d = R->S->diag.host;
     double alpha;
     const int ok = solve_bicg_alpha(&R->st, R->dots, &alpha);
     if (ok) {
@@ -402,7 +402,7 @@ static adia_status cpu_gm_next_basis(void *run)
     const solve_state *st = &R->st;
     if (st->status != SOLVE_RUNNING || st->j >= st->m) return ADIA_OK;
     const int64_t n = R->S->n;
-    const double inv = 1.0 / st->hnext, *d = R->S->inv_diag;
+    const double inv = 1.0 / st->hnext, *d = R->S->diag.host;
     double *vj = R->V + (int64_t)st->j * n;
 #pragma omp parallel for schedule(static) if (n > PARALLEL_ROWS) num_threads(adia__threads())
     for (int64_t i = 0; i < n; i++) {
@@ -470,7 +470,7 @@ static adia_status cpu_gm_update_x(void *run)
     cpu_run *R = run;
     solve_gm_solve_y(&R->st, &R->sm);
     const int flex = R->Z != NULL;
-    combine(R, flex ? R->Z : R->V, flex ? NULL : R->S->inv_diag, 1, R->x);
+    combine(R, flex ? R->Z : R->V, flex ? NULL : R->S->diag.host, 1, R->x);
     return ADIA_OK;
 }
 
@@ -520,7 +520,7 @@ static adia_status gmres_cycles(const solve_method *m, const solve_state *st)
 static adia_status krylov(solver *S, adia_solver method, const double *b, double *x, double *w)
 {
     const int64_t n = S->n;
-    const int staged = S->inv_diag || S->M;   /* u, ph, sh apart from r, p, s */
+    const int staged = S->diag.host || S->M;   /* u, ph, sh apart from r, p, s */
     const int mr = S->restart, flex = method == ADIA_SOLVE_GMRES && S->M && S->M->ops->varies;
     cpu_run R = {.S = S, .b = b, .x = x, .r = w, .p = w + n, .q = w + 2 * n};
     double *small = NULL;
@@ -547,7 +547,7 @@ static adia_status krylov(solver *S, adia_solver method, const double *b, double
      * next product's sums, as on the GPU (no reduction of its own) */
     R.st = (solve_state){.tol2 = S->tol * S->tol, .max_iter = S->max_iter - S->info->iterations,
                          .m = mr, .split = S->comm->sum != NULL};
-    const solve_method m = {&cpu_kernels, &R, S->inv_diag != NULL, S->M != NULL, flex};
+    const solve_method m = {&cpu_kernels, &R, S->diag.host != NULL, S->M != NULL, flex};
     adia_status s;
     if (method == ADIA_SOLVE_GMRES) {
         s = gmres_cycles(&m, &R.st);

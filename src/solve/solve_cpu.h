@@ -17,7 +17,8 @@ typedef struct solver {
     int device;               /* 1: the methods of solve_gpu.cu, on op's
                                  device products                            */
     int64_t n;                /* rows held here                             */
-    double *inv_diag;         /* Jacobi: 1 / (A(i,i) / sa); NULL: none      */
+    adia__solve_diag diag;    /* Jacobi: 1 / (A(i,i) / sa) (host), or the GPU
+                                 plan's 1 / A(i,i); none: both NULL       */
     const adia_precond *M;    /* or a preconditioner without a diagonal:
                                  z = m_alpha M r, a stage of its own        */
     double m_alpha;           /* sa: M ~ A^-1, so sa M ~ (A / sa)^-1        */

@@ -205,7 +205,7 @@ template <typename T>
 adia_status setup(solve_run<T> &R)
 {
     const adia_solve_gpu_args *a = R.a;
-    const bool jac = a->inv_diag != nullptr, stage = R.M != nullptr;
+    const bool jac = a->inv_diag || a->d_inv_diag, stage = R.M != nullptr;
     const bool gm = a->method == ADIA_SOLVE_GMRES;
     R.m = gm ? a->restart : 0;
     const int64_t k = vectors_needed(a->method, jac, stage, R.flex, R.m);
@@ -270,10 +270,13 @@ adia_status setup(solve_run<T> &R)
             R.ph = v + next++ * R.n;
             R.sh = v + next++ * R.n;
         }
-        /* doubles as they are: a converted copy cost 30-40 ms of set-up at
-         * 4.1 M rows (ADIA_PHASES, H200) */
-        ADIA_TRY(::upload(a->inv_diag, R.n, sizeof(T) == sizeof(double) ? ADIA_DOUBLE : ADIA_FLOAT,
-                        R.d));
+        const adia_value_type vt = sizeof(T) == sizeof(double) ? ADIA_DOUBLE : ADIA_FLOAT;
+        if (a->d_inv_diag)   /* a GPU plan's: copied and scaled by 2^ea there */
+            ADIA_TRY(adia__precond_convert_gpu(a->d_inv_vt, vt, R.n, 1 / a->a_scale,
+                                               a->d_inv_diag, R.d, R.w.stream));
+        else   /* doubles as they are: a converted copy cost 30-40 ms of set-up
+                * at 4.1 M rows (ADIA_PHASES, H200) */
+            ADIA_TRY(::upload(a->inv_diag, R.n, vt, R.d));
     } else if (stage && a->method == ADIA_SOLVE_CG) {
         R.u = v + next++ * R.n;      /* M r, apart from r */
     } else if (stage && a->method == ADIA_SOLVE_BICGSTAB) {
@@ -459,7 +462,7 @@ adia_status true_residual(solve_run<T> &R, double *out)
 static void bytes_per_iteration(const adia_solve_gpu_args *a, bool fused, double vs,
                                 double second_passes, adia_solve_info *info)
 {
-    const double n = (double)a->op->n, jac = a->inv_diag ? 1 : 0;
+    const double n = (double)a->op->n, jac = a->inv_diag || a->d_inv_diag ? 1 : 0;
     if (a->M) return;   /* the stage's bytes are its own, not known here: 0 */
     /* the operator's bytes: its matrix and one pass each of x and y */
     const double fmt = a->op->apply_bytes, store = a->op->storage_bytes;

@@ -65,6 +65,15 @@ void adia__solve_op_plan(adia_plan *plan, const adia_matrix *A, adia__plan_op_ct
 /* An adia_operator as the operator and its reductions (operator.c). */
 void adia__solve_op_user(const adia_operator *user, adia__solve_op *op, adia__solve_comm *comm);
 
+/* A diagonal preconditioner as the solvers take it: host doubles 2^ea d_i
+ * (owned: free(host)), or a GPU plan's d_i on the device in dev_vt (M's,
+ * unscaled: the GPU solver scales its copy by 2^ea); both NULL: none. */
+typedef struct adia__solve_diag {
+    double *host;
+    const void *dev;
+    adia_value_type dev_vt;
+} adia__solve_diag;
+
 /* One solve on the device: every vector stays there, op's device products
  * are A, the stopping test runs on the device and the host looks once per
  * solve (a CUDA graph with a WHILE node), per chunk of iterations (a plain
@@ -77,10 +86,12 @@ typedef struct adia_solve_gpu_args {
     const void *d_b;            /* device, op->n values of op->vt              */
     void *d_x;                  /* device, the same: initial guess, solution   */
     const double *inv_diag;     /* host, n values of 1 / (a_scale A(i,i)), or NULL */
+    const void *d_inv_diag;     /* or device, n values of 1 / A(i,i) in d_inv_vt */
+    adia_value_type d_inv_vt;
     /* A preconditioner without a diagonal (src/precond), or NULL: z = M r
      * is then a stage of its own, M->ops->apply(M, 1 / a_scale, r, z) on
      * the solver's stream, captured in the graph with the rest (at the
-     * lesser of the operator's graph level and M's).  Never with inv_diag. */
+     * lesser of the operator's graph level and M's).  Never with a diagonal. */
     const struct adia_precond *M;
     double a_scale;             /* the operator is a_scale * A (a power of two) */
     int b_exp;                  /* host entry (vt double): b comes unscaled and
@@ -132,10 +143,9 @@ adia_status adia__solve_precond_check(const adia_solve_options *o, const adia_pl
 adia_status adia__solve_precond_check_op(const adia_solve_options *o, int64_t n, int device,
                                          const char *func);
 /* How the methods apply a checked M (NULL: nothing) on a system scaled to
- * A / 2^ea: a diagonal kind as *inv_diag (2^ea d_i, host, freed by the
- * caller; NULL for a diagonal of ones: the identity), any other as *stage
- * (applied with alpha 2^ea). */
-adia_status adia__solve_precond_stage(const struct adia_precond *M, int ea, double **inv_diag,
+ * A / 2^ea: a diagonal kind as *diag (nothing for a diagonal of ones: the
+ * identity), any other as *stage (applied with alpha 2^ea). */
+adia_status adia__solve_precond_stage(const struct adia_precond *M, int ea, adia__solve_diag *diag,
                                       const struct adia_precond **stage);
 
 #ifdef __cplusplus

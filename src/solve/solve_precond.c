@@ -89,25 +89,30 @@ adia_status adia__solve_precond_check(const adia_solve_options *o, const adia_pl
     return ADIA_OK;
 }
 
-adia_status adia__solve_precond_stage(const adia_precond *M, int ea, double **inv_diag,
+adia_status adia__solve_precond_stage(const adia_precond *M, int ea, adia__solve_diag *diag,
                                       const adia_precond **stage)
 {
-    *inv_diag = NULL;
+    *diag = (adia__solve_diag){0};
     *stage = NULL;
     if (!M || M->ops->identity) return ADIA_OK;
-    const double *d = M->ops->diagonal ? M->ops->diagonal(M) : NULL;
+    int ones = 0;
+    const void *d = M->ops->diagonal ? M->ops->diagonal(M, &ones) : NULL;
     if (!d) {
         *stage = M;
         return ADIA_OK;
     }
-    int64_t i = 0;
-    while (i < M->n && d[i] == 1) i++;
-    if (i == M->n) return ADIA_OK;   /* the identity */
+    if (ones) return ADIA_OK;   /* the identity */
+    if (M->device) {   /* scaled by 2^ea where the solver copies it */
+        diag->dev = d;
+        diag->dev_vt = M->vtype;
+        return ADIA_OK;
+    }
+    const double *h = d;
     double *s = adia__alloc((size_t)M->n + 1, sizeof *s, "preconditioner diagonal");
     if (!s) return ADIA_ERR_NO_MEMORY;
     const int64_t n = M->n;
 #pragma omp parallel for schedule(static) if (n > 65536) num_threads(adia__threads())
-    for (int64_t k = 0; k < n; k++) s[k] = ldexp(d[k], ea);
-    *inv_diag = s;
+    for (int64_t k = 0; k < n; k++) s[k] = ldexp(h[k], ea);
+    diag->host = s;
     return ADIA_OK;
 }
