@@ -3,8 +3,8 @@
  * (double) or float's precision on biharm1d and a banded SPD matrix; the
  * apply captured into a CUDA graph and replayed gives the direct apply's
  * z; symmetric and positive on the device; CG through adia_solve on a GPU
- * plan converges within 2 iterations of the CPU's count (double).
- * Written beside the CPU step, to run on a device (branch wip/agg-gpu). */
+ * plan converges within 2 iterations of the CPU's count (double); auto on
+ * a GPU plan takes agg on a strip, mg on a grid. */
 #include "testutil.h"
 
 #include <math.h>
@@ -104,11 +104,34 @@ static void test_device(void)
     adia_matrix_destroy(A);
 }
 
+/* auto on a GPU plan: agg where mg sees a strip 2 points wide (biharm1d,
+ * a 2 x N grid), mg on a grid, as on a CPU plan. */
+static void test_auto(void)
+{
+    static const char *specs[][2] = {{"biharm1d:3000", "agg"}, {"lap2d5:200", "mg"}};
+    for (int k = 0; k < 2; k++) {
+        adia_matrix *A = test_generate(specs[k][0]);
+        adia_plan *P = A ? plan_on(A, ADIA_DOUBLE, 1) : NULL;
+        adia_precond_options o;
+        adia_precond_options_default(&o);
+        o.kind = "auto";
+        adia_precond *M = NULL;
+        if (P) CHECK_OK(adia_precond_create(P, &o, &M));
+        if (M)
+            CHECK(!strcmp(adia_precond_kind(M), specs[k][1]), "auto on a GPU plan of %s: %s, "
+                  "want %s", specs[k][0], adia_precond_kind(M), specs[k][1]);
+        adia_precond_destroy(M);
+        adia_plan_destroy(P);
+        adia_matrix_destroy(A);
+    }
+}
+
 int main(void)
 {
     TEST_BEGIN();
     TEST_NEED_DEVICE();
     test_device();
+    test_auto();
     return TEST_END();
 }
 #endif

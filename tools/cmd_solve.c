@@ -377,9 +377,9 @@ int cmd_solve(int argc, char **argv)
                                             "(Chebyshev polynomial in D^-1 A), mg (multigrid on "
                                             "the matrix's grid), agg (multigrid by smoothed "
                                             "aggregation of consecutive rows: SPD matrices no "
-                                            "grid suits; CPU), auto (mg on a grid of 128 or more "
-                                            "points along an edge -- agg on a CPU plan's strip "
-                                            "2 points wide --, else jacobi, else none; CG's "
+                                            "grid suits), auto (mg on a grid of 128 or more "
+                                            "points along an edge -- agg on a strip 2 points "
+                                            "wide --, else jacobi, else none; CG's "
                                             "default in one process)"},
         {"grid", CLI_STRING, &o.grid, "mg: the grid NXxNYxNZ (default: found from the offsets)"},
         {"cycle", CLI_STRING, &o.cycle, "mg: v, w or f (default v; f is not symmetric: GMRES or BiCGSTAB, not CG)"},

@@ -230,9 +230,9 @@ def precond(A, kind: str = "mg", grid=None, cycle: str = "v", smoother: Optional
     "none", "jacobi", "cheb" (Chebyshev polynomial in D^-1 A, any SPD A),
     "mg" (geometric multigrid on a structured grid), "agg" (multigrid by
     smoothed aggregation of consecutive rows, for SPD A that no grid suits;
-    CPU plans; takes degree and max_levels) or "auto" (mg where A
-    lies on a grid of 128 or more points along an edge -- agg on a CPU
-    plan's strip 2 points wide --, else jacobi, else none: ``M.kind`` says
+    set up on the host; takes degree and max_levels) or "auto" (mg where
+    A lies on a grid of 128 or more points along an edge -- agg on a
+    strip 2 points wide --, else jacobi, else none: ``M.kind`` says
     which, and ``M.explain()`` why).  mg's options (auto passes them to mg):
     grid (nx, ny, nz) -- default: found from A's offsets --, cycle "v",
     "w" or "f" (not symmetric: GMRES or BiCGSTAB, not CG), smoother "cheb" (default),

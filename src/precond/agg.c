@@ -248,7 +248,7 @@ static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
     ADIA_TRY(check_options(opt));
     if (M->automatic && !M->strip)   /* set by mg, which auto tries first */
         return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: A is no strip 2 points "
-                          "wide (auto gives agg only those, on CPU plans; give kind agg)");
+                          "wide (auto gives agg only those; give kind agg)");
     const double t0 = adia__now_ms();
     agg_state *G = adia__calloc(1, sizeof *G, "agg preconditioner");
     if (!G) return ADIA_ERR_NO_MEMORY;

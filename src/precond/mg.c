@@ -316,7 +316,7 @@ int adia__mg_coarsen_more(const mg_level *L)
 
 adia_status adia__mg_repays(adia_precond *M, const int32_t n[3])
 {
-    if (M->automatic && !M->device && mg_strip(n)) {
+    if (M->automatic && mg_strip(n)) {
         M->strip = 1;   /* for agg, which auto tries next */
         return adia__error(ADIA_ERR_UNSUPPORTED, "mg preconditioner: grid %dx%dx%d, a strip 2 "
                           "points wide: A is a band more than a grid (agg's)", n[0], n[1], n[2]);

@@ -112,9 +112,10 @@ static inline int32_t mg_longest_edge(const int32_t n[3])
  * MG_AUTO_MIN_EDGE), the third 1 -- how a band of reach 2 with no grid of
  * its own (biharm1d's 1 -4 6 -4 1) fits mg's grid search.  mg coarsens
  * it as a plain pair aggregation first, which does not scale (CG + mg on
- * biharm1d:10000: 97,078 iterations; agg 542), so "auto" gives a CPU
- * plan's strip to agg (on genuine strips the two are level: lap2d5:2x50000
- * 4 and 4 iterations; 2-core machine, 2026-11-28). */
+ * biharm1d:10000: 97,078 iterations; agg 542), so "auto" gives a strip
+ * to agg (on genuine strips the two are level: lap2d5:2x50000 4 and 4
+ * iterations, 2-core machine; on the H200 biharm1d:100000's mg stops at
+ * 20,000 iterations, agg converges in 544: 2026-11-28). */
 static inline int mg_strip(const int32_t n[3])
 {
     int two = 0, one = 0;
@@ -713,7 +714,7 @@ int adia__mg_coarsen_more(const mg_level *L);
 int adia__mg_coarse_enough(const int64_t n[3]);
 /* For kind "auto" (M->automatic): ADIA_ERR_UNSUPPORTED, saying why, where
  * grid n is too small for mg to repay its set-up (MG_AUTO_MIN_EDGE), or is
- * a strip on a CPU plan (mg_strip: M->strip set, for agg). */
+ * a strip (mg_strip: M->strip set, for agg). */
 adia_status adia__mg_repays(adia_precond *M, const int32_t n[3]);
 adia_status adia__mg_check_coarsest(const mg_state *S, int max_levels);
 adia_plan_hints adia__mg_level_hints(const adia_precond *M, const mg_level *L);
