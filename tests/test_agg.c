@@ -14,7 +14,9 @@
  *   Laplacian), mg on other grids, jacobi on a small one;
  * - errors: mg's options, a 3D grid's band (its products past the set-up's
  *   budget of multiplications, refused before they run), a zero diagonal
- *   entry (named), an indefinite A (GPU plans: test_gpu_agg.c). */
+ *   entry (named), an indefinite A (GPU plans: test_gpu_agg.c);
+ * - a coarsest level not SPD in double only: set up with a shift, M SPD;
+ *   one indefinite by far: refused. */
 #include "testutil.h"
 
 #include <math.h>
@@ -258,9 +260,56 @@ static void test_errors(void)
     free(a);
 }
 
+/* The coarsest level not SPD in double: K = D2' D2 (D2 the second
+ * difference, so K's null space holds the linear functions) + 1e-17 I is
+ * SPD, but its coarsest Galerkin matrix's least eigenvalues lie under
+ * double's rounding: set up with the shifted Cholesky (explain says so),
+ * M symmetric positive definite.  An A indefinite by far (a tridiagonal
+ * 2, -1.5: eigenvalues down to -1) is still refused (a coarse level's
+ * diagonal turns negative). */
+static void test_coarsest_shift(void)
+{
+    const int n = 1000;
+    double *a = calloc((size_t)n * n, sizeof *a);
+    static const double d2[3] = {1, -2, 1};
+    for (int r = 0; a && r + 2 < n; r++)   /* K += row r of D2, outer product */
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) a[(size_t)(r + i) * n + r + j] += d2[i] * d2[j];
+    for (int i = 0; a && i < n; i++) a[(size_t)i * n + i] += 1e-17;
+    adia_matrix *A = a ? test_dense_matrix(n, n, a) : NULL;
+    adia_plan *P = A ? cpu_plan(A) : NULL;
+    adia_precond *M = P ? make_agg(P, 0, 0) : NULL;
+    if (M) {
+        char buf[4096];
+        CHECK_OK(adia_precond_explain(M, buf, sizeof buf));
+        printf("K + 1e-17 I: %s", strstr(buf, "dense inverse") ? strstr(buf, "dense inverse") : buf);
+        test_precond_spd(M, n, 0, 31, "agg on K + 1e-17 I");
+    }
+    adia_precond_destroy(M);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    for (int i = 0; a && i < n * n; i++) a[i] = 0;
+    for (int i = 0; a && i < n; i++) {
+        a[(size_t)i * n + i] = 2;
+        if (i > 0) a[(size_t)i * n + i - 1] = a[(size_t)(i - 1) * n + i] = -1.5;
+    }
+    A = a ? test_dense_matrix(n, n, a) : NULL;
+    P = A ? cpu_plan(A) : NULL;
+    adia_precond_options o;
+    adia_precond_options_default(&o);
+    o.kind = "agg";
+    M = NULL;
+    if (P) CHECK_ERR(adia_precond_create(P, &o, &M), ADIA_ERR_INVALID_ARG,
+                     "positive definite");
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+    free(a);
+}
+
 int main(void)
 {
     TEST_BEGIN();
+    test_coarsest_shift();
     test_symmetric();
     test_convergence();
     test_levels();

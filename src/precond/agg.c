@@ -66,6 +66,7 @@ typedef struct agg_state {
     int64_t nnz;              /* of every level's matrix                        */
     int64_t budget;           /* multiplications the set-up's products have left */
     double setup_ms;
+    double coarse_shift;      /* tau of the coarsest's shift (0: none)          */
 } agg_state;
 
 /* ------------------------------------------------------- CSR products */
@@ -192,8 +193,16 @@ static adia_status smoother(const adia_precond *M, agg_level *V, double *dinv)
     return adia__precond_array(M, V->L.rows, NULL, &V->L.d);
 }
 
-/* The coarsest level: its dense inverse (where M lives). */
-static adia_status coarsest(const adia_precond *M, agg_level *V)
+/* The coarsest level: its dense inverse (where M lives).  A_c = P' A P is
+ * SPD in exact arithmetic; where A's condition is beyond double's
+ * (biharm1d:300000, about 1e22) the coarsest's least eigenvalues fall
+ * under its rounding and Cholesky fails.  Then its symmetric part shifted
+ * by the least tau max_i a_ii (tau = 1e-14, 1e-13 ... 1e-8) that Cholesky
+ * takes: SPD, so M stays SPD (explain prints tau); past 1e-8 A is taken
+ * for what it says, not SPD. */
+#define AGG_SHIFT_FIRST 1e-14
+#define AGG_SHIFT_LAST 1e-8
+static adia_status coarsest(const adia_precond *M, agg_state *G, agg_level *V)
 {
     const adia_csr *c = &V->A->csr;
     const double *cv = c->values;
@@ -206,6 +215,18 @@ static adia_status coarsest(const adia_precond *M, agg_level *V)
             a[i * n + c->colind[p]] = cv[p];
     int spd = 0;
     if (s == ADIA_OK) s = adia__dense_inverse(a, n, inv, &spd);
+    double dmax = 0;
+    for (int64_t i = 0; s == ADIA_OK && !spd && i < n; i++) {
+        dmax = fmax(dmax, a[i * n + i]);
+        for (int64_t j = 0; j < i; j++)
+            a[i * n + j] = a[j * n + i] = 0.5 * (a[i * n + j] + a[j * n + i]);
+    }
+    for (double tau = AGG_SHIFT_FIRST, prev = 0; s == ADIA_OK && !spd && tau <= AGG_SHIFT_LAST;
+         prev = tau, tau *= 10) {
+        for (int64_t i = 0; i < n; i++) a[i * n + i] += (tau - prev) * dmax;
+        s = adia__dense_inverse(a, n, inv, &spd);
+        G->coarse_shift = spd ? tau : 0;
+    }
     if (s == ADIA_OK && !spd)
         s = adia__error(ADIA_ERR_INVALID_ARG, "agg preconditioner: the coarsest matrix (%lld "
                        "rows) is not symmetric positive definite: A is not", (long long)n);
@@ -280,7 +301,7 @@ static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
         s = adia__error(ADIA_ERR_INVALID_ARG, "agg preconditioner: the coarsest level (%lld "
                        "rows, max_levels %d) is above the %d rows of the dense direct solve",
                        (long long)V->L.rows, most, MG_DENSE_MAX);
-    if (s == ADIA_OK) s = coarsest(M, V);
+    if (s == ADIA_OK) s = coarsest(M, G, V);
     for (int l = 0; l < G->nlev; l++) G->nnz += G->lev[l].A ? G->lev[l].A->csr.nnz : 0;
     G->setup_ms = adia__now_ms() - t0;
     return s;
@@ -347,6 +368,9 @@ static void agg_explain(const adia_precond *M, char *buf, size_t len)
         if (k >= len) break;
         if (l < G->nlev - 1)
             k += (size_t)snprintf(buf + k, len - k, ", lambda_max(D^-1 A) <= %.4g\n", V->L.lmax);
+        else if (G->coarse_shift > 0)
+            k += (size_t)snprintf(buf + k, len - k, ", dense inverse (Cholesky of its symmetric "
+                                  "part + %g max_i a_ii: not SPD in double)\n", G->coarse_shift);
         else
             k += (size_t)snprintf(buf + k, len - k, ", dense inverse (Cholesky)\n");
     }
