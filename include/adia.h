@@ -801,6 +801,19 @@ adia_status adia_plan_candidates(const adia_matrix *A, const adia_plan_hints *h,
  * adia_plan_explain); when no format fits, ADIA_ERR_NO_MEMORY. */
 adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
                              adia_plan **plan);
+/* adia_plan_create of the caller's host CSR arrays (as
+ * adia_matrix_create_csr takes them), read during the call only: where
+ * they are canonical (columns ascending and unique in every row) with
+ * double values nothing is copied -- the matrix adia_matrix_create_csr
+ * would make first is 1.4 GB at lap3d7:256, 52 ms of a 139 ms solve from
+ * SciPy at 160^3 (H200) --, else they are copied and sorted as
+ * adia_matrix_create_csr does.  name: what adia_plan_explain calls the
+ * matrix (NULL: nothing).  The plan keeps no reference to the arrays;
+ * adia_solve takes it with A NULL. */
+adia_status adia_plan_create_csr(int32_t rows, int32_t cols, int64_t nnz, const int64_t *rowptr,
+                                 const int32_t *colind, const void *values, adia_value_type vt,
+                                 const char *name, const adia_plan_hints *hints,
+                                 adia_plan **plan);
 /* A CSR matrix in device memory, as CuPy, cuSPARSE and most GPU codes hold
  * it: rows + 1 row pointers of 32 or 64 bits (rowptr[0] = 0), int32
  * columns ascending within each row, values in double or float. */
@@ -1055,7 +1068,11 @@ adia_status adia_solve_expected_calls(const adia_matrix *A, adia_solver method, 
  * the last iterate on return.  plan: a plan of A (CPU: double; GPU: b and
  * x are moved to the device once and x back at the end), or NULL (one is
  * made on opt->device with max_iter expected calls -- the planner measures
- * candidates when that is many -- and destroyed).  Not converging (max_iter
+ * candidates when that is many -- and destroyed).  A may be NULL when plan
+ * is given: the plan's matrix is then A (a GPU plan's scale and Jacobi
+ * diagonal read on the device, nothing of A on the host: the caller need
+ * not keep a copy of the matrix it planned; a CPU plan's matrix made from
+ * its format for the call).  Not converging (max_iter
  * reached, a breakdown, a non-finite residual) is not an error: ADIA_OK with
  * info->converged 0 and the reason in info->stop.  Scale-safe: the methods
  * (CPU and GPU) run on A and b scaled by powers of two, and norms are

@@ -6,6 +6,8 @@
  *   float (GMRES in float within 2 + 5%: M (V y) rounds V y to float once
  *   per cycle, which x += V y does not), whether the loop runs as a WHILE
  *   graph (graph 2), chunks of a plain graph (1) or launch by launch (0);
+ * - adia_solve(NULL, P) on a plan from adia_plan_create_csr: adia_solve(A,
+ *   Q)'s x and iterations (none, the Jacobi flag, mg);
  * - the jacobi kind takes the jacobi flag's fused path: the same
  *   iterations and x (double; float: D rounded to float first, close);
  *   "none" is no preconditioner;
@@ -246,6 +248,48 @@ static void test_small(void)
     }
 }
 
+/* A GPU plan made by adia_plan_create_csr from A's arrays, solved with
+ * adia_solve(NULL, P): the x and iterations of adia_solve(A, Q) on a plan
+ * of A, with no preconditioner, the Jacobi flag and mg. */
+static void test_without_matrix(void)
+{
+    adia_matrix *A = test_generate("lap3d7:33");
+    if (!A) return;
+    const int32_t n = adia_matrix_rows(A);
+    adia_csr_view c;
+    CHECK_OK(adia_matrix_csr(A, &c));
+    adia_plan_hints h = {.expected_calls = 100, .vtype = ADIA_DOUBLE, .device = 1};
+    adia_plan *P = NULL, *Q = NULL;
+    CHECK_OK(adia_plan_create_csr(n, n, c.nnz, c.rowptr, c.colind, c.values, ADIA_DOUBLE, "a",
+                                  &h, &P));
+    CHECK_OK(adia_plan_create(A, &h, &Q));
+    double *b = malloc((size_t)n * sizeof *b), *x1 = malloc((size_t)n * sizeof *x1);
+    double *x2 = malloc((size_t)n * sizeof *x2);
+    for (int32_t i = 0; i < n; i++) x1[i] = 1;
+    CHECK_OK(adia_matrix_spmv(A, 1.0, x1, 0.0, b));
+    for (int k = 0; P && Q && k < 3; k++) {
+        adia_precond *MP = k == 2 ? test_precond(P, "mg") : NULL;
+        adia_precond *MQ = k == 2 ? test_precond(Q, "mg") : NULL;
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        o.jacobi = k == 1;
+        adia_solve_info i1, i2;
+        memset(x1, 0, (size_t)n * sizeof *x1), memset(x2, 0, (size_t)n * sizeof *x2);
+        o.precond = MQ;
+        CHECK_OK(adia_solve(A, Q, b, x1, &o, &i1));
+        o.precond = MP;
+        CHECK_OK(adia_solve(NULL, P, b, x2, &o, &i2));
+        CHECK(i1.converged && i2.converged && i1.iterations == i2.iterations &&
+                  test_rel_err(x2, x1, n) < 1e-14,
+              "case %d: with A %s in %d, without %s in %d (x differs by %g)", k, i1.stop,
+              i1.iterations, i2.stop, i2.iterations, test_rel_err(x2, x1, n));
+        adia_precond_destroy(MP), adia_precond_destroy(MQ);
+    }
+    adia_plan_destroy(P), adia_plan_destroy(Q);
+    free(b), free(x1), free(x2);
+    adia_matrix_destroy(A);
+}
+
 /* A preconditioner of a CPU plan, or of another GPU plan of the same A. */
 static void test_errors(void)
 {
@@ -295,6 +339,7 @@ int main(void)
     test_kinds();
     test_device_vectors();
     test_small();
+    test_without_matrix();
     test_errors();
     return TEST_END();
 }

@@ -104,7 +104,15 @@ def _matrix(A):
     after A's type (_matrix_name)."""
     if isinstance(A, _adia._Matrix):
         return A
-    name = _matrix_name(A)
+    m = _adia.matrix_from_csr(*_csr_arrays(A))
+    m.set_name(_matrix_name(A))
+    return m
+
+
+def _csr_arrays(A):
+    """A (anything _to_csr takes) as the C library's CSR arguments: rows,
+    cols, int64 row pointers, int32 columns, float64 or float32 values --
+    A's own arrays where they have those types (no copy)."""
     A = _to_csr(A)
     rows, cols = A.shape
     if rows > 2**31 - 1 or cols > 2**31 - 1:
@@ -120,9 +128,7 @@ def _matrix(A):
     if data.dtype not in (np.float64, np.float32):
         data = data.astype(np.float64)
     data = np.ascontiguousarray(data)
-    m = _adia.matrix_from_csr(rows, cols, indptr, indices, data)
-    m.set_name(name)
-    return m
+    return rows, cols, indptr, indices, data
 
 
 def _to_scipy(m) -> sp.csr_matrix:
@@ -217,8 +223,8 @@ class Plan(_LinearOperator):
     transpose of the plan's own copy of A, then planned like P: same
     device, dtype and hints, the same format when P's was fixed) and cached;
     its ``.T`` is P again.  It costs one conversion and the memory of a
-    second plan.  A GPU plan made from a CuPy matrix keeps no host matrix
-    and has no transpose (plan A.T yourself).
+    second plan; a GPU plan, which keeps no host copy of A, first brings its
+    format to the host once.
 
     CPU plan: x and the results are NumPy arrays; GPU plan: CuPy arrays,
     and the products run on CuPy's current stream; :meth:`aslinearoperator`
@@ -442,10 +448,8 @@ class Plan(_LinearOperator):
 
     def _make_transpose(self):
         m = self._p.matrix   # also checks that the plan is open
-        if m is None:
-            raise _unsupported(
-                "the transpose of a GPU plan made from a CuPy matrix: the plan keeps no copy "
-                "of that matrix; plan its transpose (adia.plan(A.T.tocsr(), device='gpu'))")
+        if m is None:   # a GPU plan: its format, downloaded once
+            m = _adia.plan_matrix(self._p)
         h = dict(self._hints or {})
         calls = h.get("expected_calls", 1)
         chooser = h.get("chooser", "model")
@@ -525,8 +529,9 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
     planned as 1); anything else is a TypeError or ValueError naming it,
     before any work.
 
-    The plan keeps its own copy of A (the master CSR, which adia.solve
-    needs, and the chosen format).
+    A CPU plan keeps its own copy of A (the master CSR, which adia.solve
+    reads); a GPU plan keeps only its format (A's arrays are read in place
+    while it is made, not copied).
     """
     calls = _expected_calls(expected_calls)
     chooser = _str_arg("chooser", chooser)
@@ -540,6 +545,13 @@ def plan(A, expected_calls: int = 1, device: str = "cpu", dtype=np.float64, *,
              "nondeterministic": nondet}
     if _is_cupy_sparse(A) and dev != 0 and gpu_available():
         return _device_plan(A, calls, dtype, chooser, format, params, hints)
+    if dev != 0 and not isinstance(A, _adia._Matrix):
+        # a GPU plan keeps no host copy of A: planned from A's own arrays
+        # (adia_plan_create_csr), solved with adia_solve(NULL, plan)
+        name = _matrix_name(A)
+        handle = _adia.plan_create_csr(*_csr_arrays(A), name, calls, dev, _value_dtype(dtype),
+                                       chooser, format or "", params or "", nondet)
+        return Plan(handle, _hints=hints, _name=name)
     m = _matrix(A)
     handle = _adia.plan_create(m, calls, dev, _value_dtype(dtype),
                                chooser, format or "", params or "", nondet)
@@ -695,18 +707,14 @@ def _solve(A, b, method, rtol, maxiter, x0, jacobi, restart, device, M):
     pc = None if M is None else M._h
     if isinstance(A, Plan):
         handle = A._p
-        m = handle.matrix
+        m = handle.matrix   # None: a GPU plan, its own matrix (adia_solve's A NULL)
         dev = handle.device
-        if m is None:   # a plan of a device CSR: only the device solve has its matrix
-            cp = _cupy()
-            x, info = _solve_on_device(A, cp.asarray(b), method, rtol, maxiter,
-                                       None if x0 is None else cp.asarray(x0), jacobi, restart, pc)
-            return (x if _is_cupy_array(b) else x.get()), info
+        n_rows, n_cols = A.shape
     else:
         handle = None
         m = _matrix(A)
         dev = _device_code(device)
-    n_rows, n_cols = m.rows, m.cols
+        n_rows, n_cols = m.rows, m.cols
     if n_rows != n_cols:
         raise ValueError(f"solve needs a square matrix, got {n_rows} x {n_cols}")
     if method not in ("cg", "bicgstab", "gmres"):

@@ -357,6 +357,63 @@ static Plan *plan_create(nb::object mobj, int64_t expected_calls, int device, co
     return p;
 }
 
+// A plan of host CSR arrays read in place during the call
+// (adia_plan_create_csr): no master matrix -- a GPU plan's solves take it
+// as the matrix (adia_solve with A NULL), its transpose its format's.
+static Plan *plan_create_csr(int64_t rows, int64_t cols, any_array indptr, any_array indices,
+                             any_array data, const std::string &name, int64_t expected_calls,
+                             int device, const std::string &dtype, const std::string &chooser,
+                             const std::string &format, const std::string &params,
+                             bool nondeterministic)
+{
+    if (rows < 0 || cols < 0 || rows > INT32_MAX || cols > INT32_MAX)
+        value_error("matrix shape (" + std::to_string(rows) + ", " + std::to_string(cols) +
+                    ") out of range: adia indices are 32-bit");
+    const int64_t *rowptr = (const int64_t *)vec_ptr(indptr, nb::dtype<int64_t>(), rows + 1,
+                                                     false, "indptr");
+    const int64_t nnz = rowptr[rows];
+    const void *ci = vec_ptr(indices, nb::dtype<int32_t>(), -1, false, "indices");
+    adia_value_type vt = ADIA_DOUBLE;
+    if (data.dtype() == nb::dtype<float>()) vt = ADIA_FLOAT;
+    else if (data.dtype() != nb::dtype<double>()) type_error("matrix values must be float64 or float32");
+    const void *vp = vec_ptr(data, data.dtype(), -1, false, "data");
+    if (nnz < 0 || (int64_t)indices.shape(0) < nnz || (int64_t)data.shape(0) < nnz)
+        value_error("indptr says " + std::to_string(nnz) + " entries; indices has " +
+                    std::to_string(indices.shape(0)) + ", data " + std::to_string(data.shape(0)));
+    Hints H;
+    make_hints(H, expected_calls, device, dtype, chooser, format, params, nondeterministic);
+    adia_plan *P = nullptr;
+    adia_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_plan_create_csr((int32_t)rows, (int32_t)cols, nnz, rowptr, (const int32_t *)ci,
+                                  vp, vt, name.c_str(), &H.h, &P);
+    }
+    check(st);
+    Plan *p = new Plan();
+    p->P = P;
+    p->rows = adia_plan_rows(P);
+    p->cols = adia_plan_cols(P);
+    p->device = adia_plan_device(P);
+    p->vt = adia_plan_value_type(P);
+    p->nnz = nnz;
+    return p;
+}
+
+// The plan's matrix as its format holds it (a GPU plan's downloaded once).
+static Matrix *plan_matrix(const Plan &p)
+{
+    adia_plan *P = p.get();
+    adia_matrix *A = nullptr;
+    adia_status st;
+    {
+        nb::gil_scoped_release nogil;
+        st = adia_format_to_matrix(adia_plan_format(P), &A);
+    }
+    check(st);
+    return new Matrix(A);
+}
+
 // New values of the plan's pattern from a host master matrix
 // (adia_plan_update_values); the plan's master matrix (adia_solve's) becomes
 // that one, so solves see the new values too.
@@ -620,14 +677,16 @@ static nb::dict solve_ptr(Plan *plan, uintptr_t b, uintptr_t x, const std::strin
 static nb::dict solve(nb::object mobj, Plan *plan, any_array b, out_array x, const std::string &method,
                       double rtol, int max_iter, bool jacobi, int device, int restart, Precond *pc)
 {
-    Matrix *M = nb::cast<Matrix *>(mobj);
-    adia_matrix *A = M->get();
+    // A None: the plan's own matrix (adia_solve with A NULL)
+    adia_matrix *A = mobj.is_none() ? nullptr : nb::cast<Matrix *>(mobj)->get();
     adia_plan *P = plan ? plan->get() : nullptr;
-    int32_t n = adia_matrix_rows(A);
-    if (n != adia_matrix_cols(A))
+    if (!A && !P) value_error("solve needs a matrix or a plan");
+    int32_t n = A ? adia_matrix_rows(A) : adia_plan_rows(P);
+    int32_t nc = A ? adia_matrix_cols(A) : adia_plan_cols(P);
+    if (n != nc)
         raise_class(PyExc_ValueError,
                     "solve needs a square matrix, got " + std::to_string(n) + " x " +
-                        std::to_string(adia_matrix_cols(A)),
+                        std::to_string(nc),
                     ADIA_ERR_DIMENSION);
     const double *bp = (const double *)vec_ptr(b, nb::dtype<double>(), n, false, "b");
     double *xp = (double *)vec_ptr(x, nb::dtype<double>(), n, false, "x");
@@ -897,6 +956,10 @@ NB_MODULE(_adia, m)
 
     m.def("plan_create", &plan_create, "matrix"_a, "expected_calls"_a, "device"_a, "dtype"_a, "chooser"_a,
           "format"_a, "params"_a, "nondeterministic"_a = false, nb::rv_policy::take_ownership);
+    m.def("plan_create_csr", &plan_create_csr, "rows"_a, "cols"_a, "indptr"_a, "indices"_a,
+          "data"_a, "name"_a, "expected_calls"_a, "device"_a, "dtype"_a, "chooser"_a, "format"_a,
+          "params"_a, "nondeterministic"_a = false, nb::rv_policy::take_ownership);
+    m.def("plan_matrix", &plan_matrix, "plan"_a, nb::rv_policy::take_ownership);
     m.def("plan_create_device_csr", &plan_create_device_csr, "rows"_a, "cols"_a, "nnz"_a,
           "rowptr"_a, "rowptr_bits"_a, "colind"_a, "values"_a, "values_dtype"_a,
           "expected_calls"_a, "dtype"_a, "chooser"_a, "format"_a, "params"_a,
@@ -927,7 +990,7 @@ NB_MODULE(_adia, m)
         adia_solve_options_default(&o);
         return nb::make_tuple(o.rtol, o.max_iter, o.restart);
     });
-    m.def("solve", &solve, "matrix"_a, "plan"_a.none(), "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
+    m.def("solve", &solve, "matrix"_a.none(), "plan"_a.none(), "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,
           "jacobi"_a, "device"_a, "restart"_a, "precond"_a.none() = nb::none());
 
     nb::class_<Precond>(m, "_Precond")

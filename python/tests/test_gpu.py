@@ -111,6 +111,29 @@ def test_gpu_solve_from_cupyx_plan(cupy):
     np.testing.assert_allclose(xh, 1, atol=1e-7)
 
 
+def test_gpu_plan_keeps_no_host_matrix(cupy):
+    """A GPU plan of a SciPy matrix is made from its arrays in place and
+    keeps no host copy: solves from NumPy take the plan as the matrix
+    (adia_solve with A NULL), its transpose comes from its format, and
+    changing the SciPy matrix afterwards changes nothing."""
+    A = adia.generate("lap3d7:24")
+    P = adia.plan(A, device="gpu", expected_calls=1000)
+    assert P._p.matrix is None and "csr_matrix" in P.explain()
+    b = A @ np.ones(A.shape[0])
+    for kw in ({}, {"jacobi": True}, {"precond": "none"}, {"precond": "cheb"}):
+        x, info = adia.solve(P, b, rtol=1e-10, maxiter=2000, **kw)
+        assert isinstance(x, np.ndarray) and info.converged, (kw, info)
+        assert np.linalg.norm(b - A @ x) <= 1e-10 * np.linalg.norm(b), kw
+    x = cupy.arange(A.shape[0], dtype=cupy.float64)
+    y = cupy.asnumpy(P @ x)
+    A.data *= 2   # the plan read A's arrays while it was made, and no more
+    np.testing.assert_array_equal(cupy.asnumpy(P @ x), y)
+    R = adia.generate("random:3000,6")
+    PR = adia.plan(R, device="gpu")
+    xr = cupy.arange(R.shape[0], dtype=cupy.float64)
+    np.testing.assert_allclose(cupy.asnumpy(PR.T @ xr), R.T @ cupy.asnumpy(xr), rtol=1e-12)
+
+
 def test_gpu_linear_operator(cupy):
     from cupyx.scipy.sparse.linalg import LinearOperator, cg
 

@@ -139,3 +139,24 @@ def test_solve_rhs_at_the_ends_of_the_range(method, jacobi):
         assert x.any() and _scaled_residual(A, b, x, -1070) <= 1e-8
     else:
         assert info.stop.startswith("x underflows"), info
+
+
+def test_solve_with_the_plan_as_matrix():
+    """The binding's solve with no matrix (adia_solve with A NULL, what a
+    GPU plan's host solve uses): on a CPU plan the matrix is made from its
+    format -- the same x and iterations as with its master."""
+    from adia import _adia
+
+    A = adia.generate("lap2d5:30")
+    P = adia.plan(A, device="cpu")
+    b = A @ np.ones(A.shape[0])
+    out = []
+    for m in (P._p.matrix, None):
+        x = np.zeros(A.shape[0])
+        d = _adia.solve(m, P._p, b, x, "cg", 1e-10, 1000, True, 0, 30, None)
+        assert d["converged"], d
+        out.append((x, d["iterations"]))
+    np.testing.assert_array_equal(out[0][0], out[1][0])
+    assert out[0][1] == out[1][1]
+    with pytest.raises(ValueError, match="a matrix or a plan"):
+        _adia.solve(None, None, b, np.zeros(A.shape[0]), "cg", 1e-10, 1000, False, 0, 30, None)

@@ -243,6 +243,15 @@ struct adia_matrix {
 
 /* Wrap an adia_csr (taking ownership of its arrays) into a new handle. */
 adia_status adia__matrix_wrap(adia_csr *csr, adia_matrix **out);
+/* The caller's CSR arrays (checked as adia_matrix_create_csr checks them,
+ * in func's words) as *view, a matrix that reads them in place -- never
+ * destroyed, valid while they are -- where they are canonical (columns
+ * ascending and unique in every row) with double values: *viewed 1;
+ * else *viewed 0 (the caller copies them: adia_matrix_create_csr). */
+adia_status adia__matrix_view_csr(int32_t rows, int32_t cols, int64_t nnz, const int64_t *rowptr,
+                                  const int32_t *colind, const void *values,
+                                  adia_value_type vt, const char *func, adia_matrix *view,
+                                  int *viewed);
 /* ADIA_OK if A is a live matrix handle, else an error naming func. */
 adia_status adia__matrix_check_handle(const adia_matrix *A, const char *func);
 

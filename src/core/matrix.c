@@ -164,6 +164,39 @@ adia_status adia_matrix_create_coo(int32_t rows, int32_t cols, int64_t nnz,
     return adia__matrix_wrap(&A, out);
 }
 
+/* The arguments of a caller's CSR arrays, as func takes them. */
+static adia_status check_csr_args(int32_t rows, int32_t cols, int64_t nnz, const int64_t *rowptr,
+                                  const int32_t *colind, const void *values, adia_value_type vt,
+                                  const char *func)
+{
+    ADIA_TRY(check_shape(rows, cols, nnz, func));
+    ADIA_TRY(check_value_type(vt, func));
+    if (!rowptr || (nnz > 0 && (!colind || !values)))
+        return adia__error(ADIA_ERR_INVALID_ARG, "%s: array is NULL", func);
+    if (rowptr[0] != 0 || rowptr[rows] != nnz)
+        return adia__error(ADIA_ERR_INVALID_MATRIX,
+                          "%s: rowptr[0] = %" PRId64 " and rowptr[rows] = %" PRId64
+                          " must be 0 and nnz = %" PRId64, func, rowptr[0], rowptr[rows], nnz);
+    return ADIA_OK;
+}
+
+adia_status adia__matrix_view_csr(int32_t rows, int32_t cols, int64_t nnz, const int64_t *rowptr,
+                                  const int32_t *colind, const void *values,
+                                  adia_value_type vt, const char *func, adia_matrix *view,
+                                  int *viewed)
+{
+    *viewed = 0;
+    ADIA_TRY(check_csr_args(rows, cols, nnz, rowptr, colind, values, vt, func));
+    const adia_csr in = {.rows = rows, .cols = cols, .nnz = nnz, .rowptr = (int64_t *)rowptr,
+                         .colind = (int32_t *)colind, .values = (void *)values, .vtype = vt};
+    if (vt != ADIA_DOUBLE || adia__csr_first_broken_row(&in) != rows) return ADIA_OK;
+    memset(view, 0, sizeof *view);
+    view->magic = ADIA_MAGIC_MATRIX;
+    view->csr = in;
+    *viewed = 1;
+    return ADIA_OK;
+}
+
 adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
                                    const int64_t *rowptr, const int32_t *colind,
                                    const void *values, adia_value_type vt,
@@ -176,13 +209,8 @@ adia_status adia_matrix_create_csr(int32_t rows, int32_t cols, int64_t nnz,
     ADIA_TRY(adia__budget_check(adia_sat_add(coo_peak_bytes(rows, cols, nnz, vt),
                                             adia_sat_mul(nnz, 4)),   /* row indices */
                                "adia_matrix_create_csr"));
-    if (!rowptr || (nnz > 0 && (!colind || !values)))
-        return adia__error(ADIA_ERR_INVALID_ARG, "adia_matrix_create_csr: array is NULL");
-    if (rowptr[0] != 0 || rowptr[rows] != nnz)
-        return adia__error(ADIA_ERR_INVALID_MATRIX,
-                          "adia_matrix_create_csr: rowptr[0] = %" PRId64
-                          " and rowptr[rows] = %" PRId64 " must be 0 and nnz = %" PRId64,
-                          rowptr[0], rowptr[rows], nnz);
+    ADIA_TRY(check_csr_args(rows, cols, nnz, rowptr, colind, values, vt,
+                            "adia_matrix_create_csr"));
     /* canonical already (columns ascending and unique in every row: what
      * SciPy and most writers give): copied as it is, on threads -- the COO
      * path's two bucket sorts took about 1 s of a 28.5 M-entry matrix */

@@ -661,6 +661,25 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
     return plan_on_host(A, &h, why, plan);
 }
 
+adia_status adia_plan_create_csr(int32_t rows, int32_t cols, int64_t nnz, const int64_t *rowptr,
+                                 const int32_t *colind, const void *values, adia_value_type vt,
+                                 const char *name, const adia_plan_hints *hints,
+                                 adia_plan **plan)
+{
+    const char *f = "adia_plan_create_csr";
+    if (!plan) return adia__error(ADIA_ERR_INVALID_ARG, "%s: plan is NULL", f);
+    *plan = NULL;
+    adia_matrix view, *A = &view;
+    int viewed = 0;
+    ADIA_TRY(adia__matrix_view_csr(rows, cols, nnz, rowptr, colind, values, vt, f, &view,
+                                   &viewed));
+    if (!viewed) ADIA_TRY(adia_matrix_create_csr(rows, cols, nnz, rowptr, colind, values, vt, &A));
+    adia_status s = name ? adia_matrix_set_name(A, name) : ADIA_OK;
+    if (s == ADIA_OK) s = adia_plan_create(A, hints, plan);
+    if (!viewed) adia_matrix_destroy(A);
+    return s;
+}
+
 adia__solve_parked **adia__plan_parked(adia_plan *plan)
 {
     return plan && plan->magic == ADIA_MAGIC_PLAN ? &plan->parked : NULL;

@@ -11,11 +11,20 @@ static adia_status plan_apply(void *ctx, double alpha, const double *x, double *
     return adia_spmv(c->plan, alpha, x, 0.0, y);
 }
 
-/* A GPU plan's host product: the CSR it was made from. */
+/* A GPU plan's host product: the CSR it was made from, or without one the
+ * plan's format as a matrix (downloaded once: a rare check, x rounded
+ * below double's normal range). */
 static adia_status matrix_apply(void *ctx, double alpha, const double *x, double *y)
 {
-    const adia__plan_op_ctx *c = ctx;
-    return adia_matrix_spmv(c->A, alpha, x, 0.0, y);
+    adia__plan_op_ctx *c = ctx;
+    if (!c->A && !c->own) ADIA_TRY(adia_format_to_matrix(adia_plan_format(c->plan), &c->own));
+    return adia_matrix_spmv(c->A ? c->A : c->own, alpha, x, 0.0, y);
+}
+
+void adia__solve_op_plan_free(adia__plan_op_ctx *ctx)
+{
+    adia_matrix_destroy(ctx->own);
+    ctx->own = NULL;
 }
 
 static adia_status plan_apply_device(void *ctx, double alpha, const void *x, void *y,
@@ -47,7 +56,7 @@ void adia__solve_op_plan(adia_plan *plan, const adia_matrix *A, adia__plan_op_ct
         op->vt = ADIA_DOUBLE;
         return;
     }
-    op->apply = A ? matrix_apply : NULL;
+    op->apply = matrix_apply;
     op->apply_device = plan_apply_device;
     op->apply_sums_device = plan_apply_sums;
     op->sums_work_bytes = adia_spmv_sums_work_bytes(plan);

@@ -400,11 +400,69 @@ static adia_status solve(const adia__solve_op *op, const adia__solve_comm *comm,
 }
 
 static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
+                                const adia_solve_options *opt, adia_solve_info *info);
+static adia_status plan_max_abs(adia_plan *plan, double *big);
+
+/* adia_solve without A: the plan is the operator.  A CPU plan's matrix is
+ * its format's (adia_plan_solve's way); a GPU plan needs none -- the scale
+ * read on the device, Jacobi's diagonal (opt->jacobi) a Jacobi
+ * preconditioner on the plan for this call, the rare host check of a
+ * rounded x on the format made a matrix then (a caller who planned a host
+ * matrix need not keep a copy of it for the solve: Python's GPU plans). */
+static adia_status solve_plan_host(adia_plan *plan, const double *b, double *x,
+                                   const adia_solve_options *opt, adia_solve_info *info)
+{
+    if (adia_plan_device(plan) < 0)
+        return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: A is NULL and plan is not a live "
+                          "plan (one of them must give the matrix)");
+    if (!b || !x) return adia__error(ADIA_ERR_INVALID_ARG, "adia_solve: b or x is NULL");
+    const int32_t n = adia_plan_rows(plan);
+    if (adia_plan_cols(plan) != n)
+        return adia__error(ADIA_ERR_DIMENSION, "adia_solve: the plan is %d x %d, not square", n,
+                          adia_plan_cols(plan));
+    if (adia_plan_device(plan) == 0) {
+        adia_matrix *A = NULL;
+        ADIA_TRY(adia_format_to_matrix(adia_plan_format(plan), &A));
+        adia_status s = solve_matrix(A, plan, b, x, opt, info);
+        adia_matrix_destroy(A);
+        return s;
+    }
+    adia_solve_options o = resolved_options(opt);
+    ADIA_TRY(check_options(&o, "adia_solve"));
+    ADIA_TRY(adia__solve_precond_check(&o, plan, "adia_solve"));
+    adia_precond *jacobi = NULL;
+    if (o.jacobi) {
+        adia_precond_options po;
+        adia_precond_options_default(&po);
+        po.kind = "jacobi";
+        ADIA_TRY(adia_precond_create(plan, &po, &jacobi));
+        o.jacobi = 0;
+        o.precond = jacobi;
+    }
+    double big = 0;
+    adia_status s = plan_max_abs(plan, &big);
+    adia__plan_op_ctx ctx;
+    adia__solve_op op;
+    adia__solve_op_plan(plan, NULL, &ctx, &op);
+    op.max_abs = big;
+    const adia__solve_comm one = {0};
+    snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(plan));
+    if (s == ADIA_OK) s = solve(&op, &one, 1, adia__plan_parked(plan), b, x, &o, info);
+    adia__solve_op_plan_free(&ctx);
+    adia_precond_destroy(jacobi);
+    return s;
+}
+
+static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
                                 const adia_solve_options *opt, adia_solve_info *info)
 {
-    adia_solve_options o = resolved_options(opt);
     adia_solve_info scratch;
     if (!info) info = &scratch;
+    if (!A && plan) {
+        info_reset(info);
+        return solve_plan_host(plan, b, x, opt, info);
+    }
+    adia_solve_options o = resolved_options(opt);
     info_reset(info);
     ADIA_TRY(check_args(A, b, x, &o));
     ADIA_TRY(adia__solve_precond_check(&o, plan, "adia_solve"));
@@ -424,6 +482,7 @@ static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const dou
         const adia__solve_comm one = {0};
         snprintf(info->format, sizeof info->format, "%s", adia_plan_format_name(use));
         s = solve(&op, &one, gpu, plan == use ? adia__plan_parked(use) : NULL, b, x, &o, info);
+        adia__solve_op_plan_free(&ctx);
     }
     adia_plan_destroy(own);
     free(diag);
@@ -630,6 +689,7 @@ static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
                              .max_iter = o.max_iter, .stream = stream,
                              .park = adia__plan_parked(plan)};
     adia_status s = adia__solve_gpu(&g, info);
+    adia__solve_op_plan_free(&ctx);
     free(diag.host);
     adia__precond_free_gpu(jacobi);
     return s;

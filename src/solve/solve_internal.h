@@ -53,13 +53,16 @@ typedef struct adia__solve_comm {
 
 /* A plan as the operator (operator.c): GPU plan: its products on the
  * device and, A given, the host product on A itself (CSR: the one check
- * of a rounded x); CPU plan: adia_spmv on host doubles.  diag and max_abs
- * are the caller's (NULL, 0 if unknown).  ctx: storage for the operator's
- * context, alive as long as the operator. */
+ * of a rounded x; A NULL: the plan's format made a matrix on that first
+ * use, freed by adia__solve_op_plan_free); CPU plan: adia_spmv on host
+ * doubles.  diag and max_abs are the caller's (NULL, 0 if unknown).  ctx:
+ * storage for the operator's context, alive as long as the operator. */
 typedef struct adia__plan_op_ctx {
     adia_plan *plan;
     const adia_matrix *A;
+    adia_matrix *own;           /* A NULL: the format's matrix, once needed */
 } adia__plan_op_ctx;
+void adia__solve_op_plan_free(adia__plan_op_ctx *ctx);
 void adia__solve_op_plan(adia_plan *plan, const adia_matrix *A, adia__plan_op_ctx *ctx,
                          adia__solve_op *op);
 /* An adia_operator as the operator and its reductions (operator.c). */
