@@ -805,8 +805,9 @@ adia_status adia_plan_create(const adia_matrix *A, const adia_plan_hints *hints,
  * adia_matrix_create_csr takes them), read during the call only: where
  * they are canonical (columns ascending and unique in every row) with
  * double values nothing is copied -- the matrix adia_matrix_create_csr
- * would make first is 1.4 GB at lap3d7:256, 52 ms of a 139 ms solve from
- * SciPy at 160^3 (H200) --, else they are copied and sorted as
+ * would make first is 1.4 GB at lap3d7:256, 208-252 ms of its solve from
+ * SciPy (38-55 ms at 160^3; H200's host, 2026-11-28) --, else they are
+ * copied and sorted as
  * adia_matrix_create_csr does.  name: what adia_plan_explain calls the
  * matrix (NULL: nothing).  The plan keeps no reference to the arrays;
  * adia_solve takes it with A NULL. */
