@@ -32,6 +32,9 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #define AGG_BLOCK 2           /* rows an aggregate (the probe: 2 beat 3 and k + 1) */
 #define AGG_COARSE_ROWS 128   /* the coarsest level's rows at most: dense inverse */
@@ -72,64 +75,122 @@ typedef struct agg_state {
 /* ------------------------------------------------------- CSR products */
 
 /* C = A B (host CSR; adia_spgemm multiplies diagonals, and P's entries
- * lie on a line of slope 1/2, on no diagonal): a row at a time into a
- * dense accumulator, its columns in the order met (adia_matrix_create_csr
- * sorts them); two passes, the count and the values.  The work is the
- * multiplications, sum over A's entries a_ik of row k's length in B. */
+ * lie on a line of slope 1/2, on no diagonal), rows on threads.  Row i's
+ * terms a_ik b_kj land in a dense accumulator over the columns the row
+ * can reach -- [first column of B's row k, last] over A's k: a window as
+ * wide as the band, not B's width, so each thread holds one -- added in
+ * the order p, q (the same bits whatever the threads), and read back in
+ * column order: C comes out canonical and is kept as it is (the sort of
+ * adia_matrix_create_csr on unsorted rows was most of a level's product:
+ * biharm1d:300000's set-up, 2 cores).  Two passes: the counts, then the
+ * values.  The work is the multiplications, sum over A's entries a_ik of
+ * row k's length in B. */
+typedef struct window {
+    int32_t lo, hi;           /* row i's reachable columns [lo, hi]; lo > hi: none */
+} window;
+
+static window row_window(const adia_csr *a, const adia_csr *b, int32_t i)
+{
+    window w = {INT32_MAX, -1};
+    for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+        const int32_t k = a->colind[p];
+        if (b->rowptr[k] == b->rowptr[k + 1]) continue;
+        w.lo = b->colind[b->rowptr[k]] < w.lo ? b->colind[b->rowptr[k]] : w.lo;
+        w.hi = b->colind[b->rowptr[k + 1] - 1] > w.hi ? b->colind[b->rowptr[k + 1] - 1] : w.hi;
+    }
+    return w;
+}
+
+/* Row i of A B into acc / mark (span entries from w.lo); its count, and
+ * with cols its columns and values written there in order. */
+static int64_t product_row(const adia_csr *a, const adia_csr *b, int32_t i, window w, double *acc,
+                           int64_t *mark, int32_t *cols, double *vals)
+{
+    const double *av = a->values, *bv = b->values;
+    for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+        const int32_t k = a->colind[p];
+        for (int64_t q = b->rowptr[k]; q < b->rowptr[k + 1]; q++) {
+            const int32_t x = b->colind[q] - w.lo;
+            if (mark[x] != i) mark[x] = i, acc[x] = 0;
+            acc[x] += av[p] * bv[q];
+        }
+    }
+    int64_t count = 0;
+    for (int32_t x = 0; x <= w.hi - w.lo; x++)
+        if (mark[x] == i) {
+            if (cols) cols[count] = w.lo + x, vals[count] = acc[x];
+            count++;
+        }
+    return count;
+}
+
 static adia_status csr_multiply(const adia_matrix *Am, const adia_matrix *Bm, int64_t *budget,
                                 adia_matrix **C)
 {
-    const adia_csr *a = &Am->csr, *b = &Bm->csr;   /* a master matrix's values: double */
-    const double *av = a->values, *bv = b->values;
-    int64_t mults = 0;
-    for (int64_t p = 0; p < a->nnz; p++) {
-        const int32_t k = a->colind[p];
-        mults += b->rowptr[k + 1] - b->rowptr[k];
+    const adia_csr *a = &Am->csr, *b = &Bm->csr;   /* master matrices: double, canonical */
+    window *win = adia__alloc((size_t)a->rows + 1, sizeof *win, "agg product");
+    if (!win) return ADIA_ERR_NO_MEMORY;
+    int64_t mults = 0, span = 1;
+    const int threads = adia__threads();
+#pragma omp parallel for reduction(+ : mults) reduction(max : span) schedule(static) num_threads(threads) if (a->nnz > 65536)
+    for (int32_t i = 0; i < a->rows; i++) {
+        for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++)
+            mults += b->rowptr[a->colind[p] + 1] - b->rowptr[a->colind[p]];
+        win[i] = row_window(a, b, i);
+        if ((int64_t)win[i].hi - win[i].lo + 1 > span) span = (int64_t)win[i].hi - win[i].lo + 1;
     }
-    if (mults > *budget)
+    if (mults > *budget) {
+        free(win);
         return adia__error(ADIA_ERR_UNSUPPORTED, "agg preconditioner: a Galerkin product of %d "
                           "rows would take %lld multiplications, past the %lld the set-up has "
                           "left (%d per nonzero of A, at least 2^29, in all): the matrix is not "
                           "banded enough for aggregation of consecutive rows (a grid's: mg)",
                           a->rows, (long long)mults, (long long)*budget, AGG_WORK);
+    }
     *budget -= mults;
-    double *acc = adia__calloc((size_t)b->cols + 1, sizeof *acc, "agg product");
-    int32_t *mark = adia__alloc((size_t)b->cols + 1, sizeof *mark, "agg product");
-    int64_t *rowptr = adia__calloc((size_t)a->rows + 1, sizeof *rowptr, "agg product");
-    int32_t *cols = NULL;
-    double *vals = NULL;
-    adia_status s = acc && mark && rowptr ? ADIA_OK : ADIA_ERR_NO_MEMORY;
+    adia_csr c = {.rows = a->rows, .cols = b->cols, .vtype = ADIA_DOUBLE};
+    c.rowptr = adia__calloc((size_t)a->rows + 1, sizeof *c.rowptr, "agg product");
+    /* each thread's accumulator on cache lines of its own: a band's span
+     * is a few entries, and threads writing one line took 2 cores 1.4x
+     * the time of one */
+    const int64_t stride = (span + 7) / 8 * 8 + 8;
+    double *acc = adia__alloc((size_t)(stride * threads), sizeof *acc, "agg product");
+    int64_t *mark = adia__alloc((size_t)(stride * threads), sizeof *mark, "agg product");
+    adia_status s = c.rowptr && acc && mark ? ADIA_OK : ADIA_ERR_NO_MEMORY;
     for (int pass = 0; pass < 2 && s == ADIA_OK; pass++) {
-        for (int32_t j = 0; j < b->cols; j++) mark[j] = -1;
-        for (int32_t i = 0; i < a->rows; i++) {
-            int64_t at = rowptr[i], count = 0;
-            for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-                const int32_t k = a->colind[p];
-                for (int64_t q = b->rowptr[k]; q < b->rowptr[k + 1]; q++) {
-                    const int32_t j = b->colind[q];
-                    if (mark[j] != i) {
-                        mark[j] = i, acc[j] = 0;
-                        if (cols) cols[at + count] = j;
-                        count++;
-                    }
-                    acc[j] += av[p] * bv[q];
-                }
+#pragma omp parallel num_threads(threads) if (mults > 65536)
+        {
+            int t = 0;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+#endif
+            double *my_acc = acc + stride * t;
+            int64_t *my_mark = mark + stride * t;
+            for (int64_t x = 0; x < span; x++) my_mark[x] = -1;
+#pragma omp for schedule(static)
+            for (int32_t i = 0; i < a->rows; i++) {
+                if (win[i].lo > win[i].hi) continue;
+                if (pass == 0)
+                    c.rowptr[i + 1] = product_row(a, b, i, win[i], my_acc, my_mark, NULL, NULL);
+                else
+                    product_row(a, b, i, win[i], my_acc, my_mark, c.colind + c.rowptr[i],
+                                (double *)c.values + c.rowptr[i]);
             }
-            if (pass == 0) rowptr[i + 1] = rowptr[i] + count;
-            else
-                for (int64_t c = at; c < at + count; c++) vals[c] = acc[cols[c]];
         }
         if (pass == 0) {
-            cols = adia__alloc((size_t)rowptr[a->rows] + 1, sizeof *cols, "agg product");
-            vals = adia__alloc((size_t)rowptr[a->rows] + 1, sizeof *vals, "agg product");
-            if (!cols || !vals) s = ADIA_ERR_NO_MEMORY;
+            for (int32_t i = 0; i < a->rows; i++) c.rowptr[i + 1] += c.rowptr[i];
+            c.nnz = c.rowptr[a->rows];
+            c.colind = adia__alloc((size_t)c.nnz + 1, sizeof *c.colind, "agg product");
+            c.values = adia__alloc((size_t)c.nnz + 1, sizeof(double), "agg product");
+            if (!c.colind || !c.values) s = ADIA_ERR_NO_MEMORY;
         }
     }
-    if (s == ADIA_OK)
-        s = adia_matrix_create_csr(a->rows, b->cols, rowptr[a->rows], rowptr, cols, vals,
-                                   ADIA_DOUBLE, C);
-    free(acc), free(mark), free(rowptr), free(cols), free(vals);
-    return s;
+    free(win), free(acc), free(mark);
+    if (s != ADIA_OK) {
+        adia__csr_free(&c);
+        return s;
+    }
+    return adia__matrix_wrap(&c, C);
 }
 
 /* P = (I - omega / lmax D^-1 A) P0 (n x nc), P0 the aggregates of
@@ -244,11 +305,14 @@ static adia_status coarsen(const adia_precond *M, agg_state *G, int l, const dou
     adia_matrix *P = NULL, *R = NULL, *AP = NULL;
     adia_status s = smoothed_p(F->A, dinv, F->L.lmax, nc, &P);
     if (s == ADIA_OK) s = adia_matrix_transpose(P, &R);
+    adia__phase("agg: P, R");
     if (s == ADIA_OK) s = csr_multiply(F->A, P, &G->budget, &AP);
     if (s == ADIA_OK) s = csr_multiply(R, AP, &G->budget, &C->A);
+    adia__phase("agg: A_c = R A P");
     if (s == ADIA_OK) s = plan_of(M, P, &F->P);
     if (s == ADIA_OK) s = plan_of(M, R, &F->R);
     if (s == ADIA_OK) s = plan_of(M, C->A, &C->plan);
+    adia__phase("agg: plans of P, R, A_c");
     adia_matrix_destroy(P), adia_matrix_destroy(R), adia_matrix_destroy(AP);
     C->L.rows = nc;
     return s;
@@ -289,6 +353,7 @@ static adia_status agg_setup(adia_precond *M, const adia_precond_options *opt)
     while (s == ADIA_OK && V->L.rows > AGG_COARSE_ROWS && G->nlev < most) {
         double *dinv = adia__alloc((size_t)V->L.rows + 1, sizeof *dinv, "agg diagonal");
         s = dinv ? smoother(M, V, dinv) : ADIA_ERR_NO_MEMORY;
+        adia__phase("agg: bounds, smoother arrays");
         if (s == ADIA_OK) s = coarsen(M, G, G->nlev - 1, dinv);
         free(dinv);
         if (s != ADIA_OK) break;
