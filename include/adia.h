@@ -1048,6 +1048,14 @@ typedef struct adia_solve_info {
                                  a dot product overflowed), "non-finite residual
                                  at iteration k" (NaN/Inf in A), "the recurrence
                                  converged, the true residual did not ..."      */
+    char fallback[192];       /* "" or why the solve ran again: opt->precond was
+                                 made by kind "auto" and became mg, and its
+                                 solve stopped short (a matrix that is not SPD,
+                                 a grid mg does not suit) -- then adia_solve
+                                 and adia_plan_solve solve again from x0 with
+                                 Jacobi (opt->jacobi), and the other fields
+                                 are that solve's: the default must not fail
+                                 where Jacobi converges                        */
 } adia_solve_info;
 
 void adia_solve_options_default(adia_solve_options *opt);

@@ -25,8 +25,8 @@ static const char usage[] =
     "Solve A x = b with every product through the planner's format (on the GPU\n"
     "when one is usable); b = A * ones unless -b is given, x0 = 0 unless --x0;\n"
     "exit 1 if it does not converge.  CG with neither --precond nor --jacobi\n"
-    "takes --precond auto (one process), and where the mg it made stops short,\n"
-    "solves again with jacobi; --precond none: no preconditioner.\n"
+    "takes --precond auto (one process); where the mg auto made stops short,\n"
+    "the library solves again with jacobi; --precond none: no preconditioner.\n"
     "Under mpirun -np N (N > 1) it runs distributed, on the CPU unless --device\n"
     "gpu (then every method keeps its vectors on the GPUs): each process\n"
     "generates or reads its block of rows, rank 0 reads -b / --x0 and writes\n"
@@ -255,26 +255,10 @@ static int solve(const char *cmd, const adia_matrix *A, adia_plan *P, solve_opts
     progress_begin(what);
     adia_status s = adia_solve(A, P, b, x, &so, &in);
     progress_end();
-    if (s == ADIA_OK && !in.converged && o->precond_default && !strcmp(o->precond_made, "mg")) {
-        /* the default chose mg and its solve stopped short (a matrix that
-         * is not SPD, a grid mg does not suit): Jacobi, from x0 again --
-         * the default must not fail where Jacobi converges */
-        snprintf(o->fallback, sizeof o->fallback, "the default preconditioner, mg, stopped "
-                 "short after %d iterations (%.200s)", in.iterations, in.stop);
-        adia_precond_destroy(M);
-        M = NULL;
-        free(x);
-        x = NULL;
-        if (o->x0_path) rc = cli_read_vector(cmd, o->x0_path, n, "x0", &x);
-        else if (!(x = calloc((size_t)n + 1, sizeof *x)))
-            rc = (fprintf(stderr, "adia %s: out of memory for %d-entry vectors\n", cmd, n), 1);
-        if (rc) goto done;
-        so.precond = NULL;
-        so.jacobi = o->jacobi = true;
+    if (s == ADIA_OK && in.fallback[0]) {   /* auto's mg stopped short: solved with jacobi */
+        snprintf(o->fallback, sizeof o->fallback, "%s", in.fallback);
+        o->jacobi = true;
         o->precond_made = NULL;
-        progress_begin("solving again with jacobi");
-        s = adia_solve(A, P, b, x, &so, &in);
-        progress_end();
     }
     if (s != ADIA_OK) {
         rc = cli_fail(cmd, s);

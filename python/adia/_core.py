@@ -686,16 +686,12 @@ def solve(A, b, method: str = "cg", rtol: Optional[float] = None, maxiter: Optio
     A, M, jacobi, owned = _solve_precond(A, "auto" if default else precond, grid, jacobi, maxiter,
                                          device)
     try:
+        # where auto's mg stops short (a matrix that is not SPD, a grid mg
+        # does not suit) the library solves again with Jacobi from x0
+        # (info.fallback): the default must not fail where Jacobi converges
         x, info = _solve(A, b, method, rtol, maxiter, x0, jacobi, restart, device, M)
-        info.precond = M.kind if M is not None else "jacobi" if jacobi else "none"
-        if default and info.precond == "mg" and not info.converged:
-            # the mg it made stopped short (a matrix that is not SPD, a
-            # grid mg does not suit): Jacobi from x0 again -- the default
-            # must not fail where Jacobi converges
-            why = (f"the default preconditioner, mg, stopped short after {info.iterations} "
-                   f"iterations ({info.stop})")
-            x, info = _solve(A, b, method, rtol, maxiter, x0, True, restart, device, None)
-            info.precond, info.fallback = "jacobi", why
+        info.precond = ("jacobi" if info.fallback or (jacobi and M is None) else
+                        M.kind if M is not None else "none")
         return x, info
     finally:
         for obj in owned:   # the preconditioner first: it points to the plan

@@ -641,6 +641,7 @@ static nb::dict solve_info(const adia_solve_info &info, const adia_solve_options
     d["spmvs"] = info.spmvs;
     d["format"] = std::string(info.format);
     d["stop"] = std::string(info.stop);
+    d["fallback"] = std::string(info.fallback);
     d["method"] = std::string(adia_solver_name(o.method));
     return d;
 }

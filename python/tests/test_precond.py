@@ -287,3 +287,17 @@ def test_gpu_precond_float_levels(cupy, which):
     assert info.converged and info.iterations <= infod.iterations + 1, (info, infod)
     np.testing.assert_allclose(cupy.asnumpy(x), np.ones(A.shape[0]), rtol=1e-6)
     Mf.close(), Md.close(), Pg.close()
+
+
+def test_default_falls_back_to_jacobi():
+    """CG's default (auto) made mg where A is not SPD (band:300,1): mg stops
+    short, the library solves again with Jacobi from x0 and says why."""
+    A = adia.generate("band:300,1")
+    b = A @ np.ones(A.shape[0])
+    x, info = adia.solve(A, b)
+    assert "mg, stopped short after" in info.fallback, info
+    assert info.precond == "jacobi"
+    _, ij = adia.solve(A, b, jacobi=True)
+    assert info.iterations == ij.iterations and info.converged == ij.converged
+    _, im = adia.solve(A, b, precond="mg")   # mg asked for by name: no fall-back
+    assert im.fallback == "" and im.precond == "mg" and not im.converged

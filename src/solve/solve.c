@@ -489,11 +489,51 @@ static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const dou
     return s;
 }
 
+/* The default's fall-back (adia_solve_info.fallback): opt->precond made by
+ * kind "auto" as mg -- the one kind auto may pick that can stop short
+ * where Jacobi converges (a matrix that is not SPD, a grid mg does not
+ * suit) -- and no fall-back yet in this call. */
+static int may_fall_back(const adia_solve_options *opt, const adia_solve_info *info)
+{
+    const adia_precond *M = opt ? opt->precond : NULL;
+    return M && M->magic == ADIA_MAGIC_PRECOND && M->automatic && !strcmp(M->ops->name, "mg") &&
+           !info->fallback[0];
+}
+
+/* After a solve that stopped short with may_fall_back: the options of the
+ * solve again (Jacobi instead of M), and why, into *why. */
+static adia_solve_options fall_back(const adia_solve_options *opt, const adia_solve_info *info,
+                                    char *why, size_t len)
+{
+    snprintf(why, len, "the default preconditioner, mg, stopped short after %d iterations "
+             "(%.120s)", info->iterations, info->stop);
+    adia_solve_options o = *opt;
+    o.precond = NULL;
+    o.jacobi = 1;
+    return o;
+}
+
 adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, double *x,
                        const adia_solve_options *opt, adia_solve_info *info)
 {
     const double t = adia__now_ms();
+    adia_solve_info scratch;
+    if (!info) info = &scratch;
+    info->fallback[0] = 0;
+    const int fall = may_fall_back(opt, info) && x;
+    const int64_t n = fall ? opt->precond->n : 0;   /* M's rows: the solve's (checked there) */
+    double *x0 = fall ? adia__alloc((size_t)n + 1, sizeof *x0, "initial guess") : NULL;
+    if (fall && !x0) return ADIA_ERR_NO_MEMORY;
+    if (x0) memcpy(x0, x, (size_t)n * sizeof *x0);
     adia_status s = solve_matrix(A, plan, b, x, opt, info);
+    if (s == ADIA_OK && fall && !info->converged) {
+        char why[sizeof info->fallback];
+        const adia_solve_options o = fall_back(opt, info, why, sizeof why);
+        memcpy(x, x0, (size_t)n * sizeof *x0);
+        s = solve_matrix(A, plan, b, x, &o, info);
+        snprintf(info->fallback, sizeof info->fallback, "%s", why);
+    }
+    free(x0);
     info_times(info, t);
     return s;
 }
@@ -699,7 +739,25 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
                             const adia_solve_options *opt, adia_solve_info *info, void *stream)
 {
     const double t = adia__now_ms();
-    adia_status s = solve_plan(plan, b, x, opt, info, stream);
+    adia_solve_info scratch;
+    if (!info) info = &scratch;
+    info->fallback[0] = 0;
+    /* a CPU plan's solve is adia_solve's, fall-back included */
+    const int fall = may_fall_back(opt, info) && x && adia_plan_device(plan) == 1;
+    const adia_value_type vt = fall ? adia_plan_value_type(plan) : ADIA_DOUBLE;
+    const int64_t n = fall ? opt->precond->n : 0;
+    void *x0 = NULL;
+    adia_status s = fall ? adia__precond_array(opt->precond, n, NULL, &x0) : ADIA_OK;   /* x0 kept */
+    if (s == ADIA_OK && fall) s = adia__precond_convert_gpu(vt, vt, n, 1.0, x, x0, stream);
+    if (s == ADIA_OK) s = solve_plan(plan, b, x, opt, info, stream);
+    if (s == ADIA_OK && fall && !info->converged) {
+        char why[sizeof info->fallback];
+        const adia_solve_options o = fall_back(opt, info, why, sizeof why);
+        s = adia__precond_convert_gpu(vt, vt, n, 1.0, x0, x, stream);
+        if (s == ADIA_OK) s = solve_plan(plan, b, x, &o, info, stream);
+        snprintf(info->fallback, sizeof info->fallback, "%s", why);
+    }
+    if (x0) adia__precond_array_free(opt->precond, x0);
     info_times(info, t);
     return s;
 }
