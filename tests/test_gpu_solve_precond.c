@@ -290,6 +290,47 @@ static void test_without_matrix(void)
     adia_matrix_destroy(A);
 }
 
+/* The default's fall-back on device vectors: auto's mg on band:300,1 (not
+ * SPD) stops short, adia_plan_solve solves again from x0 (kept on the
+ * device) with Jacobi: the Jacobi flag's iterations and x. */
+static void test_fallback_device(void)
+{
+    adia_matrix *A = test_generate("band:300,1");
+    adia_plan *P = A ? test_plan_fixed(A, "dia", ADIA_DOUBLE, 1) : NULL;
+    adia_precond *M = P ? test_precond(P, "auto") : NULL;
+    const int32_t n = A ? adia_matrix_rows(A) : 0;
+    double *b = malloc((size_t)n * sizeof *b + 8), *x0 = malloc((size_t)n * sizeof *x0 + 8);
+    double *x1 = malloc((size_t)n * sizeof *x1 + 8), *x2 = malloc((size_t)n * sizeof *x2 + 8);
+    for (int32_t i = 0; i < n; i++) x0[i] = 1;
+    if (A) CHECK_OK(adia_matrix_spmv(A, 1.0, x0, 0.0, b));
+    for (int32_t i = 0; i < n; i++) x0[i] = 0.5;
+    void *db = M ? test_gpu_upload(b, n, 0) : NULL, *dx1 = M ? test_gpu_upload(x0, n, 0) : NULL;
+    void *dx2 = M ? test_gpu_upload(x0, n, 0) : NULL;
+    if (db && dx1 && dx2) {
+        CHECK(!strcmp(adia_precond_kind(M), "mg"), "band:300,1 on the GPU: auto made %s",
+              adia_precond_kind(M));
+        adia_solve_options o;
+        adia_solve_options_default(&o);
+        adia_solve_info i1, i2;
+        o.precond = M;
+        CHECK_OK(adia_plan_solve(P, db, dx1, &o, &i1, NULL));
+        o.precond = NULL;
+        o.jacobi = 1;
+        CHECK_OK(adia_plan_solve(P, db, dx2, &o, &i2, NULL));
+        CHECK(test_gpu_download(x1, dx1, n, 0) == 0 && test_gpu_download(x2, dx2, n, 0) == 0,
+              "download x");
+        CHECK(test_contains(i1.fallback, "mg, stopped short after") &&
+                  i1.iterations == i2.iterations && !memcmp(x1, x2, (size_t)n * sizeof *x1),
+              "device fall-back: \"%s\", %d iterations (Jacobi's %d)", i1.fallback,
+              i1.iterations, i2.iterations);
+    }
+    cudaFree(db), cudaFree(dx1), cudaFree(dx2);
+    free(b), free(x0), free(x1), free(x2);
+    adia_precond_destroy(M);
+    adia_plan_destroy(P);
+    adia_matrix_destroy(A);
+}
+
 /* A preconditioner of a CPU plan, or of another GPU plan of the same A. */
 static void test_errors(void)
 {
@@ -340,6 +381,7 @@ int main(void)
     test_device_vectors();
     test_small();
     test_without_matrix();
+    test_fallback_device();
     test_errors();
     return TEST_END();
 }
