@@ -492,12 +492,14 @@ static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const dou
 /* The default's fall-back (adia_solve_info.fallback): opt->precond made by
  * kind "auto" as mg -- the one kind auto may pick that can stop short
  * where Jacobi converges (a matrix that is not SPD, a grid mg does not
- * suit) -- and no fall-back yet in this call. */
-static int may_fall_back(const adia_solve_options *opt, const adia_solve_info *info)
+ * suit) -- made on the solve's plan (its rows: x's; another M is the
+ * solve's error, before x is read), and no fall-back yet in this call. */
+static int may_fall_back(const adia_solve_options *opt, const adia_plan *plan,
+                         const adia_solve_info *info)
 {
     const adia_precond *M = opt ? opt->precond : NULL;
     return M && M->magic == ADIA_MAGIC_PRECOND && M->automatic && !strcmp(M->ops->name, "mg") &&
-           !info->fallback[0];
+           plan && M->plan == plan && !info->fallback[0];
 }
 
 /* After a solve that stopped short with may_fall_back: the options of the
@@ -520,8 +522,9 @@ adia_status adia_solve(const adia_matrix *A, adia_plan *plan, const double *b, d
     adia_solve_info scratch;
     if (!info) info = &scratch;
     info->fallback[0] = 0;
-    const int fall = may_fall_back(opt, info) && x;
-    const int64_t n = fall ? opt->precond->n : 0;   /* M's rows: the solve's (checked there) */
+    const int fall = may_fall_back(opt, plan, info) && x &&
+                     (!A || (A->magic == ADIA_MAGIC_MATRIX && A->csr.rows == opt->precond->n));
+    const int64_t n = fall ? opt->precond->n : 0;   /* x's rows */
     double *x0 = fall ? adia__alloc((size_t)n + 1, sizeof *x0, "initial guess") : NULL;
     if (fall && !x0) return ADIA_ERR_NO_MEMORY;
     if (x0) memcpy(x0, x, (size_t)n * sizeof *x0);
@@ -743,7 +746,7 @@ adia_status adia_plan_solve(adia_plan *plan, const void *b, void *x,
     if (!info) info = &scratch;
     info->fallback[0] = 0;
     /* a CPU plan's solve is adia_solve's, fall-back included */
-    const int fall = may_fall_back(opt, info) && x && adia_plan_device(plan) == 1;
+    const int fall = may_fall_back(opt, plan, info) && x && adia_plan_device(plan) == 1;
     const adia_value_type vt = fall ? adia_plan_value_type(plan) : ADIA_DOUBLE;
     const int64_t n = fall ? opt->precond->n : 0;
     void *x0 = NULL;
