@@ -664,7 +664,7 @@ def solve(A, b, method: str = "cg", rtol: Optional[float] = None, maxiter: Optio
     the solvers' fused diagonal), "cheb" (Chebyshev polynomial in D^-1 A),
     "mg" (geometric multigrid; grid=(nx, ny, nz) when the offsets do not
     tell it), "agg" (multigrid by smoothed aggregation of consecutive rows:
-    SPD A that no grid suits, CPU), "auto" (mg on a grid of 128 or more points along an edge
+    SPD A that no grid suits), "auto" (mg on a grid of 128 or more points along an edge
     -- agg on a strip 2 points wide --, else jacobi, else none)
     -- made for this call on A's plan (a plan is made on `device` when A
     is a matrix) and freed after -- or an :class:`adia.Precond` made by
