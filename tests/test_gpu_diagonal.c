@@ -178,7 +178,7 @@ static void check_jacobi(adia_plan *P, const adia_matrix *A, int stale, const ch
         CHECK(e <= (fl ? 1e-6 : 1e-15), "%s: jacobi z = r / A(i,i), relative error %g", what, e);
     }
     adia_precond_destroy(M);
-    /* the old flag's path (plan_jacobi), b = A * ones */
+    /* the jacobi flag's path (a Jacobi preconditioner on the plan), b = A * ones */
     double *one = malloc(((size_t)n + 1) * 8), *b = malloc(((size_t)n + 1) * 8);
     for (int32_t i = 0; i < n; i++) one[i] = 1;
     CHECK_OK(adia_matrix_spmv(A, 1.0, one, 0.0, b));

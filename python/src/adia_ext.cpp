@@ -147,38 +147,53 @@ struct Matrix {
     }
 };
 
-static Matrix *matrix_from_csr(int64_t rows, int64_t cols, any_array indptr, any_array indices,
-                               any_array data)
+// Host CSR arrays as the C library takes them (adia_matrix_create_csr,
+// adia_plan_create_csr), checked: shape, int64 row pointers from 0, int32
+// columns and float64 / float32 values at least as many as they say.
+struct HostCsr {
+    int32_t rows, cols;
+    int64_t nnz;
+    const int64_t *rowptr;
+    const int32_t *colind;
+    const void *values;
+    adia_value_type vt;
+};
+
+static HostCsr host_csr(int64_t rows, int64_t cols, any_array &indptr, any_array &indices,
+                        any_array &data)
 {
     if (rows < 0 || cols < 0 || rows > INT32_MAX || cols > INT32_MAX)
         value_error("matrix shape (" + std::to_string(rows) + ", " + std::to_string(cols) +
                     ") out of range: adia indices are 32-bit");
-    const void *rp = vec_ptr(indptr, nb::dtype<int64_t>(), rows + 1, false, "indptr");
-    const int64_t *rowptr = (const int64_t *)rp;
-    int64_t nnz = rowptr[rows];
-    if (rowptr[0] != 0) value_error("indptr[0] must be 0");
-    if (nnz < 0) value_error("indptr[-1] must be >= 0");
-    const void *ci = vec_ptr(indices, nb::dtype<int32_t>(), -1, false, "indices");
-    if ((int64_t)indices.shape(0) < nnz)
+    HostCsr c{(int32_t)rows, (int32_t)cols, 0, nullptr, nullptr, nullptr, ADIA_DOUBLE};
+    c.rowptr = (const int64_t *)vec_ptr(indptr, nb::dtype<int64_t>(), rows + 1, false, "indptr");
+    c.nnz = c.rowptr[rows];
+    if (c.rowptr[0] != 0) value_error("indptr[0] must be 0");
+    if (c.nnz < 0) value_error("indptr[-1] must be >= 0");
+    c.colind = (const int32_t *)vec_ptr(indices, nb::dtype<int32_t>(), -1, false, "indices");
+    if ((int64_t)indices.shape(0) < c.nnz)
         value_error("indices has " + std::to_string(indices.shape(0)) + " entries, indptr says " +
-                    std::to_string(nnz));
-    adia_value_type vt;
-    if (data.dtype() == nb::dtype<double>())
-        vt = ADIA_DOUBLE;
-    else if (data.dtype() == nb::dtype<float>())
-        vt = ADIA_FLOAT;
-    else
+                    std::to_string(c.nnz));
+    if (data.dtype() == nb::dtype<float>())
+        c.vt = ADIA_FLOAT;
+    else if (data.dtype() != nb::dtype<double>())
         type_error("matrix values must be float64 or float32");
-    const void *vp = vec_ptr(data, data.dtype(), -1, false, "data");
-    if ((int64_t)data.shape(0) < nnz)
+    c.values = vec_ptr(data, data.dtype(), -1, false, "data");
+    if ((int64_t)data.shape(0) < c.nnz)
         value_error("data has " + std::to_string(data.shape(0)) + " entries, indptr says " +
-                    std::to_string(nnz));
+                    std::to_string(c.nnz));
+    return c;
+}
+
+static Matrix *matrix_from_csr(int64_t rows, int64_t cols, any_array indptr, any_array indices,
+                               any_array data)
+{
+    const HostCsr c = host_csr(rows, cols, indptr, indices, data);
     adia_matrix *A = nullptr;
     adia_status st;
     {
         nb::gil_scoped_release nogil;
-        st = adia_matrix_create_csr((int32_t)rows, (int32_t)cols, nnz, rowptr, (const int32_t *)ci, vp,
-                                    vt, &A);
+        st = adia_matrix_create_csr(c.rows, c.cols, c.nnz, c.rowptr, c.colind, c.values, c.vt, &A);
     }
     check(st);
     return new Matrix(A);
@@ -282,6 +297,24 @@ struct Plan {
     }
 };
 
+// A Python Plan of P (nnz: its matrix's entries); master: the host matrix
+// adia_solve takes with it (none: the plan is its own matrix).
+static Plan *new_plan(adia_plan *P, int64_t nnz, nb::object master = nb::object())
+{
+    Plan *p = new Plan();
+    p->P = P;
+    if (master.is_valid()) {
+        p->M = nb::cast<Matrix *>(master);
+        p->M_owner = master;
+    }
+    p->rows = adia_plan_rows(P);
+    p->cols = adia_plan_cols(P);
+    p->device = adia_plan_device(P);
+    p->vt = adia_plan_value_type(P);
+    p->nnz = nnz;
+    return p;
+}
+
 static adia_value_type parse_vt(const std::string &s)
 {
     if (s == "float64" || s == "double") return ADIA_DOUBLE;
@@ -345,16 +378,7 @@ static Plan *plan_create(nb::object mobj, int64_t expected_calls, int device, co
         st = adia_plan_create(A, &H.h, &P);
     }
     check(st);
-    Plan *p = new Plan();
-    p->P = P;
-    p->M = M;
-    p->M_owner = mobj;
-    p->rows = adia_plan_rows(P);
-    p->cols = adia_plan_cols(P);
-    p->device = adia_plan_device(P);
-    p->vt = adia_plan_value_type(P);
-    p->nnz = adia_matrix_nnz(A);
-    return p;
+    return new_plan(P, adia_matrix_nnz(A), mobj);
 }
 
 // A plan of host CSR arrays read in place during the call
@@ -366,38 +390,18 @@ static Plan *plan_create_csr(int64_t rows, int64_t cols, any_array indptr, any_a
                              const std::string &format, const std::string &params,
                              bool nondeterministic)
 {
-    if (rows < 0 || cols < 0 || rows > INT32_MAX || cols > INT32_MAX)
-        value_error("matrix shape (" + std::to_string(rows) + ", " + std::to_string(cols) +
-                    ") out of range: adia indices are 32-bit");
-    const int64_t *rowptr = (const int64_t *)vec_ptr(indptr, nb::dtype<int64_t>(), rows + 1,
-                                                     false, "indptr");
-    const int64_t nnz = rowptr[rows];
-    const void *ci = vec_ptr(indices, nb::dtype<int32_t>(), -1, false, "indices");
-    adia_value_type vt = ADIA_DOUBLE;
-    if (data.dtype() == nb::dtype<float>()) vt = ADIA_FLOAT;
-    else if (data.dtype() != nb::dtype<double>()) type_error("matrix values must be float64 or float32");
-    const void *vp = vec_ptr(data, data.dtype(), -1, false, "data");
-    if (nnz < 0 || (int64_t)indices.shape(0) < nnz || (int64_t)data.shape(0) < nnz)
-        value_error("indptr says " + std::to_string(nnz) + " entries; indices has " +
-                    std::to_string(indices.shape(0)) + ", data " + std::to_string(data.shape(0)));
+    const HostCsr c = host_csr(rows, cols, indptr, indices, data);
     Hints H;
     make_hints(H, expected_calls, device, dtype, chooser, format, params, nondeterministic);
     adia_plan *P = nullptr;
     adia_status st;
     {
         nb::gil_scoped_release nogil;
-        st = adia_plan_create_csr((int32_t)rows, (int32_t)cols, nnz, rowptr, (const int32_t *)ci,
-                                  vp, vt, name.c_str(), &H.h, &P);
+        st = adia_plan_create_csr(c.rows, c.cols, c.nnz, c.rowptr, c.colind, c.values, c.vt,
+                                  name.c_str(), &H.h, &P);
     }
     check(st);
-    Plan *p = new Plan();
-    p->P = P;
-    p->rows = adia_plan_rows(P);
-    p->cols = adia_plan_cols(P);
-    p->device = adia_plan_device(P);
-    p->vt = adia_plan_value_type(P);
-    p->nnz = nnz;
-    return p;
+    return new_plan(P, c.nnz);
 }
 
 // The plan's matrix as its format holds it (a GPU plan's downloaded once).
@@ -481,14 +485,7 @@ static Plan *plan_create_device_csr(int32_t rows, int32_t cols, int64_t nnz, uin
         st = adia_plan_create_device_csr(&A, &H.h, &P);
     }
     check(st);
-    Plan *p = new Plan();
-    p->P = P;
-    p->rows = adia_plan_rows(P);
-    p->cols = adia_plan_cols(P);
-    p->device = adia_plan_device(P);
-    p->vt = adia_plan_value_type(P);
-    p->nnz = nnz;
-    return p;
+    return new_plan(P, nnz);
 }
 
 // ---------------------------------------------------------------- preconditioner
@@ -971,16 +968,7 @@ NB_MODULE(_adia, m)
             Matrix *M = nb::cast<Matrix *>(mobj);
             adia_plan *P = nullptr;
             check(adia_plan_load(M->get(), path.c_str(), &P));
-            Plan *p = new Plan();
-            p->P = P;
-            p->M = M;
-            p->M_owner = mobj;
-            p->rows = adia_plan_rows(P);
-            p->cols = adia_plan_cols(P);
-            p->device = adia_plan_device(P);
-            p->vt = adia_plan_value_type(P);
-            p->nnz = adia_matrix_nnz(M->get());
-            return p;
+            return new_plan(P, adia_matrix_nnz(M->get()), mobj);
         },
         nb::rv_policy::take_ownership);
     m.def("solve_ptr", &solve_ptr, "plan"_a, "b"_a, "x"_a, "method"_a, "rtol"_a, "max_iter"_a,

@@ -403,6 +403,23 @@ static adia_status solve_matrix(const adia_matrix *A, adia_plan *plan, const dou
                                 const adia_solve_options *opt, adia_solve_info *info);
 static adia_status plan_max_abs(adia_plan *plan, double *big);
 
+/* opt->jacobi on a GPU plan without a host matrix: a Jacobi preconditioner
+ * on the plan for this call (its diagonal read, inverted and checked on
+ * the device, handed to the methods there), in o in the flag's place;
+ * *M: destroyed by the caller. */
+static adia_status jacobi_on_plan(adia_plan *plan, adia_solve_options *o, adia_precond **M)
+{
+    *M = NULL;
+    if (!o->jacobi) return ADIA_OK;
+    adia_precond_options po;
+    adia_precond_options_default(&po);
+    po.kind = "jacobi";
+    ADIA_TRY(adia_precond_create(plan, &po, M));
+    o->jacobi = 0;
+    o->precond = *M;
+    return ADIA_OK;
+}
+
 /* adia_solve without A: the plan is the operator.  A CPU plan's matrix is
  * its format's (adia_plan_solve's way); a GPU plan needs none -- the scale
  * read on the device, Jacobi's diagonal (opt->jacobi) a Jacobi
@@ -431,14 +448,7 @@ static adia_status solve_plan_host(adia_plan *plan, const double *b, double *x,
     ADIA_TRY(check_options(&o, "adia_solve"));
     ADIA_TRY(adia__solve_precond_check(&o, plan, "adia_solve"));
     adia_precond *jacobi = NULL;
-    if (o.jacobi) {
-        adia_precond_options po;
-        adia_precond_options_default(&po);
-        po.kind = "jacobi";
-        ADIA_TRY(adia_precond_create(plan, &po, &jacobi));
-        o.jacobi = 0;
-        o.precond = jacobi;
-    }
+    ADIA_TRY(jacobi_on_plan(plan, &o, &jacobi));
     double big = 0;
     adia_status s = plan_max_abs(plan, &big);
     adia__plan_op_ctx ctx;
@@ -662,20 +672,6 @@ adia_status adia_solve_operator_device(const adia_operator *op, const double *d_
     return s;
 }
 
-/* 1 / A(i,i) of a GPU plan's matrix, read, inverted and checked on the
- * device (the plan keeps no matrix; issue 28: reading it through
- * adia_format_to_matrix downloaded the format and made CSR on one thread,
- * 10x the solve it served; issue 30: n values down and up again were most
- * of a 16.8 M-row Jacobi set-up).  *d: freed by adia__precond_free_gpu. */
-static adia_status plan_jacobi(adia_plan *plan, adia__solve_diag *diag, void **d)
-{
-    int ones = 0;
-    ADIA_TRY(adia__precond_inverse_diagonal_gpu(plan, "adia_plan_solve: Jacobi needs", d, &ones));
-    diag->dev = *d;
-    diag->dev_vt = adia_plan_value_type(plan);
-    return ADIA_OK;
-}
-
 /* max |A(i,j)| of a GPU plan: read on the device where its format keeps
  * its values in one array (the diagonal formats), else from its matrix
  * (adia_format_to_matrix: a format built on the device comes down once). */
@@ -717,10 +713,10 @@ static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
     ADIA_TRY(plan_max_abs(plan, &big));
     const int ea = pow2_exponent(big);   /* the methods run on A / 2^ea, as adia_solve's */
     adia__solve_diag diag = {0};
-    void *jacobi = NULL;
     const adia_precond *stage = NULL;
-    if (o.jacobi) ADIA_TRY(plan_jacobi(plan, &diag, &jacobi));
-    else ADIA_TRY(adia__solve_precond_stage(o.precond, ea, &diag, &stage));
+    adia_precond *jacobi = NULL;
+    ADIA_TRY(jacobi_on_plan(plan, &o, &jacobi));
+    adia_status s = adia__solve_precond_stage(o.precond, ea, &diag, &stage);
     adia__plan_op_ctx ctx;
     adia__solve_op A;
     adia__solve_op_plan(plan, NULL, &ctx, &A);
@@ -731,10 +727,10 @@ static adia_status solve_plan(adia_plan *plan, const void *b, void *x,
                              .a_scale = ldexp(1.0, -ea), .scale = 1, .rtol = o.rtol,
                              .max_iter = o.max_iter, .stream = stream,
                              .park = adia__plan_parked(plan)};
-    adia_status s = adia__solve_gpu(&g, info);
+    if (s == ADIA_OK) s = adia__solve_gpu(&g, info);
     adia__solve_op_plan_free(&ctx);
     free(diag.host);
-    adia__precond_free_gpu(jacobi);
+    adia_precond_destroy(jacobi);
     return s;
 }
 
