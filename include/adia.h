@@ -398,13 +398,17 @@ typedef struct adia_format_params {
     int32_t interleave;      /* interleave: diagonal kernels' chunk order for
                                 far diagonals: 1 off (rows in order), 2 forced
                                 (L2 taken as 4 KB: tests); 0 when it pays    */
+    int32_t stage;           /* stage: diagonal kernels' values staged in
+                                shared memory by bulk copies (Hopper): 1 off,
+                                2 forced (tests); 0 when it pays            */
 } adia_format_params;
 
 /* Fill p with "use the default" everywhere. */
 void adia_format_params_default(adia_format_params *p);
 /* Parse "B=256,eta=256,C=32,sigma=256,r=2,c=2,..." into p (keys: B eta hack
- * seg width C sigma r c group strip qt streams pad kernel tpr R interleave;
- * kernel takes a name of adia_gpu_kernel_name, interleave also off / force).
+ * seg width C sigma r c group strip qt streams pad kernel tpr R interleave
+ * stage; kernel takes a name of adia_gpu_kernel_name, interleave and stage
+ * also off / force).
  * A tuning value out of its set is ADIA_ERR_INVALID_ARG (also at build). */
 adia_status adia_format_params_parse(adia_format_params *p, const char *text);
 /* The checks every build makes first, for a rows x cols matrix, before

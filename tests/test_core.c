@@ -187,6 +187,15 @@ static void test_csr_format(void)
     CHECK(p.block_rows == 128 && p.sell_c == 32 && p.sell_sigma == 256, "params parsed");
     CHECK_ERR(adia_format_params_parse(&p, "C=0"), ADIA_ERR_INVALID_ARG, "C=0");
     CHECK_ERR(adia_format_params_parse(&p, "bogus=3"), ADIA_ERR_INVALID_ARG, "bogus");
+    CHECK_OK(adia_format_params_parse(&p, "stage=off"));
+    CHECK(p.stage == 1, "stage=off parsed: %d", (int)p.stage);
+    CHECK_OK(adia_format_params_parse(&p, "stage=force,interleave=off"));
+    CHECK(p.stage == 2 && p.interleave == 1, "stage=force parsed: %d", (int)p.stage);
+    p.stage = 3;
+    CHECK_ERR(adia_format_params_check(&p, 10, 10), ADIA_ERR_INVALID_ARG,
+              "stage=3 must be 1 (off) or 2 (force)");
+    CHECK_ERR(adia_format_params_parse(&p, "stage=fast"), ADIA_ERR_INVALID_ARG, "stage=fast");
+    adia_format_params_default(&p);
     CHECK(adia_format_exists("csr") && !adia_format_exists("xyz"), "registry");
     adia_matrix_destroy(A);
 }

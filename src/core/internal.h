@@ -529,6 +529,9 @@ void adia__zeros_free(adia__zeros *z);
 /* adia_format_params.interleave values (0: when it pays). */
 #define ADIA_INTERLEAVE_OFF 1
 #define ADIA_INTERLEAVE_FORCE 2
+/* adia_format_params.stage values (0: when it pays). */
+#define ADIA_STAGE_OFF 1
+#define ADIA_STAGE_FORCE 2
 
 /* Effective parameter: p->field if > 0 else dflt. */
 static inline int32_t adia_param(int32_t value, int32_t dflt)

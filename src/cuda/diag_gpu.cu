@@ -10,6 +10,7 @@
 #include "codegen.h"
 #include "diagonal.cuh"
 #include "diag_build.h"
+#include "diag_stage.cuh"
 
 #include <string.h>
 
@@ -51,6 +52,8 @@ struct diag_dev {
                                          product's kernel (few rows, wide
                                          groups: diag_kernel.cuh); 0: not it */
     int rows_asked;                   /* parameter R (0: chosen)            */
+    unsigned stage;                   /* blocks of the staged kernel, the
+                                         product's kernel (diag_stage.cuh); 0: not it */
     int interleave;                   /* parameter interleave (ADIA_INTERLEAVE_*) */
 };
 
@@ -63,6 +66,54 @@ int latency_loads(int32_t widest)
     if (widest <= ADIA_DIAG_LATENCY_DIAGONALS) return 0;
     const int32_t last = widest % 16;
     return widest > 16 && last >= 1 && last <= 8 ? 8 : 16;
+}
+
+/* The staged kernel (diag_stage.cuh) and its dynamic shared memory. */
+template <typename T, bool DOT>
+constexpr auto stage_kernel = adia_diag_stage<T, ADIA_STAGE_S, ADIA_STAGE_DEPTH, DOT>;
+template <typename T>
+constexpr unsigned stage_bytes = adia_stage_bytes<T, ADIA_STAGE_S, ADIA_STAGE_DEPTH>();
+
+/* Blocks of the staged kernel's launch for D, or 0 where the warp kernels
+ * run.  It needs pieces that start at multiples of its tile and rows in
+ * order (no chunk order); by default also a Hopper GPU (the bulk copies)
+ * and at least 2 tiles for each block the SMs hold at once, which is then
+ * the grid: with fewer, a block's first copies are not hidden behind
+ * earlier tiles (a tile a block ran 1.3-1.4x slower than the warp kernels
+ * on lap3d7:256 and lap2d5:2048, H200, 2026-11-28).  stage=off: never;
+ * stage=force: wherever the layout allows, on any GPU, on a grid of a
+ * third of the tiles (tests: each block walks tiles, buffers wrap). */
+unsigned stage_blocks(const adia_diag *D, const adia_diag_args &a, adia_value_type vt, int mode)
+{
+    if (mode == ADIA_STAGE_OFF || a.chunk_order || D->rows == 0) return 0;
+    for (int32_t p = 0; p < D->n_pieces; p++)
+        if (D->piece_start[p] % ADIA_STAGE_TILE) return 0;
+    const unsigned tiles = (unsigned)((D->rows + ADIA_STAGE_TILE - 1) / ADIA_STAGE_TILE);
+    if (mode == ADIA_STAGE_FORCE) return (tiles + 2) / 3;
+    int dev = 0, major = 0, sms = 0, per = 0;
+    cudaError_t e = cudaGetDevice(&dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    if (e == cudaSuccess) e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    if (e == cudaSuccess)
+        e = vt == ADIA_DOUBLE
+                ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, stage_kernel<double, false>,
+                                                                ADIA_STAGE_THREADS, stage_bytes<double>)
+                : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per, stage_kernel<float, false>,
+                                                                ADIA_STAGE_THREADS, stage_bytes<float>);
+    if (e != cudaSuccess) {
+        cudaGetLastError();   /* a query's own error: the warp kernels run */
+        return 0;
+    }
+    const unsigned resident = (unsigned)per * (unsigned)sms;
+    return major >= 9 && resident > 0 && tiles >= 2 * resident ? resident : 0;
+}
+
+template <typename T, bool DOT>
+adia_status stage_launch(unsigned n, const adia_diag_args &a, T alpha, T beta, const T *x, T *y,
+                         const adia_dot_work &dw, cudaStream_t st)
+{
+    stage_kernel<T, DOT><<<n, ADIA_STAGE_THREADS, stage_bytes<T>, st>>>(a, alpha, beta, x, y, dw);
+    return adia__gpu_launch_check("diagonal staged kernel");
 }
 
 void diag_free(void *p)
@@ -328,6 +379,7 @@ adia_status diag_make(const adia_diag *D, adia_value_type vt, const adia_format_
     d->head.block = 256;
     d->head.select = diag_select;
     adia_status s = diag_copy(d, D);
+    if (s == ADIA_OK) d->stage = stage_blocks(D, d->args, vt, p->stage);
     adia_gpu_kernel asked = (adia_gpu_kernel)p->gpu_kernel;   /* parameter kernel= */
     if (s == ADIA_OK && asked != ADIA_KERNEL_AUTO && (d->head.allowed & (1u << asked)))
         s = diag_select(d, asked);
@@ -349,6 +401,7 @@ unsigned diag_grid(const diag_dev *d, const adia_codegen_kernel *g)
 {
     int B = d->head.block;
     if (g) return adia__codegen_grid(g, &d->args, B);
+    if (d->stage) return d->stage;
     int R = d->warp_rows > 0 ? d->warp_rows : 1;
     return adia_gpu_blocks((d->args.rows + R - 1) / R, B);
 }
@@ -451,6 +504,7 @@ adia_status diag_launch(const diag_dev *d, const adia_codegen_kernel *g, T alpha
     int B = d->head.block;
     unsigned n = diag_grid(d, g);
     if (g) return adia__codegen_launch(g, &d->args, d->vt, alpha, beta, x, y, DOT ? &dw : NULL, B, st);
+    if (d->stage) return stage_launch<T, DOT>(n, d->args, alpha, beta, x, y, dw, st);
     if (!DOT && d->latency == 16 && B <= 256)
         adia_diag_warp_latency<T, 16><<<n, B, 0, st>>>(d->args, alpha, beta, x, y);
     else if (!DOT && d->latency == 8 && B <= 256)

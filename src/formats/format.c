@@ -63,6 +63,7 @@ static const struct {
     {"tpr", "threads per row", offsetof(adia_format_params, tpr), EXTENT_ROWS},
     {"R", "rows per thread", offsetof(adia_format_params, rows_per_thread), EXTENT_ROWS},
     {"interleave", "chunk order", offsetof(adia_format_params, interleave), EXTENT_ROWS},
+    {"stage", "staging", offsetof(adia_format_params, stage), EXTENT_ROWS},
 };
 
 /* The tuning parameters take a value from a set: 0 (the library's
@@ -83,10 +84,13 @@ static adia_status check_tuning(const adia_format_params *p)
     if (p->interleave < 0 || p->interleave > ADIA_INTERLEAVE_FORCE)
         return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: interleave=%d must be 1 (off) "
                           "or 2 (force)", (int)p->interleave);
+    if (p->stage < 0 || p->stage > ADIA_STAGE_FORCE)
+        return adia__error(ADIA_ERR_INVALID_ARG, "format parameters: stage=%d must be 1 (off) "
+                          "or 2 (force)", (int)p->stage);
     return ADIA_OK;
 }
 
-/* A value given by name: kernel=generated, interleave=off|force; 0 if the
+/* A value given by name: kernel=generated, interleave|stage=off|force; 0 if the
  * text is no name of key's (then it must be a number). */
 static int named_value(const char *key, size_t klen, const char *v, size_t vlen, int32_t *out)
 {
@@ -103,15 +107,18 @@ static int named_value(const char *key, size_t klen, const char *v, size_t vlen,
         *out = (int32_t)k;
         return 1;
     }
-    if (klen == 10 && !strncmp(key, "interleave", 10)) {
-        if (!strcmp(name, "off")) *out = ADIA_INTERLEAVE_OFF;
-        else if (!strcmp(name, "force")) *out = ADIA_INTERLEAVE_FORCE;
+    if ((klen == 10 && !strncmp(key, "interleave", 10)) || (klen == 5 && !strncmp(key, "stage", 5))) {
+        /* the same values: ADIA_INTERLEAVE_* = ADIA_STAGE_* */
+        if (!strcmp(name, "off")) *out = ADIA_STAGE_OFF;
+        else if (!strcmp(name, "force")) *out = ADIA_STAGE_FORCE;
         else return 0;
         return 1;
     }
     return 0;
 }
 enum { N_PARAMS = sizeof params / sizeof *params };
+_Static_assert(ADIA_INTERLEAVE_OFF == ADIA_STAGE_OFF && ADIA_INTERLEAVE_FORCE == ADIA_STAGE_FORCE,
+               "interleave and stage share their named values");
 
 static int32_t *param_field(adia_format_params *p, const char *key, size_t len)
 {
@@ -165,7 +172,7 @@ adia_status adia_format_params_parse(adia_format_params *p, const char *text)
             return adia__error(ADIA_ERR_INVALID_ARG,
                               "format parameters: unknown key '%.*s' (known: B eta "
                               "hack seg width C sigma r c group strip qt streams pad "
-                              "kernel tpr R interleave)",
+                              "kernel tpr R interleave stage)",
                               (int)(eq - s), s);
         if (named_value(s, (size_t)(eq - s), eq + 1, (size_t)(end - eq - 1), field)) {
             s = *end ? end + 1 : end;
