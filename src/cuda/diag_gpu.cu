@@ -76,11 +76,13 @@ constexpr unsigned stage_bytes = adia_stage_bytes<T, ADIA_STAGE_S, ADIA_STAGE_DE
 
 /* Blocks of the staged kernel's launch for D, or 0 where the warp kernels
  * run.  It needs pieces that start at multiples of its tile and rows in
- * order (no chunk order); by default also a Hopper GPU (the bulk copies)
- * and at least 2 tiles for each block the SMs hold at once, which is then
- * the grid: with fewer, a block's first copies are not hidden behind
- * earlier tiles (a tile a block ran 1.3-1.4x slower than the warp kernels
- * on lap3d7:256 and lap2d5:2048, H200, 2026-11-28).  stage=off: never;
+ * order (no chunk order); by default also a Hopper GPU (the bulk copies),
+ * double values and at least 2 tiles for each block the SMs hold at once,
+ * which is then the grid.  With fewer tiles a block's first copies are not
+ * hidden behind earlier tiles (a tile a block ran 1.3-1.4x slower than the
+ * warp kernels on lap3d7:256 and lap2d5:2048); in float (copies of 512
+ * bytes a diagonal, the warp kernels at 4 rows a thread) lap3d7:160 ran
+ * 5-16% slower (H200, 2026-11-28).  stage=off: never;
  * stage=force: wherever the layout allows, on any GPU, on a grid of a
  * third of the tiles (tests: each block walks tiles, buffers wrap). */
 unsigned stage_blocks(const adia_diag *D, const adia_diag_args &a, adia_value_type vt, int mode)
@@ -105,7 +107,7 @@ unsigned stage_blocks(const adia_diag *D, const adia_diag_args &a, adia_value_ty
         return 0;
     }
     const unsigned resident = (unsigned)per * (unsigned)sms;
-    return major >= 9 && resident > 0 && tiles >= 2 * resident ? resident : 0;
+    return major >= 9 && vt == ADIA_DOUBLE && resident > 0 && tiles >= 2 * resident ? resident : 0;
 }
 
 template <typename T, bool DOT>
