@@ -82,7 +82,10 @@ constexpr unsigned stage_bytes = adia_stage_bytes<T, ADIA_STAGE_S, ADIA_STAGE_DE
  * hidden behind earlier tiles (a tile a block ran 1.3-1.4x slower than the
  * warp kernels on lap3d7:256 and lap2d5:2048); in float (copies of 512
  * bytes a diagonal, the warp kernels at 4 rows a thread) lap3d7:160 ran
- * 5-16% slower (H200, 2026-11-28).  stage=off: never;
+ * 5-16% slower (H200, 2026-11-28).  (A library built only for an older
+ * target and run on Hopper through the PTX JIT runs the kernel's fallback
+ * loads: correct, not faster; build for sm_90, ADIA_CUDA_ARCHS.)
+ * stage=off: never;
  * stage=force: wherever the layout allows, on any GPU, on a grid of a
  * third of the tiles (tests: each block walks tiles, buffers wrap). */
 unsigned stage_blocks(const adia_diag *D, const adia_diag_args &a, adia_value_type vt, int mode)
