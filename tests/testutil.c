@@ -154,6 +154,26 @@ double test_scaled_residual(const adia_matrix *A, const double *b, const double 
     return s == ADIA_OK ? sqrt(num) / sqrt(den) : INFINITY;
 }
 
+int test_cg_ones(const adia_matrix *A, adia_plan *P, adia_solve_options o, double tol, double *ms)
+{
+    const int32_t n = adia_matrix_rows(A);
+    double *b = malloc((size_t)n * sizeof *b + 8), *x = calloc((size_t)n + 1, sizeof *x);
+    for (int32_t i = 0; i < n; i++) x[i] = 1;
+    CHECK_OK(adia_matrix_spmv(A, 1.0, x, 0.0, b));
+    memset(x, 0, (size_t)n * sizeof *x);
+    adia_solve_info info;
+    int its = -1;
+    if (adia_solve(A, P, b, x, &o, &info) == ADIA_OK && info.converged) {
+        const double res = test_scaled_residual(A, b, x, 0);
+        CHECK(res <= tol, "CG said converged at %d iterations, own residual %g > %g",
+              info.iterations, res, tol);
+        its = info.iterations;
+        if (ms) *ms = info.time_ms;
+    }
+    free(b), free(x);
+    return its;
+}
+
 adia_matrix *test_diag_matrix(uint64_t seed, int32_t m, int32_t n, int nd, const int32_t *off,
                               double fill, double shift, double (*special)(int32_t, int32_t))
 {

@@ -100,6 +100,11 @@ double test_solve_known(const adia_matrix *A, adia_plan *P, const adia_operator 
  * of two), so that a b of 1e308 or 1e-320 and its x are checked without
  * overflow or underflow: a test's own true residual (CSR product). */
 double test_scaled_residual(const adia_matrix *A, const double *b, const double *x, int e);
+/* CG on plan P (o: the caller's options: precond, jacobi, max_iter) of
+ * A x = A ones from x0 = 0: its iterations where it says converged, else
+ * -1.  A converged answer is checked by the test's own true residual
+ * (at most tol, a failed CHECK otherwise); *ms (may be NULL): its time. */
+int test_cg_ones(const adia_matrix *A, adia_plan *P, adia_solve_options o, double tol, double *ms);
 /* An m x n matrix of the diagonals off[0..nd) (their entries inside the
  * matrix), each entry kept with probability fill (>= 1: all), value a
  * random nonzero in [-1, 1) plus shift -- or special(i, j) where that

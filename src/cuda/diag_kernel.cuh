@@ -285,21 +285,38 @@ struct adia_warp_piece {
  * K, 0}: all a warp needs about its piece in two independent 16-byte loads
  * right after chunk_piece, instead of a chain of four dependent loads
  * (piece -> group -> group_start -> offsets) before the first value. */
+struct adia_piece_info {
+    long long data;   /* element index of the piece's first row, diagonal 0 */
+    int start, len;   /* its first row and rows                             */
+    int group, k0, K; /* its group's offsets: offsets[k0 .. k0+K)           */
+};
+
+__device__ __forceinline__ adia_piece_info adia_piece_read(const adia_diag_args &a, int p)
+{
+    const int4 *desc = (const int4 *)a.piece_desc + 2 * p;
+    const int4 d0 = __ldg(desc), d1 = __ldg(desc + 1);
+    adia_piece_info i;
+    i.data = (long long)(((unsigned long long)(unsigned)d0.y << 32) | (unsigned)d0.x);
+    i.start = d0.z;
+    i.len = d0.w;
+    i.group = d1.x;
+    i.k0 = d1.y;
+    i.K = d1.z;
+    return i;
+}
+
 __device__ __forceinline__ bool adia_warp_locate(const adia_diag_args &a, int R,
                                                  adia_warp_piece &w)
 {
     const int lane = threadIdx.x & 31;
     long long first = adia_diag_chunk(a) * 32 * R;
     if (first >= a.rows) return false;
-    int p = __ldg(a.chunk_piece + first / ADIA_DIAG_CHUNK);
-    const int4 *desc = (const int4 *)a.piece_desc + 2 * p;
-    int4 d0 = __ldg(desc), d1 = __ldg(desc + 1);
-    long long data = (long long)(((unsigned long long)(unsigned)d0.y << 32) | (unsigned)d0.x);
-    w.len = d0.w;
-    w.group = d1.x;
-    w.k0 = d1.y;
-    w.K = d1.z;
-    w.data = data + (first - d0.z) + lane;
+    const adia_piece_info p = adia_piece_read(a, __ldg(a.chunk_piece + first / ADIA_DIAG_CHUNK));
+    w.len = p.len;
+    w.group = p.group;
+    w.k0 = p.k0;
+    w.K = p.K;
+    w.data = p.data + (first - p.start) + lane;
     w.r = (unsigned)first + lane;
     return true;
 }

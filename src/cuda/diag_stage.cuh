@@ -130,17 +130,14 @@ __device__ __forceinline__ adia_stage_tile<T> adia_stage_locate(const adia_diag_
                                                                 long long tile)
 {
     const long long first = tile * ADIA_STAGE_TILE;
-    const int p = __ldg(a.chunk_piece + first / ADIA_DIAG_CHUNK);
-    const int4 *desc = (const int4 *)a.piece_desc + 2 * p;   /* {data lo, hi, start, len}, {group, k0, K} */
-    const int4 d0 = __ldg(desc), d1 = __ldg(desc + 1);
-    const long long data = (long long)(((unsigned long long)(unsigned)d0.y << 32) | (unsigned)d0.x);
+    const adia_piece_info p = adia_piece_read(a, __ldg(a.chunk_piece + first / ADIA_DIAG_CHUNK));
     adia_stage_tile<T> t;
-    t.len = d0.w;
-    t.src = (const T *)a.data + data + (first - d0.z);
+    t.len = p.len;
+    t.src = (const T *)a.data + p.data + (first - p.start);
     t.r = (unsigned)first;
-    t.k0 = d1.y;
-    t.K = d1.z;
-    t.rows = (int)min((long long)ADIA_STAGE_TILE, d0.z + t.len - first);
+    t.k0 = p.k0;
+    t.K = p.K;
+    t.rows = (int)min((long long)ADIA_STAGE_TILE, p.start + t.len - first);
     const bool bulk = ADIA_STAGE_BULK && t.rows == ADIA_STAGE_TILE &&
                       (t.len * (long long)sizeof(T)) % 16 == 0 && (uintptr_t)t.src % 16 == 0;
     t.stages = bulk ? (t.K + S - 1) / S : 0;
