@@ -4,7 +4,8 @@ side by side in one run: every matrix of the generated suite (gpu-run.sh's)
 and issue 32's bands with holes, `adia bench` under variant A and variant
 B, interleaved, ROUNDS times (clock or thermal drift hits both alike).
 
-  bench/param-ab.py [--adia build-rel/adia] [--specs "SPEC;SPEC --float"]
+  bench/param-ab.py [--adia build-rel/adia] [--adia-b build-x/adia]
+                    [--specs "SPEC;SPEC --float"]
                     [--formats dia,hdi,...] [--rounds 2] [--runs 100]
                     [--budget-s 420] [--jsonl OUT] [--dry-run] A B
   bench/param-ab.py --render OUT.jsonl
@@ -16,7 +17,10 @@ for each matrix, each format and kernel, the median time under A and B and
 B / A, and the fastest of each variant (the planner's best candidate),
 flagging B slower than A by more than 2%.  --jsonl keeps the raw `adia
 bench --json` objects (each with "variant" and "spec" added) for
---render.  --budget-s: no run starts after that many seconds.
+--render.  --budget-s: no run starts after that many seconds.  --adia-b:
+variant B runs this binary instead (two builds side by side, e.g. a
+compile-time variant of a kernel; A and B may then be the same
+parameters).
 """
 import argparse
 import json
@@ -36,9 +40,9 @@ SUITE = [
 SLOWER = 1.02   # B / A above this is flagged
 
 
-def command(a, spec, params):
+def command(a, spec, params, binary):
     words = shlex.split(spec)
-    cmd = [a.adia, "bench", "--gen", words[0], *words[1:], "--formats", a.formats,
+    cmd = [binary, "bench", "--gen", words[0], *words[1:], "--formats", a.formats,
            "--runs", str(a.runs), "--json"]
     return cmd + (["--params", params] if params else [])
 
@@ -48,8 +52,8 @@ def run_all(a):
     out = open(a.jsonl, "w") if a.jsonl else None
     for spec in a.specs:
         for rnd in range(a.rounds):
-            for name, params in (("A", a.A), ("B", a.B)):
-                cmd = command(a, spec, params)
+            for name, params, binary in (("A", a.A, a.adia), ("B", a.B, a.adia_b or a.adia)):
+                cmd = command(a, spec, params, binary)
                 if a.dry_run:
                     print(" ".join(shlex.quote(w) for w in cmd))
                     continue
@@ -63,7 +67,7 @@ def run_all(a):
                           f"{p.stderr.strip()[-300:]}", file=sys.stderr)
                     continue
                 rec = json.loads(p.stdout)
-                rec.update(variant=name, params=params, spec=spec, round=rnd)
+                rec.update(variant=name, params=params, binary=binary, spec=spec, round=rnd)
                 records.append(rec)
                 if out:
                     out.write(json.dumps(rec) + "\n")
@@ -86,6 +90,9 @@ def times(records, spec, variant):
 def render(records):
     specs = list(dict.fromkeys(r["spec"] for r in records))
     params = {r["variant"]: r["params"] for r in records}
+    binary = {r["variant"]: r.get("binary", "") for r in records}
+    if binary.get("A") != binary.get("B"):
+        params = {v: f"{binary.get(v)} {params.get(v, '')}".strip() for v in ("A", "B")}
     head = records[0] if records else {}
     print(f"# param-ab: A = `{params.get('A', '')}` B = `{params.get('B', '')}`; "
           f"{head.get('device', '?')}, {head.get('date', '?')}; median ms of the rounds\n")
@@ -116,6 +123,7 @@ def main():
     ap.add_argument("A", nargs="?", default="stage=off")
     ap.add_argument("B", nargs="?", default="")
     ap.add_argument("--adia", default="build-rel/adia")
+    ap.add_argument("--adia-b", help="variant B's binary (default: --adia)")
     ap.add_argument("--specs", help="';'-separated generator specs (default: the suite)")
     ap.add_argument("--formats", default="dia,hdi,brcsd1,brcsd2,crsd")
     ap.add_argument("--rounds", type=int, default=2)

@@ -33,7 +33,16 @@
  * 0.0691 -> 0.0629 -- where a tile a block (the grid of all tiles) lost
  * up to 1.4x on stencils (a block's fill latency is not hidden) and so
  * did the block barrier of a first version (S, DEPTH = 4-16, 2-4: 8, 2
- * best; bench/results/2026-11-28g-h200). */
+ * best; bench/results/2026-11-28g-h200).  Issuing a stage's x loads before
+ * waiting on its copy changed the chosen kernels by -1..+1% and the
+ * generic ones by -6..+2% (bench/results/2026-11-28h-h200): not kept.
+ *
+ * compute-sanitizer's racecheck reports hazards between the bulk copy's
+ * writes and the consumers' reads: it does not take an mbarrier's
+ * complete_tx as ordering for a raw cp.async.bulk (flash-attention
+ * documents the same for its producer warps); gpu-run.sh leaves this
+ * kernel out of racecheck, and test_gpu_spmv checks its results bit for
+ * bit against the warp kernels on every case. */
 #ifndef ADIA_DIAG_STAGE_CUH
 #define ADIA_DIAG_STAGE_CUH
 
