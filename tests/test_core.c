@@ -127,6 +127,42 @@ static void test_bad_input(void)
     CHECK(adia_last_error()[0] == 0, "cleared");
 }
 
+/* The transpose against one made independently (adia_matrix_create_coo
+ * with rows and columns swapped), and twice is A: a band as agg's P (n x
+ * n/2, the chunked sort on threads), a square band, and a matrix whose
+ * rows reach everywhere (the serial sort) -- all past the chunked path's
+ * size floor. */
+static void test_transpose_large(void)
+{
+    static const struct { int32_t m, n; int band; } cases[] = {
+        {40000, 20000, 1}, {30011, 30011, 1}, {8000, 90000, 0}};
+    for (int t = 0; t < 3; t++) {
+        const int32_t m = cases[t].m, n = cases[t].n;
+        int64_t cap = (int64_t)m * 5, nnz = 0;
+        int32_t *ri = malloc(cap * sizeof *ri), *ci = malloc(cap * sizeof *ci);
+        double *v = malloc(cap * sizeof *v);
+        uint64_t st = 11 + t;
+        for (int32_t i = 0; i < m; i++)
+            for (int e = 0; e < (cases[t].band ? 4 : 5); e++) {
+                int64_t c = cases[t].band ? (int64_t)i * n / m - 1 + e
+                                          : (int64_t)((test_rand(&st) + 1) * 0.5 * n);
+                if (c < 0 || c >= n) continue;
+                ri[nnz] = i, ci[nnz] = (int32_t)c, v[nnz++] = test_rand(&st);
+            }
+        adia_matrix *A = NULL, *ref = NULL, *T = NULL, *TT = NULL;
+        CHECK_OK(adia_matrix_create_coo(m, n, nnz, ri, ci, v, ADIA_DOUBLE, &A));
+        CHECK_OK(adia_matrix_create_coo(n, m, nnz, ci, ri, v, ADIA_DOUBLE, &ref));
+        CHECK(adia_matrix_nnz(A) > 32768, "case %d: %lld entries, past the chunked sort's floor", t,
+              (long long)adia_matrix_nnz(A));
+        CHECK_OK(adia_matrix_transpose(A, &T));
+        CHECK(T && adia_matrix_equal(T, ref), "case %d (%d x %d): transpose equals the reference", t, m, n);
+        CHECK_OK(adia_matrix_transpose(T, &TT));
+        CHECK(TT && adia_matrix_equal(TT, A), "case %d: A^T^T == A", t);
+        adia_matrix_destroy(A), adia_matrix_destroy(ref), adia_matrix_destroy(T), adia_matrix_destroy(TT);
+        free(ri), free(ci), free(v);
+    }
+}
+
 static void test_transpose_and_spmv(void)
 {
     for (int t = 0; t < 4; t++) {
@@ -462,6 +498,7 @@ int main(void)
     test_csr_routes();
     test_bad_input();
     test_transpose_and_spmv();
+    test_transpose_large();
     test_csr_format();
     test_params_bounded();
     test_refused_allocation();

@@ -193,41 +193,65 @@ static adia_status csr_multiply(const adia_matrix *Am, const adia_matrix *Bm, in
     return adia__matrix_wrap(&c, C);
 }
 
+/* Row i of P = (I - w D^-1 A) P0 (w: omega / lmax / a_ii): the aggregates
+ * its entries reach and i's own, ascending (A's columns ascend, so their
+ * aggregates do too); its count, and with cols its columns and values
+ * written there. */
+static int64_t p_row(const adia_csr *a, int32_t i, double w, int32_t *cols, double *vals)
+{
+    const int32_t own = i / AGG_BLOCK;
+    int64_t n = 0;
+    int32_t last = -1;   /* the row's last aggregate so far */
+    int placed = 0;
+    for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
+        const int32_t J = a->colind[p] / AGG_BLOCK;
+        const double t = w * ((const double *)a->values)[p];
+        if (!placed && own < J) {
+            if (cols) cols[n] = own, vals[n] = 1;
+            n++, last = own, placed = 1;
+        }
+        if (last == J) {
+            if (cols) vals[n - 1] -= t;
+        } else {
+            if (cols) cols[n] = J, vals[n] = (J == own) - t;
+            n++, last = J, placed |= J == own;
+        }
+    }
+    if (!placed) {
+        if (cols) cols[n] = own, vals[n] = 1;
+        n++;
+    }
+    return n;
+}
+
 /* P = (I - omega / lmax D^-1 A) P0 (n x nc), P0 the aggregates of
- * AGG_BLOCK consecutive rows: row i of A P0 sums row i's entries by
- * aggregate (A's columns ascend, so their aggregates do too). */
+ * AGG_BLOCK consecutive rows: rows on threads, two passes (the counts,
+ * then the entries), canonical as it comes (the same bits whatever the
+ * threads). */
 static adia_status smoothed_p(const adia_matrix *Am, const double *dinv, double lmax,
                               int32_t nc, adia_matrix **P)
 {
     const adia_csr *a = &Am->csr;
-    const double *av = a->values;
     const int32_t n = a->rows;
-    int64_t *rowptr = adia__calloc((size_t)n + 1, sizeof *rowptr, "agg interpolation");
-    /* a row of P: the aggregates its entries reach, and i's own */
-    const int64_t most = a->nnz + n;
-    int32_t *cols = adia__alloc((size_t)most + 1, sizeof *cols, "agg interpolation");
-    double *vals = adia__alloc((size_t)most + 1, sizeof *vals, "agg interpolation");
-    if (!rowptr || !cols || !vals) {
-        free(rowptr), free(cols), free(vals);
+    const int threads = adia__threads();
+    adia_csr c = {.rows = n, .cols = nc, .vtype = ADIA_DOUBLE};
+    c.rowptr = adia__calloc((size_t)n + 1, sizeof *c.rowptr, "agg interpolation");
+    if (!c.rowptr) return ADIA_ERR_NO_MEMORY;
+#pragma omp parallel for schedule(static) num_threads(threads) if (a->nnz > 65536)
+    for (int32_t i = 0; i < n; i++) c.rowptr[i + 1] = p_row(a, i, 0, NULL, NULL);
+    for (int32_t i = 0; i < n; i++) c.rowptr[i + 1] += c.rowptr[i];
+    c.nnz = c.rowptr[n];
+    c.colind = adia__alloc((size_t)c.nnz + 1, sizeof *c.colind, "agg interpolation");
+    c.values = adia__alloc((size_t)c.nnz + 1, sizeof(double), "agg interpolation");
+    if (!c.colind || !c.values) {
+        adia__csr_free(&c);
         return ADIA_ERR_NO_MEMORY;
     }
-    int64_t at = 0;
-    for (int32_t i = 0; i < n; i++) {
-        const double w = AGG_OMEGA / lmax * dinv[i];
-        const int32_t own = i / AGG_BLOCK;
-        int placed = 0;
-        for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-            const int32_t J = a->colind[p] / AGG_BLOCK;
-            if (!placed && own < J) cols[at] = own, vals[at++] = 1, placed = 1;
-            if (at > rowptr[i] && cols[at - 1] == J) vals[at - 1] -= w * av[p];
-            else cols[at] = J, vals[at++] = (J == own) - w * av[p], placed |= J == own;
-        }
-        if (!placed) cols[at] = own, vals[at++] = 1;
-        rowptr[i + 1] = at;
-    }
-    adia_status s = adia_matrix_create_csr(n, nc, at, rowptr, cols, vals, ADIA_DOUBLE, P);
-    free(rowptr), free(cols), free(vals);
-    return s;
+#pragma omp parallel for schedule(static) num_threads(threads) if (a->nnz > 65536)
+    for (int32_t i = 0; i < n; i++)
+        p_row(a, i, AGG_OMEGA / lmax * dinv[i], c.colind + c.rowptr[i],
+              (double *)c.values + c.rowptr[i]);
+    return adia__matrix_wrap(&c, P);
 }
 
 /* ------------------------------------------------------------- set-up */
@@ -304,8 +328,9 @@ static adia_status coarsen(const adia_precond *M, agg_state *G, int l, const dou
     const int32_t nc = (int32_t)((F->L.rows + AGG_BLOCK - 1) / AGG_BLOCK);
     adia_matrix *P = NULL, *R = NULL, *AP = NULL;
     adia_status s = smoothed_p(F->A, dinv, F->L.lmax, nc, &P);
+    adia__phase("agg: P");
     if (s == ADIA_OK) s = adia_matrix_transpose(P, &R);
-    adia__phase("agg: P, R");
+    adia__phase("agg: R = P^T");
     if (s == ADIA_OK) s = csr_multiply(F->A, P, &G->budget, &AP);
     if (s == ADIA_OK) s = csr_multiply(R, AP, &G->budget, &C->A);
     adia__phase("agg: A_c = R A P");
