@@ -255,83 +255,6 @@ adia_status adia_matrix_copy(const adia_matrix *A, adia_matrix **out)
     return ADIA_OK;
 }
 
-/* The transpose as a counting sort by column in TRANSPOSE_CHUNKS chunks of
- * consecutive rows, on threads, where the chunks' column windows are
- * narrow -- a band's (agg's P and R: 15 ms of a 300,000-row level's
- * set-up on one core): chunk g counts its entries by column inside its
- * window [lo_g, hi_g]; in chunk order each count becomes the chunk's
- * place inside its column (so rows ascend inside a column, as in the
- * serial sort: the same matrix); each chunk then writes its own entries.
- * A fixed number of chunks, not of threads: the same path and result on
- * any machine.  *done false (and nothing written) where the windows would
- * take more than 2 (cols + nnz) counters in all (rows that reach
- * everywhere), or the matrix is small: the serial sort then. */
-#define TRANSPOSE_CHUNKS 64
-#define TRANSPOSE_MIN_NNZ 32768
-static adia_status transpose_chunks(const adia_csr *a, adia_csr *t, bool *done)
-{
-    enum { G = TRANSPOSE_CHUNKS };
-    *done = false;
-    if (a->nnz < TRANSPOSE_MIN_NNZ || a->rows < G) return ADIA_OK;
-    int32_t first[G + 1], lo[G], hi[G];
-    int64_t base[G + 1];
-    for (int g = 0; g <= G; g++) first[g] = (int32_t)((int64_t)a->rows * g / G);
-    const int threads = adia__threads();
-#pragma omp parallel for schedule(static) num_threads(threads)
-    for (int g = 0; g < G; g++) {
-        lo[g] = INT32_MAX, hi[g] = -1;
-        for (int64_t p = a->rowptr[first[g]]; p < a->rowptr[first[g + 1]]; p++) {
-            lo[g] = a->colind[p] < lo[g] ? a->colind[p] : lo[g];
-            hi[g] = a->colind[p] > hi[g] ? a->colind[p] : hi[g];
-        }
-    }
-    base[0] = 0;
-    for (int g = 0; g < G; g++) base[g + 1] = base[g] + (hi[g] >= lo[g] ? hi[g] - lo[g] + 1 : 0);
-    if (base[G] > 2 * ((int64_t)a->cols + a->nnz)) return ADIA_OK;
-    int64_t *count = adia__calloc((size_t)base[G] + 1, sizeof *count, "transpose counts");
-    if (!count) return ADIA_ERR_NO_MEMORY;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int g = 0; g < G; g++)
-        for (int64_t p = a->rowptr[first[g]]; p < a->rowptr[first[g + 1]]; p++)
-            count[base[g] + a->colind[p] - lo[g]]++;
-    int64_t *colptr = t->rowptr;   /* column c's entries so far at colptr[c + 1] */
-    memset(colptr, 0, ((size_t)a->cols + 1) * sizeof *colptr);
-    for (int g = 0; g < G; g++)
-        for (int32_t c = lo[g]; c <= hi[g]; c++) {
-            const int64_t k = count[base[g] + c - lo[g]];
-            count[base[g] + c - lo[g]] = colptr[c + 1];
-            colptr[c + 1] += k;
-        }
-    for (int32_t c = 0; c < a->cols; c++) colptr[c + 1] += colptr[c];
-    const double *av = a->values;
-    double *tv = t->values;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-    for (int g = 0; g < G; g++)
-        for (int32_t i = first[g]; i < first[g + 1]; i++)
-            for (int64_t p = a->rowptr[i]; p < a->rowptr[i + 1]; p++) {
-                const int32_t c = a->colind[p];
-                const int64_t d = colptr[c] + count[base[g] + c - lo[g]]++;
-                t->colind[d] = i;
-                tv[d] = av[p];
-            }
-    free(count);
-    *done = true;
-    return ADIA_OK;
-}
-
-/* Stable bucket sort by column: rows stay sorted inside each column. */
-static adia_status transpose_serial(const adia_csr *a, adia_csr *t)
-{
-    int32_t *row = adia__alloc((size_t)a->nnz, sizeof *row, "row indices");
-    if (!row) return ADIA_ERR_NO_MEMORY;
-    for (int32_t i = 0; i < a->rows; i++)
-        for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) row[k] = i;
-    adia_status s = bucket_sort(a->nnz, a->cols, a->colind, row, a->values,
-                                t->rowptr, t->colind, t->values);
-    free(row);
-    return s;
-}
-
 adia_status adia_matrix_transpose(const adia_matrix *A, adia_matrix **out)
 {
     ADIA_TRY(adia__matrix_check_handle(A, "adia_matrix_transpose"));
@@ -339,9 +262,17 @@ adia_status adia_matrix_transpose(const adia_matrix *A, adia_matrix **out)
     const adia_csr *a = &A->csr;
     adia_csr t;
     ADIA_TRY(adia__csr_alloc(&t, a->cols, a->rows, a->nnz, ADIA_DOUBLE));
-    bool done;
-    adia_status s = transpose_chunks(a, &t, &done);
-    if (s == ADIA_OK && !done) s = transpose_serial(a, &t);
+    int32_t *row = adia__alloc((size_t)a->nnz, sizeof *row, "row indices");
+    if (!row) {
+        adia__csr_free(&t);
+        return ADIA_ERR_NO_MEMORY;
+    }
+    for (int32_t i = 0; i < a->rows; i++)
+        for (int64_t k = a->rowptr[i]; k < a->rowptr[i + 1]; k++) row[k] = i;
+    /* Stable bucket sort by column keeps rows sorted inside each column. */
+    adia_status s = bucket_sort(a->nnz, a->cols, a->colind, row, a->values,
+                                t.rowptr, t.colind, t.values);
+    free(row);
     if (s != ADIA_OK) {
         adia__csr_free(&t);
         return s;
